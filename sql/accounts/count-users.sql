@@ -1,0 +1,2 @@
+-- no parameters
+select count(*)::int as count from users

@@ -1,0 +1,35 @@
+export const TIERS = ['free', 'strategist', 'builder', 'team'] as const
+export const STATUSES = ['active', 'trialing', 'past_due', 'canceled'] as const
+export type Tier = (typeof TIERS)[number]
+export type Status = (typeof STATUSES)[number]
+
+export interface User {
+  id: string
+  name: string
+  tier: Tier
+  status: Status
+  lapsed: boolean
+  contributor: boolean
+  creditsUsed: number
+  creditsLimit: number | null
+  createdAt: Date
+}
+
+export function toUser(row: Record<string, any>): User {
+  return {
+    id: row.id,
+    name: row.name,
+    tier: row.tier,
+    status: row.status,
+    lapsed: row.lapsed,
+    contributor: row.contributor,
+    creditsUsed: row.credits_used,
+    creditsLimit: row.credits_limit,
+    createdAt: new Date(row.created_at),
+  }
+}
+
+/** The admin API's view of a user. */
+export function publicUser(u: User) {
+  return { id: u.id, name: u.name, tier: u.tier, status: u.status, lapsed: u.lapsed, contributor: u.contributor }
+}

@@ -1,0 +1,96 @@
+import { Elysia, t } from 'elysia'
+import { timingSafeEqual } from 'node:crypto'
+import { publicUser } from '../accounts/model'
+import { getApiKey, getUser, listUsers, revokeApiKey, updateUser } from '../accounts/queries'
+import { createApiKey, createUser } from '../accounts/service'
+import type { Deps } from '../deps'
+import { ApiError, notFound } from '../http/errors'
+
+const Tier = t.Union([t.Literal('free'), t.Literal('strategist'), t.Literal('builder'), t.Literal('team')])
+const Status = t.Union([t.Literal('active'), t.Literal('trialing'), t.Literal('past_due'), t.Literal('canceled')])
+const User = t.Object({ id: t.String(), name: t.String(), tier: Tier, status: Status, lapsed: t.Boolean(), contributor: t.Boolean() })
+
+function sameToken(given: string, expected: string): boolean {
+  const a = Buffer.from(given)
+  const b = Buffer.from(expected)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/** The operator's API (self-hosting.md). Without ADMIN_TOKEN it does not exist: every path answers 404. */
+export const adminRoutes = (deps: Deps) =>
+  new Elysia({ name: 'admin', prefix: '/admin/v1' })
+    .derive(({ headers }) => {
+      // derive runs before body validation: no token, no admin API, whatever the body
+      const token = deps.config.adminToken
+      if (!token) throw notFound('unknown_endpoint', { message: 'The admin API is disabled: ADMIN_TOKEN is not set' })
+      const m = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '')
+      if (!m || !sameToken(m[1]!, token)) throw new ApiError(401, 'unauthorized', { message: 'Missing or invalid admin token' })
+      return {}
+    })
+    .get('/users', async () => ({ users: (await listUsers(deps.db)).map(publicUser) }), {
+      response: { 200: t.Object({ users: t.Array(User) }) },
+      detail: { summary: 'List users', tags: ['admin'] },
+    })
+    .post(
+      '/users',
+      async ({ body, set }) => {
+        const { user, apiKey } = await createUser(deps.db, { name: body.name.trim(), tier: body.tier, status: body.status, contributor: body.contributor })
+        set.status = 201
+        return { user: publicUser(user), apiKey }
+      },
+      {
+        body: t.Object({ name: t.String({ minLength: 1, maxLength: 100, pattern: '\\S' }), tier: t.Optional(Tier), status: t.Optional(Status), contributor: t.Optional(t.Boolean()) }),
+        response: { 201: t.Object({ user: User, apiKey: t.String() }) },
+        detail: { summary: 'Create a user and its first API key (shown once)', tags: ['admin'] },
+      },
+    )
+    .patch(
+      '/users/:id',
+      async ({ params, body }) => {
+        const user = await updateUser(deps.db, params.id, { ...body, name: body.name?.trim() })
+        if (!user) throw notFound('user_not_found', { message: `User ${params.id} not found` })
+        return { user: publicUser(user) }
+      },
+      {
+        params: t.Object({ id: t.String() }),
+        body: t.Object({
+          name: t.Optional(t.String({ minLength: 1, maxLength: 100, pattern: '\\S' })),
+          tier: t.Optional(Tier),
+          status: t.Optional(Status),
+          lapsed: t.Optional(t.Boolean()),
+          contributor: t.Optional(t.Boolean()),
+          creditsLimit: t.Optional(t.Nullable(t.Integer({ minimum: 0 }))),
+        }),
+        response: { 200: t.Object({ user: User }) },
+        detail: { summary: 'Change a user: plan, status, lapsed, contributor, credits', tags: ['admin'] },
+      },
+    )
+    .post(
+      '/users/:id/api-keys',
+      async ({ params, body, set }) => {
+        if (!(await getUser(deps.db, params.id))) throw notFound('user_not_found', { message: `User ${params.id} not found` })
+        const key = await createApiKey(deps.db, params.id, body?.label ?? null)
+        set.status = 201
+        return key
+      },
+      {
+        params: t.Object({ id: t.String() }),
+        body: t.Optional(t.Object({ label: t.Optional(t.String({ maxLength: 100 })) })),
+        response: { 201: t.Object({ apiKey: t.String(), keyId: t.String() }) },
+        detail: { summary: 'Mint another API key for a user (shown once)', tags: ['admin'] },
+      },
+    )
+    .delete(
+      '/api-keys/:keyId',
+      async ({ params }) => {
+        const key = await getApiKey(deps.db, params.keyId)
+        if (!key) throw notFound('key_not_found', { message: `API key ${params.keyId} not found` })
+        await revokeApiKey(deps.db, params.keyId)
+        return { success: true as const }
+      },
+      {
+        params: t.Object({ keyId: t.String() }),
+        response: { 200: t.Object({ success: t.Literal(true) }) },
+        detail: { summary: 'Revoke an API key; it stops working at once', tags: ['admin'] },
+      },
+    )

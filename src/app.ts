@@ -1,0 +1,67 @@
+import { openapi } from '@elysiajs/openapi'
+import { Elysia, t } from 'elysia'
+import { adminRoutes } from './admin/routes'
+import type { Deps } from './deps'
+import { feedbackRoutes } from './feedback/routes'
+import { guideRoutes } from './guide/routes'
+import { errorPlugin } from './http/error-plugin'
+import { createHandler } from './http/server'
+import { mutateRoutes } from './mutate/routes'
+import { projectRoutes } from './projects/routes'
+import { tierRoutes } from './tiers/routes'
+
+/**
+ * Builds the Elysia app and the request handler around it. Never listens: main.ts hands
+ * `handle` to Bun.serve, and tests call it directly.
+ */
+export function createApp(deps: Deps) {
+  // the guide lists the routes of the finished app, known only once it is built
+  let routeTable: () => { method: string; path: string; hooks?: unknown }[] = () => []
+  const api = new Elysia({ name: 'api-v1', prefix: '/api/v1' })
+    .use(guideRoutes(deps, () => routeTable()))
+    .use(tierRoutes(deps))
+    .use(feedbackRoutes(deps))
+    .use(projectRoutes(deps))
+    .use(mutateRoutes(deps))
+
+  const app = new Elysia({ normalize: false })
+    .use(errorPlugin(deps))
+    .use(
+      openapi({
+        path: '/docs',
+        specPath: '/openapi.json',
+        exclude: { paths: ['/docs', '/openapi.json'] },
+        documentation: {
+          info: {
+            title: 'Arbor API',
+            version: '1.0.0',
+            description: 'The self-hosted Planning Tree Service. Every /api/v1 path also answers on its unversioned /api/ twin.',
+          },
+          components: {
+            securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'arb_… API key' } },
+          },
+          security: [{ apiKey: [] }],
+        },
+      }),
+    )
+    .get('/healthz', () => ({ status: 'ok' as const }), {
+      response: { 200: t.Object({ status: t.Literal('ok') }) },
+      detail: { summary: 'The process is up', tags: ['meta'], security: [] },
+    })
+    .get(
+      '/readyz',
+      async ({ status }) => {
+        const ok = await deps.db.ping().catch(() => false)
+        return ok ? { status: 'ready' as const } : status(503, { status: 'unavailable', message: 'database unreachable' })
+      },
+      {
+        response: { 200: t.Object({ status: t.Literal('ready') }), 503: t.Object({ status: t.String(), message: t.String() }) },
+        detail: { summary: 'The database answers', tags: ['meta'], security: [] },
+      },
+    )
+    .use(adminRoutes(deps))
+    .use(api)
+
+  routeTable = () => app.routes as any
+  return { app, handle: createHandler(deps, app) }
+}

@@ -1,0 +1,106 @@
+/**
+ * The environment, parsed once and validated. Nothing else reads `process.env`.
+ * A bad value throws a ConfigError whose message is one line naming the variable
+ * and what it expected; `main.ts` prints it and exits.
+ */
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  /** undefined → embedded PGlite under dataDir; 'memory://' → throw-away PGlite; else postgres:// */
+  databaseUrl?: string
+  publicBaseUrl: string
+  adminToken?: string
+  rateLimitPerMinute: number
+  trustProxy: boolean
+  freeTierNodeCap: number
+  freeTierMaxProjects: number
+  webhookAllowInsecure: boolean
+  webhookBackoffScale: number
+  schedulerIntervalMs: number
+  meiliUrl?: string
+  meiliApiKey?: string
+  embeddingsUrl?: string
+  embeddingsModel?: string
+  embeddingsApiKey?: string
+  /** largest accepted request body, in bytes */
+  maxBodyBytes: number
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>
+
+const set = (v: string | undefined): v is string => v !== undefined && v !== ''
+
+function int(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name]
+  if (!set(raw)) return fallback
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max)
+    throw new ConfigError(`${name}=${raw} is invalid: expected an integer from ${min} to ${max}`)
+  return Number(raw)
+}
+
+function positiveNumber(env: Env, name: string, fallback: number): number {
+  const raw = env[name]
+  if (!set(raw)) return fallback
+  const n = Number(raw)
+  if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`${name}=${raw} is invalid: expected a number greater than 0`)
+  return n
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = env[name]
+  if (!set(raw)) return false
+  if (/^(1|true|yes|on)$/i.test(raw)) return true
+  if (/^(0|false|no|off)$/i.test(raw)) return false
+  throw new ConfigError(`${name}=${raw} is invalid: expected true/false, 1/0, yes/no or on/off`)
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name]
+  if (!set(raw)) return undefined
+  let parsed: URL
+  try {
+    parsed = new URL(raw)
+  } catch {
+    throw new ConfigError(`${name}=${raw} is invalid: expected a URL starting with ${protocols.join(' or ')}`)
+  }
+  if (!protocols.includes(parsed.protocol))
+    throw new ConfigError(`${name}=${raw} is invalid: expected a URL starting with ${protocols.join(' or ')}`)
+  return raw.replace(/\/+$/, '')
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 3000, 0, 65535)
+  const databaseUrl = env.DATABASE_URL === 'memory://' ? 'memory://' : url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'])
+  const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel']
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel))
+    throw new ConfigError(`LOG_LEVEL=${env.LOG_LEVEL} is invalid: expected one of debug, info, warn, error, silent`)
+  const embeddingsUrl = url(env, 'EMBEDDINGS_URL', ['http:', 'https:'])
+  if (embeddingsUrl && !set(env.EMBEDDINGS_MODEL))
+    throw new ConfigError('EMBEDDINGS_MODEL is missing: expected a model name when EMBEDDINGS_URL is set')
+  return {
+    port,
+    host: set(env.HOST) ? env.HOST : '0.0.0.0',
+    dataDir: set(env.DATA_DIR) ? env.DATA_DIR : './data',
+    databaseUrl,
+    publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`,
+    adminToken: set(env.ADMIN_TOKEN) ? env.ADMIN_TOKEN : undefined,
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 100, 0),
+    trustProxy: flag(env, 'TRUST_PROXY'),
+    freeTierNodeCap: int(env, 'FREE_TIER_NODE_CAP', 250, 0),
+    freeTierMaxProjects: int(env, 'FREE_TIER_MAX_PROJECTS', 3, 0),
+    webhookAllowInsecure: flag(env, 'WEBHOOK_ALLOW_INSECURE'),
+    webhookBackoffScale: positiveNumber(env, 'WEBHOOK_BACKOFF_SCALE', 1),
+    schedulerIntervalMs: int(env, 'SCHEDULER_INTERVAL_MS', 120_000, 10),
+    meiliUrl: url(env, 'MEILI_URL', ['http:', 'https:']),
+    meiliApiKey: set(env.MEILI_API_KEY) ? env.MEILI_API_KEY : undefined,
+    embeddingsUrl,
+    embeddingsModel: set(env.EMBEDDINGS_MODEL) ? env.EMBEDDINGS_MODEL : undefined,
+    embeddingsApiKey: set(env.EMBEDDINGS_API_KEY) ? env.EMBEDDINGS_API_KEY : undefined,
+    maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1_048_576, 1024),
+    logLevel,
+  }
+}

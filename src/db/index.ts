@@ -1,0 +1,20 @@
+import type { Config } from '../config'
+import { migrate } from './migrate'
+import { openPglite } from './pglite'
+import type { Db } from './port'
+import { openPostgres } from './postgres'
+
+export type { Db } from './port'
+
+/** Open the configured database and bring its schema up to date. */
+export async function openDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Db> {
+  const url = config.databaseUrl
+  const db = !url ? await openPglite(config.dataDir) : url === 'memory://' ? await openPglite(null) : await openPostgres(url)
+  try {
+    await migrate(db)
+  } catch (err) {
+    await db.close()
+    throw err
+  }
+  return db
+}

@@ -1,0 +1,26 @@
+/**
+ * The one database interface every module uses. Two drivers implement it:
+ * PGlite (embedded, the default) and postgres.js (a PostgreSQL server).
+ * SQL text is the same on both; parameters are `$1…`.
+ */
+export type Row = Record<string, any>
+
+export interface Db {
+  readonly kind: 'pglite' | 'postgres'
+  /** Run one statement with `$n` parameters and return its rows. */
+  query<T = Row>(text: string, params?: unknown[]): Promise<T[]>
+  /** Run a script of several statements without parameters (migrations). */
+  exec(text: string): Promise<void>
+  /** Run `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. Nested calls join the outer one. */
+  tx<T>(fn: (tx: Db) => Promise<T>): Promise<T>
+  /** True when the database answers a trivial query. */
+  ping(): Promise<boolean>
+  /** Flush and release everything; the Db is unusable afterwards. */
+  close(): Promise<void>
+}
+
+/** The first row, or undefined. */
+export async function one<T = Row>(db: Db, text: string, params?: unknown[]): Promise<T | undefined> {
+  const rows = await db.query<T>(text, params)
+  return rows[0]
+}

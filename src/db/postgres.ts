@@ -1,0 +1,41 @@
+import postgres from 'postgres'
+import type { Db, Row } from './port'
+
+type Conn = postgres.Sql<{}> | postgres.TransactionSql<{}>
+
+function wrap(sql: Conn, root: postgres.Sql<{}>, inTx: boolean): Db {
+  const db: Db = {
+    kind: 'postgres',
+    async query<T = Row>(text: string, params: unknown[] = []) {
+      return (await sql.unsafe(text, params as any[], { prepare: true })) as unknown as T[]
+    },
+    async exec(text: string) {
+      await sql.unsafe(text)
+    },
+    async tx<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
+      if (inTx) return fn(db)
+      return (await root.begin((t) => fn(wrap(t, root, true)))) as T
+    },
+    async ping() {
+      await sql.unsafe('select 1')
+      return true
+    },
+    async close() {
+      await root.end({ timeout: 5 })
+    },
+  }
+  return db
+}
+
+export async function openPostgres(url: string): Promise<Db> {
+  const sql = postgres(url, {
+    max: 10,
+    onnotice: () => {},
+    // int8 (counts, sequences) as JS numbers: our values stay far below 2^53.
+    types: { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } } as any,
+    connection: { application_name: 'arbor' },
+  })
+  const db = wrap(sql, sql, false)
+  await db.ping()
+  return db
+}

@@ -1,0 +1,45 @@
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../deps'
+import { guideUrl } from '../http/meta'
+import { actionsGuide, commonGuide } from './content'
+
+type RouteInfo = { method: string; path: string; hooks?: any }
+
+/** GET /api/v1/guide: the machine-readable guide, built from the live route table plus content.ts. */
+export const guideRoutes = (deps: Deps, routes: () => RouteInfo[]) =>
+  new Elysia({ name: 'guide' }).get(
+    '/guide',
+    () => ({
+      service: 'Arbor',
+      version: 'v1',
+      baseUrl: `${deps.config.publicBaseUrl}/api/v1`,
+      guide: guideUrl(deps.config.publicBaseUrl),
+      openapi: `${deps.config.publicBaseUrl}/openapi.json`,
+      endpoints: routes()
+        .filter((r) => r.path.startsWith('/api/v1/') && r.method !== 'HEAD' && r.method !== 'OPTIONS')
+        .map((r) => ({
+          method: r.method,
+          path: r.path,
+          summary: r.hooks?.detail?.summary ?? '',
+          ...(r.hooks?.query ? { query: schemaFields(r.hooks.query) } : {}),
+          ...(r.hooks?.body ? { body: schemaFields(r.hooks.body) } : {}),
+        })),
+      actions: actionsGuide,
+      ...commonGuide,
+    }),
+    {
+      response: { 200: t.Object({ service: t.String(), endpoints: t.Array(t.Any()), actions: t.Any() }, { additionalProperties: true }) },
+      detail: { summary: 'This guide: endpoints, actions, field rules, limits, examples (no authentication)', tags: ['meta'] },
+    },
+  )
+
+/** `{field: description}` for an object schema, enough for an agent to build a request. */
+function schemaFields(schema: any): Record<string, string> {
+  const out: Record<string, string> = {}
+  const required = new Set<string>(schema?.required ?? [])
+  for (const [name, prop] of Object.entries<any>(schema?.properties ?? {})) {
+    const type = prop.type ?? (prop.anyOf ? prop.anyOf.map((p: any) => p.const ?? p.type).join('|') : 'any')
+    out[name] = `${type}${required.has(name) ? ', required' : ''}${prop.description ? ` — ${prop.description}` : ''}`
+  }
+  return out
+}

@@ -1,0 +1,73 @@
+import { Elysia } from 'elysia'
+import { SQLSTATE, sqlState } from '../db/sqlstate'
+import type { Deps } from '../deps'
+import { ApiError, ValidationError } from './errors'
+import { guideUrl, isGuidedPath } from './meta'
+import { json } from './respond'
+
+/** Turn a TypeBox error path like `/node/data/label` into `node.data.label`. */
+function fieldName(path: string | undefined): string {
+  const name = (path ?? '').replace(/^\//, '').replace(/\//g, '.')
+  return name || 'body'
+}
+
+function validationMessages(error: any): string[] {
+  const all: any[] = (() => {
+    try {
+      return error.all ?? []
+    } catch {
+      return []
+    }
+  })()
+  const seen = new Set<string>()
+  const out: string[] = []
+  for (const e of all) {
+    const field = fieldName(e.path)
+    if (seen.has(field)) continue // one message per field is enough
+    seen.add(field)
+    const missing = e.value === undefined
+    out.push(missing ? `${field} is required` : `${field}: ${e.summary ?? e.message}`)
+  }
+  return out.length ? out : [String(error.message ?? 'Invalid request')]
+}
+
+/**
+ * The one place that builds error responses: our two error classes, Elysia's own errors
+ * (validation, parse, not found), SQLSTATE codes that mean a client mistake, and anything
+ * else as a logged 500. Under /api/ nothing here ever answers HTML.
+ */
+export const errorPlugin = (deps: Deps) =>
+  new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request }) => {
+    const url = new URL(request.url)
+    const guided = isGuidedPath(url.pathname)
+    const withGuide = (status: number, body: Record<string, any>) => {
+      if (guided && (status === 400 || status === 401 || status === 403))
+        body._meta = { ...(body._meta ?? {}), guide: guideUrl(deps.config.publicBaseUrl) }
+      return json(status, body)
+    }
+    const err = error as any
+    if (err instanceof ValidationError || err instanceof ApiError) {
+      if (err instanceof ApiError && err.status === 401)
+        return withGuide(401, { ...err.toBody(), _meta: { guide: guideUrl(deps.config.publicBaseUrl) } })
+      return withGuide(err.status, err.toBody())
+    }
+    switch (code) {
+      case 'NOT_FOUND':
+        return json(404, {
+          error: 'unknown_endpoint',
+          message: `No endpoint ${request.method} ${url.pathname}`,
+          _meta: { _tip: `See ${guideUrl(deps.config.publicBaseUrl)} for every endpoint, or /openapi.json.` },
+        })
+      case 'VALIDATION':
+        if (err.type === 'response') break
+        return withGuide(400, { success: false, errors: validationMessages(err) })
+      case 'PARSE':
+        return withGuide(400, { success: false, errors: ['Request body is not valid JSON'] })
+    }
+    const state = sqlState(err)
+    if (state === SQLSTATE.uniqueViolation) return json(409, { error: 'conflict', message: 'That resource already exists' })
+    if (state === SQLSTATE.invalidTextRepresentation || state === SQLSTATE.checkViolation)
+      return withGuide(400, { success: false, errors: ['A value has the wrong format'] })
+    deps.log.error('unhandled error', { path: url.pathname, method: request.method, error: String(err?.stack ?? err) })
+    return json(500, { error: 'internal_error', message: 'Something went wrong on our side; the request may be retried' })
+  })

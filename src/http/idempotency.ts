@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto'
+import type { Db } from '../db'
+import { one } from '../db/port'
+import claimSql from '../../sql/idempotency/claim.sql' with { type: 'text' }
+import completeSql from '../../sql/idempotency/complete.sql' with { type: 'text' }
+import deleteExpiredSql from '../../sql/idempotency/delete-expired.sql' with { type: 'text' }
+import getSql from '../../sql/idempotency/get.sql' with { type: 'text' }
+import releaseSql from '../../sql/idempotency/release.sql' with { type: 'text' }
+import { ApiError, ValidationError } from './errors'
+
+export interface Outcome {
+  status: number
+  body: Record<string, unknown>
+  replayed: boolean
+}
+
+/** JSON with object keys sorted, so `{a,b}` and `{b,a}` are the same request. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .filter((k) => (value as any)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as any)[k])}`)
+      .join(',')}}`
+  return JSON.stringify(value) ?? 'null'
+}
+
+export const requestHash = (request: unknown) => createHash('sha256').update(canonical(request)).digest('hex')
+
+/**
+ * Runs a write at most once per (user, Idempotency-Key) within 24 hours (api.md, Idempotency 1–6).
+ * The write and the stored response commit in one transaction, so a crash can never leave a
+ * committed write without its stored answer (which would let a retry write twice).
+ * Client errors (4xx) are stored and replayed too; a 5xx frees the key for a retry.
+ */
+export async function runIdempotent(
+  db: Db,
+  userId: string,
+  key: string | undefined,
+  request: unknown,
+  run: (db: Db) => Promise<Record<string, unknown>>,
+): Promise<Outcome> {
+  if (key === undefined) return { status: 200, body: await run(db), replayed: false }
+  if (key.length < 1 || key.length > 255) throw new ValidationError(['Idempotency-Key must be 1 to 255 characters'])
+  const hash = requestHash(request)
+  const claimed = await one(db, claimSql, [userId, key, hash])
+  if (!claimed) {
+    const row = await one<{ request_hash: string; status_code: number | null; response: any }>(db, getSql, [userId, key])
+    if (!row || row.request_hash !== hash)
+      throw new ValidationError(['Idempotency-Key already used with a different request body'], {}, 409)
+    if (row.status_code === null)
+      throw new ValidationError(
+        ['A request with this Idempotency-Key is still in progress; retry shortly'],
+        { _tip: 'The first request with this key has not finished. Retry the same request in a few seconds.' },
+        409,
+      )
+    return { status: row.status_code, body: row.response, replayed: true }
+  }
+  try {
+    const body = await db.tx(async (tx) => {
+      const result = await run(tx)
+      await tx.query(completeSql, [userId, key, 200, JSON.stringify(result)])
+      return result
+    })
+    return { status: 200, body, replayed: false }
+  } catch (err) {
+    if ((err instanceof ValidationError || err instanceof ApiError) && err.status < 500) {
+      await db.query(completeSql, [userId, key, err.status, JSON.stringify(err.toBody())])
+    } else {
+      await db.query(releaseSql, [userId, key]).catch(() => {})
+    }
+    throw err
+  }
+}
+
+/** The clean-up loop's work: forget keys older than 24 hours. */
+export async function deleteExpiredKeys(db: Db, now: Date): Promise<number> {
+  return (await db.query(deleteExpiredSql, [now.toISOString()])).length
+}

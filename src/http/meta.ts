@@ -1,0 +1,20 @@
+/** Helpers for the advisory `_meta` object that may sit next to any response's data. */
+
+export const guidePath = '/api/v1/guide'
+
+export function guideUrl(publicBaseUrl: string): string {
+  return publicBaseUrl + guidePath
+}
+
+/** `_meta.focus` after a write: the node, and a complete POST /view-command body that shows it. */
+export function focus(projectId: string, nodeId: string, type: string) {
+  return { nodeId, type, viewCommand: { projectId, command: { type: 'selectNode', nodeId } } }
+}
+
+/** Endpoints whose 400/401/403 carry `_meta.guide` (api.md, `_meta.guide`). */
+const GUIDED = ['mutate', 'search', 'nodes', 'tree', 'iterations', 'workflow']
+
+export function isGuidedPath(pathname: string): boolean {
+  const m = /^\/api\/(?:v1\/)?([^/]+)/.exec(pathname)
+  return !!m && GUIDED.includes(m[1]!)
+}

@@ -1,0 +1,66 @@
+import { bootstrapOwner } from './accounts/service'
+import { createApp } from './app'
+import { ConfigError, loadConfig } from './config'
+import { openDb } from './db'
+import { DataDirLockedError } from './db/pglite'
+import { createWaker, type Deps } from './deps'
+import { createLogger } from './log'
+import { startScheduler } from './scheduler'
+
+/** config → database → app → listen; start the loops; SIGTERM → drain, stop, close. */
+async function main() {
+  let config
+  try {
+    config = loadConfig()
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`arbor: ${err.message}`)
+      process.exit(2)
+    }
+    throw err
+  }
+  const log = createLogger(config.logLevel)
+  let db
+  try {
+    db = await openDb(config)
+  } catch (err) {
+    if (err instanceof DataDirLockedError) {
+      console.error(`arbor: ${err.message}`)
+      process.exit(3)
+    }
+    throw err
+  }
+  const deps: Deps = { config, db, log, now: () => new Date(), ...createWaker() }
+
+  const firstKey = await bootstrapOwner(db)
+  if (firstKey) console.log(`Arbor API key for owner: ${firstKey}`)
+
+  const { handle } = createApp(deps)
+  const server = Bun.serve({
+    port: config.port,
+    hostname: config.host,
+    maxRequestBodySize: config.maxBodyBytes,
+    fetch: (req, srv) => handle(req, srv.requestIP(req)?.address),
+  })
+  const scheduler = startScheduler(deps)
+  log.info('listening', {
+    url: `http://${config.host}:${server.port}`,
+    database: config.databaseUrl?.startsWith('postgres') ? 'postgres' : config.databaseUrl === 'memory://' ? 'pglite (memory)' : `pglite (${config.dataDir})`,
+  })
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log.info('stopping', { signal })
+    await server.stop(false) // stop accepting; let in-flight requests finish
+    await scheduler.stop()
+    await db.close()
+    log.info('stopped')
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+await main()

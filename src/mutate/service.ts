@@ -1,0 +1,31 @@
+import type { User } from '../accounts/model'
+import type { Deps } from '../deps'
+import { invalid } from '../http/errors'
+import { addProject, renameProject } from '../projects/service'
+
+export type ActionHandler = (deps: Deps, user: User, body: Record<string, any>) => Promise<Record<string, unknown>>
+
+/**
+ * Every write of the API goes through POST /mutate and one of these actions. Modules add
+ * their own handlers here; the route stays one line.
+ */
+export const actions: Record<string, ActionHandler> = {
+  addProject,
+  renameProject,
+}
+
+/** Actions that ignore Idempotency-Key (api.md, Idempotency 5). */
+export const NOT_IDEMPOTENT = new Set(['addProject'])
+
+export function registerActions(more: Record<string, ActionHandler>) {
+  Object.assign(actions, more)
+}
+
+export function actionOf(body: Record<string, any>): ActionHandler {
+  const handler = typeof body.action === 'string' ? actions[body.action] : undefined
+  if (!handler)
+    throw invalid(`action must be one of: ${Object.keys(actions).join(', ')}`, {
+      _tip: 'Send {action, projectId, ...}; the guide lists the body of every action.',
+    })
+  return handler
+}

@@ -1,0 +1,49 @@
+import type { User } from '../accounts/model'
+import type { Db } from '../db'
+import { ApiError, projectAccessDenied } from '../http/errors'
+import { hasApiAccess } from '../tiers/service'
+import { getAccess, type AccessRow } from './queries'
+
+export const TIER_REQUIRED = 'REST API access requires Builder or Team tier'
+export const SHARED_NEEDS_TEAM = 'Shared-project API access requires the project owner to be on the Team tier'
+
+export const tierRequired = () => new ApiError(403, TIER_REQUIRED, { message: TIER_REQUIRED })
+
+export interface Access {
+  project: AccessRow
+  role: 'owner' | 'member'
+}
+
+/** How a refusal reads: most endpoints say project_access_denied; share and webhooks say 'Not your project'. */
+export type DenyStyle = 'access' | 'not-yours'
+
+/**
+ * The caller's access to a project, with every tier rule of api.md (Authentication 3–6):
+ * owners need API access themselves; members need the owner to be on team (a strategist or
+ * contributor member of a team-owned project is let in). Unknown projects read as denied,
+ * unless the endpoint says otherwise with `unknown`.
+ */
+export async function requireProject(
+  db: Db,
+  user: User,
+  projectId: unknown,
+  opts: { deny?: DenyStyle; unknown?: () => Error } = {},
+): Promise<Access> {
+  const deny = () => (opts.deny === 'not-yours' ? new ApiError(403, 'Not your project') : projectAccessDenied())
+  if (typeof projectId !== 'string' || projectId === '') throw deny()
+  const row = await getAccess(db, projectId, user.id)
+  if (!row) throw opts.unknown ? opts.unknown() : deny()
+  if (!row.role) throw deny()
+  if (row.role === 'owner') {
+    if (!hasApiAccess(user)) throw tierRequired()
+  } else {
+    const ownerIsTeam = !row.owner_contributor && !row.owner_lapsed && row.owner_tier === 'team'
+    if (!ownerIsTeam) throw new ApiError(403, SHARED_NEEDS_TEAM, { message: SHARED_NEEDS_TEAM })
+  }
+  return { project: row, role: row.role }
+}
+
+/** Calls that are not about one project need the key's own API access. */
+export function requireApiAccess(user: User): void {
+  if (!hasApiAccess(user)) throw tierRequired()
+}

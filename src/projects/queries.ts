@@ -1,0 +1,47 @@
+import type { Db } from '../db'
+import { one } from '../db/port'
+import countOwnedSql from '../../sql/projects/count-owned.sql' with { type: 'text' }
+import countSeatsSql from '../../sql/projects/count-seats.sql' with { type: 'text' }
+import deleteMemberSql from '../../sql/projects/delete-member.sql' with { type: 'text' }
+import getAccessSql from '../../sql/projects/get-access.sql' with { type: 'text' }
+import insertMemberSql from '../../sql/projects/insert-member.sql' with { type: 'text' }
+import insertProjectSql from '../../sql/projects/insert-project.sql' with { type: 'text' }
+import insertSystemIterationSql from '../../sql/projects/insert-system-iteration.sql' with { type: 'text' }
+import listForUserSql from '../../sql/projects/list-for-user.sql' with { type: 'text' }
+import listMembersSql from '../../sql/projects/list-members.sql' with { type: 'text' }
+import renameSql from '../../sql/projects/rename.sql' with { type: 'text' }
+import setArchivedSql from '../../sql/projects/set-archived.sql' with { type: 'text' }
+
+export interface AccessRow {
+  id: string
+  name: string
+  archived: boolean
+  owner_id: string
+  owner_tier: string
+  owner_lapsed: boolean
+  owner_contributor: boolean
+  role: 'owner' | 'member' | null
+}
+
+export type ProjectRow = { id: string; name: string; archived: boolean }
+
+export const getAccess = (db: Db, projectId: string, userId: string) => one<AccessRow>(db, getAccessSql, [projectId, userId])
+export const listForUser = (db: Db, userId: string, includeArchived: boolean) =>
+  db.query<ProjectRow & { role: 'owner' | 'member' }>(listForUserSql, [userId, includeArchived])
+export const countOwned = async (db: Db, ownerId: string) => (await one<{ count: number }>(db, countOwnedSql, [ownerId]))!.count
+export const insertProject = (db: Db, id: string, name: string, ownerId: string) =>
+  one<ProjectRow>(db, insertProjectSql, [id, name, ownerId])
+export const insertSystemIteration = (db: Db, projectId: string) =>
+  one<{ name: string; status: string; system: boolean }>(db, insertSystemIterationSql, [projectId])
+export const rename = (db: Db, id: string, name: string) => one<{ id: string; name: string }>(db, renameSql, [id, name])
+export const setArchived = (db: Db, id: string, ownerId: string, archived: boolean) =>
+  one<ProjectRow>(db, setArchivedSql, [id, ownerId, archived])
+
+export const listMembers = (db: Db, projectId: string) =>
+  db.query<{ user_id: string; name: string; role: 'owner' | 'member' }>(listMembersSql, [projectId])
+export const insertMember = async (db: Db, projectId: string, userId: string) =>
+  (await db.query(insertMemberSql, [projectId, userId])).length > 0
+export const deleteMember = async (db: Db, projectId: string, userId: string) =>
+  (await db.query(deleteMemberSql, [projectId, userId])).length > 0
+export const countSeatsWith = async (db: Db, ownerId: string, candidateId: string) =>
+  (await one<{ count: number }>(db, countSeatsSql, [ownerId, candidateId]))!.count

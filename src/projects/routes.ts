@@ -1,0 +1,44 @@
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../deps'
+import { withUser } from '../http/auth'
+import { addMember, listMembers, listProjects, removeMember, setArchived } from './service'
+
+const Project = t.Object({ id: t.String(), name: t.String(), archived: t.Boolean(), role: t.Union([t.Literal('owner'), t.Literal('member')]) })
+const Member = t.Object({ userId: t.String(), name: t.String(), role: t.Union([t.Literal('owner'), t.Literal('member')]) })
+
+export const projectRoutes = (deps: Deps) =>
+  new Elysia({ name: 'projects' })
+    .derive(withUser(deps))
+    .get('/projects', ({ user, query }) => listProjects(deps, user, query.includeArchived === 'true'), {
+      query: t.Object({ includeArchived: t.Optional(t.String({ description: '`true` also lists archived projects' })) }),
+      response: { 200: t.Object({ projects: t.Array(Project) }) },
+      detail: { summary: 'Projects usable as projectId: owned first, then member projects', tags: ['projects'] },
+    })
+    .patch('/projects', ({ user, body }) => setArchived(deps, user, body), {
+      body: t.Object({ projectId: t.String(), archived: t.Any({ description: 'boolean' }) }),
+      response: { 200: t.Object({ project: Project, _meta: t.Any() }) },
+      detail: { summary: 'Archive or unarchive a project (owner only)', tags: ['projects'] },
+    })
+    .get('/members', ({ user, query }) => listMembers(deps, user, query.projectId), {
+      query: t.Object({ projectId: t.String() }),
+      response: { 200: t.Object({ members: t.Array(Member) }) },
+      detail: { summary: 'People on a project, owner first', tags: ['projects'] },
+    })
+    .post(
+      '/members',
+      async ({ user, body, set }) => {
+        const result = await addMember(deps, user, body)
+        set.status = 201
+        return result
+      },
+      {
+        body: t.Object({ projectId: t.String(), userId: t.String() }),
+        response: { 201: t.Object({ member: Member }) },
+        detail: { summary: 'Add a member (owner only)', tags: ['projects'] },
+      },
+    )
+    .delete('/members', ({ user, query }) => removeMember(deps, user, query), {
+      query: t.Object({ projectId: t.String(), userId: t.String() }),
+      response: { 200: t.Object({ success: t.Literal(true) }) },
+      detail: { summary: 'Remove a member (owner only; never the owner)', tags: ['projects'] },
+    })

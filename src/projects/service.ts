@@ -1,0 +1,115 @@
+import type { User } from '../accounts/model'
+import { getUser } from '../accounts/queries'
+import type { Deps } from '../deps'
+import { ApiError, invalid, notFound, projectAccessDenied, ValidationError } from '../http/errors'
+import { limitsOf } from '../tiers/service'
+import { requireApiAccess, requireProject } from './access'
+import * as q from './queries'
+
+export const PROJECT_ID_RE = /^[a-z0-9][a-z0-9-]{1,62}$/
+const MAX_NAME = 100
+
+export async function listProjects(deps: Deps, user: User, includeArchived: boolean) {
+  requireApiAccess(user)
+  return { projects: await q.listForUser(deps.db, user.id, includeArchived) }
+}
+
+function cleanName(name: unknown): string {
+  if (typeof name !== 'string' || name.trim() === '') throw invalid('name is required: a non-empty string')
+  const trimmed = name.trim()
+  if (trimmed.length > MAX_NAME) throw invalid(`name must be at most ${MAX_NAME} characters (got ${trimmed.length})`)
+  return trimmed
+}
+
+/** The default id: the name lowercased, whitespace runs replaced by dashes, other punctuation kept (api.md). */
+export function defaultProjectId(name: string): string {
+  return name.toLowerCase().replace(/\s+/g, '-')
+}
+
+export async function addProject(deps: Deps, user: User, body: Record<string, any>) {
+  requireApiAccess(user)
+  const input = body.project
+  if (!input || typeof input !== 'object') throw invalid('project is required: {name, id?}', { _tip: 'Send {action:"addProject", project:{name:"My plan", id:"my-plan"}}' })
+  const name = cleanName(input.name)
+  if (input.id !== undefined && typeof input.id !== 'string') throw invalid('project.id must be a string')
+  const id: string = input.id ?? defaultProjectId(name)
+  if (!PROJECT_ID_RE.test(id))
+    throw invalid(
+      `Invalid project id "${id}": use 2 to 63 lowercase letters, digits and dashes, starting with a letter or digit`,
+      { _tip: 'Names with punctuation need an explicit project.id, for example "q3-plan".' },
+    )
+  const max = limitsOf(deps.config, user).max_projects
+  return deps.db.tx(async (tx) => {
+    if (max !== null && (await q.countOwned(tx, user.id)) >= max)
+      throw new ApiError(403, 'project_limit', { message: `Your plan allows ${max} projects; archive does not free a slot`, limit: max })
+    const project = await q.insertProject(tx, id, name, user.id)
+    if (!project)
+      throw invalid(`Project id ${id} is already taken; choose another id`, { _tip: 'Pass project.id to choose the id.' })
+    const later = await q.insertSystemIteration(tx, id)
+    return {
+      success: true,
+      project: { id: project.id, name: project.name },
+      iterations: [later],
+      _meta: { _tip: `Project ${id} is ready. Add a goal with {action:"add", projectId:"${id}", node:{type:"goal", data:{label}}}.` },
+    }
+  })
+}
+
+export async function renameProject(deps: Deps, user: User, body: Record<string, any>) {
+  const { project, role } = await requireProject(deps.db, user, body.projectId)
+  if (role !== 'owner') throw projectAccessDenied('Only the project owner can rename a project')
+  const name = cleanName(body.name)
+  const renamed = await q.rename(deps.db, project.id, name)
+  return { success: true, project: renamed, _meta: { _tip: 'The project id never changes; only its display name did.' } }
+}
+
+export async function setArchived(deps: Deps, user: User, body: { projectId?: unknown; archived?: unknown }) {
+  requireApiAccess(user)
+  if (typeof body.archived !== 'boolean') throw invalid('archived must be a boolean (true or false)')
+  const id = String(body.projectId ?? '')
+  const project = await q.setArchived(deps.db, id, user.id, body.archived)
+  if (!project) throw notFound(`Project ${id} not found (you can only archive projects you own)`)
+  const tip = body.archived
+    ? 'Archived: hidden from GET /projects unless includeArchived=true; nodes, share links and webhooks keep working.'
+    : 'Unarchived: listed again in GET /projects.'
+  return { project: { ...project, role: 'owner' as const }, _meta: { _tip: tip, tip } }
+}
+
+// ---- members ----
+
+export async function listMembers(deps: Deps, user: User, projectId: unknown) {
+  const { project } = await requireProject(deps.db, user, projectId)
+  const rows = await q.listMembers(deps.db, project.id)
+  return { members: rows.map((r) => ({ userId: r.user_id, name: r.name, role: r.role })) }
+}
+
+async function requireOwner(deps: Deps, user: User, projectId: unknown) {
+  const access = await requireProject(deps.db, user, projectId)
+  if (access.role !== 'owner') throw projectAccessDenied('Only the project owner can manage members')
+  return access.project
+}
+
+export async function addMember(deps: Deps, user: User, body: { projectId?: unknown; userId?: unknown }) {
+  const project = await requireOwner(deps, user, body.projectId)
+  if (typeof body.userId !== 'string' || !body.userId) throw invalid('userId is required')
+  const member = await getUser(deps.db, body.userId)
+  if (!member) throw notFound('user_not_found', { message: `User ${body.userId} not found` })
+  if (member.id === user.id) throw new ApiError(409, 'already_member', { message: 'The owner is already on the project' })
+  return deps.db.tx(async (tx) => {
+    const maxSeats = limitsOf(deps.config, user).max_seats
+    if (maxSeats !== null && (await q.countSeatsWith(tx, user.id, member.id)) > maxSeats)
+      throw new ApiError(403, 'seat_limit', { message: `Your plan allows ${maxSeats} seats across your projects`, max_seats: maxSeats })
+    if (!(await q.insertMember(tx, project.id, member.id)))
+      throw new ApiError(409, 'already_member', { message: `User ${member.id} is already a member of ${project.id}` })
+    return { member: { userId: member.id, name: member.name, role: 'member' as const } }
+  })
+}
+
+export async function removeMember(deps: Deps, user: User, query: { projectId?: unknown; userId?: unknown }) {
+  const project = await requireOwner(deps, user, query.projectId)
+  if (typeof query.userId !== 'string' || !query.userId) throw invalid('userId is required')
+  if (query.userId === project.owner_id) throw new ValidationError(['The project owner cannot be removed'])
+  if (!(await q.deleteMember(deps.db, project.id, query.userId)))
+    throw notFound('member_not_found', { message: `User ${query.userId} is not a member of ${project.id}` })
+  return { success: true as const }
+}

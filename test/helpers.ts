@@ -1,0 +1,132 @@
+import { bootstrapOwner } from '../src/accounts/service'
+import { createApp } from '../src/app'
+import { loadConfig, type Config } from '../src/config'
+import { openDb, type Db } from '../src/db'
+import { migrate } from '../src/db/migrate'
+import { dumpTemplate, openPglite } from '../src/db/pglite'
+import { openPostgres } from '../src/db/postgres'
+import { createWaker, type Deps } from '../src/deps'
+import { createLogger } from '../src/log'
+
+/**
+ * Every test file starts its own app on a fresh database: PGlite by default (cloned from a
+ * migrated template, so each start skips initdb), or a new database on the PostgreSQL server
+ * of TEST_DATABASE_URL.
+ */
+const PG_URL = process.env.TEST_DATABASE_URL
+
+let template: Promise<Blob> | undefined
+async function freshPglite(): Promise<Db> {
+  template ??= (async () => {
+    const db = await openDb({ databaseUrl: 'memory://', dataDir: '' })
+    const blob = await dumpTemplate(db)
+    await db.close()
+    return blob
+  })()
+  return openPglite(null, await template)
+}
+
+async function freshPostgres(): Promise<{ db: Db; drop: () => Promise<void> }> {
+  const name = `arbor_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
+  const admin = await openPostgres(PG_URL!)
+  await admin.exec(`create database ${name}`)
+  const url = new URL(PG_URL!)
+  url.pathname = '/' + name
+  const db = await openPostgres(url.toString())
+  await migrate(db)
+  return {
+    db,
+    drop: async () => {
+      await db.close()
+      await admin.exec(`drop database if exists ${name} with (force)`)
+      await admin.close()
+    },
+  }
+}
+
+export const ADMIN_TOKEN = 'test-admin-token'
+
+export interface Res {
+  status: number
+  body: any
+  headers: Headers
+}
+
+export interface TestApp {
+  deps: Deps
+  db: Db
+  config: Config
+  ownerKey: string
+  handle: (req: Request, ip?: string) => Promise<Response>
+  /** one HTTP call; `key` defaults to the owner's, `null` sends none */
+  call: (method: string, path: string, opts?: { body?: unknown; key?: string | null; headers?: Record<string, string>; ip?: string }) => Promise<Res>
+  /** a user made through the admin API */
+  user: (opts?: { name?: string; tier?: string; status?: string; contributor?: boolean; lapsed?: boolean }) => Promise<{ id: string; key: string }>
+  /** a project owned by the given key (owner's by default) */
+  project: (id?: string, key?: string) => Promise<string>
+  close: () => Promise<void>
+}
+
+let counter = 0
+
+export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const config = loadConfig({
+    DATABASE_URL: 'memory://',
+    RATE_LIMIT_PER_MINUTE: '0',
+    ADMIN_TOKEN,
+    PUBLIC_BASE_URL: 'http://arbor.test',
+    LOG_LEVEL: 'silent',
+    ...env,
+  })
+  let db: Db
+  let drop = async () => {}
+  if (PG_URL) ({ db, drop } = await freshPostgres())
+  else {
+    db = await freshPglite()
+    drop = () => db.close()
+  }
+  const deps: Deps = { config, db, log: createLogger(config.logLevel), now: () => new Date(), ...createWaker() }
+  const ownerKey = (await bootstrapOwner(db))!
+  const { handle } = createApp(deps)
+
+  const call: TestApp['call'] = async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) }
+    const key = opts.key === undefined ? ownerKey : opts.key
+    if (key) headers.authorization = `Bearer ${key}`
+    let body: string | undefined
+    if (opts.body !== undefined) {
+      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    const res = await handle(new Request('http://arbor.test' + path, { method, headers, body }), opts.ip ?? '127.0.0.1')
+    const text = await res.text()
+    let parsed: any = text
+    try {
+      parsed = JSON.parse(text)
+    } catch {}
+    return { status: res.status, body: parsed, headers: res.headers }
+  }
+
+  const app: TestApp = {
+    deps,
+    db,
+    config,
+    ownerKey,
+    handle,
+    call,
+    async user(opts = {}) {
+      const { lapsed, ...rest } = opts
+      const res = await call('POST', '/admin/v1/users', { key: ADMIN_TOKEN, body: { name: opts.name ?? `user${++counter}`, ...rest } })
+      if (res.status !== 201) throw new Error(`user: ${res.status} ${JSON.stringify(res.body)}`)
+      if (lapsed) await call('PATCH', `/admin/v1/users/${res.body.user.id}`, { key: ADMIN_TOKEN, body: { lapsed } })
+      return { id: res.body.user.id, key: res.body.apiKey }
+    },
+    async project(id = `p${++counter}-${Math.random().toString(36).slice(2, 8)}`, key) {
+      const res = await call('POST', '/api/v1/mutate', { key, body: { action: 'addProject', project: { name: id, id } } })
+      if (res.status !== 200) throw new Error(`project: ${res.status} ${JSON.stringify(res.body)}`)
+      return id
+    },
+    close: () => drop(),
+  }
+  return app
+}
