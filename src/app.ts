@@ -6,9 +6,12 @@ import { feedbackRoutes } from './feedback/routes'
 import { guideRoutes } from './guide/routes'
 import { errorPlugin } from './http/error-plugin'
 import { createHandler } from './http/server'
+import { iterationRoutes } from './iterations/routes'
 import { mutateRoutes } from './mutate/routes'
+import { nodeRoutes } from './nodes/routes'
 import { projectRoutes } from './projects/routes'
 import { tierRoutes } from './tiers/routes'
+import { treeRoutes } from './tree/routes'
 
 /**
  * Builds the Elysia app and the request handler around it. Never listens: main.ts hands
@@ -23,6 +26,9 @@ export function createApp(deps: Deps) {
     .use(feedbackRoutes(deps))
     .use(projectRoutes(deps))
     .use(mutateRoutes(deps))
+    .use(nodeRoutes(deps))
+    .use(treeRoutes(deps))
+    .use(iterationRoutes(deps))
 
   const app = new Elysia({ normalize: false })
     .use(errorPlugin(deps))

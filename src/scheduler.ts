@@ -1,6 +1,7 @@
 import { Cron } from 'croner'
-import type { Deps } from './deps'
+import type { Deps, WakeTopic } from './deps'
 import { deleteExpiredKeys } from './http/idempotency'
+import { tick as classifyTick } from './nodes/classify-loop'
 
 /**
  * The scheduled loops, each a `tick(deps, now)` that tests call with an explicit clock.
@@ -11,6 +12,8 @@ export interface Loop {
   /** seconds between runs */
   everySeconds: (deps: Deps) => number
   tick: (deps: Deps, now: Date) => Promise<unknown>
+  /** also run at once when this topic is woken (after a write commits) */
+  wakeOn?: WakeTopic
 }
 
 export const loops: Loop[] = [
@@ -19,21 +22,31 @@ export const loops: Loop[] = [
     everySeconds: () => 3600,
     tick: (deps, now) => deleteExpiredKeys(deps.db, now),
   },
+  {
+    // tasks are classified within 5 s: woken after each write, swept every 2 s as a safety net
+    name: 'classify-tasks',
+    everySeconds: () => 2,
+    tick: classifyTick,
+    wakeOn: 'classify',
+  },
 ]
 
 export function startScheduler(deps: Deps) {
-  const jobs = loops.map(
-    (loop) =>
-      new Cron(
-        '* * * * * *',
-        { interval: loop.everySeconds(deps), protect: true, catch: (err) => deps.log.error('loop failed', { loop: loop.name, error: String(err) }) },
-        async () => {
-          await loop.tick(deps, deps.now())
-        },
-      ),
-  )
+  let stopped = false
+  const jobs = loops.map((loop) => {
+    const job = new Cron(
+      '* * * * * *',
+      { interval: loop.everySeconds(deps), protect: true, catch: (err) => deps.log.error('loop failed', { loop: loop.name, error: String(err) }) },
+      async () => {
+        await loop.tick(deps, deps.now())
+      },
+    )
+    if (loop.wakeOn) deps.onWake(loop.wakeOn, () => !stopped && job.trigger())
+    return job
+  })
   return {
     async stop() {
+      stopped = true
       for (const job of jobs) job.stop()
     },
   }

@@ -75,7 +75,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     RATE_LIMIT_PER_MINUTE: '0',
     ADMIN_TOKEN,
     PUBLIC_BASE_URL: 'http://arbor.test',
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   })
   let db: Db

@@ -47,9 +47,12 @@ export const errorPlugin = (deps: Deps) =>
     }
     const err = error as any
     if (err instanceof ValidationError || err instanceof ApiError) {
-      if (err instanceof ApiError && err.status === 401)
-        return withGuide(401, { ...err.toBody(), _meta: { guide: guideUrl(deps.config.publicBaseUrl) } })
-      return withGuide(err.status, err.toBody())
+      const res =
+        err instanceof ApiError && err.status === 401
+          ? withGuide(401, { ...err.toBody(), _meta: { guide: guideUrl(deps.config.publicBaseUrl) } })
+          : withGuide(err.status, err.toBody())
+      if (err.replayed) res.headers.set('idempotent-replayed', 'true')
+      return res
     }
     switch (code) {
       case 'NOT_FOUND':

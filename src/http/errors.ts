@@ -5,6 +5,8 @@
 
 /** `{success:false, errors:[...]}`: a request that breaks a validation rule. */
 export class ValidationError extends Error {
+  /** set when an idempotent retry replays this stored answer */
+  replayed = false
   constructor(
     readonly errors: string[],
     readonly meta: Record<string, unknown> = {},
@@ -19,6 +21,8 @@ export class ValidationError extends Error {
 
 /** `{error, message?, ...}`: access, tier and other refusals. */
 export class ApiError extends Error {
+  /** set when an idempotent retry replays this stored answer */
+  replayed = false
   constructor(
     readonly status: number,
     readonly error: string,

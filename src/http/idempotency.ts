@@ -41,7 +41,8 @@ export async function runIdempotent(
   request: unknown,
   run: (db: Db) => Promise<Record<string, unknown>>,
 ): Promise<Outcome> {
-  if (key === undefined) return { status: 200, body: await run(db), replayed: false }
+  // every write is one transaction, with or without a key
+  if (key === undefined) return { status: 200, body: await db.tx(run), replayed: false }
   if (key.length < 1 || key.length > 255) throw new ValidationError(['Idempotency-Key must be 1 to 255 characters'])
   const hash = requestHash(request)
   const claimed = await one(db, claimSql, [userId, key, hash])
@@ -55,6 +56,8 @@ export async function runIdempotent(
         { _tip: 'The first request with this key has not finished. Retry the same request in a few seconds.' },
         409,
       )
+    // a stored refusal is thrown again, so the error plugin renders it exactly as the first time
+    if (row.status_code >= 400) throw replayedError(row.status_code, row.response)
     return { status: row.status_code, body: row.response, replayed: true }
   }
   try {
@@ -72,6 +75,17 @@ export async function runIdempotent(
     }
     throw err
   }
+}
+
+/** A stored 4xx answer as the error that produced it, marked as a replay. */
+function replayedError(status: number, body: Record<string, any>): ValidationError | ApiError {
+  const { error, ...extra } = body
+  const err =
+    body.success === false
+      ? new ValidationError(body.errors ?? [], body._meta ?? {}, status)
+      : new ApiError(status, String(error), extra)
+  err.replayed = true
+  return err
 }
 
 /** The clean-up loop's work: forget keys older than 24 hours. */

@@ -7,8 +7,8 @@ export function guideUrl(publicBaseUrl: string): string {
 }
 
 /** `_meta.focus` after a write: the node, and a complete POST /view-command body that shows it. */
-export function focus(projectId: string, nodeId: string, type: string) {
-  return { nodeId, type, viewCommand: { projectId, command: { type: 'selectNode', nodeId } } }
+export function focus(projectId: string, nodeId: string) {
+  return { nodeId, viewCommand: { projectId, command: { type: 'selectNode', nodeId } } }
 }
 
 /** Endpoints whose 400/401/403 carry `_meta.guide` (api.md, `_meta.guide`). */

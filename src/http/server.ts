@@ -30,9 +30,16 @@ export function createHandler(deps: Deps, app: App) {
           { 'retry-after': String(wait) },
         )
     }
-    const length = Number(req.headers.get('content-length') ?? 0)
-    if (!res && length > config.maxBodyBytes)
-      res = json(413, { error: 'payload_too_large', message: `Request body is ${length} bytes; the limit is ${config.maxBodyBytes}` })
+    if (!res) {
+      const sized = await limitBody(req, config.maxBodyBytes)
+      if (sized) req = sized
+      else
+        res = json(413, {
+          error: 'payload_too_large',
+          message: `Request body is over the limit of ${config.maxBodyBytes} bytes`,
+          _meta: { _tip: 'Send a smaller body; split a large batch into several calls.' },
+        })
+    }
     if (!res) {
       const rewrite = legacyRewrite(url.pathname)
       if (rewrite) {
@@ -57,4 +64,29 @@ export function createHandler(deps: Deps, app: App) {
     })
     return res
   }
+}
+
+/**
+ * The request with its body checked against the size limit, or null when it is too large.
+ * A declared Content-Length is checked up front; a body without one (chunked) is read up to
+ * the limit, so streaming cannot get past it either.
+ */
+async function limitBody(req: Request, max: number): Promise<Request | null> {
+  const declared = req.headers.get('content-length')
+  if (declared !== null) return Number(declared) > max ? null : req
+  if (!req.body) return req
+  const reader = req.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > max) {
+      await reader.cancel().catch(() => {})
+      return null
+    }
+    chunks.push(value)
+  }
+  return new Request(req.url, { method: req.method, headers: req.headers, body: Buffer.concat(chunks) })
 }

@@ -19,6 +19,7 @@ export const mutateRoutes = (deps: Deps) =>
         if (outcome.replayed) set.headers['idempotent-replayed'] = 'true'
         set.status = outcome.status
         deps.wake('events')
+        deps.wake('classify')
         return outcome.body
       },
       {

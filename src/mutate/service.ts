@@ -1,6 +1,14 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid } from '../http/errors'
+import {
+  addIterationAction,
+  deleteIterationAction,
+  reorderIterationsAction,
+  updateIterationAction,
+} from '../iterations/service'
+import { batch } from '../nodes/batch'
+import { add, classify, remove, restore, update } from '../nodes/service'
 import { addProject, renameProject } from '../projects/service'
 
 export type ActionHandler = (deps: Deps, user: User, body: Record<string, any>) => Promise<Record<string, unknown>>
@@ -10,16 +18,22 @@ export type ActionHandler = (deps: Deps, user: User, body: Record<string, any>) 
  * their own handlers here; the route stays one line.
  */
 export const actions: Record<string, ActionHandler> = {
+  add,
+  update,
+  delete: remove,
+  restore,
+  batch,
+  classify,
+  addIteration: addIterationAction,
+  updateIteration: updateIterationAction,
+  deleteIteration: deleteIterationAction,
+  reorderIterations: reorderIterationsAction,
   addProject,
   renameProject,
 }
 
 /** Actions that ignore Idempotency-Key (api.md, Idempotency 5). */
 export const NOT_IDEMPOTENT = new Set(['addProject'])
-
-export function registerActions(more: Record<string, ActionHandler>) {
-  Object.assign(actions, more)
-}
 
 export function actionOf(body: Record<string, any>): ActionHandler {
   const handler = typeof body.action === 'string' ? actions[body.action] : undefined

@@ -26,8 +26,8 @@ export interface AccessRow {
 export type ProjectRow = { id: string; name: string; archived: boolean }
 
 export const getAccess = (db: Db, projectId: string, userId: string) => one<AccessRow>(db, getAccessSql, [projectId, userId])
-export const listForUser = (db: Db, userId: string, includeArchived: boolean) =>
-  db.query<ProjectRow & { role: 'owner' | 'member' }>(listForUserSql, [userId, includeArchived])
+export const listForUser = (db: Db, userId: string, includeArchived: boolean, teamOwnedOnly = false) =>
+  db.query<ProjectRow & { role: 'owner' | 'member' }>(listForUserSql, [userId, includeArchived, teamOwnedOnly])
 export const countOwned = async (db: Db, ownerId: string) => (await one<{ count: number }>(db, countOwnedSql, [ownerId]))!.count
 export const insertProject = (db: Db, id: string, name: string, ownerId: string) =>
   one<ProjectRow>(db, insertProjectSql, [id, name, ownerId])

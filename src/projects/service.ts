@@ -2,16 +2,23 @@ import type { User } from '../accounts/model'
 import { getUser } from '../accounts/queries'
 import type { Deps } from '../deps'
 import { ApiError, invalid, notFound, projectAccessDenied, ValidationError } from '../http/errors'
-import { limitsOf } from '../tiers/service'
-import { requireApiAccess, requireProject } from './access'
+import { hasApiAccess, limitsOf } from '../tiers/service'
+import { requireApiAccess, requireProject, tierRequired } from './access'
 import * as q from './queries'
 
 export const PROJECT_ID_RE = /^[a-z0-9][a-z0-9-]{1,62}$/
 const MAX_NAME = 100
 
+/**
+ * The projects usable as projectId (api.md, Authentication 5). A key without API access of its
+ * own (strategist, contributor) sees only member projects of team owners, and gets the tier 403
+ * when it has none: such a membership is its only way into the API.
+ */
 export async function listProjects(deps: Deps, user: User, includeArchived: boolean) {
-  requireApiAccess(user)
-  return { projects: await q.listForUser(deps.db, user.id, includeArchived) }
+  if (hasApiAccess(user)) return { projects: await q.listForUser(deps.db, user.id, includeArchived) }
+  const usable = await q.listForUser(deps.db, user.id, true, true)
+  if (usable.length === 0) throw tierRequired()
+  return { projects: usable.filter((p) => includeArchived || !p.archived) }
 }
 
 function cleanName(name: unknown): string {
@@ -41,7 +48,7 @@ export async function addProject(deps: Deps, user: User, body: Record<string, an
   const max = limitsOf(deps.config, user).max_projects
   return deps.db.tx(async (tx) => {
     if (max !== null && (await q.countOwned(tx, user.id)) >= max)
-      throw new ApiError(403, 'project_limit', { message: `Your plan allows ${max} projects; archive does not free a slot`, limit: max })
+      throw new ApiError(403, 'project_limit', { message: `Your plan allows ${max} ${max === 1 ? 'project' : 'projects'}; archiving one does not free a slot`, limit: max })
     const project = await q.insertProject(tx, id, name, user.id)
     if (!project)
       throw invalid(`Project id ${id} is already taken; choose another id`, { _tip: 'Pass project.id to choose the id.' })
@@ -98,7 +105,10 @@ export async function addMember(deps: Deps, user: User, body: { projectId?: unkn
   return deps.db.tx(async (tx) => {
     const maxSeats = limitsOf(deps.config, user).max_seats
     if (maxSeats !== null && (await q.countSeatsWith(tx, user.id, member.id)) > maxSeats)
-      throw new ApiError(403, 'seat_limit', { message: `Your plan allows ${maxSeats} seats across your projects`, max_seats: maxSeats })
+      throw new ApiError(403, 'seat_limit', {
+        message: `Your plan allows ${maxSeats} ${maxSeats === 1 ? 'seat' : 'seats'} across your projects, the owner included`,
+        max_seats: maxSeats,
+      })
     if (!(await q.insertMember(tx, project.id, member.id)))
       throw new ApiError(409, 'already_member', { message: `User ${member.id} is already a member of ${project.id}` })
     return { member: { userId: member.id, name: member.name, role: 'member' as const } }

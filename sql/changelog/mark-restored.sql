@@ -1,0 +1,2 @@
+-- $1 id bigint
+update changelog set restored_at = now() where id = $1

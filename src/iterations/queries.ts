@@ -1,0 +1,28 @@
+import type { Db } from '../db'
+import { one } from '../db/port'
+import deleteSql from '../../sql/iterations/delete.sql' with { type: 'text' }
+import insertSql from '../../sql/iterations/insert.sql' with { type: 'text' }
+import listSql from '../../sql/iterations/list.sql' with { type: 'text' }
+import setOrderSql from '../../sql/iterations/set-order.sql' with { type: 'text' }
+import updateSql from '../../sql/iterations/update.sql' with { type: 'text' }
+
+export type IterationRow = {
+  name: string
+  status: 'active' | 'done'
+  system: boolean
+  sort_order: number
+  git_tags: string[]
+  completed_at: Date | null
+}
+
+export const list = (db: Db, projectId: string, status: string | null = null) => db.query<IterationRow>(listSql, [projectId, status])
+export const insert = (db: Db, projectId: string, name: string, status: string, gitTags: string[]) =>
+  one<IterationRow>(db, insertSql, [projectId, name, status, JSON.stringify(gitTags)])
+export const update = (
+  db: Db,
+  projectId: string,
+  name: string,
+  next: { name: string; status: string; gitTags: string[]; sortOrder: number },
+) => one<IterationRow>(db, updateSql, [projectId, name, next.name, next.status, JSON.stringify(next.gitTags), next.sortOrder])
+export const remove = async (db: Db, projectId: string, name: string) => (await db.query(deleteSql, [projectId, name])).length > 0
+export const setOrder = (db: Db, projectId: string, names: string[]) => db.query(setOrderSql, [projectId, names])

@@ -1,0 +1,28 @@
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../deps'
+import { withUser } from '../http/auth'
+import { listIterations } from './service'
+
+export const IterationSchema = t.Object({
+  name: t.String(),
+  status: t.Union([t.Literal('active'), t.Literal('done')]),
+  system: t.Boolean(),
+  sortOrder: t.Integer(),
+  gitTags: t.Array(t.String()),
+  completedAt: t.Nullable(t.Number({ description: 'milliseconds since the epoch' })),
+})
+
+export const iterationRoutes = (deps: Deps) =>
+  new Elysia({ name: 'iterations' })
+    .derive(withUser(deps))
+    .get('/iterations', ({ user, query }) => listIterations(deps, user, query) as any, {
+      query: t.Object({
+        projectId: t.String(),
+        status: t.Optional(t.String({ description: 'active or done' })),
+        current: t.Optional(t.String({ description: '`true` returns only the current iteration' })),
+      }),
+      response: {
+        200: t.Union([t.Object({ iterations: t.Array(IterationSchema) }), t.Object({ iteration: t.Nullable(IterationSchema) })]),
+      },
+      detail: { summary: 'Iterations in display order; current=true gives the first active, non-system one', tags: ['iterations'] },
+    })

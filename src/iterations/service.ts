@@ -1,0 +1,150 @@
+import type { User } from '../accounts/model'
+import type { Deps } from '../deps'
+import { invalid, ValidationError } from '../http/errors'
+import { toNode } from '../nodes/model'
+import { emit, type DomainEvent } from '../outbox'
+import { requireProject } from '../projects/access'
+import { currentOf, LATER, toIteration } from './model'
+import * as q from './queries'
+import { moveIteration } from '../nodes/queries'
+
+const MAX_NAME = 100
+
+function cleanName(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw invalid(`${field} is required: a non-empty string`)
+  const name = value.trim()
+  if (name.length > MAX_NAME) throw invalid(`${field} must be at most ${MAX_NAME} characters`)
+  return name
+}
+
+function cleanTags(value: unknown): string[] {
+  if (!Array.isArray(value) || value.some((t) => typeof t !== 'string')) throw invalid('gitTags must be an array of strings')
+  return value
+}
+
+function cleanStatus(value: unknown): 'active' | 'done' {
+  if (value !== 'active' && value !== 'done') throw invalid('status must be one of: active, done')
+  return value
+}
+
+/** GET /iterations */
+export async function listIterations(deps: Deps, user: User, query: { projectId?: string; status?: string; current?: string }) {
+  const { project } = await requireProject(deps.db, user, query.projectId)
+  if (query.status !== undefined && query.status !== 'active' && query.status !== 'done')
+    throw invalid('status must be one of: active, done')
+  if (query.current !== undefined && query.current !== 'true' && query.current !== 'false')
+    throw invalid('current must be true or false')
+  if (query.current === 'true') {
+    const current = currentOf(await q.list(deps.db, project.id))
+    return { iteration: current ? toIteration(current) : null }
+  }
+  return { iterations: (await q.list(deps.db, project.id, query.status ?? null)).map(toIteration) }
+}
+
+/** addIteration, also used by batch entries (without their own transaction). */
+export async function addIteration(deps: Deps, projectId: string, input: unknown) {
+  const it = (input ?? {}) as Record<string, unknown>
+  if (!input || typeof input !== 'object') throw invalid('iteration is required: {name, status?, gitTags?}')
+  const name = cleanName(it.name, 'iteration.name')
+  const status = it.status === undefined ? 'active' : cleanStatus(it.status)
+  const gitTags = it.gitTags === undefined ? [] : cleanTags(it.gitTags)
+  const row = await q.insert(deps.db, projectId, name, status, gitTags)
+  if (!row) throw invalid(`Iteration ${name} already exists in this project`)
+  await emit(deps.db, projectId, [{ type: 'iteration.added', iteration: { name, status } }], deps.now())
+  return toIteration(row)
+}
+
+export async function addIterationAction(deps: Deps, user: User, body: Record<string, any>) {
+  const { project } = await requireProject(deps.db, user, body.projectId)
+  return deps.db.tx(async (tx) => {
+    const iteration = await addIteration({ ...deps, db: tx }, project.id, body.iteration)
+    return { success: true, iteration, _meta: { _tip: `Assign jobs and tasks with data.iteration: "${iteration.name}".` } }
+  })
+}
+
+async function findIteration(deps: Deps, projectId: string, name: unknown) {
+  if (typeof name !== 'string' || name === '') throw invalid('iterationName is required')
+  const all = await q.list(deps.db, projectId)
+  const row = all.find((i) => i.name === name)
+  if (!row) throw new ValidationError([`Iteration ${name} not found`], { _tip: `Iterations: ${all.map((i) => i.name).join(', ')}` })
+  return { row, all }
+}
+
+export async function updateIterationAction(deps: Deps, user: User, body: Record<string, any>) {
+  const { project } = await requireProject(deps.db, user, body.projectId)
+  const data = body.data
+  if (!data || typeof data !== 'object' || Array.isArray(data)) throw invalid('data is required: {name?, status?, gitTags?, sortOrder?}')
+  const unknown = Object.keys(data).filter((k) => !['name', 'status', 'gitTags', 'sortOrder'].includes(k))
+  if (unknown.length) throw invalid(`Unknown iteration fields: ${unknown.join(', ')}; valid: name, status, gitTags, sortOrder`)
+  return deps.db.tx(async (tx) => {
+    const d = { ...deps, db: tx }
+    const { row, all } = await findIteration(d, project.id, body.iterationName)
+    const name = data.name === undefined ? row.name : cleanName(data.name, 'data.name')
+    const status = data.status === undefined ? row.status : cleanStatus(data.status)
+    if (row.system && (name !== row.name || status !== row.status))
+      throw invalid(`Cannot rename or close system iteration ${row.name}`)
+    if (name !== row.name && all.some((i) => i.name === name)) throw invalid(`Iteration ${name} already exists in this project`)
+    const gitTags = data.gitTags === undefined ? row.git_tags : cleanTags(data.gitTags)
+    if (data.sortOrder !== undefined && !Number.isInteger(data.sortOrder)) throw invalid('sortOrder must be an integer')
+    const updated = (await q.update(tx, project.id, row.name, { name, status, gitTags, sortOrder: data.sortOrder ?? row.sort_order }))!
+    const events: DomainEvent[] = []
+    const renamed = name !== row.name
+    const iterationEvent: { name: string; status?: string; previous_name?: string } = { name }
+    if (status !== row.status) iterationEvent.status = status
+    if (renamed) iterationEvent.previous_name = row.name
+    events.push({ type: 'iteration.updated', iteration: iterationEvent })
+    if (renamed)
+      for (const n of await moveIteration(tx, project.id, row.name, name)) events.push({ type: 'node.updated', node: toNode(n) })
+    await emit(tx, project.id, events, deps.now())
+    const moved = events.length - 1
+    const tips: string[] = []
+    if (renamed) tips.push(`Renamed; ${moved} job(s) and task(s) now name ${name}.`)
+    if (status === 'done' && row.status !== 'done') tips.push('Marked done: hidden from the app dropdown and matrix; open work in it moves to Later on its next update.')
+    return { success: true, iteration: toIteration(updated), _meta: tips.length ? { _tip: tips.join(' ') } : {} }
+  })
+}
+
+export async function deleteIterationAction(deps: Deps, user: User, body: Record<string, any>) {
+  const { project } = await requireProject(deps.db, user, body.projectId)
+  return deps.db.tx(async (tx) => {
+    const { row } = await findIteration({ ...deps, db: tx }, project.id, body.iterationName)
+    if (row.system) throw new ValidationError([`Cannot delete system iteration ${row.name}`])
+    await q.remove(tx, project.id, row.name)
+    const moved = await moveIteration(tx, project.id, row.name, LATER)
+    await emit(
+      tx,
+      project.id,
+      [{ type: 'iteration.deleted', iteration: { name: row.name } }, ...moved.map((n) => ({ type: 'node.updated' as const, node: toNode(n) }))],
+      deps.now(),
+    )
+    return {
+      success: true,
+      deleted: { name: row.name },
+      movedToLater: moved.map((n) => n.id),
+      _meta: { _tip: `Deleted iteration ${row.name}; ${moved.length} job(s) and task(s) moved to ${LATER}.` },
+    }
+  })
+}
+
+export async function reorderIterationsAction(deps: Deps, user: User, body: Record<string, any>) {
+  const { project } = await requireProject(deps.db, user, body.projectId)
+  const order = body.order
+  if (!Array.isArray(order) || order.some((n) => typeof n !== 'string'))
+    throw invalid('order is required: the full ordered list of iteration names')
+  return deps.db.tx(async (tx) => {
+    const names = (await q.list(tx, project.id)).map((i) => i.name)
+    const missing = names.filter((n) => !order.includes(n))
+    const unknown = order.filter((n: string) => !names.includes(n))
+    if (missing.length || unknown.length || new Set(order).size !== order.length)
+      throw new ValidationError(
+        [
+          'order must list every iteration of the project exactly once' +
+            (missing.length ? `; missing: ${missing.join(', ')}` : '') +
+            (unknown.length ? `; unknown: ${unknown.join(', ')}` : ''),
+        ],
+        { _tip: `Current iterations: ${names.join(', ')}` },
+      )
+    await q.setOrder(tx, project.id, order)
+    return { success: true, iterations: (await q.list(tx, project.id)).map(toIteration) }
+  })
+}

@@ -1,0 +1,150 @@
+import type { User } from '../accounts/model'
+import { getUser } from '../accounts/queries'
+import type { Deps } from '../deps'
+import { ApiError } from '../http/errors'
+import type { IterationRow } from '../iterations/queries'
+import * as iterationQueries from '../iterations/queries'
+import { emit, type DomainEvent } from '../outbox'
+import type { AccessRow } from '../projects/queries'
+import { limitsOf } from '../tiers/service'
+import { toNode, type Node, type NodeType } from './model'
+import * as q from './queries'
+
+/**
+ * The state of one write (an action, or a whole batch) inside its transaction: nodes read so
+ * far (and those written by earlier batch entries), the project's iterations, new ids handed
+ * out, rows waiting to be inserted in one statement, and the events to emit with them.
+ */
+export interface WriteCtx {
+  deps: Deps
+  projectId: string
+  /** id → node as it stands in this transaction; null: known not to exist */
+  nodes: Map<string, Node | null>
+  iterations: Map<string, IterationRow>
+  /** draft id → real id (batch only) */
+  drafts: Map<string, string>
+  pending: q.InsertRow[]
+  events: DomainEvent[]
+  tips: string[]
+  advisories: Record<string, unknown>[]
+  created: { nodes: number; iterations: number }
+  idPool: Map<NodeType, { next: number; end: number }>
+}
+
+export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> {
+  const iterations = new Map((await iterationQueries.list(deps.db, projectId)).map((i) => [i.name, i]))
+  return {
+    deps,
+    projectId,
+    nodes: new Map(),
+    iterations,
+    drafts: new Map(),
+    pending: [],
+    events: [],
+    tips: [],
+    advisories: [],
+    created: { nodes: 0, iterations: 0 },
+    idPool: new Map(),
+  }
+}
+
+/** Read the given ids into the context in one query (those not known yet). */
+export async function loadNodes(ctx: WriteCtx, ids: Iterable<string>): Promise<void> {
+  const missing = [...new Set(ids)].filter((id) => !ctx.nodes.has(id) && !id.startsWith('draft-'))
+  if (missing.length === 0) return
+  const rows = await q.getMany(ctx.deps.db, ctx.projectId, missing)
+  for (const id of missing) ctx.nodes.set(id, null)
+  for (const row of rows) ctx.nodes.set(row.id, toNode(row, true))
+}
+
+export async function getNode(ctx: WriteCtx, id: string): Promise<Node | null> {
+  await loadNodes(ctx, [id])
+  return ctx.nodes.get(id) ?? null
+}
+
+/** Reserve ids for the adds to come, one counter update per type. */
+export async function reserveIds(ctx: WriteCtx, counts: Partial<Record<NodeType, number>>): Promise<void> {
+  for (const [type, n] of Object.entries(counts) as [NodeType, number][]) {
+    if (!n) continue
+    const first = await q.allocateIds(ctx.deps.db, ctx.projectId, type, n)
+    ctx.idPool.set(type, { next: first, end: first + n })
+  }
+}
+
+export async function nextId(ctx: WriteCtx, type: NodeType): Promise<string> {
+  let pool = ctx.idPool.get(type)
+  if (!pool || pool.next >= pool.end) {
+    await reserveIds(ctx, { [type]: 1 })
+    pool = ctx.idPool.get(type)!
+  }
+  return `${type}-${pool.next++}`
+}
+
+/** Write the pending inserts (one statement) so later reads in this transaction see them. */
+export async function flush(ctx: WriteCtx): Promise<void> {
+  if (ctx.pending.length === 0) return
+  const rows = ctx.pending
+  ctx.pending = []
+  const inserted = await q.insertMany(ctx.deps.db, ctx.projectId, rows)
+  for (const row of inserted) ctx.nodes.set(row.id, toNode(row, true))
+}
+
+/** Flush and emit: the last step of every write, still inside its transaction. */
+export async function finish(ctx: WriteCtx): Promise<void> {
+  await flush(ctx)
+  await emit(ctx.deps.db, ctx.projectId, ctx.events, ctx.deps.now())
+  ctx.events = []
+}
+
+/**
+ * The free-tier node cap (api.md Limits; self-hosting.md): counted over every project the
+ * owner has. At or over the cap a new add or batch is refused; the one that crosses it succeeds.
+ */
+export async function nodeCap(deps: Deps, project: AccessRow): Promise<{ owner: User; cap: number } | null> {
+  const owner = await getUser(deps.db, project.owner_id)
+  const cap = owner ? limitsOf(deps.config, owner).node_cap : null
+  return owner && cap !== null ? { owner, cap } : null
+}
+
+export async function checkNodeCap(deps: Deps, project: AccessRow) {
+  const capped = await nodeCap(deps, project)
+  if (!capped) return null
+  const current = await q.countOwned(deps.db, capped.owner.id)
+  if (current >= capped.cap)
+    throw new ApiError(403, 'node_cap_reached', {
+      message: `The free plan holds ${capped.cap} nodes across your projects; delete ${current - capped.cap + 1} to add more`,
+      current,
+      node_cap: capped.cap,
+      delete_to_resume: current - capped.cap + 1,
+    })
+  return capped
+}
+
+/** After an add or batch under the cap: the advisory when it reached or crossed it. */
+export async function capAdvisory(ctx: WriteCtx, capped: { owner: User; cap: number } | null): Promise<void> {
+  if (!capped) return
+  const current = await q.countOwned(ctx.deps.db, capped.owner.id)
+  if (current >= capped.cap) {
+    ctx.advisories.push({ type: 'node_cap_reached', current, node_cap: capped.cap })
+    ctx.tips.push(`You have reached the free plan's ${capped.cap}-node cap: further adds are refused until you delete nodes.`)
+  }
+}
+
+/** The memo inbox threshold past which writes suggest the task-curate workflow. */
+export const MEMO_INBOX_THRESHOLD = 20
+
+export async function inboxAdvisory(ctx: WriteCtx): Promise<void> {
+  const memos = await q.countOpenMemos(ctx.deps.db, ctx.projectId)
+  if (memos > MEMO_INBOX_THRESHOLD)
+    ctx.advisories.push({ type: 'inbox_overflow', memos, threshold: MEMO_INBOX_THRESHOLD, suggestedFlow: 'task-curate' })
+}
+
+/** `_meta` of a write: tips joined, the first advisory, and focus when given. */
+export function writeMeta(ctx: WriteCtx, focus?: Record<string, unknown>): Record<string, unknown> {
+  const meta: Record<string, unknown> = {}
+  if (ctx.tips.length) meta._tip = ctx.tips.join(' ')
+  if (ctx.advisories.length) meta.advisory = ctx.advisories[0]
+  if (ctx.advisories.length > 1) meta.advisories = ctx.advisories
+  if (focus) meta.focus = focus
+  return meta
+}

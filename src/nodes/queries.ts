@@ -1,0 +1,76 @@
+import type { Db } from '../db'
+import { one } from '../db/port'
+import allocateIdsSql from '../../sql/nodes/allocate-ids.sql' with { type: 'text' }
+import ancestorsSql from '../../sql/nodes/ancestors.sql' with { type: 'text' }
+import claimUnclassifiedSql from '../../sql/nodes/claim-unclassified.sql' with { type: 'text' }
+import countByTypeSql from '../../sql/nodes/count-by-type.sql' with { type: 'text' }
+import countOpenMemosSql from '../../sql/nodes/count-open-memos.sql' with { type: 'text' }
+import countOwnedSql from '../../sql/nodes/count-owned.sql' with { type: 'text' }
+import deleteManySql from '../../sql/nodes/delete-many.sql' with { type: 'text' }
+import getManySql from '../../sql/nodes/get-many.sql' with { type: 'text' }
+import insertManySql from '../../sql/nodes/insert-many.sql' with { type: 'text' }
+import listSql from '../../sql/nodes/list.sql' with { type: 'text' }
+import moveIterationSql from '../../sql/nodes/move-iteration.sql' with { type: 'text' }
+import reserveIdSql from '../../sql/nodes/reserve-id.sql' with { type: 'text' }
+import setClassifiedSql from '../../sql/nodes/set-classified.sql' with { type: 'text' }
+import siblingsSql from '../../sql/nodes/siblings.sql' with { type: 'text' }
+import subtreeSql from '../../sql/nodes/subtree.sql' with { type: 'text' }
+import updateSql from '../../sql/nodes/update.sql' with { type: 'text' }
+import changelogGetSql from '../../sql/changelog/get.sql' with { type: 'text' }
+import changelogInsertSql from '../../sql/changelog/insert.sql' with { type: 'text' }
+import changelogLatestSql from '../../sql/changelog/latest-for-node.sql' with { type: 'text' }
+import changelogListSql from '../../sql/changelog/list.sql' with { type: 'text' }
+import changelogRestoredSql from '../../sql/changelog/mark-restored.sql' with { type: 'text' }
+import type { NodeType } from './model'
+
+export type NodeRow = { id: string; type: NodeType; parent_id: string | null; data: Record<string, any>; created_at: Date }
+export type TreeRow = NodeRow & { depth: number }
+export type ChangelogRow = { id: number; node_id: string; action: string; node: any; deleted_at: Date; restored_at: Date | null }
+
+export const getMany = (db: Db, projectId: string, ids: string[]) => db.query<NodeRow>(getManySql, [projectId, ids])
+export const list = (db: Db, projectId: string, type: string | null, iteration: string | null) =>
+  db.query<NodeRow>(listSql, [projectId, type, iteration])
+export const countByType = (db: Db, projectId: string) => db.query<{ type: NodeType; count: number }>(countByTypeSql, [projectId])
+
+export interface InsertRow {
+  id: string
+  type: NodeType
+  parent_id: string | null
+  data: Record<string, unknown>
+  created_at: string | null
+  classified: boolean
+}
+export const insertMany = (db: Db, projectId: string, rows: InsertRow[]) =>
+  db.query<NodeRow>(insertManySql, [projectId, JSON.stringify(rows)])
+export const update = (db: Db, projectId: string, id: string, parentId: string | null, data: unknown, classified: boolean) =>
+  one<NodeRow>(db, updateSql, [projectId, id, parentId, JSON.stringify(data), classified])
+export const subtree = (db: Db, projectId: string, rootIds: string[]) => db.query<TreeRow>(subtreeSql, [projectId, rootIds])
+export const ancestors = (db: Db, projectId: string, id: string) => db.query<NodeRow>(ancestorsSql, [projectId, id])
+export const siblings = (db: Db, projectId: string, parentId: string, id: string) =>
+  db.query<NodeRow>(siblingsSql, [projectId, parentId, id])
+export const deleteMany = (db: Db, projectId: string, ids: string[]) => db.query(deleteManySql, [projectId, ids])
+
+/** Reserve `n` new numbers for a type; returns the first one. */
+export async function allocateIds(db: Db, projectId: string, type: NodeType, n: number): Promise<number> {
+  const last = (await one<{ last: number }>(db, allocateIdsSql, [projectId, type, n]))!.last
+  return last - n + 1
+}
+export const reserveId = (db: Db, projectId: string, type: NodeType, n: number) => db.query(reserveIdSql, [projectId, type, n])
+
+export const countOwned = async (db: Db, ownerId: string) => (await one<{ count: number }>(db, countOwnedSql, [ownerId]))!.count
+export const countOpenMemos = async (db: Db, projectId: string) =>
+  (await one<{ count: number }>(db, countOpenMemosSql, [projectId]))!.count
+export const claimUnclassified = (db: Db, limit: number) =>
+  db.query<{ project_id: string; id: string; data: Record<string, any> }>(claimUnclassifiedSql, [limit])
+export const setClassified = (db: Db, projectId: string, id: string, data: unknown) =>
+  one<NodeRow>(db, setClassifiedSql, [projectId, id, JSON.stringify(data)])
+export const moveIteration = (db: Db, projectId: string, from: string, to: string) =>
+  db.query<NodeRow>(moveIterationSql, [projectId, from, to])
+
+export const changelogInsert = async (db: Db, projectId: string, nodeId: string, node: unknown) =>
+  (await one<{ id: number }>(db, changelogInsertSql, [projectId, nodeId, JSON.stringify(node)]))!.id
+export const changelogGet = (db: Db, projectId: string, id: number) => one<ChangelogRow>(db, changelogGetSql, [projectId, id])
+export const changelogLatest = (db: Db, projectId: string, nodeId: string) =>
+  one<ChangelogRow>(db, changelogLatestSql, [projectId, nodeId])
+export const changelogMarkRestored = (db: Db, id: number) => db.query(changelogRestoredSql, [id])
+export const changelogList = (db: Db, projectId: string, limit: number) => db.query<ChangelogRow>(changelogListSql, [projectId, limit])

@@ -1,0 +1,49 @@
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../deps'
+import { withUser } from '../http/auth'
+import { listChangelog, listNodes } from './service'
+
+export const NodeSchema = t.Object({
+  id: t.String(),
+  type: t.Union([t.Literal('goal'), t.Literal('need'), t.Literal('approach'), t.Literal('job'), t.Literal('task')]),
+  parentId: t.Nullable(t.String()),
+  data: t.Record(t.String(), t.Any()),
+  createdAt: t.Optional(t.String()),
+  depth: t.Optional(t.Integer()),
+})
+
+export const nodeRoutes = (deps: Deps) =>
+  new Elysia({ name: 'nodes' })
+    .derive(withUser(deps))
+    .get('/nodes', ({ user, query }) => listNodes(deps, user, query) as any, {
+      query: t.Object({
+        projectId: t.String(),
+        type: t.Optional(t.String({ description: 'goal, need, approach, job or task' })),
+        iteration: t.Optional(t.String({ description: 'iteration name (jobs and tasks only)' })),
+      }),
+      response: {
+        200: t.Object({
+          nodes: t.Array(NodeSchema),
+          _meta: t.Object(
+            {
+              currentIteration: t.Nullable(t.String()),
+              iterations: t.Object({ active: t.Array(t.String()), total: t.Integer() }),
+              nodeCounts: t.Record(t.String(), t.Integer()),
+            },
+            { additionalProperties: true },
+          ),
+        }),
+      },
+      detail: { summary: 'Every node of a project in creation order (the JSON export); filters by type and iteration', tags: ['tree'] },
+    })
+    .get('/changelog', ({ user, query }) => listChangelog(deps, user, query) as any, {
+      query: t.Object({ projectId: t.String(), limit: t.Optional(t.String({ description: '1 to 1000, default 100' })) }),
+      response: {
+        200: t.Object({
+          changelog: t.Array(
+            t.Object({ id: t.Integer(), nodeId: t.String(), action: t.Literal('delete'), node: NodeSchema, deletedAt: t.String() }),
+          ),
+        }),
+      },
+      detail: { summary: 'Deleted nodes, newest first; restore one with mutate restore', tags: ['tree'] },
+    })

@@ -1,0 +1,202 @@
+import type { User } from '../accounts/model'
+import type { Deps } from '../deps'
+import { ApiError, invalid, notFound, ValidationError } from '../http/errors'
+import { focus } from '../http/meta'
+import { currentOf } from '../iterations/model'
+import * as iterationQueries from '../iterations/queries'
+import { requireProject } from '../projects/access'
+import { classifyTask } from './classify'
+import { capAdvisory, checkNodeCap, finish, flush, getNode, inboxAdvisory, openCtx, writeMeta, type WriteCtx } from './context'
+import { FieldError, NODE_TYPES, toNode, type Node } from './model'
+import * as q from './queries'
+import { prepareAdd, prepareUpdate } from './write'
+
+/** Run `fn` and turn a broken field rule into the 400 of api.md, with its tip. */
+export async function rule<T>(fn: () => Promise<T>, prefix = ''): Promise<T> {
+  try {
+    return await fn()
+  } catch (err) {
+    if (err instanceof FieldError) throw new ValidationError([prefix + err.message], err.tip ? { _tip: err.tip } : {})
+    if (err instanceof ValidationError && prefix) throw new ValidationError(err.errors.map((e) => prefix + e), err.meta)
+    throw err
+  }
+}
+
+const nodeFocus = (projectId: string, node: Node) => focus(projectId, node.id)
+const publicNode = (n: Node): Node => ({ id: n.id, type: n.type, parentId: n.parentId, data: n.data })
+
+export async function add(deps: Deps, user: User, body: Record<string, any>) {
+  const { project } = await requireProject(deps.db, user, body.projectId)
+  const capped = await checkNodeCap(deps, project)
+  const ctx = await openCtx(deps, project.id)
+  const node = await rule(() => prepareAdd(ctx, body.node, false))
+  await finish(ctx)
+  await capAdvisory(ctx, capped)
+  if (node.type === 'task') await inboxAdvisory(ctx)
+  return { success: true, node: publicNode(node), _meta: writeMeta(ctx, nodeFocus(project.id, node)) }
+}
+
+/** Persist an update prepared in `ctx`, and queue its event. */
+export async function writeUpdate(ctx: WriteCtx, node: Node, classified: boolean): Promise<Node> {
+  await flush(ctx)
+  const row = await q.update(ctx.deps.db, ctx.projectId, node.id, node.parentId, node.data, classified)
+  const saved = toNode(row!, true)
+  ctx.nodes.set(saved.id, saved)
+  ctx.events.push({ type: 'node.updated', node: saved })
+  return saved
+}
+
+export async function update(deps: Deps, user: User, body: Record<string, any>) {
+  const { project } = await requireProject(deps.db, user, body.projectId)
+  const ctx = await openCtx(deps, project.id)
+  const { node, classified } = await rule(() => prepareUpdate(ctx, body))
+  const saved = await writeUpdate(ctx, node, classified)
+  await finish(ctx)
+  return { success: true, node: publicNode(saved), _meta: writeMeta(ctx, nodeFocus(project.id, saved)) }
+}
+
+/** Delete a node and everything beneath it; only the named node goes to the changelog. */
+export async function deleteNode(ctx: WriteCtx, nodeId: unknown) {
+  if (typeof nodeId !== 'string' || nodeId === '') throw new FieldError('nodeId is required')
+  await flush(ctx)
+  const rows = await q.subtree(ctx.deps.db, ctx.projectId, [nodeId])
+  const root = rows.find((r) => r.depth === 0)
+  if (!root) throw new FieldError(`Node with id ${nodeId} not found`)
+  const node = toNode(root, true)
+  const changelogId = await q.changelogInsert(ctx.deps.db, ctx.projectId, node.id, node)
+  await q.deleteMany(ctx.deps.db, ctx.projectId, rows.map((r) => r.id))
+  for (const r of rows) {
+    ctx.nodes.set(r.id, null)
+    ctx.events.push({ type: 'node.deleted', node: toNode(r) })
+  }
+  const orphanedChildren = rows.filter((r) => r.depth === 1).map((r) => r.id)
+  return { node, changelogId: Number(changelogId), orphanedChildren, removed: rows.length }
+}
+
+export async function remove(deps: Deps, user: User, body: Record<string, any>) {
+  const { project } = await requireProject(deps.db, user, body.projectId)
+  const ctx = await openCtx(deps, project.id)
+  const result = await rule(() => deleteNode(ctx, body.nodeId))
+  await finish(ctx)
+  const { node, changelogId, orphanedChildren, removed } = result
+  ctx.tips.push(
+    `Deleted ${node.id}` +
+      (removed > 1 ? ` and ${removed - 1} node(s) beneath it` : '') +
+      `. Undo with {action:"restore", projectId:"${project.id}", nodeId:"${node.id}"} (children are not restored with it).`,
+  )
+  return {
+    success: true,
+    deleted: { id: node.id, type: node.type },
+    orphanedChildren,
+    changelogId,
+    _meta: writeMeta(ctx, node.parentId ? focus(project.id, node.parentId) : undefined),
+  }
+}
+
+export async function restore(deps: Deps, user: User, body: Record<string, any>) {
+  const { project } = await requireProject(deps.db, user, body.projectId)
+  const ctx = await openCtx(deps, project.id)
+  const db = deps.db
+  let entry
+  if (body.changelogId !== undefined) {
+    const id = Number(body.changelogId)
+    if (!Number.isSafeInteger(id) || id < 1) throw invalid('changelogId must be a positive integer')
+    entry = await q.changelogGet(db, project.id, id)
+  } else if (typeof body.nodeId === 'string' && body.nodeId) {
+    entry = await q.changelogLatest(db, project.id, body.nodeId)
+  } else throw invalid('nodeId or changelogId is required')
+  if (!entry)
+    throw notFound('not_found', {
+      message: `No deletion of ${body.nodeId ?? `changelog entry ${body.changelogId}`} is on record`,
+      _meta: { _tip: 'Only a node deleted by name is in the changelog; a node removed as a descendant comes back only by re-adding it.' },
+    })
+  const saved = entry.node as Node
+  if (await getNode(ctx, saved.id)) throw new ApiError(409, 'node_exists', { message: `Node ${saved.id} already exists` })
+  if (entry.restored_at)
+    throw notFound('not_found', {
+      message: `No deletion of ${saved.id} is on record since it was last restored`,
+      _meta: { _tip: 'It was removed later as a descendant of another delete; restore that ancestor-level delete instead.' },
+    })
+  if (saved.parentId && !(await getNode(ctx, saved.parentId)))
+    throw new ValidationError(['Failed to restore node'], { _tip: `Its parent ${saved.parentId} does not exist: restore the parent first.` }, 500)
+  const data = { ...saved.data }
+  if ((saved.type === 'job' || saved.type === 'task') && data.iteration && !ctx.iterations.has(data.iteration)) {
+    ctx.tips.push(`Its iteration ${data.iteration} no longer exists; it is in Later.`)
+    data.iteration = 'Later'
+  }
+  const node: Node = { id: saved.id, type: saved.type, parentId: saved.parentId, data }
+  ctx.pending.push({ id: node.id, type: node.type, parent_id: node.parentId, data, created_at: saved.createdAt ?? null, classified: true })
+  ctx.events.push({ type: 'node.added', node })
+  await finish(ctx)
+  await q.changelogMarkRestored(db, entry.id)
+  return { success: true, node, _meta: writeMeta(ctx, nodeFocus(project.id, node)) }
+}
+
+/** classify: decide a task's kind (and urgency) now, with the same offline classifier as the background loop. */
+export async function classify(deps: Deps, user: User, body: Record<string, any>) {
+  const { project } = await requireProject(deps.db, user, body.projectId)
+  if (typeof body.nodeId !== 'string' || !body.nodeId) throw invalid('nodeId is required')
+  const ctx = await openCtx(deps, project.id)
+  const node = await getNode(ctx, body.nodeId)
+  if (!node) throw invalid(`Node with id ${body.nodeId} not found`)
+  if (node.type !== 'task') throw invalid(`Only tasks are classified; ${node.id} is a ${node.type}`)
+  const saved = await classifyNode(ctx, node)
+  await finish(ctx)
+  ctx.tips.push(`Classified as ${saved.data.kind}${saved.data.urgent ? ', urgent' : ''}. Correct it with update data:{kind}.`)
+  return { success: true, node: publicNode(saved), _meta: writeMeta(ctx, nodeFocus(project.id, saved)) }
+}
+
+/** A task's data with the classifier's kind (and urgent, for a do-it). */
+export function withClassification(data: Record<string, any>): Record<string, any> {
+  const { kind, urgent } = classifyTask({ label: data.label, description: data.description })
+  const out: Record<string, any> = { ...data, kind }
+  if (kind === 'do-it') out.urgent = urgent
+  else delete out.urgent
+  return out
+}
+
+async function classifyNode(ctx: WriteCtx, node: Node): Promise<Node> {
+  const data = withClassification(node.data)
+  const row = await q.setClassified(ctx.deps.db, ctx.projectId, node.id, data)
+  const saved = toNode(row!, true)
+  ctx.events.push({ type: 'node.updated', node: saved })
+  return saved
+}
+
+// ---- reads ----
+
+export async function listNodes(deps: Deps, user: User, query: { projectId?: string; type?: string; iteration?: string }) {
+  const { project } = await requireProject(deps.db, user, query.projectId)
+  if (query.type !== undefined && !(NODE_TYPES as readonly string[]).includes(query.type))
+    throw invalid(`type must be one of: ${NODE_TYPES.join(', ')}`)
+  const [rows, counts, iterations] = await Promise.all([
+    q.list(deps.db, project.id, query.type ?? null, query.iteration ?? null),
+    q.countByType(deps.db, project.id),
+    iterationQueries.list(deps.db, project.id),
+  ])
+  const nodeCounts = Object.fromEntries(NODE_TYPES.map((t) => [t, counts.find((c) => c.type === t)?.count ?? 0]))
+  const meta: Record<string, unknown> = {
+    currentIteration: currentOf(iterations)?.name ?? null,
+    iterations: { active: iterations.filter((i) => i.status === 'active').map((i) => i.name), total: iterations.length },
+    nodeCounts,
+  }
+  if (query.iteration !== undefined && !iterations.some((i) => i.name === query.iteration))
+    meta._tip = `No iteration is named ${query.iteration}; active: ${(meta.iterations as any).active.join(', ')}`
+  return { nodes: rows.map((r) => toNode(r)), _meta: meta }
+}
+
+export async function listChangelog(deps: Deps, user: User, query: { projectId?: string; limit?: string }) {
+  const { project } = await requireProject(deps.db, user, query.projectId)
+  const limit = query.limit === undefined ? 100 : Number(query.limit)
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw invalid('limit must be an integer from 1 to 1000')
+  const rows = await q.changelogList(deps.db, project.id, limit)
+  return {
+    changelog: rows.map((r) => ({
+      id: Number(r.id),
+      nodeId: r.node_id,
+      action: r.action,
+      node: r.node,
+      deletedAt: new Date(r.deleted_at).toISOString(),
+    })),
+  }
+}

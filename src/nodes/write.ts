@@ -1,0 +1,183 @@
+import { FieldError, checkFields, isNodeType, parseNodeId, PARENT_TYPE, SHAPES, type Node, type NodeType } from './model'
+import { getNode, loadNodes, nextId, type WriteCtx } from './context'
+import { LATER } from '../iterations/model'
+
+/**
+ * The rules of add and update that need the database: parents, referenced ids, iterations,
+ * and the job/task status machine. Each returns the node to write and queues its event;
+ * a broken rule throws FieldError, which the caller turns into a 400 (prefixed in a batch).
+ */
+
+const fail = (message: string, tip?: string): never => {
+  throw new FieldError(message, tip)
+}
+
+/** The real id behind an id a client sent (draft ids map to the ids of earlier batch entries). */
+export const resolveId = (ctx: WriteCtx, id: string) => ctx.drafts.get(id) ?? id
+
+async function checkParent(ctx: WriteCtx, type: NodeType, parentId: unknown): Promise<string | null> {
+  const expected = PARENT_TYPE[type]
+  if (expected === null) {
+    if (parentId !== undefined && parentId !== null) fail(`A ${type} has no parent; send parentId: null or leave it out`)
+    return null
+  }
+  if (typeof parentId !== 'string' || parentId === '')
+    fail(`parentId is required: a ${type} sits under a ${expected}`, `Send node:{type:"${type}", parentId:"<${expected} id>", data:{label}}`)
+  const id = resolveId(ctx, parentId as string)
+  if ((parentId as string).startsWith('draft-') && id === parentId) fail(`parentId ${parentId} names no earlier draft of this batch`)
+  const parent = await getNode(ctx, id)
+  if (!parent) fail(`Parent node ${id} not found`)
+  if (parent!.type !== expected) fail(`A ${type}'s parent must be a ${expected}; ${id} is a ${parent!.type}`)
+  return id
+}
+
+async function checkRefs(ctx: WriteCtx, node: { id: string; parentId: string | null }, data: Record<string, any>) {
+  for (const field of ['serves', 'blockedBy'] as const) {
+    if (!Array.isArray(data[field])) continue
+    const ids = data[field].map((id: string) => resolveId(ctx, id))
+    await loadNodes(ctx, ids)
+    const wanted = field === 'serves' ? 'need' : 'approach'
+    for (const id of ids) {
+      const target = ctx.nodes.get(id)
+      if (!target) fail(`${field} names ${id}, which is not an existing ${wanted}`, SHAPES[field])
+      if (target!.type !== wanted) fail(`${field} must name ${wanted}s; ${id} is a ${target!.type}`, SHAPES[field])
+      if (field === 'serves' && id === node.parentId) fail(`serves must not name the bet's own parent ${id}`, SHAPES.serves)
+      if (field === 'blockedBy' && id === node.id) fail('blockedBy must not name the approach itself', SHAPES.blockedBy)
+    }
+    data[field] = ids
+  }
+}
+
+function checkIteration(ctx: WriteCtx, name: unknown) {
+  const it = ctx.iterations.get(name as string)
+  if (!it) fail(`Iteration ${name} not found; iterations: ${[...ctx.iterations.keys()].join(', ')}`)
+  return it!
+}
+
+/**
+ * The status machine of api.md for jobs and tasks, applied to the data after the patch.
+ * `before` is the stored data (undefined on add).
+ */
+function applyStatus(ctx: WriteCtx, id: string, data: Record<string, any>, patch: Record<string, any>, before?: Record<string, any>) {
+  const wasDone = before?.status === 'done'
+  const iteration = checkIteration(ctx, data.iteration)
+  if ('status' in patch) {
+    const status = patch.status
+    if (status === 'done') {
+      if (!wasDone && before && iteration.status === 'done')
+        fail(
+          `Cannot mark ${id} done: its iteration ${iteration.name} is done`,
+          `Iteration ${iteration.name} is done. Either reopen it ({action:"updateIteration", iterationName:"${iteration.name}", data:{status:"active"}}) and retry, or move the node in the same call: data:{status:"done", iteration:"<an active iteration>"}.`,
+        )
+      data.status = 'done'
+      data.completedAt = wasDone ? before!.completedAt : (patch.completedAt ?? ctx.deps.now().toISOString())
+    } else if (status === 'delivered') {
+      data.status = 'delivered' // deprecated: accepted, means not done yet
+      delete data.completedAt
+    } else {
+      delete data.status // open is stored as absent
+      delete data.completedAt
+    }
+  } else if (patch.completedAt !== undefined) {
+    fail('completedAt is set by the service when status becomes done')
+  }
+  if (data.status !== 'done' && iteration.status === 'done') {
+    ctx.tips.push(`${id} is not done and sat in done iteration ${iteration.name}; it moved to ${LATER}.`)
+    data.iteration = LATER
+  }
+}
+
+function dropNulls(data: Record<string, any>) {
+  for (const k of Object.keys(data)) if (data[k] === null) delete data[k]
+  if (typeof data.label === 'string') data.label = data.label.trim()
+  return data
+}
+
+function checkUrgent(data: Record<string, any>, patch: Record<string, any>) {
+  if (patch.urgent !== undefined && patch.urgent !== null && data.kind !== 'do-it')
+    fail('urgent is only valid on a do-it task (kind: do-it, stored or sent in the same call)')
+  if (data.kind !== 'do-it') delete data.urgent
+}
+
+/** Validate an add and queue its row; returns the new node. `allowId`: inside a batch. */
+export async function prepareAdd(ctx: WriteCtx, input: unknown, allowId: boolean): Promise<Node> {
+  if (!input || typeof input !== 'object' || Array.isArray(input))
+    fail('node is required: {type, parentId?, data:{label, ...}}', 'Send {action:"add", projectId, node:{type:"goal", data:{label:"…"}}}')
+  const n = input as Record<string, any>
+  if (!isNodeType(n.type)) fail('node.type must be one of: goal, need, approach, job, task')
+  const type = n.type as NodeType
+  if (!n.data || typeof n.data !== 'object' || Array.isArray(n.data)) fail('node.data is required: an object with at least a label')
+  const patch = n.data as Record<string, any>
+  if ('kind' in patch && patch.kind !== null)
+    fail('kind is not supplied on creation; it is assigned by classification', 'Add the task without kind; it is classified within seconds, or call {action:"classify", projectId, nodeId} at once.')
+  checkFields(type, patch)
+  if (typeof patch.label !== 'string') fail('label is required: a non-empty string')
+
+  let id: string
+  if (n.id !== undefined) {
+    if (!allowId) fail('node.id cannot be supplied: ids are generated (draft- ids are allowed inside a batch only)')
+    if (typeof n.id !== 'string') fail('node.id must be a string')
+    if (n.id.startsWith('draft-')) {
+      if (ctx.drafts.has(n.id)) fail(`draft id ${n.id} is used twice in this batch`)
+      id = await nextId(ctx, type)
+      ctx.drafts.set(n.id, id)
+    } else {
+      const parsed = parseNodeId(n.id)
+      if (!parsed || parsed.type !== type) fail(`node.id ${n.id} must be a draft- id or a ${type}-<number> id`)
+      if (await getNode(ctx, n.id)) fail(`Node with id ${n.id} already exists`)
+      id = n.id
+    }
+  } else id = await nextId(ctx, type)
+
+  const parentId = await checkParent(ctx, type, n.parentId)
+  const data = dropNulls({ ...patch })
+  await checkRefs(ctx, { id, parentId }, data)
+  if (type === 'job' || type === 'task') {
+    if (data.iteration === undefined) {
+      data.iteration = LATER
+      ctx.tips.push(`${id} has no iteration, so it landed in ${LATER}.`)
+    }
+    applyStatus(ctx, id, data, patch)
+  }
+  if (type === 'task') checkUrgent(data, patch)
+  const node: Node = { id, type, parentId, data, createdAt: new Date().toISOString() }
+  ctx.nodes.set(id, node)
+  ctx.pending.push({ id, type, parent_id: parentId, data, created_at: null, classified: type !== 'task' })
+  ctx.events.push({ type: 'node.added', node })
+  ctx.created.nodes++
+  return node
+}
+
+/** Validate an update (PATCH semantics; arrays replaced whole) and return the node after it. */
+export async function prepareUpdate(ctx: WriteCtx, input: Record<string, any>): Promise<{ node: Node; classified: boolean }> {
+  if (typeof input.nodeId !== 'string' || input.nodeId === '') fail('nodeId is required')
+  const id = resolveId(ctx, input.nodeId)
+  const before = await getNode(ctx, id)
+  if (!before) fail(`Node with id ${id} not found`)
+  const patch = input.data ?? {}
+  if (typeof patch !== 'object' || Array.isArray(patch)) fail('data must be an object of the fields to change')
+  if (input.data === undefined && input.parentId === undefined) fail('Send data (fields to change) and/or parentId')
+  const type = before!.type
+  checkFields(type, patch)
+  if ('label' in patch && patch.label === null) fail('label is required and cannot be removed')
+
+  const parentId = input.parentId === undefined ? before!.parentId : await checkParent(ctx, type, input.parentId)
+  const data = dropNulls({ ...before!.data, ...patch })
+  if (patch.kind === null) delete data.urgent
+  if (type === 'approach' && parentId !== before!.parentId && Array.isArray(data.serves) && !('serves' in patch))
+    data.serves = data.serves.filter((s: string) => s !== parentId) // moved under a need it served
+  // check the reference arrays this update sent, and serves again when the bet moved
+  const refs: Record<string, any> = {}
+  for (const f of ['serves', 'blockedBy'])
+    if ((f in patch || (f === 'serves' && parentId !== before!.parentId)) && Array.isArray(data[f])) refs[f] = data[f]
+  await checkRefs(ctx, { id, parentId }, refs)
+  Object.assign(data, refs)
+  if (type === 'job' || type === 'task') {
+    if (data.iteration === undefined) data.iteration = LATER
+    applyStatus(ctx, id, data, patch, before!.data)
+  }
+  if (type === 'task') checkUrgent(data, patch)
+  const node: Node = { ...before!, parentId, data }
+  ctx.nodes.set(id, node)
+  return { node, classified: 'kind' in patch }
+}

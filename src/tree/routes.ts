@@ -1,0 +1,26 @@
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../deps'
+import { withUser } from '../http/auth'
+import { NodeSchema } from '../nodes/routes'
+import { walk } from './service'
+
+const Nodes = t.Array(NodeSchema)
+
+export const treeRoutes = (deps: Deps) =>
+  new Elysia({ name: 'tree' })
+    .derive(withUser(deps))
+    .get('/tree', ({ user, query }) => walk(deps, user, query) as any, {
+      query: t.Object({
+        projectId: t.String(),
+        nodeId: t.String(),
+        direction: t.String({ description: 'up, down, lateral or context' }),
+      }),
+      response: {
+        200: t.Union([
+          t.Object({ nodes: Nodes, path: t.Array(t.String()) }),
+          t.Object({ nodes: Nodes, _meta: t.Optional(t.Any()) }),
+          t.Object({ ancestors: Nodes, path: t.Array(t.String()), siblings: Nodes, children: Nodes, _meta: t.Optional(t.Any()) }),
+        ]),
+      },
+      detail: { summary: 'Walk the tree from a node: up to the root, down its subtree, lateral siblings, or the whole context', tags: ['tree'] },
+    })
