@@ -32,7 +32,12 @@ export async function openPostgres(url: string): Promise<Db> {
     max: 10,
     onnotice: () => {},
     // int8 (counts, sequences) as JS numbers: our values stay far below 2^53.
-    types: { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } } as any,
+    types: {
+      bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) },
+      // Our SQL passes JSON as text to `$n::jsonb`; postgres.js would encode that string a second
+      // time (storing a jsonb string). Pass strings through as they are, as PGlite does.
+      json: { to: 114, from: [114, 3802], serialize: (x: unknown) => (typeof x === 'string' ? x : JSON.stringify(x)), parse: (x: string) => JSON.parse(x) },
+    } as any,
     connection: { application_name: 'arbor' },
   })
   const db = wrap(sql, sql, false)

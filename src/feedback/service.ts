@@ -3,7 +3,7 @@ import { newId } from '../accounts/keys'
 import type { Deps } from '../deps'
 import { one } from '../db/port'
 import { ApiError } from '../http/errors'
-import { getAccess } from '../projects/queries'
+import { requireProject } from '../projects/access'
 import countRecentSql from '../../sql/feedback/count-recent.sql' with { type: 'text' }
 import insertSql from '../../sql/feedback/insert.sql' with { type: 'text' }
 
@@ -37,8 +37,15 @@ export async function submitFeedback(deps: Deps, user: User, agentId: string | u
   let recordedProject: string | null = null
   let tip = 'Thanks: the item is stored as written. It is not added to your plan.'
   if (typeof projectId === 'string' && projectId) {
-    const access = await getAccess(deps.db, projectId, user.id)
-    if (access?.role) recordedProject = projectId
+    // "can reach" is what every project endpoint checks, tier rules included
+    const reachable = await requireProject(deps.db, user, projectId).then(
+      () => true,
+      (err) => {
+        if (err instanceof ApiError) return false
+        throw err
+      },
+    )
+    if (reachable) recordedProject = projectId
     else tip = `projectId ${projectId} was dropped: this key cannot reach that project. The item itself is stored.`
   }
   const since = new Date(deps.now().getTime() - 24 * 3600_000)

@@ -1,8 +1,75 @@
+import { ENUMS, FIELDS, LIMITS, PARENT_TYPE, SHAPES } from '../nodes/model'
+
 /**
  * The hand-written half of the machine-readable guide: what a route table cannot say.
- * The endpoint list itself is read from the live app (guide/routes.ts), so it never drifts.
+ * The endpoint list itself is read from the live app (guide/routes.ts), and the node field
+ * rules from the node model, so neither drifts; a test checks every mutate action is here.
  */
 export const actionsGuide: Record<string, { body: Record<string, unknown>; result: string; notes?: string[] }> = {
+  add: {
+    body: { action: 'add', projectId: 'string', node: { type: 'goal|need|approach|job|task', parentId: 'id, required for need, approach and job', data: { label: 'string, required' } } },
+    result: '{success:true, node:{id,type,parentId,data}, _meta:{focus:{nodeId, viewCommand}, _tip?, advisory?}}',
+    notes: [
+      'Ids are generated as <type>-<number>; a client never supplies one outside a batch.',
+      'A job or task without data.iteration lands in Later, and _meta._tip says so.',
+      'kind is not accepted on creation: tasks are classified asynchronously, or at once with classify.',
+      'On the free tier, at or over limits.node_cap of GET /tier-status an add gets 403 node_cap_reached.',
+    ],
+  },
+  update: {
+    body: { action: 'update', projectId: 'string', nodeId: 'string', data: { '<field>': 'new value; null clears it' }, parentId: 'optional: reparent' },
+    result: '{success:true, node, _meta}',
+    notes: [
+      'PATCH semantics: only the sent fields change; arrays are replaced whole.',
+      'status "done" is refused inside a done iteration; send status "open" with iteration "Later" to move it out.',
+      'An unknown nodeId gives 400 "Node with id <id> not found".',
+    ],
+  },
+  delete: {
+    body: { action: 'delete', projectId: 'string', nodeId: 'string' },
+    result: '{success:true, deleted:{id,type}, orphanedChildren:[ids], changelogId, _meta}',
+    notes: ['Removes everything beneath the node too; only the named node is kept in the changelog (GET /api/v1/changelog).'],
+  },
+  restore: {
+    body: { action: 'restore', projectId: 'string', nodeId: 'string (latest deletion)', changelogId: 'or a changelog entry id' },
+    result: '{success:true, node, _meta}',
+    notes: [
+      'Brings back the single node with its original id; children are not restored.',
+      '409 when the id exists again; 404 when no deletion is on record; 500 "Failed to restore node" when the parent is gone: restore the parent first.',
+    ],
+  },
+  batch: {
+    body: { action: 'batch', projectId: 'string', mutations: [{ action: 'add|update|delete|addIteration', '...': 'the fields of that action, without projectId' }] },
+    result: '{success:true, results:[one per entry], idMap:{draftId: realId}, _meta}',
+    notes: [
+      'Every entry is validated first; one bad entry rejects the batch with 400 "mutations[<index>]: ...".',
+      'addIteration entries apply before node entries.',
+      'Give an added node an id starting with draft- to use it as a later parentId; it is remapped to a real id.',
+    ],
+  },
+  classify: {
+    body: { action: 'classify', projectId: 'string', nodeId: 'task id' },
+    result: '{success:true, node, _meta}',
+    notes: ['Sets a task\'s kind (memo or do-it) now, and urgent for a do-it.'],
+  },
+  addIteration: {
+    body: { action: 'addIteration', projectId: 'string', iteration: { name: 'string, unique in the project', status: 'active|done, optional', gitTags: 'string array, optional' } },
+    result: '{success:true, iteration, _meta}',
+  },
+  updateIteration: {
+    body: { action: 'updateIteration', projectId: 'string', iterationName: 'string', data: { name: 'optional', status: 'active|done', gitTags: 'string array', sortOrder: 'integer' } },
+    result: '{success:true, iteration, _meta}',
+    notes: ['Marking done sets completedAt; back to active clears it. The system iteration Later cannot be renamed or closed.'],
+  },
+  deleteIteration: {
+    body: { action: 'deleteIteration', projectId: 'string', iterationName: 'string' },
+    result: '{success:true, deleted:{name}, movedToLater:[node ids], _meta}',
+    notes: ['Refused for system iterations; its jobs and tasks move to Later.'],
+  },
+  reorderIterations: {
+    body: { action: 'reorderIterations', projectId: 'string', order: ['every iteration name, in the new order'] },
+    result: '{success:true, iterations}',
+  },
   addProject: {
     body: { action: 'addProject', project: { name: 'string, required, at most 100 characters', id: 'optional' } },
     result: '{success:true, project:{id,name}, iterations:[{name:"Later",status:"active",system:true}]}',
@@ -17,6 +84,22 @@ export const actionsGuide: Record<string, { body: Record<string, unknown>; resul
     result: '{success:true, project:{id,name}, _meta}',
     notes: ['Owner only; the id never changes.'],
   },
+}
+
+/** The node rules of api.md, read from the node model. */
+export const nodeGuide = {
+  types: Object.fromEntries(Object.entries(PARENT_TYPE).map(([type, parent]) => [type, { parent: parent ?? 'none' }])),
+  fields: Object.fromEntries(
+    Object.entries(FIELDS).map(([field, rule]) => [
+      field,
+      {
+        on: rule.on,
+        ...(field in ENUMS ? { values: ENUMS[field as keyof typeof ENUMS] } : {}),
+        ...(field in SHAPES ? { shape: SHAPES[field as keyof typeof SHAPES] } : {}),
+      },
+    ]),
+  ),
+  limits: LIMITS,
 }
 
 export const commonGuide = {

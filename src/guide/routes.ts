@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { guideUrl } from '../http/meta'
-import { actionsGuide, commonGuide } from './content'
+import { actionsGuide, commonGuide, nodeGuide } from './content'
 
 type RouteInfo = { method: string; path: string; hooks?: any }
 
@@ -25,6 +25,7 @@ export const guideRoutes = (deps: Deps, routes: () => RouteInfo[]) =>
           ...(r.hooks?.body ? { body: schemaFields(r.hooks.body) } : {}),
         })),
       actions: actionsGuide,
+      nodes: nodeGuide,
       ...commonGuide,
     }),
     {
