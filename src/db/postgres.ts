@@ -1,5 +1,6 @@
 import postgres from 'postgres'
 import type { Db, Row } from './port'
+import { SQLSTATE, sqlState } from './sqlstate'
 
 type Conn = postgres.Sql<{}> | postgres.TransactionSql<{}>
 
@@ -14,7 +15,18 @@ function wrap(sql: Conn, root: postgres.Sql<{}>, inTx: boolean): Db {
     },
     async tx<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
       if (inTx) return fn(db)
-      return (await root.begin((t) => fn(wrap(t, root, true)))) as T
+      // Two writers locking the same rows in opposite orders: PostgreSQL aborts one with a
+      // deadlock (or serialization) error. Nothing of it was committed, so run it again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return (await root.begin((t) => fn(wrap(t, root, true)))) as T
+        } catch (err) {
+          const state = sqlState(err)
+          const retryable = state === SQLSTATE.deadlockDetected || state === SQLSTATE.serializationFailure
+          if (!retryable || attempt >= 4) throw err
+          await Bun.sleep(5 * attempt + Math.random() * 20)
+        }
+      }
     },
     async ping() {
       await sql.unsafe('select 1')

@@ -89,14 +89,19 @@ export async function updateIterationAction(deps: Deps, user: User, body: Record
     const updated = (await q.update(tx, project.id, row.name, { name, status, gitTags, sortOrder: data.sortOrder ?? row.sort_order }))!
     const events: DomainEvent[] = []
     const renamed = name !== row.name
+    // api.md Events: iteration.updated fires on a rename or a status change (not on tags or order),
+    // with status only when it changed and previous_name on a rename
     const iterationEvent: { name: string; status?: string; previous_name?: string } = { name }
     if (status !== row.status) iterationEvent.status = status
     if (renamed) iterationEvent.previous_name = row.name
-    events.push({ type: 'iteration.updated', iteration: iterationEvent })
+    if (renamed || status !== row.status) events.push({ type: 'iteration.updated', iteration: iterationEvent })
+    let moved = 0
     if (renamed)
-      for (const n of await moveIteration(tx, project.id, row.name, name)) events.push({ type: 'node.updated', node: toNode(n) })
+      for (const n of await moveIteration(tx, project.id, row.name, name)) {
+        events.push({ type: 'node.updated', node: toNode(n) })
+        moved++
+      }
     await emit(tx, project.id, events, deps.now())
-    const moved = events.length - 1
     const tips: string[] = []
     if (renamed) tips.push(`Renamed; ${moved} job(s) and task(s) now name ${name}.`)
     if (status === 'done' && row.status !== 'done') tips.push('Marked done: hidden from the app dropdown and matrix; open work in it moves to Later on its next update.')
@@ -114,7 +119,7 @@ export async function deleteIterationAction(deps: Deps, user: User, body: Record
     await emit(
       tx,
       project.id,
-      [{ type: 'iteration.deleted', iteration: { name: row.name } }, ...moved.map((n) => ({ type: 'node.updated' as const, node: toNode(n) }))],
+      [{ type: 'iteration.deleted', iteration: { name: row.name, status: row.status } }, ...moved.map((n) => ({ type: 'node.updated' as const, node: toNode(n) }))],
       deps.now(),
     )
     return {

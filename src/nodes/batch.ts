@@ -1,10 +1,12 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid, ValidationError } from '../http/errors'
+import { focus } from '../http/meta'
 import { addIteration } from '../iterations/service'
 import { requireProject } from '../projects/access'
-import { capAdvisory, checkNodeCap, finish, openCtx, reserveIds, writeMeta, type WriteCtx } from './context'
-import { FieldError, isNodeType, type NodeType } from './model'
+import { capAdvisory, checkNodeCap, finish, inboxAdvisory, loadNodes, openCtx, reserveIds, writeMeta, type WriteCtx } from './context'
+import { FieldError, isNodeType, NODE_TYPES, parseNodeId, type NodeType } from './model'
+import * as q from './queries'
 import { deleteNode, rule, writeUpdate } from './service'
 import { prepareAdd, prepareUpdate } from './write'
 
@@ -16,8 +18,13 @@ const ENTRY_ACTIONS = ['add', 'update', 'delete', 'addIteration']
  * survives: `rolledBack` says what was undone and `partial` never appears.
  */
 class BatchFailed extends ValidationError {
-  constructor(index: number, cause: unknown, readonly rolledBack: { nodes: number; iterations: number }) {
-    super([`mutations[${index}]: write failed (${(cause as Error)?.message ?? cause}); the whole batch was rolled back and may be retried`], {}, 500)
+  /** index: the entry being applied, or null when the final write of the batch's new nodes failed */
+  constructor(index: number | null, cause: unknown, readonly rolledBack: { nodes: number; iterations: number }) {
+    super(
+      [`${index === null ? '' : `mutations[${index}]: `}write failed (${(cause as Error)?.message ?? cause}); the whole batch was rolled back and may be retried`],
+      { _tip: 'Nothing of this batch was written. Retry it as it is, or reconcile from GET /nodes first.' },
+      500,
+    )
   }
   override toBody() {
     return { ...super.toBody(), rolledBack: this.rolledBack }
@@ -44,12 +51,7 @@ export async function batch(deps: Deps, user: User, body: Record<string, any>) {
   const capped = hasAdds ? await checkNodeCap(deps, project) : null
 
   const ctx = await openCtx(deps, project.id)
-  // ids for every add up front: one counter update per type
-  const counts: Partial<Record<NodeType, number>> = {}
-  for (const e of entries)
-    if (e.action === 'add' && isNodeType(e.node?.type) && (e.node.id === undefined || String(e.node.id).startsWith('draft-')))
-      counts[e.node.type as NodeType] = (counts[e.node.type as NodeType] ?? 0) + 1
-  await reserveIds(ctx, counts)
+  await allocateBatchIds(ctx, entries)
 
   // addIteration entries first, so nodes may name an iteration created in the same batch
   const order = [...entries.keys()].sort((a, b) => Number(entries[b].action === 'addIteration') - Number(entries[a].action === 'addIteration'))
@@ -67,15 +69,61 @@ export async function batch(deps: Deps, user: User, body: Record<string, any>) {
   try {
     await finish(ctx)
   } catch (err) {
-    throw new BatchFailed(entries.length - 1, err, { ...ctx.created })
+    throw new BatchFailed(null, err, { ...ctx.created })
   }
   await capAdvisory(ctx, capped)
+  if (entries.some((e) => e.action === 'add' && e.node?.type === 'task')) await inboxAdvisory(ctx)
   ctx.tips.unshift(`Applied ${entries.length} mutation(s).`)
+  // focus on the first node the batch added or changed that still exists
+  const focused = results.find((r) => (r.action === 'add' || r.action === 'update') && ctx.nodes.get(r.nodeId as string))
   return {
     success: true,
     results,
     idMap: Object.fromEntries(ctx.drafts),
-    _meta: writeMeta(ctx),
+    _meta: writeMeta(ctx, focused ? focus(project.id, focused.nodeId as string) : undefined),
+  }
+}
+
+/**
+ * Every id the batch's adds need, before any entry is applied: one counter update per type,
+ * taken in the fixed order of NODE_TYPES so that concurrent batches lock the counters in the
+ * same order and never deadlock. Explicit `<type>-<n>` ids (an export loaded back) must never
+ * have been handed out in this project, since ids are never reused; the counter moves past them,
+ * so generated ids, this batch's drafts included, never collide with them. Malformed ids are
+ * left to prepareAdd to report.
+ */
+async function allocateBatchIds(ctx: WriteCtx, entries: Record<string, any>[]): Promise<void> {
+  const explicit = new Map<NodeType, { index: number; id: string; number: number }[]>()
+  const generated = new Map<NodeType, number>()
+  const seen = new Set<string>()
+  entries.forEach((e, index) => {
+    if (e.action !== 'add' || !isNodeType(e.node?.type)) return
+    const type = e.node.type as NodeType
+    const id = e.node.id
+    if (id === undefined || (typeof id === 'string' && id.startsWith('draft-'))) {
+      generated.set(type, (generated.get(type) ?? 0) + 1)
+      return
+    }
+    const parsed = typeof id === 'string' ? parseNodeId(id) : null
+    if (!parsed || parsed.type !== type) return
+    if (seen.has(id)) throw invalid(`mutations[${index}]: node.id ${id} is used twice in this batch`)
+    seen.add(id)
+    explicit.set(type, [...(explicit.get(type) ?? []), { index, id, number: parsed.number }])
+  })
+  await loadNodes(ctx, seen)
+  for (const type of NODE_TYPES) {
+    const ids = explicit.get(type)
+    if (ids) {
+      const next = await q.allocateIds(ctx.deps.db, ctx.projectId, type, 0) // the first number never handed out
+      for (const { index, id, number } of ids) {
+        if (ctx.nodes.get(id)) throw invalid(`mutations[${index}]: Node with id ${id} already exists`)
+        if (number < next)
+          throw invalid(`mutations[${index}]: node.id ${id} was used before in this project and ids are never reused; give the node a draft- id instead`)
+      }
+      await q.reserveId(ctx.deps.db, ctx.projectId, type, Math.max(...ids.map((i) => i.number)))
+    }
+    const n = generated.get(type)
+    if (n) await reserveIds(ctx, { [type]: n })
   }
 }
 

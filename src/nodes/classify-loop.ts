@@ -28,6 +28,7 @@ export async function tick(deps: Deps, now: Date): Promise<number> {
       return rows.length
     })
     done += n
+    if (n > 0) deps.wake('events') // the node.updated events are committed: deliver them now
     if (n < BATCH) return done
   }
 }

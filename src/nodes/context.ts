@@ -7,7 +7,7 @@ import * as iterationQueries from '../iterations/queries'
 import { emit, type DomainEvent } from '../outbox'
 import type { AccessRow } from '../projects/queries'
 import { limitsOf } from '../tiers/service'
-import { toNode, type Node, type NodeType } from './model'
+import { NODE_TYPES, toNode, type Node, type NodeType } from './model'
 import * as q from './queries'
 
 /**
@@ -62,9 +62,13 @@ export async function getNode(ctx: WriteCtx, id: string): Promise<Node | null> {
   return ctx.nodes.get(id) ?? null
 }
 
-/** Reserve ids for the adds to come, one counter update per type. */
+/**
+ * Reserve ids for the adds to come, one counter update per type, always in the order of
+ * NODE_TYPES: concurrent writes then lock the counters in one order and cannot deadlock.
+ */
 export async function reserveIds(ctx: WriteCtx, counts: Partial<Record<NodeType, number>>): Promise<void> {
-  for (const [type, n] of Object.entries(counts) as [NodeType, number][]) {
+  for (const type of NODE_TYPES) {
+    const n = counts[type]
     if (!n) continue
     const first = await q.allocateIds(ctx.deps.db, ctx.projectId, type, n)
     ctx.idPool.set(type, { next: first, end: first + n })

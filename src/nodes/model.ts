@@ -75,6 +75,9 @@ export class FieldError extends Error {
   }
 }
 
+/** "a goal", "an approach": messages name types with the right article. */
+export const an = (type: string) => (/^[aeiou]/.test(type) ? 'an ' : 'a ') + type
+
 const fieldsFor = (type: NodeType) => Object.keys(FIELDS).filter((f) => FIELDS[f]!.on.includes(type))
 
 const isDate = (s: unknown) =>
@@ -138,9 +141,9 @@ function checkIds(field: 'serves' | 'blockedBy', value: unknown): void {
 export function checkFields(type: NodeType, data: Record<string, unknown>): void {
   for (const [field, value] of Object.entries(data)) {
     const rule = FIELDS[field]
-    if (!rule) throw new FieldError(`Unknown field ${field}; fields of a ${type}: ${fieldsFor(type).join(', ')}`)
+    if (!rule) throw new FieldError(`Unknown field ${field}; fields of ${an(type)}: ${fieldsFor(type).join(', ')}`)
     if (!rule.on.includes(type))
-      throw new FieldError(`${field} is not valid on a ${type}; it is valid on: ${rule.on.join(', ')}`)
+      throw new FieldError(`${field} is not valid on ${an(type)}; it is valid on: ${rule.on.join(', ')}`)
     if (value === null) continue
     switch (rule.kind) {
       case 'string':

@@ -5,9 +5,10 @@ import { focus } from '../http/meta'
 import { currentOf } from '../iterations/model'
 import * as iterationQueries from '../iterations/queries'
 import { requireProject } from '../projects/access'
+import { possibleDuplicate } from '../search/service'
 import { classifyTask } from './classify'
 import { capAdvisory, checkNodeCap, finish, flush, getNode, inboxAdvisory, openCtx, writeMeta, type WriteCtx } from './context'
-import { FieldError, NODE_TYPES, toNode, type Node } from './model'
+import { an, FieldError, NODE_TYPES, toNode, type Node } from './model'
 import * as q from './queries'
 import { prepareAdd, prepareUpdate } from './write'
 
@@ -33,6 +34,9 @@ export async function add(deps: Deps, user: User, body: Record<string, any>) {
   await finish(ctx)
   await capAdvisory(ctx, capped)
   if (node.type === 'task') await inboxAdvisory(ctx)
+  // search (issue 4): near-duplicate advisory; time-boxed and in-memory only, never fails the add
+  const duplicate = await possibleDuplicate(deps, project.id, node)
+  if (duplicate) ctx.advisories.push(duplicate as unknown as Record<string, unknown>)
   return { success: true, node: publicNode(node), _meta: writeMeta(ctx, nodeFocus(project.id, node)) }
 }
 
@@ -125,7 +129,9 @@ export async function restore(deps: Deps, user: User, body: Record<string, any>)
     data.iteration = 'Later'
   }
   const node: Node = { id: saved.id, type: saved.type, parentId: saved.parentId, data }
-  ctx.pending.push({ id: node.id, type: node.type, parent_id: node.parentId, data, created_at: saved.createdAt ?? null, classified: true })
+  // a task deleted before the classifier reached it is classified once it is back
+  const classified = node.type !== 'task' || data.kind !== undefined
+  ctx.pending.push({ id: node.id, type: node.type, parent_id: node.parentId, data, created_at: saved.createdAt ?? null, classified })
   ctx.events.push({ type: 'node.added', node })
   await finish(ctx)
   await q.changelogMarkRestored(db, entry.id)
@@ -139,9 +145,10 @@ export async function classify(deps: Deps, user: User, body: Record<string, any>
   const ctx = await openCtx(deps, project.id)
   const node = await getNode(ctx, body.nodeId)
   if (!node) throw invalid(`Node with id ${body.nodeId} not found`)
-  if (node.type !== 'task') throw invalid(`Only tasks are classified; ${node.id} is a ${node.type}`)
+  if (node.type !== 'task') throw invalid(`Only tasks are classified; ${node.id} is ${an(node.type)}`)
   const saved = await classifyNode(ctx, node)
   await finish(ctx)
+  if (saved.data.kind === 'memo') await inboxAdvisory(ctx)
   ctx.tips.push(`Classified as ${saved.data.kind}${saved.data.urgent ? ', urgent' : ''}. Correct it with update data:{kind}.`)
   return { success: true, node: publicNode(saved), _meta: writeMeta(ctx, nodeFocus(project.id, saved)) }
 }

@@ -1,4 +1,4 @@
-import { FieldError, checkFields, isNodeType, parseNodeId, PARENT_TYPE, SHAPES, type Node, type NodeType } from './model'
+import { an, FieldError, checkFields, isNodeType, parseNodeId, PARENT_TYPE, SHAPES, type Node, type NodeType } from './model'
 import { getNode, loadNodes, nextId, type WriteCtx } from './context'
 import { LATER } from '../iterations/model'
 
@@ -12,22 +12,24 @@ const fail = (message: string, tip?: string): never => {
   throw new FieldError(message, tip)
 }
 
+const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1)
+
 /** The real id behind an id a client sent (draft ids map to the ids of earlier batch entries). */
 export const resolveId = (ctx: WriteCtx, id: string) => ctx.drafts.get(id) ?? id
 
 async function checkParent(ctx: WriteCtx, type: NodeType, parentId: unknown): Promise<string | null> {
   const expected = PARENT_TYPE[type]
   if (expected === null) {
-    if (parentId !== undefined && parentId !== null) fail(`A ${type} has no parent; send parentId: null or leave it out`)
+    if (parentId !== undefined && parentId !== null) fail(`${cap(an(type))} has no parent; send parentId: null or leave it out`)
     return null
   }
   if (typeof parentId !== 'string' || parentId === '')
-    fail(`parentId is required: a ${type} sits under a ${expected}`, `Send node:{type:"${type}", parentId:"<${expected} id>", data:{label}}`)
+    fail(`parentId is required: ${an(type)} sits under ${an(expected)}`, `Send node:{type:"${type}", parentId:"<${expected} id>", data:{label}}`)
   const id = resolveId(ctx, parentId as string)
   if ((parentId as string).startsWith('draft-') && id === parentId) fail(`parentId ${parentId} names no earlier draft of this batch`)
   const parent = await getNode(ctx, id)
   if (!parent) fail(`Parent node ${id} not found`)
-  if (parent!.type !== expected) fail(`A ${type}'s parent must be a ${expected}; ${id} is a ${parent!.type}`)
+  if (parent!.type !== expected) fail(`${cap(an(type))}'s parent must be ${an(expected)}; ${id} is ${an(parent!.type)}`)
   return id
 }
 
@@ -40,7 +42,7 @@ async function checkRefs(ctx: WriteCtx, node: { id: string; parentId: string | n
     for (const id of ids) {
       const target = ctx.nodes.get(id)
       if (!target) fail(`${field} names ${id}, which is not an existing ${wanted}`, SHAPES[field])
-      if (target!.type !== wanted) fail(`${field} must name ${wanted}s; ${id} is a ${target!.type}`, SHAPES[field])
+      if (target!.type !== wanted) fail(`${field} must name ${wanted === 'need' ? 'needs' : 'approaches'}; ${id} is ${an(target!.type)}`, SHAPES[field])
       if (field === 'serves' && id === node.parentId) fail(`serves must not name the bet's own parent ${id}`, SHAPES.serves)
       if (field === 'blockedBy' && id === node.id) fail('blockedBy must not name the approach itself', SHAPES.blockedBy)
     }
@@ -108,9 +110,9 @@ export async function prepareAdd(ctx: WriteCtx, input: unknown, allowId: boolean
   const type = n.type as NodeType
   if (!n.data || typeof n.data !== 'object' || Array.isArray(n.data)) fail('node.data is required: an object with at least a label')
   const patch = n.data as Record<string, any>
+  checkFields(type, patch) // first, so kind on a goal reads as a field on the wrong type
   if ('kind' in patch && patch.kind !== null)
     fail('kind is not supplied on creation; it is assigned by classification', 'Add the task without kind; it is classified within seconds, or call {action:"classify", projectId, nodeId} at once.')
-  checkFields(type, patch)
   if (typeof patch.label !== 'string') fail('label is required: a non-empty string')
 
   let id: string
@@ -123,7 +125,7 @@ export async function prepareAdd(ctx: WriteCtx, input: unknown, allowId: boolean
       ctx.drafts.set(n.id, id)
     } else {
       const parsed = parseNodeId(n.id)
-      if (!parsed || parsed.type !== type) fail(`node.id ${n.id} must be a draft- id or a ${type}-<number> id`)
+      if (!parsed || parsed.type !== type) fail(`node.id ${n.id} must be a draft- id or ${an(type)}-<number> id`)
       if (await getNode(ctx, n.id)) fail(`Node with id ${n.id} already exists`)
       id = n.id
     }
@@ -166,10 +168,11 @@ export async function prepareUpdate(ctx: WriteCtx, input: Record<string, any>): 
   if (patch.kind === null) delete data.urgent
   if (type === 'approach' && parentId !== before!.parentId && Array.isArray(data.serves) && !('serves' in patch))
     data.serves = data.serves.filter((s: string) => s !== parentId) // moved under a need it served
-  // check the reference arrays this update sent, and serves again when the bet moved
+  // check only the reference arrays this update sent: a stored one may name a node deleted
+  // since, which must not block an unrelated change such as a move (the filter above already
+  // keeps a moved bet from serving its new parent)
   const refs: Record<string, any> = {}
-  for (const f of ['serves', 'blockedBy'])
-    if ((f in patch || (f === 'serves' && parentId !== before!.parentId)) && Array.isArray(data[f])) refs[f] = data[f]
+  for (const f of ['serves', 'blockedBy']) if (f in patch && Array.isArray(data[f])) refs[f] = data[f]
   await checkRefs(ctx, { id, parentId }, refs)
   Object.assign(data, refs)
   if (type === 'job' || type === 'task') {

@@ -12,8 +12,9 @@ export const treeRoutes = (deps: Deps) =>
     .get('/tree', ({ user, query }) => walk(deps, user, query) as any, {
       query: t.Object({
         projectId: t.String(),
-        nodeId: t.String(),
-        direction: t.String({ description: 'up, down, lateral or context' }),
+        // checked by the service, so a bad or missing value gets api.md's own message
+        nodeId: t.Optional(t.String()),
+        direction: t.Optional(t.String({ description: 'up, down, lateral or context (required)' })),
       }),
       response: {
         200: t.Union([

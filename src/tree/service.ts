@@ -1,6 +1,6 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { ApiError } from '../http/errors'
+import { ApiError, ValidationError } from '../http/errors'
 import { toNode, type Node } from '../nodes/model'
 import * as q from '../nodes/queries'
 import { requireProject } from '../projects/access'
@@ -34,7 +34,8 @@ const notFound = (id: string) =>
 export async function walk(deps: Deps, user: User, query: { projectId?: string; nodeId?: string; direction?: string }) {
   const { project } = await requireProject(deps.db, user, query.projectId)
   if (!DIRECTIONS.includes(query.direction as any)) throw new ApiError(400, `direction must be one of: ${DIRECTIONS.join(', ')}`)
-  const nodeId = query.nodeId ?? ''
+  if (!query.nodeId) throw new ValidationError(['nodeId is required'])
+  const nodeId = query.nodeId
   const db = deps.db
   switch (query.direction) {
     case 'up': {
