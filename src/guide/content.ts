@@ -1,4 +1,5 @@
 import { ENUMS, FIELDS, LIMITS, PARENT_TYPE, SHAPES } from '../nodes/model'
+import { integrationsGuide } from './integrations'
 
 /**
  * The hand-written half of the machine-readable guide: what a route table cannot say.
@@ -103,6 +104,7 @@ export const nodeGuide = {
 }
 
 export const commonGuide = {
+  ...integrationsGuide,
   authentication: {
     header: 'Authorization: Bearer arb_<key>',
     keys: 'Per user, minted by the operator (admin API). A key reaches the projects its user owns or is a member of.',

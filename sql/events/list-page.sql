@@ -1,0 +1,11 @@
+-- $1 project_id text, $2 after_txid xid8|null, $3 after_seq bigint|null, $4 limit int: the
+-- project's events after the cursor, in (txid, seq) order, and only those of transactions older
+-- than every transaction still running. A transaction still open may yet commit events with a
+-- smaller seq; past that horizon nothing new can appear, so a cursor never skips an event.
+select seq, txid::text as txid, payload
+from events
+where project_id = $1
+  and ($2::xid8 is null or (txid, seq) > ($2::xid8, $3::bigint))
+  and txid < pg_snapshot_xmin(pg_current_snapshot())
+order by txid, seq
+limit $4

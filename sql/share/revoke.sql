@@ -1,0 +1,6 @@
+-- $1 project_id text, $2 token text, $3 now timestamptz: revokes a live link of this project;
+-- no row back when it is unknown, already revoked or expired
+update share_tokens set revoked_at = $3, active = false
+where project_id = $1 and token = $2
+  and active and revoked_at is null and (expires_at is null or expires_at > $3)
+returning token

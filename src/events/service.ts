@@ -1,0 +1,80 @@
+import type { User } from '../accounts/model'
+import type { Deps } from '../deps'
+import { invalid } from '../http/errors'
+import { requireProject } from '../projects/access'
+import * as q from './queries'
+
+/** Events stay readable for at least this long (the pull feed's promise). */
+export const RETENTION_DAYS = 7
+export const DEFAULT_LIMIT = 100
+export const MAX_LIMIT = 500
+
+/**
+ * A payload with its keys in the order api.md writes them. The outbox keeps payloads as jsonb,
+ * which stores keys by length; receivers parse JSON and do not care, but people read it too.
+ */
+export interface EventPayload {
+  event: string
+  project_id: string
+  timestamp: string
+  node?: { id: string; type: string; parentId: string | null; data: Record<string, unknown> }
+  iteration?: { name: string; status?: string; previous_name?: string }
+}
+
+export function orderPayload(p: Record<string, any>): EventPayload {
+  const { event, project_id, timestamp, node, iteration, ...rest } = p
+  const out: EventPayload = { event, project_id, timestamp }
+  if (node) {
+    const { id, type, parentId, data, ...more } = node
+    out.node = { id, type, parentId: parentId ?? null, data, ...more }
+  }
+  if (iteration) {
+    const { name, status, previous_name, ...more } = iteration
+    out.iteration = {
+      name,
+      ...(status !== undefined ? { status } : {}),
+      ...(previous_name !== undefined ? { previous_name } : {}),
+      ...more,
+    }
+  }
+  return { ...out, ...rest }
+}
+
+const CURSOR = /^(\d{1,20})_(\d{1,20})$/
+
+/** Cursors are opaque to clients; inside they are the (transaction id, seq) of the last event read. */
+const encodeCursor = (row: q.EventRow) => `${row.txid}_${row.seq}`
+
+function decodeCursor(after: string | undefined) {
+  if (after === undefined || after === '') return null
+  const m = CURSOR.exec(after)
+  if (!m) throw invalid('after must be a nextCursor returned by this endpoint', { _tip: 'Omit after to start from the oldest event kept (7 days).' })
+  return { txid: m[1]!, seq: Number(m[2]) }
+}
+
+/** GET /events: the project's events after a cursor, oldest first, the same payloads webhooks carry. */
+export async function listEvents(deps: Deps, user: User, query: { projectId: string; after?: string; limit?: string }) {
+  const { project } = await requireProject(deps.db, user, query.projectId)
+  const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit)
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw invalid(`limit must be an integer from 1 to ${MAX_LIMIT}`)
+  const after = decodeCursor(query.after)
+  const rows = await q.listPage(deps.db, project.id, after, limit)
+  const last = rows.at(-1)
+  return {
+    events: rows.map((r) => orderPayload(r.payload)),
+    nextCursor: last ? encodeCursor(last) : (query.after || null),
+    hasMore: rows.length === limit,
+    _meta: {
+      _tip: rows.length === limit
+        ? 'More events wait: call again at once with after=nextCursor.'
+        : 'Up to date. Poll again later with after=nextCursor; events are kept for 7 days.',
+    },
+  }
+}
+
+/** The retention loop: drop events past the window (see sql/events/delete-expired.sql). */
+export async function deleteExpiredEvents(deps: Deps, now: Date) {
+  const deleted = await q.deleteExpired(deps.db, new Date(now.getTime() - RETENTION_DAYS * 86_400_000))
+  if (deleted) deps.log.info('events expired', { deleted })
+  return deleted
+}

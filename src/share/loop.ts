@@ -1,0 +1,9 @@
+import type { Loop } from '../scheduler'
+import { expireShares } from './service'
+
+/** Every SCHEDULER_INTERVAL_MS: share links past their expiry are marked inactive. */
+export const shareExpiryLoop: Loop = {
+  name: 'share-expiry',
+  everySeconds: (deps) => deps.config.schedulerIntervalMs / 1000,
+  tick: (deps, now) => expireShares(deps, now),
+}

@@ -1,0 +1,111 @@
+import type { PublicNode } from './service'
+
+/**
+ * The public share page at /s/<token>: the shared tree as plain, readable HTML. No script and
+ * nothing fetched: the view is rendered on the server, every value escaped, so a label can never
+ * become markup.
+ */
+export function escapeHtml(value: unknown): string {
+  return String(value ?? '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;')
+}
+
+const TYPE_NAMES: Record<string, string> = { goal: 'Goal', need: 'Need', approach: 'Bet', job: 'Job', task: 'Task' }
+
+/** The statuses a reader cares about, per type: goal and bet states, done or open, maturity, iteration. */
+function chips(n: PublicNode): string[] {
+  const d = n.data as Record<string, any>
+  const out: string[] = []
+  if (n.type === 'goal' && d.goalStatus) out.push(d.goalStatus)
+  if (n.type === 'approach') {
+    if (d.approachStatus) out.push(d.approachStatus)
+    if (d.kano) out.push(d.kano)
+    if (d.size) out.push(d.size)
+  }
+  if (n.type === 'job' || n.type === 'task') {
+    out.push(d.status === 'done' ? 'done' : 'open')
+    if (d.maturity) out.push(d.maturity)
+    if (d.iteration) out.push(`iteration: ${d.iteration}`)
+  }
+  return out
+}
+
+function renderNode(n: PublicNode, children: Map<string, PublicNode[]>, depth: number): string {
+  const d = n.data as Record<string, any>
+  const status = chips(n)
+    .map((c) => `<span class="chip${c === 'done' ? ' done' : ''}">${escapeHtml(c)}</span>`)
+    .join(' ')
+  const parts = [
+    `<div class="head"><span class="type ${escapeHtml(n.type)}">${TYPE_NAMES[n.type] ?? escapeHtml(n.type)}</span>`,
+    ` <span class="label">${escapeHtml(d.label)}</span>${status ? ' ' + status : ''}</div>`,
+  ]
+  if (d.description) parts.push(`<p class="desc">${escapeHtml(d.description)}</p>`)
+  if (n.type === 'approach' && d.measure) parts.push(`<p class="measure">Measure: ${escapeHtml(d.measure)}</p>`)
+  const kids = children.get(n.id) ?? []
+  // depth guard: a corrupt parent cycle must not recurse forever
+  if (kids.length && depth < 16) parts.push(`<ul>${kids.map((k) => renderNode(k, children, depth + 1)).join('')}</ul>`)
+  return `<li class="node">${parts.join('')}</li>`
+}
+
+const STYLE = `
+body{font:16px/1.5 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;color:#1d2433;background:#f7f8fa}
+main{max-width:880px;margin:0 auto;padding:32px 20px 64px}
+h1{font-size:1.6rem;margin:0 0 4px}h2{font-size:1.15rem;margin:32px 0 8px}
+.sub{color:#5b6577;margin:0 0 24px}
+ul{list-style:none;margin:6px 0 0 0;padding-left:22px;border-left:2px solid #e3e6ec}
+main>ul{padding-left:0;border:0}
+li.node{margin:10px 0}
+.head{display:flex;flex-wrap:wrap;gap:6px;align-items:baseline}
+.label{font-weight:600}
+.type{font-size:.72rem;text-transform:uppercase;letter-spacing:.04em;padding:1px 6px;border-radius:4px;background:#e8ecf3;color:#3a4456}
+.type.goal{background:#dbeafe}.type.need{background:#fde68a}.type.approach{background:#e9d5ff}.type.job{background:#d1fae5}.type.task{background:#fee2e2}
+.chip{font-size:.75rem;padding:1px 7px;border-radius:10px;background:#eef0f4;color:#4a5466}
+.chip.done{background:#16a34a;color:#fff}
+.desc,.measure{margin:2px 0 0;color:#3f4859;white-space:pre-wrap}.measure{font-size:.9rem}
+.empty{color:#5b6577;font-style:italic}
+footer{margin-top:40px;color:#8a93a3;font-size:.8rem}
+`
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex,nofollow"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
+<body><main>${body}<footer>Read-only view shared from Arbor.</footer></main></body></html>`
+}
+
+/** The HTML of a shared tree: goals with their needs, bets and jobs nested, then standalone tasks. */
+export function renderSharePage(view: { project: { name: string }; nodes: PublicNode[] }): string {
+  const ids = new Set(view.nodes.map((n) => n.id))
+  const children = new Map<string, PublicNode[]>()
+  const roots: PublicNode[] = []
+  for (const n of view.nodes) {
+    if (n.parentId && ids.has(n.parentId)) children.set(n.parentId, [...(children.get(n.parentId) ?? []), n])
+    else if (n.type !== 'task') roots.push(n)
+  }
+  const tasks = view.nodes.filter((n) => n.type === 'task')
+  const counts = `${view.nodes.length} item${view.nodes.length === 1 ? '' : 's'}`
+  let body = `<h1>${escapeHtml(view.project.name)}</h1><p class="sub">Shared plan · ${counts}</p>`
+  body += roots.length
+    ? `<ul>${roots.map((r) => renderNode(r, children, 0)).join('')}</ul>`
+    : '<p class="empty">Nothing is shared in this view.</p>'
+  if (tasks.length) body += `<h2>Tasks</h2><ul>${tasks.map((t) => renderNode(t, children, 0)).join('')}</ul>`
+  return page(`${view.project.name} · shared plan`, body)
+}
+
+export function renderNotFoundPage(): string {
+  return page('Share link not found', '<h1>Share link not found</h1><p class="sub">This link does not exist, was revoked or has expired.</p>')
+}
+
+/** Headers for both pages: no caching (revocation is immediate), no referrer leaking the token, nothing but our inline style. */
+export const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-robots-tag': 'noindex',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+}

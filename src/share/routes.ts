@@ -1,0 +1,90 @@
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../deps'
+import { ApiError } from '../http/errors'
+import { withUser } from '../http/auth'
+import { PAGE_HEADERS, renderNotFoundPage, renderSharePage } from './page'
+import { createShare, listShares, publicView, revokeShare } from './service'
+
+const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
+const Refusal = t.Object({ error: t.String(), message: t.Optional(t.String()) })
+const PublicNode = t.Object({
+  id: t.String(),
+  type: t.String(),
+  parentId: Nullable(t.String()),
+  data: t.Record(t.String(), t.Any(), { description: 'the node data without notes' }),
+})
+
+/** /share (owners and members) and the unauthenticated JSON view of a link. */
+export const shareRoutes = (deps: Deps) =>
+  new Elysia({ name: 'share' })
+    // registered before withUser: a share link is read without a key
+    .get('/public/share/:token', ({ params }) => publicView(deps, params.token), {
+      params: t.Object({ token: t.String() }),
+      response: { 200: t.Object({ project: t.Object({ name: t.String() }), nodes: t.Array(PublicNode) }), 404: Refusal },
+      detail: { summary: 'The public view of a share link as JSON (no authentication; notes removed)', tags: ['share'], security: [] },
+    })
+    .derive(withUser(deps))
+    .post(
+      '/share',
+      async ({ user, body, set }) => {
+        const result = await createShare(deps, user, body)
+        set.status = 201
+        return result
+      },
+      {
+        body: t.Object({
+          projectId: t.String(),
+          expiresInDays: t.Optional(t.Any({ description: 'a positive number of days; anything else means the link never expires' })),
+          settings: t.Optional(t.Any({ description: '{includedGoalIds?: goal ids}: share only these goals and what is beneath them' })),
+        }),
+        response: {
+          201: t.Object({ token: t.String(), url: t.String(), expiresAt: Nullable(t.String()), _meta: t.Any() }),
+          400: Refusal,
+          403: Refusal,
+          404: Refusal,
+        },
+        detail: { summary: 'Mint a read-only share link ($PUBLIC_BASE_URL/s/<token>)', tags: ['share'] },
+      },
+    )
+    .get('/share', ({ user, query }) => listShares(deps, user, query.projectId), {
+      query: t.Object({ projectId: t.String() }),
+      response: {
+        200: t.Object({
+          tokens: t.Array(
+            t.Object({
+              token: t.String(),
+              url: t.String(),
+              settings: t.Any(),
+              createdAt: t.String(),
+              expiresAt: Nullable(t.String()),
+              revokedAt: Nullable(t.String()),
+              active: t.Boolean({ description: 'false once revoked or expired' }),
+            }),
+          ),
+          _meta: t.Any(),
+        }),
+        403: Refusal,
+        404: Refusal,
+      },
+      detail: { summary: 'List share links, newest first', tags: ['share'] },
+    })
+    .delete('/share', ({ user, query }) => revokeShare(deps, user, query), {
+      query: t.Object({ projectId: t.Optional(t.String()), token: t.Optional(t.String()) }, { additionalProperties: true }),
+      response: { 200: t.Object({ success: t.Literal(true), revoked: Nullable(t.String()), _meta: t.Any() }), 400: Refusal, 403: Refusal, 404: Refusal },
+      detail: { summary: 'Revoke a share link at once (revoked:null when there was nothing to revoke)', tags: ['share'] },
+    })
+
+/** GET /s/<token>: the HTML page of a share link, outside /api. */
+export const sharePageRoutes = (deps: Deps) =>
+  new Elysia({ name: 'share-page' }).get(
+    '/s/:token',
+    async ({ params }) => {
+      try {
+        return new Response(renderSharePage(await publicView(deps, params.token)), { headers: PAGE_HEADERS })
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404) return new Response(renderNotFoundPage(), { status: 404, headers: PAGE_HEADERS })
+        throw err
+      }
+    },
+    { detail: { summary: 'The public share page (HTML, no authentication)', tags: ['share'], security: [] } },
+  )

@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto'
+import type { User } from '../accounts/model'
+import type { Deps } from '../deps'
+import { ApiError, notFound } from '../http/errors'
+import { requireProject, type Access } from '../projects/access'
+import { tierStatus } from '../tiers/service'
+import * as q from './queries'
+
+/** Longest expiry we store; a larger `expiresInDays` is clamped to it (a century is "never" enough). */
+const MAX_DAYS = 36_500
+const TOKEN_RE = /^[A-Za-z0-9_-]{16,128}$/
+
+const bad = (error: string, message?: string) => new ApiError(400, error, message ? { message } : {})
+
+const projectFor = (deps: Deps, user: User, projectId: string) =>
+  requireProject(deps.db, user, projectId, {
+    deny: 'not-yours',
+    unknown: () => notFound(`Project ${projectId} not found`, { message: 'No project has that id; GET /projects lists yours.' }),
+  })
+
+/**
+ * Listing and revoking follow `has_share_management` of tier-status; on a project owned by a
+ * team plan every member gets them, as with the rest of a team project's features.
+ */
+function requireShareManagement(deps: Deps, user: User, access: Access) {
+  const p = access.project
+  const teamProject = p.owner_tier === 'team' && !p.owner_lapsed && !p.owner_contributor
+  if (teamProject || tierStatus(deps.config, user).has_share_management) return
+  throw new ApiError(403, 'share_management_unavailable', {
+    message: 'Listing and revoking share links needs a paid plan (has_share_management in GET /tier-status)',
+  })
+}
+
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
+export const shareUrl = (deps: Deps, token: string) => `${deps.config.publicBaseUrl}/s/${token}`
+
+function cleanSettings(settings: unknown): { includedGoalIds?: string[] } {
+  if (settings === undefined || settings === null) return {}
+  if (typeof settings !== 'object' || Array.isArray(settings)) throw bad('settings must be an object: {includedGoalIds?}')
+  const ids = (settings as Record<string, unknown>).includedGoalIds
+  if (ids === undefined || ids === null) return {}
+  if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string'))
+    throw bad('settings.includedGoalIds must be an array of goal ids')
+  return { includedGoalIds: [...new Set(ids as string[])] }
+}
+
+export async function createShare(deps: Deps, user: User, body: { projectId: string; expiresInDays?: unknown; settings?: unknown }) {
+  const { project } = await projectFor(deps, user, body.projectId)
+  const settings = cleanSettings(body.settings)
+  const now = deps.now()
+  const days = body.expiresInDays
+  // api.md, Share 1: only a positive number sets an expiry; anything else is treated as absent
+  const expires = typeof days === 'number' && Number.isFinite(days) && days > 0
+  const expiresAt = expires ? new Date(now.getTime() + Math.min(days, MAX_DAYS) * 86_400_000) : null
+  const token = randomBytes(24).toString('base64url') // 192 random bits
+  const row = (await q.insert(deps.db, { token, projectId: project.id, userId: user.id, settings, now, expiresAt }))!
+  const tips: string[] = []
+  if (settings.includedGoalIds && (await q.countGoals(deps.db, project.id, settings.includedGoalIds)) === 0)
+    tips.push('None of includedGoalIds is a goal of this project, so the link shows an empty view. Mint a new link with goal ids from GET /nodes?type=goal.')
+  if (days !== undefined && days !== null && !expires) tips.push('expiresInDays was not a positive number, so it was ignored: this link never expires.')
+  tips.push(expiresAt ? `Anyone with the URL can read the shared tree until ${expiresAt.toISOString()}.` : 'Anyone with the URL can read the shared tree until you revoke it (DELETE /share).')
+  return { token: row.token, url: shareUrl(deps, row.token), expiresAt: iso(row.expires_at), _meta: { _tip: tips.join(' ') } }
+}
+
+export async function listShares(deps: Deps, user: User, projectId: string) {
+  const access = await projectFor(deps, user, projectId)
+  requireShareManagement(deps, user, access)
+  const rows = await q.listByProject(deps.db, access.project.id, deps.now())
+  return {
+    tokens: rows.map((r) => ({
+      token: r.token,
+      url: shareUrl(deps, r.token),
+      settings: r.settings,
+      createdAt: iso(r.created_at)!,
+      expiresAt: iso(r.expires_at),
+      revokedAt: iso(r.revoked_at),
+      active: r.active,
+    })),
+    _meta: { _tip: rows.length ? 'Newest first. Revoke with DELETE /share?projectId&token.' : 'No share links yet: POST /share mints one.' },
+  }
+}
+
+export async function revokeShare(deps: Deps, user: User, query: Record<string, string | undefined>) {
+  if (!query.projectId) throw bad('projectId is required')
+  const access = await projectFor(deps, user, query.projectId)
+  requireShareManagement(deps, user, access)
+  if (!query.token) throw bad('token is required')
+  const revoked = await q.revoke(deps.db, access.project.id, query.token, deps.now())
+  return {
+    success: true as const,
+    revoked: revoked ? query.token : null,
+    _meta: {
+      _tip: revoked
+        ? 'Revoked: the link stopped serving now.'
+        : 'Nothing to revoke: the token is unknown here, already revoked or expired.',
+    },
+  }
+}
+
+export interface PublicNode {
+  id: string
+  type: q.NodeRow['type']
+  parentId: string | null
+  data: Record<string, unknown>
+}
+
+/**
+ * What a link shows: every node (or, with includedGoalIds, those goals and everything beneath
+ * them), in creation order, with `notes` removed.
+ */
+export function viewNodes(rows: q.NodeRow[], includedGoalIds?: string[]): PublicNode[] {
+  let keep: Set<string> | null = null
+  if (includedGoalIds) {
+    const children = new Map<string, string[]>()
+    for (const r of rows) if (r.parent_id) children.set(r.parent_id, [...(children.get(r.parent_id) ?? []), r.id])
+    const goals = new Set(rows.filter((r) => r.type === 'goal').map((r) => r.id))
+    const queue = includedGoalIds.filter((id) => goals.has(id))
+    keep = new Set(queue)
+    while (queue.length) for (const child of children.get(queue.pop()!) ?? []) if (!keep.has(child)) keep.add(child), queue.push(child)
+  }
+  return rows
+    .filter((r) => !keep || keep.has(r.id))
+    .map((r) => {
+      const { notes: _notes, ...data } = r.data
+      return { id: r.id, type: r.type, parentId: r.parent_id, data }
+    })
+}
+
+/** The public view of a live link, or a 404 for an unknown, revoked or expired token. */
+export async function publicView(deps: Deps, token: string) {
+  const link = TOKEN_RE.test(token) ? await q.getLive(deps.db, token, deps.now()) : undefined
+  if (!link) throw notFound('share_not_found', { message: 'This share link does not exist, was revoked or has expired' })
+  const rows = await q.listNodes(deps.db, link.project_id)
+  return { project: { name: link.project_name }, nodes: viewNodes(rows, link.settings.includedGoalIds) }
+}
+
+/** The expiry loop: links past expiresAt stop being active (reads check expiresAt too). */
+export async function expireShares(deps: Deps, now: Date) {
+  return q.expireDue(deps.db, now)
+}

@@ -1,0 +1,154 @@
+import type { User } from '../accounts/model'
+import { newId } from '../accounts/keys'
+import type { Deps } from '../deps'
+import { ApiError, notFound } from '../http/errors'
+import { requireProject } from '../projects/access'
+import * as q from './queries'
+import { newSecret } from './sign'
+import { checkUrl, RefusedUrl } from './ssrf'
+
+/** The six event types of api.md (Events), in the order they are listed there. */
+export const EVENT_TYPES = [
+  'node.added',
+  'node.updated',
+  'node.deleted',
+  'iteration.added',
+  'iteration.updated',
+  'iteration.deleted',
+] as const
+
+export const MAX_WEBHOOKS = 10
+const MAX_URL = 2048
+
+const bad = (error: string, message?: string) => new ApiError(400, error, message ? { message } : {})
+
+/** Share and webhook endpoints refuse with 403 'Not your project' and 404 for an unknown project (api.md, Webhooks 7). */
+export const projectFor = (deps: Deps, user: User, projectId: string) =>
+  requireProject(deps.db, user, projectId, {
+    deny: 'not-yours',
+    unknown: () => notFound(`Project ${projectId} not found`, { message: 'No project has that id; GET /projects lists yours.' }),
+  })
+
+async function cleanUrl(deps: Deps, url: unknown): Promise<string> {
+  if (typeof url !== 'string' || url.trim() === '') throw bad('url is required', 'Send the https URL of your receiver.')
+  if (url.length > MAX_URL) throw bad(`url must be at most ${MAX_URL} characters`)
+  try {
+    return (await checkUrl(url.trim(), deps.config.webhookAllowInsecure)).url.toString()
+  } catch (err) {
+    if (err instanceof RefusedUrl) throw bad(err.message, err.detail)
+    throw err
+  }
+}
+
+function cleanEvents(events: unknown): string[] {
+  const valid = `Valid: ${EVENT_TYPES.join(', ')}`
+  if (!Array.isArray(events) || events.some((e) => typeof e !== 'string'))
+    throw bad(`Invalid events: events must be an array of event names. ${valid}`)
+  const unknown = events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e))
+  if (unknown.length) throw bad(`Invalid events: ${unknown.join(', ')}. ${valid}`)
+  if (events.length === 0) throw bad(`Invalid events: the list is empty (omit events for all six). ${valid}`)
+  return EVENT_TYPES.filter((e) => events.includes(e))
+}
+
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
+
+/** The public shape of a webhook. The secret appears only where api.md shows it: creation and rotation. */
+function present(row: q.WebhookRow, withSecret = false) {
+  return {
+    id: row.id,
+    url: row.url,
+    events: EVENT_TYPES.filter((e) => row.events.includes(e)),
+    ...(withSecret ? { secret: row.secret! } : {}),
+    lastDeliveryAt: iso(row.last_delivery_at),
+    lastStatus: row.last_status,
+    lastError: row.last_error,
+    createdAt: iso(row.created_at)!,
+  }
+}
+
+export async function registerWebhook(deps: Deps, user: User, body: { projectId: string; url?: unknown; events?: unknown }) {
+  const { project } = await projectFor(deps, user, body.projectId)
+  const url = await cleanUrl(deps, body.url)
+  const events = body.events === undefined || body.events === null ? [...EVENT_TYPES] : cleanEvents(body.events)
+  const row = await deps.db.tx(async (tx) => {
+    await q.lockProject(tx, project.id)
+    if ((await q.countByProject(tx, project.id)) >= MAX_WEBHOOKS)
+      throw bad(
+        `Webhook limit reached: at most ${MAX_WEBHOOKS} webhooks per project`,
+        'Delete one (DELETE /webhooks?projectId&id) or change one in place (PATCH /webhooks).',
+      )
+    return (await q.insert(tx, { id: newId('wh'), projectId: project.id, url, events, secret: newSecret(), now: deps.now() }))!
+  })
+  const { id, url: savedUrl, events: savedEvents, secret } = present(row, true)
+  return {
+    webhook: { id, url: savedUrl, events: savedEvents, secret: secret! },
+    _meta: { _tip: 'Store the secret now: it is shown only once. Verify X-Arbor-Signature (sha256=<hex HMAC of the raw body>, keyed with the secret string) or webhook-signature with a Standard Webhooks library.' },
+  }
+}
+
+export async function listWebhooks(deps: Deps, user: User, projectId: string) {
+  const { project } = await projectFor(deps, user, projectId)
+  return { webhooks: (await q.listByProject(deps.db, project.id)).map((r) => present(r)) }
+}
+
+export async function updateWebhook(
+  deps: Deps,
+  user: User,
+  body: { projectId: string; id?: unknown; url?: unknown; events?: unknown; rotateSecret?: unknown },
+) {
+  const { project } = await projectFor(deps, user, body.projectId)
+  if (typeof body.id !== 'string' || body.id === '') throw bad('id is required')
+  if (body.rotateSecret !== undefined && typeof body.rotateSecret !== 'boolean') throw bad('rotateSecret must be a boolean')
+  const wantsUrl = body.url !== undefined && body.url !== null
+  const wantsEvents = body.events !== undefined && body.events !== null
+  if (!wantsUrl && !wantsEvents && body.rotateSecret !== true)
+    throw bad('Nothing to update: send at least one of url, events, rotateSecret')
+  const set = {
+    url: wantsUrl ? await cleanUrl(deps, body.url) : undefined,
+    events: wantsEvents ? cleanEvents(body.events) : undefined,
+    secret: body.rotateSecret === true ? newSecret() : undefined,
+  }
+  const row = await q.update(deps.db, project.id, body.id, set)
+  if (!row) throw notFound('Webhook not found')
+  const webhook = present(row, !!set.secret)
+  return {
+    webhook,
+    _meta: {
+      _tip: set.secret
+        ? 'New secret shown once; the old one stopped working now, and pending retries are signed with the new one.'
+        : 'Updated in place: the id and secret are unchanged.',
+    },
+  }
+}
+
+export async function deleteWebhook(deps: Deps, user: User, query: Record<string, string | undefined>) {
+  if (!query.projectId) throw bad('projectId is required')
+  const { project } = await projectFor(deps, user, query.projectId ?? '')
+  if (!query.id) throw bad('id is required')
+  if (!(await q.remove(deps.db, project.id, query.id))) throw notFound('Webhook not found')
+  return { success: true as const, deleted: query.id, _meta: { _tip: 'Its pending deliveries were dropped. Registering again mints a new secret.' } }
+}
+
+export async function listWebhookDeliveries(deps: Deps, user: User, query: Record<string, string | undefined>) {
+  if (!query.projectId) throw bad('projectId is required')
+  const { project } = await projectFor(deps, user, query.projectId ?? '')
+  if (!query.id) throw bad('id is required')
+  const limit = query.limit === undefined ? 50 : Number(query.limit)
+  if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw bad('limit must be an integer from 1 to 200')
+  const exists = (await q.listByProject(deps.db, project.id)).some((w) => w.id === query.id)
+  if (!exists) throw notFound('Webhook not found')
+  const rows = await q.listDeliveries(deps.db, project.id, query.id, limit)
+  return {
+    deliveries: rows.map((d) => ({
+      id: d.id,
+      event: d.event,
+      status: d.status,
+      attempts: d.attempts,
+      lastStatus: d.last_status,
+      lastError: d.last_error,
+      lastAttemptAt: iso(d.last_attempt_at),
+      nextAttemptAt: d.status === 'pending' ? iso(d.next_attempt_at) : null,
+      createdAt: iso(d.created_at)!,
+    })),
+  }
+}

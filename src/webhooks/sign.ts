@@ -1,0 +1,36 @@
+import { createHmac, randomBytes } from 'node:crypto'
+
+/**
+ * One secret serves two signature schemes. It is a Standard Webhooks secret (`whsec_` + the
+ * base64 of 32 random bytes), so receivers can verify `webhook-signature` with any Standard
+ * Webhooks library; X-Arbor-Signature is keyed with the whole secret string as UTF-8 bytes
+ * (self-hosting.md), which is what a receiver pasting the secret into an HMAC call does.
+ */
+export function newSecret(): string {
+  return 'whsec_' + randomBytes(32).toString('base64')
+}
+
+/** `sha256=<hex HMAC-SHA256 of the raw body>`, keyed with the secret string's UTF-8 bytes. */
+export function arborSignature(secret: string, body: string): string {
+  return 'sha256=' + createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex')
+}
+
+/** Standard Webhooks `v1,<base64 HMAC>` over `id.timestamp.body`, keyed with the decoded secret. */
+export function standardSignature(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64')
+  return 'v1,' + createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')
+}
+
+/** Every header of one attempt. `timestamp` is in seconds, as Standard Webhooks wants it. */
+export function deliveryHeaders(input: { id: string; event: string; secret: string; body: string; timestamp: number }) {
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'Arbor-Webhooks/1',
+    'x-arbor-event': input.event,
+    'x-arbor-delivery': input.id,
+    'x-arbor-signature': arborSignature(input.secret, input.body),
+    'webhook-id': input.id,
+    'webhook-timestamp': String(input.timestamp),
+    'webhook-signature': standardSignature(input.secret, input.id, input.timestamp, input.body),
+  }
+}
