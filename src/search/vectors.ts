@@ -8,12 +8,12 @@
 /** dot.wat compiled with wabt (wat2wasm, SIMD enabled), base64. */
 const DOT_WASM = "AGFzbQEAAAABCQFgBX9/f39/AAMCAQAFAwEAAQcVAgZtZW1vcnkCAAhzY29yZUFsbAAACpwBAZkBAwJ/AXsCfyABIAJBAnRqIQggACEJAkADQCAFIANPDQH9DAAAAAAAAAAAAAAAAAAAAAAhByABIQYCQANAIAYgCE8NASAHIAn9AAQAIAb9AAQA/eYB/eQBIQcgCUEQaiEJIAZBEGohBgwACwsgBCAFQQJ0aiAH/R8AIAf9HwGSIAf9HwIgB/0fA5KSOAIAIAVBAWohBQwACwsL";
 
-interface Kernel {
+export interface Kernel {
   memory: WebAssembly.Memory;
   scoreAll(data: number, q: number, dims: number, rows: number, out: number): void;
 }
 
-function loadKernel(): Kernel | undefined {
+export function loadKernel(): Kernel | undefined {
   try {
     const bytes = Buffer.from(DOT_WASM, "base64");
     if (!WebAssembly.validate(bytes)) return undefined;

@@ -22,16 +22,16 @@ export const DEFAULT_BUILTIN: BuiltinKind = "mix";
 /** Weight of the GloVe part of "mix" (cosine = (1-w) * use + w * glove). */
 const MIX_GLOVE_WEIGHT = 0.25;
 
-export function createBuiltinEmbedder(kind: BuiltinKind = DEFAULT_BUILTIN): Embedder {
+export function createBuiltinEmbedder(kind: BuiltinKind = DEFAULT_BUILTIN, cacheDir?: string): Embedder {
   switch (kind) {
     case "use":
       return new UseEmbedder();
     case "glove":
-      return new GloveEmbedder();
+      return new GloveEmbedder({ cacheDir });
     case "mix":
       return new WeightedConcatEmbedder("builtin-mix-use-glove-v1", [
         [new UseEmbedder(), 1 - MIX_GLOVE_WEIGHT],
-        [new GloveEmbedder(), MIX_GLOVE_WEIGHT],
+        [new GloveEmbedder({ cacheDir }), MIX_GLOVE_WEIGHT],
       ]);
   }
 }

@@ -47,9 +47,8 @@ class Int8WordVectors implements WordVectors {
   }
 }
 
-/** Where the converted cache lives: $ARBOR_CACHE_DIR or node_modules/.cache/arbor-search. */
+/** Where the converted cache lives when the caller names none (benches): node_modules/.cache/arbor-search. */
 export function defaultCacheDir(): string {
-  if (process.env.ARBOR_CACHE_DIR) return process.env.ARBOR_CACHE_DIR;
   return join(dirname(sourcePath()), "..", ".cache", "arbor-search");
 }
 

@@ -1,0 +1,141 @@
+// Search quality through the API (issue 4): loads the dev set into a fresh project with one
+// batch, waits until every node has its vectors, then asks GET /search?limit=10 for every query
+// in three modes (keyword-only, semantic-only, hybrid) and prints recall@5, MRR@10 and nDCG@5
+// overall and per query kind, exactly as ../shared/eval/README.md defines them.
+//
+//   bun run eval:search [--file path] [--url http://host:3000 --key arb_...] [--duplicates]
+//
+// Without --url it starts the app in-process on a throw-away embedded database with the
+// configured backend and embedder (EMBEDDINGS_URL, MEILI_URL as for the server). --duplicates
+// also prints the cosine distributions behind the near-duplicate threshold.
+
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { bootstrapOwner } from '../src/accounts/service'
+import { createApp } from '../src/app'
+import { loadConfig } from '../src/config'
+import { openDb } from '../src/db'
+import { createWaker, type Deps } from '../src/deps'
+import { createLogger } from '../src/log'
+import { tick } from '../src/search/loop'
+import { scoreQuery, summarise } from './search-core/metrics'
+import { printThresholds } from './search-duplicates'
+
+interface DevSet {
+  tree: { id: string; type: string; parentId: string | null; data: Record<string, any> }[]
+  queries: { q: string; relevant: string[]; kind: string; type?: string }[]
+}
+
+const args = process.argv.slice(2)
+const option = (name: string) => {
+  const i = args.indexOf(`--${name}`)
+  return i >= 0 ? args[i + 1] : undefined
+}
+const file = option('file') ?? process.env.SEARCH_DEV_FILE ?? join(import.meta.dir, '../../shared/eval/search-dev.json')
+if (!existsSync(file)) {
+  console.error(`dev set not found at ${file} (pass --file)`)
+  process.exit(1)
+}
+const dev = (await Bun.file(file).json()) as DevSet
+
+// --- the API: a running server, or the app in-process ---------------------------------
+let call: (method: string, path: string, body?: unknown) => Promise<any>
+let settle: () => Promise<void> = async () => {}
+let close = async () => {}
+const remote = option('url')
+if (remote) {
+  const key = option('key') ?? process.env.ARBOR_API_KEY
+  call = async (method, path, body) => {
+    const res = await fetch(remote.replace(/\/+$/, '') + path, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    return res.json()
+  }
+} else {
+  const config = loadConfig({ ...process.env, DATABASE_URL: 'memory://', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' })
+  const db = await openDb(config)
+  const deps: Deps = { config, db, log: createLogger(config.logLevel), now: () => new Date(), ...createWaker() }
+  const key = (await bootstrapOwner(db))!
+  const { handle } = createApp(deps)
+  call = async (method, path, body) => {
+    const res = await handle(
+      new Request('http://eval' + path, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    )
+    return res.json()
+  }
+  // what the scheduler does in a running server: follow the events, embed, push
+  settle = async () => {
+    for (let i = 0; i < 10_000; i++) {
+      const s = await tick(deps, new Date())
+      if (!s.embedded && !s.pushed) break
+    }
+  }
+  close = () => db.close()
+}
+
+// --- load -----------------------------------------------------------------------------
+const projectId = `eval-${Date.now().toString(36)}`
+const created = await call('POST', '/api/v1/mutate', { action: 'addProject', project: { id: projectId, name: 'search eval' } })
+if (!created.success) throw new Error(`addProject: ${JSON.stringify(created)}`)
+let t0 = performance.now()
+const loaded = await call('POST', '/api/v1/mutate', {
+  action: 'batch',
+  projectId,
+  mutations: dev.tree.map((n) => ({ action: 'add', node: { id: n.id, type: n.type, parentId: n.parentId, data: n.data } })),
+})
+if (!loaded.success) throw new Error(`batch: ${JSON.stringify(loaded).slice(0, 500)}`)
+const toDraft = new Map(Object.entries(loaded.idMap as Record<string, string>).map(([d, real]) => [real, d]))
+const search = (q: string, params: Record<string, string>) =>
+  call('GET', `/api/v1/search?${new URLSearchParams({ projectId, q, limit: '10', ...params })}`)
+await search('warm up', {})
+await settle()
+for (let i = 0; i < 600; i++) {
+  const meta = (await search('warm up', {}))._meta?.search
+  if (!meta || meta.pendingNodes === 0) break
+  await Bun.sleep(1000)
+}
+console.log(`loaded ${dev.tree.length} nodes and indexed them in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+
+// --- ask ------------------------------------------------------------------------------
+const KINDS = ['paraphrase', 'keyword', 'concept', 'all']
+const modes: [string, string][] = [
+  ['keyword only', 'keyword'],
+  ['semantic only', 'semantic'],
+  ['hybrid (default)', 'hybrid'],
+]
+let meta: any
+const rows: [string, ReturnType<typeof summarise>][] = []
+t0 = performance.now()
+for (const [name, mode] of modes) {
+  const scored = []
+  for (const q of dev.queries) {
+    const res = await search(q.q, { mode, ...(q.type ? { type: q.type } : {}) })
+    if (!res.results) throw new Error(`search: ${JSON.stringify(res)}`)
+    meta = res._meta?.search
+    const ranked = res.results.map((r: any) => toDraft.get(r.node.id) ?? r.node.id)
+    scored.push({ kind: q.kind, m: scoreQuery(ranked, new Set(q.relevant)) })
+  }
+  rows.push([name, summarise(scored)])
+}
+const perQuery = (performance.now() - t0) / (modes.length * dev.queries.length)
+const counts = summarise(dev.queries.map((q) => ({ kind: q.kind, m: { recall5: 0, mrr10: 0, ndcg5: 0 } })))
+console.log(`backend ${meta?.backend}, embedder ${meta?.embedder}; queries: ${KINDS.map((k) => `${k} ${counts.get(k)?.n ?? 0}`).join(', ')}`)
+console.log(`\n| mode | ${KINDS.map((k) => `${k} R@5 / MRR@10 / nDCG@5`).join(' | ')} |`)
+console.log(`|---|${KINDS.map(() => '---').join('|')}|`)
+for (const [name, s] of rows)
+  console.log(
+    `| ${name} | ${KINDS.map((k) => {
+      const m = s.get(k)
+      return m ? `${m.recall5.toFixed(3)} / ${m.mrr10.toFixed(3)} / ${m.ndcg5.toFixed(3)}` : '-'
+    }).join(' | ')} |`,
+  )
+console.log(`\n${perQuery.toFixed(1)} ms per search through the API (query vectors cached after the first mode)`)
+
+if (args.includes('--duplicates')) await printThresholds(dev.tree)
+await close()

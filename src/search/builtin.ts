@@ -1,0 +1,305 @@
+// The built-in search backend: one in-memory ProjectIndex per project searched (or written)
+// recently, loaded from the database, kept in step with the events outbox, with vectors read
+// from search_vectors or embedded and stored there. Several replicas may share the database:
+// each follows the outbox itself, and every search first applies what it has not seen yet,
+// so a replica sees another's writes on its next search.
+
+import type { Deps } from '../deps'
+import { DEFAULT_SEMANTIC_RATIO } from './rank'
+import { type EmbedderChoice, EmbedQueue, within } from './embedder/runtime'
+import { embeddingTexts } from './document'
+import { textHash, vectorFromBytes } from './hash'
+import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchRequest } from './port'
+import { ProjectIndex, type IndexNode } from './project-index'
+import * as q from './queries'
+
+/** Tuning, measured on the dev set (bench/eval-search.ts); see the README section. */
+export const BUILTIN_TUNING = {
+  semanticRatio: DEFAULT_SEMANTIC_RATIO,
+  parentWeight: 0.5,
+  /** a search embeds this many missing texts itself rather than answer keyword-only for them */
+  inlineEmbedMax: 8,
+  inlineEmbedMs: 1500,
+  queryEmbedMs: 5000,
+  duplicateEmbedMs: 250,
+  /** keyword similarity a node must reach before the duplicate check embeds anything */
+  duplicateMinKeyword: 0.3,
+  /** background work per scheduler run, and texts per model call */
+  tickBudgetMs: 1500,
+  batch: 8,
+  idleEvictMs: 15 * 60_000,
+}
+
+const EVENTS_PAGE = 2000
+
+export class BuiltinSearch implements SearchBackend {
+  readonly name = 'builtin' as const
+  readonly queue: EmbedQueue
+  private readonly indexes = new Map<string, Promise<ProjectIndex>>()
+  /** the same indexes once loaded */
+  private readonly loaded = new Map<string, ProjectIndex>()
+  private readonly backfilled = new Set<string>()
+  private readonly locks = new Map<string, Promise<unknown>>()
+  /** vectors embedded by the duplicate check, waiting for their node's event */
+  private readonly fresh = new Map<string, Float32Array>()
+  private readonly inFlight = new Set<string>()
+  private discoveredSeq = -1
+  private failures = 0
+  private retryAt = 0
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly choice: EmbedderChoice,
+  ) {
+    this.queue = new EmbedQueue(choice.embedder)
+  }
+
+  warm(): void {
+    void this.queue.warm()
+  }
+
+  async search(projectId: string, req: SearchRequest): Promise<SearchAnswer> {
+    const idx = await this.ready(projectId)
+    idx.lastUsed = Date.now()
+    let semantic: SearchAnswer['meta']['semantic'] = req.mode === 'keyword' ? 'off' : 'full'
+    let vector: Float32Array | null = null
+    if (req.mode !== 'keyword') {
+      const missing = idx.missing().size
+      if (missing > 0 && missing <= BUILTIN_TUNING.inlineEmbedMax && Date.now() >= this.retryAt)
+        await within(this.embedMissing(idx, BUILTIN_TUNING.inlineEmbedMax, true).catch(() => 0), BUILTIN_TUNING.inlineEmbedMs)
+      vector = (await within(this.queue.query(req.q).catch(() => undefined), BUILTIN_TUNING.queryEmbedMs)) ?? null
+      if (!vector) semantic = 'unavailable'
+      else if (idx.pendingNodes > 0) semantic = 'partial'
+    }
+    const hits = idx.rank(req.q, vector, {
+      type: req.type,
+      limit: req.limit,
+      mode: vector ? req.mode : 'keyword',
+      semanticRatio: BUILTIN_TUNING.semanticRatio,
+      parentWeight: BUILTIN_TUNING.parentWeight,
+      calibration: this.choice.calibration,
+    })
+    return {
+      hits: hits.map((h) => {
+        const node = idx.nodes.get(h.id)!.node
+        return { node: { ...node }, similarity: round(h.similarity), ancestors: idx.ancestors(h.id) }
+      }),
+      meta: { backend: 'builtin', embedder: this.queue.id, mode: req.mode, semantic, pendingNodes: idx.pendingNodes },
+    }
+  }
+
+  /**
+   * Same-type nodes whose label-and-description vector is within the duplicate threshold of
+   * the new node's. Uses only what is already in memory (no database read: the caller is
+   * inside its write transaction) and gives up after duplicateEmbedMs, so adds stay fast.
+   */
+  async duplicates(projectId: string, node: { id: string; type: string; data: Record<string, any> }): Promise<DuplicateAdvisory | null> {
+    const idx = this.loaded.get(projectId)
+    if (!idx) {
+      void this.load(projectId).catch(() => undefined) // warm it for the next add
+      return null
+    }
+    const texts = embeddingTexts(node.data)
+    const full = texts[texts.length - 1]!
+    // a near-duplicate shares most of its words with the original: without a keyword match
+    // there is nothing to compare, and the add pays nothing for the check
+    const lexical = idx.keyword.score(full, (id) => id !== node.id && idx.nodes.get(id)?.node.type === node.type)
+    if (Math.max(0, ...lexical.values()) < BUILTIN_TUNING.duplicateMinKeyword) return null
+    const vector = await within(
+      this.queue.embed([full], true).then((v) => v[0]!),
+      BUILTIN_TUNING.duplicateEmbedMs,
+    ).catch(() => undefined)
+    if (!vector) return null
+    this.remember(textHash(full), vector)
+    const near = idx.nearest(vector, node.type, this.choice.duplicateCosine, 4).filter((n) => n.id !== node.id)
+    if (near.length === 0) return null
+    return {
+      type: 'possible_duplicate',
+      nodes: near.slice(0, 3).map((n) => ({
+        id: n.id,
+        label: String(idx.nodes.get(n.id)!.node.data.label ?? ''),
+        similarity: round(Math.min(1, n.cosine)),
+      })),
+    }
+  }
+
+  async tick(now: Date): Promise<Record<string, number>> {
+    const started = Date.now()
+    const stats = { caughtUp: 0, embedded: 0, evicted: 0, backfilled: 0 }
+    const written = await this.discover()
+    const budgetLeft = () => Date.now() - started < BUILTIN_TUNING.tickBudgetMs
+    for (const [projectId, idx] of this.loaded) {
+      if (written.has(projectId) || idx.missing().size > 0) {
+        await this.ready(projectId)
+        stats.caughtUp++
+      }
+      while (budgetLeft() && idx.missing().size > 0 && Date.now() >= this.retryAt) {
+        const n = await this.embedMissing(idx, BUILTIN_TUNING.batch, false).catch((err) => this.failed(err))
+        if (!n) break
+        stats.embedded += n
+      }
+      if (idx.missing().size === 0 && !this.backfilled.has(projectId)) {
+        await q.markBackfilled(this.deps.db, projectId, this.queue.id)
+        await q.pruneVectors(this.deps.db, projectId, this.queue.id, idx.liveHashes())
+        this.backfilled.add(projectId)
+        stats.backfilled++
+      }
+      if (idx.missing().size === 0 && now.getTime() - idx.lastUsed > BUILTIN_TUNING.idleEvictMs) {
+        this.indexes.delete(projectId)
+        this.loaded.delete(projectId)
+        this.backfilled.delete(projectId)
+        stats.evicted++
+      }
+    }
+    // projects whose vectors from this embedder are incomplete (first start, embedder changed)
+    if (budgetLeft() && Date.now() >= this.retryAt) {
+      const busy = [...this.indexes.keys()]
+      for (const id of await q.listUnbackfilled(this.deps.db, this.queue.id, busy.length + 1))
+        if (!this.indexes.has(id)) {
+          await this.ready(id)
+          break
+        }
+    }
+    return stats
+  }
+
+  memory() {
+    let nodes = 0
+    let vectorBytes = 0
+    for (const idx of this.loaded.values()) {
+      nodes += idx.nodes.size
+      vectorBytes += idx.vectorBytes
+    }
+    return { projects: this.loaded.size, nodes, vectorBytes }
+  }
+
+  /** The project's index, loaded and caught up with every committed node event. */
+  async ready(projectId: string): Promise<ProjectIndex> {
+    const idx = await this.load(projectId)
+    await this.serial(projectId, () => this.catchUp(idx))
+    return idx
+  }
+
+  private load(projectId: string): Promise<ProjectIndex> {
+    let p = this.indexes.get(projectId)
+    if (!p) {
+      p = this.snapshot(projectId)
+      p.then((idx) => this.loaded.set(projectId, idx)).catch(() => this.indexes.delete(projectId))
+      this.indexes.set(projectId, p)
+    }
+    return p
+  }
+
+  private async snapshot(projectId: string): Promise<ProjectIndex> {
+    const db = this.deps.db
+    // horizon and head first: whatever commits while the nodes are read is replayed after
+    const horizon = await q.horizon(db)
+    const seq = await q.head(db, projectId)
+    const [rows, vectorRows] = await Promise.all([q.listNodes(db, projectId), q.loadVectors(db, projectId, this.queue.id, null)])
+    const vectors = new Map(vectorRows.map((r) => [r.text_hash, vectorFromBytes(r.vector)]))
+    const idx = new ProjectIndex(projectId)
+    idx.seq = seq
+    idx.horizon = horizon
+    for (const r of rows) idx.upsert({ id: r.id, type: r.type, parentId: r.parent_id, data: r.data }, (h) => vectors.get(h))
+    return idx
+  }
+
+  /** Apply the node events this index has not seen, in seq order (see sql/search/horizon.sql). */
+  private async catchUp(idx: ProjectIndex): Promise<void> {
+    const db = this.deps.db
+    const saved: [string, Float32Array][] = []
+    const vectorOf = (h: string) => {
+      const v = this.fresh.get(h)
+      if (v) {
+        saved.push([h, v])
+        this.fresh.delete(h)
+      }
+      return v
+    }
+    for (;;) {
+      const horizon = await q.horizon(db)
+      const rows = await q.eventsSince(db, idx.projectId, idx.seq, idx.horizon, [...idx.recent.keys()])
+      for (const row of rows) {
+        const seq = Number(row.seq)
+        const node = row.payload?.node as IndexNode | undefined
+        if (node?.id) {
+          if (row.payload.event === 'node.deleted') idx.delete(node.id)
+          else idx.upsert({ id: node.id, type: node.type, parentId: node.parentId ?? null, data: node.data ?? {} }, vectorOf)
+        }
+        idx.recent.set(seq, new Date(row.created_at).getTime())
+        if (seq > idx.seq) idx.seq = seq
+      }
+      if (rows.length >= EVENTS_PAGE) continue // more to read; keep the old horizon until done
+      idx.horizon = horizon
+      for (const [seq, at] of idx.recent) if (at < horizon.getTime()) idx.recent.delete(seq)
+      break
+    }
+    if (saved.length) await q.insertVectors(db, idx.projectId, this.queue.id, saved)
+    // vectors another replica (or an earlier run) already stored
+    const unknown = [...idx.missing().keys()].filter((h) => !this.inFlight.has(h))
+    if (unknown.length) for (const r of await q.loadVectors(db, idx.projectId, this.queue.id, unknown)) idx.supply(r.text_hash, vectorFromBytes(r.vector))
+  }
+
+  /** Embed up to `max` missing texts of an index, store and apply them; returns how many. */
+  private async embedMissing(idx: ProjectIndex, max: number, urgent: boolean): Promise<number> {
+    const todo = [...idx.missing()].filter(([h]) => !this.inFlight.has(h)).slice(0, max)
+    if (todo.length === 0) return 0
+    for (const [h] of todo) this.inFlight.add(h)
+    try {
+      const vectors = await this.queue.embed(todo.map(([, t]) => t), urgent)
+      const rows = todo.map(([h], i) => [h, vectors[i]!] as [string, Float32Array])
+      await q.insertVectors(this.deps.db, idx.projectId, this.queue.id, rows)
+      for (const [h, v] of rows) idx.supply(h, v)
+      this.failures = 0
+      return rows.length
+    } finally {
+      for (const [h] of todo) this.inFlight.delete(h)
+    }
+  }
+
+  private failed(err: unknown): number {
+    this.failures++
+    const wait = Math.min(60_000, 1000 * 2 ** Math.min(6, this.failures))
+    this.retryAt = Date.now() + wait
+    this.deps.log.warn('search: embedding failed; retrying later', { error: String(err), retryInMs: wait })
+    return 0
+  }
+
+  /**
+   * Projects with node events since the last run (from any replica). Their indexes are loaded
+   * (so duplicate checks are warm) and caught up; others wait for their next search.
+   */
+  private async discover(): Promise<Set<string>> {
+    const db = this.deps.db
+    const written = new Set<string>()
+    if (this.discoveredSeq < 0) {
+      // first run: start from now (no loading every project at boot); catch up what is loaded
+      this.discoveredSeq = await q.maxSeq(db)
+      return new Set(this.loaded.keys())
+    }
+    for (const r of await q.recentProjects(db, this.discoveredSeq)) {
+      this.discoveredSeq = Math.max(this.discoveredSeq, Number(r.seq))
+      written.add(r.project_id)
+      if (!this.indexes.has(r.project_id)) await this.load(r.project_id).catch(() => undefined)
+    }
+    return written
+  }
+
+  private remember(hash: string, vector: Float32Array): void {
+    this.fresh.set(hash, vector)
+    if (this.fresh.size > 256) this.fresh.delete(this.fresh.keys().next().value!)
+  }
+
+  /** Run `fn` after every earlier call for the same project (catch-ups never interleave). */
+  private serial<T>(projectId: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(projectId) ?? Promise.resolve()
+    const next = prev.catch(() => undefined).then(fn)
+    this.locks.set(projectId, next)
+    next.finally(() => this.locks.get(projectId) === next && this.locks.delete(projectId)).catch(() => undefined)
+    return next
+  }
+}
+
+function round(x: number): number {
+  return Math.round(x * 10000) / 10000
+}

@@ -1,0 +1,43 @@
+import type { SearchMode } from './project-index'
+
+/** One search port; the built-in index and Meilisearch implement it (chosen by MEILI_URL). */
+export interface SearchBackend {
+  readonly name: 'builtin' | 'meilisearch'
+  search(projectId: string, request: SearchRequest): Promise<SearchAnswer>
+  /** `_meta.advisory` for an add whose label and description are very close to an existing node's, or null. */
+  duplicates(projectId: string, node: { id: string; type: string; data: Record<string, any> }): Promise<DuplicateAdvisory | null>
+  /** The background work of one scheduler run (follow events, embed, backfill); returns a summary. */
+  tick(now: Date): Promise<Record<string, number>>
+  /** Load the embedding model now, in the background. */
+  warm(): void
+  /** Bytes of memory the index holds, for the benchmark. */
+  memory(): { projects: number; nodes: number; vectorBytes: number }
+}
+
+export interface SearchRequest {
+  q: string
+  type?: string
+  limit: number
+  mode: SearchMode
+}
+
+export interface SearchAnswer {
+  hits: {
+    node: { id: string; type: string; parentId: string | null; data: Record<string, any> }
+    similarity: number
+    ancestors: { id: string; type: string; label: string }[]
+  }[]
+  /** what `_meta.search` says: backend, embedder, mode, and whether semantic scores covered everything */
+  meta: {
+    backend: string
+    embedder: string
+    mode: SearchMode
+    semantic: 'full' | 'partial' | 'unavailable' | 'off'
+    pendingNodes: number
+  }
+}
+
+export interface DuplicateAdvisory {
+  type: 'possible_duplicate'
+  nodes: { id: string; label: string; similarity: number }[]
+}

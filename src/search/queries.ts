@@ -1,0 +1,56 @@
+import type { Db } from '../db'
+import { one } from '../db/port'
+import ancestorsManySql from '../../sql/search/ancestors-many.sql' with { type: 'text' }
+import eventsAllSinceSql from '../../sql/search/events-all-since.sql' with { type: 'text' }
+import eventsSinceSql from '../../sql/search/events-since.sql' with { type: 'text' }
+import forgetBackfillSql from '../../sql/search/forget-backfill.sql' with { type: 'text' }
+import forgetVectorsSql from '../../sql/search/forget-vectors.sql' with { type: 'text' }
+import getCursorSql from '../../sql/search/get-cursor.sql' with { type: 'text' }
+import headSql from '../../sql/search/head.sql' with { type: 'text' }
+import horizonSql from '../../sql/search/horizon.sql' with { type: 'text' }
+import insertVectorsSql from '../../sql/search/insert-vectors.sql' with { type: 'text' }
+import listAllNodesSql from '../../sql/search/list-all-nodes.sql' with { type: 'text' }
+import listNodesSql from '../../sql/search/list-nodes.sql' with { type: 'text' }
+import listUnbackfilledSql from '../../sql/search/list-unbackfilled.sql' with { type: 'text' }
+import loadVectorsSql from '../../sql/search/load-vectors.sql' with { type: 'text' }
+import markBackfilledSql from '../../sql/search/mark-backfilled.sql' with { type: 'text' }
+import maxSeqSql from '../../sql/search/max-seq.sql' with { type: 'text' }
+import pruneVectorsSql from '../../sql/search/prune-vectors.sql' with { type: 'text' }
+import recentProjectsSql from '../../sql/search/recent-projects.sql' with { type: 'text' }
+import setCursorSql from '../../sql/search/set-cursor.sql' with { type: 'text' }
+import { vectorToBase64 } from './hash'
+
+export type NodeRow = { id: string; type: string; parent_id: string | null; data: Record<string, any> }
+export type EventRow = { seq: number; payload: any; created_at: Date }
+
+export const listNodes = (db: Db, projectId: string) => db.query<NodeRow>(listNodesSql, [projectId])
+export const listAllNodes = (db: Db, after: [string, string], limit: number) =>
+  db.query<NodeRow & { project_id: string }>(listAllNodesSql, [after[0], after[1], limit])
+export const head = async (db: Db, projectId: string) => Number((await one<{ seq: number }>(db, headSql, [projectId]))!.seq)
+export const maxSeq = async (db: Db) => Number((await one<{ seq: number }>(db, maxSeqSql))!.seq)
+export const horizon = async (db: Db) => new Date((await one<{ horizon: Date }>(db, horizonSql))!.horizon)
+export const eventsSince = (db: Db, projectId: string, seq: number, since: Date, skip: number[]) =>
+  db.query<EventRow>(eventsSinceSql, [projectId, seq, since.toISOString(), skip])
+export const eventsAllSince = (db: Db, seq: number, since: Date, skip: number[]) =>
+  db.query<EventRow & { project_id: string }>(eventsAllSinceSql, [seq, since.toISOString(), skip])
+export const recentProjects = (db: Db, seq: number) => db.query<{ project_id: string; seq: number }>(recentProjectsSql, [seq])
+
+export const loadVectors = (db: Db, projectId: string, embedder: string, hashes: string[] | null) =>
+  db.query<{ text_hash: string; vector: Uint8Array }>(loadVectorsSql, [projectId, embedder, hashes])
+export const insertVectors = (db: Db, projectId: string, embedder: string, rows: [string, Float32Array][]) =>
+  db.query(insertVectorsSql, [projectId, embedder, rows.map((r) => r[0]), rows.map((r) => vectorToBase64(r[1]))])
+export const pruneVectors = (db: Db, projectId: string, embedder: string, live: string[]) =>
+  db.query(pruneVectorsSql, [projectId, embedder, live])
+export const markBackfilled = (db: Db, projectId: string, embedder: string) => db.query(markBackfilledSql, [projectId, embedder])
+export const listUnbackfilled = async (db: Db, embedder: string, limit: number) =>
+  (await db.query<{ id: string }>(listUnbackfilledSql, [embedder, limit])).map((r) => r.id)
+
+export const ancestorsMany = (db: Db, projectId: string, ids: string[]) =>
+  db.query<{ node_id: string; depth: number; id: string; type: string; label: string | null }>(ancestorsManySql, [projectId, ids])
+
+export const getCursor = (db: Db, consumer: string) => one<{ seq: number; updated_at: Date }>(db, getCursorSql, [consumer])
+export const setCursor = (db: Db, consumer: string, seq: number) => db.query(setCursorSql, [consumer, seq])
+export const forgetEmbedder = async (db: Db, embedder: string) => {
+  await db.query(forgetVectorsSql, [embedder])
+  await db.query(forgetBackfillSql, [embedder])
+}

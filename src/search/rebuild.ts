@@ -1,0 +1,48 @@
+// `bun run search:rebuild`: rebuild the search index from the database.
+//  - MEILI_URL set: empties the Meilisearch index, loads every node again (with vectors from the
+//    configured embedder) and moves the sync cursor to the newest event, so the running servers'
+//    sync loops carry on from there.
+//  - built-in backend: forgets the stored vectors of the configured embedder, so servers
+//    re-embed in the background as they load each project (search answers by keyword
+//    meanwhile and says so in _meta).
+// Uses the same environment as the server (DATABASE_URL, DATA_DIR, MEILI_URL, EMBEDDINGS_*).
+// With the embedded database, stop the server first: one process at a time owns DATA_DIR.
+
+import { ConfigError, loadConfig } from '../config'
+import { openDb } from '../db'
+import { createWaker, type Deps } from '../deps'
+import { createLogger } from '../log'
+import { chooseEmbedder } from './embedder/runtime'
+import { MeiliBackend } from './meili'
+import { forgetEmbedder } from './queries'
+
+async function main() {
+  let config
+  try {
+    config = loadConfig()
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`arbor: ${err.message}`)
+      process.exit(2)
+    }
+    throw err
+  }
+  const db = await openDb(config)
+  const deps: Deps = { config, db, log: createLogger(config.logLevel), now: () => new Date(), ...createWaker() }
+  const choice = chooseEmbedder(config)
+  try {
+    if (config.meiliUrl) {
+      const meili = new MeiliBackend(deps, choice)
+      const total = await meili.rebuild((m) => console.log(m))
+      console.log(`rebuilt the Meilisearch index from ${total} nodes`)
+    } else {
+      const id = choice.embedder.id
+      await forgetEmbedder(db, id)
+      console.log(`forgot the stored vectors of ${id}: servers re-embed each project in the background as they load it (restart them to start at once)`)
+    }
+  } finally {
+    await db.close()
+  }
+}
+
+await main()

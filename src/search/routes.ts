@@ -1,0 +1,41 @@
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../deps'
+import { withUser } from '../http/auth'
+import { NodeSchema } from '../nodes/routes'
+import { registerSearch } from './engine'
+import { search } from './service'
+
+const Result = t.Object({
+  node: t.Omit(NodeSchema, ['createdAt', 'depth']),
+  similarity: t.Number({ minimum: 0, maximum: 1 }),
+  ancestors: t.Array(t.Object({ id: t.String(), type: t.String(), label: t.String() }), {
+    description: 'from the immediate parent up to the root goal',
+  }),
+})
+
+export const searchRoutes = (deps: Deps) => {
+  registerSearch(deps)
+  return new Elysia({ name: 'search' })
+    .derive(withUser(deps))
+    .get('/search', ({ user, query }) => search(deps, user, query) as any, {
+      query: t.Object({
+        projectId: t.String(),
+        q: t.String({ description: 'natural language' }),
+        type: t.Optional(t.String({ description: 'goal, need, approach, job or task' })),
+        limit: t.Optional(t.String({ description: '1 to 20, default 5' })),
+        mode: t.Optional(
+          t.String({ description: 'Arbor extension for evaluation: hybrid (default), keyword or semantic' }),
+        ),
+      }),
+      response: {
+        200: t.Object({
+          results: t.Array(Result),
+          _meta: t.Optional(t.Object({ search: t.Optional(t.Any()), _tip: t.Optional(t.String()) }, { additionalProperties: true })),
+        }),
+      },
+      detail: {
+        summary: 'Semantic search: nodes closest in meaning to q, ranked by similarity (0 to 1), each with its ancestors',
+        tags: ['tree'],
+      },
+    })
+}

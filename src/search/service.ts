@@ -1,0 +1,63 @@
+import type { User } from '../accounts/model'
+import type { Deps } from '../deps'
+import { invalid } from '../http/errors'
+import { NODE_TYPES } from '../nodes/model'
+import { requireProject } from '../projects/access'
+import { registerSearch, searchOf } from './engine'
+import type { DuplicateAdvisory } from './port'
+import type { SearchMode } from './project-index'
+
+export const SEARCH_LIMIT = { default: 5, max: 20 } as const
+const MODES: SearchMode[] = ['hybrid', 'keyword', 'semantic']
+
+export interface SearchQuery {
+  projectId?: string
+  q?: string
+  type?: string
+  limit?: string
+  mode?: string
+}
+
+/** GET /search (api.md): the nodes closest in meaning to `q`, best first, with their ancestors. */
+export async function search(deps: Deps, user: User, query: SearchQuery) {
+  const { project } = await requireProject(deps.db, user, query.projectId)
+  const q = (query.q ?? '').trim()
+  if (!q) throw invalid('q is required: a natural-language query', { _tip: 'Send q=<what you are looking for>, e.g. q=where do we track churn' })
+  if (query.type !== undefined && !(NODE_TYPES as readonly string[]).includes(query.type))
+    throw invalid(`type must be one of: ${NODE_TYPES.join(', ')}`)
+  const limit = query.limit === undefined ? SEARCH_LIMIT.default : /^\d+$/.test(query.limit) ? Number(query.limit) : NaN
+  if (!(limit >= 1 && limit <= SEARCH_LIMIT.max))
+    throw invalid(`limit must be an integer from 1 to ${SEARCH_LIMIT.max}`, { _tip: `Omit limit for the default of ${SEARCH_LIMIT.default}.` })
+  const mode = (query.mode ?? 'hybrid') as SearchMode
+  if (!MODES.includes(mode)) throw invalid(`mode must be one of: ${MODES.join(', ')}`)
+
+  const backend = searchOf(deps) ?? registerSearch(deps)
+  const answer = await backend.search(project.id, { q, type: query.type, limit, mode })
+  const meta: Record<string, unknown> = { search: answer.meta }
+  if (answer.meta.semantic === 'partial')
+    meta._tip = `${answer.meta.pendingNodes} node(s) are still being indexed for meaning (embedder ${answer.meta.embedder}); until then they match by keyword only.`
+  else if (answer.meta.semantic === 'unavailable')
+    meta._tip = 'The embedding model did not answer in time: these results are ranked by keyword only. Retry shortly.'
+  else if (answer.hits.length === 0)
+    meta._tip = 'Nothing matched. Try other words, drop the type filter, or list everything with GET /nodes.'
+  return { results: answer.hits, _meta: meta }
+}
+
+/**
+ * `_meta.advisory` for an add that looks like an existing node of the same type (issue 4,
+ * near-duplicate warning). Advisory only: never throws and never holds an add back for long.
+ */
+export async function possibleDuplicate(
+  deps: Pick<Deps, 'config' | 'log'>,
+  projectId: string,
+  node: { id: string; type: string; data: Record<string, any> },
+): Promise<DuplicateAdvisory | null> {
+  const backend = searchOf(deps)
+  if (!backend) return null
+  try {
+    return await backend.duplicates(projectId, node)
+  } catch (err) {
+    deps.log.warn('search: duplicate check failed', { error: String(err) })
+    return null
+  }
+}

@@ -1,0 +1,311 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createApp } from '../src/app'
+import { loadConfig } from '../src/config'
+import { createWaker, type Deps } from '../src/deps'
+import { createLogger } from '../src/log'
+import { tick } from '../src/search/loop'
+import { ADMIN_TOKEN, startApp, type Res, type TestApp } from './helpers'
+
+// GET /search through HTTP, on the built-in backend: the contract of api.md, the index
+// following writes, surviving a restart, seeing another replica's writes, an embedder change,
+// and the near-duplicate advisory. Most apps here use a small local /embeddings server (bag of
+// words, so tests are fast and exact); the first block runs the real offline default model.
+
+const GUIDE = 'http://arbor.test/api/v1/guide'
+
+/** An OpenAI-compatible /embeddings server: a 64-d bag of hashed words per text. */
+function embeddingsServer() {
+  const calls: string[][] = []
+  let down = false
+  const vector = (text: string) => {
+    const v = new Array(64).fill(0)
+    for (const w of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+      let h = 7
+      for (const c of w) h = (h * 31 + c.charCodeAt(0)) % 64
+      v[h] += 1
+    }
+    return v
+  }
+  const server = Bun.serve({
+    port: 0,
+    async fetch(req) {
+      const body = (await req.json()) as { input: string[] }
+      calls.push(body.input)
+      if (down) return new Response('overloaded', { status: 400 })
+      return Response.json({ data: body.input.map((t, index) => ({ index, embedding: vector(t) })) })
+    },
+  })
+  return {
+    url: `http://127.0.0.1:${server.port}/v1`,
+    calls,
+    setDown: (d: boolean) => (down = d),
+    stop: () => server.stop(true),
+  }
+}
+
+/** A second app (a replica) on the same database, with its own config and search index. */
+function replica(app: TestApp, env: Record<string, string>) {
+  const config = loadConfig({ DATABASE_URL: 'memory://', RATE_LIMIT_PER_MINUTE: '0', ADMIN_TOKEN, PUBLIC_BASE_URL: 'http://arbor.test', LOG_LEVEL: 'silent', ...env })
+  const deps: Deps = { config, db: app.db, log: createLogger('silent'), now: () => new Date(), ...createWaker() }
+  const { handle } = createApp(deps)
+  const call = async (path: string): Promise<Res> => {
+    const res = await handle(new Request('http://arbor.test' + path, { headers: { authorization: `Bearer ${app.ownerKey}` } }), '127.0.0.1')
+    return { status: res.status, body: await res.json(), headers: res.headers }
+  }
+  return { deps, call }
+}
+
+async function batch(app: TestApp, projectId: string, nodes: { id: string; type: string; parentId?: string | null; data: Record<string, unknown> }[]) {
+  const res = await app.call('POST', '/api/v1/mutate', {
+    body: { action: 'batch', projectId, mutations: nodes.map((node) => ({ action: 'add', node })) },
+  })
+  expect(res.status).toBe(200)
+  return res.body.idMap as Record<string, string>
+}
+
+const search = (app: { call: TestApp['call'] }, projectId: string, params: Record<string, string>) =>
+  app.call('GET', `/api/v1/search?${new URLSearchParams({ projectId, ...params })}`)
+
+const TREE = [
+  { id: 'draft-g', type: 'goal', data: { label: 'Get paid faster', description: 'Shrink the time between sending an invoice and the money arriving.' } },
+  { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'Payers can settle invoices online' } },
+  { id: 'draft-a', type: 'approach', parentId: 'draft-n', data: { label: 'Hosted pay-by-link checkout', description: 'Every emailed invoice carries a link to a hosted checkout.', measure: 'Share of invoices paid through the link' } },
+  { id: 'draft-j1', type: 'job', parentId: 'draft-a', data: { label: 'A payer can pay an invoice by card from the email link' } },
+  { id: 'draft-j2', type: 'job', parentId: 'draft-a', data: { label: 'Payers in the eurozone can pay by SEPA Direct Debit' } },
+  { id: 'draft-t', type: 'task', data: { label: 'Renew the TLS certificate of the marketing site' } },
+]
+
+describe('GET /search on the built-in offline model', () => {
+  let app: TestApp
+  let projectId: string
+  let ids: Record<string, string>
+  beforeAll(async () => {
+    app = await startApp()
+    projectId = await app.project()
+    ids = await batch(app, projectId, TREE)
+    // On a fresh install the offline model's first use builds its word-vector cache, which
+    // takes seconds: let the index loop finish embedding before the tests look at results.
+    for (let i = 0; i < 100; i++) {
+      await tick(app.deps, new Date())
+      const meta = (await search(app, projectId, { q: 'warm up' })).body._meta?.search
+      if (meta?.semantic === 'full' && meta.pendingNodes === 0) break
+      await Bun.sleep(200)
+    }
+  }, 60_000)
+  afterAll(() => app.close())
+
+  test('returns nodes ranked by similarity, each with its ancestors from the parent up to the root goal', async () => {
+    const res = await search(app, projectId, { q: 'SEPA Direct Debit' })
+    expect(res.status).toBe(200)
+    expect(res.body.results.length).toBeGreaterThan(0)
+    expect(res.body.results.length).toBeLessThanOrEqual(5)
+    const first = res.body.results[0]
+    expect(first).toEqual({
+      node: { id: ids['draft-j2'], type: 'job', parentId: ids['draft-a'], data: { label: 'Payers in the eurozone can pay by SEPA Direct Debit', iteration: 'Later' } },
+      similarity: expect.any(Number),
+      ancestors: [
+        { id: ids['draft-a'], type: 'approach', label: 'Hosted pay-by-link checkout' },
+        { id: ids['draft-n'], type: 'need', label: 'Payers can settle invoices online' },
+        { id: ids['draft-g'], type: 'goal', label: 'Get paid faster' },
+      ],
+    })
+    const sims = res.body.results.map((r: any) => r.similarity)
+    for (const s of sims) expect(s >= 0 && s <= 1).toBe(true)
+    expect([...sims].sort((a, b) => b - a)).toEqual(sims)
+    expect(res.body._meta.search).toEqual({ backend: 'builtin', embedder: 'builtin-mix-use-glove-v1', mode: 'hybrid', semantic: 'full', pendingNodes: 0 })
+  })
+
+  test('matches by meaning when the query shares no word with the node', async () => {
+    const res = await search(app, projectId, { q: 'the security certificate of our website is about to expire', limit: '1' })
+    expect(res.body.results.map((r: any) => r.node.id)).toEqual([ids['draft-t']])
+  })
+
+  test('a root node has no ancestors; type filters the results', async () => {
+    const res = await search(app, projectId, { q: 'get paid faster', type: 'goal' })
+    expect(res.body.results).toEqual([
+      { node: { id: ids['draft-g'], type: 'goal', parentId: null, data: TREE[0]!.data }, similarity: expect.any(Number), ancestors: [] },
+    ])
+  })
+})
+
+describe('GET /search: the contract', () => {
+  let app: TestApp
+  let emb: ReturnType<typeof embeddingsServer>
+  let projectId: string
+  let ids: Record<string, string>
+  beforeAll(async () => {
+    emb = embeddingsServer()
+    app = await startApp({ EMBEDDINGS_URL: emb.url, EMBEDDINGS_MODEL: 'bag-of-words' })
+    projectId = await app.project()
+    const many = Array.from({ length: 24 }, (_, i) => ({ id: `draft-x${i}`, type: 'task', data: { label: `Invoice reminder number ${i}` } }))
+    ids = await batch(app, projectId, [...TREE, ...many])
+  })
+  afterAll(async () => {
+    await app.close()
+    emb.stop()
+  })
+
+  test('limit defaults to 5 and goes up to 20', async () => {
+    expect((await search(app, projectId, { q: 'invoice reminder' })).body.results).toHaveLength(5)
+    expect((await search(app, projectId, { q: 'invoice reminder', limit: '20' })).body.results).toHaveLength(20)
+  })
+
+  test('limit above 20 or below 1 is a 400 validation error with the guide', async () => {
+    for (const limit of ['21', '0', 'ten', '-1', '2.5']) {
+      const res = await search(app, projectId, { q: 'invoice', limit })
+      expect(res.status).toBe(400)
+      expect(res.body).toEqual({
+        success: false,
+        errors: ['limit must be an integer from 1 to 20'],
+        _meta: { _tip: 'Omit limit for the default of 5.', guide: GUIDE },
+      })
+    }
+  })
+
+  test('q is required; type must be a node type', async () => {
+    const noQ = await app.call('GET', `/api/v1/search?projectId=${projectId}`)
+    expect(noQ.status).toBe(400)
+    expect(noQ.body).toMatchObject({ success: false, errors: ['q is required'], _meta: { guide: GUIDE } })
+    const badType = await search(app, projectId, { q: 'invoice', type: 'epic' })
+    expect(badType.status).toBe(400)
+    expect(badType.body).toEqual({ success: false, errors: ['type must be one of: goal, need, approach, job, task'], _meta: { guide: GUIDE } })
+  })
+
+  test('access follows the other reads: 401 without a key, 403 on a project the key cannot reach', async () => {
+    const anon = await app.call('GET', `/api/v1/search?projectId=${projectId}&q=x`, { key: null })
+    expect(anon.status).toBe(401)
+    expect(anon.body).toEqual({ error: 'unauthorized', message: 'Missing or invalid API key', _meta: { guide: GUIDE } })
+    const stranger = await app.user()
+    const denied = await app.call('GET', `/api/v1/search?projectId=${projectId}&q=x`, { key: stranger.key })
+    expect(denied.status).toBe(403)
+    expect(denied.body).toEqual({ error: 'project_access_denied', message: 'API key does not have access to this project', _meta: { guide: GUIDE } })
+  })
+
+  test('the legacy path answers the same, with Deprecation and a Link to /api/v1/search', async () => {
+    const res = await app.call('GET', `/api/search?projectId=${projectId}&q=sepa`)
+    expect(res.status).toBe(200)
+    expect(res.body.results[0].node.id).toBe(ids['draft-j2'])
+    expect(res.headers.get('deprecation')).toBe('true')
+    expect(res.headers.get('link')).toBe('<http://arbor.test/api/v1/search>; rel="successor-version"')
+  })
+
+  test('the index follows updates and deletes', async () => {
+    await app.call('POST', '/api/v1/mutate', { body: { action: 'update', projectId, nodeId: ids['draft-t'], data: { label: 'Rotate the signing keys of the webhooks' } } })
+    const renamed = await search(app, projectId, { q: 'rotate signing keys', limit: '1' })
+    expect(renamed.body.results.map((r: any) => [r.node.id, r.node.data.label])).toEqual([[ids['draft-t'], 'Rotate the signing keys of the webhooks']])
+    await app.call('POST', '/api/v1/mutate', { body: { action: 'delete', projectId, nodeId: ids['draft-t'] } })
+    const gone = await search(app, projectId, { q: 'rotate signing keys webhooks' })
+    expect(gone.body.results.map((r: any) => r.node.id)).not.toContain(ids['draft-t'])
+  })
+
+  test('mode=keyword ranks by words only; mode=semantic by vectors only', async () => {
+    const kw = await search(app, projectId, { q: 'eurozone', mode: 'keyword' })
+    expect(kw.body.results.map((r: any) => r.node.id)).toEqual([ids['draft-j2']])
+    expect(kw.body._meta.search.semantic).toBe('off')
+    const sem = await search(app, projectId, { q: 'eurozone', mode: 'semantic' })
+    expect(sem.body._meta.search.mode).toBe('semantic')
+  })
+
+  test('vectors are stored in the database: a restarted server embeds only the query', async () => {
+    await search(app, projectId, { q: 'warm' })
+    for (let i = 0; i < 5 && (await tick(app.deps, new Date())).embedded; i++);
+    const restarted = replica(app, { EMBEDDINGS_URL: emb.url, EMBEDDINGS_MODEL: 'bag-of-words' })
+    const before = emb.calls.length
+    const res = await restarted.call(`/api/v1/search?projectId=${projectId}&q=${encodeURIComponent('pay by card from the email')}`)
+    expect(res.body.results[0].node.id).toBe(ids['draft-j1'])
+    expect(res.body._meta.search.semantic).toBe('full')
+    expect(emb.calls.slice(before)).toEqual([['pay by card from the email']])
+  })
+
+  test("a replica sees another replica's writes on its next search", async () => {
+    const other = replica(app, { EMBEDDINGS_URL: emb.url, EMBEDDINGS_MODEL: 'bag-of-words' })
+    await other.call(`/api/v1/search?projectId=${projectId}&q=anything`) // its index is loaded now
+    const [id] = Object.values(await batch(app, projectId, [{ id: 'draft-new', type: 'task', data: { label: 'Translate the onboarding emails into Portuguese' } }]))
+    const res = await other.call(`/api/v1/search?projectId=${projectId}&q=portuguese&limit=1`)
+    expect(res.body.results.map((r: any) => r.node.id)).toEqual([id])
+  })
+})
+
+describe('embedder change, near-duplicates, late commits', () => {
+  let app: TestApp
+  let emb: ReturnType<typeof embeddingsServer>
+  let projectId: string
+  const env = () => ({ EMBEDDINGS_URL: emb.url, EMBEDDINGS_MODEL: 'bag-of-words' })
+  beforeAll(async () => {
+    emb = embeddingsServer()
+    app = await startApp(env())
+    projectId = await app.project()
+  })
+  afterAll(async () => {
+    await app.close()
+    emb.stop()
+  })
+
+  test('a changed embedder re-embeds in the background; meanwhile search answers by keyword and says so', async () => {
+    const nodes = Array.from({ length: 12 }, (_, i) => ({ id: `draft-c${i}`, type: 'task', data: { label: `Chase overdue invoice ${i}` } }))
+    await batch(app, projectId, nodes)
+    await search(app, projectId, { q: 'overdue' })
+    for (let i = 0; i < 5 && (await tick(app.deps, new Date())).embedded; i++);
+
+    const changed = replica(app, { ...env(), EMBEDDINGS_MODEL: 'bag-of-words-v2' })
+    const during = await changed.call(`/api/v1/search?projectId=${projectId}&q=overdue&limit=3`)
+    expect(during.status).toBe(200)
+    expect(during.body.results).toHaveLength(3)
+    expect(during.body._meta).toEqual({
+      search: { backend: 'builtin', embedder: 'openai:bag-of-words-v2', mode: 'hybrid', semantic: 'partial', pendingNodes: 12 },
+      _tip: '12 node(s) are still being indexed for meaning (embedder openai:bag-of-words-v2); until then they match by keyword only.',
+    })
+    for (let i = 0; i < 10 && (await tick(changed.deps, new Date())).embedded; i++);
+    const after = await changed.call(`/api/v1/search?projectId=${projectId}&q=overdue&limit=3`)
+    expect(after.body._meta.search).toMatchObject({ semantic: 'full', pendingNodes: 0 })
+    const models = await app.db.query<{ embedder: string; n: number }>(
+      'select embedder, count(*)::int as n from search_vectors where project_id = $1 group by embedder order by embedder',
+      [projectId],
+    )
+    expect(models).toEqual([
+      { embedder: 'openai:bag-of-words', n: 12 },
+      { embedder: 'openai:bag-of-words-v2', n: 12 },
+    ])
+  })
+
+  test('an add very close to an existing node of the same type carries _meta.advisory possible_duplicate', async () => {
+    const add = (label: string, description?: string) =>
+      app.call('POST', '/api/v1/mutate', { body: { action: 'add', projectId, node: { type: 'task', data: { label, ...(description ? { description } : {}) } } } })
+    const first = await add('Export invoices as PDF files', 'Bulk export for accountants')
+    await tick(app.deps, new Date()) // the loop follows the write (woken by it in a running server)
+    const again = await add('Export invoices as pdf files', 'bulk export for accountants')
+    expect(again.status).toBe(200)
+    expect(again.body.success).toBe(true)
+    expect(again.body._meta.advisory).toEqual({
+      type: 'possible_duplicate',
+      nodes: [{ id: first.body.node.id, label: 'Export invoices as PDF files', similarity: 1 }],
+    })
+    const different = await add('Call the bank about the overdraft limit')
+    expect(different.body._meta.advisory).toBeUndefined()
+  })
+
+  test.skipIf(!process.env.TEST_DATABASE_URL)('an event that commits after a later one was read is still applied', async () => {
+    const { authenticate } = await import('../src/accounts/service')
+    const { add } = await import('../src/nodes/service')
+    const owner = await authenticate(app.db, `Bearer ${app.ownerKey}`)
+    await search(app, projectId, { q: 'warm' })
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    let slowId = ''
+    // a write that takes its event seq first and commits last
+    const slow = app.db.tx(async (tx) => {
+      // a goal: its id counter row is not the one the task batch below locks
+      const res = await add({ ...app.deps, db: tx }, owner, { projectId, node: { type: 'goal', data: { label: 'Audit the refund approvals' } } })
+      slowId = (res.node as any).id
+      await held
+    })
+    await new Promise((r) => setTimeout(r, 50))
+    await batch(app, projectId, [{ id: 'draft-fast', type: 'task', data: { label: 'Audit the payout approvals' } }])
+    const before = await search(app, projectId, { q: 'audit approvals', mode: 'keyword' })
+    expect(before.body.results.map((r: any) => r.node.data.label)).toEqual(['Audit the payout approvals'])
+    release()
+    await slow
+    const after = await search(app, projectId, { q: 'audit approvals', mode: 'keyword' })
+    expect(after.body.results.map((r: any) => r.node.id)).toContain(slowId)
+  })
+})
