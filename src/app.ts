@@ -2,6 +2,8 @@ import { openapi } from '@elysiajs/openapi'
 import { Elysia, t } from 'elysia'
 import { adminRoutes } from './admin/routes'
 import type { Deps } from './deps'
+import { eventRoutes } from './events/routes'
+import { exportRoutes } from './export/routes'
 import { feedbackRoutes } from './feedback/routes'
 import { guideRoutes } from './guide/routes'
 import { errorPlugin } from './http/error-plugin'
@@ -10,8 +12,11 @@ import { iterationRoutes } from './iterations/routes'
 import { mutateRoutes } from './mutate/routes'
 import { nodeRoutes } from './nodes/routes'
 import { projectRoutes } from './projects/routes'
+import { searchRoutes } from './search/routes'
+import { sharePageRoutes, shareRoutes } from './share/routes'
 import { tierRoutes } from './tiers/routes'
 import { treeRoutes } from './tree/routes'
+import { webhookRoutes } from './webhooks/routes'
 
 /**
  * Builds the Elysia app and the request handler around it. Never listens: main.ts hands
@@ -29,6 +34,11 @@ export function createApp(deps: Deps) {
     .use(nodeRoutes(deps))
     .use(treeRoutes(deps))
     .use(iterationRoutes(deps))
+    .use(searchRoutes(deps))
+    .use(webhookRoutes(deps))
+    .use(shareRoutes(deps))
+    .use(eventRoutes(deps))
+    .use(exportRoutes(deps))
 
   const app = new Elysia({ normalize: false })
     .use(errorPlugin(deps))
@@ -66,6 +76,7 @@ export function createApp(deps: Deps) {
       },
     )
     .use(adminRoutes(deps))
+    .use(sharePageRoutes(deps))
     .use(api)
 
   routeTable = () => app.routes as any

@@ -7,6 +7,8 @@ export interface Config {
   port: number
   host: string
   dataDir: string
+  /** derived files that can be rebuilt (the offline word-vector cache); default DATA_DIR/cache */
+  cacheDir: string
   /** undefined → embedded PGlite under dataDir; 'memory://' → throw-away PGlite; else postgres:// */
   databaseUrl?: string
   publicBaseUrl: string
@@ -85,6 +87,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host: set(env.HOST) ? env.HOST : '0.0.0.0',
     dataDir: set(env.DATA_DIR) ? env.DATA_DIR : './data',
+    cacheDir: set(env.ARBOR_CACHE_DIR) ? env.ARBOR_CACHE_DIR : `${set(env.DATA_DIR) ? env.DATA_DIR : './data'}/cache`,
     databaseUrl,
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`,
     adminToken: set(env.ADMIN_TOKEN) ? env.ADMIN_TOKEN : undefined,

@@ -35,33 +35,36 @@ async function main() {
   const firstKey = await bootstrapOwner(db)
   if (firstKey) console.log(`Arbor API key for owner: ${firstKey}`)
 
-  const { handle } = createApp(deps)
-  const server = Bun.serve({
-    port: config.port,
-    hostname: config.host,
-    // our handler enforces MAX_BODY_BYTES with a JSON 413; Bun's own limit would answer with an empty body
-    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-    fetch: (req, srv) => handle(req, srv.requestIP(req)?.address),
-  })
-  const scheduler = startScheduler(deps)
-  log.info('listening', {
-    url: `http://${config.host}:${server.port}`,
-    database: config.databaseUrl?.startsWith('postgres') ? 'postgres' : config.databaseUrl === 'memory://' ? 'pglite (memory)' : `pglite (${config.dataDir})`,
-  })
-
+  // signal handlers before listening: a SIGTERM that arrives as soon as we listen must still stop us cleanly
+  let server: ReturnType<typeof Bun.serve> | undefined
+  let scheduler: ReturnType<typeof startScheduler> | undefined
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
     log.info('stopping', { signal })
-    await server.stop(false) // stop accepting; let in-flight requests finish
-    await scheduler.stop()
+    await server?.stop(false) // stop accepting; let in-flight requests finish
+    await scheduler?.stop()
     await db.close()
     log.info('stopped')
     process.exit(0)
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
+
+  const { handle } = createApp(deps)
+  server = Bun.serve({
+    port: config.port,
+    hostname: config.host,
+    // our handler enforces MAX_BODY_BYTES with a JSON 413; Bun's own limit would answer with an empty body
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    fetch: (req, srv) => handle(req, srv.requestIP(req)?.address),
+  })
+  scheduler = startScheduler(deps)
+  log.info('listening', {
+    url: `http://${config.host}:${server.port}`,
+    database: config.databaseUrl?.startsWith('postgres') ? 'postgres' : config.databaseUrl === 'memory://' ? 'pglite (memory)' : `pglite (${config.dataDir})`,
+  })
 }
 
 await main()

@@ -1,7 +1,11 @@
 import { Cron } from 'croner'
 import type { Deps, WakeTopic } from './deps'
 import { deleteExpiredKeys } from './http/idempotency'
+import { eventRetentionLoop } from './events/loop'
 import { tick as classifyTick } from './nodes/classify-loop'
+import { tick as searchTick } from './search/loop'
+import { shareExpiryLoop } from './share/loop'
+import { webhookDeliveryLoop } from './webhooks/loop'
 
 /**
  * The scheduled loops, each a `tick(deps, now)` that tests call with an explicit clock.
@@ -14,6 +18,8 @@ export interface Loop {
   tick: (deps: Deps, now: Date) => Promise<unknown>
   /** also run at once when this topic is woken (after a write commits) */
   wakeOn?: WakeTopic
+  /** Called once when the scheduler starts (e.g. to register its own wake listener); may return a stop function. */
+  onStart?: (deps: Deps) => (() => Promise<void>) | void
 }
 
 export const loops: Loop[] = [
@@ -29,6 +35,9 @@ export const loops: Loop[] = [
     tick: classifyTick,
     wakeOn: 'classify',
   },
+  webhookDeliveryLoop,
+  shareExpiryLoop,
+  eventRetentionLoop,
 ]
 
 export function startScheduler(deps: Deps) {
@@ -44,10 +53,12 @@ export function startScheduler(deps: Deps) {
     if (loop.wakeOn) deps.onWake(loop.wakeOn, () => !stopped && job.trigger())
     return job
   })
+  const stops = loops.map((loop) => loop.onStart?.(deps)).filter((s): s is () => Promise<void> => !!s)
   return {
     async stop() {
       stopped = true
       for (const job of jobs) job.stop()
+      await Promise.all(stops.map((s) => s()))
     },
   }
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { bootstrapOwner } from '../src/accounts/service'
 import { createApp } from '../src/app'
 import { loadConfig, type Config } from '../src/config'
@@ -7,6 +10,7 @@ import { dumpTemplate, openPglite } from '../src/db/pglite'
 import { openPostgres } from '../src/db/postgres'
 import { createWaker, type Deps } from '../src/deps'
 import { createLogger } from '../src/log'
+import { startScheduler } from '../src/scheduler'
 
 /**
  * Every test file starts its own app on a fresh database: PGlite by default (cloned from a
@@ -16,30 +20,37 @@ import { createLogger } from '../src/log'
 const PG_URL = process.env.TEST_DATABASE_URL
 
 let template: Promise<Blob> | undefined
-async function freshPglite(): Promise<Db> {
+async function freshPglite(dataDir: string | null = null): Promise<Db> {
   template ??= (async () => {
     const db = await openDb({ databaseUrl: 'memory://', dataDir: '' })
     const blob = await dumpTemplate(db)
     await db.close()
     return blob
   })()
-  return openPglite(null, await template)
+  return openPglite(dataDir, await template)
 }
 
-async function freshPostgres(): Promise<{ db: Db; drop: () => Promise<void> }> {
+async function dropPostgres(url: string) {
+  const admin = await openPostgres(PG_URL!)
+  await admin.exec(`drop database if exists ${new URL(url).pathname.slice(1)} with (force)`)
+  await admin.close()
+}
+
+async function freshPostgres(): Promise<{ db: Db; url: string; drop: () => Promise<void> }> {
   const name = `arbor_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
   const admin = await openPostgres(PG_URL!)
   await admin.exec(`create database ${name}`)
+  await admin.close()
   const url = new URL(PG_URL!)
   url.pathname = '/' + name
   const db = await openPostgres(url.toString())
   await migrate(db)
   return {
     db,
+    url: url.toString(),
     drop: async () => {
       await db.close()
-      await admin.exec(`drop database if exists ${name} with (force)`)
-      await admin.close()
+      await dropPostgres(url.toString())
     },
   }
 }
@@ -64,12 +75,23 @@ export interface TestApp {
   user: (opts?: { name?: string; tier?: string; status?: string; contributor?: boolean; lapsed?: boolean }) => Promise<{ id: string; key: string }>
   /** a project owned by the given key (owner's by default) */
   project: (id?: string, key?: string) => Promise<string>
+  /** where the database lives, for `reopen` */
+  store: { pgUrl?: string; dataDir?: string }
   close: () => Promise<void>
+}
+
+export interface StartOptions {
+  /** start the scheduled loops and their wake-up listeners (webhook deliveries…); close() stops them first */
+  loops?: boolean
+  /** keep the database when this app closes, so `reopen` can open it again (PGlite then lives in a temp DATA_DIR) */
+  persist?: boolean
+  /** open the database of an earlier app: a restart once it closed, or (PostgreSQL) a second replica beside it */
+  reopen?: TestApp
 }
 
 let counter = 0
 
-export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startApp(env: Record<string, string> = {}, opts: StartOptions = {}): Promise<TestApp> {
   const config = loadConfig({
     DATABASE_URL: 'memory://',
     RATE_LIMIT_PER_MINUTE: '0',
@@ -80,14 +102,38 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
   })
   let db: Db
   let drop = async () => {}
-  if (PG_URL) ({ db, drop } = await freshPostgres())
-  else {
+  const store: TestApp['store'] = opts.reopen?.store ?? {}
+  if (opts.reopen) {
+    // the same database again, migrated again (a second run must be a no-op)
+    if (store.pgUrl) {
+      db = await openPostgres(store.pgUrl)
+      await migrate(db)
+    } else db = await openDb({ dataDir: store.dataDir! })
+    drop = async () => {
+      await db.close()
+      if (opts.persist) return
+      if (store.pgUrl) await dropPostgres(store.pgUrl)
+      else rmSync(store.dataDir!, { recursive: true, force: true })
+    }
+  } else if (PG_URL) {
+    let url: string
+    ;({ db, url, drop } = await freshPostgres())
+    if (opts.persist) {
+      store.pgUrl = url
+      drop = () => db.close()
+    }
+  } else if (opts.persist) {
+    store.dataDir = mkdtempSync(join(tmpdir(), 'arbor-test-'))
+    db = await freshPglite(store.dataDir)
+    drop = () => db.close()
+  } else {
     db = await freshPglite()
     drop = () => db.close()
   }
   const deps: Deps = { config, db, log: createLogger(config.logLevel), now: () => new Date(), ...createWaker() }
-  const ownerKey = (await bootstrapOwner(db))!
+  const ownerKey = opts.reopen?.ownerKey ?? (await bootstrapOwner(db))!
   const { handle } = createApp(deps)
+  const scheduler = opts.loops ? startScheduler(deps) : null
 
   const call: TestApp['call'] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) }
@@ -126,7 +172,11 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
       if (res.status !== 200) throw new Error(`project: ${res.status} ${JSON.stringify(res.body)}`)
       return id
     },
-    close: () => drop(),
+    store,
+    async close() {
+      await scheduler?.stop()
+      await drop()
+    },
   }
   return app
 }

@@ -1,6 +1,7 @@
 import { PGlite } from '@electric-sql/pglite'
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { pgliteAssets } from './pglite-assets'
 import type { Db, Row } from './port'
 
 /**
@@ -75,7 +76,7 @@ export async function openPglite(dataDir: string | null, template?: Blob): Promi
   if (pgdata && !existsSync(pgdata)) mkdirSync(pgdata, { recursive: true })
   let pg: PGlite
   try {
-    pg = await PGlite.create({ ...(pgdata ? { dataDir: pgdata } : {}), ...(template ? { loadDataDir: template } : {}) })
+    pg = await PGlite.create({ ...(await pgliteAssets()), ...(pgdata ? { dataDir: pgdata } : {}), ...(template ? { loadDataDir: template } : {}) })
   } catch (err) {
     if (lockPath) rmSync(lockPath, { force: true })
     throw err

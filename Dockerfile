@@ -1,0 +1,40 @@
+# Arbor on the official Bun image.
+#   docker build -t arbor .
+#   docker run -d --name arbor -p 3000:3000 -v arbor-data:/data arbor
+#   docker logs arbor | grep 'Arbor API key for owner'     # first start only
+# With DATABASE_URL=postgres://… the volume holds only caches; see README "Scaling out".
+ARG BUN_VERSION=1.4.5
+
+# ---- 1. dependencies: from package-lock.json, no devDependencies ----
+FROM oven/bun:${BUN_VERSION} AS deps
+WORKDIR /app
+COPY package.json package-lock.json .npmrc bunfig.toml ./
+# --frozen-lockfile: fail rather than resolve anything the lockfile does not name.
+# The `bun` npm package (Bun for npm users, ~100 MB) is dropped: the image has its own Bun.
+RUN bun install --frozen-lockfile --production \
+ && rm -rf node_modules/bun node_modules/@oven node_modules/.bin/bun node_modules/.bin/bunx
+
+# ---- 2. runtime ----
+FROM oven/bun:${BUN_VERSION}-slim
+WORKDIR /app
+# No NODE_ENV=production: nothing of ours reads it, and it would only change how Elysia words
+# validation errors, away from what the test suite checks.
+ENV HOST=0.0.0.0 \
+    PORT=3000 \
+    DATA_DIR=/data \
+    ARBOR_CACHE_DIR=/data/cache
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json tsconfig.json ./
+COPY sql ./sql
+COPY src ./src
+# The volume is created from this directory, so it must already belong to the user that writes it.
+RUN mkdir -p /data && chown bun:bun /data
+VOLUME ["/data"]
+USER bun
+EXPOSE 3000
+# No curl in the image: Bun itself asks /healthz.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["bun", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# bun is PID 1 (the image's entrypoint execs it), so SIGTERM from `docker stop` reaches
+# main.ts, which drains requests, checkpoints PGlite and releases the data lock.
+CMD ["bun", "src/main.ts"]
