@@ -16,6 +16,7 @@ import { createLogger } from '../src/log'
 import listSql from '../sql/nodes/list.sql' with { type: 'text' }
 import subtreeSql from '../sql/nodes/subtree.sql' with { type: 'text' }
 import ancestorsSql from '../sql/nodes/ancestors.sql' with { type: 'text' }
+import siblingsSql from '../sql/nodes/siblings.sql' with { type: 'text' }
 
 const url = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL
 const config = loadConfig({ DATABASE_URL: url ?? 'memory://', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'silent' })
@@ -101,8 +102,9 @@ async function read(name: string, n: number, path: string, raw: () => Promise<un
 }
 await read('GET /nodes (10,010 nodes)', 20, '/api/v1/nodes?projectId=bench', () => db.query(listSql, ['bench', null, null]))
 await read('GET /tree down from a goal', 50, `/api/v1/tree?projectId=bench&nodeId=${goal}&direction=down`, () => db.query(subtreeSql, ['bench', [goal]]))
+const jobParent = idMap['draft-g3-n2-a4']!
 await read('GET /tree context from a job', 100, `/api/v1/tree?projectId=bench&nodeId=${job}&direction=context`, () =>
-  Promise.all([db.query(ancestorsSql, ['bench', job]), db.query(subtreeSql, ['bench', [job]])]),
+  Promise.all([db.query(ancestorsSql, ['bench', job]), db.query(subtreeSql, ['bench', [job]]), db.query(siblingsSql, ['bench', jobParent, job])]),
 )
 let k = 0
 const single = await time(100, () =>
