@@ -14,6 +14,7 @@ import moveIterationSql from '../../sql/nodes/move-iteration.sql' with { type: '
 import reserveIdSql from '../../sql/nodes/reserve-id.sql' with { type: 'text' }
 import setClassifiedSql from '../../sql/nodes/set-classified.sql' with { type: 'text' }
 import siblingsSql from '../../sql/nodes/siblings.sql' with { type: 'text' }
+import siblingsOfSql from '../../sql/nodes/siblings-of.sql' with { type: 'text' }
 import subtreeSql from '../../sql/nodes/subtree.sql' with { type: 'text' }
 import updateSql from '../../sql/nodes/update.sql' with { type: 'text' }
 import changelogGetSql from '../../sql/changelog/get.sql' with { type: 'text' }
@@ -48,6 +49,7 @@ export const subtree = (db: Db, projectId: string, rootIds: string[]) => db.quer
 export const ancestors = (db: Db, projectId: string, id: string) => db.query<NodeRow>(ancestorsSql, [projectId, id])
 export const siblings = (db: Db, projectId: string, parentId: string, id: string) =>
   db.query<NodeRow>(siblingsSql, [projectId, parentId, id])
+export const siblingsOf = (db: Db, projectId: string, id: string) => db.query<NodeRow>(siblingsOfSql, [projectId, id])
 export const deleteMany = (db: Db, projectId: string, ids: string[]) => db.query(deleteManySql, [projectId, ids])
 
 /** Reserve `n` new numbers for a type; returns the first one. */

@@ -7,7 +7,7 @@ export const NodeSchema = t.Object({
   id: t.String(),
   type: t.Union([t.Literal('goal'), t.Literal('need'), t.Literal('approach'), t.Literal('job'), t.Literal('task')]),
   parentId: t.Nullable(t.String()),
-  data: t.Record(t.String(), t.Any()),
+  data: t.Object({ label: t.String() }, { additionalProperties: true, description: 'the node fields of api.md (label, description, notes, iteration, status, …)' }),
   createdAt: t.Optional(t.String()),
   depth: t.Optional(t.Integer()),
 })

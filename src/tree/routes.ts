@@ -16,12 +16,16 @@ export const treeRoutes = (deps: Deps) =>
         nodeId: t.Optional(t.String()),
         direction: t.Optional(t.String({ description: 'up, down, lateral or context (required)' })),
       }),
+      // one object with optional parts, not a union: a union would check every node once per variant
       response: {
-        200: t.Union([
-          t.Object({ nodes: Nodes, path: t.Array(t.String()) }),
-          t.Object({ nodes: Nodes, _meta: t.Optional(t.Any()) }),
-          t.Object({ ancestors: Nodes, path: t.Array(t.String()), siblings: Nodes, children: Nodes, _meta: t.Optional(t.Any()) }),
-        ]),
+        200: t.Object({
+          nodes: t.Optional(Nodes),
+          path: t.Optional(t.Array(t.String())),
+          ancestors: t.Optional(Nodes),
+          siblings: t.Optional(Nodes),
+          children: t.Optional(Nodes),
+          _meta: t.Optional(t.Record(t.String(), t.Any())),
+        }),
       },
       detail: { summary: 'Walk the tree from a node: up to the root, down its subtree, lateral siblings, or the whole context', tags: ['tree'] },
     })

@@ -58,10 +58,14 @@ export async function walk(deps: Deps, user: User, query: { projectId?: string; 
       return { nodes: (await q.siblings(db, project.id, self.parent_id, nodeId)).map((r) => toNode(r, true)) }
     }
     default: {
-      const [up, sub] = await Promise.all([q.ancestors(db, project.id, nodeId), q.subtree(db, project.id, [nodeId])])
+      const [up, sub, sibs] = await Promise.all([
+        q.ancestors(db, project.id, nodeId),
+        q.subtree(db, project.id, [nodeId]),
+        q.siblingsOf(db, project.id, nodeId),
+      ])
       if (!up.length) throw notFound(nodeId)
       const self = up[0]!
-      const siblings = self.parent_id ? (await q.siblings(db, project.id, self.parent_id, nodeId)).map((r) => toNode(r, true)) : []
+      const siblings = sibs.map((r) => toNode(r, true))
       const ancestors = up.map((r) => toNode(r, true))
       return {
         ancestors,
