@@ -3,6 +3,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { join, resolve } from 'node:path'
 import { pgliteAssets } from './pglite-assets'
 import type { Db, Row } from './port'
+import { preparedRunner } from './pglite-prepared'
 
 /**
  * PGlite runs PostgreSQL in single-user mode inside this process and takes no lock on its
@@ -44,18 +45,20 @@ function isAlive(pid: number): boolean {
 
 type Queryable = { query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>; exec(text: string): Promise<unknown> }
 
-function wrap(conn: Queryable, inTx: boolean, base: { transaction: PGlite['transaction'] }): Db {
+type Run = ReturnType<typeof preparedRunner>
+
+function wrap(conn: Queryable, inTx: boolean, base: { transaction: PGlite['transaction'] }, run: Run): Db {
   const db: Db = {
     kind: 'pglite',
     async query<T = Row>(text: string, params: unknown[] = []) {
-      return (await conn.query<T>(text, params)).rows
+      return run<T>(text, params, inTx)
     },
     async exec(text: string) {
       await conn.exec(text)
     },
     async tx<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
       if (inTx) return fn(db)
-      return base.transaction((t) => fn(wrap(t as unknown as Queryable, true, base)))
+      return base.transaction((t) => fn(wrap(t as unknown as Queryable, true, base, run)))
     },
     async ping() {
       await conn.query('select 1')
@@ -81,7 +84,7 @@ export async function openPglite(dataDir: string | null, template?: Blob): Promi
     if (lockPath) rmSync(lockPath, { force: true })
     throw err
   }
-  const db = wrap(pg as unknown as Queryable, false, pg)
+  const db = wrap(pg as unknown as Queryable, false, pg, preparedRunner(pg))
   ;(db as any).dump = () => pg.dumpDataDir('none')
   let closed = false
   db.close = async () => {
