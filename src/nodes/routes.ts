@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
+import { documentedResponse } from '../http/documented'
 import { listChangelog, listNodes } from './service'
 
 export const NodeSchema = t.Object({
@@ -12,6 +13,18 @@ export const NodeSchema = t.Object({
   depth: t.Optional(t.Integer()),
 })
 
+export const NodesResponse = t.Object({
+  nodes: t.Array(NodeSchema),
+  _meta: t.Object(
+    {
+      currentIteration: t.Nullable(t.String()),
+      iterations: t.Object({ active: t.Array(t.String()), total: t.Integer() }),
+      nodeCounts: t.Record(t.String(), t.Integer()),
+    },
+    { additionalProperties: true },
+  ),
+})
+
 export const nodeRoutes = (deps: Deps) =>
   new Elysia({ name: 'nodes' })
     .derive(withUser(deps))
@@ -21,20 +34,11 @@ export const nodeRoutes = (deps: Deps) =>
         type: t.Optional(t.String({ description: 'goal, need, approach, job or task' })),
         iteration: t.Optional(t.String({ description: 'iteration name (jobs and tasks only)' })),
       }),
-      response: {
-        200: t.Object({
-          nodes: t.Array(NodeSchema),
-          _meta: t.Object(
-            {
-              currentIteration: t.Nullable(t.String()),
-              iterations: t.Object({ active: t.Array(t.String()), total: t.Integer() }),
-              nodeCounts: t.Record(t.String(), t.Integer()),
-            },
-            { additionalProperties: true },
-          ),
-        }),
+      detail: {
+        summary: 'Every node of a project in creation order (the JSON export); filters by type and iteration',
+        tags: ['tree'],
+        ...documentedResponse(NodesResponse),
       },
-      detail: { summary: 'Every node of a project in creation order (the JSON export); filters by type and iteration', tags: ['tree'] },
     })
     .get('/changelog', ({ user, query }) => listChangelog(deps, user, query) as any, {
       query: t.Object({ projectId: t.String(), limit: t.Optional(t.String({ description: '1 to 1000, default 100' })) }),
