@@ -78,6 +78,16 @@ describe('request bodies', () => {
     expect(res.body).toEqual(expected)
   })
 
+  it.each([['[1,2]'], ['"text"'], ['null']])('answers a JSON body that is not an object (%s) with a 400 that says so', async (body) => {
+    const res = await app.call('POST', '/api/v1/mutate', { body })
+    expect(res.status).toBe(400)
+    expect(res.body).toEqual({
+      success: false,
+      errors: ['Request body must be a JSON object (Content-Type: application/json)'],
+      _meta: { guide: GUIDE },
+    })
+  })
+
   it('answers malformed JSON on PATCH /projects with a JSON 400', async () => {
     const res = await app.call('PATCH', '/api/v1/projects', { body: '{nope' })
     expect(res.status).toBe(400)

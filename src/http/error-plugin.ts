@@ -26,7 +26,9 @@ function validationMessages(error: any): string[] {
     if (seen.has(field)) continue // one message per field is enough
     seen.add(field)
     const missing = e.value === undefined
-    out.push(missing ? `${field} is required` : `${field}: ${e.summary ?? e.message}`)
+    if (field === 'body' && (e.value === null || typeof e.value !== 'object' || Array.isArray(e.value)))
+      out.push('Request body must be a JSON object (Content-Type: application/json)')
+    else out.push(missing ? `${field} is required` : `${field}: ${e.summary ?? e.message}`)
   }
   return out.length ? out : [String(error.message ?? 'Invalid request')]
 }
