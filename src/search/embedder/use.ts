@@ -18,14 +18,68 @@ async function loadModel(): Promise<UseModel> {
   return initModel(modelSource);
 }
 
+/**
+ * One worker thread per process runs the model; requests are answered in order. If a worker
+ * cannot be started (some single-file builds), the model runs on the calling thread instead.
+ */
+class ModelWorker {
+  private worker: Worker;
+  private next = 0;
+  private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>();
+
+  constructor() {
+    this.worker = new Worker(new URL("./use-worker.ts", import.meta.url).href);
+    this.worker.unref(); // an idle model must not keep the process alive
+    this.worker.onmessage = (event: MessageEvent<{ id: number; vectors?: Float32Array[]; error?: string }>) => {
+      const job = this.pending.get(event.data.id);
+      if (!job) return;
+      this.pending.delete(event.data.id);
+      if (event.data.error !== undefined) job.reject(new Error(`sentence encoder: ${event.data.error}`));
+      else job.resolve(event.data.vectors!);
+    };
+    this.worker.onerror = (event) => {
+      for (const job of this.pending.values()) job.reject(new Error(`sentence encoder worker failed: ${event.message}`));
+      this.pending.clear();
+    };
+  }
+
+  embed(texts: string[]): Promise<Float32Array[]> {
+    const id = ++this.next;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, texts });
+    });
+  }
+}
+
+let worker: ModelWorker | null | undefined;
+
+function sharedWorker(): ModelWorker | null {
+  if (worker === undefined) {
+    try {
+      worker = new ModelWorker();
+    } catch {
+      worker = null;
+    }
+  }
+  return worker;
+}
+
 export class UseEmbedder implements Embedder {
   readonly id = "builtin-use-lite-512-v1";
   readonly dims = 512;
+  private readonly batchSize: number;
+  private readonly inWorker: boolean;
 
-  /** Texts per forward pass; bounds the size of the sparse input tensor. */
-  constructor(private readonly batchSize = 32) {}
+  /** batchSize: texts per forward pass (bounds the sparse input tensor); inWorker: off the main thread. */
+  constructor(opts: { batchSize?: number; inWorker?: boolean } = {}) {
+    this.batchSize = opts.batchSize ?? 32;
+    this.inWorker = opts.inWorker ?? true;
+  }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
+    const w = this.inWorker ? sharedWorker() : null;
+    if (w) return w.embed(texts);
     model ??= loadModel();
     const m = await model;
     const out: Float32Array[] = [];
