@@ -109,6 +109,11 @@ describe('urgent: a do-it that cannot wait past today', () => {
     expect(c('Checkout API returns 503 for all EU shoppers')).toEqual(urgent);
     expect(c('Booking site down - nobody can reserve a table')).toEqual(urgent);
   });
+  test('users locked out of their accounts is an outage, however it is spelled', () => {
+    expect(c("Members can't log in to the app")).toEqual(urgent);
+    expect(c('Critical bug: coaches cannot log in since the release')).toEqual(urgent);
+    expect(c('Drivers unable to sign in on Android')).toEqual(urgent);
+  });
   test('data exposure is urgent', () => {
     expect(c("Patients can see other patients' appointment notes")).toEqual(urgent);
     expect(c('API tokens printed in the public build logs')).toEqual(urgent);
