@@ -107,3 +107,14 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
   }
 }
+
+/** For commands: the configuration, or one line on stderr naming the bad variable and exit 2. */
+export function loadConfigOrExit(env: Env = process.env): Config {
+  try {
+    return loadConfig(env)
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err
+    console.error(`arbor: ${err.message}`)
+    process.exit(2)
+  }
+}

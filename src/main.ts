@@ -1,6 +1,6 @@
 import { bootstrapOwner } from './accounts/service'
 import { createApp } from './app'
-import { ConfigError, loadConfig } from './config'
+import { loadConfigOrExit } from './config'
 import { openDb } from './db'
 import { DataDirLockedError } from './db/pglite'
 import { createWaker, type Deps } from './deps'
@@ -9,16 +9,7 @@ import { startScheduler } from './scheduler'
 
 /** config → database → app → listen; start the loops; SIGTERM → drain, stop, close. */
 async function main() {
-  let config
-  try {
-    config = loadConfig()
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`arbor: ${err.message}`)
-      process.exit(2)
-    }
-    throw err
-  }
+  const config = loadConfigOrExit()
   const log = createLogger(config.logLevel)
   let db
   try {

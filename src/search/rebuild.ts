@@ -8,7 +8,7 @@
 // Uses the same environment as the server (DATABASE_URL, DATA_DIR, MEILI_URL, EMBEDDINGS_*).
 // With the embedded database, stop the server first: one process at a time owns DATA_DIR.
 
-import { ConfigError, loadConfig } from '../config'
+import { loadConfigOrExit } from '../config'
 import { openDb } from '../db'
 import { createWaker, type Deps } from '../deps'
 import { createLogger } from '../log'
@@ -17,16 +17,7 @@ import { MeiliBackend } from './meili'
 import { forgetEmbedder } from './queries'
 
 async function main() {
-  let config
-  try {
-    config = loadConfig()
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`arbor: ${err.message}`)
-      process.exit(2)
-    }
-    throw err
-  }
+  const config = loadConfigOrExit()
   const db = await openDb(config)
   const deps: Deps = { config, db, log: createLogger(config.logLevel), now: () => new Date(), ...createWaker() }
   const choice = chooseEmbedder(config)
