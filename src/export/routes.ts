@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
+import { RefusalBody } from '../http/schemas'
 import { exportOkf } from './service'
 
 export const exportRoutes = (deps: Deps) =>
@@ -18,8 +19,8 @@ export const exportRoutes = (deps: Deps) =>
           }),
           _meta: t.Any(),
         }),
-        400: t.Object({ error: t.String(), message: t.Optional(t.String()) }),
-        403: t.Object({ error: t.String(), message: t.Optional(t.String()) }),
+        400: RefusalBody,
+        403: RefusalBody,
       },
       detail: { summary: 'Export the project as an Open Knowledge Format (OKF v0.1) bundle', tags: ['export'] },
     })

@@ -2,11 +2,11 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { ApiError } from '../http/errors'
 import { withUser } from '../http/auth'
+import { RefusalBody as Refusal } from '../http/schemas'
 import { PAGE_HEADERS, renderNotFoundPage, renderSharePage } from './page'
 import { createShare, listShares, publicView, revokeShare } from './service'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
-const Refusal = t.Object({ error: t.String(), message: t.Optional(t.String()) })
 const PublicNode = t.Object({
   id: t.String(),
   type: t.String(),

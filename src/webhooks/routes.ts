@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
+import { RefusalBody as Refusal } from '../http/schemas'
 import { deleteWebhook, EVENT_TYPES, listWebhookDeliveries, listWebhooks, registerWebhook, updateWebhook } from './service'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
@@ -15,7 +16,6 @@ const Webhook = t.Object({
   createdAt: t.String(),
 })
 const eventsDoc = `event names; omitted means all six: ${EVENT_TYPES.join(', ')}`
-const Refusal = t.Object({ error: t.String(), message: t.Optional(t.String()) })
 
 export const webhookRoutes = (deps: Deps) =>
   new Elysia({ name: 'webhooks' })
