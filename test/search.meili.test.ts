@@ -1,29 +1,45 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { searchOf } from '../src/search/engine'
 import { tick } from '../src/search/loop'
-import type { MeiliBackend } from '../src/search/meili'
+import { MEILI_INDEX, type MeiliBackend } from '../src/search/meili'
 import { startApp, type TestApp } from './helpers'
+import { startFakeMeili, type FakeMeili } from './meili-fake'
 
-// The GET /search contract on the Meilisearch backend. No Meilisearch server runs in CI, so
-// this file runs only when MEILI_URL is set, e.g.
+// The GET /search contract on the Meilisearch backend. No Meilisearch binary can be installed on
+// CI machines, so by default these tests run against test/meili-fake.ts, a small HTTP server
+// that speaks the part of the Meilisearch API the adapter uses. With MEILI_URL set they run
+// against that real server instead (the fake-only outage tests are then skipped), e.g.
 //   docker run -d -p 7700:7700 -e MEILI_MASTER_KEY=dev getmeili/meilisearch:v1.16
 //   MEILI_URL=http://127.0.0.1:7700 MEILI_API_KEY=dev bun test test/search.meili.test.ts
-// It uses the index `arbor_nodes` of that server (documents of its own fresh projects only).
+// On a real server it uses the index `arbor_nodes` (documents of its own fresh projects only).
 
-const MEILI_URL = process.env.MEILI_URL
+const REAL_URL = process.env.MEILI_URL
 
-describe.skipIf(!MEILI_URL)('GET /search on Meilisearch', () => {
+describe(`GET /search on Meilisearch (${REAL_URL ? 'real server' : 'protocol fake'})`, () => {
+  let fake: FakeMeili | undefined
   let app: TestApp
   let projectId: string
   let ids: Record<string, string>
   /** what the scheduler does in a running server: push the outbox to Meilisearch */
-  const sync = async () => {
-    for (let i = 0; i < 20; i++) if (!(await tick(app.deps, new Date())).pushed) break
+  const sync = async (now = new Date()) => {
+    let pushed = 0
+    for (let i = 0; i < 20; i++) {
+      const r = await tick(app.deps, now)
+      if (r.failed) return { pushed, failed: r.failed }
+      if (!r.pushed) break
+      pushed += r.pushed
+    }
+    return { pushed, failed: 0 }
   }
   const search = (params: Record<string, string>) => app.call('GET', `/api/v1/search?${new URLSearchParams({ projectId, ...params })}`)
+  const meiliEnv = () =>
+    fake
+      ? { MEILI_URL: fake.url, MEILI_API_KEY: fake.masterKey! }
+      : { MEILI_URL: REAL_URL!, ...(process.env.MEILI_API_KEY ? { MEILI_API_KEY: process.env.MEILI_API_KEY } : {}) }
 
   beforeAll(async () => {
-    app = await startApp({ MEILI_URL: MEILI_URL!, ...(process.env.MEILI_API_KEY ? { MEILI_API_KEY: process.env.MEILI_API_KEY } : {}) })
+    if (!REAL_URL) fake = startFakeMeili({ masterKey: 'test-master-key' })
+    app = await startApp(meiliEnv(), { persist: true })
     projectId = await app.project()
     const res = await app.call('POST', '/api/v1/mutate', {
       body: {
@@ -41,7 +57,10 @@ describe.skipIf(!MEILI_URL)('GET /search on Meilisearch', () => {
     ids = res.body.idMap
     await sync()
   })
-  afterAll(() => app.close())
+  afterAll(async () => {
+    await app.close()
+    fake?.stop()
+  })
 
   test('returns {node, similarity, ancestors} ranked by similarity, ancestors from the parent up', async () => {
     const res = await search({ q: 'SEPA Direct Debit' })
@@ -79,6 +98,72 @@ describe.skipIf(!MEILI_URL)('GET /search on Meilisearch', () => {
   test('rebuild loads every node again from the database', async () => {
     const backend = searchOf(app.deps) as MeiliBackend
     expect(await backend.rebuild()).toBeGreaterThanOrEqual(4)
+    expect((await search({ q: 'SEPA Direct Debit', limit: '1' })).body.results[0].node.id).toBe(ids['draft-j'])
+  })
+
+  test('an add close to an existing node of the same type gets the possible_duplicate advisory', async () => {
+    const res = await app.call('POST', '/api/v1/mutate', {
+      body: { action: 'add', projectId, node: { type: 'job', parentId: ids['draft-a'], data: { label: 'Payers in the eurozone can pay by SEPA Direct Debit' } } },
+    })
+    expect(res.status).toBe(200)
+    expect(res.body._meta.advisory).toEqual({
+      type: 'possible_duplicate',
+      nodes: [{ id: ids['draft-j'], label: 'Payers in the eurozone can pay by SEPA Direct Debit', similarity: expect.any(Number) }],
+    })
+    expect(res.body._meta.advisory.nodes[0].similarity).toBeGreaterThan(0.86)
+    await app.call('POST', '/api/v1/mutate', { body: { action: 'delete', projectId, nodeId: res.body.nodeId ?? res.body.node?.id } })
+    await sync()
+  })
+
+  test.skipIf(!!REAL_URL)('an outage: the sync keeps its cursor, backs off, then catches up without losing a change', async () => {
+    const add = await app.call('POST', '/api/v1/mutate', {
+      body: { action: 'add', projectId, node: { type: 'task', data: { label: 'Archive the quarterly VAT returns' } } },
+    })
+    const taskId = add.body.nodeId ?? add.body.node?.id
+    expect(typeof taskId).toBe('string')
+    fake!.failNext(1_000)
+    const now = Date.now()
+    expect((await sync(new Date(now))).failed).toBe(1)
+    // backing off: the next tick inside the wait does not even call Meilisearch
+    const calls = fake!.requests.length
+    expect((await sync(new Date(now + 500))).failed).toBe(0)
+    expect(fake!.requests.length).toBe(calls)
+    fake!.failNext(0)
+    const caughtUp = await sync(new Date(now + 120_000))
+    expect(caughtUp).toEqual({ pushed: expect.any(Number), failed: 0 })
+    expect(caughtUp.pushed).toBeGreaterThanOrEqual(1)
+    expect((await search({ q: 'quarterly VAT returns', limit: '1' })).body.results[0].node.id).toBe(taskId)
+  })
+
+  test.skipIf(!!REAL_URL)('while Meilisearch is down GET /search answers 503 search_unavailable as JSON, not a 500', async () => {
+    fake!.failNext(1_000)
+    const res = await search({ q: 'quarterly VAT returns' })
+    fake!.failNext(0)
+    expect(res.status).toBe(503)
+    expect(res.body).toEqual({ error: 'search_unavailable', message: expect.stringContaining('Meilisearch'), _tip: expect.any(String) })
+    expect((await search({ q: 'quarterly VAT returns' })).status).toBe(200)
+  })
+
+  test.skipIf(!!REAL_URL)('documents carry projectId, type and one vector per embedded text; deleted nodes leave the index', async () => {
+    const docs = [...fake!.documents(MEILI_INDEX).values()].filter((d) => d.projectId === projectId)
+    const job = docs.find((d) => d.id === ids['draft-j'])!
+    expect(job).toMatchObject({ uid: `${projectId}_${ids['draft-j']}`, projectId, type: 'job', parentId: ids['draft-a'] })
+    expect(job._vectors.arbor.length).toBeGreaterThanOrEqual(1)
+    expect(docs.some((d) => d.id === ids['draft-t'])).toBe(false) // deleted above
+  })
+
+  test('after a restart the sync carries on from its stored cursor: old nodes stay findable, new ones are pushed', async () => {
+    await app.close() // persisted: the database stays
+    app = await startApp(meiliEnv(), { reopen: app })
+    const add = await app.call('POST', '/api/v1/mutate', {
+      body: { action: 'add', projectId, node: { type: 'task', data: { label: 'Renew the domain name before it lapses' } } },
+    })
+    expect(add.status).toBe(200)
+    const r = await sync()
+    expect(r.failed).toBe(0)
+    expect(r.pushed).toBeGreaterThanOrEqual(1) // the new node, plus the last minute re-read (pushes are idempotent)
+    const found = await search({ q: 'renew the domain name', limit: '1' })
+    expect(found.body.results[0].node.data.label).toBe('Renew the domain name before it lapses')
     expect((await search({ q: 'SEPA Direct Debit', limit: '1' })).body.results[0].node.id).toBe(ids['draft-j'])
   })
 })

@@ -9,6 +9,7 @@
 
 import { Meilisearch, type Index } from 'meilisearch'
 import type { Deps } from '../deps'
+import { ApiError } from '../http/errors'
 import { embeddingTexts } from './document'
 import { type EmbedderChoice, EmbedQueue, within } from './embedder/runtime'
 import { BUILTIN_TUNING } from './builtin'
@@ -83,6 +84,19 @@ export class MeiliBackend implements SearchBackend {
   }
 
   async search(projectId: string, req: SearchRequest): Promise<SearchAnswer> {
+    try {
+      return await this.searchMeili(projectId, req)
+    } catch (err) {
+      if (err instanceof ApiError) throw err
+      this.deps.log.warn('search: meilisearch query failed', { error: String(err) })
+      throw new ApiError(503, 'search_unavailable', {
+        message: `the search server (Meilisearch) did not answer: ${(err as Error).message}`,
+        _tip: 'Retry shortly; GET /nodes still lists every node.',
+      })
+    }
+  }
+
+  private async searchMeili(projectId: string, req: SearchRequest): Promise<SearchAnswer> {
     await this.setup()
     let vector: Float32Array | undefined
     if (req.mode !== 'keyword')
@@ -139,8 +153,8 @@ export class MeiliBackend implements SearchBackend {
   }
 
   /** Push the node events after the cursor to Meilisearch; on failure keep the cursor and back off. */
-  async tick(): Promise<Record<string, number>> {
-    if (Date.now() < this.retryAt) return { pushed: 0 }
+  async tick(now: Date): Promise<Record<string, number>> {
+    if (now.getTime() < this.retryAt) return { pushed: 0 }
     const db = this.deps.db
     try {
       await this.setup()
@@ -170,7 +184,7 @@ export class MeiliBackend implements SearchBackend {
     } catch (err) {
       this.failures++
       const wait = Math.min(60_000, 1000 * 2 ** Math.min(6, this.failures))
-      this.retryAt = Date.now() + wait
+      this.retryAt = now.getTime() + wait
       this.deps.log.warn('search: meilisearch sync failed; retrying later', { error: String(err), retryInMs: wait })
       return { pushed: 0, failed: 1 }
     }

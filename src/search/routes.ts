@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
+import { RefusalBody } from '../http/schemas'
 import { NodeSchema } from '../nodes/routes'
 import { registerSearch } from './engine'
 import { search } from './service'
@@ -31,6 +32,9 @@ export const searchRoutes = (deps: Deps) => {
         200: t.Object({
           results: t.Array(Result),
           _meta: t.Optional(t.Object({ search: t.Optional(t.Any()), _tip: t.Optional(t.String()) }, { additionalProperties: true })),
+        }),
+        503: t.Composite([RefusalBody, t.Object({ _tip: t.Optional(t.String()) })], {
+          description: 'search_unavailable: the Meilisearch server (MEILI_URL) did not answer; retry shortly',
         }),
       },
       detail: {
