@@ -152,6 +152,26 @@ describe(`GET /search on Meilisearch (${REAL_URL ? 'real server' : 'protocol fak
     expect(docs.some((d) => d.id === ids['draft-t'])).toBe(false) // deleted above
   })
 
+  test('`bun run search:rebuild` (server stopped) reloads the index from the database', async () => {
+    const nodes = (await app.call('GET', `/api/v1/nodes?projectId=${projectId}`)).body.nodes.length
+    expect(nodes).toBeGreaterThanOrEqual(4)
+    await app.close() // persisted: the database stays, as when the server is stopped
+    if (fake) fake.documents(MEILI_INDEX).clear() // an index that lost everything
+    const env: Record<string, string | undefined> = { ...process.env, ...meiliEnv(), LOG_LEVEL: 'error', ARBOR_CACHE_DIR: app.config.cacheDir }
+    if (app.store.pgUrl) env.DATABASE_URL = app.store.pgUrl
+    else {
+      delete env.DATABASE_URL
+      env.DATA_DIR = app.store.dataDir
+    }
+    const proc = Bun.spawn([process.execPath, 'src/search/rebuild.ts'], { cwd: `${import.meta.dir}/..`, env, stdout: 'pipe', stderr: 'pipe' })
+    const [code, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+    expect({ code, err: code === 0 ? '' : err }).toEqual({ code: 0, err: '' })
+    expect(out).toContain('rebuilt the Meilisearch index from')
+    if (fake) expect([...fake.documents(MEILI_INDEX).values()].filter((d) => d.projectId === projectId).length).toBe(nodes)
+    app = await startApp(meiliEnv(), { reopen: app, persist: true })
+    expect((await search({ q: 'SEPA Direct Debit', limit: '1' })).body.results[0].node.id).toBe(ids['draft-j'])
+  })
+
   test('after a restart the sync carries on from its stored cursor: old nodes stay findable, new ones are pushed', async () => {
     await app.close() // persisted: the database stays
     app = await startApp(meiliEnv(), { reopen: app })
