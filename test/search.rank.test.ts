@@ -10,6 +10,7 @@ import {
   type KeywordDoc,
 } from "../src/search/rank.ts";
 import { stem, terms } from "../src/search/text.ts";
+import { clip, embeddingTexts, MAX_EMBED_CHARS } from "../src/search/document.ts";
 
 const docs: KeywordDoc[] = [
   { id: "sepa", fields: { label: "Payers in the eurozone can pay by SEPA Direct Debit" } },
@@ -205,5 +206,19 @@ describe("hybridRank", () => {
   test("end to end: keyword index feeds the blend", () => {
     const hits = hybridRank({ keyword: scoreKeyword(index, "reminder emails"), semantic: new Map(), semanticRatio: 0.5 });
     expect(hits[0]!.id).toBe("remind");
+  });
+});
+
+describe("clip", () => {
+  test("keeps short texts, cuts long ones at a word boundary", () => {
+    expect(clip("pay by link", 20)).toBe("pay by link");
+    expect(clip("pay by link today", 12)).toBe("pay by link");
+    expect(clip("x".repeat(50), 10)).toBe("x".repeat(10));
+  });
+  test("embedding texts never exceed MAX_EMBED_CHARS", () => {
+    const texts = embeddingTexts({ label: "Bulk", description: "word ".repeat(5000) });
+    expect(texts[0]).toBe("Bulk");
+    expect(texts[1]!.startsWith("Bulk. word")).toBe(true);
+    expect(texts[1]!.length).toBeLessThanOrEqual(MAX_EMBED_CHARS);
   });
 });

@@ -189,6 +189,21 @@ describe('GET /search: the contract', () => {
     expect(res.headers.get('link')).toBe('<http://arbor.test/api/v1/search>; rel="successor-version"')
   })
 
+  test('a huge query or description is cut before it reaches the embedder, and search still answers', async () => {
+    const long = 'invoice reminder '.repeat(6000) // ~100 KB
+    const res = await search(app, projectId, { q: long })
+    expect(res.status).toBe(200)
+    expect(res.body.results.length).toBeGreaterThan(0)
+    const add = await app.call('POST', '/api/v1/mutate', {
+      body: { action: 'add', projectId, node: { type: 'task', data: { label: 'Bulk notes', description: 'ledger '.repeat(2800) } } },
+    })
+    expect({ status: add.status, body: add.status === 200 ? null : add.body }).toEqual({ status: 200, body: null })
+    expect((await search(app, projectId, { q: 'bulk notes ledger', limit: '1' })).body.results[0].node.data.label).toBe('Bulk notes')
+    const longest = Math.max(...emb.calls.flat().map((t) => t.length))
+    expect(longest).toBeLessThanOrEqual(2000)
+    expect(emb.calls.flat().some((t) => t.startsWith('invoice reminder') && t.length <= 1000 && t.length > 900)).toBe(true)
+  })
+
   test('the index follows updates and deletes', async () => {
     await app.call('POST', '/api/v1/mutate', { body: { action: 'update', projectId, nodeId: ids['draft-t'], data: { label: 'Rotate the signing keys of the webhooks' } } })
     const renamed = await search(app, projectId, { q: 'rotate signing keys', limit: '1' })

@@ -26,9 +26,27 @@ export function keywordDoc(id: string, data: NodeData): KeywordDoc {
  * to the vectors diluted the paraphrase matches more than it helped.
  */
 export function embeddingTexts(data: NodeData): string[] {
-  const label = (data.label ?? "").trim();
+  const label = clip((data.label ?? "").trim(), MAX_EMBED_CHARS);
   const description = (data.description ?? "").trim();
   if (!description) return [label];
-  if (!label) return [description];
-  return [label, `${label}. ${description}`];
+  if (!label) return [clip(description, MAX_EMBED_CHARS)];
+  return [label, clip(`${label}. ${description}`, MAX_EMBED_CHARS)];
+}
+
+/**
+ * Longest text sent to an embedder. The built-in sentence encoder's cost grows with the text
+ * (a 100 KB description would hold its worker for seconds, and every search behind it), and
+ * what a node is about is in its first sentences anyway.
+ */
+export const MAX_EMBED_CHARS = 2000;
+
+/** Longest search query used; the rest is ignored (a query is a question, not a document). */
+export const MAX_QUERY_CHARS = 1000;
+
+/** `text` cut to at most `max` characters, at a word boundary when there is one. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  const space = cut.lastIndexOf(" ");
+  return space > max * 0.8 ? cut.slice(0, space) : cut;
 }

@@ -21,7 +21,7 @@ export const searchRoutes = (deps: Deps) => {
     .get('/search', ({ user, query }) => search(deps, user, query) as any, {
       query: t.Object({
         projectId: t.String(),
-        q: t.String({ description: 'natural language' }),
+        q: t.String({ description: 'natural language; only the first 1,000 characters are used' }),
         type: t.Optional(t.String({ description: 'goal, need, approach, job or task' })),
         limit: t.Optional(t.String({ description: '1 to 20, default 5' })),
         mode: t.Optional(

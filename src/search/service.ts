@@ -3,6 +3,7 @@ import type { Deps } from '../deps'
 import { invalid } from '../http/errors'
 import { NODE_TYPES } from '../nodes/model'
 import { requireProject } from '../projects/access'
+import { clip, MAX_QUERY_CHARS } from './document'
 import { registerSearch, searchOf } from './engine'
 import type { DuplicateAdvisory } from './port'
 import type { SearchMode } from './project-index'
@@ -21,7 +22,7 @@ export interface SearchQuery {
 /** GET /search (api.md): the nodes closest in meaning to `q`, best first, with their ancestors. */
 export async function search(deps: Deps, user: User, query: SearchQuery) {
   const { project } = await requireProject(deps.db, user, query.projectId)
-  const q = (query.q ?? '').trim()
+  const q = clip((query.q ?? '').trim(), MAX_QUERY_CHARS)
   if (!q) throw invalid('q is required: a natural-language query', { _tip: 'Send q=<what you are looking for>, e.g. q=where do we track churn' })
   if (query.type !== undefined && !(NODE_TYPES as readonly string[]).includes(query.type))
     throw invalid(`type must be one of: ${NODE_TYPES.join(', ')}`)
