@@ -4,6 +4,7 @@ import { tick } from '../src/search/loop'
 import { MEILI_INDEX, type MeiliBackend } from '../src/search/meili'
 import { startApp, type TestApp } from './helpers'
 import { startFakeMeili, type FakeMeili } from './meili-fake'
+import { expectSepaJobFirst } from './search-contract'
 
 // The GET /search contract on the Meilisearch backend. No Meilisearch binary can be installed on
 // CI machines, so by default these tests run against test/meili-fake.ts, a small HTTP server
@@ -64,19 +65,7 @@ describe(`GET /search on Meilisearch (${REAL_URL ? 'real server' : 'protocol fak
 
   test('returns {node, similarity, ancestors} ranked by similarity, ancestors from the parent up', async () => {
     const res = await search({ q: 'SEPA Direct Debit' })
-    expect(res.status).toBe(200)
-    expect(res.body.results[0]).toEqual({
-      node: { id: ids['draft-j'], type: 'job', parentId: ids['draft-a'], data: { label: 'Payers in the eurozone can pay by SEPA Direct Debit', iteration: 'Later' } },
-      similarity: expect.any(Number),
-      ancestors: [
-        { id: ids['draft-a'], type: 'approach', label: 'Hosted pay-by-link checkout' },
-        { id: ids['draft-n'], type: 'need', label: 'Payers can settle invoices online' },
-        { id: ids['draft-g'], type: 'goal', label: 'Get paid faster' },
-      ],
-    })
-    const sims = res.body.results.map((r: any) => r.similarity)
-    for (const s of sims) expect(s >= 0 && s <= 1).toBe(true)
-    expect([...sims].sort((a, b) => b - a)).toEqual(sims)
+    expectSepaJobFirst(res, { job: ids['draft-j'], approach: ids['draft-a'], need: ids['draft-n'], goal: ids['draft-g'] })
     expect(res.body._meta.search.backend).toBe('meilisearch')
   })
 

@@ -5,6 +5,7 @@ import { createWaker, type Deps } from '../src/deps'
 import { createLogger } from '../src/log'
 import { tick } from '../src/search/loop'
 import { ADMIN_TOKEN, startApp, type Res, type TestApp } from './helpers'
+import { expectSepaJobFirst } from './search-contract'
 
 // GET /search through HTTP, on the built-in backend: the contract of api.md, the index
 // following writes, surviving a restart, seeing another replica's writes, an embedder change,
@@ -99,19 +100,7 @@ describe('GET /search on the built-in offline model', () => {
     expect(res.status).toBe(200)
     expect(res.body.results.length).toBeGreaterThan(0)
     expect(res.body.results.length).toBeLessThanOrEqual(5)
-    const first = res.body.results[0]
-    expect(first).toEqual({
-      node: { id: ids['draft-j2'], type: 'job', parentId: ids['draft-a'], data: { label: 'Payers in the eurozone can pay by SEPA Direct Debit', iteration: 'Later' } },
-      similarity: expect.any(Number),
-      ancestors: [
-        { id: ids['draft-a'], type: 'approach', label: 'Hosted pay-by-link checkout' },
-        { id: ids['draft-n'], type: 'need', label: 'Payers can settle invoices online' },
-        { id: ids['draft-g'], type: 'goal', label: 'Get paid faster' },
-      ],
-    })
-    const sims = res.body.results.map((r: any) => r.similarity)
-    for (const s of sims) expect(s >= 0 && s <= 1).toBe(true)
-    expect([...sims].sort((a, b) => b - a)).toEqual(sims)
+    expectSepaJobFirst(res, { job: ids['draft-j2'], approach: ids['draft-a'], need: ids['draft-n'], goal: ids['draft-g'] })
     expect(res.body._meta.search).toEqual({ backend: 'builtin', embedder: 'builtin-mix-use-glove-v1', mode: 'hybrid', semantic: 'full', pendingNodes: 0 })
   })
 

@@ -26,11 +26,10 @@ export function keywordDoc(id: string, data: NodeData): KeywordDoc {
  * to the vectors diluted the paraphrase matches more than it helped.
  */
 export function embeddingTexts(data: NodeData): string[] {
-  const label = clip((data.label ?? "").trim(), MAX_EMBED_CHARS);
+  const label = (data.label ?? "").trim();
   const description = (data.description ?? "").trim();
-  if (!description) return [label];
-  if (!label) return [clip(description, MAX_EMBED_CHARS)];
-  return [label, clip(`${label}. ${description}`, MAX_EMBED_CHARS)];
+  const texts = !description ? [label] : !label ? [description] : [label, `${label}. ${description}`];
+  return texts.map((t) => clip(t, MAX_EMBED_CHARS));
 }
 
 /**

@@ -19,6 +19,7 @@ async function loadModel(): Promise<UseModel> {
       setWasmPaths(files: Record<string, string>): void;
       ready(): Promise<void>;
       loadGraphModelSync(artifacts: [object, ArrayBuffer]): any;
+      io: { concatenateArrayBuffers(buffers: ArrayBuffer[]): ArrayBuffer };
     }>,
     import("./use-assets.ts"),
   ]);
@@ -34,15 +35,9 @@ async function loadModel(): Promise<UseModel> {
         return Bun.file(path).arrayBuffer();
       }),
     );
-    const weights = new Uint8Array(shards.reduce((n, s) => n + s.byteLength, 0));
-    let offset = 0;
-    for (const s of shards) {
-      weights.set(new Uint8Array(s), offset);
-      offset += s.byteLength;
-    }
     await core.ready(); // the weights are decoded by the backend, which must be up first
     return {
-      model: core.loadGraphModelSync([topology, weights.buffer]),
+      model: core.loadGraphModelSync([topology, core.io.concatenateArrayBuffers(shards)]),
       vocabulary: await Bun.file(USE_FILES.vocabulary).json(),
     };
   });

@@ -68,11 +68,11 @@ export function useBundledWordVectors(path: string): void {
 const CACHE_FILE = "glove-100d-int8.bin";
 
 /** Load (building the cache on first use) the word vectors; shared per process. */
-export function loadWordVectors(cacheDir = bundled ? "" : defaultCacheDir()): Promise<WordVectors> {
+export function loadWordVectors(cacheDir?: string): Promise<WordVectors> {
   loaded ??= Promise.resolve()
     .then(() => {
       if (bundled) return parseCache(readFileSync(bundled), bundled);
-      const file = join(cacheDir, CACHE_FILE);
+      const file = join(cacheDir ?? defaultCacheDir(), CACHE_FILE);
       if (existsSync(file)) {
         try {
           return parseCache(readFileSync(file), file);
