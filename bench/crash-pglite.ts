@@ -16,7 +16,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort, spawnServer, StartError, type Spawned } from './lib/spawn'
+import { freePort, type Spawned, StartError, spawnServer } from './lib/spawn'
 
 const num = (name: string, fallback: number) => {
   const n = Number(process.env[name] ?? fallback)
@@ -46,7 +46,10 @@ async function start(round: number): Promise<Spawned> {
     const t0 = performance.now()
     try {
       const s = await spawnServer(env)
-      if (round > 0) console.log(`  ${round > ROUNDS ? 'start after a clean SIGTERM stop' : `restart ${round}`}: up in ${Math.round(performance.now() - t0)} ms`)
+      if (round > 0)
+        console.log(
+          `  ${round > ROUNDS ? 'start after a clean SIGTERM stop' : `restart ${round}`}: up in ${Math.round(performance.now() - t0)} ms`,
+        )
       return s
     } catch (err) {
       if (!(err instanceof StartError)) throw err
@@ -62,7 +65,7 @@ const indent = (text: string) =>
     .trim()
     .split('\n')
     .slice(-20)
-    .map((l) => '    | ' + l)
+    .map((l) => `    | ${l}`)
     .join('\n')
 
 /** Every acknowledged write must be listed; returns how many are not. */
@@ -100,7 +103,9 @@ async function writer(server: Spawned, round: number, w: number, stop: { now: bo
   }
 }
 
-console.log(`bench:crash: ${ROUNDS} SIGKILLs of bun src/main.ts on ${dataDir}, ${WRITERS} writers, kill after ${MIN_KILL_MS}-${MAX_KILL_MS} ms`)
+console.log(
+  `bench:crash: ${ROUNDS} SIGKILLs of bun src/main.ts on ${dataDir}, ${WRITERS} writers, kill after ${MIN_KILL_MS}-${MAX_KILL_MS} ms`,
+)
 let server = await start(0)
 ownerKey = /Arbor API key for owner: (arb_\S+)/.exec(server.output())?.[1] ?? ''
 if (!ownerKey) throw new Error(`no owner key on first start:\n${server.output()}`)
@@ -117,7 +122,9 @@ try {
     stop.now = true
     await Promise.all(writers)
     const lock = readFileSync(join(dataDir, 'arbor.lock'), 'utf8').trim()
-    console.log(`round ${round}: SIGKILL after ${delay} ms (${acknowledged.size - before} writes acknowledged this round, ${acknowledged.size} in all; stale lock of pid ${lock} left)`)
+    console.log(
+      `round ${round}: SIGKILL after ${delay} ms (${acknowledged.size - before} writes acknowledged this round, ${acknowledged.size} in all; stale lock of pid ${lock} left)`,
+    )
     server = await start(round)
     const missing = await verify(server, round)
     missingTotal += missing

@@ -61,7 +61,7 @@ if (remote) {
   const { handle } = createApp(deps)
   call = async (method, path, body) => {
     const res = await handle(
-      new Request('http://eval' + path, {
+      new Request(`http://eval${path}`, {
         method,
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -125,7 +125,9 @@ for (const [name, mode] of modes) {
 }
 const perQuery = (performance.now() - t0) / (modes.length * dev.queries.length)
 const counts = summarise(dev.queries.map((q) => ({ kind: q.kind, m: { recall5: 0, mrr10: 0, ndcg5: 0 } })))
-console.log(`backend ${meta?.backend}, embedder ${meta?.embedder}; queries: ${KINDS.map((k) => `${k} ${counts.get(k)?.n ?? 0}`).join(', ')}`)
+console.log(
+  `backend ${meta?.backend}, embedder ${meta?.embedder}; queries: ${KINDS.map((k) => `${k} ${counts.get(k)?.n ?? 0}`).join(', ')}`,
+)
 console.log(`\n| mode | ${KINDS.map((k) => `${k} R@5 / MRR@10 / nDCG@5`).join(' | ')} |`)
 console.log(`|---|${KINDS.map(() => '---').join('|')}|`)
 for (const [name, s] of rows)

@@ -17,7 +17,7 @@
  * server too (it needs the right to create databases) and dropped at the end.
  */
 import { startBenchServer } from './lib/app'
-import { expectAll, load, median, percentile, perSecond, type LoadResult } from './lib/load'
+import { expectAll, type LoadResult, load, median, percentile, perSecond } from './lib/load'
 
 const num = (name: string, fallback: number) => {
   const n = Number(process.env[name] ?? fallback)
@@ -91,7 +91,9 @@ if (pgUrl) results.push(await measure('postgres', pgUrl))
 else console.log('  (set TEST_DATABASE_URL=postgres://… to measure PostgreSQL too)')
 
 console.log('')
-console.log('database  /healthz req/s  /api/v1/projects req/s  ratio  | /api/v1/tier-status req/s  ratio  | p50/p99 ms: healthz, projects, tier-status')
+console.log(
+  'database  /healthz req/s  /api/v1/projects req/s  ratio  | /api/v1/tier-status req/s  ratio  | p50/p99 ms: healthz, projects, tier-status',
+)
 for (const r of results) {
   const ms = (n: Name) => `${r.p50[n].toFixed(2)}/${r.p99[n].toFixed(1)}`
   console.log(

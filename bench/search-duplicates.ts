@@ -25,7 +25,10 @@ const SWAPS: [RegExp, string][] = [
   [/\bshows?\b/gi, 'displays'],
 ]
 const REWRITES: [string, (d: Record<string, any>) => Record<string, any>][] = [
-  ['case and punctuation', (d) => ({ ...d, label: d.label.toLowerCase().replace(/[.,;:!?'"]/g, ''), description: d.description?.toLowerCase() })],
+  [
+    'case and punctuation',
+    (d) => ({ ...d, label: d.label.toLowerCase().replace(/[.,;:!?'"]/g, ''), description: d.description?.toLowerCase() }),
+  ],
   ['typo in one word', (d) => ({ ...d, label: d.label.replace(/(\w{5,})/, (w: string) => w.slice(0, 2) + w[3] + w[2] + w.slice(4)) })],
   ['last word dropped', (d) => ({ ...d, label: d.label.split(' ').length > 3 ? d.label.split(' ').slice(0, -1).join(' ') : d.label })],
   ['a few words swapped', (d) => ({ ...d, label: SWAPS.reduce((s, [re, to]) => s.replace(re, to), d.label) })],
@@ -46,7 +49,10 @@ export async function printThresholds(tree: Node[]): Promise<void> {
   for (const [kind, edit] of REWRITES) {
     const changed = tree.map((n, i) => [i, full(edit(n.data))] as const).filter(([i, t]) => t !== full(tree[i]!.data))
     const vs = await embedder.embed(changed.map(([, t]) => t))
-    kinds.set(kind, changed.map(([i], k) => dot(base[i]!, vs[k]!)))
+    kinds.set(
+      kind,
+      changed.map(([i], k) => dot(base[i]!, vs[k]!)),
+    )
   }
   const share = (xs: number[], t: number) => xs.filter((x) => x >= t).length / xs.length
   console.log(`\nnear-duplicate threshold (${embedder.id}, cosine of label + description, same type):`)
@@ -57,5 +63,10 @@ export async function printThresholds(tree: Node[]): Promise<void> {
       `| ${t.toFixed(2)}${Math.abs(t - duplicateCosine) < 0.005 ? ' (used)' : ''} | ${(share(nearestOther, t) * 100).toFixed(1)}% | ${[...kinds.values()].map((xs) => `${(share(xs, t) * 100).toFixed(0)}%`).join(' | ')} |`,
     )
   const sorted = [...nearestOther].sort((a, b) => b - a)
-  console.log(`closest distinct same-type pairs: ${sorted.slice(0, 5).map((x) => x.toFixed(3)).join(', ')}`)
+  console.log(
+    `closest distinct same-type pairs: ${sorted
+      .slice(0, 5)
+      .map((x) => x.toFixed(3))
+      .join(', ')}`,
+  )
 }

@@ -31,12 +31,73 @@ const READS = num('reads', 40)
 
 // --- a deterministic synthetic planning tree --------------------------------------------
 let seed = 42
-const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32)
+const rand = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32
 const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!
-const SUBJECTS = ['customers', 'admins', 'accountants', 'payers', 'sellers', 'new users', 'support agents', 'finance teams', 'partners', 'managers']
-const VERBS = ['export', 'approve', 'review', 'search', 'schedule', 'import', 'share', 'archive', 'sign', 'reconcile', 'track', 'preview', 'edit', 'merge', 'audit']
-const OBJECTS = ['invoices', 'receipts', 'payment reminders', 'tax reports', 'expense claims', 'purchase orders', 'credit notes', 'bank feeds', 'contracts', 'price lists', 'timesheets', 'refunds', 'subscriptions', 'dashboards', 'user roles', 'webhooks', 'currency rates', 'ledgers', 'quotes', 'payouts']
-const QUALIFIERS = ['in bulk', 'from the mobile app', 'without leaving the inbox', 'in under a minute', 'with one click', 'by email', 'on a schedule', 'across all workspaces', 'in their own language', 'with an audit trail', 'offline', 'from a CSV file']
+const SUBJECTS = [
+  'customers',
+  'admins',
+  'accountants',
+  'payers',
+  'sellers',
+  'new users',
+  'support agents',
+  'finance teams',
+  'partners',
+  'managers',
+]
+const VERBS = [
+  'export',
+  'approve',
+  'review',
+  'search',
+  'schedule',
+  'import',
+  'share',
+  'archive',
+  'sign',
+  'reconcile',
+  'track',
+  'preview',
+  'edit',
+  'merge',
+  'audit',
+]
+const OBJECTS = [
+  'invoices',
+  'receipts',
+  'payment reminders',
+  'tax reports',
+  'expense claims',
+  'purchase orders',
+  'credit notes',
+  'bank feeds',
+  'contracts',
+  'price lists',
+  'timesheets',
+  'refunds',
+  'subscriptions',
+  'dashboards',
+  'user roles',
+  'webhooks',
+  'currency rates',
+  'ledgers',
+  'quotes',
+  'payouts',
+]
+const QUALIFIERS = [
+  'in bulk',
+  'from the mobile app',
+  'without leaving the inbox',
+  'in under a minute',
+  'with one click',
+  'by email',
+  'on a schedule',
+  'across all workspaces',
+  'in their own language',
+  'with an audit trail',
+  'offline',
+  'from a CSV file',
+]
 const sentence = () => `${pick(SUBJECTS)} can ${pick(VERBS)} ${pick(OBJECTS)} ${pick(QUALIFIERS)}`
 const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1)
 
@@ -48,12 +109,29 @@ function tree(total: number): Draft[] {
   const approaches = Math.round(total / 20)
   const tasks = Math.round(total / 10)
   const jobs = total - goals - needs - approaches - tasks
-  for (let g = 0; g < goals; g++) out.push({ id: `draft-g${g}`, type: 'goal', data: { label: cap(`grow ${pick(OBJECTS)} ${pick(QUALIFIERS)}`), description: cap(sentence()) } })
-  for (let n = 0; n < needs; n++) out.push({ id: `draft-n${n}`, type: 'need', parentId: `draft-g${n % goals}`, data: { label: cap(sentence()) } })
+  for (let g = 0; g < goals; g++)
+    out.push({
+      id: `draft-g${g}`,
+      type: 'goal',
+      data: { label: cap(`grow ${pick(OBJECTS)} ${pick(QUALIFIERS)}`), description: cap(sentence()) },
+    })
+  for (let n = 0; n < needs; n++)
+    out.push({ id: `draft-n${n}`, type: 'need', parentId: `draft-g${n % goals}`, data: { label: cap(sentence()) } })
   for (let a = 0; a < approaches; a++)
-    out.push({ id: `draft-a${a}`, type: 'approach', parentId: `draft-n${a % needs}`, data: { label: cap(`${pick(VERBS)} ${pick(OBJECTS)} ${pick(QUALIFIERS)}`), description: cap(sentence()), measure: `Share of ${pick(OBJECTS)} handled ${pick(QUALIFIERS)}` } })
-  for (let j = 0; j < jobs; j++) out.push({ id: `draft-j${j}`, type: 'job', parentId: `draft-a${j % approaches}`, data: { label: cap(sentence()) } })
-  for (let t = 0; t < tasks; t++) out.push({ id: `draft-t${t}`, type: 'task', data: { label: cap(`${pick(VERBS)} the ${pick(OBJECTS)} for ${pick(SUBJECTS)}`) } })
+    out.push({
+      id: `draft-a${a}`,
+      type: 'approach',
+      parentId: `draft-n${a % needs}`,
+      data: {
+        label: cap(`${pick(VERBS)} ${pick(OBJECTS)} ${pick(QUALIFIERS)}`),
+        description: cap(sentence()),
+        measure: `Share of ${pick(OBJECTS)} handled ${pick(QUALIFIERS)}`,
+      },
+    })
+  for (let j = 0; j < jobs; j++)
+    out.push({ id: `draft-j${j}`, type: 'job', parentId: `draft-a${j % approaches}`, data: { label: cap(sentence()) } })
+  for (let t = 0; t < tasks; t++)
+    out.push({ id: `draft-t${t}`, type: 'task', data: { label: cap(`${pick(VERBS)} the ${pick(OBJECTS)} for ${pick(SUBJECTS)}`) } })
   return out
 }
 
@@ -66,7 +144,11 @@ const key = (await bootstrapOwner(db))!
 const app = createApp(deps)
 const call = async (handle: typeof app.handle, method: string, path: string, body?: unknown) => {
   const res = await handle(
-    new Request('http://bench' + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }),
+    new Request(`http://bench${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
   )
   return res.json() as Promise<any>
 }
@@ -77,7 +159,11 @@ let t0 = performance.now()
 const nodes = tree(TOTAL)
 for (let i = 0; i < nodes.length; i += 1000) {
   // parents come first and keep their draft ids across batches through real ids
-  const res = await call(app.handle, 'POST', '/api/v1/mutate', { action: 'batch', projectId, mutations: nodes.slice(i, i + 1000).map((node) => ({ action: 'add', node })) })
+  const res = await call(app.handle, 'POST', '/api/v1/mutate', {
+    action: 'batch',
+    projectId,
+    mutations: nodes.slice(i, i + 1000).map((node) => ({ action: 'add', node })),
+  })
   if (!res.success) throw new Error(JSON.stringify(res).slice(0, 400))
   for (const n of nodes.slice(i + 1000)) if (n.parentId && res.idMap[n.parentId]) n.parentId = res.idMap[n.parentId]
 }
@@ -108,9 +194,15 @@ async function time(n: number, fn: (i: number) => Promise<unknown>) {
 const queries = Array.from({ length: SEARCHES }, (_, i) => `${pick(VERBS)} ${pick(OBJECTS)} ${pick(QUALIFIERS)} ${i}`)
 await time(5, () => call(app.handle, 'GET', `/api/v1/nodes?projectId=${projectId}`)) // warm-up
 const reads = await time(READS, () => call(app.handle, 'GET', `/api/v1/nodes?projectId=${projectId}`))
-const searches = await time(SEARCHES, (i) => call(app.handle, 'GET', `/api/v1/search?${new URLSearchParams({ projectId, q: queries[i]!, limit: '10' })}`))
-const cached = await time(SEARCHES, (i) => call(app.handle, 'GET', `/api/v1/search?${new URLSearchParams({ projectId, q: queries[i]!, limit: '10' })}`))
-const keyword = await time(SEARCHES, (i) => call(app.handle, 'GET', `/api/v1/search?${new URLSearchParams({ projectId, q: queries[i]!, limit: '10', mode: 'keyword' })}`))
+const searches = await time(SEARCHES, (i) =>
+  call(app.handle, 'GET', `/api/v1/search?${new URLSearchParams({ projectId, q: queries[i]!, limit: '10' })}`),
+)
+const cached = await time(SEARCHES, (i) =>
+  call(app.handle, 'GET', `/api/v1/search?${new URLSearchParams({ projectId, q: queries[i]!, limit: '10' })}`),
+)
+const keyword = await time(SEARCHES, (i) =>
+  call(app.handle, 'GET', `/api/v1/search?${new URLSearchParams({ projectId, q: queries[i]!, limit: '10', mode: 'keyword' })}`),
+)
 
 // --- memory: a fresh replica loading the index from the database ----------------------
 // JS heap plus external buffers (the vectors live in WebAssembly memory, counted as external)
@@ -129,12 +221,16 @@ const after = used()
 const mem = searchOf(replicaDeps)!.memory()
 
 const f = (x: number) => x.toFixed(1)
-console.log(`\n${TOTAL} nodes, ${config.meiliUrl ? 'meilisearch' : 'built-in'} backend, embedder ${(await call(app.handle, 'GET', `/api/v1/search?projectId=${projectId}&q=x`))._meta.search.embedder}`)
+console.log(
+  `\n${TOTAL} nodes, ${config.meiliUrl ? 'meilisearch' : 'built-in'} backend, embedder ${(await call(app.handle, 'GET', `/api/v1/search?projectId=${projectId}&q=x`))._meta.search.embedder}`,
+)
 console.log(`| request | p50 ms | p99 ms | n |`)
 console.log(`|---|---|---|---|`)
 console.log(`| GET /nodes (whole project) | ${f(reads.p50)} | ${f(reads.p99)} | ${reads.n} |`)
 console.log(`| GET /search hybrid, new query (embedded) | ${f(searches.p50)} | ${f(searches.p99)} | ${searches.n} |`)
 console.log(`| GET /search hybrid, repeated query (vector cached) | ${f(cached.p50)} | ${f(cached.p99)} | ${cached.n} |`)
 console.log(`| GET /search mode=keyword | ${f(keyword.p50)} | ${f(keyword.p99)} | ${keyword.n} |`)
-console.log(`\nindex of ${mem.nodes} nodes: vectors ${(mem.vectorBytes / 1e6).toFixed(1)} MB; a fresh replica loads it from the database in ${f(loadMs)} ms and holds ${((after - before) / 1e6).toFixed(0)} MB for it (heap + external: keyword index, node data, vectors)`)
+console.log(
+  `\nindex of ${mem.nodes} nodes: vectors ${(mem.vectorBytes / 1e6).toFixed(1)} MB; a fresh replica loads it from the database in ${f(loadMs)} ms and holds ${((after - before) / 1e6).toFixed(0)} MB for it (heap + external: keyword index, node data, vectors)`,
+)
 await db.close()

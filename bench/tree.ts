@@ -7,16 +7,17 @@
  * Uses PGlite in memory, or PostgreSQL when DATABASE_URL (or TEST_DATABASE_URL) is set.
  * Reports ratios, never asserts: these machines are shared and noisy.
  */
+
+import ancestorsSql from '../sql/nodes/ancestors.sql' with { type: 'text' }
+import listSql from '../sql/nodes/list.sql' with { type: 'text' }
+import siblingsSql from '../sql/nodes/siblings.sql' with { type: 'text' }
+import subtreeSql from '../sql/nodes/subtree.sql' with { type: 'text' }
 import { bootstrapOwner } from '../src/accounts/service'
 import { createApp } from '../src/app'
 import { loadConfig } from '../src/config'
 import { openDb } from '../src/db'
 import { createWaker, type Deps } from '../src/deps'
 import { createLogger } from '../src/log'
-import listSql from '../sql/nodes/list.sql' with { type: 'text' }
-import subtreeSql from '../sql/nodes/subtree.sql' with { type: 'text' }
-import ancestorsSql from '../sql/nodes/ancestors.sql' with { type: 'text' }
-import siblingsSql from '../sql/nodes/siblings.sql' with { type: 'text' }
 
 const url = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL
 const config = loadConfig({ DATABASE_URL: url ?? 'memory://', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'silent' })
@@ -46,7 +47,10 @@ function planTree() {
   const entries: any[] = []
   for (let g = 0; g < 10; g++) {
     const gid = `draft-g${g}`
-    entries.push({ action: 'add', node: { id: gid, type: 'goal', data: { label: `Goal ${g}: ${pick(g)}`, description: `Why ${pick(g + 1, 8)}` } } })
+    entries.push({
+      action: 'add',
+      node: { id: gid, type: 'goal', data: { label: `Goal ${g}: ${pick(g)}`, description: `Why ${pick(g + 1, 8)}` } },
+    })
     for (let n = 0; n < 5; n++) {
       const nid = `${gid}-n${n}`
       entries.push({ action: 'add', node: { id: nid, type: 'need', parentId: gid, data: { label: `Customers need ${pick(g * 5 + n)}` } } })
@@ -54,10 +58,23 @@ function planTree() {
         const aid = `${nid}-a${a}`
         entries.push({
           action: 'add',
-          node: { id: aid, type: 'approach', parentId: nid, data: { label: `Bet on ${pick(g + n + a)}`, kano: 'incremental', size: 'car', measure: `share of ${pick(a, 3)}` } },
+          node: {
+            id: aid,
+            type: 'approach',
+            parentId: nid,
+            data: { label: `Bet on ${pick(g + n + a)}`, kano: 'incremental', size: 'car', measure: `share of ${pick(a, 3)}` },
+          },
         })
         for (let j = 0; j < 20; j++)
-          entries.push({ action: 'add', node: { id: `${aid}-j${j}`, type: 'job', parentId: aid, data: { label: `A user can ${pick(g + n + a + j, 6)}`, notes: pick(j, 12) } } })
+          entries.push({
+            action: 'add',
+            node: {
+              id: `${aid}-j${j}`,
+              type: 'job',
+              parentId: aid,
+              data: { label: `A user can ${pick(g + n + a + j, 6)}`, notes: pick(j, 12) },
+            },
+          })
       }
     }
   }
@@ -84,7 +101,9 @@ const entries = planTree()
 const idMap: Record<string, string> = {}
 const loadStart = performance.now()
 for (let i = 0; i < entries.length; i += 1000) {
-  const chunk = entries.slice(i, i + 1000).map((e) => (e.node.parentId && idMap[e.node.parentId] ? { ...e, node: { ...e.node, parentId: idMap[e.node.parentId] } } : e))
+  const chunk = entries
+    .slice(i, i + 1000)
+    .map((e) => (e.node.parentId && idMap[e.node.parentId] ? { ...e, node: { ...e.node, parentId: idMap[e.node.parentId] } } : e))
   Object.assign(idMap, (await call('POST', '/api/v1/mutate', { action: 'batch', projectId: 'bench', mutations: chunk })).idMap)
 }
 const loadMs = performance.now() - loadStart
@@ -92,7 +111,7 @@ const goal = idMap['draft-g3']!
 const job = idMap['draft-g3-n2-a4-j7']!
 
 // ---- measure ----
-const hello = await time(200, () => fetch(base + '/healthz').then((r) => r.text()))
+const hello = await time(200, () => fetch(`${base}/healthz`).then((r) => r.text()))
 const rows: [string, number, number][] = []
 async function read(name: string, n: number, path: string, raw: () => Promise<unknown>) {
   const api = await time(n, () => fetch(base + path, { headers: auth }).then((r) => r.text()))
@@ -101,10 +120,16 @@ async function read(name: string, n: number, path: string, raw: () => Promise<un
   rows.push([name, p50(api), floor])
 }
 await read('GET /nodes (10,010 nodes)', 20, '/api/v1/nodes?projectId=bench', () => db.query(listSql, ['bench', null, null]))
-await read('GET /tree down from a goal', 50, `/api/v1/tree?projectId=bench&nodeId=${goal}&direction=down`, () => db.query(subtreeSql, ['bench', [goal]]))
+await read('GET /tree down from a goal', 50, `/api/v1/tree?projectId=bench&nodeId=${goal}&direction=down`, () =>
+  db.query(subtreeSql, ['bench', [goal]]),
+)
 const jobParent = idMap['draft-g3-n2-a4']!
 await read('GET /tree context from a job', 100, `/api/v1/tree?projectId=bench&nodeId=${job}&direction=context`, () =>
-  Promise.all([db.query(ancestorsSql, ['bench', job]), db.query(subtreeSql, ['bench', [job]]), db.query(siblingsSql, ['bench', jobParent, job])]),
+  Promise.all([
+    db.query(ancestorsSql, ['bench', job]),
+    db.query(subtreeSql, ['bench', [job]]),
+    db.query(siblingsSql, ['bench', jobParent, job]),
+  ]),
 )
 let k = 0
 const single = await time(100, () =>
@@ -114,7 +139,10 @@ rows.push(['single add', p50(single), p50(hello)])
 await call('POST', '/api/v1/mutate', { action: 'addProject', project: { name: 'batch', id: 'batch' } })
 const batchTimes: number[] = []
 for (let r = 0; r < 5; r++) {
-  const mutations = Array.from({ length: 1000 }, (_, i) => ({ action: 'add', node: { type: 'task', data: { label: `batch ${r}-${i} ${pick(i)}` } } }))
+  const mutations = Array.from({ length: 1000 }, (_, i) => ({
+    action: 'add',
+    node: { type: 'task', data: { label: `batch ${r}-${i} ${pick(i)}` } },
+  }))
   const t0 = performance.now()
   await call('POST', '/api/v1/mutate', { action: 'batch', projectId: 'batch', mutations })
   batchTimes.push(performance.now() - t0)

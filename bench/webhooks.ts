@@ -43,7 +43,8 @@ const port = await new Promise<number>((resolve) => {
 
 async function project(id: string, hooks: number) {
   await call('POST', '/api/v1/mutate', { action: 'addProject', project: { name: id, id } })
-  for (let i = 0; i < hooks; i++) await call('POST', '/api/v1/webhooks', { projectId: id, url: `http://127.0.0.1:${port}/hook-${i}`, events: ['node.added'] })
+  for (let i = 0; i < hooks; i++)
+    await call('POST', '/api/v1/webhooks', { projectId: id, url: `http://127.0.0.1:${port}/hook-${i}`, events: ['node.added'] })
   return id
 }
 
@@ -67,7 +68,8 @@ const fmt = (x: number) => x.toFixed(2)
 
 // warm-up: JIT, connection pools, prepared statements
 const warm = await project('warm-up', 0)
-for (let i = 0; i < 100; i++) await call('POST', '/api/v1/mutate', { action: 'add', projectId: warm, node: { type: 'goal', data: { label: `w${i}` } } })
+for (let i = 0; i < 100; i++)
+  await call('POST', '/api/v1/mutate', { action: 'add', projectId: warm, node: { type: 'goal', data: { label: `w${i}` } } })
 
 // 1. no webhook
 const none = await writes(await project('no-hooks', 0), 'none')
@@ -110,14 +112,26 @@ const burstSeconds = (Math.max(...[...receipts.values()].flat()) - committed) / 
 console.log(`\nwebhooks bench on ${server.deps.db.kind}: ${WEBHOOKS} webhooks × ${EVENTS} events, receiver in its own thread`)
 console.log('| write (POST /mutate add, sequential) | p50 ms | p95 ms | mean ms |')
 console.log('|---|---|---|---|')
-for (const [name, r] of [['no webhook', none], ['10 webhooks, delivery paused', paused], ['10 webhooks, delivering', busy]] as const)
+for (const [name, r] of [
+  ['no webhook', none],
+  ['10 webhooks, delivery paused', paused],
+  ['10 webhooks, delivering', busy],
+] as const)
   console.log(`| ${name} | ${fmt(pct(r.latency, 50))} | ${fmt(pct(r.latency, 95))} | ${fmt(mean(r.latency))} |`)
-console.log(`added by 10 webhooks at p50: +${fmt(pct(paused.latency, 50) - pct(none.latency, 50))} ms (the trigger's 10 rows), +${fmt(pct(busy.latency, 50) - pct(none.latency, 50))} ms (while delivering)`)
+console.log(
+  `added by 10 webhooks at p50: +${fmt(pct(paused.latency, 50) - pct(none.latency, 50))} ms (the trigger's 10 rows), +${fmt(pct(busy.latency, 50) - pct(none.latency, 50))} ms (while delivering)`,
+)
 console.log('| delivery | deliveries | seconds | deliveries/s | events/s |')
 console.log('|---|---|---|---|---|')
-console.log(`| burst: ${EVENTS} events in one commit → last receipt | ${EVENTS * WEBHOOKS} | ${burstSeconds.toFixed(2)} | ${Math.round((EVENTS * WEBHOOKS) / burstSeconds)} | ${Math.round(EVENTS / burstSeconds)} |`)
-console.log(`| backlog: ${EVENTS * WEBHOOKS} pending at start-up → last receipt | ${EVENTS * WEBHOOKS} | ${drainSeconds.toFixed(2)} | ${Math.round((EVENTS * WEBHOOKS) / drainSeconds)} | ${Math.round(EVENTS / drainSeconds)} |`)
-console.log(`sequential writes: request sent → receipt (an upper bound on commit → receipt): p50 ${fmt(pct(lags, 50))} ms, p95 ${fmt(pct(lags, 95))} ms, max ${fmt(lags.at(-1)!)} ms`)
+console.log(
+  `| burst: ${EVENTS} events in one commit → last receipt | ${EVENTS * WEBHOOKS} | ${burstSeconds.toFixed(2)} | ${Math.round((EVENTS * WEBHOOKS) / burstSeconds)} | ${Math.round(EVENTS / burstSeconds)} |`,
+)
+console.log(
+  `| backlog: ${EVENTS * WEBHOOKS} pending at start-up → last receipt | ${EVENTS * WEBHOOKS} | ${drainSeconds.toFixed(2)} | ${Math.round((EVENTS * WEBHOOKS) / drainSeconds)} | ${Math.round(EVENTS / drainSeconds)} |`,
+)
+console.log(
+  `sequential writes: request sent → receipt (an upper bound on commit → receipt): p50 ${fmt(pct(lags, 50))} ms, p95 ${fmt(pct(lags, 95))} ms, max ${fmt(lags.at(-1)!)} ms`,
+)
 
 await scheduler.stop()
 worker.terminate()

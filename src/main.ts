@@ -3,6 +3,7 @@ import { createApp } from './app'
 import { loadConfigOrExit } from './config'
 import { openDb } from './db'
 import { DataDirLockedError } from './db/pglite'
+import type { Db } from './db/port'
 import { createWaker, type Deps } from './deps'
 import { createLogger } from './log'
 import { startScheduler } from './scheduler'
@@ -11,7 +12,7 @@ import { startScheduler } from './scheduler'
 async function main() {
   const config = loadConfigOrExit()
   const log = createLogger(config.logLevel)
-  let db
+  let db: Db
   try {
     db = await openDb(config)
   } catch (err) {
@@ -54,7 +55,11 @@ async function main() {
   scheduler = startScheduler(deps)
   log.info('listening', {
     url: `http://${config.host}:${server.port}`,
-    database: config.databaseUrl?.startsWith('postgres') ? 'postgres' : config.databaseUrl === 'memory://' ? 'pglite (memory)' : `pglite (${config.dataDir})`,
+    database: config.databaseUrl?.startsWith('postgres')
+      ? 'postgres'
+      : config.databaseUrl === 'memory://'
+        ? 'pglite (memory)'
+        : `pglite (${config.dataDir})`,
   })
 }
 

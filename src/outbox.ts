@@ -1,6 +1,6 @@
+import insertManySql from '../sql/events/insert-many.sql' with { type: 'text' }
 import type { Db } from './db'
 import type { Node } from './nodes/model'
-import insertManySql from '../sql/events/insert-many.sql' with { type: 'text' }
 
 /**
  * Domain events, written to the `events` outbox in the caller's transaction. The payload is
@@ -8,7 +8,10 @@ import insertManySql from '../sql/events/insert-many.sql' with { type: 'text' }
  */
 export type DomainEvent =
   | { type: 'node.added' | 'node.updated' | 'node.deleted'; node: Node }
-  | { type: 'iteration.added' | 'iteration.updated' | 'iteration.deleted'; iteration: { name: string; status?: string; previous_name?: string } }
+  | {
+      type: 'iteration.added' | 'iteration.updated' | 'iteration.deleted'
+      iteration: { name: string; status?: string; previous_name?: string }
+    }
 
 export async function emit(tx: Db, projectId: string, events: DomainEvent[], now = new Date()): Promise<void> {
   if (events.length === 0) return

@@ -1,9 +1,8 @@
 import { Cron } from 'croner'
 import type { Deps, WakeTopic } from './deps'
-import { deleteExpiredKeys } from './http/idempotency'
 import { eventRetentionLoop } from './events/loop'
+import { deleteExpiredKeys } from './http/idempotency'
 import { tick as classifyTick } from './nodes/classify-loop'
-import { tick as searchTick } from './search/loop'
 import { shareExpiryLoop } from './share/loop'
 import { webhookDeliveryLoop } from './webhooks/loop'
 
@@ -45,7 +44,11 @@ export function startScheduler(deps: Deps) {
   const jobs = loops.map((loop) => {
     const job = new Cron(
       '* * * * * *',
-      { interval: loop.everySeconds(deps), protect: true, catch: (err) => deps.log.error('loop failed', { loop: loop.name, error: String(err) }) },
+      {
+        interval: loop.everySeconds(deps),
+        protect: true,
+        catch: (err) => deps.log.error('loop failed', { loop: loop.name, error: String(err) }),
+      },
       async () => {
         await loop.tick(deps, deps.now())
       },

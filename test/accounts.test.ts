@@ -34,7 +34,7 @@ describe('authentication', () => {
     ['a key without the arb_ prefix', 'Bearer sk_live_abcdefghijklmnopqrstuvwxyz0123456789'],
     ['another scheme', 'Basic dXNlcjpwYXNz'],
     ['Bearer without a key', 'Bearer '],
-    ['two tokens', `Bearer ${'arb_' + 'a'.repeat(40)} extra`],
+    ['two tokens', `Bearer ${`arb_${'a'.repeat(40)}`} extra`],
   ])('answers 401 to %s', async (_name, authorization) => {
     const res = await app.call('GET', '/api/v1/tier-status', { key: null, headers: { authorization } })
     expect(res).toMatchObject({ status: 401, body: UNAUTHORIZED })
@@ -100,7 +100,10 @@ describe('project access', () => {
   it('adds the guide to the 403 from mutate', async () => {
     const stranger = await app.user()
     const id = await app.project()
-    const res = await app.call('POST', '/api/v1/mutate', { key: stranger.key, body: { action: 'renameProject', projectId: id, name: 'Mine now' } })
+    const res = await app.call('POST', '/api/v1/mutate', {
+      key: stranger.key,
+      body: { action: 'renameProject', projectId: id, name: 'Mine now' },
+    })
     expect(res.status).toBe(403)
     expect(res.body).toEqual({ ...DENIED, _meta: { guide: GUIDE } })
   })

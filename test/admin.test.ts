@@ -83,7 +83,9 @@ describe('PATCH /admin/v1/users/:id', () => {
     const u = await app.user({ tier: 'builder' })
     const res = await admin('PATCH', `/users/${u.id}`, { name: 'Renamed', tier: 'strategist', status: 'past_due' })
     expect(res.status).toBe(200)
-    expect(res.body).toEqual({ user: { id: u.id, name: 'Renamed', tier: 'strategist', status: 'past_due', lapsed: false, contributor: false } })
+    expect(res.body).toEqual({
+      user: { id: u.id, name: 'Renamed', tier: 'strategist', status: 'past_due', lapsed: false, contributor: false },
+    })
     expect((await app.call('GET', '/api/v1/projects', { key: u.key })).status).toBe(403)
 
     const back = await admin('PATCH', `/users/${u.id}`, { tier: 'team', lapsed: true, contributor: false })
@@ -150,7 +152,14 @@ describe('GET /admin/v1/users', () => {
     const res = await admin('GET', '/users')
     expect(res.status).toBe(200)
     expect(res.body.users[0]).toMatchObject({ name: 'owner', tier: 'team', status: 'active' })
-    expect(res.body.users.find((x: any) => x.id === u.id)).toEqual({ id: u.id, name: 'Listed', tier: 'team', status: 'active', lapsed: false, contributor: false })
+    expect(res.body.users.find((x: any) => x.id === u.id)).toEqual({
+      id: u.id,
+      name: 'Listed',
+      tier: 'team',
+      status: 'active',
+      lapsed: false,
+      contributor: false,
+    })
     for (const user of res.body.users) expect(Object.keys(user).sort()).toEqual(USER_FIELDS)
     const text = JSON.stringify(res.body)
     for (const secret of [app.ownerKey, u.key, minted.body.apiKey]) expect(text).not.toContain(secret)

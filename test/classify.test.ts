@@ -67,7 +67,10 @@ describe('asynchronous classification', () => {
     expect((await stored(app, p, urgent.id)).data).toEqual({ label: URGENT, iteration: 'Later', kind: 'do-it', urgent: true })
     expect((await stored(app, p, todo.id)).data).toEqual({ label: TODO, iteration: 'Later', kind: 'do-it', urgent: false })
     expect(await tick(app.deps, new Date())).toBe(0)
-    const events = await app.db.query<{ payload: any }>("select payload from events where project_id = $1 and type = 'node.updated' order by seq", [p])
+    const events = await app.db.query<{ payload: any }>(
+      "select payload from events where project_id = $1 and type = 'node.updated' order by seq",
+      [p],
+    )
     expect(events.map((e) => [e.payload.node.id, e.payload.node.data.kind])).toEqual([
       [memo.id, 'memo'],
       [urgent.id, 'do-it'],

@@ -92,7 +92,11 @@ describe('loadConfig', () => {
   })
 
   it('treats an empty value as unset', () => {
-    expect(loadConfig({ PORT: '', ADMIN_TOKEN: '', TRUST_PROXY: '' })).toMatchObject({ port: 3000, adminToken: undefined, trustProxy: false })
+    expect(loadConfig({ PORT: '', ADMIN_TOKEN: '', TRUST_PROXY: '' })).toMatchObject({
+      port: 3000,
+      adminToken: undefined,
+      trustProxy: false,
+    })
   })
 
   it.each([

@@ -39,8 +39,18 @@ describe('GET /events', () => {
     const ts = expect.stringMatching(/Z$/)
     expect(res.body).toEqual({
       events: [
-        { event: 'node.added', project_id: p, timestamp: ts, node: { id: 'goal-1', type: 'goal', parentId: null, data: { label: 'First' } } },
-        { event: 'node.updated', project_id: p, timestamp: ts, node: { id: 'goal-1', type: 'goal', parentId: null, data: { label: 'First', goalStatus: 'focus' } } },
+        {
+          event: 'node.added',
+          project_id: p,
+          timestamp: ts,
+          node: { id: 'goal-1', type: 'goal', parentId: null, data: { label: 'First' } },
+        },
+        {
+          event: 'node.updated',
+          project_id: p,
+          timestamp: ts,
+          node: { id: 'goal-1', type: 'goal', parentId: null, data: { label: 'First', goalStatus: 'focus' } },
+        },
         { event: 'iteration.added', project_id: p, timestamp: ts, iteration: { name: 'S1', status: 'active' } },
       ],
       nextCursor: expect.any(String),
@@ -84,7 +94,10 @@ describe('GET /events', () => {
     await addGoal(p, 'Same "bytes": ✓')
     await mutate({ action: 'delete', projectId: p, nodeId: 'goal-1' })
     await deliverDue(app.deps)
-    const pushed = rx.on('/same').map((r) => r.body).sort()
+    const pushed = rx
+      .on('/same')
+      .map((r) => r.body)
+      .sort()
     const pulled = (await settledFeed(p, 2)).body.events.map((e: unknown) => JSON.stringify(e)).sort()
     expect(pulled).toEqual(pushed)
     expect(pulled).toHaveLength(2)

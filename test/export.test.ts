@@ -32,7 +32,18 @@ async function seeded() {
   const add = async (node: unknown) => (await mutate({ action: 'add', projectId: p, node })).node
   await add({ type: 'goal', data: { label: TRICKY, description: 'Line one\nline two: with colon', goalStatus: 'focus' } })
   await add({ type: 'need', parentId: 'goal-1', data: { label: 'Teams: share plans' } })
-  await add({ type: 'approach', parentId: 'need-1', data: { label: 'Workspaces', kano: 'must-have', size: 'car', approachStatus: 'validation', measure: 'weekly active teams', notes: 'private thoughts' } })
+  await add({
+    type: 'approach',
+    parentId: 'need-1',
+    data: {
+      label: 'Workspaces',
+      kano: 'must-have',
+      size: 'car',
+      approachStatus: 'validation',
+      measure: 'weekly active teams',
+      notes: 'private thoughts',
+    },
+  })
   await add({ type: 'approach', parentId: 'need-1', data: { label: 'Invites [beta]', blockedBy: ['approach-1'] } })
   await mutate({ action: 'addIteration', projectId: p, iteration: { name: 'S1' } })
   await add({ type: 'job', parentId: 'approach-1', data: { label: 'Two editors', maturity: 'mvp', iteration: 'S1' } })
@@ -50,7 +61,16 @@ describe('GET /export-okf', () => {
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ okf_version: '0.1', project: { id: p, name: p }, file_count: 8 })
     expect(Object.keys(res.body.files).sort()).toEqual(
-      ['index.md', 'goals/goal-1.md', 'goals/goal-2.md', 'needs/need-1.md', 'approaches/approach-1.md', 'approaches/approach-2.md', 'jobs/job-1.md', 'tasks/task-1.md'].sort(),
+      [
+        'index.md',
+        'goals/goal-1.md',
+        'goals/goal-2.md',
+        'needs/need-1.md',
+        'approaches/approach-1.md',
+        'approaches/approach-2.md',
+        'jobs/job-1.md',
+        'tasks/task-1.md',
+      ].sort(),
     )
   })
 
@@ -61,7 +81,11 @@ describe('GET /export-okf', () => {
     expect(meta).toEqual({ okf_version: 0.1, type: 'Index', title: p, project: p, timestamp: expect.any(String) })
     const headings = [...body.matchAll(/^## (.+)$/gm)].map((m) => m[1])
     expect(headings).toEqual(['Goals', 'Needs', 'Approaches', 'Jobs', 'Tasks'])
-    expect(links('index.md', body).sort()).toEqual(Object.keys(files).filter((f) => f !== 'index.md').sort())
+    expect(links('index.md', body).sort()).toEqual(
+      Object.keys(files)
+        .filter((f) => f !== 'index.md')
+        .sort(),
+    )
   })
 
   it('writes frontmatter that parses back to the exact values, whatever the label holds', async () => {
@@ -96,7 +120,13 @@ describe('GET /export-okf', () => {
       iteration: 'S1',
       id: 'job-1',
     })
-    expect(split(files['tasks/task-1.md']).meta).toMatchObject({ type: 'Task', title: 'Fix login today', kind: 'do-it', urgent: true, iteration: 'Later' })
+    expect(split(files['tasks/task-1.md']).meta).toMatchObject({
+      type: 'Task',
+      title: 'Fix login today',
+      kind: 'do-it',
+      urgent: true,
+      iteration: 'Later',
+    })
     expect(split(files['needs/need-1.md']).meta).toMatchObject({ type: 'Need', title: 'Teams: share plans' })
     for (const file of Object.values<string>(files)) expect(() => split(file)).not.toThrow()
   })
@@ -108,7 +138,9 @@ describe('GET /export-okf', () => {
     expect(bet).toContain('## Parent\n\n- [Teams: share plans](../needs/need-1.md)')
     expect(bet).toContain('## Blocked by\n\n- [Workspaces](../approaches/approach-1.md)')
     const need = split(files['needs/need-1.md']).body
-    expect(need).toContain('## Children\n\n- [Workspaces](../approaches/approach-1.md)\n- [Invites \\[beta\\]](../approaches/approach-2.md)')
+    expect(need).toContain(
+      '## Children\n\n- [Workspaces](../approaches/approach-1.md)\n- [Invites \\[beta\\]](../approaches/approach-2.md)',
+    )
     expect(split(files['approaches/approach-1.md']).body).toContain('## Notes\n\nprivate thoughts')
     for (const [path, file] of Object.entries<string>(files))
       for (const target of links(path, split(file).body)) expect(Object.keys(files)).toContain(target)

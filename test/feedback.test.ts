@@ -13,7 +13,12 @@ const THANKS = 'Thanks: the item is stored as written. It is not added to your p
 
 describe('POST /feedback', () => {
   it('stores the item as written and answers {success, id, createdAt, _meta}', async () => {
-    const body = { kind: 'friction', summary: 'Search misses synonyms', details: 'Looked for "invoice", got nothing for "bill".', context: { query: 'bill', results: 0 } }
+    const body = {
+      kind: 'friction',
+      summary: 'Search misses synonyms',
+      details: 'Looked for "invoice", got nothing for "bill".',
+      context: { query: 'bill', results: 0 },
+    }
     const res = await send(body)
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ success: true, id: expect.any(String), createdAt: expect.any(String), _meta: { _tip: THANKS } })
@@ -43,7 +48,9 @@ describe('POST /feedback', () => {
     for (const projectId of [theirs, 'no-such-project']) {
       const res = await send({ kind: 'note', summary: 'Elsewhere', projectId })
       expect(res.status).toBe(200)
-      expect(res.body._meta).toEqual({ _tip: `projectId ${projectId} was dropped: this key cannot reach that project. The item itself is stored.` })
+      expect(res.body._meta).toEqual({
+        _tip: `projectId ${projectId} was dropped: this key cannot reach that project. The item itself is stored.`,
+      })
       expect((await stored(res.body.id)).project_id).toBeNull()
     }
   })
@@ -102,11 +109,15 @@ describe('POST /feedback validation', () => {
 
   it.each([
     ['no key', null],
-    ['an invalid key', 'arb_' + 'z'.repeat(43)],
+    ['an invalid key', `arb_${'z'.repeat(43)}`],
   ])('answers 401 Unauthorized with %s', async (_name, key) => {
     const res = await send({ kind: 'note', summary: 'x' }, { key })
     expect(res.status).toBe(401)
-    expect(res.body).toEqual({ error: 'Unauthorized', message: 'Missing or invalid API key', _meta: { guide: 'http://arbor.test/api/v1/guide' } })
+    expect(res.body).toEqual({
+      error: 'Unauthorized',
+      message: 'Missing or invalid API key',
+      _meta: { guide: 'http://arbor.test/api/v1/guide' },
+    })
   })
 })
 

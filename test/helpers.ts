@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { bootstrapOwner } from '../src/accounts/service'
 import { createApp } from '../src/app'
-import { loadConfig, type Config } from '../src/config'
-import { openDb, type Db } from '../src/db'
+import { type Config, loadConfig } from '../src/config'
+import { type Db, openDb } from '../src/db'
 import { migrate } from '../src/db/migrate'
 import { dumpTemplate, openPglite } from '../src/db/pglite'
 import { openPostgres } from '../src/db/postgres'
@@ -42,7 +42,7 @@ async function freshPostgres(): Promise<{ db: Db; url: string; drop: () => Promi
   await admin.exec(`create database ${name}`)
   await admin.close()
   const url = new URL(PG_URL!)
-  url.pathname = '/' + name
+  url.pathname = `/${name}`
   const db = await openPostgres(url.toString())
   await migrate(db)
   return {
@@ -70,9 +70,19 @@ export interface TestApp {
   ownerKey: string
   handle: (req: Request, ip?: string) => Promise<Response>
   /** one HTTP call; `key` defaults to the owner's, `null` sends none */
-  call: (method: string, path: string, opts?: { body?: unknown; key?: string | null; headers?: Record<string, string>; ip?: string }) => Promise<Res>
+  call: (
+    method: string,
+    path: string,
+    opts?: { body?: unknown; key?: string | null; headers?: Record<string, string>; ip?: string },
+  ) => Promise<Res>
   /** a user made through the admin API */
-  user: (opts?: { name?: string; tier?: string; status?: string; contributor?: boolean; lapsed?: boolean }) => Promise<{ id: string; key: string }>
+  user: (opts?: {
+    name?: string
+    tier?: string
+    status?: string
+    contributor?: boolean
+    lapsed?: boolean
+  }) => Promise<{ id: string; key: string }>
   /** a project owned by the given key (owner's by default) */
   project: (id?: string, key?: string) => Promise<string>
   /** where the database lives, for `reopen` */
@@ -144,7 +154,7 @@ export async function startApp(env: Record<string, string> = {}, opts: StartOpti
       body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body)
       headers['content-type'] ??= 'application/json'
     }
-    const res = await handle(new Request('http://arbor.test' + path, { method, headers, body }), opts.ip ?? '127.0.0.1')
+    const res = await handle(new Request(`http://arbor.test${path}`, { method, headers, body }), opts.ip ?? '127.0.0.1')
     const text = await res.text()
     let parsed: any = text
     try {

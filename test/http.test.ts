@@ -127,7 +127,11 @@ describe('rate limit per client IP', () => {
     expect((await limited.call('GET', '/api/v1/guide', { ip, key: null })).status).toBe(200)
     const res = await limited.call('GET', '/api/v1/tier-status', { ip })
     expect(res.status).toBe(429)
-    expect(res.body).toEqual({ error: 'rate_limited', message: 'More than 3 requests in 60 seconds from 10.0.0.1', _meta: { _tip: expect.stringContaining('retry') } })
+    expect(res.body).toEqual({
+      error: 'rate_limited',
+      message: 'More than 3 requests in 60 seconds from 10.0.0.1',
+      _meta: { _tip: expect.stringContaining('retry') },
+    })
     const wait = Number(res.headers.get('retry-after'))
     expect(Number.isInteger(wait) && wait >= 1 && wait <= 60).toBe(true)
     expect(res.headers.get('x-request-id')).toMatch(UUID)
@@ -146,13 +150,16 @@ describe('rate limit per client IP', () => {
   it('ignores X-Forwarded-For unless TRUST_PROXY is set', async () => {
     const ip = '10.0.0.4'
     for (let i = 0; i < 3; i++)
-      expect((await limited.call('GET', '/api/v1/guide', { ip, key: null, headers: { 'x-forwarded-for': `192.0.2.${i}` } })).status).toBe(200)
+      expect((await limited.call('GET', '/api/v1/guide', { ip, key: null, headers: { 'x-forwarded-for': `192.0.2.${i}` } })).status).toBe(
+        200,
+      )
     expect((await limited.call('GET', '/api/v1/guide', { ip, key: null, headers: { 'x-forwarded-for': '192.0.2.99' } })).status).toBe(429)
   })
 
   it('takes the client from the first X-Forwarded-For address with TRUST_PROXY', async () => {
     const proxy = '10.9.9.9'
-    const from = (client: string) => proxied.call('GET', '/api/v1/guide', { ip: proxy, key: null, headers: { 'x-forwarded-for': `${client}, ${proxy}` } })
+    const from = (client: string) =>
+      proxied.call('GET', '/api/v1/guide', { ip: proxy, key: null, headers: { 'x-forwarded-for': `${client}, ${proxy}` } })
     for (let i = 0; i < 3; i++) expect((await from('198.51.100.1')).status).toBe(200)
     const over = await from('198.51.100.1')
     expect(over.status).toBe(429)

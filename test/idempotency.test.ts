@@ -101,7 +101,8 @@ describe('Idempotency-Key on POST /mutate', () => {
   it('takes the key from the body field idempotencyKey just like the header', async () => {
     const id = await app.project()
     const key = freshKey()
-    const send = (name: string) => app.call('POST', '/api/v1/mutate', { body: { action: 'renameProject', projectId: id, name, idempotencyKey: key } })
+    const send = (name: string) =>
+      app.call('POST', '/api/v1/mutate', { body: { action: 'renameProject', projectId: id, name, idempotencyKey: key } })
     expect((await send('Body key')).status).toBe(200)
     const again = await send('Body key')
     expect(again.headers.get('idempotent-replayed')).toBe('true')
@@ -122,7 +123,10 @@ describe('Idempotency-Key on POST /mutate', () => {
   it('is ignored by addProject: a repeat fails on the existing project instead', async () => {
     const key = freshKey()
     const add = (id: string) =>
-      app.call('POST', '/api/v1/mutate', { body: { action: 'addProject', project: { name: 'Keyed', id } }, headers: { 'idempotency-key': key } })
+      app.call('POST', '/api/v1/mutate', {
+        body: { action: 'addProject', project: { name: 'Keyed', id } },
+        headers: { 'idempotency-key': key },
+      })
     expect((await add('keyed-one')).status).toBe(200)
     const repeat = await add('keyed-one')
     expect(repeat.status).toBe(400)

@@ -9,13 +9,20 @@ afterAll(() => app.close())
 const GUIDE = 'http://arbor.test/api/v1/guide'
 const mutate = (body: unknown) => app.call('POST', '/api/v1/mutate', { body })
 const addIteration = (projectId: string, iteration: unknown) => mutate({ action: 'addIteration', projectId, iteration })
-const updateIteration = (projectId: string, iterationName: string, data: unknown) => mutate({ action: 'updateIteration', projectId, iterationName, data })
+const updateIteration = (projectId: string, iterationName: string, data: unknown) =>
+  mutate({ action: 'updateIteration', projectId, iterationName, data })
 const iterations = async (p: string, query = '') => (await app.call('GET', `/api/v1/iterations?projectId=${p}${query}`)).body
 const nodes = async (p: string, query = '') => (await app.call('GET', `/api/v1/nodes?projectId=${p}${query}`)).body.nodes
 const rejected = (errors: string[], meta: Record<string, unknown> = {}) => ({ success: false, errors, _meta: { ...meta, guide: GUIDE } })
 const LATER = { name: 'Later', status: 'active', system: true, sortOrder: 0, gitTags: [], completedAt: null }
 const it_ = (name: string, sortOrder: number, extra: Record<string, unknown> = {}) => ({
-  name, status: 'active', system: false, sortOrder, gitTags: [], completedAt: null, ...extra,
+  name,
+  status: 'active',
+  system: false,
+  sortOrder,
+  gitTags: [],
+  completedAt: null,
+  ...extra,
 })
 
 /** iterations S1, S2; job-1 and task-1 in S1, job-2 in S2, task-2 in Later. */
@@ -66,7 +73,9 @@ describe('addIteration', () => {
     expect((await addIteration(p, { name: ' ' })).body).toEqual(rejected(['iteration.name is required: a non-empty string']))
     expect((await addIteration(p, { name: 'x', status: 'open' })).body).toEqual(rejected(['status must be one of: active, done']))
     expect((await addIteration(p, { name: 'x', gitTags: 'v1' })).body).toEqual(rejected(['gitTags must be an array of strings']))
-    expect((await mutate({ action: 'addIteration', projectId: p })).body).toEqual(rejected(['iteration is required: {name, status?, gitTags?}']))
+    expect((await mutate({ action: 'addIteration', projectId: p })).body).toEqual(
+      rejected(['iteration is required: {name, status?, gitTags?}']),
+    )
   })
 })
 
@@ -105,17 +114,29 @@ describe('updateIteration', () => {
   it('replaces gitTags whole and changes nothing else', async () => {
     const p = await seeded()
     await updateIteration(p, 'S1', { gitTags: ['a', 'b'] })
-    expect((await updateIteration(p, 'S1', { gitTags: ['c'] })).body).toEqual({ success: true, iteration: it_('S1', 1, { gitTags: ['c'] }), _meta: {} })
+    expect((await updateIteration(p, 'S1', { gitTags: ['c'] })).body).toEqual({
+      success: true,
+      iteration: it_('S1', 1, { gitTags: ['c'] }),
+      _meta: {},
+    })
   })
 
   it('refuses an unknown iteration, a taken name, unknown fields and changes to a system iteration', async () => {
     const p = await seeded()
-    expect((await updateIteration(p, 'S9', { status: 'done' })).body).toEqual(rejected(['Iteration S9 not found'], { _tip: 'Iterations: Later, S1, S2' }))
+    expect((await updateIteration(p, 'S9', { status: 'done' })).body).toEqual(
+      rejected(['Iteration S9 not found'], { _tip: 'Iterations: Later, S1, S2' }),
+    )
     expect((await updateIteration(p, 'S1', { name: 'S2' })).body).toEqual(rejected(['Iteration S2 already exists in this project']))
-    expect((await updateIteration(p, 'S1', { colour: 'red' })).body).toEqual(rejected(['Unknown iteration fields: colour; valid: name, status, gitTags, sortOrder']))
+    expect((await updateIteration(p, 'S1', { colour: 'red' })).body).toEqual(
+      rejected(['Unknown iteration fields: colour; valid: name, status, gitTags, sortOrder']),
+    )
     expect((await updateIteration(p, 'S1', { status: 'closed' })).body).toEqual(rejected(['status must be one of: active, done']))
-    expect((await updateIteration(p, 'Later', { name: 'Someday' })).body).toEqual(rejected(['Cannot rename or close system iteration Later']))
-    expect((await updateIteration(p, 'Later', { status: 'done' })).body).toEqual(rejected(['Cannot rename or close system iteration Later']))
+    expect((await updateIteration(p, 'Later', { name: 'Someday' })).body).toEqual(
+      rejected(['Cannot rename or close system iteration Later']),
+    )
+    expect((await updateIteration(p, 'Later', { status: 'done' })).body).toEqual(
+      rejected(['Cannot rename or close system iteration Later']),
+    )
   })
 })
 
@@ -160,9 +181,15 @@ describe('reorderIterations', () => {
     const p = await seeded()
     const tip = { _tip: 'Current iterations: Later, S1, S2' }
     const reorder = (order: unknown) => mutate({ action: 'reorderIterations', projectId: p, order })
-    expect((await reorder(['S2', 'Later'])).body).toEqual(rejected(['order must list every iteration of the project exactly once; missing: S1'], tip))
-    expect((await reorder(['S2', 'Later', 'S1', 'S3'])).body).toEqual(rejected(['order must list every iteration of the project exactly once; unknown: S3'], tip))
-    expect((await reorder(['S2', 'Later', 'S1', 'S1'])).body).toEqual(rejected(['order must list every iteration of the project exactly once'], tip))
+    expect((await reorder(['S2', 'Later'])).body).toEqual(
+      rejected(['order must list every iteration of the project exactly once; missing: S1'], tip),
+    )
+    expect((await reorder(['S2', 'Later', 'S1', 'S3'])).body).toEqual(
+      rejected(['order must list every iteration of the project exactly once; unknown: S3'], tip),
+    )
+    expect((await reorder(['S2', 'Later', 'S1', 'S1'])).body).toEqual(
+      rejected(['order must list every iteration of the project exactly once'], tip),
+    )
     expect((await reorder('S1')).body).toEqual(rejected(['order is required: the full ordered list of iteration names']))
   })
 })
@@ -201,6 +228,10 @@ describe('GET /iterations', () => {
     const stranger = await app.user()
     const res = await app.call('GET', `/api/v1/iterations?projectId=${p}`, { key: stranger.key })
     expect(res.status).toBe(403)
-    expect(res.body).toEqual({ error: 'project_access_denied', message: 'API key does not have access to this project', _meta: { guide: GUIDE } })
+    expect(res.body).toEqual({
+      error: 'project_access_denied',
+      message: 'API key does not have access to this project',
+      _meta: { guide: GUIDE },
+    })
   })
 })

@@ -120,7 +120,15 @@ export function startFakeMeili(opts: { masterKey?: string } = {}): FakeMeili {
   function ensureIndex(uid: string, primaryKey?: string): FakeIndex {
     let index = indexes.get(uid)
     if (!index) {
-      index = { uid, primaryKey: primaryKey ?? 'id', docs: new Map(), filterable: [], searchable: null, embedders: {}, createdAt: new Date().toISOString() }
+      index = {
+        uid,
+        primaryKey: primaryKey ?? 'id',
+        docs: new Map(),
+        filterable: [],
+        searchable: null,
+        embedders: {},
+        createdAt: new Date().toISOString(),
+      }
       indexes.set(uid, index)
     }
     return index
@@ -130,15 +138,26 @@ export function startFakeMeili(opts: { masterKey?: string } = {}): FakeMeili {
     // validate the whole batch first: a failed task changes nothing
     for (const doc of docs) {
       const id = doc[index.primaryKey]
-      if (id === undefined) throw new MeiliError(400, 'missing_document_id', `Document doesn't have a \`${index.primaryKey}\` attribute: \`${JSON.stringify(doc).slice(0, 200)}\`.`)
-      if (!ID_RE.test(String(id))) throw new MeiliError(400, 'invalid_document_id', `Document identifier \`${JSON.stringify(id)}\` is invalid.`)
+      if (id === undefined)
+        throw new MeiliError(
+          400,
+          'missing_document_id',
+          `Document doesn't have a \`${index.primaryKey}\` attribute: \`${JSON.stringify(doc).slice(0, 200)}\`.`,
+        )
+      if (!ID_RE.test(String(id)))
+        throw new MeiliError(400, 'invalid_document_id', `Document identifier \`${JSON.stringify(id)}\` is invalid.`)
       for (const [name, vectors] of Object.entries(doc._vectors ?? {})) {
         const embedder = index.embedders[name]
-        if (!embedder) throw new MeiliError(400, 'invalid_vectors_type', `Invalid \`_vectors\` field: no embedder \`${name}\` in the settings.`)
+        if (!embedder)
+          throw new MeiliError(400, 'invalid_vectors_type', `Invalid \`_vectors\` field: no embedder \`${name}\` in the settings.`)
         const list = Array.isArray((vectors as any)[0]) ? (vectors as number[][]) : [vectors as number[]]
         for (const v of list)
           if (v.length !== embedder.dimensions)
-            throw new MeiliError(400, 'invalid_vector_dimensions', `Invalid vector dimensions: expected \`${embedder.dimensions}\`, found \`${v.length}\`.`)
+            throw new MeiliError(
+              400,
+              'invalid_vector_dimensions',
+              `Invalid vector dimensions: expected \`${embedder.dimensions}\`, found \`${v.length}\`.`,
+            )
       }
     }
     for (const doc of docs) index.docs.set(String(doc[index.primaryKey]), structuredClone(doc))
@@ -153,7 +172,11 @@ export function startFakeMeili(opts: { masterKey?: string } = {}): FakeMeili {
       if (!m) throw new MeiliError(400, 'invalid_search_filter', `Was expecting an operation \`=\`, \`!=\`, ... at \`${part}\`.`)
       const attr = m[1]!
       if (!index.filterable.includes(attr))
-        throw new MeiliError(400, 'invalid_search_filter', `Attribute \`${attr}\` is not filterable. Available filterable attributes are: \`${index.filterable.join(', ')}\`.`)
+        throw new MeiliError(
+          400,
+          'invalid_search_filter',
+          `Attribute \`${attr}\` is not filterable. Available filterable attributes are: \`${index.filterable.join(', ')}\`.`,
+        )
       const value = m[2]?.replace(/\\(.)/g, '$1') ?? m[3] ?? m[4]!
       return (doc: Record<string, any>) => String(doc[attr]) === value
     })
@@ -171,9 +194,15 @@ export function startFakeMeili(opts: { masterKey?: string } = {}): FakeMeili {
       if (!hybrid.embedder || !index.embedders[hybrid.embedder])
         throw new MeiliError(400, 'invalid_search_embedder', `Cannot find embedder with name \`${hybrid.embedder}\`.`)
       ratio = hybrid.semanticRatio ?? 0.5
-      if (ratio < 0 || ratio > 1) throw new MeiliError(400, 'invalid_search_semantic_ratio', 'The value of `semanticRatio` is invalid, expected a float between `0.0` and `1.0`.')
+      if (ratio < 0 || ratio > 1)
+        throw new MeiliError(
+          400,
+          'invalid_search_semantic_ratio',
+          'The value of `semanticRatio` is invalid, expected a float between `0.0` and `1.0`.',
+        )
       const dims = index.embedders[hybrid.embedder]!.dimensions
-      if (vector && vector.length !== dims) throw new MeiliError(400, 'invalid_search_vector', `Invalid vector dimensions: expected \`${dims}\`, found \`${vector.length}\`.`)
+      if (vector && vector.length !== dims)
+        throw new MeiliError(400, 'invalid_search_vector', `Invalid vector dimensions: expected \`${dims}\`, found \`${vector.length}\`.`)
     } else if (vector) {
       throw new MeiliError(400, 'invalid_search_hybrid_query', 'Passing `vector` as a parameter requires the `hybrid` parameter.')
     }
@@ -184,7 +213,10 @@ export function startFakeMeili(opts: { masterKey?: string } = {}): FakeMeili {
       if (!accept(doc)) continue
       let keyword = 0
       if (words.length) {
-        const text = (fields[0] === '*' ? Object.values(doc) : fields.map((f) => doc[f])).filter((v) => typeof v === 'string').join(' ').toLowerCase()
+        const text = (fields[0] === '*' ? Object.values(doc) : fields.map((f) => doc[f]))
+          .filter((v) => typeof v === 'string')
+          .join(' ')
+          .toLowerCase()
         const docWords = new Set(text.match(/[\p{L}\p{N}]+/gu) ?? [])
         const found = words.filter((w, i) => docWords.has(w) || (i === words.length - 1 && [...docWords].some((d) => d.startsWith(w))))
         keyword = found.length / words.length
@@ -231,13 +263,21 @@ export function startFakeMeili(opts: { masterKey?: string } = {}): FakeMeili {
     if (opts.masterKey && req.headers.get('authorization') !== `Bearer ${opts.masterKey}`) {
       const missing = !req.headers.get('authorization')
       const e = missing
-        ? new MeiliError(401, 'missing_authorization_header', 'The Authorization header is missing. It must use the bearer authorization method.', 'auth')
+        ? new MeiliError(
+            401,
+            'missing_authorization_header',
+            'The Authorization header is missing. It must use the bearer authorization method.',
+            'auth',
+          )
         : new MeiliError(403, 'invalid_api_key', 'The provided API key is invalid.', 'auth')
       return Response.json(e.body(), { status: e.status })
     }
-    const body: any = method === 'GET' || method === 'DELETE' ? undefined : await req.json().catch(() => {
-      throw new MeiliError(400, 'bad_request', 'The request body is not valid JSON.')
-    })
+    const body: any =
+      method === 'GET' || method === 'DELETE'
+        ? undefined
+        : await req.json().catch(() => {
+            throw new MeiliError(400, 'bad_request', 'The request body is not valid JSON.')
+          })
     let m: RegExpExecArray | null
     if ((m = /^\/tasks\/(\d+)$/.exec(path)) && method === 'GET') {
       const task = tasks[Number(m[1])]
@@ -246,7 +286,8 @@ export function startFakeMeili(opts: { masterKey?: string } = {}): FakeMeili {
     }
     if (path === '/indexes' && method === 'POST') {
       const { uid, primaryKey } = body ?? {}
-      if (typeof uid !== 'string' || !ID_RE.test(uid)) throw new MeiliError(400, 'invalid_index_uid', `\`${uid}\` is not a valid index uid.`)
+      if (typeof uid !== 'string' || !ID_RE.test(uid))
+        throw new MeiliError(400, 'invalid_index_uid', `\`${uid}\` is not a valid index uid.`)
       return enqueue(uid, 'indexCreation', { primaryKey }, () => {
         if (indexes.has(uid)) throw new MeiliError(409, 'index_already_exists', `Index \`${uid}\` already exists.`)
         ensureIndex(uid, primaryKey)
@@ -268,10 +309,11 @@ export function startFakeMeili(opts: { masterKey?: string } = {}): FakeMeili {
     }
     if (rest === '/documents' && method === 'POST') {
       if (!Array.isArray(body)) throw new MeiliError(400, 'malformed_payload', 'The `json` payload must be an array of documents.')
-      return enqueue(uid, 'documentAdditionOrUpdate', { receivedDocuments: body.length }, () => addDocuments(ensureIndex(uid, url.searchParams.get('primaryKey') ?? 'id'), body))
+      return enqueue(uid, 'documentAdditionOrUpdate', { receivedDocuments: body.length }, () =>
+        addDocuments(ensureIndex(uid, url.searchParams.get('primaryKey') ?? 'id'), body),
+      )
     }
-    if (rest === '/documents' && method === 'DELETE')
-      return enqueue(uid, 'documentDeletion', {}, () => getIndex(uid).docs.clear())
+    if (rest === '/documents' && method === 'DELETE') return enqueue(uid, 'documentDeletion', {}, () => getIndex(uid).docs.clear())
     if (rest === '/documents/delete-batch' && method === 'POST') {
       if (!Array.isArray(body)) throw new MeiliError(400, 'bad_request', 'Json deserialize error: expected an array of document ids.')
       return enqueue(uid, 'documentDeletion', { providedIds: body.length }, () => {

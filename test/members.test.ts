@@ -13,7 +13,8 @@ const add = (projectId: string, userId: string, key?: string, base = '/api/v1') 
   app.call('POST', `${base}/members`, { key, body: { projectId, userId } })
 const remove = (projectId: string, userId: string, key?: string, base = '/api/v1') =>
   app.call('DELETE', `${base}/members?projectId=${projectId}&userId=${userId}`, { key })
-const ownerId = async () => (await app.call('GET', '/admin/v1/users', { key: ADMIN_TOKEN })).body.users.find((u: any) => u.name === 'owner').id
+const ownerId = async () =>
+  (await app.call('GET', '/admin/v1/users', { key: ADMIN_TOKEN })).body.users.find((u: any) => u.name === 'owner').id
 
 describe('GET /members', () => {
   it('lists the owner first, then members in the order they joined', async () => {
@@ -109,7 +110,11 @@ describe('POST /members', () => {
     const id = await app.project(undefined, free.key)
     const res = await add(id, u.id, free.key)
     expect(res.status).toBe(403)
-    expect(res.body).toEqual({ error: 'seat_limit', message: 'Your plan allows 1 seat across your projects, the owner included', max_seats: 1 })
+    expect(res.body).toEqual({
+      error: 'seat_limit',
+      message: 'Your plan allows 1 seat across your projects, the owner included',
+      max_seats: 1,
+    })
     expect((await members(id, free.key)).body.members).toHaveLength(1)
   })
 

@@ -62,11 +62,35 @@ describe('add: parent rules (api.md Node, parent table)', () => {
     const p = await app.project()
     const g = await add(p, { type: 'goal', data: { label: 'G' } })
     expect(g.status).toBe(200)
-    expect(g.body).toEqual({ success: true, node: { id: 'goal-1', type: 'goal', parentId: null, data: { label: 'G' } }, _meta: { focus: focus(p, 'goal-1') } })
-    expect((await add(p, { type: 'need', parentId: 'goal-1', data: { label: 'N' } })).body.node).toEqual({ id: 'need-1', type: 'need', parentId: 'goal-1', data: { label: 'N' } })
-    expect((await add(p, { type: 'approach', parentId: 'need-1', data: { label: 'A' } })).body.node).toEqual({ id: 'approach-1', type: 'approach', parentId: 'need-1', data: { label: 'A' } })
-    expect((await add(p, { type: 'job', parentId: 'approach-1', data: { label: 'J' } })).body.node).toEqual({ id: 'job-1', type: 'job', parentId: 'approach-1', data: { label: 'J', iteration: 'Later' } })
-    expect((await add(p, { type: 'task', parentId: null, data: { label: 'T' } })).body.node).toEqual({ id: 'task-1', type: 'task', parentId: null, data: { label: 'T', iteration: 'Later' } })
+    expect(g.body).toEqual({
+      success: true,
+      node: { id: 'goal-1', type: 'goal', parentId: null, data: { label: 'G' } },
+      _meta: { focus: focus(p, 'goal-1') },
+    })
+    expect((await add(p, { type: 'need', parentId: 'goal-1', data: { label: 'N' } })).body.node).toEqual({
+      id: 'need-1',
+      type: 'need',
+      parentId: 'goal-1',
+      data: { label: 'N' },
+    })
+    expect((await add(p, { type: 'approach', parentId: 'need-1', data: { label: 'A' } })).body.node).toEqual({
+      id: 'approach-1',
+      type: 'approach',
+      parentId: 'need-1',
+      data: { label: 'A' },
+    })
+    expect((await add(p, { type: 'job', parentId: 'approach-1', data: { label: 'J' } })).body.node).toEqual({
+      id: 'job-1',
+      type: 'job',
+      parentId: 'approach-1',
+      data: { label: 'J', iteration: 'Later' },
+    })
+    expect((await add(p, { type: 'task', parentId: null, data: { label: 'T' } })).body.node).toEqual({
+      id: 'task-1',
+      type: 'task',
+      parentId: null,
+      data: { label: 'T', iteration: 'Later' },
+    })
     expect((await add(p, { type: 'goal', data: { label: 'G2' } })).body.node.id).toBe('goal-2')
   })
 
@@ -95,15 +119,21 @@ describe('add: parent rules (api.md Node, parent table)', () => {
       )
       const wrongType = await add(p, { type, parentId: wrong, data: { label: 'x' } })
       expect(wrongType.body).toEqual(
-        rejected([`${an(type)[0]!.toUpperCase() + an(type).slice(1)}'s parent must be ${an(parentType)}; ${wrong} is ${an(wrong.split('-')[0]!)}`]),
+        rejected([
+          `${an(type)[0]!.toUpperCase() + an(type).slice(1)}'s parent must be ${an(parentType)}; ${wrong} is ${an(wrong.split('-')[0]!)}`,
+        ]),
       )
-      expect((await add(p, { type, parentId: `${parentType}-99`, data: { label: 'x' } })).body).toEqual(rejected([`Parent node ${parentType}-99 not found`]))
+      expect((await add(p, { type, parentId: `${parentType}-99`, data: { label: 'x' } })).body).toEqual(
+        rejected([`Parent node ${parentType}-99 not found`]),
+      )
     }
   })
 
   it('rejects an unknown type, a missing data object and a client-supplied id outside a batch', async () => {
     const p = await seeded()
-    expect((await add(p, { type: 'epic', data: { label: 'x' } })).body).toEqual(rejected(['node.type must be one of: goal, need, approach, job, task']))
+    expect((await add(p, { type: 'epic', data: { label: 'x' } })).body).toEqual(
+      rejected(['node.type must be one of: goal, need, approach, job, task']),
+    )
     expect((await add(p, { type: 'goal' })).body).toEqual(rejected(['node.data is required: an object with at least a label']))
     expect((await add(p, { id: 'draft-1', type: 'goal', data: { label: 'x' } })).body).toEqual(
       rejected(['node.id cannot be supplied: ids are generated (draft- ids are allowed inside a batch only)']),
@@ -129,15 +159,22 @@ describe('add and update: rule 3, fields must match the node type', () => {
       for (const type of ALL.filter((t) => !on.includes(t))) {
         const res = await add(p, { type, parentId: parents[type], data: { label: 'x', [field]: sample } })
         expect({ field, type, status: res.status, body: res.body }).toEqual({
-          field, type, status: 400, body: rejected([`${field} is not valid on ${an(type)}; it is valid on: ${on.join(', ')}`]),
+          field,
+          type,
+          status: 400,
+          body: rejected([`${field} is not valid on ${an(type)}; it is valid on: ${on.join(', ')}`]),
         })
       }
   })
 
   it('rejects a field on the wrong type in an update too', async () => {
     const p = await seeded()
-    expect((await update(p, 'goal-1', { notes: 'n' })).body).toEqual(rejected(['notes is not valid on a goal; it is valid on: approach, job']))
-    expect((await update(p, 'job-1', { kano: 'delighter' })).body).toEqual(rejected(['kano is not valid on a job; it is valid on: approach']))
+    expect((await update(p, 'goal-1', { notes: 'n' })).body).toEqual(
+      rejected(['notes is not valid on a goal; it is valid on: approach, job']),
+    )
+    expect((await update(p, 'job-1', { kano: 'delighter' })).body).toEqual(
+      rejected(['kano is not valid on a job; it is valid on: approach']),
+    )
   })
 
   it('rejects a field that is in no table, listing the fields of the type', async () => {
@@ -151,10 +188,21 @@ describe('add and update: rule 3, fields must match the node type', () => {
     const p = await seeded()
     const ref = [{ system: 'jira', key: 'ARB-1', url: 'https://jira.example.com/ARB-1' }]
     const goal = { label: 'G', description: 'd', goalStatus: 'later', externalRefs: ref }
-    const need = { label: 'N', description: 'd', demand: [{ who: 'Acme', at: '2025-03-01', revenue: 1200, size: 'enterprise', source: 'call', ask: 'SSO' }] }
+    const need = {
+      label: 'N',
+      description: 'd',
+      demand: [{ who: 'Acme', at: '2025-03-01', revenue: 1200, size: 'enterprise', source: 'call', ask: 'SSO' }],
+    }
     const approach = {
-      label: 'A', description: 'd', notes: 'n', measure: 'm', kano: 'performance', size: 'antonov', approachStatus: 'retired',
-      blockedBy: ['approach-1'], serves: ['need-2'],
+      label: 'A',
+      description: 'd',
+      notes: 'n',
+      measure: 'm',
+      kano: 'performance',
+      size: 'antonov',
+      approachStatus: 'retired',
+      blockedBy: ['approach-1'],
+      serves: ['need-2'],
     }
     const job = { label: 'J', description: 'd', notes: 'n', iteration: 'S1', maturity: 'releasable' }
     const task = { label: 'T', description: 'd', iteration: 'S1' }
@@ -223,7 +271,10 @@ describe('add and update: rule 5, limits with the expected shape in _meta._tip',
       ['x', 'externalRefs must be an array'],
       [[{ system: 'gh', key: '1', url: 'http://github.com/1' }], 'externalRefs[0].url must be an https:// URL'],
       [[{ system: 'gh', key: '1' }], 'externalRefs[0].url is required: a non-empty string'],
-      [[{ system: 'gh', key: '1', url: 'https://a.example', title: 't' }], 'externalRefs[0] has unknown fields: title; only system, key and url are allowed'],
+      [
+        [{ system: 'gh', key: '1', url: 'https://a.example', title: 't' }],
+        'externalRefs[0] has unknown fields: title; only system, key and url are allowed',
+      ],
       [[ref(1), { ...ref(1), url: 'https://other.example' }], 'externalRefs[1] repeats system gh with key #1'],
     ]
     for (const [externalRefs, message] of cases)
@@ -280,8 +331,12 @@ describe('blockedBy', () => {
     const p = await seeded()
     const b = (await add(p, { type: 'approach', parentId: 'need-2', data: { label: 'B', blockedBy: ['approach-1'] } })).body.node
     expect(b.data.blockedBy).toEqual(['approach-1'])
-    expect((await update(p, b.id, { blockedBy: [b.id] })).body).toEqual(rejected(['blockedBy must not name the approach itself'], { _tip: TIP }))
-    expect((await update(p, b.id, { blockedBy: ['job-1'] })).body).toEqual(rejected(['blockedBy must name approaches; job-1 is a job'], { _tip: TIP }))
+    expect((await update(p, b.id, { blockedBy: [b.id] })).body).toEqual(
+      rejected(['blockedBy must not name the approach itself'], { _tip: TIP }),
+    )
+    expect((await update(p, b.id, { blockedBy: ['job-1'] })).body).toEqual(
+      rejected(['blockedBy must name approaches; job-1 is a job'], { _tip: TIP }),
+    )
     expect((await update(p, b.id, { blockedBy: ['approach-9'] })).body).toEqual(
       rejected(['blockedBy names approach-9, which is not an existing approach'], { _tip: TIP }),
     )
@@ -308,7 +363,9 @@ describe('add: iterations of jobs and tasks', () => {
 
   it('rejects an iteration that does not exist, listing those that do', async () => {
     const p = await seeded()
-    expect((await add(p, { type: 'task', data: { label: 'x', iteration: 'S9' } })).body).toEqual(rejected(['Iteration S9 not found; iterations: Later, S1']))
+    expect((await add(p, { type: 'task', data: { label: 'x', iteration: 'S9' } })).body).toEqual(
+      rejected(['Iteration S9 not found; iterations: Later, S1']),
+    )
   })
 })
 
@@ -329,7 +386,12 @@ describe('task kind and urgent', () => {
     expect((await add(p, { type: 'task', data: { label: 'y', urgent: true } })).body).toEqual(rejected([msg]))
     expect((await update(p, id, { urgent: true })).body).toEqual(rejected([msg]))
     expect((await update(p, id, { kind: 'do-it', urgent: 'yes' })).body).toEqual(rejected(['urgent must be true or false']))
-    expect((await update(p, id, { kind: 'do-it', urgent: true })).body.node.data).toEqual({ label: 'x', iteration: 'Later', kind: 'do-it', urgent: true })
+    expect((await update(p, id, { kind: 'do-it', urgent: true })).body.node.data).toEqual({
+      label: 'x',
+      iteration: 'Later',
+      kind: 'do-it',
+      urgent: true,
+    })
     expect((await update(p, id, { urgent: false })).body.node.data.urgent).toBe(false)
     expect((await update(p, id, { kind: 'memo', urgent: true })).body).toEqual(rejected([msg]))
     // a memo never keeps an urgent flag
@@ -345,7 +407,12 @@ describe('update: PATCH semantics', () => {
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
       success: true,
-      node: { id: 'approach-1', type: 'approach', parentId: 'need-1', data: { label: 'Shared workspaces', measure: 'new', kano: 'must-have' } },
+      node: {
+        id: 'approach-1',
+        type: 'approach',
+        parentId: 'need-1',
+        data: { label: 'Shared workspaces', measure: 'new', kano: 'must-have' },
+      },
       _meta: { focus: focus(p, 'approach-1') },
     })
   })
@@ -367,7 +434,9 @@ describe('update: PATCH semantics', () => {
 
   it('requires data or parentId', async () => {
     const p = await seeded()
-    expect((await mutate({ action: 'update', projectId: p, nodeId: 'goal-1' })).body).toEqual(rejected(['Send data (fields to change) and/or parentId']))
+    expect((await mutate({ action: 'update', projectId: p, nodeId: 'goal-1' })).body).toEqual(
+      rejected(['Send data (fields to change) and/or parentId']),
+    )
     expect((await update(p, 'goal-1', ['label'])).body).toEqual(rejected(['data must be an object of the fields to change']))
   })
 
@@ -385,8 +454,18 @@ describe('update: reparenting', () => {
     const p = await seeded()
     await add(p, { type: 'approach', parentId: 'need-2', data: { label: 'Other bet' } })
     const res = await update(p, 'job-1', undefined, 'approach-2')
-    expect(res.body.node).toEqual({ id: 'job-1', type: 'job', parentId: 'approach-2', data: { label: 'Two people edit one plan', iteration: 'S1' } })
-    expect((await update(p, 'need-1', { label: 'Moved need' }, 'goal-2')).body.node).toEqual({ id: 'need-1', type: 'need', parentId: 'goal-2', data: { label: 'Moved need' } })
+    expect(res.body.node).toEqual({
+      id: 'job-1',
+      type: 'job',
+      parentId: 'approach-2',
+      data: { label: 'Two people edit one plan', iteration: 'S1' },
+    })
+    expect((await update(p, 'need-1', { label: 'Moved need' }, 'goal-2')).body.node).toEqual({
+      id: 'need-1',
+      type: 'need',
+      parentId: 'goal-2',
+      data: { label: 'Moved need' },
+    })
   })
 
   it('refuses a parent of the wrong type, an unknown parent, or none where one is required', async () => {
@@ -394,9 +473,13 @@ describe('update: reparenting', () => {
     expect((await update(p, 'job-1', undefined, 'need-1')).body).toEqual(rejected(["A job's parent must be an approach; need-1 is a need"]))
     expect((await update(p, 'job-1', undefined, 'approach-9')).body).toEqual(rejected(['Parent node approach-9 not found']))
     expect((await update(p, 'approach-1', undefined, null)).body).toEqual(
-      rejected(['parentId is required: an approach sits under a need'], { _tip: 'Send node:{type:"approach", parentId:"<need id>", data:{label}}' }),
+      rejected(['parentId is required: an approach sits under a need'], {
+        _tip: 'Send node:{type:"approach", parentId:"<need id>", data:{label}}',
+      }),
     )
-    expect((await update(p, 'goal-1', undefined, 'goal-2')).body).toEqual(rejected(['A goal has no parent; send parentId: null or leave it out']))
+    expect((await update(p, 'goal-1', undefined, 'goal-2')).body).toEqual(
+      rejected(['A goal has no parent; send parentId: null or leave it out']),
+    )
     expect((await nodes(p)).find((n: any) => n.id === 'job-1').parentId).toBe('approach-1')
   })
 
@@ -405,7 +488,12 @@ describe('update: reparenting', () => {
     await add(p, { type: 'need', parentId: 'goal-2', data: { label: 'N3' } })
     await update(p, 'approach-1', { serves: ['need-2', 'need-3'] })
     const res = await update(p, 'approach-1', undefined, 'need-2')
-    expect(res.body.node).toEqual({ id: 'approach-1', type: 'approach', parentId: 'need-2', data: { label: 'Shared workspaces', serves: ['need-3'] } })
+    expect(res.body.node).toEqual({
+      id: 'approach-1',
+      type: 'approach',
+      parentId: 'need-2',
+      data: { label: 'Shared workspaces', serves: ['need-3'] },
+    })
   })
 })
 
@@ -421,7 +509,9 @@ describe('update: stored references', () => {
     expect(moved.status).toBe(200)
     expect(moved.body.node.data).toEqual({ label: 'Shared workspaces', serves: ['need-3'], blockedBy: ['approach-2'], measure: 'm' })
     expect((await update(p, 'approach-1', { serves: ['need-3'] })).body).toEqual(
-      rejected(['serves names need-3, which is not an existing need'], { _tip: 'serves is an array of at most 5 distinct ids of existing needs, never the bet’s own parent' }),
+      rejected(['serves names need-3, which is not an existing need'], {
+        _tip: 'serves is an array of at most 5 distinct ids of existing needs, never the bet’s own parent',
+      }),
     )
   })
 })
@@ -430,7 +520,10 @@ describe('_meta after a write', () => {
   it('carries focus with a viewCommand that is a whole POST /view-command body', async () => {
     const p = await seeded()
     const res = await update(p, 'need-1', { description: 'd' })
-    expect(res.body._meta.focus).toEqual({ nodeId: 'need-1', viewCommand: { projectId: p, command: { type: 'selectNode', nodeId: 'need-1' } } })
+    expect(res.body._meta.focus).toEqual({
+      nodeId: 'need-1',
+      viewCommand: { projectId: p, command: { type: 'selectNode', nodeId: 'need-1' } },
+    })
   })
 
   it(`adds the inbox_overflow advisory once more than ${MEMO_INBOX_THRESHOLD} memos wait`, async () => {
@@ -481,8 +574,15 @@ describe('access', () => {
   it('refuses a project the key cannot reach', async () => {
     const p = await seeded()
     const stranger = await app.user()
-    const res = await app.call('POST', '/api/v1/mutate', { key: stranger.key, body: { action: 'add', projectId: p, node: { type: 'goal', data: { label: 'x' } } } })
+    const res = await app.call('POST', '/api/v1/mutate', {
+      key: stranger.key,
+      body: { action: 'add', projectId: p, node: { type: 'goal', data: { label: 'x' } } },
+    })
     expect(res.status).toBe(403)
-    expect(res.body).toEqual({ error: 'project_access_denied', message: 'API key does not have access to this project', _meta: { guide: GUIDE } })
+    expect(res.body).toEqual({
+      error: 'project_access_denied',
+      message: 'API key does not have access to this project',
+      _meta: { guide: GUIDE },
+    })
   })
 })

@@ -8,10 +8,13 @@ afterAll(() => app.close())
 
 const GUIDE = 'http://arbor.test/api/v1/guide'
 const mutate = (body: unknown, headers?: Record<string, string>) => app.call('POST', '/api/v1/mutate', { body, headers })
-const batch = (projectId: string, mutations: unknown[], headers?: Record<string, string>) => mutate({ action: 'batch', projectId, mutations }, headers)
+const batch = (projectId: string, mutations: unknown[], headers?: Record<string, string>) =>
+  mutate({ action: 'batch', projectId, mutations }, headers)
 const listNodes = async (p: string) => (await app.call('GET', `/api/v1/nodes?projectId=${p}`)).body.nodes
-const iterationNames = async (p: string) => (await app.call('GET', `/api/v1/iterations?projectId=${p}`)).body.iterations.map((i: any) => i.name)
-const eventCount = async (p: string) => (await app.db.query<{ n: number }>('select count(*)::int as n from events where project_id = $1', [p]))[0]!.n
+const iterationNames = async (p: string) =>
+  (await app.call('GET', `/api/v1/iterations?projectId=${p}`)).body.iterations.map((i: any) => i.name)
+const eventCount = async (p: string) =>
+  (await app.db.query<{ n: number }>('select count(*)::int as n from events where project_id = $1', [p]))[0]!.n
 const rejected = (errors: string[], meta: Record<string, unknown> = {}) => ({ success: false, errors, _meta: { ...meta, guide: GUIDE } })
 const focus = (projectId: string, nodeId: string) => ({ nodeId, viewCommand: { projectId, command: { type: 'selectNode', nodeId } } })
 
@@ -53,9 +56,15 @@ describe('rule 1: every entry is validated; one invalid entry rejects the whole 
       [{ action: 'move', nodeId: 'job-1' }, 'mutations[1]: action must be one of: add, update, delete, addIteration'],
       [{ action: 'update', nodeId: 'job-9', data: { label: 'x' } }, 'mutations[1]: Node with id job-9 not found'],
       [{ action: 'delete', nodeId: 'job-9' }, 'mutations[1]: Node with id job-9 not found'],
-      [{ action: 'add', node: { type: 'job', parentId: 'draft-zz', data: { label: 'x' } } }, 'mutations[1]: parentId draft-zz names no earlier draft of this batch'],
+      [
+        { action: 'add', node: { type: 'job', parentId: 'draft-zz', data: { label: 'x' } } },
+        'mutations[1]: parentId draft-zz names no earlier draft of this batch',
+      ],
       [{ action: 'addIteration', iteration: { name: 'Later' } }, 'mutations[1]: Iteration Later already exists in this project'],
-      [{ action: 'add', projectId: 'other-project', node: { type: 'goal', data: { label: 'x' } } }, "mutations[1]: entries carry no projectId of their own (the batch's projectId applies)"],
+      [
+        { action: 'add', projectId: 'other-project', node: { type: 'goal', data: { label: 'x' } } },
+        "mutations[1]: entries carry no projectId of their own (the batch's projectId applies)",
+      ],
     ]
     for (const [entry, message] of cases) {
       const res = await batch(p, [{ action: 'add', node: { type: 'goal', data: { label: 'ok' } } }, entry])
@@ -66,7 +75,9 @@ describe('rule 1: every entry is validated; one invalid entry rejects the whole 
 
   it('requires a non-empty mutations array of at most 1000 entries', async () => {
     const p = await seeded()
-    expect((await batch(p, [])).body).toEqual(rejected(['mutations is required: a non-empty array of add, update, delete or addIteration entries']))
+    expect((await batch(p, [])).body).toEqual(
+      rejected(['mutations is required: a non-empty array of add, update, delete or addIteration entries']),
+    )
     const tooMany = Array.from({ length: 1001 }, () => ({ action: 'add', node: { type: 'goal', data: { label: 'x' } } }))
     expect((await batch(p, tooMany)).body).toEqual(rejected(['mutations has 1001 entries; at most 1000 are allowed per batch']))
   })
@@ -83,8 +94,15 @@ describe('rules 2 and 3: addIteration first, draft ids remapped', () => {
     expect(res.body).toEqual({
       success: true,
       results: [
-        { action: 'add', nodeId: 'job-2', node: { id: 'job-2', type: 'job', parentId: 'approach-1', data: { label: 'J2', iteration: 'S1' } } },
-        { action: 'addIteration', iteration: { name: 'S1', status: 'active', system: false, sortOrder: 1, gitTags: [], completedAt: null } },
+        {
+          action: 'add',
+          nodeId: 'job-2',
+          node: { id: 'job-2', type: 'job', parentId: 'approach-1', data: { label: 'J2', iteration: 'S1' } },
+        },
+        {
+          action: 'addIteration',
+          iteration: { name: 'S1', status: 'active', system: false, sortOrder: 1, gitTags: [], completedAt: null },
+        },
       ],
       idMap: {},
       _meta: { _tip: 'Applied 2 mutation(s).', focus: focus(p, 'job-2') },
@@ -95,7 +113,15 @@ describe('rules 2 and 3: addIteration first, draft ids remapped', () => {
     const p = await seeded()
     const res = await batch(p, [
       { action: 'add', node: { id: 'draft-n2', type: 'need', parentId: 'goal-1', data: { label: 'N2' } } },
-      { action: 'add', node: { id: 'draft-b', type: 'approach', parentId: 'need-1', data: { label: 'B', serves: ['draft-n2'], blockedBy: ['approach-1'] } } },
+      {
+        action: 'add',
+        node: {
+          id: 'draft-b',
+          type: 'approach',
+          parentId: 'need-1',
+          data: { label: 'B', serves: ['draft-n2'], blockedBy: ['approach-1'] },
+        },
+      },
       { action: 'add', node: { id: 'draft-c', type: 'approach', parentId: 'draft-n2', data: { label: 'C', blockedBy: ['draft-b'] } } },
       { action: 'add', node: { id: 'draft-t', type: 'task', data: { label: 'T' } } },
       { action: 'update', nodeId: 'draft-c', data: { measure: 'm' } },
@@ -104,8 +130,12 @@ describe('rules 2 and 3: addIteration first, draft ids remapped', () => {
     expect(res.status).toBe(200)
     expect(res.body.idMap).toEqual({ 'draft-n2': 'need-2', 'draft-b': 'approach-2', 'draft-c': 'approach-3', 'draft-t': 'task-1' })
     expect(res.body.results.map((r: any) => [r.action, r.nodeId, r.draftId])).toEqual([
-      ['add', 'need-2', 'draft-n2'], ['add', 'approach-2', 'draft-b'], ['add', 'approach-3', 'draft-c'], ['add', 'task-1', 'draft-t'],
-      ['update', 'approach-3', undefined], ['delete', 'task-1', undefined],
+      ['add', 'need-2', 'draft-n2'],
+      ['add', 'approach-2', 'draft-b'],
+      ['add', 'approach-3', 'draft-c'],
+      ['add', 'task-1', 'draft-t'],
+      ['update', 'approach-3', undefined],
+      ['delete', 'task-1', undefined],
     ])
     const nodes = await listNodes(p)
     expect(nodes.slice(4)).toEqual([
@@ -150,7 +180,10 @@ describe('rule 3: any other id is the real key', () => {
     await mutate({ action: 'delete', projectId: p, nodeId: 'job-1' })
     const cases: [unknown, string][] = [
       [{ id: 'goal-1', type: 'goal', data: { label: 'x' } }, 'mutations[0]: Node with id goal-1 already exists'],
-      [{ id: 'job-1', type: 'job', parentId: 'approach-1', data: { label: 'x' } }, 'mutations[0]: node.id job-1 was used before in this project and ids are never reused; give the node a draft- id instead'],
+      [
+        { id: 'job-1', type: 'job', parentId: 'approach-1', data: { label: 'x' } },
+        'mutations[0]: node.id job-1 was used before in this project and ids are never reused; give the node a draft- id instead',
+      ],
       [{ id: 'need-3', type: 'goal', data: { label: 'x' } }, 'mutations[0]: node.id need-3 must be a draft- id or a goal-<number> id'],
       [{ id: 'goal-01', type: 'goal', data: { label: 'x' } }, 'mutations[0]: node.id goal-01 must be a draft- id or a goal-<number> id'],
     ]
@@ -174,7 +207,11 @@ describe('rules 4 and 5, improved: one transaction', () => {
     expect(res.body.results).toEqual([
       { action: 'update', nodeId: 'goal-1', node: { id: 'goal-1', type: 'goal', parentId: null, data: { label: 'G', description: 'd' } } },
       { action: 'delete', nodeId: 'job-1', orphanedChildren: [], changelogId: expect.any(Number) },
-      { action: 'add', nodeId: 'job-2', node: { id: 'job-2', type: 'job', parentId: 'approach-1', data: { label: 'J2', iteration: 'Later' } } },
+      {
+        action: 'add',
+        nodeId: 'job-2',
+        node: { id: 'job-2', type: 'job', parentId: 'approach-1', data: { label: 'J2', iteration: 'Later' } },
+      },
     ])
     expect(res.body._meta.focus).toEqual(focus(p, 'goal-1'))
   })
@@ -233,7 +270,10 @@ describe('rules 4 and 5, improved: one transaction', () => {
 
   it('runs concurrent batches and adds without deadlock or a shared id, whatever order their types come in', async () => {
     const p = await app.project()
-    const goalThenTask = [{ action: 'add', node: { type: 'goal', data: { label: 'g' } } }, { action: 'add', node: { type: 'task', data: { label: 't' } } }]
+    const goalThenTask = [
+      { action: 'add', node: { type: 'goal', data: { label: 'g' } } },
+      { action: 'add', node: { type: 'task', data: { label: 't' } } },
+    ]
     const taskThenGoal = [...goalThenTask].reverse()
     const calls = [
       ...Array.from({ length: 30 }, (_, i) => batch(p, i % 2 ? goalThenTask : taskThenGoal)),
@@ -244,9 +284,9 @@ describe('rules 4 and 5, improved: one transaction', () => {
     const ids = (await listNodes(p)).map((n: any) => n.id)
     expect(ids).toHaveLength(70)
     expect(new Set(ids).size).toBe(70)
-    expect(ids.filter((id: string) => id.startsWith('goal-')).sort((a: string, b: string) => Number(a.slice(5)) - Number(b.slice(5)))).toEqual(
-      Array.from({ length: 30 }, (_, i) => `goal-${i + 1}`),
-    )
+    expect(
+      ids.filter((id: string) => id.startsWith('goal-')).sort((a: string, b: string) => Number(a.slice(5)) - Number(b.slice(5))),
+    ).toEqual(Array.from({ length: 30 }, (_, i) => `goal-${i + 1}`))
   })
 
   it('replays a batch sent again with the same Idempotency-Key', async () => {

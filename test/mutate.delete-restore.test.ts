@@ -60,7 +60,13 @@ describe('delete', () => {
         id: changelogId,
         nodeId: 'need-1',
         action: 'delete',
-        node: { id: 'need-1', type: 'need', parentId: 'goal-1', data: { label: 'N1', description: 'first need' }, createdAt: expect.stringMatching(ISO) },
+        node: {
+          id: 'need-1',
+          type: 'need',
+          parentId: 'goal-1',
+          data: { label: 'N1', description: 'first need' },
+          createdAt: expect.stringMatching(ISO),
+        },
         deletedAt: expect.stringMatching(ISO),
       },
     ])
@@ -77,7 +83,9 @@ describe('delete', () => {
     const p = await seeded()
     const res = await del(p, 'task-1')
     expect(res.body.orphanedChildren).toEqual([])
-    expect(res.body._meta).toEqual({ _tip: `Deleted task-1. Undo with {action:"restore", projectId:"${p}", nodeId:"task-1"} (children are not restored with it).` })
+    expect(res.body._meta).toEqual({
+      _tip: `Deleted task-1. Undo with {action:"restore", projectId:"${p}", nodeId:"task-1"} (children are not restored with it).`,
+    })
   })
 
   it("answers 400 'Node with id <id> not found' for an unknown node", async () => {
@@ -191,7 +199,12 @@ describe('restore', () => {
     })
     expect(await ids(p)).not.toContain('job-1')
     expect((await restore(p, { nodeId: 'approach-1' })).status).toBe(200)
-    expect((await restore(p, { nodeId: 'job-1' })).body.node).toEqual({ id: 'job-1', type: 'job', parentId: 'approach-1', data: { label: 'J1', iteration: 'Later' } })
+    expect((await restore(p, { nodeId: 'job-1' })).body.node).toEqual({
+      id: 'job-1',
+      type: 'job',
+      parentId: 'approach-1',
+      data: { label: 'J1', iteration: 'Later' },
+    })
   })
 
   it('puts a restored job whose iteration is gone in Later and says so', async () => {
@@ -208,7 +221,11 @@ describe('restore', () => {
   it('requires nodeId or a positive integer changelogId', async () => {
     const p = await seeded()
     expect((await restore(p, {})).body).toEqual({ success: false, errors: ['nodeId or changelogId is required'], _meta: { guide: GUIDE } })
-    expect((await restore(p, { changelogId: 'abc' })).body).toEqual({ success: false, errors: ['changelogId must be a positive integer'], _meta: { guide: GUIDE } })
+    expect((await restore(p, { changelogId: 'abc' })).body).toEqual({
+      success: false,
+      errors: ['changelogId must be a positive integer'],
+      _meta: { guide: GUIDE },
+    })
   })
 
   it('keeps the changelog of one project out of another', async () => {

@@ -9,7 +9,8 @@ afterAll(() => app.close())
 
 const GUIDE = 'http://arbor.test/api/v1/guide'
 const mutate = (body: unknown, key: string) => app.call('POST', '/api/v1/mutate', { body, key })
-const addGoal = (projectId: string, key: string, label = 'G') => mutate({ action: 'add', projectId, node: { type: 'goal', data: { label } } }, key)
+const addGoal = (projectId: string, key: string, label = 'G') =>
+  mutate({ action: 'add', projectId, node: { type: 'goal', data: { label } } }, key)
 const goals = (n: number) => Array.from({ length: n }, (_, i) => ({ action: 'add', node: { type: 'goal', data: { label: `G${i}` } } }))
 const capTip = `You have reached the free plan's ${CAP}-node cap: further adds are refused until you delete nodes.`
 const refusal = (current: number) => ({
@@ -77,7 +78,17 @@ describe('free-tier node cap', () => {
     const { key, projectId } = await freeUser()
     await mutate({ action: 'batch', projectId, mutations: goals(CAP + 1) }, key)
     expect((await mutate({ action: 'update', projectId, nodeId: 'goal-1', data: { label: 'Renamed' } }, key)).status).toBe(200)
-    const batch = await mutate({ action: 'batch', projectId, mutations: [{ action: 'update', nodeId: 'goal-2', data: { goalStatus: 'focus' } }, { action: 'delete', nodeId: 'goal-3' }] }, key)
+    const batch = await mutate(
+      {
+        action: 'batch',
+        projectId,
+        mutations: [
+          { action: 'update', nodeId: 'goal-2', data: { goalStatus: 'focus' } },
+          { action: 'delete', nodeId: 'goal-3' },
+        ],
+      },
+      key,
+    )
     expect(batch.status).toBe(200)
     expect((await addGoal(projectId, key)).status).toBe(403) // still at the cap: 3 nodes
     expect((await mutate({ action: 'delete', projectId, nodeId: 'goal-4' }, key)).status).toBe(200)

@@ -102,7 +102,11 @@ describe('GET /nodes', () => {
     const p = await app.project()
     expect((await get(p)).body).toEqual({
       nodes: [],
-      _meta: { currentIteration: null, iterations: { active: ['Later'], total: 1 }, nodeCounts: { goal: 0, need: 0, approach: 0, job: 0, task: 0 } },
+      _meta: {
+        currentIteration: null,
+        iterations: { active: ['Later'], total: 1 },
+        nodeCounts: { goal: 0, need: 0, approach: 0, job: 0, task: 0 },
+      },
     })
   })
 
@@ -130,13 +134,19 @@ describe('GET /nodes', () => {
     const stranger = await app.user()
     const denied = await app.call('GET', `/api/v1/nodes?projectId=${p}`, { key: stranger.key })
     expect(denied.status).toBe(403)
-    expect(denied.body).toEqual({ error: 'project_access_denied', message: 'API key does not have access to this project', _meta: { guide: GUIDE } })
+    expect(denied.body).toEqual({
+      error: 'project_access_denied',
+      message: 'API key does not have access to this project',
+      _meta: { guide: GUIDE },
+    })
   })
 
   it('lets a member of a team-owned project read it', async () => {
     const p = await seeded()
     const member = await app.user({ tier: 'builder' })
     await app.call('POST', '/api/v1/members', { body: { projectId: p, userId: member.id } })
-    expect((await app.call('GET', `/api/v1/nodes?projectId=${p}&type=goal`, { key: member.key })).body.nodes.map((n: any) => n.id)).toEqual(['goal-1', 'goal-2'])
+    expect((await app.call('GET', `/api/v1/nodes?projectId=${p}&type=goal`, { key: member.key })).body.nodes.map((n: any) => n.id)).toEqual(
+      ['goal-1', 'goal-2'],
+    )
   })
 })

@@ -1,5 +1,5 @@
-import SwaggerParser from '@apidevtools/swagger-parser'
 import { afterAll, describe, expect, it } from 'bun:test'
+import SwaggerParser from '@apidevtools/swagger-parser'
 import { createApp } from '../src/app'
 import { startApp } from './helpers'
 
@@ -34,12 +34,22 @@ describe('/openapi.json', () => {
     for (const r of v1Routes) {
       const op = doc.paths[r.path][r.method]
       expect(op.summary, `${r.method} ${r.path}`).toBeTruthy()
-      expect(Object.keys(op.responses ?? {}).some((s) => s.startsWith('2')), `${r.method} ${r.path}`).toBe(true)
+      expect(
+        Object.keys(op.responses ?? {}).some((s) => s.startsWith('2')),
+        `${r.method} ${r.path}`,
+      ).toBe(true)
     }
   })
 
   it('documents the health checks and the admin API', () => {
-    for (const path of ['/healthz', '/readyz', '/admin/v1/users', '/admin/v1/users/{id}', '/admin/v1/users/{id}/api-keys', '/admin/v1/api-keys/{keyId}'])
+    for (const path of [
+      '/healthz',
+      '/readyz',
+      '/admin/v1/users',
+      '/admin/v1/users/{id}',
+      '/admin/v1/users/{id}/api-keys',
+      '/admin/v1/api-keys/{keyId}',
+    ])
       expect(Object.keys(doc.paths)).toContain(path)
   })
 

@@ -53,14 +53,23 @@ describe('node events', () => {
   it('add writes node.added with the node as created', async () => {
     const p = await seeded()
     const events = await eventsOf(p, () => mutate({ action: 'add', projectId: p, node: { type: 'task', data: { label: 'New' } } }))
-    expect(events).toEqual([nodeEvent('node.added', p, { id: 'task-2', type: 'task', parentId: null, data: { label: 'New', iteration: 'Later' } })])
+    expect(events).toEqual([
+      nodeEvent('node.added', p, { id: 'task-2', type: 'task', parentId: null, data: { label: 'New', iteration: 'Later' } }),
+    ])
   })
 
   it('update writes node.updated with the node after the change', async () => {
     const p = await seeded()
-    const events = await eventsOf(p, () => mutate({ action: 'update', projectId: p, nodeId: 'job-1', data: { label: 'J2', maturity: 'mvp' } }))
+    const events = await eventsOf(p, () =>
+      mutate({ action: 'update', projectId: p, nodeId: 'job-1', data: { label: 'J2', maturity: 'mvp' } }),
+    )
     expect(events).toEqual([
-      nodeEvent('node.updated', p, { id: 'job-1', type: 'job', parentId: 'approach-1', data: { label: 'J2', iteration: 'S1', maturity: 'mvp' } }),
+      nodeEvent('node.updated', p, {
+        id: 'job-1',
+        type: 'job',
+        parentId: 'approach-1',
+        data: { label: 'J2', iteration: 'S1', maturity: 'mvp' },
+      }),
     ])
   })
 
@@ -78,7 +87,9 @@ describe('node events', () => {
     const p = await seeded()
     await mutate({ action: 'delete', projectId: p, nodeId: 'task-1' })
     const events = await eventsOf(p, () => mutate({ action: 'restore', projectId: p, nodeId: 'task-1' }))
-    expect(events).toEqual([nodeEvent('node.added', p, { id: 'task-1', type: 'task', parentId: null, data: { label: 'T', iteration: 'S1' } })])
+    expect(events).toEqual([
+      nodeEvent('node.added', p, { id: 'task-1', type: 'task', parentId: null, data: { label: 'T', iteration: 'S1' } }),
+    ])
   })
 
   it('classify writes node.updated with the kind', async () => {
@@ -114,7 +125,18 @@ describe('node events', () => {
   it('a rejected write writes no event', async () => {
     const p = await seeded()
     expect(await eventsOf(p, () => mutate({ action: 'update', projectId: p, nodeId: 'approach-1', data: { kano: 'bogus' } }))).toEqual([])
-    expect(await eventsOf(p, () => mutate({ action: 'batch', projectId: p, mutations: [{ action: 'delete', nodeId: 'task-1' }, { action: 'delete', nodeId: 'task-9' }] }))).toEqual([])
+    expect(
+      await eventsOf(p, () =>
+        mutate({
+          action: 'batch',
+          projectId: p,
+          mutations: [
+            { action: 'delete', nodeId: 'task-1' },
+            { action: 'delete', nodeId: 'task-9' },
+          ],
+        }),
+      ),
+    ).toEqual([])
   })
 })
 
@@ -128,7 +150,9 @@ describe('iteration events', () => {
 
   it('a rename writes iteration.updated with the new name and previous_name, no status, and node.updated for each job and task', async () => {
     const p = await seeded()
-    const events = await eventsOf(p, () => mutate({ action: 'updateIteration', projectId: p, iterationName: 'S1', data: { name: 'Sprint 1' } }))
+    const events = await eventsOf(p, () =>
+      mutate({ action: 'updateIteration', projectId: p, iterationName: 'S1', data: { name: 'Sprint 1' } }),
+    )
     expect(events).toEqual([
       iterationEvent('iteration.updated', p, { name: 'Sprint 1', previous_name: 'S1' }),
       nodeEvent('node.updated', p, { id: 'job-1', type: 'job', parentId: 'approach-1', data: { label: 'J', iteration: 'Sprint 1' } }),
@@ -138,11 +162,13 @@ describe('iteration events', () => {
 
   it('a status change writes iteration.updated with status', async () => {
     const p = await seeded()
-    expect(await eventsOf(p, () => mutate({ action: 'updateIteration', projectId: p, iterationName: 'S1', data: { status: 'done' } }))).toEqual([
-      iterationEvent('iteration.updated', p, { name: 'S1', status: 'done' }),
-    ])
     expect(
-      await eventsOf(p, () => mutate({ action: 'updateIteration', projectId: p, iterationName: 'S1', data: { status: 'active', name: 'S1 again' } })),
+      await eventsOf(p, () => mutate({ action: 'updateIteration', projectId: p, iterationName: 'S1', data: { status: 'done' } })),
+    ).toEqual([iterationEvent('iteration.updated', p, { name: 'S1', status: 'done' })])
+    expect(
+      await eventsOf(p, () =>
+        mutate({ action: 'updateIteration', projectId: p, iterationName: 'S1', data: { status: 'active', name: 'S1 again' } }),
+      ),
     ).toEqual([
       iterationEvent('iteration.updated', p, { name: 'S1 again', status: 'active', previous_name: 'S1' }),
       nodeEvent('node.updated', p, { id: 'job-1', type: 'job', parentId: 'approach-1', data: { label: 'J', iteration: 'S1 again' } }),
@@ -152,7 +178,9 @@ describe('iteration events', () => {
 
   it('changing only gitTags or the order writes no event (neither a rename nor a status change)', async () => {
     const p = await seeded()
-    expect(await eventsOf(p, () => mutate({ action: 'updateIteration', projectId: p, iterationName: 'S1', data: { gitTags: ['v1'] } }))).toEqual([])
+    expect(
+      await eventsOf(p, () => mutate({ action: 'updateIteration', projectId: p, iterationName: 'S1', data: { gitTags: ['v1'] } })),
+    ).toEqual([])
     expect(await eventsOf(p, () => mutate({ action: 'reorderIterations', projectId: p, order: ['S1', 'Later'] }))).toEqual([])
   })
 

@@ -66,14 +66,21 @@ describe('PATCH /projects', () => {
     const id = await app.project()
     const archived = await archive(id, true)
     expect(archived.status).toBe(200)
-    expect(archived.body).toEqual({ project: { id, name: id, archived: true, role: 'owner' }, _meta: { _tip: expect.any(String), tip: expect.any(String) } })
+    expect(archived.body).toEqual({
+      project: { id, name: id, archived: true, role: 'owner' },
+      _meta: { _tip: expect.any(String), tip: expect.any(String) },
+    })
     expect(archived.body._meta.tip).toBe(archived.body._meta._tip)
     const back = await archive(id, false)
     expect(back.body.project).toEqual({ id, name: id, archived: false, role: 'owner' })
     expect(back.body._meta.tip).toBe(back.body._meta._tip)
   })
 
-  it.each([['the string "true"', 'true'], ['a number', 1], ['null', null]])('answers 400 when archived is %s', async (_name, value) => {
+  it.each([
+    ['the string "true"', 'true'],
+    ['a number', 1],
+    ['null', null],
+  ])('answers 400 when archived is %s', async (_name, value) => {
     const id = await app.project()
     const res = await archive(id, value)
     expect(res.status).toBe(400)
@@ -90,7 +97,10 @@ describe('PATCH /projects', () => {
     const member = await app.user()
     const id = await app.project()
     await addMember(id, member.id)
-    for (const [projectId, key] of [[id, member.key], ['no-such-project', app.ownerKey]] as const) {
+    for (const [projectId, key] of [
+      [id, member.key],
+      ['no-such-project', app.ownerKey],
+    ] as const) {
       const res = await archive(projectId, true, key)
       expect(res.status).toBe(404)
       expect(res.body).toEqual({ error: `Project ${projectId} not found (you can only archive projects you own)` })
@@ -183,7 +193,12 @@ describe('addProject', () => {
     await archive(first, true, free.key)
     const res = await addProject({ name: 'Second', id: 'free-second' }, free.key)
     expect(res.status).toBe(403)
-    expect(res.body).toEqual({ error: 'project_limit', message: 'Your plan allows 1 project; archiving one does not free a slot', limit: 1, _meta: { guide: GUIDE } })
+    expect(res.body).toEqual({
+      error: 'project_limit',
+      message: 'Your plan allows 1 project; archiving one does not free a slot',
+      limit: 1,
+      _meta: { guide: GUIDE },
+    })
   })
 
   it('lets builder and team plans create without a project limit', async () => {
@@ -208,7 +223,11 @@ describe('renameProject', () => {
     await addMember(id, member.id)
     const res = await mutate({ action: 'renameProject', projectId: id, name: 'Hijack' }, member.key)
     expect(res.status).toBe(403)
-    expect(res.body).toEqual({ error: 'project_access_denied', message: 'Only the project owner can rename a project', _meta: { guide: GUIDE } })
+    expect(res.body).toEqual({
+      error: 'project_access_denied',
+      message: 'Only the project owner can rename a project',
+      _meta: { guide: GUIDE },
+    })
   })
 
   it.each([

@@ -61,7 +61,11 @@ export function startReceiver() {
 export type Receiver = ReturnType<typeof startReceiver>
 
 /** Wait until `check` returns a truthy value (polling; the work runs in the background), or fail with `what`. */
-export async function until<T>(check: () => T | Promise<T>, what: string, ms = 10_000): Promise<Exclude<T, null | undefined | false | 0 | ''>> {
+export async function until<T>(
+  check: () => T | Promise<T>,
+  what: string,
+  ms = 10_000,
+): Promise<Exclude<T, null | undefined | false | 0 | ''>> {
   const end = performance.now() + ms
   for (;;) {
     const value = await check()

@@ -19,8 +19,19 @@ describe('large reads match their documented response schemas', () => {
         projectId,
         mutations: [
           { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'Grow', goalStatus: 'focus' } } },
-          { action: 'add', node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'Need', demand: [{ who: 'Acme', at: '2026-01-05' }] } } },
-          { action: 'add', node: { id: 'draft-a', type: 'approach', parentId: 'draft-n', data: { label: 'Bet', kano: 'delighter', notes: 'n' } } },
+          {
+            action: 'add',
+            node: {
+              id: 'draft-n',
+              type: 'need',
+              parentId: 'draft-g',
+              data: { label: 'Need', demand: [{ who: 'Acme', at: '2026-01-05' }] },
+            },
+          },
+          {
+            action: 'add',
+            node: { id: 'draft-a', type: 'approach', parentId: 'draft-n', data: { label: 'Bet', kano: 'delighter', notes: 'n' } },
+          },
           { action: 'add', node: { id: 'draft-j1', type: 'job', parentId: 'draft-a', data: { label: 'Job 1', status: 'done' } } },
           { action: 'add', node: { id: 'draft-j2', type: 'job', parentId: 'draft-a', data: { label: 'Job 2' } } },
           { action: 'add', node: { id: 'draft-t', type: 'task', data: { label: 'Call the bank' } } },
@@ -38,7 +49,13 @@ describe('large reads match their documented response schemas', () => {
     expect([...Value.Errors(NodesResponse, res.body)].map((e) => `${e.path}: ${e.message}`)).toEqual([])
   })
 
-  for (const [direction, from] of [['up', 'draft-j1'], ['down', 'draft-g'], ['lateral', 'draft-j1'], ['lateral', 'draft-t'], ['context', 'draft-a']] as const)
+  for (const [direction, from] of [
+    ['up', 'draft-j1'],
+    ['down', 'draft-g'],
+    ['lateral', 'draft-j1'],
+    ['lateral', 'draft-t'],
+    ['context', 'draft-a'],
+  ] as const)
     it(`GET /tree direction=${direction} from ${from} matches TreeResponse`, async () => {
       const res = await app.call('GET', `/api/v1/tree?projectId=${projectId}&nodeId=${ids[from]}&direction=${direction}`)
       expect(res.status).toBe(200)

@@ -9,7 +9,12 @@ import type { Res } from './helpers'
 export function expectSepaJobFirst(res: Res, ids: { job: string; approach: string; need: string; goal: string }) {
   expect(res.status).toBe(200)
   expect(res.body.results[0]).toEqual({
-    node: { id: ids.job, type: 'job', parentId: ids.approach, data: { label: 'Payers in the eurozone can pay by SEPA Direct Debit', iteration: 'Later' } },
+    node: {
+      id: ids.job,
+      type: 'job',
+      parentId: ids.approach,
+      data: { label: 'Payers in the eurozone can pay by SEPA Direct Debit', iteration: 'Later' },
+    },
     similarity: expect.any(Number),
     ancestors: [
       { id: ids.approach, type: 'approach', label: 'Hosted pay-by-link checkout' },

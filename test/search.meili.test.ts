@@ -3,7 +3,7 @@ import { searchOf } from '../src/search/engine'
 import { tick } from '../src/search/loop'
 import { MEILI_INDEX, type MeiliBackend } from '../src/search/meili'
 import { startApp, type TestApp } from './helpers'
-import { startFakeMeili, type FakeMeili } from './meili-fake'
+import { type FakeMeili, startFakeMeili } from './meili-fake'
 import { expectSepaJobFirst } from './search-contract'
 
 // The GET /search contract on the Meilisearch backend. No Meilisearch binary can be installed on
@@ -48,9 +48,20 @@ describe(`GET /search on Meilisearch (${REAL_URL ? 'real server' : 'protocol fak
         projectId,
         mutations: [
           { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'Get paid faster' } } },
-          { action: 'add', node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'Payers can settle invoices online' } } },
+          {
+            action: 'add',
+            node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'Payers can settle invoices online' } },
+          },
           { action: 'add', node: { id: 'draft-a', type: 'approach', parentId: 'draft-n', data: { label: 'Hosted pay-by-link checkout' } } },
-          { action: 'add', node: { id: 'draft-j', type: 'job', parentId: 'draft-a', data: { label: 'Payers in the eurozone can pay by SEPA Direct Debit' } } },
+          {
+            action: 'add',
+            node: {
+              id: 'draft-j',
+              type: 'job',
+              parentId: 'draft-a',
+              data: { label: 'Payers in the eurozone can pay by SEPA Direct Debit' },
+            },
+          },
           { action: 'add', node: { id: 'draft-t', type: 'task', data: { label: 'Renew the TLS certificate of the marketing site' } } },
         ],
       },
@@ -76,7 +87,9 @@ describe(`GET /search on Meilisearch (${REAL_URL ? 'real server' : 'protocol fak
   })
 
   test('documents follow updates and deletes through the outbox', async () => {
-    await app.call('POST', '/api/v1/mutate', { body: { action: 'update', projectId, nodeId: ids['draft-t'], data: { label: 'Rotate the webhook signing keys' } } })
+    await app.call('POST', '/api/v1/mutate', {
+      body: { action: 'update', projectId, nodeId: ids['draft-t'], data: { label: 'Rotate the webhook signing keys' } },
+    })
     await sync()
     expect((await search({ q: 'webhook signing keys', limit: '1' })).body.results[0].node.id).toBe(ids['draft-t'])
     await app.call('POST', '/api/v1/mutate', { body: { action: 'delete', projectId, nodeId: ids['draft-t'] } })
@@ -92,7 +105,11 @@ describe(`GET /search on Meilisearch (${REAL_URL ? 'real server' : 'protocol fak
 
   test('an add close to an existing node of the same type gets the possible_duplicate advisory', async () => {
     const res = await app.call('POST', '/api/v1/mutate', {
-      body: { action: 'add', projectId, node: { type: 'job', parentId: ids['draft-a'], data: { label: 'Payers in the eurozone can pay by SEPA Direct Debit' } } },
+      body: {
+        action: 'add',
+        projectId,
+        node: { type: 'job', parentId: ids['draft-a'], data: { label: 'Payers in the eurozone can pay by SEPA Direct Debit' } },
+      },
     })
     expect(res.status).toBe(200)
     expect(res.body._meta.advisory).toEqual({
@@ -146,13 +163,23 @@ describe(`GET /search on Meilisearch (${REAL_URL ? 'real server' : 'protocol fak
     expect(nodes).toBeGreaterThanOrEqual(4)
     await app.close() // persisted: the database stays, as when the server is stopped
     if (fake) fake.documents(MEILI_INDEX).clear() // an index that lost everything
-    const env: Record<string, string | undefined> = { ...process.env, ...meiliEnv(), LOG_LEVEL: 'error', ARBOR_CACHE_DIR: app.config.cacheDir }
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      ...meiliEnv(),
+      LOG_LEVEL: 'error',
+      ARBOR_CACHE_DIR: app.config.cacheDir,
+    }
     if (app.store.pgUrl) env.DATABASE_URL = app.store.pgUrl
     else {
       delete env.DATABASE_URL
       env.DATA_DIR = app.store.dataDir
     }
-    const proc = Bun.spawn([process.execPath, 'src/search/rebuild.ts'], { cwd: `${import.meta.dir}/..`, env, stdout: 'pipe', stderr: 'pipe' })
+    const proc = Bun.spawn([process.execPath, 'src/search/rebuild.ts'], {
+      cwd: `${import.meta.dir}/..`,
+      env,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     const [code, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()])
     expect({ code, err: code === 0 ? '' : err }).toEqual({ code: 0, err: '' })
     expect(out).toContain('rebuilt the Meilisearch index from')

@@ -4,7 +4,7 @@ import { loadConfig } from '../src/config'
 import { createWaker, type Deps } from '../src/deps'
 import { createLogger } from '../src/log'
 import { tick } from '../src/search/loop'
-import { ADMIN_TOKEN, startApp, type Res, type TestApp } from './helpers'
+import { ADMIN_TOKEN, type Res, startApp, type TestApp } from './helpers'
 import { expectSepaJobFirst } from './search-contract'
 
 // GET /search through HTTP, on the built-in backend: the contract of api.md, the index
@@ -46,17 +46,28 @@ function embeddingsServer() {
 
 /** A second app (a replica) on the same database, with its own config and search index. */
 function replica(app: TestApp, env: Record<string, string>) {
-  const config = loadConfig({ DATABASE_URL: 'memory://', RATE_LIMIT_PER_MINUTE: '0', ADMIN_TOKEN, PUBLIC_BASE_URL: 'http://arbor.test', LOG_LEVEL: 'silent', ...env })
+  const config = loadConfig({
+    DATABASE_URL: 'memory://',
+    RATE_LIMIT_PER_MINUTE: '0',
+    ADMIN_TOKEN,
+    PUBLIC_BASE_URL: 'http://arbor.test',
+    LOG_LEVEL: 'silent',
+    ...env,
+  })
   const deps: Deps = { config, db: app.db, log: createLogger('silent'), now: () => new Date(), ...createWaker() }
   const { handle } = createApp(deps)
   const call = async (path: string): Promise<Res> => {
-    const res = await handle(new Request('http://arbor.test' + path, { headers: { authorization: `Bearer ${app.ownerKey}` } }), '127.0.0.1')
+    const res = await handle(new Request(`http://arbor.test${path}`, { headers: { authorization: `Bearer ${app.ownerKey}` } }), '127.0.0.1')
     return { status: res.status, body: await res.json(), headers: res.headers }
   }
   return { deps, call }
 }
 
-async function batch(app: TestApp, projectId: string, nodes: { id: string; type: string; parentId?: string | null; data: Record<string, unknown> }[]) {
+async function batch(
+  app: TestApp,
+  projectId: string,
+  nodes: { id: string; type: string; parentId?: string | null; data: Record<string, unknown> }[],
+) {
   const res = await app.call('POST', '/api/v1/mutate', {
     body: { action: 'batch', projectId, mutations: nodes.map((node) => ({ action: 'add', node })) },
   })
@@ -68,9 +79,22 @@ const search = (app: { call: TestApp['call'] }, projectId: string, params: Recor
   app.call('GET', `/api/v1/search?${new URLSearchParams({ projectId, ...params })}`)
 
 const TREE = [
-  { id: 'draft-g', type: 'goal', data: { label: 'Get paid faster', description: 'Shrink the time between sending an invoice and the money arriving.' } },
+  {
+    id: 'draft-g',
+    type: 'goal',
+    data: { label: 'Get paid faster', description: 'Shrink the time between sending an invoice and the money arriving.' },
+  },
   { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'Payers can settle invoices online' } },
-  { id: 'draft-a', type: 'approach', parentId: 'draft-n', data: { label: 'Hosted pay-by-link checkout', description: 'Every emailed invoice carries a link to a hosted checkout.', measure: 'Share of invoices paid through the link' } },
+  {
+    id: 'draft-a',
+    type: 'approach',
+    parentId: 'draft-n',
+    data: {
+      label: 'Hosted pay-by-link checkout',
+      description: 'Every emailed invoice carries a link to a hosted checkout.',
+      measure: 'Share of invoices paid through the link',
+    },
+  },
   { id: 'draft-j1', type: 'job', parentId: 'draft-a', data: { label: 'A payer can pay an invoice by card from the email link' } },
   { id: 'draft-j2', type: 'job', parentId: 'draft-a', data: { label: 'Payers in the eurozone can pay by SEPA Direct Debit' } },
   { id: 'draft-t', type: 'task', data: { label: 'Renew the TLS certificate of the marketing site' } },
@@ -101,7 +125,13 @@ describe('GET /search on the built-in offline model', () => {
     expect(res.body.results.length).toBeGreaterThan(0)
     expect(res.body.results.length).toBeLessThanOrEqual(5)
     expectSepaJobFirst(res, { job: ids['draft-j2'], approach: ids['draft-a'], need: ids['draft-n'], goal: ids['draft-g'] })
-    expect(res.body._meta.search).toEqual({ backend: 'builtin', embedder: 'builtin-mix-use-glove-v1', mode: 'hybrid', semantic: 'full', pendingNodes: 0 })
+    expect(res.body._meta.search).toEqual({
+      backend: 'builtin',
+      embedder: 'builtin-mix-use-glove-v1',
+      mode: 'hybrid',
+      semantic: 'full',
+      pendingNodes: 0,
+    })
   })
 
   test('matches by meaning when the query shares no word with the node', async () => {
@@ -126,7 +156,11 @@ describe('GET /search: the contract', () => {
     emb = embeddingsServer()
     app = await startApp({ EMBEDDINGS_URL: emb.url, EMBEDDINGS_MODEL: 'bag-of-words' })
     projectId = await app.project()
-    const many = Array.from({ length: 24 }, (_, i) => ({ id: `draft-x${i}`, type: 'task', data: { label: `Invoice reminder number ${i}` } }))
+    const many = Array.from({ length: 24 }, (_, i) => ({
+      id: `draft-x${i}`,
+      type: 'task',
+      data: { label: `Invoice reminder number ${i}` },
+    }))
     ids = await batch(app, projectId, [...TREE, ...many])
   })
   afterAll(async () => {
@@ -157,7 +191,11 @@ describe('GET /search: the contract', () => {
     expect(noQ.body).toMatchObject({ success: false, errors: ['q is required'], _meta: { guide: GUIDE } })
     const badType = await search(app, projectId, { q: 'invoice', type: 'epic' })
     expect(badType.status).toBe(400)
-    expect(badType.body).toEqual({ success: false, errors: ['type must be one of: goal, need, approach, job, task'], _meta: { guide: GUIDE } })
+    expect(badType.body).toEqual({
+      success: false,
+      errors: ['type must be one of: goal, need, approach, job, task'],
+      _meta: { guide: GUIDE },
+    })
   })
 
   test('access follows the other reads: 401 without a key, 403 on a project the key cannot reach', async () => {
@@ -167,7 +205,11 @@ describe('GET /search: the contract', () => {
     const stranger = await app.user()
     const denied = await app.call('GET', `/api/v1/search?projectId=${projectId}&q=x`, { key: stranger.key })
     expect(denied.status).toBe(403)
-    expect(denied.body).toEqual({ error: 'project_access_denied', message: 'API key does not have access to this project', _meta: { guide: GUIDE } })
+    expect(denied.body).toEqual({
+      error: 'project_access_denied',
+      message: 'API key does not have access to this project',
+      _meta: { guide: GUIDE },
+    })
   })
 
   test('the legacy path answers the same, with Deprecation and a Link to /api/v1/search', async () => {
@@ -194,9 +236,13 @@ describe('GET /search: the contract', () => {
   })
 
   test('the index follows updates and deletes', async () => {
-    await app.call('POST', '/api/v1/mutate', { body: { action: 'update', projectId, nodeId: ids['draft-t'], data: { label: 'Rotate the signing keys of the webhooks' } } })
+    await app.call('POST', '/api/v1/mutate', {
+      body: { action: 'update', projectId, nodeId: ids['draft-t'], data: { label: 'Rotate the signing keys of the webhooks' } },
+    })
     const renamed = await search(app, projectId, { q: 'rotate signing keys', limit: '1' })
-    expect(renamed.body.results.map((r: any) => [r.node.id, r.node.data.label])).toEqual([[ids['draft-t'], 'Rotate the signing keys of the webhooks']])
+    expect(renamed.body.results.map((r: any) => [r.node.id, r.node.data.label])).toEqual([
+      [ids['draft-t'], 'Rotate the signing keys of the webhooks'],
+    ])
     await app.call('POST', '/api/v1/mutate', { body: { action: 'delete', projectId, nodeId: ids['draft-t'] } })
     const gone = await search(app, projectId, { q: 'rotate signing keys webhooks' })
     expect(gone.body.results.map((r: any) => r.node.id)).not.toContain(ids['draft-t'])
@@ -224,7 +270,9 @@ describe('GET /search: the contract', () => {
   test("a replica sees another replica's writes on its next search", async () => {
     const other = replica(app, { EMBEDDINGS_URL: emb.url, EMBEDDINGS_MODEL: 'bag-of-words' })
     await other.call(`/api/v1/search?projectId=${projectId}&q=anything`) // its index is loaded now
-    const [id] = Object.values(await batch(app, projectId, [{ id: 'draft-new', type: 'task', data: { label: 'Translate the onboarding emails into Portuguese' } }]))
+    const [id] = Object.values(
+      await batch(app, projectId, [{ id: 'draft-new', type: 'task', data: { label: 'Translate the onboarding emails into Portuguese' } }]),
+    )
     const res = await other.call(`/api/v1/search?projectId=${projectId}&q=portuguese&limit=1`)
     expect(res.body.results.map((r: any) => r.node.id)).toEqual([id])
   })
@@ -274,7 +322,9 @@ describe('embedder change, near-duplicates, late commits', () => {
 
   test('an add very close to an existing node of the same type carries _meta.advisory possible_duplicate', async () => {
     const add = (label: string, description?: string) =>
-      app.call('POST', '/api/v1/mutate', { body: { action: 'add', projectId, node: { type: 'task', data: { label, ...(description ? { description } : {}) } } } })
+      app.call('POST', '/api/v1/mutate', {
+        body: { action: 'add', projectId, node: { type: 'task', data: { label, ...(description ? { description } : {}) } } },
+      })
     const first = await add('Export invoices as PDF files', 'Bulk export for accountants')
     await tick(app.deps, new Date()) // the loop follows the write (woken by it in a running server)
     const again = await add('Export invoices as pdf files', 'bulk export for accountants')
@@ -299,7 +349,10 @@ describe('embedder change, near-duplicates, late commits', () => {
     // a write that takes its event seq first and commits last
     const slow = app.db.tx(async (tx) => {
       // a goal: its id counter row is not the one the task batch below locks
-      const res = await add({ ...app.deps, db: tx }, owner, { projectId, node: { type: 'goal', data: { label: 'Audit the refund approvals' } } })
+      const res = await add({ ...app.deps, db: tx }, owner, {
+        projectId,
+        node: { type: 'goal', data: { label: 'Audit the refund approvals' } },
+      })
       slowId = (res.node as any).id
       await held
     })

@@ -30,7 +30,11 @@ async function seeded() {
   }
   await add({ type: 'goal', data: { label: '<script>alert("x")</script> Grow', description: 'More teams', goalStatus: 'focus' } })
   await add({ type: 'need', parentId: 'goal-1', data: { label: 'Teams share plans' } })
-  await add({ type: 'approach', parentId: 'need-1', data: { label: 'Workspaces', notes: 'SECRET bet notes', approachStatus: 'validation' } })
+  await add({
+    type: 'approach',
+    parentId: 'need-1',
+    data: { label: 'Workspaces', notes: 'SECRET bet notes', approachStatus: 'validation' },
+  })
   await add({ type: 'job', parentId: 'approach-1', data: { label: 'Two editors', notes: 'SECRET job notes' } })
   await mutate({ action: 'update', projectId: id, nodeId: 'job-1', data: { status: 'done' } })
   await add({ type: 'goal', data: { label: 'Retain' } })
@@ -76,7 +80,9 @@ describe('mint (POST)', () => {
 
   it('rejects settings that are not {includedGoalIds: [ids]}', async () => {
     const p = await app.project()
-    expect((await mint({ projectId: p, settings: { includedGoalIds: 'goal-1' } })).body).toEqual({ error: 'settings.includedGoalIds must be an array of goal ids' })
+    expect((await mint({ projectId: p, settings: { includedGoalIds: 'goal-1' } })).body).toEqual({
+      error: 'settings.includedGoalIds must be an array of goal ids',
+    })
     expect((await mint({ projectId: p, settings: [] })).body).toEqual({ error: 'settings must be an object: {includedGoalIds?}' })
   })
 })
@@ -128,7 +134,11 @@ describe('list (GET) and revoke (DELETE)', () => {
     for (const token of [revoked, expiring, 'never-minted-token-xyz', foreign]) {
       const res = await revoke(p, token)
       expect(res.status).toBe(200)
-      expect(res.body).toEqual({ success: true, revoked: null, _meta: { _tip: 'Nothing to revoke: the token is unknown here, already revoked or expired.' } })
+      expect(res.body).toEqual({
+        success: true,
+        revoked: null,
+        _meta: { _tip: 'Nothing to revoke: the token is unknown here, already revoked or expired.' },
+      })
     }
     expect((await publicJson(foreign)).status).toBe(200)
     expect((await revoke(p, '')).body).toEqual({ error: 'token is required' })
@@ -159,10 +169,20 @@ describe('the public view', () => {
     expect(res.body).toEqual({
       project: { name: 'Launch <plan> & "co"' },
       nodes: [
-        { id: 'goal-1', type: 'goal', parentId: null, data: { label: '<script>alert("x")</script> Grow', description: 'More teams', goalStatus: 'focus' } },
+        {
+          id: 'goal-1',
+          type: 'goal',
+          parentId: null,
+          data: { label: '<script>alert("x")</script> Grow', description: 'More teams', goalStatus: 'focus' },
+        },
         { id: 'need-1', type: 'need', parentId: 'goal-1', data: { label: 'Teams share plans' } },
         { id: 'approach-1', type: 'approach', parentId: 'need-1', data: { label: 'Workspaces', approachStatus: 'validation' } },
-        { id: 'job-1', type: 'job', parentId: 'approach-1', data: { label: 'Two editors', iteration: 'Later', status: 'done', completedAt: expect.any(String) } },
+        {
+          id: 'job-1',
+          type: 'job',
+          parentId: 'approach-1',
+          data: { label: 'Two editors', iteration: 'Later', status: 'done', completedAt: expect.any(String) },
+        },
         { id: 'goal-2', type: 'goal', parentId: null, data: { label: 'Retain' } },
         { id: 'need-2', type: 'need', parentId: 'goal-2', data: { label: 'Come back weekly' } },
       ],

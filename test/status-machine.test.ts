@@ -128,12 +128,20 @@ describe('any state: status delivered (deprecated)', () => {
     const p = await seeded()
     expect((await update(p, 'job-1', { status: 'delivered' })).body.node.data).toEqual({ label: 'J', iteration: 'S1', status: 'delivered' })
     await update(p, 'task-1', { status: 'done' })
-    expect((await update(p, 'task-1', { status: 'delivered' })).body.node.data).toEqual({ label: 'T', iteration: 'S1', status: 'delivered' })
+    expect((await update(p, 'task-1', { status: 'delivered' })).body.node.data).toEqual({
+      label: 'T',
+      iteration: 'S1',
+      status: 'delivered',
+    })
   })
 
   it('may be sent on add', async () => {
     const p = await seeded()
-    const res = await mutate({ action: 'add', projectId: p, node: { type: 'task', data: { label: 'Old', status: 'delivered', iteration: 'S2' } } })
+    const res = await mutate({
+      action: 'add',
+      projectId: p,
+      node: { type: 'task', data: { label: 'Old', status: 'delivered', iteration: 'S2' } },
+    })
     expect(res.body.node.data).toEqual({ label: 'Old', status: 'delivered', iteration: 'S2' })
   })
 })
@@ -165,7 +173,11 @@ describe('open job in a done iteration, other routes', () => {
   it('an open job added into a done iteration lands in Later, and the tip says so', async () => {
     const p = await seeded()
     await closeIteration(p, 'S1')
-    const res = await mutate({ action: 'add', projectId: p, node: { type: 'job', parentId: 'approach-1', data: { label: 'New', iteration: 'S1' } } })
+    const res = await mutate({
+      action: 'add',
+      projectId: p,
+      node: { type: 'job', parentId: 'approach-1', data: { label: 'New', iteration: 'S1' } },
+    })
     expect(res.body.node.data).toEqual({ label: 'New', iteration: 'Later' })
     expect(res.body._meta._tip).toBe('job-2 is not done and sat in done iteration S1; it moved to Later.')
   })

@@ -22,13 +22,24 @@ const addMember = (projectId: string, userId: string, key?: string) =>
   app.call('POST', '/api/v1/members', { key, body: { projectId, userId } })
 
 describe('GET /tier-status', () => {
-  const base = { status: 'active', lapsed: false, builderTrial: false, trialExpiresAt: null, credits: { used: 0, limit: null, remaining: null }, period: PERIOD }
+  const base = {
+    status: 'active',
+    lapsed: false,
+    builderTrial: false,
+    trialExpiresAt: null,
+    credits: { used: 0, limit: null, remaining: null },
+    period: PERIOD,
+  }
   const unlimited = { max_projects: null, max_seats: null, node_cap: null }
 
   it('reports the free tier with API access, capped by the configured limits', async () => {
     const u = await app.user({ tier: 'free' })
     expect(await status(u.key)).toEqual({
-      ...base, tier: 'free', api_access: true, has_realtime: false, has_share_management: false,
+      ...base,
+      tier: 'free',
+      api_access: true,
+      has_realtime: false,
+      has_share_management: false,
       limits: { max_projects: 1, max_seats: 1, node_cap: 40 },
     })
   })
@@ -36,20 +47,36 @@ describe('GET /tier-status', () => {
   it('reports the strategist tier without API access', async () => {
     const u = await app.user({ tier: 'strategist' })
     expect(await status(u.key)).toEqual({
-      ...base, tier: 'strategist', api_access: false, has_realtime: false, has_share_management: true,
+      ...base,
+      tier: 'strategist',
+      api_access: false,
+      has_realtime: false,
+      has_share_management: true,
       limits: { max_projects: null, max_seats: 1, node_cap: null },
     })
   })
 
   it.each(['builder', 'team'])('reports the %s tier as unlimited, with realtime and share management', async (tier) => {
     const u = await app.user({ tier })
-    expect(await status(u.key)).toEqual({ ...base, tier, api_access: true, has_realtime: true, has_share_management: true, limits: unlimited })
+    expect(await status(u.key)).toEqual({
+      ...base,
+      tier,
+      api_access: true,
+      has_realtime: true,
+      has_share_management: true,
+      limits: unlimited,
+    })
   })
 
   it('reports a lapsed paid plan as free, lapsed, and capped as free', async () => {
     const u = await app.user({ tier: 'team', lapsed: true })
     expect(await status(u.key)).toEqual({
-      ...base, tier: 'free', lapsed: true, api_access: true, has_realtime: false, has_share_management: false,
+      ...base,
+      tier: 'free',
+      lapsed: true,
+      api_access: true,
+      has_realtime: false,
+      has_share_management: false,
       limits: { max_projects: 1, max_seats: 1, node_cap: 40 },
     })
   })
@@ -57,8 +84,14 @@ describe('GET /tier-status', () => {
   it('reports the guest contributor identity as strategist, is_contributor, no API access, no projects, no period', async () => {
     const u = await app.user({ contributor: true })
     expect(await status(u.key)).toEqual({
-      ...base, tier: 'strategist', is_contributor: true, api_access: false, has_realtime: false, has_share_management: false,
-      limits: { max_projects: 0, max_seats: 1, node_cap: null }, period: null,
+      ...base,
+      tier: 'strategist',
+      is_contributor: true,
+      api_access: false,
+      has_realtime: false,
+      has_share_management: false,
+      limits: { max_projects: 0, max_seats: 1, node_cap: null },
+      period: null,
     })
   })
 
@@ -89,7 +122,10 @@ describe('tier gating', () => {
   ])('refuses a %s key on every REST endpoint with 403 and the tier message', async (_name, opts) => {
     const u = await app.user(opts)
     expect(await app.call('GET', '/api/v1/projects', { key: u.key })).toMatchObject({ status: 403, body: tierRequired })
-    expect(await app.call('PATCH', '/api/v1/projects', { key: u.key, body: { projectId: 'x', archived: true } })).toMatchObject({ status: 403, body: tierRequired })
+    expect(await app.call('PATCH', '/api/v1/projects', { key: u.key, body: { projectId: 'x', archived: true } })).toMatchObject({
+      status: 403,
+      body: tierRequired,
+    })
     const add = await app.call('POST', '/api/v1/mutate', { key: u.key, body: { action: 'addProject', project: { name: 'Mine' } } })
     expect(add.status).toBe(403)
     expect(add.body).toEqual({ ...tierRequired, _meta: { guide: GUIDE } })
@@ -136,8 +172,14 @@ describe('tier gating', () => {
     const member = await app.user({ tier: 'team' })
     const id = await app.project(undefined, owner.key)
     expect((await addMember(id, member.id, owner.key)).status).toBe(201)
-    expect(await app.call('GET', `/api/v1/members?projectId=${id}`, { key: member.key })).toMatchObject({ status: 403, body: sharedNeedsTeam })
-    const rename = await app.call('POST', '/api/v1/mutate', { key: member.key, body: { action: 'renameProject', projectId: id, name: 'x' } })
+    expect(await app.call('GET', `/api/v1/members?projectId=${id}`, { key: member.key })).toMatchObject({
+      status: 403,
+      body: sharedNeedsTeam,
+    })
+    const rename = await app.call('POST', '/api/v1/mutate', {
+      key: member.key,
+      body: { action: 'renameProject', projectId: id, name: 'x' },
+    })
     expect(rename.status).toBe(403)
     expect(rename.body).toEqual({ ...sharedNeedsTeam, _meta: { guide: GUIDE } })
     // the owner itself is unaffected
@@ -159,8 +201,18 @@ describe('tier gating', () => {
 
   it('caps a lapsed paid plan as free: its project limit applies', async () => {
     const u = await app.user({ tier: 'builder', lapsed: true })
-    expect((await app.call('POST', '/api/v1/mutate', { key: u.key, body: { action: 'addProject', project: { name: 'One' , id: `one-${u.id.toLowerCase().slice(4)}` } } })).status).toBe(200)
-    const second = await app.call('POST', '/api/v1/mutate', { key: u.key, body: { action: 'addProject', project: { name: 'Two', id: `two-${u.id.toLowerCase().slice(4)}` } } })
+    expect(
+      (
+        await app.call('POST', '/api/v1/mutate', {
+          key: u.key,
+          body: { action: 'addProject', project: { name: 'One', id: `one-${u.id.toLowerCase().slice(4)}` } },
+        })
+      ).status,
+    ).toBe(200)
+    const second = await app.call('POST', '/api/v1/mutate', {
+      key: u.key,
+      body: { action: 'addProject', project: { name: 'Two', id: `two-${u.id.toLowerCase().slice(4)}` } },
+    })
     expect(second.status).toBe(403)
     expect(second.body.error).toBe('project_limit')
   })

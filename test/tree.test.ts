@@ -32,7 +32,10 @@ async function seeded() {
     created[res.body.node.id] = res.body.node
   }
   // every node as a tree response carries it: with its createdAt
-  const all = (await tree(p, 'goal-1', 'down')).body.nodes.concat((await tree(p, 'goal-2', 'down')).body.nodes, (await tree(p, 'task-1', 'down')).body.nodes)
+  const all = (await tree(p, 'goal-1', 'down')).body.nodes.concat(
+    (await tree(p, 'goal-2', 'down')).body.nodes,
+    (await tree(p, 'task-1', 'down')).body.nodes,
+  )
   const full = (id: string) => {
     const { depth, ...n } = all.find((x: any) => x.id === id)
     return n
@@ -44,7 +47,13 @@ describe('every node in a tree response', () => {
   it('carries id, type, parentId, data and an ISO createdAt', async () => {
     const { p } = await seeded()
     const [node] = (await tree(p, 'job-1', 'up')).body.nodes
-    expect(node).toEqual({ id: 'job-1', type: 'job', parentId: 'approach-1', data: { label: 'J1', iteration: 'Later' }, createdAt: expect.stringMatching(ISO) })
+    expect(node).toEqual({
+      id: 'job-1',
+      type: 'job',
+      parentId: 'approach-1',
+      data: { label: 'J1', iteration: 'Later' },
+      createdAt: expect.stringMatching(ISO),
+    })
   })
 })
 
@@ -66,7 +75,13 @@ describe('direction=down', () => {
     const { p, full } = await seeded()
     const res = await tree(p, 'goal-1', 'down')
     const order: [string, number][] = [
-      ['goal-1', 0], ['need-1', 1], ['approach-1', 2], ['job-1', 3], ['job-2', 3], ['approach-2', 2], ['need-2', 1],
+      ['goal-1', 0],
+      ['need-1', 1],
+      ['approach-1', 2],
+      ['job-1', 3],
+      ['job-2', 3],
+      ['approach-2', 2],
+      ['need-2', 1],
     ]
     expect(res.body).toEqual({
       nodes: order.map(([id, depth]) => ({ ...full(id), depth })),
@@ -76,7 +91,10 @@ describe('direction=down', () => {
 
   it('counts the node itself in nodeCount; a leaf is one node at depth 0', async () => {
     const { p, full } = await seeded()
-    expect((await tree(p, 'task-1', 'down')).body).toEqual({ nodes: [{ ...full('task-1'), depth: 0 }], _meta: { nodeCount: 1, maxDepth: 0 } })
+    expect((await tree(p, 'task-1', 'down')).body).toEqual({
+      nodes: [{ ...full('task-1'), depth: 0 }],
+      _meta: { nodeCount: 1, maxDepth: 0 },
+    })
   })
 
   it('adds a narrowing tip to a subtree of more than 50 nodes, and not to one of 50', async () => {
@@ -116,8 +134,14 @@ describe('direction=lateral', () => {
 
   it('answers an empty list with a tip for a root node', async () => {
     const { p } = await seeded()
-    expect((await tree(p, 'goal-1', 'lateral')).body).toEqual({ nodes: [], _meta: { _tip: 'goal-1 is a root goal: it has no parent, so no siblings.' } })
-    expect((await tree(p, 'task-1', 'lateral')).body).toEqual({ nodes: [], _meta: { _tip: 'task-1 is a root task: it has no parent, so no siblings.' } })
+    expect((await tree(p, 'goal-1', 'lateral')).body).toEqual({
+      nodes: [],
+      _meta: { _tip: 'goal-1 is a root goal: it has no parent, so no siblings.' },
+    })
+    expect((await tree(p, 'task-1', 'lateral')).body).toEqual({
+      nodes: [],
+      _meta: { _tip: 'task-1 is a root task: it has no parent, so no siblings.' },
+    })
   })
 })
 
@@ -178,6 +202,10 @@ describe('errors', () => {
     const stranger = await app.user()
     const res = await app.call('GET', `/api/v1/tree?projectId=${p}&nodeId=goal-1&direction=up`, { key: stranger.key })
     expect(res.status).toBe(403)
-    expect(res.body).toEqual({ error: 'project_access_denied', message: 'API key does not have access to this project', _meta: { guide: GUIDE } })
+    expect(res.body).toEqual({
+      error: 'project_access_denied',
+      message: 'API key does not have access to this project',
+      _meta: { guide: GUIDE },
+    })
   })
 })

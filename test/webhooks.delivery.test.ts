@@ -46,12 +46,16 @@ const deliveries = async (a: TestApp, projectId: string, id: string) =>
  * between moves, so attempt n is recorded once lastAttemptAt reads the current clock.
  */
 const settled = (a: TestApp, projectId: string, id: string, n: number, at = a.deps.now()) =>
-  until(async () => {
-    const [d] = await deliveries(a, projectId, id)
-    return d && d.attempts === n && d.lastAttemptAt === at.toISOString() ? d : null
-  }, `attempt ${n}`, 15_000)
+  until(
+    async () => {
+      const [d] = await deliveries(a, projectId, id)
+      return d && d.attempts === n && d.lastAttemptAt === at.toISOString() ? d : null
+    },
+    `attempt ${n}`,
+    15_000,
+  )
 
-const arborSig = (secret: string, body: string) => 'sha256=' + createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex')
+const arborSig = (secret: string, body: string) => `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex')}`
 const sameSig = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b))
 
 describe('delivery', () => {
@@ -109,16 +113,26 @@ describe('delivery', () => {
     // deliveries run side by side, so the order of arrival is not the order of commit
     const canonical = (list: unknown[]) => list.map((x) => JSON.stringify(x)).sort()
     const byEvent = got.map((r) => r.json)
-    expect(canonical(byEvent)).toEqual(canonical([
-      { event: 'node.added', ...base, node: { id: g.id, type: 'goal', parentId: null, data: { label: 'Grow' } } },
-      { event: 'node.updated', ...base, node: { id: g.id, type: 'goal', parentId: null, data: { label: 'Grow', description: 'more users' } } },
-      { event: 'iteration.added', ...base, iteration: { name: 'Sprint 1', status: 'active' } },
-      // a rename carries the new name and previous_name; status only when it changed
-      { event: 'iteration.updated', ...base, iteration: { name: 'Sprint 2', previous_name: 'Sprint 1' } },
-      { event: 'iteration.updated', ...base, iteration: { name: 'Sprint 2', status: 'done' } },
-      { event: 'iteration.deleted', ...base, iteration: { name: 'Sprint 2', status: 'done' } },
-      { event: 'node.deleted', ...base, node: { id: g.id, type: 'goal', parentId: null, data: { label: 'Grow', description: 'more users' } } },
-    ]))
+    expect(canonical(byEvent)).toEqual(
+      canonical([
+        { event: 'node.added', ...base, node: { id: g.id, type: 'goal', parentId: null, data: { label: 'Grow' } } },
+        {
+          event: 'node.updated',
+          ...base,
+          node: { id: g.id, type: 'goal', parentId: null, data: { label: 'Grow', description: 'more users' } },
+        },
+        { event: 'iteration.added', ...base, iteration: { name: 'Sprint 1', status: 'active' } },
+        // a rename carries the new name and previous_name; status only when it changed
+        { event: 'iteration.updated', ...base, iteration: { name: 'Sprint 2', previous_name: 'Sprint 1' } },
+        { event: 'iteration.updated', ...base, iteration: { name: 'Sprint 2', status: 'done' } },
+        { event: 'iteration.deleted', ...base, iteration: { name: 'Sprint 2', status: 'done' } },
+        {
+          event: 'node.deleted',
+          ...base,
+          node: { id: g.id, type: 'goal', parentId: null, data: { label: 'Grow', description: 'more users' } },
+        },
+      ]),
+    )
     expect(new Set(got.map((r) => r.headers['x-arbor-delivery'])).size).toBe(7)
     expect(got.map((r) => r.headers['x-arbor-event']).sort()).toEqual(byEvent.map((e) => e.event).sort())
   })
@@ -143,7 +157,10 @@ describe('retries', () => {
     const first = await settled(app, p, hook.id, 1)
     expect(first).toMatchObject({ status: 'pending', lastStatus: 500, lastError: 'HTTP 500' })
     expect(Date.parse(first.nextAttemptAt) - Date.parse(first.lastAttemptAt)).toBe(2 * MIN)
-    expect((await app.call('GET', `/api/v1/webhooks?projectId=${p}`)).body.webhooks[0]).toMatchObject({ lastStatus: 500, lastError: 'HTTP 500' })
+    expect((await app.call('GET', `/api/v1/webhooks?projectId=${p}`)).body.webhooks[0]).toMatchObject({
+      lastStatus: 500,
+      lastError: 'HTTP 500',
+    })
 
     clock.advance(MIN) // not due yet
     expect(await deliverDue(app.deps)).toBe(0)
@@ -185,7 +202,10 @@ describe('retries', () => {
     await addGoal(app, p, 'Slow receiver')
     const first = await settled(app, p, hook.id, 1)
     expect(first).toMatchObject({ status: 'pending', lastStatus: null, lastError: 'no answer within 5 s' })
-    expect((await app.call('GET', `/api/v1/webhooks?projectId=${p}`)).body.webhooks[0]).toMatchObject({ lastStatus: null, lastError: 'no answer within 5 s' })
+    expect((await app.call('GET', `/api/v1/webhooks?projectId=${p}`)).body.webhooks[0]).toMatchObject({
+      lastStatus: null,
+      lastError: 'no answer within 5 s',
+    })
     clock.advance(2 * MIN)
     await deliverDue(app.deps)
     expect(await settled(app, p, hook.id, 2)).toMatchObject({ status: 'delivered', lastStatus: 200 })
@@ -210,7 +230,11 @@ describe('retries', () => {
     const hook = await register(app, p, '/moved')
     rx.plan('/moved', 302)
     await addGoal(app, p, 'Redirected')
-    expect(await settled(app, p, hook.id, 1)).toMatchObject({ status: 'pending', lastStatus: 302, lastError: 'HTTP 302 (redirects are not followed)' })
+    expect(await settled(app, p, hook.id, 1)).toMatchObject({
+      status: 'pending',
+      lastStatus: 302,
+      lastError: 'HTTP 302 (redirects are not followed)',
+    })
     expect(rx.on('/elsewhere')).toHaveLength(0)
   })
 
@@ -267,10 +291,14 @@ describe('the scheduler', () => {
       const hook = await register(fast, p, '/scheduled')
       rx.plan('/scheduled', 500, 502)
       await addGoal(fast, p, 'Retried by the loop')
-      const d = await until(async () => {
-        const [row] = await deliveries(fast, p, hook.id)
-        return row?.status === 'delivered' ? row : null
-      }, 'the loop to deliver', 15_000)
+      const d = await until(
+        async () => {
+          const [row] = await deliveries(fast, p, hook.id)
+          return row?.status === 'delivered' ? row : null
+        },
+        'the loop to deliver',
+        15_000,
+      )
       expect(d).toMatchObject({ attempts: 3, lastStatus: 200 })
       expect(rx.on('/scheduled').map((r) => r.headers['x-arbor-delivery'])).toEqual(Array(3).fill(d.id))
     } finally {

@@ -99,12 +99,18 @@ describe('the address rules', () => {
     expect(refusedKind(ip)).toBe(kind)
   })
 
-  it.each(['93.184.216.34', '8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '2a00:1450:4001::200e', '64:ff9b::808:808'])(
-    'accepts the public address %s',
-    (ip) => {
-      expect(refusedKind(ip)).toBeNull()
-    },
-  )
+  it.each([
+    '93.184.216.34',
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001::200e',
+    '64:ff9b::808:808',
+  ])('accepts the public address %s', (ip) => {
+    expect(refusedKind(ip)).toBeNull()
+  })
 })
 
 describe('at registration', () => {
@@ -133,7 +139,12 @@ describe('at registration', () => {
 
   it('accepts public https receivers', async () => {
     const p = await app.project()
-    for (const url of ['https://93.184.216.34/hook', 'https://8.8.8.8:8443/x?y=1', 'https://[2606:4700:4700::1111]/hook', 'https://[64:ff9b::808:808]/hook']) {
+    for (const url of [
+      'https://93.184.216.34/hook',
+      'https://8.8.8.8:8443/x?y=1',
+      'https://[2606:4700:4700::1111]/hook',
+      'https://[64:ff9b::808:808]/hook',
+    ]) {
       const res = await app.call('POST', '/api/v1/webhooks', { body: { projectId: p, url } })
       expect(res.status).toBe(201)
     }
@@ -160,7 +171,9 @@ describe('at delivery', () => {
       await app.call('POST', '/api/v1/mutate', { body: { action: 'add', projectId: p, node: { type: 'goal', data: { label: 'probe' } } } })
     expect(await deliverDue(app.deps)).toBe(urls.length)
 
-    const hooks = (await Promise.all(projects.map((p) => app.call('GET', `/api/v1/webhooks?projectId=${p}`)))).flatMap((r) => r.body.webhooks)
+    const hooks = (await Promise.all(projects.map((p) => app.call('GET', `/api/v1/webhooks?projectId=${p}`)))).flatMap(
+      (r) => r.body.webhooks,
+    )
     const outcome = hooks.map((h: any) => [h.url, h.lastStatus, h.lastError.split(':')[0]])
     const expected = [...table, [rx.url('/ssrf'), HTTPS], [`https://127.0.0.1:${rx.port}/ssrf`, PUBLIC]].map(([url, message]) => [
       new URL(url!).toString(),

@@ -27,7 +27,15 @@ describe('register', () => {
     expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(32)
     expect((await list(p)).body).toEqual({
       webhooks: [
-        { id: res.body.webhook.id, url: RECEIVER, events: ALL, lastDeliveryAt: null, lastStatus: null, lastError: null, createdAt: expect.any(String) },
+        {
+          id: res.body.webhook.id,
+          url: RECEIVER,
+          events: ALL,
+          lastDeliveryAt: null,
+          lastStatus: null,
+          lastError: null,
+          createdAt: expect.any(String),
+        },
       ],
     })
   })
@@ -53,7 +61,10 @@ describe('register', () => {
     const res = await post({ projectId: p, url: 'http://93.184.216.34/hook' })
     expect(res.status).toBe(400)
     expect(res.body).toEqual({ error: 'url must use https', message: 'the scheme is http' })
-    expect((await post({ projectId: p, url: 'not a url' })).body).toEqual({ error: 'url must use https', message: '"not a url" is not an absolute URL' })
+    expect((await post({ projectId: p, url: 'not a url' })).body).toEqual({
+      error: 'url must use https',
+      message: '"not a url" is not an absolute URL',
+    })
   })
 
   it('requires a publicly routable host', async () => {
@@ -91,7 +102,15 @@ describe('update in place (PATCH)', () => {
     const res = await patch({ projectId: p, id, url: 'https://93.184.216.35/v2', events: ['node.deleted'] })
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
-      webhook: { id, url: 'https://93.184.216.35/v2', events: ['node.deleted'], lastDeliveryAt: null, lastStatus: null, lastError: null, createdAt: expect.any(String) },
+      webhook: {
+        id,
+        url: 'https://93.184.216.35/v2',
+        events: ['node.deleted'],
+        lastDeliveryAt: null,
+        lastStatus: null,
+        lastError: null,
+        createdAt: expect.any(String),
+      },
       _meta: { _tip: 'Updated in place: the id and secret are unchanged.' },
     })
   })
@@ -108,7 +127,10 @@ describe('update in place (PATCH)', () => {
   it('needs at least one of url, events, rotateSecret', async () => {
     const p = await app.project()
     const { id } = (await post({ projectId: p, url: RECEIVER })).body.webhook
-    for (const body of [{ projectId: p, id }, { projectId: p, id, rotateSecret: false }]) {
+    for (const body of [
+      { projectId: p, id },
+      { projectId: p, id, rotateSecret: false },
+    ]) {
       const res = await patch(body)
       expect(res.status).toBe(400)
       expect(res.body).toEqual({ error: 'Nothing to update: send at least one of url, events, rotateSecret' })
@@ -118,7 +140,10 @@ describe('update in place (PATCH)', () => {
   it('applies the url and events rules to updates too', async () => {
     const p = await app.project()
     const { id } = (await post({ projectId: p, url: RECEIVER })).body.webhook
-    expect((await patch({ projectId: p, id, url: 'https://10.1.2.3/' })).body).toEqual({ error: 'url must be publicly routable', message: '10.1.2.3 is a private address' })
+    expect((await patch({ projectId: p, id, url: 'https://10.1.2.3/' })).body).toEqual({
+      error: 'url must be publicly routable',
+      message: '10.1.2.3 is a private address',
+    })
     expect((await patch({ projectId: p, id, events: ['nope'] })).body).toEqual({ error: `Invalid events: nope. Valid: ${ALL.join(', ')}` })
   })
 

@@ -31,7 +31,7 @@ export async function startBenchServer(postgresUrl?: string): Promise<BenchServe
     const admin = await openPostgres(postgresUrl)
     await admin.exec(`create database ${name}`)
     const url = new URL(postgresUrl)
-    url.pathname = '/' + name
+    url.pathname = `/${name}`
     databaseUrl = url.toString()
     dropDatabase = async () => {
       await admin.exec(`drop database if exists ${name} with (force)`)

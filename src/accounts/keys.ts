@@ -15,7 +15,7 @@ export function randomBase62(n: number): string {
 
 /** `arb_` + 43 base62 characters: about 256 bits, above the 190 that self-hosting.md asks for. */
 export function generateApiKey(): string {
-  return 'arb_' + randomBase62(43)
+  return `arb_${randomBase62(43)}`
 }
 
 /** Only this hash is stored. A key has 256 bits of entropy, so a fast hash is enough. */

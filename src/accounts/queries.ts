@@ -1,5 +1,3 @@
-import type { Db } from '../db'
-import { one } from '../db/port'
 import countUsersSql from '../../sql/accounts/count-users.sql' with { type: 'text' }
 import findUserByKeyHashSql from '../../sql/accounts/find-user-by-key-hash.sql' with { type: 'text' }
 import getApiKeySql from '../../sql/accounts/get-api-key.sql' with { type: 'text' }
@@ -9,6 +7,8 @@ import insertUserSql from '../../sql/accounts/insert-user.sql' with { type: 'tex
 import listUsersSql from '../../sql/accounts/list-users.sql' with { type: 'text' }
 import revokeApiKeySql from '../../sql/accounts/revoke-api-key.sql' with { type: 'text' }
 import updateUserSql from '../../sql/accounts/update-user.sql' with { type: 'text' }
+import type { Db } from '../db'
+import { one } from '../db/port'
 import { toUser, type User } from './model'
 
 const asUser = (row: Record<string, any> | undefined) => (row ? toUser(row) : undefined)
@@ -44,5 +44,4 @@ export const updateUser = async (
 export const insertApiKey = (db: Db, k: { id: string; userId: string; hash: string; label: string | null }) =>
   db.query(insertApiKeySql, [k.id, k.userId, k.hash, k.label])
 export const revokeApiKey = async (db: Db, id: string) => (await db.query(revokeApiKeySql, [id])).length > 0
-export const getApiKey = (db: Db, id: string) =>
-  one<{ id: string; user_id: string; revoked_at: Date | null }>(db, getApiKeySql, [id])
+export const getApiKey = (db: Db, id: string) => one<{ id: string; user_id: string; revoked_at: Date | null }>(db, getApiKeySql, [id])

@@ -1,5 +1,5 @@
-import { Elysia, t } from 'elysia'
 import { timingSafeEqual } from 'node:crypto'
+import { Elysia, t } from 'elysia'
 import { publicUser } from '../accounts/model'
 import { getApiKey, getUser, listUsers, revokeApiKey, updateUser } from '../accounts/queries'
 import { createApiKey, createUser } from '../accounts/service'
@@ -34,12 +34,22 @@ export const adminRoutes = (deps: Deps) =>
     .post(
       '/users',
       async ({ body, set }) => {
-        const { user, apiKey } = await createUser(deps.db, { name: body.name.trim(), tier: body.tier, status: body.status, contributor: body.contributor })
+        const { user, apiKey } = await createUser(deps.db, {
+          name: body.name.trim(),
+          tier: body.tier,
+          status: body.status,
+          contributor: body.contributor,
+        })
         set.status = 201
         return { user: publicUser(user), apiKey }
       },
       {
-        body: t.Object({ name: t.String({ minLength: 1, maxLength: 100, pattern: '\\S' }), tier: t.Optional(Tier), status: t.Optional(Status), contributor: t.Optional(t.Boolean()) }),
+        body: t.Object({
+          name: t.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+          tier: t.Optional(Tier),
+          status: t.Optional(Status),
+          contributor: t.Optional(t.Boolean()),
+        }),
         response: { 201: t.Object({ user: User, apiKey: t.String() }) },
         detail: { summary: 'Create a user and its first API key (shown once)', tags: ['admin'] },
       },

@@ -1,5 +1,5 @@
-import type { Db } from './port'
 import { migrations } from '../../sql/migrations'
+import type { Db } from './port'
 
 // One fixed key for pg_advisory_xact_lock: replicas starting together migrate one at a time.
 const MIGRATION_LOCK = 72_010_001
@@ -11,9 +11,7 @@ const MIGRATION_LOCK = 72_010_001
 export async function migrate(db: Db): Promise<string[]> {
   return db.tx(async (tx) => {
     await tx.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
-    await tx.exec(
-      'create table if not exists arbor_migrations (name text primary key, applied_at timestamptz not null default now())',
-    )
+    await tx.exec('create table if not exists arbor_migrations (name text primary key, applied_at timestamptz not null default now())')
     const done = new Set((await tx.query<{ name: string }>('select name from arbor_migrations')).map((r) => r.name))
     const applied: string[] = []
     for (const m of migrations) {

@@ -1,5 +1,5 @@
-import dataPath from '@electric-sql/pglite/pglite.data' with { type: 'file' }
 import initdbPath from '@electric-sql/pglite/initdb.wasm' with { type: 'file' }
+import dataPath from '@electric-sql/pglite/pglite.data' with { type: 'file' }
 import wasmPath from '@electric-sql/pglite/pglite.wasm' with { type: 'file' }
 
 /**

@@ -1,4 +1,4 @@
-import { parse, protocol, type PGlite } from '@electric-sql/pglite'
+import { type PGlite, parse, protocol } from '@electric-sql/pglite'
 
 const { serialize } = protocol
 /** "cached plan must not change result type": the schema changed under a prepared statement */
@@ -37,9 +37,12 @@ export function preparedRunner(pg: PGlite) {
     let st = statements.get(text)
     if (st) return st
     const name = `arbor_${++counter}`
-    const r = await pg.execProtocol(concat([serialize.parse({ name, text, types: [] }), serialize.describe({ type: 'S', name }), serialize.sync()]), {
-      syncToFs: false,
-    })
+    const r = await pg.execProtocol(
+      concat([serialize.parse({ name, text, types: [] }), serialize.describe({ type: 'S', name }), serialize.sync()]),
+      {
+        syncToFs: false,
+      },
+    )
     const description = r.messages.find((m) => m.name === 'parameterDescription') as { dataTypeIDs?: number[] } | undefined
     st = { name, types: description?.dataTypeIDs ?? [] }
     statements.set(text, st)

@@ -1,9 +1,9 @@
-import { PGlite } from '@electric-sql/pglite'
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
 import { pgliteAssets } from './pglite-assets'
-import type { Db, Row } from './port'
 import { preparedRunner } from './pglite-prepared'
+import type { Db, Row } from './port'
 
 /**
  * PGlite runs PostgreSQL in single-user mode inside this process and takes no lock on its
@@ -79,7 +79,11 @@ export async function openPglite(dataDir: string | null, template?: Blob): Promi
   if (pgdata && !existsSync(pgdata)) mkdirSync(pgdata, { recursive: true })
   let pg: PGlite
   try {
-    pg = await PGlite.create({ ...(await pgliteAssets()), ...(pgdata ? { dataDir: pgdata } : {}), ...(template ? { loadDataDir: template } : {}) })
+    pg = await PGlite.create({
+      ...(await pgliteAssets()),
+      ...(pgdata ? { dataDir: pgdata } : {}),
+      ...(template ? { loadDataDir: template } : {}),
+    })
   } catch (err) {
     if (lockPath) rmSync(lockPath, { force: true })
     throw err

@@ -2,9 +2,11 @@ import postgres from 'postgres'
 import type { Db, Row } from './port'
 import { SQLSTATE, sqlState } from './sqlstate'
 
-type Conn = postgres.Sql<{}> | postgres.TransactionSql<{}>
+// biome-ignore lint/complexity/noBannedTypes: postgres.js spells 'no custom types' as {}
+type NoTypes = {}
+type Conn = postgres.Sql<NoTypes> | postgres.TransactionSql<NoTypes>
 
-function wrap(sql: Conn, root: postgres.Sql<{}>, inTx: boolean): Db {
+function wrap(sql: Conn, root: postgres.Sql<NoTypes>, inTx: boolean): Db {
   const db: Db = {
     kind: 'postgres',
     async query<T = Row>(text: string, params: unknown[] = []) {
@@ -48,7 +50,12 @@ export async function openPostgres(url: string): Promise<Db> {
       bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) },
       // Our SQL passes JSON as text to `$n::jsonb`; postgres.js would encode that string a second
       // time (storing a jsonb string). Pass strings through as they are, as PGlite does.
-      json: { to: 114, from: [114, 3802], serialize: (x: unknown) => (typeof x === 'string' ? x : JSON.stringify(x)), parse: (x: string) => JSON.parse(x) },
+      json: {
+        to: 114,
+        from: [114, 3802],
+        serialize: (x: unknown) => (typeof x === 'string' ? x : JSON.stringify(x)),
+        parse: (x: string) => JSON.parse(x),
+      },
     } as any,
     connection: { application_name: 'arbor' },
   })

@@ -1,7 +1,7 @@
-import type { Db } from '../db'
-import { one } from '../db/port'
 import deleteExpiredSql from '../../sql/events/delete-expired.sql' with { type: 'text' }
 import listPageSql from '../../sql/events/list-page.sql' with { type: 'text' }
+import type { Db } from '../db'
+import { one } from '../db/port'
 
 export interface EventRow {
   seq: number
@@ -12,5 +12,4 @@ export interface EventRow {
 export const listPage = (db: Db, projectId: string, after: { txid: string; seq: number } | null, limit: number) =>
   db.query<EventRow>(listPageSql, [projectId, after?.txid ?? null, after?.seq ?? null, limit])
 
-export const deleteExpired = async (db: Db, before: Date) =>
-  (await one<{ count: number }>(db, deleteExpiredSql, [before]))!.count
+export const deleteExpired = async (db: Db, before: Date) => (await one<{ count: number }>(db, deleteExpiredSql, [before]))!.count

@@ -48,7 +48,10 @@ const encodeCursor = (row: q.EventRow) => `${row.txid}_${row.seq}`
 function decodeCursor(after: string | undefined) {
   if (after === undefined || after === '') return null
   const m = CURSOR.exec(after)
-  if (!m) throw invalid('after must be a nextCursor returned by this endpoint', { _tip: 'Omit after to start from the oldest event kept (7 days).' })
+  if (!m)
+    throw invalid('after must be a nextCursor returned by this endpoint', {
+      _tip: 'Omit after to start from the oldest event kept (7 days).',
+    })
   return { txid: m[1]!, seq: Number(m[2]) }
 }
 
@@ -62,12 +65,13 @@ export async function listEvents(deps: Deps, user: User, query: { projectId: str
   const last = rows.at(-1)
   return {
     events: rows.map((r) => orderPayload(r.payload)),
-    nextCursor: last ? encodeCursor(last) : (query.after || null),
+    nextCursor: last ? encodeCursor(last) : query.after || null,
     hasMore: rows.length === limit,
     _meta: {
-      _tip: rows.length === limit
-        ? 'More events wait: call again at once with after=nextCursor.'
-        : 'Up to date. Poll again later with after=nextCursor; events are kept for 7 days.',
+      _tip:
+        rows.length === limit
+          ? 'More events wait: call again at once with after=nextCursor.'
+          : 'Up to date. Poll again later with after=nextCursor; events are kept for 7 days.',
     },
   }
 }

@@ -1,5 +1,5 @@
-import type { Db } from '../db'
 import listNodesSql from '../../sql/export/list-nodes.sql' with { type: 'text' }
+import type { Db } from '../db'
 
 export interface NodeRow {
   id: string

@@ -5,22 +5,20 @@ import { RefusalBody } from '../http/schemas'
 import { exportOkf } from './service'
 
 export const exportRoutes = (deps: Deps) =>
-  new Elysia({ name: 'export' })
-    .derive(withUser(deps))
-    .get('/export-okf', ({ user, query }) => exportOkf(deps, user, query.projectId), {
-      query: t.Object({ projectId: t.String() }),
-      response: {
-        200: t.Object({
-          okf_version: t.Literal('0.1'),
-          project: t.Object({ id: t.String(), name: t.String() }),
-          file_count: t.Integer(),
-          files: t.Record(t.String(), t.String(), {
-            description: 'path → markdown: index.md and goals/ needs/ approaches/ jobs/ tasks/<id>.md, each with YAML frontmatter',
-          }),
-          _meta: t.Any(),
+  new Elysia({ name: 'export' }).derive(withUser(deps)).get('/export-okf', ({ user, query }) => exportOkf(deps, user, query.projectId), {
+    query: t.Object({ projectId: t.String() }),
+    response: {
+      200: t.Object({
+        okf_version: t.Literal('0.1'),
+        project: t.Object({ id: t.String(), name: t.String() }),
+        file_count: t.Integer(),
+        files: t.Record(t.String(), t.String(), {
+          description: 'path → markdown: index.md and goals/ needs/ approaches/ jobs/ tasks/<id>.md, each with YAML frontmatter',
         }),
-        400: RefusalBody,
-        403: RefusalBody,
-      },
-      detail: { summary: 'Export the project as an Open Knowledge Format (OKF v0.1) bundle', tags: ['export'] },
-    })
+        _meta: t.Any(),
+      }),
+      400: RefusalBody,
+      403: RefusalBody,
+    },
+    detail: { summary: 'Export the project as an Open Knowledge Format (OKF v0.1) bundle', tags: ['export'] },
+  })

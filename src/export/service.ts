@@ -55,9 +55,13 @@ function nodeFile(n: NodeRow, byId: Map<string, NodeRow>, children: NodeRow[]): 
   list('Serves', d.serves)
   if (children.length) sections.push(`## Children\n\n${children.map((c) => `- ${link(c.id)}`).join('\n')}`)
   if (Array.isArray(d.externalRefs) && d.externalRefs.length)
-    sections.push(`## External references\n\n${d.externalRefs.map((r: any) => `- ${inline(r.system)} ${inline(r.key)}: <${String(r.url).replace(/[<>\s]/g, encodeURIComponent)}>`).join('\n')}`)
+    sections.push(
+      `## External references\n\n${d.externalRefs.map((r: any) => `- ${inline(r.system)} ${inline(r.key)}: <${String(r.url).replace(/[<>\s]/g, encodeURIComponent)}>`).join('\n')}`,
+    )
   if (Array.isArray(d.demand) && d.demand.length)
-    sections.push(`## Demand\n\n${d.demand.map((e: any) => `- ${inline(e.who)} (${inline(e.at)})${e.ask ? `: ${inline(e.ask)}` : ''}`).join('\n')}`)
+    sections.push(
+      `## Demand\n\n${d.demand.map((e: any) => `- ${inline(e.who)} (${inline(e.at)})${e.ask ? `: ${inline(e.ask)}` : ''}`).join('\n')}`,
+    )
   return `${frontmatter(meta)}\n${sections.join('\n\n')}\n`
 }
 

@@ -1,11 +1,11 @@
-import type { User } from '../accounts/model'
-import { newId } from '../accounts/keys'
-import type { Deps } from '../deps'
-import { one } from '../db/port'
-import { ApiError } from '../http/errors'
-import { requireProject } from '../projects/access'
 import countRecentSql from '../../sql/feedback/count-recent.sql' with { type: 'text' }
 import insertSql from '../../sql/feedback/insert.sql' with { type: 'text' }
+import { newId } from '../accounts/keys'
+import type { User } from '../accounts/model'
+import { one } from '../db/port'
+import type { Deps } from '../deps'
+import { ApiError } from '../http/errors'
+import { requireProject } from '../projects/access'
 
 export const FEEDBACK_KINDS = ['feature_request', 'friction', 'bug', 'note'] as const
 const PER_DAY = 20
@@ -26,8 +26,7 @@ export async function submitFeedback(deps: Deps, user: User, agentId: string | u
   if (details !== undefined && details !== null && (typeof details !== 'string' || details.length > 5000))
     throw bad('invalid_details', 'details must be a string of at most 5000 characters')
   if (context !== undefined && context !== null) {
-    if (typeof context !== 'object' || Array.isArray(context))
-      throw bad('invalid_context', 'context must be a JSON object')
+    if (typeof context !== 'object' || Array.isArray(context)) throw bad('invalid_context', 'context must be a JSON object')
     if (new TextEncoder().encode(JSON.stringify(context)).length > MAX_CONTEXT_BYTES)
       throw bad('invalid_context', 'context must be at most 4 KB of JSON')
   }
@@ -51,10 +50,9 @@ export async function submitFeedback(deps: Deps, user: User, agentId: string | u
   const since = new Date(deps.now().getTime() - 24 * 3600_000)
   return deps.db.tx(async (tx) => {
     // serialise one account's submissions so two at once cannot both pass the daily limit
-    await tx.query('select pg_advisory_xact_lock(hashtext($1))', ['feedback:' + user.id])
+    await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`feedback:${user.id}`])
     const recent = (await one<{ count: number }>(tx, countRecentSql, [user.id, since.toISOString()]))!.count
-    if (recent >= PER_DAY)
-      throw new ApiError(429, 'rate_limited', { message: `At most ${PER_DAY} feedback items per account in 24 hours` })
+    if (recent >= PER_DAY) throw new ApiError(429, 'rate_limited', { message: `At most ${PER_DAY} feedback items per account in 24 hours` })
     const row = (await one<{ id: string; created_at: Date }>(tx, insertSql, [
       newId('fb'),
       user.id,

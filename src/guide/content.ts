@@ -8,7 +8,15 @@ import { integrationsGuide } from './integrations'
  */
 export const actionsGuide: Record<string, { body: Record<string, unknown>; result: string; notes?: string[] }> = {
   add: {
-    body: { action: 'add', projectId: 'string', node: { type: 'goal|need|approach|job|task', parentId: 'id, required for need, approach and job', data: { label: 'string, required' } } },
+    body: {
+      action: 'add',
+      projectId: 'string',
+      node: {
+        type: 'goal|need|approach|job|task',
+        parentId: 'id, required for need, approach and job',
+        data: { label: 'string, required' },
+      },
+    },
     result: '{success:true, node:{id,type,parentId,data}, _meta:{focus:{nodeId, viewCommand}, _tip?, advisory?}}',
     notes: [
       'Ids are generated as <type>-<number>; a client never supplies one outside a batch.',
@@ -18,7 +26,13 @@ export const actionsGuide: Record<string, { body: Record<string, unknown>; resul
     ],
   },
   update: {
-    body: { action: 'update', projectId: 'string', nodeId: 'string', data: { '<field>': 'new value; null clears it' }, parentId: 'optional: reparent' },
+    body: {
+      action: 'update',
+      projectId: 'string',
+      nodeId: 'string',
+      data: { '<field>': 'new value; null clears it' },
+      parentId: 'optional: reparent',
+    },
     result: '{success:true, node, _meta}',
     notes: [
       'PATCH semantics: only the sent fields change; arrays are replaced whole.',
@@ -40,7 +54,11 @@ export const actionsGuide: Record<string, { body: Record<string, unknown>; resul
     ],
   },
   batch: {
-    body: { action: 'batch', projectId: 'string', mutations: [{ action: 'add|update|delete|addIteration', '...': 'the fields of that action, without projectId' }] },
+    body: {
+      action: 'batch',
+      projectId: 'string',
+      mutations: [{ action: 'add|update|delete|addIteration', '...': 'the fields of that action, without projectId' }],
+    },
     result: '{success:true, results:[one per entry], idMap:{draftId: realId}, _meta}',
     notes: [
       'Every entry is validated first; one bad entry rejects the batch with 400 "mutations[<index>]: ...".',
@@ -51,14 +69,23 @@ export const actionsGuide: Record<string, { body: Record<string, unknown>; resul
   classify: {
     body: { action: 'classify', projectId: 'string', nodeId: 'task id' },
     result: '{success:true, node, _meta}',
-    notes: ['Sets a task\'s kind (memo or do-it) now, and urgent for a do-it.'],
+    notes: ["Sets a task's kind (memo or do-it) now, and urgent for a do-it."],
   },
   addIteration: {
-    body: { action: 'addIteration', projectId: 'string', iteration: { name: 'string, unique in the project', status: 'active|done, optional', gitTags: 'string array, optional' } },
+    body: {
+      action: 'addIteration',
+      projectId: 'string',
+      iteration: { name: 'string, unique in the project', status: 'active|done, optional', gitTags: 'string array, optional' },
+    },
     result: '{success:true, iteration, _meta}',
   },
   updateIteration: {
-    body: { action: 'updateIteration', projectId: 'string', iterationName: 'string', data: { name: 'optional', status: 'active|done', gitTags: 'string array', sortOrder: 'integer' } },
+    body: {
+      action: 'updateIteration',
+      projectId: 'string',
+      iterationName: 'string',
+      data: { name: 'optional', status: 'active|done', gitTags: 'string array', sortOrder: 'integer' },
+    },
     result: '{success:true, iteration, _meta}',
     notes: ['Marking done sets completedAt; back to active clears it. The system iteration Later cannot be renamed or closed.'],
   },

@@ -7,7 +7,8 @@ export const integrationsGuide = {
   events: {
     types: EVENT_TYPES,
     nodePayload: '{event, project_id, timestamp (ISO 8601 UTC), node:{id,type,parentId,data}}',
-    iterationPayload: '{event, project_id, timestamp, iteration:{name, status?, previous_name?}}: status only when it changed, previous_name on a rename',
+    iterationPayload:
+      '{event, project_id, timestamp, iteration:{name, status?, previous_name?}}: status only when it changed, previous_name on a rename',
     pull: {
       request: 'GET /api/v1/events?projectId&after=<nextCursor>&limit=<1-500, default 100>',
       response: '{events:[payload…] oldest first, nextCursor, hasMore, _meta}',
@@ -22,9 +23,11 @@ export const integrationsGuide = {
   webhooks: {
     register: 'POST /api/v1/webhooks {projectId, url, events?} → 201 {webhook:{id,url,events,secret}}; the secret is shown once',
     list: 'GET /api/v1/webhooks?projectId → {webhooks:[{id,url,events,lastDeliveryAt,lastStatus,lastError,createdAt}]}; never secrets',
-    update: 'PATCH /api/v1/webhooks {projectId, id, url?, events?, rotateSecret?} → {webhook}; keeps id and secret; rotateSecret:true shows a new secret once and the old one stops working at once',
+    update:
+      'PATCH /api/v1/webhooks {projectId, id, url?, events?, rotateSecret?} → {webhook}; keeps id and secret; rotateSecret:true shows a new secret once and the old one stops working at once',
     delete: 'DELETE /api/v1/webhooks?projectId&id',
-    deliveries: 'GET /api/v1/webhooks/deliveries?projectId&id → recent deliveries: status (pending, delivered, failed), attempts, lastStatus, lastError, nextAttemptAt',
+    deliveries:
+      'GET /api/v1/webhooks/deliveries?projectId&id → recent deliveries: status (pending, delivered, failed), attempts, lastStatus, lastError, nextAttemptAt',
     rules: [
       "url must be https and publicly routable: 400 'url must use https' or 'url must be publicly routable' (loopback, private, link-local, CGNAT, multicast, unspecified, IPv4-mapped and unique-local addresses; the host is resolved).",
       `events omitted means all six; an unknown one gives 400 'Invalid events: … Valid: …'.`,
@@ -35,7 +38,8 @@ export const integrationsGuide = {
       'X-Arbor-Event': 'the event type',
       'X-Arbor-Delivery': 'delivery id, the same on every retry of one event: deduplicate on it',
       'X-Arbor-Signature': 'sha256=<hex HMAC-SHA256 of the raw body>, keyed with the secret string (UTF-8, whsec_ prefix included)',
-      'webhook-id, webhook-timestamp, webhook-signature': 'Standard Webhooks: verify with any Standard Webhooks library and the same secret',
+      'webhook-id, webhook-timestamp, webhook-signature':
+        'Standard Webhooks: verify with any Standard Webhooks library and the same secret',
     },
     delivery: [
       'Persisted in the same transaction as the change; the first attempt is immediate.',

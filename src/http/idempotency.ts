@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
-import type { Db } from '../db'
-import { one } from '../db/port'
 import claimSql from '../../sql/idempotency/claim.sql' with { type: 'text' }
 import completeSql from '../../sql/idempotency/complete.sql' with { type: 'text' }
 import deleteExpiredSql from '../../sql/idempotency/delete-expired.sql' with { type: 'text' }
 import getSql from '../../sql/idempotency/get.sql' with { type: 'text' }
 import releaseSql from '../../sql/idempotency/release.sql' with { type: 'text' }
+import type { Db } from '../db'
+import { one } from '../db/port'
 import { ApiError, ValidationError } from './errors'
 
 export interface Outcome {
@@ -81,9 +81,7 @@ export async function runIdempotent(
 function replayedError(status: number, body: Record<string, any>): ValidationError | ApiError {
   const { error, ...extra } = body
   const err =
-    body.success === false
-      ? new ValidationError(body.errors ?? [], body._meta ?? {}, status)
-      : new ApiError(status, String(error), extra)
+    body.success === false ? new ValidationError(body.errors ?? [], body._meta ?? {}, status) : new ApiError(status, String(error), extra)
   err.replayed = true
   return err
 }

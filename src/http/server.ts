@@ -26,7 +26,11 @@ export function createHandler(deps: Deps, app: App) {
       if (wait)
         res = json(
           429,
-          { error: 'rate_limited', message: `More than ${config.rateLimitPerMinute} requests in 60 seconds from ${ip}`, _meta: { _tip: `Back off and retry after ${wait} seconds.` } },
+          {
+            error: 'rate_limited',
+            message: `More than ${config.rateLimitPerMinute} requests in 60 seconds from ${ip}`,
+            _meta: { _tip: `Back off and retry after ${wait} seconds.` },
+          },
           { 'retry-after': String(wait) },
         )
     }

@@ -3,7 +3,16 @@
  * Some carry `Deprecation: true` and a `Link` to their successor; the rest answer plainly.
  */
 const DEPRECATED = new Set([
-  'nodes', 'mutate', 'search', 'tree', 'iterations', 'projects', 'view-command', 'view-state', 'share', 'webhooks',
+  'nodes',
+  'mutate',
+  'search',
+  'tree',
+  'iterations',
+  'projects',
+  'view-command',
+  'view-state',
+  'share',
+  'webhooks',
 ])
 
 export interface Rewrite {

@@ -1,10 +1,10 @@
-import type { Db } from '../db'
-import { one } from '../db/port'
 import deleteSql from '../../sql/iterations/delete.sql' with { type: 'text' }
 import insertSql from '../../sql/iterations/insert.sql' with { type: 'text' }
 import listSql from '../../sql/iterations/list.sql' with { type: 'text' }
 import setOrderSql from '../../sql/iterations/set-order.sql' with { type: 'text' }
 import updateSql from '../../sql/iterations/update.sql' with { type: 'text' }
+import type { Db } from '../db'
+import { one } from '../db/port'
 
 export type IterationRow = {
   name: string

@@ -2,11 +2,11 @@ import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid, ValidationError } from '../http/errors'
 import { toNode } from '../nodes/model'
-import { emit, type DomainEvent } from '../outbox'
+import { moveIteration } from '../nodes/queries'
+import { type DomainEvent, emit } from '../outbox'
 import { requireProject } from '../projects/access'
 import { currentOf, LATER, toIteration } from './model'
 import * as q from './queries'
-import { moveIteration } from '../nodes/queries'
 
 const MAX_NAME = 100
 
@@ -32,8 +32,7 @@ export async function listIterations(deps: Deps, user: User, query: { projectId?
   const { project } = await requireProject(deps.db, user, query.projectId)
   if (query.status !== undefined && query.status !== 'active' && query.status !== 'done')
     throw invalid('status must be one of: active, done')
-  if (query.current !== undefined && query.current !== 'true' && query.current !== 'false')
-    throw invalid('current must be true or false')
+  if (query.current !== undefined && query.current !== 'true' && query.current !== 'false') throw invalid('current must be true or false')
   if (query.current === 'true') {
     const current = currentOf(await q.list(deps.db, project.id))
     return { iteration: current ? toIteration(current) : null }
@@ -81,8 +80,7 @@ export async function updateIterationAction(deps: Deps, user: User, body: Record
     const { row, all } = await findIteration(d, project.id, body.iterationName)
     const name = data.name === undefined ? row.name : cleanName(data.name, 'data.name')
     const status = data.status === undefined ? row.status : cleanStatus(data.status)
-    if (row.system && (name !== row.name || status !== row.status))
-      throw invalid(`Cannot rename or close system iteration ${row.name}`)
+    if (row.system && (name !== row.name || status !== row.status)) throw invalid(`Cannot rename or close system iteration ${row.name}`)
     if (name !== row.name && all.some((i) => i.name === name)) throw invalid(`Iteration ${name} already exists in this project`)
     const gitTags = data.gitTags === undefined ? row.git_tags : cleanTags(data.gitTags)
     if (data.sortOrder !== undefined && !Number.isInteger(data.sortOrder)) throw invalid('sortOrder must be an integer')
@@ -104,7 +102,8 @@ export async function updateIterationAction(deps: Deps, user: User, body: Record
     await emit(tx, project.id, events, deps.now())
     const tips: string[] = []
     if (renamed) tips.push(`Renamed; ${moved} job(s) and task(s) now name ${name}.`)
-    if (status === 'done' && row.status !== 'done') tips.push('Marked done: hidden from the app dropdown and matrix; open work in it moves to Later on its next update.')
+    if (status === 'done' && row.status !== 'done')
+      tips.push('Marked done: hidden from the app dropdown and matrix; open work in it moves to Later on its next update.')
     return { success: true, iteration: toIteration(updated), _meta: tips.length ? { _tip: tips.join(' ') } : {} }
   })
 }
@@ -119,7 +118,10 @@ export async function deleteIterationAction(deps: Deps, user: User, body: Record
     await emit(
       tx,
       project.id,
-      [{ type: 'iteration.deleted', iteration: { name: row.name, status: row.status } }, ...moved.map((n) => ({ type: 'node.updated' as const, node: toNode(n) }))],
+      [
+        { type: 'iteration.deleted', iteration: { name: row.name, status: row.status } },
+        ...moved.map((n) => ({ type: 'node.updated' as const, node: toNode(n) })),
+      ],
       deps.now(),
     )
     return {

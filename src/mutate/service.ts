@@ -1,12 +1,7 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid } from '../http/errors'
-import {
-  addIterationAction,
-  deleteIterationAction,
-  reorderIterationsAction,
-  updateIterationAction,
-} from '../iterations/service'
+import { addIterationAction, deleteIterationAction, reorderIterationsAction, updateIterationAction } from '../iterations/service'
 import { batch } from '../nodes/batch'
 import { add, classify, remove, restore, update } from '../nodes/service'
 import { addProject, renameProject } from '../projects/service'

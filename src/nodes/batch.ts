@@ -4,8 +4,8 @@ import { invalid, ValidationError } from '../http/errors'
 import { focus } from '../http/meta'
 import { addIteration } from '../iterations/service'
 import { requireProject } from '../projects/access'
-import { capAdvisory, checkNodeCap, finish, inboxAdvisory, loadNodes, openCtx, reserveIds, writeMeta, type WriteCtx } from './context'
-import { FieldError, isNodeType, NODE_TYPES, parseNodeId, type NodeType } from './model'
+import { capAdvisory, checkNodeCap, finish, inboxAdvisory, loadNodes, openCtx, reserveIds, type WriteCtx, writeMeta } from './context'
+import { FieldError, isNodeType, NODE_TYPES, type NodeType, parseNodeId } from './model'
 import * as q from './queries'
 import { deleteNode, rule, writeUpdate } from './service'
 import { prepareAdd, prepareUpdate } from './write'
@@ -19,9 +19,15 @@ const ENTRY_ACTIONS = ['add', 'update', 'delete', 'addIteration']
  */
 class BatchFailed extends ValidationError {
   /** index: the entry being applied, or null when the final write of the batch's new nodes failed */
-  constructor(index: number | null, cause: unknown, readonly rolledBack: { nodes: number; iterations: number }) {
+  constructor(
+    index: number | null,
+    cause: unknown,
+    readonly rolledBack: { nodes: number; iterations: number },
+  ) {
     super(
-      [`${index === null ? '' : `mutations[${index}]: `}write failed (${(cause as Error)?.message ?? cause}); the whole batch was rolled back and may be retried`],
+      [
+        `${index === null ? '' : `mutations[${index}]: `}write failed (${(cause as Error)?.message ?? cause}); the whole batch was rolled back and may be retried`,
+      ],
       { _tip: 'Nothing of this batch was written. Retry it as it is, or reconcile from GET /nodes first.' },
       500,
     )
@@ -39,7 +45,8 @@ class BatchFailed extends ValidationError {
 export async function batch(deps: Deps, user: User, body: Record<string, any>) {
   const { project } = await requireProject(deps.db, user, body.projectId)
   const entries = body.mutations
-  if (!Array.isArray(entries) || entries.length === 0) throw invalid('mutations is required: a non-empty array of add, update, delete or addIteration entries')
+  if (!Array.isArray(entries) || entries.length === 0)
+    throw invalid('mutations is required: a non-empty array of add, update, delete or addIteration entries')
   if (entries.length > MAX_BATCH) throw invalid(`mutations has ${entries.length} entries; at most ${MAX_BATCH} are allowed per batch`)
   entries.forEach((e, i) => {
     if (!e || typeof e !== 'object' || !ENTRY_ACTIONS.includes(e.action))
@@ -54,7 +61,9 @@ export async function batch(deps: Deps, user: User, body: Record<string, any>) {
   await allocateBatchIds(ctx, entries)
 
   // addIteration entries first, so nodes may name an iteration created in the same batch
-  const order = [...entries.keys()].sort((a, b) => Number(entries[b].action === 'addIteration') - Number(entries[a].action === 'addIteration'))
+  const order = [...entries.keys()].sort(
+    (a, b) => Number(entries[b].action === 'addIteration') - Number(entries[a].action === 'addIteration'),
+  )
   const results: Record<string, unknown>[] = new Array(entries.length)
   for (const i of order) {
     const e = entries[i]
@@ -118,7 +127,9 @@ async function allocateBatchIds(ctx: WriteCtx, entries: Record<string, any>[]): 
       for (const { index, id, number } of ids) {
         if (ctx.nodes.get(id)) throw invalid(`mutations[${index}]: Node with id ${id} already exists`)
         if (number < next)
-          throw invalid(`mutations[${index}]: node.id ${id} was used before in this project and ids are never reused; give the node a draft- id instead`)
+          throw invalid(
+            `mutations[${index}]: node.id ${id} was used before in this project and ids are never reused; give the node a draft- id instead`,
+          )
       }
       await q.reserveId(ctx.deps.db, ctx.projectId, type, Math.max(...ids.map((i) => i.number)))
     }
@@ -132,14 +143,24 @@ async function applyEntry(ctx: WriteCtx, e: Record<string, any>): Promise<Record
     case 'addIteration': {
       const iteration = await addIteration({ ...ctx.deps }, ctx.projectId, e.iteration)
       ctx.iterations.set(iteration.name, {
-        name: iteration.name, status: iteration.status, system: false, sort_order: iteration.sortOrder, git_tags: iteration.gitTags, completed_at: null,
+        name: iteration.name,
+        status: iteration.status,
+        system: false,
+        sort_order: iteration.sortOrder,
+        git_tags: iteration.gitTags,
+        completed_at: null,
       })
       ctx.created.iterations++
       return { action: 'addIteration', iteration }
     }
     case 'add': {
       const node = await prepareAdd(ctx, e.node, true)
-      return { action: 'add', nodeId: node.id, ...(e.node?.id ? { draftId: e.node.id } : {}), node: { id: node.id, type: node.type, parentId: node.parentId, data: node.data } }
+      return {
+        action: 'add',
+        nodeId: node.id,
+        ...(e.node?.id ? { draftId: e.node.id } : {}),
+        node: { id: node.id, type: node.type, parentId: node.parentId, data: node.data },
+      }
     }
     case 'update': {
       const { node, classified } = await prepareUpdate(ctx, e)

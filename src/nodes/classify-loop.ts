@@ -1,8 +1,8 @@
 import type { Deps } from '../deps'
 import { emit } from '../outbox'
-import { withClassification } from './service'
 import { toNode } from './model'
 import { claimUnclassified, setClassified } from './queries'
+import { withClassification } from './service'
 
 const BATCH = 100
 

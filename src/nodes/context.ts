@@ -4,10 +4,10 @@ import type { Deps } from '../deps'
 import { ApiError } from '../http/errors'
 import type { IterationRow } from '../iterations/queries'
 import * as iterationQueries from '../iterations/queries'
-import { emit, type DomainEvent } from '../outbox'
+import { type DomainEvent, emit } from '../outbox'
 import type { AccessRow } from '../projects/queries'
 import { limitsOf } from '../tiers/service'
-import { NODE_TYPES, toNode, type Node, type NodeType } from './model'
+import { NODE_TYPES, type Node, type NodeType, toNode } from './model'
 import * as q from './queries'
 
 /**

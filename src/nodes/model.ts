@@ -61,7 +61,8 @@ export const LIMITS = { externalRefs: 50, demand: 25, serves: 5, labelLength: 50
 
 export const SHAPES = {
   externalRefs: 'externalRefs is an array of at most 50 {system, key, url} objects; url starts with https://; no system+key pair twice',
-  demand: 'demand is an array of at most 25 {who, at, revenue?, size?, source?, ask?}; who a non-empty string, at a YYYY-MM-DD date, revenue a number >= 0',
+  demand:
+    'demand is an array of at most 25 {who, at, revenue?, size?, source?, ask?}; who a non-empty string, at a YYYY-MM-DD date, revenue a number >= 0',
   serves: 'serves is an array of at most 5 distinct ids of existing needs, never the bet’s own parent',
   blockedBy: 'blockedBy is an array of ids of existing approaches, never the approach itself',
 } as const
@@ -81,8 +82,10 @@ export const an = (type: string) => (/^[aeiou]/.test(type) ? 'an ' : 'a ') + typ
 const fieldsFor = (type: NodeType) => Object.keys(FIELDS).filter((f) => FIELDS[f]!.on.includes(type))
 
 const isDate = (s: unknown) =>
-  typeof s === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(s + 'T00:00:00Z')) &&
-  new Date(s + 'T00:00:00Z').toISOString().startsWith(s)
+  typeof s === 'string' &&
+  /^\d{4}-\d{2}-\d{2}$/.test(s) &&
+  !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) &&
+  new Date(`${s}T00:00:00Z`).toISOString().startsWith(s)
 
 function checkExternalRefs(value: unknown): void {
   if (!Array.isArray(value)) throw new FieldError('externalRefs must be an array', SHAPES.externalRefs)
@@ -90,9 +93,14 @@ function checkExternalRefs(value: unknown): void {
     throw new FieldError(`externalRefs has ${value.length} entries; at most ${LIMITS.externalRefs} are allowed`, SHAPES.externalRefs)
   const seen = new Set<string>()
   value.forEach((ref, i) => {
-    if (!ref || typeof ref !== 'object' || Array.isArray(ref)) throw new FieldError(`externalRefs[${i}] must be an object`, SHAPES.externalRefs)
+    if (!ref || typeof ref !== 'object' || Array.isArray(ref))
+      throw new FieldError(`externalRefs[${i}] must be an object`, SHAPES.externalRefs)
     const extra = Object.keys(ref).filter((k) => !['system', 'key', 'url'].includes(k))
-    if (extra.length) throw new FieldError(`externalRefs[${i}] has unknown fields: ${extra.join(', ')}; only system, key and url are allowed`, SHAPES.externalRefs)
+    if (extra.length)
+      throw new FieldError(
+        `externalRefs[${i}] has unknown fields: ${extra.join(', ')}; only system, key and url are allowed`,
+        SHAPES.externalRefs,
+      )
     for (const k of ['system', 'key', 'url'])
       if (typeof ref[k] !== 'string' || ref[k].trim() === '')
         throw new FieldError(`externalRefs[${i}].${k} is required: a non-empty string`, SHAPES.externalRefs)
@@ -115,7 +123,8 @@ function checkDemand(value: unknown): void {
     if (!d || typeof d !== 'object' || Array.isArray(d)) throw new FieldError(`demand[${i}] must be an object`, SHAPES.demand)
     const extra = Object.keys(d).filter((k) => !['who', 'at', 'revenue', 'size', 'source', 'ask'].includes(k))
     if (extra.length) throw new FieldError(`demand[${i}] has unknown fields: ${extra.join(', ')}`, SHAPES.demand)
-    if (typeof d.who !== 'string' || d.who.trim() === '') throw new FieldError(`demand[${i}].who is required: a non-empty string`, SHAPES.demand)
+    if (typeof d.who !== 'string' || d.who.trim() === '')
+      throw new FieldError(`demand[${i}].who is required: a non-empty string`, SHAPES.demand)
     if (!isDate(d.at)) throw new FieldError(`demand[${i}].at is required: a YYYY-MM-DD date`, SHAPES.demand)
     if (d.revenue !== undefined && (typeof d.revenue !== 'number' || !Number.isFinite(d.revenue) || d.revenue < 0))
       throw new FieldError(`demand[${i}].revenue must be a number >= 0`, SHAPES.demand)
@@ -142,8 +151,7 @@ export function checkFields(type: NodeType, data: Record<string, unknown>): void
   for (const [field, value] of Object.entries(data)) {
     const rule = FIELDS[field]
     if (!rule) throw new FieldError(`Unknown field ${field}; fields of ${an(type)}: ${fieldsFor(type).join(', ')}`)
-    if (!rule.on.includes(type))
-      throw new FieldError(`${field} is not valid on ${an(type)}; it is valid on: ${rule.on.join(', ')}`)
+    if (!rule.on.includes(type)) throw new FieldError(`${field} is not valid on ${an(type)}; it is valid on: ${rule.on.join(', ')}`)
     if (value === null) continue
     switch (rule.kind) {
       case 'string':

@@ -1,5 +1,8 @@
-import type { Db } from '../db'
-import { one } from '../db/port'
+import changelogGetSql from '../../sql/changelog/get.sql' with { type: 'text' }
+import changelogInsertSql from '../../sql/changelog/insert.sql' with { type: 'text' }
+import changelogLatestSql from '../../sql/changelog/latest-for-node.sql' with { type: 'text' }
+import changelogListSql from '../../sql/changelog/list.sql' with { type: 'text' }
+import changelogRestoredSql from '../../sql/changelog/mark-restored.sql' with { type: 'text' }
 import allocateIdsSql from '../../sql/nodes/allocate-ids.sql' with { type: 'text' }
 import ancestorsSql from '../../sql/nodes/ancestors.sql' with { type: 'text' }
 import claimUnclassifiedSql from '../../sql/nodes/claim-unclassified.sql' with { type: 'text' }
@@ -17,11 +20,8 @@ import siblingsSql from '../../sql/nodes/siblings.sql' with { type: 'text' }
 import siblingsOfSql from '../../sql/nodes/siblings-of.sql' with { type: 'text' }
 import subtreeSql from '../../sql/nodes/subtree.sql' with { type: 'text' }
 import updateSql from '../../sql/nodes/update.sql' with { type: 'text' }
-import changelogGetSql from '../../sql/changelog/get.sql' with { type: 'text' }
-import changelogInsertSql from '../../sql/changelog/insert.sql' with { type: 'text' }
-import changelogLatestSql from '../../sql/changelog/latest-for-node.sql' with { type: 'text' }
-import changelogListSql from '../../sql/changelog/list.sql' with { type: 'text' }
-import changelogRestoredSql from '../../sql/changelog/mark-restored.sql' with { type: 'text' }
+import type { Db } from '../db'
+import { one } from '../db/port'
 import type { NodeType } from './model'
 
 export type NodeRow = { id: string; type: NodeType; parent_id: string | null; data: Record<string, any>; created_at: Date }
@@ -60,8 +60,7 @@ export async function allocateIds(db: Db, projectId: string, type: NodeType, n: 
 export const reserveId = (db: Db, projectId: string, type: NodeType, n: number) => db.query(reserveIdSql, [projectId, type, n])
 
 export const countOwned = async (db: Db, ownerId: string) => (await one<{ count: number }>(db, countOwnedSql, [ownerId]))!.count
-export const countOpenMemos = async (db: Db, projectId: string) =>
-  (await one<{ count: number }>(db, countOpenMemosSql, [projectId]))!.count
+export const countOpenMemos = async (db: Db, projectId: string) => (await one<{ count: number }>(db, countOpenMemosSql, [projectId]))!.count
 export const claimUnclassified = (db: Db, limit: number) =>
   db.query<{ project_id: string; id: string; data: Record<string, any> }>(claimUnclassifiedSql, [limit])
 export const setClassified = (db: Db, projectId: string, id: string, data: unknown) =>
@@ -72,7 +71,6 @@ export const moveIteration = (db: Db, projectId: string, from: string, to: strin
 export const changelogInsert = async (db: Db, projectId: string, nodeId: string, node: unknown) =>
   (await one<{ id: number }>(db, changelogInsertSql, [projectId, nodeId, JSON.stringify(node)]))!.id
 export const changelogGet = (db: Db, projectId: string, id: number) => one<ChangelogRow>(db, changelogGetSql, [projectId, id])
-export const changelogLatest = (db: Db, projectId: string, nodeId: string) =>
-  one<ChangelogRow>(db, changelogLatestSql, [projectId, nodeId])
+export const changelogLatest = (db: Db, projectId: string, nodeId: string) => one<ChangelogRow>(db, changelogLatestSql, [projectId, nodeId])
 export const changelogMarkRestored = (db: Db, id: number) => db.query(changelogRestoredSql, [id])
 export const changelogList = (db: Db, projectId: string, limit: number) => db.query<ChangelogRow>(changelogListSql, [projectId, limit])

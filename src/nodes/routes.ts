@@ -8,7 +8,10 @@ export const NodeSchema = t.Object({
   id: t.String(),
   type: t.Union([t.Literal('goal'), t.Literal('need'), t.Literal('approach'), t.Literal('job'), t.Literal('task')]),
   parentId: t.Nullable(t.String()),
-  data: t.Object({ label: t.String() }, { additionalProperties: true, description: 'the node fields of api.md (label, description, notes, iteration, status, …)' }),
+  data: t.Object(
+    { label: t.String() },
+    { additionalProperties: true, description: 'the node fields of api.md (label, description, notes, iteration, status, …)' },
+  ),
   createdAt: t.Optional(t.String()),
   depth: t.Optional(t.Integer()),
 })

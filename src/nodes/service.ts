@@ -7,8 +7,8 @@ import * as iterationQueries from '../iterations/queries'
 import { requireProject } from '../projects/access'
 import { possibleDuplicate } from '../search/service'
 import { classifyTask } from './classify'
-import { capAdvisory, checkNodeCap, finish, flush, getNode, inboxAdvisory, openCtx, writeMeta, type WriteCtx } from './context'
-import { an, FieldError, NODE_TYPES, toNode, type Node } from './model'
+import { capAdvisory, checkNodeCap, finish, flush, getNode, inboxAdvisory, openCtx, type WriteCtx, writeMeta } from './context'
+import { an, FieldError, NODE_TYPES, type Node, toNode } from './model'
 import * as q from './queries'
 import { prepareAdd, prepareUpdate } from './write'
 
@@ -18,7 +18,11 @@ export async function rule<T>(fn: () => Promise<T>, prefix = ''): Promise<T> {
     return await fn()
   } catch (err) {
     if (err instanceof FieldError) throw new ValidationError([prefix + err.message], err.tip ? { _tip: err.tip } : {})
-    if (err instanceof ValidationError && prefix) throw new ValidationError(err.errors.map((e) => prefix + e), err.meta)
+    if (err instanceof ValidationError && prefix)
+      throw new ValidationError(
+        err.errors.map((e) => prefix + e),
+        err.meta,
+      )
     throw err
   }
 }
@@ -68,7 +72,11 @@ export async function deleteNode(ctx: WriteCtx, nodeId: unknown) {
   if (!root) throw new FieldError(`Node with id ${nodeId} not found`)
   const node = toNode(root, true)
   const changelogId = await q.changelogInsert(ctx.deps.db, ctx.projectId, node.id, node)
-  await q.deleteMany(ctx.deps.db, ctx.projectId, rows.map((r) => r.id))
+  await q.deleteMany(
+    ctx.deps.db,
+    ctx.projectId,
+    rows.map((r) => r.id),
+  )
   for (const r of rows) {
     ctx.nodes.set(r.id, null)
     ctx.events.push({ type: 'node.deleted', node: toNode(r) })
@@ -101,7 +109,7 @@ export async function restore(deps: Deps, user: User, body: Record<string, any>)
   const { project } = await requireProject(deps.db, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
   const db = deps.db
-  let entry
+  let entry: Awaited<ReturnType<typeof q.changelogGet>>
   if (body.changelogId !== undefined) {
     const id = Number(body.changelogId)
     if (!Number.isSafeInteger(id) || id < 1) throw invalid('changelogId must be a positive integer')
@@ -122,7 +130,11 @@ export async function restore(deps: Deps, user: User, body: Record<string, any>)
       _meta: { _tip: 'It was removed later as a descendant of another delete; restore that ancestor-level delete instead.' },
     })
   if (saved.parentId && !(await getNode(ctx, saved.parentId)))
-    throw new ValidationError(['Failed to restore node'], { _tip: `Its parent ${saved.parentId} does not exist: restore the parent first.` }, 500)
+    throw new ValidationError(
+      ['Failed to restore node'],
+      { _tip: `Its parent ${saved.parentId} does not exist: restore the parent first.` },
+      500,
+    )
   const data = { ...saved.data }
   if ((saved.type === 'job' || saved.type === 'task') && data.iteration && !ctx.iterations.has(data.iteration)) {
     ctx.tips.push(`Its iteration ${data.iteration} no longer exists; it is in Later.`)

@@ -1,6 +1,6 @@
-import { an, FieldError, checkFields, isNodeType, parseNodeId, PARENT_TYPE, SHAPES, type Node, type NodeType } from './model'
-import { getNode, loadNodes, nextId, type WriteCtx } from './context'
 import { LATER } from '../iterations/model'
+import { getNode, loadNodes, nextId, type WriteCtx } from './context'
+import { an, checkFields, FieldError, isNodeType, type Node, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
 
 /**
  * The rules of add and update that need the database: parents, referenced ids, iterations,
@@ -24,7 +24,10 @@ async function checkParent(ctx: WriteCtx, type: NodeType, parentId: unknown): Pr
     return null
   }
   if (typeof parentId !== 'string' || parentId === '')
-    fail(`parentId is required: ${an(type)} sits under ${an(expected)}`, `Send node:{type:"${type}", parentId:"<${expected} id>", data:{label}}`)
+    fail(
+      `parentId is required: ${an(type)} sits under ${an(expected)}`,
+      `Send node:{type:"${type}", parentId:"<${expected} id>", data:{label}}`,
+    )
   const id = resolveId(ctx, parentId as string)
   if ((parentId as string).startsWith('draft-') && id === parentId) fail(`parentId ${parentId} names no earlier draft of this batch`)
   const parent = await getNode(ctx, id)
@@ -42,7 +45,8 @@ async function checkRefs(ctx: WriteCtx, node: { id: string; parentId: string | n
     for (const id of ids) {
       const target = ctx.nodes.get(id)
       if (!target) fail(`${field} names ${id}, which is not an existing ${wanted}`, SHAPES[field])
-      if (target!.type !== wanted) fail(`${field} must name ${wanted === 'need' ? 'needs' : 'approaches'}; ${id} is ${an(target!.type)}`, SHAPES[field])
+      if (target!.type !== wanted)
+        fail(`${field} must name ${wanted === 'need' ? 'needs' : 'approaches'}; ${id} is ${an(target!.type)}`, SHAPES[field])
       if (field === 'serves' && id === node.parentId) fail(`serves must not name the bet's own parent ${id}`, SHAPES.serves)
       if (field === 'blockedBy' && id === node.id) fail('blockedBy must not name the approach itself', SHAPES.blockedBy)
     }
@@ -112,7 +116,10 @@ export async function prepareAdd(ctx: WriteCtx, input: unknown, allowId: boolean
   const patch = n.data as Record<string, any>
   checkFields(type, patch) // first, so kind on a goal reads as a field on the wrong type
   if ('kind' in patch && patch.kind !== null)
-    fail('kind is not supplied on creation; it is assigned by classification', 'Add the task without kind; it is classified within seconds, or call {action:"classify", projectId, nodeId} at once.')
+    fail(
+      'kind is not supplied on creation; it is assigned by classification',
+      'Add the task without kind; it is classified within seconds, or call {action:"classify", projectId, nodeId} at once.',
+    )
   if (typeof patch.label !== 'string') fail('label is required: a non-empty string')
 
   let id: string

@@ -2,7 +2,7 @@ import type { User } from '../accounts/model'
 import type { Db } from '../db'
 import { ApiError, projectAccessDenied } from '../http/errors'
 import { hasApiAccess } from '../tiers/service'
-import { getAccess, type AccessRow } from './queries'
+import { type AccessRow, getAccess } from './queries'
 
 export const TIER_REQUIRED = 'REST API access requires Builder or Team tier'
 export const SHARED_NEEDS_TEAM = 'Shared-project API access requires the project owner to be on the Team tier'

@@ -1,5 +1,3 @@
-import type { Db } from '../db'
-import { one } from '../db/port'
 import countOwnedSql from '../../sql/projects/count-owned.sql' with { type: 'text' }
 import countSeatsSql from '../../sql/projects/count-seats.sql' with { type: 'text' }
 import deleteMemberSql from '../../sql/projects/delete-member.sql' with { type: 'text' }
@@ -11,6 +9,8 @@ import listForUserSql from '../../sql/projects/list-for-user.sql' with { type: '
 import listMembersSql from '../../sql/projects/list-members.sql' with { type: 'text' }
 import renameSql from '../../sql/projects/rename.sql' with { type: 'text' }
 import setArchivedSql from '../../sql/projects/set-archived.sql' with { type: 'text' }
+import type { Db } from '../db'
+import { one } from '../db/port'
 
 export interface AccessRow {
   id: string

@@ -3,7 +3,12 @@ import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
 import { addMember, listMembers, listProjects, removeMember, setArchived } from './service'
 
-const Project = t.Object({ id: t.String(), name: t.String(), archived: t.Boolean(), role: t.Union([t.Literal('owner'), t.Literal('member')]) })
+const Project = t.Object({
+  id: t.String(),
+  name: t.String(),
+  archived: t.Boolean(),
+  role: t.Union([t.Literal('owner'), t.Literal('member')]),
+})
 const Member = t.Object({ userId: t.String(), name: t.String(), role: t.Union([t.Literal('owner'), t.Literal('member')]) })
 
 export const projectRoutes = (deps: Deps) =>

@@ -36,22 +36,24 @@ export function defaultProjectId(name: string): string {
 export async function addProject(deps: Deps, user: User, body: Record<string, any>) {
   requireApiAccess(user)
   const input = body.project
-  if (!input || typeof input !== 'object') throw invalid('project is required: {name, id?}', { _tip: 'Send {action:"addProject", project:{name:"My plan", id:"my-plan"}}' })
+  if (!input || typeof input !== 'object')
+    throw invalid('project is required: {name, id?}', { _tip: 'Send {action:"addProject", project:{name:"My plan", id:"my-plan"}}' })
   const name = cleanName(input.name)
   if (input.id !== undefined && typeof input.id !== 'string') throw invalid('project.id must be a string')
   const id: string = input.id ?? defaultProjectId(name)
   if (!PROJECT_ID_RE.test(id))
-    throw invalid(
-      `Invalid project id "${id}": use 2 to 63 lowercase letters, digits and dashes, starting with a letter or digit`,
-      { _tip: 'Names with punctuation need an explicit project.id, for example "q3-plan".' },
-    )
+    throw invalid(`Invalid project id "${id}": use 2 to 63 lowercase letters, digits and dashes, starting with a letter or digit`, {
+      _tip: 'Names with punctuation need an explicit project.id, for example "q3-plan".',
+    })
   const max = limitsOf(deps.config, user).max_projects
   return deps.db.tx(async (tx) => {
     if (max !== null && (await q.countOwned(tx, user.id)) >= max)
-      throw new ApiError(403, 'project_limit', { message: `Your plan allows ${max} ${max === 1 ? 'project' : 'projects'}; archiving one does not free a slot`, limit: max })
+      throw new ApiError(403, 'project_limit', {
+        message: `Your plan allows ${max} ${max === 1 ? 'project' : 'projects'}; archiving one does not free a slot`,
+        limit: max,
+      })
     const project = await q.insertProject(tx, id, name, user.id)
-    if (!project)
-      throw invalid(`Project id ${id} is already taken; choose another id`, { _tip: 'Pass project.id to choose the id.' })
+    if (!project) throw invalid(`Project id ${id} is already taken; choose another id`, { _tip: 'Pass project.id to choose the id.' })
     const later = await q.insertSystemIteration(tx, id)
     return {
       success: true,

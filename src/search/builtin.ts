@@ -5,13 +5,13 @@
 // so a replica sees another's writes on its next search.
 
 import type { Deps } from '../deps'
-import { DEFAULT_SEMANTIC_RATIO } from './rank'
-import { type EmbedderChoice, EmbedQueue, within } from './embedder/runtime'
 import { embeddingTexts } from './document'
+import { type EmbedderChoice, EmbedQueue, within } from './embedder/runtime'
 import { textHash, vectorFromBytes } from './hash'
 import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchRequest } from './port'
-import { ProjectIndex, type IndexNode } from './project-index'
+import { type IndexNode, ProjectIndex } from './project-index'
 import * as q from './queries'
+import { DEFAULT_SEMANTIC_RATIO } from './rank'
 
 /** Tuning, measured on the dev set (bench/eval-search.ts); see the README section. */
 export const BUILTIN_TUNING = {
@@ -66,8 +66,15 @@ export class BuiltinSearch implements SearchBackend {
     if (req.mode !== 'keyword') {
       const missing = idx.missing().size
       if (missing > 0 && missing <= BUILTIN_TUNING.inlineEmbedMax && Date.now() >= this.retryAt)
-        await within(this.embedMissing(idx, BUILTIN_TUNING.inlineEmbedMax, true).catch(() => 0), BUILTIN_TUNING.inlineEmbedMs)
-      vector = (await within(this.queue.query(req.q).catch(() => undefined), BUILTIN_TUNING.queryEmbedMs)) ?? null
+        await within(
+          this.embedMissing(idx, BUILTIN_TUNING.inlineEmbedMax, true).catch(() => 0),
+          BUILTIN_TUNING.inlineEmbedMs,
+        )
+      vector =
+        (await within(
+          this.queue.query(req.q).catch(() => undefined),
+          BUILTIN_TUNING.queryEmbedMs,
+        )) ?? null
       if (!vector) semantic = 'unavailable'
       else if (idx.pendingNodes > 0) semantic = 'partial'
     }
@@ -237,7 +244,8 @@ export class BuiltinSearch implements SearchBackend {
     if (saved.length) await q.insertVectors(db, idx.projectId, this.queue.id, saved)
     // vectors another replica (or an earlier run) already stored
     const unknown = [...idx.missing().keys()].filter((h) => !this.inFlight.has(h))
-    if (unknown.length) for (const r of await q.loadVectors(db, idx.projectId, this.queue.id, unknown)) idx.supply(r.text_hash, vectorFromBytes(r.vector))
+    if (unknown.length)
+      for (const r of await q.loadVectors(db, idx.projectId, this.queue.id, unknown)) idx.supply(r.text_hash, vectorFromBytes(r.vector))
   }
 
   /** Embed up to `max` missing texts of an index, store and apply them; returns how many. */
@@ -246,7 +254,10 @@ export class BuiltinSearch implements SearchBackend {
     if (todo.length === 0) return 0
     for (const [h] of todo) this.inFlight.add(h)
     try {
-      const vectors = await this.queue.embed(todo.map(([, t]) => t), urgent)
+      const vectors = await this.queue.embed(
+        todo.map(([, t]) => t),
+        urgent,
+      )
       const rows = todo.map(([h], i) => [h, vectors[i]!] as [string, Float32Array])
       await q.insertVectors(this.deps.db, idx.projectId, this.queue.id, rows)
       for (const [h, v] of rows) idx.supply(h, v)

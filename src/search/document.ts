@@ -1,13 +1,13 @@
 // What of a planning-tree node gets indexed, in one place, so the server and
 // the benchmark index nodes the same way.
 
-import type { KeywordDoc } from "./bm25.ts";
+import type { KeywordDoc } from './bm25.ts'
 
 export interface NodeData {
-  label?: string | null;
-  description?: string | null;
-  notes?: string | null;
-  measure?: string | null;
+  label?: string | null
+  description?: string | null
+  notes?: string | null
+  measure?: string | null
 }
 
 /** Fields for the keyword index (weights per field live in bm25.ts). */
@@ -15,7 +15,7 @@ export function keywordDoc(id: string, data: NodeData): KeywordDoc {
   return {
     id,
     fields: { label: data.label, description: data.description, notes: data.notes, measure: data.measure },
-  };
+  }
 }
 
 /**
@@ -26,10 +26,10 @@ export function keywordDoc(id: string, data: NodeData): KeywordDoc {
  * to the vectors diluted the paraphrase matches more than it helped.
  */
 export function embeddingTexts(data: NodeData): string[] {
-  const label = (data.label ?? "").trim();
-  const description = (data.description ?? "").trim();
-  const texts = !description ? [label] : !label ? [description] : [label, `${label}. ${description}`];
-  return texts.map((t) => clip(t, MAX_EMBED_CHARS));
+  const label = (data.label ?? '').trim()
+  const description = (data.description ?? '').trim()
+  const texts = !description ? [label] : !label ? [description] : [label, `${label}. ${description}`]
+  return texts.map((t) => clip(t, MAX_EMBED_CHARS))
 }
 
 /**
@@ -37,15 +37,15 @@ export function embeddingTexts(data: NodeData): string[] {
  * (a 100 KB description would hold its worker for seconds, and every search behind it), and
  * what a node is about is in its first sentences anyway.
  */
-export const MAX_EMBED_CHARS = 2000;
+export const MAX_EMBED_CHARS = 2000
 
 /** Longest search query used; the rest is ignored (a query is a question, not a document). */
-export const MAX_QUERY_CHARS = 1000;
+export const MAX_QUERY_CHARS = 1000
 
 /** `text` cut to at most `max` characters, at a word boundary when there is one. */
 export function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max);
-  const space = cut.lastIndexOf(" ");
-  return space > max * 0.8 ? cut.slice(0, space) : cut;
+  if (text.length <= max) return text
+  const cut = text.slice(0, max)
+  const space = cut.lastIndexOf(' ')
+  return space > max * 0.8 ? cut.slice(0, space) : cut
 }

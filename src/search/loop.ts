@@ -1,7 +1,7 @@
 import type { Deps } from '../deps'
 import { searchOf } from './engine'
 
-let warmed = new WeakSet<object>()
+const warmed = new WeakSet<object>()
 
 /**
  * The search loop: follow the events outbox, embed what lacks vectors (new nodes, or every

@@ -7,12 +7,12 @@
 // the database; a failed push is retried with backoff and the cursor only moves past what
 // Meilisearch acknowledged. `bun run search:rebuild` rebuilds the index from the database.
 
-import { Meilisearch, type Index } from 'meilisearch'
+import { type Index, Meilisearch } from 'meilisearch'
 import type { Deps } from '../deps'
 import { ApiError } from '../http/errors'
+import { BUILTIN_TUNING } from './builtin'
 import { embeddingTexts } from './document'
 import { type EmbedderChoice, EmbedQueue, within } from './embedder/runtime'
-import { BUILTIN_TUNING } from './builtin'
 import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchRequest } from './port'
 import * as q from './queries'
 
@@ -100,7 +100,10 @@ export class MeiliBackend implements SearchBackend {
     await this.setup()
     let vector: Float32Array | undefined
     if (req.mode !== 'keyword')
-      vector = await within(this.queue.query(req.q).catch(() => undefined), BUILTIN_TUNING.queryEmbedMs)
+      vector = await within(
+        this.queue.query(req.q).catch(() => undefined),
+        BUILTIN_TUNING.queryEmbedMs,
+      )
     const mode = vector ? req.mode : 'keyword'
     const filter = [`projectId = "${projectId}"`, ...(req.type ? [`type = "${req.type}"`] : [])]
     const res = await this.index.search(mode === 'semantic' ? '' : req.q, {
@@ -108,7 +111,10 @@ export class MeiliBackend implements SearchBackend {
       limit: req.limit,
       showRankingScore: true,
       ...(vector
-        ? { vector: Array.from(vector), hybrid: { embedder: EMBEDDER, semanticRatio: mode === 'semantic' ? 1 : BUILTIN_TUNING.semanticRatio } }
+        ? {
+            vector: Array.from(vector),
+            hybrid: { embedder: EMBEDDER, semanticRatio: mode === 'semantic' ? 1 : BUILTIN_TUNING.semanticRatio },
+          }
         : {}),
     })
     const ids = res.hits.map((h) => h.id)
@@ -123,14 +129,23 @@ export class MeiliBackend implements SearchBackend {
         similarity: Math.round(Math.min(1, Math.max(0, h._rankingScore ?? 0)) * 10000) / 10000,
         ancestors: ancestors.get(h.id) ?? [],
       })),
-      meta: { backend: 'meilisearch', embedder: this.queue.id, mode: req.mode, semantic: vector || req.mode === 'keyword' ? (req.mode === 'keyword' ? 'off' : 'full') : 'unavailable', pendingNodes: 0 },
+      meta: {
+        backend: 'meilisearch',
+        embedder: this.queue.id,
+        mode: req.mode,
+        semantic: vector || req.mode === 'keyword' ? (req.mode === 'keyword' ? 'off' : 'full') : 'unavailable',
+        pendingNodes: 0,
+      },
     }
   }
 
   /** Vector search among same-type nodes; time-boxed like the built-in check. */
   async duplicates(projectId: string, node: { id: string; type: string; data: Record<string, any> }): Promise<DuplicateAdvisory | null> {
     const texts = embeddingTexts(node.data)
-    const vector = await within(this.queue.embed([texts[texts.length - 1]!], true).then((v) => v[0]!), BUILTIN_TUNING.duplicateEmbedMs).catch(() => undefined)
+    const vector = await within(
+      this.queue.embed([texts[texts.length - 1]!], true).then((v) => v[0]!),
+      BUILTIN_TUNING.duplicateEmbedMs,
+    ).catch(() => undefined)
     if (!vector) return null
     const res = await within(
       this.index.search('', {
@@ -200,7 +215,13 @@ export class MeiliBackend implements SearchBackend {
     for (;;) {
       const rows = await q.listAllNodes(this.deps.db, after, 200)
       if (rows.length === 0) break
-      await this.wait(this.index.addDocuments(await this.docs(rows.map((r) => ({ projectId: r.project_id, node: { id: r.id, type: r.type, parentId: r.parent_id, data: r.data } })))))
+      await this.wait(
+        this.index.addDocuments(
+          await this.docs(
+            rows.map((r) => ({ projectId: r.project_id, node: { id: r.id, type: r.type, parentId: r.parent_id, data: r.data } })),
+          ),
+        ),
+      )
       total += rows.length
       after = [rows[rows.length - 1]!.project_id, rows[rows.length - 1]!.id]
       log(`indexed ${total} nodes`)
@@ -224,13 +245,17 @@ export class MeiliBackend implements SearchBackend {
       last.set(key, { projectId: r.project_id, payload: r.payload })
     }
     const deletes = [...last].filter(([, v]) => v.payload.event === 'node.deleted').map(([k]) => k)
-    const upserts = [...last.values()].filter((v) => v.payload.event !== 'node.deleted').map((v) => ({ projectId: v.projectId, node: v.payload.node }))
+    const upserts = [...last.values()]
+      .filter((v) => v.payload.event !== 'node.deleted')
+      .map((v) => ({ projectId: v.projectId, node: v.payload.node }))
     if (upserts.length) await this.wait(this.index.addDocuments(await this.docs(upserts)))
     if (deletes.length) await this.wait(this.index.deleteDocuments(deletes))
     return last.size
   }
 
-  private async docs(items: { projectId: string; node: { id: string; type: string; parentId: string | null; data: Record<string, any> } }[]): Promise<Doc[]> {
+  private async docs(
+    items: { projectId: string; node: { id: string; type: string; parentId: string | null; data: Record<string, any> } }[],
+  ): Promise<Doc[]> {
     const texts = items.map((i) => embeddingTexts(i.node.data))
     const flat = await this.queue.embed(texts.flat())
     let k = 0

@@ -2,138 +2,138 @@
 // vectors, kept in step with the project's node events. Pure and in memory; engine.ts loads
 // it, feeds it events and vectors, and persists what it embeds.
 
-import { keywordDoc, embeddingTexts, type NodeData } from "./document.ts";
-import { LiveKeywordIndex } from "./keyword-live.ts";
-import { calibrate, hybridRank, type SemanticCalibration } from "./rank.ts";
-import { textHash } from "./hash.ts";
-import { VectorStore } from "./vector-store.ts";
+import { embeddingTexts, keywordDoc, type NodeData } from './document.ts'
+import { textHash } from './hash.ts'
+import { LiveKeywordIndex } from './keyword-live.ts'
+import { calibrate, hybridRank, type SemanticCalibration } from './rank.ts'
+import { VectorStore } from './vector-store.ts'
 
 export interface IndexNode {
-  id: string;
-  type: string;
-  parentId: string | null;
-  data: Record<string, any>;
+  id: string
+  type: string
+  parentId: string | null
+  data: Record<string, any>
 }
 
-export type SearchMode = "hybrid" | "keyword" | "semantic";
+export type SearchMode = 'hybrid' | 'keyword' | 'semantic'
 
 export interface RankOptions {
-  type?: string;
-  limit: number;
-  mode: SearchMode;
-  semanticRatio: number;
-  calibration: SemanticCalibration;
+  type?: string
+  limit: number
+  mode: SearchMode
+  semanticRatio: number
+  calibration: SemanticCalibration
   /** weight of the parent's semantic score in a node's own (ancestor context), see below */
-  parentWeight: number;
+  parentWeight: number
 }
 
 export interface Hit {
-  id: string;
-  similarity: number;
+  id: string
+  similarity: number
 }
 
 interface Entry {
-  node: IndexNode;
-  hashes: string[];
+  node: IndexNode
+  hashes: string[]
   /** vector slot per text, -1 while its vector is missing */
-  slots: number[];
+  slots: number[]
 }
 
 export class ProjectIndex {
-  readonly nodes = new Map<string, Entry>();
-  readonly keyword = new LiveKeywordIndex();
-  private store?: VectorStore;
-  private slotOwner: (string | undefined)[] = [];
+  readonly nodes = new Map<string, Entry>()
+  readonly keyword = new LiveKeywordIndex()
+  private store?: VectorStore
+  private slotOwner: (string | undefined)[] = []
   /** text hash -> text, for texts some node waits a vector for */
-  private readonly waiting = new Map<string, { text: string; nodes: Set<string> }>();
+  private readonly waiting = new Map<string, { text: string; nodes: Set<string> }>()
 
   /** last applied event seq, the read horizon, and applied seqs at or after it (engine.ts) */
-  seq = 0;
-  horizon = new Date(0);
-  recent = new Map<number, number>();
-  lastUsed = Date.now();
+  seq = 0
+  horizon = new Date(0)
+  recent = new Map<number, number>()
+  lastUsed = Date.now()
 
   constructor(readonly projectId: string) {}
 
   /** Add or replace a node. `vectorOf` supplies already known vectors by text hash. */
   upsert(node: IndexNode, vectorOf: (hash: string) => Float32Array | undefined = () => undefined): void {
-    const texts = embeddingTexts(node.data as NodeData);
-    const hashes = texts.map(textHash);
-    const old = this.nodes.get(node.id);
-    this.keyword.set(keywordDoc(node.id, node.data as NodeData));
+    const texts = embeddingTexts(node.data as NodeData)
+    const hashes = texts.map(textHash)
+    const old = this.nodes.get(node.id)
+    this.keyword.set(keywordDoc(node.id, node.data as NodeData))
     if (old && sameList(old.hashes, hashes)) {
-      old.node = node;
-      return;
+      old.node = node
+      return
     }
-    if (old) this.detach(old);
-    const entry: Entry = { node, hashes, slots: hashes.map(() => -1) };
-    this.nodes.set(node.id, entry);
+    if (old) this.detach(old)
+    const entry: Entry = { node, hashes, slots: hashes.map(() => -1) }
+    this.nodes.set(node.id, entry)
     hashes.forEach((h, i) => {
-      const v = vectorOf(h);
-      if (v) this.place(entry, i, v);
-      else this.wait(h, texts[i]!, node.id);
-    });
+      const v = vectorOf(h)
+      if (v) this.place(entry, i, v)
+      else this.wait(h, texts[i]!, node.id)
+    })
   }
 
   delete(id: string): void {
-    const old = this.nodes.get(id);
-    if (!old) return;
-    this.detach(old);
-    this.keyword.remove(id);
-    this.nodes.delete(id);
+    const old = this.nodes.get(id)
+    if (!old) return
+    this.detach(old)
+    this.keyword.remove(id)
+    this.nodes.delete(id)
   }
 
   /** Texts that still need a vector: hash -> text. */
   missing(): Map<string, string> {
-    return new Map([...this.waiting].map(([h, w]) => [h, w.text]));
+    return new Map([...this.waiting].map(([h, w]) => [h, w.text]))
   }
 
   /** Nodes with at least one text still lacking its vector. */
   get pendingNodes(): number {
-    const ids = new Set<string>();
-    for (const w of this.waiting.values()) for (const id of w.nodes) ids.add(id);
-    return ids.size;
+    const ids = new Set<string>()
+    for (const w of this.waiting.values()) for (const id of w.nodes) ids.add(id)
+    return ids.size
   }
 
   /** A vector arrived (embedded here, or read from the database). */
   supply(hash: string, vector: Float32Array): void {
-    const w = this.waiting.get(hash);
-    if (!w) return;
-    this.waiting.delete(hash);
+    const w = this.waiting.get(hash)
+    if (!w) return
+    this.waiting.delete(hash)
     for (const id of w.nodes) {
-      const entry = this.nodes.get(id);
-      if (!entry) continue;
+      const entry = this.nodes.get(id)
+      if (!entry) continue
       entry.hashes.forEach((h, i) => {
-        if (h === hash && entry.slots[i] === -1) this.place(entry, i, vector);
-      });
+        if (h === hash && entry.slots[i] === -1) this.place(entry, i, vector)
+      })
     }
   }
 
   /** Every text hash in use (to prune vectors of texts that are gone). */
   liveHashes(): string[] {
-    const out = new Set<string>();
-    for (const e of this.nodes.values()) for (const h of e.hashes) out.add(h);
-    return [...out];
+    const out = new Set<string>()
+    for (const e of this.nodes.values()) for (const h of e.hashes) out.add(h)
+    return [...out]
   }
 
   /** Ancestors from the parent up to the root, as api.md's search result wants them. */
   ancestors(id: string): { id: string; type: string; label: string }[] {
-    const out: { id: string; type: string; label: string }[] = [];
-    let parentId = this.nodes.get(id)?.node.parentId ?? null;
-    const seen = new Set<string>();
+    const out: { id: string; type: string; label: string }[] = []
+    let parentId = this.nodes.get(id)?.node.parentId ?? null
+    const seen = new Set<string>()
     while (parentId && !seen.has(parentId)) {
-      seen.add(parentId);
-      const p = this.nodes.get(parentId);
-      if (!p) break;
-      out.push({ id: p.node.id, type: p.node.type, label: String(p.node.data.label ?? "") });
-      parentId = p.node.parentId;
+      seen.add(parentId)
+      const p = this.nodes.get(parentId)
+      if (!p) break
+      out.push({ id: p.node.id, type: p.node.type, label: String(p.node.data.label ?? '') })
+      parentId = p.node.parentId
     }
-    return out;
+    return out
   }
 
   /** Bytes held by the vectors. */
   get vectorBytes(): number {
-    return this.store?.bytes ?? 0;
+    return this.store?.bytes ?? 0
   }
 
   /**
@@ -147,27 +147,27 @@ export class ProjectIndex {
    * leaves stale vectors behind. Measured on the dev set (bench/eval-search.ts).
    */
   rank(query: string, queryVector: Float32Array | null, o: RankOptions): Hit[] {
-    const allow = o.type ? (id: string) => this.nodes.get(id)?.node.type === o.type : undefined;
-    const keyword = o.mode === "semantic" ? new Map<string, number>() : this.keyword.score(query, allow);
-    const semantic = new Map<string, number>();
-    if (o.mode !== "keyword" && queryVector && this.store) {
-      const cos = this.store.scores(queryVector);
-      const own = new Map<string, number>();
+    const allow = o.type ? (id: string) => this.nodes.get(id)?.node.type === o.type : undefined
+    const keyword = o.mode === 'semantic' ? new Map<string, number>() : this.keyword.score(query, allow)
+    const semantic = new Map<string, number>()
+    if (o.mode !== 'keyword' && queryVector && this.store) {
+      const cos = this.store.scores(queryVector)
+      const own = new Map<string, number>()
       for (let s = 0; s < cos.length; s++) {
-        const id = this.slotOwner[s];
-        if (id === undefined) continue;
-        const c = calibrate(cos[s]!, o.calibration);
-        if (c > (own.get(id) ?? -1)) own.set(id, c);
+        const id = this.slotOwner[s]
+        if (id === undefined) continue
+        const c = calibrate(cos[s]!, o.calibration)
+        if (c > (own.get(id) ?? -1)) own.set(id, c)
       }
       for (const [id, s] of own) {
-        if (allow && !allow(id)) continue;
-        const parentId = this.nodes.get(id)!.node.parentId;
-        const p = parentId ? (own.get(parentId) ?? 0) : 0;
-        semantic.set(id, Math.max(s, (1 - o.parentWeight) * s + o.parentWeight * p));
+        if (allow && !allow(id)) continue
+        const parentId = this.nodes.get(id)!.node.parentId
+        const p = parentId ? (own.get(parentId) ?? 0) : 0
+        semantic.set(id, Math.max(s, (1 - o.parentWeight) * s + o.parentWeight * p))
       }
     }
-    const ratio = o.mode === "keyword" ? 0 : o.mode === "semantic" ? 1 : o.semanticRatio;
-    return hybridRank({ keyword, semantic, semanticRatio: ratio, limit: o.limit }).map((h) => ({ id: h.id, similarity: h.similarity }));
+    const ratio = o.mode === 'keyword' ? 0 : o.mode === 'semantic' ? 1 : o.semanticRatio
+    return hybridRank({ keyword, semantic, semanticRatio: ratio, limit: o.limit }).map((h) => ({ id: h.id, similarity: h.similarity }))
   }
 
   /**
@@ -175,45 +175,45 @@ export class ProjectIndex {
    * raw cosines, best first, at or above `min`.
    */
   nearest(vector: Float32Array, type: string, min: number, limit: number): { id: string; cosine: number }[] {
-    if (!this.store) return [];
-    const cos = this.store.scores(vector);
-    const out: { id: string; cosine: number }[] = [];
+    if (!this.store) return []
+    const cos = this.store.scores(vector)
+    const out: { id: string; cosine: number }[] = []
     for (const e of this.nodes.values()) {
-      if (e.node.type !== type) continue;
-      const slot = e.slots[e.slots.length - 1]!;
-      if (slot >= 0 && cos[slot]! >= min) out.push({ id: e.node.id, cosine: cos[slot]! });
+      if (e.node.type !== type) continue
+      const slot = e.slots[e.slots.length - 1]!
+      if (slot >= 0 && cos[slot]! >= min) out.push({ id: e.node.id, cosine: cos[slot]! })
     }
-    return out.sort((a, b) => b.cosine - a.cosine).slice(0, limit);
+    return out.sort((a, b) => b.cosine - a.cosine).slice(0, limit)
   }
 
   private place(entry: Entry, i: number, vector: Float32Array): void {
-    this.store ??= new VectorStore(vector.length);
-    const slot = this.store.add(vector);
-    entry.slots[i] = slot;
-    this.slotOwner[slot] = entry.node.id;
+    this.store ??= new VectorStore(vector.length)
+    const slot = this.store.add(vector)
+    entry.slots[i] = slot
+    this.slotOwner[slot] = entry.node.id
   }
 
   private wait(hash: string, text: string, id: string): void {
-    let w = this.waiting.get(hash);
-    if (!w) this.waiting.set(hash, (w = { text, nodes: new Set() }));
-    w.nodes.add(id);
+    let w = this.waiting.get(hash)
+    if (!w) this.waiting.set(hash, (w = { text, nodes: new Set() }))
+    w.nodes.add(id)
   }
 
   private detach(entry: Entry): void {
     for (const slot of entry.slots) {
-      if (slot < 0) continue;
-      this.store!.remove(slot);
-      this.slotOwner[slot] = undefined;
+      if (slot < 0) continue
+      this.store!.remove(slot)
+      this.slotOwner[slot] = undefined
     }
     for (const h of entry.hashes) {
-      const w = this.waiting.get(h);
-      if (!w) continue;
-      w.nodes.delete(entry.node.id);
-      if (w.nodes.size === 0) this.waiting.delete(h);
+      const w = this.waiting.get(h)
+      if (!w) continue
+      w.nodes.delete(entry.node.id)
+      if (w.nodes.size === 0) this.waiting.delete(h)
     }
   }
 }
 
 function sameList(a: string[], b: string[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
+  return a.length === b.length && a.every((x, i) => x === b[i])
 }

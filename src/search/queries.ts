@@ -1,5 +1,3 @@
-import type { Db } from '../db'
-import { one } from '../db/port'
 import ancestorsManySql from '../../sql/search/ancestors-many.sql' with { type: 'text' }
 import eventsAllSinceSql from '../../sql/search/events-all-since.sql' with { type: 'text' }
 import eventsSinceSql from '../../sql/search/events-since.sql' with { type: 'text' }
@@ -18,6 +16,8 @@ import maxSeqSql from '../../sql/search/max-seq.sql' with { type: 'text' }
 import pruneVectorsSql from '../../sql/search/prune-vectors.sql' with { type: 'text' }
 import recentProjectsSql from '../../sql/search/recent-projects.sql' with { type: 'text' }
 import setCursorSql from '../../sql/search/set-cursor.sql' with { type: 'text' }
+import type { Db } from '../db'
+import { one } from '../db/port'
 import { vectorToBase64 } from './hash'
 
 export type NodeRow = { id: string; type: string; parent_id: string | null; data: Record<string, any> }

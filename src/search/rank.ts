@@ -9,10 +9,10 @@
 // a middling cosine, and a strong paraphrase match is not dragged down by
 // sharing no words with the query. Pure functions; no I/O.
 
-export { buildKeywordIndex, scoreKeyword, DEFAULT_FIELD_WEIGHTS } from "./bm25.ts";
-export type { KeywordDoc, KeywordIndex, KeywordIndexOptions } from "./bm25.ts";
-export { buildVectorIndex, scoreVectors, semanticScores, calibrate, dot, DEFAULT_CALIBRATION } from "./vectors.ts";
-export type { VectorIndex, SemanticCalibration } from "./vectors.ts";
+export type { KeywordDoc, KeywordIndex, KeywordIndexOptions } from './bm25.ts'
+export { buildKeywordIndex, DEFAULT_FIELD_WEIGHTS, scoreKeyword } from './bm25.ts'
+export type { SemanticCalibration, VectorIndex } from './vectors.ts'
+export { buildVectorIndex, calibrate, DEFAULT_CALIBRATION, dot, scoreVectors, semanticScores } from './vectors.ts'
 
 /**
  * Default blend for the built-in embedder and DEFAULT_CALIBRATION, from a
@@ -20,64 +20,64 @@ export type { VectorIndex, SemanticCalibration } from "./vectors.ts";
  * 0.5 paraphrase recall is flat, while above 0.3 cosine starts to outrank
  * exact keyword hits and keyword queries lose recall.
  */
-export const DEFAULT_SEMANTIC_RATIO = 0.3;
+export const DEFAULT_SEMANTIC_RATIO = 0.3
 
 export interface RankedHit {
-  id: string;
+  id: string
   /** Blended similarity in [0, 1]; equals the keyword score at ratio 0 and the semantic score at ratio 1. */
-  similarity: number;
-  keyword: number;
-  semantic: number;
+  similarity: number
+  keyword: number
+  semantic: number
 }
 
 export interface HybridInput {
   /** Keyword similarity per document id, in [0, 1]. */
-  keyword: ReadonlyMap<string, number>;
+  keyword: ReadonlyMap<string, number>
   /** Semantic similarity per document id, in [0, 1] (see scoreVectors). */
-  semantic: ReadonlyMap<string, number>;
+  semantic: ReadonlyMap<string, number>
   /** 0 = keyword only, 1 = semantic only. Meilisearch's default is 0.5. */
-  semanticRatio: number;
+  semanticRatio: number
   /** Drop hits whose blended similarity is below this (like Meilisearch's rankingScoreThreshold). */
-  minSimilarity?: number;
-  limit?: number;
+  minSimilarity?: number
+  limit?: number
 }
 
 /** Blend keyword and semantic scores into one list, best first. */
 export function hybridRank(input: HybridInput): RankedHit[] {
-  const r = Math.min(1, Math.max(0, input.semanticRatio));
+  const r = Math.min(1, Math.max(0, input.semanticRatio))
   // Dividing by the larger weight keeps the blended score in [0, 1] and makes
   // the ratio-0 and ratio-1 ends report the raw keyword / semantic score.
-  const scale = Math.max(r, 1 - r);
-  const min = input.minSimilarity ?? 0;
-  const hits: (RankedHit & { tie: number })[] = [];
+  const scale = Math.max(r, 1 - r)
+  const min = input.minSimilarity ?? 0
+  const hits: (RankedHit & { tie: number })[] = []
   const add = (id: string) => {
-    const keyword = clamp01(input.keyword.get(id) ?? 0);
-    const semantic = clamp01(input.semantic.get(id) ?? 0);
-    const wk = (1 - r) * keyword;
-    const ws = r * semantic;
-    const similarity = Math.max(wk, ws) / scale;
-    if (similarity <= 0 || similarity < min) return;
+    const keyword = clamp01(input.keyword.get(id) ?? 0)
+    const semantic = clamp01(input.semantic.get(id) ?? 0)
+    const wk = (1 - r) * keyword
+    const ws = r * semantic
+    const similarity = Math.max(wk, ws) / scale
+    if (similarity <= 0 || similarity < min) return
     // Equal blended scores are ordered by the other source's weighted score,
     // as Meilisearch falls through to its next ranking rule.
-    hits.push({ id, similarity, keyword, semantic, tie: Math.min(wk, ws) });
-  };
-  for (const id of input.keyword.keys()) add(id);
-  for (const id of input.semantic.keys()) if (!input.keyword.has(id)) add(id);
+    hits.push({ id, similarity, keyword, semantic, tie: Math.min(wk, ws) })
+  }
+  for (const id of input.keyword.keys()) add(id)
+  for (const id of input.semantic.keys()) if (!input.keyword.has(id)) add(id)
 
-  let pool = hits;
-  const limit = input.limit;
+  let pool = hits
+  const limit = input.limit
   if (limit !== undefined && hits.length > 4 * limit + 32) {
     // Top-k without sorting every document: find the k-th best score with a
     // numeric typed-array sort, then sort only the hits at or above it.
-    const sims = Float64Array.from(hits, (h) => h.similarity).sort();
-    const cut = sims[Math.max(0, sims.length - limit)]!;
-    pool = hits.filter((h) => h.similarity >= cut);
+    const sims = Float64Array.from(hits, (h) => h.similarity).sort()
+    const cut = sims[Math.max(0, sims.length - limit)]!
+    pool = hits.filter((h) => h.similarity >= cut)
   }
-  pool.sort((a, b) => b.similarity - a.similarity || b.tie - a.tie || (a.id < b.id ? -1 : 1));
-  const top = limit === undefined ? pool : pool.slice(0, limit);
-  return top.map(({ tie: _tie, ...hit }) => hit);
+  pool.sort((a, b) => b.similarity - a.similarity || b.tie - a.tie || (a.id < b.id ? -1 : 1))
+  const top = limit === undefined ? pool : pool.slice(0, limit)
+  return top.map(({ tie: _tie, ...hit }) => hit)
 }
 
 function clamp01(x: number): number {
-  return x < 0 ? 0 : x > 1 ? 1 : Number.isFinite(x) ? x : 0;
+  return x < 0 ? 0 : x > 1 ? 1 : Number.isFinite(x) ? x : 0
 }

@@ -29,7 +29,9 @@ async function main() {
     } else {
       const id = choice.embedder.id
       await forgetEmbedder(db, id)
-      console.log(`forgot the stored vectors of ${id}: servers re-embed each project in the background as they load it (restart them to start at once)`)
+      console.log(
+        `forgot the stored vectors of ${id}: servers re-embed each project in the background as they load it (restart them to start at once)`,
+      )
     }
   } finally {
     await db.close()

@@ -16,30 +16,26 @@ const Result = t.Object({
 
 export const searchRoutes = (deps: Deps) => {
   registerSearch(deps)
-  return new Elysia({ name: 'search' })
-    .derive(withUser(deps))
-    .get('/search', ({ user, query }) => search(deps, user, query) as any, {
-      query: t.Object({
-        projectId: t.String(),
-        q: t.String({ description: 'natural language; only the first 1,000 characters are used' }),
-        type: t.Optional(t.String({ description: 'goal, need, approach, job or task' })),
-        limit: t.Optional(t.String({ description: '1 to 20, default 5' })),
-        mode: t.Optional(
-          t.String({ description: 'Arbor extension for evaluation: hybrid (default), keyword or semantic' }),
-        ),
+  return new Elysia({ name: 'search' }).derive(withUser(deps)).get('/search', ({ user, query }) => search(deps, user, query) as any, {
+    query: t.Object({
+      projectId: t.String(),
+      q: t.String({ description: 'natural language; only the first 1,000 characters are used' }),
+      type: t.Optional(t.String({ description: 'goal, need, approach, job or task' })),
+      limit: t.Optional(t.String({ description: '1 to 20, default 5' })),
+      mode: t.Optional(t.String({ description: 'Arbor extension for evaluation: hybrid (default), keyword or semantic' })),
+    }),
+    response: {
+      200: t.Object({
+        results: t.Array(Result),
+        _meta: t.Optional(t.Object({ search: t.Optional(t.Any()), _tip: t.Optional(t.String()) }, { additionalProperties: true })),
       }),
-      response: {
-        200: t.Object({
-          results: t.Array(Result),
-          _meta: t.Optional(t.Object({ search: t.Optional(t.Any()), _tip: t.Optional(t.String()) }, { additionalProperties: true })),
-        }),
-        503: t.Composite([RefusalBody, t.Object({ _tip: t.Optional(t.String()) })], {
-          description: 'search_unavailable: the Meilisearch server (MEILI_URL) did not answer; retry shortly',
-        }),
-      },
-      detail: {
-        summary: 'Semantic search: nodes closest in meaning to q, ranked by similarity (0 to 1), each with its ancestors',
-        tags: ['tree'],
-      },
-    })
+      503: t.Composite([RefusalBody, t.Object({ _tip: t.Optional(t.String()) })], {
+        description: 'search_unavailable: the Meilisearch server (MEILI_URL) did not answer; retry shortly',
+      }),
+    },
+    detail: {
+      summary: 'Semantic search: nodes closest in meaning to q, ranked by similarity (0 to 1), each with its ancestors',
+      tags: ['tree'],
+    },
+  })
 }

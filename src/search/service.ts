@@ -23,12 +23,15 @@ export interface SearchQuery {
 export async function search(deps: Deps, user: User, query: SearchQuery) {
   const { project } = await requireProject(deps.db, user, query.projectId)
   const q = clip((query.q ?? '').trim(), MAX_QUERY_CHARS)
-  if (!q) throw invalid('q is required: a natural-language query', { _tip: 'Send q=<what you are looking for>, e.g. q=where do we track churn' })
+  if (!q)
+    throw invalid('q is required: a natural-language query', { _tip: 'Send q=<what you are looking for>, e.g. q=where do we track churn' })
   if (query.type !== undefined && !(NODE_TYPES as readonly string[]).includes(query.type))
     throw invalid(`type must be one of: ${NODE_TYPES.join(', ')}`)
   const limit = query.limit === undefined ? SEARCH_LIMIT.default : /^\d+$/.test(query.limit) ? Number(query.limit) : NaN
   if (!(limit >= 1 && limit <= SEARCH_LIMIT.max))
-    throw invalid(`limit must be an integer from 1 to ${SEARCH_LIMIT.max}`, { _tip: `Omit limit for the default of ${SEARCH_LIMIT.default}.` })
+    throw invalid(`limit must be an integer from 1 to ${SEARCH_LIMIT.max}`, {
+      _tip: `Omit limit for the default of ${SEARCH_LIMIT.default}.`,
+    })
   const mode = (query.mode ?? 'hybrid') as SearchMode
   if (!MODES.includes(mode)) throw invalid(`mode must be one of: ${MODES.join(', ')}`)
 

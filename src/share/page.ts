@@ -41,7 +41,7 @@ function renderNode(n: PublicNode, children: Map<string, PublicNode[]>, depth: n
     .join(' ')
   const parts = [
     `<div class="head"><span class="type ${escapeHtml(n.type)}">${TYPE_NAMES[n.type] ?? escapeHtml(n.type)}</span>`,
-    ` <span class="label">${escapeHtml(d.label)}</span>${status ? ' ' + status : ''}</div>`,
+    ` <span class="label">${escapeHtml(d.label)}</span>${status ? ` ${status}` : ''}</div>`,
   ]
   if (d.description) parts.push(`<p class="desc">${escapeHtml(d.description)}</p>`)
   if (n.type === 'approach' && d.measure) parts.push(`<p class="measure">Measure: ${escapeHtml(d.measure)}</p>`)
@@ -97,7 +97,10 @@ export function renderSharePage(view: { project: { name: string }; nodes: Public
 }
 
 export function renderNotFoundPage(): string {
-  return page('Share link not found', '<h1>Share link not found</h1><p class="sub">This link does not exist, was revoked or has expired.</p>')
+  return page(
+    'Share link not found',
+    '<h1>Share link not found</h1><p class="sub">This link does not exist, was revoked or has expired.</p>',
+  )
 }
 
 /** Headers for both pages: no caching (revocation is immediate), no referrer leaking the token, nothing but our inline style. */

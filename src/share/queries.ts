@@ -1,11 +1,11 @@
-import type { Db } from '../db'
-import { one } from '../db/port'
 import countGoalsSql from '../../sql/share/count-goals.sql' with { type: 'text' }
 import expireDueSql from '../../sql/share/expire-due.sql' with { type: 'text' }
 import getLiveSql from '../../sql/share/get-live.sql' with { type: 'text' }
 import insertSql from '../../sql/share/insert.sql' with { type: 'text' }
 import listByProjectSql from '../../sql/share/list-by-project.sql' with { type: 'text' }
 import revokeSql from '../../sql/share/revoke.sql' with { type: 'text' }
+import type { Db } from '../db'
+import { one } from '../db/port'
 
 export interface ShareRow {
   token: string

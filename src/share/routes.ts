@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
-import { ApiError } from '../http/errors'
 import { withUser } from '../http/auth'
+import { ApiError } from '../http/errors'
 import { RefusalBody as Refusal } from '../http/schemas'
 import { PAGE_HEADERS, renderNotFoundPage, renderSharePage } from './page'
 import { createShare, listShares, publicView, revokeShare } from './service'
@@ -70,7 +70,12 @@ export const shareRoutes = (deps: Deps) =>
     })
     .delete('/share', ({ user, query }) => revokeShare(deps, user, query), {
       query: t.Object({ projectId: t.Optional(t.String()), token: t.Optional(t.String()) }, { additionalProperties: true }),
-      response: { 200: t.Object({ success: t.Literal(true), revoked: Nullable(t.String()), _meta: t.Any() }), 400: Refusal, 403: Refusal, 404: Refusal },
+      response: {
+        200: t.Object({ success: t.Literal(true), revoked: Nullable(t.String()), _meta: t.Any() }),
+        400: Refusal,
+        403: Refusal,
+        404: Refusal,
+      },
       detail: { summary: 'Revoke a share link at once (revoked:null when there was nothing to revoke)', tags: ['share'] },
     })
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { ApiError, notFound } from '../http/errors'
-import { requireProject, type Access } from '../projects/access'
+import { type Access, requireProject } from '../projects/access'
 import { tierStatus } from '../tiers/service'
 import * as q from './queries'
 
@@ -39,8 +39,7 @@ function cleanSettings(settings: unknown): { includedGoalIds?: string[] } {
   if (typeof settings !== 'object' || Array.isArray(settings)) throw bad('settings must be an object: {includedGoalIds?}')
   const ids = (settings as Record<string, unknown>).includedGoalIds
   if (ids === undefined || ids === null) return {}
-  if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string'))
-    throw bad('settings.includedGoalIds must be an array of goal ids')
+  if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw bad('settings.includedGoalIds must be an array of goal ids')
   return { includedGoalIds: [...new Set(ids as string[])] }
 }
 
@@ -56,9 +55,16 @@ export async function createShare(deps: Deps, user: User, body: { projectId: str
   const row = (await q.insert(deps.db, { token, projectId: project.id, userId: user.id, settings, now, expiresAt }))!
   const tips: string[] = []
   if (settings.includedGoalIds && (await q.countGoals(deps.db, project.id, settings.includedGoalIds)) === 0)
-    tips.push('None of includedGoalIds is a goal of this project, so the link shows an empty view. Mint a new link with goal ids from GET /nodes?type=goal.')
-  if (days !== undefined && days !== null && !expires) tips.push('expiresInDays was not a positive number, so it was ignored: this link never expires.')
-  tips.push(expiresAt ? `Anyone with the URL can read the shared tree until ${expiresAt.toISOString()}.` : 'Anyone with the URL can read the shared tree until you revoke it (DELETE /share).')
+    tips.push(
+      'None of includedGoalIds is a goal of this project, so the link shows an empty view. Mint a new link with goal ids from GET /nodes?type=goal.',
+    )
+  if (days !== undefined && days !== null && !expires)
+    tips.push('expiresInDays was not a positive number, so it was ignored: this link never expires.')
+  tips.push(
+    expiresAt
+      ? `Anyone with the URL can read the shared tree until ${expiresAt.toISOString()}.`
+      : 'Anyone with the URL can read the shared tree until you revoke it (DELETE /share).',
+  )
   return { token: row.token, url: shareUrl(deps, row.token), expiresAt: iso(row.expires_at), _meta: { _tip: tips.join(' ') } }
 }
 
@@ -76,7 +82,9 @@ export async function listShares(deps: Deps, user: User, projectId: string) {
       revokedAt: iso(r.revoked_at),
       active: r.active,
     })),
-    _meta: { _tip: rows.length ? 'Newest first. Revoke with DELETE /share?projectId&token.' : 'No share links yet: POST /share mints one.' },
+    _meta: {
+      _tip: rows.length ? 'Newest first. Revoke with DELETE /share?projectId&token.' : 'No share links yet: POST /share mints one.',
+    },
   }
 }
 
@@ -116,7 +124,12 @@ export function viewNodes(rows: q.NodeRow[], includedGoalIds?: string[]): Public
     const goals = new Set(rows.filter((r) => r.type === 'goal').map((r) => r.id))
     const queue = includedGoalIds.filter((id) => goals.has(id))
     keep = new Set(queue)
-    while (queue.length) for (const child of children.get(queue.pop()!) ?? []) if (!keep.has(child)) keep.add(child), queue.push(child)
+    while (queue.length)
+      for (const child of children.get(queue.pop()!) ?? []) {
+        if (keep.has(child)) continue
+        keep.add(child)
+        queue.push(child)
+      }
   }
   return rows
     .filter((r) => !keep || keep.has(r.id))

@@ -28,9 +28,7 @@ export const TierStatus = t.Object(
 )
 
 export const tierRoutes = (deps: Deps) =>
-  new Elysia({ name: 'tiers' })
-    .derive(withUser(deps))
-    .get('/tier-status', ({ user }) => tierStatus(deps.config, user, deps.now()), {
-      response: { 200: TierStatus },
-      detail: { summary: "The key's plan, credits and limits", tags: ['account'] },
-    })
+  new Elysia({ name: 'tiers' }).derive(withUser(deps)).get('/tier-status', ({ user }) => tierStatus(deps.config, user, deps.now()), {
+    response: { 200: TierStatus },
+    detail: { summary: "The key's plan, credits and limits", tags: ['account'] },
+  })

@@ -18,18 +18,16 @@ export const TreeResponse = t.Object({
 })
 
 export const treeRoutes = (deps: Deps) =>
-  new Elysia({ name: 'tree' })
-    .derive(withUser(deps))
-    .get('/tree', ({ user, query }) => walk(deps, user, query) as any, {
-      query: t.Object({
-        projectId: t.String(),
-        // checked by the service, so a bad or missing value gets api.md's own message
-        nodeId: t.Optional(t.String()),
-        direction: t.Optional(t.String({ description: 'up, down, lateral or context (required)' })),
-      }),
-      detail: {
-        summary: 'Walk the tree from a node: up to the root, down its subtree, lateral siblings, or the whole context',
-        tags: ['tree'],
-        ...documentedResponse(TreeResponse),
-      },
-    })
+  new Elysia({ name: 'tree' }).derive(withUser(deps)).get('/tree', ({ user, query }) => walk(deps, user, query) as any, {
+    query: t.Object({
+      projectId: t.String(),
+      // checked by the service, so a bad or missing value gets api.md's own message
+      nodeId: t.Optional(t.String()),
+      direction: t.Optional(t.String({ description: 'up, down, lateral or context (required)' })),
+    }),
+    detail: {
+      summary: 'Walk the tree from a node: up to the root, down its subtree, lateral siblings, or the whole context',
+      tags: ['tree'],
+      ...documentedResponse(TreeResponse),
+    },
+  })

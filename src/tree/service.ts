@@ -1,7 +1,7 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { ApiError, ValidationError } from '../http/errors'
-import { toNode, type Node } from '../nodes/model'
+import { type Node, toNode } from '../nodes/model'
 import * as q from '../nodes/queries'
 import { requireProject } from '../projects/access'
 

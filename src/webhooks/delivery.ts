@@ -23,7 +23,7 @@ type Outcome = { httpStatus: number | null; error: string | null }
 
 /** One HTTP attempt. Never throws: every failure becomes an outcome to record. */
 async function send(deps: Deps, d: q.ClaimedDelivery, body: string, at: Date): Promise<Outcome> {
-  let target
+  let target: Awaited<ReturnType<typeof checkUrl>>
   try {
     // checked again at every attempt: the URL may have been fine at registration and the DNS
     // answer may have changed since (rebinding)

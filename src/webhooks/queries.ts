@@ -1,5 +1,3 @@
-import type { Db } from '../db'
-import { one } from '../db/port'
 import claimDueSql from '../../sql/webhooks/claim-due.sql' with { type: 'text' }
 import countByProjectSql from '../../sql/webhooks/count-by-project.sql' with { type: 'text' }
 import deleteSql from '../../sql/webhooks/delete.sql' with { type: 'text' }
@@ -9,6 +7,8 @@ import listDeliveriesSql from '../../sql/webhooks/list-deliveries.sql' with { ty
 import lockProjectSql from '../../sql/webhooks/lock-project.sql' with { type: 'text' }
 import recordAttemptsSql from '../../sql/webhooks/record-attempts.sql' with { type: 'text' }
 import updateSql from '../../sql/webhooks/update.sql' with { type: 'text' }
+import type { Db } from '../db'
+import { one } from '../db/port'
 
 export interface WebhookRow {
   id: string
@@ -44,8 +44,7 @@ export interface DeliveryRow {
 }
 
 export const lockProject = (db: Db, projectId: string) => db.query(lockProjectSql, [projectId])
-export const countByProject = async (db: Db, projectId: string) =>
-  (await one<{ count: number }>(db, countByProjectSql, [projectId]))!.count
+export const countByProject = async (db: Db, projectId: string) => (await one<{ count: number }>(db, countByProjectSql, [projectId]))!.count
 export const insert = (db: Db, w: { id: string; projectId: string; url: string; events: string[]; secret: string; now: Date }) =>
   one<WebhookRow>(db, insertSql, [w.id, w.projectId, w.url, JSON.stringify(w.events), w.secret, w.now])
 export const listByProject = (db: Db, projectId: string) => db.query<WebhookRow>(listByProjectSql, [projectId])

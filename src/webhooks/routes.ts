@@ -63,7 +63,12 @@ export const webhookRoutes = (deps: Deps) =>
     })
     .delete('/webhooks', ({ user, query }) => deleteWebhook(deps, user, query), {
       query: t.Object({ projectId: t.Optional(t.String()), id: t.Optional(t.String()) }, { additionalProperties: true }),
-      response: { 200: t.Object({ success: t.Literal(true), deleted: t.String(), _meta: t.Any() }), 400: Refusal, 403: Refusal, 404: Refusal },
+      response: {
+        200: t.Object({ success: t.Literal(true), deleted: t.String(), _meta: t.Any() }),
+        400: Refusal,
+        403: Refusal,
+        404: Refusal,
+      },
       detail: { summary: 'Delete a webhook by id', tags: ['webhooks'] },
     })
     .get('/webhooks/deliveries', ({ user, query }) => listWebhookDeliveries(deps, user, query), {

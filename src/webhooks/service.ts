@@ -1,5 +1,5 @@
-import type { User } from '../accounts/model'
 import { newId } from '../accounts/keys'
+import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { ApiError, notFound } from '../http/errors'
 import { requireProject } from '../projects/access'
@@ -82,7 +82,9 @@ export async function registerWebhook(deps: Deps, user: User, body: { projectId:
   const { id, url: savedUrl, events: savedEvents, secret } = present(row, true)
   return {
     webhook: { id, url: savedUrl, events: savedEvents, secret: secret! },
-    _meta: { _tip: 'Store the secret now: it is shown only once. Verify X-Arbor-Signature (sha256=<hex HMAC of the raw body>, keyed with the secret string) or webhook-signature with a Standard Webhooks library.' },
+    _meta: {
+      _tip: 'Store the secret now: it is shown only once. Verify X-Arbor-Signature (sha256=<hex HMAC of the raw body>, keyed with the secret string) or webhook-signature with a Standard Webhooks library.',
+    },
   }
 }
 
@@ -126,7 +128,11 @@ export async function deleteWebhook(deps: Deps, user: User, query: Record<string
   const { project } = await projectFor(deps, user, query.projectId ?? '')
   if (!query.id) throw bad('id is required')
   if (!(await q.remove(deps.db, project.id, query.id))) throw notFound('Webhook not found')
-  return { success: true as const, deleted: query.id, _meta: { _tip: 'Its pending deliveries were dropped. Registering again mints a new secret.' } }
+  return {
+    success: true as const,
+    deleted: query.id,
+    _meta: { _tip: 'Its pending deliveries were dropped. Registering again mints a new secret.' },
+  }
 }
 
 export async function listWebhookDeliveries(deps: Deps, user: User, query: Record<string, string | undefined>) {

@@ -7,18 +7,18 @@ import { createHmac, randomBytes } from 'node:crypto'
  * (self-hosting.md), which is what a receiver pasting the secret into an HMAC call does.
  */
 export function newSecret(): string {
-  return 'whsec_' + randomBytes(32).toString('base64')
+  return `whsec_${randomBytes(32).toString('base64')}`
 }
 
 /** `sha256=<hex HMAC-SHA256 of the raw body>`, keyed with the secret string's UTF-8 bytes. */
 export function arborSignature(secret: string, body: string): string {
-  return 'sha256=' + createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex')
+  return `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex')}`
 }
 
 /** Standard Webhooks `v1,<base64 HMAC>` over `id.timestamp.body`, keyed with the decoded secret. */
 export function standardSignature(secret: string, id: string, timestamp: number, body: string): string {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64')
-  return 'v1,' + createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`
 }
 
 /** Every header of one attempt. `timestamp` is in seconds, as Standard Webhooks wants it. */

@@ -40,7 +40,7 @@ function v6ToInt(ip: string): bigint {
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)
   if (dotted) {
     const v4 = Number(v4ToInt(dotted[1]!))
-    text = text.slice(0, -dotted[1]!.length) + `${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`
+    text = `${text.slice(0, -dotted[1]!.length)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`
   }
   const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined]
   const left = head ? head.split(':') : []
@@ -154,7 +154,10 @@ export async function checkUrl(raw: string, allowInsecure: boolean): Promise<Tar
   if (allowInsecure) return { url }
 
   // The URL parser already turned 0x7f000001, 2130706433 and 0177.0.0.1 into dotted form.
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase()
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.+$/, '')
+    .toLowerCase()
   if (host === '' || host === 'localhost' || host.endsWith('.localhost'))
     throw new RefusedUrl(MUST_BE_PUBLIC, `${url.hostname} is a loopback name`)
   let addresses: string[]

@@ -2,19 +2,19 @@
 // time (the built-in model is single-threaded WebAssembly; a remote endpoint has rate limits),
 // queries ahead of background work, and a small cache of query vectors.
 
-import type { Config } from "../../config.ts";
-import type { SemanticCalibration } from "../vectors.ts";
-import { createBuiltinEmbedder } from "./builtin.ts";
-import { OpenAIEmbedder } from "./openai.ts";
-import type { Embedder } from "./types.ts";
+import type { Config } from '../../config.ts'
+import type { SemanticCalibration } from '../vectors.ts'
+import { createBuiltinEmbedder } from './builtin.ts'
+import { OpenAIEmbedder } from './openai.ts'
+import type { Embedder } from './types.ts'
 
 export interface EmbedderChoice {
-  embedder: Embedder;
+  embedder: Embedder
   /** cosine -> [0, 1] mapping for this embedder's cosines (see vectors.ts) */
-  calibration: SemanticCalibration;
+  calibration: SemanticCalibration
   /** raw cosine of two full texts at or above which an add is flagged as a possible duplicate */
-  duplicateCosine: number;
-  remote: boolean;
+  duplicateCosine: number
+  remote: boolean
 }
 
 /**
@@ -23,86 +23,96 @@ export interface EmbedderChoice {
  * A remote model's cosines spread differently and cannot be measured here; its defaults
  * follow what OpenAI-style models typically give (unrelated ~0.1-0.25, paraphrases 0.5-0.8).
  */
-export function chooseEmbedder(config: Pick<Config, "embeddingsUrl" | "embeddingsModel" | "embeddingsApiKey" | "cacheDir">): EmbedderChoice {
+export function chooseEmbedder(
+  config: Pick<Config, 'embeddingsUrl' | 'embeddingsModel' | 'embeddingsApiKey' | 'cacheDir'>,
+): EmbedderChoice {
   if (config.embeddingsUrl)
     return {
       embedder: new OpenAIEmbedder({ url: config.embeddingsUrl, model: config.embeddingsModel!, apiKey: config.embeddingsApiKey }),
       calibration: { floor: 0.15, ceiling: 0.75 },
       duplicateCosine: 0.92,
       remote: true,
-    };
-  return { embedder: createBuiltinEmbedder(undefined, config.cacheDir), calibration: { floor: 0.1, ceiling: 0.8 }, duplicateCosine: 0.86, remote: false };
+    }
+  return {
+    embedder: createBuiltinEmbedder(undefined, config.cacheDir),
+    calibration: { floor: 0.1, ceiling: 0.8 },
+    duplicateCosine: 0.86,
+    remote: false,
+  }
 }
 
-type Job = { texts: string[]; resolve: (v: Float32Array[]) => void; reject: (e: unknown) => void };
+type Job = { texts: string[]; resolve: (v: Float32Array[]) => void; reject: (e: unknown) => void }
 
 export class EmbedQueue {
-  private readonly high: Job[] = [];
-  private readonly low: Job[] = [];
-  private running = false;
-  private readonly cache = new Map<string, Float32Array>();
+  private readonly high: Job[] = []
+  private readonly low: Job[] = []
+  private running = false
+  private readonly cache = new Map<string, Float32Array>()
 
-  constructor(readonly embedder: Embedder, private readonly cacheSize = 512) {}
+  constructor(
+    readonly embedder: Embedder,
+    private readonly cacheSize = 512,
+  ) {}
 
   get id(): string {
-    return this.embedder.id;
+    return this.embedder.id
   }
 
   /** One query vector, ahead of background work; recent queries come from the cache. */
   async query(text: string): Promise<Float32Array> {
-    const hit = this.cache.get(text);
+    const hit = this.cache.get(text)
     if (hit) {
-      this.cache.delete(text); // re-insert: most recently used last
-      this.cache.set(text, hit);
-      return hit;
+      this.cache.delete(text) // re-insert: most recently used last
+      this.cache.set(text, hit)
+      return hit
     }
-    const [v] = await this.run(this.high, [text]);
-    this.cache.set(text, v!);
-    if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
-    return v!;
+    const [v] = await this.run(this.high, [text])
+    this.cache.set(text, v!)
+    if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value!)
+    return v!
   }
 
   /** Vectors for texts; `urgent` puts them ahead of background work. */
   embed(texts: string[], urgent = false): Promise<Float32Array[]> {
-    return this.run(urgent ? this.high : this.low, texts);
+    return this.run(urgent ? this.high : this.low, texts)
   }
 
   /** Load the model now (the built-in one takes ~0.5 s and ~190 MB), so no request waits for it. */
   warm(): Promise<unknown> {
-    return this.embed(["warm up"], true).catch(() => undefined);
+    return this.embed(['warm up'], true).catch(() => undefined)
   }
 
   private run(list: Job[], texts: string[]): Promise<Float32Array[]> {
     return new Promise((resolve, reject) => {
-      list.push({ texts, resolve, reject });
-      void this.pump();
-    });
+      list.push({ texts, resolve, reject })
+      void this.pump()
+    })
   }
 
   private async pump(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
+    if (this.running) return
+    this.running = true
     try {
       for (let job = this.high.shift() ?? this.low.shift(); job; job = this.high.shift() ?? this.low.shift()) {
         try {
-          job.resolve(await this.embedder.embed(job.texts));
+          job.resolve(await this.embedder.embed(job.texts))
         } catch (e) {
-          job.reject(e);
+          job.reject(e)
         }
       }
     } finally {
-      this.running = false;
+      this.running = false
     }
   }
 }
 
 /** `promise`, or undefined once `ms` have passed (the work goes on; its result is dropped here). */
 export async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))
   try {
-    return await Promise.race([promise, timeout]);
+    return await Promise.race([promise, timeout])
   } finally {
-    clearTimeout(timer);
+    clearTimeout(timer)
   }
 }

@@ -4,43 +4,43 @@
 // executable, from the binary: see use-assets.ts); the package's own
 // `remoteModelSource` (which would download from TF Hub) is never used.
 
-import { l2normalize, type Embedder } from "./types.ts";
+import { type Embedder, l2normalize } from './types.ts'
 
-type UseModel = { embed(input: string[]): Promise<number[][]> };
+type UseModel = { embed(input: string[]): Promise<number[][]> }
 
-let model: Promise<UseModel> | undefined;
+let model: Promise<UseModel> | undefined
 
 async function loadModel(): Promise<UseModel> {
   // Imported lazily so merely importing this module costs nothing.
   const [{ initModel }, core, { USE_FILES }] = await Promise.all([
-    import("@energetic-ai/embeddings"),
+    import('@energetic-ai/embeddings'),
     // TensorFlow.js's own exports, which the package re-exports without shipping their types
-    import("@energetic-ai/core") as Promise<unknown> as Promise<{
-      setWasmPaths(files: Record<string, string>): void;
-      ready(): Promise<void>;
-      loadGraphModelSync(artifacts: [object, ArrayBuffer]): any;
-      io: { concatenateArrayBuffers(buffers: ArrayBuffer[]): ArrayBuffer };
+    import('@energetic-ai/core') as Promise<unknown> as Promise<{
+      setWasmPaths(files: Record<string, string>): void
+      ready(): Promise<void>
+      loadGraphModelSync(artifacts: [object, ArrayBuffer]): any
+      io: { concatenateArrayBuffers(buffers: ArrayBuffer[]): ArrayBuffer }
     }>,
-    import("./use-assets.ts"),
-  ]);
-  core.setWasmPaths(USE_FILES.wasm);
+    import('./use-assets.ts'),
+  ])
+  core.setWasmPaths(USE_FILES.wasm)
   return initModel(async () => {
-    const topology = await Bun.file(USE_FILES.model).json();
+    const topology = await Bun.file(USE_FILES.model).json()
     // the weights are the shards concatenated in the manifest's order
-    const names: string[] = topology.weightsManifest.flatMap((group: { paths: string[] }) => group.paths);
+    const names: string[] = topology.weightsManifest.flatMap((group: { paths: string[] }) => group.paths)
     const shards = await Promise.all(
       names.map((name) => {
-        const path = USE_FILES.shards.get(name);
-        if (!path) throw new Error(`sentence encoder: weight shard ${name} is not bundled`);
-        return Bun.file(path).arrayBuffer();
+        const path = USE_FILES.shards.get(name)
+        if (!path) throw new Error(`sentence encoder: weight shard ${name} is not bundled`)
+        return Bun.file(path).arrayBuffer()
       }),
-    );
-    await core.ready(); // the weights are decoded by the backend, which must be up first
+    )
+    await core.ready() // the weights are decoded by the backend, which must be up first
     return {
       model: core.loadGraphModelSync([topology, core.io.concatenateArrayBuffers(shards)]),
       vocabulary: await Bun.file(USE_FILES.vocabulary).json(),
-    };
-  });
+    }
+  })
 }
 
 /**
@@ -49,8 +49,8 @@ async function loadModel(): Promise<UseModel> {
  * the build, sits at its path under src/.
  */
 function workerUrl(): string {
-  if (import.meta.url.startsWith("file:///$bunfs/")) return new URL("./search/embedder/use-worker.ts", import.meta.url).href;
-  return new URL("./use-worker.ts", import.meta.url).href;
+  if (import.meta.url.startsWith('file:///$bunfs/')) return new URL('./search/embedder/use-worker.ts', import.meta.url).href
+  return new URL('./use-worker.ts', import.meta.url).href
 }
 
 /**
@@ -58,71 +58,71 @@ function workerUrl(): string {
  * cannot be started (some single-file builds), the model runs on the calling thread instead.
  */
 class ModelWorker {
-  private worker: Worker;
-  private next = 0;
-  private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>();
+  private worker: Worker
+  private next = 0
+  private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>()
 
   constructor() {
-    this.worker = new Worker(workerUrl());
-    this.worker.unref(); // an idle model must not keep the process alive
+    this.worker = new Worker(workerUrl())
+    this.worker.unref() // an idle model must not keep the process alive
     this.worker.onmessage = (event: MessageEvent<{ id: number; vectors?: Float32Array[]; error?: string }>) => {
-      const job = this.pending.get(event.data.id);
-      if (!job) return;
-      this.pending.delete(event.data.id);
-      if (event.data.error !== undefined) job.reject(new Error(`sentence encoder: ${event.data.error}`));
-      else job.resolve(event.data.vectors!);
-    };
+      const job = this.pending.get(event.data.id)
+      if (!job) return
+      this.pending.delete(event.data.id)
+      if (event.data.error !== undefined) job.reject(new Error(`sentence encoder: ${event.data.error}`))
+      else job.resolve(event.data.vectors!)
+    }
     this.worker.onerror = (event) => {
-      for (const job of this.pending.values()) job.reject(new Error(`sentence encoder worker failed: ${event.message}`));
-      this.pending.clear();
-    };
+      for (const job of this.pending.values()) job.reject(new Error(`sentence encoder worker failed: ${event.message}`))
+      this.pending.clear()
+    }
   }
 
   embed(texts: string[]): Promise<Float32Array[]> {
-    const id = ++this.next;
+    const id = ++this.next
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, texts });
-    });
+      this.pending.set(id, { resolve, reject })
+      this.worker.postMessage({ id, texts })
+    })
   }
 }
 
-let worker: ModelWorker | null | undefined;
+let worker: ModelWorker | null | undefined
 
 function sharedWorker(): ModelWorker | null {
   if (worker === undefined) {
     try {
-      worker = new ModelWorker();
+      worker = new ModelWorker()
     } catch {
-      worker = null;
+      worker = null
     }
   }
-  return worker;
+  return worker
 }
 
 export class UseEmbedder implements Embedder {
-  readonly id = "builtin-use-lite-512-v1";
-  readonly dims = 512;
-  private readonly batchSize: number;
-  private readonly inWorker: boolean;
+  readonly id = 'builtin-use-lite-512-v1'
+  readonly dims = 512
+  private readonly batchSize: number
+  private readonly inWorker: boolean
 
   /** batchSize: texts per forward pass (bounds the sparse input tensor); inWorker: off the main thread. */
   constructor(opts: { batchSize?: number; inWorker?: boolean } = {}) {
-    this.batchSize = opts.batchSize ?? 32;
-    this.inWorker = opts.inWorker ?? true;
+    this.batchSize = opts.batchSize ?? 32
+    this.inWorker = opts.inWorker ?? true
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
-    const w = this.inWorker ? sharedWorker() : null;
-    if (w) return w.embed(texts);
-    model ??= loadModel();
-    const m = await model;
-    const out: Float32Array[] = [];
+    const w = this.inWorker ? sharedWorker() : null
+    if (w) return w.embed(texts)
+    model ??= loadModel()
+    const m = await model
+    const out: Float32Array[] = []
     for (let i = 0; i < texts.length; i += this.batchSize) {
       // An empty string makes the model's sparse input empty, which it rejects.
-      const batch = texts.slice(i, i + this.batchSize).map((t) => (t.trim() ? t : "."));
-      for (const v of await m.embed(batch)) out.push(l2normalize(Float32Array.from(v)));
+      const batch = texts.slice(i, i + this.batchSize).map((t) => (t.trim() ? t : '.'))
+      for (const v of await m.embed(batch)) out.push(l2normalize(Float32Array.from(v)))
     }
-    return out;
+    return out
   }
 }
