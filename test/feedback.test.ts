@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'bun:test'
-import { startApp } from './helpers'
+import { ADMIN_TOKEN, startApp } from './helpers'
 
 // api.md POST /feedback, its error rows and the feedback limits
 const app = await startApp()
@@ -129,7 +129,7 @@ describe('feedback rate limit', () => {
     expect(over.status).toBe(429)
     expect(over.body).toEqual({ error: 'rate_limited', message: 'At most 20 feedback items per account in 24 hours' })
 
-    const minted = await app.call('POST', `/admin/v1/users/${u.id}/api-keys`, { key: 'test-admin-token', body: {} })
+    const minted = await app.call('POST', `/admin/v1/users/${u.id}/api-keys`, { key: ADMIN_TOKEN, body: {} })
     expect((await send({ kind: 'note', summary: 'other key' }, { key: minted.body.apiKey })).status).toBe(429)
     // another account is not affected
     expect((await send({ kind: 'note', summary: 'owner' })).status).toBe(200)

@@ -55,7 +55,7 @@ async function freshPostgres(): Promise<{ db: Db; url: string; drop: () => Promi
   }
 }
 
-export const ADMIN_TOKEN = 'test-admin-token'
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef'
 
 export interface Res {
   status: number

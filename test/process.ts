@@ -1,0 +1,163 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+import { ADMIN_TOKEN } from './helpers'
+
+/**
+ * The real server as its own process (`bun src/main.ts`, loops on), for tests that must see what
+ * a user sees: only HTTP and the process's output. The database is a fresh PGlite DATA_DIR, or a
+ * fresh database on the PostgreSQL server of TEST_DATABASE_URL. Unit tests of `tick(deps, now)`
+ * prove the logic; these prove it is wired.
+ */
+const ROOT = join(import.meta.dir, '..')
+const PG_URL = process.env.TEST_DATABASE_URL
+
+export interface ServerProcess {
+  /** http://127.0.0.1:<port> */
+  url: string
+  /** the owner's key, read from the first start's output */
+  ownerKey: string
+  proc: Subprocess<'ignore', 'pipe', 'pipe'>
+  /** everything the process wrote so far (stdout and stderr) */
+  output: () => string
+  /** one JSON call; `key` defaults to the owner's, `null` sends none */
+  call: (
+    method: string,
+    path: string,
+    opts?: { body?: unknown; key?: string | null; headers?: Record<string, string> },
+  ) => Promise<{
+    status: number
+    body: any
+    headers: Headers
+  }>
+  /** poll `fn` until it returns a truthy value, or fail after `timeoutMs` with the last value */
+  until: <T>(fn: () => Promise<T>, timeoutMs?: number, what?: string) => Promise<T>
+  /** SIGTERM and wait; the database is kept until `close` */
+  stop: () => Promise<number>
+  /** stop (if running) and drop the database */
+  close: () => Promise<void>
+  /** where the database lives, to start a second process (a replica, or a restart) on it */
+  env: Record<string, string>
+}
+
+async function drain(stream: ReadableStream<Uint8Array>, sink: string[]) {
+  const decoder = new TextDecoder()
+  for await (const chunk of stream) sink.push(decoder.decode(chunk, { stream: true }))
+}
+
+async function freshDatabase(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+  if (!PG_URL) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'arbor-proc-'))
+    return { env: { DATA_DIR: dataDir }, drop: async () => rmSync(dataDir, { recursive: true, force: true }) }
+  }
+  const { default: postgres } = await import('postgres')
+  const name = `arbor_proc_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
+  const admin = postgres(PG_URL, { max: 1, onnotice: () => {} })
+  await admin.unsafe(`create database ${name}`)
+  await admin.end()
+  const url = new URL(PG_URL)
+  url.pathname = `/${name}`
+  const dataDir = mkdtempSync(join(tmpdir(), 'arbor-proc-'))
+  return {
+    env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir },
+    drop: async () => {
+      const a = postgres(PG_URL, { max: 1, onnotice: () => {} })
+      await a.unsafe(`drop database if exists ${name} with (force)`)
+      await a.end()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/**
+ * Start `bun src/main.ts` on a free port. `env` is added to a small default environment
+ * (loops every 200 ms, no rate limit, an admin token). Pass `on` (the `env` of an earlier
+ * process) to start on the same database: a restart, or a second replica on PostgreSQL.
+ */
+export async function startServer(env: Record<string, string> = {}, on?: ServerProcess): Promise<ServerProcess> {
+  const db = on ? { env: on.env, drop: async () => {} } : await freshDatabase()
+  const fullEnv: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_PER_MINUTE: '0',
+    SCHEDULER_INTERVAL_MS: '200',
+    ADMIN_TOKEN,
+    ...db.env,
+    ...env,
+  }
+  const proc = Bun.spawn([process.execPath, 'src/main.ts'], { cwd: ROOT, env: fullEnv, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  const chunks: string[] = []
+  void drain(proc.stdout, chunks)
+  void drain(proc.stderr, chunks)
+  const output = () => chunks.join('')
+
+  const deadline = Date.now() + 60_000
+  let url = ''
+  while (!url) {
+    const m = /"msg":"listening".*?"url":"(http:\/\/[^"]+)"/.exec(output())
+    if (m) url = m[1]!
+    else if (proc.exitCode !== null || proc.signalCode !== null) {
+      await Bun.sleep(50)
+      await db.drop()
+      throw new Error(`the server exited with ${proc.exitCode ?? proc.signalCode} before listening:\n${output()}`)
+    } else if (Date.now() > deadline) {
+      proc.kill('SIGKILL')
+      await db.drop()
+      throw new Error(`the server did not listen within 60 s:\n${output()}`)
+    } else await Bun.sleep(20)
+  }
+  const ownerKey = on?.ownerKey ?? /Arbor API key for owner: (arb_[0-9A-Za-z]+)/.exec(output())?.[1] ?? ''
+
+  const call: ServerProcess['call'] = async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) }
+    const key = opts.key === undefined ? ownerKey : opts.key
+    if (key) headers.authorization = `Bearer ${key}`
+    let body: string | undefined
+    if (opts.body !== undefined) {
+      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    const res = await fetch(url + path, { method, headers, body })
+    const text = await res.text()
+    let parsed: any = text
+    try {
+      parsed = JSON.parse(text)
+    } catch {}
+    return { status: res.status, body: parsed, headers: res.headers }
+  }
+
+  const until: ServerProcess['until'] = async (fn, timeoutMs = 30_000, what = 'condition') => {
+    const end = Date.now() + timeoutMs
+    let last: unknown
+    for (;;) {
+      last = await fn()
+      if (last) return last as never
+      if (Date.now() > end) throw new Error(`${what} not reached within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`)
+      await Bun.sleep(50)
+    }
+  }
+
+  const stop = async () => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM')
+    return await proc.exited
+  }
+
+  return {
+    url,
+    ownerKey,
+    proc,
+    output,
+    call,
+    until,
+    stop,
+    env: db.env,
+    async close() {
+      await stop()
+      await db.drop()
+    },
+  }
+}
