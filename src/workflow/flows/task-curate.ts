@@ -101,7 +101,7 @@ function curatePlan(ctx: FlowCtx, ids: string[], actions: unknown): Plan {
       if (first.data && typeof first.data === 'object' && !Array.isArray(first.data) && (first.data as any).label === undefined)
         first.data = { label: task.data?.label, ...(first.data as object) }
       else if (first.data === undefined) first.data = { label: task.data?.label }
-      nodes.forEach((n, k) => push({ action: 'add', node: n }, `${at}.nodes[${k}]`))
+      for (const [k, n] of nodes.entries()) push({ action: 'add', node: n }, `${at}.nodes[${k}]`)
       focusDraft ??= first.id as string
     } else if (a.action === 'merge') {
       const into = a.intoTaskId
