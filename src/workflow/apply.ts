@@ -60,17 +60,38 @@ export async function applyPlan(deps: Deps, user: User, run: RunState, state: st
   } catch (err) {
     throw await applyError(deps, user, key, plan, err)
   }
-  if (outcome.replayed)
-    throw failed(
-      'This advance was already applied by an earlier attempt',
-      { retry: false, partialApply: false, alreadyApplied: true },
-      {
-        changeset: outcome.body.changeset,
-        focus: outcome.body.focus,
-        _meta: { _tip: 'Nothing was written twice. Read GET /api/v1/nodes for the ids; do not retry.' },
-      },
-    )
+  if (outcome.replayed) throw alreadyApplied(outcome.body)
   return outcome.body
+}
+
+const alreadyApplied = (earlier: Record<string, unknown>) =>
+  failed(
+    'This advance was already applied by an earlier attempt',
+    { retry: false, partialApply: false, alreadyApplied: true },
+    {
+      changeset: earlier.changeset,
+      focus: earlier.focus,
+      _meta: { _tip: 'Nothing was written twice. Read GET /api/v1/nodes for the ids; do not retry.' },
+    },
+  )
+
+const stillRunning = () =>
+  failed(
+    'An identical apply is still running',
+    { retry: true, partialApply: false },
+    { _meta: { _tip: 'An identical apply is still running: wait a few seconds, then re-call advance with the same state and response.' } },
+  )
+
+/**
+ * Before an answer is checked against the project as it is now: has this very advance (same
+ * state, same response) already applied, or is it applying? A replay must hear that, not a
+ * complaint about the nodes its first attempt deleted.
+ */
+export async function refuseRepeat(deps: Deps, user: User, state: string, response: unknown): Promise<void> {
+  const stored = await storedOutcome(deps.db, user.id, applyKey(state, response))
+  if (!stored) return
+  if (stored.status === null) throw stillRunning()
+  if (stored.status === 200 && stored.body) throw alreadyApplied(stored.body)
 }
 
 function terminalBody(projectId: string, plan: Plan, result: Record<string, any>, before: Map<string, Record<string, unknown>>) {
@@ -121,14 +142,7 @@ async function applyError(deps: Deps, user: User, key: string, plan: Plan, err: 
     const tip = typeof err.meta._tip === 'string' ? ` (${err.meta._tip})` : ''
     return new BadResponse(errors.join('; ') + tip)
   }
-  if (err instanceof ValidationError && err.status === 409)
-    return failed(
-      'An identical apply is still running',
-      { retry: true, partialApply: false },
-      {
-        _meta: { _tip: 'An identical apply is still running: wait a few seconds, then re-call advance with the same state and response.' },
-      },
-    )
+  if (err instanceof ValidationError && err.status === 409) return stillRunning()
   if (err instanceof ApiError && err.status < 500) {
     const { message: _m, ...extra } = err.extra as Record<string, unknown>
     return failed(

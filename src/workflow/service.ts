@@ -4,7 +4,7 @@ import type { Deps } from '../deps'
 import { ApiError } from '../http/errors'
 import { requireProject, tierRequired } from '../projects/access'
 import { hasApiAccess } from '../tiers/service'
-import { applyPlan, finishedEmpty } from './apply'
+import { applyPlan, finishedEmpty, refuseRepeat } from './apply'
 import { addFlow } from './flows/add'
 import { phaseAssignFlow } from './flows/phase-assign'
 import { CURATE_TIP, taskCurateFlow } from './flows/task-curate'
@@ -114,6 +114,7 @@ async function advance(deps: Deps, codec: StateCodec, user: User, projectId: str
   if (typeof response.message === 'string' && response.message.length > LIMITS.messageChars)
     throw retry(`message is ${response.message.length} characters; at most ${LIMITS.messageChars} are allowed`)
 
+  await refuseRepeat(deps, user, state, response)
   const flow = FLOWS.get(run.flow)!
   const ctx: FlowCtx = { deps, user, projectId, snap: await loadSnapshot(deps.db, projectId) }
   const answer = { signal: response.signal as Signal, message: response.message ?? '', body: response as Record<string, unknown> }

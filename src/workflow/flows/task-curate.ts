@@ -14,6 +14,11 @@ import { type Flow, type FlowCtx, type Plan, withTurns } from './shared'
 export const CURATE_TIP =
   'Promotions and discards are proposals: show them to the user first and submit only the choices they confirm; set the rest to skip.'
 const ACTIONS = ['skip', 'discard', 'merge', 'promote']
+const DONE_TO = new Map([
+  ['discard', 'discarded'],
+  ['merge', 'merged'],
+  ['promote', 'promoted'],
+])
 
 function taskLine(t: Node): string {
   const d = t.data ?? {}
@@ -109,7 +114,7 @@ function curatePlan(ctx: FlowCtx, ids: string[], actions: unknown): Plan {
         throw new BadResponse(`${at}.intoTaskId must be another task id of the inbox in the prompt`)
       const targetAction = byTask.get(into)?.action ?? 'skip'
       if (targetAction !== 'skip')
-        throw new BadResponse(`${at}: ${into} is itself ${targetAction}d in this answer; merge into a task that stays`)
+        throw new BadResponse(`${at}: ${into} is itself ${DONE_TO.get(targetAction)} in this answer; merge into a task that stays`)
       const target = ctx.snap.byId.get(into)
       if (!target) throw new BadResponse(`${at}: ${into} no longer exists`)
       const before = merged.get(into) ?? String(target.data?.description ?? '')
