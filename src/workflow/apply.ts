@@ -4,7 +4,7 @@ import type { Deps } from '../deps'
 import { ApiError, ValidationError } from '../http/errors'
 import { canonical, runIdempotent, storedOutcome } from '../http/idempotency'
 import { focus } from '../http/meta'
-import { batch } from '../nodes/batch'
+import { batch, MAX_BATCH } from '../nodes/batch'
 import { type Node, toNode } from '../nodes/model'
 import * as nodeQueries from '../nodes/queries'
 import type { Plan } from './flows/types'
@@ -52,7 +52,7 @@ export async function applyPlan(deps: Deps, user: User, run: RunState, state: st
       async (db) => {
         const touched = plan.mutations.filter((m) => m.action === 'update' || m.action === 'delete').map((m) => String(m.nodeId))
         const before = new Map((await nodeQueries.getMany(db, run.projectId, touched)).map((r) => [r.id, publicNode(toNode(r))]))
-        const result = (await batch({ ...deps, db }, user, { projectId: run.projectId, mutations: plan.mutations })) as any
+        const result = await batchInChunks({ ...deps, db }, user, run.projectId, plan)
         return terminalBody(run.projectId, plan, result, before)
       },
       { storeRefusals: false },
@@ -92,6 +92,63 @@ export async function refuseRepeat(deps: Deps, user: User, state: string, respon
   if (!stored) return
   if (stored.status === null) throw stillRunning()
   if (stored.status === 200 && stored.body) throw alreadyApplied(stored.body)
+}
+
+/**
+ * The plan through POST /mutate's batch, in the caller's transaction. A plan may be longer than
+ * one batch allows (1,000 phase-assign updates and their new iterations): it is cut into
+ * batches at the boundaries of the answer's items (an action's or a phase's entries stay
+ * together), later batches name earlier drafts by their real ids, and an entry's index in an
+ * error is its index in the whole plan.
+ */
+async function batchInChunks(deps: Deps, user: User, projectId: string, plan: Plan) {
+  const group = (i: number) => (plan.source[i] ?? '').replace(/\].*$/, ']')
+  const chunks: number[][] = []
+  let current: number[] = []
+  plan.mutations.forEach((_, i) => {
+    if (current.length && group(i) !== group(i - 1) && current.length + groupSize(i) > MAX_BATCH) {
+      chunks.push(current)
+      current = []
+    }
+    current.push(i)
+  })
+  if (current.length) chunks.push(current)
+  function groupSize(from: number) {
+    let n = 0
+    while (from + n < plan.mutations.length && group(from + n) === group(from)) n++
+    return n
+  }
+
+  const idMap = new Map<string, string>()
+  const results: Record<string, unknown>[] = []
+  let meta: Record<string, unknown> = {}
+  const real = (id: unknown) => (typeof id === 'string' ? (idMap.get(id) ?? id) : id)
+  for (const chunk of chunks) {
+    const mutations = chunk.map((i) => {
+      const m = plan.mutations[i]!
+      if (m.action === 'add') {
+        const node = m.node as Record<string, unknown>
+        return { ...m, node: { ...node, ...(node.parentId === undefined ? {} : { parentId: real(node.parentId) }) } }
+      }
+      return m.nodeId === undefined ? m : { ...m, nodeId: real(m.nodeId) }
+    })
+    try {
+      const result = (await batch(deps, user, { projectId, mutations })) as any
+      results.push(...result.results)
+      for (const [draft, id] of Object.entries<string>(result.idMap ?? {})) idMap.set(draft, id)
+      meta = result._meta ?? {}
+    } catch (err) {
+      if (err instanceof ValidationError && err.status === 400)
+        err.errors.splice(
+          0,
+          err.errors.length,
+          ...err.errors.map((e) => e.replace(/^mutations\[(\d+)\]: /, (_, i: string) => `mutations[${chunk[Number(i)]}]: `)),
+        )
+      throw err
+    }
+  }
+  if (chunks.length > 1) meta = { ...meta, _tip: `Applied ${plan.mutations.length} mutation(s).` }
+  return { results, idMap: Object.fromEntries(idMap), _meta: meta }
 }
 
 function terminalBody(projectId: string, plan: Plan, result: Record<string, any>, before: Map<string, Record<string, unknown>>) {
