@@ -182,3 +182,20 @@ describe('POST /workflow refusals', () => {
     })
   })
 })
+
+describe('documentation', () => {
+  it('describes the workflow and the outline rendering in the guide and the OpenAPI document', async () => {
+    const guide = (await app.call('GET', '/api/v1/guide', { key: null })).body
+    expect(guide.endpoints).toContainEqual(expect.objectContaining({ method: 'GET', path: '/api/v1/workflow' }))
+    expect(guide.endpoints).toContainEqual(expect.objectContaining({ method: 'POST', path: '/api/v1/workflow' }))
+    expect(guide.workflow.limits.drafts).toBe(50)
+    expect(guide.treeOutline.request).toBe(
+      'GET /api/v1/tree?projectId&format=outline&budget=<characters 200-200000, default 12000>[&nodeId=<id>]',
+    )
+    const doc = (await app.call('GET', '/openapi.json', { key: null })).body
+    expect(Object.keys(doc.paths['/api/v1/workflow']).sort()).toEqual(['get', 'post'])
+    expect(doc.paths['/api/v1/workflow'].get.security).toEqual([])
+    const params = doc.paths['/api/v1/tree'].get.parameters.map((p: any) => p.name)
+    expect(params).toEqual(expect.arrayContaining(['format', 'budget']))
+  })
+})

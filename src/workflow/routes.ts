@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
+import { documentedResponse } from '../http/documented'
 import { guideUrl } from '../http/meta'
 import { catalog } from './catalog'
 import { postWorkflow } from './service'
@@ -48,6 +49,28 @@ export const workflowRoutes = (deps: Deps) => {
           summary:
             'Start or advance a planning flow driven by your own model: mid-flow {done:false, prompt, state}; at the end {done:true, changeset, focus, message, _meta:{viewCommand}}',
           tags: ['workflow'],
+          ...documentedResponse(
+            t.Object({
+              done: t.Boolean(),
+              prompt: t.Optional(t.String({ description: 'mid-flow: send it to your model' })),
+              state: t.Optional(t.String({ description: 'mid-flow: pass it back verbatim' })),
+              changeset: t.Optional(
+                t.Array(
+                  t.Object({
+                    action: t.String({ description: 'add, update, delete or addIteration' }),
+                    nodeId: t.Nullable(t.String()),
+                    type: t.String(),
+                    before: t.Nullable(t.Any()),
+                    after: t.Nullable(t.Any()),
+                  }),
+                ),
+              ),
+              focus: t.Optional(t.Nullable(t.String())),
+              message: t.Optional(t.String()),
+              _meta: t.Optional(t.Record(t.String(), t.Any())),
+            }),
+            'Mid-flow {done:false, prompt, state}; at the end {done:true, changeset, focus, message, _meta:{viewCommand}}. 400 {error, retry:true, state} for a bad answer; 500 {retry, partialApply, alreadyApplied?} when the final apply fails.',
+          ),
         },
       },
     )
