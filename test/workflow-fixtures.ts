@@ -4,8 +4,8 @@ import type { TestApp } from './helpers'
  * A small plan for the workflow tests: goal-1 › need-1 › approach-1 › job-1, job-2, plus
  * approach-2 under need-1, and the given tasks. Returns the project id.
  */
-export async function planProject(app: TestApp, opts: { tasks?: string[]; key?: string } = {}): Promise<string> {
-  const projectId = await app.project(undefined, opts.key)
+export async function planProject(app: TestApp, opts: { tasks?: string[]; key?: string; id?: string } = {}): Promise<string> {
+  const projectId = await app.project(opts.id, opts.key)
   const mutations: Record<string, unknown>[] = [
     { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'Teams adopt the product' } } },
     { action: 'add', node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'Managers cannot see progress' } } },

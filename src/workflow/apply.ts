@@ -189,8 +189,8 @@ function terminalBody(projectId: string, plan: Plan, result: Record<string, any>
   }
 }
 
-/** One of the refusals of the apply, as its body says (api.md, terminal apply failure). */
-async function applyError(deps: Deps, user: User, key: string, plan: Plan, err: unknown): Promise<Error> {
+/** One of the refusals of the apply, as its body says (api.md, terminal apply failure); exported for its tests. */
+export async function applyError(deps: Deps, user: User, key: string, plan: Plan, err: unknown): Promise<Error> {
   if (err instanceof ValidationError && err.status === 400) {
     // a batch entry broke a mutate rule: name the part of the answer it came from
     const errors = err.errors.map((e) =>

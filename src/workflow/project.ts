@@ -35,13 +35,13 @@ export function treeText(snap: Snapshot, projectId: string, opts: { tasks: boole
   return renderOutline(nodes, LIMITS.treeBudget, { title: `Project ${projectId}:` }).text
 }
 
-/** "goal-1 "Grow" › need-2 "…" › approach-3 "…"": the path above a node, labels clipped. */
+/** `goal-1 › need-2 › approach-3 "Weekly summary"`: the ids above a node, its parent's label clipped. */
 export function pathOf(snap: Snapshot, node: Node): string {
   const parts: string[] = []
   let at = node.parentId ? snap.byId.get(node.parentId) : undefined
-  for (let guard = 0; at && guard < 10; guard++) {
+  for (let depth = 0; at && depth < 10; depth++) {
     const label = String(at.data?.label ?? '')
-    parts.unshift(`${at.id} ${JSON.stringify(label.length > 40 ? `${label.slice(0, 39)}…` : label)}`)
+    parts.unshift(depth === 0 ? `${at.id} ${JSON.stringify(label.length > 60 ? `${label.slice(0, 59)}…` : label)}` : at.id)
     at = at.parentId ? snap.byId.get(at.parentId) : undefined
   }
   return parts.join(' › ')
