@@ -120,6 +120,29 @@ describe('add flow', () => {
     expect(asked.body.prompt).toContain('- You (needs_clarification): Which report do you mean?\n- User: The weekly summary, as CSV')
   })
 
+  it('goes back to confirm when the model moves the idea at the draft step', async () => {
+    const projectId = await planProject(app)
+    const started = await startAdd(projectId)
+    const confirmed = await workflow(app, {
+      projectId,
+      action: 'advance',
+      state: started.state,
+      response: { signal: 'confirmed', message: 'Under the summary.', context: { type: 'job', parentId: 'approach-1' } },
+    })
+    expect(confirmed.body._meta.step).toBe('draft')
+    const moved = await workflow(app, {
+      projectId,
+      action: 'advance',
+      state: confirmed.body.state,
+      nextInput: 'No, it belongs to the dashboard',
+      response: { signal: 'classified', message: 'Under the dashboard then.', context: { type: 'job', parentId: 'approach-2' } },
+    })
+    expect(moved.status).toBe(200)
+    expect(moved.body._meta.step).toBe('confirm')
+    expect(moved.body.prompt).toContain('a job under approach-2 "Live dashboard"')
+    expect(moved.body.prompt).toContain('The user answered: "No, it belongs to the dashboard"')
+  })
+
   it('refuses a draft that breaks a mutate rule with 400 retry:true and the same state, then accepts the corrected answer', async () => {
     const projectId = await planProject(app)
     const started = await startAdd(projectId)

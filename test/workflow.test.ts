@@ -28,7 +28,7 @@ describe('GET /workflow', () => {
     expect(res.body.flows[0].steps.map((s: any) => [s.name, s.signals])).toEqual([
       ['classify', ['classified', 'needs_clarification', 'draft_ready']],
       ['confirm', ['classified', 'confirmed', 'draft_ready', 'needs_clarification']],
-      ['draft', ['draft_ready', 'needs_clarification']],
+      ['draft', ['draft_ready', 'needs_clarification', 'classified']],
     ])
     expect(res.body.protocol.limits).toEqual({
       inputChars: 4000,

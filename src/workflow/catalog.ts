@@ -195,9 +195,10 @@ export function catalog(guide: string) {
             draft_ready: addSchemas.draft_ready,
           }),
           step('confirm', 'Confirm the placement (or propose another).', addSchemas),
-          step('draft', 'Draft the nodes under the agreed placement.', {
+          step('draft', 'Draft the nodes under the agreed placement (classified goes back to confirm a new one).', {
             draft_ready: addSchemas.draft_ready,
             needs_clarification: clarify,
+            classified: addSchemas.classified,
           }),
         ],
         advisory: 'draft_ready writes at once: show the drafts to the user before submitting them.',

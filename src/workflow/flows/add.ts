@@ -95,8 +95,7 @@ export const addFlow: Flow = {
         if (!answer.message.trim()) throw new BadResponse('needs_clarification needs message: the question for the user')
         return turned(run.step)
       case 'classified': {
-        if (run.step === 'draft')
-          throw new BadResponse('The placement is confirmed: answer draft_ready with draftNodes (or needs_clarification)')
+        // also at the draft step: the user may still move the idea, which then needs a new confirmation
         const placement = checkPlacement(ctx, answer.body.context)
         return turned('confirm', { placement }, placement)
       }
