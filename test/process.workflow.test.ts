@@ -98,6 +98,10 @@ describe('bun run workflow:demo', () => {
       )
       const nodes = await server.call('GET', `/api/v1/nodes?projectId=${projectId}&type=job`)
       expect(nodes.body.nodes.map((n: any) => n.data.label)).toEqual(['A manager downloads the summary as CSV'])
+      const outline = await server.call('GET', `/api/v1/tree?projectId=${projectId}&format=outline&budget=1000`)
+      expect(outline.body.outline.split('\n').at(-1)).toBe(
+        '      - job-1 "A manager downloads the summary as CSV" [open, iteration: Later]',
+      )
     } finally {
       model.stop()
     }
