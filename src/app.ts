@@ -17,6 +17,7 @@ import { sharePageRoutes, shareRoutes } from './share/routes'
 import { tierRoutes } from './tiers/routes'
 import { treeRoutes } from './tree/routes'
 import { webhookRoutes } from './webhooks/routes'
+import { workflowRoutes } from './workflow/routes'
 
 /**
  * Builds the Elysia app and the request handler around it. Never listens: main.ts hands
@@ -39,6 +40,7 @@ export function createApp(deps: Deps) {
     .use(shareRoutes(deps))
     .use(eventRoutes(deps))
     .use(exportRoutes(deps))
+    .use(workflowRoutes(deps))
 
   const app = new Elysia({ normalize: false })
     .use(errorPlugin(deps))
