@@ -16,14 +16,14 @@ import { bootstrapOwner } from '../src/accounts/service'
 import { createApp } from '../src/app'
 import { loadConfig } from '../src/config'
 import { openDb } from '../src/db'
-import { createWaker, type Deps } from '../src/deps'
+import { createDeps, type Deps } from '../src/deps'
 import { createLogger } from '../src/log'
 
 const url = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL
 const config = loadConfig({ DATABASE_URL: url ?? 'memory://', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'silent' })
 const db = await openDb(config)
 if (url) await db.exec('truncate users, projects cascade')
-const deps: Deps = { config, db, log: createLogger('silent'), now: () => new Date(), ...createWaker() }
+const deps: Deps = createDeps({ config, db, log: createLogger('silent') })
 const key = (await bootstrapOwner(db))!
 const { handle } = createApp(deps)
 const server = Bun.serve({ port: 0, fetch: (req) => handle(req, '127.0.0.1') })
