@@ -12,6 +12,13 @@ import type { Db, Listener, Row } from './port'
  */
 export class DataDirLockedError extends Error {}
 
+/**
+ * PostgreSQL's default buffer pool (128 MB) is allocated inside PGlite's WebAssembly memory and
+ * touched at start: most of an idle server's RSS. Reads that miss it go to PGlite's files,
+ * which the operating system caches; 16 MB keeps the hot pages of our indexes.
+ */
+const SHARED_BUFFERS = '16MB'
+
 function acquireLock(dataDir: string): string {
   mkdirSync(dataDir, { recursive: true })
   const lockPath = join(dataDir, 'arbor.lock')
@@ -120,6 +127,7 @@ export async function openPglite(dataDir: string | null, template?: Blob): Promi
   try {
     pg = await PGlite.create({
       ...(await pgliteAssets()),
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
       ...(pgdata ? { dataDir: pgdata } : {}),
       ...(template ? { loadDataDir: template } : {}),
     })
