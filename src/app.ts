@@ -18,6 +18,7 @@ import { sharePageRoutes, shareRoutes } from './share/routes'
 import { tierRoutes } from './tiers/routes'
 import { treeRoutes } from './tree/routes'
 import { webhookRoutes } from './webhooks/routes'
+import { workflowRoutes } from './workflow/routes'
 
 /**
  * Builds the Elysia app and the request handler around it. Never listens: main.ts hands
@@ -41,6 +42,7 @@ export function createApp(deps: Deps) {
     .use(shareRoutes(deps))
     .use(eventRoutes(deps))
     .use(exportRoutes(deps))
+    .use(workflowRoutes(deps))
 
   const app = new Elysia({ normalize: false })
     .use(errorPlugin(deps))

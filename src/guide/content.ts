@@ -1,4 +1,6 @@
 import { ENUMS, FIELDS, LIMITS, PARENT_TYPE, SHAPES } from '../nodes/model'
+import { OUTLINE_BUDGET } from '../tree/outline'
+import { LIMITS as WORKFLOW_LIMITS } from '../workflow/model'
 import { integrationsGuide } from './integrations'
 
 /**
@@ -158,6 +160,28 @@ export const commonGuide = {
     feedback: 'summary 1-200, details 5000, context 4 KB, 20 per account per 24 h',
   },
   versioning: 'Paths are under /api/v1. Unversioned /api/<name> paths keep working; most carry Deprecation: true and a Link to /api/v1.',
+  workflow: {
+    catalog:
+      'GET /api/v1/workflow (no authentication): the protocol, the flows add, task-curate and phase-assign, and the JSON Schema of the answer each step accepts',
+    start: 'POST /api/v1/workflow {projectId, action:"start", flow, input} → {done:false, prompt, state}',
+    advance:
+      'POST /api/v1/workflow {projectId, action:"advance", state, response:<your model\'s JSON object with a string signal>, nextInput?} → the next {done:false, prompt, state}, or {done:true, changeset, focus, message, _meta:{viewCommand}}',
+    loop: 'Send prompt to your own model, parse its one JSON object, advance with it; on 400 retry:true give the model the error and advance again with the same state.',
+    state: 'opaque and signed; bound to the project and the user; valid 24 hours after it was issued; carries the last 100 turns',
+    apply:
+      'The final answer is applied through the batch of POST /mutate in one transaction, once per (state, response): a repeat gets 500 alreadyApplied.',
+    limits: WORKFLOW_LIMITS,
+  },
+  treeOutline: {
+    request: `GET /api/v1/tree?projectId&format=outline&budget=<characters ${OUTLINE_BUDGET.min}-${OUTLINE_BUDGET.max}, default ${OUTLINE_BUDGET.default}>[&nodeId=<id>]`,
+    result: '{outline:<text>, _meta:{format, budget, chars, nodeCount, shown, _tip?}}',
+    rendering: [
+      'One line per node: id (which starts with its type), label in quotes (clipped at 100 characters), status fields in brackets; children indented under their parent, so the lines above a node are its path.',
+      'Nodes are admitted breadth-first (goals, needs, approaches, jobs; tasks last) while the text fits the budget; each hidden subtree is summarised under its nearest shown ancestor as counts per type with how many are done.',
+      'With nodeId: the path from the root to that node, then its subtree. Without it: the whole project. direction does not apply.',
+      'The workflow prompts show the project the same way with a budget of 12,000 characters (about 3,000 tokens).',
+    ],
+  },
   meta: {
     _tip: 'a next-step or recovery hint',
     advisory: 'structured backpressure, e.g. {type:"node_cap_reached", current, node_cap}',

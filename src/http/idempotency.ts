@@ -15,7 +15,7 @@ export interface Outcome {
 }
 
 /** JSON with object keys sorted, so `{a,b}` and `{b,a}` are the same request. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
   if (value && typeof value === 'object')
     return `{${Object.keys(value)
@@ -40,6 +40,8 @@ export async function runIdempotent(
   key: string | undefined,
   request: unknown,
   run: (db: Db) => Promise<Record<string, unknown>>,
+  /** false: a 4xx frees the key instead of being replayed (the workflow's apply, whose refusals can pass) */
+  opts: { storeRefusals?: boolean } = {},
 ): Promise<Outcome> {
   // every write is one transaction, with or without a key
   if (key === undefined) return { status: 200, body: await db.tx(run), replayed: false }
@@ -68,13 +70,19 @@ export async function runIdempotent(
     })
     return { status: 200, body, replayed: false }
   } catch (err) {
-    if ((err instanceof ValidationError || err instanceof ApiError) && err.status < 500) {
+    if ((err instanceof ValidationError || err instanceof ApiError) && err.status < 500 && opts.storeRefusals !== false) {
       await db.query(completeSql, [userId, key, err.status, JSON.stringify(err.toBody())])
     } else {
       await db.query(releaseSql, [userId, key]).catch(() => {})
     }
     throw err
   }
+}
+
+/** What is stored under a key: null when nothing is, `status: null` while its request runs. */
+export async function storedOutcome(db: Db, userId: string, key: string) {
+  const row = await one<{ status_code: number | null; response: any }>(db, getSql, [userId, key])
+  return row ? { status: row.status_code, body: row.response as Record<string, unknown> | null } : null
 }
 
 /** A stored 4xx answer as the error that produced it, marked as a replay. */

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps'
 import { clientIp } from './client-ip'
+import { guideUrl } from './meta'
 import { createRateLimiter } from './rate-limit'
 import { json } from './respond'
 import { legacyRewrite } from './versioning'
@@ -37,6 +38,15 @@ export function createHandler(deps: Deps, app: App) {
     if (!res) {
       const sized = await limitBody(req, config.maxBodyBytes)
       if (sized) req = sized
+      else if (/^\/api\/(v1\/)?workflow$/.test(url.pathname))
+        // api.md, Errors: an oversized workflow request is a 400, with the guide like its other 400s
+        res = json(400, {
+          error: `Request body is over the limit of ${config.maxBodyBytes} bytes`,
+          _meta: {
+            _tip: 'Send a smaller response: GET /api/v1/workflow lists the limits of every flow.',
+            guide: guideUrl(config.publicBaseUrl),
+          },
+        })
       else
         res = json(413, {
           error: 'payload_too_large',

@@ -4,6 +4,7 @@ import { ApiError, ValidationError } from '../http/errors'
 import { type Node, toNode } from '../nodes/model'
 import * as q from '../nodes/queries'
 import { requireProject } from '../projects/access'
+import { OUTLINE_BUDGET, renderOutline } from './outline'
 
 export const DIRECTIONS = ['up', 'down', 'lateral', 'context'] as const
 const SUBTREE_TIP_OVER = 50
@@ -35,7 +36,12 @@ const notFound = (id: string) =>
  * beside the access check rather than after it (one round trip less); nothing is returned
  * unless the check passes.
  */
-export async function walk(deps: Deps, user: User, query: { projectId?: string; nodeId?: string; direction?: string }) {
+export async function walk(
+  deps: Deps,
+  user: User,
+  query: { projectId?: string; nodeId?: string; direction?: string; format?: string; budget?: string },
+) {
+  if (query.format !== undefined) return outline(deps, user, query)
   const access = requireProject(deps.db, user, query.projectId)
   access.catch(() => {}) // awaited below; an early refusal must not count as unhandled
   if (!DIRECTIONS.includes(query.direction as any)) throw new ApiError(400, `direction must be one of: ${DIRECTIONS.join(', ')}`)
@@ -87,5 +93,43 @@ async function read(deps: Deps, projectId: string, nodeId: string, direction: st
         ...(self.parent_id ? {} : { _meta: { _tip: `${nodeId} is a root ${self.type}: it has no siblings.` } }),
       }
     }
+  }
+}
+
+/**
+ * GET /tree?format=outline (additive): the project, or the path to `nodeId` and its subtree,
+ * as a text outline within `budget` characters (tree/outline.ts says what is kept and how the
+ * rest is summarised). `direction` does not apply.
+ */
+async function outline(deps: Deps, user: User, query: { projectId?: string; nodeId?: string; format?: string; budget?: string }) {
+  const { project } = await requireProject(deps.db, user, query.projectId)
+  if (query.format !== 'outline') throw new ApiError(400, 'format must be outline (or left out for a walk with direction)')
+  const budget = query.budget === undefined ? OUTLINE_BUDGET.default : Number(query.budget)
+  if (!Number.isInteger(budget) || budget < OUTLINE_BUDGET.min || budget > OUTLINE_BUDGET.max)
+    throw new ValidationError([`budget must be an integer from ${OUTLINE_BUDGET.min} to ${OUTLINE_BUDGET.max} (characters)`])
+  let nodes: Node[]
+  let pinned: string[] = []
+  if (query.nodeId) {
+    const [up, sub] = await Promise.all([q.ancestors(deps.db, project.id, query.nodeId), q.subtree(deps.db, project.id, [query.nodeId])])
+    if (!up.length) throw notFound(query.nodeId)
+    pinned = up.map((r) => r.id).reverse()
+    nodes = [...up.slice(1), ...sub].map((r) => toNode(r))
+  } else nodes = (await q.list(deps.db, project.id, null, null)).map((r) => toNode(r))
+  const title = query.nodeId ? `Project ${project.id}, around ${query.nodeId}:` : `Project ${project.id}:`
+  const out = renderOutline(nodes, budget, { title, pinned })
+  return {
+    outline: out.text,
+    _meta: {
+      format: 'outline',
+      budget,
+      chars: out.text.length,
+      nodeCount: out.nodeCount,
+      shown: out.shown,
+      ...(out.shown < out.nodeCount
+        ? {
+            _tip: `${out.nodeCount - out.shown} node(s) are summarised as counts; raise budget (at most ${OUTLINE_BUDGET.max}) or pass nodeId for a narrower outline.`,
+          }
+        : {}),
+    },
   }
 }

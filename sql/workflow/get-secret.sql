@@ -1,0 +1,2 @@
+-- $1 name text
+select value from server_secrets where name = $1

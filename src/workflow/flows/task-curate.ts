@@ -1,0 +1,136 @@
+import type { Node } from '../../nodes/model'
+import { BadResponse, LIMITS } from '../model'
+import { inbox, treeText } from '../project'
+import { conversation, FIELD_RULES, fill, introFor, TEMPLATES } from '../prompts'
+import { checkDrafts } from './drafts'
+import { type Flow, type FlowCtx, type Plan, withTurns } from './shared'
+
+/**
+ * task-curate: one step over the open tasks (the inbox). The answer proposes skip, discard,
+ * merge or promote per task; the caller shows promotions and discards to the user and sends
+ * only the confirmed ones. Applied as one batch: promoted nodes are added, merge targets get
+ * the merged text, then merged, promoted and discarded tasks are deleted.
+ */
+export const CURATE_TIP =
+  'Promotions and discards are proposals: show them to the user first and submit only the choices they confirm; set the rest to skip.'
+const ACTIONS = ['skip', 'discard', 'merge', 'promote']
+const DONE_TO = new Map([
+  ['discard', 'discarded'],
+  ['merge', 'merged'],
+  ['promote', 'promoted'],
+])
+
+function taskLine(t: Node): string {
+  const d = t.data ?? {}
+  const facts = [d.kind, d.urgent ? 'urgent' : undefined, d.iteration ? `iteration: ${d.iteration}` : undefined].filter(Boolean)
+  const desc =
+    typeof d.description === 'string' && d.description
+      ? ` — ${d.description.length > 300 ? `${d.description.slice(0, 299)}…` : d.description}`
+      : ''
+  return `- ${t.id} ${JSON.stringify(String(d.label ?? ''))}${facts.length ? ` [${facts.join(', ')}]` : ''}${desc}`
+}
+
+export const taskCurateFlow: Flow = {
+  name: 'task-curate',
+
+  start(ctx, _input, run) {
+    const tasks = inbox(ctx.snap)
+    if (!tasks.length) return { kind: 'done', message: 'The task inbox is empty: nothing to curate.' }
+    return { kind: 'next', run: { ...run, step: 'curate', ids: tasks.slice(0, LIMITS.inboxTasks).map((t) => t.id) } }
+  },
+
+  prompt(ctx, run) {
+    const all = inbox(ctx.snap).length
+    const tasks = (run.ids ?? []).map((id) => ctx.snap.byId.get(id)).filter((t): t is Node => !!t)
+    return fill(
+      TEMPLATES.get('task-curate')!,
+      new Map([
+        ['intro', introFor(ctx.projectId)],
+        ['tree', treeText(ctx.snap, ctx.projectId, { tasks: false })],
+        ['taskCount', String(tasks.length)],
+        ['more', all > tasks.length ? `; ${all - tasks.length} more wait for a later run` : ''],
+        ['tasks', tasks.map(taskLine).join('\n') || '(every task of this run is gone)'],
+        ['conversation', conversation(run.history)],
+        ['nodesPerAction', String(LIMITS.nodesPerAction)],
+        ['maxActions', String(LIMITS.actions)],
+        ['fieldRules', FIELD_RULES],
+      ]),
+    )
+  },
+
+  advance(ctx, run, answer, nextInput) {
+    if (answer.signal === 'needs_clarification') {
+      if (!answer.message.trim()) throw new BadResponse('needs_clarification needs message: the question for the user')
+      return { kind: 'next', run: withTurns(run, answer, nextInput) }
+    }
+    if (answer.signal !== 'draft_ready')
+      throw new BadResponse('task-curate answers with signal "draft_ready" and actions (or needs_clarification)')
+    const plan = curatePlan(ctx, run.ids ?? [], answer.body.actions)
+    if (!plan.mutations.length) return { kind: 'done', message: 'Nothing to change: every task stays as it is.' }
+    return { kind: 'apply', plan }
+  },
+}
+
+function curatePlan(ctx: FlowCtx, ids: string[], actions: unknown): Plan {
+  if (!Array.isArray(actions)) throw new BadResponse('actions is required: an array of {taskId, action} (an empty array skips every task)')
+  if (actions.length > LIMITS.actions) throw new BadResponse(`actions has ${actions.length} entries; at most ${LIMITS.actions} are allowed`)
+  const inRun = new Set(ids)
+  const byTask = new Map<string, Record<string, any>>()
+  actions.forEach((a, i) => {
+    if (!a || typeof a !== 'object' || Array.isArray(a)) throw new BadResponse(`actions[${i}] must be an object {taskId, action}`)
+    const { taskId, action } = a as Record<string, unknown>
+    if (typeof taskId !== 'string' || !inRun.has(taskId))
+      throw new BadResponse(`actions[${i}].taskId must be a task id of the inbox in the prompt`)
+    if (byTask.has(taskId)) throw new BadResponse(`actions[${i}]: ${taskId} has more than one action`)
+    if (typeof action !== 'string' || !ACTIONS.includes(action))
+      throw new BadResponse(`actions[${i}].action must be one of: ${ACTIONS.join(', ')}`)
+    if (!ctx.snap.byId.get(taskId)) throw new BadResponse(`actions[${i}]: ${taskId} no longer exists; leave it out`)
+    byTask.set(taskId, { ...(a as object), index: i })
+  })
+
+  const mutations: Record<string, unknown>[] = []
+  const source: string[] = []
+  const push = (m: Record<string, unknown>, from: string) => {
+    mutations.push(m)
+    source.push(from)
+  }
+  const draftIds = new Set<string>()
+  const merged = new Map<string, string>() // target → its description so far
+  let focusDraft: string | undefined
+  for (const [taskId, a] of byTask) {
+    const at = `actions[${a.index}]`
+    const task = ctx.snap.byId.get(taskId)!
+    if (a.action === 'promote') {
+      const nodes = checkDrafts(a.nodes, `${at}.nodes`, LIMITS.nodesPerAction, draftIds)
+      const first = nodes[0]!
+      if (first.data && typeof first.data === 'object' && !Array.isArray(first.data) && (first.data as any).label === undefined)
+        first.data = { label: task.data?.label, ...(first.data as object) }
+      else if (first.data === undefined) first.data = { label: task.data?.label }
+      for (const [k, n] of nodes.entries()) push({ action: 'add', node: n }, `${at}.nodes[${k}]`)
+      focusDraft ??= first.id as string
+    } else if (a.action === 'merge') {
+      const into = a.intoTaskId
+      if (typeof into !== 'string' || !inRun.has(into) || into === taskId)
+        throw new BadResponse(`${at}.intoTaskId must be another task id of the inbox in the prompt`)
+      const targetAction = byTask.get(into)?.action ?? 'skip'
+      if (targetAction !== 'skip')
+        throw new BadResponse(`${at}: ${into} is itself ${DONE_TO.get(targetAction)} in this answer; merge into a task that stays`)
+      const target = ctx.snap.byId.get(into)
+      if (!target) throw new BadResponse(`${at}: ${into} no longer exists`)
+      const before = merged.get(into) ?? String(target.data?.description ?? '')
+      const text = [task.data?.label, task.data?.description].filter((s) => typeof s === 'string' && s.trim()).join('\n')
+      const description = before ? `${before}\n\n${text}` : text
+      merged.set(into, description)
+      push({ action: 'update', nodeId: into, data: { description } }, at)
+    }
+    if (a.action !== 'skip') push({ action: 'delete', nodeId: taskId }, at)
+  }
+  // the deletes of merged tasks after every update, so a merge chain reads whole texts
+  const order = [...mutations.keys()].sort((x, y) => Number(mutations[x]!.action === 'delete') - Number(mutations[y]!.action === 'delete'))
+  return {
+    mutations: order.map((i) => mutations[i]!),
+    source: order.map((i) => source[i]!),
+    focusDraft,
+    message: (n) => `Curated the inbox: ${n} change(s) applied.`,
+  }
+}

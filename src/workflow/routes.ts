@@ -1,0 +1,77 @@
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../deps'
+import { withUser } from '../http/auth'
+import { documentedResponse } from '../http/documented'
+import { guideUrl } from '../http/meta'
+import { catalog } from './catalog'
+import { postWorkflow } from './service'
+import { createStateCodec } from './state'
+
+const described = (description: string) => t.Optional(t.Unknown({ description }))
+
+export const workflowRoutes = (deps: Deps) => {
+  const codec = createStateCodec(deps)
+  const body = catalog(guideUrl(deps.config.publicBaseUrl))
+  return new Elysia({ name: 'workflow' })
+    .get('/workflow', () => body, {
+      response: { 200: t.Object({ protocol: t.Any(), flows: t.Array(t.Any()), notes: t.Array(t.String()), _meta: t.Any() }) },
+      detail: {
+        summary: "The workflow catalog: protocol, flows, the JSON Schema of each step's answer (no authentication)",
+        tags: ['workflow'],
+        security: [],
+      },
+    })
+    .derive(withUser(deps))
+    .post(
+      '/workflow',
+      async ({ user, body }) => {
+        const result = await postWorkflow(deps, codec, user, body as Record<string, any>)
+        if (result.done && (result as { changeset: unknown[] }).changeset.length) {
+          deps.wake('events')
+          deps.wake('classify')
+        }
+        return result
+      },
+      {
+        body: t.Object(
+          {
+            projectId: described('string, required'),
+            action: described('start or advance, required'),
+            flow: described('start: add, task-curate or phase-assign'),
+            input: described('start: the input of the flow (add: a short description string)'),
+            state: described('advance: the state of the previous result, verbatim'),
+            response: described("advance: your model's answer as a parsed JSON object with a string signal"),
+            nextInput: described("advance: the user's reply to response.message (optional; left out, the user agrees)"),
+          },
+          { additionalProperties: true },
+        ),
+        detail: {
+          summary:
+            'Start or advance a planning flow driven by your own model: mid-flow {done:false, prompt, state}; at the end {done:true, changeset, focus, message, _meta:{viewCommand}}',
+          tags: ['workflow'],
+          ...documentedResponse(
+            t.Object({
+              done: t.Boolean(),
+              prompt: t.Optional(t.String({ description: 'mid-flow: send it to your model' })),
+              state: t.Optional(t.String({ description: 'mid-flow: pass it back verbatim' })),
+              changeset: t.Optional(
+                t.Array(
+                  t.Object({
+                    action: t.String({ description: 'add, update, delete or addIteration' }),
+                    nodeId: t.Nullable(t.String()),
+                    type: t.String(),
+                    before: t.Nullable(t.Any()),
+                    after: t.Nullable(t.Any()),
+                  }),
+                ),
+              ),
+              focus: t.Optional(t.Nullable(t.String())),
+              message: t.Optional(t.String()),
+              _meta: t.Optional(t.Record(t.String(), t.Any())),
+            }),
+            'Mid-flow {done:false, prompt, state}; at the end {done:true, changeset, focus, message, _meta:{viewCommand}}. 400 {error, retry:true, state} for a bad answer; 500 {retry, partialApply, alreadyApplied?} when the final apply fails.',
+          ),
+        },
+      },
+    )
+}

@@ -1,0 +1,31 @@
+import type { TestApp } from './helpers'
+
+/**
+ * A small plan for the workflow tests: goal-1 › need-1 › approach-1 › job-1, job-2, plus
+ * approach-2 under need-1, and the given tasks. Returns the project id.
+ */
+export async function planProject(app: TestApp, opts: { tasks?: string[]; key?: string; id?: string } = {}): Promise<string> {
+  const projectId = await app.project(opts.id, opts.key)
+  const mutations: Record<string, unknown>[] = [
+    { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'Teams adopt the product' } } },
+    { action: 'add', node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'Managers cannot see progress' } } },
+    { action: 'add', node: { id: 'draft-a', type: 'approach', parentId: 'draft-n', data: { label: 'Weekly summary e-mail' } } },
+    { action: 'add', node: { type: 'approach', parentId: 'draft-n', data: { label: 'Live dashboard' } } },
+    { action: 'add', node: { type: 'job', parentId: 'draft-a', data: { label: 'A manager receives the summary on Monday' } } },
+    { action: 'add', node: { type: 'job', parentId: 'draft-a', data: { label: 'The summary lists every finished job' } } },
+    ...(opts.tasks ?? []).map((label) => ({ action: 'add', node: { type: 'task', data: { label } } })),
+  ]
+  const res = await app.call('POST', '/api/v1/mutate', { key: opts.key, body: { action: 'batch', projectId, mutations } })
+  if (res.status !== 200) throw new Error(`planProject: ${res.status} ${JSON.stringify(res.body)}`)
+  return projectId
+}
+
+/** POST /api/v1/workflow with the owner's key unless another is given. */
+export function workflow(app: TestApp, body: Record<string, unknown>, key?: string | null) {
+  return app.call('POST', '/api/v1/workflow', { body, key })
+}
+
+export async function nodes(app: TestApp, projectId: string) {
+  const res = await app.call('GET', `/api/v1/nodes?projectId=${projectId}`)
+  return res.body.nodes as { id: string; type: string; parentId: string | null; data: Record<string, any> }[]
+}
