@@ -3,7 +3,7 @@
  * an unauthenticated `GET /healthz`, on the same server, in one run, per database.
  *
  *   bun run bench:auth                                   # PGlite only
- *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5433/postgres bun run bench:auth
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:55432/postgres bun run bench:auth
  *                                                        # PGlite, then PostgreSQL
  *   CONCURRENCY=32 REQUESTS=5000 ROUNDS=3 bun run bench:auth    (the defaults)
  *
@@ -13,8 +13,8 @@
  * src/main.ts) on a fresh database; the owner has PROJECTS projects. The client runs in a
  * worker thread. Each round measures every endpoint in turn with REQUESTS requests from
  * CONCURRENCY keep-alive clients; the figures are the medians over ROUNDS rounds.
- * With DATABASE_URL instead of TEST_DATABASE_URL a throw-away database is created on that
- * server too (it needs the right to create databases) and dropped at the end.
+ * On PostgreSQL a throw-away database is created on BENCH_DATABASE_URL's server (it needs the
+ * right to create databases) and dropped at the end.
  */
 import { startBenchServer } from './lib/app'
 import { expectAll, type LoadResult, load, median, percentile, perSecond } from './lib/load'
@@ -82,13 +82,13 @@ async function measure(database: string, postgresUrl?: string): Promise<Figures>
   }
 }
 
-const pgUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL
+const pgUrl = process.env.BENCH_DATABASE_URL
 console.log(
   `bench:auth: ${REQUESTS} requests x ${ROUNDS} rounds per endpoint, ${CONCURRENCY} concurrent clients, bun ${Bun.version}, ${navigator.hardwareConcurrency} CPUs`,
 )
 const results = [await measure('pglite')]
 if (pgUrl) results.push(await measure('postgres', pgUrl))
-else console.log('  (set TEST_DATABASE_URL=postgres://… to measure PostgreSQL too)')
+else console.log('  (set BENCH_DATABASE_URL=postgres://… to measure PostgreSQL too)')
 
 console.log('')
 console.log(

@@ -4,7 +4,8 @@
  *   reads  vs  the same rows read by a raw query through the same driver + a hello-world
  *              round trip (GET /healthz) on the same server;
  *   writes vs  the hello-world round trip.
- * Uses PGlite in memory, or PostgreSQL when DATABASE_URL (or TEST_DATABASE_URL) is set.
+ * Uses PGlite under a temporary DATA_DIR, or a database of its own created on the PostgreSQL
+ * server of BENCH_DATABASE_URL (and dropped at the end).
  * Reports ratios, never asserts: these machines are shared and noisy.
  */
 
@@ -12,22 +13,13 @@ import ancestorsSql from '../sql/nodes/ancestors.sql' with { type: 'text' }
 import listSql from '../sql/nodes/list.sql' with { type: 'text' }
 import siblingsSql from '../sql/nodes/siblings.sql' with { type: 'text' }
 import subtreeSql from '../sql/nodes/subtree.sql' with { type: 'text' }
-import { bootstrapOwner } from '../src/accounts/service'
-import { createApp } from '../src/app'
-import { loadConfig } from '../src/config'
-import { openDb } from '../src/db'
-import { createDeps, type Deps } from '../src/deps'
-import { createLogger } from '../src/log'
+import { startBenchServer } from './lib/app'
 
-const url = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL
-const config = loadConfig({ DATABASE_URL: url ?? 'memory://', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'silent' })
-const db = await openDb(config)
-if (url) await db.exec('truncate users, projects cascade')
-const deps: Deps = createDeps({ config, db, log: createLogger('silent') })
-const key = (await bootstrapOwner(db))!
-const { handle } = createApp(deps)
-const server = Bun.serve({ port: 0, fetch: (req) => handle(req, '127.0.0.1') })
-const base = `http://127.0.0.1:${server.port}`
+const url = process.env.BENCH_DATABASE_URL
+const server = await startBenchServer(url)
+const db = server.deps.db
+const key = server.ownerKey
+const base = server.url
 const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
 
 async function call(method: string, path: string, body?: unknown) {
@@ -150,12 +142,11 @@ for (let r = 0; r < 5; r++) {
 batchTimes.sort((a, b) => a - b)
 rows.push(['batch of 1,000 adds', p50(batchTimes), p50(hello)])
 
-console.log(`\ntree bench on ${db.kind}${url ? '' : ' (in memory)'}: loaded ${entries.length} nodes in ${(loadMs / 1000).toFixed(1)} s`)
+console.log(`\ntree bench on ${db.kind}: loaded ${entries.length} nodes in ${(loadMs / 1000).toFixed(1)} s`)
 console.log('| operation | p50 ms | floor ms | ratio |')
 console.log('|---|---|---|---|')
 for (const [name, ms, floor] of rows) console.log(`| ${name} | ${ms.toFixed(2)} | ${floor.toFixed(2)} | ${(ms / floor).toFixed(2)}× |`)
 console.log('floor: reads = raw SQL of the same rows through the same driver + GET /healthz round trip; writes = GET /healthz round trip')
 
-server.stop(true)
-await db.close()
+await server.close()
 process.exit(0)

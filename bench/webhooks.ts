@@ -7,15 +7,15 @@
  *   write cost: latency of POST /mutate add with no webhook, with 10 registered but delivery
  *               paused (the trigger writing 10 delivery rows per event), and with 10 registered
  *               while deliveries run in the same process.
- * Uses PGlite under a temporary DATA_DIR, or PostgreSQL when DATABASE_URL (or TEST_DATABASE_URL)
- * is set. Reports figures, never asserts: these machines are shared and noisy.
+ * Uses PGlite under a temporary DATA_DIR, or a database of its own created on the PostgreSQL
+ * server of BENCH_DATABASE_URL (and dropped at the end). Reports figures, never asserts: these machines are shared and noisy.
  */
 import { startScheduler } from '../src/scheduler'
 import { startBenchServer } from './lib/app'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000)
 const WEBHOOKS = 10
-const server = await startBenchServer(process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL)
+const server = await startBenchServer(process.env.BENCH_DATABASE_URL)
 server.deps.config.webhookAllowInsecure = true // the receiver is on 127.0.0.1
 const headers = { authorization: `Bearer ${server.ownerKey}`, 'content-type': 'application/json' }
 const now = () => performance.timeOrigin + performance.now()

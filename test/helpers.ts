@@ -6,7 +6,7 @@ import { createApp } from '../src/app'
 import { type Config, loadConfig } from '../src/config'
 import { type Db, openDb } from '../src/db'
 import { migrate } from '../src/db/migrate'
-import { dumpTemplate, openPglite } from '../src/db/pglite'
+import { openPglite } from '../src/db/pglite'
 import { openPostgres } from '../src/db/postgres'
 import { createDeps, type Deps } from '../src/deps'
 import { createLogger } from '../src/log'
@@ -22,8 +22,9 @@ const PG_URL = process.env.TEST_DATABASE_URL
 let template: Promise<Blob> | undefined
 async function freshPglite(dataDir: string | null = null): Promise<Db> {
   template ??= (async () => {
-    const db = await openDb({ databaseUrl: 'memory://', dataDir: '' })
-    const blob = await dumpTemplate(db)
+    const db = await openPglite(null)
+    await migrate(db)
+    const blob = await db.dump()
     await db.close()
     return blob
   })()

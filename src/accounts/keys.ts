@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
@@ -20,7 +20,7 @@ export function generateApiKey(): string {
 
 /** Only this hash is stored. A key has 256 bits of entropy, so a fast hash is enough. */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex')
+  return Bun.SHA256.hash(key, 'hex') as string
 }
 
 export function newId(prefix: string): string {

@@ -1,5 +1,6 @@
 import type { Db } from '../db'
 import { ApiError } from '../http/errors'
+import { authCache } from './auth-cache'
 import { generateApiKey, hashApiKey, newId } from './keys'
 import type { Status, Tier, User } from './model'
 import * as q from './queries'
@@ -36,7 +37,8 @@ export async function createApiKey(db: Db, userId: string, label: string | null)
 /** The user behind `Authorization: Bearer arb_…`, or a 401. */
 export async function authenticate(db: Db, authorization: string | null | undefined): Promise<User> {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')
-  const user = m && m[1]!.startsWith('arb_') ? await q.findUserByKeyHash(db, hashApiKey(m[1]!)) : undefined
+  const hash = m && m[1]!.startsWith('arb_') ? hashApiKey(m[1]!) : null
+  const user = hash ? await authCache(db).get('key', hash, () => q.findUserByKeyHash(db, hash)) : undefined
   if (!user) throw new ApiError(401, 'unauthorized', { message: 'Missing or invalid API key' })
   return user
 }

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto'
 import { Elysia, t } from 'elysia'
+import { authChanged } from '../accounts/auth-cache'
 import { publicUser } from '../accounts/model'
 import { getApiKey, getUser, listUsers, revokeApiKey, updateUser } from '../accounts/queries'
 import { createApiKey, createUser } from '../accounts/service'
@@ -40,6 +41,7 @@ export const adminRoutes = (deps: Deps) =>
           status: body.status,
           contributor: body.contributor,
         })
+        await authChanged(deps.db)
         set.status = 201
         return { user: publicUser(user), apiKey }
       },
@@ -58,6 +60,7 @@ export const adminRoutes = (deps: Deps) =>
       '/users/:id',
       async ({ params, body }) => {
         const user = await updateUser(deps.db, params.id, { ...body, name: body.name?.trim() })
+        await authChanged(deps.db)
         if (!user) throw notFound('user_not_found', { message: `User ${params.id} not found` })
         return { user: publicUser(user) }
       },
@@ -80,6 +83,7 @@ export const adminRoutes = (deps: Deps) =>
       async ({ params, body, set }) => {
         if (!(await getUser(deps.db, params.id))) throw notFound('user_not_found', { message: `User ${params.id} not found` })
         const key = await createApiKey(deps.db, params.id, body?.label ?? null)
+        await authChanged(deps.db)
         set.status = 201
         return key
       },
@@ -96,6 +100,7 @@ export const adminRoutes = (deps: Deps) =>
         const key = await getApiKey(deps.db, params.keyId)
         if (!key) throw notFound('key_not_found', { message: `API key ${params.keyId} not found` })
         await revokeApiKey(deps.db, params.keyId)
+        await authChanged(deps.db)
         return { success: true as const }
       },
       {

@@ -1,8 +1,30 @@
-import { type PGlite, parse, protocol } from '@electric-sql/pglite'
+import { type PGlite, protocol } from '@electric-sql/pglite'
 
 const { serialize } = protocol
 /** "cached plan must not change result type": the schema changed under a prepared statement */
 const PLAN_CHANGED = '0A000'
+
+type Parser = (value: string, typeId: number) => unknown
+
+interface Statement {
+  name: string
+  /** parameter type ids, from the Describe at prepare time */
+  types: number[]
+  /** result columns, from the same Describe: names and the parser of each column's type */
+  columns: { name: string; typeId: number; parse: Parser | undefined }[]
+}
+
+/**
+ * What this runner uses of PGlite beyond its documented API (`execProtocol`,
+ * `execProtocolRawStream`, `parsers`, `serializers`): the two locks its own `query()` takes,
+ * public methods of the PGlite class marked internal by their names. The shape of the raw
+ * protocol answer is relied on too. `test/pglite-internals.test.ts` fails loudly when an
+ * upgrade changes any of it, and package.json pins the exact version.
+ */
+export interface PgliteInternals {
+  _runExclusiveQuery<T>(fn: () => Promise<T>): Promise<T>
+  _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T>
+}
 
 function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
@@ -14,37 +36,130 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out
 }
 
+const decoder = new TextDecoder()
+const SYNC = serialize.sync()
+const EXECUTE_SYNC = concat([serialize.execute({}), SYNC])
+
+/** The fields of an ErrorResponse, as PGlite's own parser reports them (a DatabaseError). */
+function databaseError(bytes: Uint8Array, at: number, end: number, length: number): Error {
+  const fields: Record<string, string> = {}
+  while (at < end && bytes[at] !== 0) {
+    const key = String.fromCharCode(bytes[at]!)
+    let stop = at + 1
+    while (bytes[stop] !== 0) stop++
+    fields[key] = decoder.decode(bytes.subarray(at + 1, stop))
+    at = stop + 1
+  }
+  const err = new protocol.messages.DatabaseError(fields.M ?? 'database error', length, 'error') as any
+  err.severity = fields.S
+  err.code = fields.C
+  err.detail = fields.D
+  err.hint = fields.H
+  err.position = fields.P
+  err.where = fields.W
+  err.schema = fields.s
+  err.table = fields.t
+  err.column = fields.c
+  err.dataType = fields.d
+  err.constraint = fields.n
+  err.routine = fields.R
+  return err
+}
+
+/**
+ * Rows of one Bind/Execute/Sync answer, decoded as the bytes arrive from the backend: each
+ * text field is read once from the backend's buffer (no copy of the message, none per field)
+ * and parsed with the column's parser chosen at prepare time. A message split across two
+ * chunks is the only thing ever copied.
+ */
+function createDecoder(st: Statement) {
+  const rows: Record<string, unknown>[] = []
+  let error: Error | undefined
+  let carry: Uint8Array | null = null
+  const cols = st.columns
+  const view = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength)
+
+  function messages(bytes: Uint8Array) {
+    const dv = view(bytes)
+    let at = 0
+    while (at + 5 <= bytes.length) {
+      const type = bytes[at]!
+      const length = dv.getInt32(at + 1)
+      const end = at + 1 + length
+      if (end > bytes.length) break
+      if (type === 68 /* D: DataRow */) {
+        let p = at + 7 // type, length, field count
+        const row: Record<string, unknown> = {}
+        for (let i = 0; i < cols.length; i++) {
+          const n = dv.getInt32(p)
+          p += 4
+          const col = cols[i]!
+          if (n === -1) row[col.name] = null
+          else {
+            const text = decoder.decode(bytes.subarray(p, p + n))
+            row[col.name] = col.parse ? col.parse(text, col.typeId) : text
+            p += n
+          }
+        }
+        rows.push(row)
+      } else if (type === 69 /* E: ErrorResponse */ && !error) error = databaseError(bytes, at + 5, end, length)
+      // everything else (BindComplete, CommandComplete, ReadyForQuery, notices) says nothing we need
+      at = end
+    }
+    return at
+  }
+
+  return {
+    onRawData(chunk: Uint8Array) {
+      let bytes = chunk
+      if (carry) {
+        bytes = concat([carry, chunk])
+        carry = null
+      }
+      const used = messages(bytes)
+      if (used < bytes.length) carry = bytes.slice(used) // a message continues in the next chunk
+    },
+    result() {
+      if (error) throw error
+      return rows
+    },
+  }
+}
+
 /**
  * Named prepared statements for PGlite. Its own `query()` sends Parse, Describe, Bind, Describe,
- * Execute and Sync as six calls into the WebAssembly backend and parses and plans the text every
- * time (0.4–0.9 ms a query). Here each distinct text is parsed once; later calls send
- * Bind+Describe+Execute+Sync in one call and reuse the plan, as postgres.js does on a server.
- * Statements take the same locks as PGlite's own query(): the query lock always, and outside a
- * transaction also the transaction lock, so they never run inside someone else's transaction.
+ * Execute and Sync as six calls into the WebAssembly backend, parses and plans the text every
+ * time, and decodes the answer through generic message objects with a copy of every field.
+ * Here each distinct text is parsed and described once; later calls send Bind+Execute+Sync in
+ * one call, reuse the plan and the column descriptions, and decode the rows straight from the
+ * backend's output. Statements take the same locks as PGlite's own query(): the query lock
+ * always, and outside a transaction also the transaction lock, so they never run inside someone
+ * else's transaction.
  */
 export function preparedRunner(pg: PGlite) {
-  const statements = new Map<string, { name: string; types: number[] }>()
-  // protected members of PGlite: the locks its own query() takes, and its type maps
-  const internals = pg as unknown as {
-    _runExclusiveQuery<T>(fn: () => Promise<T>): Promise<T>
-    _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T>
-    serializers: Record<number, (v: unknown) => string>
-    parsers: Record<number, (v: string, typeId?: number) => unknown>
-  }
+  const statements = new Map<string, Statement>()
+  const internals = pg as unknown as PgliteInternals
+  // PGlite's type maps: the defaults plus the array types it reads from the catalog at start
+  const parsers = pg.parsers as Record<number, Parser>
+  const serializers = pg.serializers as Record<number, (v: unknown) => string>
   let counter = 0
 
   async function prepare(text: string) {
     let st = statements.get(text)
     if (st) return st
     const name = `arbor_${++counter}`
-    const r = await pg.execProtocol(
-      concat([serialize.parse({ name, text, types: [] }), serialize.describe({ type: 'S', name }), serialize.sync()]),
-      {
-        syncToFs: false,
-      },
-    )
-    const description = r.messages.find((m) => m.name === 'parameterDescription') as { dataTypeIDs?: number[] } | undefined
-    st = { name, types: description?.dataTypeIDs ?? [] }
+    const r = await pg.execProtocol(concat([serialize.parse({ name, text, types: [] }), serialize.describe({ type: 'S', name }), SYNC]), {
+      syncToFs: false,
+    })
+    const params = r.messages.find((m) => m.name === 'parameterDescription') as { dataTypeIDs?: number[] } | undefined
+    const rowDescription = r.messages.find((m) => m.name === 'rowDescription') as
+      | { fields: { name: string; dataTypeID: number }[] }
+      | undefined
+    st = {
+      name,
+      types: params?.dataTypeIDs ?? [],
+      columns: (rowDescription?.fields ?? []).map((f) => ({ name: f.name, typeId: f.dataTypeID, parse: parsers[f.dataTypeID] })),
+    }
     statements.set(text, st)
     return st
   }
@@ -53,14 +168,15 @@ export function preparedRunner(pg: PGlite) {
     const st = await prepare(text)
     const values = params.map((v, i) => {
       if (v === null || v === undefined) return null
-      const serializer = internals.serializers[st.types[i]!]
+      const serializer = serializers[st.types[i]!]
       return serializer ? serializer(v) : String(v)
     })
-    const r = await pg.execProtocol(
-      concat([serialize.bind({ statement: st.name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]),
-      { syncToFs: !inTx },
-    )
-    return (parse.parseResults(r.messages, internals.parsers)[0]?.rows ?? []) as T[]
+    const decode = createDecoder(st)
+    await pg.execProtocolRawStream(concat([serialize.bind({ statement: st.name, values }), EXECUTE_SYNC]), {
+      syncToFs: !inTx,
+      onRawData: decode.onRawData,
+    })
+    return decode.result() as T[]
   }
 
   return async function run<T>(text: string, params: unknown[], inTx: boolean): Promise<T[]> {

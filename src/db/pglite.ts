@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { pgliteAssets } from './pglite-assets'
 import { preparedRunner } from './pglite-prepared'
-import type { Db, Row } from './port'
+import type { Db, Listener, Row } from './port'
 
 /**
  * PGlite runs PostgreSQL in single-user mode inside this process and takes no lock on its
@@ -11,6 +11,13 @@ import type { Db, Row } from './port'
  * a second process fails fast, and a lock left by a dead process is taken over.
  */
 export class DataDirLockedError extends Error {}
+
+/**
+ * PostgreSQL's default buffer pool (128 MB) is allocated inside PGlite's WebAssembly memory and
+ * touched at start: most of an idle server's RSS. Reads that miss it go to PGlite's files,
+ * which the operating system caches; 16 MB keeps the hot pages of our indexes.
+ */
+const SHARED_BUFFERS = '16MB'
 
 function acquireLock(dataDir: string): string {
   mkdirSync(dataDir, { recursive: true })
@@ -45,35 +52,74 @@ function isAlive(pid: number): boolean {
 
 type Queryable = { query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>; exec(text: string): Promise<unknown> }
 
-type Run = ReturnType<typeof preparedRunner>
+/** The Db on PGlite, plus what only an embedded database can do. */
+export interface PgliteDb extends Db {
+  readonly kind: 'pglite'
+  /** A copy of the whole database (tests open many identical ones from it with `template`). */
+  dump(): Promise<Blob>
+}
 
-function wrap(conn: Queryable, inTx: boolean, base: { transaction: PGlite['transaction'] }, run: Run): Db {
-  const db: Db = {
+/** What a database and its transactions share. */
+interface Shared {
+  root: PgliteDb | null
+  pg: PGlite
+  run: ReturnType<typeof preparedRunner>
+  channels: Map<string, Set<Listener>>
+  close: () => Promise<void>
+}
+
+function deliver(shared: Shared, channel: string, payload: string) {
+  for (const l of shared.channels.get(channel) ?? []) queueMicrotask(() => l.message(payload))
+}
+
+function wrap(conn: Queryable, inTx: boolean, shared: Shared, queued: [string, string][] = []): PgliteDb {
+  const db: PgliteDb = {
     kind: 'pglite',
+    get root() {
+      return shared.root ?? db
+    },
     async query<T = Row>(text: string, params: unknown[] = []) {
-      return run<T>(text, params, inTx)
+      return shared.run<T>(text, params, inTx)
     },
     async exec(text: string) {
       await conn.exec(text)
     },
     async tx<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
       if (inTx) return fn(db)
-      return base.transaction((t) => fn(wrap(t as unknown as Queryable, true, base, run)))
+      // notifications sent in the transaction leave once it commits
+      const sent: [string, string][] = []
+      const result = await shared.pg.transaction((t) => fn(wrap(t as unknown as Queryable, true, shared, sent)))
+      for (const [channel, payload] of sent) deliver(shared, channel, payload)
+      return result
     },
     async ping() {
       await conn.query('select 1')
       return true
     },
-    async close() {},
+    close: () => shared.close(),
+    async notify(channel, payload) {
+      if (inTx) queued.push([channel, payload])
+      else deliver(shared, channel, payload)
+    },
+    async listen(channel, listener) {
+      let set = shared.channels.get(channel)
+      if (!set) shared.channels.set(channel, (set = new Set()))
+      set.add(listener)
+      listener.up() // one process: nothing can be missed
+      return async () => {
+        set.delete(listener)
+      }
+    },
+    dump: () => shared.pg.dumpDataDir('none'),
   }
   return db
 }
 
 /**
  * Open PGlite persisted under `dataDir/pgdata`, or in memory when `dataDir` is null.
- * `template` (an in-memory database dumped with `dumpTemplate`) skips initdb: tests use it.
+ * `template` (an in-memory database dumped with `dump`) skips initdb: tests use it.
  */
-export async function openPglite(dataDir: string | null, template?: Blob): Promise<Db> {
+export async function openPglite(dataDir: string | null, template?: Blob): Promise<PgliteDb> {
   const lockPath = dataDir ? acquireLock(dataDir) : null
   const pgdata = dataDir ? join(dataDir, 'pgdata') : undefined
   if (pgdata && !existsSync(pgdata)) mkdirSync(pgdata, { recursive: true })
@@ -81,6 +127,7 @@ export async function openPglite(dataDir: string | null, template?: Blob): Promi
   try {
     pg = await PGlite.create({
       ...(await pgliteAssets()),
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
       ...(pgdata ? { dataDir: pgdata } : {}),
       ...(template ? { loadDataDir: template } : {}),
     })
@@ -88,10 +135,8 @@ export async function openPglite(dataDir: string | null, template?: Blob): Promi
     if (lockPath) rmSync(lockPath, { force: true })
     throw err
   }
-  const db = wrap(pg as unknown as Queryable, false, pg, preparedRunner(pg))
-  ;(db as any).dump = () => pg.dumpDataDir('none')
   let closed = false
-  db.close = async () => {
+  const close = async () => {
     if (closed) return
     closed = true
     try {
@@ -102,12 +147,7 @@ export async function openPglite(dataDir: string | null, template?: Blob): Promi
       if (lockPath) rmSync(lockPath, { force: true })
     }
   }
-  return db
-}
-
-/** A copy of an in-memory PGlite database, to open many identical ones quickly. */
-export async function dumpTemplate(db: Db): Promise<Blob> {
-  const dump = (db as any).dump
-  if (!dump) throw new Error('dumpTemplate needs a PGlite database')
-  return dump()
+  const shared: Shared = { root: null, pg, run: preparedRunner(pg), channels: new Map(), close }
+  shared.root = wrap(pg as unknown as Queryable, false, shared)
+  return shared.root
 }

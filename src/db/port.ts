@@ -7,6 +7,8 @@ export type Row = Record<string, any>
 
 export interface Db {
   readonly kind: 'pglite' | 'postgres'
+  /** The database itself; inside `tx`, the database the transaction belongs to. */
+  readonly root: Db
   /** Run one statement with `$n` parameters and return its rows. */
   query<T = Row>(text: string, params?: unknown[]): Promise<T[]>
   /** Run a script of several statements without parameters (migrations). */
@@ -17,6 +19,23 @@ export interface Db {
   ping(): Promise<boolean>
   /** Flush and release everything; the Db is unusable afterwards. */
   close(): Promise<void>
+  /**
+   * Send `payload` to every listener of `channel` (this process's too): on PostgreSQL every
+   * replica's. Inside a transaction it leaves at the commit, and not at all on a rollback.
+   */
+  notify(channel: string, payload: string): Promise<void>
+  /** Follow `channel` until the returned function is called. */
+  listen(channel: string, listener: Listener): Promise<() => Promise<void>>
+}
+
+/**
+ * What a `listen`er hears. `up` comes once following starts and again after every reconnect;
+ * `down` when the connection is lost: notifications sent until the next `up` may be missed.
+ */
+export interface Listener {
+  message(payload: string): void
+  up(): void
+  down(): void
 }
 
 /** The first row, or undefined. */

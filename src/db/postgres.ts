@@ -1,14 +1,18 @@
 import postgres from 'postgres'
-import type { Db, Row } from './port'
+import type { Db, Listener, Row } from './port'
 import { SQLSTATE, sqlState } from './sqlstate'
 
 // biome-ignore lint/complexity/noBannedTypes: postgres.js spells 'no custom types' as {}
 type NoTypes = {}
 type Conn = postgres.Sql<NoTypes> | postgres.TransactionSql<NoTypes>
 
-function wrap(sql: Conn, root: postgres.Sql<NoTypes>, inTx: boolean): Db {
+function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listeners: Listeners): Db {
+  const inTx = rootDb !== null
   const db: Db = {
     kind: 'postgres',
+    get root() {
+      return rootDb ?? db
+    },
     async query<T = Row>(text: string, params: unknown[] = []) {
       return (await sql.unsafe(text, params as any[], { prepare: true })) as unknown as T[]
     },
@@ -21,7 +25,7 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, inTx: boolean): Db {
       // deadlock (or serialization) error. Nothing of it was committed, so run it again.
       for (let attempt = 1; ; attempt++) {
         try {
-          return (await root.begin((t) => fn(wrap(t, root, true)))) as T
+          return (await root.begin((t) => fn(wrap(t, root, db, listeners)))) as T
         } catch (err) {
           const state = sqlState(err)
           const retryable = state === SQLSTATE.deadlockDetected || state === SQLSTATE.serializationFailure
@@ -35,10 +39,86 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, inTx: boolean): Db {
       return true
     },
     async close() {
+      await listeners.close()
       await root.end({ timeout: 5 })
     },
+    async notify(channel, payload) {
+      await sql.unsafe('select pg_notify($1, $2)', [channel, payload])
+    },
+    listen: (channel, listener) => listeners.listen(channel, listener),
   }
   return db
+}
+
+type Listeners = ReturnType<typeof createListeners>
+
+/**
+ * LISTEN on one connection of its own, opened at the first `listen`. When it drops, every
+ * listener hears `down` at once, and `up` once it listens again (retried every 250 ms).
+ */
+function createListeners(url: string) {
+  const channels = new Map<string, Set<Listener>>()
+  let conn: postgres.Sql<NoTypes> | null = null
+  let connected = false
+  let closed = false
+  const each = (fn: (l: Listener) => void) => {
+    for (const set of channels.values()) for (const l of set) fn(l)
+  }
+  const quote = (name: string) => `"${name.replace(/"/g, '""')}"`
+
+  async function follow(): Promise<void> {
+    while (!closed) {
+      try {
+        for (const name of channels.keys()) await conn!.unsafe(`listen ${quote(name)}`)
+        connected = true
+        each((l) => l.up())
+        return
+      } catch {
+        await Bun.sleep(250)
+      }
+    }
+  }
+
+  function open() {
+    conn = postgres(url, {
+      max: 1,
+      idle_timeout: 0,
+      max_lifetime: null,
+      fetch_types: false,
+      onnotice: () => {},
+      connection: { application_name: 'arbor-listen' },
+      onnotify: (channel: string, payload: string) => {
+        for (const l of channels.get(channel) ?? []) l.message(payload)
+      },
+      onclose: () => {
+        if (closed || !connected) return
+        connected = false
+        each((l) => l.down())
+        void follow()
+      },
+    } as any)
+  }
+
+  return {
+    async listen(channel: string, listener: Listener): Promise<() => Promise<void>> {
+      if (closed) throw new Error('the database is closed')
+      if (!conn) open()
+      let set = channels.get(channel)
+      const first = !set
+      if (!set) channels.set(channel, (set = new Set()))
+      set.add(listener)
+      if (connected && first) await conn!.unsafe(`listen ${quote(channel)}`)
+      if (connected) listener.up()
+      else if (channels.size === 1 && set.size === 1) await follow()
+      return async () => {
+        set.delete(listener)
+      }
+    },
+    async close() {
+      closed = true
+      await conn?.end({ timeout: 1 })
+    },
+  }
 }
 
 export async function openPostgres(url: string): Promise<Db> {
@@ -59,7 +139,7 @@ export async function openPostgres(url: string): Promise<Db> {
     } as any,
     connection: { application_name: 'arbor' },
   })
-  const db = wrap(sql, sql, false)
+  const db = wrap(sql, sql, null, createListeners(url))
   await db.ping()
   return db
 }

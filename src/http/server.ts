@@ -68,14 +68,7 @@ export function createHandler(deps: Deps, app: App) {
       res.headers.set('deprecation', 'true')
       res.headers.set('link', link)
     }
-    log.info('request', {
-      requestId,
-      method: req.method,
-      path: url.pathname,
-      status: res.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-      ip,
-    })
+    log.request(requestId, req.method, url.pathname, res.status, Math.round((performance.now() - started) * 10) / 10, ip)
     return res
   }
 }

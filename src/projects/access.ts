@@ -1,3 +1,4 @@
+import { authCache } from '../accounts/auth-cache'
 import type { User } from '../accounts/model'
 import type { Db } from '../db'
 import { ApiError, projectAccessDenied } from '../http/errors'
@@ -31,7 +32,8 @@ export async function requireProject(
 ): Promise<Access> {
   const deny = () => (opts.deny === 'not-yours' ? new ApiError(403, 'Not your project') : projectAccessDenied())
   if (typeof projectId !== 'string' || projectId === '') throw deny()
-  const row = await getAccess(db, projectId, user.id)
+  // null (no such project) is cached too: creating one empties the cache
+  const row = await authCache(db).get('access', `${projectId}\n${user.id}`, async () => (await getAccess(db, projectId, user.id)) ?? null)
   if (!row) throw opts.unknown ? opts.unknown() : deny()
   if (!row.role) throw deny()
   if (row.role === 'owner') {

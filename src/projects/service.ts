@@ -1,3 +1,4 @@
+import { authCache, authChanged } from '../accounts/auth-cache'
 import type { User } from '../accounts/model'
 import { getUser } from '../accounts/queries'
 import type { Deps } from '../deps'
@@ -15,8 +16,10 @@ const MAX_NAME = 100
  * when it has none: such a membership is its only way into the API.
  */
 export async function listProjects(deps: Deps, user: User, includeArchived: boolean) {
-  if (hasApiAccess(user)) return { projects: await q.listForUser(deps.db, user.id, includeArchived) }
-  const usable = await q.listForUser(deps.db, user.id, true, true)
+  const list = (all: boolean, teamOnly: boolean) =>
+    authCache(deps.db).get('projects', `${user.id}\n${all}\n${teamOnly}`, () => q.listForUser(deps.db, user.id, all, teamOnly))
+  if (hasApiAccess(user)) return { projects: await list(includeArchived, false) }
+  const usable = await list(true, true)
   if (usable.length === 0) throw tierRequired()
   return { projects: usable.filter((p) => includeArchived || !p.archived) }
 }
@@ -46,7 +49,7 @@ export async function addProject(deps: Deps, user: User, body: Record<string, an
       _tip: 'Names with punctuation need an explicit project.id, for example "q3-plan".',
     })
   const max = limitsOf(deps.config, user).max_projects
-  return deps.db.tx(async (tx) => {
+  const added = await deps.db.tx(async (tx) => {
     if (max !== null && (await q.countOwned(tx, user.id)) >= max)
       throw new ApiError(403, 'project_limit', {
         message: `Your plan allows ${max} ${max === 1 ? 'project' : 'projects'}; archiving one does not free a slot`,
@@ -62,6 +65,8 @@ export async function addProject(deps: Deps, user: User, body: Record<string, an
       _meta: { _tip: `Project ${id} is ready. Add a goal with {action:"add", projectId:"${id}", node:{type:"goal", data:{label}}}.` },
     }
   })
+  await authChanged(deps.db)
+  return added
 }
 
 export async function renameProject(deps: Deps, user: User, body: Record<string, any>) {
@@ -69,6 +74,7 @@ export async function renameProject(deps: Deps, user: User, body: Record<string,
   if (role !== 'owner') throw projectAccessDenied('Only the project owner can rename a project')
   const name = cleanName(body.name)
   const renamed = await q.rename(deps.db, project.id, name)
+  await authChanged(deps.db)
   return { success: true, project: renamed, _meta: { _tip: 'The project id never changes; only its display name did.' } }
 }
 
@@ -77,6 +83,7 @@ export async function setArchived(deps: Deps, user: User, body: { projectId?: un
   if (typeof body.archived !== 'boolean') throw invalid('archived must be a boolean (true or false)')
   const id = String(body.projectId ?? '')
   const project = await q.setArchived(deps.db, id, user.id, body.archived)
+  if (project) await authChanged(deps.db)
   if (!project) throw notFound(`Project ${id} not found (you can only archive projects you own)`)
   const tip = body.archived
     ? 'Archived: hidden from GET /projects unless includeArchived=true; nodes, share links and webhooks keep working.'
@@ -104,7 +111,7 @@ export async function addMember(deps: Deps, user: User, body: { projectId?: unkn
   const member = await getUser(deps.db, body.userId)
   if (!member) throw notFound('user_not_found', { message: `User ${body.userId} not found` })
   if (member.id === user.id) throw new ApiError(409, 'already_member', { message: 'The owner is already on the project' })
-  return deps.db.tx(async (tx) => {
+  const added = await deps.db.tx(async (tx) => {
     const maxSeats = limitsOf(deps.config, user).max_seats
     if (maxSeats !== null && (await q.countSeatsWith(tx, user.id, member.id)) > maxSeats)
       throw new ApiError(403, 'seat_limit', {
@@ -115,6 +122,8 @@ export async function addMember(deps: Deps, user: User, body: { projectId?: unkn
       throw new ApiError(409, 'already_member', { message: `User ${member.id} is already a member of ${project.id}` })
     return { member: { userId: member.id, name: member.name, role: 'member' as const } }
   })
+  await authChanged(deps.db)
+  return added
 }
 
 export async function removeMember(deps: Deps, user: User, query: { projectId?: unknown; userId?: unknown }) {
@@ -123,5 +132,6 @@ export async function removeMember(deps: Deps, user: User, query: { projectId?: 
   if (query.userId === project.owner_id) throw new ValidationError(['The project owner cannot be removed'])
   if (!(await q.deleteMember(deps.db, project.id, query.userId)))
     throw notFound('member_not_found', { message: `User ${query.userId} is not a member of ${project.id}` })
+  await authChanged(deps.db)
   return { success: true as const }
 }

@@ -113,22 +113,41 @@ export async function deliverDue(deps: Deps, now: Date = deps.now()): Promise<nu
 }
 
 /**
+ * Under a stream of writes, claims start at most this often: the events committed in between
+ * are claimed, sent and recorded together, so each write pays a share of one claim and one
+ * record instead of both. The first event after a quiet spell is claimed at once.
+ */
+export const CLAIM_EVERY_MS = 10
+
+/**
  * What the `events` wake-up runs: first attempts at once after a commit. Unlike `deliverDue` it
  * never waits for a round before claiming the next, so a receiver that hangs for 5 s holds up
- * only its own round, not the events committed meanwhile. Wake-ups during a claim are folded
- * into one more claim; a finished round claims again. `stop` waits for what is in flight.
+ * only its own round, not the events committed meanwhile. Wake-ups during a claim, or within
+ * CLAIM_EVERY_MS of the last one, are folded into one more claim; a finished round claims again.
+ * `stop` waits for what is in flight.
  */
 export function createDeliveryRunner(deps: Deps) {
   const rounds = new Set<Promise<void>>()
   let claiming: Promise<void> | null = null
   let again = false
   let stopped = false
+  let lastClaim = Number.NEGATIVE_INFINITY
+  let timer: ReturnType<typeof setTimeout> | null = null
   const pump = (): void => {
     if (stopped) return
     if (claiming) {
       again = true
       return
     }
+    const wait = lastClaim + CLAIM_EVERY_MS - performance.now()
+    if (wait > 0) {
+      timer ??= setTimeout(() => {
+        timer = null
+        pump()
+      }, wait)
+      return
+    }
+    lastClaim = performance.now()
     claiming = (async () => {
       do {
         again = false
@@ -155,6 +174,7 @@ export function createDeliveryRunner(deps: Deps) {
     run: pump,
     async stop() {
       stopped = true
+      if (timer) clearTimeout(timer)
       while (claiming || rounds.size) await Promise.allSettled([claiming, ...rounds])
     },
   }

@@ -1,0 +1,97 @@
+import type { Db } from '../db/port'
+
+/**
+ * What every authenticated request reads, kept in memory: key hash → user, a user's project
+ * lists, and (project, user) → access. The rows change only through a few writes (users, API
+ * keys, projects, members); each of them calls `authChanged` after it commits, which empties
+ * this process's cache at once and, through the database's NOTIFY, every other replica's
+ * within milliseconds. A guard test lists the SQL that writes those tables.
+ *
+ * A read that started before a change may finish after it with the old rows: it is stored
+ * only when no change came in between (the generation is the same), so the cache never keeps
+ * what a committed write replaced. While the notification connection is down nothing is
+ * cached, and everything is dropped when it is back: a missed notification cannot linger.
+ */
+const CHANNEL = 'arbor_auth'
+/** Entries per map before it is emptied: bounds memory whatever callers send. */
+const MAX_ENTRIES = 20_000
+
+export class AuthCache {
+  private generation = 0
+  private following = false
+  private readonly maps = new Map<string, Map<string, unknown>>()
+  /** Resolves once the cache follows the change notifications (it caches nothing before). */
+  readonly ready: Promise<void>
+
+  constructor(db: Db) {
+    let following = () => {}
+    this.ready = new Promise((resolve) => {
+      following = resolve
+    })
+    db.listen(CHANNEL, {
+      message: () => this.clear(),
+      up: () => {
+        this.clear()
+        this.following = true
+        following()
+      },
+      down: () => {
+        this.following = false
+        this.clear()
+      },
+    }).catch(() => {
+      this.following = false
+    })
+  }
+
+  clear(): void {
+    this.generation++
+    for (const m of this.maps.values()) m.clear()
+  }
+
+  /**
+   * The cached value of `key` in `space`, or `load()`'s, stored (frozen) unless it is undefined
+   * or a change came in while it loaded.
+   */
+  async get<T>(space: string, key: string, load: () => Promise<T>): Promise<T> {
+    let map = this.maps.get(space)
+    if (!map) this.maps.set(space, (map = new Map()))
+    const hit = map.get(key)
+    if (hit !== undefined) return hit as T
+    const generation = this.generation
+    const value = await load()
+    if (value !== undefined && this.following && generation === this.generation) {
+      if (map.size >= MAX_ENTRIES) map.clear()
+      map.set(key, deepFreeze(value))
+    }
+    return value
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value) && !(value instanceof Date)) {
+    Object.freeze(value)
+    for (const v of Object.values(value)) deepFreeze(v)
+  }
+  return value
+}
+
+const caches = new WeakMap<Db, AuthCache>()
+
+/** The cache of this database (the root Db that services get as `deps.db`). */
+export function authCache(db: Db): AuthCache {
+  let cache = caches.get(db.root)
+  if (!cache) caches.set(db.root, (cache = new AuthCache(db.root)))
+  return cache
+}
+
+/**
+ * Call after (or inside the transaction of) every write to users, api_keys, projects or
+ * project_members. This process forgets at once, and again when the notification comes back
+ * after the commit (a read during the transaction may have stored the old rows); the other
+ * replicas forget when it reaches them.
+ */
+export async function authChanged(db: Db): Promise<void> {
+  caches.get(db.root)?.clear()
+  await db.notify(CHANNEL, '')
+}
