@@ -13,7 +13,7 @@
  *   - authenticated GET /api/v1/projects, and GET /api/v1/nodes of a 1,000-node project;
  *   - POST /mutate add, sequential (wrk -t1 -c1), into a project without webhooks (the floor)
  *     and into one with 10 webhooks that deliver live to the receiver;
- *   - the server's RSS just after start, after setup, and after everything.
+ *   - the server's RSS once idle after start, after setup, and after everything.
  * ROUNDS rounds (default 5) of BENCH_SECONDS seconds (default 4) per figure, in a random order
  * within each round; a figure is the median of its rounds and every round has ≥ 200 requests.
  * Every response must be 2xx and every delivery must arrive, or the bench fails.
@@ -197,7 +197,8 @@ async function benchDatabase(kind: 'pglite' | 'postgres') {
     }
     const base = await until(() => /"msg":"listening".*?"url":"(http:\/\/[^"]+)"/.exec(log())?.[1], 'server listening')
     const key = /Arbor API key for owner: (arb_[0-9A-Za-z]+)/.exec(log())![1]!
-    const rssStart = rssMb(server.pid)
+    await quiet(server.pid, 'after start')
+    const rssStart = rssMb(server.pid) // idle: started, nothing asked yet
     const port = await until(() => receiver.state.first.get('port')?.port as number | undefined, 'receiver listening')
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(base + path, {
@@ -307,7 +308,7 @@ const rows = [
   'authenticated GET /api/v1/projects',
   'GET /api/v1/nodes, 1,000 nodes',
   'write p50, no webhook → 10 webhooks delivering',
-  'server RSS: start / after setup / after load',
+  'server RSS: idle after start / after setup / after load',
 ]
 const cols = results.map(col)
 const commit = Bun.spawnSync(['git', 'rev-parse', '--short', 'HEAD'], { cwd: ROOT }).stdout.toString().trim()
