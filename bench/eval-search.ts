@@ -15,7 +15,7 @@ import { bootstrapOwner } from '../src/accounts/service'
 import { createApp } from '../src/app'
 import { loadConfig } from '../src/config'
 import { openDb } from '../src/db'
-import { createWaker, type Deps } from '../src/deps'
+import { createDeps, type Deps } from '../src/deps'
 import { createLogger } from '../src/log'
 import { tick } from '../src/search/loop'
 import { scoreQuery, summarise } from './search-core/metrics'
@@ -56,7 +56,7 @@ if (remote) {
 } else {
   const config = loadConfig({ ...process.env, DATABASE_URL: 'memory://', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' })
   const db = await openDb(config)
-  const deps: Deps = { config, db, log: createLogger(config.logLevel), now: () => new Date(), ...createWaker() }
+  const deps: Deps = createDeps({ config, db, log: createLogger(config.logLevel) })
   const key = (await bootstrapOwner(db))!
   const { handle } = createApp(deps)
   call = async (method, path, body) => {

@@ -14,9 +14,8 @@ import { bootstrapOwner } from '../src/accounts/service'
 import { createApp } from '../src/app'
 import { loadConfig } from '../src/config'
 import { openDb } from '../src/db'
-import { createWaker, type Deps } from '../src/deps'
+import { createDeps, type Deps } from '../src/deps'
 import { createLogger } from '../src/log'
-import { searchOf } from '../src/search/engine'
 import { tick } from '../src/search/loop'
 import { percentile } from './search-core/metrics'
 
@@ -139,7 +138,7 @@ function tree(total: number): Draft[] {
 const env = { ...process.env, DATABASE_URL: process.env.DATABASE_URL ?? 'memory://', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' }
 const config = loadConfig(env)
 const db = await openDb(config)
-const deps: Deps = { config, db, log: createLogger(config.logLevel), now: () => new Date(), ...createWaker() }
+const deps: Deps = createDeps({ config, db, log: createLogger(config.logLevel) })
 const key = (await bootstrapOwner(db))!
 const app = createApp(deps)
 const call = async (handle: typeof app.handle, method: string, path: string, body?: unknown) => {
@@ -212,13 +211,13 @@ const used = () => {
   return m.heapUsed + m.external
 }
 const before = used()
-const replicaDeps: Deps = { ...deps, config: loadConfig(env), ...createWaker() }
+const replicaDeps: Deps = createDeps({ config: loadConfig(env), db, log: deps.log })
 const replica = createApp(replicaDeps)
 t0 = performance.now()
 await call(replica.handle, 'GET', `/api/v1/search?projectId=${projectId}&q=warm&mode=keyword`)
 const loadMs = performance.now() - t0
 const after = used()
-const mem = searchOf(replicaDeps)!.memory()
+const mem = replicaDeps.search.memory()
 
 const f = (x: number) => x.toFixed(1)
 console.log(

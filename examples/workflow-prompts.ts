@@ -11,7 +11,7 @@ import { bootstrapOwner } from '../src/accounts/service'
 import { createApp } from '../src/app'
 import { loadConfig } from '../src/config'
 import { openDb } from '../src/db'
-import { createWaker, type Deps } from '../src/deps'
+import { createDeps, type Deps } from '../src/deps'
 import { createLogger } from '../src/log'
 
 const config = loadConfig({
@@ -21,7 +21,7 @@ const config = loadConfig({
   LOG_LEVEL: 'silent',
 })
 const db = await openDb(config)
-const deps: Deps = { config, db, log: createLogger('silent'), now: () => new Date(), ...createWaker() }
+const deps: Deps = createDeps({ config, db, log: createLogger('silent') })
 const key = (await bootstrapOwner(db))!
 const { handle } = createApp(deps)
 

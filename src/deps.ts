@@ -1,6 +1,8 @@
 import type { Config } from './config'
 import type { Db } from './db'
 import type { Logger } from './log'
+import { createSearch } from './search/engine'
+import type { SearchBackend } from './search/port'
 
 /**
  * What services need from the outside world. Built once in main.ts (or a test helper)
@@ -16,6 +18,8 @@ export interface Deps {
   wake: (topic: WakeTopic) => void
   /** Listeners for `wake`, registered by the loops at start. */
   onWake: (topic: WakeTopic, fn: () => void) => void
+  /** The search backend (built-in index or Meilisearch), built once with the app's own database handle. */
+  search: SearchBackend
 }
 
 export type WakeTopic = 'events' | 'classify'
@@ -31,4 +35,14 @@ export function createWaker(): Pick<Deps, 'wake' | 'onWake'> {
       listeners.get(topic)!.add(fn)
     },
   }
+}
+
+/**
+ * The dependencies of one app, built once where it is composed (main.ts, a test, a bench).
+ * Services get copies with a transaction as `db`; the search backend keeps this, the app's own.
+ */
+export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<Pick<Deps, 'now'>>): Deps {
+  const deps = { now: () => new Date(), ...createWaker(), ...base } as Deps
+  deps.search = createSearch(deps)
+  return deps
 }

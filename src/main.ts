@@ -4,7 +4,7 @@ import { loadConfigOrExit } from './config'
 import { openDb } from './db'
 import { DataDirLockedError } from './db/pglite'
 import type { Db } from './db/port'
-import { createWaker, type Deps } from './deps'
+import { createDeps, type Deps } from './deps'
 import { createLogger } from './log'
 import { startScheduler } from './scheduler'
 
@@ -22,7 +22,7 @@ async function main() {
     }
     throw err
   }
-  const deps: Deps = { config, db, log, now: () => new Date(), ...createWaker() }
+  const deps: Deps = createDeps({ config, db, log })
 
   const firstKey = await bootstrapOwner(db)
   if (firstKey) console.log(`Arbor API key for owner: ${firstKey}`)

@@ -3,6 +3,7 @@ import type { Deps, WakeTopic } from './deps'
 import { eventRetentionLoop } from './events/loop'
 import { deleteExpiredKeys } from './http/idempotency'
 import { tick as classifyTick } from './nodes/classify-loop'
+import { searchLoop } from './search/loop'
 import { shareExpiryLoop } from './share/loop'
 import { webhookDeliveryLoop } from './webhooks/loop'
 
@@ -37,6 +38,7 @@ export const loops: Loop[] = [
   webhookDeliveryLoop,
   shareExpiryLoop,
   eventRetentionLoop,
+  searchLoop,
 ]
 
 export function startScheduler(deps: Deps) {

@@ -8,7 +8,7 @@ import { type Db, openDb } from '../src/db'
 import { migrate } from '../src/db/migrate'
 import { openPglite } from '../src/db/pglite'
 import { openPostgres } from '../src/db/postgres'
-import { createWaker, type Deps } from '../src/deps'
+import { createDeps, type Deps } from '../src/deps'
 import { createLogger } from '../src/log'
 import { startScheduler } from '../src/scheduler'
 
@@ -141,7 +141,7 @@ export async function startApp(env: Record<string, string> = {}, opts: StartOpti
     db = await freshPglite()
     drop = () => db.close()
   }
-  const deps: Deps = { config, db, log: createLogger(config.logLevel), now: () => new Date(), ...createWaker() }
+  const deps: Deps = createDeps({ config, db, log: createLogger(config.logLevel) })
   const ownerKey = opts.reopen?.ownerKey ?? (await bootstrapOwner(db))!
   const { handle } = createApp(deps)
   const scheduler = opts.loops ? startScheduler(deps) : null

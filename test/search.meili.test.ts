@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { searchOf } from '../src/search/engine'
 import { tick } from '../src/search/loop'
 import { MEILI_INDEX, type MeiliBackend } from '../src/search/meili'
 import { startApp, type TestApp } from './helpers'
@@ -98,7 +97,7 @@ describe(`GET /search on Meilisearch (${REAL_URL ? 'real server' : 'protocol fak
   })
 
   test('rebuild loads every node again from the database', async () => {
-    const backend = searchOf(app.deps) as MeiliBackend
+    const backend = app.deps.search as MeiliBackend
     expect(await backend.rebuild()).toBeGreaterThanOrEqual(4)
     expect((await search({ q: 'SEPA Direct Debit', limit: '1' })).body.results[0].node.id).toBe(ids['draft-j'])
   })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createApp } from '../src/app'
 import { loadConfig } from '../src/config'
-import { createWaker, type Deps } from '../src/deps'
+import { createDeps, type Deps } from '../src/deps'
 import { createLogger } from '../src/log'
 import { tick } from '../src/search/loop'
 import { ADMIN_TOKEN, type Res, startApp, type TestApp } from './helpers'
@@ -54,7 +54,7 @@ function replica(app: TestApp, env: Record<string, string>) {
     LOG_LEVEL: 'silent',
     ...env,
   })
-  const deps: Deps = { config, db: app.db, log: createLogger('silent'), now: () => new Date(), ...createWaker() }
+  const deps: Deps = createDeps({ config, db: app.db, log: createLogger('silent') })
   const { handle } = createApp(deps)
   const call = async (path: string): Promise<Res> => {
     const res = await handle(new Request(`http://arbor.test${path}`, { headers: { authorization: `Bearer ${app.ownerKey}` } }), '127.0.0.1')

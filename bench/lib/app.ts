@@ -6,7 +6,7 @@ import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
 import { openDb } from '../../src/db'
 import { openPostgres } from '../../src/db/postgres'
-import { createWaker, type Deps } from '../../src/deps'
+import { createDeps, type Deps } from '../../src/deps'
 import { createLogger } from '../../src/log'
 
 export interface BenchServer {
@@ -47,7 +47,7 @@ export async function startBenchServer(postgresUrl?: string): Promise<BenchServe
     LOG_LEVEL: 'silent',
   })
   const db = await openDb(config)
-  const deps: Deps = { config, db, log: createLogger(config.logLevel), now: () => new Date(), ...createWaker() }
+  const deps: Deps = createDeps({ config, db, log: createLogger(config.logLevel) })
   const ownerKey = (await bootstrapOwner(db))!
   const { handle } = createApp(deps)
   const server = Bun.serve({

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
 import { runIdempotent } from '../http/idempotency'
-import { actionOf, NOT_IDEMPOTENT } from './service'
+import { actionOf, afterCommit, NOT_IDEMPOTENT } from './service'
 
 export const mutateRoutes = (deps: Deps) =>
   new Elysia({ name: 'mutate' }).derive(withUser(deps)).post(
@@ -16,7 +16,7 @@ export const mutateRoutes = (deps: Deps) =>
       set.status = outcome.status
       deps.wake('events')
       deps.wake('classify')
-      return outcome.body
+      return outcome.replayed || outcome.status !== 200 ? outcome.body : await afterCommit(deps, request, outcome.body)
     },
     {
       body: t.Object(

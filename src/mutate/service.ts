@@ -3,7 +3,7 @@ import type { Deps } from '../deps'
 import { invalid } from '../http/errors'
 import { addIterationAction, deleteIterationAction, reorderIterationsAction, updateIterationAction } from '../iterations/service'
 import { batch } from '../nodes/batch'
-import { add, classify, remove, restore, update } from '../nodes/service'
+import { add, afterAdd, classify, remove, restore, update } from '../nodes/service'
 import { addProject, renameProject } from '../projects/service'
 
 export type ActionHandler = (deps: Deps, user: User, body: Record<string, any>) => Promise<Record<string, unknown>>
@@ -37,4 +37,10 @@ export function actionOf(body: Record<string, any>): ActionHandler {
       _tip: 'Send {action, projectId, ...}; the guide lists the body of every action.',
     })
   return handler
+}
+
+/** Work that follows a committed write and must stay outside its transaction. */
+export async function afterCommit(deps: Deps, request: Record<string, any>, body: Record<string, any>): Promise<Record<string, any>> {
+  if (request.action === 'add' && typeof request.projectId === 'string') return afterAdd(deps, request.projectId, body)
+  return body
 }

@@ -38,9 +38,6 @@ export async function add(deps: Deps, user: User, body: Record<string, any>) {
   await finish(ctx)
   await capAdvisory(ctx, capped)
   if (node.type === 'task') await inboxAdvisory(ctx)
-  // search (issue 4): near-duplicate advisory; time-boxed and in-memory only, never fails the add
-  const duplicate = await possibleDuplicate(deps, project.id, node)
-  if (duplicate) ctx.advisories.push(duplicate as unknown as Record<string, unknown>)
   return { success: true, node: publicNode(node), _meta: writeMeta(ctx, nodeFocus(project.id, node)) }
 }
 
@@ -218,4 +215,19 @@ export async function listChangelog(deps: Deps, user: User, query: { projectId?:
       deletedAt: new Date(r.deleted_at).toISOString(),
     })),
   }
+}
+
+/**
+ * After an `add` has committed: the near-duplicate advisory of search, added to its `_meta`.
+ * Never inside the write's transaction (an embedding there would hold every other writer on
+ * PGlite); advisory only, so a replayed answer carries what the first one stored.
+ */
+export async function afterAdd(deps: Deps, projectId: string, body: Record<string, any>): Promise<Record<string, any>> {
+  if (body.success !== true || !body.node) return body
+  const duplicate = await possibleDuplicate(deps, projectId, body.node)
+  if (!duplicate) return body
+  const meta: Record<string, any> = { ...(body._meta ?? {}) }
+  if (!meta.advisory) meta.advisory = duplicate
+  else meta.advisories = [...(meta.advisories ?? [meta.advisory]), duplicate]
+  return { ...body, _meta: meta }
 }

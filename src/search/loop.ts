@@ -1,19 +1,20 @@
 import type { Deps } from '../deps'
-import { searchOf } from './engine'
-
-const warmed = new WeakSet<object>()
+import type { Loop } from '../scheduler'
 
 /**
- * The search loop: follow the events outbox, embed what lacks vectors (new nodes, or every
- * node after an embedder change), push to Meilisearch when it is the backend. The first run
- * also loads the embedding model in the background, so no request waits for it.
+ * One run of the search loop: follow the events outbox, embed what lacks vectors (new nodes,
+ * or every node after an embedder change), push to Meilisearch when it is the backend.
  */
-export async function tick(deps: Deps, now: Date): Promise<Record<string, number>> {
-  const backend = searchOf(deps)
-  if (!backend) return {}
-  if (!warmed.has(backend)) {
-    warmed.add(backend)
-    backend.warm()
-  }
-  return backend.tick(now)
+export const tick = (deps: Deps, now: Date) => deps.search.tick(now)
+
+/**
+ * Scheduled every second and woken after every write; the model starts loading in the
+ * background when the scheduler starts, so no request waits for it.
+ */
+export const searchLoop: Loop = {
+  name: 'search',
+  everySeconds: () => 1,
+  tick,
+  wakeOn: 'events',
+  onStart: (deps) => deps.search.warm(),
 }

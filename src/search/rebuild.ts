@@ -10,7 +10,7 @@
 
 import { loadConfigOrExit } from '../config'
 import { openDb } from '../db'
-import { createWaker, type Deps } from '../deps'
+import { createDeps, type Deps } from '../deps'
 import { createLogger } from '../log'
 import { chooseEmbedder } from './embedder/runtime'
 import { MeiliBackend } from './meili'
@@ -19,7 +19,7 @@ import { forgetEmbedder } from './queries'
 async function main() {
   const config = loadConfigOrExit()
   const db = await openDb(config)
-  const deps: Deps = { config, db, log: createLogger(config.logLevel), now: () => new Date(), ...createWaker() }
+  const deps: Deps = createDeps({ config, db, log: createLogger(config.logLevel) })
   const choice = chooseEmbedder(config)
   try {
     if (config.meiliUrl) {

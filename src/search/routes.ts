@@ -3,7 +3,6 @@ import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
 import { RefusalBody } from '../http/schemas'
 import { NodeSchema } from '../nodes/routes'
-import { registerSearch } from './engine'
 import { search } from './service'
 
 const Result = t.Object({
@@ -15,7 +14,6 @@ const Result = t.Object({
 })
 
 export const searchRoutes = (deps: Deps) => {
-  registerSearch(deps)
   return new Elysia({ name: 'search' }).derive(withUser(deps)).get('/search', ({ user, query }) => search(deps, user, query) as any, {
     query: t.Object({
       projectId: t.String(),

@@ -4,7 +4,6 @@ import { invalid } from '../http/errors'
 import { NODE_TYPES } from '../nodes/model'
 import { requireProject } from '../projects/access'
 import { clip, MAX_QUERY_CHARS } from './document'
-import { registerSearch, searchOf } from './engine'
 import type { DuplicateAdvisory } from './port'
 import type { SearchMode } from './project-index'
 
@@ -35,8 +34,7 @@ export async function search(deps: Deps, user: User, query: SearchQuery) {
   const mode = (query.mode ?? 'hybrid') as SearchMode
   if (!MODES.includes(mode)) throw invalid(`mode must be one of: ${MODES.join(', ')}`)
 
-  const backend = searchOf(deps) ?? registerSearch(deps)
-  const answer = await backend.search(project.id, { q, type: query.type, limit, mode })
+  const answer = await deps.search.search(project.id, { q, type: query.type, limit, mode })
   const meta: Record<string, unknown> = { search: answer.meta }
   if (answer.meta.semantic === 'partial')
     meta._tip = `${answer.meta.pendingNodes} node(s) are still being indexed for meaning (embedder ${answer.meta.embedder}); until then they match by keyword only.`
@@ -52,14 +50,12 @@ export async function search(deps: Deps, user: User, query: SearchQuery) {
  * near-duplicate warning). Advisory only: never throws and never holds an add back for long.
  */
 export async function possibleDuplicate(
-  deps: Pick<Deps, 'config' | 'log'>,
+  deps: Pick<Deps, 'search' | 'log'>,
   projectId: string,
   node: { id: string; type: string; data: Record<string, any> },
 ): Promise<DuplicateAdvisory | null> {
-  const backend = searchOf(deps)
-  if (!backend) return null
   try {
-    return await backend.duplicates(projectId, node)
+    return await deps.search.duplicates(projectId, node)
   } catch (err) {
     deps.log.warn('search: duplicate check failed', { error: String(err) })
     return null
