@@ -74,6 +74,17 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw.replace(/\/+$/, '')
 }
 
+/** The admin token guards every user's keys: a short one could be guessed. */
+export const MIN_ADMIN_TOKEN_LENGTH = 24
+function adminToken(env: Env): string | undefined {
+  if (!set(env.ADMIN_TOKEN)) return undefined
+  if (env.ADMIN_TOKEN.length < MIN_ADMIN_TOKEN_LENGTH)
+    throw new ConfigError(
+      `ADMIN_TOKEN is too short (${env.ADMIN_TOKEN.length} characters): expected at least ${MIN_ADMIN_TOKEN_LENGTH}, e.g. the output of openssl rand -hex 24`,
+    )
+  return env.ADMIN_TOKEN
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535)
   const databaseUrl = env.DATABASE_URL === 'memory://' ? 'memory://' : url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'])
@@ -90,7 +101,7 @@ export function loadConfig(env: Env = process.env): Config {
     cacheDir: set(env.ARBOR_CACHE_DIR) ? env.ARBOR_CACHE_DIR : `${set(env.DATA_DIR) ? env.DATA_DIR : './data'}/cache`,
     databaseUrl,
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`,
-    adminToken: set(env.ADMIN_TOKEN) ? env.ADMIN_TOKEN : undefined,
+    adminToken: adminToken(env),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 100, 0),
     trustProxy: flag(env, 'TRUST_PROXY'),
     freeTierNodeCap: int(env, 'FREE_TIER_NODE_CAP', 250, 0),

@@ -146,8 +146,9 @@ describe('classify action', () => {
   })
 
   it('requires projectId like every project-scoped action', async () => {
+    // self-hosting.md's readings: 400, as for every project-scoped action (issue 10, defect 6)
     const res = await mutate(app, { action: 'classify', nodeId: 'task-1' })
-    expect(res.status).toBe(403)
-    expect(res.body.error).toBe('project_access_denied')
+    expect(res.status).toBe(400)
+    expect(res.body.errors).toEqual(['projectId is required: node ids are unique within a project, not across projects'])
   })
 })

@@ -32,7 +32,7 @@ export interface ServerProcess {
     headers: Headers
   }>
   /** poll `fn` until it returns a truthy value, or fail after `timeoutMs` with the last value */
-  until: <T>(fn: () => Promise<T>, timeoutMs?: number, what?: string) => Promise<T>
+  until: <T>(fn: () => Promise<T>, timeoutMs?: number, what?: string) => Promise<NonNullable<T>>
   /** SIGTERM and wait; the database is kept until `close` */
   stop: () => Promise<number>
   /** stop (if running) and drop the database */

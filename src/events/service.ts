@@ -41,6 +41,7 @@ export function orderPayload(p: Record<string, any>): EventPayload {
 }
 
 const CURSOR = /^(\d{1,20})_(\d{1,20})$/
+const MAX_BIGINT = 2n ** 63n - 1n
 
 /** Cursors are opaque to clients; inside they are the (transaction id, seq) of the last event read. */
 const encodeCursor = (row: q.EventRow) => `${row.txid}_${row.seq}`
@@ -49,6 +50,11 @@ function decodeCursor(after: string | undefined) {
   if (after === undefined || after === '') return null
   const m = CURSOR.exec(after)
   if (!m)
+    throw invalid('after must be a nextCursor returned by this endpoint', {
+      _tip: 'Omit after to start from the oldest event kept (7 days).',
+    })
+  // both are bigints in the database: a number past their range is no cursor of ours
+  if (BigInt(m[1]!) > MAX_BIGINT || BigInt(m[2]!) > BigInt(Number.MAX_SAFE_INTEGER))
     throw invalid('after must be a nextCursor returned by this endpoint', {
       _tip: 'Omit after to start from the oldest event kept (7 days).',
     })

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import { SQLSTATE, sqlState } from '../db/sqlstate'
 import type { Deps } from '../deps'
 import { ApiError, ValidationError } from './errors'
+import { loggablePath } from './input-guard'
 import { guideUrl, isGuidedPath } from './meta'
 import { json } from './respond'
 
@@ -73,6 +74,12 @@ export const errorPlugin = (deps: Deps) =>
     if (state === SQLSTATE.uniqueViolation) return json(409, { error: 'conflict', message: 'That resource already exists' })
     if (state === SQLSTATE.invalidTextRepresentation || state === SQLSTATE.checkViolation)
       return withGuide(400, { success: false, errors: ['A value has the wrong format'] })
-    deps.log.error('unhandled error', { path: url.pathname, method: request.method, error: String(err?.stack ?? err) })
+    // Never the whole error of a failed response check: its message carries the value that failed,
+    // which may be anything a handler returned. The path and the rule are enough to find it.
+    const detail =
+      code === 'VALIDATION'
+        ? `response failed its schema at ${String(err.valueError?.path ?? err.all?.[0]?.path ?? '?').slice(0, 200)}`
+        : String(err?.stack ?? err).slice(0, 2000)
+    deps.log.error('unhandled error', { path: loggablePath(url.pathname), method: request.method, error: detail })
     return json(500, { error: 'internal_error', message: 'Something went wrong on our side; the request may be retried' })
   })

@@ -29,3 +29,29 @@ export function createRateLimiter(perMinute: number, windowMs = 60_000): RateLim
     },
   }
 }
+
+/**
+ * Failed attempts per client IP (the admin token): after `max` failures in a window, every
+ * request from that IP is refused until the window ends, right token or not, so the token
+ * cannot be guessed at request speed.
+ */
+export function createFailureLimiter(max: number, windowMs = 60_000) {
+  const failures = new Map<string, { start: number; count: number }>()
+  return {
+    /** seconds to wait when `ip` has failed too often, else 0 */
+    blocked(ip: string, now = Date.now()): number {
+      const f = failures.get(ip)
+      if (!f) return 0
+      if (now - f.start >= windowMs) {
+        failures.delete(ip)
+        return 0
+      }
+      return f.count >= max ? Math.max(1, Math.ceil((f.start + windowMs - now) / 1000)) : 0
+    },
+    fail(ip: string, now = Date.now()): void {
+      const f = failures.get(ip)
+      if (!f || now - f.start >= windowMs) failures.set(ip, { start: now, count: 1 })
+      else f.count++
+    },
+  }
+}

@@ -1,11 +1,15 @@
 import type { Deps } from '../deps'
 import { clientIp } from './client-ip'
-import { guideUrl } from './meta'
-import { createRateLimiter } from './rate-limit'
+import { checkHeaders, checkJsonText, checkUrl, loggablePath } from './input-guard'
+import { guideUrl, isGuidedPath } from './meta'
+import { createFailureLimiter, createRateLimiter } from './rate-limit'
 import { json } from './respond'
 import { legacyRewrite } from './versioning'
 
 type App = { handle(req: Request): Promise<Response> }
+
+/** Failed admin authentications from one IP before its admin requests get 429 for the rest of the minute. */
+export const ADMIN_FAILURES_PER_MINUTE = 10
 
 /**
  * The transport wrapper around the Elysia app: request id, rate limit, body size, the legacy
@@ -15,6 +19,7 @@ type App = { handle(req: Request): Promise<Response> }
 export function createHandler(deps: Deps, app: App) {
   const { config, log } = deps
   const limiter = createRateLimiter(config.rateLimitPerMinute)
+  const adminFailures = createFailureLimiter(ADMIN_FAILURES_PER_MINUTE)
   return async function handle(req: Request, socketIp?: string): Promise<Response> {
     const started = performance.now()
     const requestId = req.headers.get('x-request-id')?.slice(0, 128) || crypto.randomUUID()
@@ -22,6 +27,20 @@ export function createHandler(deps: Deps, app: App) {
     const ip = clientIp(req, socketIp, config.trustProxy)
     let res: Response | undefined
     let link: string | undefined
+    const admin = url.pathname.startsWith('/admin/')
+    if (admin) {
+      const wait = adminFailures.blocked(ip)
+      if (wait)
+        res = json(
+          429,
+          {
+            error: 'rate_limited',
+            message: `More than ${ADMIN_FAILURES_PER_MINUTE} failed admin authentications in 60 seconds from ${ip}`,
+            _meta: { _tip: `Check ADMIN_TOKEN, then retry after ${wait} seconds.` },
+          },
+          { 'retry-after': String(wait) },
+        )
+    }
     if (url.pathname.startsWith('/api/')) {
       const wait = limiter.hit(ip)
       if (wait)
@@ -55,6 +74,21 @@ export function createHandler(deps: Deps, app: App) {
         })
     }
     if (!res) {
+      // NUL characters and deep nesting: a 400 naming the field before anything parses or stores it
+      let refusal = checkUrl(url) ?? checkHeaders(req.headers)
+      if (!refusal && req.body && req.method !== 'GET' && req.method !== 'HEAD') {
+        const text = await req.text()
+        refusal = checkJsonText(text)
+        req = new Request(req.url, { method: req.method, headers: req.headers, body: text })
+      }
+      if (refusal)
+        res = json(400, {
+          success: false,
+          errors: [refusal],
+          ...(isGuidedPath(url.pathname) ? { _meta: { guide: guideUrl(config.publicBaseUrl) } } : {}),
+        })
+    }
+    if (!res) {
       const rewrite = legacyRewrite(url.pathname)
       if (rewrite) {
         if (rewrite.deprecated) link = `<${config.publicBaseUrl}${rewrite.path}>; rel="successor-version"`
@@ -62,13 +96,16 @@ export function createHandler(deps: Deps, app: App) {
         req = new Request(url.toString(), req)
       }
       res = await app.handle(req)
+      if (admin && res.status === 401) adminFailures.fail(ip)
     }
     res.headers.set('x-request-id', requestId)
+    res.headers.set('x-content-type-options', 'nosniff')
+    if (url.pathname.startsWith('/api/') || url.pathname.startsWith('/admin/')) res.headers.set('cache-control', 'no-store')
     if (link) {
       res.headers.set('deprecation', 'true')
       res.headers.set('link', link)
     }
-    log.request(requestId, req.method, url.pathname, res.status, Math.round((performance.now() - started) * 10) / 10, ip)
+    log.request(requestId, req.method, loggablePath(url.pathname), res.status, Math.round((performance.now() - started) * 10) / 10, ip)
     return res
   }
 }

@@ -17,8 +17,14 @@ function cleanName(value: unknown, field: string): string {
   return name
 }
 
+/** At most this many git tags per iteration, each at most this long (git's own refs stay far shorter). */
+export const GIT_TAGS = { max: 50, length: 200 } as const
+
 function cleanTags(value: unknown): string[] {
   if (!Array.isArray(value) || value.some((t) => typeof t !== 'string')) throw invalid('gitTags must be an array of strings')
+  if (value.length > GIT_TAGS.max) throw invalid(`gitTags must have at most ${GIT_TAGS.max} entries`)
+  if (value.some((t: string) => t.length === 0 || t.length > GIT_TAGS.length))
+    throw invalid(`gitTags entries must be 1 to ${GIT_TAGS.length} characters`)
   return value
 }
 

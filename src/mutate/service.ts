@@ -9,31 +9,31 @@ import { addProject, renameProject } from '../projects/service'
 export type ActionHandler = (deps: Deps, user: User, body: Record<string, any>) => Promise<Record<string, unknown>>
 
 /**
- * Every write of the API goes through POST /mutate and one of these actions. Modules add
- * their own handlers here; the route stays one line.
+ * Every write of the API goes through POST /mutate and one of these actions. A Map, not an
+ * object: the action name is the client's, and `constructor` or `__proto__` must find nothing.
  */
-export const actions: Record<string, ActionHandler> = {
-  add,
-  update,
-  delete: remove,
-  restore,
-  batch,
-  classify,
-  addIteration: addIterationAction,
-  updateIteration: updateIterationAction,
-  deleteIteration: deleteIterationAction,
-  reorderIterations: reorderIterationsAction,
-  addProject,
-  renameProject,
-}
+export const actions = new Map<string, ActionHandler>([
+  ['add', add],
+  ['update', update],
+  ['delete', remove],
+  ['restore', restore],
+  ['batch', batch],
+  ['classify', classify],
+  ['addIteration', addIterationAction],
+  ['updateIteration', updateIterationAction],
+  ['deleteIteration', deleteIterationAction],
+  ['reorderIterations', reorderIterationsAction],
+  ['addProject', addProject],
+  ['renameProject', renameProject],
+])
 
 /** Actions that ignore Idempotency-Key (api.md, Idempotency 5). */
 export const NOT_IDEMPOTENT = new Set(['addProject'])
 
 export function actionOf(body: Record<string, any>): ActionHandler {
-  const handler = typeof body.action === 'string' ? actions[body.action] : undefined
+  const handler = typeof body.action === 'string' ? actions.get(body.action) : undefined
   if (!handler)
-    throw invalid(`action must be one of: ${Object.keys(actions).join(', ')}`, {
+    throw invalid(`action must be one of: ${[...actions.keys()].join(', ')}`, {
       _tip: 'Send {action, projectId, ...}; the guide lists the body of every action.',
     })
   return handler

@@ -149,7 +149,7 @@ function checkIds(field: 'serves' | 'blockedBy', value: unknown): void {
  */
 export function checkFields(type: NodeType, data: Record<string, unknown>): void {
   for (const [field, value] of Object.entries(data)) {
-    const rule = FIELDS[field]
+    const rule = Object.hasOwn(FIELDS, field) ? FIELDS[field] : undefined
     if (!rule) throw new FieldError(`Unknown field ${field}; fields of ${an(type)}: ${fieldsFor(type).join(', ')}`)
     if (!rule.on.includes(type)) throw new FieldError(`${field} is not valid on ${an(type)}; it is valid on: ${rule.on.join(', ')}`)
     if (value === null) continue
@@ -168,7 +168,7 @@ export function checkFields(type: NodeType, data: Record<string, unknown>): void
         if (typeof value !== 'boolean') throw new FieldError(`${field} must be true or false`)
         break
       case 'timestamp':
-        if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) throw new FieldError(`${field} must be an ISO 8601 timestamp`)
+        if (!isRfc3339(value)) throw new FieldError(`${field} must be an RFC 3339 timestamp with a time zone, e.g. 2026-05-01T12:00:00Z`)
         break
       case 'ids':
         checkIds(field as 'serves' | 'blockedBy', value)
@@ -185,10 +185,18 @@ export function checkFields(type: NodeType, data: Record<string, unknown>): void
     throw new FieldError('label is required: a non-empty string')
 }
 
+/**
+ * The largest number of a node id. An explicit id in a batch moves the id counter (a 32-bit
+ * integer) past it, and every id the counter then generates must still parse, or an export
+ * could not be loaded back: the bound leaves ~147 million ids of headroom below 2^31.
+ */
+export const MAX_NODE_NUMBER = 2_000_000_000
+
 /** `<type>-<number>`, the only form of a real node id. */
 export function parseNodeId(id: string): { type: NodeType; number: number } | null {
-  const m = /^(goal|need|approach|job|task)-([1-9]\d{0,8})$/.exec(id)
-  return m ? { type: m[1] as NodeType, number: Number(m[2]) } : null
+  const m = /^(goal|need|approach|job|task)-([1-9]\d{0,9})$/.exec(id)
+  if (!m || Number(m[2]) > MAX_NODE_NUMBER) return null
+  return { type: m[1] as NodeType, number: Number(m[2]) }
 }
 
 export const isNodeType = (t: unknown): t is NodeType => typeof t === 'string' && (NODE_TYPES as readonly string[]).includes(t)
@@ -198,4 +206,16 @@ export function toNode(row: Record<string, any>, withCreatedAt = false): Node {
   const node: Node = { id: row.id, type: row.type, parentId: row.parent_id ?? null, data: row.data }
   if (withCreatedAt) node.createdAt = new Date(row.created_at).toISOString()
   return node
+}
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/
+
+/** A full RFC 3339 date-time (date, time and zone), and a real instant: no 2026-02-30, no 25:00. */
+export function isRfc3339(value: unknown): value is string {
+  if (typeof value !== 'string') return false
+  const m = RFC3339.exec(value)
+  if (!m) return false
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  const days = new Date(Date.UTC(y, mo, 0)).getUTCDate()
+  return mo >= 1 && mo <= 12 && d >= 1 && d <= days && h <= 23 && mi <= 59 && s <= 60 && !Number.isNaN(Date.parse(value))
 }

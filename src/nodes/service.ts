@@ -149,6 +149,9 @@ export async function restore(deps: Deps, user: User, body: Record<string, any>)
 
 /** classify: decide a task's kind (and urgency) now, with the same offline classifier as the background loop. */
 export async function classify(deps: Deps, user: User, body: Record<string, any>) {
+  // self-hosting.md: projectId is required as for every project-scoped action (node ids are per project)
+  if (typeof body.projectId !== 'string' || !body.projectId)
+    throw invalid('projectId is required: node ids are unique within a project, not across projects')
   const { project } = await requireProject(deps.db, user, body.projectId)
   if (typeof body.nodeId !== 'string' || !body.nodeId) throw invalid('nodeId is required')
   const ctx = await openCtx(deps, project.id)
