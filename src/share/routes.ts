@@ -91,5 +91,12 @@ export const sharePageRoutes = (deps: Deps) =>
         throw err
       }
     },
-    { detail: { summary: 'The public share page (HTML, no authentication)', tags: ['share'], security: [] } },
+    {
+      detail: {
+        summary: 'The public share page (HTML, no authentication)',
+        tags: ['share'],
+        security: [],
+        responses: { 200: { description: 'the page', content: { 'text/html': { schema: { type: 'string' } } } } },
+      },
+    },
   )
