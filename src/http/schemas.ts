@@ -56,12 +56,9 @@ export function completeOpenApi(doc: any): any {
       op.responses ??= {}
       const html = Object.values<any>(op.responses).some(isHtml)
       for (const [status, { description, schema }] of Object.entries(ERRORS)) {
+        // a route's own error schema is replaced: every error body comes from the error plugin or
+        // the transport wrapper, in one of the two shapes, whatever the route declared
         const declared = op.responses[status]
-        if (declared?.content) {
-          const json = declared.content['application/json']
-          if (json && (!json.schema || Object.keys(json.schema).length === 0)) json.schema = schema
-          continue
-        }
         op.responses[status] = {
           description: declared?.description ?? description,
           content: {

@@ -176,7 +176,7 @@ const GitTags = ruled(Type.Array(Type.String({ minLength: 1, maxLength: GIT_TAGS
 )
 const IterationStatus = ruled(Type.Union([Type.Literal('active'), Type.Literal('done')]), 'status must be one of: active, done')
 
-const NewIteration = ruled(
+export const NewIteration = ruled(
   Type.Object({
     name: NonBlank('iteration.name is required: a non-empty string', 'unique in the project; at most 100 characters after trimming'),
     status: Type.Optional(IterationStatus),
@@ -343,7 +343,19 @@ export type DeleteBody = Static<typeof DeleteBody>
 export type RestoreBody = Static<typeof RestoreBody>
 export type BatchBody = Static<typeof BatchBody>
 export type BatchEntry = Static<typeof BatchEntry>
+/** The node of an add, as its handler reads it (a batch's may carry an id). */
+export interface NewNode {
+  type: NodeType
+  id?: string
+  parentId?: string | null
+  data: Record<string, any>
+}
+/** What the add handler reads: services and tests may call it without `action`. */
+export type AddInput = { projectId: string; node: NewNode }
+/** What an update names and changes, alone or in a batch. */
+export type NodeUpdate = Pick<UpdateBody, 'nodeId' | 'data' | 'parentId'>
 export type ClassifyBody = Static<typeof ClassifyBody>
+export type NewIteration = Static<typeof NewIteration>
 export type AddIterationBody = Static<typeof AddIterationBody>
 export type UpdateIterationBody = Static<typeof UpdateIterationBody>
 export type DeleteIterationBody = Static<typeof DeleteIterationBody>
