@@ -74,3 +74,8 @@ export function completeOpenApi(doc: any): any {
   Object.defineProperty(doc, 'x-arbor-complete', { value: true, enumerable: false })
   return doc
 }
+
+/** The advisory `_meta` next to a response's data (api.md: _tip, advisory, focus, guide, …). */
+export const MetaBody = t.Optional(
+  t.Object({}, { additionalProperties: true, description: 'advisory: _tip, advisory, focus, guide; clients tolerate unknown fields' }),
+)
