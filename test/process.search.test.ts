@@ -9,7 +9,7 @@ describe('search in the server process', () => {
   let server: ServerProcess
   beforeAll(async () => {
     server = await startServer()
-  })
+  }, 60_000)
   afterAll(() => server.close())
 
   const SEPA = 'Payers in the eurozone can pay by SEPA Direct Debit'

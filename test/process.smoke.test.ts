@@ -5,7 +5,7 @@ describe('the server process (test/process.ts)', () => {
   let server: ServerProcess
   beforeAll(async () => {
     server = await startServer()
-  })
+  }, 60_000)
   afterAll(() => server.close())
 
   it('answers through HTTP alone with the key it printed on first start', async () => {

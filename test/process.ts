@@ -11,6 +11,8 @@ import { ADMIN_TOKEN } from './helpers'
  * prove the logic; these prove it is wired.
  */
 const ROOT = join(import.meta.dir, '..')
+/** where `npm run model:fetch` puts the sentence model in a checkout; the servers here use it too */
+const MODEL_DIR = join(ROOT, 'data/models/all-MiniLM-L6-v2')
 const PG_URL = process.env.TEST_DATABASE_URL
 
 export interface ServerProcess {
@@ -86,6 +88,7 @@ export async function startServer(env: Record<string, string> = {}, on?: ServerP
     RATE_LIMIT_PER_MINUTE: '0',
     SCHEDULER_INTERVAL_MS: '200',
     ADMIN_TOKEN,
+    EMBEDDINGS_MODEL_DIR: MODEL_DIR,
     ...db.env,
     ...env,
   }

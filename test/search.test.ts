@@ -3,6 +3,7 @@ import { createApp } from '../src/app'
 import { loadConfig } from '../src/config'
 import { createDeps, type Deps } from '../src/deps'
 import { createLogger } from '../src/log'
+import { findMiniLm } from '../src/search/embedder/minilm'
 import { tick } from '../src/search/loop'
 import { ADMIN_TOKEN, type Res, startApp, type TestApp } from './helpers'
 import { expectSepaJobFirst } from './search-contract'
@@ -125,13 +126,21 @@ describe('GET /search on the built-in offline model', () => {
     expect(res.body.results.length).toBeGreaterThan(0)
     expect(res.body.results.length).toBeLessThanOrEqual(5)
     expectSepaJobFirst(res, { job: ids['draft-j2'], approach: ids['draft-a'], need: ids['draft-n'], goal: ids['draft-g'] })
+    // the sentence model when `model:fetch` has put it in place (CI does), else the npm-only fallback, which says so
+    const model = findMiniLm(app.config.embeddingsModelDir)
     expect(res.body._meta.search).toEqual({
       backend: 'builtin',
-      embedder: 'builtin-mix-use-glove-v1',
+      embedder: model ? model.id : 'builtin-mix-use-glove-v1',
       mode: 'hybrid',
       semantic: 'full',
       pendingNodes: 0,
+      ...(model ? {} : { fallback: expect.stringContaining('bun run model:fetch') }),
     })
+  })
+
+  test('CI searches with the real sentence model (model:fetch ran before the tests)', () => {
+    if (!process.env.CI) return
+    expect(findMiniLm(app.config.embeddingsModelDir)?.id).toBe('minilm-l6-v2-int8-v1')
   })
 
   test('matches by meaning when the query shares no word with the node', async () => {
@@ -364,5 +373,27 @@ describe('embedder change, near-duplicates, late commits', () => {
     await slow
     const after = await search(app, projectId, { q: 'audit approvals', mode: 'keyword' })
     expect(after.body.results.map((r: any) => r.node.id)).toContain(slowId)
+  })
+})
+
+describe('without the sentence model', () => {
+  test('falls back to the npm-only model and says so in _meta.search', async () => {
+    const app = await startApp({ EMBEDDINGS_MODEL_DIR: '/nonexistent/arbor-model' })
+    try {
+      const projectId = await app.project()
+      await batch(app, projectId, [{ id: 'draft-t', type: 'task', parentId: null, data: { label: 'Renew the TLS certificate' } }])
+      const res = await search(app, projectId, { q: 'certificate', mode: 'keyword' })
+      expect(res.body._meta.search).toEqual({
+        backend: 'builtin',
+        embedder: 'builtin-mix-use-glove-v1',
+        mode: 'keyword',
+        semantic: 'off',
+        pendingNodes: expect.any(Number),
+        fallback:
+          'the sentence model is not in /nonexistent/arbor-model (run: bun run model:fetch); using the smaller USE-lite + GloVe model',
+      })
+    } finally {
+      await app.close()
+    }
   })
 })

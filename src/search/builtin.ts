@@ -11,11 +11,9 @@ import { textHash, vectorFromBytes } from './hash'
 import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchRequest } from './port'
 import { type IndexNode, ProjectIndex } from './project-index'
 import * as q from './queries'
-import { DEFAULT_SEMANTIC_RATIO } from './rank'
 
 /** Tuning, measured on the dev set (bench/eval-search.ts); see the README section. */
 export const BUILTIN_TUNING = {
-  semanticRatio: DEFAULT_SEMANTIC_RATIO,
   parentWeight: 0.5,
   /** a search embeds this many missing texts itself rather than answer keyword-only for them */
   inlineEmbedMax: 8,
@@ -49,7 +47,7 @@ export class BuiltinSearch implements SearchBackend {
 
   constructor(
     private readonly deps: Deps,
-    private readonly choice: EmbedderChoice,
+    readonly choice: EmbedderChoice,
   ) {
     this.queue = new EmbedQueue(choice.embedder)
   }
@@ -82,7 +80,7 @@ export class BuiltinSearch implements SearchBackend {
       type: req.type,
       limit: req.limit,
       mode: vector ? req.mode : 'keyword',
-      semanticRatio: BUILTIN_TUNING.semanticRatio,
+      semanticRatio: this.choice.semanticRatio,
       parentWeight: BUILTIN_TUNING.parentWeight,
       calibration: this.choice.calibration,
     })
@@ -91,7 +89,14 @@ export class BuiltinSearch implements SearchBackend {
         const node = idx.nodes.get(h.id)!.node
         return { node: { ...node }, similarity: round(h.similarity), ancestors: idx.ancestors(h.id) }
       }),
-      meta: { backend: 'builtin', embedder: this.queue.id, mode: req.mode, semantic, pendingNodes: idx.pendingNodes },
+      meta: {
+        backend: 'builtin',
+        embedder: this.queue.id,
+        mode: req.mode,
+        semantic,
+        pendingNodes: idx.pendingNodes,
+        ...(this.choice.fallback ? { fallback: this.choice.fallback } : {}),
+      },
     }
   }
 

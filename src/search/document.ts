@@ -1,7 +1,7 @@
 // What of a planning-tree node gets indexed, in one place, so the server and
 // the benchmark index nodes the same way.
 
-import type { KeywordDoc } from './bm25.ts'
+import type { KeywordDoc } from './keyword-live.ts'
 
 export interface NodeData {
   label?: string | null
@@ -10,7 +10,7 @@ export interface NodeData {
   measure?: string | null
 }
 
-/** Fields for the keyword index (weights per field live in bm25.ts). */
+/** Fields for the keyword index (weights per field live in keyword-live.ts). */
 export function keywordDoc(id: string, data: NodeData): KeywordDoc {
   return {
     id,

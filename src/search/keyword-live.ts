@@ -1,5 +1,6 @@
-// The keyword index of bm25.ts, made mutable so the server can follow writes one node at a
-// time instead of rebuilding a 10,000-node index after every change. Same scoring: each
+// The keyword index: BM25-style scoring over weighted text fields, normalised into [0, 1] so it
+// blends with cosine similarities, and mutable so the server follows writes one node at a
+// time instead of rebuilding a 10,000-node index after every change. Each
 // (term, field) occurrence is BM25-saturated, length-normalised against the field's average
 // length, scaled by the field's weight, and capped so a term's credit in a document is at most
 // 1; a query sums idf * credit over its terms and divides by the idf of all its terms.
@@ -8,8 +9,25 @@
 // added. The averages drift as documents come and go, so every credit is recomputed when the
 // document count has doubled or halved since the last full pass (amortised O(1) per write).
 
-import { DEFAULT_FIELD_WEIGHTS, type KeywordDoc } from './bm25.ts'
 import { terms } from './text.ts'
+
+export interface KeywordDoc {
+  id: string
+  /** Field name -> text. Missing or empty fields are ignored. */
+  fields: Record<string, string | undefined | null>
+}
+
+/**
+ * Relative weight of each field (only ratios to the largest matter; unknown fields: 1): one
+ * mention in the label earns a term its full share, a mention in the description about half,
+ * and no amount of repetition in the notes can beat the label.
+ */
+export const DEFAULT_FIELD_WEIGHTS: Readonly<Record<string, number>> = {
+  label: 3,
+  description: 1.5,
+  measure: 1,
+  notes: 0.8,
+}
 
 const K1 = 1.2
 const B = 0.3

@@ -51,7 +51,7 @@ export class MeiliBackend implements SearchBackend {
 
   constructor(
     private readonly deps: Deps,
-    private readonly choice: EmbedderChoice,
+    readonly choice: EmbedderChoice,
     indexUid = MEILI_INDEX,
   ) {
     this.queue = new EmbedQueue(choice.embedder)
@@ -113,7 +113,7 @@ export class MeiliBackend implements SearchBackend {
       ...(vector
         ? {
             vector: Array.from(vector),
-            hybrid: { embedder: EMBEDDER, semanticRatio: mode === 'semantic' ? 1 : BUILTIN_TUNING.semanticRatio },
+            hybrid: { embedder: EMBEDDER, semanticRatio: mode === 'semantic' ? 1 : this.choice.semanticRatio },
           }
         : {}),
     })
@@ -135,6 +135,7 @@ export class MeiliBackend implements SearchBackend {
         mode: req.mode,
         semantic: vector || req.mode === 'keyword' ? (req.mode === 'keyword' ? 'off' : 'full') : 'unavailable',
         pendingNodes: 0,
+        ...(this.choice.fallback ? { fallback: this.choice.fallback } : {}),
       },
     }
   }

@@ -3,6 +3,8 @@ import type { SearchMode } from './project-index'
 /** One search port; the built-in index and Meilisearch implement it (chosen by MEILI_URL). */
 export interface SearchBackend {
   readonly name: 'builtin' | 'meilisearch'
+  /** the embedder in use, and why it is not the preferred one when it is not */
+  readonly choice: { embedder: { id: string }; fallback?: string; semanticRatio: number }
   search(projectId: string, request: SearchRequest): Promise<SearchAnswer>
   /** `_meta.advisory` for an add whose label and description are very close to an existing node's, or null. */
   duplicates(projectId: string, node: { id: string; type: string; data: Record<string, any> }): Promise<DuplicateAdvisory | null>
@@ -34,6 +36,8 @@ export interface SearchAnswer {
     mode: SearchMode
     semantic: 'full' | 'partial' | 'unavailable' | 'off'
     pendingNodes: number
+    /** the built-in sentence model is missing: what is used instead, and how to get it */
+    fallback?: string
   }
 }
 

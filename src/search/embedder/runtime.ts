@@ -3,8 +3,10 @@
 // queries ahead of background work, and a small cache of query vectors.
 
 import type { Config } from '../../config.ts'
+import { DEFAULT_SEMANTIC_RATIO } from '../rank.ts'
 import type { SemanticCalibration } from '../vectors.ts'
 import { createBuiltinEmbedder } from './builtin.ts'
+import { findMiniLm, MiniLmEmbedder } from './minilm.ts'
 import { OpenAIEmbedder } from './openai.ts'
 import type { Embedder } from './types.ts'
 
@@ -14,7 +16,11 @@ export interface EmbedderChoice {
   calibration: SemanticCalibration
   /** raw cosine of two full texts at or above which an add is flagged as a possible duplicate */
   duplicateCosine: number
+  /** the hybrid blend for this embedder's calibrated scores: 0 keyword only, 1 semantic only */
+  semanticRatio: number
   remote: boolean
+  /** set when the built-in sentence model was wanted but its files are missing: what `_meta.search` and the log say */
+  fallback?: string
 }
 
 /**
@@ -24,22 +30,38 @@ export interface EmbedderChoice {
  * follow what OpenAI-style models typically give (unrelated ~0.1-0.25, paraphrases 0.5-0.8).
  */
 export function chooseEmbedder(
-  config: Pick<Config, 'embeddingsUrl' | 'embeddingsModel' | 'embeddingsApiKey' | 'cacheDir'>,
+  config: Pick<Config, 'embeddingsUrl' | 'embeddingsModel' | 'embeddingsApiKey' | 'cacheDir' | 'embeddingsModelDir'>,
 ): EmbedderChoice {
   if (config.embeddingsUrl)
     return {
       embedder: new OpenAIEmbedder({ url: config.embeddingsUrl, model: config.embeddingsModel!, apiKey: config.embeddingsApiKey }),
       calibration: { floor: 0.15, ceiling: 0.75 },
       duplicateCosine: 0.92,
+      semanticRatio: 0.5,
       remote: true,
+    }
+  const minilm = findMiniLm(config.embeddingsModelDir)
+  if (minilm)
+    return {
+      embedder: new MiniLmEmbedder(minilm),
+      calibration: MINILM_CALIBRATION,
+      duplicateCosine: 0.9,
+      // dev set sweep (bench/eval-search.ts --sweep): 0.5 is where paraphrase and keyword recall both peak
+      semanticRatio: 0.5,
+      remote: false,
     }
   return {
     embedder: createBuiltinEmbedder(undefined, config.cacheDir),
     calibration: { floor: 0.1, ceiling: 0.8 },
     duplicateCosine: 0.86,
+    semanticRatio: DEFAULT_SEMANTIC_RATIO,
     remote: false,
+    fallback: `the sentence model is not in ${config.embeddingsModelDir} (run: bun run model:fetch); using the smaller USE-lite + GloVe model`,
   }
 }
+
+/** all-MiniLM-L6-v2's cosines: unrelated texts ~0.0-0.15, paraphrases 0.4-0.8 (dev set, bench/eval-search.ts). */
+export const MINILM_CALIBRATION: SemanticCalibration = { floor: 0.05, ceiling: 0.75 }
 
 type Job = { texts: string[]; resolve: (v: Float32Array[]) => void; reject: (e: unknown) => void }
 

@@ -1,0 +1,179 @@
+// all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0; 384 dims): a real sentence-transformer,
+// as an int8 ONNX file, run by onnxruntime-web's WebAssembly in a worker thread, with the
+// model's own WordPiece tokenizer (@huggingface/tokenizers). Its files live in a model
+// directory (EMBEDDINGS_MODEL_DIR) that `bun run model:fetch` fills, or inside the single
+// executable; nothing is downloaded at run time. Without them the server falls back to the
+// npm-only USE-lite + GloVe mix (builtin.ts) and says so.
+
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import ORT_WASM from 'onnxruntime-web/ort-wasm-simd-threaded.wasm' with { type: 'file' }
+import { type Embedder, l2normalize } from './types'
+
+/** The files of a model directory, as `model:fetch` writes them (Hugging Face's layout). */
+export const MINILM_FILE_NAMES = { model: 'model.onnx', tokenizer: 'tokenizer.json', tokenizerConfig: 'tokenizer_config.json' } as const
+export type MiniLmFiles = Record<keyof typeof MINILM_FILE_NAMES, string>
+
+/** What `model:fetch` writes beside the files: which export it is (its vectors' id) and from where. */
+export const MINILM_MANIFEST = 'arbor-model.json'
+export interface MiniLmManifest {
+  id: string
+  source: string
+  sha256: string
+}
+const DEFAULT_ID = 'minilm-l6-v2-int8-v1'
+
+export interface FoundModel {
+  files: MiniLmFiles
+  /** the embedder id stored with every vector: vectors of another export are re-made */
+  id: string
+}
+
+/** Files embedded in the single executable (src/binary.ts), which win over any directory. */
+let bundled: FoundModel | null = null
+export function useBundledMiniLm(files: MiniLmFiles, manifestPath: string): void {
+  bundled = { files, id: (JSON.parse(readFileSync(manifestPath, 'utf8')) as MiniLmManifest).id }
+}
+
+/** The model's files in `dir` (or embedded), or null when any is missing. */
+export function findMiniLm(dir: string): FoundModel | null {
+  if (bundled) return bundled
+  const files = Object.fromEntries(Object.entries(MINILM_FILE_NAMES).map(([k, name]) => [k, join(dir, name)])) as MiniLmFiles
+  if (!Object.values(files).every((f) => existsSync(f))) return null
+  const manifest = join(dir, MINILM_MANIFEST)
+  const id = existsSync(manifest) ? (JSON.parse(readFileSync(manifest, 'utf8')) as MiniLmManifest).id : DEFAULT_ID
+  return { files, id }
+}
+
+/** The longest input the model was trained on, in tokens ([CLS] and [SEP] included). */
+const MAX_TOKENS = 256
+const BATCH = 16
+const DIMS = 384
+
+type Session = {
+  run(feeds: Record<string, unknown>): Promise<Record<string, { data: unknown }>>
+}
+type TensorCtor = new (type: 'int64', data: BigInt64Array, dims: number[]) => unknown
+
+/** The model itself, on the calling thread (the worker below, or a test). */
+export class MiniLmModel {
+  private constructor(
+    private readonly session: Session,
+    private readonly Tensor: TensorCtor,
+    private readonly tokenizer: { encode(text: string): { ids: number[] } },
+  ) {}
+
+  static async load(files: MiniLmFiles): Promise<MiniLmModel> {
+    // the wasm-only build with its loader inlined, and the .wasm handed over as bytes: nothing is
+    // imported or fetched by path at run time, which a compiled binary could not serve
+    const [ort, { Tokenizer }] = await Promise.all([import('onnxruntime-web/wasm'), import('@huggingface/tokenizers')])
+    // one thread: the worker is itself the one core search may use; the server keeps the other
+    ort.env.wasm.numThreads = 1
+    const [wasm, model, tokenizerJson, tokenizerConfig] = await Promise.all([
+      Bun.file(ORT_WASM).bytes(),
+      Bun.file(files.model).bytes(),
+      Bun.file(files.tokenizer).json(),
+      Bun.file(files.tokenizerConfig).json(),
+    ])
+    ort.env.wasm.wasmBinary = wasm
+    const session = await ort.InferenceSession.create(model, { graphOptimizationLevel: 'all' })
+    return new MiniLmModel(
+      session as unknown as Session,
+      ort.Tensor as unknown as TensorCtor,
+      new Tokenizer(tokenizerJson, tokenizerConfig),
+    )
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    const out: Float32Array[] = []
+    for (let i = 0; i < texts.length; i += BATCH) out.push(...(await this.batch(texts.slice(i, i + BATCH))))
+    return out
+  }
+
+  /** One forward pass: token ids padded to the longest text, then mean pooling over real tokens, then unit length. */
+  private async batch(texts: string[]): Promise<Float32Array[]> {
+    const encoded = texts.map((t) => {
+      const ids = this.tokenizer.encode(t).ids
+      return ids.length <= MAX_TOKENS ? ids : [...ids.slice(0, MAX_TOKENS - 1), ids[ids.length - 1]!] // keep [SEP]
+    })
+    const n = texts.length
+    const len = Math.max(...encoded.map((ids) => ids.length))
+    const ids = new BigInt64Array(n * len)
+    const mask = new BigInt64Array(n * len)
+    encoded.forEach((row, i) => {
+      for (let j = 0; j < row.length; j++) {
+        ids[i * len + j] = BigInt(row[j]!)
+        mask[i * len + j] = 1n
+      }
+    })
+    const result = await this.session.run({
+      input_ids: new this.Tensor('int64', ids, [n, len]),
+      attention_mask: new this.Tensor('int64', mask, [n, len]),
+      token_type_ids: new this.Tensor('int64', new BigInt64Array(n * len), [n, len]),
+    })
+    const hidden = result.last_hidden_state!.data as Float32Array
+    return encoded.map((row, i) => {
+      const v = new Float32Array(DIMS)
+      for (let j = 0; j < row.length; j++) {
+        const at = (i * len + j) * DIMS
+        for (let k = 0; k < DIMS; k++) v[k] = v[k]! + hidden[at + k]!
+      }
+      return l2normalize(v) // the mean's direction: dividing by the count first changes nothing
+    })
+  }
+}
+
+/**
+ * The worker's module. In the single executable every module is bundled into the entry
+ * (src/binary.ts) and the worker, an extra entry point of the build, sits at its path under src/.
+ */
+function workerUrl(): string {
+  if (import.meta.url.startsWith('file:///$bunfs/')) return new URL('./search/embedder/minilm-worker.ts', import.meta.url).href
+  return new URL('./minilm-worker.ts', import.meta.url).href
+}
+
+type Reply = { id: number; vectors?: Float32Array[]; error?: string }
+
+/** The embedder the server uses: the model in its own worker thread, so a forward pass never holds a request. */
+export class MiniLmEmbedder implements Embedder {
+  readonly id: string
+  readonly dims = DIMS
+  private readonly files: MiniLmFiles
+  private worker: Worker | undefined
+  private next = 0
+  private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>()
+
+  constructor(model: FoundModel) {
+    this.id = model.id
+    this.files = model.files
+  }
+
+  embed(texts: string[]): Promise<Float32Array[]> {
+    const worker = this.start()
+    const id = ++this.next
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject })
+      worker.postMessage({ id, texts, files: this.files })
+    })
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker
+    const worker = new Worker(workerUrl())
+    worker.unref() // an idle model must not keep the process alive
+    worker.onmessage = (event: MessageEvent<Reply>) => {
+      const job = this.pending.get(event.data.id)
+      if (!job) return
+      this.pending.delete(event.data.id)
+      if (event.data.error !== undefined) job.reject(new Error(`sentence model: ${event.data.error}`))
+      else job.resolve(event.data.vectors!)
+    }
+    worker.onerror = (event) => {
+      for (const job of this.pending.values()) job.reject(new Error(`sentence model worker failed: ${event.message}`))
+      this.pending.clear()
+      this.worker = undefined
+    }
+    this.worker = worker
+    return worker
+  }
+}
