@@ -2,6 +2,7 @@ import { Elysia, t } from 'elysia'
 import { authenticate } from '../accounts/service'
 import type { Deps } from '../deps'
 import { ApiError } from '../http/errors'
+import { MetaBody } from '../http/schemas'
 import { submitFeedback } from './service'
 
 export const feedbackRoutes = (deps: Deps) =>
@@ -26,6 +27,6 @@ export const feedbackRoutes = (deps: Deps) =>
         },
         { additionalProperties: true },
       ),
-      response: { 200: t.Object({ success: t.Literal(true), id: t.String(), createdAt: t.String(), _meta: t.Any() }) },
+      response: { 200: t.Object({ success: t.Literal(true), id: t.String(), createdAt: t.String(), _meta: MetaBody }) },
       detail: { summary: 'Send feedback about the service', tags: ['account'] },
     })
