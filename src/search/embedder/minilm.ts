@@ -48,8 +48,8 @@ export function findMiniLm(dir: string): FoundModel | null {
 /** The longest input the model was trained on, in tokens ([CLS] and [SEP] included). */
 const MAX_TOKENS = 256
 const BATCH = 16
-/** how long the model stays loaded with nothing to embed */
-const IDLE_MS = 5 * 60_000
+/** how long the model stays loaded with nothing to embed (reloading takes ~1 s) */
+const IDLE_MS = 60_000
 const DIMS = 384
 
 type Session = {
