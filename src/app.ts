@@ -19,6 +19,7 @@ import { sharePageRoutes, shareRoutes } from './share/routes'
 import { tierRoutes } from './tiers/routes'
 import { treeRoutes } from './tree/routes'
 import { viewRoutes } from './view/routes'
+import { webRoutes } from './web/routes'
 import { webhookRoutes } from './webhooks/routes'
 import { workflowRoutes } from './workflow/routes'
 
@@ -88,6 +89,7 @@ export function createApp(deps: Deps) {
     )
     .use(adminRoutes(deps))
     .use(sharePageRoutes(deps))
+    .use(webRoutes())
     .use(api)
 
   routeTable = () => app.routes as any
