@@ -22,7 +22,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('view commands across two replic
   it('delivers a command enqueued on one replica to a client of the other within 2 s', async () => {
     const waits: number[] = []
     for (let i = 0; i < 5; i++) {
-      const polling = b.call('GET', '/api/v1/view/commands?projectId=replicas&wait=10000')
+      const polling = b.call('GET', '/api/v1/view/commands?projectId=replicas&wait=8000')
       await Bun.sleep(300) // the client is waiting before the command is sent
       const sentAt = performance.now()
       const sent = await a.call('POST', '/api/v1/view-command', {

@@ -115,7 +115,7 @@ export async function nextCommands(deps: Deps, user: User, query: { projectId?: 
   const { project } = await requireProject(deps.db, user, query.projectId)
   const after = query.after === undefined ? 0 : Number(query.after)
   if (!Number.isSafeInteger(after) || after < 0) throw invalid('after must be a command id (a non-negative integer)')
-  const wait = query.wait === undefined ? POLL_WAIT_MS : Number(query.wait)
+  const wait = query.wait === undefined ? 0 : Number(query.wait)
   if (!Number.isSafeInteger(wait) || wait < 0 || wait > POLL_WAIT_MS) throw invalid(`wait must be 0 to ${POLL_WAIT_MS} milliseconds`)
   const until = Date.now() + wait
   for (;;) {

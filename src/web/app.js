@@ -327,7 +327,7 @@ function setLive(ok, text) {
 async function commandLoop() {
   for (;;) {
     try {
-      const { commands } = await api('GET', `/view/commands?projectId=${encodeURIComponent(projectId)}&after=${view.applied}&wait=15000`)
+      const { commands } = await api('GET', `/view/commands?projectId=${encodeURIComponent(projectId)}&after=${view.applied}&wait=8000`)
       setLive(true, 'live')
       for (const c of commands) {
         apply(c)
