@@ -8,6 +8,7 @@ import { exportRoutes } from './export/routes'
 import { feedbackRoutes } from './feedback/routes'
 import { guideRoutes } from './guide/routes'
 import { errorPlugin } from './http/error-plugin'
+import { completeOpenApi } from './http/schemas'
 import { createHandler } from './http/server'
 import { iterationRoutes } from './iterations/routes'
 import { handleMcp, MCP_PATH } from './mcp/http'
@@ -47,6 +48,10 @@ export function createApp(deps: Deps) {
 
   const app = new Elysia({ normalize: false })
     .use(errorPlugin(deps))
+    // every operation documents every error status it can answer (src/http/schemas.ts)
+    .onAfterHandle({ as: 'global' }, ({ path, response }) => {
+      if (path === '/openapi.json') completeOpenApi(response)
+    })
     .use(
       openapi({
         path: '/docs',

@@ -63,3 +63,59 @@ describe('/openapi.json', () => {
     expect(res.headers.get('content-type')).toContain('text/html')
   })
 })
+
+describe('/openapi.json types every write and every answer', () => {
+  it('documents the body of each of the twelve /mutate actions, chosen by action', () => {
+    const schema = doc.paths['/api/v1/mutate'].post.requestBody.content['application/json'].schema
+    expect(schema.anyOf.map((s: any) => s.properties.action.const)).toEqual([
+      'add',
+      'update',
+      'delete',
+      'restore',
+      'batch',
+      'classify',
+      'addIteration',
+      'updateIteration',
+      'deleteIteration',
+      'reorderIterations',
+      'addProject',
+      'renameProject',
+    ])
+    const batch = schema.anyOf[4]
+    expect(batch.required).toEqual(['action', 'projectId', 'mutations'])
+    expect(batch.properties.mutations.items.anyOf.map((s: any) => s.properties.action.const)).toEqual([
+      'add',
+      'update',
+      'delete',
+      'addIteration',
+    ])
+    // add: one node variant per type, with that type's fields only
+    const goal = schema.anyOf[0].properties.node.anyOf[0]
+    expect(goal.properties.type.const).toBe('goal')
+    expect(Object.keys(goal.properties.data.properties)).toEqual(['label', 'description', 'goalStatus', 'externalRefs'])
+    expect(Object.keys(doc.paths['/api/v1/mutate'].post.requestBody.content)).toEqual(['application/json'])
+  })
+
+  it('declares every error status of every operation with a body schema', () => {
+    const missing: string[] = []
+    for (const [path, operations] of Object.entries<any>(doc.paths))
+      for (const [method, op] of Object.entries<any>(operations))
+        for (const status of ['400', '401', '403', '404', '409', '413', '429', '500']) {
+          const schema = op.responses?.[status]?.content?.['application/json']?.schema
+          if (!schema || Object.keys(schema).length === 0) missing.push(`${method} ${path} ${status}`)
+        }
+    expect(missing).toEqual([])
+  })
+
+  it('keeps the action schemas importable without any service (the MCP server reuses them)', async () => {
+    const source = await Bun.file(new URL('../src/mutate/model.ts', import.meta.url)).text()
+    const imports = [...source.matchAll(/^import .* from '([^']+)'/gm)].map((m) => m[1])
+    expect(imports).toEqual([
+      '@sinclair/typebox',
+      '@sinclair/typebox/compiler',
+      '@sinclair/typebox/value',
+      '../http/errors',
+      '../nodes/model',
+    ])
+  })
+})

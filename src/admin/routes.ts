@@ -72,7 +72,9 @@ export const adminRoutes = (deps: Deps) =>
           status: t.Optional(Status),
           lapsed: t.Optional(t.Boolean()),
           contributor: t.Optional(t.Boolean()),
-          creditsLimit: t.Optional(t.Nullable(t.Integer({ minimum: 0 }))),
+          creditsLimit: t.Optional(
+            t.Nullable(t.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'a 32-bit count; null: unlimited' })),
+          ),
         }),
         response: { 200: t.Object({ user: User }) },
         detail: { summary: 'Change a user: plan, status, lapsed, contributor, credits', tags: ['admin'] },

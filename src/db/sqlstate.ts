@@ -5,6 +5,7 @@ export const SQLSTATE = {
   checkViolation: '23514',
   notNullViolation: '23502',
   invalidTextRepresentation: '22P02',
+  numericOutOfRange: '22003',
   serializationFailure: '40001',
   deadlockDetected: '40P01',
 } as const

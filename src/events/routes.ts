@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
+import { MetaBody } from '../http/schemas'
 import { listEvents } from './service'
 
 const Payload = t.Object(
@@ -29,7 +30,7 @@ export const eventRoutes = (deps: Deps) =>
         events: t.Array(Payload, { description: 'oldest first; each exactly the body a webhook receives' }),
         nextCursor: t.Union([t.String(), t.Null()], { description: 'pass as after on the next call' }),
         hasMore: t.Boolean(),
-        _meta: t.Any(),
+        _meta: MetaBody,
       }),
     },
     detail: {

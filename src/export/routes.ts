@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
-import { RefusalBody } from '../http/schemas'
+import { MetaBody, RefusalBody } from '../http/schemas'
 import { exportOkf } from './service'
 
 export const exportRoutes = (deps: Deps) =>
@@ -15,7 +15,7 @@ export const exportRoutes = (deps: Deps) =>
         files: t.Record(t.String(), t.String(), {
           description: 'path → markdown: index.md and goals/ needs/ approaches/ jobs/ tasks/<id>.md, each with YAML frontmatter',
         }),
-        _meta: t.Any(),
+        _meta: MetaBody,
       }),
       400: RefusalBody,
       403: RefusalBody,

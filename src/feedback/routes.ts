@@ -3,6 +3,7 @@ import { authenticate } from '../accounts/service'
 import type { Deps } from '../deps'
 import { ApiError } from '../http/errors'
 import { asLoose } from '../http/query'
+import { MetaBody } from '../http/schemas'
 import { FeedbackBody } from './model'
 import { submitFeedback } from './service'
 
@@ -19,6 +20,6 @@ export const feedbackRoutes = (deps: Deps) =>
     .post('/feedback', ({ user, body, headers }) => submitFeedback(deps, user, headers['x-agent-id'], body as any), {
       // fields are checked by the service so each gets its own error code (invalid_kind, …)
       body: asLoose(FeedbackBody),
-      response: { 200: t.Object({ success: t.Literal(true), id: t.String(), createdAt: t.String(), _meta: t.Any() }) },
+      response: { 200: t.Object({ success: t.Literal(true), id: t.String(), createdAt: t.String(), _meta: MetaBody }) },
       detail: { summary: 'Send feedback about the service', tags: ['account'] },
     })

@@ -74,6 +74,8 @@ export const errorPlugin = (deps: Deps) =>
     if (state === SQLSTATE.uniqueViolation) return json(409, { error: 'conflict', message: 'That resource already exists' })
     if (state === SQLSTATE.invalidTextRepresentation || state === SQLSTATE.checkViolation)
       return withGuide(400, { success: false, errors: ['A value has the wrong format'] })
+    // a number a column cannot hold (the route's schema should have refused it first)
+    if (state === SQLSTATE.numericOutOfRange) return withGuide(400, { success: false, errors: ['A number is out of range'] })
     // Never the whole error of a failed response check: its message carries the value that failed,
     // which may be anything a handler returned. The path and the rule are enough to find it.
     const detail =

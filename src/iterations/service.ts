@@ -1,6 +1,7 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid, ValidationError } from '../http/errors'
+import type { AddIterationBody, DeleteIterationBody, NewIteration, ReorderIterationsBody, UpdateIterationBody } from '../mutate/model'
 import { toNode } from '../nodes/model'
 import { moveIteration } from '../nodes/queries'
 import { type DomainEvent, emit } from '../outbox'
@@ -10,28 +11,14 @@ import * as q from './queries'
 
 const MAX_NAME = 100
 
-function cleanName(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw invalid(`${field} is required: a non-empty string`)
+/** A name as stored: trimmed, at most MAX_NAME characters (its type and non-blankness are the schema's, src/mutate/model.ts). */
+function cleanName(value: string, field: string): string {
   const name = value.trim()
   if (name.length > MAX_NAME) throw invalid(`${field} must be at most ${MAX_NAME} characters`)
   return name
 }
 
-/** At most this many git tags per iteration, each at most this long (git's own refs stay far shorter). */
-export const GIT_TAGS = { max: 50, length: 200 } as const
-
-function cleanTags(value: unknown): string[] {
-  if (!Array.isArray(value) || value.some((t) => typeof t !== 'string')) throw invalid('gitTags must be an array of strings')
-  if (value.length > GIT_TAGS.max) throw invalid(`gitTags must have at most ${GIT_TAGS.max} entries`)
-  if (value.some((t: string) => t.length === 0 || t.length > GIT_TAGS.length))
-    throw invalid(`gitTags entries must be 1 to ${GIT_TAGS.length} characters`)
-  return value
-}
-
-function cleanStatus(value: unknown): 'active' | 'done' {
-  if (value !== 'active' && value !== 'done') throw invalid('status must be one of: active, done')
-  return value
-}
+export { GIT_TAGS } from '../mutate/model'
 
 /** GET /iterations */
 export async function listIterations(deps: Deps, user: User, query: { projectId?: string; status?: string; current?: string }) {
@@ -47,19 +34,17 @@ export async function listIterations(deps: Deps, user: User, query: { projectId?
 }
 
 /** addIteration, also used by batch entries (without their own transaction). */
-export async function addIteration(deps: Deps, projectId: string, input: unknown) {
-  const it = (input ?? {}) as Record<string, unknown>
-  if (!input || typeof input !== 'object') throw invalid('iteration is required: {name, status?, gitTags?}')
+export async function addIteration(deps: Deps, projectId: string, it: NewIteration) {
   const name = cleanName(it.name, 'iteration.name')
-  const status = it.status === undefined ? 'active' : cleanStatus(it.status)
-  const gitTags = it.gitTags === undefined ? [] : cleanTags(it.gitTags)
+  const status = it.status ?? 'active'
+  const gitTags = it.gitTags ?? []
   const row = await q.insert(deps.db, projectId, name, status, gitTags)
   if (!row) throw invalid(`Iteration ${name} already exists in this project`)
   await emit(deps.db, projectId, [{ type: 'iteration.added', iteration: { name, status } }], deps.now())
   return toIteration(row)
 }
 
-export async function addIterationAction(deps: Deps, user: User, body: Record<string, any>) {
+export async function addIterationAction(deps: Deps, user: User, body: AddIterationBody) {
   const { project } = await requireProject(deps.db, user, body.projectId)
   return deps.db.tx(async (tx) => {
     const iteration = await addIteration({ ...deps, db: tx }, project.id, body.iteration)
@@ -67,29 +52,24 @@ export async function addIterationAction(deps: Deps, user: User, body: Record<st
   })
 }
 
-async function findIteration(deps: Deps, projectId: string, name: unknown) {
-  if (typeof name !== 'string' || name === '') throw invalid('iterationName is required')
+async function findIteration(deps: Deps, projectId: string, name: string) {
   const all = await q.list(deps.db, projectId)
   const row = all.find((i) => i.name === name)
   if (!row) throw new ValidationError([`Iteration ${name} not found`], { _tip: `Iterations: ${all.map((i) => i.name).join(', ')}` })
   return { row, all }
 }
 
-export async function updateIterationAction(deps: Deps, user: User, body: Record<string, any>) {
+export async function updateIterationAction(deps: Deps, user: User, body: UpdateIterationBody) {
   const { project } = await requireProject(deps.db, user, body.projectId)
   const data = body.data
-  if (!data || typeof data !== 'object' || Array.isArray(data)) throw invalid('data is required: {name?, status?, gitTags?, sortOrder?}')
-  const unknown = Object.keys(data).filter((k) => !['name', 'status', 'gitTags', 'sortOrder'].includes(k))
-  if (unknown.length) throw invalid(`Unknown iteration fields: ${unknown.join(', ')}; valid: name, status, gitTags, sortOrder`)
   return deps.db.tx(async (tx) => {
     const d = { ...deps, db: tx }
     const { row, all } = await findIteration(d, project.id, body.iterationName)
     const name = data.name === undefined ? row.name : cleanName(data.name, 'data.name')
-    const status = data.status === undefined ? row.status : cleanStatus(data.status)
+    const status = data.status ?? row.status
     if (row.system && (name !== row.name || status !== row.status)) throw invalid(`Cannot rename or close system iteration ${row.name}`)
     if (name !== row.name && all.some((i) => i.name === name)) throw invalid(`Iteration ${name} already exists in this project`)
-    const gitTags = data.gitTags === undefined ? row.git_tags : cleanTags(data.gitTags)
-    if (data.sortOrder !== undefined && !Number.isInteger(data.sortOrder)) throw invalid('sortOrder must be an integer')
+    const gitTags = data.gitTags ?? row.git_tags
     const updated = (await q.update(tx, project.id, row.name, { name, status, gitTags, sortOrder: data.sortOrder ?? row.sort_order }))!
     const events: DomainEvent[] = []
     const renamed = name !== row.name
@@ -114,7 +94,7 @@ export async function updateIterationAction(deps: Deps, user: User, body: Record
   })
 }
 
-export async function deleteIterationAction(deps: Deps, user: User, body: Record<string, any>) {
+export async function deleteIterationAction(deps: Deps, user: User, body: DeleteIterationBody) {
   const { project } = await requireProject(deps.db, user, body.projectId)
   return deps.db.tx(async (tx) => {
     const { row } = await findIteration({ ...deps, db: tx }, project.id, body.iterationName)
@@ -139,11 +119,9 @@ export async function deleteIterationAction(deps: Deps, user: User, body: Record
   })
 }
 
-export async function reorderIterationsAction(deps: Deps, user: User, body: Record<string, any>) {
+export async function reorderIterationsAction(deps: Deps, user: User, body: ReorderIterationsBody) {
   const { project } = await requireProject(deps.db, user, body.projectId)
   const order = body.order
-  if (!Array.isArray(order) || order.some((n) => typeof n !== 'string'))
-    throw invalid('order is required: the full ordered list of iteration names')
   return deps.db.tx(async (tx) => {
     const names = (await q.list(tx, project.id)).map((i) => i.name)
     const missing = names.filter((n) => !order.includes(n))

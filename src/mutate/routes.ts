@@ -1,17 +1,20 @@
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
+import { documentedResponse } from '../http/documented'
 import { runIdempotent } from '../http/idempotency'
-import { actionOf, afterCommit, NOT_IDEMPOTENT } from './service'
+import { MutateBody, MutateResult } from './model'
+import { actionOf, afterCommit, NOT_IDEMPOTENT, runAction } from './service'
 
 export const mutateRoutes = (deps: Deps) =>
   new Elysia({ name: 'mutate' }).derive(withUser(deps)).post(
     '/mutate',
     async ({ user, body, headers, set }) => {
+      const found = actionOf(body)
       const { idempotencyKey, ...request } = body as Record<string, any>
-      const handler = actionOf(request)
       const key = NOT_IDEMPOTENT.has(request.action) ? undefined : (headers['idempotency-key'] ?? idempotencyKey)
-      const outcome = await runIdempotent(deps.db, user.id, key, request, (db) => handler({ ...deps, db }, user, request))
+      // the body is checked inside the idempotent run, so a refusal is stored and replayed like any answer
+      const outcome = await runIdempotent(deps.db, user.id, key, request, (db) => runAction(found, { ...deps, db }, user, request))
       if (outcome.replayed) set.headers['idempotent-replayed'] = 'true'
       set.status = outcome.status
       deps.wake('events')
@@ -19,18 +22,13 @@ export const mutateRoutes = (deps: Deps) =>
       return outcome.replayed || outcome.status !== 200 ? outcome.body : await afterCommit(deps, request, outcome.body)
     },
     {
-      body: t.Object(
-        {
-          action: t.String({
-            description:
-              'add, update, delete, restore, batch, classify, addIteration, updateIteration, deleteIteration, reorderIterations, addProject, renameProject',
-          }),
-          projectId: t.Optional(t.String()),
-          idempotencyKey: t.Optional(t.String({ description: 'same as the Idempotency-Key header' })),
-        },
-        { additionalProperties: true },
-      ),
-      response: { 200: t.Object({ success: t.Boolean() }, { additionalProperties: true }), 400: t.Any(), 409: t.Any() },
-      detail: { summary: 'Every write: nodes, iterations, projects', tags: ['mutate'] },
+      // no Elysia body schema: its messages are not api.md's. The body is checked by runAction
+      // against the action's schema in src/mutate/model.ts; OpenAPI documents the same schemas.
+      detail: {
+        summary: 'Every write: nodes, iterations, projects',
+        tags: ['mutate'],
+        requestBody: { required: true, content: { 'application/json': { schema: MutateBody as any } } },
+        ...documentedResponse(MutateResult),
+      },
     },
   )

@@ -1,3 +1,4 @@
+import type { Static, TSchema } from '@sinclair/typebox'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid } from '../http/errors'
@@ -5,38 +6,64 @@ import { addIterationAction, deleteIterationAction, reorderIterationsAction, upd
 import { batch } from '../nodes/batch'
 import { add, afterAdd, classify, remove, restore, update } from '../nodes/service'
 import { addProject, renameProject } from '../projects/service'
+import * as m from './model'
+import { parseAction } from './model'
 
-export type ActionHandler = (deps: Deps, user: User, body: Record<string, any>) => Promise<Record<string, unknown>>
+export type ActionHandler<B = any> = (deps: Deps, user: User, body: B) => Promise<Record<string, unknown>>
+
+/** An action: the schema of its body (src/mutate/model.ts) and the handler that receives it typed. */
+export interface Action<S extends TSchema = TSchema> {
+  schema: S
+  handler: ActionHandler<Static<S>>
+}
+const action = <S extends TSchema>(schema: S, handler: ActionHandler<Static<S>>): Action<S> => ({ schema, handler })
 
 /**
  * Every write of the API goes through POST /mutate and one of these actions. A Map, not an
  * object: the action name is the client's, and `constructor` or `__proto__` must find nothing.
  */
-export const actions = new Map<string, ActionHandler>([
-  ['add', add],
-  ['update', update],
-  ['delete', remove],
-  ['restore', restore],
-  ['batch', batch],
-  ['classify', classify],
-  ['addIteration', addIterationAction],
-  ['updateIteration', updateIterationAction],
-  ['deleteIteration', deleteIterationAction],
-  ['reorderIterations', reorderIterationsAction],
-  ['addProject', addProject],
-  ['renameProject', renameProject],
+export const actions = new Map<string, Action<any>>([
+  ['add', action(m.AddBody, add)],
+  ['update', action(m.UpdateBody, update)],
+  ['delete', action(m.DeleteBody, remove)],
+  ['restore', action(m.RestoreBody, restore)],
+  ['batch', action(m.BatchBody, batch)],
+  ['classify', action(m.ClassifyBody, classify)],
+  ['addIteration', action(m.AddIterationBody, addIterationAction)],
+  ['updateIteration', action(m.UpdateIterationBody, updateIterationAction)],
+  ['deleteIteration', action(m.DeleteIterationBody, deleteIterationAction)],
+  ['reorderIterations', action(m.ReorderIterationsBody, reorderIterationsAction)],
+  ['addProject', action(m.AddProjectBody, addProject)],
+  ['renameProject', action(m.RenameProjectBody, renameProject)],
 ])
 
 /** Actions that ignore Idempotency-Key (api.md, Idempotency 5). */
 export const NOT_IDEMPOTENT = new Set(['addProject'])
 
-export function actionOf(body: Record<string, any>): ActionHandler {
-  const handler = typeof body.action === 'string' ? actions.get(body.action) : undefined
-  if (!handler)
+/**
+ * The action a body names, or the 400 of api.md. The body must be a JSON object with a string
+ * `action` (and, when sent, a valid `idempotencyKey`); the rest is the action's own schema.
+ */
+export function actionOf(body: unknown): Action {
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw invalid('Request body must be a JSON object (Content-Type: application/json)')
+  const name = (body as Record<string, unknown>).action
+  if (name === undefined) throw invalid('action is required')
+  if (typeof name !== 'string') throw invalid('action: Expected string')
+  const found = actions.get(name)
+  if (!found)
     throw invalid(`action must be one of: ${[...actions.keys()].join(', ')}`, {
       _tip: 'Send {action, projectId, ...}; the guide lists the body of every action.',
     })
-  return handler
+  const key = (body as Record<string, unknown>).idempotencyKey
+  if (key !== undefined && (typeof key !== 'string' || key.length < 1 || key.length > 255))
+    throw invalid('Idempotency-Key must be 1 to 255 characters')
+  return found
+}
+
+/** Check `body` against the action's schema (api.md's messages), then run its handler with the typed body. */
+export function runAction(found: Action, deps: Deps, user: User, body: Record<string, unknown>) {
+  return found.handler(deps, user, parseAction(found.schema, body))
 }
 
 /** Work that follows a committed write and must stay outside its transaction. */

@@ -3,6 +3,7 @@ import type { Deps } from '../deps'
 import { invalid, ValidationError } from '../http/errors'
 import { focus } from '../http/meta'
 import { addIteration } from '../iterations/service'
+import type { BatchBody, BatchEntry, NodeUpdate } from '../mutate/model'
 import { requireProject } from '../projects/access'
 import { capAdvisory, checkNodeCap, finish, inboxAdvisory, loadNodes, openCtx, reserveIds, type WriteCtx, writeMeta } from './context'
 import { FieldError, isNodeType, NODE_TYPES, type NodeType, parseNodeId } from './model'
@@ -10,8 +11,7 @@ import * as q from './queries'
 import { deleteNode, rule, writeUpdate } from './service'
 import { prepareAdd, prepareUpdate } from './write'
 
-export const MAX_BATCH = 1000
-const ENTRY_ACTIONS = ['add', 'update', 'delete', 'addIteration']
+export { MAX_BATCH } from '../mutate/model'
 
 /**
  * A batch failed while writing. The whole batch ran in one transaction, so nothing of it
@@ -42,15 +42,10 @@ class BatchFailed extends ValidationError {
  * as applied, addIteration entries go first, draft- ids are remapped, other ids kept, and the
  * whole batch is one transaction — a failure part-way leaves nothing half-written.
  */
-export async function batch(deps: Deps, user: User, body: Record<string, any>) {
+export async function batch(deps: Deps, user: User, body: BatchBody) {
   const { project } = await requireProject(deps.db, user, body.projectId)
-  const entries = body.mutations
-  if (!Array.isArray(entries) || entries.length === 0)
-    throw invalid('mutations is required: a non-empty array of add, update, delete or addIteration entries')
-  if (entries.length > MAX_BATCH) throw invalid(`mutations has ${entries.length} entries; at most ${MAX_BATCH} are allowed per batch`)
+  const entries = body.mutations as (BatchEntry & Record<string, any>)[] // 1 to MAX_BATCH entries of known actions (schema)
   entries.forEach((e, i) => {
-    if (!e || typeof e !== 'object' || !ENTRY_ACTIONS.includes(e.action))
-      throw invalid(`mutations[${i}]: action must be one of: ${ENTRY_ACTIONS.join(', ')}`)
     if (e.projectId !== undefined && e.projectId !== project.id)
       throw invalid(`mutations[${i}]: entries carry no projectId of their own (the batch's projectId applies)`)
   })
@@ -163,7 +158,7 @@ async function applyEntry(ctx: WriteCtx, e: Record<string, any>): Promise<Record
       }
     }
     case 'update': {
-      const { node, classified } = await prepareUpdate(ctx, e)
+      const { node, classified } = await prepareUpdate(ctx, e as unknown as NodeUpdate)
       const saved = await writeUpdate(ctx, node, classified)
       return { action: 'update', nodeId: saved.id, node: { id: saved.id, type: saved.type, parentId: saved.parentId, data: saved.data } }
     }

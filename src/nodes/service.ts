@@ -4,6 +4,7 @@ import { ApiError, invalid, notFound, ValidationError } from '../http/errors'
 import { focus } from '../http/meta'
 import { currentOf } from '../iterations/model'
 import * as iterationQueries from '../iterations/queries'
+import type { AddInput, ClassifyBody, DeleteBody, RestoreBody, UpdateBody } from '../mutate/model'
 import { requireProject } from '../projects/access'
 import { possibleDuplicate } from '../search/service'
 import { classifyTask } from './classify'
@@ -30,7 +31,7 @@ export async function rule<T>(fn: () => Promise<T>, prefix = ''): Promise<T> {
 const nodeFocus = (projectId: string, node: Node) => focus(projectId, node.id)
 const publicNode = (n: Node): Node => ({ id: n.id, type: n.type, parentId: n.parentId, data: n.data })
 
-export async function add(deps: Deps, user: User, body: Record<string, any>) {
+export async function add(deps: Deps, user: User, body: AddInput) {
   const { project } = await requireProject(deps.db, user, body.projectId)
   const capped = await checkNodeCap(deps, project)
   const ctx = await openCtx(deps, project.id)
@@ -51,7 +52,7 @@ export async function writeUpdate(ctx: WriteCtx, node: Node, classified: boolean
   return saved
 }
 
-export async function update(deps: Deps, user: User, body: Record<string, any>) {
+export async function update(deps: Deps, user: User, body: UpdateBody) {
   const { project } = await requireProject(deps.db, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
   const { node, classified } = await rule(() => prepareUpdate(ctx, body))
@@ -61,8 +62,7 @@ export async function update(deps: Deps, user: User, body: Record<string, any>) 
 }
 
 /** Delete a node and everything beneath it; only the named node goes to the changelog. */
-export async function deleteNode(ctx: WriteCtx, nodeId: unknown) {
-  if (typeof nodeId !== 'string' || nodeId === '') throw new FieldError('nodeId is required')
+export async function deleteNode(ctx: WriteCtx, nodeId: string) {
   await flush(ctx)
   const rows = await q.subtree(ctx.deps.db, ctx.projectId, [nodeId])
   const root = rows.find((r) => r.depth === 0)
@@ -82,7 +82,7 @@ export async function deleteNode(ctx: WriteCtx, nodeId: unknown) {
   return { node, changelogId: Number(changelogId), orphanedChildren, removed: rows.length }
 }
 
-export async function remove(deps: Deps, user: User, body: Record<string, any>) {
+export async function remove(deps: Deps, user: User, body: DeleteBody) {
   const { project } = await requireProject(deps.db, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
   const result = await rule(() => deleteNode(ctx, body.nodeId))
@@ -102,15 +102,13 @@ export async function remove(deps: Deps, user: User, body: Record<string, any>) 
   }
 }
 
-export async function restore(deps: Deps, user: User, body: Record<string, any>) {
+export async function restore(deps: Deps, user: User, body: RestoreBody) {
   const { project } = await requireProject(deps.db, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
   const db = deps.db
   let entry: Awaited<ReturnType<typeof q.changelogGet>>
   if (body.changelogId !== undefined) {
-    const id = Number(body.changelogId)
-    if (!Number.isSafeInteger(id) || id < 1) throw invalid('changelogId must be a positive integer')
-    entry = await q.changelogGet(db, project.id, id)
+    entry = await q.changelogGet(db, project.id, Number(body.changelogId)) // a positive integer, or its digits (schema)
   } else if (typeof body.nodeId === 'string' && body.nodeId) {
     entry = await q.changelogLatest(db, project.id, body.nodeId)
   } else throw invalid('nodeId or changelogId is required')
@@ -148,12 +146,9 @@ export async function restore(deps: Deps, user: User, body: Record<string, any>)
 }
 
 /** classify: decide a task's kind (and urgency) now, with the same offline classifier as the background loop. */
-export async function classify(deps: Deps, user: User, body: Record<string, any>) {
-  // self-hosting.md: projectId is required as for every project-scoped action (node ids are per project)
-  if (typeof body.projectId !== 'string' || !body.projectId)
-    throw invalid('projectId is required: node ids are unique within a project, not across projects')
+export async function classify(deps: Deps, user: User, body: ClassifyBody) {
+  // self-hosting.md: projectId is required as for every project-scoped action (ClassifyBody says so)
   const { project } = await requireProject(deps.db, user, body.projectId)
-  if (typeof body.nodeId !== 'string' || !body.nodeId) throw invalid('nodeId is required')
   const ctx = await openCtx(deps, project.id)
   const node = await getNode(ctx, body.nodeId)
   if (!node) throw invalid(`Node with id ${body.nodeId} not found`)

@@ -1,6 +1,7 @@
 import { LATER } from '../iterations/model'
+import type { NewNode, NodeUpdate } from '../mutate/model'
 import { getNode, loadNodes, nextId, type WriteCtx } from './context'
-import { an, checkFields, FieldError, isNodeType, type Node, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
+import { an, checkFields, FieldError, type Node, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
 
 /**
  * The rules of add and update that need the database: parents, referenced ids, iterations,
@@ -105,14 +106,14 @@ function checkUrgent(data: Record<string, any>, patch: Record<string, any>) {
   if (data.kind !== 'do-it') delete data.urgent
 }
 
-/** Validate an add and queue its row; returns the new node. `allowId`: inside a batch. */
-export async function prepareAdd(ctx: WriteCtx, input: unknown, allowId: boolean): Promise<Node> {
-  if (!input || typeof input !== 'object' || Array.isArray(input))
-    fail('node is required: {type, parentId?, data:{label, ...}}', 'Send {action:"add", projectId, node:{type:"goal", data:{label:"…"}}}')
-  const n = input as Record<string, any>
-  if (!isNodeType(n.type)) fail('node.type must be one of: goal, need, approach, job, task')
-  const type = n.type as NodeType
-  if (!n.data || typeof n.data !== 'object' || Array.isArray(n.data)) fail('node.data is required: an object with at least a label')
+/**
+ * Validate an add and queue its row; returns the new node. `allowId`: inside a batch. The node's
+ * shape (an object with a known type and a data object) was checked by its schema
+ * (src/mutate/model.ts); the rules here are the ones that need the type or the database.
+ */
+export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean): Promise<Node> {
+  const n = input as NewNode & { id?: string }
+  const type = n.type
   const patch = n.data as Record<string, any>
   checkFields(type, patch) // first, so kind on a goal reads as a field on the wrong type
   if ('kind' in patch && patch.kind !== null)
@@ -125,7 +126,6 @@ export async function prepareAdd(ctx: WriteCtx, input: unknown, allowId: boolean
   let id: string
   if (n.id !== undefined) {
     if (!allowId) fail('node.id cannot be supplied: ids are generated (draft- ids are allowed inside a batch only)')
-    if (typeof n.id !== 'string') fail('node.id must be a string')
     if (n.id.startsWith('draft-')) {
       if (ctx.drafts.has(n.id)) fail(`draft id ${n.id} is used twice in this batch`)
       id = await nextId(ctx, type)
@@ -158,13 +158,11 @@ export async function prepareAdd(ctx: WriteCtx, input: unknown, allowId: boolean
 }
 
 /** Validate an update (PATCH semantics; arrays replaced whole) and return the node after it. */
-export async function prepareUpdate(ctx: WriteCtx, input: Record<string, any>): Promise<{ node: Node; classified: boolean }> {
-  if (typeof input.nodeId !== 'string' || input.nodeId === '') fail('nodeId is required')
+export async function prepareUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<{ node: Node; classified: boolean }> {
   const id = resolveId(ctx, input.nodeId)
   const before = await getNode(ctx, id)
   if (!before) fail(`Node with id ${id} not found`)
-  const patch = input.data ?? {}
-  if (typeof patch !== 'object' || Array.isArray(patch)) fail('data must be an object of the fields to change')
+  const patch: Record<string, any> = input.data ?? {}
   if (input.data === undefined && input.parentId === undefined) fail('Send data (fields to change) and/or parentId')
   const type = before!.type
   checkFields(type, patch)

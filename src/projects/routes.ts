@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
+import { MetaBody } from '../http/schemas'
 import { addMember, listMembers, listProjects, removeMember, setArchived } from './service'
 
 const Project = t.Object({
@@ -21,7 +22,7 @@ export const projectRoutes = (deps: Deps) =>
     })
     .patch('/projects', ({ user, body }) => setArchived(deps, user, body), {
       body: t.Object({ projectId: t.String(), archived: t.Any({ description: 'boolean' }) }),
-      response: { 200: t.Object({ project: Project, _meta: t.Any() }) },
+      response: { 200: t.Object({ project: Project, _meta: MetaBody }) },
       detail: { summary: 'Archive or unarchive a project (owner only)', tags: ['projects'] },
     })
     .get('/members', ({ user, query }) => listMembers(deps, user, query.projectId), {

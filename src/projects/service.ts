@@ -3,6 +3,7 @@ import type { User } from '../accounts/model'
 import { getUser } from '../accounts/queries'
 import type { Deps } from '../deps'
 import { ApiError, invalid, notFound, projectAccessDenied, ValidationError } from '../http/errors'
+import type { AddProjectBody, RenameProjectBody } from '../mutate/model'
 import { hasApiAccess, limitsOf } from '../tiers/service'
 import { requireApiAccess, requireProject, tierRequired } from './access'
 import * as q from './queries'
@@ -24,8 +25,8 @@ export async function listProjects(deps: Deps, user: User, includeArchived: bool
   return { projects: usable.filter((p) => includeArchived || !p.archived) }
 }
 
-function cleanName(name: unknown): string {
-  if (typeof name !== 'string' || name.trim() === '') throw invalid('name is required: a non-empty string')
+/** A name as stored: trimmed, at most MAX_NAME characters (non-blank per the schema, src/mutate/model.ts). */
+function cleanName(name: string): string {
   const trimmed = name.trim()
   if (trimmed.length > MAX_NAME) throw invalid(`name must be at most ${MAX_NAME} characters (got ${trimmed.length})`)
   return trimmed
@@ -36,14 +37,12 @@ export function defaultProjectId(name: string): string {
   return name.toLowerCase().replace(/\s+/g, '-')
 }
 
-export async function addProject(deps: Deps, user: User, body: Record<string, any>) {
+export async function addProject(deps: Deps, user: User, body: AddProjectBody) {
   requireApiAccess(user)
   const input = body.project
-  if (!input || typeof input !== 'object')
-    throw invalid('project is required: {name, id?}', { _tip: 'Send {action:"addProject", project:{name:"My plan", id:"my-plan"}}' })
   const name = cleanName(input.name)
-  if (input.id !== undefined && typeof input.id !== 'string') throw invalid('project.id must be a string')
   const id: string = input.id ?? defaultProjectId(name)
+  // an explicit id was checked by the schema; the default one derived from the name is checked here
   if (!PROJECT_ID_RE.test(id))
     throw invalid(`Invalid project id "${id}": use 2 to 63 lowercase letters, digits and dashes, starting with a letter or digit`, {
       _tip: 'Names with punctuation need an explicit project.id, for example "q3-plan".',
@@ -69,7 +68,7 @@ export async function addProject(deps: Deps, user: User, body: Record<string, an
   return added
 }
 
-export async function renameProject(deps: Deps, user: User, body: Record<string, any>) {
+export async function renameProject(deps: Deps, user: User, body: RenameProjectBody) {
   const { project, role } = await requireProject(deps.db, user, body.projectId)
   if (role !== 'owner') throw projectAccessDenied('Only the project owner can rename a project')
   const name = cleanName(body.name)

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
 import { ApiError } from '../http/errors'
-import { RefusalBody as Refusal } from '../http/schemas'
+import { MetaBody, RefusalBody as Refusal } from '../http/schemas'
 import { PAGE_HEADERS, renderNotFoundPage, renderSharePage } from './page'
 import { createShare, listShares, publicView, revokeShare } from './service'
 
@@ -38,7 +38,7 @@ export const shareRoutes = (deps: Deps) =>
           settings: t.Optional(t.Any({ description: '{includedGoalIds?: goal ids}: share only these goals and what is beneath them' })),
         }),
         response: {
-          201: t.Object({ token: t.String(), url: t.String(), expiresAt: Nullable(t.String()), _meta: t.Any() }),
+          201: t.Object({ token: t.String(), url: t.String(), expiresAt: Nullable(t.String()), _meta: MetaBody }),
           400: Refusal,
           403: Refusal,
           404: Refusal,
@@ -61,7 +61,7 @@ export const shareRoutes = (deps: Deps) =>
               active: t.Boolean({ description: 'false once revoked or expired' }),
             }),
           ),
-          _meta: t.Any(),
+          _meta: MetaBody,
         }),
         403: Refusal,
         404: Refusal,
@@ -71,7 +71,7 @@ export const shareRoutes = (deps: Deps) =>
     .delete('/share', ({ user, query }) => revokeShare(deps, user, query), {
       query: t.Object({ projectId: t.Optional(t.String()), token: t.Optional(t.String()) }, { additionalProperties: true }),
       response: {
-        200: t.Object({ success: t.Literal(true), revoked: Nullable(t.String()), _meta: t.Any() }),
+        200: t.Object({ success: t.Literal(true), revoked: Nullable(t.String()), _meta: MetaBody }),
         400: Refusal,
         403: Refusal,
         404: Refusal,
@@ -91,5 +91,12 @@ export const sharePageRoutes = (deps: Deps) =>
         throw err
       }
     },
-    { detail: { summary: 'The public share page (HTML, no authentication)', tags: ['share'], security: [] } },
+    {
+      detail: {
+        summary: 'The public share page (HTML, no authentication)',
+        tags: ['share'],
+        security: [],
+        responses: { 200: { description: 'the page', content: { 'text/html': { schema: { type: 'string' } } } } },
+      },
+    },
   )

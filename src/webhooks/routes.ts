@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
-import { RefusalBody as Refusal } from '../http/schemas'
+import { MetaBody, RefusalBody as Refusal } from '../http/schemas'
 import { deleteWebhook, EVENT_TYPES, listWebhookDeliveries, listWebhooks, registerWebhook, updateWebhook } from './service'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
@@ -36,7 +36,7 @@ export const webhookRoutes = (deps: Deps) =>
         response: {
           201: t.Object({
             webhook: t.Object({ id: t.String(), url: t.String(), events: t.Array(t.String()), secret: t.String() }),
-            _meta: t.Any(),
+            _meta: MetaBody,
           }),
           400: Refusal,
           403: Refusal,
@@ -58,13 +58,13 @@ export const webhookRoutes = (deps: Deps) =>
         events: t.Optional(t.Array(t.String(), { description: eventsDoc })),
         rotateSecret: t.Optional(t.Boolean({ description: 'true mints a new secret, shown once; the old one stops working at once' })),
       }),
-      response: { 200: t.Object({ webhook: Webhook, _meta: t.Any() }), 400: Refusal, 403: Refusal, 404: Refusal },
+      response: { 200: t.Object({ webhook: Webhook, _meta: MetaBody }), 400: Refusal, 403: Refusal, 404: Refusal },
       detail: { summary: 'Update a webhook in place (keeps id and secret) or rotate its secret', tags: ['webhooks'] },
     })
     .delete('/webhooks', ({ user, query }) => deleteWebhook(deps, user, query), {
       query: t.Object({ projectId: t.Optional(t.String()), id: t.Optional(t.String()) }, { additionalProperties: true }),
       response: {
-        200: t.Object({ success: t.Literal(true), deleted: t.String(), _meta: t.Any() }),
+        200: t.Object({ success: t.Literal(true), deleted: t.String(), _meta: MetaBody }),
         400: Refusal,
         403: Refusal,
         404: Refusal,

@@ -4,6 +4,7 @@ import type { Deps } from '../deps'
 import { ApiError, ValidationError } from '../http/errors'
 import { canonical, runIdempotent, storedOutcome } from '../http/idempotency'
 import { focus } from '../http/meta'
+import { BatchBody, parseAction } from '../mutate/model'
 import { batch, MAX_BATCH } from '../nodes/batch'
 import { type Node, toNode } from '../nodes/model'
 import * as nodeQueries from '../nodes/queries'
@@ -133,7 +134,7 @@ async function batchInChunks(deps: Deps, user: User, projectId: string, plan: Pl
       return m.nodeId === undefined ? m : { ...m, nodeId: real(m.nodeId) }
     })
     try {
-      const result = (await batch(deps, user, { projectId, mutations })) as any
+      const result = (await batch(deps, user, parseAction(BatchBody, { action: 'batch', projectId, mutations }))) as any
       results.push(...result.results)
       for (const [draft, id] of Object.entries<string>(result.idMap ?? {})) idMap.set(draft, id)
       meta = result._meta ?? {}

@@ -4,6 +4,7 @@ import { withUser } from '../http/auth'
 import { documentedResponse } from '../http/documented'
 import { guideUrl } from '../http/meta'
 import { asLoose } from '../http/query'
+import { MetaBody } from '../http/schemas'
 import { catalog } from './catalog'
 import { WorkflowBody } from './model'
 import { postWorkflow } from './service'
@@ -14,7 +15,7 @@ export const workflowRoutes = (deps: Deps) => {
   const body = catalog(guideUrl(deps.config.publicBaseUrl))
   return new Elysia({ name: 'workflow' })
     .get('/workflow', () => body, {
-      response: { 200: t.Object({ protocol: t.Any(), flows: t.Array(t.Any()), notes: t.Array(t.String()), _meta: t.Any() }) },
+      response: { 200: t.Object({ protocol: t.Any(), flows: t.Array(t.Any()), notes: t.Array(t.String()), _meta: MetaBody }) },
       detail: {
         summary: "The workflow catalog: protocol, flows, the JSON Schema of each step's answer (no authentication)",
         tags: ['workflow'],

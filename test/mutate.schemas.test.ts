@@ -1,0 +1,110 @@
+import { afterAll, describe, expect, it } from 'bun:test'
+import { Value } from '@sinclair/typebox/value'
+import { ACTION_BODIES, MutateResult, parseAction } from '../src/mutate/model'
+import { startApp } from './helpers'
+
+// issue 10: every /mutate action typed. The action schemas refuse with api.md's messages and
+// _tips, batch entries prefixed, inside the idempotent run (so a refusal is replayed).
+const app = await startApp()
+afterAll(() => app.close())
+
+const GUIDE = 'http://arbor.test/api/v1/guide'
+const mutate = (body: unknown, headers?: Record<string, string>) => app.call('POST', '/api/v1/mutate', { body, headers })
+const rejected = (errors: string[], meta: Record<string, unknown> = {}) => ({ success: false, errors, _meta: { ...meta, guide: GUIDE } })
+
+describe('the action schemas', () => {
+  it('refuse the first broken part of a batch entry with its own message, prefixed mutations[<index>]: ', async () => {
+    const p = await app.project()
+    const res = await mutate({
+      action: 'batch',
+      projectId: p,
+      mutations: [
+        { action: 'add', node: { type: 'goal', data: { label: 'G' } } },
+        { action: 'addIteration', iteration: { name: 'Tags', gitTags: ['x'.repeat(201)] } },
+      ],
+    })
+    expect(res.status).toBe(400)
+    expect(res.body).toEqual(rejected(['mutations[1]: gitTags entries must be 1 to 200 characters']))
+    const node = await mutate({ action: 'batch', projectId: p, mutations: [{ action: 'add', node: { type: 'epic', data: {} } }] })
+    expect(node.body).toEqual(rejected(['mutations[0]: node.type must be one of: goal, need, approach, job, task']))
+    const missing = await mutate({ action: 'batch', projectId: p, mutations: [{ action: 'add' }] })
+    expect(missing.body).toEqual(
+      rejected(['mutations[0]: node is required: {type, parentId?, data:{label, ...}}'], {
+        _tip: 'Send {action:"add", projectId, node:{type:"goal", data:{label:"…"}}}',
+      }),
+    )
+  })
+
+  it('name every unknown iteration field at once', async () => {
+    const p = await app.project()
+    const res = await mutate({ action: 'updateIteration', projectId: p, iterationName: 'Later', data: { colour: 'red', owner: 'me' } })
+    expect(res.body).toEqual(rejected(['Unknown iteration fields: colour, owner; valid: name, status, gitTags, sortOrder']))
+  })
+
+  it('keep the 403 of a missing projectId, and leave the data fields to the node rules', async () => {
+    const noProject = await mutate({ action: 'add', node: { type: 'goal', data: { label: 'x' } } })
+    expect(noProject.status).toBe(403)
+    expect(noProject.body.error).toBe('project_access_denied')
+    const p = await app.project()
+    const wrongType = await mutate({ action: 'add', projectId: p, node: { type: 'goal', data: { label: 'x', kano: 'delighter' } } })
+    expect(wrongType.body).toEqual(rejected(['kano is not valid on a goal; it is valid on: approach']))
+  })
+
+  it('refuse inside the idempotent run: the same refused body with the same key is replayed', async () => {
+    const p = await app.project()
+    const body = { action: 'deleteIteration', projectId: p, iterationName: '' }
+    const first = await mutate(body, { 'idempotency-key': 'schema-refusal-1' })
+    expect(first.body).toEqual(rejected(['iterationName is required']))
+    const again = await mutate(body, { 'idempotency-key': 'schema-refusal-1' })
+    expect(again.body).toEqual(first.body)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+  })
+
+  it('accept what they document: a body built from each schema passes its own check', () => {
+    const p = 'some-project'
+    const bodies = {
+      add: {
+        action: 'add',
+        projectId: p,
+        node: { type: 'need', parentId: 'goal-1', data: { label: 'N', demand: [{ who: 'A', at: '2026-01-01' }] } },
+      },
+      update: { action: 'update', projectId: p, nodeId: 'task-1', data: { status: null, label: 'x' } },
+      delete: { action: 'delete', projectId: p, nodeId: 'task-1' },
+      restore: { action: 'restore', projectId: p, changelogId: '12' },
+      batch: { action: 'batch', projectId: p, mutations: [{ action: 'delete', nodeId: 'draft-x' }] },
+      classify: { action: 'classify', projectId: p, nodeId: 'task-1' },
+      addIteration: { action: 'addIteration', projectId: p, iteration: { name: 'S1', gitTags: ['v1'] } },
+      updateIteration: { action: 'updateIteration', projectId: p, iterationName: 'S1', data: { sortOrder: 3 } },
+      deleteIteration: { action: 'deleteIteration', projectId: p, iterationName: 'S1' },
+      reorderIterations: { action: 'reorderIterations', projectId: p, order: ['Later'] },
+      addProject: { action: 'addProject', project: { name: 'Plan', id: 'plan' } },
+      renameProject: { action: 'renameProject', projectId: p, name: 'New' },
+    }
+    for (const [name, schema] of Object.entries(ACTION_BODIES)) {
+      const body = bodies[name as keyof typeof bodies]
+      expect([name, Value.Check(schema, body)]).toEqual([name, true])
+      expect(parseAction(schema, body as unknown)).toBe(body as any)
+    }
+  })
+
+  it('document the result of each action: real answers match MutateResult', async () => {
+    const p = await app.project()
+    const answers = [
+      await mutate({ action: 'add', projectId: p, node: { type: 'task', data: { label: 'Call the bank' } } }),
+      await mutate({ action: 'addIteration', projectId: p, iteration: { name: 'S1' } }),
+      await mutate({ action: 'reorderIterations', projectId: p, order: ['S1', 'Later'] }),
+      await mutate({
+        action: 'batch',
+        projectId: p,
+        mutations: [{ action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'G' } } }],
+      }),
+      await mutate({ action: 'delete', projectId: p, nodeId: 'task-1' }),
+      await mutate({ action: 'renameProject', projectId: p, name: 'Renamed' }),
+      await mutate({ action: 'deleteIteration', projectId: p, iterationName: 'S1' }),
+    ]
+    for (const res of answers) {
+      expect(res.status).toBe(200)
+      expect([...Value.Errors(MutateResult, res.body)].map((e) => `${e.path}: ${e.message}`)).toEqual([])
+    }
+  })
+})
