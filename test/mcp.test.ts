@@ -5,6 +5,7 @@ import { asQuery } from '../src/http/query'
 import { loadMcpConfig } from '../src/mcp/config'
 import { originAllowed } from '../src/mcp/http'
 import { toolList } from '../src/mcp/server'
+import { ACTION_BODIES } from '../src/mutate/model'
 import { SearchParams } from '../src/search/model'
 
 const ROOT = join(import.meta.dir, '..')
@@ -50,6 +51,7 @@ describe('src/mcp', () => {
     ).toEqual([
       'src/feedback/model.ts',
       'src/iterations/model.ts',
+      'src/mutate/model.ts',
       'src/nodes/model.ts',
       'src/search/model.ts',
       'src/tree/model.ts',
@@ -69,6 +71,27 @@ describe('src/mcp', () => {
       },
       required: ['q'],
     })
+  })
+
+  it('derives mutate’s action enum and per-action fields from the /mutate action schemas', () => {
+    const mutate = toolList().find((t) => t.name === 'mutate')!
+    const action = (mutate.inputSchema.properties as any).action
+    expect(action.enum).toEqual(Object.keys(ACTION_BODIES))
+    expect(action.description.split(' | ').map((a: string) => a.split(':')[0])).toEqual([
+      'add {node',
+      'update {nodeId,data?',
+      'delete {nodeId}',
+      'restore {nodeId?,changelogId?}',
+      'batch {mutations',
+      'classify {nodeId}',
+      'addIteration {iteration',
+      'updateIteration {iterationName,data',
+      'deleteIteration {iterationName}',
+      'reorderIterations {order}',
+      'addProject {project',
+      'renameProject {name}',
+    ])
+    expect(action.description).toContain('batch {mutations:[add|update|delete|addIteration entries (no projectId)]}')
   })
 
   it('gives the REST route the query-string form of the same schema', () => {

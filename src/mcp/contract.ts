@@ -1,40 +1,8 @@
 /**
- * Argument schemas of the two tools whose routes have no importable typed schema yet:
- * `mutate` (one body per action) and `set_view` (POST /view-command). They follow api.md
- * (POST /mutate, POST /view-command) and are to be replaced by the routes' own schemas
- * when those exist as model files.
+ * The `set_view` tool's arguments, following api.md (POST /view-command) until the canvas
+ * module's own typed schema exists as a model file; then the tool takes that one.
  */
 import { Type } from '@sinclair/typebox'
-
-export const MUTATE_ACTIONS = [
-  'add',
-  'update',
-  'delete',
-  'restore',
-  'batch',
-  'classify',
-  'addIteration',
-  'updateIteration',
-  'deleteIteration',
-  'reorderIterations',
-  'addProject',
-  'renameProject',
-] as const
-
-export const MutateArgs = Type.Object(
-  {
-    projectId: Type.String(),
-    action: Type.Union(
-      MUTATE_ACTIONS.map((a) => Type.Literal(a)),
-      {
-        description:
-          'add {node:{type,parentId?,data:{label,…}}}; update {nodeId,data,parentId?}; delete|restore|classify {nodeId}; batch {mutations:[add|update|delete|addIteration entries; draft- ids link them]}; addIteration {iteration:{name}}; updateIteration {iterationName,data}; deleteIteration {iterationName}; reorderIterations {order}; addProject {project:{name,id?}}; renameProject {name}',
-      },
-    ),
-    idempotencyKey: Type.Optional(Type.String({ description: 'sent as Idempotency-Key: a retry with the same key is not applied twice' })),
-  },
-  { additionalProperties: true },
-)
 
 export const VIEW_COMMANDS = [
   'setViewMode',

@@ -12,7 +12,8 @@ import { NodesParams } from '../nodes/model'
 import { SearchParams } from '../search/model'
 import { TreeParams } from '../tree/model'
 import { WorkflowBody } from '../workflow/model'
-import { MutateArgs, SetViewArgs } from './contract'
+import { SetViewArgs } from './contract'
+import { MutateArgs } from './mutate'
 
 export interface ToolAnnotations {
   title: string
@@ -71,7 +72,7 @@ export const TOOLS: ToolSpec[] = [
   {
     name: 'mutate',
     description:
-      'Every write: add, update, delete, restore, batch, classify, iterations, projects. Body as POST /mutate; see the guide (_meta.guide) for each action.',
+      'Every write: nodes, iterations, projects. Arguments are the POST /mutate body of the action; node data holds the node fields (label required on add). A refusal names the broken part.',
     method: 'POST',
     path: '/mutate',
     schema: MutateArgs,
