@@ -55,6 +55,7 @@ describe('src/mcp', () => {
       'src/nodes/model.ts',
       'src/search/model.ts',
       'src/tree/model.ts',
+      'src/view/model.ts',
       'src/workflow/model.ts',
     ])
   })

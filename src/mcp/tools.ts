@@ -5,14 +5,13 @@
  * and never reaches service code (test/mcp.test.ts scans the imports).
  */
 import type { TObject } from '@sinclair/typebox'
-import { Type } from '@sinclair/typebox'
 import { FeedbackBody } from '../feedback/model'
 import { IterationsParams } from '../iterations/model'
 import { NodesParams } from '../nodes/model'
 import { SearchParams } from '../search/model'
 import { TreeParams } from '../tree/model'
+import { ViewCommandBody, ViewStateParams } from '../view/model'
 import { WorkflowBody } from '../workflow/model'
-import { SetViewArgs } from './contract'
 import { MutateArgs } from './mutate'
 
 export interface ToolAnnotations {
@@ -117,7 +116,7 @@ export const TOOLS: ToolSpec[] = [
       "Drive the live canvas in the user's app (enqueued; a connected client applies it). A write's _meta.focus.viewCommand can be sent as is. POST /view-command.",
     method: 'POST',
     path: '/view-command',
-    schema: SetViewArgs,
+    schema: ViewCommandBody,
     annotations: {
       title: 'Move the canvas',
       readOnlyHint: false,
@@ -131,7 +130,7 @@ export const TOOLS: ToolSpec[] = [
     description: "What the user's canvas shows: mode, selection, expanded nodes, last applied command. GET /view-state.",
     method: 'GET',
     path: '/view-state',
-    schema: Type.Object({ projectId: Type.String() }),
+    schema: ViewStateParams,
     annotations: read('Read the canvas'),
   },
   {
