@@ -55,3 +55,6 @@ export async function bootstrapOwner(db: Db): Promise<string | null> {
     return apiKey
   })
 }
+
+// The account reads other modules need (admin, projects, the node cap): this module's public surface.
+export { getApiKey, getUser, listUsers, revokeApiKey, updateUser } from './queries'

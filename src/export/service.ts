@@ -96,3 +96,6 @@ export async function exportOkf(deps: Deps, user: User, projectId: string) {
     _meta: { _tip: 'Write each entry of files to its path to get the bundle; index.md lists every concept by type.' },
   }
 }
+
+// The node rows an export reads, which the share view reads too: this module's public surface.
+export { listNodes, type NodeRow } from './queries'

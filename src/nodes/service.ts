@@ -3,7 +3,7 @@ import type { Deps } from '../deps'
 import { ApiError, invalid, notFound, ValidationError } from '../http/errors'
 import { focus } from '../http/meta'
 import { currentOf } from '../iterations/model'
-import * as iterationQueries from '../iterations/queries'
+import { iterationRows as iterationQueries } from '../iterations/service'
 import type { AddInput, ClassifyBody, DeleteBody, RestoreBody, UpdateBody } from '../mutate/model'
 import { requireProject } from '../projects/access'
 import { possibleDuplicate } from '../search/service'
@@ -234,3 +234,6 @@ export async function afterAdd(deps: Deps, projectId: string, body: Record<strin
 export async function nodeTypesOf(db: Deps['db'], projectId: string, ids: string[]): Promise<Map<string, string>> {
   return new Map((await q.getMany(db, projectId, ids)).map((r) => [r.id, r.type]))
 }
+
+// The stored nodes, for the modules that read them (tree, iterations, workflow): this module's public surface.
+export * as nodeRows from './queries'

@@ -1,6 +1,6 @@
 import { authCache, authChanged } from '../accounts/auth-cache'
 import type { User } from '../accounts/model'
-import { getUser } from '../accounts/queries'
+import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
 import { ApiError, invalid, notFound, projectAccessDenied, ValidationError } from '../http/errors'
 import type { AddProjectBody, RenameProjectBody } from '../mutate/model'
@@ -134,3 +134,5 @@ export async function removeMember(deps: Deps, user: User, query: { projectId?: 
   await authChanged(deps.db)
   return { success: true as const }
 }
+
+export type { AccessRow } from './queries'

@@ -2,7 +2,7 @@ import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { ApiError, ValidationError } from '../http/errors'
 import { type Node, toNode } from '../nodes/model'
-import * as q from '../nodes/queries'
+import { nodeRows as q } from '../nodes/service'
 import { requireProject } from '../projects/access'
 import { OUTLINE_BUDGET, renderOutline } from './outline'
 

@@ -7,7 +7,7 @@ import { focus } from '../http/meta'
 import { BatchBody, parseAction } from '../mutate/model'
 import { batch, MAX_BATCH } from '../nodes/batch'
 import { type Node, toNode } from '../nodes/model'
-import * as nodeQueries from '../nodes/queries'
+import { nodeRows as nodeQueries } from '../nodes/service'
 import type { Plan } from './flows/types'
 import { BadResponse, type RunState } from './model'
 
