@@ -20,6 +20,7 @@ import { sharePageRoutes, shareRoutes } from './share/routes'
 import { tierRoutes } from './tiers/routes'
 import { treeRoutes } from './tree/routes'
 import { viewRoutes } from './view/routes'
+import { webRoutes } from './web/routes'
 import { webhookRoutes } from './webhooks/routes'
 import { workflowRoutes } from './workflow/routes'
 
@@ -89,6 +90,7 @@ export function createApp(deps: Deps) {
     )
     .use(adminRoutes(deps))
     .use(sharePageRoutes(deps))
+    .use(webRoutes())
     .use(api)
     // the MCP server over Streamable HTTP; its tool calls come back through `handle` as REST requests
     .all(

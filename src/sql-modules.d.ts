@@ -45,3 +45,13 @@ declare module '*/minilm/arbor-model.json' {
   const path: string
   export default path
 }
+
+// The live canvas's page, script and stylesheet, imported `with { type: 'text' }` (src/web/routes.ts).
+declare module '*.html' {
+  const text: string
+  export default text
+}
+declare module '*.css' {
+  const text: string
+  export default text
+}
