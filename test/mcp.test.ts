@@ -42,7 +42,10 @@ describe('src/mcp', () => {
       .map((f) => relative(ROOT, f))
       .filter((f) => /(^|\/)(service|queries|routes|deps|app|main)\.ts$/.test(f) || f.startsWith('src/db/'))
     expect(forbidden).toEqual([])
-    // the scan does see what the tools use
+    // the scan does follow imports: from the app it reaches services and the database
+    const fromApp = [...reach(join(ROOT, 'src/app.ts'))].map((f) => relative(ROOT, f))
+    expect([fromApp.includes('src/nodes/service.ts'), fromApp.some((f) => f.startsWith('src/db/'))]).toEqual([true, true])
+    // and it sees what the tools use
     expect(
       [...reached]
         .map((f) => relative(ROOT, f))

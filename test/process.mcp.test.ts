@@ -5,6 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { NODE_TYPES } from '../src/nodes/model'
+import { ADMIN_TOKEN } from './helpers'
 import { type ServerProcess, startServer } from './process'
 
 // The MCP server as agents use it: the SDK's own client, over stdio (a `bun run mcp` subprocess
@@ -222,6 +223,34 @@ describe('the stdio server', () => {
 })
 
 describe('POST /mcp', () => {
+  it('calls the API with the caller’s own key, not the server’s', async () => {
+    const made = await server.call('POST', '/admin/v1/users', { key: ADMIN_TOKEN, body: { name: 'other' } })
+    expect(made.status).toBe(201)
+    const client = new Client({ name: 'arbor-test', version: '1.0.0' })
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${made.body.apiKey}` } },
+      }),
+    )
+    try {
+      const denied = (await client.callTool({ name: 'list_nodes', arguments: { projectId } })) as CallToolResult
+      expect(denied.isError).toBe(true)
+      expect(parsed(denied)).toEqual({
+        status: 403,
+        ...(await server.call('GET', `/api/v1/nodes?projectId=${projectId}`, { key: made.body.apiKey })).body,
+      })
+      const own = (await client.callTool({
+        name: 'mutate',
+        arguments: { action: 'addProject', project: { name: 'Other plan', id: 'other-plan' } },
+      })) as CallToolResult
+      expect((own.structuredContent as any).success).toBe(true)
+      const theirs = await server.call('GET', '/api/v1/projects', { key: made.body.apiKey })
+      expect(theirs.body.projects.map((p: any) => [p.id, p.role])).toEqual([['other-plan', 'owner']])
+    } finally {
+      await client.close()
+    }
+  })
+
   const initialize = {
     jsonrpc: '2.0',
     id: 1,
