@@ -101,7 +101,8 @@ export function createApp(deps: Deps) {
       },
       {
         parse: 'none',
-        detail: { summary: 'The MCP server (Streamable HTTP, stateless; Bearer API key)', tags: ['meta'] },
+        // JSON-RPC, not REST: described in the README and the guide, kept out of the REST reference
+        detail: { summary: 'The MCP server (Streamable HTTP, stateless; Bearer API key)', tags: ['meta'], hide: true },
       },
     )
 
