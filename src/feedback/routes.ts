@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { authenticate } from '../accounts/service'
 import type { Deps } from '../deps'
-import { ApiError } from '../http/errors'
+import { RefusalError } from '../http/errors'
 import { asLoose } from '../http/query'
 import { MetaBody } from '../http/schemas'
 import { FeedbackBody } from './model'
@@ -14,7 +14,7 @@ export const feedbackRoutes = (deps: Deps) =>
       try {
         return { user: await authenticate(deps.db, headers.authorization) }
       } catch {
-        throw new ApiError(401, 'Unauthorized', { message: 'Missing or invalid API key' })
+        throw new RefusalError(401, 'Unauthorized', { message: 'Missing or invalid API key' })
       }
     })
     .post('/feedback', ({ user, body, headers }) => submitFeedback(deps, user, headers['x-agent-id'], body as any), {

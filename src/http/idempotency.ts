@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Db } from '../db'
 import { one } from '../db/port'
-import { ApiError, ValidationError } from './errors'
+import { ErrorListError, RefusalError } from './errors'
 import { idempotencySql } from './queries'
 
 export interface Outcome {
@@ -41,15 +41,14 @@ export async function runIdempotent(
 ): Promise<Outcome> {
   // every write is one transaction, with or without a key
   if (key === undefined) return { status: 200, body: await db.tx(run), replayed: false }
-  if (key.length < 1 || key.length > 255) throw new ValidationError(['Idempotency-Key must be 1 to 255 characters'])
+  if (key.length < 1 || key.length > 255) throw new ErrorListError(['Idempotency-Key must be 1 to 255 characters'])
   const hash = requestHash(request)
   const claimed = await one(db, idempotencySql.claim, [userId, key, hash])
   if (!claimed) {
     const row = await one<{ request_hash: string; status_code: number | null; response: any }>(db, idempotencySql.get, [userId, key])
-    if (!row || row.request_hash !== hash)
-      throw new ValidationError(['Idempotency-Key already used with a different request body'], {}, 409)
+    if (!row || row.request_hash !== hash) throw new ErrorListError(['Idempotency-Key already used with a different request body'], {}, 409)
     if (row.status_code === null)
-      throw new ValidationError(
+      throw new ErrorListError(
         ['A request with this Idempotency-Key is still in progress; retry shortly'],
         { _tip: 'The first request with this key has not finished. Retry the same request in a few seconds.' },
         409,
@@ -66,7 +65,7 @@ export async function runIdempotent(
     })
     return { status: 200, body, replayed: false }
   } catch (err) {
-    if ((err instanceof ValidationError || err instanceof ApiError) && err.status < 500 && opts.storeRefusals !== false) {
+    if ((err instanceof ErrorListError || err instanceof RefusalError) && err.status < 500 && opts.storeRefusals !== false) {
       await db.query(idempotencySql.complete, [userId, key, err.status, JSON.stringify(err.toBody())])
     } else {
       await db.query(idempotencySql.release, [userId, key]).catch(() => {})
@@ -82,10 +81,12 @@ export async function storedOutcome(db: Db, userId: string, key: string) {
 }
 
 /** A stored 4xx answer as the error that produced it, marked as a replay. */
-function replayedError(status: number, body: Record<string, any>): ValidationError | ApiError {
+function replayedError(status: number, body: Record<string, any>): ErrorListError | RefusalError {
   const { error, ...extra } = body
   const err =
-    body.success === false ? new ValidationError(body.errors ?? [], body._meta ?? {}, status) : new ApiError(status, String(error), extra)
+    body.success === false
+      ? new ErrorListError(body.errors ?? [], body._meta ?? {}, status)
+      : new RefusalError(status, String(error), extra)
   err.replayed = true
   return err
 }

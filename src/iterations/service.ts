@@ -1,7 +1,7 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { type DomainEvent, emit } from '../events/outbox'
-import { invalid, ValidationError } from '../http/errors'
+import { ErrorListError, invalid } from '../http/errors'
 import type { AddIterationBody, DeleteIterationBody, NewIteration, ReorderIterationsBody, UpdateIterationBody } from '../mutate/model'
 import { toNode } from '../nodes/model'
 import { nodeRows } from '../nodes/service'
@@ -55,7 +55,7 @@ export async function addIterationAction(deps: Deps, user: User, body: AddIterat
 async function findIteration(deps: Deps, projectId: string, name: string) {
   const all = await q.list(deps.db, projectId)
   const row = all.find((i) => i.name === name)
-  if (!row) throw new ValidationError([`Iteration ${name} not found`], { _tip: `Iterations: ${all.map((i) => i.name).join(', ')}` })
+  if (!row) throw new ErrorListError([`Iteration ${name} not found`], { _tip: `Iterations: ${all.map((i) => i.name).join(', ')}` })
   return { row, all }
 }
 
@@ -98,7 +98,7 @@ export async function deleteIterationAction(deps: Deps, user: User, body: Delete
   const { project } = await requireProject(deps.db, user, body.projectId)
   return deps.db.tx(async (tx) => {
     const { row } = await findIteration({ ...deps, db: tx }, project.id, body.iterationName)
-    if (row.system) throw new ValidationError([`Cannot delete system iteration ${row.name}`])
+    if (row.system) throw new ErrorListError([`Cannot delete system iteration ${row.name}`])
     await q.remove(tx, project.id, row.name)
     const moved = await nodeRows.moveIteration(tx, project.id, row.name, LATER)
     await emit(
@@ -127,7 +127,7 @@ export async function reorderIterationsAction(deps: Deps, user: User, body: Reor
     const missing = names.filter((n) => !order.includes(n))
     const unknown = order.filter((n: string) => !names.includes(n))
     if (missing.length || unknown.length || new Set(order).size !== order.length)
-      throw new ValidationError(
+      throw new ErrorListError(
         [
           'order must list every iteration of the project exactly once' +
             (missing.length ? `; missing: ${missing.join(', ')}` : '') +

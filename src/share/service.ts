@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { listNodes, type NodeRow } from '../export/service'
-import { ApiError, notFound } from '../http/errors'
+import { notFound, RefusalError } from '../http/errors'
 import { type Access, requireProject } from '../projects/access'
 import { tierStatus } from '../tiers/service'
 import * as q from './queries'
@@ -11,7 +11,7 @@ import * as q from './queries'
 const MAX_DAYS = 36_500
 const TOKEN_RE = /^[A-Za-z0-9_-]{16,128}$/
 
-const bad = (error: string, message?: string) => new ApiError(400, error, message ? { message } : {})
+const bad = (error: string, message?: string) => new RefusalError(400, error, message ? { message } : {})
 
 const projectFor = (deps: Deps, user: User, projectId: string) =>
   requireProject(deps.db, user, projectId, {
@@ -27,7 +27,7 @@ function requireShareManagement(deps: Deps, user: User, access: Access) {
   const p = access.project
   const teamProject = p.owner_tier === 'team' && !p.owner_lapsed && !p.owner_contributor
   if (teamProject || tierStatus(deps.config, user).has_share_management) return
-  throw new ApiError(403, 'share_management_unavailable', {
+  throw new RefusalError(403, 'share_management_unavailable', {
     message: 'Listing and revoking share links needs a paid plan (has_share_management in GET /tier-status)',
   })
 }

@@ -1,6 +1,6 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { ApiError, invalid } from '../http/errors'
+import { invalid, RefusalError } from '../http/errors'
 import { listIterations } from '../iterations/service'
 import { nodeTypesOf } from '../nodes/service'
 import { requireProject } from '../projects/access'
@@ -8,7 +8,7 @@ import { CONNECTED_MS, isCommandType, POLL_EVERY_MS, POLL_WAIT_MS, type QueuedCo
 import * as q from './queries'
 
 const invalidCommand = (message?: string) =>
-  new ApiError(400, 'Invalid command', { ...(message ? { message } : {}), validTypes: [...VIEW_COMMAND_TYPES] })
+  new RefusalError(400, 'Invalid command', { ...(message ? { message } : {}), validTypes: [...VIEW_COMMAND_TYPES] })
 
 /** A command whose target does not resolve: 200 with success:false, nothing enqueued (api.md, View command 2). */
 const unresolved = (command: unknown, tip: string) => ({ success: false, command, commandId: null, _meta: { _tip: tip } })
