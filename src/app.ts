@@ -20,6 +20,7 @@ import { sharePageRoutes, shareRoutes } from './share/routes'
 import { tierRoutes } from './tiers/routes'
 import { treeRoutes } from './tree/routes'
 import { viewRoutes } from './view/routes'
+import { docsRoutes } from './web/docs'
 import { webRoutes } from './web/routes'
 import { webhookRoutes } from './webhooks/routes'
 import { workflowRoutes } from './workflow/routes'
@@ -57,6 +58,8 @@ export function createApp(deps: Deps) {
     })
     .use(
       openapi({
+        // no CDN page: /docs is served from the swagger-ui-dist package (web/docs.ts)
+        provider: null,
         path: '/docs',
         specPath: '/openapi.json',
         exclude: { paths: ['/docs', '/openapi.json'] },
@@ -91,6 +94,7 @@ export function createApp(deps: Deps) {
     .use(adminRoutes(deps))
     .use(sharePageRoutes(deps))
     .use(webRoutes())
+    .use(docsRoutes())
     .use(api)
     // the MCP server over Streamable HTTP; its tool calls come back through `handle` as REST requests
     .all(

@@ -55,3 +55,9 @@ declare module '*.css' {
   const text: string
   export default text
 }
+
+// Swagger UI's bundle and stylesheet, imported `with { type: 'text' }` (src/web/docs.ts).
+declare module 'swagger-ui-dist/swagger-ui-bundle.js' {
+  const text: string
+  export default text
+}

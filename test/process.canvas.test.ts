@@ -211,4 +211,15 @@ describe.skipIf(!haveChromium)('the live canvas in a browser', () => {
     await p3.screenshot({ path: join(OUT, 'share-page.png'), fullPage: true })
     await p3.close()
   })
+
+  it('serves the API reference at /docs from the package, under its CSP, with nothing from another origin', async () => {
+    const p4 = await browser.newPage()
+    const origins = new Set<string>()
+    p4.on('request', (r) => origins.add(new URL(r.url()).origin))
+    const res = await p4.goto(`${server.url}/docs`)
+    expect(res?.headers()['content-security-policy']).toStartWith("default-src 'none'; script-src 'self'")
+    await p4.waitForSelector('.opblock', { timeout: 20_000 })
+    expect([...origins]).toEqual([server.url])
+    await p4.close()
+  })
 })
