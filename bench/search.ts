@@ -14,7 +14,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort, spawnServer } from './lib/spawn'
+import { freePort, ownerClient, spawnServer } from './lib/spawn'
 import { percentile } from './search-core/metrics'
 
 const args = process.argv.slice(2)
@@ -160,15 +160,7 @@ async function measure(name: string, modelDir: string) {
     LOG_LEVEL: 'warn',
   })
   try {
-    const key = /Arbor API key for owner: (arb_\w+)/.exec(server.output())![1]!
-    const call = async (method: string, path: string, body?: unknown) =>
-      (
-        await fetch(server.url + path, {
-          method,
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        })
-      ).json() as Promise<any>
+    const { call } = ownerClient(server)
     const pid = server.proc.pid
     await Bun.sleep(2000) // let the model warm up, as it does after any start
     const idle = rssMb(pid)

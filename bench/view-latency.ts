@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
-import { freePort, spawnServer } from './lib/spawn'
+import { CHROMIUM, freePort, ownerClient, spawnServer } from './lib/spawn'
 import { percentile } from './search-core/metrics'
 
 const args = process.argv.slice(2)
@@ -19,15 +19,7 @@ const N = at >= 0 ? Number(args[at + 1]) : 100
 
 const dataDir = mkdtempSync(join(tmpdir(), 'arbor-bench-view-'))
 const server = await spawnServer({ PORT: String(freePort()), DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn' })
-const key = /Arbor API key for owner: (arb_\w+)/.exec(server.output())![1]!
-const call = async (method: string, path: string, body?: unknown) =>
-  (
-    await fetch(server.url + path, {
-      method,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-  ).json() as Promise<any>
+const { key, call } = ownerClient(server)
 
 await call('POST', '/api/v1/mutate', { action: 'addProject', project: { name: 'View bench', id: 'view' } })
 const made = await call('POST', '/api/v1/mutate', {
@@ -41,18 +33,7 @@ const made = await call('POST', '/api/v1/mutate', {
   ],
 })
 const ids = made.idMap as Record<string, string>
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-})
+const browser = await chromium.launch(CHROMIUM)
 const page = await browser.newPage()
 await page.goto(`${server.url}/app?projectId=view#key=${key}`)
 await page.waitForSelector('#app:not([hidden])')

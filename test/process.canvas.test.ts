@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Browser, chromium, type Page } from 'playwright-core'
+import { CHROMIUM as BROWSER } from '../bench/lib/spawn'
 import { type ServerProcess, startServer } from './process'
 
 /**
@@ -85,18 +86,7 @@ describe.skipIf(!haveChromium)('the live canvas in a browser', () => {
       },
     })
     ids = res.body.idMap
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    })
+    browser = await chromium.launch({ ...BROWSER, executablePath: CHROMIUM })
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
     await page.goto(`${server.url}/app?projectId=${projectId}#key=${server.ownerKey}`)
     await page.waitForSelector('#app:not([hidden])')

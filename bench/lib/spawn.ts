@@ -66,3 +66,32 @@ export function freePort(): number {
   server.stop(true)
   return port
 }
+
+/** The owner key a first start printed, and a JSON caller with it: what every bench needs of a fresh server. */
+export function ownerClient(server: Spawned) {
+  const key = /Arbor API key for owner: (arb_[0-9A-Za-z]+)/.exec(server.output())?.[1]
+  if (!key) throw new StartError('no owner key in the output of a first start', server.output())
+  const call = async (method: string, path: string, body?: unknown) =>
+    (
+      await fetch(server.url + path, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+    ).json() as Promise<any>
+  return { key, call }
+}
+
+/** Headless Chromium as CI runs it (Debian's package; the flags a sandboxed machine needs). */
+export const CHROMIUM = {
+  executablePath: '/usr/bin/chromium',
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+}
