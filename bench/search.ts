@@ -1,22 +1,20 @@
-// Search speed on a large project (issue 4): loads a synthetic 10,000-node project through the
-// API, waits until every node has its vectors, then measures, warm and in the same run,
-// p50/p99 of GET /search (distinct queries, so every query is embedded) next to GET /nodes of
-// the whole project, and the memory the index takes (vector bytes, and the RSS a fresh
-// replica adds when it loads the index from the database).
+// Search speed and cost per model, through HTTP only (issue 9): for each model a real server
+// process (`bun src/main.ts`, loops on, fresh embedded database) takes one batch of N nodes;
+// the bench never calls a tick, it waits for the server's own loop to index them for meaning
+// (`_meta.search.pendingNodes` reaching 0, asked with keyword-only searches that embed nothing).
+// Then, in the same run: p50/p99 of a new query (every query distinct, so each is embedded),
+// p50 of a keyword-only query, embedding throughput, and the server's memory (RSS) idle, after
+// indexing and after the searches, beside the vector bytes the index holds.
 //
-//   bun run bench:search [--nodes 10000] [--searches 200] [--reads 40]
+//   bun run bench:search [--nodes 1000] [--searches 200]
 //
-// Runs the app in-process on a throw-away embedded database (DATABASE_URL=postgres://… to use
-// a server) with the configured embedder. Embedding 10,000 nodes with the built-in model
-// takes a few minutes on two cores; the timings are taken afterwards.
+// Models: the sentence model of `npm run model:fetch` (all-MiniLM-L6-v2) and the npm-only
+// fallback (USE-lite + GloVe, forced with an empty EMBEDDINGS_MODEL_DIR).
 
-import { bootstrapOwner } from '../src/accounts/service'
-import { createApp } from '../src/app'
-import { loadConfig } from '../src/config'
-import { openDb } from '../src/db'
-import { createDeps, type Deps } from '../src/deps'
-import { createLogger } from '../src/log'
-import { tick } from '../src/search/loop'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { freePort, spawnServer } from './lib/spawn'
 import { percentile } from './search-core/metrics'
 
 const args = process.argv.slice(2)
@@ -24,9 +22,9 @@ const num = (name: string, fallback: number) => {
   const i = args.indexOf(`--${name}`)
   return i >= 0 ? Number(args[i + 1]) : fallback
 }
-const TOTAL = num('nodes', 10_000)
+const TOTAL = num('nodes', 1000)
 const SEARCHES = num('searches', 200)
-const READS = num('reads', 40)
+const MODEL_DIR = join(import.meta.dir, '..', 'data/models/all-MiniLM-L6-v2')
 
 // --- a deterministic synthetic planning tree --------------------------------------------
 let seed = 42
@@ -134,52 +132,12 @@ function tree(total: number): Draft[] {
   return out
 }
 
-// --- the app ---------------------------------------------------------------------------
-const env = { ...process.env, DATABASE_URL: process.env.DATABASE_URL ?? 'memory://', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' }
-const config = loadConfig(env)
-const db = await openDb(config)
-const deps: Deps = createDeps({ config, db, log: createLogger(config.logLevel) })
-const key = (await bootstrapOwner(db))!
-const app = createApp(deps)
-const call = async (handle: typeof app.handle, method: string, path: string, body?: unknown) => {
-  const res = await handle(
-    new Request(`http://bench${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-  )
-  return res.json() as Promise<any>
+// --- one model ------------------------------------------------------------------------------
+const rssMb = (pid: number) => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return m ? Number(m[1]) / 1024 : Number.NaN
 }
 
-const projectId = `bench-${Date.now().toString(36)}`
-await call(app.handle, 'POST', '/api/v1/mutate', { action: 'addProject', project: { id: projectId, name: 'search bench' } })
-let t0 = performance.now()
-const nodes = tree(TOTAL)
-for (let i = 0; i < nodes.length; i += 1000) {
-  // parents come first and keep their draft ids across batches through real ids
-  const res = await call(app.handle, 'POST', '/api/v1/mutate', {
-    action: 'batch',
-    projectId,
-    mutations: nodes.slice(i, i + 1000).map((node) => ({ action: 'add', node })),
-  })
-  if (!res.success) throw new Error(JSON.stringify(res).slice(0, 400))
-  for (const n of nodes.slice(i + 1000)) if (n.parentId && res.idMap[n.parentId]) n.parentId = res.idMap[n.parentId]
-}
-console.log(`loaded ${nodes.length} nodes in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
-
-t0 = performance.now()
-await call(app.handle, 'GET', `/api/v1/search?projectId=${projectId}&q=warm`)
-for (;;) {
-  const s = await tick(deps, new Date())
-  const pending = (await call(app.handle, 'GET', `/api/v1/search?projectId=${projectId}&q=warm`))._meta.search.pendingNodes
-  if (pending === 0) break
-  if (!s.embedded) await Bun.sleep(200)
-  if (Math.random() < 0.05) console.log(`  embedding… ${pending} nodes left`)
-}
-console.log(`embedded every node in ${((performance.now() - t0) / 1000).toFixed(0)} s`)
-
-// --- timings ---------------------------------------------------------------------------
 async function time(n: number, fn: (i: number) => Promise<unknown>) {
   const ms: number[] = []
   for (let i = 0; i < n; i++) {
@@ -188,48 +146,93 @@ async function time(n: number, fn: (i: number) => Promise<unknown>) {
     ms.push(performance.now() - s)
   }
   ms.sort((a, b) => a - b)
-  return { p50: percentile(ms, 50), p99: percentile(ms, 99), n }
+  return { p50: percentile(ms, 50), p99: percentile(ms, 99) }
 }
-const queries = Array.from({ length: SEARCHES }, (_, i) => `${pick(VERBS)} ${pick(OBJECTS)} ${pick(QUALIFIERS)} ${i}`)
-await time(5, () => call(app.handle, 'GET', `/api/v1/nodes?projectId=${projectId}`)) // warm-up
-const reads = await time(READS, () => call(app.handle, 'GET', `/api/v1/nodes?projectId=${projectId}`))
-const searches = await time(SEARCHES, (i) =>
-  call(app.handle, 'GET', `/api/v1/search?${new URLSearchParams({ projectId, q: queries[i]!, limit: '10' })}`),
-)
-const cached = await time(SEARCHES, (i) =>
-  call(app.handle, 'GET', `/api/v1/search?${new URLSearchParams({ projectId, q: queries[i]!, limit: '10' })}`),
-)
-const keyword = await time(SEARCHES, (i) =>
-  call(app.handle, 'GET', `/api/v1/search?${new URLSearchParams({ projectId, q: queries[i]!, limit: '10', mode: 'keyword' })}`),
-)
 
-// --- memory: a fresh replica loading the index from the database ----------------------
-// JS heap plus external buffers (the vectors live in WebAssembly memory, counted as external)
-const used = () => {
-  Bun.gc(true)
-  const m = process.memoryUsage()
-  return m.heapUsed + m.external
+async function measure(name: string, modelDir: string) {
+  seed = 42 // the same tree and queries for every model
+  const dataDir = mkdtempSync(join(tmpdir(), 'arbor-bench-search-'))
+  const server = await spawnServer({
+    PORT: String(freePort()),
+    DATA_DIR: dataDir,
+    EMBEDDINGS_MODEL_DIR: modelDir,
+    RATE_LIMIT_PER_MINUTE: '0',
+    LOG_LEVEL: 'warn',
+  })
+  try {
+    const key = /Arbor API key for owner: (arb_\w+)/.exec(server.output())![1]!
+    const call = async (method: string, path: string, body?: unknown) =>
+      (
+        await fetch(server.url + path, {
+          method,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        })
+      ).json() as Promise<any>
+    const pid = server.proc.pid
+    await Bun.sleep(2000) // let the model warm up, as it does after any start
+    const idle = rssMb(pid)
+    const projectId = 'bench'
+    await call('POST', '/api/v1/mutate', { action: 'addProject', project: { id: projectId, name: 'search bench' } })
+    const nodes = tree(TOTAL)
+    const texts = nodes.reduce((n, d) => n + (d.data.description ? 2 : 1), 0)
+    const t0 = performance.now()
+    const res = await call('POST', '/api/v1/mutate', {
+      action: 'batch',
+      projectId,
+      mutations: nodes.map((node) => ({ action: 'add', node })),
+    })
+    if (!res.success) throw new Error(JSON.stringify(res).slice(0, 400))
+    const keywordAtOnce = await time(20, (i) =>
+      call('GET', `/api/v1/search?${new URLSearchParams({ projectId, q: `invoices ${i}`, mode: 'keyword' })}`),
+    )
+    let meta: any
+    for (;;) {
+      meta = (await call('GET', `/api/v1/search?projectId=${projectId}&q=invoices&mode=keyword`))._meta.search
+      if (meta.pendingNodes === 0) break
+      await Bun.sleep(250)
+    }
+    const indexS = (performance.now() - t0) / 1000
+    const indexed = rssMb(pid)
+    const queries = Array.from({ length: SEARCHES }, (_, i) => `${pick(VERBS)} ${pick(OBJECTS)} ${pick(QUALIFIERS)} ${i}`)
+    const fresh = await time(SEARCHES, (i) =>
+      call('GET', `/api/v1/search?${new URLSearchParams({ projectId, q: queries[i]!, limit: '10' })}`),
+    )
+    const keyword = await time(SEARCHES, (i) =>
+      call('GET', `/api/v1/search?${new URLSearchParams({ projectId, q: queries[i]!, limit: '10', mode: 'keyword' })}`),
+    )
+    const embedder = (await call('GET', `/api/v1/search?projectId=${projectId}&q=x`))._meta.search.embedder
+    const dims = embedder.startsWith('minilm') ? 384 : 612
+    return {
+      name,
+      embedder,
+      indexS,
+      throughput: TOTAL / indexS,
+      fresh,
+      keyword,
+      keywordAtOnce,
+      rss: { idle, indexed, searched: rssMb(pid) },
+      vectorMb: (texts * dims * 4) / 2 ** 20,
+    }
+  } finally {
+    server.proc.kill('SIGTERM')
+    await server.proc.exited
+    rmSync(dataDir, { recursive: true, force: true })
+  }
 }
-const before = used()
-const replicaDeps: Deps = createDeps({ config: loadConfig(env), db, log: deps.log })
-const replica = createApp(replicaDeps)
-t0 = performance.now()
-await call(replica.handle, 'GET', `/api/v1/search?projectId=${projectId}&q=warm&mode=keyword`)
-const loadMs = performance.now() - t0
-const after = used()
-const mem = replicaDeps.search.memory()
+
+const emptyDir = mkdtempSync(join(tmpdir(), 'arbor-no-model-'))
+const runs = [await measure('all-MiniLM-L6-v2 (model:fetch)', MODEL_DIR), await measure('USE-lite + GloVe (fallback)', emptyDir)]
+rmSync(emptyDir, { recursive: true, force: true })
 
 const f = (x: number) => x.toFixed(1)
+console.log(`\n${TOTAL} nodes loaded in one batch into a fresh server per model; ${SEARCHES} searches each; same run\n`)
 console.log(
-  `\n${TOTAL} nodes, ${config.meiliUrl ? 'meilisearch' : 'built-in'} backend, embedder ${(await call(app.handle, 'GET', `/api/v1/search?projectId=${projectId}&q=x`))._meta.search.embedder}`,
+  '| model | index N nodes (s) | nodes/s | new query p50 / p99 ms | keyword p50 ms (while indexing / after) | RSS idle / indexed / after searches MB | vectors MB |',
 )
-console.log(`| request | p50 ms | p99 ms | n |`)
-console.log(`|---|---|---|---|`)
-console.log(`| GET /nodes (whole project) | ${f(reads.p50)} | ${f(reads.p99)} | ${reads.n} |`)
-console.log(`| GET /search hybrid, new query (embedded) | ${f(searches.p50)} | ${f(searches.p99)} | ${searches.n} |`)
-console.log(`| GET /search hybrid, repeated query (vector cached) | ${f(cached.p50)} | ${f(cached.p99)} | ${cached.n} |`)
-console.log(`| GET /search mode=keyword | ${f(keyword.p50)} | ${f(keyword.p99)} | ${keyword.n} |`)
-console.log(
-  `\nindex of ${mem.nodes} nodes: vectors ${(mem.vectorBytes / 1e6).toFixed(1)} MB; a fresh replica loads it from the database in ${f(loadMs)} ms and holds ${((after - before) / 1e6).toFixed(0)} MB for it (heap + external: keyword index, node data, vectors)`,
-)
-await db.close()
+console.log('|---|---|---|---|---|---|---|')
+for (const r of runs)
+  console.log(
+    `| ${r.name}: ${r.embedder} | ${f(r.indexS)} | ${f(r.throughput)} | ${f(r.fresh.p50)} / ${f(r.fresh.p99)} | ${f(r.keywordAtOnce.p50)} / ${f(r.keyword.p50)} | ${f(r.rss.idle)} / ${f(r.rss.indexed)} / ${f(r.rss.searched)} | ${f(r.vectorMb)} |`,
+  )
+process.exit(0)

@@ -18,6 +18,7 @@ import { searchRoutes } from './search/routes'
 import { sharePageRoutes, shareRoutes } from './share/routes'
 import { tierRoutes } from './tiers/routes'
 import { treeRoutes } from './tree/routes'
+import { viewRoutes } from './view/routes'
 import { webhookRoutes } from './webhooks/routes'
 import { workflowRoutes } from './workflow/routes'
 
@@ -43,6 +44,7 @@ export function createApp(deps: Deps) {
     .use(shareRoutes(deps))
     .use(eventRoutes(deps))
     .use(exportRoutes(deps))
+    .use(viewRoutes(deps))
     .use(workflowRoutes(deps))
 
   const app = new Elysia({ normalize: false })

@@ -37,7 +37,7 @@ describe('search in the server process', () => {
       90_000,
       'every node embedded by the loop',
     )
-    expect(first.status).toBe(200)
-    expect(first.body.results[0].node.data.label).toBe(SEPA)
+    expect(first!.status).toBe(200)
+    expect(first!.body.results[0].node.data.label).toBe(SEPA)
   }, 120_000)
 })

@@ -94,8 +94,9 @@ describe('semantic scores', () => {
     const idx = new ProjectIndex('p')
     // a node's texts are its label alone and its label with its description (embeddingTexts)
     const vectors = new Map<string, Float32Array>()
-    const give = (data: { label: string; description?: string }, ...vs: Float32Array[]) =>
-      embeddingTexts(data).forEach((t, i) => vectors.set(textHash(t), vs[i]!))
+    const give = (data: { label: string; description?: string }, ...vs: Float32Array[]) => {
+      for (const [i, t] of embeddingTexts(data).entries()) vectors.set(textHash(t), vs[i]!)
+    }
     give({ label: 'a', description: 'alpha' }, unit(0, 1), unit(1, 0))
     give({ label: 'b' }, unit(1, 1))
     idx.upsert({ id: 'a', type: 'task', parentId: null, data: { label: 'a', description: 'alpha' } }, (h) => vectors.get(h))
@@ -132,7 +133,7 @@ describe('VectorStore', () => {
       const q = rand(999, dims)
       const got = store.scores(q)
       expect(got.length).toBe(150)
-      rows.forEach((v, i) => expect(got[slots[i]!]!).toBeCloseTo(cosine(q, v), 5))
+      for (const [i, v] of rows.entries()) expect(got[slots[i]!]!).toBeCloseTo(cosine(q, v), 5)
     }
   })
 

@@ -4,6 +4,7 @@ import m0002 from './0002-tree.sql' with { type: 'text' }
 import m0003 from './0003-node-parent-fk.sql' with { type: 'text' }
 import m0004 from './0004-integrations.sql' with { type: 'text' }
 import m0005 from './0005-search.sql' with { type: 'text' }
+import m0006 from './0006-view.sql' with { type: 'text' }
 import m0007 from './0007-workflow.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
@@ -12,5 +13,6 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0003-node-parent-fk', sql: m0003 },
   { name: '0004-integrations', sql: m0004 },
   { name: '0005-search', sql: m0005 },
+  { name: '0006-view', sql: m0006 },
   { name: '0007-workflow', sql: m0007 },
 ]

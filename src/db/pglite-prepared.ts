@@ -111,13 +111,24 @@ function createDecoder(st: Statement) {
 
   return {
     onRawData(chunk: Uint8Array) {
-      let bytes = chunk
-      if (carry) {
-        bytes = concat([carry, chunk])
+      let at = 0
+      // a message split across chunks: complete it with only the bytes it still needs
+      while (carry) {
+        const headerDone = carry.length >= 5
+        const need = headerDone ? 1 + view(carry).getInt32(1) : 5
+        const take = Math.min(need - carry.length, chunk.length - at)
+        if (take > 0) {
+          carry = concat([carry, chunk.subarray(at, at + take)])
+          at += take
+        }
+        if (carry.length < need) return
+        if (!headerDone) continue
+        messages(carry)
         carry = null
       }
-      const used = messages(bytes)
-      if (used < bytes.length) carry = bytes.slice(used) // a message continues in the next chunk
+      const rest = at ? chunk.subarray(at) : chunk
+      const used = messages(rest)
+      if (used < rest.length) carry = rest.slice(used) // a message continues in the next chunk
     },
     result() {
       if (error) throw error

@@ -229,3 +229,8 @@ export async function afterAdd(deps: Deps, projectId: string, body: Record<strin
   else meta.advisories = [...(meta.advisories ?? [meta.advisory]), duplicate]
   return { ...body, _meta: meta }
 }
+
+/** The type of each of `ids` that is a node of the project (for other modules: the view's targets). */
+export async function nodeTypesOf(db: Deps['db'], projectId: string, ids: string[]): Promise<Map<string, string>> {
+  return new Map((await q.getMany(db, projectId, ids)).map((r) => [r.id, r.type]))
+}

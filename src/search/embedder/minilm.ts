@@ -48,6 +48,8 @@ export function findMiniLm(dir: string): FoundModel | null {
 /** The longest input the model was trained on, in tokens ([CLS] and [SEP] included). */
 const MAX_TOKENS = 256
 const BATCH = 16
+/** how long the model stays loaded with nothing to embed (reloading takes ~1 s) */
+const IDLE_MS = 60_000
 const DIMS = 384
 
 type Session = {
@@ -151,10 +153,27 @@ export class MiniLmEmbedder implements Embedder {
   embed(texts: string[]): Promise<Float32Array[]> {
     const worker = this.start()
     const id = ++this.next
+    clearTimeout(this.idleTimer)
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject })
       worker.postMessage({ id, texts, files: this.files })
     })
+  }
+
+  /**
+   * The model's runtime holds ~350 MB of WebAssembly memory that it never gives back; a worker
+   * with nothing to embed for IDLE_MS is ended, and the next batch starts a new one (~1 s).
+   */
+  private idleTimer: ReturnType<typeof setTimeout> | undefined
+  private settle(): void {
+    if (this.pending.size > 0) return
+    clearTimeout(this.idleTimer)
+    this.idleTimer = setTimeout(() => {
+      if (this.pending.size > 0 || !this.worker) return
+      this.worker.terminate()
+      this.worker = undefined
+    }, IDLE_MS)
+    this.idleTimer.unref?.()
   }
 
   private start(): Worker {
@@ -167,6 +186,7 @@ export class MiniLmEmbedder implements Embedder {
       this.pending.delete(event.data.id)
       if (event.data.error !== undefined) job.reject(new Error(`sentence model: ${event.data.error}`))
       else job.resolve(event.data.vectors!)
+      this.settle()
     }
     worker.onerror = (event) => {
       for (const job of this.pending.values()) job.reject(new Error(`sentence model worker failed: ${event.message}`))

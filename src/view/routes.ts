@@ -1,0 +1,104 @@
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../deps'
+import { withUser } from '../http/auth'
+import { MetaBody } from '../http/schemas'
+import { VIEW_COMMAND_TYPES } from './model'
+import { nextCommands, reportView, sendCommand, viewState } from './service'
+
+const Mode = t.Union([t.Literal('tree'), t.Literal('matrix')])
+
+/** A command as the app applies it: the caller's fields, checked, and `switchTo` when the view moves to the matrix first. */
+const QueuedCommand = t.Object({
+  type: t.String({ description: VIEW_COMMAND_TYPES.join(', ') }),
+  mode: t.Optional(Mode),
+  iterationName: t.Optional(t.String()),
+  nodeId: t.Optional(t.String()),
+  goalIds: t.Optional(t.Array(t.String())),
+  autoSwitch: t.Optional(t.Boolean()),
+  switchTo: t.Optional(t.Literal('matrix')),
+})
+
+export const ViewState = t.Object({
+  view_mode: Mode,
+  selected_iteration: t.Nullable(t.String()),
+  expanded_nodes: t.Array(t.String()),
+  focused_goals: t.Array(t.String()),
+  selected_node: t.Nullable(t.String()),
+  updated_at: t.Nullable(t.String({ description: 'ISO 8601, when a client last reported its view' })),
+  last_applied_command: t.Nullable(t.Object({ id: t.Integer(), type: t.String(), at: t.Nullable(t.String()) })),
+  command_seq: t.Integer({ description: 'id of the last applied command (0: none yet)' }),
+  clients_connected: t.Boolean({ description: 'a client sent a heartbeat in the last 30 seconds' }),
+  last_client_seen: t.Nullable(t.String()),
+  _meta: MetaBody,
+})
+
+const CommandInput = t.Object(
+  {
+    type: t.String({ description: VIEW_COMMAND_TYPES.join(', ') }),
+    mode: t.Optional(t.Any({ description: 'setViewMode: tree or matrix' })),
+    iterationName: t.Optional(t.Any({ description: 'selectIteration: an active iteration' })),
+    nodeId: t.Optional(t.Any({ description: 'zoomToNode, selectNode (omit to deselect), expandNode, expandAll, collapseNode' })),
+    goalIds: t.Optional(t.Any({ description: 'focusGoals: a non-empty array of goal ids' })),
+    autoSwitch: t.Optional(t.Any({ description: 'false: selectNode and zoomToNode on a job or task stay in the current mode' })),
+  },
+  { additionalProperties: true },
+)
+
+export const viewRoutes = (deps: Deps) =>
+  new Elysia({ name: 'view' })
+    .derive(withUser(deps))
+    .post('/view-command', ({ user, body }) => sendCommand(deps, user, body) as any, {
+      // the command is checked by the service, so an unknown type gets api.md's own 400
+      body: t.Object({ projectId: t.String(), command: t.Optional(t.Any({ description: 'the command: {type, …}' })) }),
+      response: {
+        200: t.Object({
+          success: t.Boolean({ description: 'true: enqueued (not yet applied); false: the target did not resolve, nothing enqueued' }),
+          command: t.Any(),
+          commandId: t.Nullable(t.Integer()),
+          _meta: MetaBody,
+        }),
+      },
+      detail: {
+        summary: 'Drive the live canvas: queue a view command for the app (applied within about 2 s while a client is connected)',
+        tags: ['view'],
+        requestBody: {
+          content: {
+            'application/json': { schema: t.Object({ projectId: t.String(), command: CommandInput }) },
+          },
+        },
+      },
+    })
+    .get('/view-state', ({ user, query }) => viewState(deps, user, query), {
+      query: t.Object({ projectId: t.String() }),
+      response: { 200: ViewState },
+      detail: { summary: 'What the live canvas shows, and the last command it applied', tags: ['view'] },
+    })
+    .get('/view/commands', ({ user, query }) => nextCommands(deps, user, query) as any, {
+      query: t.Object({
+        projectId: t.String(),
+        after: t.Optional(t.String({ description: 'the id of the last command this client applied' })),
+        wait: t.Optional(t.String({ description: 'milliseconds to wait for a command, 0 to 20000 (default 20000)' })),
+      }),
+      response: {
+        200: t.Object({ commands: t.Array(t.Intersect([QueuedCommand, t.Object({ id: t.Integer(), at: t.Nullable(t.String()) })])) }),
+      },
+      detail: {
+        summary: "The app's own call: heartbeat, then the queued commands after `after` (long poll)",
+        tags: ['view'],
+      },
+    })
+    .post('/view/report', ({ user, body }) => reportView(deps, user, body), {
+      body: t.Object({
+        projectId: t.String(),
+        applied: t.Optional(t.Nullable(t.Object({ id: t.Integer({ minimum: 1 }), type: t.String({ maxLength: 40 }) }))),
+        state: t.Object({
+          view_mode: Mode,
+          selected_iteration: t.Nullable(t.String({ maxLength: 200 })),
+          expanded_nodes: t.Array(t.String({ maxLength: 40 }), { maxItems: 100_000 }),
+          focused_goals: t.Array(t.String({ maxLength: 40 }), { maxItems: 10_000 }),
+          selected_node: t.Nullable(t.String({ maxLength: 40 })),
+        }),
+      }),
+      response: { 200: ViewState },
+      detail: { summary: "The app's own call: what it shows now and the command it just applied (also a heartbeat)", tags: ['view'] },
+    })

@@ -1,0 +1,158 @@
+import type { User } from '../accounts/model'
+import type { Deps } from '../deps'
+import { ApiError, invalid } from '../http/errors'
+import { listIterations } from '../iterations/service'
+import { nodeTypesOf } from '../nodes/service'
+import { requireProject } from '../projects/access'
+import { CONNECTED_MS, isCommandType, POLL_EVERY_MS, POLL_WAIT_MS, type QueuedCommand, VIEW_COMMAND_TYPES, VIEW_MODES } from './model'
+import * as q from './queries'
+
+const invalidCommand = (message?: string) =>
+  new ApiError(400, 'Invalid command', { ...(message ? { message } : {}), validTypes: [...VIEW_COMMAND_TYPES] })
+
+/** A command whose target does not resolve: 200 with success:false, nothing enqueued (api.md, View command 2). */
+const unresolved = (command: unknown, tip: string) => ({ success: false, command, commandId: null, _meta: { _tip: tip } })
+
+const str = (v: unknown): v is string => typeof v === 'string' && v.trim() !== ''
+
+/** POST /view-command: check the command, resolve its target, queue it for the app. */
+export async function sendCommand(deps: Deps, user: User, body: { projectId?: unknown; command?: unknown }) {
+  const { project } = await requireProject(deps.db, user, body.projectId)
+  const c = body.command as Record<string, unknown> | undefined
+  if (!c || typeof c !== 'object' || Array.isArray(c) || !isCommandType(c.type)) throw invalidCommand()
+  const queued: QueuedCommand = { type: c.type }
+  switch (c.type) {
+    case 'setViewMode':
+      if (!(VIEW_MODES as readonly unknown[]).includes(c.mode)) throw invalidCommand(`setViewMode needs mode: ${VIEW_MODES.join(' or ')}`)
+      queued.mode = c.mode as 'tree' | 'matrix'
+      break
+    case 'selectIteration': {
+      if (!str(c.iterationName))
+        return unresolved(c, 'selectIteration needs iterationName: the name of an active iteration (GET /iterations).')
+      const { iterations } = (await listIterations(deps, user, { projectId: project.id, status: 'active' })) as {
+        iterations: { name: string }[]
+      }
+      if (!iterations.some((it) => it.name === c.iterationName))
+        return unresolved(
+          c,
+          `No active iteration is named ${JSON.stringify(c.iterationName)}; active ones: ${iterations.map((it) => it.name).join(', ')}.`,
+        )
+      queued.iterationName = c.iterationName as string
+      break
+    }
+    case 'focusGoals': {
+      const ids = c.goalIds
+      if (!Array.isArray(ids) || ids.length === 0 || !ids.every(str))
+        return unresolved(c, 'focusGoals needs goalIds: a non-empty array of goal ids (GET /nodes?type=goal).')
+      const types = await nodeTypesOf(deps.db, project.id, ids)
+      const wrong = ids.filter((id) => types.get(id) !== 'goal')
+      if (wrong.length) return unresolved(c, `Not goals of this project: ${wrong.join(', ')}. Read the goal ids with GET /nodes?type=goal.`)
+      queued.goalIds = [...new Set(ids)]
+      break
+    }
+    default: {
+      // the node commands; selectNode without nodeId deselects
+      if (c.type === 'selectNode' && (c.nodeId === undefined || c.nodeId === null)) break
+      if (!str(c.nodeId)) return unresolved(c, `${c.type} needs nodeId: the id of a node of this project.`)
+      const type = (await nodeTypesOf(deps.db, project.id, [c.nodeId])).get(c.nodeId)
+      if (!type) return unresolved(c, `Node ${c.nodeId} not found in this project.`)
+      queued.nodeId = c.nodeId
+      if (c.autoSwitch === false) queued.autoSwitch = false
+      else if ((c.type === 'selectNode' || c.type === 'zoomToNode') && (type === 'job' || type === 'task')) queued.switchTo = 'matrix'
+    }
+  }
+  const now = deps.now()
+  const commandId = await q.enqueue(deps.db, project.id, queued, now)
+  const state = await q.getState(deps.db, project.id)
+  const connected = isConnected(state?.last_client_seen ?? null, now)
+  return {
+    success: true,
+    command: queued,
+    commandId,
+    _meta: {
+      _tip: connected
+        ? `A connected app applies it within about 2 seconds: GET /view-state until last_applied_command.id is ${commandId}.`
+        : `No app is connected: the command waits in the queue and is applied in order when ${deps.config.publicBaseUrl}/app?projectId=${project.id} opens.`,
+      ...(queued.switchTo ? { autoSwitch: 'The view switches to matrix for a job or task; send autoSwitch:false to stay.' } : {}),
+    },
+  }
+}
+
+const isConnected = (seen: Date | string | null, now: Date) => !!seen && now.getTime() - new Date(seen).getTime() <= CONNECTED_MS
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString())
+
+/** GET /view-state: what the app shows, as it last reported it; the defaults before any client. */
+export async function viewState(deps: Deps, user: User, query: { projectId?: string }) {
+  const { project } = await requireProject(deps.db, user, query.projectId)
+  const row = await q.getState(deps.db, project.id)
+  const now = deps.now()
+  const connected = isConnected(row?.last_client_seen ?? null, now)
+  const last = row?.last_applied ?? null
+  return {
+    view_mode: row?.view_mode ?? 'tree',
+    selected_iteration: row?.selected_iteration ?? null,
+    expanded_nodes: row?.expanded_nodes ?? [],
+    focused_goals: row?.focused_goals ?? [],
+    selected_node: row?.selected_node ?? null,
+    updated_at: iso(row?.updated_at ?? null),
+    last_applied_command: last ? { id: Number(last.id), type: last.type, at: iso(last.at) } : null,
+    command_seq: Number(row?.command_seq ?? 0),
+    clients_connected: connected,
+    last_client_seen: iso(row?.last_client_seen ?? null),
+    _meta: connected
+      ? {}
+      : { _tip: `No app is connected: open ${deps.config.publicBaseUrl}/app?projectId=${project.id} to apply queued commands.` },
+  }
+}
+
+/**
+ * GET /view/commands (the app's own call): a heartbeat, then the commands after `after`, waiting
+ * up to `wait` ms for one to arrive. It polls the database, so a command enqueued on another
+ * replica arrives within POLL_EVERY_MS.
+ */
+export async function nextCommands(deps: Deps, user: User, query: { projectId?: string; after?: string; wait?: string }) {
+  const { project } = await requireProject(deps.db, user, query.projectId)
+  const after = query.after === undefined ? 0 : Number(query.after)
+  if (!Number.isSafeInteger(after) || after < 0) throw invalid('after must be a command id (a non-negative integer)')
+  const wait = query.wait === undefined ? POLL_WAIT_MS : Number(query.wait)
+  if (!Number.isSafeInteger(wait) || wait < 0 || wait > POLL_WAIT_MS) throw invalid(`wait must be 0 to ${POLL_WAIT_MS} milliseconds`)
+  const until = Date.now() + wait
+  for (;;) {
+    await q.heartbeat(deps.db, project.id, deps.now())
+    const rows = await q.pending(deps.db, project.id, after)
+    if (rows.length || Date.now() >= until)
+      return { commands: rows.map((r) => ({ id: Number(r.seq), ...r.command, at: iso(r.created_at) })) }
+    await Bun.sleep(Math.min(POLL_EVERY_MS, until - Date.now()))
+  }
+}
+
+export interface ReportBody {
+  projectId?: string
+  applied?: { id: number; type: string } | null
+  state: {
+    view_mode: 'tree' | 'matrix'
+    selected_iteration: string | null
+    expanded_nodes: string[]
+    focused_goals: string[]
+    selected_node: string | null
+  }
+}
+
+/** POST /view/report (the app's own call): what it shows now, the command it just applied, and a heartbeat. */
+export async function reportView(deps: Deps, user: User, body: ReportBody) {
+  const { project } = await requireProject(deps.db, user, body.projectId)
+  const applied = body.applied ?? null
+  await deps.db.tx(async (db) => {
+    await q.report(db, project.id, deps.now(), {
+      appliedId: applied?.id ?? null,
+      appliedType: applied?.type ?? null,
+      viewMode: body.state.view_mode,
+      selectedIteration: body.state.selected_iteration,
+      expandedNodes: body.state.expanded_nodes,
+      focusedGoals: body.state.focused_goals,
+      selectedNode: body.state.selected_node,
+    })
+    if (applied) await q.prune(db, project.id, applied.id)
+  })
+  return viewState(deps, user, { projectId: project.id })
+}
