@@ -11,6 +11,7 @@ import { errorPlugin } from './http/error-plugin'
 import { completeOpenApi } from './http/schemas'
 import { createHandler } from './http/server'
 import { iterationRoutes } from './iterations/routes'
+import { handleMcp, MCP_PATH } from './mcp/http'
 import { mutateRoutes } from './mutate/routes'
 import { nodeRoutes } from './nodes/routes'
 import { projectRoutes } from './projects/routes'
@@ -19,6 +20,8 @@ import { sharePageRoutes, shareRoutes } from './share/routes'
 import { tierRoutes } from './tiers/routes'
 import { treeRoutes } from './tree/routes'
 import { viewRoutes } from './view/routes'
+import { docsRoutes } from './web/docs'
+import { webRoutes } from './web/routes'
 import { webhookRoutes } from './webhooks/routes'
 import { workflowRoutes } from './workflow/routes'
 
@@ -55,6 +58,8 @@ export function createApp(deps: Deps) {
     })
     .use(
       openapi({
+        // no CDN page: /docs is served from the swagger-ui-dist package (web/docs.ts)
+        provider: null,
         path: '/docs',
         specPath: '/openapi.json',
         exclude: { paths: ['/docs', '/openapi.json'] },
@@ -88,8 +93,35 @@ export function createApp(deps: Deps) {
     )
     .use(adminRoutes(deps))
     .use(sharePageRoutes(deps))
+    .use(webRoutes())
+    .use(docsRoutes())
     .use(api)
+    // the MCP server over Streamable HTTP; its tool calls come back through `handle` as REST requests
+    .all(
+      MCP_PATH,
+      ({ request }) => {
+        const ip = request.headers.get(CLIENT_IP) || undefined
+        return handleMcp(request, { publicBaseUrl: deps.config.publicBaseUrl, api: (r) => inner(r, ip) })
+      },
+      {
+        parse: 'none',
+        // JSON-RPC, not REST: described in the README and the guide, kept out of the REST reference
+        detail: { summary: 'The MCP server (Streamable HTTP, stateless; Bearer API key)', tags: ['meta'], hide: true },
+      },
+    )
 
   routeTable = () => app.routes as any
-  return { app, handle: createHandler(deps, app) }
+  const inner = createHandler(deps, app)
+  const handle = (req: Request, socketIp?: string) => {
+    // /mcp learns the caller's address (for the rate limit of its REST calls) from a header only we set
+    if (new URL(req.url).pathname === MCP_PATH) {
+      const headers = new Headers(req.headers)
+      headers.set(CLIENT_IP, socketIp ?? '')
+      req = new Request(req, { headers })
+    }
+    return inner(req, socketIp)
+  }
+  return { app, handle }
 }
+
+const CLIENT_IP = 'x-arbor-mcp-client-ip'

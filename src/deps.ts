@@ -16,13 +16,13 @@ export interface Deps {
   now: () => Date
   /** Wake the background workers after a commit (webhook deliveries, classification, search). */
   wake: (topic: WakeTopic) => void
-  /** Listeners for `wake`, registered by the loops at start. */
-  onWake: (topic: WakeTopic, fn: () => void) => void
+  /** Listeners for `wake` (the loops at start; a waiting view poll); returns the function that removes it. */
+  onWake: (topic: WakeTopic, fn: () => void) => () => void
   /** The search backend (built-in index or Meilisearch), built once with the app's own database handle. */
   search: SearchBackend
 }
 
-export type WakeTopic = 'events' | 'classify'
+export type WakeTopic = 'events' | 'classify' | 'view'
 
 export function createWaker(): Pick<Deps, 'wake' | 'onWake'> {
   const listeners = new Map<WakeTopic, Set<() => void>>()
@@ -33,6 +33,7 @@ export function createWaker(): Pick<Deps, 'wake' | 'onWake'> {
     onWake(topic, fn) {
       if (!listeners.has(topic)) listeners.set(topic, new Set())
       listeners.get(topic)!.add(fn)
+      return () => listeners.get(topic)!.delete(fn)
     },
   }
 }

@@ -45,3 +45,19 @@ declare module '*/minilm/arbor-model.json' {
   const path: string
   export default path
 }
+
+// The live canvas's page, script and stylesheet, imported `with { type: 'text' }` (src/web/routes.ts).
+declare module '*.html' {
+  const text: string
+  export default text
+}
+declare module '*.css' {
+  const text: string
+  export default text
+}
+
+// Swagger UI's bundle and stylesheet, imported `with { type: 'text' }` (src/web/docs.ts).
+declare module 'swagger-ui-dist/swagger-ui-bundle.js' {
+  const text: string
+  export default text
+}

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { eventRetentionLoop } from '../src/events/loop'
-import { emit } from '../src/outbox'
+import { emit } from '../src/events/outbox'
 import { deliverDue } from '../src/webhooks/delivery'
 import { startApp } from './helpers'
 import { startReceiver, until } from './receiver'

@@ -146,23 +146,8 @@ export async function startApp(env: Record<string, string> = {}, opts: StartOpti
   const { handle } = createApp(deps)
   const scheduler = opts.loops ? startScheduler(deps) : null
 
-  const call: TestApp['call'] = async (method, path, opts = {}) => {
-    const headers: Record<string, string> = { ...(opts.headers ?? {}) }
-    const key = opts.key === undefined ? ownerKey : opts.key
-    if (key) headers.authorization = `Bearer ${key}`
-    let body: string | undefined
-    if (opts.body !== undefined) {
-      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body)
-      headers['content-type'] ??= 'application/json'
-    }
-    const res = await handle(new Request(`http://arbor.test${path}`, { method, headers, body }), opts.ip ?? '127.0.0.1')
-    const text = await res.text()
-    let parsed: any = text
-    try {
-      parsed = JSON.parse(text)
-    } catch {}
-    return { status: res.status, body: parsed, headers: res.headers }
-  }
+  const call: TestApp['call'] = async (method, path, opts = {}) =>
+    readRes(await handle(jsonRequest(`http://arbor.test${path}`, method, opts, ownerKey), opts.ip ?? '127.0.0.1'))
 
   const app: TestApp = {
     deps,
@@ -190,4 +175,56 @@ export async function startApp(env: Record<string, string> = {}, opts: StartOpti
     },
   }
   return app
+}
+
+/**
+ * A project with iterations S1 and S2 and the chain goal-1 > need-1 > approach-1, plus `items`
+ * (batch add entries; jobs may use parentId 'draft-a'). Returns the project id.
+ */
+export async function seedPlan(app: TestApp, items: unknown[]): Promise<string> {
+  const p = await app.project()
+  const res = await app.call('POST', '/api/v1/mutate', {
+    body: {
+      action: 'batch',
+      projectId: p,
+      mutations: [
+        { action: 'addIteration', iteration: { name: 'S1' } },
+        { action: 'addIteration', iteration: { name: 'S2' } },
+        { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'G' } } },
+        { action: 'add', node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'N' } } },
+        { action: 'add', node: { id: 'draft-a', type: 'approach', parentId: 'draft-n', data: { label: 'A' } } },
+        ...items.map((node) => ({ action: 'add', node })),
+      ],
+    },
+  })
+  if (res.status !== 200) throw new Error(JSON.stringify(res.body))
+  return p
+}
+
+/** One JSON request: `key` defaults to `defaultKey`, `null` sends none; a string body is sent as is. */
+export function jsonRequest(
+  url: string,
+  method: string,
+  opts: { body?: unknown; key?: string | null; headers?: Record<string, string> },
+  defaultKey: string,
+): Request {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) }
+  const key = opts.key === undefined ? defaultKey : opts.key
+  if (key) headers.authorization = `Bearer ${key}`
+  let body: string | undefined
+  if (opts.body !== undefined) {
+    body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body)
+    headers['content-type'] ??= 'application/json'
+  }
+  return new Request(url, { method, headers, body })
+}
+
+/** A response as the tests read it: status, the body parsed as JSON when it is JSON, the headers. */
+export async function readRes(res: Response): Promise<Res> {
+  const text = await res.text()
+  let parsed: any = text
+  try {
+    parsed = JSON.parse(text)
+  } catch {}
+  return { status: res.status, body: parsed, headers: res.headers }
 }

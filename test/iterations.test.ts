@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'bun:test'
-import { startApp } from './helpers'
+import { seedPlan, startApp } from './helpers'
 
 // api.md Iteration, Iteration status, GET /iterations, and the addIteration, updateIteration,
 // deleteIteration and reorderIterations actions; self-hosting.md's settled readings
@@ -26,26 +26,13 @@ const it_ = (name: string, sortOrder: number, extra: Record<string, unknown> = {
 })
 
 /** iterations S1, S2; job-1 and task-1 in S1, job-2 in S2, task-2 in Later. */
-async function seeded() {
-  const p = await app.project()
-  const res = await mutate({
-    action: 'batch',
-    projectId: p,
-    mutations: [
-      { action: 'addIteration', iteration: { name: 'S1' } },
-      { action: 'addIteration', iteration: { name: 'S2' } },
-      { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'G' } } },
-      { action: 'add', node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'N' } } },
-      { action: 'add', node: { id: 'draft-a', type: 'approach', parentId: 'draft-n', data: { label: 'A' } } },
-      { action: 'add', node: { type: 'job', parentId: 'draft-a', data: { label: 'J1', iteration: 'S1' } } },
-      { action: 'add', node: { type: 'job', parentId: 'draft-a', data: { label: 'J2', iteration: 'S2' } } },
-      { action: 'add', node: { type: 'task', data: { label: 'T1', iteration: 'S1' } } },
-      { action: 'add', node: { type: 'task', data: { label: 'T2' } } },
-    ],
-  })
-  if (res.status !== 200) throw new Error(JSON.stringify(res.body))
-  return p
-}
+const seeded = () =>
+  seedPlan(app, [
+    { type: 'job', parentId: 'draft-a', data: { label: 'J1', iteration: 'S1' } },
+    { type: 'job', parentId: 'draft-a', data: { label: 'J2', iteration: 'S2' } },
+    { type: 'task', data: { label: 'T1', iteration: 'S1' } },
+    { type: 'task', data: { label: 'T2' } },
+  ])
 
 describe('a new project', () => {
   it('has one system iteration Later, active', async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { ADMIN_TOKEN } from './helpers'
+import { ADMIN_TOKEN, jsonRequest, readRes } from './helpers'
 
 /**
  * The real server as its own process (`bun src/main.ts`, loops on), for tests that must see what
@@ -115,23 +115,8 @@ export async function startServer(env: Record<string, string> = {}, on?: ServerP
   }
   const ownerKey = on?.ownerKey ?? /Arbor API key for owner: (arb_[0-9A-Za-z]+)/.exec(output())?.[1] ?? ''
 
-  const call: ServerProcess['call'] = async (method, path, opts = {}) => {
-    const headers: Record<string, string> = { ...(opts.headers ?? {}) }
-    const key = opts.key === undefined ? ownerKey : opts.key
-    if (key) headers.authorization = `Bearer ${key}`
-    let body: string | undefined
-    if (opts.body !== undefined) {
-      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body)
-      headers['content-type'] ??= 'application/json'
-    }
-    const res = await fetch(url + path, { method, headers, body })
-    const text = await res.text()
-    let parsed: any = text
-    try {
-      parsed = JSON.parse(text)
-    } catch {}
-    return { status: res.status, body: parsed, headers: res.headers }
-  }
+  const call: ServerProcess['call'] = async (method, path, opts = {}) =>
+    readRes(await fetch(jsonRequest(url + path, method, opts, ownerKey)))
 
   const until: ServerProcess['until'] = async (fn, timeoutMs = 30_000, what = 'condition') => {
     const end = Date.now() + timeoutMs

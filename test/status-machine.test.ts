@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'bun:test'
-import { startApp } from './helpers'
+import { seedPlan, startApp } from './helpers'
 
 // api.md States and transitions: Job and task status, every row of its table
 const app = await startApp()
@@ -15,24 +15,11 @@ const stored = async (p: string, id: string) =>
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 /** goal-1 > need-1 > approach-1 > job-1 (in S1), task-1 (in S1), and iterations S1, S2. */
-async function seeded() {
-  const p = await app.project()
-  const res = await mutate({
-    action: 'batch',
-    projectId: p,
-    mutations: [
-      { action: 'addIteration', iteration: { name: 'S1' } },
-      { action: 'addIteration', iteration: { name: 'S2' } },
-      { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'G' } } },
-      { action: 'add', node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'N' } } },
-      { action: 'add', node: { id: 'draft-a', type: 'approach', parentId: 'draft-n', data: { label: 'A' } } },
-      { action: 'add', node: { type: 'job', parentId: 'draft-a', data: { label: 'J', iteration: 'S1' } } },
-      { action: 'add', node: { type: 'task', data: { label: 'T', iteration: 'S1' } } },
-    ],
-  })
-  if (res.status !== 200) throw new Error(JSON.stringify(res.body))
-  return p
-}
+const seeded = () =>
+  seedPlan(app, [
+    { type: 'job', parentId: 'draft-a', data: { label: 'J', iteration: 'S1' } },
+    { type: 'task', data: { label: 'T', iteration: 'S1' } },
+  ])
 
 describe('open (status absent)', () => {
   for (const id of ['job-1', 'task-1'])

@@ -1,3 +1,4 @@
+import { expect } from 'bun:test'
 import type { TestApp } from './helpers'
 
 /**
@@ -28,4 +29,17 @@ export function workflow(app: TestApp, body: Record<string, unknown>, key?: stri
 export async function nodes(app: TestApp, projectId: string) {
   const res = await app.call('GET', `/api/v1/nodes?projectId=${projectId}`)
   return res.body.nodes as { id: string; type: string; parentId: string | null; data: Record<string, any> }[]
+}
+
+/** Each bad answer is a 400 {error, retry:true} that hands back the same state, so nothing is lost. */
+export async function expectRetries(app: TestApp, projectId: string, state: string, cases: [unknown, string][]) {
+  for (const [response, error] of cases) {
+    const res = await workflow(app, { projectId, action: 'advance', state, response })
+    expect({ status: res.status, error: res.body.error, retry: res.body.retry, same: res.body.state === state }).toEqual({
+      status: 400,
+      error,
+      retry: true,
+      same: true,
+    })
+  }
 }

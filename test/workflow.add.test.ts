@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { startApp, type TestApp } from './helpers'
-import { nodes, planProject, workflow } from './workflow-fixtures'
+import { expectRetries, nodes, planProject, workflow } from './workflow-fixtures'
 
 let app: TestApp
 beforeAll(async () => {
@@ -207,15 +207,7 @@ describe('add flow', () => {
         'draftNodes is required: a non-empty array of {id:"draft-…", type, parentId, data:{label}}',
       ],
     ]
-    for (const [response, error] of cases) {
-      const res = await workflow(app, { projectId, action: 'advance', state, response })
-      expect({ status: res.status, error: res.body.error, retry: res.body.retry, same: res.body.state === state }).toEqual({
-        status: 400,
-        error,
-        retry: true,
-        same: true,
-      })
-    }
+    await expectRetries(app, projectId, state, cases)
     expect(await nodes(app, projectId)).toHaveLength(6)
   })
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import claimSql from '../sql/idempotency/claim.sql' with { type: 'text' }
 import completeSql from '../sql/idempotency/complete.sql' with { type: 'text' }
 import type { User } from '../src/accounts/model'
-import type { ApiError } from '../src/http/errors'
+import type { RefusalError } from '../src/http/errors'
 import { applyError } from '../src/workflow/apply'
 import { startApp, type TestApp } from './helpers'
 
@@ -19,12 +19,12 @@ beforeAll(async () => {
 afterAll(() => app.close())
 
 const plan = { mutations: [], source: [], message: () => '' }
-const bodyOf = (err: Error) => (err as ApiError).toBody()
+const bodyOf = (err: Error) => (err as RefusalError).toBody()
 
 describe('terminal apply failures the server cannot read', () => {
   it('answers retry:true, partialApply:false when the key holds no record: nothing committed', async () => {
     const err = await applyError(app.deps, user, 'workflow:none', plan, new Error('connection reset'))
-    expect([(err as ApiError).status, bodyOf(err)]).toEqual([
+    expect([(err as RefusalError).status, bodyOf(err)]).toEqual([
       500,
       {
         error: 'The apply failed before anything was written',

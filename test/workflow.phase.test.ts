@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { startApp, type TestApp } from './helpers'
-import { nodes, planProject, workflow } from './workflow-fixtures'
+import { expectRetries, nodes, planProject, workflow } from './workflow-fixtures'
 
 let app: TestApp
 beforeAll(async () => {
@@ -145,15 +145,7 @@ describe('phase-assign flow', () => {
       ],
       [{ signal: 'draft_ready' }, 'phases is required: a non-empty array of {name, jobIds:[…]}'],
     ]
-    for (const [response, error] of cases) {
-      const res = await workflow(app, { projectId, action: 'advance', state, response })
-      expect({ status: res.status, error: res.body.error, retry: res.body.retry, same: res.body.state === state }).toEqual({
-        status: 400,
-        error,
-        retry: true,
-        same: true,
-      })
-    }
+    await expectRetries(app, projectId, state, cases)
   })
 
   it('accepts 1000 assignments over 100 phases, and refuses a job that left Later since the prompt', async () => {

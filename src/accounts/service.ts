@@ -1,5 +1,5 @@
 import type { Db } from '../db'
-import { ApiError } from '../http/errors'
+import { RefusalError } from '../http/errors'
 import { authCache } from './auth-cache'
 import { generateApiKey, hashApiKey, newId } from './keys'
 import type { Status, Tier, User } from './model'
@@ -39,7 +39,7 @@ export async function authenticate(db: Db, authorization: string | null | undefi
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')
   const hash = m && m[1]!.startsWith('arb_') ? hashApiKey(m[1]!) : null
   const user = hash ? await authCache(db).get('key', hash, () => q.findUserByKeyHash(db, hash)) : undefined
-  if (!user) throw new ApiError(401, 'unauthorized', { message: 'Missing or invalid API key' })
+  if (!user) throw new RefusalError(401, 'unauthorized', { message: 'Missing or invalid API key' })
   return user
 }
 
@@ -55,3 +55,6 @@ export async function bootstrapOwner(db: Db): Promise<string | null> {
     return apiKey
   })
 }
+
+// The account reads other modules need (admin, projects, the node cap): this module's public surface.
+export { getApiKey, getUser, listUsers, revokeApiKey, updateUser } from './queries'

@@ -2,10 +2,9 @@ import { timingSafeEqual } from 'node:crypto'
 import { Elysia, t } from 'elysia'
 import { authChanged } from '../accounts/auth-cache'
 import { publicUser } from '../accounts/model'
-import { getApiKey, getUser, listUsers, revokeApiKey, updateUser } from '../accounts/queries'
-import { createApiKey, createUser } from '../accounts/service'
+import { createApiKey, createUser, getApiKey, getUser, listUsers, revokeApiKey, updateUser } from '../accounts/service'
 import type { Deps } from '../deps'
-import { ApiError, notFound } from '../http/errors'
+import { notFound, RefusalError } from '../http/errors'
 
 const Tier = t.Union([t.Literal('free'), t.Literal('strategist'), t.Literal('builder'), t.Literal('team')])
 const Status = t.Union([t.Literal('active'), t.Literal('trialing'), t.Literal('past_due'), t.Literal('canceled')])
@@ -25,7 +24,7 @@ export const adminRoutes = (deps: Deps) =>
       const token = deps.config.adminToken
       if (!token) throw notFound('unknown_endpoint', { message: 'The admin API is disabled: ADMIN_TOKEN is not set' })
       const m = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '')
-      if (!m || !sameToken(m[1]!, token)) throw new ApiError(401, 'unauthorized', { message: 'Missing or invalid admin token' })
+      if (!m || !sameToken(m[1]!, token)) throw new RefusalError(401, 'unauthorized', { message: 'Missing or invalid admin token' })
       return {}
     })
     .get('/users', async () => ({ users: (await listUsers(deps.db)).map(publicUser) }), {

@@ -1,4 +1,5 @@
 import deleteExpiredSql from '../../sql/events/delete-expired.sql' with { type: 'text' }
+import insertManySql from '../../sql/events/insert-many.sql' with { type: 'text' }
 import listPageSql from '../../sql/events/list-page.sql' with { type: 'text' }
 import type { Db } from '../db'
 import { one } from '../db/port'
@@ -13,3 +14,6 @@ export const listPage = (db: Db, projectId: string, after: { txid: string; seq: 
   db.query<EventRow>(listPageSql, [projectId, after?.txid ?? null, after?.seq ?? null, limit])
 
 export const deleteExpired = async (db: Db, before: Date) => (await one<{ count: number }>(db, deleteExpiredSql, [before]))!.count
+
+/** The outbox write (src/outbox.ts): one statement for every event of a transaction. */
+export const insertMany = (db: Db, projectId: string, rows: string) => db.query(insertManySql, [projectId, rows])

@@ -1,7 +1,7 @@
 import { stringify } from 'yaml'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { ApiError } from '../http/errors'
+import { RefusalError } from '../http/errors'
 import { requireProject } from '../projects/access'
 import { listNodes, type NodeRow } from './queries'
 
@@ -79,7 +79,7 @@ function indexFile(project: { id: string; name: string }, nodes: NodeRow[], now:
 /** GET /export-okf: the whole project as files keyed by path. */
 export async function exportOkf(deps: Deps, user: User, projectId: string) {
   const { project } = await requireProject(deps.db, user, projectId, {
-    unknown: () => new ApiError(400, 'unknown_project', { message: `Project ${projectId} not found` }),
+    unknown: () => new RefusalError(400, 'unknown_project', { message: `Project ${projectId} not found` }),
   })
   const nodes = await listNodes(deps.db, project.id)
   const byId = new Map(nodes.map((n) => [n.id, n]))
@@ -96,3 +96,6 @@ export async function exportOkf(deps: Deps, user: User, projectId: string) {
     _meta: { _tip: 'Write each entry of files to its path to get the bundle; index.md lists every concept by type.' },
   }
 }
+
+// The node rows an export reads, which the share view reads too: this module's public surface.
+export { listNodes, type NodeRow } from './queries'

@@ -1,17 +1,15 @@
-import countRecentSql from '../../sql/feedback/count-recent.sql' with { type: 'text' }
-import insertSql from '../../sql/feedback/insert.sql' with { type: 'text' }
 import { newId } from '../accounts/keys'
 import type { User } from '../accounts/model'
-import { one } from '../db/port'
 import type { Deps } from '../deps'
-import { ApiError } from '../http/errors'
+import { RefusalError } from '../http/errors'
 import { requireProject } from '../projects/access'
+import * as q from './queries'
 
 export const FEEDBACK_KINDS = ['feature_request', 'friction', 'bug', 'note'] as const
 const PER_DAY = 20
 const MAX_CONTEXT_BYTES = 4096
 
-const bad = (code: string, message: string) => new ApiError(400, code, { message })
+const bad = (code: string, message: string) => new RefusalError(400, code, { message })
 
 /**
  * Store one feedback item as written (api.md, POST /feedback). It is not added to the plan
@@ -40,7 +38,7 @@ export async function submitFeedback(deps: Deps, user: User, agentId: string | u
     const reachable = await requireProject(deps.db, user, projectId).then(
       () => true,
       (err) => {
-        if (err instanceof ApiError) return false
+        if (err instanceof RefusalError) return false
         throw err
       },
     )
@@ -51,9 +49,10 @@ export async function submitFeedback(deps: Deps, user: User, agentId: string | u
   return deps.db.tx(async (tx) => {
     // serialise one account's submissions so two at once cannot both pass the daily limit
     await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`feedback:${user.id}`])
-    const recent = (await one<{ count: number }>(tx, countRecentSql, [user.id, since.toISOString()]))!.count
-    if (recent >= PER_DAY) throw new ApiError(429, 'rate_limited', { message: `At most ${PER_DAY} feedback items per account in 24 hours` })
-    const row = (await one<{ id: string; created_at: Date }>(tx, insertSql, [
+    const recent = await q.countRecent(tx, user.id, since)
+    if (recent >= PER_DAY)
+      throw new RefusalError(429, 'rate_limited', { message: `At most ${PER_DAY} feedback items per account in 24 hours` })
+    const row = (await q.insert(tx, [
       newId('fb'),
       user.id,
       agentId?.slice(0, 200) ?? null,

@@ -1,5 +1,6 @@
 import { ENUMS, FIELDS, LIMITS, PARENT_TYPE, SHAPES } from '../nodes/model'
 import { OUTLINE_BUDGET } from '../tree/outline'
+import { VIEW_COMMAND_TYPES } from '../view/model'
 import { LIMITS as WORKFLOW_LIMITS } from '../workflow/model'
 import { integrationsGuide } from './integrations'
 
@@ -158,6 +159,10 @@ export const commonGuide = {
     projectName: 100,
     projectId: '2 to 63 characters',
     feedback: 'summary 1-200, details 5000, context 4 KB, 20 per account per 24 h',
+    jsonNesting: 'a body nested deeper than 64 levels is a 400',
+    nulCharacters: 'a NUL (\\u0000) in a body, query parameter or path is a 400 naming the field',
+    gitTags: 'at most 50 per iteration, each 1-200 characters',
+    timestamps: 'RFC 3339 with a zone, e.g. 2026-05-01T12:00:00Z',
   },
   versioning: 'Paths are under /api/v1. Unversioned /api/<name> paths keep working; most carry Deprecation: true and a Link to /api/v1.',
   workflow: {
@@ -171,6 +176,23 @@ export const commonGuide = {
     apply:
       'The final answer is applied through the batch of POST /mutate in one transaction, once per (state, response): a repeat gets 500 alreadyApplied.',
     limits: WORKFLOW_LIMITS,
+  },
+  view: {
+    command: `POST /api/v1/view-command {projectId, command:{type, …}}; type one of ${VIEW_COMMAND_TYPES.join(', ')} → {success, command, commandId, _meta}; success:true means queued, not applied`,
+    fields:
+      'setViewMode {mode: tree|matrix}; selectIteration {iterationName}; zoomToNode, expandNode, expandAll, collapseNode {nodeId}; selectNode {nodeId?} (omit to deselect); focusGoals {goalIds:[…]}; autoSwitch:false keeps selectNode/zoomToNode on a job or task out of the matrix',
+    refusals:
+      'an unknown type is 400 {error:"Invalid command", validTypes}; a target that does not resolve (unknown node, iteration or goal, empty iterationName or goalIds) is 200 {success:false, _meta:{_tip}} and nothing is queued',
+    confirm:
+      'GET /api/v1/view-state?projectId → {view_mode, selected_iteration, expanded_nodes, focused_goals, selected_node, updated_at, last_applied_command:{id,type,at}|null, command_seq, clients_connected, last_client_seen}; poll until last_applied_command.id equals your commandId',
+    app: 'The live canvas is /app?projectId=<id>#key=<API key>; while no page is open (clients_connected:false) commands wait in the queue and are applied in order when one opens.',
+  },
+  mcp: {
+    stdio:
+      'bun run mcp (or `arbor mcp` from the single executable), with ARBOR_API_KEY, ARBOR_PROJECT_ID (optional) and ARBOR_API_URL (default http://localhost:3000/api/v1)',
+    http: 'Streamable HTTP at /mcp on this server, with Authorization: Bearer <API key>',
+    tools:
+      'search, list_nodes, get_tree, mutate (idempotencyKey), list_iterations (current), run_workflow, set_view, read_view, submit_feedback: each one REST call',
   },
   treeOutline: {
     request: `GET /api/v1/tree?projectId&format=outline&budget=<characters ${OUTLINE_BUDGET.min}-${OUTLINE_BUDGET.max}, default ${OUTLINE_BUDGET.default}>[&nodeId=<id>]`,

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { SQLSTATE, sqlState } from '../db/sqlstate'
 import type { Deps } from '../deps'
-import { ApiError, ValidationError } from './errors'
+import { ErrorListError, RefusalError } from './errors'
 import { loggablePath } from './input-guard'
 import { guideUrl, isGuidedPath } from './meta'
 import { json } from './respond'
@@ -49,9 +49,9 @@ export const errorPlugin = (deps: Deps) =>
       return json(status, body)
     }
     const err = error as any
-    if (err instanceof ValidationError || err instanceof ApiError) {
+    if (err instanceof ErrorListError || err instanceof RefusalError) {
       const res =
-        err instanceof ApiError && err.status === 401
+        err instanceof RefusalError && err.status === 401
           ? withGuide(401, { ...err.toBody(), _meta: { guide: guideUrl(deps.config.publicBaseUrl) } })
           : withGuide(err.status, err.toBody())
       if (err.replayed) res.headers.set('idempotent-replayed', 'true')

@@ -1,10 +1,14 @@
 /**
- * The two error body shapes of api.md, each an Error that knows its status and body.
- * Services throw them; the error plugin in app.ts turns them into responses.
+ * The two error body shapes of api.md, each an Error that knows its status and body, named
+ * after the body it answers with. Services throw them; the error plugin turns them into responses.
  */
 
-/** `{success:false, errors:[...]}`: a request that breaks a validation rule. */
-export class ValidationError extends Error {
+/**
+ * Answers `{success:false, errors:[...]}`: mostly a request that breaks a rule (400), and also the
+ * few other statuses api.md words this way (409 on a reused Idempotency-Key, the 500 of a
+ * failed batch or restore).
+ */
+export class ErrorListError extends Error {
   /** set when an idempotent retry replays this stored answer */
   replayed = false
   constructor(
@@ -19,8 +23,12 @@ export class ValidationError extends Error {
   }
 }
 
-/** `{error, message?, ...}`: access, tier and other refusals. */
-export class ApiError extends Error {
+/**
+ * Answers `{error, message?, ...}`: access, tier and other refusals. `error` is a code
+ * (`project_access_denied`) or, where api.md words it so, a sentence (`Node <id> not found`,
+ * `Invalid command`, 'REST API access requires Builder or Team tier').
+ */
+export class RefusalError extends Error {
   /** set when an idempotent retry replays this stored answer */
   replayed = false
   constructor(
@@ -35,9 +43,9 @@ export class ApiError extends Error {
   }
 }
 
-export const invalid = (message: string, meta?: Record<string, unknown>) => new ValidationError([message], meta)
-export const notFound = (error: string, extra?: Record<string, unknown>) => new ApiError(404, error, extra)
-export const forbidden = (error: string, extra?: Record<string, unknown>) => new ApiError(403, error, extra)
+export const invalid = (message: string, meta?: Record<string, unknown>) => new ErrorListError([message], meta)
+export const notFound = (error: string, extra?: Record<string, unknown>) => new RefusalError(404, error, extra)
+export const forbidden = (error: string, extra?: Record<string, unknown>) => new RefusalError(403, error, extra)
 
 export const projectAccessDenied = (message = 'API key does not have access to this project') =>
-  new ApiError(403, 'project_access_denied', { message })
+  new RefusalError(403, 'project_access_denied', { message })

@@ -1,12 +1,8 @@
 import { createHash } from 'node:crypto'
-import claimSql from '../../sql/idempotency/claim.sql' with { type: 'text' }
-import completeSql from '../../sql/idempotency/complete.sql' with { type: 'text' }
-import deleteExpiredSql from '../../sql/idempotency/delete-expired.sql' with { type: 'text' }
-import getSql from '../../sql/idempotency/get.sql' with { type: 'text' }
-import releaseSql from '../../sql/idempotency/release.sql' with { type: 'text' }
 import type { Db } from '../db'
 import { one } from '../db/port'
-import { ApiError, ValidationError } from './errors'
+import { ErrorListError, RefusalError } from './errors'
+import { idempotencySql } from './queries'
 
 export interface Outcome {
   status: number
@@ -45,15 +41,14 @@ export async function runIdempotent(
 ): Promise<Outcome> {
   // every write is one transaction, with or without a key
   if (key === undefined) return { status: 200, body: await db.tx(run), replayed: false }
-  if (key.length < 1 || key.length > 255) throw new ValidationError(['Idempotency-Key must be 1 to 255 characters'])
+  if (key.length < 1 || key.length > 255) throw new ErrorListError(['Idempotency-Key must be 1 to 255 characters'])
   const hash = requestHash(request)
-  const claimed = await one(db, claimSql, [userId, key, hash])
+  const claimed = await one(db, idempotencySql.claim, [userId, key, hash])
   if (!claimed) {
-    const row = await one<{ request_hash: string; status_code: number | null; response: any }>(db, getSql, [userId, key])
-    if (!row || row.request_hash !== hash)
-      throw new ValidationError(['Idempotency-Key already used with a different request body'], {}, 409)
+    const row = await one<{ request_hash: string; status_code: number | null; response: any }>(db, idempotencySql.get, [userId, key])
+    if (!row || row.request_hash !== hash) throw new ErrorListError(['Idempotency-Key already used with a different request body'], {}, 409)
     if (row.status_code === null)
-      throw new ValidationError(
+      throw new ErrorListError(
         ['A request with this Idempotency-Key is still in progress; retry shortly'],
         { _tip: 'The first request with this key has not finished. Retry the same request in a few seconds.' },
         409,
@@ -65,15 +60,15 @@ export async function runIdempotent(
   try {
     const body = await db.tx(async (tx) => {
       const result = await run(tx)
-      await tx.query(completeSql, [userId, key, 200, JSON.stringify(result)])
+      await tx.query(idempotencySql.complete, [userId, key, 200, JSON.stringify(result)])
       return result
     })
     return { status: 200, body, replayed: false }
   } catch (err) {
-    if ((err instanceof ValidationError || err instanceof ApiError) && err.status < 500 && opts.storeRefusals !== false) {
-      await db.query(completeSql, [userId, key, err.status, JSON.stringify(err.toBody())])
+    if ((err instanceof ErrorListError || err instanceof RefusalError) && err.status < 500 && opts.storeRefusals !== false) {
+      await db.query(idempotencySql.complete, [userId, key, err.status, JSON.stringify(err.toBody())])
     } else {
-      await db.query(releaseSql, [userId, key]).catch(() => {})
+      await db.query(idempotencySql.release, [userId, key]).catch(() => {})
     }
     throw err
   }
@@ -81,20 +76,22 @@ export async function runIdempotent(
 
 /** What is stored under a key: null when nothing is, `status: null` while its request runs. */
 export async function storedOutcome(db: Db, userId: string, key: string) {
-  const row = await one<{ status_code: number | null; response: any }>(db, getSql, [userId, key])
+  const row = await one<{ status_code: number | null; response: any }>(db, idempotencySql.get, [userId, key])
   return row ? { status: row.status_code, body: row.response as Record<string, unknown> | null } : null
 }
 
 /** A stored 4xx answer as the error that produced it, marked as a replay. */
-function replayedError(status: number, body: Record<string, any>): ValidationError | ApiError {
+function replayedError(status: number, body: Record<string, any>): ErrorListError | RefusalError {
   const { error, ...extra } = body
   const err =
-    body.success === false ? new ValidationError(body.errors ?? [], body._meta ?? {}, status) : new ApiError(status, String(error), extra)
+    body.success === false
+      ? new ErrorListError(body.errors ?? [], body._meta ?? {}, status)
+      : new RefusalError(status, String(error), extra)
   err.replayed = true
   return err
 }
 
 /** The clean-up loop's work: forget keys older than 24 hours. */
 export async function deleteExpiredKeys(db: Db, now: Date): Promise<number> {
-  return (await db.query(deleteExpiredSql, [now.toISOString()])).length
+  return (await db.query(idempotencySql.deleteExpired, [now.toISOString()])).length
 }

@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 
-/** The `{error, message?}` body of an ApiError (src/http/errors.ts), for route response schemas. */
+/** The `{error, message?}` body of an RefusalError (src/http/errors.ts), for route response schemas. */
 export const RefusalBody = t.Object(
   {
     error: t.String({ description: 'a code such as project_access_denied, or a message' }),
@@ -10,7 +10,7 @@ export const RefusalBody = t.Object(
   { additionalProperties: true, description: 'access, tier and other refusals' },
 )
 
-/** The `{success:false, errors:[...]}` body of a ValidationError. */
+/** The `{success:false, errors:[...]}` body of a ErrorListError. */
 export const ValidationBody = t.Object(
   {
     success: t.Literal(false),

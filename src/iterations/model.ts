@@ -1,4 +1,12 @@
+import { Type } from '@sinclair/typebox'
 import type { IterationRow } from './queries'
+
+/** GET /iterations parameters, typed; the route takes their query-string form (asQuery). */
+export const IterationsParams = Type.Object({
+  projectId: Type.String(),
+  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('done')])),
+  current: Type.Optional(Type.Boolean({ description: 'true: only the current iteration (first active, non-system)' })),
+})
 
 export const LATER = 'Later'
 

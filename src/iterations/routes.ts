@@ -1,6 +1,8 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
+import { asQuery } from '../http/query'
+import { IterationsParams } from './model'
 import { listIterations } from './service'
 
 export const IterationSchema = t.Object({
@@ -16,11 +18,7 @@ export const iterationRoutes = (deps: Deps) =>
   new Elysia({ name: 'iterations' })
     .derive(withUser(deps))
     .get('/iterations', ({ user, query }) => listIterations(deps, user, query) as any, {
-      query: t.Object({
-        projectId: t.String(),
-        status: t.Optional(t.String({ description: 'active or done' })),
-        current: t.Optional(t.String({ description: '`true` returns only the current iteration' })),
-      }),
+      query: asQuery(IterationsParams),
       response: {
         200: t.Union([t.Object({ iterations: t.Array(IterationSchema) }), t.Object({ iteration: t.Nullable(IterationSchema) })]),
       },

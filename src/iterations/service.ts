@@ -1,10 +1,10 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { invalid, ValidationError } from '../http/errors'
+import { type DomainEvent, emit } from '../events/outbox'
+import { ErrorListError, invalid } from '../http/errors'
 import type { AddIterationBody, DeleteIterationBody, NewIteration, ReorderIterationsBody, UpdateIterationBody } from '../mutate/model'
 import { toNode } from '../nodes/model'
-import { moveIteration } from '../nodes/queries'
-import { type DomainEvent, emit } from '../outbox'
+import { nodeRows } from '../nodes/service'
 import { requireProject } from '../projects/access'
 import { currentOf, LATER, toIteration } from './model'
 import * as q from './queries'
@@ -55,7 +55,7 @@ export async function addIterationAction(deps: Deps, user: User, body: AddIterat
 async function findIteration(deps: Deps, projectId: string, name: string) {
   const all = await q.list(deps.db, projectId)
   const row = all.find((i) => i.name === name)
-  if (!row) throw new ValidationError([`Iteration ${name} not found`], { _tip: `Iterations: ${all.map((i) => i.name).join(', ')}` })
+  if (!row) throw new ErrorListError([`Iteration ${name} not found`], { _tip: `Iterations: ${all.map((i) => i.name).join(', ')}` })
   return { row, all }
 }
 
@@ -81,7 +81,7 @@ export async function updateIterationAction(deps: Deps, user: User, body: Update
     if (renamed || status !== row.status) events.push({ type: 'iteration.updated', iteration: iterationEvent })
     let moved = 0
     if (renamed)
-      for (const n of await moveIteration(tx, project.id, row.name, name)) {
+      for (const n of await nodeRows.moveIteration(tx, project.id, row.name, name)) {
         events.push({ type: 'node.updated', node: toNode(n) })
         moved++
       }
@@ -98,9 +98,9 @@ export async function deleteIterationAction(deps: Deps, user: User, body: Delete
   const { project } = await requireProject(deps.db, user, body.projectId)
   return deps.db.tx(async (tx) => {
     const { row } = await findIteration({ ...deps, db: tx }, project.id, body.iterationName)
-    if (row.system) throw new ValidationError([`Cannot delete system iteration ${row.name}`])
+    if (row.system) throw new ErrorListError([`Cannot delete system iteration ${row.name}`])
     await q.remove(tx, project.id, row.name)
-    const moved = await moveIteration(tx, project.id, row.name, LATER)
+    const moved = await nodeRows.moveIteration(tx, project.id, row.name, LATER)
     await emit(
       tx,
       project.id,
@@ -127,7 +127,7 @@ export async function reorderIterationsAction(deps: Deps, user: User, body: Reor
     const missing = names.filter((n) => !order.includes(n))
     const unknown = order.filter((n: string) => !names.includes(n))
     if (missing.length || unknown.length || new Set(order).size !== order.length)
-      throw new ValidationError(
+      throw new ErrorListError(
         [
           'order must list every iteration of the project exactly once' +
             (missing.length ? `; missing: ${missing.join(', ')}` : '') +
@@ -139,3 +139,7 @@ export async function reorderIterationsAction(deps: Deps, user: User, body: Reor
     return { success: true, iterations: (await q.list(tx, project.id)).map(toIteration) }
   })
 }
+
+export type { IterationRow } from './queries'
+// The stored iterations, for the modules that read them (nodes, workflow): this module's public surface.
+export * as iterationRows from './queries'

@@ -10,7 +10,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
-import { projectAccessDenied, ValidationError } from '../http/errors'
+import { ErrorListError, projectAccessDenied } from '../http/errors'
 import { ENUMS, FIELDS, LIMITS, NODE_TYPES, type NodeType } from '../nodes/model'
 
 type Refusal = string | { message: string; tip?: string } | Error
@@ -410,8 +410,8 @@ function refusalOf(schema: TSchema, value: unknown, path: string, fallback: Fall
         ? rule(value)
         : rule
   if (refusal instanceof Error) return refusal
-  if (typeof refusal === 'string') return new ValidationError([refusal])
-  return new ValidationError([refusal.message], refusal.tip ? { _tip: refusal.tip } : {})
+  if (typeof refusal === 'string') return new ErrorListError([refusal])
+  return new ErrorListError([refusal.message], refusal.tip ? { _tip: refusal.tip } : {})
 }
 
 /** The first broken part of `value`, in the order of the schema's properties, or null. */
@@ -458,8 +458,8 @@ function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: F
     for (let i = 0; i < list.length; i++) {
       const found = firstRefusal(s.items, list[i], `${path}[${i}]`, s[PREFIX_ITEMS] ? null : inner)
       if (!found) continue
-      if (s[PREFIX_ITEMS] && found instanceof ValidationError)
-        return new ValidationError(
+      if (s[PREFIX_ITEMS] && found instanceof ErrorListError)
+        return new ErrorListError(
           found.errors.map((e) => `${s[PREFIX_ITEMS]}[${i}]: ${e}`),
           found.meta,
           found.status,
@@ -473,7 +473,7 @@ function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: F
 
 /**
  * `body` as the typed body of `schema`, or the refusal api.md gives for its first broken part
- * (thrown: a ValidationError, or the 403 of a missing projectId). Deferred parts pass through
+ * (thrown: a ErrorListError, or the 403 of a missing projectId). Deferred parts pass through
  * unchecked to the node rules.
  */
 export function parseAction<S extends TSchema>(schema: S, body: unknown): Static<S> {

@@ -1,6 +1,6 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { invalid, ValidationError } from '../http/errors'
+import { ErrorListError, invalid } from '../http/errors'
 import { focus } from '../http/meta'
 import { addIteration } from '../iterations/service'
 import type { BatchBody, BatchEntry, NodeUpdate } from '../mutate/model'
@@ -17,7 +17,7 @@ export { MAX_BATCH } from '../mutate/model'
  * A batch failed while writing. The whole batch ran in one transaction, so nothing of it
  * survives: `rolledBack` says what was undone and `partial` never appears.
  */
-class BatchFailed extends ValidationError {
+class BatchFailed extends ErrorListError {
   /** index: the entry being applied, or null when the final write of the batch's new nodes failed */
   constructor(
     index: number | null,
@@ -66,7 +66,7 @@ export async function batch(deps: Deps, user: User, body: BatchBody) {
     try {
       results[i] = await rule(() => applyEntry(ctx, e), prefix)
     } catch (err) {
-      if (err instanceof ValidationError || err instanceof FieldError) throw err
+      if (err instanceof ErrorListError || err instanceof FieldError) throw err
       throw new BatchFailed(i, err, { ...ctx.created })
     }
   }

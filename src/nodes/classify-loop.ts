@@ -1,5 +1,5 @@
 import type { Deps } from '../deps'
-import { emit } from '../outbox'
+import { emit } from '../events/outbox'
 import { toNode } from './model'
 import { claimUnclassified, setClassified } from './queries'
 import { withClassification } from './service'

@@ -1,11 +1,10 @@
 import type { User } from '../accounts/model'
-import { getUser } from '../accounts/queries'
+import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
-import { ApiError } from '../http/errors'
-import type { IterationRow } from '../iterations/queries'
-import * as iterationQueries from '../iterations/queries'
-import { type DomainEvent, emit } from '../outbox'
-import type { AccessRow } from '../projects/queries'
+import { type DomainEvent, emit } from '../events/outbox'
+import { RefusalError } from '../http/errors'
+import { type IterationRow, iterationRows as iterationQueries } from '../iterations/service'
+import type { AccessRow } from '../projects/service'
 import { limitsOf } from '../tiers/service'
 import { NODE_TYPES, type Node, type NodeType, toNode } from './model'
 import * as q from './queries'
@@ -115,7 +114,7 @@ export async function checkNodeCap(deps: Deps, project: AccessRow) {
   if (!capped) return null
   const current = await q.countOwned(deps.db, capped.owner.id)
   if (current >= capped.cap)
-    throw new ApiError(403, 'node_cap_reached', {
+    throw new RefusalError(403, 'node_cap_reached', {
       message: `The free plan holds ${capped.cap} nodes across your projects; delete ${current - capped.cap + 1} to add more`,
       current,
       node_cap: capped.cap,

@@ -1,3 +1,5 @@
+import { Type } from '@sinclair/typebox'
+
 /**
  * The node resource of api.md: types, parent rules and the field table of `data`.
  * Pure rules only; checks that need the database (parents, iterations, referenced ids)
@@ -5,6 +7,13 @@
  */
 export const NODE_TYPES = ['goal', 'need', 'approach', 'job', 'task'] as const
 export type NodeType = (typeof NODE_TYPES)[number]
+
+/** GET /nodes parameters, typed; the route takes their query-string form (asQuery). */
+export const NodesParams = Type.Object({
+  projectId: Type.String(),
+  type: Type.Optional(Type.Union(NODE_TYPES.map((n) => Type.Literal(n)))),
+  iteration: Type.Optional(Type.String({ description: 'iteration name (jobs and tasks only)' })),
+})
 
 export interface Node {
   id: string

@@ -2,6 +2,8 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
 import { documentedResponse } from '../http/documented'
+import { asQuery } from '../http/query'
+import { NodesParams } from './model'
 import { listChangelog, listNodes } from './service'
 
 export const NodeSchema = t.Object({
@@ -32,11 +34,7 @@ export const nodeRoutes = (deps: Deps) =>
   new Elysia({ name: 'nodes' })
     .derive(withUser(deps))
     .get('/nodes', ({ user, query }) => listNodes(deps, user, query) as any, {
-      query: t.Object({
-        projectId: t.String(),
-        type: t.Optional(t.String({ description: 'goal, need, approach, job or task' })),
-        iteration: t.Optional(t.String({ description: 'iteration name (jobs and tasks only)' })),
-      }),
+      query: asQuery(NodesParams),
       detail: {
         summary: 'Every node of a project in creation order (the JSON export); filters by type and iteration',
         tags: ['tree'],

@@ -1,9 +1,9 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { ApiError, invalid, notFound, ValidationError } from '../http/errors'
+import { ErrorListError, invalid, notFound, RefusalError } from '../http/errors'
 import { focus } from '../http/meta'
 import { currentOf } from '../iterations/model'
-import * as iterationQueries from '../iterations/queries'
+import { iterationRows as iterationQueries } from '../iterations/service'
 import type { AddInput, ClassifyBody, DeleteBody, RestoreBody, UpdateBody } from '../mutate/model'
 import { requireProject } from '../projects/access'
 import { possibleDuplicate } from '../search/service'
@@ -18,9 +18,9 @@ export async function rule<T>(fn: () => Promise<T>, prefix = ''): Promise<T> {
   try {
     return await fn()
   } catch (err) {
-    if (err instanceof FieldError) throw new ValidationError([prefix + err.message], err.tip ? { _tip: err.tip } : {})
-    if (err instanceof ValidationError && prefix)
-      throw new ValidationError(
+    if (err instanceof FieldError) throw new ErrorListError([prefix + err.message], err.tip ? { _tip: err.tip } : {})
+    if (err instanceof ErrorListError && prefix)
+      throw new ErrorListError(
         err.errors.map((e) => prefix + e),
         err.meta,
       )
@@ -118,14 +118,14 @@ export async function restore(deps: Deps, user: User, body: RestoreBody) {
       _meta: { _tip: 'Only a node deleted by name is in the changelog; a node removed as a descendant comes back only by re-adding it.' },
     })
   const saved = entry.node as Node
-  if (await getNode(ctx, saved.id)) throw new ApiError(409, 'node_exists', { message: `Node ${saved.id} already exists` })
+  if (await getNode(ctx, saved.id)) throw new RefusalError(409, 'node_exists', { message: `Node ${saved.id} already exists` })
   if (entry.restored_at)
     throw notFound('not_found', {
       message: `No deletion of ${saved.id} is on record since it was last restored`,
       _meta: { _tip: 'It was removed later as a descendant of another delete; restore that ancestor-level delete instead.' },
     })
   if (saved.parentId && !(await getNode(ctx, saved.parentId)))
-    throw new ValidationError(
+    throw new ErrorListError(
       ['Failed to restore node'],
       { _tip: `Its parent ${saved.parentId} does not exist: restore the parent first.` },
       500,
@@ -234,3 +234,6 @@ export async function afterAdd(deps: Deps, projectId: string, body: Record<strin
 export async function nodeTypesOf(db: Deps['db'], projectId: string, ids: string[]): Promise<Map<string, string>> {
   return new Map((await q.getMany(db, projectId, ids)).map((r) => [r.id, r.type]))
 }
+
+// The stored nodes, for the modules that read them (tree, iterations, workflow): this module's public surface.
+export * as nodeRows from './queries'

@@ -1,14 +1,14 @@
 import { authCache } from '../accounts/auth-cache'
 import type { User } from '../accounts/model'
 import type { Db } from '../db'
-import { ApiError, projectAccessDenied } from '../http/errors'
+import { projectAccessDenied, RefusalError } from '../http/errors'
 import { hasApiAccess } from '../tiers/service'
 import { type AccessRow, getAccess } from './queries'
 
 export const TIER_REQUIRED = 'REST API access requires Builder or Team tier'
 export const SHARED_NEEDS_TEAM = 'Shared-project API access requires the project owner to be on the Team tier'
 
-export const tierRequired = () => new ApiError(403, TIER_REQUIRED, { message: TIER_REQUIRED })
+export const tierRequired = () => new RefusalError(403, TIER_REQUIRED, { message: TIER_REQUIRED })
 
 export interface Access {
   project: AccessRow
@@ -30,7 +30,7 @@ export async function requireProject(
   projectId: unknown,
   opts: { deny?: DenyStyle; unknown?: () => Error } = {},
 ): Promise<Access> {
-  const deny = () => (opts.deny === 'not-yours' ? new ApiError(403, 'Not your project') : projectAccessDenied())
+  const deny = () => (opts.deny === 'not-yours' ? new RefusalError(403, 'Not your project') : projectAccessDenied())
   if (typeof projectId !== 'string' || projectId === '') throw deny()
   // null (no such project) is cached too: creating one empties the cache
   const row = await authCache(db).get('access', `${projectId}\n${user.id}`, async () => (await getAccess(db, projectId, user.id)) ?? null)
@@ -40,7 +40,7 @@ export async function requireProject(
     if (!hasApiAccess(user)) throw tierRequired()
   } else {
     const ownerIsTeam = !row.owner_contributor && !row.owner_lapsed && row.owner_tier === 'team'
-    if (!ownerIsTeam) throw new ApiError(403, SHARED_NEEDS_TEAM, { message: SHARED_NEEDS_TEAM })
+    if (!ownerIsTeam) throw new RefusalError(403, SHARED_NEEDS_TEAM, { message: SHARED_NEEDS_TEAM })
   }
   return { project: row, role: row.role }
 }

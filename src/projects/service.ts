@@ -1,8 +1,8 @@
 import { authCache, authChanged } from '../accounts/auth-cache'
 import type { User } from '../accounts/model'
-import { getUser } from '../accounts/queries'
+import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
-import { ApiError, invalid, notFound, projectAccessDenied, ValidationError } from '../http/errors'
+import { ErrorListError, invalid, notFound, projectAccessDenied, RefusalError } from '../http/errors'
 import type { AddProjectBody, RenameProjectBody } from '../mutate/model'
 import { hasApiAccess, limitsOf } from '../tiers/service'
 import { requireApiAccess, requireProject, tierRequired } from './access'
@@ -50,7 +50,7 @@ export async function addProject(deps: Deps, user: User, body: AddProjectBody) {
   const max = limitsOf(deps.config, user).max_projects
   const added = await deps.db.tx(async (tx) => {
     if (max !== null && (await q.countOwned(tx, user.id)) >= max)
-      throw new ApiError(403, 'project_limit', {
+      throw new RefusalError(403, 'project_limit', {
         message: `Your plan allows ${max} ${max === 1 ? 'project' : 'projects'}; archiving one does not free a slot`,
         limit: max,
       })
@@ -109,16 +109,16 @@ export async function addMember(deps: Deps, user: User, body: { projectId?: unkn
   if (typeof body.userId !== 'string' || !body.userId) throw invalid('userId is required')
   const member = await getUser(deps.db, body.userId)
   if (!member) throw notFound('user_not_found', { message: `User ${body.userId} not found` })
-  if (member.id === user.id) throw new ApiError(409, 'already_member', { message: 'The owner is already on the project' })
+  if (member.id === user.id) throw new RefusalError(409, 'already_member', { message: 'The owner is already on the project' })
   const added = await deps.db.tx(async (tx) => {
     const maxSeats = limitsOf(deps.config, user).max_seats
     if (maxSeats !== null && (await q.countSeatsWith(tx, user.id, member.id)) > maxSeats)
-      throw new ApiError(403, 'seat_limit', {
+      throw new RefusalError(403, 'seat_limit', {
         message: `Your plan allows ${maxSeats} ${maxSeats === 1 ? 'seat' : 'seats'} across your projects, the owner included`,
         max_seats: maxSeats,
       })
     if (!(await q.insertMember(tx, project.id, member.id)))
-      throw new ApiError(409, 'already_member', { message: `User ${member.id} is already a member of ${project.id}` })
+      throw new RefusalError(409, 'already_member', { message: `User ${member.id} is already a member of ${project.id}` })
     return { member: { userId: member.id, name: member.name, role: 'member' as const } }
   })
   await authChanged(deps.db)
@@ -128,9 +128,11 @@ export async function addMember(deps: Deps, user: User, body: { projectId?: unkn
 export async function removeMember(deps: Deps, user: User, query: { projectId?: unknown; userId?: unknown }) {
   const project = await requireOwner(deps, user, query.projectId)
   if (typeof query.userId !== 'string' || !query.userId) throw invalid('userId is required')
-  if (query.userId === project.owner_id) throw new ValidationError(['The project owner cannot be removed'])
+  if (query.userId === project.owner_id) throw new ErrorListError(['The project owner cannot be removed'])
   if (!(await q.deleteMember(deps.db, project.id, query.userId)))
     throw notFound('member_not_found', { message: `User ${query.userId} is not a member of ${project.id}` })
   await authChanged(deps.db)
   return { success: true as const }
 }
+
+export type { AccessRow } from './queries'

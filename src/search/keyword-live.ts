@@ -96,7 +96,7 @@ export class LiveKeywordIndex {
   }
 
   /**
-   * Keyword similarity in [0, 1] per matching document (see scoreKeyword in bm25.ts).
+   * Keyword similarity in [0, 1] per matching document: idf-weighted credits summed over the query terms, divided by the idf of all of them.
    * `allow` filters documents (e.g. by node type) before anything is allocated for them.
    */
   score(query: string, allow?: (id: string) => boolean): Map<string, number> {

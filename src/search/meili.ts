@@ -9,7 +9,7 @@
 
 import { type Index, Meilisearch } from 'meilisearch'
 import type { Deps } from '../deps'
-import { ApiError } from '../http/errors'
+import { RefusalError } from '../http/errors'
 import { BUILTIN_TUNING } from './builtin'
 import { embeddingTexts } from './document'
 import { type EmbedderChoice, EmbedQueue, within } from './embedder/runtime'
@@ -87,9 +87,9 @@ export class MeiliBackend implements SearchBackend {
     try {
       return await this.searchMeili(projectId, req)
     } catch (err) {
-      if (err instanceof ApiError) throw err
+      if (err instanceof RefusalError) throw err
       this.deps.log.warn('search: meilisearch query failed', { error: String(err) })
-      throw new ApiError(503, 'search_unavailable', {
+      throw new RefusalError(503, 'search_unavailable', {
         message: `the search server (Meilisearch) did not answer: ${(err as Error).message}`,
         _tip: 'Retry shortly; GET /nodes still lists every node.',
       })

@@ -1,5 +1,5 @@
 // The built-in index of one project: every node with its keyword entry and its sentence
-// vectors, kept in step with the project's node events. Pure and in memory; engine.ts loads
+// vectors, kept in step with the project's node events. Pure and in memory; builtin.ts loads
 // it, feeds it events and vectors, and persists what it embeds.
 
 import { embeddingTexts, keywordDoc, type NodeData } from './document.ts'
@@ -47,7 +47,7 @@ export class ProjectIndex {
   /** text hash -> text, for texts some node waits a vector for */
   private readonly waiting = new Map<string, { text: string; nodes: Set<string> }>()
 
-  /** last applied event seq, the read horizon, and applied seqs at or after it (engine.ts) */
+  /** last applied event seq, the read horizon, and applied seqs at or after it (builtin.ts) */
   seq = 0
   horizon = new Date(0)
   recent = new Map<number, number>()

@@ -1,8 +1,10 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
+import { asQuery } from '../http/query'
 import { RefusalBody } from '../http/schemas'
 import { NodeSchema } from '../nodes/routes'
+import { SearchParams } from './model'
 import { search } from './service'
 
 const Result = t.Object({
@@ -16,10 +18,7 @@ const Result = t.Object({
 export const searchRoutes = (deps: Deps) => {
   return new Elysia({ name: 'search' }).derive(withUser(deps)).get('/search', ({ user, query }) => search(deps, user, query) as any, {
     query: t.Object({
-      projectId: t.String(),
-      q: t.String({ description: 'natural language; only the first 1,000 characters are used' }),
-      type: t.Optional(t.String({ description: 'goal, need, approach, job or task' })),
-      limit: t.Optional(t.String({ description: '1 to 20, default 5' })),
+      ...asQuery(SearchParams).properties,
       mode: t.Optional(t.String({ description: 'Arbor extension for evaluation: hybrid (default), keyword or semantic' })),
     }),
     response: {

@@ -51,30 +51,11 @@ function renderNode(n: PublicNode, children: Map<string, PublicNode[]>, depth: n
   return `<li class="node">${parts.join('')}</li>`
 }
 
-const STYLE = `
-body{font:16px/1.5 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;color:#1d2433;background:#f7f8fa}
-main{max-width:880px;margin:0 auto;padding:32px 20px 64px}
-h1{font-size:1.6rem;margin:0 0 4px}h2{font-size:1.15rem;margin:32px 0 8px}
-.sub{color:#5b6577;margin:0 0 24px}
-ul{list-style:none;margin:6px 0 0 0;padding-left:22px;border-left:2px solid #e3e6ec}
-main>ul{padding-left:0;border:0}
-li.node{margin:10px 0}
-.head{display:flex;flex-wrap:wrap;gap:6px;align-items:baseline}
-.label{font-weight:600}
-.type{font-size:.72rem;text-transform:uppercase;letter-spacing:.04em;padding:1px 6px;border-radius:4px;background:#e8ecf3;color:#3a4456}
-.type.goal{background:#dbeafe}.type.need{background:#fde68a}.type.approach{background:#e9d5ff}.type.job{background:#d1fae5}.type.task{background:#fee2e2}
-.chip{font-size:.75rem;padding:1px 7px;border-radius:10px;background:#eef0f4;color:#4a5466}
-.chip.done{background:#16a34a;color:#fff}
-.desc,.measure{margin:2px 0 0;color:#3f4859;white-space:pre-wrap}.measure{font-size:.9rem}
-.empty{color:#5b6577;font-style:italic}
-footer{margin-top:40px;color:#8a93a3;font-size:.8rem}
-`
-
 function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex,nofollow"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
-<body><main>${body}<footer>Read-only view shared from Arbor.</footer></main></body></html>`
+<meta name="robots" content="noindex,nofollow"><title>${escapeHtml(title)}</title><link rel="stylesheet" href="/app/app.css"></head>
+<body class="page"><main>${body}<footer>Read-only view shared from Arbor.</footer></main></body></html>`
 }
 
 /** The HTML of a shared tree: goals with their needs, bets and jobs nested, then standalone tasks. */
@@ -103,12 +84,12 @@ export function renderNotFoundPage(): string {
   )
 }
 
-/** Headers for both pages: no caching (revocation is immediate), no referrer leaking the token, nothing but our inline style. */
+/** Headers for both pages: no caching (revocation is immediate), no referrer leaking the token, nothing but Arbor's own stylesheet (the live canvas's). */
 export const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
   'referrer-policy': 'no-referrer',
   'x-robots-tag': 'noindex',
   'x-content-type-options': 'nosniff',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'content-security-policy': "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
 }

@@ -17,7 +17,6 @@ export interface ShareRow {
 }
 
 // the shared view reads the nodes exactly as the export does
-export { listNodes, type NodeRow } from '../export/queries'
 
 export const insert = (
   db: Db,

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
-import { ApiError } from '../http/errors'
+import { RefusalError } from '../http/errors'
 import { MetaBody, RefusalBody as Refusal } from '../http/schemas'
 import { PAGE_HEADERS, renderNotFoundPage, renderSharePage } from './page'
 import { createShare, listShares, publicView, revokeShare } from './service'
@@ -87,7 +87,8 @@ export const sharePageRoutes = (deps: Deps) =>
       try {
         return new Response(renderSharePage(await publicView(deps, params.token)), { headers: PAGE_HEADERS })
       } catch (err) {
-        if (err instanceof ApiError && err.status === 404) return new Response(renderNotFoundPage(), { status: 404, headers: PAGE_HEADERS })
+        if (err instanceof RefusalError && err.status === 404)
+          return new Response(renderNotFoundPage(), { status: 404, headers: PAGE_HEADERS })
         throw err
       }
     },

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { ApiError, notFound } from '../http/errors'
+import { listNodes, type NodeRow } from '../export/service'
+import { notFound, RefusalError } from '../http/errors'
 import { type Access, requireProject } from '../projects/access'
 import { tierStatus } from '../tiers/service'
 import * as q from './queries'
@@ -10,7 +11,7 @@ import * as q from './queries'
 const MAX_DAYS = 36_500
 const TOKEN_RE = /^[A-Za-z0-9_-]{16,128}$/
 
-const bad = (error: string, message?: string) => new ApiError(400, error, message ? { message } : {})
+const bad = (error: string, message?: string) => new RefusalError(400, error, message ? { message } : {})
 
 const projectFor = (deps: Deps, user: User, projectId: string) =>
   requireProject(deps.db, user, projectId, {
@@ -26,7 +27,7 @@ function requireShareManagement(deps: Deps, user: User, access: Access) {
   const p = access.project
   const teamProject = p.owner_tier === 'team' && !p.owner_lapsed && !p.owner_contributor
   if (teamProject || tierStatus(deps.config, user).has_share_management) return
-  throw new ApiError(403, 'share_management_unavailable', {
+  throw new RefusalError(403, 'share_management_unavailable', {
     message: 'Listing and revoking share links needs a paid plan (has_share_management in GET /tier-status)',
   })
 }
@@ -107,7 +108,7 @@ export async function revokeShare(deps: Deps, user: User, query: Record<string, 
 
 export interface PublicNode {
   id: string
-  type: q.NodeRow['type']
+  type: NodeRow['type']
   parentId: string | null
   data: Record<string, unknown>
 }
@@ -116,7 +117,7 @@ export interface PublicNode {
  * What a link shows: every node (or, with includedGoalIds, those goals and everything beneath
  * them), in creation order, with `notes` removed.
  */
-export function viewNodes(rows: q.NodeRow[], includedGoalIds?: string[]): PublicNode[] {
+export function viewNodes(rows: NodeRow[], includedGoalIds?: string[]): PublicNode[] {
   let keep: Set<string> | null = null
   if (includedGoalIds) {
     const children = new Map<string, string[]>()
@@ -143,7 +144,7 @@ export function viewNodes(rows: q.NodeRow[], includedGoalIds?: string[]): Public
 export async function publicView(deps: Deps, token: string) {
   const link = TOKEN_RE.test(token) ? await q.getLive(deps.db, token, deps.now()) : undefined
   if (!link) throw notFound('share_not_found', { message: 'This share link does not exist, was revoked or has expired' })
-  const rows = await q.listNodes(deps.db, link.project_id)
+  const rows = await listNodes(deps.db, link.project_id)
   return { project: { name: link.project_name }, nodes: viewNodes(rows, link.settings.includedGoalIds) }
 }
 

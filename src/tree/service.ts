@@ -1,8 +1,8 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { ApiError, ValidationError } from '../http/errors'
+import { ErrorListError, RefusalError } from '../http/errors'
 import { type Node, toNode } from '../nodes/model'
-import * as q from '../nodes/queries'
+import { nodeRows as q } from '../nodes/service'
 import { requireProject } from '../projects/access'
 import { OUTLINE_BUDGET, renderOutline } from './outline'
 
@@ -29,7 +29,7 @@ function depthFirst(rows: q.TreeRow[], rootId: string): Depthed[] {
 }
 
 const notFound = (id: string) =>
-  new ApiError(404, `Node ${id} not found`, { _meta: { _tip: 'List node ids with GET /api/v1/nodes?projectId=…' } })
+  new RefusalError(404, `Node ${id} not found`, { _meta: { _tip: 'List node ids with GET /api/v1/nodes?projectId=…' } })
 
 /**
  * GET /tree in its four directions (api.md). Each direction is one to three queries, started
@@ -44,8 +44,8 @@ export async function walk(
   if (query.format !== undefined) return outline(deps, user, query)
   const access = requireProject(deps.db, user, query.projectId)
   access.catch(() => {}) // awaited below; an early refusal must not count as unhandled
-  if (!DIRECTIONS.includes(query.direction as any)) throw new ApiError(400, `direction must be one of: ${DIRECTIONS.join(', ')}`)
-  if (!query.nodeId) throw new ValidationError(['nodeId is required'])
+  if (!DIRECTIONS.includes(query.direction as any)) throw new RefusalError(400, `direction must be one of: ${DIRECTIONS.join(', ')}`)
+  if (!query.nodeId) throw new ErrorListError(['nodeId is required'])
   const reads = read(deps, String(query.projectId), query.nodeId, query.direction!)
   reads.catch(() => {})
   await access
@@ -103,10 +103,10 @@ async function read(deps: Deps, projectId: string, nodeId: string, direction: st
  */
 async function outline(deps: Deps, user: User, query: { projectId?: string; nodeId?: string; format?: string; budget?: string }) {
   const { project } = await requireProject(deps.db, user, query.projectId)
-  if (query.format !== 'outline') throw new ApiError(400, 'format must be outline (or left out for a walk with direction)')
+  if (query.format !== 'outline') throw new RefusalError(400, 'format must be outline (or left out for a walk with direction)')
   const budget = query.budget === undefined ? OUTLINE_BUDGET.default : Number(query.budget)
   if (!Number.isInteger(budget) || budget < OUTLINE_BUDGET.min || budget > OUTLINE_BUDGET.max)
-    throw new ValidationError([`budget must be an integer from ${OUTLINE_BUDGET.min} to ${OUTLINE_BUDGET.max} (characters)`])
+    throw new ErrorListError([`budget must be an integer from ${OUTLINE_BUDGET.min} to ${OUTLINE_BUDGET.max} (characters)`])
   let nodes: Node[]
   let pinned: string[] = []
   if (query.nodeId) {

@@ -1,3 +1,5 @@
+import { Type } from '@sinclair/typebox'
+
 /** The commands of api.md's POST /view-command, and what each needs. */
 export const VIEW_COMMAND_TYPES = [
   'setViewMode',
@@ -11,6 +13,34 @@ export const VIEW_COMMAND_TYPES = [
 ] as const
 export type ViewCommandType = (typeof VIEW_COMMAND_TYPES)[number]
 export const VIEW_MODES = ['tree', 'matrix'] as const
+
+/**
+ * A command of POST /view-command, typed. The route checks commands in the service (so an
+ * unknown type gets api.md's own 400) and documents their loose form (asLoose); the MCP tool
+ * set_view publishes this one.
+ */
+export const ViewCommand = Type.Object(
+  {
+    type: Type.Union(VIEW_COMMAND_TYPES.map((c) => Type.Literal(c))),
+    mode: Type.Optional(
+      Type.Union(
+        VIEW_MODES.map((m) => Type.Literal(m)),
+        { description: 'setViewMode' },
+      ),
+    ),
+    iterationName: Type.Optional(Type.String({ description: 'selectIteration: an active iteration' })),
+    nodeId: Type.Optional(Type.String({ description: 'zoomToNode, selectNode (omit to deselect), expandNode, expandAll, collapseNode' })),
+    goalIds: Type.Optional(Type.Array(Type.String(), { description: 'focusGoals: a non-empty array of goal ids' })),
+    autoSwitch: Type.Optional(Type.Boolean({ description: 'false: selectNode and zoomToNode on a job or task stay in the current mode' })),
+  },
+  { additionalProperties: true },
+)
+
+/** GET /view-state parameters. */
+export const ViewStateParams = Type.Object({ projectId: Type.String() })
+
+/** POST /view-command body, typed. */
+export const ViewCommandBody = Type.Object({ projectId: Type.String(), command: ViewCommand })
 
 export const isCommandType = (t: unknown): t is ViewCommandType =>
   typeof t === 'string' && (VIEW_COMMAND_TYPES as readonly string[]).includes(t)
@@ -29,7 +59,7 @@ export interface QueuedCommand {
 
 /** A client counts as connected while its last heartbeat is at most this old (api.md, Limits). */
 export const CONNECTED_MS = 30_000
-/** How long a client's poll for commands waits before answering with none. */
-export const POLL_WAIT_MS = 20_000
+/** The longest a client's poll for commands may wait before answering with none (under Bun's 10 s idle timeout). */
+export const POLL_WAIT_MS = 8_000
 /** How often a waiting poll looks for commands another replica enqueued. */
 export const POLL_EVERY_MS = 200

@@ -1,8 +1,9 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
+import { asLoose } from '../http/query'
 import { MetaBody } from '../http/schemas'
-import { VIEW_COMMAND_TYPES } from './model'
+import { VIEW_COMMAND_TYPES, ViewCommand, ViewStateParams } from './model'
 import { nextCommands, reportView, sendCommand, viewState } from './service'
 
 const Mode = t.Union([t.Literal('tree'), t.Literal('matrix')])
@@ -32,17 +33,7 @@ export const ViewState = t.Object({
   _meta: MetaBody,
 })
 
-const CommandInput = t.Object(
-  {
-    type: t.String({ description: VIEW_COMMAND_TYPES.join(', ') }),
-    mode: t.Optional(t.Any({ description: 'setViewMode: tree or matrix' })),
-    iterationName: t.Optional(t.Any({ description: 'selectIteration: an active iteration' })),
-    nodeId: t.Optional(t.Any({ description: 'zoomToNode, selectNode (omit to deselect), expandNode, expandAll, collapseNode' })),
-    goalIds: t.Optional(t.Any({ description: 'focusGoals: a non-empty array of goal ids' })),
-    autoSwitch: t.Optional(t.Any({ description: 'false: selectNode and zoomToNode on a job or task stay in the current mode' })),
-  },
-  { additionalProperties: true },
-)
+const CommandInput = asLoose(ViewCommand)
 
 export const viewRoutes = (deps: Deps) =>
   new Elysia({ name: 'view' })
@@ -69,7 +60,7 @@ export const viewRoutes = (deps: Deps) =>
       },
     })
     .get('/view-state', ({ user, query }) => viewState(deps, user, query), {
-      query: t.Object({ projectId: t.String() }),
+      query: ViewStateParams,
       response: { 200: ViewState },
       detail: { summary: 'What the live canvas shows, and the last command it applied', tags: ['view'] },
     })
@@ -77,7 +68,7 @@ export const viewRoutes = (deps: Deps) =>
       query: t.Object({
         projectId: t.String(),
         after: t.Optional(t.String({ description: 'the id of the last command this client applied' })),
-        wait: t.Optional(t.String({ description: 'milliseconds to wait for a command, 0 to 20000 (default 20000)' })),
+        wait: t.Optional(t.String({ description: 'milliseconds to wait for a command, 0 to 8000 (default 0: answer at once)' })),
       }),
       response: {
         200: t.Object({ commands: t.Array(t.Intersect([QueuedCommand, t.Object({ id: t.Integer(), at: t.Nullable(t.String()) })])) }),

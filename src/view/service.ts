@@ -1,6 +1,6 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { ApiError, invalid } from '../http/errors'
+import { invalid, RefusalError } from '../http/errors'
 import { listIterations } from '../iterations/service'
 import { nodeTypesOf } from '../nodes/service'
 import { requireProject } from '../projects/access'
@@ -8,7 +8,7 @@ import { CONNECTED_MS, isCommandType, POLL_EVERY_MS, POLL_WAIT_MS, type QueuedCo
 import * as q from './queries'
 
 const invalidCommand = (message?: string) =>
-  new ApiError(400, 'Invalid command', { ...(message ? { message } : {}), validTypes: [...VIEW_COMMAND_TYPES] })
+  new RefusalError(400, 'Invalid command', { ...(message ? { message } : {}), validTypes: [...VIEW_COMMAND_TYPES] })
 
 /** A command whose target does not resolve: 200 with success:false, nothing enqueued (api.md, View command 2). */
 const unresolved = (command: unknown, tip: string) => ({ success: false, command, commandId: null, _meta: { _tip: tip } })
@@ -63,6 +63,7 @@ export async function sendCommand(deps: Deps, user: User, body: { projectId?: un
   }
   const now = deps.now()
   const commandId = await q.enqueue(deps.db, project.id, queued, now)
+  deps.wake('view') // a client polling this replica hears it at once; other replicas' polls read it within POLL_EVERY_MS
   const state = await q.getState(deps.db, project.id)
   const connected = isConnected(state?.last_client_seen ?? null, now)
   return {
@@ -114,7 +115,7 @@ export async function nextCommands(deps: Deps, user: User, query: { projectId?: 
   const { project } = await requireProject(deps.db, user, query.projectId)
   const after = query.after === undefined ? 0 : Number(query.after)
   if (!Number.isSafeInteger(after) || after < 0) throw invalid('after must be a command id (a non-negative integer)')
-  const wait = query.wait === undefined ? POLL_WAIT_MS : Number(query.wait)
+  const wait = query.wait === undefined ? 0 : Number(query.wait)
   if (!Number.isSafeInteger(wait) || wait < 0 || wait > POLL_WAIT_MS) throw invalid(`wait must be 0 to ${POLL_WAIT_MS} milliseconds`)
   const until = Date.now() + wait
   for (;;) {
@@ -122,7 +123,15 @@ export async function nextCommands(deps: Deps, user: User, query: { projectId?: 
     const rows = await q.pending(deps.db, project.id, after)
     if (rows.length || Date.now() >= until)
       return { commands: rows.map((r) => ({ id: Number(r.seq), ...r.command, at: iso(r.created_at) })) }
-    await Bun.sleep(Math.min(POLL_EVERY_MS, until - Date.now()))
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        off()
+        clearTimeout(timer)
+        resolve()
+      }
+      const off = deps.onWake('view', done)
+      const timer = setTimeout(done, Math.min(POLL_EVERY_MS, until - Date.now()))
+    })
   }
 }
 

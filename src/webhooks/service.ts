@@ -1,7 +1,7 @@
 import { newId } from '../accounts/keys'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { ApiError, notFound } from '../http/errors'
+import { notFound, RefusalError } from '../http/errors'
 import { requireProject } from '../projects/access'
 import * as q from './queries'
 import { newSecret } from './sign'
@@ -20,7 +20,7 @@ export const EVENT_TYPES = [
 export const MAX_WEBHOOKS = 10
 const MAX_URL = 2048
 
-const bad = (error: string, message?: string) => new ApiError(400, error, message ? { message } : {})
+const bad = (error: string, message?: string) => new RefusalError(400, error, message ? { message } : {})
 
 /** Share and webhook endpoints refuse with 403 'Not your project' and 404 for an unknown project (api.md, Webhooks 7). */
 export const projectFor = (deps: Deps, user: User, projectId: string) =>

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { ApiError, ValidationError } from '../http/errors'
+import { ErrorListError, RefusalError } from '../http/errors'
 import { canonical, runIdempotent, storedOutcome } from '../http/idempotency'
 import { focus } from '../http/meta'
 import { BatchBody, parseAction } from '../mutate/model'
 import { batch, MAX_BATCH } from '../nodes/batch'
 import { type Node, toNode } from '../nodes/model'
-import * as nodeQueries from '../nodes/queries'
+import { nodeRows as nodeQueries } from '../nodes/service'
 import type { Plan } from './flows/types'
 import { BadResponse, type RunState } from './model'
 
@@ -25,7 +25,7 @@ export function applyKey(state: string, response: unknown): string {
 }
 
 const failed = (message: string, body: { retry: boolean; partialApply: boolean; alreadyApplied?: boolean }, extra = {}) =>
-  new ApiError(500, message, { ...body, ...extra })
+  new RefusalError(500, message, { ...body, ...extra })
 
 const publicNode = (n: Node) => ({ id: n.id, type: n.type, parentId: n.parentId, data: n.data })
 
@@ -139,7 +139,7 @@ async function batchInChunks(deps: Deps, user: User, projectId: string, plan: Pl
       for (const [draft, id] of Object.entries<string>(result.idMap ?? {})) idMap.set(draft, id)
       meta = result._meta ?? {}
     } catch (err) {
-      if (err instanceof ValidationError && err.status === 400)
+      if (err instanceof ErrorListError && err.status === 400)
         err.errors.splice(
           0,
           err.errors.length,
@@ -192,7 +192,7 @@ function terminalBody(projectId: string, plan: Plan, result: Record<string, any>
 
 /** One of the refusals of the apply, as its body says (api.md, terminal apply failure); exported for its tests. */
 export async function applyError(deps: Deps, user: User, key: string, plan: Plan, err: unknown): Promise<Error> {
-  if (err instanceof ValidationError && err.status === 400) {
+  if (err instanceof ErrorListError && err.status === 400) {
     // a batch entry broke a mutate rule: name the part of the answer it came from
     const errors = err.errors.map((e) =>
       e.replace(/^mutations\[(\d+)\]: /, (_, i: string) => `${plan.source[Number(i)] ?? `entry ${i}`}: `),
@@ -200,8 +200,8 @@ export async function applyError(deps: Deps, user: User, key: string, plan: Plan
     const tip = typeof err.meta._tip === 'string' ? ` (${err.meta._tip})` : ''
     return new BadResponse(errors.join('; ') + tip)
   }
-  if (err instanceof ValidationError && err.status === 409) return stillRunning()
-  if (err instanceof ApiError && err.status < 500) {
+  if (err instanceof ErrorListError && err.status === 409) return stillRunning()
+  if (err instanceof RefusalError && err.status < 500) {
     const { message: _m, ...extra } = err.extra as Record<string, unknown>
     return failed(
       err.error === 'node_cap_reached' ? 'node_cap_reached' : err.message,
@@ -213,7 +213,7 @@ export async function applyError(deps: Deps, user: User, key: string, plan: Plan
       },
     )
   }
-  if (err instanceof ValidationError)
+  if (err instanceof ErrorListError)
     // the batch failed part-way and rolled its transaction back: nothing of it survives
     return failed(
       err.errors.join('; '),

@@ -1,3 +1,5 @@
+import { Type } from '@sinclair/typebox'
+
 /**
  * The workflow's vocabulary: flows, signals, the run carried inside `state`, and the limits of
  * api.md (Limits, workflow rows) plus the payload caps this server sets (README, Workflow).
@@ -8,6 +10,27 @@ export const isFlowName = (v: unknown): v is FlowName => typeof v === 'string' &
 
 export const SIGNALS = ['classified', 'confirmed', 'draft_ready', 'needs_clarification'] as const
 export type Signal = (typeof SIGNALS)[number]
+
+/** POST /workflow body, typed; the route checks it loosely (asLoose) so each mistake gets api.md's message. */
+export const WorkflowBody = Type.Object({
+  projectId: Type.String(),
+  action: Type.Union([Type.Literal('start'), Type.Literal('advance')]),
+  flow: Type.Optional(
+    Type.Union(
+      FLOW_NAMES.map((f) => Type.Literal(f)),
+      { description: 'start' },
+    ),
+  ),
+  input: Type.Optional(Type.String({ description: 'start: the input of the flow (add: a short description)' })),
+  state: Type.Optional(Type.String({ description: 'advance: the state of the previous result, verbatim' })),
+  response: Type.Optional(
+    Type.Object(
+      { signal: Type.Optional(Type.Union(SIGNALS.map((s) => Type.Literal(s)))) },
+      { additionalProperties: true, description: "advance: your model's answer to the prompt, a parsed JSON object" },
+    ),
+  ),
+  nextInput: Type.Optional(Type.String({ description: "advance: the user's reply to response.message; left out, the user agrees" })),
+})
 
 export const STATE_VERSION = 1
 /** a state is valid this long after it was issued (each step issues a new one) */

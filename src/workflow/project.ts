@@ -1,9 +1,8 @@
 import type { Db } from '../db'
 import { LATER } from '../iterations/model'
-import type { IterationRow } from '../iterations/queries'
-import * as iterationQueries from '../iterations/queries'
+import { type IterationRow, iterationRows as iterationQueries } from '../iterations/service'
 import { type Node, toNode } from '../nodes/model'
-import * as nodeQueries from '../nodes/queries'
+import { nodeRows as nodeQueries } from '../nodes/service'
 import { renderOutline } from '../tree/outline'
 import { LIMITS } from './model'
 

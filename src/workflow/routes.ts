@@ -3,12 +3,12 @@ import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
 import { documentedResponse } from '../http/documented'
 import { guideUrl } from '../http/meta'
+import { asLoose } from '../http/query'
 import { MetaBody } from '../http/schemas'
 import { catalog } from './catalog'
+import { WorkflowBody } from './model'
 import { postWorkflow } from './service'
 import { createStateCodec } from './state'
-
-const described = (description: string) => t.Optional(t.Unknown({ description }))
 
 export const workflowRoutes = (deps: Deps) => {
   const codec = createStateCodec(deps)
@@ -34,18 +34,7 @@ export const workflowRoutes = (deps: Deps) => {
         return result
       },
       {
-        body: t.Object(
-          {
-            projectId: described('string, required'),
-            action: described('start or advance, required'),
-            flow: described('start: add, task-curate or phase-assign'),
-            input: described('start: the input of the flow (add: a short description string)'),
-            state: described('advance: the state of the previous result, verbatim'),
-            response: described("advance: your model's answer as a parsed JSON object with a string signal"),
-            nextInput: described("advance: the user's reply to response.message (optional; left out, the user agrees)"),
-          },
-          { additionalProperties: true },
-        ),
+        body: asLoose(WorkflowBody),
         detail: {
           summary:
             'Start or advance a planning flow driven by your own model: mid-flow {done:false, prompt, state}; at the end {done:true, changeset, focus, message, _meta:{viewCommand}}',

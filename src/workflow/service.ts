@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { ApiError } from '../http/errors'
+import { RefusalError } from '../http/errors'
 import { requireProject, tierRequired } from '../projects/access'
 import { hasApiAccess } from '../tiers/service'
 import { applyPlan, finishedEmpty, refuseRepeat } from './apply'
@@ -33,7 +33,7 @@ const FLOWS = new Map<FlowName, Flow>([
 export const ADVANCE_REQUIRES =
   'advance requires state and a structured response: response is the parsed JSON object of your model ({message, signal, ...}), with signal a string'
 
-const refuse = (error: string, tip?: string) => new ApiError(400, error, tip ? { _meta: { _tip: tip } } : {})
+const refuse = (error: string, tip?: string) => new RefusalError(400, error, tip ? { _meta: { _tip: tip } } : {})
 
 /** The tip of every mid-flow answer of a flow. */
 const tipOf = (flow: FlowName) => (flow === 'task-curate' ? CURATE_TIP : undefined)
@@ -95,7 +95,7 @@ async function advance(deps: Deps, codec: StateCodec, user: User, projectId: str
   const run = await codec.open(state, { projectId, userId: user.id })
   // from here on, every refusal keeps the run: the same state comes back with retry:true
   const retry = (error: string) =>
-    new ApiError(400, error, {
+    new RefusalError(400, error, {
       retry: true,
       state,
       _meta: { _tip: 'Nothing was written. Give the error to your model and advance again with this same state and a corrected response.' },

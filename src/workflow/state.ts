@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { deflateSync, inflateSync } from 'node:zlib'
 import type { Deps } from '../deps'
-import { ApiError } from '../http/errors'
+import { RefusalError } from '../http/errors'
 import { MAX_HISTORY, type RunState, STATE_LIFETIME_MS, STATE_VERSION } from './model'
 import { secret } from './queries'
 
@@ -22,7 +22,7 @@ export interface StateCodec {
 }
 
 const badState = (message: string) =>
-  new ApiError(400, message, { _meta: { _tip: 'Pass back the state of the latest response verbatim, or start the flow again.' } })
+  new RefusalError(400, message, { _meta: { _tip: 'Pass back the state of the latest response verbatim, or start the flow again.' } })
 
 export function createStateCodec(deps: Deps): StateCodec {
   let key: Promise<Buffer> | undefined
@@ -67,7 +67,7 @@ export function createStateCodec(deps: Deps): StateCodec {
       if (run.projectId !== expect.projectId) throw badState(`state belongs to another project than ${expect.projectId}`)
       if (run.userId !== expect.userId) throw badState('state belongs to another user')
       if (deps.now().getTime() > run.expiresAt)
-        throw new ApiError(400, `state expired at ${new Date(run.expiresAt).toISOString()}; start the flow again`, {
+        throw new RefusalError(400, `state expired at ${new Date(run.expiresAt).toISOString()}; start the flow again`, {
           _meta: { _tip: `A state is valid for ${STATE_LIFETIME_MS / 3_600_000} hours after it was issued.` },
         })
       return run

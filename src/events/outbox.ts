@@ -1,6 +1,6 @@
-import insertManySql from '../sql/events/insert-many.sql' with { type: 'text' }
-import type { Db } from './db'
-import type { Node } from './nodes/model'
+import type { Db } from '../db'
+import type { Node } from '../nodes/model'
+import { insertMany } from './queries'
 
 /**
  * Domain events, written to the `events` outbox in the caller's transaction. The payload is
@@ -23,5 +23,5 @@ export async function emit(tx: Db, projectId: string, events: DomainEvent[], now
         : { iteration: e.iteration }
     return { type: e.type, payload: { event: e.type, project_id: projectId, timestamp, ...subject } }
   })
-  await tx.query(insertManySql, [projectId, JSON.stringify(rows)])
+  await insertMany(tx, projectId, JSON.stringify(rows))
 }

@@ -1,0 +1,26 @@
+/** The MCP server's configuration (self-hosting.md, MCP configuration variables). */
+export interface McpConfig {
+  apiUrl: string
+  apiKey: string
+  projectId?: string
+}
+
+export const DEFAULT_API_URL = 'http://localhost:3000/api/v1'
+
+export class McpConfigError extends Error {}
+
+export function loadMcpConfig(env: Record<string, string | undefined> = process.env): McpConfig {
+  const apiKey = env.ARBOR_API_KEY?.trim()
+  if (!apiKey) throw new McpConfigError('ARBOR_API_KEY is required: an Arbor API key (arb_…) for the MCP server to call the API with')
+  const apiUrl = (env.ARBOR_API_URL?.trim() || DEFAULT_API_URL).replace(/\/+$/, '')
+  try {
+    const { protocol } = new URL(apiUrl)
+    if (protocol !== 'http:' && protocol !== 'https:') throw new Error()
+  } catch {
+    throw new McpConfigError(
+      `ARBOR_API_URL=${env.ARBOR_API_URL} is invalid: expected an http:// or https:// URL such as ${DEFAULT_API_URL}`,
+    )
+  }
+  const projectId = env.ARBOR_PROJECT_ID?.trim() || undefined
+  return { apiUrl, apiKey, projectId }
+}

@@ -1,0 +1,70 @@
+/**
+ * Streamable HTTP at /mcp, served by Arbor itself. Stateless: every POST carries the caller's
+ * own API key as a Bearer token, a fresh MCP server answers it (as JSON), and its tool calls
+ * go to the REST API through the app's own HTTP handler with that key. `Origin`, when sent,
+ * must be PUBLIC_BASE_URL's or a loopback one, so a page on another site cannot reach a local
+ * Arbor through the browser (DNS rebinding).
+ */
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import { createMcpServer } from './server'
+
+export const MCP_PATH = '/mcp'
+
+export interface McpEndpointOptions {
+  publicBaseUrl: string
+  /** the app's request handler: REST calls go through the HTTP layer, in-process */
+  api: (req: Request) => Promise<Response>
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+export function originAllowed(origin: string | null, publicBaseUrl: string): boolean {
+  if (origin === null) return true // not a browser: no rebinding risk
+  let url: URL
+  try {
+    url = new URL(origin)
+  } catch {
+    return false
+  }
+  return url.origin === new URL(publicBaseUrl).origin || LOOPBACK.has(url.hostname)
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
+
+/** Answers one request to /mcp. */
+export async function handleMcp(req: Request, { publicBaseUrl, api }: McpEndpointOptions): Promise<Response> {
+  const apiUrl = `${publicBaseUrl}/api/v1`
+  const guide = `${apiUrl}/guide`
+  if (!originAllowed(req.headers.get('origin'), publicBaseUrl))
+    return json(403, {
+      error: 'forbidden_origin',
+      message: `Origin ${req.headers.get('origin')} may not use ${MCP_PATH}`,
+      _meta: { _tip: `Only ${new URL(publicBaseUrl).origin} (PUBLIC_BASE_URL) and loopback origins are allowed.` },
+    })
+  if (req.method !== 'POST')
+    return json(
+      405,
+      { error: 'method_not_allowed', message: `${MCP_PATH} is stateless: send each JSON-RPC message with POST` },
+      { allow: 'POST' },
+    )
+  const apiKey = /^Bearer\s+(\S+)$/i.exec(req.headers.get('authorization') ?? '')?.[1]
+  const unauthorized = {
+    error: 'unauthorized',
+    message: 'Missing or invalid API key',
+    _meta: { guide, _tip: 'Send your Arbor API key as Authorization: Bearer arb_…' },
+  }
+  if (!apiKey) return json(401, unauthorized, { 'www-authenticate': 'Bearer' })
+  const check = await api(new Request(`${apiUrl}/tier-status`, { headers: { authorization: `Bearer ${apiKey}` } }))
+  if (check.status === 401) return json(401, unauthorized, { 'www-authenticate': 'Bearer' })
+  if (check.status === 429) return new Response(check.body, { status: 429, headers: check.headers })
+
+  const server = createMcpServer({ apiUrl, apiKey, fetch: api })
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+  await server.connect(transport)
+  try {
+    return await transport.handleRequest(req)
+  } finally {
+    void server.close()
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * The `mutate` tool's arguments, derived from the twelve action schemas of POST /mutate
+ * (src/mutate/model.ts): `action` is their enum, and its description lists each action's
+ * fields and purpose, one level deep. The full union (every node field of every type) would
+ * cost an agent thousands of tokens on every turn; the route checks the body with the same
+ * schemas and answers a mistake with its message and `_tip`.
+ */
+import { Kind, OptionalKind, type TSchema, Type } from '@sinclair/typebox'
+import { ACTION_BODIES } from '../mutate/model'
+
+const COMMON = new Set(['action', 'projectId', 'idempotencyKey'])
+
+const optional = (s: TSchema) => (s[OptionalKind] === 'Optional' ? '?' : '')
+
+/**
+ * A part's shape, one level deep: `{a,b?}` for an object or a union of objects (their keys),
+ * `[…]` for an array of such, `add|update entries` for a union told apart by `action`.
+ */
+function shape(schema: TSchema): string {
+  if (schema[Kind] === 'Array') {
+    const inner = shape(schema.items)
+    return inner && `[${inner}]`
+  }
+  const objects: TSchema[] =
+    schema[Kind] === 'Object' ? [schema] : schema[Kind] === 'Union' ? schema.anyOf.filter((s: TSchema) => s[Kind] === 'Object') : []
+  if (!objects.length) return ''
+  const tags = objects.map((o) => o.properties.action?.const)
+  if (tags.every((t) => typeof t === 'string')) return `${tags.join('|')} entries (no projectId)`
+  const keys = new Map<string, TSchema>()
+  for (const o of objects) for (const [k, v] of Object.entries(o.properties as Record<string, TSchema>)) if (!keys.has(k)) keys.set(k, v)
+  return `{${[...keys].map(([k, v]) => k + optional(v)).join(',')}}`
+}
+
+export function actionSummaries(): string {
+  return Object.entries(ACTION_BODIES)
+    .map(([name, body]) => {
+      const fields = Object.entries(body.properties as Record<string, TSchema>)
+        .filter(([k]) => !COMMON.has(k))
+        .map(([k, v]) => {
+          const inner = shape(v)
+          return `${k}${optional(v)}${inner ? `:${inner}` : ''}`
+        })
+      return `${name} {${fields.join(',')}}: ${body.description}`
+    })
+    .join(' | ')
+}
+
+export const MutateArgs = Type.Object(
+  {
+    projectId: Type.String(),
+    action: Type.Union(
+      Object.keys(ACTION_BODIES).map((a) => Type.Literal(a)),
+      { description: actionSummaries() },
+    ),
+    idempotencyKey: Type.Optional(Type.String({ description: 'sent as Idempotency-Key: a retry with the same key is not applied twice' })),
+  },
+  { additionalProperties: true },
+)

@@ -1,0 +1,28 @@
+import { Type } from '@sinclair/typebox'
+
+export const DIRECTIONS = ['up', 'down', 'lateral', 'context'] as const
+
+/**
+ * GET /tree parameters, typed; the route takes their query-string form (asQuery). nodeId and
+ * direction are optional here because the service checks them, so a bad or missing value gets
+ * api.md's own message.
+ */
+export const TreeParams = Type.Object({
+  projectId: Type.String(),
+  nodeId: Type.Optional(Type.String({ description: 'required for a walk; with format=outline, outline this node and the path to it' })),
+  direction: Type.Optional(
+    Type.Union(
+      DIRECTIONS.map((d) => Type.Literal(d)),
+      { description: 'required unless format=outline' },
+    ),
+  ),
+  format: Type.Optional(
+    Type.Literal('outline', {
+      description:
+        'the whole project (or nodeId and the path to it) as indented text for a model: ids, labels and statuses, breadth-first within budget, the rest summarised as counts per subtree',
+    }),
+  ),
+  budget: Type.Optional(
+    Type.Integer({ minimum: 200, maximum: 200_000, description: 'format=outline only: characters, default 12000 (about 3,000 tokens)' }),
+  ),
+})

@@ -1,0 +1,38 @@
+import { Elysia } from 'elysia'
+import css from './app.css' with { type: 'text' }
+import html from './app.html' with { type: 'text' }
+import js from './app.js' with { type: 'text' }
+
+/**
+ * The live canvas at /app?projectId=…: one page, one script, one stylesheet, all served from
+ * memory (imported as text, so they travel inside the compiled binary too). The policy allows
+ * nothing but those same-origin files and calls to this API: no inline script or style, no
+ * other origin. The API key never appears in a URL the server sees (it stays in the page's
+ * storage and goes in the Authorization header).
+ */
+export const APP_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+const headers = (type: string) => ({
+  'content-type': type,
+  'cache-control': 'no-cache',
+  'content-security-policy': APP_CSP,
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+})
+
+const page = (body: unknown, type: string) => () => new Response(String(body), { headers: headers(type) })
+const hidden = { detail: { hide: true } }
+
+export const webRoutes = () =>
+  new Elysia({ name: 'web' })
+    .get('/app', page(html, 'text/html; charset=utf-8'), {
+      detail: {
+        summary: 'The live canvas (HTML): /app?projectId=<id>#key=<API key>',
+        tags: ['view'],
+        security: [],
+        responses: { 200: { description: 'the page', content: { 'text/html': { schema: { type: 'string' } } } } },
+      },
+    })
+    .get('/app/app.js', page(js, 'text/javascript; charset=utf-8'), hidden)
+    .get('/app/app.css', page(css, 'text/css; charset=utf-8'), hidden)

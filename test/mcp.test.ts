@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'bun:test'
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { asQuery } from '../src/http/query'
+import { loadMcpConfig } from '../src/mcp/config'
+import { originAllowed } from '../src/mcp/http'
+import { toolList } from '../src/mcp/server'
+import { ACTION_BODIES } from '../src/mutate/model'
+import { SearchParams } from '../src/search/model'
+
+const ROOT = join(import.meta.dir, '..')
+const MCP = join(ROOT, 'src/mcp')
+
+/** Every module a file reaches through value imports (type-only imports are erased), within src. */
+function reach(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen
+  seen.add(file)
+  const text = readFileSync(file, 'utf8')
+  for (const m of text.matchAll(/^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"](\.[^'"]+)['"]/gm)) {
+    if (m[2]) continue
+    const base = resolve(dirname(file), m[3]!)
+    const target = ['.ts', '/index.ts', '']
+      .map((ext) => base + ext)
+      .find((p) => {
+        try {
+          return readFileSync(p) && true
+        } catch {
+          return false
+        }
+      })
+    if (target?.endsWith('.ts')) reach(target, seen)
+  }
+  for (const m of text.matchAll(/import\(\s*['"](\.[^'"]+)['"]\s*\)/g)) reach(`${resolve(dirname(file), m[1]!)}.ts`, seen)
+  return seen
+}
+
+describe('src/mcp', () => {
+  it('imports no service, queries, database or app code: it is a client of the REST API', () => {
+    const reached = new Set<string>()
+    for (const f of readdirSync(MCP).filter((f) => f.endsWith('.ts'))) for (const r of reach(join(MCP, f))) reached.add(r)
+    const forbidden = [...reached]
+      .map((f) => relative(ROOT, f))
+      .filter((f) => /(^|\/)(service|queries|routes|deps|app|main)\.ts$/.test(f) || f.startsWith('src/db/'))
+    expect(forbidden).toEqual([])
+    // the scan does follow imports: from the app it reaches services and the database
+    const fromApp = [...reach(join(ROOT, 'src/app.ts'))].map((f) => relative(ROOT, f))
+    expect([fromApp.includes('src/nodes/service.ts'), fromApp.some((f) => f.startsWith('src/db/'))]).toEqual([true, true])
+    // and it sees what the tools use
+    expect(
+      [...reached]
+        .map((f) => relative(ROOT, f))
+        .filter((f) => f.endsWith('/model.ts'))
+        .sort(),
+    ).toEqual([
+      'src/feedback/model.ts',
+      'src/iterations/model.ts',
+      'src/mutate/model.ts',
+      'src/nodes/model.ts',
+      'src/search/model.ts',
+      'src/tree/model.ts',
+      'src/view/model.ts',
+      'src/workflow/model.ts',
+    ])
+  })
+
+  it('publishes the routes’ typed schemas: literal unions as enums, descriptions kept, projectId optional (ARBOR_PROJECT_ID)', () => {
+    const search = toolList().find((t) => t.name === 'search')!
+    expect(search.inputSchema).toEqual({
+      type: 'object',
+      properties: {
+        projectId: { type: 'string', description: 'default ARBOR_PROJECT_ID' },
+        q: { type: 'string', description: 'natural language; only the first 1,000 characters are used' },
+        type: { type: 'string', enum: ['goal', 'need', 'approach', 'job', 'task'] },
+        limit: { type: 'integer', minimum: 1, maximum: 20, description: '1 to 20, default 5' },
+      },
+      required: ['q'],
+    })
+  })
+
+  it('derives mutate’s action enum and per-action fields from the /mutate action schemas', () => {
+    const mutate = toolList().find((t) => t.name === 'mutate')!
+    const action = (mutate.inputSchema.properties as any).action
+    expect(action.enum).toEqual(Object.keys(ACTION_BODIES))
+    expect(action.description.split(' | ').map((a: string) => a.split(':')[0])).toEqual([
+      'add {node',
+      'update {nodeId,data?',
+      'delete {nodeId}',
+      'restore {nodeId?,changelogId?}',
+      'batch {mutations',
+      'classify {nodeId}',
+      'addIteration {iteration',
+      'updateIteration {iterationName,data',
+      'deleteIteration {iterationName}',
+      'reorderIterations {order}',
+      'addProject {project',
+      'renameProject {name}',
+    ])
+    expect(action.description).toContain('batch {mutations:[add|update|delete|addIteration entries (no projectId)]}')
+  })
+
+  it('gives the REST route the query-string form of the same schema', () => {
+    expect(JSON.parse(JSON.stringify(asQuery(SearchParams)))).toEqual({
+      type: 'object',
+      properties: {
+        projectId: { type: 'string' },
+        q: { type: 'string', description: 'natural language; only the first 1,000 characters are used' },
+        type: { type: 'string', description: 'goal, need, approach, job, task' },
+        limit: { type: 'string', description: '1 to 20, default 5' },
+      },
+      required: ['projectId', 'q'],
+    })
+  })
+
+  it('reads ARBOR_API_KEY (required), ARBOR_PROJECT_ID and ARBOR_API_URL (default http://localhost:3000/api/v1)', () => {
+    expect(loadMcpConfig({ ARBOR_API_KEY: 'arb_x' })).toEqual({
+      apiKey: 'arb_x',
+      apiUrl: 'http://localhost:3000/api/v1',
+      projectId: undefined,
+    })
+    expect(loadMcpConfig({ ARBOR_API_KEY: 'arb_x', ARBOR_API_URL: 'https://plan.example/api/v1/', ARBOR_PROJECT_ID: 'p1' })).toEqual({
+      apiKey: 'arb_x',
+      apiUrl: 'https://plan.example/api/v1',
+      projectId: 'p1',
+    })
+    expect(() => loadMcpConfig({})).toThrow('ARBOR_API_KEY is required')
+    expect(() => loadMcpConfig({ ARBOR_API_KEY: 'arb_x', ARBOR_API_URL: 'ftp://x' })).toThrow('ARBOR_API_URL=ftp://x is invalid')
+  })
+
+  it('accepts no Origin, PUBLIC_BASE_URL’s and loopback ones, and nothing else', () => {
+    const base = 'https://plan.example'
+    expect(
+      [
+        null,
+        'https://plan.example',
+        'http://localhost:5173',
+        'http://127.0.0.1',
+        'http://[::1]:8080',
+        'https://evil.example',
+        'http://plan.example',
+        'null',
+      ].map((o) => originAllowed(o, base)),
+    ).toEqual([true, true, true, true, true, false, false, false])
+  })
+})

@@ -1,0 +1,298 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { NODE_TYPES } from '../src/nodes/model'
+import { ADMIN_TOKEN } from './helpers'
+import { type ServerProcess, startServer } from './process'
+
+// The MCP server as agents use it: the SDK's own client, over stdio (a `bun run mcp` subprocess
+// pointed at a real Arbor process) and over Streamable HTTP (Arbor's own /mcp), every tool.
+const ROOT = join(import.meta.dir, '..')
+/** where users reach this Arbor; /mcp accepts its Origin and loopback ones */
+const PUBLIC = 'https://arbor.example.test'
+const projectId = 'mcp-plan'
+let server: ServerProcess
+afterAll(() => server.close())
+beforeAll(async () => {
+  server = await startServer({ PUBLIC_BASE_URL: PUBLIC })
+  const made = await server.call('POST', '/api/v1/mutate', { body: { action: 'addProject', project: { name: 'MCP plan', id: projectId } } })
+  expect(made.status).toBe(200)
+}, 60_000)
+
+/** `GET` of the REST API, to compare each tool's result with what the route itself answers. */
+async function rest(path: string) {
+  const res = await server.call('GET', path)
+  return res.body
+}
+
+const parsed = (result: CallToolResult) => JSON.parse((result.content[0] as { text: string }).text)
+
+const transports = {
+  stdio: () =>
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['run', 'mcp'],
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        ARBOR_API_KEY: server.ownerKey,
+        ARBOR_API_URL: `${server.url}/api/v1`,
+        ARBOR_PROJECT_ID: projectId,
+      },
+      stderr: 'pipe',
+    }),
+  http: () =>
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${server.ownerKey}` } },
+    }),
+}
+
+describe.each(Object.keys(transports) as (keyof typeof transports)[])('the MCP server over %s', (kind) => {
+  let client: Client
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: { projectId, ...args } })) as CallToolResult
+  // every transport gets its own part of the plan, so the two runs do not see each other's nodes
+  const label = (text: string) => `${text} (${kind})`
+
+  beforeAll(async () => {
+    client = new Client({ name: 'arbor-test', version: '1.0.0' })
+    await client.connect(transports[kind]())
+  }, 30_000)
+  afterAll(() => client.close())
+
+  it('lists the nine tools with truthful annotations and the routes’ enums', async () => {
+    const { tools } = await client.listTools()
+    expect(tools.map((t) => [t.name, t.annotations?.readOnlyHint, t.annotations?.destructiveHint, t.annotations?.idempotentHint])).toEqual([
+      ['search', true, false, true],
+      ['list_nodes', true, false, true],
+      ['get_tree', true, false, true],
+      ['mutate', false, true, false],
+      ['list_iterations', true, false, true],
+      ['run_workflow', false, true, false],
+      ['set_view', false, false, true],
+      ['read_view', true, false, true],
+      ['submit_feedback', false, false, false],
+    ])
+    const search = tools.find((t) => t.name === 'search')!
+    expect((search.inputSchema.properties as any).type).toEqual({ type: 'string', enum: [...NODE_TYPES] })
+    expect(search.inputSchema.required).toEqual(['q'])
+    const tree = tools.find((t) => t.name === 'get_tree')!
+    expect((tree.inputSchema.properties as any).direction).toEqual({
+      type: 'string',
+      enum: ['up', 'down', 'lateral', 'context'],
+      description: 'required unless format=outline',
+    })
+  })
+
+  it('mutate writes a batch once per idempotencyKey and keeps the _meta hints', async () => {
+    const args = {
+      action: 'batch',
+      idempotencyKey: `plan-${kind}`,
+      mutations: [
+        { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: label('Teams adopt the product') } } },
+        {
+          action: 'add',
+          node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: label('Managers cannot see progress') } },
+        },
+        { action: 'add', node: { id: 'draft-a', type: 'approach', parentId: 'draft-n', data: { label: label('Weekly summary e-mail') } } },
+        {
+          action: 'add',
+          node: { type: 'job', parentId: 'draft-a', data: { label: label('A manager receives the summary every Monday') } },
+        },
+      ],
+    }
+    const first = await call('mutate', args)
+    expect(first.isError).toBeUndefined()
+    const body = first.structuredContent as any
+    expect(body.success).toBe(true)
+    expect(parsed(first)).toEqual(body)
+    const again = await call('mutate', args)
+    expect(again.structuredContent).toEqual(body)
+    const nodes = (await rest(`/api/v1/nodes?projectId=${projectId}`)).nodes.filter((n: any) => n.data.label.endsWith(`(${kind})`))
+    expect(nodes.map((n: any) => n.type)).toEqual(['goal', 'need', 'approach', 'job'])
+  })
+
+  it('list_nodes, get_tree and list_iterations answer what the REST routes answer', async () => {
+    const nodes = await call('list_nodes', { type: 'job' })
+    expect(nodes.structuredContent).toEqual(await rest(`/api/v1/nodes?projectId=${projectId}&type=job`))
+    const job = (nodes.structuredContent as any).nodes.find(
+      (n: any) => n.data.label === label('A manager receives the summary every Monday'),
+    )
+    const tree = await call('get_tree', { nodeId: job.id, direction: 'context' })
+    expect(tree.structuredContent).toEqual(await rest(`/api/v1/tree?projectId=${projectId}&nodeId=${job.id}&direction=context`))
+    expect((tree.structuredContent as any).ancestors.map((n: any) => n.type)).toEqual(['job', 'approach', 'need', 'goal'])
+    const outline = await call('get_tree', { format: 'outline', budget: 2000 })
+    expect(outline.structuredContent).toEqual(await rest(`/api/v1/tree?projectId=${projectId}&format=outline&budget=2000`))
+    const all = await call('list_iterations', {})
+    expect(all.structuredContent).toEqual(await rest(`/api/v1/iterations?projectId=${projectId}`))
+    const current = await call('list_iterations', { current: true })
+    expect(current.structuredContent).toEqual({ iteration: null })
+  })
+
+  it('search finds a node by meaning, with its ancestors', async () => {
+    const found = await server.until(async () => {
+      const res = await call('search', { q: 'monday summary for managers', type: 'job', limit: 3 })
+      const hit = (res.structuredContent as any).results.find((r: any) => r.node.data.label.endsWith(`(${kind})`))
+      return hit ? res : null
+    })
+    const hit = (found.structuredContent as any).results.find((r: any) => r.node.data.label.endsWith(`(${kind})`))
+    expect(hit.ancestors.map((a: any) => [a.type, a.label])).toEqual([
+      ['approach', label('Weekly summary e-mail')],
+      ['need', label('Managers cannot see progress')],
+      ['goal', label('Teams adopt the product')],
+    ])
+  })
+
+  it('run_workflow starts the add flow and advances it to an applied change', async () => {
+    const approach = (await rest(`/api/v1/nodes?projectId=${projectId}&type=approach`)).nodes.find(
+      (n: any) => n.data.label === label('Weekly summary e-mail'),
+    )
+    const start = await call('run_workflow', { action: 'start', flow: 'add', input: 'Export the weekly summary as CSV' })
+    const started = start.structuredContent as any
+    expect([start.isError, started.done, typeof started.prompt, typeof started.state]).toEqual([undefined, false, 'string', 'string'])
+    const draft = {
+      signal: 'draft_ready',
+      message: 'One job.',
+      draftNodes: [{ id: 'draft-1', type: 'job', parentId: approach.id, data: { label: label('A manager downloads the summary as CSV') } }],
+    }
+    const done = await call('run_workflow', { action: 'advance', state: started.state, response: draft })
+    const finished = done.structuredContent as any
+    expect(finished.done).toBe(true)
+    expect(finished.changeset.map((c: any) => [c.action, c.type, c.after.data.label])).toEqual([
+      ['add', 'job', label('A manager downloads the summary as CSV')],
+    ])
+    expect(finished._meta.viewCommand.command).toEqual({ type: 'selectNode', nodeId: finished.focus })
+  })
+
+  it('submit_feedback stores an item', async () => {
+    const res = await call('submit_feedback', { kind: 'note', summary: `MCP works over ${kind}` })
+    const body = res.structuredContent as any
+    expect([res.isError, body.success, typeof body.id, typeof body.createdAt]).toEqual([undefined, true, 'string', 'string'])
+  })
+
+  it('set_view enqueues a view command and read_view reads the canvas back', async () => {
+    const goal = (await rest(`/api/v1/nodes?projectId=${projectId}&type=goal`)).nodes[0]
+    const set = await call('set_view', { command: { type: 'selectNode', nodeId: goal.id } })
+    const body = set.structuredContent as any
+    expect([set.isError, body.success, body.command]).toEqual([undefined, true, { type: 'selectNode', nodeId: goal.id }])
+    const read = await call('read_view', {})
+    expect(read.structuredContent).toEqual(await rest(`/api/v1/view-state?projectId=${projectId}`))
+  })
+
+  it('returns a refusal as a tool error with the API’s status, message and guide', async () => {
+    const res = await call('mutate', { action: 'add', node: { type: 'need', data: { label: 'No parent' } } })
+    expect(res.isError).toBe(true)
+    const body = parsed(res)
+    expect([body.status, body.success, typeof body.errors[0], body._meta.guide]).toEqual([400, false, 'string', `${PUBLIC}/api/v1/guide`])
+    const missing = await call('get_tree', { nodeId: 'goal-999', direction: 'up' })
+    expect(missing.isError).toBe(true)
+    expect(parsed(missing)).toEqual({ status: 404, ...(await rest(`/api/v1/tree?projectId=${projectId}&nodeId=goal-999&direction=up`)) })
+  })
+})
+
+describe('the stdio server', () => {
+  it('uses ARBOR_PROJECT_ID when a call names no project', async () => {
+    const client = new Client({ name: 'arbor-test', version: '1.0.0' })
+    await client.connect(transports.stdio())
+    try {
+      const res = (await client.callTool({ name: 'list_iterations', arguments: {} })) as CallToolResult
+      expect(res.structuredContent).toEqual(await rest(`/api/v1/iterations?projectId=${projectId}`))
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('exits with a one-line message when ARBOR_API_KEY is missing', async () => {
+    const proc = Bun.spawn([process.execPath, 'src/mcp/stdio.ts'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '' },
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()])
+    expect({ code, stderr }).toEqual({
+      code: 2,
+      stderr: 'arbor mcp: ARBOR_API_KEY is required: an Arbor API key (arb_…) for the MCP server to call the API with\n',
+    })
+  })
+})
+
+describe('POST /mcp', () => {
+  it('calls the API with the caller’s own key, not the server’s', async () => {
+    const made = await server.call('POST', '/admin/v1/users', { key: ADMIN_TOKEN, body: { name: 'other' } })
+    expect(made.status).toBe(201)
+    const client = new Client({ name: 'arbor-test', version: '1.0.0' })
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${made.body.apiKey}` } },
+      }),
+    )
+    try {
+      const denied = (await client.callTool({ name: 'list_nodes', arguments: { projectId } })) as CallToolResult
+      expect(denied.isError).toBe(true)
+      expect(parsed(denied)).toEqual({
+        status: 403,
+        ...(await server.call('GET', `/api/v1/nodes?projectId=${projectId}`, { key: made.body.apiKey })).body,
+      })
+      const own = (await client.callTool({
+        name: 'mutate',
+        arguments: { action: 'addProject', project: { name: 'Other plan', id: 'other-plan' } },
+      })) as CallToolResult
+      expect((own.structuredContent as any).success).toBe(true)
+      const theirs = await server.call('GET', '/api/v1/projects', { key: made.body.apiKey })
+      expect(theirs.body.projects.map((p: any) => [p.id, p.role])).toEqual([['other-plan', 'owner']])
+    } finally {
+      await client.close()
+    }
+  })
+
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  }
+  const post = (headers: Record<string, string>) =>
+    fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(initialize),
+    })
+  const guide = () => `${PUBLIC}/api/v1/guide`
+
+  it('answers 401 JSON without a key or with a wrong one', async () => {
+    for (const headers of [{}, { authorization: 'Bearer arb_notAKeyAtAllButLongEnough0123456789' }] as Record<string, string>[]) {
+      const res = await post(headers)
+      expect({ status: res.status, type: res.headers.get('content-type'), body: await res.json() }).toEqual({
+        status: 401,
+        type: 'application/json',
+        body: {
+          error: 'unauthorized',
+          message: 'Missing or invalid API key',
+          _meta: { guide: guide(), _tip: 'Send your Arbor API key as Authorization: Bearer arb_…' },
+        },
+      })
+    }
+  })
+
+  it('refuses a foreign Origin (DNS rebinding) and accepts PUBLIC_BASE_URL’s and loopback ones', async () => {
+    const foreign = await post({ authorization: `Bearer ${server.ownerKey}`, origin: 'http://evil.example' })
+    expect({ status: foreign.status, body: await foreign.json() }).toEqual({
+      status: 403,
+      body: {
+        error: 'forbidden_origin',
+        message: 'Origin http://evil.example may not use /mcp',
+        _meta: { _tip: `Only ${PUBLIC} (PUBLIC_BASE_URL) and loopback origins are allowed.` },
+      },
+    })
+    for (const origin of ['http://127.0.0.1:5173', 'http://localhost:3000', PUBLIC]) {
+      const res = await post({ authorization: `Bearer ${server.ownerKey}`, origin })
+      expect({ status: res.status, server: ((await res.json()) as any).result.serverInfo.name }).toEqual({ status: 200, server: 'arbor' })
+    }
+  })
+})

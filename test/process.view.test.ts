@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { type ServerProcess, startServer } from './process'
+
+/**
+ * View commands across replicas: two real server processes on one PostgreSQL database. A command
+ * enqueued on one reaches a client long-polling the other within 2 seconds (api.md: applied
+ * within about two seconds). PGlite belongs to one process, so this runs on PostgreSQL only.
+ */
+describe.skipIf(!process.env.TEST_DATABASE_URL)('view commands across two replicas', () => {
+  let a: ServerProcess
+  let b: ServerProcess
+  beforeAll(async () => {
+    a = await startServer()
+    b = await startServer({}, a)
+    await a.call('POST', '/api/v1/mutate', { body: { action: 'addProject', project: { name: 'Replicas', id: 'replicas' } } })
+  }, 60_000)
+  afterAll(async () => {
+    await b?.stop()
+    await a?.close()
+  })
+
+  it('delivers a command enqueued on one replica to a client of the other within 2 s', async () => {
+    const waits: number[] = []
+    for (let i = 0; i < 5; i++) {
+      const polling = b.call('GET', '/api/v1/view/commands?projectId=replicas&wait=8000')
+      await Bun.sleep(300) // the client is waiting before the command is sent
+      const sentAt = performance.now()
+      const sent = await a.call('POST', '/api/v1/view-command', {
+        body: { projectId: 'replicas', command: { type: 'setViewMode', mode: i % 2 ? 'tree' : 'matrix' } },
+      })
+      const got = await polling
+      waits.push(performance.now() - sentAt)
+      expect(got.body.commands.map((c: any) => c.id)).toContain(sent.body.commandId)
+      await b.call('POST', '/api/v1/view/report', {
+        body: {
+          projectId: 'replicas',
+          applied: { id: sent.body.commandId, type: 'setViewMode' },
+          state: {
+            view_mode: i % 2 ? 'tree' : 'matrix',
+            selected_iteration: null,
+            expanded_nodes: [],
+            focused_goals: [],
+            selected_node: null,
+          },
+        },
+      })
+      const st = await a.call('GET', '/api/v1/view-state?projectId=replicas')
+      expect({ id: st.body.last_applied_command.id, connected: st.body.clients_connected }).toEqual({
+        id: sent.body.commandId,
+        connected: true,
+      })
+    }
+    expect(Math.max(...waits)).toBeLessThan(2000)
+  }, 60_000)
+})
