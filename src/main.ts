@@ -7,6 +7,7 @@ import type { Db } from './db/port'
 import { createDeps, type Deps } from './deps'
 import { createLogger } from './log'
 import { startScheduler } from './scheduler'
+import { POLL_WAIT_MS } from './view/model'
 
 /** config → database → app → listen; start the loops; SIGTERM → drain, stop, close. */
 async function main() {
@@ -54,6 +55,9 @@ async function main() {
     hostname: config.host,
     // our handler enforces MAX_BODY_BYTES with a JSON 413; Bun's own limit would answer with an empty body
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    // Bun closes a connection silent for 10 s by default, even while its response is pending:
+    // the app's long poll (GET /view/commands, up to POLL_WAIT_MS) must outlive its wait
+    idleTimeout: Math.ceil(POLL_WAIT_MS / 1000) + 10,
     fetch: (req, srv) => handle(req, srv.requestIP(req)?.address),
   })
   scheduler = startScheduler(deps)

@@ -22,7 +22,7 @@ export const guideRoutes = (deps: Deps, routes: () => RouteInfo[]) =>
           path: r.path,
           summary: r.hooks?.detail?.summary ?? '',
           ...(r.hooks?.query ? { query: schemaFields(r.hooks.query) } : {}),
-          ...(r.hooks?.body ? { body: schemaFields(r.hooks.body) } : {}),
+          ...(bodyOf(r.hooks) ? { body: schemaFields(bodyOf(r.hooks)) } : {}),
         })),
       actions: actionsGuide,
       nodes: nodeGuide,
@@ -34,9 +34,20 @@ export const guideRoutes = (deps: Deps, routes: () => RouteInfo[]) =>
     },
   )
 
+/** A route's body schema: Elysia's, or the one only documented (POST /mutate checks its own). */
+const bodyOf = (hooks: any) => hooks?.body ?? hooks?.detail?.requestBody?.content?.['application/json']?.schema
+
 /** `{field: description}` for an object schema, enough for an agent to build a request. */
 function schemaFields(schema: any): Record<string, string> {
   const out: Record<string, string> = {}
+  if (Array.isArray(schema?.anyOf) && schema.anyOf.every((v: any) => v?.properties?.action?.const)) {
+    // one variant per action (POST /mutate): every field any of them has, and the list of actions
+    for (const variant of schema.anyOf)
+      for (const [name, text] of Object.entries(schemaFields(variant)))
+        if (!Object.hasOwn(out, name)) out[name] = `${text.replace(', required', '')} (see actions for which action needs it)`
+    out.action = `string, required — one of: ${schema.anyOf.map((v: any) => v.properties.action.const).join(', ')}`
+    return out
+  }
   const required = new Set<string>(schema?.required ?? [])
   for (const [name, prop] of Object.entries<any>(schema?.properties ?? {})) {
     const type = prop.type ?? (prop.anyOf ? prop.anyOf.map((p: any) => p.const ?? p.type).join('|') : 'any')
