@@ -251,6 +251,6 @@ describe('a client applying the queue', () => {
 
   it('refuses a bad cursor or wait with 400', async () => {
     expect((await app.call('GET', `/api/v1/view/commands?projectId=${p}&after=-1`)).status).toBe(400)
-    expect((await app.call('GET', `/api/v1/view/commands?projectId=${p}&wait=8001`)).status).toBe(400)
+    expect((await app.call('GET', `/api/v1/view/commands?projectId=${p}&wait=15001`)).status).toBe(400)
   })
 })

@@ -59,7 +59,7 @@ export interface QueuedCommand {
 
 /** A client counts as connected while its last heartbeat is at most this old (api.md, Limits). */
 export const CONNECTED_MS = 30_000
-/** The longest a client's poll for commands may wait before answering with none (under Bun's 10 s idle timeout). */
-export const POLL_WAIT_MS = 8_000
+/** The longest a client's poll for commands may wait before answering with none (main.ts sets Bun's idle timeout past it). */
+export const POLL_WAIT_MS = 15_000
 /** How often a waiting poll looks for commands another replica enqueued. */
 export const POLL_EVERY_MS = 200

@@ -68,7 +68,7 @@ export const viewRoutes = (deps: Deps) =>
       query: t.Object({
         projectId: t.String(),
         after: t.Optional(t.String({ description: 'the id of the last command this client applied' })),
-        wait: t.Optional(t.String({ description: 'milliseconds to wait for a command, 0 to 8000 (default 0: answer at once)' })),
+        wait: t.Optional(t.String({ description: 'milliseconds to wait for a command, 0 to 15000 (default 0: answer at once)' })),
       }),
       response: {
         200: t.Object({ commands: t.Array(t.Intersect([QueuedCommand, t.Object({ id: t.Integer(), at: t.Nullable(t.String()) })])) }),
