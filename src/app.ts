@@ -20,8 +20,7 @@ import { sharePageRoutes, shareRoutes } from './share/routes'
 import { tierRoutes } from './tiers/routes'
 import { treeRoutes } from './tree/routes'
 import { viewRoutes } from './view/routes'
-import { docsRoutes } from './web/docs'
-import { webRoutes } from './web/routes'
+import { docsRoutes, webRoutes } from './web/routes'
 import { webhookRoutes } from './webhooks/routes'
 import { workflowRoutes } from './workflow/routes'
 
@@ -58,7 +57,7 @@ export function createApp(deps: Deps) {
     })
     .use(
       openapi({
-        // no CDN page: /docs is served from the swagger-ui-dist package (web/docs.ts)
+        // no CDN page: /docs is served from the swagger-ui-dist package (web/routes.ts)
         provider: null,
         path: '/docs',
         specPath: '/openapi.json',

@@ -1,7 +1,10 @@
 import { Elysia } from 'elysia'
+import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'text' }
+import swaggerBundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'text' }
 import css from './app.css' with { type: 'text' }
 import html from './app.html' with { type: 'text' }
 import js from './app.js' with { type: 'text' }
+import docsInit from './docs-init.js' with { type: 'text' }
 
 /**
  * The live canvas at /app?projectId=…: one page, one script, one stylesheet, all served from
@@ -36,3 +39,33 @@ export const webRoutes = () =>
     })
     .get('/app/app.js', page(js, 'text/javascript; charset=utf-8'), hidden)
     .get('/app/app.css', page(css, 'text/css; charset=utf-8'), hidden)
+
+/**
+ * The API reference at /docs: Swagger UI from the `swagger-ui-dist` package, served from memory
+ * (so it travels in the compiled binary and loads nothing from another origin), on /openapi.json.
+ * Swagger UI sets inline style attributes, so styles allow 'unsafe-inline'; scripts do not.
+ */
+export const DOCS_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+const PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Arbor API reference</title><link rel="stylesheet" href="/docs/swagger-ui.css"></head>
+<body><div id="swagger-ui"></div><script src="/docs/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`
+
+const serve = (body: unknown, type: string) => () =>
+  new Response(String(body), {
+    headers: {
+      'content-type': type,
+      'content-security-policy': DOCS_CSP,
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-cache',
+    },
+  })
+
+export const docsRoutes = () =>
+  new Elysia({ name: 'docs' })
+    .get('/docs', serve(PAGE, 'text/html; charset=utf-8'), hidden)
+    .get('/docs/swagger-ui.css', serve(swaggerCss, 'text/css; charset=utf-8'), hidden)
+    .get('/docs/swagger-ui-bundle.js', serve(swaggerBundle, 'text/javascript; charset=utf-8'), hidden)
+    .get('/docs/init.js', serve(docsInit, 'text/javascript; charset=utf-8'), hidden)
