@@ -9,7 +9,7 @@ import { webhookDeliveryLoop } from './webhooks/loop'
 
 /**
  * The scheduled loops, each a `tick(deps, now)` that tests call with an explicit clock.
- * Croner runs them; `protect: true` skips a run while the previous one is still going.
+ * Croner runs them on their interval; `oneAtATime` keeps each to one run at a time, wake-ups included.
  */
 export interface Loop {
   name: string
@@ -41,21 +41,48 @@ export const loops: Loop[] = [
   searchLoop,
 ]
 
+/**
+ * `run`, never twice at once: a call while it runs asks for one more run after it (however many
+ * calls came in the meantime), and resolves when that run is done. Croner's `protect` covers
+ * only its own timer; `Cron.trigger()` (a wake-up) starts a run regardless, so two runs of the
+ * search loop could push one node's events to Meilisearch out of order and bring a deleted
+ * node back.
+ */
+export function oneAtATime(run: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | null = null
+  let again = false
+  return () => {
+    if (running) {
+      again = true
+      return running
+    }
+    running = (async () => {
+      try {
+        do {
+          again = false
+          await run()
+        } while (again)
+      } finally {
+        running = null
+      }
+    })()
+    return running
+  }
+}
+
 export function startScheduler(deps: Deps) {
   let stopped = false
   const jobs = loops.map((loop) => {
-    const job = new Cron(
-      '* * * * * *',
-      {
-        interval: loop.everySeconds(deps),
-        protect: true,
-        catch: (err) => deps.log.error('loop failed', { loop: loop.name, error: String(err) }),
-      },
-      async () => {
+    const run = oneAtATime(async () => {
+      if (stopped) return
+      try {
         await loop.tick(deps, deps.now())
-      },
-    )
-    if (loop.wakeOn) deps.onWake(loop.wakeOn, () => !stopped && job.trigger())
+      } catch (err) {
+        deps.log.error('loop failed', { loop: loop.name, error: String(err) })
+      }
+    })
+    const job = new Cron('* * * * * *', { interval: loop.everySeconds(deps) }, run)
+    if (loop.wakeOn) deps.onWake(loop.wakeOn, () => !stopped && void run())
     return job
   })
   const stops = loops.map((loop) => loop.onStart?.(deps)).filter((s): s is () => Promise<void> => !!s)

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'bun:test'
+import { oneAtATime } from '../src/scheduler'
+
+// The scheduler runs each loop on its interval and again when a write wakes it. A wake-up that
+// came while a run was going used to start a second run beside it (Croner's `trigger()` ignores
+// `protect`): two search ticks pushed one node's add and delete to Meilisearch out of order.
+describe('oneAtATime (src/scheduler.ts)', () => {
+  it('never runs twice at once, and runs once more for the calls made while it ran', async () => {
+    let active = 0
+    let most = 0
+    let runs = 0
+    const gates: (() => void)[] = []
+    const run = oneAtATime(async () => {
+      runs++
+      active++
+      most = Math.max(most, active)
+      await new Promise<void>((resolve) => gates.push(resolve))
+      active--
+    })
+    const first = run()
+    const during = [run(), run(), run()] // three wake-ups while the first run waits
+    expect(runs).toBe(1)
+    gates.shift()!()
+    await Bun.sleep(1)
+    expect(runs).toBe(2) // the three wake-ups became one more run
+    gates.shift()!()
+    await Promise.all([first, ...during])
+    expect(most).toBe(1)
+    expect(runs).toBe(2)
+  })
+
+  it('starts afresh after a run that threw', async () => {
+    let runs = 0
+    const run = oneAtATime(async () => {
+      runs++
+      if (runs === 1) throw new Error('boom')
+    })
+    await expect(run()).rejects.toThrow('boom')
+    await run()
+    expect(runs).toBe(2)
+  })
+})
