@@ -225,6 +225,7 @@ async function start() {
   $('#sign-out').onclick = () => signIn('Signed out. Paste an API key to open the canvas again.')
   render()
   if (revision === undefined) return setLive('off', 'View commands need the Builder or Team plan')
+  setLive('live', 'Live') // the first long poll may wait its whole time before it answers
   void live()
 }
 
