@@ -143,6 +143,7 @@ describe.skipIf(!haveChromium)('the live canvas in a browser', () => {
     expect({ selected: st.selected_node, mode: st.view_mode }).toEqual({ selected: ids['draft-g1'], mode: 'tree' })
     expect(await page.textContent('#panel-label')).toBe('Researchers trust their field notes')
     expect(await page.getAttribute(`li[data-id="${ids['draft-g1']}"]`, 'class')).toContain('selected')
+    await page.screenshot({ path: join(OUT, 'canvas-tree-selected.png') })
   })
 
   it('zooms to a job, switching to the matrix, and selects an iteration', async () => {
@@ -252,6 +253,7 @@ describe.skipIf(!haveChromium)('the live canvas in a browser', () => {
     await p2.goto(`${server.url}/app?projectId=${projectId}#key=arb_revoked0000000000000000000000000000`)
     await p2.waitForSelector('#signin:not([hidden])')
     expect(await p2.textContent('#signin-message')).toContain('not valid')
+    await p2.screenshot({ path: join(OUT, 'canvas-signin.png') })
     await p2.close()
   })
 
