@@ -61,3 +61,10 @@ declare module 'swagger-ui-dist/swagger-ui-bundle.js' {
   const text: string
   export default text
 }
+
+// The live canvas's script bundled at build time (src/web/bundle.ts), embedded as text in the
+// single executable (src/binary.ts).
+declare module '*/assets/canvas.js' {
+  const text: string
+  export default text
+}

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { CHROMIUM as BROWSER } from '../bench/lib/spawn'
+import { ADMIN_TOKEN } from './helpers'
 import { type ServerProcess, startServer } from './process'
 
 /**
@@ -21,6 +22,8 @@ describe.skipIf(!haveChromium)('the live canvas in a browser', () => {
   let browser: Browser
   let page: Page
   let ids: Record<string, string>
+  /** every request the first page made: [time, method, url] */
+  const requests: [number, string, string][] = []
   const projectId = 'canvas'
 
   beforeAll(async () => {
@@ -88,6 +91,7 @@ describe.skipIf(!haveChromium)('the live canvas in a browser', () => {
     ids = res.body.idMap
     browser = await chromium.launch({ ...BROWSER, executablePath: CHROMIUM })
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+    page.on('request', (r) => requests.push([Date.now(), r.method(), r.url()]))
     await page.goto(`${server.url}/app?projectId=${projectId}#key=${server.ownerKey}`)
     await page.waitForSelector('#app:not([hidden])')
   }, 90_000)
@@ -139,6 +143,7 @@ describe.skipIf(!haveChromium)('the live canvas in a browser', () => {
     expect({ selected: st.selected_node, mode: st.view_mode }).toEqual({ selected: ids['draft-g1'], mode: 'tree' })
     expect(await page.textContent('#panel-label')).toBe('Researchers trust their field notes')
     expect(await page.getAttribute(`li[data-id="${ids['draft-g1']}"]`, 'class')).toContain('selected')
+    await page.screenshot({ path: join(OUT, 'canvas-tree-selected.png') })
   })
 
   it('zooms to a job, switching to the matrix, and selects an iteration', async () => {
@@ -177,11 +182,78 @@ describe.skipIf(!haveChromium)('the live canvas in a browser', () => {
     await page.waitForSelector(`li[data-id="${added.body.node.id}"]`, { timeout: 10_000 })
   })
 
+  it('never sends the key in a URL, loads nothing from another origin, and serves every file under the strict policy', async () => {
+    expect(requests.length).toBeGreaterThan(5)
+    for (const [, , url] of requests) {
+      expect(url).not.toContain(server.ownerKey)
+      expect(new URL(url).origin).toBe(server.url)
+    }
+    for (const path of ['/app', '/app/app.js', '/app/app.css']) {
+      const res = await fetch(server.url + path)
+      expect(res.status).toBe(200)
+      expect(res.headers.get('content-security-policy')).toBe(
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      )
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+    }
+    const html = await (await fetch(`${server.url}/app`)).text()
+    expect(html).not.toMatch(/<script>|<style|\sstyle=|\son[a-z]+=/)
+    expect((await fetch(`${server.url}/app/app.js`)).headers.get('content-type')).toBe('text/javascript; charset=utf-8')
+  })
+
+  it('keeps one long poll open while idle: a handful of calls in 10 s, every one its heartbeat', async () => {
+    const from = Date.now()
+    await Bun.sleep(10_000)
+    const calls = requests.filter(([t, , url]) => t >= from && url.includes('/api/'))
+    expect(calls.every(([, , url]) => url.includes('/api/v1/view/commands?'))).toBe(true)
+    expect(calls.length).toBeLessThanOrEqual(3)
+    const st = await server.call('GET', `/api/v1/view-state?projectId=${projectId}`)
+    expect(st.body.clients_connected).toBe(true)
+  }, 20_000)
+
+  it('shows the same view after a reload, and applies what was queued meanwhile', async () => {
+    const before = await command({ type: 'expandNode', nodeId: ids['draft-g1'] })
+    await page.goto('about:blank') // the page is gone; its browser keeps the key
+    const sent = await server.call('POST', '/api/v1/view-command', {
+      body: { projectId, command: { type: 'selectNode', nodeId: ids['draft-n1'] } },
+    })
+    await page.goto(`${server.url}/app?projectId=${projectId}`) // no #key: it comes from storage
+    const st = await server.until(async () => {
+      const r = await server.call('GET', `/api/v1/view-state?projectId=${projectId}`)
+      return r.body.last_applied_command?.id === sent.body.commandId ? r.body : null
+    })
+    expect({ mode: st.view_mode, expanded: st.expanded_nodes, focused: st.focused_goals, selected: st.selected_node }).toEqual({
+      mode: before.view_mode,
+      expanded: before.expanded_nodes,
+      focused: before.focused_goals,
+      selected: ids['draft-n1'],
+    })
+    expect(await page.textContent('#panel-label')).toBe('Notes get lost when offline')
+  })
+
+  it('shows a free plan its tree without live control', async () => {
+    const free = await server.call('POST', '/admin/v1/users', { key: ADMIN_TOKEN, body: { name: 'free', tier: 'free' } })
+    const key = free.body.apiKey
+    await server.call('POST', '/api/v1/mutate', { key, body: { action: 'addProject', project: { name: 'Small plan', id: 'small' } } })
+    await server.call('POST', '/api/v1/mutate', {
+      key,
+      body: { action: 'add', projectId: 'small', node: { type: 'goal', data: { label: 'A goal on the free plan' } } },
+    })
+    const p5 = await browser.newPage()
+    await p5.goto(`${server.url}/app?projectId=small#key=${key}`)
+    await p5.waitForSelector('li.node.goal')
+    expect(await p5.textContent('li.node.goal .label')).toBe('A goal on the free plan')
+    expect(await p5.getAttribute('#live', 'data-state')).toBe('off')
+    expect(await p5.textContent('#live-text')).toBe('View commands need the Builder or Team plan')
+    await p5.close()
+  })
+
   it('shows a sign-in prompt for a revoked key', async () => {
     const p2 = await browser.newPage()
     await p2.goto(`${server.url}/app?projectId=${projectId}#key=arb_revoked0000000000000000000000000000`)
     await p2.waitForSelector('#signin:not([hidden])')
     expect(await p2.textContent('#signin-message')).toContain('not valid')
+    await p2.screenshot({ path: join(OUT, 'canvas-signin.png') })
     await p2.close()
   })
 

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { existsSync } from 'node:fs'
+import { chromium } from 'playwright-core'
+import { CHROMIUM } from '../bench/lib/spawn'
 import { type ServerProcess, startServer } from './process'
 
 /**
@@ -52,4 +55,46 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('view commands across two replic
     }
     expect(Math.max(...waits)).toBeLessThan(2000)
   }, 60_000)
+
+  it.skipIf(!existsSync(CHROMIUM.executablePath))(
+    'drives the real page open on one replica with commands sent through the other',
+    async () => {
+      const browser = await chromium.launch(CHROMIUM)
+      try {
+        const page = await browser.newPage()
+        await page.goto(`${b.url}/app?projectId=replicas#key=${b.ownerKey}`)
+        // live as soon as it is connected, not once its first long poll has waited its time out
+        await page.waitForSelector('#live[data-state="live"]', { timeout: 5000 })
+        const goal = await a.call('POST', '/api/v1/mutate', {
+          body: { action: 'add', projectId: 'replicas', node: { type: 'goal', data: { label: 'Seen from the other replica' } } },
+        })
+        // the tree change made through replica a reaches the page on replica b too (a row of
+        // the matrix: the page shows the view the first test's client reported last)
+        expect(await page.getAttribute('body', 'data-mode')).toBe('matrix')
+        await page.waitForSelector(`[data-id="${goal.body.node.id}"]`, { timeout: 5000 })
+        const waits: number[] = []
+        for (const command of [
+          { type: 'setViewMode', mode: 'matrix' },
+          { type: 'selectNode', nodeId: goal.body.node.id },
+          { type: 'setViewMode', mode: 'tree' },
+          { type: 'expandNode', nodeId: goal.body.node.id },
+        ]) {
+          const started = performance.now()
+          const sent = await a.call('POST', '/api/v1/view-command', { body: { projectId: 'replicas', command } })
+          const st = await a.until(async () => {
+            const r = await a.call('GET', '/api/v1/view-state?projectId=replicas')
+            return r.body.last_applied_command?.id === sent.body.commandId ? r.body : null
+          }, 5000)
+          waits.push(performance.now() - started)
+          expect(st.clients_connected).toBe(true)
+        }
+        expect(await page.getAttribute('body', 'data-mode')).toBe('tree')
+        expect(await page.textContent('#panel-label')).toBe('Seen from the other replica')
+        expect(Math.max(...waits)).toBeLessThan(2000)
+      } finally {
+        await browser.close()
+      }
+    },
+    60_000,
+  )
 })

@@ -176,7 +176,10 @@ describe('POST /view-command', () => {
     expect(res.headers.get('deprecation')).toBe('true')
     expect(res.headers.get('link')).toBe('<http://arbor.test/api/v1/view-command>; rel="successor-version"')
     const st = await app.call('GET', `/api/view-state?projectId=${p}`)
+    expect(st.status).toBe(200)
     expect(st.headers.get('deprecation')).toBe('true')
+    expect(st.headers.get('link')).toBe('<http://arbor.test/api/v1/view-state>; rel="successor-version"')
+    expect(st.body.command_seq).toEqual((await app.call('GET', `/api/v1/view-state?projectId=${p}`)).body.command_seq)
   })
 
   it('refuses a project the key cannot reach', async () => {
@@ -252,5 +255,78 @@ describe('a client applying the queue', () => {
   it('refuses a bad cursor or wait with 400', async () => {
     expect((await app.call('GET', `/api/v1/view/commands?projectId=${p}&after=-1`)).status).toBe(400)
     expect((await app.call('GET', `/api/v1/view/commands?projectId=${p}&wait=15001`)).status).toBe(400)
+  })
+})
+
+describe('tiers (has_realtime of GET /tier-status)', () => {
+  const calls = (projectId: string, key: string) => [
+    app.call('POST', '/api/v1/view-command', { key, body: { projectId, command: { type: 'setViewMode', mode: 'matrix' } } }),
+    app.call('GET', `/api/v1/view-state?projectId=${projectId}`, { key }),
+    app.call('GET', `/api/v1/view/commands?projectId=${projectId}&wait=0`, { key }),
+    app.call('POST', '/api/v1/view/report', {
+      key,
+      body: {
+        projectId,
+        state: { view_mode: 'tree', selected_iteration: null, expanded_nodes: [], focused_goals: [], selected_node: null },
+      },
+    }),
+  ]
+
+  it('refuses the canvas to a free plan on its own project with 403 realtime_unavailable', async () => {
+    const free = await app.user({ tier: 'free' })
+    expect((await app.call('GET', '/api/v1/tier-status', { key: free.key })).body.has_realtime).toBe(false)
+    const q = await app.project(undefined, free.key)
+    for (const res of await Promise.all(calls(q, free.key)))
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 403,
+        body: {
+          error: 'realtime_unavailable',
+          message: 'The live canvas and view commands need the Builder or Team plan (has_realtime in GET /tier-status)',
+        },
+      })
+    // a lapsed builder reports free, and is refused the same way
+    const lapsed = await app.user({ tier: 'builder', lapsed: true })
+    const r = await app.project(undefined, lapsed.key)
+    expect((await Promise.all(calls(r, lapsed.key))).map((res) => res.status)).toEqual([403, 403, 403, 403])
+  })
+
+  it('gives it to builder and team plans, and to every member of a team-owned project', async () => {
+    const builder = await app.user({ tier: 'builder' })
+    const q = await app.project(undefined, builder.key)
+    expect((await Promise.all(calls(q, builder.key))).map((res) => res.status)).toEqual([200, 200, 200, 200])
+    const member = await app.user({ tier: 'free' })
+    const r = await app.project()
+    expect((await app.call('POST', '/api/v1/members', { body: { projectId: r, userId: member.id } })).status).toBe(201)
+    expect((await Promise.all(calls(r, member.key))).map((res) => res.status)).toEqual([200, 200, 200, 200])
+  })
+
+  it('refuses a strategist key with the REST tier message, and a project the key cannot reach', async () => {
+    const strategist = await app.user({ tier: 'strategist' })
+    for (const res of await Promise.all(calls(p, strategist.key))) expect(res.status).toBe(403)
+    const stranger = await app.user({ tier: 'team' })
+    for (const res of await Promise.all(calls(p, stranger.key)))
+      expect(res.body).toEqual({ error: 'project_access_denied', message: 'API key does not have access to this project' })
+  })
+})
+
+describe("the app's long poll follows the tree", () => {
+  it('answers with a revision, and at once when the tree changes after it', async () => {
+    const q = await app.project()
+    const first = await app.call('GET', `/api/v1/view/commands?projectId=${q}&wait=0`)
+    expect(first.body).toEqual({ commands: [], revision: expect.any(String) })
+    // nothing changed: the poll waits its whole time and answers the same revision
+    const idle = await app.call('GET', `/api/v1/view/commands?projectId=${q}&wait=300&revision=${first.body.revision}`)
+    expect(idle.body).toEqual({ commands: [], revision: first.body.revision })
+    const started = Date.now()
+    const waiting = app.call('GET', `/api/v1/view/commands?projectId=${q}&wait=8000&revision=${first.body.revision}`)
+    await Bun.sleep(200)
+    await app.call('POST', '/api/v1/mutate', { body: { action: 'add', projectId: q, node: { type: 'goal', data: { label: 'New goal' } } } })
+    const changed = await waiting
+    expect(changed.body.commands).toEqual([])
+    expect(changed.body.revision).not.toBe(first.body.revision)
+    expect(Date.now() - started).toBeLessThan(8000) // it did not wait out its time
+    // the revision is the events feed's cursor: nothing newer after it
+    const events = await app.call('GET', `/api/v1/events?projectId=${q}&after=${changed.body.revision}`)
+    expect(events.body.events).toEqual([])
   })
 })

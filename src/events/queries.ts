@@ -1,5 +1,6 @@
 import deleteExpiredSql from '../../sql/events/delete-expired.sql' with { type: 'text' }
 import insertManySql from '../../sql/events/insert-many.sql' with { type: 'text' }
+import latestSql from '../../sql/events/latest.sql' with { type: 'text' }
 import listPageSql from '../../sql/events/list-page.sql' with { type: 'text' }
 import type { Db } from '../db'
 import { one } from '../db/port'
@@ -12,6 +13,8 @@ export interface EventRow {
 
 export const listPage = (db: Db, projectId: string, after: { txid: string; seq: number } | null, limit: number) =>
   db.query<EventRow>(listPageSql, [projectId, after?.txid ?? null, after?.seq ?? null, limit])
+
+export const latest = (db: Db, projectId: string) => one<Omit<EventRow, 'payload'>>(db, latestSql, [projectId])
 
 export const deleteExpired = async (db: Db, before: Date) => (await one<{ count: number }>(db, deleteExpiredSql, [before]))!.count
 

@@ -44,7 +44,7 @@ const CURSOR = /^(\d{1,20})_(\d{1,20})$/
 const MAX_BIGINT = 2n ** 63n - 1n
 
 /** Cursors are opaque to clients; inside they are the (transaction id, seq) of the last event read. */
-const encodeCursor = (row: q.EventRow) => `${row.txid}_${row.seq}`
+const encodeCursor = (row: Pick<q.EventRow, 'txid' | 'seq'>) => `${row.txid}_${row.seq}`
 
 function decodeCursor(after: string | undefined) {
   if (after === undefined || after === '') return null
@@ -80,6 +80,16 @@ export async function listEvents(deps: Deps, user: User, query: { projectId: str
           : 'Up to date. Poll again later with after=nextCursor; events are kept for 7 days.',
     },
   }
+}
+
+/**
+ * The cursor of the project's newest readable event ('' before any): it changes whenever the
+ * tree or its iterations change, so the live canvas's long poll can tell the page to reload.
+ * It is also a valid `after` for GET /events.
+ */
+export async function latestCursor(deps: Deps, projectId: string): Promise<string> {
+  const row = await q.latest(deps.db, projectId)
+  return row ? encodeCursor(row) : ''
 }
 
 /** The retention loop: drop events past the window (see sql/events/delete-expired.sql). */

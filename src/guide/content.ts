@@ -186,6 +186,9 @@ export const commonGuide = {
     confirm:
       'GET /api/v1/view-state?projectId → {view_mode, selected_iteration, expanded_nodes, focused_goals, selected_node, updated_at, last_applied_command:{id,type,at}|null, command_seq, clients_connected, last_client_seen}; poll until last_applied_command.id equals your commandId',
     app: 'The live canvas is /app?projectId=<id>#key=<API key>; while no page is open (clients_connected:false) commands wait in the queue and are applied in order when one opens.',
+    tier: 'needs has_realtime of GET /tier-status (builder and team; every member of a team-owned project); otherwise 403 {error:"realtime_unavailable", message}',
+    appCalls:
+      "the page's own calls: GET /api/v1/view/commands?projectId&after=<last applied id>&wait=<ms, at most 15000>&revision=<previous revision> (long poll and heartbeat: the queued commands, or an answer as soon as the tree changed after revision) and POST /api/v1/view/report {projectId, applied:{id,type}|null, state:{view_mode, selected_iteration, expanded_nodes, focused_goals, selected_node}}",
   },
   mcp: {
     stdio:

@@ -69,12 +69,21 @@ export const viewRoutes = (deps: Deps) =>
         projectId: t.String(),
         after: t.Optional(t.String({ description: 'the id of the last command this client applied' })),
         wait: t.Optional(t.String({ description: 'milliseconds to wait for a command, 0 to 15000 (default 0: answer at once)' })),
+        revision: t.Optional(
+          t.String({ description: 'the revision of the previous answer: answer as soon as the tree or its iterations change' }),
+        ),
       }),
       response: {
-        200: t.Object({ commands: t.Array(t.Intersect([QueuedCommand, t.Object({ id: t.Integer(), at: t.Nullable(t.String()) })])) }),
+        200: t.Object({
+          commands: t.Array(t.Intersect([QueuedCommand, t.Object({ id: t.Integer(), at: t.Nullable(t.String()) })])),
+          revision: t.String({
+            description:
+              "changes whenever the project's nodes or iterations change (the GET /events cursor of its newest event; '' before any)",
+          }),
+        }),
       },
       detail: {
-        summary: "The app's own call: heartbeat, then the queued commands after `after` (long poll)",
+        summary: "The app's own call: heartbeat, then the queued commands after `after`, or a tree change after `revision` (long poll)",
         tags: ['view'],
       },
     })

@@ -1,11 +1,29 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
+import { latestCursor } from '../events/service'
 import { invalid, RefusalError } from '../http/errors'
 import { listIterations } from '../iterations/service'
 import { nodeTypesOf } from '../nodes/service'
 import { requireProject } from '../projects/access'
+import { tierStatus } from '../tiers/service'
 import { CONNECTED_MS, isCommandType, POLL_EVERY_MS, POLL_WAIT_MS, type QueuedCommand, VIEW_COMMAND_TYPES, VIEW_MODES } from './model'
 import * as q from './queries'
+
+/**
+ * The project, when the key may use the live canvas on it: `has_realtime` of tier-status
+ * (builder and team). On a project owned by a team plan every member has it, as with the rest
+ * of a team project's features (share management follows the same rule).
+ */
+async function canvasProject(deps: Deps, user: User, projectId: unknown) {
+  const access = await requireProject(deps.db, user, projectId)
+  const p = access.project
+  const teamProject = p.owner_tier === 'team' && !p.owner_lapsed && !p.owner_contributor
+  if (!teamProject && !tierStatus(deps.config, user).has_realtime)
+    throw new RefusalError(403, 'realtime_unavailable', {
+      message: 'The live canvas and view commands need the Builder or Team plan (has_realtime in GET /tier-status)',
+    })
+  return access
+}
 
 const invalidCommand = (message?: string) =>
   new RefusalError(400, 'Invalid command', { ...(message ? { message } : {}), validTypes: [...VIEW_COMMAND_TYPES] })
@@ -17,7 +35,7 @@ const str = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '
 
 /** POST /view-command: check the command, resolve its target, queue it for the app. */
 export async function sendCommand(deps: Deps, user: User, body: { projectId?: unknown; command?: unknown }) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await canvasProject(deps, user, body.projectId)
   const c = body.command as Record<string, unknown> | undefined
   if (!c || typeof c !== 'object' || Array.isArray(c) || !isCommandType(c.type)) throw invalidCommand()
   const queued: QueuedCommand = { type: c.type }
@@ -84,7 +102,7 @@ const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOS
 
 /** GET /view-state: what the app shows, as it last reported it; the defaults before any client. */
 export async function viewState(deps: Deps, user: User, query: { projectId?: string }) {
-  const { project } = await requireProject(deps.db, user, query.projectId)
+  const { project } = await canvasProject(deps, user, query.projectId)
   const row = await q.getState(deps.db, project.id)
   const now = deps.now()
   const connected = isConnected(row?.last_client_seen ?? null, now)
@@ -106,30 +124,48 @@ export async function viewState(deps: Deps, user: User, query: { projectId?: str
   }
 }
 
+/** A waiting poll writes the heartbeat again after this long (the connected window is 30 s). */
+const HEARTBEAT_EVERY_MS = 10_000
+
 /**
  * GET /view/commands (the app's own call): a heartbeat, then the commands after `after`, waiting
- * up to `wait` ms for one to arrive. It polls the database, so a command enqueued on another
- * replica arrives within POLL_EVERY_MS.
+ * up to `wait` ms for one to arrive. With `revision` (the one its previous answer carried) it
+ * also answers as soon as the project's tree or iterations changed, so one long poll keeps the
+ * page live without a second polling loop. It reads the database every POLL_EVERY_MS, so a
+ * command enqueued on another replica arrives within that; on this replica a wake-up ends the
+ * wait at once.
  */
-export async function nextCommands(deps: Deps, user: User, query: { projectId?: string; after?: string; wait?: string }) {
-  const { project } = await requireProject(deps.db, user, query.projectId)
+export async function nextCommands(
+  deps: Deps,
+  user: User,
+  query: { projectId?: string; after?: string; wait?: string; revision?: string },
+) {
+  const { project } = await canvasProject(deps, user, query.projectId)
   const after = query.after === undefined ? 0 : Number(query.after)
   if (!Number.isSafeInteger(after) || after < 0) throw invalid('after must be a command id (a non-negative integer)')
   const wait = query.wait === undefined ? 0 : Number(query.wait)
   if (!Number.isSafeInteger(wait) || wait < 0 || wait > POLL_WAIT_MS) throw invalid(`wait must be 0 to ${POLL_WAIT_MS} milliseconds`)
   const until = Date.now() + wait
+  let beat = 0
   for (;;) {
-    await q.heartbeat(deps.db, project.id, deps.now())
+    if (Date.now() - beat >= HEARTBEAT_EVERY_MS) {
+      await q.heartbeat(deps.db, project.id, deps.now())
+      beat = Date.now()
+    }
     const rows = await q.pending(deps.db, project.id, after)
-    if (rows.length || Date.now() >= until)
-      return { commands: rows.map((r) => ({ id: Number(r.seq), ...r.command, at: iso(r.created_at) })) }
+    const revision = await latestCursor(deps, project.id)
+    const changed = query.revision !== undefined && revision !== query.revision
+    if (rows.length || changed || Date.now() >= until)
+      return { commands: rows.map((r) => ({ id: Number(r.seq), ...r.command, at: iso(r.created_at) })), revision }
     await new Promise<void>((resolve) => {
       const done = () => {
-        off()
+        offView()
+        offEvents()
         clearTimeout(timer)
         resolve()
       }
-      const off = deps.onWake('view', done)
+      const offView = deps.onWake('view', done)
+      const offEvents = deps.onWake('events', done) // a write on this replica: the tree changed
       const timer = setTimeout(done, Math.min(POLL_EVERY_MS, until - Date.now()))
     })
   }
@@ -149,7 +185,7 @@ export interface ReportBody {
 
 /** POST /view/report (the app's own call): what it shows now, the command it just applied, and a heartbeat. */
 export async function reportView(deps: Deps, user: User, body: ReportBody) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await canvasProject(deps, user, body.projectId)
   const applied = body.applied ?? null
   await deps.db.tx(async (db) => {
     await q.report(db, project.id, deps.now(), {

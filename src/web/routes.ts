@@ -3,7 +3,7 @@ import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'text' }
 import swaggerBundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'text' }
 import css from './app.css' with { type: 'text' }
 import html from './app.html' with { type: 'text' }
-import js from './app.js' with { type: 'text' }
+import { canvasScript } from './bundle'
 import docsInit from './docs-init.js' with { type: 'text' }
 
 /**
@@ -27,8 +27,10 @@ const headers = (type: string) => ({
 const page = (body: unknown, type: string) => () => new Response(String(body), { headers: headers(type) })
 const hidden = { detail: { hide: true } }
 
-export const webRoutes = () =>
-  new Elysia({ name: 'web' })
+export const webRoutes = () => {
+  // bundled once per app, on the first request for it (src/web/bundle.ts)
+  let script: Promise<string> | undefined
+  return new Elysia({ name: 'web' })
     .get('/app', page(html, 'text/html; charset=utf-8'), {
       detail: {
         summary: 'The live canvas (HTML): /app?projectId=<id>#key=<API key>',
@@ -37,8 +39,19 @@ export const webRoutes = () =>
         responses: { 200: { description: 'the page', content: { 'text/html': { schema: { type: 'string' } } } } },
       },
     })
-    .get('/app/app.js', page(js, 'text/javascript; charset=utf-8'), hidden)
+    .get(
+      '/app/app.js',
+      async () => {
+        script ??= canvasScript().catch((err) => {
+          script = undefined
+          throw err
+        })
+        return new Response(await script, { headers: headers('text/javascript; charset=utf-8') })
+      },
+      hidden,
+    )
     .get('/app/app.css', page(css, 'text/css; charset=utf-8'), hidden)
+}
 
 /**
  * The API reference at /docs: Swagger UI from the `swagger-ui-dist` package, served from memory

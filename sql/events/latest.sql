@@ -1,0 +1,7 @@
+-- $1 project_id text: the (txid, seq) of the project's newest event the feed can show already
+-- (the same horizon as list-page.sql), or no row while it has none
+select seq, txid::text as txid
+from events
+where project_id = $1 and txid < pg_snapshot_xmin(pg_current_snapshot())
+order by txid desc, seq desc
+limit 1
