@@ -170,7 +170,9 @@ export async function startApp(env: Record<string, string> = {}, opts: StartOpti
     },
     store,
     async close() {
-      await scheduler?.stop()
+      // as the server does on SIGTERM: the scheduler's stop also gives up the Meilisearch sync lease
+      if (scheduler) await scheduler.stop()
+      else await deps.search.stop?.()
       await drop()
     },
   }

@@ -6,6 +6,7 @@ import m0004 from './0004-integrations.sql' with { type: 'text' }
 import m0005 from './0005-search.sql' with { type: 'text' }
 import m0006 from './0006-view.sql' with { type: 'text' }
 import m0007 from './0007-workflow.sql' with { type: 'text' }
+import m0008 from './0008-leases.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
   { name: '0001-accounts-projects', sql: m0001 },
@@ -15,4 +16,5 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0005-search', sql: m0005 },
   { name: '0006-view', sql: m0006 },
   { name: '0007-workflow', sql: m0007 },
+  { name: '0008-leases', sql: m0008 },
 ]

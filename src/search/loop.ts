@@ -9,12 +9,16 @@ export const tick = (deps: Deps, now: Date) => deps.search.tick(now)
 
 /**
  * Scheduled every second and woken after every write; the model starts loading in the
- * background when the scheduler starts, so no request waits for it.
+ * background when the scheduler starts, so no request waits for it. On stop, the backend gives
+ * up what it holds for the other replicas (the Meilisearch sync lease).
  */
 export const searchLoop: Loop = {
   name: 'search',
   everySeconds: () => 1,
   tick,
   wakeOn: 'events',
-  onStart: (deps) => deps.search.warm(),
+  onStart: (deps) => {
+    deps.search.warm()
+    return async () => await deps.search.stop?.()
+  },
 }

@@ -5,8 +5,12 @@
 // hybrid search blends keyword and vector scores with the same semanticRatio, and
 // `_rankingScore` is the similarity. Documents follow the events outbox from a cursor kept in
 // the database; a failed push is retried with backoff and the cursor only moves past what
-// Meilisearch acknowledged. `bun run search:rebuild` rebuilds the index from the database.
+// Meilisearch acknowledged. On PostgreSQL one replica at a time pushes, under a lease in the
+// database (two pushers could send one node's add after its delete and bring it back); the
+// others stand by and take over, from the stored cursor, once the lease has expired.
+// `bun run search:rebuild` rebuilds the index from the database.
 
+import { randomUUID } from 'node:crypto'
 import { type Index, Meilisearch } from 'meilisearch'
 import type { Deps } from '../deps'
 import { RefusalError } from '../http/errors'
@@ -19,6 +23,10 @@ import * as q from './queries'
 export const MEILI_INDEX = 'arbor_nodes'
 const EMBEDDER = 'arbor'
 const CURSOR = `meili:${MEILI_INDEX}`
+/** how long the sync lease lasts unless renewed (it is renewed before every push) */
+export const MEILI_LEASE_MS = 30_000
+/** documents embedded and sent per write to Meilisearch (a few seconds of embedding at most) */
+const PUSH_CHUNK = 100
 
 interface Doc {
   uid: string
@@ -48,12 +56,17 @@ export class MeiliBackend implements SearchBackend {
   private readonly recent = new Map<number, number>()
   private failures = 0
   private retryAt = 0
+  /** this process, as the holder of the sync lease */
+  private readonly holder = randomUUID()
+  private readonly lease: string
 
   constructor(
     private readonly deps: Deps,
     readonly choice: EmbedderChoice,
     indexUid = MEILI_INDEX,
+    private readonly leaseMs = MEILI_LEASE_MS,
   ) {
+    this.lease = `meili-sync:${indexUid}`
     this.queue = new EmbedQueue(choice.embedder)
     this.client = new Meilisearch({ host: deps.config.meiliUrl!, apiKey: deps.config.meiliApiKey })
     this.index = this.client.index<Doc>(indexUid)
@@ -168,11 +181,28 @@ export class MeiliBackend implements SearchBackend {
     }
   }
 
+  /**
+   * True while this process may push. PGlite has one process by construction; on PostgreSQL the
+   * lease decides, and a replica that was standing by re-reads the stored cursor when it takes over.
+   */
+  private async holdLease(): Promise<boolean> {
+    if (this.deps.db.kind === 'pglite') return true
+    if (await q.takeLease(this.deps.db, this.lease, this.holder, this.leaseMs)) return true
+    this.seq = -1
+    this.recent.clear()
+    return false
+  }
+
+  async stop(): Promise<void> {
+    if (this.deps.db.kind === 'postgres') await q.dropLease(this.deps.db, this.lease, this.holder).catch(() => {})
+  }
+
   /** Push the node events after the cursor to Meilisearch; on failure keep the cursor and back off. */
   async tick(now: Date): Promise<Record<string, number>> {
     if (now.getTime() < this.retryAt) return { pushed: 0 }
     const db = this.deps.db
     try {
+      if (!(await this.holdLease())) return { pushed: 0, standby: 1 }
       await this.setup()
       if (this.seq < 0) {
         const cursor = await q.getCursor(db, CURSOR)
@@ -184,7 +214,9 @@ export class MeiliBackend implements SearchBackend {
       for (;;) {
         const horizon = await q.horizon(db)
         const rows = await q.eventsAllSince(db, this.seq, this.horizon, [...this.recent.keys()])
-        if (rows.length) pushed += await this.push(rows)
+        const done = rows.length ? await this.push(rows) : 0
+        if (done === null) return { pushed, standby: 1 } // the lease was lost while it pushed
+        pushed += done
         for (const r of rows) {
           this.recent.set(Number(r.seq), new Date(r.created_at).getTime())
           this.seq = Math.max(this.seq, Number(r.seq))
@@ -235,8 +267,12 @@ export class MeiliBackend implements SearchBackend {
     return { projects: 0, nodes: 0, vectorBytes: 0 }
   }
 
-  private async push(rows: q.EventRow[]): Promise<number> {
-    // the newest event per node wins; deletes and upserts go out in order of their last event
+  /**
+   * Push what the events say, the newest event per node winning, in chunks of PUSH_CHUNK
+   * documents; the lease is renewed before each write (embedding a chunk takes seconds), and
+   * null is returned, with nothing more written, once it is lost.
+   */
+  private async push(rows: q.EventRow[]): Promise<number | null> {
     const last = new Map<string, { projectId: string; payload: any }>()
     for (const r of rows as (q.EventRow & { project_id: string })[]) {
       const node = r.payload?.node
@@ -249,8 +285,15 @@ export class MeiliBackend implements SearchBackend {
     const upserts = [...last.values()]
       .filter((v) => v.payload.event !== 'node.deleted')
       .map((v) => ({ projectId: v.projectId, node: v.payload.node }))
-    if (upserts.length) await this.wait(this.index.addDocuments(await this.docs(upserts)))
-    if (deletes.length) await this.wait(this.index.deleteDocuments(deletes))
+    for (let i = 0; i < upserts.length; i += PUSH_CHUNK) {
+      const docs = await this.docs(upserts.slice(i, i + PUSH_CHUNK))
+      if (!(await this.holdLease())) return null
+      await this.wait(this.index.addDocuments(docs))
+    }
+    if (deletes.length) {
+      if (!(await this.holdLease())) return null
+      await this.wait(this.index.deleteDocuments(deletes))
+    }
     return last.size
   }
 

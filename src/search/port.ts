@@ -12,6 +12,8 @@ export interface SearchBackend {
   tick(now: Date): Promise<Record<string, number>>
   /** Load the embedding model now, in the background. */
   warm(): void
+  /** Give up what this process holds for the others (the Meilisearch sync lease) when it stops. */
+  stop?(): Promise<void>
   /** Bytes of memory the index holds, for the benchmark. */
   memory(): { projects: number; nodes: number; vectorBytes: number }
 }

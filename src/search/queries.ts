@@ -1,4 +1,5 @@
 import ancestorsManySql from '../../sql/search/ancestors-many.sql' with { type: 'text' }
+import dropLeaseSql from '../../sql/search/drop-lease.sql' with { type: 'text' }
 import eventsAllSinceSql from '../../sql/search/events-all-since.sql' with { type: 'text' }
 import eventsSinceSql from '../../sql/search/events-since.sql' with { type: 'text' }
 import forgetBackfillSql from '../../sql/search/forget-backfill.sql' with { type: 'text' }
@@ -16,6 +17,7 @@ import maxSeqSql from '../../sql/search/max-seq.sql' with { type: 'text' }
 import pruneVectorsSql from '../../sql/search/prune-vectors.sql' with { type: 'text' }
 import recentProjectsSql from '../../sql/search/recent-projects.sql' with { type: 'text' }
 import setCursorSql from '../../sql/search/set-cursor.sql' with { type: 'text' }
+import takeLeaseSql from '../../sql/search/take-lease.sql' with { type: 'text' }
 import type { Db } from '../db'
 import { one } from '../db/port'
 import { vectorToBase64 } from './hash'
@@ -54,3 +56,8 @@ export const forgetEmbedder = async (db: Db, embedder: string) => {
   await db.query(forgetVectorsSql, [embedder])
   await db.query(forgetBackfillSql, [embedder])
 }
+
+/** Take or renew the lease `name` for `holder` for `ttlMs`; true when `holder` holds it. */
+export const takeLease = async (db: Db, name: string, holder: string, ttlMs: number) =>
+  (await db.query(takeLeaseSql, [name, holder, ttlMs])).length > 0
+export const dropLease = (db: Db, name: string, holder: string) => db.query(dropLeaseSql, [name, holder])
