@@ -104,6 +104,19 @@ describe('POST /view-command', () => {
     expect((await queue()).body.commands.length).toBe(before)
   })
 
+  it('selects a done iteration too: it exists, and the matrix shows it while selected', async () => {
+    const q = await app.project()
+    await app.call('POST', '/api/v1/mutate', {
+      body: { action: 'addIteration', projectId: q, iteration: { name: 'Sprint 0', status: 'done' } },
+    })
+    const res = await send({ type: 'selectIteration', iterationName: 'Sprint 0' }, q)
+    expect({ status: res.status, success: res.body.success, command: res.body.command }).toEqual({
+      status: 200,
+      success: true,
+      command: { type: 'selectIteration', iterationName: 'Sprint 0' },
+    })
+  })
+
   it('queues every command type with increasing ids, and switches to matrix for jobs and tasks unless told not to', async () => {
     const commands: [unknown, Record<string, unknown>][] = [
       [

@@ -28,7 +28,7 @@ export const ViewCommand = Type.Object(
         { description: 'setViewMode' },
       ),
     ),
-    iterationName: Type.Optional(Type.String({ description: 'selectIteration: an active iteration' })),
+    iterationName: Type.Optional(Type.String({ description: 'selectIteration: the name of an iteration (GET /iterations)' })),
     nodeId: Type.Optional(Type.String({ description: 'zoomToNode, selectNode (omit to deselect), expandNode, expandAll, collapseNode' })),
     goalIds: Type.Optional(Type.Array(Type.String(), { description: 'focusGoals: a non-empty array of goal ids' })),
     autoSwitch: Type.Optional(Type.Boolean({ description: 'false: selectNode and zoomToNode on a job or task stay in the current mode' })),

@@ -46,14 +46,15 @@ export async function sendCommand(deps: Deps, user: User, body: { projectId?: un
       break
     case 'selectIteration': {
       if (!str(c.iterationName))
-        return unresolved(c, 'selectIteration needs iterationName: the name of an active iteration (GET /iterations).')
-      const { iterations } = (await listIterations(deps, user, { projectId: project.id, status: 'active' })) as {
+        return unresolved(c, 'selectIteration needs iterationName: the name of an iteration (GET /iterations).')
+      // any iteration that exists, done ones included (the matrix shows a selected done iteration)
+      const { iterations } = (await listIterations(deps, user, { projectId: project.id })) as {
         iterations: { name: string }[]
       }
       if (!iterations.some((it) => it.name === c.iterationName))
         return unresolved(
           c,
-          `No active iteration is named ${JSON.stringify(c.iterationName)}; active ones: ${iterations.map((it) => it.name).join(', ')}.`,
+          `No iteration is named ${JSON.stringify(c.iterationName)}; there are: ${iterations.map((it) => it.name).join(', ')}.`,
         )
       queued.iterationName = c.iterationName as string
       break
