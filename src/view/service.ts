@@ -45,8 +45,7 @@ export async function sendCommand(deps: Deps, user: User, body: { projectId?: un
       queued.mode = c.mode as 'tree' | 'matrix'
       break
     case 'selectIteration': {
-      if (!str(c.iterationName))
-        return unresolved(c, 'selectIteration needs iterationName: the name of an iteration (GET /iterations).')
+      if (!str(c.iterationName)) return unresolved(c, 'selectIteration needs iterationName: the name of an iteration (GET /iterations).')
       // any iteration that exists, done ones included (the matrix shows a selected done iteration)
       const { iterations } = (await listIterations(deps, user, { projectId: project.id })) as {
         iterations: { name: string }[]
