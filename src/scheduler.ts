@@ -48,10 +48,10 @@ export const loops: Loop[] = [
  * search loop could push one node's events to Meilisearch out of order and bring a deleted
  * node back.
  */
-export function oneAtATime(run: () => Promise<void>): () => Promise<void> {
+export function oneAtATime(run: () => Promise<void>): (() => Promise<void>) & { idle(): Promise<void> } {
   let running: Promise<void> | null = null
   let again = false
-  return () => {
+  const call = () => {
     if (running) {
       again = true
       return running
@@ -68,10 +68,19 @@ export function oneAtATime(run: () => Promise<void>): () => Promise<void> {
     })()
     return running
   }
+  /** resolves once no run is going (at once when none is), never rejects */
+  const idle = async () => {
+    await running?.catch(() => {})
+  }
+  return Object.assign(call, { idle })
 }
+
+/** How long `stop()` waits for runs still going before the caller closes the database anyway. */
+const STOP_WAIT_MS = 10_000
 
 export function startScheduler(deps: Deps) {
   let stopped = false
+  const runs: ReturnType<typeof oneAtATime>[] = []
   const jobs = loops.map((loop) => {
     const run = oneAtATime(async () => {
       if (stopped) return
@@ -83,13 +92,21 @@ export function startScheduler(deps: Deps) {
     })
     const job = new Cron('* * * * * *', { interval: loop.everySeconds(deps) }, run)
     if (loop.wakeOn) deps.onWake(loop.wakeOn, () => !stopped && void run())
+    runs.push(run)
     return job
   })
   const stops = loops.map((loop) => loop.onStart?.(deps)).filter((s): s is () => Promise<void> => !!s)
   return {
+    /** Stop the timers, let runs still going finish (up to STOP_WAIT_MS), then the loops' own stops. */
     async stop() {
       stopped = true
       for (const job of jobs) job.stop()
+      let timer: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([
+        Promise.all(runs.map((r) => r.idle())),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS))),
+      ])
+      clearTimeout(timer)
       await Promise.all(stops.map((s) => s()))
     },
   }

@@ -39,4 +39,18 @@ describe('oneAtATime (src/scheduler.ts)', () => {
     await run()
     expect(runs).toBe(2)
   })
+
+  it('tells when no run is going: idle() waits for the one in progress, and never rejects', async () => {
+    let finished = false
+    const run = oneAtATime(async () => {
+      await Bun.sleep(50)
+      finished = true
+      throw new Error('a failed run is idle too')
+    })
+    await run.idle() // nothing running yet
+    const going = run().catch(() => {})
+    await run.idle()
+    expect(finished).toBe(true)
+    await going
+  })
 })
