@@ -3,6 +3,7 @@ import type { Db } from './db'
 import type { Logger } from './log'
 import { createSearch } from './search/engine'
 import type { SearchBackend } from './search/port'
+import { createWebhookSender, type WebhookSender } from './webhooks/sender'
 
 /**
  * What services need from the outside world. Built once in main.ts (or a test helper)
@@ -20,6 +21,8 @@ export interface Deps {
   onWake: (topic: WakeTopic, fn: () => void) => () => void
   /** The search backend (built-in index or Meilisearch), built once with the app's own database handle. */
   search: SearchBackend
+  /** Where webhook attempts run: a worker thread of their own, off the thread that serves requests. */
+  webhookSender: WebhookSender
 }
 
 export type WakeTopic = 'events' | 'classify' | 'view'
@@ -45,5 +48,7 @@ export function createWaker(): Pick<Deps, 'wake' | 'onWake'> {
 export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<Pick<Deps, 'now'>>): Deps {
   const deps = { now: () => new Date(), ...createWaker(), ...base } as Deps
   deps.search = createSearch(deps)
+  // read at every batch: tests and benches allow insecure receivers after the app is built
+  deps.webhookSender = createWebhookSender(() => deps.config.webhookAllowInsecure)
   return deps
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'bun:test'
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { Webhook as StandardWebhook } from 'standardwebhooks'
+import { emit } from '../src/events/outbox'
 import { deliverDue } from '../src/webhooks/delivery'
 import { startApp, type TestApp } from './helpers'
 import { startReceiver, until } from './receiver'
@@ -145,6 +146,69 @@ describe('delivery', () => {
     await until(() => rx.on('/deleted-only').length === 1, 'the delete')
     expect(rx.on('/deleted-only').map((r) => r.json.event)).toEqual(['node.deleted'])
     expect((await deliveries(app, p, hook.id)).map((d: any) => d.event)).toEqual(['node.deleted'])
+  })
+})
+
+describe('fan-out: deliveries are made after the commit, not inside the write', () => {
+  it('a write adds only its event; the loop turns it into one delivery per subscribed webhook', async () => {
+    const quiet = await startApp(INSECURE) // no loops: nothing runs behind the test's back
+    try {
+      const p = await quiet.project()
+      const hooks = [await register(quiet, p, '/fan-1'), await register(quiet, p, '/fan-2')]
+      await addGoal(quiet, p, 'Fanned out later')
+      for (const h of hooks) expect(await deliveries(quiet, p, h.id)).toEqual([])
+      expect(await deliverDue(quiet.deps)).toBe(2)
+      for (const h of hooks)
+        expect((await deliveries(quiet, p, h.id)).map((d: any) => [d.event, d.status])).toEqual([['node.added', 'delivered']])
+      expect(await deliverDue(quiet.deps)).toBe(0) // fanned out once: a second run makes nothing new
+    } finally {
+      await quiet.close()
+    }
+  })
+
+  it('a webhook gets the events of writes after its registration, not those before', async () => {
+    const quiet = await startApp(INSECURE)
+    try {
+      const p = await quiet.project()
+      const early = await register(quiet, p, '/fan-early')
+      await addGoal(quiet, p, 'Before the second webhook')
+      const late = await register(quiet, p, '/fan-late')
+      await addGoal(quiet, p, 'After both')
+      await deliverDue(quiet.deps)
+      expect(rx.on('/fan-early').map((r) => r.json.node.data.label)).toEqual(['Before the second webhook', 'After both'])
+      expect(rx.on('/fan-late').map((r) => r.json.node.data.label)).toEqual(['After both'])
+      expect(await deliveries(quiet, p, late.id)).toHaveLength(1)
+      expect(await deliveries(quiet, p, early.id)).toHaveLength(2)
+    } finally {
+      await quiet.close()
+    }
+  })
+
+  it.skipIf(!process.env.TEST_DATABASE_URL)('an event committed after a later one was fanned out is still delivered', async () => {
+    const quiet = await startApp(INSECURE)
+    try {
+      const p = await quiet.project()
+      await register(quiet, p, '/fan-late-commit')
+      let release!: () => void
+      let written!: () => void
+      const gate = new Promise<void>((r) => (release = r))
+      const wrote = new Promise<void>((r) => (written = r))
+      // a slow writer: its event gets the lower seq and transaction id, and commits last
+      const slow = quiet.db.tx(async (tx) => {
+        await emit(tx, p, [{ type: 'iteration.added', iteration: { name: 'Slow', status: 'active' } }], new Date())
+        written()
+        await gate
+      })
+      await wrote
+      await addGoal(quiet, p, 'Fast')
+      expect(await deliverDue(quiet.deps)).toBe(0) // the slow transaction holds the fan-out back
+      release()
+      await slow
+      expect(await deliverDue(quiet.deps)).toBe(2)
+      expect(rx.on('/fan-late-commit').map((r) => r.json.event)).toEqual(['iteration.added', 'node.added'])
+    } finally {
+      await quiet.close()
+    }
   })
 })
 

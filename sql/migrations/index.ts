@@ -7,6 +7,7 @@ import m0005 from './0005-search.sql' with { type: 'text' }
 import m0006 from './0006-view.sql' with { type: 'text' }
 import m0007 from './0007-workflow.sql' with { type: 'text' }
 import m0008 from './0008-leases.sql' with { type: 'text' }
+import m0009 from './0009-webhook-fan-out.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
   { name: '0001-accounts-projects', sql: m0001 },
@@ -17,4 +18,5 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0006-view', sql: m0006 },
   { name: '0007-workflow', sql: m0007 },
   { name: '0008-leases', sql: m0008 },
+  { name: '0009-webhook-fan-out', sql: m0009 },
 ]

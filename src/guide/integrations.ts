@@ -1,5 +1,6 @@
 import { RETENTION_DAYS } from '../events/service'
-import { MAX_ATTEMPTS, TIMEOUT_MS } from '../webhooks/delivery'
+import { MAX_ATTEMPTS } from '../webhooks/delivery'
+import { TIMEOUT_MS } from '../webhooks/send'
 import { EVENT_TYPES, MAX_WEBHOOKS } from '../webhooks/service'
 
 /** The guide's part on webhooks, share links, the pull feed and the OKF export. */

@@ -15,6 +15,9 @@ export const webhookDeliveryLoop: Loop = {
     deps.onWake('events', runner.run)
     // a restart picks up what was due while the process was down, without waiting a full interval
     runner.run()
-    return () => runner.stop()
+    return async () => {
+      await runner.stop()
+      await deps.webhookSender.stop()
+    }
   },
 }

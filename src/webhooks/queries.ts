@@ -1,6 +1,7 @@
 import claimDueSql from '../../sql/webhooks/claim-due.sql' with { type: 'text' }
 import countByProjectSql from '../../sql/webhooks/count-by-project.sql' with { type: 'text' }
 import deleteSql from '../../sql/webhooks/delete.sql' with { type: 'text' }
+import fanOutSql from '../../sql/webhooks/fan-out.sql' with { type: 'text' }
 import insertSql from '../../sql/webhooks/insert.sql' with { type: 'text' }
 import listByProjectSql from '../../sql/webhooks/list-by-project.sql' with { type: 'text' }
 import listDeliveriesSql from '../../sql/webhooks/list-deliveries.sql' with { type: 'text' }
@@ -53,6 +54,9 @@ export const update = (db: Db, projectId: string, id: string, set: { url?: strin
 export const remove = async (db: Db, projectId: string, id: string) => (await db.query(deleteSql, [projectId, id])).length > 0
 export const listDeliveries = (db: Db, projectId: string, webhookId: string, limit: number) =>
   db.query<DeliveryRow>(listDeliveriesSql, [projectId, webhookId, limit])
+
+/** Fan the committed events of projects with webhooks out into deliveries (at most `limit` events per project). */
+export const fanOut = async (db: Db, limit: number) => (await one<{ events: number; made: number }>(db, fanOutSql, [limit]))!
 
 export const claimDue = (db: Db, now: Date, leaseUntil: Date, limit: number) =>
   db.query<ClaimedDelivery>(claimDueSql, [now, leaseUntil, limit])

@@ -1,0 +1,69 @@
+// One webhook attempt over HTTP: the receiver's URL checked again (SSRF), both signatures, a POST
+// that follows no redirect and waits at most TIMEOUT_MS. Nothing here touches the database or
+// the app's dependencies, so it runs in the delivery worker (sender.ts) as well as anywhere else.
+
+import { isIP } from 'node:net'
+import { deliveryHeaders } from './sign'
+import { checkUrl, RefusedUrl } from './ssrf'
+
+/** api.md, Limits: 5 seconds to answer. */
+export const TIMEOUT_MS = 5_000
+
+/** What one attempt sends: the delivery id (the same on every attempt), its event and body. */
+export interface SendJob {
+  id: string
+  url: string
+  event: string
+  secret: string
+  body: string
+  /** seconds since the epoch, signed into the Standard Webhooks headers */
+  timestamp: number
+}
+
+/** How it went: a 2xx has no error. */
+export interface SendOutcome {
+  httpStatus: number | null
+  error: string | null
+}
+
+/** One HTTP attempt. Never throws: every failure becomes an outcome to record. */
+export async function send(job: SendJob, allowInsecure: boolean): Promise<SendOutcome> {
+  const done = (httpStatus: number | null, error: string | null): SendOutcome => ({ httpStatus, error })
+  let target: Awaited<ReturnType<typeof checkUrl>>
+  try {
+    // checked again at every attempt: the URL may have been fine at registration and the DNS
+    // answer may have changed since (rebinding)
+    target = await checkUrl(job.url, allowInsecure)
+  } catch (err) {
+    if (err instanceof RefusedUrl) return done(null, `${err.message}: ${err.detail}`)
+    return done(null, String((err as Error)?.message ?? err))
+  }
+  const headers: Record<string, string> = deliveryHeaders(job)
+  // Connect to the address that was checked, not to whatever the name resolves to a moment
+  // later; the Host header and TLS server name keep the original name.
+  const url = new URL(target.url)
+  let tls: { serverName: string } | undefined
+  if (target.address && !isIP(url.hostname.replace(/^\[|\]$/g, ''))) {
+    headers.host = url.host
+    tls = { serverName: url.hostname.replace(/\.$/, '') }
+    url.hostname = isIP(target.address) === 6 ? `[${target.address}]` : target.address
+  }
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: job.body,
+      redirect: 'manual',
+      proxy: false,
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+      ...(tls ? { tls } : {}),
+    } as RequestInit)
+    await res.body?.cancel().catch(() => {})
+    if (res.status >= 200 && res.status < 300) return done(res.status, null)
+    const redirect = res.status >= 300 && res.status < 400 ? ' (redirects are not followed)' : ''
+    return done(res.status, `HTTP ${res.status}${redirect}`)
+  } catch (err: any) {
+    if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return done(null, `no answer within ${TIMEOUT_MS / 1000} s`)
+    return done(null, String(err?.message ?? err).slice(0, 500))
+  }
+}
