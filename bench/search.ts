@@ -15,6 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort, ownerClient, spawnServer } from './lib/spawn'
+import { OBJECTS, pick, QUALIFIERS, reseed, tree, VERBS } from './lib/synthetic-tree'
 import { percentile } from './search-core/metrics'
 
 const args = process.argv.slice(2)
@@ -25,112 +26,6 @@ const num = (name: string, fallback: number) => {
 const TOTAL = num('nodes', 1000)
 const SEARCHES = num('searches', 200)
 const MODEL_DIR = join(import.meta.dir, '..', 'data/models/all-MiniLM-L6-v2')
-
-// --- a deterministic synthetic planning tree --------------------------------------------
-let seed = 42
-const rand = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32
-const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!
-const SUBJECTS = [
-  'customers',
-  'admins',
-  'accountants',
-  'payers',
-  'sellers',
-  'new users',
-  'support agents',
-  'finance teams',
-  'partners',
-  'managers',
-]
-const VERBS = [
-  'export',
-  'approve',
-  'review',
-  'search',
-  'schedule',
-  'import',
-  'share',
-  'archive',
-  'sign',
-  'reconcile',
-  'track',
-  'preview',
-  'edit',
-  'merge',
-  'audit',
-]
-const OBJECTS = [
-  'invoices',
-  'receipts',
-  'payment reminders',
-  'tax reports',
-  'expense claims',
-  'purchase orders',
-  'credit notes',
-  'bank feeds',
-  'contracts',
-  'price lists',
-  'timesheets',
-  'refunds',
-  'subscriptions',
-  'dashboards',
-  'user roles',
-  'webhooks',
-  'currency rates',
-  'ledgers',
-  'quotes',
-  'payouts',
-]
-const QUALIFIERS = [
-  'in bulk',
-  'from the mobile app',
-  'without leaving the inbox',
-  'in under a minute',
-  'with one click',
-  'by email',
-  'on a schedule',
-  'across all workspaces',
-  'in their own language',
-  'with an audit trail',
-  'offline',
-  'from a CSV file',
-]
-const sentence = () => `${pick(SUBJECTS)} can ${pick(VERBS)} ${pick(OBJECTS)} ${pick(QUALIFIERS)}`
-const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1)
-
-type Draft = { id: string; type: string; parentId?: string; data: Record<string, unknown> }
-function tree(total: number): Draft[] {
-  const out: Draft[] = []
-  const goals = Math.max(1, Math.round(total / 1000))
-  const needs = goals * 5
-  const approaches = Math.round(total / 20)
-  const tasks = Math.round(total / 10)
-  const jobs = total - goals - needs - approaches - tasks
-  for (let g = 0; g < goals; g++)
-    out.push({
-      id: `draft-g${g}`,
-      type: 'goal',
-      data: { label: cap(`grow ${pick(OBJECTS)} ${pick(QUALIFIERS)}`), description: cap(sentence()) },
-    })
-  for (let n = 0; n < needs; n++)
-    out.push({ id: `draft-n${n}`, type: 'need', parentId: `draft-g${n % goals}`, data: { label: cap(sentence()) } })
-  for (let a = 0; a < approaches; a++)
-    out.push({
-      id: `draft-a${a}`,
-      type: 'approach',
-      parentId: `draft-n${a % needs}`,
-      data: {
-        label: cap(`${pick(VERBS)} ${pick(OBJECTS)} ${pick(QUALIFIERS)}`),
-        description: cap(sentence()),
-        measure: `Share of ${pick(OBJECTS)} handled ${pick(QUALIFIERS)}`,
-      },
-    })
-  for (let j = 0; j < jobs; j++)
-    out.push({ id: `draft-j${j}`, type: 'job', parentId: `draft-a${j % approaches}`, data: { label: cap(sentence()) } })
-  for (let t = 0; t < tasks; t++)
-    out.push({ id: `draft-t${t}`, type: 'task', data: { label: cap(`${pick(VERBS)} the ${pick(OBJECTS)} for ${pick(SUBJECTS)}`) } })
-  return out
-}
 
 // --- one model ------------------------------------------------------------------------------
 const rssMb = (pid: number) => {
@@ -150,7 +45,7 @@ async function time(n: number, fn: (i: number) => Promise<unknown>) {
 }
 
 async function measure(name: string, modelDir: string) {
-  seed = 42 // the same tree and queries for every model
+  reseed(42) // the same tree and queries for every model
   const dataDir = mkdtempSync(join(tmpdir(), 'arbor-bench-search-'))
   const server = await spawnServer({
     PORT: String(freePort()),

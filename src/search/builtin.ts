@@ -22,13 +22,15 @@ export const BUILTIN_TUNING = {
   duplicateEmbedMs: 250,
   /** keyword similarity a node must reach before the duplicate check embeds anything */
   duplicateMinKeyword: 0.3,
-  /** background work per scheduler run, and texts per model call */
+  /** background work per scheduler run, and texts per model call (the worker sorts them by length) */
   tickBudgetMs: 1500,
-  batch: 8,
+  batch: 64,
   idleEvictMs: 15 * 60_000,
 }
 
 const EVENTS_PAGE = 2000
+/** hashes per database lookup of stored vectors */
+const LOOKUP_PAGE = 5000
 
 export class BuiltinSearch implements SearchBackend {
   readonly name = 'builtin' as const
@@ -44,6 +46,8 @@ export class BuiltinSearch implements SearchBackend {
   private discoveredSeq = -1
   private failures = 0
   private retryAt = 0
+  /** background embedding speed, texts per second (moving average), for `_meta.search.etaSeconds` */
+  private rate = 0
 
   constructor(
     private readonly deps: Deps,
@@ -62,7 +66,7 @@ export class BuiltinSearch implements SearchBackend {
     let semantic: SearchAnswer['meta']['semantic'] = req.mode === 'keyword' ? 'off' : 'full'
     let vector: Float32Array | null = null
     if (req.mode !== 'keyword') {
-      const missing = idx.missing().size
+      const missing = idx.missingCount
       if (missing > 0 && missing <= BUILTIN_TUNING.inlineEmbedMax && Date.now() >= this.retryAt)
         await within(
           this.embedMissing(idx, BUILTIN_TUNING.inlineEmbedMax, true).catch(() => 0),
@@ -95,6 +99,7 @@ export class BuiltinSearch implements SearchBackend {
         mode: req.mode,
         semantic,
         pendingNodes: idx.pendingNodes,
+        ...(idx.pendingNodes > 0 ? { etaSeconds: this.eta() } : {}),
         ...(this.choice.fallback ? { fallback: this.choice.fallback } : {}),
       },
     }
@@ -141,22 +146,24 @@ export class BuiltinSearch implements SearchBackend {
     const written = await this.discover()
     const budgetLeft = () => Date.now() - started < BUILTIN_TUNING.tickBudgetMs
     for (const [projectId, idx] of this.loaded) {
-      if (written.has(projectId) || idx.missing().size > 0) {
+      if (written.has(projectId) || idx.missingCount > 0) {
         await this.ready(projectId)
         stats.caughtUp++
       }
-      while (budgetLeft() && idx.missing().size > 0 && Date.now() >= this.retryAt) {
+      while (budgetLeft() && idx.missingCount > 0 && Date.now() >= this.retryAt) {
+        const t0 = performance.now()
         const n = await this.embedMissing(idx, BUILTIN_TUNING.batch, false).catch((err) => this.failed(err))
         if (!n) break
+        this.measured(n, performance.now() - t0)
         stats.embedded += n
       }
-      if (idx.missing().size === 0 && !this.backfilled.has(projectId)) {
+      if (idx.missingCount === 0 && !this.backfilled.has(projectId)) {
         await q.markBackfilled(this.deps.db, projectId, this.queue.id)
         await q.pruneVectors(this.deps.db, projectId, this.queue.id, idx.liveHashes())
         this.backfilled.add(projectId)
         stats.backfilled++
       }
-      if (idx.missing().size === 0 && now.getTime() - idx.lastUsed > BUILTIN_TUNING.idleEvictMs) {
+      if (idx.missingCount === 0 && now.getTime() - idx.lastUsed > BUILTIN_TUNING.idleEvictMs) {
         this.indexes.delete(projectId)
         this.loaded.delete(projectId)
         this.backfilled.delete(projectId)
@@ -213,6 +220,7 @@ export class BuiltinSearch implements SearchBackend {
     idx.seq = seq
     idx.horizon = horizon
     for (const r of rows) idx.upsert({ id: r.id, type: r.type, parentId: r.parent_id, data: r.data }, (h) => vectors.get(h))
+    idx.takeUnchecked() // every stored vector was just read
     return idx
   }
 
@@ -247,18 +255,37 @@ export class BuiltinSearch implements SearchBackend {
       break
     }
     if (saved.length) await q.insertVectors(db, idx.projectId, this.queue.id, saved)
-    // vectors another replica (or an earlier run) already stored
-    const unknown = [...idx.missing().keys()].filter((h) => !this.inFlight.has(h))
-    if (unknown.length)
-      for (const r of await q.loadVectors(db, idx.projectId, this.queue.id, unknown)) idx.supply(r.text_hash, vectorFromBytes(r.vector))
+    // vectors another replica (or an earlier run) already stored, for texts that started waiting
+    // in this catch-up only: a text still waiting after its lookup is the embedder's to do, and
+    // no later search or tick reads it again (embedMissing looks once more, per batch)
+    const unknown = idx.takeUnchecked().filter((h) => !this.inFlight.has(h))
+    for (let i = 0; i < unknown.length; i += LOOKUP_PAGE)
+      for (const r of await q.loadVectors(db, idx.projectId, this.queue.id, unknown.slice(i, i + LOOKUP_PAGE)))
+        idx.supply(r.text_hash, vectorFromBytes(r.vector))
   }
 
   /** Embed up to `max` missing texts of an index, store and apply them; returns how many. */
   private async embedMissing(idx: ProjectIndex, max: number, urgent: boolean): Promise<number> {
-    const todo = [...idx.missing()].filter(([h]) => !this.inFlight.has(h)).slice(0, max)
-    if (todo.length === 0) return 0
-    for (const [h] of todo) this.inFlight.add(h)
+    const taken = idx.missingTexts(max, (h) => this.inFlight.has(h))
+    if (taken.length === 0) return 0
+    for (const [h] of taken) this.inFlight.add(h)
+    let todo = taken
     try {
+      if (!urgent) {
+        // another replica sharing the database may have embedded these since they were looked up
+        const stored = await q.loadVectors(
+          this.deps.db,
+          idx.projectId,
+          this.queue.id,
+          todo.map(([h]) => h),
+        )
+        for (const r of stored) idx.supply(r.text_hash, vectorFromBytes(r.vector))
+        if (stored.length) {
+          const found = new Set(stored.map((r) => r.text_hash))
+          todo = todo.filter(([h]) => !found.has(h))
+          if (todo.length === 0) return stored.length
+        }
+      }
       const vectors = await this.queue.embed(
         todo.map(([, t]) => t),
         urgent,
@@ -269,8 +296,22 @@ export class BuiltinSearch implements SearchBackend {
       this.failures = 0
       return rows.length
     } finally {
-      for (const [h] of todo) this.inFlight.delete(h)
+      for (const [h] of taken) this.inFlight.delete(h)
     }
+  }
+
+  /** `n` texts embedded and stored in `ms`: folded into the moving average of the rate. */
+  private measured(n: number, ms: number): void {
+    const r = (n * 1000) / Math.max(1, ms)
+    this.rate = this.rate === 0 ? r : 0.8 * this.rate + 0.2 * r
+  }
+
+  /** Seconds until every text waiting in the loaded indexes is embedded at the measured rate; null before a first batch. */
+  private eta(): number | null {
+    if (this.rate === 0) return null
+    let waiting = 0
+    for (const idx of this.loaded.values()) waiting += idx.missingCount
+    return Math.ceil(waiting / this.rate)
   }
 
   private failed(err: unknown): number {

@@ -38,6 +38,8 @@ export interface SearchAnswer {
     mode: SearchMode
     semantic: 'full' | 'partial' | 'unavailable' | 'off'
     pendingNodes: number
+    /** while pendingNodes > 0: estimated seconds until every waiting text is embedded (null before the first measured batch) */
+    etaSeconds?: number | null
     /** the built-in sentence model is missing: what is used instead, and how to get it */
     fallback?: string
   }

@@ -37,6 +37,8 @@ interface Entry {
   hashes: string[]
   /** vector slot per text, -1 while its vector is missing */
   slots: number[]
+  /** how many of its slots are -1 */
+  missing: number
 }
 
 export class ProjectIndex {
@@ -46,6 +48,10 @@ export class ProjectIndex {
   private slotOwner: (string | undefined)[] = []
   /** text hash -> text, for texts some node waits a vector for */
   private readonly waiting = new Map<string, { text: string; nodes: Set<string> }>()
+  /** waiting hashes not yet looked up in the database (takeUnchecked) */
+  private unchecked = new Set<string>()
+  /** nodes with at least one missing vector, kept as a count (a 50k-node backlog is asked on every search) */
+  private pending = 0
 
   /** last applied event seq, the read horizon, and applied seqs at or after it (builtin.ts) */
   seq = 0
@@ -66,13 +72,17 @@ export class ProjectIndex {
       return
     }
     if (old) this.detach(old)
-    const entry: Entry = { node, hashes, slots: hashes.map(() => -1) }
+    const entry: Entry = { node, hashes, slots: hashes.map(() => -1), missing: 0 }
     this.nodes.set(node.id, entry)
     hashes.forEach((h, i) => {
       const v = vectorOf(h)
       if (v) this.place(entry, i, v)
-      else this.wait(h, texts[i]!, node.id)
+      else {
+        entry.missing++
+        this.wait(h, texts[i]!, node.id)
+      }
     })
+    if (entry.missing > 0) this.pending++
   }
 
   delete(id: string): void {
@@ -83,16 +93,36 @@ export class ProjectIndex {
     this.nodes.delete(id)
   }
 
-  /** Texts that still need a vector: hash -> text. */
-  missing(): Map<string, string> {
-    return new Map([...this.waiting].map(([h, w]) => [h, w.text]))
+  /** How many texts still need a vector. */
+  get missingCount(): number {
+    return this.waiting.size
+  }
+
+  /** Up to `max` texts that still need a vector, [hash, text], skipping hashes `skip` says are taken. */
+  missingTexts(max: number, skip: (hash: string) => boolean = () => false): [string, string][] {
+    const out: [string, string][] = []
+    if (max <= 0) return out
+    for (const [h, w] of this.waiting) {
+      if (skip(h)) continue
+      out.push([h, w.text])
+      if (out.length >= max) break
+    }
+    return out
+  }
+
+  /**
+   * Hashes that started waiting since the last call, each returned once: the caller looks them
+   * up in the database (another replica may have embedded them) and never asks again.
+   */
+  takeUnchecked(): string[] {
+    const out = [...this.unchecked]
+    this.unchecked = new Set()
+    return out
   }
 
   /** Nodes with at least one text still lacking its vector. */
   get pendingNodes(): number {
-    const ids = new Set<string>()
-    for (const w of this.waiting.values()) for (const id of w.nodes) ids.add(id)
-    return ids.size
+    return this.pending
   }
 
   /** A vector arrived (embedded here, or read from the database). */
@@ -100,11 +130,14 @@ export class ProjectIndex {
     const w = this.waiting.get(hash)
     if (!w) return
     this.waiting.delete(hash)
+    this.unchecked.delete(hash)
     for (const id of w.nodes) {
       const entry = this.nodes.get(id)
       if (!entry) continue
       entry.hashes.forEach((h, i) => {
-        if (h === hash && entry.slots[i] === -1) this.place(entry, i, vector)
+        if (h !== hash || entry.slots[i] !== -1) return
+        this.place(entry, i, vector)
+        if (--entry.missing === 0) this.pending--
       })
     }
   }
@@ -195,11 +228,15 @@ export class ProjectIndex {
 
   private wait(hash: string, text: string, id: string): void {
     let w = this.waiting.get(hash)
-    if (!w) this.waiting.set(hash, (w = { text, nodes: new Set() }))
+    if (!w) {
+      this.waiting.set(hash, (w = { text, nodes: new Set() }))
+      this.unchecked.add(hash)
+    }
     w.nodes.add(id)
   }
 
   private detach(entry: Entry): void {
+    if (entry.missing > 0) this.pending--
     for (const slot of entry.slots) {
       if (slot < 0) continue
       this.store!.remove(slot)
@@ -209,7 +246,10 @@ export class ProjectIndex {
       const w = this.waiting.get(h)
       if (!w) continue
       w.nodes.delete(entry.node.id)
-      if (w.nodes.size === 0) this.waiting.delete(h)
+      if (w.nodes.size === 0) {
+        this.waiting.delete(h)
+        this.unchecked.delete(h)
+      }
     }
   }
 }

@@ -1,6 +1,6 @@
 // all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0; 384 dims): a real sentence-transformer,
-// as an int8 ONNX file, run by onnxruntime-web's WebAssembly in a worker thread, with the
-// model's own WordPiece tokenizer (@huggingface/tokenizers). Its files live in a model
+// as an int8 ONNX file, run in a worker thread by onnxruntime-node's native CPU build (or
+// onnxruntime-web's WebAssembly where that cannot load), with the model's own WordPiece tokenizer (@huggingface/tokenizers). Its files live in a model
 // directory (EMBEDDINGS_MODEL_DIR) that `bun run model:fetch` fills, or inside the single
 // executable; nothing is downloaded at run time. Without them the server falls back to the
 // npm-only USE-lite + GloVe mix (builtin.ts) and says so.
@@ -47,6 +47,7 @@ export function findMiniLm(dir: string): FoundModel | null {
 
 /** The longest input the model was trained on, in tokens ([CLS] and [SEP] included). */
 const MAX_TOKENS = 256
+/** texts per forward pass: measured (bench/import50k.ts) after sorting by length, 16 beats 32 and 64 */
 const BATCH = 16
 /** how long the model stays loaded with nothing to embed (reloading takes ~1 s) */
 const IDLE_MS = 60_000
@@ -56,6 +57,39 @@ type Session = {
   run(feeds: Record<string, unknown>): Promise<Record<string, { data: unknown }>>
 }
 type TensorCtor = new (type: 'int64', data: BigInt64Array, dims: number[]) => unknown
+type Ort = {
+  InferenceSession: { create(model: Uint8Array | string, options: Record<string, unknown>): Promise<unknown> }
+  Tensor: unknown
+}
+
+/** Which ONNX runtime runs the model: onnxruntime-node's native CPU build, or onnxruntime-web's WebAssembly. */
+export type MiniLmRuntime = 'native' | 'wasm'
+
+/** One thread, no arenas: the worker is itself the one core search may use; the server keeps the other. */
+const SESSION_OPTIONS = {
+  graphOptimizationLevel: 'all',
+  intraOpNumThreads: 1,
+  interOpNumThreads: 1,
+  enableCpuMemArena: false,
+  enableMemPattern: false,
+}
+
+/**
+ * onnxruntime-node: its CPU binaries come inside the npm package (no download: .npmrc skips its
+ * postinstall, which would only fetch CUDA libraries), ~4x the WebAssembly build's speed on
+ * this model and less memory. Not in the single executable (a native addon and its shared
+ * library cannot run from inside it), nor where the package has no binary for the platform:
+ * then null, and the WebAssembly build runs the same model.
+ */
+async function loadNative(): Promise<Ort | null> {
+  if (import.meta.url.startsWith('file:///$bunfs/') || process.env.ARBOR_ONNX_RUNTIME === 'wasm') return null
+  const name = 'onnxruntime-node' // a variable: the single executable's bundler must not pull it in
+  try {
+    return (await import(name)) as Ort
+  } catch {
+    return null
+  }
+}
 
 /** The model itself, on the calling thread (the worker below, or a test). */
 export class MiniLmModel {
@@ -63,42 +97,54 @@ export class MiniLmModel {
     private readonly session: Session,
     private readonly Tensor: TensorCtor,
     private readonly tokenizer: { encode(text: string): { ids: number[] } },
+    readonly runtime: MiniLmRuntime,
   ) {}
 
-  static async load(files: MiniLmFiles): Promise<MiniLmModel> {
-    // the wasm-only build with its loader inlined, and the .wasm handed over as bytes: nothing is
-    // imported or fetched by path at run time, which a compiled binary could not serve
-    const [ort, { Tokenizer }] = await Promise.all([import('onnxruntime-web/wasm'), import('@huggingface/tokenizers')])
-    // one thread: the worker is itself the one core search may use; the server keeps the other
-    ort.env.wasm.numThreads = 1
-    const [wasm, model, tokenizerJson, tokenizerConfig] = await Promise.all([
-      Bun.file(ORT_WASM).bytes(),
-      Bun.file(files.model).bytes(),
+  static async load(files: MiniLmFiles, runtime?: MiniLmRuntime): Promise<MiniLmModel> {
+    const [native, { Tokenizer }, tokenizerJson, tokenizerConfig] = await Promise.all([
+      runtime === 'wasm' ? null : loadNative(),
+      import('@huggingface/tokenizers'),
       Bun.file(files.tokenizer).json(),
       Bun.file(files.tokenizerConfig).json(),
     ])
-    ort.env.wasm.wasmBinary = wasm
+    const tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig)
+    const model = await Bun.file(files.model).bytes()
+    if (native) {
+      const session = await native.InferenceSession.create(model, SESSION_OPTIONS)
+      return new MiniLmModel(session as Session, native.Tensor as TensorCtor, tokenizer, 'native')
+    }
+    // the wasm-only build with its loader inlined, and the .wasm handed over as bytes: nothing is
+    // imported or fetched by path at run time, which a compiled binary could not serve
+    const ort = await import('onnxruntime-web/wasm')
+    ort.env.wasm.numThreads = 1
+    ort.env.wasm.wasmBinary = await Bun.file(ORT_WASM).bytes()
     const session = await ort.InferenceSession.create(model, { graphOptimizationLevel: 'all' })
-    return new MiniLmModel(
-      session as unknown as Session,
-      ort.Tensor as unknown as TensorCtor,
-      new Tokenizer(tokenizerJson, tokenizerConfig),
-    )
+    return new MiniLmModel(session as unknown as Session, ort.Tensor as unknown as TensorCtor, tokenizer, 'wasm')
   }
 
+  /**
+   * Vectors for texts, in their order. Each text is tokenized once; the texts are then sorted by
+   * token count so a batch pads to a length close to every text's own (short labels beside a
+   * long description would otherwise pay for the description's length).
+   */
   async embed(texts: string[]): Promise<Float32Array[]> {
-    const out: Float32Array[] = []
-    for (let i = 0; i < texts.length; i += BATCH) out.push(...(await this.batch(texts.slice(i, i + BATCH))))
-    return out
-  }
-
-  /** One forward pass: token ids padded to the longest text, then mean pooling over real tokens, then unit length. */
-  private async batch(texts: string[]): Promise<Float32Array[]> {
     const encoded = texts.map((t) => {
       const ids = this.tokenizer.encode(t).ids
       return ids.length <= MAX_TOKENS ? ids : [...ids.slice(0, MAX_TOKENS - 1), ids[ids.length - 1]!] // keep [SEP]
     })
-    const n = texts.length
+    const order = encoded.map((_, i) => i).sort((a, b) => encoded[a]!.length - encoded[b]!.length)
+    const out: Float32Array[] = new Array(texts.length)
+    for (let i = 0; i < order.length; i += BATCH) {
+      const at = order.slice(i, i + BATCH)
+      const vectors = await this.batch(at.map((k) => encoded[k]!))
+      for (const [j, k] of at.entries()) out[k] = vectors[j]!
+    }
+    return out
+  }
+
+  /** One forward pass: token ids padded to the longest row, then mean pooling over real tokens, then unit length. */
+  private async batch(encoded: number[][]): Promise<Float32Array[]> {
+    const n = encoded.length
     const len = Math.max(...encoded.map((ids) => ids.length))
     const ids = new BigInt64Array(n * len)
     const mask = new BigInt64Array(n * len)
