@@ -257,6 +257,37 @@ describe('GET /search: the contract', () => {
     expect(gone.body.results.map((r: any) => r.node.id)).not.toContain(ids['draft-t'])
   })
 
+  test.skipIf(!!process.env.TEST_DATABASE_URL)(
+    'on PGlite a keyword search answers while another transaction holds the database, and sees every committed write',
+    async () => {
+      await search(app, projectId, { q: 'invoice reminder', mode: 'keyword' }) // the index is loaded and current
+      let release!: () => void
+      let holding!: () => void
+      const gate = new Promise<void>((r) => (release = r))
+      const held = new Promise<void>((r) => (holding = r))
+      // a long write on the one PGlite connection, as a 1,000-node batch is
+      const long = app.db.tx(async (tx) => {
+        await tx.query('select 1')
+        holding()
+        await gate
+      })
+      await held
+      const during = await Promise.race([
+        search(app, projectId, { q: 'invoice reminder number 7', limit: '1', mode: 'keyword' }),
+        Bun.sleep(3000),
+      ])
+      release()
+      await long
+      expect((during as any)?.body.results.map((r: any) => r.node.id)).toEqual([ids['draft-x7']])
+      // a write that committed is seen by the very next search
+      const added = await app.call('POST', '/api/v1/mutate', {
+        body: { action: 'add', projectId, node: { type: 'task', data: { label: 'Archive the quarterly ledger' } } },
+      })
+      const found = await search(app, projectId, { q: 'quarterly ledger', limit: '1', mode: 'keyword' })
+      expect(found.body.results.map((r: any) => r.node.id)).toEqual([added.body.node.id])
+    },
+  )
+
   test('mode=keyword ranks by words only; mode=semantic by vectors only', async () => {
     const kw = await search(app, projectId, { q: 'eurozone', mode: 'keyword' })
     expect(kw.body.results.map((r: any) => r.node.id)).toEqual([ids['draft-j2']])

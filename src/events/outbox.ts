@@ -13,6 +13,15 @@ export type DomainEvent =
       iteration: { name: string; status?: string; previous_name?: string }
     }
 
+/**
+ * On PGlite, every commit that wrote events sends the project's id here (at the commit, before
+ * the write answers): the built-in search then knows that nothing it has not seen was committed
+ * and answers without reading the outbox, even while another transaction holds the database.
+ * Not on PostgreSQL: a notification reaches the other replicas later than a client's next
+ * request may, so a search there always reads the outbox.
+ */
+export const OUTBOX_COMMITTED = 'arbor_outbox_committed'
+
 export async function emit(tx: Db, projectId: string, events: DomainEvent[], now = new Date()): Promise<void> {
   if (events.length === 0) return
   const timestamp = now.toISOString()
@@ -24,4 +33,5 @@ export async function emit(tx: Db, projectId: string, events: DomainEvent[], now
     return { type: e.type, payload: { event: e.type, project_id: projectId, timestamp, ...subject } }
   })
   await insertMany(tx, projectId, JSON.stringify(rows))
+  if (tx.kind === 'pglite') await tx.notify(OUTBOX_COMMITTED, projectId)
 }

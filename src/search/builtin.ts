@@ -5,6 +5,7 @@
 // so a replica sees another's writes on its next search.
 
 import type { Deps } from '../deps'
+import { OUTBOX_COMMITTED } from '../events/outbox'
 import { embeddingTexts } from './document'
 import { type EmbedderChoice, EmbedQueue, within } from './embedder/runtime'
 import { textHash, vectorFromBytes } from './hash'
@@ -48,12 +49,43 @@ export class BuiltinSearch implements SearchBackend {
   private retryAt = 0
   /** background embedding speed, texts per second (moving average), for `_meta.search.etaSeconds` */
   private rate = 0
+  /**
+   * PGlite only: projects with events committed since their index last read the outbox. A search
+   * of any other loaded project needs no database read (see OUTBOX_COMMITTED), so it is not held
+   * up behind a long write such as a 1,000-node batch.
+   */
+  private readonly committed = new Set<string>()
+  private readonly following: Promise<unknown>
 
   constructor(
     private readonly deps: Deps,
     readonly choice: EmbedderChoice,
   ) {
     this.queue = new EmbedQueue(choice.embedder)
+    this.following =
+      deps.db.kind === 'pglite'
+        ? deps.db.listen(OUTBOX_COMMITTED, { message: (projectId) => this.onCommit(projectId), up() {}, down() {} })
+        : Promise.resolve()
+  }
+
+  /**
+   * PGlite: a commit wrote events of `projectId`. A loaded index reads them at once, so its read
+   * is queued before the next write can start; searches during that write then find it current.
+   */
+  private onCommit(projectId: string): void {
+    this.committed.add(projectId)
+    const idx = this.loaded.get(projectId)
+    if (idx) void this.current(idx).catch(() => undefined)
+  }
+
+  /** Read the outbox into `idx`, unless (PGlite) nothing was committed for it since the last read. */
+  private current(idx: ProjectIndex): Promise<unknown> {
+    const projectId = idx.projectId
+    return this.serial(projectId, () => {
+      if (this.deps.db.kind === 'pglite' && !this.committed.has(projectId)) return Promise.resolve()
+      this.committed.delete(projectId) // before the read: a commit during it marks the project again
+      return this.catchUp(idx)
+    })
   }
 
   warm(): void {
@@ -194,8 +226,12 @@ export class BuiltinSearch implements SearchBackend {
 
   /** The project's index, loaded and caught up with every committed node event. */
   async ready(projectId: string): Promise<ProjectIndex> {
+    await this.following
     const idx = await this.load(projectId)
-    await this.serial(projectId, () => this.catchUp(idx))
+    // on PGlite with nothing new committed, only a read already under way (it may hold a write
+    // the caller just made) is waited for
+    if (this.deps.db.kind === 'postgres' || this.committed.has(projectId)) await this.current(idx)
+    else await this.locks.get(projectId)?.catch(() => undefined)
     return idx
   }
 
