@@ -258,9 +258,12 @@ async function benchDatabase(kind: 'pglite' | 'postgres') {
         return r
       },
     }
-    const runs = new Map<string, WrkResult[]>(Object.keys(figures).map((k) => [k, []]))
     await figures.healthz!() // warm-up: JIT, prepared statements
     await figures.projects!()
+    // BENCH_FIGURES=write0,write10 runs only those (while working on one figure)
+    const only = process.env.BENCH_FIGURES?.split(',')
+    for (const name of Object.keys(figures)) if (only && !only.includes(name)) delete figures[name]
+    const runs = new Map<string, WrkResult[]>(Object.keys(figures).map((k) => [k, []]))
     for (let round = 0; round < ROUNDS; round++)
       for (const name of shuffle(Object.keys(figures))) {
         runs.get(name)!.push(await figures[name]!())
@@ -295,7 +298,9 @@ async function benchDatabase(kind: 'pglite' | 'postgres') {
 }
 
 const results: Awaited<ReturnType<typeof benchDatabase>>[] = []
-const kinds: ('pglite' | 'postgres')[] = PG_URL ? ['pglite', 'postgres'] : ['pglite']
+const kinds = (PG_URL ? ['pglite', 'postgres'] : ['pglite']).filter(
+  (k) => !process.env.BENCH_DATABASES || process.env.BENCH_DATABASES.split(',').includes(k),
+) as ('pglite' | 'postgres')[]
 for (const kind of kinds) {
   process.stderr.write(`${kind}: `)
   results.push(await benchDatabase(kind))
@@ -306,12 +311,15 @@ const f1 = (x: number) => x.toFixed(1)
 const k = (x: number) => `${(x / 1000).toFixed(1)}k`
 const col = (r: (typeof results)[number]) => {
   const f = r.figures
-  const h = f.healthz!.rps
+  const h = f.healthz?.rps ?? Number.NaN
+  const ran = (...names: string[]) => names.every((n) => f[n])
   return [
-    `${k(h)} req/s (floor)`,
-    `${k(f.projects!.rps)} (${(f.projects!.rps / h).toFixed(2)}×)`,
-    `${Math.round(f.nodes!.rps)} req/s (${(f.nodes!.rps / h).toFixed(3)}×), p99 ${f1(f.nodes!.p99)} ms`,
-    `${f.write0!.p50.toFixed(2)} ms (floor) → ${f.write10!.p50.toFixed(2)} ms (${(f.write10!.p50 / f.write0!.p50).toFixed(2)}×)`,
+    ran('healthz') ? `${k(h)} req/s (floor)` : '—',
+    ran('healthz', 'projects') ? `${k(f.projects!.rps)} (${(f.projects!.rps / h).toFixed(2)}×)` : '—',
+    ran('healthz', 'nodes') ? `${Math.round(f.nodes!.rps)} req/s (${(f.nodes!.rps / h).toFixed(3)}×), p99 ${f1(f.nodes!.p99)} ms` : '—',
+    ran('write0', 'write10')
+      ? `${f.write0!.p50.toFixed(2)} ms (floor) → ${f.write10!.p50.toFixed(2)} ms (${(f.write10!.p50 / f.write0!.p50).toFixed(2)}×)`
+      : '—',
     `${r.rssMb.start} / ${r.rssMb.afterSetup} / ${r.rssMb.afterLoad} MB`,
   ]
 }
