@@ -18,6 +18,12 @@ export interface Loop {
   tick: (deps: Deps, now: Date) => Promise<unknown>
   /** also run at once when this topic is woken (after a write commits) */
   wakeOn?: WakeTopic
+  /**
+   * Wake-ups run at most this often (default: every one at once): under a stream of writes each
+   * write would otherwise pay for a run of its own on PGlite's one connection. The first wake-up
+   * after a quiet spell still runs at once.
+   */
+  wakeEveryMs?: number
   /** Called once when the scheduler starts (e.g. to register its own wake listener); may return a stop function. */
   onStart?: (deps: Deps) => (() => Promise<void>) | void
 }
@@ -34,6 +40,7 @@ export const loops: Loop[] = [
     everySeconds: () => 2,
     tick: classifyTick,
     wakeOn: 'classify',
+    wakeEveryMs: 250,
   },
   webhookDeliveryLoop,
   shareExpiryLoop,
@@ -75,12 +82,38 @@ export function oneAtATime(run: () => Promise<void>): (() => Promise<void>) & { 
   return Object.assign(call, { idle })
 }
 
+/**
+ * `fn` at most once every `ms`: a call within `ms` of the last one that ran is put off until
+ * `ms` after it, and calls in the meantime fold into that one. `cancel` drops a call put off.
+ */
+export function atMostEvery(ms: number, fn: () => void): (() => void) & { cancel(): void } {
+  let last = Number.NEGATIVE_INFINITY
+  let timer: ReturnType<typeof setTimeout> | null = null
+  const fire = () => {
+    timer = null
+    last = performance.now()
+    fn()
+  }
+  const call = () => {
+    if (timer) return
+    const wait = last + ms - performance.now()
+    if (wait <= 0) fire()
+    else timer = setTimeout(fire, wait)
+  }
+  const cancel = () => {
+    if (timer) clearTimeout(timer)
+    timer = null
+  }
+  return Object.assign(call, { cancel })
+}
+
 /** How long `stop()` waits for runs still going before the caller closes the database anyway. */
 const STOP_WAIT_MS = 10_000
 
 export function startScheduler(deps: Deps) {
   let stopped = false
   const runs: ReturnType<typeof oneAtATime>[] = []
+  const wakes: ReturnType<typeof atMostEvery>[] = []
   const jobs = loops.map((loop) => {
     const run = oneAtATime(async () => {
       if (stopped) return
@@ -91,7 +124,11 @@ export function startScheduler(deps: Deps) {
       }
     })
     const job = new Cron('* * * * * *', { interval: loop.everySeconds(deps) }, run)
-    if (loop.wakeOn) deps.onWake(loop.wakeOn, () => !stopped && void run())
+    if (loop.wakeOn) {
+      const wake = atMostEvery(loop.wakeEveryMs ?? 0, () => !stopped && void run())
+      deps.onWake(loop.wakeOn, wake)
+      wakes.push(wake)
+    }
     runs.push(run)
     return job
   })
@@ -101,6 +138,7 @@ export function startScheduler(deps: Deps) {
     async stop() {
       stopped = true
       for (const job of jobs) job.stop()
+      for (const wake of wakes) wake.cancel()
       let timer: ReturnType<typeof setTimeout> | undefined
       await Promise.race([
         Promise.all(runs.map((r) => r.idle())),

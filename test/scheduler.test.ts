@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { oneAtATime } from '../src/scheduler'
+import { atMostEvery, oneAtATime } from '../src/scheduler'
 
 // The scheduler runs each loop on its interval and again when a write wakes it. A wake-up that
 // came while a run was going used to start a second run beside it (Croner's `trigger()` ignores
@@ -52,5 +52,37 @@ describe('oneAtATime (src/scheduler.ts)', () => {
     await run.idle()
     expect(finished).toBe(true)
     await going
+  })
+})
+
+// Under a stream of writes every write woke the classifier and the search loop, and on PGlite
+// each of those runs took the one connection the next write needed.
+describe('atMostEvery (src/scheduler.ts)', () => {
+  it('runs the first call at once, folds the calls within the spacing into one run after it', async () => {
+    const at: number[] = []
+    const wake = atMostEvery(60, () => at.push(performance.now()))
+    const t0 = performance.now()
+    wake()
+    expect(at.length).toBe(1)
+    wake()
+    wake()
+    wake()
+    expect(at.length).toBe(1)
+    await Bun.sleep(120)
+    expect(at.length).toBe(2)
+    expect(at[1]! - t0).toBeGreaterThanOrEqual(55)
+    await Bun.sleep(80)
+    wake() // after a quiet spell: at once again
+    expect(at.length).toBe(3)
+  })
+
+  it('cancel drops a call put off', async () => {
+    let runs = 0
+    const wake = atMostEvery(30, () => runs++)
+    wake()
+    wake()
+    wake.cancel()
+    await Bun.sleep(60)
+    expect(runs).toBe(1)
   })
 })

@@ -114,6 +114,29 @@ describe('semantic scores', () => {
     expect(hits[0]!.similarity).toBeCloseTo(1, 6)
     expect(hits[1]!.similarity).toBeCloseTo(Math.SQRT1_2, 5)
   })
+
+  test('a node that repeats a text another node has gets its vector without waiting, and keeps it across an edit', () => {
+    const idx = new ProjectIndex('p')
+    const vectors = new Map<string, Float32Array>()
+    for (const [i, t] of embeddingTexts({ label: 'same' }).entries()) vectors.set(textHash(t), unit(i + 1, 1))
+    idx.upsert({ id: 'a', type: 'task', parentId: null, data: { label: 'same' } }, (h) => vectors.get(h))
+    // no vector supplied for b: its text is a's, so the index has it
+    idx.upsert({ id: 'b', type: 'task', parentId: null, data: { label: 'same' } })
+    expect(idx.pendingNodes).toBe(0)
+    expect(idx.missingCount).toBe(0)
+    expect([...idx.vectorFor(textHash('same'))!]).toEqual([...vectors.get(textHash('same'))!])
+    // a's edit lets go of a's vectors; b still has the text, and a new node with it gets it from b
+    idx.upsert({ id: 'a', type: 'task', parentId: null, data: { label: 'other' } })
+    expect(idx.pendingNodes).toBe(1) // a waits for 'other'
+    idx.upsert({ id: 'c', type: 'task', parentId: null, data: { label: 'same' } })
+    expect(idx.pendingNodes).toBe(1)
+    expect(
+      idx
+        .nearest(vectors.get(textHash('same'))!, 'task', 0.99, 10)
+        .map((n) => n.id)
+        .sort(),
+    ).toEqual(['b', 'c'])
+  })
 })
 
 describe('VectorStore', () => {

@@ -1,7 +1,7 @@
 import type { Deps } from '../deps'
-import { emit } from '../events/outbox'
+import { type DomainEvent, emit } from '../events/outbox'
 import { toNode } from './model'
-import { claimUnclassified, setClassified } from './queries'
+import { claimUnclassified, setClassifiedMany } from './queries'
 import { withClassification } from './service'
 
 const BATCH = 100
@@ -17,14 +17,24 @@ export async function tick(deps: Deps, now: Date): Promise<number> {
   for (;;) {
     const n = await deps.db.tx(async (tx) => {
       const rows = await claimUnclassified(tx, BATCH)
-      for (const row of rows) {
-        if (row.data.kind) {
-          await setClassified(tx, row.project_id, row.id, row.data) // set by hand meanwhile
-          continue
-        }
-        const saved = await setClassified(tx, row.project_id, row.id, withClassification(row.data))
-        await emit(tx, row.project_id, [{ type: 'node.updated', node: toNode(saved!) }], now)
+      if (rows.length === 0) return 0
+      // a kind set by hand meanwhile is kept (and no event: nothing changed)
+      const saved = await setClassifiedMany(
+        tx,
+        rows.map((r) => ({ project_id: r.project_id, id: r.id, data: r.data.kind ? r.data : withClassification(r.data) })),
+      )
+      const order = new Map(rows.map((r, i) => [`${r.project_id}/${r.id}`, i]))
+      const byHand = new Set(rows.filter((r) => r.data.kind).map((r) => `${r.project_id}/${r.id}`))
+      const events = new Map<string, DomainEvent[]>()
+      // events in the order the tasks were added, as one by one would have written them
+      saved.sort((a, b) => order.get(`${a.project_id}/${a.id}`)! - order.get(`${b.project_id}/${b.id}`)!)
+      for (const row of saved) {
+        if (byHand.has(`${row.project_id}/${row.id}`)) continue
+        const list = events.get(row.project_id) ?? []
+        list.push({ type: 'node.updated', node: toNode(row) })
+        events.set(row.project_id, list)
       }
+      for (const [projectId, list] of events) await emit(tx, projectId, list, now)
       return rows.length
     })
     done += n

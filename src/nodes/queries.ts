@@ -16,6 +16,7 @@ import listSql from '../../sql/nodes/list.sql' with { type: 'text' }
 import moveIterationSql from '../../sql/nodes/move-iteration.sql' with { type: 'text' }
 import reserveIdSql from '../../sql/nodes/reserve-id.sql' with { type: 'text' }
 import setClassifiedSql from '../../sql/nodes/set-classified.sql' with { type: 'text' }
+import setClassifiedManySql from '../../sql/nodes/set-classified-many.sql' with { type: 'text' }
 import siblingsSql from '../../sql/nodes/siblings.sql' with { type: 'text' }
 import siblingsOfSql from '../../sql/nodes/siblings-of.sql' with { type: 'text' }
 import subtreeSql from '../../sql/nodes/subtree.sql' with { type: 'text' }
@@ -65,6 +66,8 @@ export const claimUnclassified = (db: Db, limit: number) =>
   db.query<{ project_id: string; id: string; data: Record<string, any> }>(claimUnclassifiedSql, [limit])
 export const setClassified = (db: Db, projectId: string, id: string, data: unknown) =>
   one<NodeRow>(db, setClassifiedSql, [projectId, id, JSON.stringify(data)])
+export const setClassifiedMany = (db: Db, rows: { project_id: string; id: string; data: unknown }[]) =>
+  db.query<NodeRow & { project_id: string }>(setClassifiedManySql, [JSON.stringify(rows)])
 export const moveIteration = (db: Db, projectId: string, from: string, to: string) =>
   db.query<NodeRow>(moveIterationSql, [projectId, from, to])
 

@@ -150,16 +150,23 @@ export class BuiltinSearch implements SearchBackend {
     }
     const texts = embeddingTexts(node.data)
     const full = texts[texts.length - 1]!
-    // a near-duplicate shares most of its words with the original: without a keyword match
-    // there is nothing to compare, and the add pays nothing for the check
-    const lexical = idx.keyword.score(full, (id) => id !== node.id && idx.nodes.get(id)?.node.type === node.type)
-    if (Math.max(0, ...lexical.values()) < BUILTIN_TUNING.duplicateMinKeyword) return null
-    const vector = await within(
-      this.queue.embed([full], true).then((v) => v[0]!),
-      BUILTIN_TUNING.duplicateEmbedMs,
-    ).catch(() => undefined)
+    const hash = textHash(full)
+    // a text the project already has (the same label added twice) is not embedded again
+    const known = idx.vectorFor(hash) ?? this.fresh.get(hash)
+    if (!known) {
+      // a near-duplicate shares most of its words with the original: without a keyword match
+      // there is nothing to compare, and the add pays nothing for the check
+      const lexical = idx.keyword.score(full, (id) => id !== node.id && idx.nodes.get(id)?.node.type === node.type)
+      if (Math.max(0, ...lexical.values()) < BUILTIN_TUNING.duplicateMinKeyword) return null
+    }
+    const vector =
+      known ??
+      (await within(
+        this.queue.embed([full], true).then((v) => v[0]!),
+        BUILTIN_TUNING.duplicateEmbedMs,
+      ).catch(() => undefined))
     if (!vector) return null
-    this.remember(textHash(full), vector)
+    if (!known) this.remember(hash, vector)
     const near = idx.nearest(vector, node.type, this.choice.duplicateCosine, 4).filter((n) => n.id !== node.id)
     if (near.length === 0) return null
     return {

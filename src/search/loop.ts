@@ -17,6 +17,7 @@ export const searchLoop: Loop = {
   everySeconds: () => 1,
   tick,
   wakeOn: 'events',
+  wakeEveryMs: 100,
   onStart: (deps) => {
     deps.search.warm()
     return async () => await deps.search.stop?.()

@@ -46,6 +46,8 @@ export class ProjectIndex {
   readonly keyword = new LiveKeywordIndex()
   private store?: VectorStore
   private slotOwner: (string | undefined)[] = []
+  /** text hash -> the slots holding that text's vector (vectorFor) */
+  private readonly slotsOfHash = new Map<string, number[]>()
   /** text hash -> text, for texts some node waits a vector for */
   private readonly waiting = new Map<string, { text: string; nodes: Set<string> }>()
   /** waiting hashes not yet looked up in the database (takeUnchecked) */
@@ -71,11 +73,13 @@ export class ProjectIndex {
       old.node = node
       return
     }
+    // looked up before the old entry lets go of its vectors: an edit that keeps a text keeps its vector
+    const known = hashes.map((h) => vectorOf(h) ?? this.vectorFor(h))
     if (old) this.detach(old)
     const entry: Entry = { node, hashes, slots: hashes.map(() => -1), missing: 0 }
     this.nodes.set(node.id, entry)
     hashes.forEach((h, i) => {
-      const v = vectorOf(h)
+      const v = known[i]
       if (v) this.place(entry, i, v)
       else {
         entry.missing++
@@ -118,6 +122,15 @@ export class ProjectIndex {
     const out = [...this.unchecked]
     this.unchecked = new Set()
     return out
+  }
+
+  /**
+   * The vector of a text some node of this index already has (a copy), or undefined: a node
+   * that repeats another's text (a copied label, the same job under two bets) needs no embedding.
+   */
+  vectorFor(hash: string): Float32Array | undefined {
+    const slot = this.slotsOfHash.get(hash)?.[0]
+    return slot === undefined ? undefined : this.store!.row(slot)
   }
 
   /** Nodes with at least one text still lacking its vector. */
@@ -211,10 +224,10 @@ export class ProjectIndex {
     if (!this.store) return []
     const cos = this.store.scores(vector)
     const out: { id: string; cosine: number }[] = []
-    for (const e of this.nodes.values()) {
-      if (e.node.type !== type) continue
-      const slot = e.slots[e.slots.length - 1]!
-      if (slot >= 0 && cos[slot]! >= min) out.push({ id: e.node.id, cosine: cos[slot]! })
+    for (let slot = 0; slot < cos.length; slot++) {
+      if (cos[slot]! < min) continue
+      const e = this.nodes.get(this.slotOwner[slot] ?? '')
+      if (e?.node.type === type && e.slots[e.slots.length - 1] === slot) out.push({ id: e.node.id, cosine: cos[slot]! })
     }
     return out.sort((a, b) => b.cosine - a.cosine).slice(0, limit)
   }
@@ -224,6 +237,9 @@ export class ProjectIndex {
     const slot = this.store.add(vector)
     entry.slots[i] = slot
     this.slotOwner[slot] = entry.node.id
+    const slots = this.slotsOfHash.get(entry.hashes[i]!)
+    if (slots) slots.push(slot)
+    else this.slotsOfHash.set(entry.hashes[i]!, [slot])
   }
 
   private wait(hash: string, text: string, id: string): void {
@@ -237,11 +253,15 @@ export class ProjectIndex {
 
   private detach(entry: Entry): void {
     if (entry.missing > 0) this.pending--
-    for (const slot of entry.slots) {
-      if (slot < 0) continue
+    entry.slots.forEach((slot, i) => {
+      if (slot < 0) return
       this.store!.remove(slot)
       this.slotOwner[slot] = undefined
-    }
+      const h = entry.hashes[i]!
+      const slots = this.slotsOfHash.get(h)!.filter((x) => x !== slot)
+      if (slots.length) this.slotsOfHash.set(h, slots)
+      else this.slotsOfHash.delete(h)
+    })
     for (const h of entry.hashes) {
       const w = this.waiting.get(h)
       if (!w) continue

@@ -48,6 +48,11 @@ export class VectorStore {
     return slot
   }
 
+  /** A copy of the vector in `slot`. */
+  row(slot: number): Float32Array {
+    return this.rows.slice(slot * this.stride, slot * this.stride + this.dims)
+  }
+
   remove(slot: number): void {
     this.rows.fill(0, slot * this.stride, (slot + 1) * this.stride)
     this.free.push(slot)
