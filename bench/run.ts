@@ -21,7 +21,7 @@
  * Every response must be 2xx and every delivery must arrive, or the bench fails.
  * Writes a markdown table and a JSON file under bench/results/ (gitignored) and prints both.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
@@ -31,6 +31,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
 const PG_URL = process.env.BENCH_DATABASE_URL
 const MIN_SAMPLES = 200
+const MODEL_DIR = join(ROOT, 'data', 'models', 'all-MiniLM-L6-v2')
 const tmp = mkdtempSync(join(tmpdir(), 'arbor-bench-'))
 
 if (Bun.which('wrk') === null) {
@@ -194,6 +195,8 @@ async function benchDatabase(kind: 'pglite' | 'postgres') {
       RATE_LIMIT_PER_MINUTE: '0',
       WEBHOOK_ALLOW_INSECURE: 'true',
       ADMIN_TOKEN: adminToken,
+      // the sentence model `npm run model:fetch` put in ./data, as `npm start` from the checkout uses it
+      ...(existsSync(MODEL_DIR) ? { EMBEDDINGS_MODEL_DIR: MODEL_DIR } : {}),
       ...db.env,
     },
     stdout: Bun.file(logFile),

@@ -1,5 +1,6 @@
 -- $1 now timestamptz, $2 lease_until timestamptz, $3 limit int: claims due attempts and returns
--- them with the webhook's current url and secret and the event payload. SKIP LOCKED lets
+-- them with the webhook's current url and secret and the event payload (as text: the delivery
+-- worker parses it, once per event). SKIP LOCKED lets
 -- replicas claim side by side without waiting or taking the same row; the lease (next_attempt_at
 -- moved to $2) keeps a claimed row from being claimed again while its attempt runs, and hands it
 -- back if the process dies mid-attempt. attempts counts the claim itself. A new delivery is due
@@ -18,7 +19,7 @@ with due as (
   where d.id = due.id
   returning d.id, d.webhook_id, d.event_seq, d.attempts
 )
-select c.id, c.webhook_id, c.attempts, w.url, w.secret, e.type as event, e.payload
+select c.id, c.webhook_id, c.attempts, w.url, w.secret, e.type as event, e.payload::text as payload
 from claimed c
 join webhooks w on w.id = c.webhook_id
 join events e on e.seq = c.event_seq

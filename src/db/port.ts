@@ -43,3 +43,18 @@ export async function one<T = Row>(db: Db, text: string, params?: unknown[]): Pr
   const rows = await db.query<T>(text, params)
   return rows[0]
 }
+
+/**
+ * `fn` in a transaction whose commit does not wait for the disk (PostgreSQL's
+ * `synchronous_commit = off`; PGlite: `fn` as is). Only for bookkeeping that a crash may undo
+ * because it is then redone: the commit is still atomic and in order, it may just be lost with
+ * the last fraction of a second before a crash. Never for a user's write. It spares the writes
+ * of users a share of the disk flushes they wait for.
+ */
+export async function withoutFlushWait<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+  if (db.kind !== 'postgres') return fn(db)
+  return db.tx(async (tx) => {
+    await tx.query('set local synchronous_commit = off')
+    return fn(tx)
+  })
+}

@@ -2,6 +2,7 @@ import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid } from '../http/errors'
 import { requireProject } from '../projects/access'
+import { orderPayload } from './payload'
 import * as q from './queries'
 
 /** Events stay readable for at least this long (the pull feed's promise). */
@@ -9,36 +10,7 @@ export const RETENTION_DAYS = 7
 export const DEFAULT_LIMIT = 100
 export const MAX_LIMIT = 500
 
-/**
- * A payload with its keys in the order api.md writes them. The outbox keeps payloads as jsonb,
- * which stores keys by length; receivers parse JSON and do not care, but people read it too.
- */
-export interface EventPayload {
-  event: string
-  project_id: string
-  timestamp: string
-  node?: { id: string; type: string; parentId: string | null; data: Record<string, unknown> }
-  iteration?: { name: string; status?: string; previous_name?: string }
-}
-
-export function orderPayload(p: Record<string, any>): EventPayload {
-  const { event, project_id, timestamp, node, iteration, ...rest } = p
-  const out: EventPayload = { event, project_id, timestamp }
-  if (node) {
-    const { id, type, parentId, data, ...more } = node
-    out.node = { id, type, parentId: parentId ?? null, data, ...more }
-  }
-  if (iteration) {
-    const { name, status, previous_name, ...more } = iteration
-    out.iteration = {
-      name,
-      ...(status !== undefined ? { status } : {}),
-      ...(previous_name !== undefined ? { previous_name } : {}),
-      ...more,
-    }
-  }
-  return { ...out, ...rest }
-}
+export { type EventPayload, orderPayload } from './payload'
 
 const CURSOR = /^(\d{1,20})_(\d{1,20})$/
 const MAX_BIGINT = 2n ** 63n - 1n

@@ -221,15 +221,22 @@ export class ProjectIndex {
    * raw cosines, best first, at or above `min`.
    */
   nearest(vector: Float32Array, type: string, min: number, limit: number): { id: string; cosine: number }[] {
-    if (!this.store) return []
+    if (!this.store || limit <= 0) return []
     const cos = this.store.scores(vector)
+    // the best `limit`, kept sorted as the scan goes (a label repeated a thousand times passes
+    // `min` a thousand times: no list of them all, no sort of it)
     const out: { id: string; cosine: number }[] = []
     for (let slot = 0; slot < cos.length; slot++) {
-      if (cos[slot]! < min) continue
+      const c = cos[slot]!
+      if (c < min || (out.length === limit && c <= out[limit - 1]!.cosine)) continue
       const e = this.nodes.get(this.slotOwner[slot] ?? '')
-      if (e?.node.type === type && e.slots[e.slots.length - 1] === slot) out.push({ id: e.node.id, cosine: cos[slot]! })
+      if (e?.node.type !== type || e.slots[e.slots.length - 1] !== slot) continue
+      let i = out.length === limit ? limit - 1 : out.length
+      while (i > 0 && out[i - 1]!.cosine < c) i--
+      out.splice(i, 0, { id: e.node.id, cosine: c })
+      if (out.length > limit) out.pop()
     }
-    return out.sort((a, b) => b.cosine - a.cosine).slice(0, limit)
+    return out
   }
 
   private place(entry: Entry, i: number, vector: Float32Array): void {

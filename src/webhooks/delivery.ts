@@ -1,5 +1,4 @@
 import type { Deps } from '../deps'
-import { orderPayload } from '../events/service'
 import * as q from './queries'
 import type { SendOutcome } from './send'
 
@@ -39,7 +38,7 @@ async function runRound(deps: Deps, claimed: q.ClaimedDelivery[]): Promise<void>
       url: d.url,
       event: d.event,
       secret: d.secret,
-      body: JSON.stringify(orderPayload(d.payload)),
+      payload: d.payload,
       timestamp,
     })),
   )
@@ -96,10 +95,11 @@ export async function deliverDue(deps: Deps, now: Date = deps.now()): Promise<nu
  * Under a stream of writes, claims start at most this often: the events committed in between
  * are fanned out, claimed, sent and recorded together, so each write pays a small share of three
  * statements instead of all three. The first event after a quiet spell is claimed at once.
- * bench/webhooks.ts: on PGlite, 10 ms kept a sequential write at 2.7x its time with no webhook,
- * 50 ms at 1.05x, 100 ms at 1.06x (the first attempt then waits ~45 ms under the stream).
+ * Sequential writes with 10 webhooks, PostgreSQL (wrk -t1 -c1; p50 with / without webhooks):
+ * 50 ms gave 1.5-2x, 200 ms 0.96-1.0x, 500 ms no better; on PGlite 50 ms was already 1.05x.
+ * Under the stream a first attempt then waits up to 200 ms.
  */
-export const CLAIM_EVERY_MS = 50
+export const CLAIM_EVERY_MS = 200
 
 /**
  * What the `events` wake-up runs: first attempts at once after a commit. Unlike `deliverDue` it

@@ -3,6 +3,7 @@
 // the app's dependencies, so it runs in the delivery worker (sender.ts) as well as anywhere else.
 
 import { isIP } from 'node:net'
+import { orderPayload } from '../events/payload'
 import { deliveryHeaders } from './sign'
 import { checkUrl, RefusedUrl } from './ssrf'
 
@@ -18,6 +19,22 @@ export interface SendJob {
   body: string
   /** seconds since the epoch, signed into the Standard Webhooks headers */
   timestamp: number
+}
+
+/** An attempt as the database hands it over: the event's payload as stored, not yet the body. */
+export type StoredJob = Omit<SendJob, 'body'> & { payload: string }
+
+/**
+ * The bodies of a batch of stored jobs: each event's payload parsed and written in api.md's key
+ * order once, however many webhooks get it.
+ */
+export function withBodies(jobs: StoredJob[]): SendJob[] {
+  const bodies = new Map<string, string>()
+  return jobs.map(({ payload, ...job }) => {
+    let body = bodies.get(payload)
+    if (body === undefined) bodies.set(payload, (body = JSON.stringify(orderPayload(JSON.parse(payload)))))
+    return { ...job, body }
+  })
 }
 
 /** How it went: a 2xx has no error. */

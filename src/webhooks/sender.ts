@@ -3,11 +3,11 @@
 // records their outcomes (one statement each per batch). The worker starts with the first batch
 // and ends after IDLE_MS with nothing to send; it never keeps the process alive.
 
-import type { SendJob, SendOutcome } from './send'
+import type { SendOutcome, StoredJob } from './send'
 
 export interface WebhookSender {
   /** Attempt every job; outcomes in the jobs' order. Never rejects: a lost worker is an error outcome. */
-  send(jobs: SendJob[]): Promise<SendOutcome[]>
+  send(jobs: StoredJob[]): Promise<SendOutcome[]>
   /** End the worker (attempts still in flight become error outcomes, retried later). */
   stop(): Promise<void>
 }
@@ -24,7 +24,7 @@ export function createWebhookSender(allowInsecure: () => boolean): WebhookSender
   let worker: Worker | undefined
   let next = 0
   let idle: ReturnType<typeof setTimeout> | undefined
-  const pending = new Map<number, { jobs: SendJob[]; resolve: (o: SendOutcome[]) => void }>()
+  const pending = new Map<number, { jobs: StoredJob[]; resolve: (o: SendOutcome[]) => void }>()
 
   const lost = (why: string) => {
     for (const { jobs, resolve } of pending.values()) resolve(jobs.map(() => ({ httpStatus: null, error: why })))
