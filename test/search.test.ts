@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createApp } from '../src/app'
 import { loadConfig } from '../src/config'
 import { createDeps, type Deps } from '../src/deps'
+import { emit } from '../src/events/outbox'
 import { createLogger } from '../src/log'
 import { findMiniLm } from '../src/search/embedder/minilm'
 import { tick } from '../src/search/loop'
@@ -285,6 +286,38 @@ describe('GET /search: the contract', () => {
       })
       const found = await search(app, projectId, { q: 'quarterly ledger', limit: '1', mode: 'keyword' })
       expect(found.body.results.map((r: any) => r.node.id)).toEqual([added.body.node.id])
+    },
+  )
+
+  test.skipIf(!!process.env.TEST_DATABASE_URL)(
+    'on PGlite a write that commits while the next transaction already waits for the database is searchable during that transaction',
+    async () => {
+      await search(app, projectId, { q: 'invoice reminder', mode: 'keyword' }) // the index is loaded and current
+      let release!: () => void
+      let holding!: () => void
+      const gate = new Promise<void>((r) => (release = r))
+      const held = new Promise<void>((r) => (holding = r))
+      // an import's batches back to back: the write commits, and the next batch has the
+      // database before any read the commit could queue (the index must not need one)
+      const write = app.db.tx((tx) =>
+        emit(tx, projectId, [
+          {
+            type: 'node.added',
+            node: { id: 'late-import', type: 'task', parentId: null, data: { label: 'Reconcile the petty cash drawer' } },
+          },
+        ]),
+      )
+      const next = app.db.tx(async (tx) => {
+        await tx.query('select 1')
+        holding()
+        await gate
+      })
+      await write
+      await held
+      const during = await Promise.race([search(app, projectId, { q: 'petty cash drawer', limit: '1', mode: 'keyword' }), Bun.sleep(3000)])
+      release()
+      await next
+      expect((during as any)?.body.results.map((r: any) => r.node.id)).toEqual(['late-import'])
     },
   )
 

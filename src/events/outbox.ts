@@ -14,13 +14,39 @@ export type DomainEvent =
     }
 
 /**
- * On PGlite, every commit that wrote events sends the project's id here (at the commit, before
- * the write answers): the built-in search then knows that nothing it has not seen was committed
- * and answers without reading the outbox, even while another transaction holds the database.
+ * On PGlite, every commit that wrote events says so here (at the commit, before the write
+ * answers), with the events themselves: the built-in search applies them to its in-memory index
+ * without reading the outbox, so a search never waits for the database, even while another
+ * transaction (a 1,000-node import batch) holds it. The notification's payload is a token for
+ * and the project for `takeCommitted`; the events wait in this process's memory until the commit, and those of a
+ * transaction that rolled back are dropped when a later commit is told.
  * Not on PostgreSQL: a notification reaches the other replicas later than a client's next
  * request may, so a search there always reads the outbox.
  */
 export const OUTBOX_COMMITTED = 'arbor_outbox_committed'
+
+/** What a commit wrote to the outbox for one project, in seq order. */
+export interface CommittedEvents {
+  projectId: string
+  events: { seq: number; payload: Record<string, any> }[]
+}
+
+const uncommitted = new Map<number, CommittedEvents>()
+let lastToken = 0
+
+/**
+ * The project and events behind an OUTBOX_COMMITTED notification; `events` is undefined when
+ * this process no longer holds them. Every listener of this process gets them (two search
+ * backends on one database in tests); they are dropped once a later commit is told.
+ * Notifications come in the order of the commits, so what is held from an earlier token belongs
+ * to a transaction that rolled back, or was told already.
+ */
+export function takeCommitted(payload: string): { projectId: string; events?: CommittedEvents['events'] } {
+  const space = payload.indexOf(' ')
+  const token = Number(payload.slice(0, space))
+  for (const t of uncommitted.keys()) if (t < token) uncommitted.delete(t)
+  return { projectId: payload.slice(space + 1), events: uncommitted.get(token)?.events }
+}
 
 export async function emit(tx: Db, projectId: string, events: DomainEvent[], now = new Date()): Promise<void> {
   if (events.length === 0) return
@@ -32,6 +58,10 @@ export async function emit(tx: Db, projectId: string, events: DomainEvent[], now
         : { iteration: e.iteration }
     return { type: e.type, payload: { event: e.type, project_id: projectId, timestamp, ...subject } }
   })
-  await insertMany(tx, projectId, JSON.stringify(rows))
-  if (tx.kind === 'pglite') await tx.notify(OUTBOX_COMMITTED, projectId)
+  const seqs = await insertMany(tx, projectId, JSON.stringify(rows))
+  if (tx.kind !== 'pglite') return
+  const token = ++lastToken
+  const inOrder = seqs.map((r) => Number(r.seq)).sort((a, b) => a - b) // seqs are taken in the rows' order
+  uncommitted.set(token, { projectId, events: rows.map((r, i) => ({ seq: inOrder[i]!, payload: r.payload })) })
+  await tx.notify(OUTBOX_COMMITTED, `${token} ${projectId}`)
 }

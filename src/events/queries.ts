@@ -19,4 +19,4 @@ export const latest = (db: Db, projectId: string) => one<Omit<EventRow, 'payload
 export const deleteExpired = async (db: Db, before: Date) => (await one<{ count: number }>(db, deleteExpiredSql, [before]))!.count
 
 /** The outbox write (src/outbox.ts): one statement for every event of a transaction. */
-export const insertMany = (db: Db, projectId: string, rows: string) => db.query(insertManySql, [projectId, rows])
+export const insertMany = (db: Db, projectId: string, rows: string) => db.query<{ seq: string | number }>(insertManySql, [projectId, rows])

@@ -5,7 +5,7 @@
 // so a replica sees another's writes on its next search.
 
 import type { Deps } from '../deps'
-import { OUTBOX_COMMITTED } from '../events/outbox'
+import { OUTBOX_COMMITTED, takeCommitted } from '../events/outbox'
 import { embeddingTexts } from './document'
 import { type EmbedderChoice, EmbedQueue, within } from './embedder/runtime'
 import { textHash, vectorFromBytes } from './hash'
@@ -69,13 +69,42 @@ export class BuiltinSearch implements SearchBackend {
   }
 
   /**
-   * PGlite: a commit wrote events of `projectId`. A loaded index reads them at once, so its read
-   * is queued before the next write can start; searches during that write then find it current.
+   * PGlite: a commit wrote events (`token`: see takeCommitted). A loaded index with no read under
+   * way applies them from memory at once; otherwise the project is marked and its index reads
+   * the outbox (queued before the next write can start).
    */
-  private onCommit(projectId: string): void {
-    this.committed.add(projectId)
+  private onCommit(token: string): void {
+    const { projectId, events } = takeCommitted(token)
     const idx = this.loaded.get(projectId)
+    if (idx && events && !this.committed.has(projectId) && !this.locks.has(projectId)) {
+      const saved: [string, Float32Array][] = []
+      this.apply(idx, events, this.freshVectors(saved))
+      // PGlite runs one transaction at a time, in seq order: every event up to here is applied
+      // and none can still commit below it, so there is nothing for a read to skip or re-read
+      idx.recent.clear()
+      idx.horizon = new Date()
+      if (saved.length) void q.insertVectors(this.deps.db, projectId, this.queue.id, saved).catch(() => undefined)
+      return
+    }
+    this.committed.add(projectId)
     if (idx) void this.current(idx).catch(() => undefined)
+  }
+
+  /** Apply node events to `idx`, in seq order, and remember their seqs as applied (catchUp skips them). */
+  private apply(
+    idx: ProjectIndex,
+    events: { seq: number; payload: Record<string, any>; at?: number }[],
+    vectorOf: (hash: string) => Float32Array | undefined,
+  ): void {
+    for (const { seq, payload, at } of events) {
+      const node = payload?.node as IndexNode | undefined
+      if (node?.id) {
+        if (payload.event === 'node.deleted') idx.delete(node.id)
+        else idx.upsert({ id: node.id, type: node.type, parentId: node.parentId ?? null, data: node.data ?? {} }, vectorOf)
+      }
+      idx.recent.set(seq, at ?? Date.now())
+      if (seq > idx.seq) idx.seq = seq
+    }
   }
 
   /** Read the outbox into `idx`, unless (PGlite) nothing was committed for it since the last read. */
@@ -271,27 +300,15 @@ export class BuiltinSearch implements SearchBackend {
   private async catchUp(idx: ProjectIndex): Promise<void> {
     const db = this.deps.db
     const saved: [string, Float32Array][] = []
-    const vectorOf = (h: string) => {
-      const v = this.fresh.get(h)
-      if (v) {
-        saved.push([h, v])
-        this.fresh.delete(h)
-      }
-      return v
-    }
+    const vectorOf = this.freshVectors(saved)
     for (;;) {
       const horizon = await q.horizon(db)
       const rows = await q.eventsSince(db, idx.projectId, idx.seq, idx.horizon, [...idx.recent.keys()])
-      for (const row of rows) {
-        const seq = Number(row.seq)
-        const node = row.payload?.node as IndexNode | undefined
-        if (node?.id) {
-          if (row.payload.event === 'node.deleted') idx.delete(node.id)
-          else idx.upsert({ id: node.id, type: node.type, parentId: node.parentId ?? null, data: node.data ?? {} }, vectorOf)
-        }
-        idx.recent.set(seq, new Date(row.created_at).getTime())
-        if (seq > idx.seq) idx.seq = seq
-      }
+      this.apply(
+        idx,
+        rows.map((r) => ({ seq: Number(r.seq), payload: r.payload, at: new Date(r.created_at).getTime() })),
+        vectorOf,
+      )
       if (rows.length >= EVENTS_PAGE) continue // more to read; keep the old horizon until done
       idx.horizon = horizon
       for (const [seq, at] of idx.recent) if (at < horizon.getTime()) idx.recent.delete(seq)
@@ -383,6 +400,18 @@ export class BuiltinSearch implements SearchBackend {
       if (!this.indexes.has(r.project_id)) await this.load(r.project_id).catch(() => undefined)
     }
     return written
+  }
+
+  /** Vectors the duplicate check embedded, for upsert; each one taken is added to `saved` (to store). */
+  private freshVectors(saved: [string, Float32Array][]): (hash: string) => Float32Array | undefined {
+    return (h) => {
+      const v = this.fresh.get(h)
+      if (v) {
+        saved.push([h, v])
+        this.fresh.delete(h)
+      }
+      return v
+    }
   }
 
   private remember(hash: string, vector: Float32Array): void {
