@@ -72,6 +72,22 @@ function deliver(shared: Shared, channel: string, payload: string) {
   for (const l of shared.channels.get(channel) ?? []) queueMicrotask(() => l.message(payload))
 }
 
+/**
+ * PGlite runs in this thread: while a statement runs, nothing else does. A long write (a
+ * 1,000-node batch: several statements and the JavaScript between them) would hold every other
+ * request until it commits, even those that need no database (a search answered from memory, a
+ * cached auth). So before a statement, once TURN_MS have passed since the last turn, the event
+ * loop gets one: requests that came in meanwhile start, and those that need the database queue
+ * for it behind the write.
+ */
+const TURN_MS = 4
+let lastTurn = 0
+async function takeTurns(): Promise<void> {
+  if (performance.now() - lastTurn < TURN_MS) return
+  await new Promise<void>((resolve) => setImmediate(resolve))
+  lastTurn = performance.now()
+}
+
 function wrap(conn: Queryable, inTx: boolean, shared: Shared, queued: [string, string][] = []): PgliteDb {
   const db: PgliteDb = {
     kind: 'pglite',
@@ -79,6 +95,7 @@ function wrap(conn: Queryable, inTx: boolean, shared: Shared, queued: [string, s
       return shared.root ?? db
     },
     async query<T = Row>(text: string, params: unknown[] = []) {
+      await takeTurns()
       return shared.run<T>(text, params, inTx)
     },
     async exec(text: string) {

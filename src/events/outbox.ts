@@ -58,10 +58,9 @@ export async function emit(tx: Db, projectId: string, events: DomainEvent[], now
         : { iteration: e.iteration }
     return { type: e.type, payload: { event: e.type, project_id: projectId, timestamp, ...subject } }
   })
-  const seqs = await insertMany(tx, projectId, JSON.stringify(rows))
+  const seqs = await insertMany(tx, projectId, rows)
   if (tx.kind !== 'pglite') return
   const token = ++lastToken
-  const inOrder = seqs.map((r) => Number(r.seq)).sort((a, b) => a - b) // seqs are taken in the rows' order
-  uncommitted.set(token, { projectId, events: rows.map((r, i) => ({ seq: inOrder[i]!, payload: r.payload })) })
+  uncommitted.set(token, { projectId, events: rows.map((r, i) => ({ seq: seqs[i]!, payload: r.payload })) })
   await tx.notify(OUTBOX_COMMITTED, `${token} ${projectId}`)
 }

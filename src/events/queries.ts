@@ -19,4 +19,16 @@ export const latest = (db: Db, projectId: string) => one<Omit<EventRow, 'payload
 export const deleteExpired = async (db: Db, before: Date) => (await one<{ count: number }>(db, deleteExpiredSql, [before]))!.count
 
 /** The outbox write (src/outbox.ts): one statement for every event of a transaction. */
-export const insertMany = (db: Db, projectId: string, rows: string) => db.query<{ seq: string | number }>(insertManySql, [projectId, rows])
+/** Events per insert statement: on PGlite a statement holds the server's thread while it runs (src/db/pglite.ts). */
+const INSERT_CHUNK = 200
+
+/** Insert `rows` ({type, payload}, in order) and return their seqs, in order. */
+export async function insertMany(db: Db, projectId: string, rows: unknown[]): Promise<number[]> {
+  const seqs: number[] = []
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    const got = await db.query<{ seq: string | number }>(insertManySql, [projectId, JSON.stringify(rows.slice(i, i + INSERT_CHUNK))])
+    // seqs are taken in the rows' order; RETURNING does not promise an order
+    seqs.push(...got.map((r) => Number(r.seq)).sort((a, b) => a - b))
+  }
+  return seqs
+}

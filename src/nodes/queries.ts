@@ -42,8 +42,15 @@ export interface InsertRow {
   created_at: string | null
   classified: boolean
 }
-export const insertMany = (db: Db, projectId: string, rows: InsertRow[]) =>
-  db.query<NodeRow>(insertManySql, [projectId, JSON.stringify(rows)])
+/** Rows per insert statement: on PGlite a statement holds the server's thread while it runs (src/db/pglite.ts). */
+const INSERT_CHUNK = 200
+
+export async function insertMany(db: Db, projectId: string, rows: InsertRow[]): Promise<NodeRow[]> {
+  const out: NodeRow[] = []
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK)
+    out.push(...(await db.query<NodeRow>(insertManySql, [projectId, JSON.stringify(rows.slice(i, i + INSERT_CHUNK))])))
+  return out
+}
 export const update = (db: Db, projectId: string, id: string, parentId: string | null, data: unknown, classified: boolean) =>
   one<NodeRow>(db, updateSql, [projectId, id, parentId, JSON.stringify(data), classified])
 export const subtree = (db: Db, projectId: string, rootIds: string[]) => db.query<TreeRow>(subtreeSql, [projectId, rootIds])

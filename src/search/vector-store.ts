@@ -43,7 +43,9 @@ export class VectorStore {
   add(vector: Float32Array): number {
     if (vector.length !== this.dims) throw new Error(`vector has ${vector.length} dims, expected ${this.dims}`)
     const slot = this.free.pop() ?? this.used++
-    if (slot >= this.capacity) this.grow(this.capacity * 2)
+    // doubling while small; past 4,096 rows by a quarter (the scores area behind the rows is
+    // written on every search, so its pages stay in memory: less room left unused in between)
+    if (slot >= this.capacity) this.grow(this.capacity < 4096 ? this.capacity * 2 : Math.ceil((this.capacity * 1.25) / 64) * 64)
     this.rows.set(vector, slot * this.stride)
     return slot
   }
@@ -85,7 +87,9 @@ export class VectorStore {
       const have = this.kernel.memory.buffer.byteLength
       if (need > have) this.kernel.memory.grow(Math.ceil((need - have) / PAGE))
       this.rows = new Float32Array(this.kernel.memory.buffer, this.stride * 4, capacity * this.stride)
-      this.rows.fill(0, this.capacity * this.stride) // the old scores area becomes rows
+      // the old scores area becomes rows; the pages just grown are zero already and, left
+      // untouched, take no memory until rows are written there
+      this.rows.fill(0, this.capacity * this.stride, this.capacity * this.stride + this.capacity)
     } else {
       const rows = new Float32Array(capacity * this.stride)
       rows.set(this.rows)
