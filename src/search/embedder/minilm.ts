@@ -235,6 +235,7 @@ export class MiniLmEmbedder implements Embedder {
       if (this.pending.size > 0 || !this.runner) return
       this.runner.end()
       this.runner = undefined
+      Bun.gc(true) // an idle server allocates next to nothing: collect what the batches left now
     }, IDLE_MS)
     this.idleTimer.unref?.()
   }

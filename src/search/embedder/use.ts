@@ -86,6 +86,8 @@ class ModelWorker {
         clearTimeout(this.idle)
         this.idle = setTimeout(() => {
           if (this.pending.size > 0 || this.worker !== worker) return
+          // an idle server allocates next to nothing: collect what the worker left once it is gone
+          worker.addEventListener('close', () => Bun.gc(true), { once: true })
           worker.terminate()
           this.worker = undefined
         }, IDLE_MS)
