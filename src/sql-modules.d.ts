@@ -56,7 +56,7 @@ declare module '*.css' {
   export default text
 }
 
-// Swagger UI's bundle and stylesheet, imported `with { type: 'text' }` (src/web/routes.ts).
+// Swagger UI's bundle, imported `with { type: 'file' }`: its path (src/web/routes.ts).
 declare module 'swagger-ui-dist/swagger-ui-bundle.js' {
   const text: string
   export default text

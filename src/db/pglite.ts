@@ -133,6 +133,34 @@ function wrap(conn: Queryable, inTx: boolean, shared: Shared, queued: [string, s
 }
 
 /**
+ * The worker's module; in the single executable it sits at its path under src/ (src/binary.ts).
+ */
+function initdbWorkerUrl(): string {
+  if (import.meta.url.startsWith('file:///$bunfs/')) return new URL('./db/pglite-initdb-worker.ts', import.meta.url).href
+  return new URL('./pglite-initdb-worker.ts', import.meta.url).href
+}
+
+/**
+ * initdb for a new data directory, on a worker thread that then ends. In this process it peaks
+ * near 1 GB (a second PostgreSQL instance and a dump of its files), and the server kept ~30 MB
+ * more from it for the rest of its life than a start on an existing directory: memory freed but
+ * never given back to the system.
+ */
+async function initDataDir(pgdata: string, startParams: string[]): Promise<void> {
+  const worker = new Worker(initdbWorkerUrl())
+  try {
+    const reply = await new Promise<{ ok: boolean; error?: string }>((resolve, reject) => {
+      worker.onmessage = (event) => resolve(event.data)
+      worker.onerror = (event) => reject(new Error(`PGlite initdb worker failed: ${event.message}`))
+      worker.postMessage({ pgdata, startParams })
+    })
+    if (!reply.ok) throw new Error(`PGlite initdb failed: ${reply.error}`)
+  } finally {
+    worker.terminate()
+  }
+}
+
+/**
  * Open PGlite persisted under `dataDir/pgdata`, or in memory when `dataDir` is null.
  * `template` (an in-memory database dumped with `dump`) skips initdb: tests use it.
  */
@@ -140,11 +168,13 @@ export async function openPglite(dataDir: string | null, template?: Blob): Promi
   const lockPath = dataDir ? acquireLock(dataDir) : null
   const pgdata = dataDir ? join(dataDir, 'pgdata') : undefined
   if (pgdata && !existsSync(pgdata)) mkdirSync(pgdata, { recursive: true })
+  const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`]
   let pg: PGlite
   try {
+    if (pgdata && !template && !existsSync(join(pgdata, 'PG_VERSION'))) await initDataDir(pgdata, startParams)
     pg = await PGlite.create({
       ...(await pgliteAssets()),
-      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
+      startParams,
       ...(pgdata ? { dataDir: pgdata } : {}),
       ...(template ? { loadDataDir: template } : {}),
     })

@@ -5,8 +5,23 @@
  * must be PUBLIC_BASE_URL's or a loopback one, so a page on another site cannot reach a local
  * Arbor through the browser (DNS rebinding).
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
-import { createMcpServer } from './server'
+// The MCP SDK (~15 MB resident once loaded) is imported by the first request to /mcp, not at start.
+import type { createMcpServer as CreateMcpServer } from './server'
+
+let sdk:
+  | Promise<{
+      createMcpServer: typeof CreateMcpServer
+      Transport: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport
+    }>
+  | undefined
+const loadSdk = () =>
+  (sdk ??= Promise.all([import('./server'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]).then(
+    ([server, transport]) => ({ createMcpServer: server.createMcpServer, Transport: transport.WebStandardStreamableHTTPServerTransport }),
+    (err) => {
+      sdk = undefined // tried again by the next request
+      throw err
+    },
+  ))
 
 export const MCP_PATH = '/mcp'
 
@@ -59,8 +74,9 @@ export async function handleMcp(req: Request, { publicBaseUrl, api }: McpEndpoin
   if (check.status === 401) return json(401, unauthorized, { 'www-authenticate': 'Bearer' })
   if (check.status === 429) return new Response(check.body, { status: 429, headers: check.headers })
 
+  const { createMcpServer, Transport } = await loadSdk()
   const server = createMcpServer({ apiUrl, apiKey, fetch: api })
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+  const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true })
   await server.connect(transport)
   try {
     return await transport.handleRequest(req)

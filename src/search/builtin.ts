@@ -117,10 +117,6 @@ export class BuiltinSearch implements SearchBackend {
     })
   }
 
-  warm(): void {
-    void this.queue.warm()
-  }
-
   async search(projectId: string, req: SearchRequest): Promise<SearchAnswer> {
     const idx = await this.ready(projectId)
     idx.lastUsed = Date.now()

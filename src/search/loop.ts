@@ -8,9 +8,11 @@ import type { Loop } from '../scheduler'
 export const tick = (deps: Deps, now: Date) => deps.search.tick(now)
 
 /**
- * Scheduled every second and woken after every write; the model starts loading in the
- * background when the scheduler starts, so no request waits for it. On stop, the backend gives
- * up what it holds for the other replicas (the Meilisearch sync lease).
+ * Scheduled every second and woken after writes (at most every 100 ms). The embedding model is not loaded at start:
+ * an idle server stays small (the model takes ~230 MB and is ended again after a minute with
+ * nothing to embed), and the first batch or query that needs it loads it (~1 s, the same wait
+ * as after any idle minute). On stop, the backend gives up what it holds for the other replicas
+ * (the Meilisearch sync lease).
  */
 export const searchLoop: Loop = {
   name: 'search',
@@ -18,8 +20,5 @@ export const searchLoop: Loop = {
   tick,
   wakeOn: 'events',
   wakeEveryMs: 100,
-  onStart: (deps) => {
-    deps.search.warm()
-    return async () => await deps.search.stop?.()
-  },
+  onStart: (deps) => async () => await deps.search.stop?.(),
 }

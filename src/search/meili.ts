@@ -72,10 +72,6 @@ export class MeiliBackend implements SearchBackend {
     this.index = this.client.index<Doc>(indexUid)
   }
 
-  warm(): void {
-    void this.queue.warm()
-  }
-
   /** Create the index and its settings once (idempotent); the vector size comes from the embedder. */
   setup(): Promise<void> {
     this.ready ??= (async () => {

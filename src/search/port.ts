@@ -10,8 +10,6 @@ export interface SearchBackend {
   duplicates(projectId: string, node: { id: string; type: string; data: Record<string, any> }): Promise<DuplicateAdvisory | null>
   /** The background work of one scheduler run (follow events, embed, backfill); returns a summary. */
   tick(now: Date): Promise<Record<string, number>>
-  /** Load the embedding model now, in the background. */
-  warm(): void
   /** Give up what this process holds for the others (the Meilisearch sync lease) when it stops. */
   stop?(): Promise<void>
   /** Bytes of memory the index holds, for the benchmark. */

@@ -1,6 +1,8 @@
 import { Elysia } from 'elysia'
-import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'text' }
-import swaggerBundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'text' }
+// paths (embedded in the single executable like PGlite's files), read when /docs asks: imported
+// as text, the 1.7 MB bundle alone kept ~11 MB resident in every server that never shows /docs
+import swaggerCssPath from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
+import swaggerBundlePath from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
 import css from './app.css' with { type: 'text' }
 import html from './app.html' with { type: 'text' }
 import { canvasScript } from './bundle'
@@ -54,8 +56,8 @@ export const webRoutes = () => {
 }
 
 /**
- * The API reference at /docs: Swagger UI from the `swagger-ui-dist` package, served from memory
- * (so it travels in the compiled binary and loads nothing from another origin), on /openapi.json.
+ * The API reference at /docs: Swagger UI from the `swagger-ui-dist` package, served from its files
+ * (embedded in the compiled binary, so it travels there too and loads nothing from another origin), on /openapi.json.
  * Swagger UI sets inline style attributes, so styles allow 'unsafe-inline'; scripts do not.
  */
 export const DOCS_CSP =
@@ -66,19 +68,21 @@ const PAGE = `<!doctype html>
 <title>Arbor API reference</title><link rel="stylesheet" href="/docs/swagger-ui.css"></head>
 <body><div id="swagger-ui"></div><script src="/docs/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`
 
-const serve = (body: unknown, type: string) => () =>
-  new Response(String(body), {
-    headers: {
-      'content-type': type,
-      'content-security-policy': DOCS_CSP,
-      'x-content-type-options': 'nosniff',
-      'cache-control': 'no-cache',
-    },
-  })
+const serve =
+  (body: unknown, type: string, file = false) =>
+  () =>
+    new Response(file ? Bun.file(String(body)) : String(body), {
+      headers: {
+        'content-type': type,
+        'content-security-policy': DOCS_CSP,
+        'x-content-type-options': 'nosniff',
+        'cache-control': 'no-cache',
+      },
+    })
 
 export const docsRoutes = () =>
   new Elysia({ name: 'docs' })
     .get('/docs', serve(PAGE, 'text/html; charset=utf-8'), hidden)
-    .get('/docs/swagger-ui.css', serve(swaggerCss, 'text/css; charset=utf-8'), hidden)
-    .get('/docs/swagger-ui-bundle.js', serve(swaggerBundle, 'text/javascript; charset=utf-8'), hidden)
+    .get('/docs/swagger-ui.css', serve(swaggerCssPath, 'text/css; charset=utf-8', true), hidden)
+    .get('/docs/swagger-ui-bundle.js', serve(swaggerBundlePath, 'text/javascript; charset=utf-8', true), hidden)
     .get('/docs/init.js', serve(docsInit, 'text/javascript; charset=utf-8'), hidden)

@@ -9,7 +9,11 @@
 
 import { STOPWORDS, words } from '../text.ts'
 import { type Embedder, l2normalize } from './types.ts'
-import { loadWordVectors, type WordVectors } from './wordvectors.ts'
+import { loadWordVectors, releaseWordVectors, type WordVectors } from './wordvectors.ts'
+
+/** how long the word vectors stay loaded with nothing to embed (reading them again takes a moment) */
+const IDLE_MS = 60_000
+let idle: ReturnType<typeof setTimeout> | undefined
 
 export interface GloveOptions {
   /** SIF smoothing constant; smaller = stronger down-weighting of frequent words. */
@@ -34,9 +38,15 @@ export class GloveEmbedder implements Embedder {
   constructor(private readonly opts: GloveOptions = {}) {}
 
   async embed(texts: string[]): Promise<Float32Array[]> {
+    clearTimeout(idle)
     const wv = await loadWordVectors(this.opts.cacheDir)
     if (!this.common) this.prepare(wv)
-    return texts.map((t) => this.embedOne(wv, t))
+    const out = texts.map((t) => this.embedOne(wv, t))
+    // the vocabulary and its vectors are tens of MB: an idle server lets them go
+    clearTimeout(idle)
+    idle = setTimeout(releaseWordVectors, IDLE_MS)
+    idle.unref?.()
+    return out
   }
 
   /** Zipf normaliser and common direction, computed once from the vocabulary. */

@@ -1,12 +1,13 @@
 // all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0; 384 dims): a real sentence-transformer,
-// as an int8 ONNX file, run in a worker thread by onnxruntime-node's native CPU build (or
-// onnxruntime-web's WebAssembly where that cannot load), with the model's own WordPiece tokenizer (@huggingface/tokenizers). Its files live in a model
+// as an int8 ONNX file, run in a child process (a worker thread in the single executable) by
+// onnxruntime-node's native CPU build (or onnxruntime-web's WebAssembly where that cannot load), with the model's own WordPiece tokenizer (@huggingface/tokenizers). Its files live in a model
 // directory (EMBEDDINGS_MODEL_DIR) that `bun run model:fetch` fills, or inside the single
 // executable; nothing is downloaded at run time. Without them the server falls back to the
 // npm-only USE-lite + GloVe mix (builtin.ts) and says so.
 
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import ORT_WASM from 'onnxruntime-web/ort-wasm-simd-threaded.wasm' with { type: 'file' }
 import { type Embedder, l2normalize } from './types'
 
@@ -82,7 +83,7 @@ const SESSION_OPTIONS = {
  * then null, and the WebAssembly build runs the same model.
  */
 async function loadNative(): Promise<Ort | null> {
-  if (import.meta.url.startsWith('file:///$bunfs/') || process.env.ARBOR_ONNX_RUNTIME === 'wasm') return null
+  if (inBinary() || process.env.ARBOR_ONNX_RUNTIME === 'wasm') return null
   const name = 'onnxruntime-node' // a variable: the single executable's bundler must not pull it in
   try {
     return (await import(name)) as Ort
@@ -176,18 +177,34 @@ export class MiniLmModel {
  * (src/binary.ts) and the worker, an extra entry point of the build, sits at its path under src/.
  */
 function workerUrl(): string {
-  if (import.meta.url.startsWith('file:///$bunfs/')) return new URL('./search/embedder/minilm-worker.ts', import.meta.url).href
+  if (inBinary()) return new URL('./search/embedder/minilm-worker.ts', import.meta.url).href
   return new URL('./minilm-worker.ts', import.meta.url).href
 }
 
+const inBinary = () => import.meta.url.startsWith('file:///$bunfs/')
+
+type Job = { id: number; texts: string[]; files: MiniLmFiles }
 type Reply = { id: number; vectors?: Float32Array[]; error?: string }
 
-/** The embedder the server uses: the model in its own worker thread, so a forward pass never holds a request. */
+/** Where the model runs: a child process or a worker thread (see MiniLmEmbedder.start). */
+interface Runner {
+  send(job: Job): void
+  end(): void
+}
+
+/**
+ * The embedder the server uses: the model off the thread that serves requests, so a forward pass
+ * never holds one. From a source checkout it runs in a child process: onnxruntime-node's native
+ * library and the memory its allocator keeps stay in that process, and ending it gives them all
+ * back (a worker thread ended after the native runtime had run left ~50-90 MB in the server:
+ * the mapped library and freed but untrimmed malloc arenas). The single executable runs the
+ * WebAssembly build, whose memory a worker thread's end does give back, in a worker thread.
+ */
 export class MiniLmEmbedder implements Embedder {
   readonly id: string
   readonly dims = DIMS
   private readonly files: MiniLmFiles
-  private worker: Worker | undefined
+  private runner: Runner | undefined
   private next = 0
   private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>()
 
@@ -197,49 +214,82 @@ export class MiniLmEmbedder implements Embedder {
   }
 
   embed(texts: string[]): Promise<Float32Array[]> {
-    const worker = this.start()
+    const runner = this.start()
     const id = ++this.next
     clearTimeout(this.idleTimer)
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject })
-      worker.postMessage({ id, texts, files: this.files })
+      runner.send({ id, texts, files: this.files })
     })
   }
 
   /**
-   * The model's runtime holds ~350 MB of WebAssembly memory that it never gives back; a worker
-   * with nothing to embed for IDLE_MS is ended, and the next batch starts a new one (~1 s).
+   * The loaded model holds ~100-350 MB (more with the WebAssembly runtime); a runner with
+   * nothing to embed for IDLE_MS is ended, and the next batch starts a new one (~1 s).
    */
   private idleTimer: ReturnType<typeof setTimeout> | undefined
   private settle(): void {
     if (this.pending.size > 0) return
     clearTimeout(this.idleTimer)
     this.idleTimer = setTimeout(() => {
-      if (this.pending.size > 0 || !this.worker) return
-      this.worker.terminate()
-      this.worker = undefined
+      if (this.pending.size > 0 || !this.runner) return
+      this.runner.end()
+      this.runner = undefined
+      Bun.gc(true) // an idle server allocates next to nothing: collect what the batches left now
     }, IDLE_MS)
     this.idleTimer.unref?.()
   }
 
-  private start(): Worker {
-    if (this.worker) return this.worker
+  private reply(reply: Reply): void {
+    const job = this.pending.get(reply.id)
+    if (!job) return
+    this.pending.delete(reply.id)
+    if (reply.error !== undefined) job.reject(new Error(`sentence model: ${reply.error}`))
+    else job.resolve(reply.vectors!)
+    this.settle()
+  }
+
+  /** The runner ended without being asked to: its batches fail, and the next batch starts another. */
+  private lost(runner: Runner, why: string): void {
+    if (this.runner !== runner) return
+    this.runner = undefined
+    for (const job of this.pending.values()) job.reject(new Error(`sentence model worker failed: ${why}`))
+    this.pending.clear()
+  }
+
+  private start(): Runner {
+    if (this.runner) return this.runner
+    this.runner = inBinary() ? this.startThread() : this.startProcess()
+    return this.runner
+  }
+
+  private startProcess(): Runner {
+    let ended = false
+    const child = Bun.spawn([process.execPath, fileURLToPath(workerUrl())], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      serialization: 'advanced', // Float32Arrays travel as such
+      ipc: (message: Reply) => this.reply(message),
+      onExit: (_proc, code, signal) => {
+        if (!ended) this.lost(runner, `it exited (${signal ?? `code ${code}`})`)
+      },
+    })
+    child.unref() // an idle model must not keep the server alive
+    const runner: Runner = {
+      send: (job) => child.send(job),
+      end: () => {
+        ended = true
+        child.kill()
+      },
+    }
+    return runner
+  }
+
+  private startThread(): Runner {
     const worker = new Worker(workerUrl())
     worker.unref() // an idle model must not keep the process alive
-    worker.onmessage = (event: MessageEvent<Reply>) => {
-      const job = this.pending.get(event.data.id)
-      if (!job) return
-      this.pending.delete(event.data.id)
-      if (event.data.error !== undefined) job.reject(new Error(`sentence model: ${event.data.error}`))
-      else job.resolve(event.data.vectors!)
-      this.settle()
-    }
-    worker.onerror = (event) => {
-      for (const job of this.pending.values()) job.reject(new Error(`sentence model worker failed: ${event.message}`))
-      this.pending.clear()
-      this.worker = undefined
-    }
-    this.worker = worker
-    return worker
+    const runner: Runner = { send: (job) => worker.postMessage(job), end: () => worker.terminate() }
+    worker.onmessage = (event: MessageEvent<Reply>) => this.reply(event.data)
+    worker.onerror = (event) => this.lost(runner, event.message)
+    return runner
   }
 }

@@ -99,11 +99,6 @@ export class EmbedQueue {
     return this.run(urgent ? this.high : this.low, texts)
   }
 
-  /** Load the model now (the built-in one takes ~0.5 s and ~190 MB), so no request waits for it. */
-  warm(): Promise<unknown> {
-    return this.embed(['warm up'], true).catch(() => undefined)
-  }
-
   private run(list: Job[], texts: string[]): Promise<Float32Array[]> {
     return new Promise((resolve, reject) => {
       list.push({ texts, resolve, reject })

@@ -53,36 +53,62 @@ function workerUrl(): string {
   return new URL('./use-worker.ts', import.meta.url).href
 }
 
+/** how long the worker stays up with nothing to embed (restarting it reloads the model, ~1 s) */
+const IDLE_MS = 60_000
+
 /**
- * One worker thread per process runs the model; requests are answered in order. If a worker
- * cannot be started (some single-file builds), the model runs on the calling thread instead.
+ * One worker thread per process runs the model; requests are answered in order. The worker
+ * starts with the first batch and ends after IDLE_MS with nothing to embed: the loaded model
+ * holds ~200 MB, which an idle server gives back. If a worker cannot be started (some
+ * single-file builds), the model runs on the calling thread instead.
  */
 class ModelWorker {
-  private worker: Worker
+  private worker: Worker | undefined
   private next = 0
+  private idle: ReturnType<typeof setTimeout> | undefined
   private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>()
 
   constructor() {
-    this.worker = new Worker(workerUrl())
-    this.worker.unref() // an idle model must not keep the process alive
-    this.worker.onmessage = (event: MessageEvent<{ id: number; vectors?: Float32Array[]; error?: string }>) => {
+    this.start() // throws here, not at the first batch, where workers cannot start
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker
+    const worker = new Worker(workerUrl())
+    worker.unref() // an idle model must not keep the process alive
+    worker.onmessage = (event: MessageEvent<{ id: number; vectors?: Float32Array[]; error?: string }>) => {
       const job = this.pending.get(event.data.id)
       if (!job) return
       this.pending.delete(event.data.id)
       if (event.data.error !== undefined) job.reject(new Error(`sentence encoder: ${event.data.error}`))
       else job.resolve(event.data.vectors!)
+      if (this.pending.size === 0) {
+        clearTimeout(this.idle)
+        this.idle = setTimeout(() => {
+          if (this.pending.size > 0 || this.worker !== worker) return
+          // an idle server allocates next to nothing: collect what the worker left once it is gone
+          worker.addEventListener('close', () => Bun.gc(true), { once: true })
+          worker.terminate()
+          this.worker = undefined
+        }, IDLE_MS)
+        this.idle.unref?.()
+      }
     }
-    this.worker.onerror = (event) => {
+    worker.onerror = (event) => {
       for (const job of this.pending.values()) job.reject(new Error(`sentence encoder worker failed: ${event.message}`))
       this.pending.clear()
     }
+    this.worker = worker
+    return worker
   }
 
   embed(texts: string[]): Promise<Float32Array[]> {
+    clearTimeout(this.idle)
+    const worker = this.start()
     const id = ++this.next
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject })
-      this.worker.postMessage({ id, texts })
+      worker.postMessage({ id, texts })
     })
   }
 }

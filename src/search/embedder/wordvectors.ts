@@ -67,6 +67,16 @@ export function useBundledWordVectors(path: string): void {
 
 const CACHE_FILE = 'glove-100d-int8.bin'
 
+/**
+ * Drop the loaded vectors (GloveEmbedder, when idle): the next load reads the cache file again.
+ * A full collection follows: an idle server allocates next to nothing, so without one the
+ * vectors stayed resident.
+ */
+export function releaseWordVectors(): void {
+  loaded = undefined
+  Bun.gc(true)
+}
+
 /** Load (building the cache on first use) the word vectors; shared per process. */
 export function loadWordVectors(cacheDir?: string): Promise<WordVectors> {
   loaded ??= Promise.resolve()
