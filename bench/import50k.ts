@@ -19,10 +19,11 @@
 // The bench never calls a tick: the server's own search loop does all the indexing. Writes
 // bench/results/import50k-<db>.json and .md (gitignored) and prints the table. Takes ~5-15 min.
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
+import { rssMb } from './lib/rss'
 import { freePort, ownerClient, spawnServer } from './lib/spawn'
 import { OBJECTS, pick, QUALIFIERS, reseed, SUBJECTS, tree, VERBS } from './lib/synthetic-tree'
 import { percentile } from './search-core/metrics'
@@ -40,10 +41,6 @@ const ROOT = join(import.meta.dir, '..')
 const MODEL_DIR = process.env.EMBEDDINGS_MODEL_DIR ?? join(ROOT, 'data/models/all-MiniLM-L6-v2')
 const DEADLINE_S = num('timeout', 1800)
 
-const rssMb = (pid: number) => {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-  return m ? Number(m[1]) / 1024 : Number.NaN
-}
 const stats = (ms: number[]) => {
   const s = [...ms].sort((a, b) => a - b)
   return { n: s.length, p50: percentile(s, 50), p99: percentile(s, 99) }

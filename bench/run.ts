@@ -25,6 +25,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
+import { rssMb } from './lib/rss'
 
 const ROOT = join(import.meta.dir, '..')
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
@@ -139,11 +140,6 @@ async function quiet(pid: number, what: string) {
     if (cpuSeconds(pid) - before < 0.05) return (Date.now() - started) / 1000
     if (Date.now() - started > 900_000) throw new Error(`${what}: still busy after 15 minutes`)
   }
-}
-
-const rssMb = (pid: number) => {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-  return m ? Math.round(Number(m[1]) / 1024) : NaN
 }
 
 const median = (xs: number[]) => {
@@ -323,7 +319,7 @@ const col = (r: (typeof results)[number]) => {
     ran('write0', 'write10')
       ? `${f.write0!.p50.toFixed(2)} ms (floor) → ${f.write10!.p50.toFixed(2)} ms (${(f.write10!.p50 / f.write0!.p50).toFixed(2)}×)`
       : '—',
-    `${r.rssMb.start} / ${r.rssMb.afterSetup} / ${r.rssMb.afterLoad} MB`,
+    `${Math.round(r.rssMb.start)} / ${Math.round(r.rssMb.afterSetup)} / ${Math.round(r.rssMb.afterLoad)} MB`,
   ]
 }
 const rows = [
@@ -331,7 +327,7 @@ const rows = [
   'authenticated GET /api/v1/projects',
   'GET /api/v1/nodes, 1,000 nodes',
   'write p50, no webhook → 10 webhooks delivering',
-  'server RSS: idle after start / after setup / after load',
+  'server RSS with its model process: idle after start / after setup / after load',
 ]
 const cols = results.map(col)
 const commit = Bun.spawnSync(['git', 'rev-parse', '--short', 'HEAD'], { cwd: ROOT }).stdout.toString().trim()

@@ -11,9 +11,10 @@
 // Models: the sentence model of `npm run model:fetch` (all-MiniLM-L6-v2) and the npm-only
 // fallback (USE-lite + GloVe, forced with an empty EMBEDDINGS_MODEL_DIR).
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { rssMb } from './lib/rss'
 import { freePort, ownerClient, spawnServer } from './lib/spawn'
 import { OBJECTS, pick, QUALIFIERS, reseed, tree, VERBS } from './lib/synthetic-tree'
 import { percentile } from './search-core/metrics'
@@ -28,21 +29,6 @@ const SEARCHES = num('searches', 200)
 const MODEL_DIR = join(import.meta.dir, '..', 'data/models/all-MiniLM-L6-v2')
 
 // --- one model ------------------------------------------------------------------------------
-/** The server's RSS plus its children's: the sentence model runs in a child process while loaded. */
-const rssMb = (pid: number): number => {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-  const children = readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
-    readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
-  )
-  const childMb = (child: number) => {
-    try {
-      return rssMb(child)
-    } catch {
-      return 0 // it ended meanwhile
-    }
-  }
-  return (m ? Number(m[1]) / 1024 : Number.NaN) + children.reduce((sum, child) => sum + childMb(child), 0)
-}
 
 async function time(n: number, fn: (i: number) => Promise<unknown>) {
   const ms: number[] = []
