@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import eventsSinceSql from '../sql/search/events-since.sql' with { type: 'text' }
 import { createApp } from '../src/app'
 import { loadConfig } from '../src/config'
+import type { Db } from '../src/db'
 import { createDeps, type Deps } from '../src/deps'
 import { emit } from '../src/events/outbox'
 import { createLogger } from '../src/log'
@@ -47,7 +49,7 @@ function embeddingsServer() {
 }
 
 /** A second app (a replica) on the same database, with its own config and search index. */
-function replica(app: TestApp, env: Record<string, string>) {
+function replica(app: TestApp, env: Record<string, string>, db: Db = app.db) {
   const config = loadConfig({
     DATABASE_URL: 'memory://',
     RATE_LIMIT_PER_MINUTE: '0',
@@ -56,7 +58,7 @@ function replica(app: TestApp, env: Record<string, string>) {
     LOG_LEVEL: 'silent',
     ...env,
   })
-  const deps: Deps = createDeps({ config, db: app.db, log: createLogger('silent') })
+  const deps: Deps = createDeps({ config, db, log: createLogger('silent') })
   const { handle } = createApp(deps)
   const call = async (path: string): Promise<Res> => {
     const res = await handle(new Request(`http://arbor.test${path}`, { headers: { authorization: `Bearer ${app.ownerKey}` } }), '127.0.0.1')
@@ -318,6 +320,66 @@ describe('GET /search: the contract', () => {
       release()
       await next
       expect((during as any)?.body.results.map((r: any) => r.node.id)).toEqual(['late-import'])
+    },
+  )
+
+  test.skipIf(!!process.env.TEST_DATABASE_URL)(
+    'on PGlite the commits told while an index reads the outbox are applied from memory: a stream of writes never makes it read again',
+    async () => {
+      // a replica whose database counts the outbox reads of its index (the database itself is real)
+      let reads = 0
+      const counted = new Proxy(app.db, {
+        get(target, prop) {
+          if (prop === 'query')
+            return (text: string, params?: unknown[]) => {
+              if (text === eventsSinceSql) reads++
+              return target.query(text, params)
+            }
+          const value = Reflect.get(target, prop)
+          return typeof value === 'function' ? value.bind(target) : value
+        },
+      })
+      const other = replica(app, { EMBEDDINGS_URL: emb.url, EMBEDDINGS_MODEL: 'bag-of-words' }, counted)
+      const streamed = await app.project()
+      // an import's commits back to back, from before the index loads until after the last search
+      let writing = true
+      let written = 0
+      const writer = (async () => {
+        for (; writing; written++) {
+          // batches, as an import sends them: each commit is long and hands over many events
+          const labels = Array.from({ length: 100 }, (_, i) => `Streamed item q${written}x part ${i}`)
+          const res = await app.call('POST', '/api/v1/mutate', {
+            body: {
+              action: 'batch',
+              projectId: streamed,
+              mutations: labels.map((label) => ({ action: 'add', node: { type: 'task', data: { label } } })),
+            },
+          })
+          if (res.status !== 200) throw new Error(JSON.stringify(res.body))
+          await Bun.sleep(0) // as through the network: the searches get their turn
+        }
+      })()
+      const find = (n: number) =>
+        other.call(`/api/v1/search?${new URLSearchParams({ projectId: streamed, q: `q${n}x`, limit: '1', mode: 'keyword' })}`)
+      try {
+        while (written < 3) await Bun.sleep(5)
+        const found = (res: Res, n: number) =>
+          res.body.results.map((r: any) => (r.node.data.label.startsWith(`Streamed item q${n}x `) ? 'found' : r.node.data.label))
+        expect(found(await find(0), 0)).toEqual(['found']) // loads the index
+        const readsAtLoad = reads
+        const seen: string[] = []
+        for (let i = 0; i < 10 || written < 30; i++) {
+          const n = written - 1 // answered before this search began
+          seen.push(...found(await find(n), n))
+          await Bun.sleep(0) // and the writes theirs (a search from memory never waits for anything)
+        }
+        expect(seen).toEqual(new Array(seen.length).fill('found'))
+        expect(readsAtLoad).toBeLessThanOrEqual(2)
+        expect(reads).toBe(readsAtLoad) // every later commit came in memory
+      } finally {
+        writing = false
+        await writer
+      }
     },
   )
 

@@ -28,8 +28,10 @@ export const OUTBOX_COMMITTED = 'arbor_outbox_committed'
 /** What a commit wrote to the outbox for one project, in seq order. */
 export interface CommittedEvents {
   projectId: string
-  events: { seq: number; payload: Record<string, any> }[]
+  events: CommittedEvent[]
 }
+
+export type CommittedEvent = { seq: number; payload: Record<string, any> }
 
 const uncommitted = new Map<number, CommittedEvents>()
 let lastToken = 0

@@ -5,7 +5,7 @@
 // so a replica sees another's writes on its next search.
 
 import type { Deps } from '../deps'
-import { OUTBOX_COMMITTED, takeCommitted } from '../events/outbox'
+import { type CommittedEvent, OUTBOX_COMMITTED, takeCommitted } from '../events/outbox'
 import { embeddingTexts } from './document'
 import { type EmbedderChoice, EmbedQueue, within } from './embedder/runtime'
 import { textHash, vectorFromBytes } from './hash'
@@ -30,6 +30,9 @@ export const BUILTIN_TUNING = {
 }
 
 const EVENTS_PAGE = 2000
+
+/** Commits told during a read of the outbox; `complete` is false once one came without its events. */
+type Arriving = { events: CommittedEvent[]; complete: boolean }
 /** hashes per database lookup of stored vectors */
 const LOOKUP_PAGE = 5000
 
@@ -55,6 +58,13 @@ export class BuiltinSearch implements SearchBackend {
    * up behind a long write such as a 1,000-node batch.
    */
   private readonly committed = new Set<string>()
+  /**
+   * PGlite only: the events of the commits told while a project's index reads the outbox, in
+   * commit order. The read stops where they begin and applies them from memory when it ends, so
+   * a stream of writes (an import) can neither keep it reading page after page nor queue another
+   * read behind it.
+   */
+  private readonly arriving = new Map<string, Arriving>()
   private readonly following: Promise<unknown>
 
   constructor(
@@ -70,24 +80,42 @@ export class BuiltinSearch implements SearchBackend {
 
   /**
    * PGlite: a commit wrote events (`token`: see takeCommitted). A loaded index with no read under
-   * way applies them from memory at once; otherwise the project is marked and its index reads
-   * the outbox (queued before the next write can start).
+   * way applies them from memory at once; during a read they wait in `arriving` for its end;
+   * otherwise the project is marked and its index reads the outbox (queued before the next write
+   * can start).
    */
   private onCommit(token: string): void {
     const { projectId, events } = takeCommitted(token)
     const idx = this.loaded.get(projectId)
+    const arriving = this.arriving.get(projectId)
+    if (arriving?.complete) {
+      if (events) return void arriving.events.push(...events) // the read under way applies them
+      arriving.complete = false
+    }
     if (idx && events && !this.committed.has(projectId) && !this.locks.has(projectId)) {
-      const saved: [string, Float32Array][] = []
-      this.apply(idx, events, this.freshVectors(saved))
-      // PGlite runs one transaction at a time, in seq order: every event up to here is applied
-      // and none can still commit below it, so there is nothing for a read to skip or re-read
-      idx.recent.clear()
-      idx.horizon = new Date()
-      if (saved.length) void q.insertVectors(this.deps.db, projectId, this.queue.id, saved).catch(() => undefined)
+      this.applyCommitted(idx, events)
       return
     }
     this.committed.add(projectId)
     if (idx) void this.current(idx).catch(() => undefined)
+  }
+
+  /**
+   * PGlite: apply events that commits handed over in memory, those above the index's seq only
+   * (a read of the outbox may have applied the others already).
+   */
+  private applyCommitted(idx: ProjectIndex, events: CommittedEvent[]): void {
+    const saved: [string, Float32Array][] = []
+    this.apply(
+      idx,
+      events.filter((e) => e.seq > idx.seq),
+      this.freshVectors(saved),
+    )
+    // PGlite runs one transaction at a time, in seq order: every event up to here is applied
+    // and none can still commit below it, so there is nothing for a read to skip or re-read
+    idx.recent.clear()
+    idx.horizon = new Date()
+    if (saved.length) void q.insertVectors(this.deps.db, idx.projectId, this.queue.id, saved).catch(() => undefined)
   }
 
   /** Apply node events to `idx`, in seq order, and remember their seqs as applied (catchUp skips them). */
@@ -110,10 +138,23 @@ export class BuiltinSearch implements SearchBackend {
   /** Read the outbox into `idx`, unless (PGlite) nothing was committed for it since the last read. */
   private current(idx: ProjectIndex): Promise<unknown> {
     const projectId = idx.projectId
-    return this.serial(projectId, () => {
-      if (this.deps.db.kind === 'pglite' && !this.committed.has(projectId)) return Promise.resolve()
-      this.committed.delete(projectId) // before the read: a commit during it marks the project again
-      return this.catchUp(idx)
+    return this.serial(projectId, async () => {
+      if (this.deps.db.kind === 'postgres') return this.catchUp(idx, null)
+      if (!this.committed.has(projectId)) return
+      this.committed.delete(projectId) // before the read: a commit told without its events marks the project again
+      const arriving: Arriving = { events: [], complete: true }
+      this.arriving.set(projectId, arriving)
+      try {
+        await this.catchUp(idx, arriving)
+      } catch (err) {
+        arriving.complete = false
+        throw err
+      } finally {
+        this.arriving.delete(projectId)
+        // the commits told meanwhile come after everything read: applied now, not read again
+        if (arriving.complete) this.applyCommitted(idx, arriving.events)
+        else this.committed.add(projectId)
+      }
     })
   }
 
@@ -293,7 +334,7 @@ export class BuiltinSearch implements SearchBackend {
   }
 
   /** Apply the node events this index has not seen, in seq order (see sql/search/horizon.sql). */
-  private async catchUp(idx: ProjectIndex): Promise<void> {
+  private async catchUp(idx: ProjectIndex, arriving: Arriving | null): Promise<void> {
     const db = this.deps.db
     const saved: [string, Float32Array][] = []
     const vectorOf = this.freshVectors(saved)
@@ -305,7 +346,9 @@ export class BuiltinSearch implements SearchBackend {
         rows.map((r) => ({ seq: Number(r.seq), payload: r.payload, at: new Date(r.created_at).getTime() })),
         vectorOf,
       )
-      if (rows.length >= EVENTS_PAGE) continue // more to read; keep the old horizon until done
+      // PGlite: from the first commit told during this read on, the events are in memory
+      const first = arriving?.complete ? arriving.events[0] : undefined
+      if (rows.length >= EVENTS_PAGE && !(first && idx.seq >= first.seq)) continue // more to read; keep the old horizon until done
       idx.horizon = horizon
       for (const [seq, at] of idx.recent) if (at < horizon.getTime()) idx.recent.delete(seq)
       break
