@@ -15,7 +15,9 @@
 //     with the `etaSeconds` the server gave at the end of the import;
 //   - hybrid search p50/p99 of new queries once everything is embedded (each query embedded);
 //   - the server's RSS (/proc/<pid>/status VmRSS): right after start, idle after the model warmed
-//     up, at its peak during the import and the embedding, once embedded, and after the searches.
+//     up, at its peak during the import and the embedding, once embedded, after the searches and
+//     --rest seconds later (75: the models are let go after an idle minute), with and without the
+//     sentence model's child process.
 // The bench never calls a tick: the server's own search loop does all the indexing. Writes
 // bench/results/import50k-<db>.json and .md (gitignored) and prints the table. Takes ~5-15 min.
 
@@ -23,7 +25,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
-import { rssMb } from './lib/rss'
+import { rssMb, rssOf } from './lib/rss'
 import { freePort, ownerClient, spawnServer } from './lib/spawn'
 import { OBJECTS, pick, QUALIFIERS, reseed, SUBJECTS, tree, VERBS } from './lib/synthetic-tree'
 import { percentile } from './search-core/metrics'
@@ -40,6 +42,7 @@ const PG_URL = process.env.BENCH_DATABASE_URL
 const ROOT = join(import.meta.dir, '..')
 const MODEL_DIR = process.env.EMBEDDINGS_MODEL_DIR ?? join(ROOT, 'data/models/all-MiniLM-L6-v2')
 const DEADLINE_S = num('timeout', 1800)
+const REST_S = num('rest', 75)
 
 const stats = (ms: number[]) => {
   const s = [...ms].sort((a, b) => a - b)
@@ -77,10 +80,12 @@ try {
     LOG_LEVEL: 'warn',
   })
   const pid = server.proc.pid
-  const rss = { start: rssMb(pid), idle: 0, importPeak: 0, embedPeak: 0, embedded: 0, searched: 0 }
+  const rss = { start: rssMb(pid), idle: 0, importPeak: 0, embedPeak: 0, embedded: 0, searched: 0, rested: 0 }
+  /** the same moments, the server process alone (without the sentence model's child process) */
+  const own = { embedded: 0, searched: 0, rested: 0 }
   try {
     const { key, call } = ownerClient(server)
-    await Bun.sleep(5000) // the model loads in the background after start, as it does on any start
+    await Bun.sleep(5000) // the start settles (the models load on the first batch or query that needs them)
     rss.idle = rssMb(pid)
     const projectId = 'import50k'
     await call('POST', '/api/v1/mutate', { action: 'addProject', project: { id: projectId, name: 'import bench' } })
@@ -155,6 +160,7 @@ try {
     const fullS = (performance.now() - t0) / 1000
     await Bun.sleep(2000)
     rss.embedded = rssMb(pid)
+    own.embedded = rssOf(pid).server
 
     // --- once embedded: new hybrid queries (each embedded), and keyword ones -------------------
     const hybrid: number[] = []
@@ -168,6 +174,11 @@ try {
       await keyword(settled)
     }
     rss.searched = rssMb(pid)
+    own.searched = rssOf(pid).server
+    // the models let go after an idle minute: what 50,000 nodes cost once the server rests
+    await Bun.sleep(REST_S * 1000)
+    rss.rested = rssMb(pid)
+    own.rested = rssOf(pid).server
 
     const result = {
       database: dbName,
@@ -182,6 +193,7 @@ try {
       embeddedAfterImportS: fullS - importS,
       progress,
       rssMb: rss,
+      serverOnlyRssMb: own,
     }
     const k = result.keyword
     const md = [
@@ -197,7 +209,8 @@ try {
       `| hybrid search of new queries once embedded (n=${result.hybrid.n}) | p50 ${t(result.hybrid.p50)} ms, p99 ${t(result.hybrid.p99)} ms |`,
       `| _meta.search at the import's end | pendingNodes ${atEnd.pendingNodes}, etaSeconds ${atEnd.etaSeconds} |`,
       `| every node embedded (pendingNodes 0) | ${fullS.toFixed(1)} s from the first batch (${(fullS - importS).toFixed(1)} s after the last) |`,
-      `| RSS MB: start / idle warm / import peak / embedding peak / embedded / after searches | ${[rss.start, rss.idle, rss.importPeak, rss.embedPeak, rss.embedded, rss.searched].map((x) => x.toFixed(0)).join(' / ')} |`,
+      `| RSS MB with the model's process: start / idle / import peak / embedding peak / embedded / after searches / ${REST_S} s later | ${[rss.start, rss.idle, rss.importPeak, rss.embedPeak, rss.embedded, rss.searched, rss.rested].map((x) => x.toFixed(0)).join(' / ')} |`,
+      `| RSS MB of the server process alone: embedded / after searches / ${REST_S} s later | ${[own.embedded, own.searched, own.rested].map((x) => x.toFixed(0)).join(' / ')} |`,
     ].join('\n')
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true })
     writeFileSync(join(ROOT, `bench/results/import50k-${dbName}.json`), `${JSON.stringify(result, null, 2)}\n`)

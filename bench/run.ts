@@ -13,7 +13,10 @@
  *   - authenticated GET /api/v1/projects, and GET /api/v1/nodes of a 1,000-node project;
  *   - POST /mutate add, sequential (wrk -t1 -c1), into a project without webhooks (the floor)
  *     and into one with 10 webhooks that deliver live to the receiver;
- *   - the server's RSS once idle after start, after setup, and after everything.
+ *   - the server's RSS once idle after start, after setup, and after everything;
+ * then, on each database, `bench/import50k.ts` in its own process (its own server and database):
+ * 50,000 nodes imported through HTTP, keyword search during and after the import, the time until
+ * every node is embedded, and RSS at 50,000 nodes (BENCH_IMPORT_NODES for fewer).
  * ROUNDS rounds (default 5) of BENCH_SECONDS seconds (default 4) per figure, in a random order
  * within each round; a figure is the median of its rounds and every round has ≥ 200 requests
  * (a run with fewer is repeated twice as long). The server runs as shipped, its loops included:
@@ -296,13 +299,40 @@ async function benchDatabase(kind: 'pglite' | 'postgres') {
   }
 }
 
-const results: Awaited<ReturnType<typeof benchDatabase>>[] = []
+/** The 50,000-node import (bench/import50k.ts) in its own process, on its own server and database. */
+async function importBench(kind: 'pglite' | 'postgres'): Promise<Import50k> {
+  const nodes = process.env.BENCH_IMPORT_NODES
+  const { BENCH_DATABASE_URL: _, ...env } = process.env // import50k.ts runs on PostgreSQL when it is set
+  if (kind === 'postgres') env.BENCH_DATABASE_URL = PG_URL
+  const proc = Bun.spawn([process.execPath, 'bench/import50k.ts', ...(nodes ? ['--nodes', nodes] : [])], {
+    cwd: ROOT,
+    env,
+    stdout: 'ignore',
+    stderr: 'inherit',
+  })
+  if ((await proc.exited) !== 0) throw new Error(`bench/import50k.ts on ${kind} exited ${proc.exitCode}`)
+  return JSON.parse(readFileSync(join(ROOT, `bench/results/import50k-${kind}.json`), 'utf8'))
+}
+
+/** The part of bench/import50k.ts's JSON the table shows. */
+interface Import50k {
+  nodes: number
+  importS: number
+  keyword: Record<'during' | 'after' | 'embedding' | 'settled', { n: number; p50: number; p99: number }>
+  fullS: number
+  rssMb: { idle: number; embedded: number; searched: number; rested: number }
+  serverOnlyRssMb: { embedded: number; searched: number; rested: number }
+}
+
+const results: (Awaited<ReturnType<typeof benchDatabase>> & { import50k?: Import50k })[] = []
 const kinds = (PG_URL ? ['pglite', 'postgres'] : ['pglite']).filter(
   (k) => !process.env.BENCH_DATABASES || process.env.BENCH_DATABASES.split(',').includes(k),
 ) as ('pglite' | 'postgres')[]
 for (const kind of kinds) {
   process.stderr.write(`${kind}: `)
-  results.push(await benchDatabase(kind))
+  const result = await benchDatabase(kind)
+  const wanted = (name: string) => !process.env.BENCH_FIGURES || process.env.BENCH_FIGURES.split(',').includes(name)
+  results.push(wanted('import50k') ? { ...result, import50k: await importBench(kind) } : result)
 }
 rmSync(tmp, { recursive: true, force: true })
 
@@ -320,6 +350,17 @@ const col = (r: (typeof results)[number]) => {
       ? `${f.write0!.p50.toFixed(2)} ms (floor) → ${f.write10!.p50.toFixed(2)} ms (${(f.write10!.p50 / f.write0!.p50).toFixed(2)}×)`
       : '—',
     `${Math.round(r.rssMb.start)} / ${Math.round(r.rssMb.afterSetup)} / ${Math.round(r.rssMb.afterLoad)} MB`,
+    ...importCells(r.import50k),
+  ]
+}
+const importCells = (i: Import50k | undefined) => {
+  if (!i) return ['—', '—', '—', '—']
+  const kw = (x: { p50: number; p99: number }) => `p50 ${f1(x.p50)} ms, p99 ${f1(x.p99)} ms`
+  return [
+    `${i.importS.toFixed(1)} s; keyword search ${kw(i.keyword.during)}`,
+    `${kw(i.keyword.after)} right after; ${kw(i.keyword.embedding)} while embedding`,
+    `${i.fullS.toFixed(0)} s after the first batch`,
+    `${Math.round(i.rssMb.embedded)} / ${Math.round(i.rssMb.searched)} / ${Math.round(i.rssMb.rested)} MB (server alone ${Math.round(i.serverOnlyRssMb.embedded)} / ${Math.round(i.serverOnlyRssMb.searched)} / ${Math.round(i.serverOnlyRssMb.rested)})`,
   ]
 }
 const rows = [
@@ -328,6 +369,10 @@ const rows = [
   'GET /api/v1/nodes, 1,000 nodes',
   'write p50, no webhook → 10 webhooks delivering',
   'server RSS with its model process: idle after start / after setup / after load',
+  `${(Number(process.env.BENCH_IMPORT_NODES ?? 50_000)).toLocaleString('en')}-node import in batches of 1,000`,
+  'keyword search after the import',
+  'every node embedded for meaning',
+  'RSS at that size with the model process: embedded / after searches / after an idle minute',
 ]
 const cols = results.map(col)
 const commit = Bun.spawnSync(['git', 'rev-parse', '--short', 'HEAD'], { cwd: ROOT }).stdout.toString().trim()
