@@ -35,6 +35,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
 const PG_URL = process.env.BENCH_DATABASE_URL
 const MIN_SAMPLES = 200
+/** BENCH_FIGURES=write0,write10 runs only those (names: the keys of `figures` below, and import50k) */
+const ONLY = process.env.BENCH_FIGURES?.split(',')
+const wanted = (name: string) => !ONLY || ONLY.includes(name)
 const MODEL_DIR = join(ROOT, 'data', 'models', 'all-MiniLM-L6-v2')
 const tmp = mkdtempSync(join(tmpdir(), 'arbor-bench-'))
 
@@ -262,9 +265,7 @@ async function benchDatabase(kind: 'pglite' | 'postgres') {
     }
     await figures.healthz!() // warm-up: JIT, prepared statements
     await figures.projects!()
-    // BENCH_FIGURES=write0,write10 runs only those (while working on one figure)
-    const only = process.env.BENCH_FIGURES?.split(',')
-    for (const name of Object.keys(figures)) if (only && !only.includes(name)) delete figures[name]
+    for (const name of Object.keys(figures)) if (!wanted(name)) delete figures[name]
     const runs = new Map<string, WrkResult[]>(Object.keys(figures).map((k) => [k, []]))
     for (let round = 0; round < ROUNDS; round++)
       for (const name of shuffle(Object.keys(figures))) {
@@ -316,11 +317,10 @@ async function importBench(kind: 'pglite' | 'postgres'): Promise<Import50k> {
 
 /** The part of bench/import50k.ts's JSON the table shows. */
 interface Import50k {
-  nodes: number
   importS: number
-  keyword: Record<'during' | 'after' | 'embedding' | 'settled', { n: number; p50: number; p99: number }>
+  keyword: Record<'during' | 'after' | 'embedding', { p50: number; p99: number }>
   fullS: number
-  rssMb: { idle: number; embedded: number; searched: number; rested: number }
+  rssMb: { embedded: number; searched: number; rested: number }
   serverOnlyRssMb: { embedded: number; searched: number; rested: number }
 }
 
@@ -331,7 +331,6 @@ const kinds = (PG_URL ? ['pglite', 'postgres'] : ['pglite']).filter(
 for (const kind of kinds) {
   process.stderr.write(`${kind}: `)
   const result = await benchDatabase(kind)
-  const wanted = (name: string) => !process.env.BENCH_FIGURES || process.env.BENCH_FIGURES.split(',').includes(name)
   results.push(wanted('import50k') ? { ...result, import50k: await importBench(kind) } : result)
 }
 rmSync(tmp, { recursive: true, force: true })
