@@ -139,6 +139,61 @@ describe('semantic scores', () => {
   })
 })
 
+describe('ProjectIndex.rank with a limit', () => {
+  // rank() blends only the best `limit` of either side (a blended score is the larger of its
+  // two weighted scores); the answer must be the head of the blend of every node.
+  const WORDS = 'invoice payment refund reminder export ledger tax report sepa debit fee late'.split(' ')
+  let seed = 11
+  const rand = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32
+  const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!
+  const vector = () => {
+    const v = Float32Array.from({ length: 16 }, () => rand() - 0.5)
+    const n = Math.hypot(...v)
+    return v.map((x) => x / n)
+  }
+  const options = (limit: number, mode: 'hybrid' | 'keyword' | 'semantic', type?: string) => ({
+    limit,
+    mode,
+    type,
+    semanticRatio: 0.4,
+    calibration: { floor: 0, ceiling: 0.8 },
+    parentWeight: 0.3,
+  })
+
+  test('gives the head of the unlimited ranking of the same nodes indexed afresh, in every mode, after moves, edits and deletes', () => {
+    const idx = new ProjectIndex('p')
+    const ids = Array.from({ length: 300 }, (_, i) => `n${i}`)
+    const put = (id: string) => {
+      const parentId = rand() < 0.8 ? pick(ids.slice(0, 60)) : null
+      const data = {
+        label: `${pick(WORDS)} ${pick(WORDS)}`,
+        description: rand() < 0.5 ? `${pick(WORDS)} ${pick(WORDS)} ${pick(WORDS)}` : '',
+      }
+      idx.upsert({ id, type: rand() < 0.5 ? 'job' : 'task', parentId: parentId === id ? null : parentId, data })
+      for (const [hash] of idx.missingTexts(100)) idx.supply(hash, vector())
+    }
+    for (const id of ids) put(id)
+    for (let round = 0; round < 20; round++) {
+      for (let i = 0; i < 15; i++) {
+        const id = pick(ids)
+        if (round % 2 && rand() < 0.2) idx.delete(id) // every other round: moves and edits alone
+        else put(id) // a new parent, label or description
+      }
+      // the same nodes and vectors in an index built afresh: what the long-lived one must answer
+      const fresh = new ProjectIndex('p')
+      for (const { node } of idx.nodes.values()) fresh.upsert(node, (h) => idx.vectorFor(h))
+      const q = vector()
+      const text = `${pick(WORDS)} ${pick(WORDS)}`
+      for (const mode of ['hybrid', 'keyword', 'semantic'] as const)
+        for (const type of [undefined, 'job'])
+          for (const limit of [1, 5, 20]) {
+            const all = fresh.rank(text, q, options(1000, mode, type))
+            expect(idx.rank(text, q, options(limit, mode, type))).toEqual(all.slice(0, limit))
+          }
+    }
+  })
+})
+
 describe('VectorStore', () => {
   const rand = (seed: number, dims: number) => {
     const v = new Float32Array(dims)

@@ -39,13 +39,28 @@ interface Entry {
   slots: number[]
   /** how many of its slots are -1 */
   missing: number
+  /**
+   * Scratch of rank(): the query (its generation) the next two were set for, the node's best
+   * calibrated cosine over its texts, and its semantic score with its parent's context
+   */
+  gen: number
+  own: number
+  semantic: number
+  /** the parent's entry, as of `linked` (see scoreSemantic) */
+  parent: Entry | undefined
 }
 
 export class ProjectIndex {
   readonly nodes = new Map<string, Entry>()
   readonly keyword = new LiveKeywordIndex()
   private store?: VectorStore
-  private slotOwner: (string | undefined)[] = []
+  /** the entry holding each vector slot */
+  private slotOwner: (Entry | undefined)[] = []
+  /** counts the queries rank() has scored (Entry.gen) */
+  private generation = 0
+  /** counts upserts and deletes; `linked` is its value when every Entry.parent was last set */
+  private changes = 0
+  private linked = -1
   /** text hash -> the slots holding that text's vector (vectorFor) */
   private readonly slotsOfHash = new Map<string, number[]>()
   /** text hash -> text, for texts some node waits a vector for */
@@ -69,6 +84,7 @@ export class ProjectIndex {
     const hashes = texts.map(textHash)
     const old = this.nodes.get(node.id)
     this.keyword.set(keywordDoc(node.id, node.data as NodeData))
+    this.changes++
     if (old && sameList(old.hashes, hashes)) {
       old.node = node
       return
@@ -76,7 +92,7 @@ export class ProjectIndex {
     // looked up before the old entry lets go of its vectors: an edit that keeps a text keeps its vector
     const known = hashes.map((h) => vectorOf(h) ?? this.vectorFor(h))
     if (old) this.detach(old)
-    const entry: Entry = { node, hashes, slots: hashes.map(() => -1), missing: 0 }
+    const entry: Entry = { node, hashes, slots: hashes.map(() => -1), missing: 0, gen: 0, own: 0, semantic: 0, parent: undefined }
     this.nodes.set(node.id, entry)
     hashes.forEach((h, i) => {
       const v = known[i]
@@ -92,6 +108,7 @@ export class ProjectIndex {
   delete(id: string): void {
     const old = this.nodes.get(id)
     if (!old) return
+    this.changes++
     this.detach(old)
     this.keyword.remove(id)
     this.nodes.delete(id)
@@ -195,25 +212,67 @@ export class ProjectIndex {
   rank(query: string, queryVector: Float32Array | null, o: RankOptions): Hit[] {
     const allow = o.type ? (id: string) => this.nodes.get(id)?.node.type === o.type : undefined
     const keyword = o.mode === 'semantic' ? new Map<string, number>() : this.keyword.score(query, allow)
-    const semantic = new Map<string, number>()
-    if (o.mode !== 'keyword' && queryVector && this.store) {
-      const cos = this.store.scores(queryVector)
-      const own = new Map<string, number>()
-      for (let s = 0; s < cos.length; s++) {
-        const id = this.slotOwner[s]
-        if (id === undefined) continue
-        const c = calibrate(cos[s]!, o.calibration)
-        if (c > (own.get(id) ?? -1)) own.set(id, c)
-      }
-      for (const [id, s] of own) {
-        if (allow && !allow(id)) continue
-        const parentId = this.nodes.get(id)!.node.parentId
-        const p = parentId ? (own.get(parentId) ?? 0) : 0
-        semantic.set(id, Math.max(s, (1 - o.parentWeight) * s + o.parentWeight * p))
-      }
+    const scored = o.mode !== 'keyword' && queryVector !== null && this.store !== undefined
+    const semantic = scored ? this.scoreSemantic(queryVector, o) : []
+    // A blended score is the larger of the two weighted scores (rank.ts), so the blend's best
+    // `limit` are among the best `limit` of either side, ties included: only those are blended.
+    // At 50,000 nodes, maps of every node per query were most of a search's time and garbage.
+    const keywordTop = new Map<string, number>()
+    const semanticTop = new Map<string, number>()
+    const keywordCut = cutFor([...keyword.values()], o.limit)
+    for (const [id, k] of keyword) {
+      if (k < keywordCut) continue
+      keywordTop.set(id, k)
+      const e = this.nodes.get(id)!
+      if (scored && e.gen === this.generation && e.semantic > 0) semanticTop.set(id, e.semantic)
+    }
+    const semanticCut = cutFor(
+      semantic.map((e) => e.semantic),
+      o.limit,
+    )
+    for (const e of semantic) {
+      if (e.semantic < semanticCut) continue
+      semanticTop.set(e.node.id, e.semantic)
+      const k = keyword.get(e.node.id)
+      if (k !== undefined) keywordTop.set(e.node.id, k)
     }
     const ratio = o.mode === 'keyword' ? 0 : o.mode === 'semantic' ? 1 : o.semanticRatio
-    return hybridRank({ keyword, semantic, semanticRatio: ratio, limit: o.limit }).map((h) => ({ id: h.id, similarity: h.similarity }))
+    return hybridRank({ keyword: keywordTop, semantic: semanticTop, semanticRatio: ratio, limit: o.limit }).map((h) => ({
+      id: h.id,
+      similarity: h.similarity,
+    }))
+  }
+
+  /**
+   * Sets `own` and `semantic` on every node with a vector for a new generation of this query,
+   * and returns the nodes (of the wanted type) whose semantic score is above 0.
+   */
+  private scoreSemantic(queryVector: Float32Array, o: RankOptions): Entry[] {
+    const gen = ++this.generation
+    const cos = this.store!.scores(queryVector)
+    for (let s = 0; s < cos.length; s++) {
+      const e = this.slotOwner[s]
+      if (e === undefined) continue
+      const c = calibrate(cos[s]!, o.calibration)
+      if (e.gen !== gen) {
+        e.gen = gen
+        e.own = c
+      } else if (c > e.own) e.own = c
+    }
+    // parents are looked up once per change of the tree, not per query (50,000 Map lookups by
+    // id took half a search's time)
+    if (this.linked !== this.changes) {
+      for (const e of this.nodes.values()) e.parent = e.node.parentId ? this.nodes.get(e.node.parentId) : undefined
+      this.linked = this.changes
+    }
+    const scored: Entry[] = []
+    for (const e of this.nodes.values()) {
+      if (e.gen !== gen) continue
+      const p = e.parent?.gen === gen ? e.parent.own : 0
+      e.semantic = Math.max(e.own, (1 - o.parentWeight) * e.own + o.parentWeight * p)
+      if (e.semantic > 0 && (!o.type || e.node.type === o.type)) scored.push(e)
+    }
+    return scored
   }
 
   /**
@@ -229,7 +288,7 @@ export class ProjectIndex {
     for (let slot = 0; slot < cos.length; slot++) {
       const c = cos[slot]!
       if (c < min || (out.length === limit && c <= out[limit - 1]!.cosine)) continue
-      const e = this.nodes.get(this.slotOwner[slot] ?? '')
+      const e = this.slotOwner[slot]
       if (e?.node.type !== type || e.slots[e.slots.length - 1] !== slot) continue
       let i = out.length === limit ? limit - 1 : out.length
       while (i > 0 && out[i - 1]!.cosine < c) i--
@@ -243,7 +302,7 @@ export class ProjectIndex {
     this.store ??= new VectorStore(vector.length)
     const slot = this.store.add(vector)
     entry.slots[i] = slot
-    this.slotOwner[slot] = entry.node.id
+    this.slotOwner[slot] = entry
     const slots = this.slotsOfHash.get(entry.hashes[i]!)
     if (slots) slots.push(slot)
     else this.slotsOfHash.set(entry.hashes[i]!, [slot])
@@ -279,6 +338,11 @@ export class ProjectIndex {
       }
     }
   }
+}
+
+/** The `limit`-th largest of `values` (every value passes when there are no more than `limit`). */
+function cutFor(values: number[], limit: number): number {
+  return values.length > limit ? Float64Array.from(values).sort()[values.length - limit]! : Number.NEGATIVE_INFINITY
 }
 
 function sameList(a: string[], b: string[]): boolean {
