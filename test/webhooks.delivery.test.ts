@@ -2,7 +2,8 @@ import { afterAll, beforeEach, describe, expect, it } from 'bun:test'
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { Webhook as StandardWebhook } from 'standardwebhooks'
 import { emit } from '../src/events/outbox'
-import { deliverDue } from '../src/webhooks/delivery'
+import { deliverDue, fanOut } from '../src/webhooks/delivery'
+import { claimDue } from '../src/webhooks/queries'
 import { startApp, type TestApp } from './helpers'
 import { startReceiver, until } from './receiver'
 
@@ -179,6 +180,37 @@ describe('fan-out: deliveries are made after the commit, not inside the write', 
       expect(rx.on('/fan-late').map((r) => r.json.node.data.label)).toEqual(['After both'])
       expect(await deliveries(quiet, p, late.id)).toHaveLength(1)
       expect(await deliveries(quiet, p, early.id)).toHaveLength(2)
+    } finally {
+      await quiet.close()
+    }
+  })
+
+  it('the fan-out claims the first deliveries it makes (a first attempt needs no claim); the rest wait for one', async () => {
+    const quiet = await startApp(INSECURE)
+    try {
+      const p = await quiet.project()
+      const hooks = [await register(quiet, p, '/claim-1'), await register(quiet, p, '/claim-2'), await register(quiet, p, '/claim-3')]
+      await addGoal(quiet, p, 'Claimed as it is fanned out')
+      const now = quiet.deps.now()
+      const fresh = await fanOut(quiet.deps, 2, now)
+      expect(fresh.backlog).toBe(true)
+      expect(fresh.claimed.map((d) => [d.webhook_id, d.attempts, d.event])).toEqual(
+        hooks
+          .map((h) => h.id)
+          .sort()
+          .slice(0, 2)
+          .map((id) => [id, 1, 'node.added']),
+      )
+      expect(JSON.parse(fresh.claimed[0]!.payload).node.data.label).toBe('Claimed as it is fanned out')
+      // leased: only the third is due for a claim, and a second fan-out makes and claims nothing
+      const rest = await claimDue(quiet.db, now, new Date(now.getTime() + MIN), 10)
+      expect(rest.map((d) => [d.webhook_id, d.attempts])).toEqual([[hooks.map((h) => h.id).sort()[2]!, 1]])
+      expect(await fanOut(quiet.deps, 10, now)).toEqual({ claimed: [], backlog: false })
+      // a lease that lapses (the process died mid-attempt) hands the delivery to the next claim
+      clock.advance(2 * MIN)
+      quiet.deps.now = app.deps.now
+      expect(await deliverDue(quiet.deps)).toBe(3)
+      for (const h of hooks) expect((await deliveries(quiet, p, h.id)).map((d: any) => [d.status, d.attempts])).toEqual([['delivered', 2]])
     } finally {
       await quiet.close()
     }

@@ -1,11 +1,16 @@
--- $1 limit int (events per project): one delivery per (event, webhook) for the events of every
--- project that has webhooks, past the project's cursor in (txid, seq) order and only those of
--- transactions older than every transaction still running (as the /events feed reads them: a
--- transaction still open may yet commit a smaller seq). A webhook gets the events of the
--- transactions after the one that registered it (`since`), of the types it subscribes to (its
--- `events`). A project without a cursor starts at its first webhook. Moves each cursor forward, never back; safe to
--- run twice at once (the unique (webhook_id, event_seq) index). Returns how many events were read
--- and how many deliveries were made.
+-- $1 limit int (events per project), $2 lease_until timestamptz, $3 claim int: one delivery per
+-- (event, webhook) for the events of every project that has webhooks, past the project's cursor
+-- in (txid, seq) order and only those of transactions older than every transaction still
+-- running (as the /events feed reads them: a transaction still open may yet commit a smaller
+-- seq). A webhook gets the events of the transactions after the one that registered it
+-- (`since`), of the types it subscribes to (its `events`). A project without a cursor starts at
+-- its first webhook. Moves each cursor forward, never back; safe to run twice at once (the
+-- unique (webhook_id, event_seq) index: each delivery is made by one caller only).
+-- The first $3 deliveries made are claimed by the caller as they are made (attempts 1, leased
+-- until $2, as claim-due.sql would): a first attempt costs no claim of its own. The rest are
+-- due at once, for claim-due.sql. Returns how many events were read and deliveries made, on every row, and the
+-- claimed deliveries with what their attempt needs (as claim-due.sql returns them); one row
+-- with nulls when none was claimed.
 with projects as (
   select project_id, min(since) as since from webhooks group by project_id
 ), ev as (
@@ -21,14 +26,17 @@ with projects as (
     order by e.txid, e.seq
     limit $1
   ) e
-), made as (
-  insert into webhook_deliveries (webhook_id, event_seq, next_attempt_at, created_at)
-  select w.id, ev.seq, now(), now()
+), fresh as (
+  select w.id as webhook_id, ev.seq, row_number() over (order by ev.txid, ev.seq, w.id) as n
   from ev
   join webhooks w on w.project_id = ev.project_id and w.events @> to_jsonb(ev.type) and ev.txid > w.since
-  order by ev.txid, ev.seq
+), made as (
+  insert into webhook_deliveries (webhook_id, event_seq, attempts, next_attempt_at, created_at)
+  select webhook_id, seq, case when n <= $3 then 1 else 0 end, case when n <= $3 then $2::timestamptz else now() end, now()
+  from fresh
+  order by n
   on conflict (webhook_id, event_seq) do nothing
-  returning 1
+  returning id, webhook_id, event_seq, attempts
 ), last as (
   select distinct on (project_id) project_id, txid, seq from ev order by project_id, txid desc, seq desc
 ), moved as (
@@ -38,4 +46,10 @@ with projects as (
   where (excluded.txid, excluded.seq) > (webhook_cursors.txid, webhook_cursors.seq)
   returning 1
 )
-select (select count(*) from ev)::int as events, (select count(*) from made)::int as made, (select count(*) from moved)::int as moved
+select (select count(*) from ev)::int as events, (select count(*) from made)::int as made, c.id, c.webhook_id, c.attempts, w.url, w.secret, e.type as event,
+  e.payload::text as payload
+from (select 1) as one
+left join made c on c.attempts = 1
+left join webhooks w on w.id = c.webhook_id
+left join events e on e.seq = c.event_seq
+order by c.event_seq

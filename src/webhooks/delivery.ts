@@ -49,7 +49,8 @@ async function runRound(deps: Deps, claimed: q.ClaimedDelivery[]): Promise<void>
   )
 }
 
-const claim = (deps: Deps, now: Date) => q.claimDue(deps.db, now, new Date(now.getTime() + LEASE_MS), BATCH)
+const leaseFrom = (now: Date) => new Date(now.getTime() + LEASE_MS)
+const claim = (deps: Deps, now: Date) => q.claimDue(deps.db, now, leaseFrom(now), BATCH)
 
 /** Events read per project and fan-out statement. */
 const FAN_OUT_PAGE = 500
@@ -57,16 +58,28 @@ const FAN_OUT_PAGE = 500
 /**
  * Turn the events committed since the last call into deliveries (the outbox fan-out), until no
  * project has a full page left. The write itself only adds its event: this runs here, after
- * the commit has woken the loop, not inside the write's transaction.
+ * the commit has woken the loop, not inside the write's transaction. The first `room`
+ * deliveries made are claimed as they are made and returned, so a first attempt needs no claim
+ * statement of its own; `backlog` says whether some were made beyond them (due now, for a claim).
  */
-export async function fanOut(deps: Deps): Promise<number> {
-  let made = 0
+export async function fanOut(
+  deps: Deps,
+  room: number,
+  now: Date = deps.now(),
+): Promise<{ claimed: q.ClaimedDelivery[]; backlog: boolean }> {
+  const claimed: q.ClaimedDelivery[] = []
+  let backlog = false
   for (;;) {
-    const r = await q.fanOut(deps.db, FAN_OUT_PAGE)
-    made += r.made
-    if (r.events < FAN_OUT_PAGE) return made
+    const r = await q.fanOut(deps.db, FAN_OUT_PAGE, leaseFrom(now), room - claimed.length)
+    claimed.push(...r.claimed)
+    if (r.made > r.claimed.length) backlog = true
+    if (r.events < FAN_OUT_PAGE) return { claimed, backlog }
   }
 }
+
+/** `claimed` in rounds of at most BATCH. */
+const inRounds = (claimed: q.ClaimedDelivery[]) =>
+  Array.from({ length: Math.ceil(claimed.length / BATCH) }, (_, i) => claimed.slice(i * BATCH, (i + 1) * BATCH))
 
 /**
  * Fan the new events out, then claim every attempt due at `now` and run it, at most MAX_ROUNDS rounds at a time; resolves
@@ -74,17 +87,19 @@ export async function fanOut(deps: Deps): Promise<number> {
  * several replicas at once: a row is claimed by one caller only.
  */
 export async function deliverDue(deps: Deps, now: Date = deps.now()): Promise<number> {
-  await fanOut(deps)
-  let total = 0
   const rounds = new Set<Promise<void>>()
+  const start = (claimed: q.ClaimedDelivery[]) => {
+    const round: Promise<void> = runRound(deps, claimed).finally(() => rounds.delete(round))
+    rounds.add(round)
+  }
+  const fresh = await fanOut(deps, BATCH * MAX_ROUNDS, now)
+  for (const batch of inRounds(fresh.claimed)) start(batch)
+  let total = fresh.claimed.length
   for (;;) {
     if (rounds.size >= MAX_ROUNDS) await Promise.race(rounds)
     const claimed = await claim(deps, now)
     total += claimed.length
-    if (claimed.length) {
-      const round: Promise<void> = runRound(deps, claimed).finally(() => rounds.delete(round))
-      rounds.add(round)
-    }
+    if (claimed.length) start(claimed)
     if (claimed.length < BATCH) break
   }
   await Promise.all(rounds)
@@ -92,21 +107,25 @@ export async function deliverDue(deps: Deps, now: Date = deps.now()): Promise<nu
 }
 
 /**
- * Under a stream of writes, claims start at most this often: the events committed in between
- * are fanned out, claimed, sent and recorded together, so each write pays a small share of three
- * statements instead of all three. The first event after a quiet spell is claimed at once.
+ * Under a stream of writes, fan-outs start at most this often: the events committed in between
+ * are fanned out (and claimed by the same statement), sent and recorded together, so each write
+ * pays a small share of two statements instead of both. The first event after a quiet spell is claimed at once.
  * Sequential writes with 10 webhooks, PostgreSQL (wrk -t1 -c1; p50 with / without webhooks):
  * 50 ms gave 1.5-2x, 200 ms 0.96-1.0x, 500 ms no better; on PGlite 50 ms was already 1.05x.
  * Under the stream a first attempt then waits up to 200 ms.
  */
 export const CLAIM_EVERY_MS = 200
 
+/** How often a wake-up also claims everything due (retries, lapsed leases) when nothing is known to wait. */
+const SWEEP_EVERY_MS = 5_000
+
 /**
  * What the `events` wake-up runs: first attempts at once after a commit. Unlike `deliverDue` it
  * never waits for a round before claiming the next, so a receiver that hangs for 5 s holds up
- * only its own round, not the events committed meanwhile. Wake-ups during a claim, or within
- * CLAIM_EVERY_MS of the last one, are folded into one more claim; a finished round claims again.
- * `stop` waits for what is in flight.
+ * only its own round, not the events committed meanwhile. Wake-ups during a fan-out, or within
+ * CLAIM_EVERY_MS of the last one, are folded into one more; a finished round runs one again.
+ * Deliveries the fan-out made beyond what it could claim are claimed at once; retries and lapsed
+ * leases at most every SWEEP_EVERY_MS (and by the loop's tick). `stop` waits for what is in flight.
  */
 export function createDeliveryRunner(deps: Deps) {
   const rounds = new Set<Promise<void>>()
@@ -114,7 +133,19 @@ export function createDeliveryRunner(deps: Deps) {
   let again = false
   let stopped = false
   let lastClaim = Number.NEGATIVE_INFINITY
+  /** deliveries made but not claimed are waiting; and when the last claim of everything due ran */
+  let backlog = true
+  let lastSweep = Number.NEGATIVE_INFINITY
   let timer: ReturnType<typeof setTimeout> | null = null
+  const startRound = (claimed: q.ClaimedDelivery[]) => {
+    const round: Promise<void> = runRound(deps, claimed)
+      .catch((err) => deps.log.error('webhook delivery round failed', { error: String(err) }))
+      .finally(() => {
+        rounds.delete(round)
+        pump()
+      })
+    rounds.add(round)
+  }
   const pump = (): void => {
     if (stopped) return
     if (claiming) {
@@ -133,18 +164,24 @@ export function createDeliveryRunner(deps: Deps) {
     claiming = (async () => {
       do {
         again = false
-        await fanOut(deps)
-        while (!stopped && rounds.size < MAX_ROUNDS) {
+        const fresh = await fanOut(deps, BATCH * Math.max(0, MAX_ROUNDS - rounds.size))
+        for (const batch of inRounds(fresh.claimed)) startRound(batch)
+        backlog ||= fresh.backlog
+        // deliveries the fan-out could not claim, and now and then retries and lapsed leases
+        // (the loop's tick claims those too, every SCHEDULER_INTERVAL_MS)
+        if (!backlog && performance.now() - lastSweep < SWEEP_EVERY_MS) continue
+        lastSweep = performance.now()
+        for (;;) {
+          if (stopped || rounds.size >= MAX_ROUNDS) {
+            backlog = true // more may be due: a finished round's wake-up claims again
+            break
+          }
           const claimed = await claim(deps, deps.now())
-          if (!claimed.length) break
-          const round: Promise<void> = runRound(deps, claimed)
-            .catch((err) => deps.log.error('webhook delivery round failed', { error: String(err) }))
-            .finally(() => {
-              rounds.delete(round)
-              pump()
-            })
-          rounds.add(round)
-          if (claimed.length < BATCH) break
+          if (claimed.length) startRound(claimed)
+          if (claimed.length < BATCH) {
+            backlog = false
+            break
+          }
         }
       } while (again && !stopped)
     })()

@@ -61,9 +61,20 @@ export const listDeliveries = (db: Db, projectId: string, webhookId: string, lim
 // again (with the same delivery id, which receivers dedupe on). So their commits do not wait
 // for the disk, and the users' writes share fewer flushes with them (withoutFlushWait).
 
-/** Fan the committed events of projects with webhooks out into deliveries (at most `limit` events per project). */
-export const fanOut = (db: Db, limit: number) =>
-  withoutFlushWait(db, async (tx) => (await one<{ events: number; made: number }>(tx, fanOutSql, [limit]))!)
+/**
+ * Fan the committed events of projects with webhooks out into deliveries (at most `limit`
+ * events per project), claiming the first `claim` of them for the caller until `leaseUntil`.
+ */
+export const fanOut = (db: Db, limit: number, leaseUntil: Date, claim: number) =>
+  withoutFlushWait(db, async (tx) => {
+    const rows = await tx.query<{ events: number; made: number } & { [K in keyof ClaimedDelivery]: ClaimedDelivery[K] | null }>(fanOutSql, [
+      limit,
+      leaseUntil,
+      claim,
+    ])
+    const claimed = rows.filter((r): r is typeof r & ClaimedDelivery => r.id !== null)
+    return { events: rows[0]!.events, made: rows[0]!.made, claimed }
+  })
 
 export const claimDue = (db: Db, now: Date, leaseUntil: Date, limit: number) =>
   withoutFlushWait(db, (tx) => tx.query<ClaimedDelivery>(claimDueSql, [now, leaseUntil, limit]))
