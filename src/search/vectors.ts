@@ -1,11 +1,11 @@
-// Cosine scores: the WebAssembly SIMD dot kernel the vector store runs (source: dot.wat; ~5x
-// the plain JS loop: 10,000 nodes with two 612-dim vectors in ~3.5 ms instead of ~17 ms, which
-// keeps an approximate index such as HNSW unnecessary at Arbor's scale), and the mapping of an
-// embedder's cosines into [0, 1].
+// Cosine scores: the WebAssembly SIMD dot kernel the vector store runs (source: dot.wat; int8
+// rows against a float32 query, several times the plain JS loop, which keeps an approximate
+// index such as HNSW unnecessary at Arbor's scale), and the mapping of an embedder's cosines
+// into [0, 1].
 
-/** dot.wat compiled with wabt (wat2wasm, SIMD enabled), base64. */
+/** dot.wat compiled with wabt's wat2wasm, base64. */
 const DOT_WASM =
-  'AGFzbQEAAAABCQFgBX9/f39/AAMCAQAFAwEAAQcVAgZtZW1vcnkCAAhzY29yZUFsbAAACpwBAZkBAwJ/AXsCfyABIAJBAnRqIQggACEJAkADQCAFIANPDQH9DAAAAAAAAAAAAAAAAAAAAAAhByABIQYCQANAIAYgCE8NASAHIAn9AAQAIAb9AAQA/eYB/eQBIQcgCUEQaiEJIAZBEGohBgwACwsgBCAFQQJ0aiAH/R8AIAf9HwGSIAf9HwIgB/0fA5KSOAIAIAVBAWohBQwACwsL'
+  'AGFzbQEAAAABCQFgBX9/f39/AAMCAQAFAwEAAQcVAgZtZW1vcnkCAAhzY29yZUFsbAAACv8BAfwBBAJ/AXsCfwJ7IAEgAkECdGohCCAAIQkCQANAIAUgA08NAf0MAAAAAAAAAAAAAAAAAAAAACEHIAEhBgJAA0AgBiAITw0BIAn9AAQAIQogCv2HASELIAcgC/2nAf36ASAG/QAEAP3mAf3kASEHIAcgC/2oAf36ASAG/QAEEP3mAf3kASEHIAr9iAEhCyAHIAv9pwH9+gEgBv0ABCD95gH95AEhByAHIAv9qAH9+gEgBv0ABDD95gH95AEhByAJQRBqIQkgBkHAAGohBgwACwsgBCAFQQJ0aiAH/R8AIAf9HwGSIAf9HwIgB/0fA5KSOAIAIAVBAWohBQwACwsL'
 
 export interface Kernel {
   memory: WebAssembly.Memory
