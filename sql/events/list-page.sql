@@ -5,7 +5,9 @@
 select seq, txid::text as txid, payload
 from events
 where project_id = $1
-  and ($2::xid8 is null or (txid, seq) > ($2::xid8, $3::bigint))
+  -- one range of the (project_id, txid, seq) index from the cursor; no cursor: from the start
+  -- (an "or" here made every page read the project's events from its first)
+  and (txid, seq) > (coalesce($2::xid8, '0'::xid8), coalesce($3::bigint, 0))
   and txid < pg_snapshot_xmin(pg_current_snapshot())
 order by txid, seq
 limit $4

@@ -21,7 +21,9 @@ with projects as (
     select e.project_id, e.seq, e.txid, e.type
     from events e
     where e.project_id = p.project_id
-      and ((c.project_id is null and e.txid > p.since) or (e.txid, e.seq) > (c.txid, c.seq))
+      -- one range of the (project_id, txid, seq) index: without a cursor, every seq of the
+      -- transactions after `since` (an "or" of the two cases read every event of the project)
+      and (e.txid, e.seq) > (coalesce(c.txid, p.since), coalesce(c.seq, 9223372036854775807))
       and e.txid < pg_snapshot_xmin(pg_current_snapshot())
     order by e.txid, e.seq
     limit $1
