@@ -1,4 +1,5 @@
 import { Cron } from 'croner'
+import { pgliteMaintenanceLoop } from './db/maintenance'
 import type { Deps, WakeTopic } from './deps'
 import { eventRetentionLoop } from './events/loop'
 import { deleteExpiredKeys } from './http/idempotency'
@@ -46,6 +47,7 @@ export const loops: Loop[] = [
   shareExpiryLoop,
   eventRetentionLoop,
   searchLoop,
+  pgliteMaintenanceLoop,
 ]
 
 /**

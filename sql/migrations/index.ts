@@ -8,6 +8,7 @@ import m0006 from './0006-view.sql' with { type: 'text' }
 import m0007 from './0007-workflow.sql' with { type: 'text' }
 import m0008 from './0008-leases.sql' with { type: 'text' }
 import m0009 from './0009-webhook-fan-out.sql' with { type: 'text' }
+import m0010 from './0010-open-memos.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
   { name: '0001-accounts-projects', sql: m0001 },
@@ -19,4 +20,5 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0007-workflow', sql: m0007 },
   { name: '0008-leases', sql: m0008 },
   { name: '0009-webhook-fan-out', sql: m0009 },
+  { name: '0010-open-memos', sql: m0010 },
 ]

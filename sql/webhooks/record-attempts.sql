@@ -11,7 +11,9 @@ with outcome as (
     status = o.status, last_status = o.http_status, last_error = o.error,
     last_attempt_at = o.attempted_at, next_attempt_at = o.next_attempt_at
   from outcome o
-  where d.id = o.id and d.attempts = o.attempts
+  -- the ids as an array too: the planner then looks the rows up by primary key, whatever it
+  -- assumes of the outcomes' count (joined alone, it hashed them against a scan of the table)
+  where d.id = any(array(select id from outcome)) and d.id = o.id and d.attempts = o.attempts
   returning d.webhook_id, o.n, o.attempted_at, o.http_status, o.error
 ), latest as (
   select distinct on (webhook_id) webhook_id, attempted_at, http_status, error
