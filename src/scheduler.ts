@@ -1,5 +1,5 @@
 import { Cron } from 'croner'
-import { pgliteMaintenanceLoop } from './db/maintenance'
+import { pgliteMaintenanceLoop } from './maintenance/loop'
 import type { Deps, WakeTopic } from './deps'
 import { eventRetentionLoop } from './events/loop'
 import { deleteExpiredKeys } from './http/idempotency'

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import recordSql from '../sql/webhooks/record-attempts.sql' with { type: 'text' }
-import { maintain, pgliteMaintenanceLoop } from '../src/db/maintenance'
+import { maintain, pgliteMaintenanceLoop } from '../src/maintenance/loop'
 import { loops } from '../src/scheduler'
 import { fanOut } from '../src/webhooks/delivery'
 import { startApp } from './helpers'

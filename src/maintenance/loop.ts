@@ -4,19 +4,16 @@
 // delivery), and updated tables keep their dead rows forever. On a PostgreSQL server the
 // server's own autovacuum does this, and this loop does nothing.
 
-import tablesSql from '../../sql/db/drifted-tables.sql' with { type: 'text' }
+import type { Db } from '../db'
 import type { Loop } from '../scheduler'
-import type { Db } from './port'
-
-const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
+import { driftedTables, refresh } from './queries'
 
 /** Analyze (and vacuum, past its threshold) every table that drifted; returns what was done. */
 export async function maintain(db: Db): Promise<{ analyzed: string[]; vacuumed: string[] }> {
   const done = { analyzed: [] as string[], vacuumed: [] as string[] }
   if (db.kind !== 'pglite') return done
-  for (const t of await db.query<{ schema: string; table: string; vacuum: boolean }>(tablesSql)) {
-    const name = `${quote(t.schema)}.${quote(t.table)}`
-    await db.exec(t.vacuum ? `vacuum (analyze) ${name}` : `analyze ${name}`)
+  for (const t of await driftedTables(db)) {
+    await refresh(db, t)
     ;(t.vacuum ? done.vacuumed : done.analyzed).push(t.table)
   }
   return done
