@@ -8,9 +8,9 @@
 -- unique (webhook_id, event_seq) index: each delivery is made by one caller only).
 -- The first $3 deliveries made are claimed by the caller as they are made (attempts 1, leased
 -- until $2, as claim-due.sql would): a first attempt costs no claim of its own. The rest are
--- due at once, for claim-due.sql. Returns how many events were read and deliveries made, on every row, and the
--- claimed deliveries with what their attempt needs (as claim-due.sql returns them); one row
--- with nulls when none was claimed.
+-- due at once, for claim-due.sql. Returns, on every row, how many events were read and
+-- deliveries made, and the claimed deliveries with what their attempt needs (as claim-due.sql
+-- returns them); one row with nulls when none was claimed.
 with projects as (
   select project_id, min(since) as since from webhooks group by project_id
 ), ev as (

@@ -175,23 +175,14 @@ export class LiveKeywordIndex {
   }
 
   private field(name: string): number {
-    let f = this.fieldNumbers.get(name)
-    if (f === undefined) {
-      f = this.fieldNames.push(name) - 1
-      this.fieldNumbers.set(name, f)
-      this.lengthSum[f] = 0
-      this.fieldCount[f] = 0
-    }
+    const f = numberOf(this.fieldNumbers, this.fieldNames, name)
+    this.lengthSum[f] ??= 0
+    this.fieldCount[f] ??= 0
     return f
   }
 
   private term(name: string): number {
-    let t = this.termNumbers.get(name)
-    if (t === undefined) {
-      t = this.termNames.push(name) - 1
-      this.termNumbers.set(name, t)
-    }
-    return t
+    return numberOf(this.termNumbers, this.termNames, name)
   }
 
   /** Credit each term of document `no` against the current average field lengths. */
@@ -270,6 +261,16 @@ export class LiveKeywordIndex {
     this.scratch = new Float64Array(0)
     this.sizeAtLastPass = ids.length
   }
+}
+
+/** The number of `name`, given the next one (its index in `names`) when it has none yet. */
+function numberOf(numbers: Map<string, number>, names: string[], name: string): number {
+  let n = numbers.get(name)
+  if (n === undefined) {
+    n = names.push(name) - 1
+    numbers.set(name, n)
+  }
+  return n
 }
 
 function idfOf(n: number, df: number): number {
