@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { authCache } from '../src/accounts/auth-cache'
+import { authenticate } from '../src/accounts/service'
+import { listProjects } from '../src/projects/service'
 import { ADMIN_TOKEN, startApp, type TestApp } from './helpers'
 
 const admin = (app: TestApp, method: string, path: string, body?: unknown) =>
@@ -61,6 +63,22 @@ describe('the auth cache (src/accounts/auth-cache.ts)', () => {
     expect(await nodes()).toBe(200)
     await app.call('DELETE', `/api/v1/members?projectId=${projectId}&userId=${member.id}`, { key: owner.key })
     expect(await nodes()).toBe(403)
+  })
+
+  it('hands a hit out as it is (no promise), its objects frozen, and every /projects answer a list of its own', async () => {
+    const cache = authCache(app.deps.db)
+    const first = await cache.get('test', 'k', async () => [{ n: 1 }])
+    const hit = cache.get('test', 'k', async () => [{ n: 2 }])
+    expect(hit).not.toBeInstanceOf(Promise)
+    expect(hit).toBe(first)
+    expect(Object.isFrozen(first[0])).toBe(true)
+
+    const owner = await app.user({ tier: 'team' })
+    await app.project('own-list', owner.key)
+    const user = await authenticate(app.deps.db, `Bearer ${owner.key}`)
+    const answer = await listProjects(app.deps, user, false)
+    answer.projects.pop() // what a handler does with its answer stays in its answer
+    expect((await listProjects(app.deps, user, false)).projects.map((p) => p.id)).toEqual(['own-list'])
   })
 
   it('is told about every statement that writes users, api_keys, projects or project_members', () => {

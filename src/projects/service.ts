@@ -19,7 +19,8 @@ const MAX_NAME = 100
 export async function listProjects(deps: Deps, user: User, includeArchived: boolean) {
   const list = (all: boolean, teamOnly: boolean) =>
     authCache(deps.db).get('projects', `${user.id}\n${all}\n${teamOnly}`, () => q.listForUser(deps.db, user.id, all, teamOnly))
-  if (hasApiAccess(user)) return { projects: await list(includeArchived, false) }
+  // a copy: the cached list is read-only (and a fresh array serializes fastest)
+  if (hasApiAccess(user)) return { projects: [...(await list(includeArchived, false))] }
   const usable = await list(true, true)
   if (usable.length === 0) throw tierRequired()
   return { projects: usable.filter((p) => includeArchived || !p.archived) }
