@@ -1,8 +1,9 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
+import { jsonText } from '../http/respond'
 import { MetaBody } from '../http/schemas'
-import { addMember, listMembers, listProjects, removeMember, setArchived } from './service'
+import { addMember, listMembers, listProjectsJson, removeMember, setArchived } from './service'
 
 const Project = t.Object({
   id: t.String(),
@@ -15,7 +16,7 @@ const Member = t.Object({ userId: t.String(), name: t.String(), role: t.Union([t
 export const projectRoutes = (deps: Deps) =>
   new Elysia({ name: 'projects' })
     .derive(withUser(deps))
-    .get('/projects', ({ user, query }) => listProjects(deps, user, query.includeArchived === 'true'), {
+    .get('/projects', async ({ user, query }) => jsonText(await listProjectsJson(deps, user, query.includeArchived === 'true')), {
       query: t.Object({ includeArchived: t.Optional(t.String({ description: '`true` also lists archived projects' })) }),
       response: { 200: t.Object({ projects: t.Array(Project) }) },
       detail: { summary: 'Projects usable as projectId: owned first, then member projects', tags: ['projects'] },

@@ -17,14 +17,30 @@ const MAX_NAME = 100
  * when it has none: such a membership is its only way into the API.
  */
 export async function listProjects(deps: Deps, user: User, includeArchived: boolean) {
-  const list = (all: boolean, teamOnly: boolean) =>
-    authCache(deps.db).get('projects', `${user.id}\n${all}\n${teamOnly}`, () => q.listForUser(deps.db, user.id, all, teamOnly))
-  // a copy: the cached list is read-only (and a fresh array serializes fastest)
-  if (hasApiAccess(user)) return { projects: [...(await list(includeArchived, false))] }
-  const usable = await list(true, true)
+  // a copy: the cached list is read-only
+  if (hasApiAccess(user)) return { projects: [...(await cachedList(deps, user, includeArchived, false))] }
+  const usable = await cachedList(deps, user, true, true)
   if (usable.length === 0) throw tierRequired()
   return { projects: usable.filter((p) => includeArchived || !p.archived) }
 }
+
+/**
+ * listProjects' answer as JSON text, for GET /projects: every agent's first call, whose list
+ * changes only with a write that empties the auth cache. The text of each cached list is made
+ * once and dropped with the list (a WeakMap on it), which spares each request the serializing.
+ */
+export async function listProjectsJson(deps: Deps, user: User, includeArchived: boolean): Promise<string> {
+  if (!hasApiAccess(user)) return JSON.stringify(await listProjects(deps, user, includeArchived))
+  const list = await cachedList(deps, user, includeArchived, false)
+  let text = listTexts.get(list)
+  if (text === undefined) listTexts.set(list, (text = JSON.stringify({ projects: list })))
+  return text
+}
+
+const listTexts = new WeakMap<object, string>()
+
+const cachedList = (deps: Deps, user: User, all: boolean, teamOnly: boolean) =>
+  authCache(deps.db).get('projects', `${user.id}\n${all}\n${teamOnly}`, () => q.listForUser(deps.db, user.id, all, teamOnly))
 
 /** A name as stored: trimmed, at most MAX_NAME characters (non-blank per the schema, src/mutate/model.ts). */
 function cleanName(name: string): string {
