@@ -3,6 +3,7 @@ import type { Deps, WakeTopic } from './deps'
 import { eventRetentionLoop } from './events/loop'
 import { deleteExpiredKeys } from './http/idempotency'
 import { pgliteMaintenanceLoop } from './maintenance/loop'
+import { memoryLoop } from './maintenance/memory'
 import { tick as classifyTick } from './nodes/classify-loop'
 import { searchLoop } from './search/loop'
 import { shareExpiryLoop } from './share/loop'
@@ -48,6 +49,7 @@ export const loops: Loop[] = [
   eventRetentionLoop,
   searchLoop,
   pgliteMaintenanceLoop,
+  memoryLoop,
 ]
 
 /**
