@@ -8,14 +8,14 @@
 import type { Deps } from '../deps'
 import type { Loop } from '../scheduler'
 
-export const GROWTH_BYTES = 48 * 1024 * 1024
+export const GROWTH_BYTES = 32 * 1024 * 1024
 
 export interface MemoryKeeper {
   /** Collect when RSS grew by GROWTH_BYTES since the last collection; returns what it did. */
   check(): { collected: false } | { collected: true; beforeBytes: number; afterBytes: number }
 }
 
-export function memoryKeeper(rss: () => number = () => process.memoryUsage().rss, collect: () => void = () => Bun.gc(true)): MemoryKeeper {
+export function memoryKeeper(rss: () => number = () => process.memoryUsage.rss(), collect: () => void = () => Bun.gc(true)): MemoryKeeper {
   let floor = rss()
   return {
     check() {
@@ -33,10 +33,10 @@ export function memoryKeeper(rss: () => number = () => process.memoryUsage().rss
 
 const keepers = new WeakMap<Deps, MemoryKeeper>()
 
-/** Every 5 s: quick enough to catch an import between two batches, cheap when nothing grew. */
+/** Every 2 s: an import makes 10-20 MB of garbage a batch, several batches a second; a check is one RSS read. */
 export const memoryLoop: Loop = {
   name: 'memory',
-  everySeconds: () => 5,
+  everySeconds: () => 2,
   tick: async (deps) => {
     let keeper = keepers.get(deps)
     if (!keeper) keepers.set(deps, (keeper = memoryKeeper()))
