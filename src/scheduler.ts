@@ -1,7 +1,8 @@
 import { Cron } from 'croner'
-import type { Deps, WakeTopic } from './deps'
+import type { Deps } from './deps'
 import { eventRetentionLoop } from './events/loop'
 import { deleteExpiredKeys } from './http/idempotency'
+import type { Loop } from './loop'
 import { pgliteMaintenanceLoop } from './maintenance/loop'
 import { memoryLoop } from './maintenance/memory'
 import { tick as classifyTick } from './nodes/classify-loop'
@@ -13,23 +14,6 @@ import { webhookDeliveryLoop } from './webhooks/loop'
  * The scheduled loops, each a `tick(deps, now)` that tests call with an explicit clock.
  * Croner runs them on their interval; `oneAtATime` keeps each to one run at a time, wake-ups included.
  */
-export interface Loop {
-  name: string
-  /** seconds between runs */
-  everySeconds: (deps: Deps) => number
-  tick: (deps: Deps, now: Date) => Promise<unknown>
-  /** also run at once when this topic is woken (after a write commits) */
-  wakeOn?: WakeTopic
-  /**
-   * Wake-ups run at most this often (default: every one at once): under a stream of writes each
-   * write would otherwise pay for a run of its own on PGlite's one connection. The first wake-up
-   * after a quiet spell still runs at once.
-   */
-  wakeEveryMs?: number
-  /** Called once when the scheduler starts (e.g. to register its own wake listener); may return a stop function. */
-  onStart?: (deps: Deps) => (() => Promise<void>) | void
-}
-
 export const loops: Loop[] = [
   {
     name: 'idempotency-cleanup',

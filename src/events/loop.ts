@@ -1,4 +1,4 @@
-import type { Loop } from '../scheduler'
+import type { Loop } from '../loop'
 import { deleteExpiredEvents } from './service'
 
 /** Hourly: events past the 7-day window go, with their finished webhook deliveries. */

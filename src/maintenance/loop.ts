@@ -5,7 +5,7 @@
 // server's own autovacuum does this, and this loop does nothing.
 
 import type { Db } from '../db'
-import type { Loop } from '../scheduler'
+import type { Loop } from '../loop'
 import { driftedTables, refresh } from './queries'
 
 /** Analyze (and vacuum, past its threshold) every table that drifted; returns what was done. */

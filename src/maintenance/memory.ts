@@ -6,7 +6,7 @@
 // size, so it runs only after a burst: when RSS stands GROWTH_BYTES above what the last one left.
 
 import type { Deps } from '../deps'
-import type { Loop } from '../scheduler'
+import type { Loop } from '../loop'
 
 export const GROWTH_BYTES = 32 * 1024 * 1024
 

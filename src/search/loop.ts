@@ -1,5 +1,5 @@
 import type { Deps } from '../deps'
-import type { Loop } from '../scheduler'
+import type { Loop } from '../loop'
 
 /**
  * One run of the search loop: follow the events outbox, embed what lacks vectors (new nodes,

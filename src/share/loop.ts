@@ -1,4 +1,4 @@
-import type { Loop } from '../scheduler'
+import type { Loop } from '../loop'
 import { expireShares } from './service'
 
 /** Every SCHEDULER_INTERVAL_MS: share links past their expiry are marked inactive. */

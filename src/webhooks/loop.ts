@@ -1,4 +1,4 @@
-import type { Loop } from '../scheduler'
+import type { Loop } from '../loop'
 import { createDeliveryRunner, deliverDue } from './delivery'
 
 /**
