@@ -46,9 +46,12 @@ export function createWaker(): Pick<Deps, 'wake' | 'onWake'> {
  * Services get copies with a transaction as `db`; the search backend keeps this, the app's own.
  */
 export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<Pick<Deps, 'now'>>): Deps {
-  const deps = { now: () => new Date(), ...createWaker(), ...base } as Deps
-  deps.search = createSearch(deps)
-  // read at every batch: tests and benches allow insecure receivers after the app is built
-  deps.webhookSender = createWebhookSender(() => deps.config.webhookAllowInsecure)
-  return deps
+  return {
+    now: () => new Date(),
+    ...createWaker(),
+    ...base,
+    search: createSearch(base),
+    // read at every batch: tests and benches allow insecure receivers after the app is built
+    webhookSender: createWebhookSender(() => base.config.webhookAllowInsecure),
+  }
 }

@@ -4,12 +4,11 @@
 // each follows the outbox itself, and every search first applies what it has not seen yet,
 // so a replica sees another's writes on its next search.
 
-import type { Deps } from '../deps'
 import { type CommittedEvent, OUTBOX_COMMITTED, takeCommitted } from '../events/outbox'
 import { embeddingTexts } from './document'
 import { type EmbedderChoice, EmbedQueue, within } from './embedder/runtime'
 import { textHash, vectorFromBytes } from './hash'
-import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchRequest } from './port'
+import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchDeps, SearchRequest } from './port'
 import { type IndexNode, ProjectIndex } from './project-index'
 import * as q from './queries'
 
@@ -68,7 +67,7 @@ export class BuiltinSearch implements SearchBackend {
   private readonly following: Promise<unknown>
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: SearchDeps,
     readonly choice: EmbedderChoice,
   ) {
     this.queue = new EmbedQueue(choice.embedder)

@@ -12,12 +12,11 @@
 
 import { randomUUID } from 'node:crypto'
 import { type Index, Meilisearch } from 'meilisearch'
-import type { Deps } from '../deps'
 import { RefusalError } from '../http/errors'
 import { BUILTIN_TUNING } from './builtin'
 import { embeddingTexts } from './document'
 import { type EmbedderChoice, EmbedQueue, within } from './embedder/runtime'
-import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchRequest } from './port'
+import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchDeps, SearchRequest } from './port'
 import * as q from './queries'
 
 export const MEILI_INDEX = 'arbor_nodes'
@@ -61,7 +60,7 @@ export class MeiliBackend implements SearchBackend {
   private readonly lease: string
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: SearchDeps,
     readonly choice: EmbedderChoice,
     indexUid = MEILI_INDEX,
     private readonly leaseMs = MEILI_LEASE_MS,

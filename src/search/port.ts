@@ -1,4 +1,18 @@
+import type { Config } from '../config'
+import type { Db } from '../db'
+import type { Logger } from '../log'
 import type { SearchMode } from './project-index'
+
+/**
+ * What a search backend is built from: the config, the log and the app's own database handle
+ * (never a transaction: the index follows the outbox on it). Narrower than `Deps`, which is
+ * built after the backend and carries it.
+ */
+export interface SearchDeps {
+  config: Config
+  db: Db
+  log: Logger
+}
 
 /** One search port; the built-in index and Meilisearch implement it (chosen by MEILI_URL). */
 export interface SearchBackend {
