@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import claimSql from '../sql/idempotency/claim.sql' with { type: 'text' }
 import completeSql from '../sql/idempotency/complete.sql' with { type: 'text' }
 import type { User } from '../src/accounts/model'
-import type { RefusalError } from '../src/http/errors'
+import type { RefusalError } from '../src/errors'
 import { applyError } from '../src/workflow/apply'
 import { startApp, type TestApp } from './helpers'
 

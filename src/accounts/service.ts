@@ -1,5 +1,5 @@
 import type { Db } from '../db'
-import { RefusalError } from '../http/errors'
+import { RefusalError } from '../errors'
 import { authCache } from './auth-cache'
 import { generateApiKey, hashApiKey, newId } from './keys'
 import type { Status, Tier, User } from './model'

@@ -4,7 +4,7 @@ import { authChanged } from '../accounts/auth-cache'
 import { publicUser } from '../accounts/model'
 import { createApiKey, createUser, getApiKey, getUser, listUsers, revokeApiKey, updateUser } from '../accounts/service'
 import type { Deps } from '../deps'
-import { notFound, RefusalError } from '../http/errors'
+import { notFound, RefusalError } from '../errors'
 
 const Tier = t.Union([t.Literal('free'), t.Literal('strategist'), t.Literal('builder'), t.Literal('team')])
 const Status = t.Union([t.Literal('active'), t.Literal('trialing'), t.Literal('past_due'), t.Literal('canceled')])

@@ -1,6 +1,6 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { invalid } from '../http/errors'
+import { invalid } from '../errors'
 import { requireProject } from '../projects/access'
 import { orderPayload } from './payload'
 import * as q from './queries'

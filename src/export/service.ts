@@ -1,7 +1,7 @@
 import { stringify } from 'yaml'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { RefusalError } from '../http/errors'
+import { RefusalError } from '../errors'
 import { requireProject } from '../projects/access'
 import { listNodes, type NodeRow } from './queries'
 

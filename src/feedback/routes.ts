@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { authenticate } from '../accounts/service'
 import type { Deps } from '../deps'
-import { RefusalError } from '../http/errors'
+import { RefusalError } from '../errors'
 import { asLoose } from '../http/query'
 import { MetaBody } from '../http/schemas'
 import { FeedbackBody } from './model'

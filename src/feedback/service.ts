@@ -1,7 +1,7 @@
 import { newId } from '../accounts/keys'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { RefusalError } from '../http/errors'
+import { RefusalError } from '../errors'
 import { requireProject } from '../projects/access'
 import * as q from './queries'
 

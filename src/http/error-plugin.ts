@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { SQLSTATE, sqlState } from '../db/sqlstate'
 import type { Deps } from '../deps'
-import { ErrorListError, RefusalError } from './errors'
+import { ErrorListError, RefusalError } from '../errors'
 import { loggablePath } from './input-guard'
 import { guideUrl, isGuidedPath } from './meta'
 import { json } from './respond'

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Db } from '../db'
 import { one } from '../db/port'
-import { ErrorListError, RefusalError } from './errors'
+import { ErrorListError, RefusalError } from '../errors'
 import { idempotencySql } from './queries'
 
 export interface Outcome {

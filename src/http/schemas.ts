@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 
-/** The `{error, message?}` body of an RefusalError (src/http/errors.ts), for route response schemas. */
+/** The `{error, message?}` body of an RefusalError (src/errors.ts), for route response schemas. */
 export const RefusalBody = t.Object(
   {
     error: t.String({ description: 'a code such as project_access_denied, or a message' }),

@@ -1,7 +1,7 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
+import { ErrorListError, invalid } from '../errors'
 import { type DomainEvent, emit } from '../events/outbox'
-import { ErrorListError, invalid } from '../http/errors'
 import type { AddIterationBody, DeleteIterationBody, NewIteration, ReorderIterationsBody, UpdateIterationBody } from '../mutate/model'
 import { toNode } from '../nodes/model'
 import { nodeRows } from '../nodes/service'

@@ -10,7 +10,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
-import { ErrorListError, projectAccessDenied } from '../http/errors'
+import { ErrorListError, projectAccessDenied } from '../errors'
 import { ENUMS, FIELDS, LIMITS, NODE_TYPES, type NodeType } from '../nodes/model'
 
 type Refusal = string | { message: string; tip?: string } | Error

@@ -1,7 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { invalid } from '../http/errors'
+import { invalid } from '../errors'
 import { addIterationAction, deleteIterationAction, reorderIterationsAction, updateIterationAction } from '../iterations/service'
 import { batch } from '../nodes/batch'
 import { add, afterAdd, classify, remove, restore, update } from '../nodes/service'

@@ -1,6 +1,6 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { ErrorListError, invalid } from '../http/errors'
+import { ErrorListError, invalid } from '../errors'
 import { focus } from '../http/meta'
 import { addIteration } from '../iterations/service'
 import type { BatchBody, BatchEntry, NodeUpdate } from '../mutate/model'

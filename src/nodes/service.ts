@@ -1,6 +1,6 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { ErrorListError, invalid, notFound, RefusalError } from '../http/errors'
+import { ErrorListError, invalid, notFound, RefusalError } from '../errors'
 import { focus } from '../http/meta'
 import { currentOf } from '../iterations/model'
 import { iterationRows as iterationQueries } from '../iterations/service'

@@ -1,7 +1,7 @@
 import { authCache } from '../accounts/auth-cache'
 import type { User } from '../accounts/model'
 import type { Db } from '../db'
-import { projectAccessDenied, RefusalError } from '../http/errors'
+import { projectAccessDenied, RefusalError } from '../errors'
 import { hasApiAccess } from '../tiers/service'
 import { type AccessRow, getAccess } from './queries'
 

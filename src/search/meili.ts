@@ -12,7 +12,7 @@
 
 import { randomUUID } from 'node:crypto'
 import { type Index, Meilisearch } from 'meilisearch'
-import { RefusalError } from '../http/errors'
+import { RefusalError } from '../errors'
 import { BUILTIN_TUNING } from './builtin'
 import { embeddingTexts } from './document'
 import { type EmbedderChoice, EmbedQueue, within } from './embedder/runtime'

@@ -1,6 +1,6 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { invalid } from '../http/errors'
+import { invalid } from '../errors'
 import { NODE_TYPES } from '../nodes/model'
 import { requireProject } from '../projects/access'
 import { clip, MAX_QUERY_CHARS } from './document'

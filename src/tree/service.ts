@@ -1,6 +1,6 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { ErrorListError, RefusalError } from '../http/errors'
+import { ErrorListError, RefusalError } from '../errors'
 import { type Node, toNode } from '../nodes/model'
 import { nodeRows as q } from '../nodes/service'
 import { requireProject } from '../projects/access'

@@ -1,7 +1,7 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
+import { invalid, RefusalError } from '../errors'
 import { latestCursor } from '../events/service'
-import { invalid, RefusalError } from '../http/errors'
 import { listIterations } from '../iterations/service'
 import { nodeTypesOf } from '../nodes/service'
 import { requireProject } from '../projects/access'

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { ErrorListError, RefusalError } from '../http/errors'
+import { ErrorListError, RefusalError } from '../errors'
 import { canonical, runIdempotent, storedOutcome } from '../http/idempotency'
 import { focus } from '../http/meta'
 import { BatchBody, parseAction } from '../mutate/model'

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { RefusalError } from '../http/errors'
+import { RefusalError } from '../errors'
 import { requireProject, tierRequired } from '../projects/access'
 import { hasApiAccess } from '../tiers/service'
 import { applyPlan, finishedEmpty, refuseRepeat } from './apply'

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { deflateSync, inflateSync } from 'node:zlib'
 import type { Deps } from '../deps'
-import { RefusalError } from '../http/errors'
+import { RefusalError } from '../errors'
 import { MAX_HISTORY, type RunState, STATE_LIFETIME_MS, STATE_VERSION } from './model'
 import { secret } from './queries'
 
