@@ -1,10 +1,10 @@
 import type { User } from '../accounts/model'
+import type { Db } from '../db'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid } from '../errors'
 import { type DomainEvent, emit } from '../events/outbox'
 import type { AddIterationBody, DeleteIterationBody, NewIteration, ReorderIterationsBody, UpdateIterationBody } from '../mutate/model'
 import { toNode } from '../nodes/model'
-import { nodeRows } from '../nodes/service'
 import { requireProject } from '../projects/access'
 import { currentOf, LATER, toIteration } from './model'
 import * as q from './queries'
@@ -19,6 +19,13 @@ function cleanName(value: string, field: string): string {
 }
 
 export { GIT_TAGS } from '../mutate/model'
+
+/**
+ * Moves every job and task naming iteration `from` to `to` and returns their rows. The nodes
+ * module owns those rows and reads iterations, so its query is passed in (by mutate/service.ts)
+ * rather than imported: an import would close a circle between the two services.
+ */
+export type MoveNodes = (db: Db, projectId: string, from: string, to: string) => Promise<Record<string, any>[]>
 
 /** GET /iterations */
 export async function listIterations(deps: Deps, user: User, query: { projectId?: string; status?: string; current?: string }) {
@@ -59,7 +66,7 @@ async function findIteration(deps: Deps, projectId: string, name: string) {
   return { row, all }
 }
 
-export async function updateIterationAction(deps: Deps, user: User, body: UpdateIterationBody) {
+export async function updateIterationAction(deps: Deps, user: User, body: UpdateIterationBody, moveNodes: MoveNodes) {
   const { project } = await requireProject(deps.db, user, body.projectId)
   const data = body.data
   return deps.db.tx(async (tx) => {
@@ -81,7 +88,7 @@ export async function updateIterationAction(deps: Deps, user: User, body: Update
     if (renamed || status !== row.status) events.push({ type: 'iteration.updated', iteration: iterationEvent })
     let moved = 0
     if (renamed)
-      for (const n of await nodeRows.moveIteration(tx, project.id, row.name, name)) {
+      for (const n of await moveNodes(tx, project.id, row.name, name)) {
         events.push({ type: 'node.updated', node: toNode(n) })
         moved++
       }
@@ -94,13 +101,13 @@ export async function updateIterationAction(deps: Deps, user: User, body: Update
   })
 }
 
-export async function deleteIterationAction(deps: Deps, user: User, body: DeleteIterationBody) {
+export async function deleteIterationAction(deps: Deps, user: User, body: DeleteIterationBody, moveNodes: MoveNodes) {
   const { project } = await requireProject(deps.db, user, body.projectId)
   return deps.db.tx(async (tx) => {
     const { row } = await findIteration({ ...deps, db: tx }, project.id, body.iterationName)
     if (row.system) throw new ErrorListError([`Cannot delete system iteration ${row.name}`])
     await q.remove(tx, project.id, row.name)
-    const moved = await nodeRows.moveIteration(tx, project.id, row.name, LATER)
+    const moved = await moveNodes(tx, project.id, row.name, LATER)
     await emit(
       tx,
       project.id,

@@ -4,7 +4,7 @@ import type { Deps } from '../deps'
 import { invalid } from '../errors'
 import { addIterationAction, deleteIterationAction, reorderIterationsAction, updateIterationAction } from '../iterations/service'
 import { batch } from '../nodes/batch'
-import { add, afterAdd, classify, remove, restore, update } from '../nodes/service'
+import { add, afterAdd, classify, nodeRows, remove, restore, update } from '../nodes/service'
 import { addProject, renameProject } from '../projects/service'
 import * as m from './model'
 import { parseAction } from './model'
@@ -30,8 +30,9 @@ export const actions = new Map<string, Action<any>>([
   ['batch', action(m.BatchBody, batch)],
   ['classify', action(m.ClassifyBody, classify)],
   ['addIteration', action(m.AddIterationBody, addIterationAction)],
-  ['updateIteration', action(m.UpdateIterationBody, updateIterationAction)],
-  ['deleteIteration', action(m.DeleteIterationBody, deleteIterationAction)],
+  // the node rows an iteration's rename or deletion moves, passed in (iterations does not import nodes)
+  ['updateIteration', action(m.UpdateIterationBody, (deps, user, body) => updateIterationAction(deps, user, body, nodeRows.moveIteration))],
+  ['deleteIteration', action(m.DeleteIterationBody, (deps, user, body) => deleteIterationAction(deps, user, body, nodeRows.moveIteration))],
   ['reorderIterations', action(m.ReorderIterationsBody, reorderIterationsAction)],
   ['addProject', action(m.AddProjectBody, addProject)],
   ['renameProject', action(m.RenameProjectBody, renameProject)],
