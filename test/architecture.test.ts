@@ -58,9 +58,78 @@ function violations(): string[] {
   return out
 }
 
+/** Each file of src/ (relative path) with the files of src/ it imports, type-only imports included. */
+function importGraph(): Map<string, string[]> {
+  const all = new Set(files(SRC).map((p) => relative(SRC, p)))
+  const graph = new Map<string, string[]>()
+  for (const rel of all) {
+    const text = readFileSync(join(SRC, rel), 'utf8')
+    const targets = [...text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]/gm)].flatMap((m) => {
+      const base = normalize(join(dirname(rel), m[1]!))
+      const found = [base, `${base}.ts`, `${base}.js`, `${base}/index.ts`].find((c) => all.has(c))
+      return found ? [found] : []
+    })
+    graph.set(rel, [...new Set(targets)])
+  }
+  return graph
+}
+
+/** The import circles of a graph: its strongly connected parts of two files or more (Tarjan), each sorted. */
+function circles(graph: Map<string, string[]>): string[][] {
+  let next = 0
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const out: string[][] = []
+  const visit = (v: string) => {
+    index.set(v, next)
+    low.set(v, next++)
+    stack.push(v)
+    onStack.add(v)
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w)
+        low.set(v, Math.min(low.get(v)!, low.get(w)!))
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!))
+    }
+    if (low.get(v) !== index.get(v)) return
+    const part: string[] = []
+    let w: string
+    do {
+      w = stack.pop()!
+      onStack.delete(w)
+      part.push(w)
+    } while (w !== v)
+    if (part.length > 1) out.push(part.sort())
+  }
+  for (const v of graph.keys()) if (!index.has(v)) visit(v)
+  return out
+}
+
 describe('module boundaries (ARCHITECTURE.md)', () => {
   it('no file in src/ imports across a forbidden edge', () => {
     expect(violations()).toEqual([])
+  })
+
+  it('no two files of src/ import each other, directly or round a circle (a type both need goes in a leaf file)', () => {
+    expect(circles(importGraph())).toEqual([])
+  })
+
+  it('would catch a circle (the check finds the loops it should, and only those)', () => {
+    const graph = new Map([
+      ['scheduler.ts', ['share/loop.ts', 'deps.ts']],
+      ['share/loop.ts', ['scheduler.ts']],
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts', 'deps.ts']],
+      ['deps.ts', []],
+    ])
+    expect(circles(graph)).toEqual([
+      ['scheduler.ts', 'share/loop.ts'],
+      ['a.ts', 'b.ts', 'c.ts'],
+    ])
+    expect(importGraph().get('scheduler.ts')).toContain('loop.ts') // the scan resolves this repository's imports
   })
 
   it('would catch a forbidden edge (the scan reads the imports it should)', () => {
