@@ -27,6 +27,8 @@ export interface Config {
   embeddingsApiKey?: string
   /** the built-in sentence model's files (`bun run model:fetch`); default DATA_DIR/models/all-MiniLM-L6-v2 */
   embeddingsModelDir: string
+  /** 'wasm': the sentence model on onnxruntime-web even where the native build loads (ARBOR_ONNX_RUNTIME) */
+  onnxRuntime?: 'wasm'
   /** largest accepted request body, in bytes */
   maxBodyBytes: number
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
@@ -96,6 +98,8 @@ export function loadConfig(env: Env = process.env): Config {
   const embeddingsUrl = url(env, 'EMBEDDINGS_URL', ['http:', 'https:'])
   if (embeddingsUrl && !set(env.EMBEDDINGS_MODEL))
     throw new ConfigError('EMBEDDINGS_MODEL is missing: expected a model name when EMBEDDINGS_URL is set')
+  if (set(env.ARBOR_ONNX_RUNTIME) && env.ARBOR_ONNX_RUNTIME !== 'wasm')
+    throw new ConfigError(`ARBOR_ONNX_RUNTIME=${env.ARBOR_ONNX_RUNTIME} is invalid: expected wasm (or unset)`)
   return {
     port,
     host: set(env.HOST) ? env.HOST : '0.0.0.0',
@@ -103,6 +107,7 @@ export function loadConfig(env: Env = process.env): Config {
     embeddingsModelDir: set(env.EMBEDDINGS_MODEL_DIR)
       ? env.EMBEDDINGS_MODEL_DIR
       : `${set(env.DATA_DIR) ? env.DATA_DIR : './data'}/models/all-MiniLM-L6-v2`,
+    onnxRuntime: set(env.ARBOR_ONNX_RUNTIME) ? 'wasm' : undefined,
     cacheDir: set(env.ARBOR_CACHE_DIR) ? env.ARBOR_CACHE_DIR : `${set(env.DATA_DIR) ? env.DATA_DIR : './data'}/cache`,
     databaseUrl,
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`,

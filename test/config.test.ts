@@ -42,6 +42,7 @@ describe('loadConfig', () => {
       DATA_DIR: '/var/lib/arbor',
       ARBOR_CACHE_DIR: '/var/cache/arbor',
       EMBEDDINGS_MODEL_DIR: '/opt/models/minilm',
+      ARBOR_ONNX_RUNTIME: 'wasm',
       DATABASE_URL: 'postgres://arbor@db:5432/arbor',
       PUBLIC_BASE_URL: 'https://plan.example.com/',
       ADMIN_TOKEN: 's3cret-s3cret-s3cret-s3cret',
@@ -65,6 +66,7 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       dataDir: '/var/lib/arbor',
       embeddingsModelDir: '/opt/models/minilm',
+      onnxRuntime: 'wasm',
       cacheDir: '/var/cache/arbor',
       databaseUrl: 'postgres://arbor@db:5432/arbor',
       publicBaseUrl: 'https://plan.example.com',
@@ -122,6 +124,7 @@ describe('loadConfig', () => {
     ['SCHEDULER_INTERVAL_MS', '5'],
     ['MEILI_URL', 'meili:7700'],
     ['EMBEDDINGS_URL', 'file:///tmp/x'],
+    ['ARBOR_ONNX_RUNTIME', 'gpu'],
     ['MAX_BODY_BYTES', '100'],
     ['LOG_LEVEL', 'loud'],
   ])('rejects %s=%j with a one-line ConfigError naming the variable', (name, value) => {

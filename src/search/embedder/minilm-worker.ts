@@ -2,18 +2,17 @@
 // From a source checkout it runs as a child process (IPC messages); in the single executable, as
 // a worker thread.
 import { dlopen, FFIType } from 'bun:ffi'
-import { type MiniLmFiles, MiniLmModel } from './minilm'
+import { type Job, MiniLmModel } from './minilm'
 
 declare const self: Worker
 
-type Job = { id: number; texts: string[]; files: MiniLmFiles }
 type Reply = { id: number; vectors?: Float32Array[]; error?: string }
 
 let model: Promise<MiniLmModel> | undefined
 
-async function answer({ id, texts, files }: Job): Promise<Reply> {
+async function answer({ id, texts, files, runtime }: Job): Promise<Reply> {
   try {
-    model ??= MiniLmModel.load(files)
+    model ??= MiniLmModel.load(files, runtime)
     return { id, vectors: await (await model).embed(texts) }
   } catch (err) {
     model = undefined // a failed load is tried again on the next batch

@@ -83,7 +83,7 @@ const SESSION_OPTIONS = {
  * then null, and the WebAssembly build runs the same model.
  */
 async function loadNative(): Promise<Ort | null> {
-  if (inBinary() || process.env.ARBOR_ONNX_RUNTIME === 'wasm') return null
+  if (inBinary()) return null
   const name = 'onnxruntime-node' // a variable: the single executable's bundler must not pull it in
   try {
     return (await import(name)) as Ort
@@ -183,7 +183,8 @@ function workerUrl(): string {
 
 const inBinary = () => import.meta.url.startsWith('file:///$bunfs/')
 
-type Job = { id: number; texts: string[]; files: MiniLmFiles }
+/** `runtime` 'wasm' forces the WebAssembly build (ARBOR_ONNX_RUNTIME, read by config.ts); unset, the native one where it loads. */
+export type Job = { id: number; texts: string[]; files: MiniLmFiles; runtime?: MiniLmRuntime }
 type Reply = { id: number; vectors?: Float32Array[]; error?: string }
 
 /** Where the model runs: a child process or a worker thread (see MiniLmEmbedder.start). */
@@ -208,7 +209,10 @@ export class MiniLmEmbedder implements Embedder {
   private next = 0
   private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>()
 
-  constructor(model: FoundModel) {
+  constructor(
+    model: FoundModel,
+    private readonly runtime?: MiniLmRuntime,
+  ) {
     this.id = model.id
     this.files = model.files
   }
@@ -219,7 +223,7 @@ export class MiniLmEmbedder implements Embedder {
     clearTimeout(this.idleTimer)
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject })
-      runner.send({ id, texts, files: this.files })
+      runner.send({ id, texts, files: this.files, runtime: this.runtime })
     })
   }
 

@@ -30,7 +30,7 @@ export interface EmbedderChoice {
  * follow what OpenAI-style models typically give (unrelated ~0.1-0.25, paraphrases 0.5-0.8).
  */
 export function chooseEmbedder(
-  config: Pick<Config, 'embeddingsUrl' | 'embeddingsModel' | 'embeddingsApiKey' | 'cacheDir' | 'embeddingsModelDir'>,
+  config: Pick<Config, 'embeddingsUrl' | 'embeddingsModel' | 'embeddingsApiKey' | 'cacheDir' | 'embeddingsModelDir' | 'onnxRuntime'>,
 ): EmbedderChoice {
   if (config.embeddingsUrl)
     return {
@@ -43,7 +43,7 @@ export function chooseEmbedder(
   const minilm = findMiniLm(config.embeddingsModelDir)
   if (minilm)
     return {
-      embedder: new MiniLmEmbedder(minilm),
+      embedder: new MiniLmEmbedder(minilm, config.onnxRuntime),
       calibration: MINILM_CALIBRATION,
       duplicateCosine: 0.9,
       // dev set sweep (bench/eval-search.ts --sweep): 0.5 is where paraphrase and keyword recall both peak
