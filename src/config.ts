@@ -1,5 +1,6 @@
 /**
- * The environment, parsed once and validated. Nothing else reads `process.env`.
+ * The environment, parsed once and validated. Nothing else in the server reads `process.env`
+ * (the MCP stdio client, a separate program, reads its own: src/mcp/config.ts).
  * A bad value throws a ConfigError whose message is one line naming the variable
  * and what it expected; `main.ts` prints it and exits.
  */

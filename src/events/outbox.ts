@@ -17,9 +17,10 @@ export type DomainEvent =
  * On PGlite, every commit that wrote events says so here (at the commit, before the write
  * answers), with the events themselves: the built-in search applies them to its in-memory index
  * without reading the outbox, so a search never waits for the database, even while another
- * transaction (a 1,000-node import batch) holds it. The notification's payload is a token for
- * and the project for `takeCommitted`; the events wait in this process's memory until the commit, and those of a
- * transaction that rolled back are dropped when a later commit is told.
+ * transaction (a 1,000-node import batch) holds it. The notification's payload is
+ * `<token> <projectId>`; the events wait in this process's memory under that token until the
+ * commit tells it, and `takeCommitted` hands them over. Those of a transaction that rolled back
+ * are dropped when a later commit is told.
  * Not on PostgreSQL: a notification reaches the other replicas later than a client's next
  * request may, so a search there always reads the outbox.
  */

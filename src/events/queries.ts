@@ -18,7 +18,7 @@ export const latest = (db: Db, projectId: string) => one<Omit<EventRow, 'payload
 
 export const deleteExpired = async (db: Db, before: Date) => (await one<{ count: number }>(db, deleteExpiredSql, [before]))!.count
 
-/** The outbox write (src/outbox.ts): one statement for every event of a transaction. */
+/** The outbox write (src/events/outbox.ts): one statement for every event of a transaction. */
 /** Events per insert statement: on PGlite a statement holds the server's thread while it runs (src/db/pglite.ts). */
 const INSERT_CHUNK = 200
 

@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox'
 
 /**
  * The node resource of api.md: types, parent rules and the field table of `data`.
- * Pure rules only; checks that need the database (parents, iterations, referenced ids)
- * live in service.ts and take the results of these functions.
+ * Pure rules only; checks that need the database (parents, iterations, referenced ids, the
+ * status machine) live in write.ts and take the results of these functions.
  */
 export const NODE_TYPES = ['goal', 'need', 'approach', 'job', 'task'] as const
 export type NodeType = (typeof NODE_TYPES)[number]
