@@ -104,7 +104,7 @@ export function createApp(deps: Deps) {
       },
       {
         parse: 'none',
-        // JSON-RPC, not REST: described in the README and the guide, kept out of the REST reference
+        // JSON-RPC, not REST: described in docs/mcp.md and the guide, kept out of the REST reference
         detail: { summary: 'The MCP server (Streamable HTTP, stateless; Bearer API key)', tags: ['meta'], hide: true },
       },
     )

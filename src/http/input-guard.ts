@@ -5,7 +5,7 @@
  * stack). Both are client mistakes: a 400 that names the field, never a 500.
  */
 
-/** The deepest JSON a request body may nest (objects and arrays); documented in the guide and README. */
+/** The deepest JSON a request body may nest (objects and arrays); documented in the guide and docs/api-guide.md. */
 export const MAX_JSON_DEPTH = 64
 
 /** What is wrong with the request, as a message, or null when it is fine. */

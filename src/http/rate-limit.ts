@@ -1,7 +1,7 @@
 /**
  * Fixed-window request counter per client IP (api.md Limits: 100 requests per 60 s per IP).
  * In memory, so each replica counts its own traffic; behind a load balancer the effective
- * limit is per replica, which the README says.
+ * limit is per replica, which docs/scaling-out.md says.
  */
 export interface RateLimiter {
   /** Count one request; returns the seconds to wait when over the limit, else 0. */

@@ -12,7 +12,7 @@ import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchDeps, Search
 import { type IndexNode, ProjectIndex } from './project-index'
 import * as q from './queries'
 
-/** Tuning, measured on the dev set (bench/eval-search.ts); see the README section. */
+/** Tuning, measured on the dev set (bench/eval-search.ts); figures in bench/README.md. */
 export const BUILTIN_TUNING = {
   parentWeight: 0.5,
   /** a search embeds this many missing texts itself rather than answer keyword-only for them */

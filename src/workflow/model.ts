@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 
 /**
  * The workflow's vocabulary: flows, signals, the run carried inside `state`, and the limits of
- * api.md (Limits, workflow rows) plus the payload caps this server sets (README, Workflow).
+ * api.md (Limits, workflow rows) plus the payload caps this server sets (docs/workflow.md).
  */
 export const FLOW_NAMES = ['add', 'task-curate', 'phase-assign'] as const
 export type FlowName = (typeof FLOW_NAMES)[number]
