@@ -1,3 +1,5 @@
+import { redactSecrets } from '../log'
+
 /**
  * Checks every request's text before any handler, parser or database sees it: a NUL character
  * anywhere (PostgreSQL refuses it in text, SQLSTATE 22021/22P05) and JSON nested deeper than
@@ -89,8 +91,12 @@ function nulPath(root: unknown): string | null {
   return null
 }
 
-/** A path fit for a log line: share tokens redacted, at most 200 characters. */
+/**
+ * A path fit for a log line: at most 200 characters, with share tokens redacted wherever they
+ * stand (a path such as `/zz/s/<token>` answers 404 but still carries the token) and with any
+ * API key or webhook secret a client put in it.
+ */
 export function loggablePath(path: string): string {
-  const redacted = path.replace(/^(\/s\/|\/api\/(?:v1\/)?public\/share\/)[^/?]+/, '$1[redacted]')
+  const redacted = redactSecrets(path.replace(/(\/s\/|\/public\/share\/)[^/?]+/g, '$1[redacted]'))
   return redacted.length > 200 ? `${redacted.slice(0, 200)}…` : redacted
 }
