@@ -65,7 +65,7 @@ export function createHandler(deps: Deps, app: App) {
     if (!res) {
       const sized = await limitBody(req, config.maxBodyBytes)
       if (sized) req = sized
-      else if (/^\/api\/(v1\/)?workflow$/.test(url.pathname))
+      else if (WORKFLOW.test(url.pathname))
         // api.md, Errors: an oversized workflow request is a 400, with the guide like its other 400s
         res = json(400, {
           error: `Request body is over the limit of ${config.maxBodyBytes} bytes`,
@@ -86,7 +86,8 @@ export function createHandler(deps: Deps, app: App) {
       let refusal = checkUrl(url) ?? checkHeaders(req.headers)
       if (!refusal && req.body && req.method !== 'GET' && req.method !== 'HEAD') {
         const text = await req.text()
-        refusal = checkJsonText(text)
+        // POST /workflow checks the strings itself (badString): a bad one in a run's answer keeps the run
+        refusal = checkJsonText(text, !WORKFLOW.test(url.pathname))
         req = new Request(req.url, { method: req.method, headers: req.headers, body: text })
       }
       if (refusal)
@@ -119,6 +120,8 @@ export function createHandler(deps: Deps, app: App) {
     return res
   }
 }
+
+const WORKFLOW = /^\/api\/(v1\/)?workflow$/
 
 /** Elysia finds the path it routes on at the first '/' of request.url from this offset (past "https://a.b"), without parsing. */
 const ROUTER_OFFSET = 11
