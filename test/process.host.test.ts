@@ -98,6 +98,48 @@ describe('over-long requests', () => {
   })
 })
 
+describe.skipIf(!process.env.TEST_DATABASE_URL)('a 500 the code did not expect', () => {
+  it('is logged at error level with its stack and the request id, and answers JSON without the cause', async () => {
+    const { default: postgres } = await import('postgres')
+    const sql = postgres(server.env.DATABASE_URL!, { max: 1, onnotice: () => {} })
+    await sql.unsafe('alter table feedback rename to feedback_gone') // a database the code cannot expect
+    try {
+      const res = await server.call('POST', '/api/v1/feedback', { body: { message: 'hello' }, headers: { 'x-request-id': 'probe-500' } })
+      expect({ status: res.status, body: res.body, id: res.headers.get('x-request-id') }).toEqual({
+        status: 500,
+        body: { error: 'internal_error', message: 'Something went wrong on our side; the request may be retried' },
+        id: 'probe-500',
+      })
+      const line = await server.until(
+        async () =>
+          server
+            .output()
+            .split('\n')
+            .find((l) => l.includes('"level":"error"') && l.includes('"requestId":"probe-500"')),
+        10_000,
+        'the error line',
+      )
+      const logged = JSON.parse(line)
+      expect({ ...logged, time: typeof logged.time, error: typeof logged.error }).toEqual({
+        time: 'string',
+        level: 'error',
+        msg: 'unhandled error',
+        requestId: 'probe-500',
+        method: 'POST',
+        path: '/api/v1/feedback',
+        status: 500,
+        error: 'string',
+      })
+      expect(logged.error).toMatch(/feedback.*does not exist[\s\S]*\n\s+at /)
+      // the key appears once: the first start prints it for the owner
+      expect(server.output().split(server.ownerKey).length).toBe(2)
+    } finally {
+      await sql.unsafe('alter table feedback_gone rename to feedback')
+      await sql.end()
+    }
+  })
+})
+
 // these exhaust the address's rate limit and admin lock-out, so they run last
 describe('limits that a short Host no longer gets past', () => {
   it('counts a short-Host request against the rate limit', async () => {

@@ -82,12 +82,11 @@ export function createHandler(deps: Deps, app: App) {
         })
     }
     if (!res) {
-      // NUL characters and deep nesting: a 400 naming the field before anything parses or stores it
+      // NUL characters, lone surrogates and deep nesting: a 400 naming the field before anything parses or stores it
       let refusal = checkUrl(url) ?? checkHeaders(req.headers)
       if (!refusal && req.body && req.method !== 'GET' && req.method !== 'HEAD') {
         const text = await req.text()
-        // POST /workflow checks the strings itself (badString): a bad one in a run's answer keeps the run
-        refusal = checkJsonText(text, !WORKFLOW.test(url.pathname))
+        refusal = checkJsonText(text, !OWN_STRING_CHECK.test(url.pathname))
         req = new Request(req.url, { method: req.method, headers: req.headers, body: text })
       }
       if (refusal)
@@ -122,6 +121,12 @@ export function createHandler(deps: Deps, app: App) {
 }
 
 const WORKFLOW = /^\/api\/(v1\/)?workflow$/
+/**
+ * Routes that check the strings of their body themselves (badString): POST /workflow answers a bad
+ * string in a run's answer as a bad response that keeps the run, and /mcp lets the REST call of
+ * its tool refuse it, so the agent gets a tool error instead of a failed JSON-RPC request.
+ */
+const OWN_STRING_CHECK = /^(\/api\/(v1\/)?workflow|\/mcp)$/
 
 /** Elysia finds the path it routes on at the first '/' of request.url from this offset (past "https://a.b"), without parsing. */
 const ROUTER_OFFSET = 11
