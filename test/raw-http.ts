@@ -14,15 +14,14 @@ export interface RawRes {
  */
 export function rawRequest(
   baseUrl: string,
-  opts: { method?: string; target: string; host: string; headers?: Record<string, string>; body?: unknown },
+  /** `body` is sent as JSON; `text` as it is, with the caller's content-type */
+  opts: { method?: string; target: string; host: string; headers?: Record<string, string>; body?: unknown; text?: string },
 ): Promise<RawRes> {
   const { port, hostname } = new URL(baseUrl)
-  const body = opts.body === undefined ? '' : JSON.stringify(opts.body)
+  const body = opts.text ?? (opts.body === undefined ? '' : JSON.stringify(opts.body))
   const headers: Record<string, string> = { ...opts.headers, connection: 'close' }
-  if (body) {
-    headers['content-type'] = 'application/json'
-    headers['content-length'] = String(Buffer.byteLength(body))
-  }
+  if (opts.text === undefined && body) headers['content-type'] = 'application/json'
+  if (body) headers['content-length'] = String(Buffer.byteLength(body))
   const head = [`${opts.method ?? 'GET'} ${opts.target} HTTP/1.1`, `Host: ${opts.host}`]
   for (const [name, value] of Object.entries(headers)) head.push(`${name}: ${value}`)
   return new Promise((resolve, reject) => {
