@@ -29,6 +29,7 @@ export function createHandler(deps: Deps, app: App) {
       const res = json(400, { success: false, errors: ['The Host header is not a valid host name'] })
       res.headers.set('x-request-id', requestId)
       res.headers.set('x-content-type-options', 'nosniff')
+      res.headers.set('cache-control', 'no-store')
       log.request(requestId, received.method, '(invalid host)', res.status, Math.round((performance.now() - started) * 10) / 10, ip)
       return res
     }
