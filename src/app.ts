@@ -9,7 +9,7 @@ import { feedbackRoutes } from './feedback/routes'
 import { guideRoutes } from './guide/routes'
 import { errorPlugin } from './http/error-plugin'
 import { completeOpenApi } from './http/schemas'
-import { createHandler } from './http/server'
+import { createHandler, requestLine } from './http/server'
 import { iterationRoutes } from './iterations/routes'
 import { handleMcp, MCP_PATH } from './mcp/http'
 import { mutateRoutes } from './mutate/routes'
@@ -112,12 +112,14 @@ export function createApp(deps: Deps) {
   routeTable = () => app.routes as any
   const inner = createHandler(deps, app)
   const handle = (req: Request, socketIp?: string) => {
-    // /mcp learns the caller's address (for the rate limit of its REST calls) from a header only we set
-    if (new URL(req.url).pathname === MCP_PATH) {
-      const headers = new Headers(req.headers)
+    // /mcp learns the caller's address (for the rate limit of its REST calls) from a header only we
+    // set: on every request that may reach /mcp, and on any that arrives with it, it is ours
+    const line = requestLine(req)
+    if (line && (line.url.pathname.startsWith(MCP_PATH) || line.req.headers.has(CLIENT_IP))) {
+      const headers = new Headers(line.req.headers)
       headers.set(CLIENT_IP, socketIp ?? '')
-      req = new Request(req, { headers })
-    }
+      req = new Request(line.req, { headers })
+    } else if (line) req = line.req
     return inner(req, socketIp)
   }
   return { app, handle }

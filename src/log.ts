@@ -34,6 +34,10 @@ function isoNow(): string {
 const SAFE = /^[\w ./:@+,;=~!*()$%'-]*$/
 const str = (s: string) => (s.length < 200 && SAFE.test(s) ? `"${s}"` : JSON.stringify(s))
 
+/** API keys (`arb_…`) and webhook secrets (`whsec_…`) anywhere in a line: an error's message or stack may quote a value. */
+const SECRET = /\b(arb|whsec)_[0-9A-Za-z+/=_-]{8,}/g
+export const redactSecrets = (text: string) => text.replace(SECRET, '$1_[redacted]')
+
 /** On exit the event loop is gone: what is still buffered is written synchronously. */
 const atExit = new Set<() => void>()
 process.once('exit', () => {
@@ -61,7 +65,7 @@ export function createLogger(minLevel: Level | 'silent' = 'info'): Logger {
     (level: Level) =>
     (msg: string, fields: Record<string, unknown> = {}) => {
       if (ORDER[level] < ORDER[minLevel]) return
-      const line = `${JSON.stringify({ time: isoNow(), level, msg, ...fields })}\n`
+      const line = `${redactSecrets(JSON.stringify({ time: isoNow(), level, msg, ...fields }))}\n`
       if (level === 'warn' || level === 'error') {
         flush()
         process.stderr.write(line)

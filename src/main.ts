@@ -1,3 +1,4 @@
+import http from 'node:http'
 import { bootstrapOwner } from './accounts/service'
 import { createApp } from './app'
 import { loadConfigOrExit } from './config'
@@ -8,6 +9,9 @@ import { createDeps, type Deps } from './deps'
 import { createLogger } from './log'
 import { startScheduler } from './scheduler'
 import { POLL_WAIT_MS } from './view/model'
+
+/** What Bun's parser reads of a request's line and headers; beyond it Bun still answers an empty 431. */
+const PARSER_HEADER_BYTES = 256 * 1024
 
 /** config → database → app → listen; start the loops; SIGTERM → drain, stop, close. */
 async function main() {
@@ -50,6 +54,9 @@ async function main() {
   process.on('SIGINT', () => void stop('SIGINT'))
 
   const { handle } = createApp(deps)
+  // Bun answers a request line and headers over its limit (16 KiB) itself, with an empty 431; read
+  // up to PARSER_HEADER_BYTES so our handler answers JSON 414/431 past MAX_URL_BYTES/MAX_HEADER_BYTES
+  Object.assign(http, { maxHeaderSize: PARSER_HEADER_BYTES })
   server = Bun.serve({
     port: config.port,
     hostname: config.host,
@@ -59,6 +66,14 @@ async function main() {
     // the app's long poll (GET /view/commands, up to POLL_WAIT_MS) must outlive its wait
     idleTimeout: Math.ceil(POLL_WAIT_MS / 1000) + 10,
     fetch: (req, srv) => handle(req, srv.requestIP(req)?.address),
+    // the handler answers every error itself; this is the last word if it ever throws anyway
+    error: (err) => {
+      log.error('unhandled error', { error: String(err?.stack ?? err).slice(0, 2000) })
+      return new Response(JSON.stringify({ error: 'internal_error', message: 'Something went wrong on our side' }), {
+        status: 500,
+        headers: { 'content-type': 'application/json' },
+      })
+    },
   })
   scheduler = startScheduler(deps)
   log.info('listening', {

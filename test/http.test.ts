@@ -188,6 +188,13 @@ describe('request ids', () => {
     const mine = await app.call('GET', '/api/v1/tier-status', { headers: { 'x-request-id': 'trace-123' } })
     expect(mine.headers.get('x-request-id')).toBe('trace-123')
   })
+
+  it('replace an X-Request-Id that is not a plain token of at most 128 characters', async () => {
+    for (const sent of ['two words', '<script>', 'a'.repeat(129), 'arb"x'])
+      expect((await app.call('GET', '/healthz', { headers: { 'x-request-id': sent } })).headers.get('x-request-id')).toMatch(UUID)
+    const longest = 'a'.repeat(128)
+    expect((await app.call('GET', '/healthz', { headers: { 'x-request-id': longest } })).headers.get('x-request-id')).toBe(longest)
+  })
 })
 
 describe('health', () => {

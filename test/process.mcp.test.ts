@@ -192,6 +192,33 @@ describe.each(Object.keys(transports) as (keyof typeof transports)[])('the MCP s
     expect(missing.isError).toBe(true)
     expect(parsed(missing)).toEqual({ status: 404, ...(await rest(`/api/v1/tree?projectId=${projectId}&nodeId=goal-999&direction=up`)) })
   })
+
+  it('refuses a batch entry with a non-string node.id, or a lone surrogate, as a 400 tool error naming the entry', async () => {
+    const guide = { guide: `${PUBLIC}/api/v1/guide` }
+    const wrongId = await call('mutate', {
+      action: 'batch',
+      mutations: [{ action: 'add', node: { id: 7, type: 'goal', data: { label: 'x' } } }],
+    })
+    expect([wrongId.isError, parsed(wrongId)]).toEqual([
+      true,
+      { status: 400, success: false, errors: ['mutations[0]: node.id must be a string: a draft- id, or a <type>-<n> id'], _meta: guide },
+    ])
+    const lone = await call('mutate', {
+      action: 'batch',
+      mutations: [{ action: 'add', node: { type: 'goal', data: { label: 'a\ud800' } } }],
+    })
+    expect([lone.isError, parsed(lone)]).toEqual([
+      true,
+      {
+        status: 400,
+        success: false,
+        errors: [
+          'mutations[0].node.data.label must be well-formed Unicode: a lone surrogate (\\ud800 to \\udfff without its pair) is not a character',
+        ],
+        _meta: guide,
+      },
+    ])
+  })
 })
 
 describe('the stdio server', () => {

@@ -12,6 +12,9 @@ function fieldName(path: string | undefined): string {
   return name || 'body'
 }
 
+/** An error's stack (its message when it has none), bounded for a log line. */
+const stackOf = (err: any) => String(err?.stack ?? err).slice(0, 2000)
+
 function validationMessages(error: any): string[] {
   const all: any[] = (() => {
     try {
@@ -49,7 +52,10 @@ export const errorPlugin = (deps: Deps) =>
       return json(status, body)
     }
     const err = error as any
+    const where = { requestId: request.headers.get('x-request-id') ?? undefined, method: request.method, path: loggablePath(url.pathname) }
     if (err instanceof ErrorListError || err instanceof RefusalError) {
+      // a 500 the code words itself (a batch rolled back) still means something failed unexpectedly
+      if (err.status >= 500) deps.log.error('unhandled error', { ...where, status: err.status, error: stackOf(err.cause ?? err) })
       const res =
         err instanceof RefusalError && err.status === 401
           ? withGuide(401, { ...err.toBody(), _meta: { guide: guideUrl(deps.config.publicBaseUrl) } })
@@ -81,7 +87,7 @@ export const errorPlugin = (deps: Deps) =>
     const detail =
       code === 'VALIDATION'
         ? `response failed its schema at ${String(err.valueError?.path ?? err.all?.[0]?.path ?? '?').slice(0, 200)}`
-        : String(err?.stack ?? err).slice(0, 2000)
-    deps.log.error('unhandled error', { path: loggablePath(url.pathname), method: request.method, error: detail })
+        : stackOf(err)
+    deps.log.error('unhandled error', { ...where, status: 500, error: detail })
     return json(500, { error: 'internal_error', message: 'Something went wrong on our side; the request may be retried' })
   })

@@ -1,3 +1,5 @@
+import { redactSecrets } from '../log'
+
 /**
  * Checks every request's text before any handler, parser or database sees it: a NUL character
  * anywhere (PostgreSQL refuses it in text, SQLSTATE 22021/22P05) and JSON nested deeper than
@@ -39,58 +41,85 @@ export function checkHeaders(headers: Headers): Refusal {
 
 /**
  * Scans a JSON text once, without parsing: how deep it nests (outside strings) and whether a
- * string holds a NUL (raw, or escaped as \u0000). Only then is it parsed, to name the field.
+ * string may hold a NUL (raw, or escaped as \u0000) or a lone surrogate (escaped as \ud800, or
+ * raw in a text built in-process). Only then is it parsed, to name the field. `strings: false`
+ * leaves the strings to the route (POST /workflow answers them as a bad response of the run).
  */
-export function checkJsonText(text: string): Refusal {
+export function checkJsonText(text: string, strings = true): Refusal {
   let depth = 0
   let inString = false
-  let nul = false
+  let suspect = false
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (inString) {
       if (c === 0x5c /* \ */) {
-        if (text.startsWith('u0000', i + 1)) nul = true
+        if (text.charCodeAt(i + 1) === 0x75 /* u */ && (text.startsWith('0000', i + 2) || /^[dD][89a-fA-F]/.test(text.slice(i + 2, i + 4))))
+          suspect = true
         i++
       } else if (c === 0x22 /* " */) inString = false
-      else if (c === 0) nul = true
+      else if (c === 0 || (c >= 0xd800 && c <= 0xdfff)) suspect = true
     } else if (c === 0x22) inString = true
     else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       if (++depth > MAX_JSON_DEPTH)
         return `Request body is nested deeper than ${MAX_JSON_DEPTH} levels; flatten it (the limit is in the guide)`
     } else if (c === 0x7d || c === 0x5d) depth--
   }
-  if (!nul) return null
+  if (!suspect || !strings) return null
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch {
     return null // not JSON: the body parser answers that
   }
-  return nulMessage(nulPath(value) ?? 'A value')
+  return badString(value)?.message ?? null
 }
 
-/** The path (`node.data.label`, `mutations[3].node.id`) of the first string or key with a NUL. */
-function nulPath(root: unknown): string | null {
+/** A string that no handler may see, and where it stands in the body. */
+export interface BadString {
+  /** `node.data.label`, `mutations[3].node.id`, `body`; for a key, the object that holds it */
+  path: string
+  message: string
+}
+
+/**
+ * The first string or key of a parsed body (depth first, in order) that holds a NUL or a lone
+ * surrogate (half of a UTF-16 pair: not a character, and PostgreSQL refuses it in json), or null.
+ * The one check of every string that enters: the input guard runs it on every JSON body.
+ */
+export function badString(root: unknown): BadString | null {
   const stack: [unknown, string][] = [[root, '']]
   while (stack.length) {
     const [value, path] = stack.pop()!
     if (typeof value === 'string') {
-      if (value.includes(NUL)) return path || 'body'
+      const wrong = stringFault(value)
+      if (wrong) return { path: path || 'body', message: `${path || 'body'} ${wrong}` }
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], `${path}[${i}]`])
     } else if (value && typeof value === 'object') {
-      for (const [k, v] of Object.entries(value)) {
-        const at = path ? `${path}.${k}` : k
-        if (k.includes(NUL)) return `A key in ${path || 'body'}`
-        stack.push([v, at])
+      const entries = Object.entries(value)
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, v] = entries[i]!
+        const wrong = stringFault(k)
+        if (wrong) return { path: path || 'body', message: `A key in ${path || 'body'} ${wrong}` }
+        stack.push([v, path ? `${path}.${k}` : k])
       }
     }
   }
   return null
 }
 
-/** A path fit for a log line: share tokens redacted, at most 200 characters. */
+function stringFault(s: string): string | null {
+  if (s.includes(NUL)) return 'must not contain NUL characters (\\u0000)'
+  if (!s.isWellFormed()) return 'must be well-formed Unicode: a lone surrogate (\\ud800 to \\udfff without its pair) is not a character'
+  return null
+}
+
+/**
+ * A path fit for a log line: at most 200 characters, with share tokens redacted wherever they
+ * stand (a path such as `/zz/s/<token>` answers 404 but still carries the token) and with any
+ * API key or webhook secret a client put in it.
+ */
 export function loggablePath(path: string): string {
-  const redacted = path.replace(/^(\/s\/|\/api\/(?:v1\/)?public\/share\/)[^/?]+/, '$1[redacted]')
+  const redacted = redactSecrets(path.replace(/(\/s\/|\/public\/share\/)[^/?]+/g, '$1[redacted]'))
   return redacted.length > 200 ? `${redacted.slice(0, 200)}…` : redacted
 }

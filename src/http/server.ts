@@ -20,15 +20,24 @@ export function createHandler(deps: Deps, app: App) {
   const { config, log } = deps
   const limiter = createRateLimiter(config.rateLimitPerMinute)
   const adminFailures = createFailureLimiter(ADMIN_FAILURES_PER_MINUTE)
-  return async function handle(req: Request, socketIp?: string): Promise<Response> {
+  return async function handle(received: Request, socketIp?: string): Promise<Response> {
     const started = performance.now()
-    const requestId = req.headers.get('x-request-id')?.slice(0, 128) || crypto.randomUUID()
-    const url = new URL(req.url)
-    const ip = clientIp(req, socketIp, config.trustProxy)
-    let res: Response | undefined
+    const requestId = requestIdOf(received.headers)
+    const ip = clientIp(received, socketIp, config.trustProxy)
+    const line = requestLine(received)
+    if (!line) {
+      const res = json(400, { success: false, errors: ['The Host header is not a valid host name'] })
+      res.headers.set('x-request-id', requestId)
+      res.headers.set('x-content-type-options', 'nosniff')
+      res.headers.set('cache-control', 'no-store')
+      log.request(requestId, received.method, '(invalid host)', res.status, Math.round((performance.now() - started) * 10) / 10, ip)
+      return res
+    }
+    let { req, url } = line
+    let res: Response | undefined = sizeRefusal(url, req.headers)
     let link: string | undefined
     const admin = url.pathname.startsWith('/admin/')
-    if (admin) {
+    if (admin && !res) {
       const wait = adminFailures.blocked(ip)
       if (wait)
         res = json(
@@ -41,7 +50,7 @@ export function createHandler(deps: Deps, app: App) {
           { 'retry-after': String(wait) },
         )
     }
-    if (url.pathname.startsWith('/api/')) {
+    if (url.pathname.startsWith('/api/') && !res) {
       const wait = limiter.hit(ip)
       if (wait)
         res = json(
@@ -57,7 +66,7 @@ export function createHandler(deps: Deps, app: App) {
     if (!res) {
       const sized = await limitBody(req, config.maxBodyBytes)
       if (sized) req = sized
-      else if (/^\/api\/(v1\/)?workflow$/.test(url.pathname))
+      else if (WORKFLOW.test(url.pathname))
         // api.md, Errors: an oversized workflow request is a 400, with the guide like its other 400s
         res = json(400, {
           error: `Request body is over the limit of ${config.maxBodyBytes} bytes`,
@@ -74,11 +83,11 @@ export function createHandler(deps: Deps, app: App) {
         })
     }
     if (!res) {
-      // NUL characters and deep nesting: a 400 naming the field before anything parses or stores it
+      // NUL characters, lone surrogates and deep nesting: a 400 naming the field before anything parses or stores it
       let refusal = checkUrl(url) ?? checkHeaders(req.headers)
       if (!refusal && req.body && req.method !== 'GET' && req.method !== 'HEAD') {
         const text = await req.text()
-        refusal = checkJsonText(text)
+        refusal = checkJsonText(text, !OWN_STRING_CHECK.test(url.pathname))
         req = new Request(req.url, { method: req.method, headers: req.headers, body: text })
       }
       if (refusal)
@@ -93,8 +102,10 @@ export function createHandler(deps: Deps, app: App) {
       if (rewrite) {
         if (rewrite.deprecated) link = `<${config.publicBaseUrl}${rewrite.path}>; rel="successor-version"`
         url.pathname = rewrite.path
-        req = new Request(url.toString(), req)
+        req = new Request(url.href, req)
       }
+      // the error plugin logs an unexpected error with the id the response carries
+      if (req.headers.get('x-request-id') !== requestId) req.headers.set('x-request-id', requestId)
       res = await app.handle(req)
       if (admin && res.status === 401) adminFailures.fail(ip)
     }
@@ -108,6 +119,72 @@ export function createHandler(deps: Deps, app: App) {
     log.request(requestId, req.method, loggablePath(url.pathname), res.status, Math.round((performance.now() - started) * 10) / 10, ip)
     return res
   }
+}
+
+const WORKFLOW = /^\/api\/(v1\/)?workflow$/
+/**
+ * Routes that check the strings of their body themselves (badString): POST /workflow answers a bad
+ * string in a run's answer as a bad response that keeps the run, and /mcp lets the REST call of
+ * its tool refuse it, so the agent gets a tool error instead of a failed JSON-RPC request.
+ */
+const OWN_STRING_CHECK = /^(\/api\/(v1\/)?workflow|\/mcp)$/
+
+/** Elysia finds the path it routes on at the first '/' of request.url from this offset (past "https://a.b"), without parsing. */
+const ROUTER_OFFSET = 11
+/** The origin of a request rebuilt for the router; no handler reads the origin (PUBLIC_BASE_URL makes links). */
+const CANONICAL_ORIGIN = 'http://localhost'
+
+/**
+ * The one reading of the request line, shared by the checks here and by the router: the URL
+ * parsed once, and a Request whose url the router reads the same way. Bun builds request.url
+ * from the Host header, and Elysia slices it at a fixed offset; with a Host of 1–3 characters
+ * (`http://x/zz/api/…`) the router would see `/api/…` while the checks saw `/zz/api/…`. Such a
+ * request is rebuilt on a canonical origin. Null when Bun cannot build a URL at all (a Host
+ * such as `a/b` or an empty one): the caller answers 400.
+ */
+export function requestLine(req: Request): { req: Request; url: URL } | null {
+  let raw: string
+  let url: URL
+  try {
+    raw = req.url
+    url = new URL(raw)
+  } catch {
+    return null
+  }
+  if (url.origin.length >= ROUTER_OFFSET && raw === url.origin + url.pathname + url.search) return { req, url }
+  url = new URL(CANONICAL_ORIGIN + url.pathname + url.search) // concatenated: a path `//host/…` stays a path
+  return { req: new Request(url.href, req), url }
+}
+
+/** The caller's X-Request-Id when it is a plain token (it is echoed and logged), else a fresh one. */
+function requestIdOf(headers: Headers): string {
+  const sent = headers.get('x-request-id')
+  return sent && REQUEST_ID.test(sent) ? sent : crypto.randomUUID()
+}
+const REQUEST_ID = /^[\w.:@+=/-]{1,128}$/
+
+/** The longest path and query, and the most header bytes, a request may send (main.ts lets Bun read more, so these answer JSON). */
+export const MAX_URL_BYTES = 16 * 1024
+export const MAX_HEADER_BYTES = 32 * 1024
+
+/** A JSON 414 or 431 for a request line or headers over the limits, or undefined. */
+function sizeRefusal(url: URL, headers: Headers): Response | undefined {
+  const urlBytes = url.pathname.length + url.search.length
+  if (urlBytes > MAX_URL_BYTES)
+    return json(414, {
+      error: 'uri_too_long',
+      message: `The path and query are ${urlBytes} bytes; at most ${MAX_URL_BYTES} are allowed`,
+      _meta: { _tip: 'Send long values in a POST body instead of the URL.' },
+    })
+  let headerBytes = 0
+  for (const [name, value] of headers) headerBytes += name.length + value.length + 4
+  if (headerBytes > MAX_HEADER_BYTES)
+    return json(431, {
+      error: 'headers_too_large',
+      message: `The headers are ${headerBytes} bytes; at most ${MAX_HEADER_BYTES} are allowed`,
+      _meta: { _tip: 'Send fewer or shorter headers.' },
+    })
+  return undefined
 }
 
 /**

@@ -131,8 +131,12 @@ const nodeFor = (inBatch: boolean) =>
             type: Type.Literal(type),
             ...(inBatch
               ? {
+                  // a string here; which strings are ids is the node rules' to say
                   id: Type.Optional(
-                    deferred(Type.String({ description: 'a draft- id that later entries may use as parentId, or a real <type>-<n> id' })),
+                    ruled(
+                      deferred(Type.String({ description: 'a draft- id that later entries may use as parentId, or a real <type>-<n> id' })),
+                      'node.id must be a string: a draft- id, or a <type>-<n> id',
+                    ),
                   ),
                 }
               : {}),
@@ -421,7 +425,7 @@ function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: F
   const inner: Fallback = s[RULE] !== undefined ? () => refusalOf(schema, value, path) : fallback
   if (s[DEFERRED]) {
     // the node rules check what is inside; only a missing or wrongly shaped value is refused here
-    const shaped = value !== undefined && (s.type !== 'object' || isObject(value))
+    const shaped = value !== undefined && (s.type === 'object' ? isObject(value) : s.type !== 'string' || typeof value === 'string')
     return shaped || s[RULE] === undefined ? null : refusalOf(schema, value, path, fallback)
   }
   if (Value.Check(schema, value as any)) return null

@@ -1,4 +1,5 @@
 import type { User } from '../accounts/model'
+import { sqlState } from '../db/sqlstate'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid } from '../errors'
 import { focus } from '../http/meta'
@@ -26,16 +27,21 @@ class BatchFailed extends ErrorListError {
   ) {
     super(
       [
-        `${index === null ? '' : `mutations[${index}]: `}write failed (${(cause as Error)?.message ?? cause}); the whole batch was rolled back and may be retried`,
+        `${index === null ? '' : `mutations[${index}]: `}write failed (${reason(cause)}); the whole batch was rolled back and may be retried`,
       ],
       { _tip: 'Nothing of this batch was written. Retry it as it is, or reconcile from GET /nodes first.' },
       500,
     )
+    this.cause = cause // the error plugin logs its stack
   }
   override toBody() {
     return { ...super.toBody(), rolledBack: this.rolledBack }
   }
 }
+
+/** A database's word on a failed write is the client's to read; a bug's message (a TypeError) stays in the log. */
+const reason = (cause: unknown) =>
+  sqlState(cause) ? String((cause as Error).message) : 'an unexpected error, logged under this response’s x-request-id'
 
 /**
  * batch (api.md, rules for batch; improved): every entry is checked before the batch counts

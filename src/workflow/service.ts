@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
+import { badString } from '../http/input-guard'
 import { requireProject, tierRequired } from '../projects/access'
 import { hasApiAccess } from '../tiers/service'
 import { applyPlan, finishedEmpty, refuseRepeat } from './apply'
@@ -42,6 +43,9 @@ const tipOf = (flow: FlowName) => (flow === 'task-curate' ? CURATE_TIP : undefin
 export async function postWorkflow(deps: Deps, codec: StateCodec, user: User, body: Record<string, any>) {
   // a key without API access hears the tier refusal first, unless it may use this very project
   if (!hasApiAccess(user)) await requireProject(deps.db, user, body.projectId).catch(() => Promise.reject(tierRequired()))
+  // a NUL or lone surrogate in the run's answer is a bad response (the run is kept); anywhere else, a plain 400
+  const bad = badString(body)
+  if (bad && !(body.action === 'advance' && /^(response|nextInput)\b/.test(bad.path))) throw refuse(bad.message)
   if (body.action !== 'start' && body.action !== 'advance')
     throw refuse('action must be start or advance', 'Send {projectId, action:"start", flow, input} first; see GET /api/v1/workflow.')
   const { project } = await requireProject(deps.db, user, body.projectId)
@@ -100,6 +104,8 @@ async function advance(deps: Deps, codec: StateCodec, user: User, projectId: str
       state,
       _meta: { _tip: 'Nothing was written. Give the error to your model and advance again with this same state and a corrected response.' },
     })
+  const bad = badString(body)
+  if (bad) throw retry(bad.message)
   const response = body.response
   if (!response || typeof response !== 'object' || Array.isArray(response) || typeof response.signal !== 'string')
     throw retry(ADVANCE_REQUIRES)
