@@ -15,7 +15,11 @@ const stored = async (key: string, projectIds: string[]) => {
   for (const projectId of projectIds) total += (await app.call('GET', `/api/v1/nodes?projectId=${projectId}`, { key })).body.nodes.length
   return total
 }
-const tally = (statuses: number[]) => statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {})
+const tally = (statuses: number[]) => {
+  const counts: Record<number, number> = {}
+  for (const s of statuses) counts[s] = (counts[s] ?? 0) + 1
+  return counts
+}
 
 describe('free-tier node cap under concurrency', () => {
   it('10 concurrent 1,000-node batches from 0 nodes: exactly one lands, nine are refused 403 node_cap_reached', async () => {
