@@ -9,6 +9,7 @@ import { tick as classifyTick } from './nodes/classify-loop'
 import { searchLoop } from './search/loop'
 import { shareExpiryLoop } from './share/loop'
 import { webhookDeliveryLoop } from './webhooks/loop'
+import { forgetSpentStates } from './workflow/spent'
 
 /**
  * The scheduled loops, each a `tick(deps, now)` that tests call with an explicit clock.
@@ -16,9 +17,10 @@ import { webhookDeliveryLoop } from './webhooks/loop'
  */
 export const loops: Loop[] = [
   {
+    // also forgets spent workflow states once expired: the same hourly clean-up of request memory
     name: 'idempotency-cleanup',
     everySeconds: () => 3600,
-    tick: (deps, now) => deleteExpiredKeys(deps.db, now),
+    tick: async (deps, now) => ({ keys: await deleteExpiredKeys(deps.db, now), spentStates: await forgetSpentStates(deps.db, now) }),
   },
   {
     // tasks are classified within 5 s: woken after each write, swept every 2 s as a safety net

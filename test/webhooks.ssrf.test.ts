@@ -64,6 +64,8 @@ const REFUSED: [string, string][] = [
   ['https://[2001:db8::1]/hook', PUBLIC],
   [`https://${named}/hook`, PUBLIC],
   ['https://no-such-host.invalid/hook', PUBLIC],
+  ['https://8.8.8.8:0/hook', PUBLIC],
+  ['https://[2606:4700:4700::1111]:00/hook', PUBLIC],
 ]
 
 const app = await startApp()
@@ -134,6 +136,7 @@ describe('at registration', () => {
     expect(await why('https://0x7f000001/')).toBe('127.0.0.1 is a loopback address')
     expect(await why('https://[::ffff:127.0.0.1]/')).toBe('::ffff:7f00:1 is an IPv4-mapped IPv6 address')
     expect(await why('https://localhost./')).toBe('localhost. is a loopback name')
+    expect(await why('https://8.8.8.8:0/')).toBe('port 0 is not a port a receiver can listen on')
     expect(await why(`https://${named}/`)).toMatch(new RegExp(`^${named.replace(/\./g, '\\.')} resolves to .+, an? [-\\w ]+ address$`))
   })
 
@@ -156,7 +159,8 @@ describe('at delivery', () => {
     // Registered while WEBHOOK_ALLOW_INSECURE was on (as if the DNS answer changed since), then
     // the server runs without it: every attempt must be refused before connecting.
     app.config.webhookAllowInsecure = true
-    const table = REFUSED.filter(([url]) => /^https?:/.test(url)) // no scheme but http(s) is ever accepted
+    // no scheme but http(s) is ever accepted, and port 0 is refused in every mode
+    const table = REFUSED.filter(([url]) => /^https?:/.test(url) && !/:0+\//.test(url))
     const urls = [...table.map(([url]) => url), rx.url('/ssrf'), `https://127.0.0.1:${rx.port}/ssrf`]
     const projects: string[] = []
     for (let i = 0; i < urls.length; i += 10) {

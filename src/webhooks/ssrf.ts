@@ -151,6 +151,8 @@ export async function checkUrl(raw: string, allowInsecure: boolean): Promise<Tar
   }
   const schemes = allowInsecure ? ['https:', 'http:'] : ['https:']
   if (!schemes.includes(url.protocol)) throw new RefusedUrl(MUST_USE_HTTPS, `the scheme is ${url.protocol.slice(0, -1)}`)
+  // port 0 routes nowhere (a connect to it fails, or lands where the platform decides): refused in every mode
+  if (url.port === '0') throw new RefusedUrl(MUST_BE_PUBLIC, 'port 0 is not a port a receiver can listen on')
   if (allowInsecure) return { url }
 
   // The URL parser already turned 0x7f000001, 2130706433 and 0177.0.0.1 into dotted form.

@@ -10,6 +10,7 @@ import { type Node, toNode } from '../nodes/model'
 import { nodeRows as nodeQueries } from '../nodes/service'
 import type { Plan } from './flows/types'
 import { BadResponse, type RunState } from './model'
+import { StateSpent, spend } from './spent'
 
 export interface Change {
   action: 'add' | 'update' | 'delete' | 'addIteration'
@@ -53,6 +54,7 @@ export async function applyPlan(deps: Deps, user: User, run: RunState, state: st
       async (db) => {
         const touched = plan.mutations.filter((m) => m.action === 'update' || m.action === 'delete').map((m) => String(m.nodeId))
         const before = new Map((await nodeQueries.getMany(db, run.projectId, touched)).map((r) => [r.id, publicNode(toNode(r))]))
+        await spend(db, state, run.expiresAt)
         const result = await batchInChunks({ ...deps, db }, user, run.projectId, plan)
         return terminalBody(run.projectId, plan, result, before)
       },
@@ -192,6 +194,7 @@ function terminalBody(projectId: string, plan: Plan, result: Record<string, any>
 
 /** One of the refusals of the apply, as its body says (api.md, terminal apply failure); exported for its tests. */
 export async function applyError(deps: Deps, user: User, key: string, plan: Plan, err: unknown): Promise<Error> {
+  if (err instanceof StateSpent) return err
   if (err instanceof ErrorListError && err.status === 400) {
     // a batch entry broke a mutate rule: name the part of the answer it came from
     const errors = err.errors.map((e) =>

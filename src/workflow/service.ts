@@ -23,6 +23,7 @@ import {
   STATE_VERSION,
 } from './model'
 import { loadSnapshot } from './project'
+import { refuseSpent } from './spent'
 import type { StateCodec } from './state'
 
 const FLOWS = new Map<FlowName, Flow>([
@@ -121,6 +122,8 @@ async function advance(deps: Deps, codec: StateCodec, user: User, projectId: str
     throw retry(`message is ${response.message.length} characters; at most ${LIMITS.messageChars} are allowed`)
 
   await refuseRepeat(deps, user, state, response)
+  // a state whose terminal step applied is spent, whatever the response (src/workflow/spent.ts)
+  await refuseSpent(deps.db, state)
   const flow = FLOWS.get(run.flow)!
   const ctx: FlowCtx = { deps, user, projectId, snap: await loadSnapshot(deps.db, projectId) }
   const answer = { signal: response.signal as Signal, message: response.message ?? '', body: response as Record<string, unknown> }
