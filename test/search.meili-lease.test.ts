@@ -35,7 +35,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the Meilisearch sync lease acro
 
   test('one replica pushes while the other stands by; a write through either reaches the index once', async () => {
     await add(a, 'Renew the TLS certificate')
-    expect(await a.deps.search.tick(new Date())).toEqual({ pushed: 1 })
+    // the first holder builds the new index from the database (then re-reads the last minute of events)
+    expect(await a.deps.search.tick(new Date())).toEqual({ pushed: 1, rebuilt: 1 })
     const other = await add(b, 'Invoices in German or Dutch')
     expect(await b.deps.search.tick(new Date())).toEqual({ pushed: 0, standby: 1 })
     expect(labels()).toEqual(['Renew the TLS certificate'])
