@@ -52,6 +52,40 @@ export async function readState(client: Meilisearch, uid: string, own: Embedding
   return { ready: false, built: Object.keys(live ?? {})[0] ?? null, rebuilding: next?.[own.id]?.dimensions === own.dims }
 }
 
+/**
+ * `_meta.search` while the index is not ours: 'rebuilding' while a rebuild for our embedder is
+ * under way or this process (holding the lease) is about to start one, else 'unavailable'; and why.
+ * `contested`: the embedder a server outside our lease rebuilt the index for, after it was ours.
+ */
+export function keywordOnly(
+  state: IndexState & { ready: false },
+  own: string,
+  me: { holding: boolean; contested?: string },
+): { semantic: 'rebuilding' | 'unavailable'; reason: string } {
+  if (me.contested)
+    return {
+      semantic: 'unavailable',
+      reason:
+        `the Meilisearch index was rebuilt with embedder ${me.contested} by a server outside this database's sync lease (another Arbor database sharing this Meilisearch?) and this server uses ${own}: ` +
+        'results are ranked by keyword only, and this server does not rebuild it back. Give every server that shares the index the same embedder, ' +
+        'or each deployment its own Meilisearch; `npm run search:rebuild` makes the index this server’s again (docs/meilisearch.md)',
+    }
+  if (state.rebuilding || me.holding)
+    return {
+      semantic: 'rebuilding',
+      reason: state.built
+        ? `the Meilisearch index was built with embedder ${state.built} and is being rebuilt from the database for this server's embedder ${own}: results are ranked by keyword until then`
+        : `the Meilisearch index is being built from the database for embedder ${own}: results are ranked by keyword until then`,
+    }
+  return {
+    semantic: 'unavailable',
+    reason:
+      `the Meilisearch index was built with embedder ${state.built ?? '(none)'} and this server uses ${own}: results are ranked by keyword only. ` +
+      'The index follows the embedder of the replica that holds the sync lease; give every replica the same embedder ' +
+      '(the same EMBEDDINGS_URL and EMBEDDINGS_MODEL, or the sentence model in every replica, see docs/meilisearch.md)',
+  }
+}
+
 /** Create the index with its base settings when it does not exist (an empty index built by no embedder yet). */
 export async function ensureIndex(client: Meilisearch, uid: string): Promise<void> {
   const created = await client.createIndex(uid, { primaryKey: 'uid' }).waitTask()

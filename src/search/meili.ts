@@ -21,7 +21,8 @@ import { RefusalError } from '../http/errors'
 import { BUILTIN_TUNING } from './builtin'
 import { embeddingTexts } from './document'
 import { type EmbedderChoice, EmbedQueue, within } from './embedder/runtime'
-import { type Embedding, ensureIndex, type IndexState, readState, rebuildIndex, succeeded } from './meili-index'
+import { type Doc, planPush, toDocs } from './meili-docs'
+import { type Embedding, ensureIndex, type IndexState, keywordOnly, readState, rebuildIndex, succeeded } from './meili-index'
 import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchRequest } from './port'
 import * as q from './queries'
 
@@ -33,23 +34,6 @@ const CURSOR = `meili:${MEILI_INDEX}`
 export const MEILI_LEASE_MS = 30_000
 /** documents embedded and sent per write to Meilisearch (a few seconds of embedding at most) */
 const PUSH_CHUNK = 100
-
-interface Doc {
-  uid: string
-  projectId: string
-  id: string
-  type: string
-  parentId: string | null
-  label: string
-  description?: string
-  notes?: string
-  measure?: string
-  data: Record<string, any>
-  _vectors: Record<string, number[][]>
-}
-
-/** Document ids allow letters, digits, - and _: project ids have no _, so this is unambiguous. */
-const uid = (projectId: string, id: string) => `${projectId}_${id}`
 
 export class MeiliBackend implements SearchBackend {
   readonly name = 'meilisearch' as const
@@ -104,10 +88,10 @@ export class MeiliBackend implements SearchBackend {
     return this.ready
   }
 
-  /** Whether the index was built with our embedder; read again after STATE_TTL_MS, or at once with `fresh`. */
-  private async indexState(fresh = false): Promise<IndexState> {
+  /** Whether the index was built with our embedder; read again after STATE_TTL_MS. */
+  private async indexState(): Promise<IndexState> {
     const own = await this.setup()
-    if (!fresh && this.state && Date.now() - this.state.at < STATE_TTL_MS) return this.state.value
+    if (this.state && Date.now() - this.state.at < STATE_TTL_MS) return this.state.value
     const value = await readState(this.client, this.index.uid, own)
     this.state = { at: Date.now(), value }
     if (value.ready) {
@@ -115,26 +99,6 @@ export class MeiliBackend implements SearchBackend {
       this.contested = undefined
     } else if (this.owned && value.built) this.contested = value.built
     return value
-  }
-
-  /** `_meta.search.reason` while the index is not ours */
-  private reason(state: IndexState & { ready: false }): string {
-    const own = this.queue.id
-    if (this.contested)
-      return (
-        `the Meilisearch index was rebuilt with embedder ${this.contested} by a server outside this database's sync lease (another Arbor database sharing this Meilisearch?) and this server uses ${own}: ` +
-        'results are ranked by keyword only, and this server does not rebuild it back. Give every server that shares the index the same embedder, ' +
-        'or each deployment its own Meilisearch; `npm run search:rebuild` makes the index this server’s again (docs/meilisearch.md)'
-      )
-    if (state.rebuilding || this.holding)
-      return state.built
-        ? `the Meilisearch index was built with embedder ${state.built} and is being rebuilt from the database for this server's embedder ${own}: results are ranked by keyword until then`
-        : `the Meilisearch index is being built from the database for embedder ${own}: results are ranked by keyword until then`
-    return (
-      `the Meilisearch index was built with embedder ${state.built ?? '(none)'} and this server uses ${own}: results are ranked by keyword only. ` +
-      'The index follows the embedder of the replica that holds the sync lease; give every replica the same embedder ' +
-      '(the same EMBEDDINGS_URL and EMBEDDINGS_MODEL, or the sentence model in every replica, see docs/meilisearch.md)'
-    )
   }
 
   async search(projectId: string, req: SearchRequest): Promise<SearchAnswer> {
@@ -178,6 +142,7 @@ export class MeiliBackend implements SearchBackend {
           }
         : {}),
     })
+    const notOurs = state.ready ? undefined : keywordOnly(state, this.queue.id, { holding: this.holding, contested: this.contested })
     const ids = res.hits.map((h) => h.id)
     const ancestors = new Map<string, { id: string; type: string; label: string }[]>()
     for (const r of ids.length ? await q.ancestorsMany(this.deps.db, projectId, ids) : []) {
@@ -194,17 +159,10 @@ export class MeiliBackend implements SearchBackend {
         backend: 'meilisearch',
         embedder: this.queue.id,
         mode: req.mode,
-        semantic:
-          req.mode === 'keyword'
-            ? 'off'
-            : vector
-              ? 'full'
-              : !state.ready && (state.rebuilding || (this.holding && !this.contested))
-                ? 'rebuilding'
-                : 'unavailable',
+        semantic: req.mode === 'keyword' ? 'off' : vector ? 'full' : notOurs ? notOurs.semantic : 'unavailable',
         pendingNodes: 0,
         ...(this.choice.fallback ? { fallback: this.choice.fallback } : {}),
-        ...(state.ready ? {} : { reason: this.reason(state) }),
+        ...(notOurs ? { reason: notOurs.reason } : {}),
       },
     }
   }
@@ -340,7 +298,7 @@ export class MeiliBackend implements SearchBackend {
       db: this.deps.db,
       uid: this.index.uid,
       own,
-      docs: (rows) => this.docs(rows),
+      docs: (rows) => toDocs(this.queue, rows),
       mayWrite,
       log,
     })
@@ -382,21 +340,10 @@ export class MeiliBackend implements SearchBackend {
    * documents; the lease is renewed before each write (embedding a chunk takes seconds), and
    * null is returned, with nothing more written, once it is lost.
    */
-  private async push(rows: q.EventRow[]): Promise<number | null> {
-    const last = new Map<string, { projectId: string; payload: any }>()
-    for (const r of rows as (q.EventRow & { project_id: string })[]) {
-      const node = r.payload?.node
-      if (!node?.id) continue
-      const key = uid(r.project_id, node.id)
-      last.delete(key)
-      last.set(key, { projectId: r.project_id, payload: r.payload })
-    }
-    const deletes = [...last].filter(([, v]) => v.payload.event === 'node.deleted').map(([k]) => k)
-    const upserts = [...last.values()]
-      .filter((v) => v.payload.event !== 'node.deleted')
-      .map((v) => ({ projectId: v.projectId, node: v.payload.node }))
+  private async push(rows: (q.EventRow & { project_id: string })[]): Promise<number | null> {
+    const { deletes, upserts, nodes } = planPush(rows)
     for (let i = 0; i < upserts.length; i += PUSH_CHUNK) {
-      const docs = await this.docs(upserts.slice(i, i + PUSH_CHUNK))
+      const docs = await toDocs(this.queue, upserts.slice(i, i + PUSH_CHUNK))
       if (!(await this.holdLease())) return null
       await succeeded(this.index.addDocuments(docs))
     }
@@ -404,27 +351,6 @@ export class MeiliBackend implements SearchBackend {
       if (!(await this.holdLease())) return null
       await succeeded(this.index.deleteDocuments(deletes))
     }
-    return last.size
-  }
-
-  private async docs(
-    items: { projectId: string; node: { id: string; type: string; parentId: string | null; data: Record<string, any> } }[],
-  ): Promise<Doc[]> {
-    const texts = items.map((i) => embeddingTexts(i.node.data))
-    const flat = await this.queue.embed(texts.flat())
-    let k = 0
-    return items.map(({ projectId, node }, i) => ({
-      uid: uid(projectId, node.id),
-      projectId,
-      id: node.id,
-      type: node.type,
-      parentId: node.parentId ?? null,
-      label: String(node.data.label ?? ''),
-      description: node.data.description,
-      notes: node.data.notes,
-      measure: node.data.measure,
-      data: node.data,
-      _vectors: { [this.queue.id]: texts[i]!.map(() => Array.from(flat[k++]!)) },
-    }))
+    return nodes
   }
 }
