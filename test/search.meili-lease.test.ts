@@ -68,4 +68,15 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the Meilisearch sync lease acro
     expect((await b.deps.search.tick(new Date())).standby).toBeUndefined()
     expect(labels()).toContain('Archive last year’s invoices')
   })
+
+  test('`search:rebuild` while a replica holds the lease drops the index embedder, and the holder rebuilds the index', async () => {
+    const script = new MeiliBackend(a.deps, a.deps.search.choice as never) // what src/search/rebuild.ts makes
+    expect(await script.rebuild()).toEqual({ requested: true }) // b holds the lease
+    const nodes = (await a.call('GET', `/api/v1/nodes?projectId=${projectId}`)).body.nodes.length
+    let rebuilt: Record<string, number> = {}
+    for (const end = Date.now() + 30_000; !rebuilt.rebuilt && Date.now() < end; await Bun.sleep(200))
+      rebuilt = await b.deps.search.tick(new Date())
+    expect(rebuilt).toEqual({ pushed: expect.any(Number), rebuilt: nodes })
+    expect(labels()).toEqual(['Archive last year’s invoices', 'Renew the TLS certificate', 'Renew the domain name'])
+  })
 })
