@@ -1,11 +1,11 @@
 /**
  * A small real Meilisearch stand-in for tests: an HTTP server that speaks the part of the
- * Meilisearch v1 API the adapter uses (indexes, settings, documents, asynchronous tasks, search
+ * Meilisearch v1 API the adapter uses (indexes, settings, embedders, index swaps, documents, asynchronous tasks, search
  * with filters, user-provided vectors and hybrid search, `_rankingScore`), with its error shapes
  * and its rules (filters only on filterable attributes, vectors of the embedder's size, ids of
- * letters, digits, - and _). No Meilisearch binary can be installed on CI machines, so this lets
- * the adapter's sync, retry and rebuild logic run on every CI pass; `test/search.meili.test.ts`
- * runs the same tests against a real server when MEILI_URL is set.
+ * letters, digits, - and _). It lets the adapter's sync, retry and rebuild logic, and outages,
+ * run on every pass; `test/search.meili.test.ts` runs the same tests against the real server of
+ * test/meili-real.ts too, when it is at hand.
  *
  * Ranking is deliberately simple (share of query words found; (1 + cosine) / 2 for vectors; a
  * hybrid hit keeps the better of its weighted scores): tests must not depend on Meilisearch's
@@ -163,6 +163,17 @@ export function startFakeMeili(opts: { masterKey?: string } = {}): FakeMeili {
     for (const doc of docs) index.docs.set(String(doc[index.primaryKey]), structuredClone(doc))
   }
 
+  /** Add, change or (null) remove embedders; a removed embedder's vectors leave every document, as in Meilisearch. */
+  function setEmbedders(index: FakeIndex, embedders: Record<string, { source: string; dimensions?: number } | null>) {
+    for (const [name, e] of Object.entries(embedders)) {
+      if (e) index.embedders[name] = e
+      else {
+        delete index.embedders[name]
+        for (const doc of index.docs.values()) if (doc._vectors) delete doc._vectors[name]
+      }
+    }
+  }
+
   /** `attr = "value"` terms joined by AND, as a string or an array of strings. */
   function parseFilter(index: FakeIndex, filter: unknown): (doc: Record<string, any>) => boolean {
     if (filter === undefined || filter === null) return () => true
@@ -284,6 +295,19 @@ export function startFakeMeili(opts: { masterKey?: string } = {}): FakeMeili {
       if (!task) throw new MeiliError(404, 'task_not_found', `Task \`${m[1]}\` not found.`)
       return Response.json(task)
     }
+    if (path === '/swap-indexes' && method === 'POST') {
+      const swaps = body as { indexes: [string, string]; rename?: boolean }[]
+      return enqueue(null, 'indexSwap', { swaps }, () => {
+        for (const { indexes: pair, rename } of swaps) {
+          const [a, b] = [indexes.get(pair[0]), getIndex(pair[1])]
+          if (!a && !rename) throw new MeiliError(404, 'index_not_found', `Index \`${pair[0]}\` not found.`)
+          if (a && rename) throw new MeiliError(409, 'index_already_exists', `Index \`${pair[0]}\` already exists.`)
+          indexes.delete(pair[1])
+          indexes.set(pair[0], { ...b, uid: pair[0] })
+          if (a) indexes.set(pair[1], { ...a, uid: pair[1] })
+        }
+      })
+    }
     if (path === '/indexes' && method === 'POST') {
       const { uid, primaryKey } = body ?? {}
       if (typeof uid !== 'string' || !ID_RE.test(uid))
@@ -298,15 +322,26 @@ export function startFakeMeili(opts: { masterKey?: string } = {}): FakeMeili {
     const rest = m[2] ?? ''
     if (rest === '/settings' && method === 'PATCH') {
       for (const [name, e] of Object.entries((body?.embedders ?? {}) as Record<string, any>))
-        if (e.source === 'userProvided' && !(Number.isInteger(e.dimensions) && e.dimensions > 0))
+        if (e && e.source === 'userProvided' && !(Number.isInteger(e.dimensions) && e.dimensions > 0))
           throw new MeiliError(400, 'invalid_settings_embedders', `\`.embedders.${name}\`: Missing field \`dimensions\`.`)
       return enqueue(uid, 'settingsUpdate', body, () => {
         const index = ensureIndex(uid)
         if (body.filterableAttributes) index.filterable = body.filterableAttributes
         if (body.searchableAttributes) index.searchable = body.searchableAttributes
-        if (body.embedders) Object.assign(index.embedders, body.embedders)
+        if (body.embedders) setEmbedders(index, body.embedders)
       })
     }
+    if (rest === '/settings/embedders' && method === 'GET') return Response.json(getIndex(uid).embedders)
+    if (rest === '/settings/embedders' && method === 'DELETE')
+      return enqueue(uid, 'settingsUpdate', { embedders: null }, () => {
+        const index = getIndex(uid)
+        setEmbedders(index, Object.fromEntries(Object.keys(index.embedders).map((name) => [name, null])))
+      })
+    if (rest === '' && method === 'DELETE')
+      return enqueue(uid, 'indexDeletion', {}, () => {
+        getIndex(uid)
+        indexes.delete(uid)
+      })
     if (rest === '/documents' && method === 'POST') {
       if (!Array.isArray(body)) throw new MeiliError(400, 'malformed_payload', 'The `json` payload must be an array of documents.')
       return enqueue(uid, 'documentAdditionOrUpdate', { receivedDocuments: body.length }, () =>

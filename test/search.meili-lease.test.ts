@@ -35,7 +35,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the Meilisearch sync lease acro
 
   test('one replica pushes while the other stands by; a write through either reaches the index once', async () => {
     await add(a, 'Renew the TLS certificate')
-    expect(await a.deps.search.tick(new Date())).toEqual({ pushed: 1 })
+    // the first holder builds the new index from the database (then re-reads the last minute of events)
+    expect(await a.deps.search.tick(new Date())).toEqual({ pushed: 1, rebuilt: 1 })
     const other = await add(b, 'Invoices in German or Dutch')
     expect(await b.deps.search.tick(new Date())).toEqual({ pushed: 0, standby: 1 })
     expect(labels()).toEqual(['Renew the TLS certificate'])
@@ -66,5 +67,16 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the Meilisearch sync lease acro
     await add(b, 'Archive last year’s invoices')
     expect((await b.deps.search.tick(new Date())).standby).toBeUndefined()
     expect(labels()).toContain('Archive last year’s invoices')
+  })
+
+  test('`search:rebuild` while a replica holds the lease drops the index embedder, and the holder rebuilds the index', async () => {
+    const script = new MeiliBackend(a.deps, a.deps.search.choice as never) // what src/search/rebuild.ts makes
+    expect(await script.rebuild()).toEqual({ requested: true }) // b holds the lease
+    const nodes = (await a.call('GET', `/api/v1/nodes?projectId=${projectId}`)).body.nodes.length
+    let rebuilt: Record<string, number> = {}
+    for (const end = Date.now() + 30_000; !rebuilt.rebuilt && Date.now() < end; await Bun.sleep(200))
+      rebuilt = await b.deps.search.tick(new Date())
+    expect(rebuilt).toEqual({ pushed: expect.any(Number), rebuilt: nodes })
+    expect(labels()).toEqual(['Archive last year’s invoices', 'Renew the TLS certificate', 'Renew the domain name'])
   })
 })

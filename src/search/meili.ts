@@ -8,7 +8,11 @@
 // Meilisearch acknowledged. On PostgreSQL one replica at a time pushes, under a lease in the
 // database (two pushers could send one node's add after its delete and bring it back); the
 // others stand by and take over, from the stored cursor, once the lease has expired.
-// `bun run search:rebuild` rebuilds the index from the database.
+// The index carries the id of the embedder that built it (meili-index.ts): a server with another
+// embedder answers by keyword with the reason in `_meta.search`, and the replica holding the
+// lease rebuilds the index for its own embedder first. Replicas that disagree about the embedder
+// do not take turns: the index follows the lease holder until it stops. `bun run
+// search:rebuild` rebuilds the index from the database (docs/meilisearch.md).
 
 import { randomUUID } from 'node:crypto'
 import { type Index, Meilisearch } from 'meilisearch'
@@ -16,40 +20,27 @@ import { RefusalError } from '../errors'
 import { BUILTIN_TUNING } from './builtin'
 import { embeddingTexts } from './document'
 import { type EmbedderChoice, EmbedQueue, within } from './embedder/runtime'
-import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchDeps, SearchRequest } from './port'
+import { type Doc, planPush, toDocs } from './meili-docs'
+import { type Embedding, ensureIndex, type IndexState, keywordOnly, readState, rebuildIndex, succeeded } from './meili-index'
+import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchRequest } from './port'
 import * as q from './queries'
 
 export const MEILI_INDEX = 'arbor_nodes'
-const EMBEDDER = 'arbor'
+/** how long a reading of the index's embedder is trusted (an embedder change is seen within this) */
+const STATE_TTL_MS = 2_000
 const CURSOR = `meili:${MEILI_INDEX}`
 /** how long the sync lease lasts unless renewed (it is renewed before every push) */
 export const MEILI_LEASE_MS = 30_000
 /** documents embedded and sent per write to Meilisearch (a few seconds of embedding at most) */
 const PUSH_CHUNK = 100
 
-interface Doc {
-  uid: string
-  projectId: string
-  id: string
-  type: string
-  parentId: string | null
-  label: string
-  description?: string
-  notes?: string
-  measure?: string
-  data: Record<string, any>
-  _vectors: Record<string, number[][]>
-}
-
-/** Document ids allow letters, digits, - and _: project ids have no _, so this is unambiguous. */
-const uid = (projectId: string, id: string) => `${projectId}_${id}`
-
 export class MeiliBackend implements SearchBackend {
   readonly name = 'meilisearch' as const
   readonly queue: EmbedQueue
   readonly client: Meilisearch
   private index: Index<Doc>
-  private ready?: Promise<void>
+  private ready?: Promise<Embedding>
+  private state?: { at: number; value: IndexState }
   private seq = -1
   private horizon = new Date(0)
   private readonly recent = new Map<number, number>()
@@ -58,6 +49,17 @@ export class MeiliBackend implements SearchBackend {
   /** this process, as the holder of the sync lease */
   private readonly holder = randomUUID()
   private readonly lease: string
+  /** whether this process held the sync lease at its last try (PGlite: always) */
+  private holding: boolean
+  /** the index was ours while this process held the lease without a break */
+  private owned = false
+  /**
+   * set when the index, ours while we held the lease, turned into another embedder's: only a
+   * server outside our lease (another database sharing this Meilisearch) can have done that, and
+   * rebuilding it back would start a tug of war, so this process leaves it and searches by keyword
+   */
+  private contested?: string
+  private contestLogged?: string
 
   constructor(
     private readonly deps: SearchDeps,
@@ -69,21 +71,15 @@ export class MeiliBackend implements SearchBackend {
     this.queue = new EmbedQueue(choice.embedder)
     this.client = new Meilisearch({ host: deps.config.meiliUrl!, apiKey: deps.config.meiliApiKey })
     this.index = this.client.index<Doc>(indexUid)
+    this.holding = deps.db.kind === 'pglite'
   }
 
-  /** Create the index and its settings once (idempotent); the vector size comes from the embedder. */
-  setup(): Promise<void> {
+  /** Our embedder (its vector size from a probe), and the index created when missing (once; idempotent). */
+  setup(): Promise<Embedding> {
     this.ready ??= (async () => {
       const dims = (await this.queue.embed(['dimensions probe'], true))[0]!.length
-      await this.client.createIndex(this.index.uid, { primaryKey: 'uid' }).waitTask()
-      const task = await this.index
-        .updateSettings({
-          filterableAttributes: ['projectId', 'type'],
-          searchableAttributes: ['label', 'description', 'measure', 'notes'],
-          embedders: { [EMBEDDER]: { source: 'userProvided', dimensions: dims } },
-        })
-        .waitTask()
-      if (task.status !== 'succeeded') throw new Error(`meilisearch settings: ${JSON.stringify(task.error)}`)
+      await ensureIndex(this.client, this.index.uid)
+      return { id: this.queue.id, dims }
     })().catch((err) => {
       this.ready = undefined
       throw err
@@ -91,9 +87,29 @@ export class MeiliBackend implements SearchBackend {
     return this.ready
   }
 
+  /** Whether the index was built with our embedder; read again after STATE_TTL_MS. */
+  private async indexState(): Promise<IndexState> {
+    const own = await this.setup()
+    if (this.state && Date.now() - this.state.at < STATE_TTL_MS) return this.state.value
+    const value = await readState(this.client, this.index.uid, own)
+    this.state = { at: Date.now(), value }
+    if (value.ready) {
+      if (this.holding) this.owned = true
+      this.contested = undefined
+    } else if (this.owned && value.built) this.contested = value.built
+    return value
+  }
+
   async search(projectId: string, req: SearchRequest): Promise<SearchAnswer> {
     try {
-      return await this.searchMeili(projectId, req)
+      try {
+        return await this.searchMeili(projectId, req)
+      } catch (err) {
+        if (err instanceof RefusalError || !this.state?.value.ready) throw err
+        // the index may have been rebuilt for another embedder since we looked: look again, once
+        this.state = undefined
+        return await this.searchMeili(projectId, req)
+      }
     } catch (err) {
       if (err instanceof RefusalError) throw err
       this.deps.log.warn('search: meilisearch query failed', { error: String(err) })
@@ -105,9 +121,9 @@ export class MeiliBackend implements SearchBackend {
   }
 
   private async searchMeili(projectId: string, req: SearchRequest): Promise<SearchAnswer> {
-    await this.setup()
+    const state = await this.indexState()
     let vector: Float32Array | undefined
-    if (req.mode !== 'keyword')
+    if (req.mode !== 'keyword' && state.ready)
       vector = await within(
         this.queue.query(req.q).catch(() => undefined),
         BUILTIN_TUNING.queryEmbedMs,
@@ -121,10 +137,11 @@ export class MeiliBackend implements SearchBackend {
       ...(vector
         ? {
             vector: Array.from(vector),
-            hybrid: { embedder: EMBEDDER, semanticRatio: mode === 'semantic' ? 1 : this.choice.semanticRatio },
+            hybrid: { embedder: this.queue.id, semanticRatio: mode === 'semantic' ? 1 : this.choice.semanticRatio },
           }
         : {}),
     })
+    const notOurs = state.ready ? undefined : keywordOnly(state, this.queue.id, { holding: this.holding, contested: this.contested })
     const ids = res.hits.map((h) => h.id)
     const ancestors = new Map<string, { id: string; type: string; label: string }[]>()
     for (const r of ids.length ? await q.ancestorsMany(this.deps.db, projectId, ids) : []) {
@@ -141,15 +158,18 @@ export class MeiliBackend implements SearchBackend {
         backend: 'meilisearch',
         embedder: this.queue.id,
         mode: req.mode,
-        semantic: vector || req.mode === 'keyword' ? (req.mode === 'keyword' ? 'off' : 'full') : 'unavailable',
+        semantic: req.mode === 'keyword' ? 'off' : vector ? 'full' : notOurs ? notOurs.semantic : 'unavailable',
         pendingNodes: 0,
         ...(this.choice.fallback ? { fallback: this.choice.fallback } : {}),
+        ...(notOurs ? { reason: notOurs.reason } : {}),
       },
     }
   }
 
   /** Vector search among same-type nodes; time-boxed like the built-in check. */
   async duplicates(projectId: string, node: { id: string; type: string; data: Record<string, any> }): Promise<DuplicateAdvisory | null> {
+    const state = await within(this.indexState(), BUILTIN_TUNING.duplicateEmbedMs).catch(() => undefined)
+    if (!state?.ready) return null // no vectors of ours to compare with (yet)
     const texts = embeddingTexts(node.data)
     const vector = await within(
       this.queue.embed([texts[texts.length - 1]!], true).then((v) => v[0]!),
@@ -160,7 +180,7 @@ export class MeiliBackend implements SearchBackend {
       this.index.search('', {
         filter: [`projectId = "${projectId}"`, `type = "${node.type}"`],
         vector: Array.from(vector),
-        hybrid: { embedder: EMBEDDER, semanticRatio: 1 },
+        hybrid: { embedder: this.queue.id, semanticRatio: 1 },
         limit: 3,
         showRankingScore: true,
         // Meilisearch reports a vector hit's score as (1 + cosine) / 2
@@ -182,14 +202,20 @@ export class MeiliBackend implements SearchBackend {
    */
   private async holdLease(): Promise<boolean> {
     if (this.deps.db.kind === 'pglite') return true
-    if (await q.takeLease(this.deps.db, this.lease, this.holder, this.leaseMs)) return true
+    this.holding = await q.takeLease(this.deps.db, this.lease, this.holder, this.leaseMs)
+    if (this.holding) return true
+    this.owned = false
     this.seq = -1
     this.recent.clear()
     return false
   }
 
   async stop(): Promise<void> {
-    if (this.deps.db.kind === 'postgres') await q.dropLease(this.deps.db, this.lease, this.holder).catch(() => {})
+    this.owned = false
+    if (this.deps.db.kind !== 'postgres') return
+    this.holding = false
+    // at shutdown the database may be going away: a lease not given up expires after leaseMs anyway
+    await q.dropLease(this.deps.db, this.lease, this.holder).catch(() => {})
   }
 
   /** Push the node events after the cursor to Meilisearch; on failure keep the cursor and back off. */
@@ -198,7 +224,30 @@ export class MeiliBackend implements SearchBackend {
     const db = this.deps.db
     try {
       if (!(await this.holdLease())) return { pushed: 0, standby: 1 }
-      await this.setup()
+      let rebuilt: number | undefined
+      const state = await this.indexState()
+      if (!state.ready && this.contested) {
+        if (this.contestLogged !== this.contested)
+          this.deps.log.error(
+            'search: the Meilisearch index was rebuilt for another embedder by a server outside this sync lease; not rebuilding it back',
+            { index: this.index.uid, embedder: this.contested, own: this.queue.id },
+          )
+        this.contestLogged = this.contested
+        return { pushed: 0, contested: 1 }
+      } else if (!state.ready) {
+        this.deps.log.warn(
+          state.built
+            ? `search: the Meilisearch index was built with embedder ${state.built}; rebuilding it for ${this.queue.id} under the sync lease`
+            : `search: building the Meilisearch index for embedder ${this.queue.id} under the sync lease`,
+          { index: this.index.uid, searchMeanwhile: 'keyword' },
+        )
+        const started = Date.now()
+        const done = await this.rebuildIndex(() => this.holdLease())
+        if (done === null) return { pushed: 0, standby: 1 }
+        this.deps.log.info('search: the Meilisearch index is rebuilt', { nodes: done, embedder: this.queue.id, ms: Date.now() - started })
+        rebuilt = done
+        this.owned = true
+      }
       if (this.seq < 0) {
         const cursor = await q.getCursor(db, CURSOR)
         this.seq = Number(cursor?.seq ?? 0)
@@ -223,8 +272,9 @@ export class MeiliBackend implements SearchBackend {
         break
       }
       this.failures = 0
-      return { pushed }
+      return rebuilt === undefined ? { pushed } : { pushed, rebuilt }
     } catch (err) {
+      this.state = undefined // a write refused for another embedder's index: look again next time
       this.failures++
       const wait = Math.min(60_000, 1000 * 2 ** Math.min(6, this.failures))
       this.retryAt = now.getTime() + wait
@@ -233,29 +283,51 @@ export class MeiliBackend implements SearchBackend {
     }
   }
 
-  /** Delete every document and load every node again from the database. */
-  async rebuild(log: (msg: string) => void = () => {}): Promise<number> {
-    await this.setup()
-    const cursorSeq = await q.maxSeq(this.deps.db)
-    await this.wait(this.index.deleteAllDocuments())
-    let after: [string, string] = ['', '']
-    let total = 0
-    for (;;) {
-      const rows = await q.listAllNodes(this.deps.db, after, 200)
-      if (rows.length === 0) break
-      await this.wait(
-        this.index.addDocuments(
-          await this.docs(
-            rows.map((r) => ({ projectId: r.project_id, node: { id: r.id, type: r.type, parentId: r.parent_id, data: r.data } })),
-          ),
-        ),
-      )
-      total += rows.length
-      after = [rows[rows.length - 1]!.project_id, rows[rows.length - 1]!.id]
-      log(`indexed ${total} nodes`)
+  /**
+   * Load every node again from the database into a side index for our embedder and swap it in
+   * (search keeps answering from the old index meanwhile); the sync carries on from the newest
+   * event the rebuild saw, re-reading the minute before it started (pushes are idempotent).
+   * `mayWrite` false (the lease was lost) stops it: null.
+   */
+  async rebuildIndex(mayWrite: () => Promise<boolean> = async () => true, log: (msg: string) => void = () => {}): Promise<number | null> {
+    const own = await this.setup()
+    const started = Date.now()
+    const done = await rebuildIndex({
+      client: this.client,
+      db: this.deps.db,
+      uid: this.index.uid,
+      own,
+      docs: (rows) => toDocs(this.queue, rows),
+      mayWrite,
+      log,
+    })
+    this.state = undefined
+    if (!done) return null
+    await q.setCursor(this.deps.db, CURSOR, done.seq)
+    this.seq = done.seq
+    this.horizon = new Date(started - 60_000)
+    this.recent.clear()
+    return done.total
+  }
+
+  /**
+   * `bun run search:rebuild`: rebuild now when this process can take the sync lease (PGlite, or
+   * every server stopped); while a server holds it, drop the index's embedder instead, which
+   * that server sees within seconds and rebuilds (searching by keyword meanwhile).
+   */
+  async rebuild(log: (msg: string) => void = () => {}): Promise<{ rebuilt: number } | { requested: true }> {
+    if (!(await this.holdLease())) {
+      await this.setup()
+      await succeeded(this.index.resetEmbedders())
+      return { requested: true }
     }
-    await q.setCursor(this.deps.db, CURSOR, cursorSeq)
-    return total
+    try {
+      const total = await this.rebuildIndex(() => this.holdLease(), log)
+      if (total === null) throw new Error('the sync lease was taken by a server during the rebuild; it rebuilds the index itself')
+      return { rebuilt: total }
+    } finally {
+      await this.stop()
+    }
   }
 
   memory() {
@@ -267,54 +339,17 @@ export class MeiliBackend implements SearchBackend {
    * documents; the lease is renewed before each write (embedding a chunk takes seconds), and
    * null is returned, with nothing more written, once it is lost.
    */
-  private async push(rows: q.EventRow[]): Promise<number | null> {
-    const last = new Map<string, { projectId: string; payload: any }>()
-    for (const r of rows as (q.EventRow & { project_id: string })[]) {
-      const node = r.payload?.node
-      if (!node?.id) continue
-      const key = uid(r.project_id, node.id)
-      last.delete(key)
-      last.set(key, { projectId: r.project_id, payload: r.payload })
-    }
-    const deletes = [...last].filter(([, v]) => v.payload.event === 'node.deleted').map(([k]) => k)
-    const upserts = [...last.values()]
-      .filter((v) => v.payload.event !== 'node.deleted')
-      .map((v) => ({ projectId: v.projectId, node: v.payload.node }))
+  private async push(rows: (q.EventRow & { project_id: string })[]): Promise<number | null> {
+    const { deletes, upserts, nodes } = planPush(rows)
     for (let i = 0; i < upserts.length; i += PUSH_CHUNK) {
-      const docs = await this.docs(upserts.slice(i, i + PUSH_CHUNK))
+      const docs = await toDocs(this.queue, upserts.slice(i, i + PUSH_CHUNK))
       if (!(await this.holdLease())) return null
-      await this.wait(this.index.addDocuments(docs))
+      await succeeded(this.index.addDocuments(docs))
     }
     if (deletes.length) {
       if (!(await this.holdLease())) return null
-      await this.wait(this.index.deleteDocuments(deletes))
+      await succeeded(this.index.deleteDocuments(deletes))
     }
-    return last.size
-  }
-
-  private async docs(
-    items: { projectId: string; node: { id: string; type: string; parentId: string | null; data: Record<string, any> } }[],
-  ): Promise<Doc[]> {
-    const texts = items.map((i) => embeddingTexts(i.node.data))
-    const flat = await this.queue.embed(texts.flat())
-    let k = 0
-    return items.map(({ projectId, node }, i) => ({
-      uid: uid(projectId, node.id),
-      projectId,
-      id: node.id,
-      type: node.type,
-      parentId: node.parentId ?? null,
-      label: String(node.data.label ?? ''),
-      description: node.data.description,
-      notes: node.data.notes,
-      measure: node.data.measure,
-      data: node.data,
-      _vectors: { [EMBEDDER]: texts[i]!.map(() => Array.from(flat[k++]!)) },
-    }))
-  }
-
-  private async wait(p: ReturnType<Index<Doc>['addDocuments']>): Promise<void> {
-    const task = await p.waitTask({ timeout: 60_000 })
-    if (task.status !== 'succeeded') throw new Error(`meilisearch task ${task.uid} ${task.status}: ${JSON.stringify(task.error)}`)
+    return nodes
   }
 }

@@ -48,12 +48,15 @@ export interface SearchAnswer {
     backend: string
     embedder: string
     mode: SearchMode
-    semantic: 'full' | 'partial' | 'unavailable' | 'off'
+    /** 'rebuilding': the Meilisearch index is being (re)built for this server's embedder; results are by keyword until then */
+    semantic: 'full' | 'partial' | 'unavailable' | 'off' | 'rebuilding'
     pendingNodes: number
     /** while pendingNodes > 0: estimated seconds until every waiting text is embedded (null before the first measured batch) */
     etaSeconds?: number | null
     /** the built-in sentence model is missing: what is used instead, and how to get it */
     fallback?: string
+    /** why results are by keyword only when it is not the model's fault (the Meilisearch index is another embedder's) */
+    reason?: string
   }
 }
 

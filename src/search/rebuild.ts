@@ -1,7 +1,8 @@
 // `bun run search:rebuild`: rebuild the search index from the database.
-//  - MEILI_URL set: empties the Meilisearch index, loads every node again (with vectors from the
-//    configured embedder) and moves the sync cursor to the newest event, so the running servers'
-//    sync loops carry on from there.
+//  - MEILI_URL set: loads every node again (with vectors from the configured embedder) into a
+//    side index, swaps it in and moves the sync cursor to the newest event, so the servers' sync
+//    loops carry on from there. While a server holds the sync lease (PostgreSQL, servers
+//    running) it asks that server to do it instead (docs/meilisearch.md).
 //  - built-in backend: forgets the stored vectors of the configured embedder, so servers
 //    re-embed in the background as they load each project (search answers by keyword
 //    meanwhile and says so in _meta).
@@ -23,9 +24,12 @@ async function main() {
   const choice = chooseEmbedder(config)
   try {
     if (config.meiliUrl) {
-      const meili = new MeiliBackend(deps, choice)
-      const total = await meili.rebuild((m) => console.log(m))
-      console.log(`rebuilt the Meilisearch index from ${total} nodes`)
+      const done = await new MeiliBackend(deps, choice).rebuild((m) => console.log(m))
+      if ('rebuilt' in done) console.log(`rebuilt the Meilisearch index from ${done.rebuilt} nodes`)
+      else
+        console.log(
+          'a server holds the Meilisearch sync lease: dropped the index embedder, so that server rebuilds the index from the database within seconds (searching by keyword meanwhile)',
+        )
     } else {
       const id = choice.embedder.id
       await forgetEmbedder(db, id)

@@ -36,7 +36,8 @@ export async function search(deps: Deps, user: User, query: SearchQuery) {
 
   const answer = await deps.search.search(project.id, { q, type: query.type, limit, mode })
   const meta: Record<string, unknown> = { search: answer.meta }
-  if (answer.meta.semantic === 'partial')
+  if (answer.meta.reason) meta._tip = answer.meta.reason
+  else if (answer.meta.semantic === 'partial')
     meta._tip = `${answer.meta.pendingNodes} node(s) are still being indexed for meaning (embedder ${answer.meta.embedder}); until then they match by keyword only.`
   else if (answer.meta.semantic === 'unavailable')
     meta._tip = 'The embedding model did not answer in time: these results are ranked by keyword only. Retry shortly.'

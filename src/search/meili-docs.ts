@@ -1,0 +1,62 @@
+// What Arbor stores in Meilisearch: one document per node, with one vector per embedded text
+// under the name of the embedder that made them (the index's embedder, meili-index.ts).
+
+import { embeddingTexts } from './document'
+import type { EmbedQueue } from './embedder/runtime'
+import type { EventRow } from './queries'
+
+export interface Doc {
+  uid: string
+  projectId: string
+  id: string
+  type: string
+  parentId: string | null
+  label: string
+  description?: string
+  notes?: string
+  measure?: string
+  data: Record<string, any>
+  _vectors: Record<string, number[][]>
+}
+
+export type DocInput = { projectId: string; node: { id: string; type: string; parentId: string | null; data: Record<string, any> } }
+
+/** Document ids allow letters, digits, - and _: project ids have no _, so this is unambiguous. */
+const uid = (projectId: string, id: string) => `${projectId}_${id}`
+
+/** Documents for nodes, their texts embedded in one batch. */
+export async function toDocs(queue: EmbedQueue, items: DocInput[]): Promise<Doc[]> {
+  const texts = items.map((i) => embeddingTexts(i.node.data))
+  const flat = await queue.embed(texts.flat())
+  let k = 0
+  return items.map(({ projectId, node }, i) => ({
+    uid: uid(projectId, node.id),
+    projectId,
+    id: node.id,
+    type: node.type,
+    parentId: node.parentId ?? null,
+    label: String(node.data.label ?? ''),
+    description: node.data.description,
+    notes: node.data.notes,
+    measure: node.data.measure,
+    data: node.data,
+    _vectors: { [queue.id]: texts[i]!.map(() => Array.from(flat[k++]!)) },
+  }))
+}
+
+/** What a run of node events asks of the index, the newest event per node winning: documents to delete and nodes to (re)write. */
+export function planPush(rows: (EventRow & { project_id: string })[]): { deletes: string[]; upserts: DocInput[]; nodes: number } {
+  const last = new Map<string, { projectId: string; payload: any }>()
+  for (const r of rows) {
+    const node = r.payload?.node
+    if (!node?.id) continue
+    const key = uid(r.project_id, node.id)
+    last.delete(key)
+    last.set(key, { projectId: r.project_id, payload: r.payload })
+  }
+  const deletes = [...last].filter(([, v]) => v.payload.event === 'node.deleted').map(([k]) => k)
+  const upserts = [...last.values()]
+    .filter((v) => v.payload.event !== 'node.deleted')
+    .map((v) => ({ projectId: v.projectId, node: v.payload.node }))
+  return { deletes, upserts, nodes: last.size }
+}
