@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Db } from '../db'
-import { RefusalError } from '../http/errors'
+import { RefusalError } from '../errors'
 import { deleteExpiredSpent, isSpent, spendState } from './queries'
 
 /**
