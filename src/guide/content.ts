@@ -1,4 +1,5 @@
 import { ENUMS, FIELDS, LIMITS, PARENT_TYPE, SHAPES } from '../nodes/model'
+import { TOKEN_BUDGET } from '../tree/model'
 import { OUTLINE_BUDGET } from '../tree/outline'
 import { VIEW_COMMAND_TYPES } from '../view/model'
 import { LIMITS as WORKFLOW_LIMITS } from '../workflow/model'
@@ -196,6 +197,16 @@ export const commonGuide = {
     http: 'Streamable HTTP at /mcp on this server, with Authorization: Bearer <API key>',
     tools:
       'search, list_nodes, get_tree, mutate (idempotencyKey), list_iterations (current), run_workflow, set_view, read_view, submit_feedback: each one REST call',
+  },
+  outline: {
+    request: `GET /api/v1/outline?projectId[&nodeId=<id>][&budget=<o200k_base tokens ${TOKEN_BUDGET.min}-${TOKEN_BUDGET.max}, default ${TOKEN_BUDGET.default}>]`,
+    result: '{outline:<markdown>, tokens, elided, _meta:{budget, nodeCount, shown, _tip?}}',
+    rendering: [
+      'One line per node: "- [job-12] label · open · Sprint 1 · claimed by x", indented under its parent; the subtree of nodeId, or the whole project (standalone tasks after the goals).',
+      'Open parts are admitted before done ones (done jobs and tasks, resolved or retired approaches, done goals), each breadth-first; what does not fit is folded under its parent as "- … 14 more jobs (9 done)". Descriptions follow " — " on shown lines while they fit.',
+      'tokens is the o200k_base count of outline and never exceeds budget; elided counts the nodes without a line of their own.',
+      'budget not an integer from 200 to 50000: 400 {success:false, errors}; unknown nodeId: 404 {error:"Node <id> not found"}; access as GET /tree.',
+    ],
   },
   treeOutline: {
     request: `GET /api/v1/tree?projectId&format=outline&budget=<characters ${OUTLINE_BUDGET.min}-${OUTLINE_BUDGET.max}, default ${OUTLINE_BUDGET.default}>[&nodeId=<id>]`,

@@ -4,7 +4,9 @@ import { ErrorListError, RefusalError } from '../http/errors'
 import { type Node, toNode } from '../nodes/model'
 import { nodeRows as q } from '../nodes/service'
 import { requireProject } from '../projects/access'
+import { TOKEN_BUDGET } from './model'
 import { OUTLINE_BUDGET, renderOutline } from './outline'
+import { renderTokenOutline } from './token-outline'
 
 export const DIRECTIONS = ['up', 'down', 'lateral', 'context'] as const
 const SUBTREE_TIP_OVER = 50
@@ -130,6 +132,60 @@ async function outline(deps: Deps, user: User, query: { projectId?: string; node
             _tip: `${out.nodeCount - out.shown} node(s) are summarised as counts; raise budget (at most ${OUTLINE_BUDGET.max}) or pass nodeId for a narrower outline.`,
           }
         : {}),
+    },
+  }
+}
+
+/**
+ * The o200k_base tokenizer, imported by the first outline request rather than at start: its
+ * tables take ~0.7 s to load and ~70 MB resident, which a server nobody asks for outlines
+ * should not pay. A failed import is tried again by the next request.
+ */
+let tokenizer: Promise<(text: string) => number> | undefined
+const loadTokenizer = () =>
+  (tokenizer ??= import('gpt-tokenizer/encoding/o200k_base').then(
+    // special tokens such as <|endoftext|> in a label count as the plain text they are, never an error
+    (m) => {
+      const plain = { disallowedSpecial: new Set<string>() }
+      return (text: string) => m.countTokens(text, plain)
+    },
+    (err) => {
+      tokenizer = undefined
+      throw err
+    },
+  ))
+
+/**
+ * GET /outline (agents-and-app.md, section 4): the project, or the subtree of `nodeId`, as
+ * indented markdown within `budget` o200k_base tokens (tree/token-outline.ts says what is kept
+ * and how the rest is folded). Access as GET /tree.
+ */
+export async function tokenOutline(deps: Deps, user: User, query: { projectId?: string; nodeId?: string; budget?: string }) {
+  const count = loadTokenizer()
+  count.catch(() => {}) // awaited below, after the checks
+  const { project } = await requireProject(deps.db, user, query.projectId)
+  const budget = query.budget === undefined ? TOKEN_BUDGET.default : /^[0-9]{1,6}$/.test(query.budget) ? Number(query.budget) : Number.NaN
+  if (!(budget >= TOKEN_BUDGET.min && budget <= TOKEN_BUDGET.max))
+    throw new ErrorListError([`budget must be an integer from ${TOKEN_BUDGET.min} to ${TOKEN_BUDGET.max} (o200k_base tokens)`])
+  const rows = query.nodeId ? await q.subtree(deps.db, project.id, [query.nodeId]) : await q.list(deps.db, project.id, null, null)
+  if (query.nodeId && !rows.length) throw notFound(query.nodeId)
+  const out = renderTokenOutline({ nodes: rows.map((r) => toNode(r)), budget, count: await count })
+  const elided = out.nodeCount - out.shown
+  return {
+    outline: out.text,
+    tokens: out.tokens,
+    elided,
+    _meta: {
+      budget,
+      nodeCount: out.nodeCount,
+      shown: out.shown,
+      ...(elided
+        ? {
+            _tip: `${elided} node(s) are folded into "… more" lines; raise budget (at most ${TOKEN_BUDGET.max}) or pass nodeId for one subtree.`,
+          }
+        : out.nodeCount
+          ? {}
+          : { _tip: 'This project has no nodes yet; add a goal or a task with POST /api/v1/mutate.' }),
     },
   }
 }
