@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { Value } from '@sinclair/typebox/value'
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import type { Node } from '../src/nodes/model'
+import { OutlineResponse } from '../src/tree/routes'
 import { renderTokenOutline } from '../src/tree/token-outline'
 import { startApp, type TestApp } from './helpers'
 import { planProject } from './workflow-fixtures'
@@ -124,6 +126,8 @@ describe('GET /api/v1/outline', () => {
     ].join('\n')
     expect(whole.status).toBe(200)
     expect(whole.body).toEqual({ outline: text, tokens: count(text), elided: 0, _meta: { budget: 4000, nodeCount: 7, shown: 7 } })
+    // the documented 200 schema (OpenAPI) holds the answer
+    expect(Value.Check(OutlineResponse, whole.body)).toBe(true)
 
     const sub = await app.call('GET', `/api/v1/outline?projectId=${projectId}&nodeId=approach-1&budget=200`)
     const subText = [
