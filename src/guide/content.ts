@@ -194,9 +194,12 @@ export const commonGuide = {
   mcp: {
     stdio:
       'bun run mcp (or `arbor mcp` from the single executable), with ARBOR_API_KEY, ARBOR_PROJECT_ID (optional) and ARBOR_API_URL (default http://localhost:3000/api/v1)',
-    http: 'Streamable HTTP at /mcp on this server, with Authorization: Bearer <API key>',
+    http: 'Streamable HTTP at /mcp on this server, with Authorization: Bearer <API key>; ARBOR_PROJECT_ID means nothing there',
     tools:
-      'search, list_nodes, get_tree, mutate (idempotencyKey), list_iterations (current), run_workflow, set_view, read_view, submit_feedback: each one REST call',
+      'search, list_nodes, get_tree, mutate (idempotencyKey), list_iterations (current), run_workflow, set_view, read_view, submit_feedback, list_projects, get_outline, ready_work, claim_work, release_work: each one REST call, with readOnlyHint/destructiveHint/idempotentHint, an outputSchema and structuredContent',
+    readOnly: 'ARBOR_MCP_READ_ONLY=1 (stdio) or /mcp?readOnly=1 (HTTP): only the tools that change nothing',
+    projectId:
+      'without a projectId argument and without a default project (ARBOR_PROJECT_ID over stdio), a project-scoped tool answers a tool error naming list_projects',
   },
   outline: {
     request: `GET /api/v1/outline?projectId[&nodeId=<id>][&budget=<o200k_base tokens ${TOKEN_BUDGET.min}-${TOKEN_BUDGET.max}, default ${TOKEN_BUDGET.default}>]`,
