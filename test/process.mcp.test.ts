@@ -120,7 +120,7 @@ describe.each(Object.keys(transports) as (keyof typeof transports)[])('the MCP s
     expect(schema('release_work').required).toEqual(kind === 'stdio' ? ['claimToken'] : ['projectId', 'claimToken'])
     const search = tools.find((t) => t.name === 'search')!
     expect((search.inputSchema.properties as any).type).toEqual({ type: 'string', enum: [...NODE_TYPES] })
-    expect(search.inputSchema.required).toEqual(['q'])
+    expect(search.inputSchema.required).toEqual(kind === 'stdio' ? ['q'] : ['projectId', 'q'])
     const tree = tools.find((t) => t.name === 'get_tree')!
     expect((tree.inputSchema.properties as any).direction).toEqual({
       type: 'string',
