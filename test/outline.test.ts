@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { Value } from '@sinclair/typebox/value'
+import fc from 'fast-check'
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import type { Node } from '../src/nodes/model'
 import { OutlineResponse } from '../src/tree/routes'
@@ -91,7 +92,11 @@ describe('renderTokenOutline', () => {
 
   it('counts tokens exactly and stays within every budget, whatever the labels hold', () => {
     const odd = bigPlan(2, 30).map((node, i) =>
-      i % 7 ? node : { ...node, data: { ...node.data, label: `<|endoftext|> ${'é😀'.repeat(i % 5)}\n  ) / ${i}!` } },
+      i % 7
+        ? i % 11
+          ? node
+          : { ...node, data: { ...node.data, label: ' \n ', description: '\n\n' } }
+        : { ...node, data: { ...node.data, label: `<|endoftext|> ${'é😀'.repeat(i % 5)}\n  ) / ${i}!` } },
     )
     for (const budget of [200, 333, 1000, 4000, 9999, 50_000]) {
       const out = renderTokenOutline({ nodes: odd, budget, count })
@@ -102,6 +107,40 @@ describe('renderTokenOutline', () => {
       ])
     }
     expect(renderTokenOutline({ nodes: odd, budget: 50_000, count }).shown).toBe(odd.length)
+  })
+
+  it('counts exactly on random trees with random text (any Unicode, whitespace, punctuation)', () => {
+    const text = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 40 }),
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.constantFrom(' ', '\n', ')\n', '  x  ', '…', '123'),
+    )
+    const tree = fc.array(fc.record({ parent: fc.nat(), label: text, description: text, done: fc.boolean() }), {
+      minLength: 1,
+      maxLength: 60,
+    })
+    fc.assert(
+      fc.property(tree, fc.integer({ min: 200, max: 1500 }), (rows, budget) => {
+        const nodes: Node[] = []
+        for (const [i, r] of rows.entries()) {
+          // goal > need > approach > job by depth; parents are earlier rows
+          const parent = i ? nodes[r.parent % i]! : null
+          const type = (['goal', 'need', 'approach', 'job'] as const)[
+            Math.min(parent ? 1 + ['goal', 'need', 'approach', 'job'].indexOf(parent.type) : 0, 3)
+          ]!
+          const id = `${type}-${i + 1}`
+          nodes.push({
+            id,
+            type,
+            parentId: type === 'goal' ? null : parent!.type === 'job' ? parent!.parentId : parent!.id,
+            data: { label: r.label, description: r.description, ...(r.done ? { status: 'done' } : {}) },
+          })
+        }
+        const out = renderTokenOutline({ nodes, budget, count, claimOf: (id) => (id.endsWith('3') ? rows[0]!.label : undefined) })
+        return out.tokens === count(out.text) && out.tokens <= budget
+      }),
+      { numRuns: 150 },
+    )
   })
 })
 

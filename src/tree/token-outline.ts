@@ -70,7 +70,8 @@ function facts(n: Node, claimedBy: string | undefined): string[] {
 }
 
 export function outlineLine(n: Node, depth: number, claimedBy?: string, withDescription = false): string {
-  const head = [`[${n.id}] ${oneLine(n.data?.label, LABEL_CHARS)}`, ...facts(n, claimedBy)].join(' · ')
+  const label = oneLine(n.data?.label, LABEL_CHARS)
+  const head = [`[${n.id}]${label ? ` ${label}` : ''}`, ...facts(n, claimedBy)].join(' · ')
   const description = withDescription ? oneLine(n.data?.description, DESCRIPTION_CHARS) : ''
   return `${'  '.repeat(depth)}- ${head}${description ? ` — ${description}` : ''}`
 }
