@@ -22,6 +22,7 @@ import { treeRoutes } from './tree/routes'
 import { viewRoutes } from './view/routes'
 import { docsRoutes, webRoutes } from './web/routes'
 import { webhookRoutes } from './webhooks/routes'
+import { workRoutes } from './work/routes'
 import { workflowRoutes } from './workflow/routes'
 
 /**
@@ -48,6 +49,7 @@ export function createApp(deps: Deps) {
     .use(exportRoutes(deps))
     .use(viewRoutes(deps))
     .use(workflowRoutes(deps))
+    .use(workRoutes(deps))
 
   const app = new Elysia({ normalize: false })
     .use(errorPlugin(deps))
