@@ -234,6 +234,53 @@ describe.each(Object.keys(transports) as (keyof typeof transports)[])('the MCP s
     expect([body.tokens <= 200, body.tokens === countTokens(body.outline), body.outline.startsWith('- [goal-')]).toEqual([true, true, true])
   })
 
+  it('ready_work, claim_work and release_work: claim what is ready, see the claim in the outline, give it back', async () => {
+    const work = `mcp-work-${kind}`
+    const made = await server.call('POST', '/api/v1/mutate', {
+      body: { action: 'addProject', project: { name: `Work ${kind}`, id: work } },
+    })
+    expect(made.status).toBe(200)
+    const planned = await server.call('POST', '/api/v1/mutate', {
+      body: {
+        action: 'batch',
+        projectId: work,
+        mutations: [
+          { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'Ship' } } },
+          { action: 'add', node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'Need' } } },
+          { action: 'add', node: { id: 'draft-a', type: 'approach', parentId: 'draft-n', data: { label: 'Bet' } } },
+          { action: 'add', node: { type: 'job', parentId: 'draft-a', data: { label: 'First job' } } },
+          { action: 'add', node: { type: 'job', parentId: 'draft-a', data: { label: 'Second job' } } },
+        ],
+      },
+    })
+    expect(planned.status).toBe(200)
+    const ready = await call('ready_work', { projectId: work })
+    expect(ready.structuredContent).toEqual(await rest(`/api/v1/ready?projectId=${work}`))
+    expect((ready.structuredContent as any).items.map((i: any) => i.node.id)).toEqual(['job-1', 'job-2'])
+
+    const agent = `agent-${kind}`
+    const claimed = await call('claim_work', { projectId: work, agent, count: 1, idempotencyKey: `claim-${kind}` })
+    const claims = (claimed.structuredContent as any).claims
+    expect([claimed.isError, claims.length, claims[0].nodeId, claims[0].agent]).toEqual([undefined, 1, 'job-1', agent])
+    const again = await call('claim_work', { projectId: work, agent, count: 1, idempotencyKey: `claim-${kind}` })
+    expect(again.structuredContent).toEqual(claimed.structuredContent) // the same key is not applied twice
+    const outline = (await call('get_outline', { projectId: work })).structuredContent as any
+    expect(outline.outline.split('\n')).toEqual([
+      '- [goal-1] Ship',
+      '  - [need-1] Need',
+      '    - [approach-1] Bet',
+      `      - [job-1] First job · open · Later · claimed by ${agent}`,
+      '      - [job-2] Second job · open · Later',
+    ])
+    expect(((await call('ready_work', { projectId: work })).structuredContent as any).items.map((i: any) => i.node.id)).toEqual(['job-2'])
+
+    const released = await call('release_work', { projectId: work, claimToken: claims[0].claimToken })
+    expect([released.isError, (released.structuredContent as any).released]).toEqual([undefined, { nodeId: 'job-1' }])
+    const lost = await call('release_work', { projectId: work, claimToken: claims[0].claimToken })
+    expect([lost.isError, parsed(lost).status, parsed(lost).error]).toEqual([true, 409, 'claim_lost'])
+    expect(((await call('ready_work', { projectId: work })).structuredContent as any)._meta.total).toBe(2)
+  })
+
   it('says what is missing: get_tree without direction, set_view on an unknown node', async () => {
     const tree = await call('get_tree', { nodeId: 'goal-1' })
     expect({ isError: tree.isError, body: parsed(tree) }).toEqual({

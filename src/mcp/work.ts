@@ -1,8 +1,10 @@
 /**
- * Arguments of the tools for agents (agents-and-app.md, sections 1, 2 and 6) whose routes have
- * no typed model to publish: GET /projects takes one flag, and claim_work / release_work are
- * the `claim` and `releaseClaim` bodies of POST /mutate, sent with their action. Written to the
- * spec; the route checks every body again and answers a mistake with its own message.
+ * Arguments of the tools for agents (agents-and-app.md, sections 1, 2 and 6): GET /projects'
+ * one flag, GET /ready's parameters, and the `claim` / `releaseClaim` bodies of POST /mutate
+ * (the tool adds the action). Written compactly rather than derived from src/work/model.ts and
+ * the action schemas: theirs repeat a title and a description per object and would cost the
+ * tool list ~150 tokens more (3,500 in all is the limit). The route checks every call with its
+ * own schema and answers a mistake with its message.
  */
 import { Type } from '@sinclair/typebox'
 

@@ -180,9 +180,13 @@ export async function tokenOutline(deps: Deps, user: User, query: { projectId?: 
   const budget = query.budget === undefined ? TOKEN_BUDGET.default : /^[0-9]{1,6}$/.test(query.budget) ? Number(query.budget) : Number.NaN
   if (!(budget >= TOKEN_BUDGET.min && budget <= TOKEN_BUDGET.max))
     throw new ErrorListError([`budget must be an integer from ${TOKEN_BUDGET.min} to ${TOKEN_BUDGET.max} (o200k_base tokens)`])
-  const rows = query.nodeId ? await q.subtree(deps.db, project.id, [query.nodeId]) : await q.list(deps.db, project.id, null, null)
+  const [rows, claims] = await Promise.all([
+    query.nodeId ? q.subtree(deps.db, project.id, [query.nodeId]) : q.list(deps.db, project.id, null, null),
+    liveClaims(deps.db, project.id, deps.now()),
+  ])
   if (query.nodeId && !rows.length) throw notFound(query.nodeId)
-  const out = renderTokenOutline({ nodes: rows.map((r) => toNode(r)), budget, count: await count })
+  const claimOf = (id: string) => claims.get(id)?.agent
+  const out = renderTokenOutline({ nodes: rows.map((r) => toNode(r)), budget, count: await count, claimOf })
   const elided = out.nodeCount - out.shown
   return {
     outline: out.text,
