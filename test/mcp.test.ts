@@ -63,28 +63,57 @@ describe('src/mcp', () => {
     ])
   })
 
-  it('publishes the routes’ typed schemas: literal unions as enums, descriptions kept, projectId optional (ARBOR_PROJECT_ID)', () => {
-    const search = toolList().find((t) => t.name === 'search')!
-    expect(search.inputSchema).toEqual({
+  it('publishes the routes’ typed schemas: literal unions as enums, descriptions kept, projectId optional only with a default project', () => {
+    const properties = {
+      q: { type: 'string', description: 'natural language; only the first 1,000 characters are used' },
+      type: { type: 'string', enum: ['goal', 'need', 'approach', 'job', 'task'] },
+      limit: { type: 'integer', minimum: 1, maximum: 20, description: '1 to 20, default 5' },
+    }
+    const search = (list: ReturnType<typeof toolList>) => list.find((t) => t.name === 'search')!.inputSchema
+    expect(search(toolList())).toEqual({
       type: 'object',
-      properties: {
-        projectId: { type: 'string', description: 'default ARBOR_PROJECT_ID' },
-        q: { type: 'string', description: 'natural language; only the first 1,000 characters are used' },
-        type: { type: 'string', enum: ['goal', 'need', 'approach', 'job', 'task'] },
-        limit: { type: 'integer', minimum: 1, maximum: 20, description: '1 to 20, default 5' },
-      },
+      properties: { projectId: { type: 'string', description: 'from list_projects' }, ...properties },
+      required: ['projectId', 'q'],
+    })
+    expect(search(toolList({ projectId: 'launch' }))).toEqual({
+      type: 'object',
+      properties: { projectId: { type: 'string', description: 'default launch' }, ...properties },
       required: ['q'],
     })
+    // mutate's addProject needs no project: never required there
+    expect((toolList().find((t) => t.name === 'mutate')!.inputSchema as any).required).toEqual(['action'])
   })
 
-  it('derives mutate’s action enum and per-action fields from the /mutate action schemas', () => {
+  it('offers at most 16 tools, each with the three hints and an outputSchema; read-only mode only those that change nothing', () => {
+    const all = toolList()
+    expect(all.length).toBeLessThanOrEqual(16)
+    for (const t of all) {
+      expect(Object.keys(t.annotations).sort()).toEqual(['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint', 'title'])
+      expect((t.outputSchema as any).type).toBe('object')
+    }
+    const readOnly = toolList({ readOnly: true }).map((t) => t.name)
+    expect(readOnly).toEqual(all.filter((t) => t.annotations.readOnlyHint).map((t) => t.name))
+    expect(readOnly).toEqual([
+      'search',
+      'list_nodes',
+      'get_tree',
+      'list_iterations',
+      'read_view',
+      'list_projects',
+      'get_outline',
+      'ready_work',
+    ])
+  })
+
+  it('derives mutate’s action enum and per-action fields from the /mutate action schemas, less the actions with a tool of their own', () => {
     const mutate = toolList().find((t) => t.name === 'mutate')!
     const action = (mutate.inputSchema.properties as any).action
-    expect(action.enum).toEqual(Object.keys(ACTION_BODIES))
+    // claim and releaseClaim have tools of their own (claim_work, release_work)
+    expect(action.enum).toEqual(Object.keys(ACTION_BODIES).filter((a) => a !== 'claim' && a !== 'releaseClaim'))
     expect(action.description.split(' | ').map((a: string) => a.split(':')[0])).toEqual([
       'add {node',
       'update {nodeId,data?',
-      'delete {nodeId}',
+      'delete {nodeId,claimToken?}',
       'restore {nodeId?,changelogId?}',
       'batch {mutations',
       'classify {nodeId}',
@@ -94,6 +123,7 @@ describe('src/mcp', () => {
       'reorderIterations {order}',
       'addProject {project',
       'renameProject {name}',
+      'renewClaim {claimToken,leaseSeconds?}',
     ])
     expect(action.description).toContain('batch {mutations:[add|update|delete|addIteration entries (no projectId)]}')
   })
@@ -111,17 +141,33 @@ describe('src/mcp', () => {
     })
   })
 
-  it('reads ARBOR_API_KEY (required), ARBOR_PROJECT_ID and ARBOR_API_URL (default http://localhost:3000/api/v1)', () => {
+  it('reads ARBOR_API_KEY (required), ARBOR_PROJECT_ID, ARBOR_API_URL (default http://localhost:3000/api/v1) and ARBOR_MCP_READ_ONLY', () => {
     expect(loadMcpConfig({ ARBOR_API_KEY: 'arb_x' })).toEqual({
       apiKey: 'arb_x',
       apiUrl: 'http://localhost:3000/api/v1',
       projectId: undefined,
+      readOnly: false,
     })
-    expect(loadMcpConfig({ ARBOR_API_KEY: 'arb_x', ARBOR_API_URL: 'https://plan.example/api/v1/', ARBOR_PROJECT_ID: 'p1' })).toEqual({
+    expect(
+      loadMcpConfig({
+        ARBOR_API_KEY: 'arb_x',
+        ARBOR_API_URL: 'https://plan.example/api/v1/',
+        ARBOR_PROJECT_ID: 'p1',
+        ARBOR_MCP_READ_ONLY: '1',
+      }),
+    ).toEqual({
       apiKey: 'arb_x',
       apiUrl: 'https://plan.example/api/v1',
       projectId: 'p1',
+      readOnly: true,
     })
+    expect(['true', 'TRUE', '0', 'no', ''].map((v) => loadMcpConfig({ ARBOR_API_KEY: 'arb_x', ARBOR_MCP_READ_ONLY: v }).readOnly)).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+    ])
     expect(() => loadMcpConfig({})).toThrow('ARBOR_API_KEY is required')
     expect(() => loadMcpConfig({ ARBOR_API_KEY: 'arb_x', ARBOR_API_URL: 'ftp://x' })).toThrow('ARBOR_API_URL=ftp://x is invalid')
   })

@@ -4,6 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import { NODE_TYPES } from '../src/nodes/model'
 import { ADMIN_TOKEN } from './helpers'
 import { type ServerProcess, startServer } from './process'
@@ -17,7 +18,8 @@ const projectId = 'mcp-plan'
 let server: ServerProcess
 afterAll(() => server.close())
 beforeAll(async () => {
-  server = await startServer({ PUBLIC_BASE_URL: PUBLIC })
+  // ARBOR_PROJECT_ID is the stdio server's default; set on the Arbor process it means nothing to /mcp
+  server = await startServer({ PUBLIC_BASE_URL: PUBLIC, ARBOR_PROJECT_ID: projectId })
   const made = await server.call('POST', '/api/v1/mutate', { body: { action: 'addProject', project: { name: 'MCP plan', id: projectId } } })
   expect(made.status).toBe(200)
 }, 60_000)
@@ -30,26 +32,54 @@ async function rest(path: string) {
 
 const parsed = (result: CallToolResult) => JSON.parse((result.content[0] as { text: string }).text)
 
-const transports = {
-  stdio: () =>
-    new StdioClientTransport({
-      command: process.execPath,
-      args: ['run', 'mcp'],
-      cwd: ROOT,
-      env: {
+/** `bun run mcp` against the real server; `env` adds to or (undefined) removes from its settings */
+const stdio = (env: Record<string, string | undefined> = {}) =>
+  new StdioClientTransport({
+    command: process.execPath,
+    args: ['run', 'mcp'],
+    cwd: ROOT,
+    env: Object.fromEntries(
+      Object.entries({
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '/tmp',
         ARBOR_API_KEY: server.ownerKey,
         ARBOR_API_URL: `${server.url}/api/v1`,
         ARBOR_PROJECT_ID: projectId,
-      },
-      stderr: 'pipe',
-    }),
-  http: () =>
-    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${server.ownerKey}` } },
-    }),
+        ...env,
+      }).filter((e): e is [string, string] => e[1] !== undefined),
+    ),
+    stderr: 'pipe',
+  })
+const http = (path = '/mcp') =>
+  new StreamableHTTPClientTransport(new URL(`${server.url}${path}`), {
+    requestInit: { headers: { authorization: `Bearer ${server.ownerKey}` } },
+  })
+const transports = { stdio: () => stdio(), http: () => http() }
+
+/** A connected SDK client that has listed the tools: from then on it checks every structuredContent against its tool's outputSchema. */
+async function connect(transport: StdioClientTransport | StreamableHTTPClientTransport) {
+  const client = new Client({ name: 'arbor-test', version: '1.0.0' })
+  await client.connect(transport)
+  await client.listTools()
+  return client
 }
+
+const TOOL_HINTS: [string, boolean, boolean, boolean][] = [
+  ['search', true, false, true],
+  ['list_nodes', true, false, true],
+  ['get_tree', true, false, true],
+  ['mutate', false, true, false],
+  ['list_iterations', true, false, true],
+  ['run_workflow', false, true, false],
+  ['set_view', false, false, true],
+  ['read_view', true, false, true],
+  ['submit_feedback', false, false, false],
+  ['list_projects', true, false, true],
+  ['get_outline', true, false, true],
+  ['ready_work', true, false, true],
+  ['claim_work', false, false, false],
+  ['release_work', false, false, true],
+]
 
 describe.each(Object.keys(transports) as (keyof typeof transports)[])('the MCP server over %s', (kind) => {
   let client: Client
@@ -59,27 +89,38 @@ describe.each(Object.keys(transports) as (keyof typeof transports)[])('the MCP s
   const label = (text: string) => `${text} (${kind})`
 
   beforeAll(async () => {
-    client = new Client({ name: 'arbor-test', version: '1.0.0' })
-    await client.connect(transports[kind]())
+    client = await connect(transports[kind]())
   }, 30_000)
   afterAll(() => client.close())
 
-  it('lists the nine tools with truthful annotations and the routes’ enums', async () => {
+  it('lists the fourteen tools with truthful annotations, an outputSchema each and the routes’ enums', async () => {
     const { tools } = await client.listTools()
-    expect(tools.map((t) => [t.name, t.annotations?.readOnlyHint, t.annotations?.destructiveHint, t.annotations?.idempotentHint])).toEqual([
-      ['search', true, false, true],
-      ['list_nodes', true, false, true],
-      ['get_tree', true, false, true],
-      ['mutate', false, true, false],
-      ['list_iterations', true, false, true],
-      ['run_workflow', false, true, false],
-      ['set_view', false, false, true],
-      ['read_view', true, false, true],
-      ['submit_feedback', false, false, false],
+    expect(tools.map((t) => [t.name, t.annotations?.readOnlyHint, t.annotations?.destructiveHint, t.annotations?.idempotentHint])).toEqual(
+      TOOL_HINTS,
+    )
+    expect(tools.filter((t) => t.outputSchema?.type !== 'object').map((t) => t.name)).toEqual([])
+    // the work tools, written to agents-and-app.md section 2
+    const schema = (name: string) => tools.find((t) => t.name === name)!.inputSchema
+    expect(Object.keys(schema('ready_work').properties!)).toEqual(['projectId', 'iteration', 'limit'])
+    expect(Object.keys(schema('claim_work').properties!)).toEqual([
+      'projectId',
+      'agent',
+      'nodeIds',
+      'count',
+      'leaseSeconds',
+      'idempotencyKey',
     ])
+    expect((schema('claim_work').properties as any).leaseSeconds).toEqual({
+      type: 'integer',
+      minimum: 30,
+      maximum: 86400,
+      description: 'default 900',
+    })
+    // projectId is required where no default project applies (over HTTP, ARBOR_PROJECT_ID means nothing)
+    expect(schema('release_work').required).toEqual(kind === 'stdio' ? ['claimToken'] : ['projectId', 'claimToken'])
     const search = tools.find((t) => t.name === 'search')!
     expect((search.inputSchema.properties as any).type).toEqual({ type: 'string', enum: [...NODE_TYPES] })
-    expect(search.inputSchema.required).toEqual(['q'])
+    expect(search.inputSchema.required).toEqual(kind === 'stdio' ? ['q'] : ['projectId', 'q'])
     const tree = tools.find((t) => t.name === 'get_tree')!
     expect((tree.inputSchema.properties as any).direction).toEqual({
       type: 'string',
@@ -183,6 +224,85 @@ describe.each(Object.keys(transports) as (keyof typeof transports)[])('the MCP s
     expect(read.structuredContent).toEqual(await rest(`/api/v1/view-state?projectId=${projectId}`))
   })
 
+  it('list_projects and get_outline answer what the REST routes answer, the outline within its budget', async () => {
+    const projects = (await client.callTool({ name: 'list_projects', arguments: {} })) as CallToolResult
+    expect(projects.structuredContent).toEqual(await rest('/api/v1/projects'))
+    expect((projects.structuredContent as any).projects.map((p: any) => p.id)).toContain(projectId)
+    const outline = await call('get_outline', { budget: 200 })
+    const body = outline.structuredContent as any
+    expect(body).toEqual(await rest(`/api/v1/outline?projectId=${projectId}&budget=200`))
+    expect([body.tokens <= 200, body.tokens === countTokens(body.outline), body.outline.startsWith('- [goal-')]).toEqual([true, true, true])
+  })
+
+  it('ready_work, claim_work and release_work: claim what is ready, see the claim in the outline, give it back', async () => {
+    const work = `mcp-work-${kind}`
+    const made = await server.call('POST', '/api/v1/mutate', {
+      body: { action: 'addProject', project: { name: `Work ${kind}`, id: work } },
+    })
+    expect(made.status).toBe(200)
+    const planned = await server.call('POST', '/api/v1/mutate', {
+      body: {
+        action: 'batch',
+        projectId: work,
+        mutations: [
+          { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'Ship' } } },
+          { action: 'add', node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'Need' } } },
+          { action: 'add', node: { id: 'draft-a', type: 'approach', parentId: 'draft-n', data: { label: 'Bet' } } },
+          { action: 'add', node: { type: 'job', parentId: 'draft-a', data: { label: 'First job' } } },
+          { action: 'add', node: { type: 'job', parentId: 'draft-a', data: { label: 'Second job' } } },
+        ],
+      },
+    })
+    expect(planned.status).toBe(200)
+    const ready = await call('ready_work', { projectId: work })
+    expect(ready.structuredContent).toEqual(await rest(`/api/v1/ready?projectId=${work}`))
+    expect((ready.structuredContent as any).items.map((i: any) => i.node.id)).toEqual(['job-1', 'job-2'])
+
+    const agent = `agent-${kind}`
+    const claimed = await call('claim_work', { projectId: work, agent, count: 1, idempotencyKey: `claim-${kind}` })
+    const claims = (claimed.structuredContent as any).claims
+    expect([claimed.isError, claims.length, claims[0].nodeId, claims[0].agent]).toEqual([undefined, 1, 'job-1', agent])
+    const again = await call('claim_work', { projectId: work, agent, count: 1, idempotencyKey: `claim-${kind}` })
+    expect(again.structuredContent).toEqual(claimed.structuredContent) // the same key is not applied twice
+    const outline = (await call('get_outline', { projectId: work })).structuredContent as any
+    expect(outline.outline.split('\n')).toEqual([
+      '- [goal-1] Ship',
+      '  - [need-1] Need',
+      '    - [approach-1] Bet',
+      `      - [job-1] First job · open · Later · claimed by ${agent}`,
+      '      - [job-2] Second job · open · Later',
+    ])
+    expect(((await call('ready_work', { projectId: work })).structuredContent as any).items.map((i: any) => i.node.id)).toEqual(['job-2'])
+
+    const released = await call('release_work', { projectId: work, claimToken: claims[0].claimToken })
+    expect([released.isError, (released.structuredContent as any).released]).toEqual([undefined, { nodeId: 'job-1' }])
+    const lost = await call('release_work', { projectId: work, claimToken: claims[0].claimToken })
+    expect([lost.isError, parsed(lost).status, parsed(lost).error]).toEqual([true, 409, 'claim_lost'])
+    expect(((await call('ready_work', { projectId: work })).structuredContent as any)._meta.total).toBe(2)
+  })
+
+  it('says what is missing: get_tree without direction, set_view on an unknown node', async () => {
+    const tree = await call('get_tree', { nodeId: 'goal-1' })
+    expect({ isError: tree.isError, body: parsed(tree) }).toEqual({
+      isError: true,
+      body: {
+        error: 'direction is required',
+        message: 'get_tree needs direction: one of up, down, lateral, context (with nodeId), or format: "outline" for the whole project',
+      },
+    })
+    const view = await call('set_view', { command: { type: 'selectNode', nodeId: 'job-999' } })
+    expect({ isError: view.isError, structured: view.structuredContent, body: parsed(view) }).toEqual({
+      isError: true,
+      structured: undefined,
+      body: {
+        success: false,
+        command: { type: 'selectNode', nodeId: 'job-999' },
+        commandId: null,
+        _meta: { _tip: 'Node job-999 not found in this project.' },
+      },
+    })
+  })
+
   it('returns a refusal as a tool error with the API’s status, message and guide', async () => {
     const res = await call('mutate', { action: 'add', node: { type: 'need', data: { label: 'No parent' } } })
     expect(res.isError).toBe(true)
@@ -221,13 +341,28 @@ describe.each(Object.keys(transports) as (keyof typeof transports)[])('the MCP s
   })
 })
 
+/** A call without projectId where no default applies: a tool error that names list_projects, never the API's 403. */
+const NO_PROJECT = {
+  error: 'projectId is required',
+  message: 'list_nodes needs projectId: call list_projects for the ids of your projects',
+}
+
 describe('the stdio server', () => {
   it('uses ARBOR_PROJECT_ID when a call names no project', async () => {
-    const client = new Client({ name: 'arbor-test', version: '1.0.0' })
-    await client.connect(transports.stdio())
+    const client = await connect(stdio())
     try {
       const res = (await client.callTool({ name: 'list_iterations', arguments: {} })) as CallToolResult
       expect(res.structuredContent).toEqual(await rest(`/api/v1/iterations?projectId=${projectId}`))
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('without ARBOR_PROJECT_ID, answers a call without projectId with a tool error naming list_projects', async () => {
+    const client = await connect(stdio({ ARBOR_PROJECT_ID: undefined }))
+    try {
+      const res = (await client.callTool({ name: 'list_nodes', arguments: {} })) as CallToolResult
+      expect({ isError: res.isError, body: parsed(res) }).toEqual({ isError: true, body: NO_PROJECT })
     } finally {
       await client.close()
     }
@@ -246,6 +381,63 @@ describe('the stdio server', () => {
       code: 2,
       stderr: 'arbor mcp: ARBOR_API_KEY is required: an Arbor API key (arb_…) for the MCP server to call the API with\n',
     })
+  })
+})
+
+describe('read-only mode and the size of the tool list', () => {
+  const READ_ONLY = TOOL_HINTS.filter((t) => t[1]).map((t) => t[0])
+
+  it.each([
+    ['stdio (ARBOR_MCP_READ_ONLY=1)', () => stdio({ ARBOR_MCP_READ_ONLY: '1' })],
+    ['HTTP (/mcp?readOnly=1)', () => http('/mcp?readOnly=1')],
+  ] as const)('over %s lists and runs only the tools that change nothing', async (_, transport) => {
+    const client = await connect(transport())
+    try {
+      const { tools } = await client.listTools()
+      expect(tools.map((t) => t.name)).toEqual(READ_ONLY)
+      expect(tools.every((t) => t.annotations?.readOnlyHint === true && t.annotations.destructiveHint === false)).toBe(true)
+      const write = (await client.callTool({
+        name: 'mutate',
+        arguments: { projectId, action: 'add', node: { type: 'task', data: { label: 'Must not land' } } },
+      })) as CallToolResult
+      expect({ isError: write.isError, body: parsed(write) }).toEqual({
+        isError: true,
+        body: { error: 'read_only', message: 'mutate changes the plan, and this MCP server is read-only; its tools change nothing' },
+      })
+      const tasks = (await rest(`/api/v1/nodes?projectId=${projectId}&type=task`)).nodes
+      expect(tasks.filter((n: any) => n.data.label === 'Must not land')).toEqual([])
+      const read = (await client.callTool({ name: 'list_iterations', arguments: { projectId } })) as CallToolResult
+      expect(read.structuredContent).toEqual(await rest(`/api/v1/iterations?projectId=${projectId}`))
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('over HTTP, ARBOR_PROJECT_ID means nothing: a call without projectId is a tool error naming list_projects', async () => {
+    const client = await connect(http())
+    try {
+      const res = (await client.callTool({ name: 'list_nodes', arguments: {} })) as CallToolResult
+      expect({ isError: res.isError, body: parsed(res) }).toEqual({ isError: true, body: NO_PROJECT })
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('keeps the whole tools/list result within 3,500 o200k_base tokens', async () => {
+    const res = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${server.ownerKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    })
+    const { result } = (await res.json()) as { result: { tools: { name: string }[] } }
+    expect(result.tools.map((t) => t.name)).toEqual(TOOL_HINTS.map((t) => t[0]))
+    const tokens = countTokens(JSON.stringify(result))
+    console.log(`tools/list: ${result.tools.length} tools, ${tokens} tokens (o200k_base)`)
+    expect(tokens).toBeLessThanOrEqual(3500)
   })
 })
 

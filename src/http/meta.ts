@@ -12,7 +12,7 @@ export function focus(projectId: string, nodeId: string) {
 }
 
 /** Endpoints whose 400/401/403 carry `_meta.guide` (api.md, `_meta.guide`). */
-const GUIDED = ['mutate', 'search', 'nodes', 'tree', 'iterations', 'workflow']
+const GUIDED = ['mutate', 'search', 'nodes', 'tree', 'outline', 'iterations', 'workflow']
 
 export function isGuidedPath(pathname: string): boolean {
   const m = /^\/api\/(?:v1\/)?([^/]+)/.exec(pathname)

@@ -2,6 +2,7 @@ import type { Deps } from '../deps'
 import { clientIp } from './client-ip'
 import { checkHeaders, checkJsonText, checkUrl, loggablePath } from './input-guard'
 import { guideUrl, isGuidedPath } from './meta'
+import { rateExempt } from './rate-exempt'
 import { createFailureLimiter, createRateLimiter } from './rate-limit'
 import { json } from './respond'
 import { legacyRewrite } from './versioning'
@@ -50,7 +51,7 @@ export function createHandler(deps: Deps, app: App) {
           { 'retry-after': String(wait) },
         )
     }
-    if (url.pathname.startsWith('/api/') && !res) {
+    if (url.pathname.startsWith('/api/') && !res && !rateExempt(req.method, url)) {
       const wait = limiter.hit(ip)
       if (wait)
         res = json(

@@ -3,7 +3,12 @@ export interface McpConfig {
   apiUrl: string
   apiKey: string
   projectId?: string
+  /** ARBOR_MCP_READ_ONLY=1 (or true): only the tools that change nothing */
+  readOnly: boolean
 }
+
+/** `1` or `true` (any case) switch a flag on; anything else leaves it off. */
+export const flagOn = (value: string | null | undefined) => value != null && /^(1|true)$/i.test(value.trim())
 
 export const DEFAULT_API_URL = 'http://localhost:3000/api/v1'
 
@@ -22,5 +27,5 @@ export function loadMcpConfig(env: Record<string, string | undefined> = process.
     )
   }
   const projectId = env.ARBOR_PROJECT_ID?.trim() || undefined
-  return { apiUrl, apiKey, projectId }
+  return { apiUrl, apiKey, projectId, readOnly: flagOn(env.ARBOR_MCP_READ_ONLY) }
 }

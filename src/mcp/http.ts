@@ -3,9 +3,11 @@
  * own API key as a Bearer token, a fresh MCP server answers it (as JSON), and its tool calls
  * go to the REST API through the app's own HTTP handler with that key. `Origin`, when sent,
  * must be PUBLIC_BASE_URL's or a loopback one, so a page on another site cannot reach a local
- * Arbor through the browser (DNS rebinding).
+ * Arbor through the browser (DNS rebinding). `/mcp?readOnly=1` offers only the tools that
+ * change nothing; ARBOR_PROJECT_ID is the stdio server's and means nothing here.
  */
 // The MCP SDK (~15 MB resident once loaded) is imported by the first request to /mcp, not at start.
+import { flagOn } from './config'
 import type { createMcpServer as CreateMcpServer } from './server'
 
 let sdk:
@@ -75,7 +77,8 @@ export async function handleMcp(req: Request, { publicBaseUrl, api }: McpEndpoin
   if (check.status === 429) return new Response(check.body, { status: 429, headers: check.headers })
 
   const { createMcpServer, Transport } = await loadSdk()
-  const server = createMcpServer({ apiUrl, apiKey, fetch: api })
+  const readOnly = flagOn(new URL(req.url).searchParams.get('readOnly'))
+  const server = createMcpServer({ apiUrl, apiKey, fetch: api, readOnly })
   const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true })
   await server.connect(transport)
   try {

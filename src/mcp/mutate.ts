@@ -10,6 +10,10 @@ import { ACTION_BODIES } from '../mutate/model'
 
 const COMMON = new Set(['action', 'projectId', 'idempotencyKey'])
 
+/** Actions with a tool of their own (claim_work, release_work): left out of mutate, so each thing has one way and no second description. */
+export const OWN_TOOL_ACTIONS = new Set(['claim', 'releaseClaim'])
+const MUTATE_ACTIONS = Object.entries(ACTION_BODIES).filter(([name]) => !OWN_TOOL_ACTIONS.has(name))
+
 const optional = (s: TSchema) => (s[OptionalKind] === 'Optional' ? '?' : '')
 
 /**
@@ -32,24 +36,22 @@ function shape(schema: TSchema): string {
 }
 
 export function actionSummaries(): string {
-  return Object.entries(ACTION_BODIES)
-    .map(([name, body]) => {
-      const fields = Object.entries(body.properties as Record<string, TSchema>)
-        .filter(([k]) => !COMMON.has(k))
-        .map(([k, v]) => {
-          const inner = shape(v)
-          return `${k}${optional(v)}${inner ? `:${inner}` : ''}`
-        })
-      return `${name} {${fields.join(',')}}: ${body.description}`
-    })
-    .join(' | ')
+  return MUTATE_ACTIONS.map(([name, body]) => {
+    const fields = Object.entries(body.properties as Record<string, TSchema>)
+      .filter(([k]) => !COMMON.has(k))
+      .map(([k, v]) => {
+        const inner = shape(v)
+        return `${k}${optional(v)}${inner ? `:${inner}` : ''}`
+      })
+    return `${name} {${fields.join(',')}}: ${body.description}`
+  }).join(' | ')
 }
 
 export const MutateArgs = Type.Object(
   {
     projectId: Type.String(),
     action: Type.Union(
-      Object.keys(ACTION_BODIES).map((a) => Type.Literal(a)),
+      MUTATE_ACTIONS.map(([a]) => Type.Literal(a)),
       { description: actionSummaries() },
     ),
     idempotencyKey: Type.Optional(Type.String({ description: 'sent as Idempotency-Key: a retry with the same key is not applied twice' })),

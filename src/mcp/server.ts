@@ -16,21 +16,33 @@ export interface McpOptions {
   projectId?: string
   /** how requests reach the API: the global fetch, or the app's own handler in-process */
   fetch?: (req: Request) => Promise<Response>
+  /** list and run only the tools that change nothing (ARBOR_MCP_READ_ONLY=1, /mcp?readOnly=1) */
+  readOnly?: boolean
 }
 
 const INSTRUCTIONS =
   'Arbor stores a planning tree per project: goal > need > approach (bet) > job, plus standalone tasks; jobs and tasks sit in iterations. ' +
-  'Orient with get_tree format=outline or search, change with mutate (send an idempotencyKey on writes), and use run_workflow for guided planning. ' +
+  'Find a projectId with list_projects, orient with get_outline or search, change with mutate (send an idempotencyKey on writes), and use run_workflow for guided planning. ' +
+  'To do work: ready_work, claim_work, then mutate with the claimToken, release_work when you stop. ' +
   'Results keep the API’s _meta hints (_tip, focus.viewCommand for set_view, guide).'
 
+/** The tools a server offers: all of them, or in read-only mode those that change nothing. */
+const offered = (options: Pick<McpOptions, 'readOnly'>) => TOOLS.filter((t) => !options.readOnly || t.annotations.readOnlyHint)
+
 /** The tool list as tools/list returns it. */
-export function toolList() {
-  return TOOLS.map((t) => ({ name: t.name, description: t.description, inputSchema: inputSchema(t), annotations: t.annotations }))
+export function toolList(options: Pick<McpOptions, 'projectId' | 'readOnly'> = {}) {
+  return offered(options).map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: inputSchema(t, options.projectId),
+    outputSchema: t.outputSchema,
+    annotations: t.annotations,
+  }))
 }
 
 export function createMcpServer(options: McpOptions): Server {
   const server = new Server({ name: 'arbor', version: pkg.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS })
-  const tools = toolList()
+  const tools = toolList(options)
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }))
   server.setRequestHandler(CallToolRequestSchema, (req) => callTool(options, req.params.name, req.params.arguments ?? {}))
   return server
@@ -39,10 +51,27 @@ export function createMcpServer(options: McpOptions): Server {
 /** One tool call: one REST request, its JSON answer as the result. */
 export async function callTool(options: McpOptions, name: string, given: Record<string, unknown>): Promise<CallToolResult> {
   const spec = TOOL_BY_NAME.get(name)
-  if (!spec) return failure({ error: 'unknown_tool', message: `No tool ${name}; tools: ${TOOLS.map((t) => t.name).join(', ')}` })
+  if (!spec)
+    return failure({
+      error: 'unknown_tool',
+      message: `No tool ${name}; tools: ${offered(options)
+        .map((t) => t.name)
+        .join(', ')}`,
+    })
+  if (options.readOnly && !spec.annotations.readOnlyHint)
+    return failure({ error: 'read_only', message: `${name} changes the plan, and this MCP server is read-only; its tools change nothing` })
   const args = { ...given }
-  if (Object.hasOwn(spec.schema.properties, 'projectId') && args.projectId === undefined && options.projectId)
-    args.projectId = options.projectId
+  if (Object.hasOwn(spec.schema.properties, 'projectId') && (args.projectId === undefined || args.projectId === '')) {
+    if (options.projectId) args.projectId = options.projectId
+    else if (spec.needsProject ? spec.needsProject(args) : spec.schema.required?.includes('projectId'))
+      // a model's missing argument, not a refusal: the API would answer 403 as if the project were someone else's
+      return failure({
+        error: 'projectId is required',
+        message: `${name} needs projectId: call list_projects for the ids of your projects`,
+      })
+  }
+  const mistake = spec.check?.(args)
+  if (mistake) return failure(mistake)
   let res: Response
   try {
     res = await (options.fetch ?? fetch)(buildRequest(options, spec, args))
@@ -55,6 +84,7 @@ export async function callTool(options: McpOptions, name: string, given: Record<
     body = JSON.parse(text)
   } catch {}
   if (!res.ok) return failure(isObject(body) ? { status: res.status, ...body } : { status: res.status, error: text })
+  if (isObject(body) && spec.refused?.(body)) return failure(body)
   return {
     content: [{ type: 'text', text: typeof body === 'string' ? body : JSON.stringify(body) }],
     ...(isObject(body) ? { structuredContent: body } : {}),

@@ -9,10 +9,12 @@ import { FeedbackBody } from '../feedback/model'
 import { IterationsParams } from '../iterations/model'
 import { NodesParams } from '../nodes/model'
 import { SearchParams } from '../search/model'
-import { TreeParams } from '../tree/model'
+import { DIRECTIONS, OutlineParams, TreeParams } from '../tree/model'
 import { ViewCommandBody, ViewStateParams } from '../view/model'
 import { WorkflowBody } from '../workflow/model'
 import { MutateArgs } from './mutate'
+import { OUTPUT } from './outputs'
+import { ClaimArgs, ProjectsArgs, ReadyArgs, ReleaseArgs } from './work'
 
 export interface ToolAnnotations {
   title: string
@@ -29,8 +31,16 @@ export interface ToolSpec {
   path: string
   schema: TObject
   annotations: ToolAnnotations
+  /** the JSON Schema of the result's structuredContent (outputs.ts) */
+  outputSchema: Record<string, unknown>
   /** the request of a call: query parameters or a JSON body, and extra headers */
   request?: (args: Record<string, unknown>) => { args: Record<string, unknown>; headers?: Record<string, string> }
+  /** whether a call needs projectId (default: when the route's schema requires it) */
+  needsProject?: (args: Record<string, unknown>) => boolean
+  /** a mistake told better here than by the route: the tool error's body */
+  check?: (args: Record<string, unknown>) => Record<string, unknown> | undefined
+  /** a 200 answer that still did nothing (set_view on a target that does not resolve) */
+  refused?: (body: Record<string, unknown>) => boolean
 }
 
 const read = (title: string): ToolAnnotations => ({
@@ -41,6 +51,22 @@ const read = (title: string): ToolAnnotations => ({
   openWorldHint: false,
 })
 
+const write = (title: string, destructive: boolean, idempotent: boolean): ToolAnnotations => ({
+  title,
+  readOnlyHint: false,
+  destructiveHint: destructive,
+  idempotentHint: idempotent,
+  openWorldHint: false,
+})
+
+/** Idempotency-Key from the idempotencyKey argument; the rest is the body. */
+const keyed =
+  (extra: Record<string, unknown> = {}) =>
+  ({ idempotencyKey, ...body }: Record<string, unknown>) => ({
+    args: { ...extra, ...body },
+    headers: typeof idempotencyKey === 'string' && idempotencyKey ? { 'idempotency-key': idempotencyKey } : undefined,
+  })
+
 export const TOOLS: ToolSpec[] = [
   {
     name: 'search',
@@ -49,6 +75,7 @@ export const TOOLS: ToolSpec[] = [
     path: '/search',
     schema: SearchParams,
     annotations: read('Search the plan'),
+    outputSchema: OUTPUT.search,
   },
   {
     name: 'list_nodes',
@@ -58,6 +85,7 @@ export const TOOLS: ToolSpec[] = [
     path: '/nodes',
     schema: NodesParams,
     annotations: read('List nodes'),
+    outputSchema: OUTPUT.list_nodes,
   },
   {
     name: 'get_tree',
@@ -67,6 +95,14 @@ export const TOOLS: ToolSpec[] = [
     path: '/tree',
     schema: TreeParams,
     annotations: read('Walk the tree'),
+    outputSchema: OUTPUT.get_tree,
+    check: (args) =>
+      args.format === undefined && args.direction === undefined
+        ? {
+            error: 'direction is required',
+            message: `get_tree needs direction: one of ${DIRECTIONS.join(', ')} (with nodeId), or format: "outline" for the whole project`,
+          }
+        : undefined,
   },
   {
     name: 'mutate',
@@ -75,17 +111,10 @@ export const TOOLS: ToolSpec[] = [
     method: 'POST',
     path: '/mutate',
     schema: MutateArgs,
-    annotations: {
-      title: 'Change the plan',
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: false,
-    },
-    request: ({ idempotencyKey, ...body }) => ({
-      args: body,
-      headers: typeof idempotencyKey === 'string' && idempotencyKey ? { 'idempotency-key': idempotencyKey } : undefined,
-    }),
+    annotations: write('Change the plan', true, false),
+    outputSchema: OUTPUT.mutate,
+    request: keyed(),
+    needsProject: (args) => args.action !== 'addProject',
   },
   {
     name: 'list_iterations',
@@ -94,6 +123,7 @@ export const TOOLS: ToolSpec[] = [
     path: '/iterations',
     schema: IterationsParams,
     annotations: read('List iterations'),
+    outputSchema: OUTPUT.list_iterations,
   },
   {
     name: 'run_workflow',
@@ -102,13 +132,8 @@ export const TOOLS: ToolSpec[] = [
     method: 'POST',
     path: '/workflow',
     schema: WorkflowBody,
-    annotations: {
-      title: 'Run a planning flow',
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: false,
-    },
+    annotations: write('Run a planning flow', true, false),
+    outputSchema: OUTPUT.run_workflow,
   },
   {
     name: 'set_view',
@@ -117,13 +142,10 @@ export const TOOLS: ToolSpec[] = [
     method: 'POST',
     path: '/view-command',
     schema: ViewCommandBody,
-    annotations: {
-      title: 'Move the canvas',
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
+    annotations: write('Move the canvas', false, true),
+    outputSchema: OUTPUT.set_view,
+    // api.md answers a target that does not resolve with 200 success:false; to a model that is an error
+    refused: (body) => body.success === false,
   },
   {
     name: 'read_view',
@@ -132,6 +154,7 @@ export const TOOLS: ToolSpec[] = [
     path: '/view-state',
     schema: ViewStateParams,
     annotations: read('Read the canvas'),
+    outputSchema: OUTPUT.read_view,
   },
   {
     name: 'submit_feedback',
@@ -139,30 +162,77 @@ export const TOOLS: ToolSpec[] = [
     method: 'POST',
     path: '/feedback',
     schema: FeedbackBody,
-    annotations: {
-      title: 'Send feedback',
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: false,
-      openWorldHint: false,
-    },
+    annotations: write('Send feedback', false, false),
+    outputSchema: OUTPUT.submit_feedback,
+  },
+  {
+    name: 'list_projects',
+    description: 'Your projects: id, name, role. Where a projectId comes from. GET /projects.',
+    method: 'GET',
+    path: '/projects',
+    schema: ProjectsArgs,
+    annotations: read('List projects'),
+    outputSchema: OUTPUT.list_projects,
+  },
+  {
+    name: 'get_outline',
+    description:
+      'The project, or the subtree of nodeId, as indented markdown within a token budget: one line per node (id, label, status, iteration, claim); what does not fit is folded as "… N more". GET /outline.',
+    method: 'GET',
+    path: '/outline',
+    schema: OutlineParams,
+    annotations: read('Outline the plan'),
+    outputSchema: OUTPUT.get_outline,
+  },
+  {
+    name: 'ready_work',
+    description:
+      'Work ready to start: open, unclaimed, unblocked jobs and do-it tasks, most urgent first, with their ancestors. GET /ready.',
+    method: 'GET',
+    path: '/ready',
+    schema: ReadyArgs,
+    annotations: read('Find ready work'),
+    outputSchema: OUTPUT.ready_work,
+  },
+  {
+    name: 'claim_work',
+    description:
+      'Claim ready work for a lease so no other agent does it: nodeIds, or count for the next ready items. Keep each claimToken for release_work (and as claimToken on mutate writes). POST /mutate claim.',
+    method: 'POST',
+    path: '/mutate',
+    schema: ClaimArgs,
+    annotations: write('Claim work', false, false),
+    outputSchema: OUTPUT.claim_work,
+    request: keyed({ action: 'claim' }),
+  },
+  {
+    name: 'release_work',
+    description: 'Give a claimed item back by its claimToken. POST /mutate releaseClaim.',
+    method: 'POST',
+    path: '/mutate',
+    schema: ReleaseArgs,
+    annotations: write('Release work', false, true),
+    outputSchema: OUTPUT.release_work,
+    request: (args) => ({ args: { action: 'releaseClaim', ...args } }),
   },
 ]
 
 export const TOOL_BY_NAME = new Map(TOOLS.map((t) => [t.name, t]))
 
 /**
- * A tool's JSON Schema as MCP publishes it: the route's schema without TypeBox's symbols,
- * unions of string literals as `enum`s (the same values, fewer tokens), and `projectId`
- * optional, since the server may have a default project (ARBOR_PROJECT_ID).
+ * A tool's JSON Schema as MCP publishes it: the route's schema without TypeBox's symbols, and
+ * unions of string literals as `enum`s (the same values, fewer tokens). `projectId` is optional
+ * when the server has a default project (ARBOR_PROJECT_ID over stdio), and says where ids come
+ * from otherwise.
  */
-export function inputSchema(spec: ToolSpec): Record<string, unknown> {
+export function inputSchema(spec: ToolSpec, defaultProject?: string): Record<string, unknown> {
   const schema = compact(JSON.parse(JSON.stringify(spec.schema))) as { properties: Record<string, unknown>; required?: string[] }
-  if (schema.properties.projectId) {
-    schema.properties.projectId = { type: 'string', description: 'default ARBOR_PROJECT_ID' }
+  // a default project, or a tool that needs one only for some calls (mutate's addProject): not required
+  if (schema.properties.projectId && (defaultProject || spec.needsProject)) {
+    schema.properties.projectId = { type: 'string', description: defaultProject ? `default ${defaultProject}` : 'from list_projects' }
     schema.required = schema.required?.filter((r) => r !== 'projectId')
     if (schema.required?.length === 0) delete schema.required
-  }
+  } else if (schema.properties.projectId) schema.properties.projectId = { type: 'string', description: 'from list_projects' }
   return schema
 }
 

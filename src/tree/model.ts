@@ -26,3 +26,19 @@ export const TreeParams = Type.Object({
     Type.Integer({ minimum: 200, maximum: 200_000, description: 'format=outline only: characters, default 12000 (about 3,000 tokens)' }),
   ),
 })
+
+/** GET /outline's token budget (agents-and-app.md, section 4). */
+export const TOKEN_BUDGET = { default: 4_000, min: 200, max: 50_000 } as const
+
+/** GET /outline parameters, typed; the route takes their query-string form (asQuery) and the service checks budget. */
+export const OutlineParams = Type.Object({
+  projectId: Type.String(),
+  nodeId: Type.Optional(Type.String({ description: 'outline this subtree; default the whole project' })),
+  budget: Type.Optional(
+    Type.Integer({
+      minimum: TOKEN_BUDGET.min,
+      maximum: TOKEN_BUDGET.max,
+      description: `o200k_base tokens, default ${TOKEN_BUDGET.default}`,
+    }),
+  ),
+})

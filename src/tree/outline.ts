@@ -12,7 +12,7 @@ import type { Node } from '../nodes/model'
 export const OUTLINE_BUDGET = { default: 12_000, min: 200, max: 200_000 } as const
 const LABEL_CHARS = 100
 
-type Counts = Map<string, { all: number; done: number }>
+export type Counts = Map<string, { all: number; done: number }>
 
 export interface Outline {
   text: string
@@ -22,8 +22,8 @@ export interface Outline {
   shown: number
 }
 
-const PLURAL: Record<string, string> = { goal: 'goals', need: 'needs', approach: 'approaches', job: 'jobs', task: 'tasks' }
-const TYPE_ORDER = ['goal', 'need', 'approach', 'job', 'task']
+export const PLURAL: Record<string, string> = { goal: 'goals', need: 'needs', approach: 'approaches', job: 'jobs', task: 'tasks' }
+export const TYPE_ORDER = ['goal', 'need', 'approach', 'job', 'task']
 
 /** The status fields a planner needs to see, per type, in one bracket. */
 function facts(n: Node): string {
@@ -61,7 +61,7 @@ function describe(counts: Counts): string {
   return parts.join(', ')
 }
 
-function add(into: Counts, from: Counts) {
+export function add(into: Counts, from: Counts) {
   for (const [type, c] of from) {
     const t = into.get(type) ?? { all: 0, done: 0 }
     t.all += c.all

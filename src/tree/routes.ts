@@ -4,8 +4,8 @@ import { withUser } from '../http/auth'
 import { documentedResponse } from '../http/documented'
 import { asQuery } from '../http/query'
 import { NodeSchema } from '../nodes/routes'
-import { TreeParams } from './model'
-import { walk } from './service'
+import { OutlineParams, TreeParams } from './model'
+import { tokenOutline, walk } from './service'
 
 const Nodes = t.Array(NodeSchema)
 
@@ -20,12 +20,29 @@ export const TreeResponse = t.Object({
   _meta: t.Optional(t.Record(t.String(), t.Any())),
 })
 
+export const OutlineResponse = t.Object({
+  outline: t.String({ description: 'indented markdown, one line per node; folded parts as "- … 14 more jobs (9 done)"' }),
+  tokens: t.Integer({ description: 'o200k_base tokens of outline, at most budget' }),
+  elided: t.Integer({ description: 'nodes not shown on a line of their own' }),
+  _meta: t.Record(t.String(), t.Any()),
+})
+
 export const treeRoutes = (deps: Deps) =>
-  new Elysia({ name: 'tree' }).derive(withUser(deps)).get('/tree', ({ user, query }) => walk(deps, user, query) as any, {
-    query: asQuery(TreeParams),
-    detail: {
-      summary: 'Walk the tree from a node: up to the root, down its subtree, lateral siblings, or the whole context',
-      tags: ['tree'],
-      ...documentedResponse(TreeResponse),
-    },
-  })
+  new Elysia({ name: 'tree' })
+    .derive(withUser(deps))
+    .get('/tree', ({ user, query }) => walk(deps, user, query) as any, {
+      query: asQuery(TreeParams),
+      detail: {
+        summary: 'Walk the tree from a node: up to the root, down its subtree, lateral siblings, or the whole context',
+        tags: ['tree'],
+        ...documentedResponse(TreeResponse),
+      },
+    })
+    .get('/outline', ({ user, query }) => tokenOutline(deps, user, query), {
+      query: asQuery(OutlineParams),
+      detail: {
+        summary: 'The project or one subtree as indented markdown within a budget of o200k_base tokens, for a model',
+        tags: ['tree'],
+        ...documentedResponse(OutlineResponse),
+      },
+    })

@@ -1,10 +1,13 @@
 import type { User } from '../accounts/model'
+import { type ClaimView, liveClaims, withClaim } from '../claims/service'
 import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
 import { type Node, toNode } from '../nodes/model'
 import { nodeRows as q } from '../nodes/service'
 import { requireProject } from '../projects/access'
+import { TOKEN_BUDGET } from './model'
 import { OUTLINE_BUDGET, renderOutline } from './outline'
+import { renderTokenOutline } from './token-outline'
 
 export const DIRECTIONS = ['up', 'down', 'lateral', 'context'] as const
 const SUBTREE_TIP_OVER = 50
@@ -46,10 +49,22 @@ export async function walk(
   access.catch(() => {}) // awaited below; an early refusal must not count as unhandled
   if (!DIRECTIONS.includes(query.direction as any)) throw new RefusalError(400, `direction must be one of: ${DIRECTIONS.join(', ')}`)
   if (!query.nodeId) throw new ErrorListError(['nodeId is required'])
-  const reads = read(deps, String(query.projectId), query.nodeId, query.direction!)
+  const reads = Promise.all([
+    read(deps, String(query.projectId), query.nodeId, query.direction!),
+    liveClaims(deps.db, String(query.projectId), deps.now()),
+  ])
   reads.catch(() => {})
   await access
-  return reads
+  const [result, claims] = await reads
+  return claims.size ? withClaims(result, claims) : result
+}
+
+/** The walk with each node's live claim beside its data (agents-and-app.md, 2). */
+function withClaims<T extends Record<string, unknown>>(result: T, claims: Map<string, ClaimView>): T {
+  const out: Record<string, unknown> = { ...result }
+  for (const part of ['nodes', 'ancestors', 'siblings', 'children'])
+    if (Array.isArray(out[part])) out[part] = (out[part] as Node[]).map((n) => withClaim(n, claims))
+  return out as T
 }
 
 async function read(deps: Deps, projectId: string, nodeId: string, direction: string) {
@@ -130,6 +145,64 @@ async function outline(deps: Deps, user: User, query: { projectId?: string; node
             _tip: `${out.nodeCount - out.shown} node(s) are summarised as counts; raise budget (at most ${OUTLINE_BUDGET.max}) or pass nodeId for a narrower outline.`,
           }
         : {}),
+    },
+  }
+}
+
+/**
+ * The o200k_base tokenizer, imported by the first outline request rather than at start: its
+ * tables take ~0.7 s to load and ~70 MB resident, which a server nobody asks for outlines
+ * should not pay. A failed import is tried again by the next request.
+ */
+let tokenizer: Promise<(text: string) => number> | undefined
+const loadTokenizer = () =>
+  (tokenizer ??= import('gpt-tokenizer/encoding/o200k_base').then(
+    // special tokens such as <|endoftext|> in a label count as the plain text they are, never an error
+    (m) => {
+      const plain = { disallowedSpecial: new Set<string>() }
+      return (text: string) => m.countTokens(text, plain)
+    },
+    (err) => {
+      tokenizer = undefined
+      throw err
+    },
+  ))
+
+/**
+ * GET /outline (agents-and-app.md, section 4): the project, or the subtree of `nodeId`, as
+ * indented markdown within `budget` o200k_base tokens (tree/token-outline.ts says what is kept
+ * and how the rest is folded). Access as GET /tree.
+ */
+export async function tokenOutline(deps: Deps, user: User, query: { projectId?: string; nodeId?: string; budget?: string }) {
+  const count = loadTokenizer()
+  count.catch(() => {}) // awaited below, after the checks
+  const { project } = await requireProject(deps.db, user, query.projectId)
+  const budget = query.budget === undefined ? TOKEN_BUDGET.default : /^[0-9]{1,6}$/.test(query.budget) ? Number(query.budget) : Number.NaN
+  if (!(budget >= TOKEN_BUDGET.min && budget <= TOKEN_BUDGET.max))
+    throw new ErrorListError([`budget must be an integer from ${TOKEN_BUDGET.min} to ${TOKEN_BUDGET.max} (o200k_base tokens)`])
+  const [rows, claims] = await Promise.all([
+    query.nodeId ? q.subtree(deps.db, project.id, [query.nodeId]) : q.list(deps.db, project.id, null, null),
+    liveClaims(deps.db, project.id, deps.now()),
+  ])
+  if (query.nodeId && !rows.length) throw notFound(query.nodeId)
+  const claimOf = (id: string) => claims.get(id)?.agent
+  const out = renderTokenOutline({ nodes: rows.map((r) => toNode(r)), budget, count: await count, claimOf })
+  const elided = out.nodeCount - out.shown
+  return {
+    outline: out.text,
+    tokens: out.tokens,
+    elided,
+    _meta: {
+      budget,
+      nodeCount: out.nodeCount,
+      shown: out.shown,
+      ...(elided
+        ? {
+            _tip: `${elided} node(s) are folded into "… more" lines; raise budget (at most ${TOKEN_BUDGET.max}) or pass nodeId for one subtree.`,
+          }
+        : out.nodeCount
+          ? {}
+          : { _tip: 'This project has no nodes yet; add a goal or a task with POST /api/v1/mutate.' }),
     },
   }
 }
