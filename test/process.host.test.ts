@@ -104,7 +104,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a 500 the code did not expect',
     const sql = postgres(server.env.DATABASE_URL!, { max: 1, onnotice: () => {} })
     await sql.unsafe('alter table feedback rename to feedback_gone') // a database the code cannot expect
     try {
-      const res = await server.call('POST', '/api/v1/feedback', { body: { kind: 'note', summary: 'hello' }, headers: { 'x-request-id': 'probe-500' } })
+      const res = await server.call('POST', '/api/v1/feedback', {
+        body: { kind: 'note', summary: 'hello' },
+        headers: { 'x-request-id': 'probe-500' },
+      })
       expect({ status: res.status, body: res.body, id: res.headers.get('x-request-id') }).toEqual({
         status: 500,
         body: { error: 'internal_error', message: 'Something went wrong on our side; the request may be retried' },
