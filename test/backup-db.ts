@@ -38,7 +38,15 @@ export async function contents(db: Db, skip: RegExp = /^$/): Promise<Record<stri
   for (const { name } of tables) {
     const rows = await db.query<{ r: Record<string, unknown> }>(`select to_jsonb(t) as r from "${name}" t`)
     out[name] = rows
-      .map(({ r }) => JSON.stringify(Object.fromEntries(Object.entries(typeof r === 'string' ? JSON.parse(r) : r).filter(([k]) => !skip.test(k)).sort())))
+      .map(({ r }) =>
+        JSON.stringify(
+          Object.fromEntries(
+            Object.entries(typeof r === 'string' ? JSON.parse(r) : r)
+              .filter(([k]) => !skip.test(k))
+              .sort(),
+          ),
+        ),
+      )
       .sort()
   }
   return out

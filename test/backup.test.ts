@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'bun:test'
-import { writeBackup } from '../src/backup/backup'
-import { parentsFirst, RestoreError, restore } from '../src/backup/restore'
 import { migrations } from '../sql/migrations'
+import { parentsFirst, RestoreError, restore } from '../src/backup/restore'
+import { writeBackup } from '../src/backup/service'
 import { contents, emptyPglite, emptyPostgres } from './backup-db'
 import { ADMIN_TOKEN, seedPlan, startApp } from './helpers'
 
@@ -48,7 +48,10 @@ async function* linesOf(text: string) {
 describe('backup and restore', async () => {
   await populate()
   const text = await backupText()
-  const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l))
+  const lines = text
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l))
 
   it('writes a header naming the format and the schema level, every table of the catalog, and an end line', async () => {
     const [header] = lines
@@ -115,13 +118,19 @@ describe('backup and restore', async () => {
       lines.push(line)
       // writes racing the backup: on PostgreSQL they commit beside it, on PGlite they wait for it
       if (writes.length < 5)
-        writes.push(app.call('POST', '/api/v1/mutate', { body: { action: 'add', projectId: p, node: { type: 'goal', data: { label: `w${writes.length}` } } } }))
+        writes.push(
+          app.call('POST', '/api/v1/mutate', {
+            body: { action: 'add', projectId: p, node: { type: 'goal', data: { label: `w${writes.length}` } } },
+          }),
+        )
     })
     await Promise.all(writes)
     const target = await emptyPglite()
     await restore(target, linesOf(lines.join('')))
     const [n] = await target.query<{ n: number }>('select count(*)::int as n from nodes where project_id = $1', [p])
-    const [e] = await target.query<{ n: number }>(`select count(*)::int as n from events where project_id = $1 and type = 'node.created'`, [p])
+    const [e] = await target.query<{ n: number }>(`select count(*)::int as n from events where project_id = $1 and type = 'node.added'`, [
+      p,
+    ])
     expect(Number(e!.n)).toBe(Number(n!.n))
     await target.close()
   })
@@ -130,7 +139,12 @@ describe('backup and restore', async () => {
 describe('parentsFirst', () => {
   it('puts every row after the row it references, however deep', () => {
     const rows = Array.from({ length: 5000 }, (_, i) => ({ p: 'x', id: `n${i}`, parent: i ? `n${i - 1}` : null })).reverse()
-    const sorted = parentsFirst(rows, [[['p', 'parent'], ['p', 'id']]])
+    const sorted = parentsFirst(rows, [
+      [
+        ['p', 'parent'],
+        ['p', 'id'],
+      ],
+    ])
     expect(sorted.map((r) => r.id)).toEqual(Array.from({ length: 5000 }, (_, i) => `n${i}`))
   })
 })

@@ -3,7 +3,7 @@ import { Elysia, t } from 'elysia'
 import { authChanged } from '../accounts/auth-cache'
 import { publicUser } from '../accounts/model'
 import { createApiKey, createUser, getApiKey, getUser, listUsers, revokeApiKey, updateUser } from '../accounts/service'
-import { backupStream } from '../backup/backup'
+import { backupStream } from '../backup/service'
 import type { Deps } from '../deps'
 import { notFound, RefusalError } from '../http/errors'
 
@@ -124,7 +124,12 @@ export const adminRoutes = (deps: Deps) =>
         detail: {
           summary: 'A consistent backup of the whole database, streamed as NDJSON (docs/backup.md); arbor restore loads it',
           tags: ['admin'],
-          responses: { 200: { description: 'NDJSON: a header line, one line per row, the sequences, an end line', content: { 'application/x-ndjson': {} } } },
+          responses: {
+            200: {
+              description: 'NDJSON: a header line, one line per row, the sequences, an end line',
+              content: { 'application/x-ndjson': {} },
+            },
+          },
         },
       },
     )

@@ -1,8 +1,7 @@
-import { migrations as known } from '../../sql/migrations'
 import type { Db } from '../db'
-import { migrate } from '../db/migrate'
-import { BACKUP_FORMAT, BACKUP_VERSION, type BackupHeader } from './backup'
-import { listForeignKeys, listTables, quote, type Table } from './catalog'
+import { migrate, migrationNames } from '../db/migrate'
+import { listForeignKeys, listTables, quote, type Table } from './queries'
+import { BACKUP_FORMAT, BACKUP_VERSION, type BackupHeader } from './service'
 
 /** A backup this build cannot restore, or a target it must not restore into: one line for the operator. */
 export class RestoreError extends Error {}
@@ -13,7 +12,7 @@ const BATCH = 500
 type Line = { t: string; r: Record<string, unknown> } | { s: string; v: number; c: boolean } | { end: true; rows: Record<string, number> }
 
 /**
- * Load a backup (src/backup/backup.ts) into an empty database: build the schema to the backup's
+ * Load a backup (src/backup/service.ts) into an empty database: build the schema to the backup's
  * migration level, insert every row in one transaction (tables in foreign-key order, the rows of
  * a table that references itself parents first, user triggers off so nothing is derived twice),
  * set every sequence, then apply the migrations newer than the backup. Returns the row counts.
@@ -32,12 +31,13 @@ export async function restore(db: Db, lines: AsyncIterable<string>): Promise<Rec
     for (const t of tables.values()) await tx.exec(`alter table ${quote(t.name)} disable trigger user`)
     const counts: Record<string, number> = {}
     let end: Record<string, number> | null = null
-    let pending: { table: string; rows: Record<string, unknown>[] } | null = null
+    // the rows read but not yet inserted, all of one table
+    const pending: { table: string; rows: Record<string, unknown>[] } = { table: '', rows: [] }
     const flush = async () => {
-      if (!pending) return
-      const rows = selfRefs.has(pending.table) ? parentsFirst(pending.rows, selfRefs.get(pending.table)!) : pending.rows
+      const refs = selfRefs.get(pending.table)
+      const rows = refs ? parentsFirst(pending.rows, refs) : pending.rows
       for (let i = 0; i < rows.length; i += BATCH) await insert(tx, tables.get(pending.table)!, rows.slice(i, i + BATCH))
-      pending = null
+      pending.rows = []
     }
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       if (!next.value.trim()) continue
@@ -45,8 +45,10 @@ export async function restore(db: Db, lines: AsyncIterable<string>): Promise<Rec
       const line = JSON.parse(next.value) as Line
       if ('t' in line) {
         if (!tables.has(line.t)) throw new RestoreError(`the backup has rows of table ${line.t}, which its header does not list`)
-        if (pending?.table !== line.t) await flush()
-        pending ??= { table: line.t, rows: [] }
+        if (pending.table !== line.t) {
+          await flush()
+          pending.table = line.t
+        }
         pending.rows.push(line.r)
         counts[line.t] = (counts[line.t] ?? 0) + 1
         // a table that references itself is ordered whole; any other goes in batches as it comes
@@ -81,7 +83,7 @@ function parseHeader(text: string): BackupHeader {
     throw new RestoreError(`backup format version ${header.version} is not supported by this Arbor (it reads version ${BACKUP_VERSION})`)
   // the backup's migrations must be the first ones this build knows, in the same order
   header.migrations.forEach((name, i) => {
-    if (known[i]?.name !== name)
+    if (migrationNames[i] !== name)
       throw new RestoreError(`the backup's schema has migration ${name}, which this Arbor does not know: restore it with a newer Arbor`)
   })
   return header
@@ -102,7 +104,8 @@ async function checkTables(db: Db, header: BackupHeader): Promise<Map<string, Ta
     const mine = target.get(t.name)
     if (!mine) throw new RestoreError(`the backup has table ${t.name}, which the schema at ${header.migrations.at(-1)} does not have`)
     const missing = t.columns.filter((c) => !mine.columns.includes(c))
-    if (missing.length) throw new RestoreError(`the backup has columns ${missing.join(', ')} of table ${t.name}, which this schema does not have`)
+    if (missing.length)
+      throw new RestoreError(`the backup has columns ${missing.join(', ')} of table ${t.name}, which this schema does not have`)
     // insert what the backup has, less what the database computes itself
     out.set(t.name, { name: t.name, columns: t.columns.filter((c) => !mine.generated.includes(c)), generated: mine.generated })
   }

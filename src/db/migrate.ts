@@ -1,6 +1,9 @@
 import { migrations } from '../../sql/migrations'
 import type { Db } from './port'
 
+/** The names of this build's migrations, in order. */
+export const migrationNames = migrations.map((m) => m.name)
+
 // One fixed key for pg_advisory_xact_lock: replicas starting together migrate one at a time.
 const MIGRATION_LOCK = 72_010_001
 

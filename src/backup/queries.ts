@@ -1,6 +1,7 @@
 import foreignKeysSql from '../../sql/backup/foreign-keys.sql' with { type: 'text' }
 import migrationsSql from '../../sql/backup/migrations.sql' with { type: 'text' }
 import sequencesSql from '../../sql/backup/sequences.sql' with { type: 'text' }
+import snapshotSql from '../../sql/backup/snapshot.sql' with { type: 'text' }
 import tablesSql from '../../sql/backup/tables.sql' with { type: 'text' }
 import type { Db } from '../db'
 
@@ -26,8 +27,7 @@ export const MIGRATIONS_TABLE = 'arbor_migrations'
 
 export const quote = (name: string) => `"${name.replace(/"/g, '""')}"`
 
-export const listTables = async (db: Db) =>
-  (await db.query<Table>(tablesSql)).filter((t) => t.name !== MIGRATIONS_TABLE)
+export const listTables = async (db: Db) => (await db.query<Table>(tablesSql)).filter((t) => t.name !== MIGRATIONS_TABLE)
 export const listForeignKeys = (db: Db) => db.query<ForeignKey>(foreignKeysSql)
 export const listSequences = async (db: Db) => (await db.query<{ name: string }>(sequencesSql)).map((s) => s.name)
 
@@ -52,7 +52,8 @@ export function dependencyOrder(tables: Table[], fks: ForeignKey[]): Table[] {
     if (done.has(name)) return
     if (visiting.has(name)) throw new Error(`backup: foreign keys form a cycle between tables ${[...path, name].join(' → ')}`)
     visiting.add(name)
-    for (const fk of fks) if (fk.table === name && fk.references !== name && byName.has(fk.references)) visit(fk.references, [...path, name])
+    for (const fk of fks)
+      if (fk.table === name && fk.references !== name && byName.has(fk.references)) visit(fk.references, [...path, name])
     visiting.delete(name)
     done.add(name)
     out.push(byName.get(name)!)
@@ -60,3 +61,6 @@ export function dependencyOrder(tables: Table[], fks: ForeignKey[]): Table[] {
   for (const t of tables) visit(t.name, [])
   return out
 }
+
+/** The first statement of a backup's transaction on PostgreSQL: one snapshot of every table, read only. */
+export const beginSnapshot = (tx: Db) => tx.query(snapshotSql)

@@ -1,6 +1,5 @@
-import snapshotSql from '../../sql/backup/snapshot.sql' with { type: 'text' }
 import type { Db } from '../db'
-import { appliedMigrations, dependencyOrder, listForeignKeys, listSequences, listTables, quote } from './catalog'
+import { appliedMigrations, beginSnapshot, dependencyOrder, listForeignKeys, listSequences, listTables, quote } from './queries'
 
 /**
  * A logical backup: one NDJSON stream, readable by `arbor restore` into PGlite or PostgreSQL.
@@ -30,7 +29,7 @@ export interface BackupHeader {
 /** Write the whole database to `sink`, one line (with its newline) per call; `sink` may wait (backpressure). */
 export async function writeBackup(db: Db, sink: (line: string) => Promise<void>, now = new Date()): Promise<void> {
   await db.tx(async (tx) => {
-    if (tx.kind === 'postgres') await tx.query(snapshotSql)
+    if (tx.kind === 'postgres') await beginSnapshot(tx)
     const migrations = await appliedMigrations(tx)
     const tables = dependencyOrder(await listTables(tx), await listForeignKeys(tx))
     const header: BackupHeader = {
@@ -82,3 +81,6 @@ export function backupStream(db: Db, onError: (err: unknown) => void): ReadableS
   )
   return readable
 }
+
+// what the doctor reads of a database: its schema level
+export { appliedMigrations } from './queries'
