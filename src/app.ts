@@ -12,6 +12,7 @@ import { completeOpenApi } from './http/schemas'
 import { createHandler } from './http/server'
 import { iterationRoutes } from './iterations/routes'
 import { handleMcp, MCP_PATH } from './mcp/http'
+import { metricsRoutes } from './metrics/routes'
 import { mutateRoutes } from './mutate/routes'
 import { nodeRoutes } from './nodes/routes'
 import { projectRoutes } from './projects/routes'
@@ -91,6 +92,7 @@ export function createApp(deps: Deps) {
       },
     )
     .use(adminRoutes(deps))
+    .use(metricsRoutes(deps))
     .use(sharePageRoutes(deps))
     .use(webRoutes())
     .use(docsRoutes())
@@ -110,6 +112,7 @@ export function createApp(deps: Deps) {
     )
 
   routeTable = () => app.routes as any
+  deps.metrics.routes(() => app.routes)
   const inner = createHandler(deps, app)
   const handle = (req: Request, socketIp?: string) => {
     // /mcp learns the caller's address (for the rate limit of its REST calls) from a header only we set

@@ -1,6 +1,7 @@
 import type { Config } from './config'
 import type { Db } from './db'
 import type { Logger } from './log'
+import { createMetrics, type Metrics } from './metrics/service'
 import { createSearch } from './search/engine'
 import type { SearchBackend } from './search/port'
 import { createWebhookSender, type WebhookSender } from './webhooks/sender'
@@ -23,6 +24,8 @@ export interface Deps {
   search: SearchBackend
   /** Where webhook attempts run: a worker thread of their own, off the thread that serves requests. */
   webhookSender: WebhookSender
+  /** the Prometheus registry and its recorders (GET /metrics) */
+  metrics: Metrics
 }
 
 export type WakeTopic = 'events' | 'classify' | 'view'
@@ -48,6 +51,7 @@ export function createWaker(): Pick<Deps, 'wake' | 'onWake'> {
 export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<Pick<Deps, 'now'>>): Deps {
   const deps = { now: () => new Date(), ...createWaker(), ...base } as Deps
   deps.search = createSearch(deps)
+  deps.metrics = createMetrics({ db: deps.db, searchPending: () => deps.search.memory().pendingNodes })
   // read at every batch: tests and benches allow insecure receivers after the app is built
   deps.webhookSender = createWebhookSender(() => deps.config.webhookAllowInsecure)
   return deps
