@@ -45,6 +45,32 @@ describe('arbor, the command', () => {
     expect(existsSync(join(work, 'data'))).toBe(false)
   })
 
+  it('doctor: all good beside a healthy server, and names each problem of a broken setup', async () => {
+    const port = new URL(server.url).port
+    const healthy = await arbor(['doctor'], { ...server.env, PORT: port, HOST: '127.0.0.1', ADMIN_TOKEN })
+    expect([healthy.code, healthy.stdout.trimEnd().split('\n').at(-1)]).toEqual([0, 'All good.'])
+    expect(healthy.stdout).toContain(`ok    server     Arbor answers at http://127.0.0.1:${port} and its database is ready\n`)
+    expect(healthy.stdout).toMatch(/^ok {4}database {3}the embedded database is held by the running server \(pid \d+\)/m)
+
+    const other = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+    try {
+      const broken = await arbor(['doctor'], {
+        PORT: String(other.port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+      })
+      expect(broken.code).toBe(1)
+      const fails = broken.stdout.split('\n').filter((l) => l.startsWith('FAIL'))
+      expect(fails).toEqual([
+        'FAIL  database   cannot open the PostgreSQL database: connect ECONNREFUSED 127.0.0.1:1',
+        `FAIL  port       127.0.0.1:${other.port} is taken by another program`,
+      ])
+      expect(broken.stdout.trimEnd().split('\n').at(-1)).toBe('2 problems to fix.')
+    } finally {
+      other.stop(true)
+    }
+  })
+
   it('manages users and keys through the running server', async () => {
     const added = await admin(['user', 'add', 'Alice', '--tier', 'builder'])
     expect(added.code).toBe(0)
