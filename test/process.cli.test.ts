@@ -47,7 +47,7 @@ describe('arbor, the command', () => {
 
   it('doctor: all good beside a healthy server, and names each problem of a broken setup', async () => {
     const port = new URL(server.url).port
-    const healthy = await arbor(['doctor'], { ...server.env, PORT: port, HOST: '127.0.0.1', ADMIN_TOKEN })
+    const healthy = await arbor(['doctor'], { DATA_DIR: server.env.DATA_DIR!, PORT: port, HOST: '127.0.0.1', ADMIN_TOKEN })
     expect([healthy.code, healthy.stdout.trimEnd().split('\n').at(-1)]).toEqual([0, 'All good.'])
     expect(healthy.stdout).toContain(`ok    server     Arbor answers at http://127.0.0.1:${port} and its database is ready\n`)
     expect(healthy.stdout).toMatch(/^ok {4}database {3}the embedded database is held by the running server \(pid \d+\)/m)
