@@ -13,6 +13,7 @@ import { completeOpenApi } from './http/schemas'
 import { createHandler, requestLine } from './http/server'
 import { iterationRoutes } from './iterations/routes'
 import { handleMcp, MCP_PATH } from './mcp/http'
+import { metricsRoutes } from './metrics/routes'
 import { mutateRoutes } from './mutate/routes'
 import { nodeRoutes } from './nodes/routes'
 import { projectRoutes } from './projects/routes'
@@ -95,6 +96,7 @@ export function createApp(deps: Deps) {
       },
     )
     .use(adminRoutes(deps))
+    .use(metricsRoutes(deps))
     .use(sharePageRoutes(deps))
     .use(webRoutes())
     .use(docsRoutes())
@@ -114,6 +116,7 @@ export function createApp(deps: Deps) {
     )
 
   routeTable = () => app.routes as any
+  deps.metrics.routes(() => app.routes)
   const inner = createHandler(deps, app)
   const handle = (req: Request, socketIp?: string) => {
     // /mcp learns the caller's address (for the rate limit of its REST calls) from a header only we

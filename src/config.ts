@@ -14,6 +14,8 @@ export interface Config {
   databaseUrl?: string
   publicBaseUrl: string
   adminToken?: string
+  /** when set, GET /metrics asks for `Authorization: Bearer <METRICS_TOKEN>` */
+  metricsToken?: string
   rateLimitPerMinute: number
   trustProxy: boolean
   freeTierNodeCap: number
@@ -113,6 +115,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`,
     adminToken: adminToken(env),
+    metricsToken: set(env.METRICS_TOKEN) ? env.METRICS_TOKEN : undefined,
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 100, 0),
     trustProxy: flag(env, 'TRUST_PROXY'),
     freeTierNodeCap: int(env, 'FREE_TIER_NODE_CAP', 250, 0),

@@ -2,6 +2,7 @@ import type { Config } from './config'
 import type { Db } from './db'
 import { createWaiters, type Waiters } from './events/waiters'
 import type { Logger } from './log'
+import { createMetrics, type Metrics } from './metrics/service'
 import { createSearch } from './search/engine'
 import type { SearchBackend } from './search/port'
 import { createWebhookSender, type WebhookSender } from './webhooks/sender'
@@ -26,6 +27,8 @@ export interface Deps {
   webhookSender: WebhookSender
   /** Held requests (GET /events?wait, the canvas's long poll), woken by commits on any replica. */
   waiters: Waiters
+  /** the Prometheus registry and its recorders (GET /metrics) */
+  metrics: Metrics
 }
 
 export type WakeTopic = 'events' | 'classify' | 'view'
@@ -49,12 +52,14 @@ export function createWaker(): Pick<Deps, 'wake' | 'onWake'> {
  * Services get copies with a transaction as `db`; the search backend keeps this, the app's own.
  */
 export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<Pick<Deps, 'now'>>): Deps {
+  const search = createSearch(base)
   return {
     now: () => new Date(),
     ...createWaker(),
     ...base,
-    search: createSearch(base),
+    search,
     waiters: createWaiters(base.db, base.log),
+    metrics: createMetrics({ db: base.db, searchPending: () => search.memory().pendingNodes }),
     // read at every batch: tests and benches allow insecure receivers after the app is built
     webhookSender: createWebhookSender(() => base.config.webhookAllowInsecure),
   }

@@ -107,9 +107,12 @@ export function startScheduler(deps: Deps) {
   const jobs = loops.map((loop) => {
     const run = oneAtATime(async () => {
       if (stopped) return
+      const started = performance.now()
       try {
         await loop.tick(deps, deps.now())
+        deps.metrics.loopRun(loop.name, performance.now() - started, true)
       } catch (err) {
+        deps.metrics.loopRun(loop.name, performance.now() - started, false)
         deps.log.error('loop failed', { loop: loop.name, error: String(err) })
       }
     })

@@ -137,7 +137,7 @@ describe('GET /search on the built-in offline model', () => {
       mode: 'hybrid',
       semantic: 'full',
       pendingNodes: 0,
-      ...(model ? {} : { fallback: expect.stringContaining('bun run model:fetch') }),
+      ...(model ? {} : { fallback: expect.stringContaining('npm run model:fetch') }),
     })
   })
 
@@ -524,7 +524,7 @@ describe('without the sentence model', () => {
         pendingNodes: 1, // a keyword search embeds nothing: the loop has not run
         etaSeconds: null,
         fallback:
-          'the sentence model is not in /nonexistent/arbor-model (run: bun run model:fetch); using the smaller USE-lite + GloVe model',
+          'the sentence model is not in /nonexistent/arbor-model (run: npm run model:fetch); using the smaller USE-lite + GloVe model',
       })
     } finally {
       await app.close()

@@ -3,6 +3,7 @@ import { Elysia, t } from 'elysia'
 import { authChanged } from '../accounts/auth-cache'
 import { publicUser } from '../accounts/model'
 import { createApiKey, createUser, getApiKey, getUser, listUsers, revokeApiKey, updateUser } from '../accounts/service'
+import { backupStream } from '../backup/service'
 import type { Deps } from '../deps'
 import { notFound, RefusalError } from '../errors'
 
@@ -108,5 +109,27 @@ export const adminRoutes = (deps: Deps) =>
         params: t.Object({ keyId: t.String() }),
         response: { 200: t.Object({ success: t.Literal(true) }) },
         detail: { summary: 'Revoke an API key; it stops working at once', tags: ['admin'] },
+      },
+    )
+    .get(
+      '/backup',
+      () => {
+        const stamp = deps.now().toISOString().replace(/[:.]/g, '-')
+        const body = backupStream(deps.db, (err) => deps.log.error('backup failed', { error: String(err) }))
+        return new Response(body, {
+          headers: { 'content-type': 'application/x-ndjson', 'content-disposition': `attachment; filename="arbor-backup-${stamp}.ndjson"` },
+        })
+      },
+      {
+        detail: {
+          summary: 'A consistent backup of the whole database, streamed as NDJSON (docs/backup.md); arbor restore loads it',
+          tags: ['admin'],
+          responses: {
+            200: {
+              description: 'NDJSON: a header line, one line per row, the sequences, an end line',
+              content: { 'application/x-ndjson': {} },
+            },
+          },
+        },
       },
     )

@@ -18,3 +18,9 @@ export async function openDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>): P
   }
   return db
 }
+
+/** Open the configured database as it is, without migrating it (restore and doctor look at it first). */
+export async function openDbAsIs(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Db> {
+  const url = config.databaseUrl
+  return !url ? openPglite(config.dataDir) : url === 'memory://' ? openPglite(null) : openPostgres(url)
+}

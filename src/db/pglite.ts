@@ -66,6 +66,8 @@ interface Shared {
   run: ReturnType<typeof preparedRunner>
   channels: Map<string, Set<Listener>>
   close: () => Promise<void>
+  /** statements waiting for PGlite or running (GET /metrics) */
+  inFlight: number
 }
 
 function deliver(shared: Shared, channel: string, payload: string) {
@@ -95,9 +97,15 @@ function wrap(conn: Queryable, inTx: boolean, shared: Shared, queued: [string, s
       return shared.root ?? db
     },
     async query<T = Row>(text: string, params: unknown[] = []) {
-      await takeTurns()
-      return shared.run<T>(text, params, inTx)
+      shared.inFlight++
+      try {
+        await takeTurns()
+        return await shared.run<T>(text, params, inTx)
+      } finally {
+        shared.inFlight--
+      }
     },
+    inFlight: () => shared.inFlight,
     async exec(text: string) {
       await conn.exec(text)
     },
@@ -194,7 +202,7 @@ export async function openPglite(dataDir: string | null, template?: Blob): Promi
       if (lockPath) rmSync(lockPath, { force: true })
     }
   }
-  const shared: Shared = { root: null, pg, run: preparedRunner(pg), channels: new Map(), close }
+  const shared: Shared = { root: null, pg, run: preparedRunner(pg), channels: new Map(), close, inFlight: 0 }
   shared.root = wrap(pg as unknown as Queryable, false, shared)
   return shared.root
 }

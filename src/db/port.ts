@@ -17,6 +17,8 @@ export interface Db {
   tx<T>(fn: (tx: Db) => Promise<T>): Promise<T>
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>
+  /** Statements sent and not yet answered (GET /metrics: PGlite's queue, PostgreSQL's pool work). */
+  inFlight?(): number
   /** Flush and release everything; the Db is unusable afterwards. */
   close(): Promise<void>
   /**

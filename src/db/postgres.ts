@@ -14,8 +14,14 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listene
       return rootDb ?? db
     },
     async query<T = Row>(text: string, params: unknown[] = []) {
-      return (await sql.unsafe(text, params as any[], { prepare: true })) as unknown as T[]
+      listeners.inFlight.count++
+      try {
+        return (await sql.unsafe(text, params as any[], { prepare: true })) as unknown as T[]
+      } finally {
+        listeners.inFlight.count--
+      }
     },
+    inFlight: () => listeners.inFlight.count,
     async exec(text: string) {
       await sql.unsafe(text)
     },
@@ -100,6 +106,8 @@ function createListeners(url: string) {
   }
 
   return {
+    /** statements sent on the pool and not yet answered, every transaction's included (GET /metrics) */
+    inFlight: { count: 0 },
     async listen(channel: string, listener: Listener): Promise<() => Promise<void>> {
       if (closed) throw new Error('the database is closed')
       if (!conn) open()

@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { INTEGER_QUERY, operationId } from './operation-ids'
 
 /** The `{error, message?}` body of an RefusalError (src/errors.ts), for route response schemas. */
 export const RefusalBody = t.Object(
@@ -50,9 +51,12 @@ const isHtml = (response: any) => !!response?.content?.['text/html']
  */
 export function completeOpenApi(doc: any): any {
   if (!doc?.paths || doc['x-arbor-complete']) return doc
-  for (const operations of Object.values<any>(doc.paths))
-    for (const op of Object.values<any>(operations)) {
+  for (const [path, operations] of Object.entries<any>(doc.paths))
+    for (const [method, op] of Object.entries<any>(operations)) {
       if (!op || typeof op !== 'object' || !('responses' in op || 'summary' in op)) continue
+      op.operationId = operationId(method, path)
+      for (const p of op.parameters ?? [])
+        if (p.in === 'query' && INTEGER_QUERY.has(p.name) && p.schema?.type === 'string') p.schema.type = 'integer'
       op.responses ??= {}
       const html = Object.values<any>(op.responses).some(isHtml)
       for (const [status, { description, schema }] of Object.entries(ERRORS)) {

@@ -117,6 +117,7 @@ export function createHandler(deps: Deps, app: App) {
       res.headers.set('deprecation', 'true')
       res.headers.set('link', link)
     }
+    deps.metrics.request(req.method, url.pathname, res.status, performance.now() - started)
     log.request(requestId, req.method, loggablePath(url.pathname), res.status, Math.round((performance.now() - started) * 10) / 10, ip)
     return res
   }

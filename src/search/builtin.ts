@@ -289,11 +289,13 @@ export class BuiltinSearch implements SearchBackend {
   memory() {
     let nodes = 0
     let vectorBytes = 0
+    let pendingNodes = 0
     for (const idx of this.loaded.values()) {
       nodes += idx.nodes.size
       vectorBytes += idx.vectorBytes
+      pendingNodes += idx.pendingNodes
     }
-    return { projects: this.loaded.size, nodes, vectorBytes }
+    return { projects: this.loaded.size, nodes, vectorBytes, pendingNodes }
   }
 
   /** The project's index, loaded and caught up with every committed node event. */

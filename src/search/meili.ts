@@ -331,7 +331,7 @@ export class MeiliBackend implements SearchBackend {
   }
 
   memory() {
-    return { projects: 0, nodes: 0, vectorBytes: 0 }
+    return { projects: 0, nodes: 0, vectorBytes: 0, pendingNodes: 0 }
   }
 
   /**

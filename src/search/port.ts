@@ -27,7 +27,7 @@ export interface SearchBackend {
   /** Give up what this process holds for the others (the Meilisearch sync lease) when it stops. */
   stop?(): Promise<void>
   /** Bytes of memory the index holds, for the benchmark. */
-  memory(): { projects: number; nodes: number; vectorBytes: number }
+  memory(): { projects: number; nodes: number; vectorBytes: number; pendingNodes: number }
 }
 
 export interface SearchRequest {

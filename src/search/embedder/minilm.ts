@@ -76,7 +76,7 @@ const SESSION_OPTIONS = {
 }
 
 /**
- * onnxruntime-node: its CPU binaries come inside the npm package (no download: .npmrc skips its
+ * onnxruntime-node: its CPU binaries come inside the npm package (no download: package.json's allowScripts denies its
  * postinstall, which would only fetch CUDA libraries), ~4x the WebAssembly build's speed on
  * this model and less memory. Not in the single executable (a native addon and its shared
  * library cannot run from inside it), nor where the package has no binary for the platform:

@@ -56,7 +56,7 @@ export function chooseEmbedder(
     duplicateCosine: 0.86,
     semanticRatio: DEFAULT_SEMANTIC_RATIO,
     remote: false,
-    fallback: `the sentence model is not in ${config.embeddingsModelDir} (run: bun run model:fetch); using the smaller USE-lite + GloVe model`,
+    fallback: `the sentence model is not in ${config.embeddingsModelDir} (run: npm run model:fetch); using the smaller USE-lite + GloVe model`,
   }
 }
 

@@ -1,0 +1,208 @@
+import { createHash } from 'node:crypto'
+import { accessSync, constants, existsSync, readFileSync, statfsSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { dirname, join, resolve } from 'node:path'
+import { appliedMigrations } from '../backup/service'
+import { type Config, ConfigError, loadConfig } from '../config'
+import { openDbAsIs } from '../db'
+import { migrationNames } from '../db/migrate'
+import { MINILM_FILE_NAMES, MINILM_MANIFEST, type MiniLmManifest } from '../search/embedder/minilm'
+import { parse } from './args'
+import { isUp, serverUrl } from './server-api'
+
+/**
+ * `arbor doctor`: one line per check (ok / warn / FAIL), each FAIL with what to do. Exit 1 when
+ * anything failed. It reads and probes; it never creates the data directory or a database.
+ */
+type Verdict = 'ok' | 'warn' | 'FAIL'
+interface Check {
+  verdict: Verdict
+  what: string
+  said: string
+  fix?: string
+}
+
+const LOW_DISK = 1024 ** 3
+const NO_DISK = 100 * 1024 ** 2
+
+export async function doctorCommand(_config: Config, argv: string[]): Promise<number> {
+  parse(argv, {}, { min: 0, max: 0 })
+  return doctor(process.env)
+}
+
+export async function doctor(env: Record<string, string | undefined>): Promise<number> {
+  const checks: Check[] = []
+  const add = (verdict: Verdict, what: string, said: string, fix?: string) => {
+    checks.push({ verdict, what, said, fix })
+    console.log(`${verdict.padEnd(4)}  ${what.padEnd(10)} ${said}${fix ? `\n${' '.repeat(17)}→ ${fix}` : ''}`)
+  }
+  let config: Config
+  try {
+    config = loadConfig(env)
+    add('ok', 'settings', 'every variable is valid')
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err
+    add('FAIL', 'settings', err.message, 'correct that variable in the environment')
+    return 1
+  }
+  const url = serverUrl(config)
+  const running = await isUp(url)
+  const lockPid = config.databaseUrl ? null : liveLock(config.dataDir)
+
+  dataDir(config, lockPid, add)
+  disk(config, add)
+  await database(config, lockPid, add)
+  model(config, add)
+  await port(config, running, add)
+  if (running) {
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    )
+    add(
+      ready ? 'ok' : 'FAIL',
+      'server',
+      `Arbor answers at ${url}${ready ? ' and its database is ready' : ' but /readyz says its database is unreachable'}`,
+      ready ? undefined : 'see the server log; check DATABASE_URL and that PostgreSQL runs',
+    )
+  }
+  if (!config.adminToken)
+    add(
+      'warn',
+      'admin',
+      'ADMIN_TOKEN is not set: no admin API, so arbor user/key and a backup while running are off',
+      'set ADMIN_TOKEN (openssl rand -hex 24) for the server and these commands',
+    )
+  else add('ok', 'admin', 'ADMIN_TOKEN is set')
+  const failed = checks.filter((c) => c.verdict === 'FAIL').length
+  console.log(failed ? `\n${failed} problem${failed > 1 ? 's' : ''} to fix.` : '\nAll good.')
+  return failed ? 1 : 0
+}
+
+type Add = (verdict: Verdict, what: string, said: string, fix?: string) => void
+
+/** The pid in DATA_DIR/arbor.lock when that process is alive (a running server), else null. */
+function liveLock(dataDir: string): number | null {
+  const lock = join(dataDir, 'arbor.lock')
+  if (!existsSync(lock)) return null
+  const pid = Number(readFileSync(lock, 'utf8').trim())
+  try {
+    process.kill(pid, 0)
+    return pid
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM' ? pid : null
+  }
+}
+
+/** The directory itself, or the nearest parent that exists (where it would be created). */
+function existing(path: string): string {
+  let at = resolve(path)
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at)
+  return at
+}
+
+function dataDir(config: Config, lockPid: number | null, add: Add) {
+  const dir = resolve(config.dataDir)
+  const at = existing(dir)
+  try {
+    accessSync(at, constants.W_OK)
+  } catch {
+    return add('FAIL', 'data dir', `${at} is not writable by this user`, `chown it to the user that runs Arbor, or set DATA_DIR elsewhere`)
+  }
+  if (at !== dir) return add('ok', 'data dir', `${dir} does not exist yet; the first start creates it`)
+  if (lockPid) return add('ok', 'data dir', `${dir} is in use by a running Arbor (pid ${lockPid})`)
+  add('ok', 'data dir', `${dir} is writable and not in use`)
+}
+
+function disk(config: Config, add: Add) {
+  const at = existing(config.dataDir)
+  const s = statfsSync(at)
+  const free = s.bavail * s.bsize
+  const gb = (free / 1024 ** 3).toFixed(1)
+  if (free < NO_DISK)
+    add('FAIL', 'disk', `${gb} GB free under ${at}`, 'free space: the database stops accepting writes when the disk is full')
+  else if (free < LOW_DISK) add('warn', 'disk', `${gb} GB free under ${at}`, 'free some space soon')
+  else add('ok', 'disk', `${gb} GB free under ${at}`)
+}
+
+async function database(config: Config, lockPid: number | null, add: Add) {
+  const kind = config.databaseUrl ? 'PostgreSQL database' : 'embedded database'
+  if (!config.databaseUrl) {
+    if (lockPid) return add('ok', 'database', `the embedded database is held by the running server (pid ${lockPid}); see the server line`)
+    if (!existsSync(join(config.dataDir, 'pgdata', 'PG_VERSION')))
+      return add('ok', 'database', `no embedded database in ${resolve(config.dataDir)} yet; the first start creates it`)
+  }
+  let applied: string[]
+  try {
+    const db = await openDbAsIs(config)
+    try {
+      applied = await appliedMigrations(db)
+    } finally {
+      await db.close()
+    }
+  } catch (err) {
+    return add(
+      'FAIL',
+      'database',
+      `cannot open the ${kind}: ${(err as Error).message}`,
+      config.databaseUrl
+        ? 'check DATABASE_URL (host, port, user, password, database name) and that PostgreSQL runs'
+        : 'see the message; restore from a backup if the files are damaged (docs/backup.md)',
+    )
+  }
+  const names = new Set(migrationNames)
+  const unknown = applied.filter((n) => !names.has(n))
+  if (unknown.length)
+    return add(
+      'FAIL',
+      'database',
+      `the schema has migration ${unknown[0]}, which this Arbor does not know`,
+      'a newer Arbor used this database: run that version (or newer)',
+    )
+  const pending = migrationNames.length - applied.length
+  add(
+    'ok',
+    'database',
+    `${kind} answers; schema at ${applied.at(-1) ?? 'nothing yet'}${pending ? ` (${pending} migration${pending > 1 ? 's' : ''} to apply at the next start)` : ' (up to date)'}`,
+  )
+}
+
+function model(config: Config, add: Add) {
+  if (config.embeddingsUrl) return add('ok', 'model', `embeddings come from ${config.embeddingsUrl} (${config.embeddingsModel})`)
+  const dir = config.embeddingsModelDir
+  const missing = Object.values(MINILM_FILE_NAMES).filter((f) => !existsSync(join(dir, f)))
+  if (missing.length)
+    return add(
+      'warn',
+      'model',
+      `the sentence model is not in ${dir} (missing ${missing.join(', ')}): search uses the smaller fallback model`,
+      'npm run model:fetch (or set EMBEDDINGS_MODEL_DIR to where it is)',
+    )
+  const manifestPath = join(dir, MINILM_MANIFEST)
+  if (!existsSync(manifestPath))
+    return add('ok', 'model', `the sentence model is in ${dir} (no ${MINILM_MANIFEST} to check its hash against)`)
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as MiniLmManifest
+  const digest = createHash('sha256')
+    .update(readFileSync(join(dir, MINILM_FILE_NAMES.model)))
+    .digest('hex')
+  if (digest !== manifest.sha256)
+    return add(
+      'FAIL',
+      'model',
+      `${join(dir, MINILM_FILE_NAMES.model)} has SHA-256 ${digest.slice(0, 12)}…, its manifest says ${manifest.sha256.slice(0, 12)}…`,
+      `delete ${dir} and run npm run model:fetch`,
+    )
+  add('ok', 'model', `${manifest.id} in ${dir}, hash checked`)
+}
+
+async function port(config: Config, running: boolean, add: Add) {
+  if (running) return add('ok', 'port', `${config.host}:${config.port} is served by Arbor`)
+  if (config.port === 0) return add('ok', 'port', 'PORT=0: a free port is picked at start')
+  const free = await new Promise<boolean>((ok) => {
+    const s = createServer()
+    s.once('error', () => ok(false))
+    s.listen(config.port, config.host, () => s.close(() => ok(true)))
+  })
+  if (free) add('ok', 'port', `${config.host}:${config.port} is free`)
+  else add('FAIL', 'port', `${config.host}:${config.port} is taken by another program`, 'stop that program, or set PORT to a free port')
+}

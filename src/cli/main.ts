@@ -1,0 +1,70 @@
+/**
+ * `arbor` the command: `npm run arbor -- …`, or the single executable (src/binary.ts). Without
+ * a command it serves, as before; an unknown command or flag prints the usage on stderr and
+ * exits 2 rather than starting a server (and creating ./data) by surprise.
+ */
+import pkg from '../../package.json' with { type: 'json' }
+import { type Config, loadConfigOrExit } from '../config'
+import { CliError, UsageError } from './args'
+import { backupCommand, restoreCommand } from './backup'
+import { doctorCommand } from './doctor'
+import { importCommand } from './import'
+import { USAGE } from './usage'
+import { keyCommand, userCommand } from './users'
+
+const commands: Record<string, (config: Config, argv: string[]) => Promise<unknown>> = {
+  user: userCommand,
+  key: keyCommand,
+  backup: backupCommand,
+  restore: restoreCommand,
+  import: importCommand,
+  doctor: doctorCommand,
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv
+  if (command === undefined || command === 'serve') {
+    if (rest.length) return usage(`serve takes no arguments (settings come from the environment): ${rest.join(' ')}`)
+    await import('../main')
+    return -1 // the server runs until a signal; main exits itself
+  }
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(USAGE)
+    return 0
+  }
+  if (command === '--version' || command === '-v' || command === 'version') {
+    console.log(`arbor ${pkg.version}`)
+    return 0
+  }
+  if (command === 'mcp') {
+    await import('../mcp/stdio')
+    return -1
+  }
+  const fn = commands[command]
+  if (!fn) return usage(`unknown ${command.startsWith('-') ? 'option' : 'command'} ${command}`)
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(USAGE)
+    return 0
+  }
+  try {
+    const code = await fn(loadConfigOrExit(), rest) // doctor answers its exit status; the others succeed or throw
+    return typeof code === 'number' ? code : 0
+  } catch (err) {
+    if (err instanceof UsageError) return usage(`${command}: ${err.message}`)
+    if (err instanceof CliError) {
+      console.error(`arbor ${command}: ${err.message}`)
+      return err.exitCode
+    }
+    throw err
+  }
+}
+
+function usage(message: string): number {
+  process.stderr.write(`arbor: ${message}\n\n${USAGE}`)
+  return 2
+}
+
+if (import.meta.main) {
+  const code = await run(process.argv.slice(2))
+  if (code >= 0) process.exit(code)
+}

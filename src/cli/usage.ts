@@ -1,0 +1,29 @@
+/** The CLI's help: `arbor --help`, and on stderr after a command line it cannot read. docs/cli.md says the same at length. */
+export const USAGE = `Usage: arbor [command] [options]
+
+Server
+  serve                      start the server (the default when no command is given)
+  mcp                        the MCP server over stdio (ARBOR_API_KEY, ARBOR_API_URL, ARBOR_PROJECT_ID)
+
+Users and keys (the running server's admin API: ADMIN_TOKEN, --url URL)
+  user add NAME [--tier T] [--status S] [--contributor]
+  user list [--json]
+  user set USER_ID [--name N] [--tier T] [--status S] [--lapsed true|false]
+                   [--contributor true|false] [--credits-limit N|none]
+  key create USER_ID [--label L]
+  key revoke KEY_ID
+
+Data
+  backup [FILE]              a consistent backup (NDJSON; stdout without FILE): through the running
+                             server when one answers with ADMIN_TOKEN, else from the stopped database
+  restore FILE               load a backup into the configured database, which must be empty
+  import PATH --key KEY      load an OKF bundle (a directory, or the JSON of GET /export-okf) as a new
+                             project of the key's user [--name NAME] [--url URL]
+  doctor                     check the configuration, database, model, port, data directory and disk
+
+  --help, -h                 this text          --version, -v    the version
+
+The server and every command read the same environment (PORT, DATA_DIR, DATABASE_URL, ADMIN_TOKEN, …).
+Commands that talk to a running server default to http://127.0.0.1:$PORT; --url URL names another.
+Exit status: 0 done, 1 failed (the message says why), 2 bad command line or setting, 3 DATA_DIR in use.
+`

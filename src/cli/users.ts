@@ -1,0 +1,73 @@
+import type { Config } from '../config'
+import { bool, parse, URL_OPTION, UsageError } from './args'
+import { adminServer } from './server-api'
+
+/** `arbor user add|list|set` and `arbor key create|revoke`: the admin API of the running server. */
+type User = { id: string; name: string; tier: string; status: string; lapsed: boolean; contributor: boolean }
+
+const describe = (u: User) =>
+  `${u.id}  ${u.name}  tier=${u.tier} status=${u.status}${u.lapsed ? ' lapsed' : ''}${u.contributor ? ' contributor' : ''}`
+
+export async function userCommand(config: Config, argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv
+  if (sub === 'add') {
+    const { values, positionals } = parse(
+      rest,
+      { ...URL_OPTION, tier: { type: 'string' }, status: { type: 'string' }, contributor: { type: 'boolean' } },
+      { min: 1, max: 1 },
+    )
+    const server = adminServer(config, values.url)
+    const body = { name: positionals[0], tier: values.tier, status: values.status, contributor: values.contributor }
+    const { user, apiKey } = await server.call('POST', '/admin/v1/users', body)
+    console.log(describe(user))
+    console.log(`API key (shown once): ${apiKey}`)
+  } else if (sub === 'list') {
+    const { values } = parse(rest, { ...URL_OPTION, json: { type: 'boolean' } }, { min: 0, max: 0 })
+    const { users } = await adminServer(config, values.url).call('GET', '/admin/v1/users')
+    if (values.json) console.log(JSON.stringify(users, null, 2))
+    else for (const u of users as User[]) console.log(describe(u))
+  } else if (sub === 'set') {
+    const { values, positionals } = parse(
+      rest,
+      {
+        ...URL_OPTION,
+        name: { type: 'string' },
+        tier: { type: 'string' },
+        status: { type: 'string' },
+        lapsed: { type: 'string' },
+        contributor: { type: 'string' },
+        'credits-limit': { type: 'string' },
+      },
+      { min: 1, max: 1 },
+    )
+    const credits = values['credits-limit']
+    if (credits !== undefined && credits !== 'none' && !/^\d+$/.test(credits))
+      throw new UsageError(`--credits-limit expects a whole number or none, got ${credits}`)
+    const body = {
+      name: values.name,
+      tier: values.tier,
+      status: values.status,
+      lapsed: bool('lapsed', values.lapsed),
+      contributor: bool('contributor', values.contributor),
+      creditsLimit: credits === undefined ? undefined : credits === 'none' ? null : Number(credits),
+    }
+    if (Object.values(body).every((v) => v === undefined)) throw new UsageError('nothing to change: give at least one flag')
+    const { user } = await adminServer(config, values.url).call('PATCH', `/admin/v1/users/${encodeURIComponent(positionals[0]!)}`, body)
+    console.log(describe(user))
+  } else throw new UsageError(sub ? `unknown user command ${sub}` : 'user needs a command: add, list or set')
+}
+
+export async function keyCommand(config: Config, argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv
+  if (sub === 'create') {
+    const { values, positionals } = parse(rest, { ...URL_OPTION, label: { type: 'string' } }, { min: 1, max: 1 })
+    const path = `/admin/v1/users/${encodeURIComponent(positionals[0]!)}/api-keys`
+    const { apiKey, keyId } = await adminServer(config, values.url).call('POST', path, values.label ? { label: values.label } : {})
+    console.log(`key ${keyId}`)
+    console.log(`API key (shown once): ${apiKey}`)
+  } else if (sub === 'revoke') {
+    const { values, positionals } = parse(rest, URL_OPTION, { min: 1, max: 1 })
+    await adminServer(config, values.url).call('DELETE', `/admin/v1/api-keys/${encodeURIComponent(positionals[0]!)}`)
+    console.log(`key ${positionals[0]} revoked: it stops working at once`)
+  } else throw new UsageError(sub ? `unknown key command ${sub}` : 'key needs a command: create or revoke')
+}

@@ -1,0 +1,79 @@
+import { parse as parseYaml } from 'yaml'
+
+/**
+ * The inverse of the OKF export (service.ts): the files of a bundle back into the nodes a batch
+ * `add` takes, ids kept (`arbor import`). What the export writes only in markdown (parent,
+ * blocked-by and serves links, notes, external references, demand) is read back from its
+ * sections; the frontmatter gives the rest as it was.
+ */
+export interface ImportedNode {
+  id: string
+  type: 'goal' | 'need' | 'approach' | 'job' | 'task'
+  parentId?: string
+  data: Record<string, unknown>
+}
+
+export class BundleError extends Error {}
+
+const TYPES: Record<string, ImportedNode['type']> = { Goal: 'goal', Need: 'need', Approach: 'approach', Job: 'job', Task: 'task' }
+const ORDER = ['goal', 'need', 'approach', 'job', 'task']
+/** the export's custom keys less `kind`, which the classifier assigns to the new task again */
+const CUSTOM_KEYS = ['status', 'maturity', 'kano', 'size', 'approachStatus', 'goalStatus', 'iteration', 'measure', 'urgent']
+
+const unescapeMd = (text: string) => text.replace(/\\(.)/g, '$1')
+/** `[label](../tasks/task-3.md)` → task-3; a reference the export marked "not in this project" → none */
+const linkedIds = (section: string | undefined) =>
+  (section ?? '')
+    .split('\n')
+    .map((line) => /^- \[.*\]\(\.\.\/[a-z]+\/([^/)]+)\.md\)$/.exec(line)?.[1])
+    .filter((id): id is string => !!id)
+
+function split(path: string, text: string): { meta: Record<string, any>; sections: Map<string, string> } {
+  const m = /^---\n([\s\S]*?)\n?---\n([\s\S]*)$/.exec(text)
+  if (!m) throw new BundleError(`${path}: no YAML frontmatter`)
+  const meta = parseYaml(m[1]!) as Record<string, any>
+  const sections = new Map<string, string>()
+  const parts = m[2]!.split(/^## (.+)$/m)
+  for (let i = 1; i < parts.length; i += 2) sections.set(parts[i]!, parts[i + 1]!.replace(/^\n+|\n+$/g, ''))
+  return { meta, sections }
+}
+
+/** The bundle's project name and nodes, parents before children. */
+export function parseBundle(files: Record<string, string>): { name: string; nodes: ImportedNode[] } {
+  const index = files['index.md']
+  if (!index) throw new BundleError('the bundle has no index.md')
+  const { meta: indexMeta } = split('index.md', index)
+  if (String(indexMeta.okf_version) !== '0.1')
+    throw new BundleError(`index.md declares okf_version ${indexMeta.okf_version}; this Arbor reads 0.1`)
+  const nodes: ImportedNode[] = []
+  for (const [path, text] of Object.entries(files)) {
+    if (path === 'index.md') continue
+    const { meta, sections } = split(path, text)
+    const type = TYPES[meta.type]
+    if (!type || typeof meta.id !== 'string') throw new BundleError(`${path}: frontmatter needs a type (Goal … Task) and an id`)
+    const data: Record<string, unknown> = { label: meta.title }
+    if (typeof meta.description === 'string') data.description = meta.description
+    if (sections.has('Notes')) data.notes = sections.get('Notes')
+    for (const key of CUSTOM_KEYS) if (meta[key] !== undefined) data[key] = meta[key]
+    const blockedBy = linkedIds(sections.get('Blocked by'))
+    if (blockedBy.length) data.blockedBy = blockedBy
+    const serves = linkedIds(sections.get('Serves'))
+    if (serves.length) data.serves = serves
+    const refs = (sections.get('External references') ?? '').split('\n').flatMap((line) => {
+      const r = /^- ((?:\\.|\S)+) (.*): <(.*)>$/.exec(line)
+      return r ? [{ system: unescapeMd(r[1]!), key: unescapeMd(r[2]!), url: r[3]! }] : []
+    })
+    if (refs.length) data.externalRefs = refs
+    const demand = (sections.get('Demand') ?? '').split('\n').flatMap((line) => {
+      const d = /^- (.*?) \(((?:\\.|[^()])*)\)(?:: (.*))?$/.exec(line)
+      return d ? [{ who: unescapeMd(d[1]!), at: unescapeMd(d[2]!), ...(d[3] ? { ask: unescapeMd(d[3]) } : {}) }] : []
+    })
+    if (demand.length) data.demand = demand
+    const [parentId] = linkedIds(sections.get('Parent'))
+    nodes.push({ id: meta.id, type, ...(parentId ? { parentId } : {}), data })
+  }
+  // parents first: a parent is always of an earlier type; within a type, the export's creation order (by number)
+  const num = (id: string) => Number(/-(\d+)$/.exec(id)?.[1] ?? 0)
+  nodes.sort((a, b) => ORDER.indexOf(a.type) - ORDER.indexOf(b.type) || num(a.id) - num(b.id))
+  return { name: String(indexMeta.title ?? 'Imported project'), nodes }
+}
