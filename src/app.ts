@@ -1,6 +1,7 @@
 import { openapi } from '@elysiajs/openapi'
 import { Elysia, t } from 'elysia'
 import { authCache } from './accounts/auth-cache'
+import { keyRoutes } from './accounts/routes'
 import { adminRoutes } from './admin/routes'
 import type { Deps } from './deps'
 import { eventRoutes } from './events/routes'
@@ -48,6 +49,7 @@ export function createApp(deps: Deps) {
     .use(exportRoutes(deps))
     .use(viewRoutes(deps))
     .use(workflowRoutes(deps))
+    .use(keyRoutes(deps))
 
   const app = new Elysia({ normalize: false })
     .use(errorPlugin(deps))

@@ -21,6 +21,29 @@ let n = 0
 const freshKey = () => `key-${++n}-${crypto.randomUUID()}`
 
 describe('Idempotency-Key on POST /mutate', () => {
+  it('does not replay to a caller who lost access to the project since (403, as a fresh request)', async () => {
+    const owner = await app.user({ tier: 'team' })
+    const member = await app.user({ tier: 'builder' })
+    const projectId = await app.project(undefined, owner.key)
+    await app.call('POST', '/api/v1/members', { key: owner.key, body: { projectId, userId: member.id } })
+    const key = freshKey()
+    const add = () =>
+      app.call('POST', '/api/v1/mutate', {
+        key: member.key,
+        body: { action: 'add', projectId, node: { type: 'goal', data: { label: 'Secret plan' } } },
+        headers: { 'idempotency-key': key },
+      })
+    expect((await add()).status).toBe(200)
+    expect((await add()).headers.get('idempotent-replayed')).toBe('true')
+    await app.call('DELETE', `/api/v1/members?projectId=${projectId}&userId=${member.id}`, { key: owner.key })
+    const after = await add()
+    expect({ status: after.status, body: after.body, replayed: after.headers.get('idempotent-replayed') }).toEqual({
+      status: 403,
+      body: { error: 'project_access_denied', message: 'API key does not have access to this project', _meta: { guide: GUIDE } },
+      replayed: null,
+    })
+  })
+
   it('replays the original response for the same key and body, with Idempotent-Replayed: true, without writing again', async () => {
     const id = await app.project()
     const key = freshKey()

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { shareExpiryLoop } from '../src/share/loop'
-import { startApp } from './helpers'
+import { ADMIN_TOKEN, startApp } from './helpers'
 
 // api.md Share links (POST/GET/DELETE, rules 1-6), the Share token record, and self-hosting.md
 // (the page at $PUBLIC_BASE_URL/s/<token> and GET /api/v1/public/share/<token>).
@@ -255,16 +255,45 @@ describe('access', () => {
     expect((await revoke(p, token, member.key)).body.revoked).toBe(token)
   })
 
-  it('lets a free plan mint but not list or revoke (has_share_management is false)', async () => {
+  it('lets a free plan list and revoke the links it minted (whoever can mint a link can take it back)', async () => {
     const free = await app.user({ tier: 'free' })
     const p = await app.project(undefined, free.key)
     const { token } = (await mint({ projectId: p }, free.key)).body
     expect(token).toBeString()
-    const refusal = {
+    const listed = await tokens(p, free.key)
+    expect(listed.status).toBe(200)
+    expect(listed.body.tokens.map((x: any) => [x.token, x.active])).toEqual([[token, true]])
+    expect(listed.body._meta._tip).toBe(
+      'Newest first. Revoke with DELETE /share?projectId&token. Your plan lists the links you minted yourself.',
+    )
+    expect((await revoke(p, token, free.key)).body).toEqual({
+      success: true,
+      revoked: token,
+      _meta: { _tip: 'Revoked: the link stopped serving now.' },
+    })
+    expect((await publicJson(token)).status).toBe(404)
+    expect((await revoke(p, token, free.key)).body.revoked).toBeNull()
+  })
+
+  it('without has_share_management, another member’s link is neither listed nor revocable (403)', async () => {
+    // a team owner's member mints a link; the owner's plan lapses to free
+    const owner = await app.user({ tier: 'team' })
+    const member = await app.user({ tier: 'builder' })
+    const p = await app.project(undefined, owner.key)
+    await app.call('POST', '/api/v1/members', { body: { projectId: p, userId: member.id }, key: owner.key })
+    const theirs = (await mint({ projectId: p }, member.key)).body.token
+    const mine = (await mint({ projectId: p }, owner.key)).body.token
+    await app.call('PATCH', `/admin/v1/users/${owner.id}`, { key: ADMIN_TOKEN, body: { lapsed: true } })
+    expect((await tokens(p, owner.key)).body.tokens.map((x: any) => x.token)).toEqual([mine])
+    const refused = await revoke(p, theirs, owner.key)
+    expect(refused.status).toBe(403)
+    expect(refused.body).toEqual({
       error: 'share_management_unavailable',
       message: 'Listing and revoking share links needs a paid plan (has_share_management in GET /tier-status)',
-    }
-    expect((await tokens(p, free.key)).body).toEqual(refusal)
-    expect((await revoke(p, token, free.key)).body).toEqual(refusal)
+      _meta: { _tip: 'Without it you list and revoke the links you minted yourself; this one was minted by someone else.' },
+    })
+    expect((await publicJson(theirs)).status).toBe(200)
+    expect((await revoke(p, mine, owner.key)).body.revoked).toBe(mine)
+    expect((await revoke(p, 'no-such-token-aaaaaaaa', owner.key)).body.revoked).toBeNull()
   })
 })

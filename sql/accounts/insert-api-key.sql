@@ -1,4 +1,4 @@
--- $1 id text, $2 user_id text, $3 key_hash text, $4 label text|null
-insert into api_keys (id, user_id, key_hash, label)
-values ($1, $2, $3, $4)
+-- $1 id text, $2 user_id text, $3 key_hash text, $4 label text|null, $5 prefix text (the key's first 8 characters)
+insert into api_keys (id, user_id, key_hash, label, prefix)
+values ($1, $2, $3, $4, $5)
 returning id

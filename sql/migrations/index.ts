@@ -9,6 +9,7 @@ import m0007 from './0007-workflow.sql' with { type: 'text' }
 import m0008 from './0008-leases.sql' with { type: 'text' }
 import m0009 from './0009-webhook-fan-out.sql' with { type: 'text' }
 import m0010 from './0010-open-memos.sql' with { type: 'text' }
+import m0011 from './0011-own-keys-spent-states.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
   { name: '0001-accounts-projects', sql: m0001 },
@@ -21,4 +22,5 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0008-leases', sql: m0008 },
   { name: '0009-webhook-fan-out', sql: m0009 },
   { name: '0010-open-memos', sql: m0010 },
+  { name: '0011-own-keys-spent-states', sql: m0011 },
 ]

@@ -1,6 +1,7 @@
 import type { Db } from '../db'
-import { RefusalError } from '../http/errors'
-import { authCache } from './auth-cache'
+import { notFound, RefusalError } from '../http/errors'
+import { authCache, authChanged } from './auth-cache'
+import { useIsDue } from './key-use'
 import { generateApiKey, hashApiKey, newId } from './keys'
 import type { Status, Tier, User } from './model'
 import * as q from './queries'
@@ -30,18 +31,28 @@ export async function createUser(db: Db, input: NewUser): Promise<{ user: User; 
 export async function createApiKey(db: Db, userId: string, label: string | null) {
   const apiKey = generateApiKey()
   const keyId = newId('key')
-  await q.insertApiKey(db, { id: keyId, userId, hash: hashApiKey(apiKey), label })
+  await q.insertApiKey(db, { id: keyId, userId, hash: hashApiKey(apiKey), label, prefix: apiKey.slice(0, 8) })
   return { apiKey, keyId }
+}
+
+/** The hash of the key in `Authorization: Bearer arb_…`, or null when there is none. */
+export function bearerHash(authorization: string | null | undefined): string | null {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')
+  return m && m[1]!.startsWith('arb_') ? hashApiKey(m[1]!) : null
 }
 
 /** The user behind `Authorization: Bearer arb_…`, or a 401. */
 export function authenticate(db: Db, authorization: string | null | undefined): User | Promise<User> {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')
-  const hash = m && m[1]!.startsWith('arb_') ? hashApiKey(m[1]!) : null
+  const hash = bearerHash(authorization)
   if (!hash) throw unauthorized()
   // a cache hit comes back as it is, not in a promise: the common case costs no extra tick
   const user = authCache(db).get('key', hash, () => q.findUserByKeyHash(db, hash))
-  return user instanceof Promise ? user.then((u) => u ?? refuse()) : (user ?? refuse())
+  return user instanceof Promise ? user.then((u) => used(db, hash, u ?? refuse())) : used(db, hash, user ?? refuse())
+}
+
+/** Records the key's use (last_used_at), at most once a minute per key and process. */
+function used(db: Db, hash: string, user: User): User | Promise<User> {
+  return useIsDue(db, hash) ? q.touchApiKey(db, hash).then(() => user) : user
 }
 
 const unauthorized = () => new RefusalError(401, 'unauthorized', { message: 'Missing or invalid API key' })
@@ -60,6 +71,66 @@ export async function bootstrapOwner(db: Db): Promise<string | null> {
     const { apiKey } = await createUser(tx, { name: 'owner', tier: 'team' })
     return apiKey
   })
+}
+
+/** Live keys a user may hold at once (agents-and-app.md §5). */
+export const MAX_LIVE_KEYS = 20
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString())
+
+/** The caller's live keys, oldest first, never key material; `current` marks the one calling. */
+export async function listOwnKeys(db: Db, user: User, authorization: string | undefined) {
+  const rows = await q.listLiveKeys(db, user.id, bearerHash(authorization) ?? '')
+  return {
+    keys: rows.map((r) => ({
+      keyId: r.id,
+      label: r.label,
+      prefix: r.prefix,
+      createdAt: iso(r.created_at)!,
+      lastUsedAt: iso(r.last_used_at),
+      current: r.current,
+    })),
+  }
+}
+
+/**
+ * Mints a key for the caller, shown once. The user's row is locked while the live keys are
+ * counted, so concurrent mints see each other and the cap holds.
+ */
+export async function createOwnKey(db: Db, user: User, label: string | null) {
+  const key = await db.tx(async (tx) => {
+    await q.lockUser(tx, user.id)
+    if ((await q.countLiveKeys(tx, user.id)) >= MAX_LIVE_KEYS)
+      throw new RefusalError(409, 'key_limit', {
+        message: `At most ${MAX_LIVE_KEYS} live API keys per user`,
+        _meta: { _tip: 'Revoke a key you no longer use (DELETE /api/v1/keys?keyId=), then mint a new one.' },
+      })
+    return createApiKey(tx, user.id, label)
+  })
+  await authChanged(db)
+  return key
+}
+
+/**
+ * Revokes one of the caller's keys; it stops working at once here and, through the auth cache's
+ * notification, on every replica. Never the last live key (the user would be locked out): the
+ * user's row is locked, so two concurrent revokes of the last two keys cannot both pass.
+ */
+export async function revokeOwnKey(db: Db, user: User, keyId: string) {
+  await db.tx(async (tx) => {
+    await q.lockUser(tx, user.id)
+    const key = await q.getApiKey(tx, keyId)
+    // another user's key reads as unknown: its existence is not the caller's business
+    if (!key || key.user_id !== user.id || key.revoked_at) throw notFound('key_not_found', { message: `API key ${keyId} not found` })
+    if ((await q.countLiveKeys(tx, user.id)) <= 1)
+      throw new RefusalError(409, 'last_key', {
+        message: 'This is your only API key; revoking it would lock you out',
+        _meta: { _tip: 'Mint a new key first (POST /api/v1/keys), then revoke this one.' },
+      })
+    await q.revokeApiKey(tx, keyId)
+  })
+  await authChanged(db)
+  return { success: true as const }
 }
 
 // The account reads other modules need (admin, projects, the node cap): this module's public surface.

@@ -138,6 +138,12 @@ export const commonGuide = {
   authentication: {
     header: 'Authorization: Bearer arb_<key>',
     keys: 'Per user, minted by the operator (admin API). A key reaches the projects its user owns or is a member of.',
+    ownKeys: [
+      'GET /api/v1/keys → {keys:[{keyId, label, prefix, createdAt, lastUsedAt, current}]}: your live keys, never key material',
+      'POST /api/v1/keys {label?} → 201 {apiKey, keyId}: the key is shown once; at most 20 live keys (409 key_limit)',
+      'DELETE /api/v1/keys?keyId= → {success:true}: stops working at once; never your last key (409 last_key)',
+      "Any key may manage its own user's keys, whatever the plan.",
+    ],
     unauthenticated: ['GET /api/v1/guide', 'GET /api/v1/workflow', 'GET /healthz', 'GET /readyz', 'GET /openapi.json'],
   },
   errors: {

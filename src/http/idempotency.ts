@@ -36,8 +36,16 @@ export async function runIdempotent(
   key: string | undefined,
   request: unknown,
   run: (db: Db) => Promise<Record<string, unknown>>,
-  /** false: a 4xx frees the key instead of being replayed (the workflow's apply, whose refusals can pass) */
-  opts: { storeRefusals?: boolean } = {},
+  opts: {
+    /** false: a 4xx frees the key instead of being replayed (the workflow's apply, whose refusals can pass) */
+    storeRefusals?: boolean
+    /**
+     * Throws when the caller may no longer make this request (they lost access to its project):
+     * run before a stored answer is replayed, so a replay never shows what the caller can no
+     * longer read. A fresh run checks access itself.
+     */
+    authorize?: () => Promise<unknown>
+  } = {},
 ): Promise<Outcome> {
   // every write is one transaction, with or without a key
   if (key === undefined) return { status: 200, body: await db.tx(run), replayed: false }
@@ -53,6 +61,7 @@ export async function runIdempotent(
         { _tip: 'The first request with this key has not finished. Retry the same request in a few seconds.' },
         409,
       )
+    await opts.authorize?.()
     // a stored refusal is thrown again, so the error plugin renders it exactly as the first time
     if (row.status_code >= 400) throw replayedError(row.status_code, row.response)
     return { status: row.status_code, body: row.response, replayed: true }

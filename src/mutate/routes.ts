@@ -3,6 +3,7 @@ import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
 import { documentedResponse } from '../http/documented'
 import { runIdempotent } from '../http/idempotency'
+import { requireProject } from '../projects/access'
 import { MutateBody, MutateResult } from './model'
 import { actionOf, afterCommit, NOT_IDEMPOTENT, runAction } from './service'
 
@@ -14,7 +15,11 @@ export const mutateRoutes = (deps: Deps) =>
       const { idempotencyKey, ...request } = body as Record<string, any>
       const key = NOT_IDEMPOTENT.has(request.action) ? undefined : (headers['idempotency-key'] ?? idempotencyKey)
       // the body is checked inside the idempotent run, so a refusal is stored and replayed like any answer
-      const outcome = await runIdempotent(deps.db, user.id, key, request, (db) => runAction(found, { ...deps, db }, user, request))
+      // a replay needs the access a first run would: the caller may have lost the project since
+      const authorize = typeof request.projectId === 'string' ? () => requireProject(deps.db, user, request.projectId) : undefined
+      const outcome = await runIdempotent(deps.db, user.id, key, request, (db) => runAction(found, { ...deps, db }, user, request), {
+        authorize,
+      })
       if (outcome.replayed) set.headers['idempotent-replayed'] = 'true'
       set.status = outcome.status
       deps.wake('events')

@@ -109,9 +109,15 @@ export async function nodeCap(deps: Deps, project: AccessRow): Promise<{ owner: 
   return owner && cap !== null ? { owner, cap } : null
 }
 
+/**
+ * Refuses an add or batch when the owner is at or over the cap. Called inside the write's
+ * transaction (deps.db): the owner's cap lock, held until the commit, makes concurrent writes
+ * count one after another, so only the first of them can start under the cap.
+ */
 export async function checkNodeCap(deps: Deps, project: AccessRow) {
   const capped = await nodeCap(deps, project)
   if (!capped) return null
+  await q.lockCapOwner(deps.db, capped.owner.id)
   const current = await q.countOwned(deps.db, capped.owner.id)
   if (current >= capped.cap)
     throw new RefusalError(403, 'node_cap_reached', {

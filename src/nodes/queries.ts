@@ -13,6 +13,7 @@ import deleteManySql from '../../sql/nodes/delete-many.sql' with { type: 'text' 
 import getManySql from '../../sql/nodes/get-many.sql' with { type: 'text' }
 import insertManySql from '../../sql/nodes/insert-many.sql' with { type: 'text' }
 import listSql from '../../sql/nodes/list.sql' with { type: 'text' }
+import lockCapOwnerSql from '../../sql/nodes/lock-cap-owner.sql' with { type: 'text' }
 import moveIterationSql from '../../sql/nodes/move-iteration.sql' with { type: 'text' }
 import reserveIdSql from '../../sql/nodes/reserve-id.sql' with { type: 'text' }
 import setClassifiedSql from '../../sql/nodes/set-classified.sql' with { type: 'text' }
@@ -68,6 +69,10 @@ export async function allocateIds(db: Db, projectId: string, type: NodeType, n: 
 export const reserveId = (db: Db, projectId: string, type: NodeType, n: number) => db.query(reserveIdSql, [projectId, type, n])
 
 export const countOwned = async (db: Db, ownerId: string) => (await one<{ count: number }>(db, countOwnedSql, [ownerId]))!.count
+/** Inside a transaction: holds the owner's cap lock until it ends. */
+export const lockCapOwner = async (db: Db, ownerId: string) => {
+  await db.query(lockCapOwnerSql, [ownerId])
+}
 export const countOpenMemos = async (db: Db, projectId: string) => (await one<{ count: number }>(db, countOpenMemosSql, [projectId]))!.count
 export const claimUnclassified = (db: Db, limit: number) =>
   db.query<{ project_id: string; id: string; data: Record<string, any> }>(claimUnclassifiedSql, [limit])

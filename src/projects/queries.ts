@@ -7,6 +7,7 @@ import insertProjectSql from '../../sql/projects/insert-project.sql' with { type
 import insertSystemIterationSql from '../../sql/projects/insert-system-iteration.sql' with { type: 'text' }
 import listForUserSql from '../../sql/projects/list-for-user.sql' with { type: 'text' }
 import listMembersSql from '../../sql/projects/list-members.sql' with { type: 'text' }
+import lockOwnerSql from '../../sql/projects/lock-owner.sql' with { type: 'text' }
 import renameSql from '../../sql/projects/rename.sql' with { type: 'text' }
 import setArchivedSql from '../../sql/projects/set-archived.sql' with { type: 'text' }
 import type { Db } from '../db'
@@ -29,6 +30,10 @@ export const getAccess = (db: Db, projectId: string, userId: string) => one<Acce
 export const listForUser = (db: Db, userId: string, includeArchived: boolean, teamOwnedOnly = false) =>
   db.query<ProjectRow & { role: 'owner' | 'member' }>(listForUserSql, [userId, includeArchived, teamOwnedOnly])
 export const countOwned = async (db: Db, ownerId: string) => (await one<{ count: number }>(db, countOwnedSql, [ownerId]))!.count
+/** Inside a transaction: holds the owner's project-limit lock until it ends. */
+export const lockOwner = async (db: Db, ownerId: string) => {
+  await db.query(lockOwnerSql, [ownerId])
+}
 export const insertProject = (db: Db, id: string, name: string, ownerId: string) =>
   one<ProjectRow>(db, insertProjectSql, [id, name, ownerId])
 export const insertSystemIteration = (db: Db, projectId: string) =>

@@ -66,6 +66,8 @@ export async function addProject(deps: Deps, user: User, body: AddProjectBody) {
     })
   const max = limitsOf(deps.config, user).max_projects
   const added = await deps.db.tx(async (tx) => {
+    // concurrent creations of one owner count one after another, so the limit holds
+    if (max !== null) await q.lockOwner(tx, user.id)
     if (max !== null && (await q.countOwned(tx, user.id)) >= max)
       throw new RefusalError(403, 'project_limit', {
         message: `Your plan allows ${max} ${max === 1 ? 'project' : 'projects'}; archiving one does not free a slot`,

@@ -20,17 +20,23 @@ const projectFor = (deps: Deps, user: User, projectId: string) =>
   })
 
 /**
- * Listing and revoking follow `has_share_management` of tier-status; on a project owned by a
- * team plan every member gets them, as with the rest of a team project's features.
+ * Full share management (every link of the project, whoever minted it) follows
+ * `has_share_management` of tier-status; on a project owned by a team plan every member has it,
+ * as with the rest of a team project's features. Without it a user still lists and revokes the
+ * links they minted themselves: whoever can mint a link can take it back (docs/share-links.md).
+ * Returns the user whose links the caller manages, or null for every link.
  */
-function requireShareManagement(deps: Deps, user: User, access: Access) {
+function managedCreator(deps: Deps, user: User, access: Access): string | null {
   const p = access.project
   const teamProject = p.owner_tier === 'team' && !p.owner_lapsed && !p.owner_contributor
-  if (teamProject || tierStatus(deps.config, user).has_share_management) return
-  throw new RefusalError(403, 'share_management_unavailable', {
-    message: 'Listing and revoking share links needs a paid plan (has_share_management in GET /tier-status)',
-  })
+  return teamProject || tierStatus(deps.config, user).has_share_management ? null : user.id
 }
+
+const managementUnavailable = () =>
+  new RefusalError(403, 'share_management_unavailable', {
+    message: 'Listing and revoking share links needs a paid plan (has_share_management in GET /tier-status)',
+    _meta: { _tip: 'Without it you list and revoke the links you minted yourself; this one was minted by someone else.' },
+  })
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
 export const shareUrl = (deps: Deps, token: string) => `${deps.config.publicBaseUrl}/s/${token}`
@@ -71,8 +77,9 @@ export async function createShare(deps: Deps, user: User, body: { projectId: str
 
 export async function listShares(deps: Deps, user: User, projectId: string) {
   const access = await projectFor(deps, user, projectId)
-  requireShareManagement(deps, user, access)
-  const rows = await q.listByProject(deps.db, access.project.id, deps.now())
+  const createdBy = managedCreator(deps, user, access)
+  const rows = await q.listByProject(deps.db, access.project.id, deps.now(), createdBy)
+  const scope = createdBy ? ' Your plan lists the links you minted yourself.' : ''
   return {
     tokens: rows.map((r) => ({
       token: r.token,
@@ -84,7 +91,8 @@ export async function listShares(deps: Deps, user: User, projectId: string) {
       active: r.active,
     })),
     _meta: {
-      _tip: rows.length ? 'Newest first. Revoke with DELETE /share?projectId&token.' : 'No share links yet: POST /share mints one.',
+      _tip:
+        (rows.length ? 'Newest first. Revoke with DELETE /share?projectId&token.' : 'No share links yet: POST /share mints one.') + scope,
     },
   }
 }
@@ -92,9 +100,12 @@ export async function listShares(deps: Deps, user: User, projectId: string) {
 export async function revokeShare(deps: Deps, user: User, query: Record<string, string | undefined>) {
   if (!query.projectId) throw bad('projectId is required')
   const access = await projectFor(deps, user, query.projectId)
-  requireShareManagement(deps, user, access)
+  const createdBy = managedCreator(deps, user, access)
   if (!query.token) throw bad('token is required')
-  const revoked = await q.revoke(deps.db, access.project.id, query.token, deps.now())
+  const now = deps.now()
+  const revoked = await q.revoke(deps.db, access.project.id, query.token, now, createdBy)
+  // only after the revoke (its own condition decides): a live link someone else minted is refused
+  if (!revoked && createdBy && (await q.isLive(deps.db, access.project.id, query.token, now))) throw managementUnavailable()
   return {
     success: true as const,
     revoked: revoked ? query.token : null,

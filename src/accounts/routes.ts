@@ -1,0 +1,40 @@
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../deps'
+import { withUser } from '../http/auth'
+import { createOwnKey, listOwnKeys, revokeOwnKey } from './service'
+
+const Key = t.Object({
+  keyId: t.String(),
+  label: t.Union([t.String(), t.Null()]),
+  prefix: t.String({ description: "the key's first 8 characters ('arb_' alone for keys minted before the list existed)" }),
+  createdAt: t.String(),
+  lastUsedAt: t.Union([t.String(), t.Null()], { description: 'recorded at most once a minute; null: never used' }),
+  current: t.Boolean({ description: 'the key of this request' }),
+})
+
+/** The caller's own API keys (agents-and-app.md §5): any authenticated user, whatever the plan. */
+export const keyRoutes = (deps: Deps) =>
+  new Elysia({ name: 'keys' })
+    .derive(withUser(deps))
+    .get('/keys', ({ user, headers }) => listOwnKeys(deps.db, user, headers.authorization), {
+      response: { 200: t.Object({ keys: t.Array(Key) }) },
+      detail: { summary: 'Your live API keys, oldest first (never key material)', tags: ['keys'] },
+    })
+    .post(
+      '/keys',
+      async ({ user, body, set }) => {
+        const key = await createOwnKey(deps.db, user, body?.label ?? null)
+        set.status = 201
+        return key
+      },
+      {
+        body: t.Optional(t.Object({ label: t.Optional(t.String({ minLength: 1, maxLength: 100 })) })),
+        response: { 201: t.Object({ apiKey: t.String(), keyId: t.String() }) },
+        detail: { summary: 'Mint an API key for yourself (shown once; at most 20 live keys)', tags: ['keys'] },
+      },
+    )
+    .delete('/keys', ({ user, query }) => revokeOwnKey(deps.db, user, query.keyId), {
+      query: t.Object({ keyId: t.String() }),
+      response: { 200: t.Object({ success: t.Literal(true) }) },
+      detail: { summary: 'Revoke one of your API keys at once, on every replica (never your last one)', tags: ['keys'] },
+    })
