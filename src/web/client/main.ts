@@ -6,7 +6,7 @@
  */
 import { startAddOf } from './actions.ts'
 import { Activity } from './activity.ts'
-import { api, forgetKey, loadKey, q, Refused, setKey, Unauthorized } from './api.ts'
+import { api, forgetKey, loadKey, Offline, q, Refused, setKey, Unauthorized } from './api.ts'
 import type { Ui } from './ctx.ts'
 import { openHelp, openIterations, openKeys } from './dialogs.ts'
 import { $, el } from './dom.ts'
@@ -140,19 +140,37 @@ function act(c: Command) {
   changed()
 }
 
-/** Focus and selection move together (a single-select tree); the panel follows. */
+/**
+ * Focus and selection move together (a single-select tree); the panel follows. The canvas is
+ * patched, not redrawn, so a click that began on a row still lands on it.
+ */
 function select(id: string | null) {
-  if (id === view.selected) {
-    focusSelected()
-    return
-  }
+  const canvas = $('#canvas')
+  const find = (x: string | null) =>
+    x ? canvas.querySelector<HTMLElement>(`[role=treeitem][data-id="${CSS.escape(x)}"],[data-card][data-id="${CSS.escape(x)}"]`) : null
+  if (id === view.selected && find(id)) return focusSelected()
+  const before = find(view.selected)
   view.selected = id
-  if (id) view.reveal(id)
-  changed()
-  focusSelected()
-  $('#canvas')
-    .querySelector(`[data-id="${CSS.escape(id ?? '')}"]`)
-    ?.scrollIntoView({ block: 'nearest' })
+  const after = find(id)
+  if (id && !after) {
+    view.reveal(id)
+    changed()
+    return focusSelected()
+  }
+  for (const x of canvas.querySelectorAll<HTMLElement>('[data-id][tabindex="0"]')) x.tabIndex = -1 // one tab stop
+  for (const [x, on] of [
+    [before, false],
+    [after, true],
+  ] as const) {
+    if (!x) continue
+    x.classList.toggle('selected', on)
+    x.setAttribute(x.getAttribute('role') === 'treeitem' ? 'aria-selected' : 'aria-pressed', String(on))
+    x.tabIndex = on ? 0 : -1
+  }
+  renderPanel(ui, $('#panel'), closeDetails)
+  after?.focus()
+  after?.scrollIntoView({ block: 'nearest' })
+  scheduleReport()
 }
 
 function openDetails(focus = true) {
@@ -170,6 +188,10 @@ function closeDetails() {
 /** The person changed the view: show it, then report it (once for a burst of changes). */
 function changed() {
   render()
+  scheduleReport()
+}
+
+function scheduleReport() {
   if (live.revision === undefined) return // no live canvas on this plan: nothing to report to
   clearTimeout(reportTimer)
   reportTimer = setTimeout(() => void report().catch(() => {}), 150)
@@ -262,7 +284,12 @@ async function start() {
   } catch (err) {
     if (err instanceof Unauthorized) return signIn('This API key is not valid. Paste a current one.')
     $('#canvas').replaceChildren(el('p', { class: 'empty error', text: `Cannot open ${projectId}: ${(err as Error).message}` }))
-    return setLive('off', 'Not connected')
+    // rate-limited or offline: say so, and try again by itself
+    const wait = err instanceof Refused && err.status === 429 ? Math.max(2, err.retryAfter) : err instanceof Offline ? 5 : 0
+    if (!wait) return setLive('off', 'Not connected')
+    setLive('retry', err instanceof Offline ? 'Offline: trying again in 5 s' : `Rate limited by the server: trying again in ${wait} s`)
+    setTimeout(() => session === live.session && void start(), wait * 1000)
+    return
   }
   wire()
   render()

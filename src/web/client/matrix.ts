@@ -117,7 +117,13 @@ function card(ui: Ui, n: PlanNode): HTMLElement {
     },
     el('div', { class: 'label', text: n.data.label ?? '' }),
     parent ? el('div', { class: 'via', text: parent.data.label }) : null,
-    el('div', { class: 'meta' }, badge(n), ...chips(n)),
+    el(
+      'div',
+      { class: 'meta' },
+      badge(n),
+      ...chips(n),
+      (ui.marks.get(n.id) ?? 0) > Date.now() ? el('span', { class: 'chip elsewhere', text: 'changed elsewhere' }) : null,
+    ),
     ui.errors.has(n.id) ? el('p', { class: 'field-error', role: 'alert', text: ui.errors.get(n.id) }) : null,
   )
 }
