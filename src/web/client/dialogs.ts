@@ -135,9 +135,10 @@ export function openIterations(ui: Ui, reload: () => Promise<void>) {
         'form',
         {
           class: 'inline',
-          onsubmit: (e: Event) => (
-            e.preventDefault(), add.value.trim() && void run({ action: 'addIteration', iteration: { name: add.value.trim() } })
-          ),
+          onsubmit: (e: Event) => {
+            e.preventDefault()
+            if (add.value.trim()) void run({ action: 'addIteration', iteration: { name: add.value.trim() } })
+          },
         },
         add,
         el('button', { type: 'submit', class: 'primary', text: 'Add' }),

@@ -150,11 +150,21 @@ function field(ui: Ui, n: PlanNode, f: Field): HTMLElement {
           'p',
           { class: 'conflict', role: 'status' },
           `Changed elsewhere to “${current || '(empty)'}” while you typed. `,
-          el('button', { type: 'button', text: 'Use theirs', onclick: () => (ui.drafts.delete(key), ui.render()) }),
+          el('button', {
+            type: 'button',
+            text: 'Use theirs',
+            onclick: () => {
+              ui.drafts.delete(key)
+              ui.render()
+            },
+          }),
           el('button', {
             type: 'button',
             text: 'Keep mine',
-            onclick: () => (keep(draft.value), ui.drafts.set(key, { value: draft.value, original: current }), void save()),
+            onclick: () => {
+              ui.drafts.set(key, { value: draft.value, original: current })
+              void save()
+            },
           }),
         )
       : null,

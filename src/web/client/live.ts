@@ -18,6 +18,8 @@ interface Deps {
   report: (last: { id: number; type: string } | null) => Promise<unknown>
   activity: Activity
   signIn: (message: string) => void
+  /** redraw only these nodes (their data changed) */
+  patch: (ids: Set<string>) => void
 }
 
 /** How long a change by someone else stays marked. */
@@ -42,17 +44,27 @@ export async function startLive(d: Deps) {
       const treeChanged = res.revision !== live.revision
       live.revision = res.revision
       let pruned = false
+      let patch: Set<string> | null = null
       if (treeChanged || unknownTarget) {
         const before = new Map([...ui.plan.nodes].map(([id, n]) => [id, JSON.stringify([n.parentId, n.data, n.claim])]))
+        const parents = new Map([...ui.plan.nodes].map(([id, n]) => [id, n.parentId]))
+        const iterations = JSON.stringify(ui.plan.iterations)
         await d.loadPlan()
-        markOthers(ui, before)
+        const changed = markOthers(ui, before, d.patch)
+        // only data changed (no node added, removed or moved, same iterations): patch those rows
+        const same =
+          parents.size === ui.plan.nodes.size &&
+          [...ui.plan.nodes].every(([id, n]) => parents.has(id) && parents.get(id) === n.parentId) &&
+          iterations === JSON.stringify(ui.plan.iterations)
+        if (same) patch = changed
         pruned = ui.view.prune()
         if (treeChanged) void d.activity.refresh()
       }
       for (const c of res.commands) ui.view.apply(c)
       const last = res.commands.at(-1)
       if (last) live.applied = last.id
-      if (treeChanged || unknownTarget || last) ui.render()
+      if (patch && !last && !unknownTarget) d.patch(patch)
+      else if (treeChanged || unknownTarget || last) ui.render()
       if (last || pruned) await d.report(last ? { id: last.id, type: last.type } : null)
     } catch (err) {
       if (live.session !== d.session) return
@@ -69,15 +81,18 @@ export async function startLive(d: Deps) {
   }
 }
 
-/** Nodes added or changed since `before` that this page did not write: marked for a few seconds. */
-function markOthers(ui: Ui, before: Map<string, string>) {
+/** Nodes added or changed since `before`; those this page did not write are marked for a few seconds. */
+function markOthers(ui: Ui, before: Map<string, string>, redraw: (ids: Set<string>) => void): Set<string> {
   const now = Date.now()
-  let any = false
+  const changed = new Set<string>()
+  const marked = new Set<string>()
   for (const [id, n] of ui.plan.nodes) {
     if (before.get(id) === JSON.stringify([n.parentId, n.data, n.claim])) continue
+    changed.add(id)
     if (now - (ui.mine.get(id) ?? 0) < 10_000) continue
     ui.marks.set(id, now + MARK_MS)
-    any = true
+    marked.add(id)
   }
-  if (any) setTimeout(() => ui.render(), MARK_MS + 50)
+  if (marked.size) setTimeout(() => redraw(marked), MARK_MS + 50) // the marks go
+  return changed
 }

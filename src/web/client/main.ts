@@ -16,7 +16,7 @@ import { renderMatrix } from './matrix.ts'
 import { type Command, type Iteration, Plan, type PlanNode, type Shown, View } from './model.ts'
 import { renderPanel } from './panel.ts'
 import { setupSearch } from './search.ts'
-import { renderTree, type TreeHooks } from './tree.ts'
+import { patchRows, renderTree, type TreeHooks } from './tree.ts'
 
 const projectId = new URLSearchParams(location.search).get('projectId') ?? ''
 const plan = new Plan()
@@ -56,6 +56,7 @@ function render() {
   const active = document.activeElement as HTMLElement | null
   // a focused element removed by the redraw leaves the focus on <body>: where it was decides
   const inCanvas = !!active?.closest('#canvas') || ((!active || active === document.body) && lastFocus === 'canvas')
+  const caret = active instanceof HTMLInputElement && active.id === 'edit-label' ? [active.selectionStart, active.selectionEnd] : null
   const inPanel = active?.closest('#panel')
     ? { id: active.id, start: (active as HTMLInputElement).selectionStart, end: (active as HTMLInputElement).selectionEnd }
     : null
@@ -74,6 +75,9 @@ function render() {
   const edit = document.querySelector<HTMLInputElement>('#edit-label')
   if (edit) {
     if (document.activeElement !== edit) edit.focus()
+    // a redraw while typing keeps the caret where it was (a new node's label: at the end)
+    const at = caret ?? [edit.value.length, edit.value.length]
+    edit.setSelectionRange(at[0] ?? edit.value.length, at[1] ?? edit.value.length)
   } else if (inPanel?.id && document.getElementById(inPanel.id)) {
     const again = document.getElementById(inPanel.id) as HTMLInputElement
     again.focus()
@@ -96,6 +100,19 @@ let lastFocus: 'canvas' | 'other' = 'canvas'
 document.addEventListener('focusin', (e) => {
   lastFocus = (e.target as HTMLElement).closest('#canvas') ? 'canvas' : 'other'
 })
+
+/** A live change of some nodes' data: their rows (and their parents' counts) redrawn in place, or everything. */
+function patch(ids: Set<string>) {
+  const all = new Set(ids)
+  for (const id of ids) for (const a of plan.ancestors(id)) all.add(a)
+  if (view.mode !== 'tree' || ui.edit || !patchRows(ui, hooks, all)) return render()
+  if (view.selected && all.has(view.selected)) {
+    if (document.activeElement?.closest('#panel'))
+      render() // keeps what is typed there, and its focus
+    else renderPanel(ui, $('#panel'), closeDetails)
+  }
+  if (activity.open) activity.draw()
+}
 
 /** Give the keyboard focus to the canvas's tab stop (the selected item when it is shown). */
 function focusSelected() {
@@ -291,12 +308,13 @@ async function start() {
     setTimeout(() => session === live.session && void start(), wait * 1000)
     return
   }
+  performance.mark('arbor:loaded')
   wire()
   render()
   performance.mark('arbor:interactive')
   if (live.revision === undefined) return setLive('off', 'View commands need the Builder or Team plan')
   setLive('live', 'Live') // the first long poll may wait its whole time before it answers
-  void startLive({ ui, live, session, loadPlan, setLive, report, activity, signIn })
+  void startLive({ ui, live, session, loadPlan, setLive, report, activity, signIn, patch })
 }
 
 let wired = false

@@ -36,7 +36,10 @@ export function setupSearch(ui: Ui, choose: (id: string) => void) {
                 'aria-selected': String(i === active),
                 class: i === active ? 'active' : null,
                 'data-id': h.node.id,
-                onmousedown: (e: Event) => (e.preventDefault(), pick(i)),
+                onmousedown: (e: Event) => {
+                  e.preventDefault()
+                  pick(i)
+                },
               },
               el('span', { class: `type ${h.node.type}`, text: TYPE_NAMES[h.node.type] }),
               el('span', { class: 'hit-label', text: h.node.data.label }),

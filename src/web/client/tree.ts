@@ -51,7 +51,28 @@ export interface TreeHooks {
   open: (id: string) => void
 }
 
-function node(ui: Ui, hooks: TreeHooks, n: PlanNode, level: number, firstTask = false): HTMLElement {
+/**
+ * Redraw the rows of these nodes in place (a live change of their data only): the tree, its focus
+ * and its open parts stay as they are. False when a row is not there to patch.
+ */
+export function patchRows(ui: Ui, hooks: TreeHooks, ids: Set<string>): boolean {
+  const tree = document.querySelector('#tree')
+  if (!tree) return false
+  for (const id of ids) {
+    const li = tree.querySelector<HTMLElement>(`[role=treeitem][data-id="${CSS.escape(id)}"]`)
+    const n = ui.plan.nodes.get(id)
+    if (!li) continue // not in sight: drawn when it is opened
+    if (!n) return false
+    const fresh = node(ui, hooks, n, Number(li.getAttribute('aria-level')), li.classList.contains('first-task'), true)
+    li.className = fresh.className
+    li.setAttribute('aria-label', fresh.getAttribute('aria-label') ?? '')
+    for (const old of li.querySelectorAll(':scope > .row, :scope > .field-error')) old.remove()
+    li.prepend(...[...fresh.children].filter((x) => !x.matches('[role=group]')))
+  }
+  return true
+}
+
+function node(ui: Ui, hooks: TreeHooks, n: PlanNode, level: number, firstTask = false, shallow = false): HTMLElement {
   const kids = ui.plan.kids(n.id)
   const draft = ui.edit && ui.edit.id === null && ui.edit.parentId === n.id ? ui.edit : null
   const open = ui.view.expanded.has(n.id) || !!draft
@@ -91,7 +112,7 @@ function node(ui: Ui, hooks: TreeHooks, n: PlanNode, level: number, firstTask = 
     editing ? editNotes(editing, n.data.label) : null,
     ui.errors.has(n.id) ? el('p', { class: 'field-error', role: 'alert', text: ui.errors.get(n.id) }) : null,
   )
-  if (open && (kids.length || draft))
+  if (open && !shallow && (kids.length || draft))
     li.append(
       el(
         'ul',
