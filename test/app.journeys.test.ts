@@ -138,6 +138,9 @@ describe.skipIf(!haveChromium)('the planning app: keys, search, matrix, iteratio
   }, 60_000)
 
   it("shows an agent's changes live and marked, and lists them in Activity", async () => {
+    // the job in sight: its goal opened the way an agent would (a view command)
+    await call('POST', '/api/v1/view-command', { projectId: P, command: { type: 'expandAll', nodeId: ids['draft-g1'] } })
+    await page.waitForSelector(`#tree [data-id="${ids['draft-j2']}"]`, { timeout: 15_000 })
     const samples: number[] = []
     for (let i = 0; i < 9; i++) {
       const label = `Photos upload on wifi only (${i})`
