@@ -23,6 +23,7 @@ import { treeRoutes } from './tree/routes'
 import { viewRoutes } from './view/routes'
 import { docsRoutes, webRoutes } from './web/routes'
 import { webhookRoutes } from './webhooks/routes'
+import { workRoutes } from './work/routes'
 import { workflowRoutes } from './workflow/routes'
 
 /**
@@ -50,6 +51,7 @@ export function createApp(deps: Deps) {
     .use(viewRoutes(deps))
     .use(workflowRoutes(deps))
     .use(keyRoutes(deps))
+    .use(workRoutes(deps))
 
   const app = new Elysia({ normalize: false })
     .use(errorPlugin(deps))

@@ -1,5 +1,6 @@
 import type { Config } from './config'
 import type { Db } from './db'
+import { createWaiters, type Waiters } from './events/waiters'
 import type { Logger } from './log'
 import { createSearch } from './search/engine'
 import type { SearchBackend } from './search/port'
@@ -23,6 +24,8 @@ export interface Deps {
   search: SearchBackend
   /** Where webhook attempts run: a worker thread of their own, off the thread that serves requests. */
   webhookSender: WebhookSender
+  /** Held requests (GET /events?wait, the canvas's long poll), woken by commits on any replica. */
+  waiters: Waiters
 }
 
 export type WakeTopic = 'events' | 'classify' | 'view'
@@ -48,6 +51,7 @@ export function createWaker(): Pick<Deps, 'wake' | 'onWake'> {
 export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<Pick<Deps, 'now'>>): Deps {
   const deps = { now: () => new Date(), ...createWaker(), ...base } as Deps
   deps.search = createSearch(deps)
+  deps.waiters = createWaiters(deps.db, deps.log)
   // read at every batch: tests and benches allow insecure receivers after the app is built
   deps.webhookSender = createWebhookSender(() => deps.config.webhookAllowInsecure)
   return deps

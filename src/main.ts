@@ -5,6 +5,7 @@ import { openDb } from './db'
 import { DataDirLockedError } from './db/pglite'
 import type { Db } from './db/port'
 import { createDeps, type Deps } from './deps'
+import { MAX_WAIT_SECONDS } from './events/service'
 import { createLogger } from './log'
 import { startScheduler } from './scheduler'
 import { POLL_WAIT_MS } from './view/model'
@@ -40,6 +41,7 @@ async function main() {
     if (stopping) return
     stopping = true
     log.info('stopping', { signal })
+    deps.waiters.close() // held long polls answer now rather than hold the drain for up to a minute
     await server?.stop(false) // stop accepting; let in-flight requests finish
     await scheduler?.stop()
     await db.close()
@@ -56,8 +58,8 @@ async function main() {
     // our handler enforces MAX_BODY_BYTES with a JSON 413; Bun's own limit would answer with an empty body
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     // Bun closes a connection silent for 10 s by default, even while its response is pending:
-    // the app's long poll (GET /view/commands, up to POLL_WAIT_MS) must outlive its wait
-    idleTimeout: Math.ceil(POLL_WAIT_MS / 1000) + 10,
+    // the long polls (GET /view/commands up to POLL_WAIT_MS, GET /events?wait up to MAX_WAIT_SECONDS) must outlive their wait
+    idleTimeout: Math.max(Math.ceil(POLL_WAIT_MS / 1000), MAX_WAIT_SECONDS) + 10,
     fetch: (req, srv) => handle(req, srv.requestIP(req)?.address),
   })
   scheduler = startScheduler(deps)

@@ -149,9 +149,34 @@ describe('documentation', () => {
   it('is described in the guide and the OpenAPI document', async () => {
     const guide = (await app.call('GET', '/api/v1/guide', { key: null })).body
     expect(guide.endpoints).toContainEqual(expect.objectContaining({ method: 'GET', path: '/api/v1/events' }))
-    expect(guide.events.pull.request).toBe('GET /api/v1/events?projectId&after=<nextCursor>&limit=<1-500, default 100>')
+    expect(guide.events.pull.request).toBe('GET /api/v1/events?projectId&after=<nextCursor>&limit=<1-500, default 100>&wait=<0-60 seconds>')
     const openapi = (await app.call('GET', '/openapi.json', { key: null })).body
-    expect(openapi.paths['/api/v1/events'].get.parameters.map((x: any) => x.name)).toEqual(['projectId', 'after', 'limit'])
+    expect(openapi.paths['/api/v1/events'].get.parameters.map((x: any) => x.name)).toEqual(['projectId', 'after', 'limit', 'wait'])
+  })
+})
+
+describe('GET /events?wait', () => {
+  it('holds an empty page until a write of the project commits, then answers with it', async () => {
+    const p = await app.project()
+    const cursor = (await feed(p)).body.nextCursor ?? ''
+    const held = feed(p, `&after=${cursor}&wait=30`)
+    await Bun.sleep(100)
+    const started = performance.now()
+    await addGoal(p, 'Wakes the feed')
+    const res = await held
+    expect(performance.now() - started).toBeLessThan(5000)
+    expect(res.body.events.map((e: any) => [e.event, e.node.data.label])).toEqual([['node.added', 'Wakes the feed']])
+  })
+
+  it('answers at once when events are waiting, and refuses a wait outside 0 to 60', async () => {
+    const p = await app.project()
+    await addGoal(p, 'Already there')
+    await settledFeed(p, 1)
+    const started = performance.now()
+    expect((await feed(p, '&wait=60')).body.events.length).toBe(1)
+    expect(performance.now() - started).toBeLessThan(5000)
+    for (const wait of ['61', '-1', '1.5', 'abc'])
+      expect((await feed(p, `&wait=${wait}`)).body).toEqual({ success: false, errors: ['wait must be an integer from 0 to 60 (seconds)'] })
   })
 })
 

@@ -84,7 +84,7 @@ describe('src/mcp', () => {
     expect(action.description.split(' | ').map((a: string) => a.split(':')[0])).toEqual([
       'add {node',
       'update {nodeId,data?',
-      'delete {nodeId}',
+      'delete {nodeId,claimToken?}',
       'restore {nodeId?,changelogId?}',
       'batch {mutations',
       'classify {nodeId}',
@@ -94,6 +94,9 @@ describe('src/mcp', () => {
       'reorderIterations {order}',
       'addProject {project',
       'renameProject {name}',
+      'claim {agent,nodeIds?,count?,leaseSeconds?}',
+      'renewClaim {claimToken,leaseSeconds?}',
+      'releaseClaim {claimToken}',
     ])
     expect(action.description).toContain('batch {mutations:[add|update|delete|addIteration entries (no projectId)]}')
   })

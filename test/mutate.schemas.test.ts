@@ -79,6 +79,9 @@ describe('the action schemas', () => {
       reorderIterations: { action: 'reorderIterations', projectId: p, order: ['Later'] },
       addProject: { action: 'addProject', project: { name: 'Plan', id: 'plan' } },
       renameProject: { action: 'renameProject', projectId: p, name: 'New' },
+      claim: { action: 'claim', projectId: p, agent: 'bot@host', count: 2, leaseSeconds: 60 },
+      renewClaim: { action: 'renewClaim', projectId: p, claimToken: 'clm_x' },
+      releaseClaim: { action: 'releaseClaim', projectId: p, claimToken: 'clm_x' },
     }
     for (const [name, schema] of Object.entries(ACTION_BODIES)) {
       const body = bodies[name as keyof typeof bodies]
@@ -98,10 +101,20 @@ describe('the action schemas', () => {
         projectId: p,
         mutations: [{ action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'G' } } }],
       }),
+      await mutate({ action: 'update', projectId: p, nodeId: 'task-1', data: { kind: 'do-it' } }),
+    ]
+    const claimed = await mutate({ action: 'claim', projectId: p, agent: 'bot', count: 1 })
+    const token = claimed.body.claims[0].claimToken
+    answers.push(
+      claimed,
+      await mutate({ action: 'renewClaim', projectId: p, claimToken: token }),
+      await mutate({ action: 'releaseClaim', projectId: p, claimToken: token }),
+    )
+    answers.push(
       await mutate({ action: 'delete', projectId: p, nodeId: 'task-1' }),
       await mutate({ action: 'renameProject', projectId: p, name: 'Renamed' }),
       await mutate({ action: 'deleteIteration', projectId: p, iterationName: 'S1' }),
-    ]
+    )
     for (const res of answers) {
       expect(res.status).toBe(200)
       expect([...Value.Errors(MutateResult, res.body)].map((e) => `${e.path}: ${e.message}`)).toEqual([])

@@ -65,7 +65,7 @@ describe('/openapi.json', () => {
 })
 
 describe('/openapi.json types every write and every answer', () => {
-  it('documents the body of each of the twelve /mutate actions, chosen by action', () => {
+  it('documents the body of each of the fifteen /mutate actions, chosen by action', () => {
     const schema = doc.paths['/api/v1/mutate'].post.requestBody.content['application/json'].schema
     expect(schema.anyOf.map((s: any) => s.properties.action.const)).toEqual([
       'add',
@@ -80,6 +80,9 @@ describe('/openapi.json types every write and every answer', () => {
       'reorderIterations',
       'addProject',
       'renameProject',
+      'claim',
+      'renewClaim',
+      'releaseClaim',
     ])
     const batch = schema.anyOf[4]
     expect(batch.required).toEqual(['action', 'projectId', 'mutations'])

@@ -1,6 +1,7 @@
 import type { Db } from '../db'
 import type { Node } from '../nodes/model'
 import { insertMany } from './queries'
+import { eventsKey, WAKE_CHANNEL } from './waiters'
 
 /**
  * Domain events, written to the `events` outbox in the caller's transaction. The payload is
@@ -12,6 +13,8 @@ export type DomainEvent =
       type: 'iteration.added' | 'iteration.updated' | 'iteration.deleted'
       iteration: { name: string; status?: string; previous_name?: string }
     }
+  /** a claim taken or ended (agents-and-app.md, 2); its fields sit at the top of the payload, beside `event` */
+  | { type: 'node.claimed' | 'node.released'; claim: { nodeId: string; agent: string; expiresAt?: string } }
 
 /**
  * On PGlite, every commit that wrote events says so here (at the commit, before the write
@@ -57,10 +60,14 @@ export async function emit(tx: Db, projectId: string, events: DomainEvent[], now
     const subject =
       'node' in e
         ? { node: { id: e.node.id, type: e.node.type, parentId: e.node.parentId, data: e.node.data } }
-        : { iteration: e.iteration }
+        : 'claim' in e
+          ? e.claim
+          : { iteration: e.iteration }
     return { type: e.type, payload: { event: e.type, project_id: projectId, timestamp, ...subject } }
   })
   const seqs = await insertMany(tx, projectId, rows)
+  // held GET /events and canvas polls of every replica read again once this commits
+  await tx.notify(WAKE_CHANNEL, eventsKey(projectId))
   if (tx.kind !== 'pglite') return
   const token = ++lastToken
   uncommitted.set(token, { projectId, events: rows.map((r, i) => ({ seq: seqs[i]!, payload: r.payload })) })

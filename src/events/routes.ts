@@ -6,7 +6,10 @@ import { listEvents } from './service'
 
 const Payload = t.Object(
   {
-    event: t.String({ description: 'node.added, node.updated, node.deleted, iteration.added, iteration.updated, iteration.deleted' }),
+    event: t.String({
+      description:
+        'node.added, node.updated, node.deleted, iteration.added, iteration.updated, iteration.deleted, node.claimed, node.released (with nodeId, agent, expiresAt?)',
+    }),
     project_id: t.String(),
     timestamp: t.String({ description: 'ISO 8601 UTC' }),
     node: t.Optional(t.Object({ id: t.String(), type: t.String(), parentId: t.Union([t.String(), t.Null()]), data: t.Any() })),
@@ -24,6 +27,12 @@ export const eventRoutes = (deps: Deps) =>
       projectId: t.String(),
       after: t.Optional(t.String({ description: 'the nextCursor of the previous call; omit to start at the oldest event kept' })),
       limit: t.Optional(t.String({ description: 'at most this many events, 1 to 500 (default 100)' })),
+      wait: t.Optional(
+        t.String({
+          description:
+            'seconds, 0 to 60 (default 0): hold an empty page open until an event arrives or wait passes; a waiting request is not counted against the rate limit',
+        }),
+      ),
     }),
     response: {
       200: t.Object({

@@ -4,11 +4,14 @@ import { invalid } from '../http/errors'
 import { requireProject } from '../projects/access'
 import { orderPayload } from './payload'
 import * as q from './queries'
+import { eventsKey, waitFor } from './waiters'
 
 /** Events stay readable for at least this long (the pull feed's promise). */
 export const RETENTION_DAYS = 7
 export const DEFAULT_LIMIT = 100
 export const MAX_LIMIT = 500
+/** GET /events?wait: the longest an empty page is held open (agents-and-app.md, 3). */
+export const MAX_WAIT_SECONDS = 60
 
 export { type EventPayload, orderPayload } from './payload'
 
@@ -34,12 +37,20 @@ function decodeCursor(after: string | undefined) {
 }
 
 /** GET /events: the project's events after a cursor, oldest first, the same payloads webhooks carry. */
-export async function listEvents(deps: Deps, user: User, query: { projectId: string; after?: string; limit?: string }) {
+export async function listEvents(deps: Deps, user: User, query: { projectId: string; after?: string; limit?: string; wait?: string }) {
   const { project } = await requireProject(deps.db, user, query.projectId)
   const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit)
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw invalid(`limit must be an integer from 1 to ${MAX_LIMIT}`)
+  const wait = parseWait(query.wait)
   const after = decodeCursor(query.after)
-  const rows = await q.listPage(deps.db, project.id, after, limit)
+  const read = () => q.listPage(deps.db, project.id, after, limit)
+  // with wait, an empty page is held until a commit of this project wakes it (no polling meanwhile)
+  const rows = wait
+    ? ((await waitFor(deps.waiters, [eventsKey(project.id)], Date.now() + wait * 1000, async () => {
+        const page = await read()
+        return page.length ? page : null
+      })) ?? [])
+    : await read()
   const last = rows.at(-1)
   return {
     events: rows.map((r) => orderPayload(r.payload)),
@@ -52,6 +63,14 @@ export async function listEvents(deps: Deps, user: User, query: { projectId: str
           : 'Up to date. Poll again later with after=nextCursor; events are kept for 7 days.',
     },
   }
+}
+
+/** `wait` of GET /events: whole seconds, 0 to MAX_WAIT_SECONDS (absent: 0). */
+export function parseWait(wait: string | undefined): number {
+  if (wait === undefined || wait === '') return 0
+  const n = Number(wait)
+  if (!/^\d{1,2}$/.test(wait) || n > MAX_WAIT_SECONDS) throw invalid(`wait must be an integer from 0 to ${MAX_WAIT_SECONDS} (seconds)`)
+  return n
 }
 
 /**

@@ -115,6 +115,34 @@ export const actionsGuide: Record<string, { body: Record<string, unknown>; resul
     result: '{success:true, project:{id,name}, _meta}',
     notes: ['Owner only; the id never changes.'],
   },
+  claim: {
+    body: {
+      action: 'claim',
+      projectId: 'string',
+      agent: 'string, 1 to 100 characters (e.g. claude-code@laptop)',
+      nodeIds: 'optional: exactly these work items, all or none',
+      count: 'optional, 1 to 20 (default 1): without nodeIds, up to this many ready items',
+      leaseSeconds: 'optional, 30 to 86400 (default 900)',
+    },
+    result: '{success:true, claims:[{nodeId, agent, claimToken, expiresAt}], _meta}',
+    notes: [
+      'With count: ready items in GET /ready order, spread first (one per approach, a task its own, then a second per approach). None ready: claims:[] with a _tip.',
+      "With nodeIds: each must exist (404) and be a ready work item, or 409 {error:'not_claimable', items:[{nodeId, reason: claimed|done|blocked|not_work}], holder?}.",
+      'Atomic: concurrent claims never get the same item, on any replica.',
+      'Keep claimToken secret; send it with update, delete or batch entries of that node. A write with a token that lost its claim gets 409 claim_lost; writes without a token are never refused.',
+      'Marking the item done ends the claim, and so does deleting it.',
+    ],
+  },
+  renewClaim: {
+    body: { action: 'renewClaim', projectId: 'string', claimToken: 'string', leaseSeconds: 'optional, 30 to 86400 (default 900)' },
+    result: '{success:true, claim:{nodeId, agent, claimToken, expiresAt}}',
+    notes: ["Extends the lease from now. An unknown, expired or released token: 409 {error:'claim_lost'}."],
+  },
+  releaseClaim: {
+    body: { action: 'releaseClaim', projectId: 'string', claimToken: 'string' },
+    result: '{success:true, released:{nodeId}}',
+    notes: ["The item is ready again for others. An unknown, expired or released token: 409 {error:'claim_lost'}."],
+  },
 }
 
 /** The node rules of api.md, read from the node model. */
@@ -202,6 +230,23 @@ export const commonGuide = {
     http: 'Streamable HTTP at /mcp on this server, with Authorization: Bearer <API key>',
     tools:
       'search, list_nodes, get_tree, mutate (idempotencyKey), list_iterations (current), run_workflow, set_view, read_view, submit_feedback: each one REST call',
+  },
+  work: {
+    ready:
+      'GET /api/v1/ready?projectId&iteration?&limit?(1-100, default 20) → {items:[{node:{id,type,parentId,data}, ancestors:[{id,type,label}] root first, blockedBy:[]}], _meta:{total, claimed, blocked}}',
+    rule: [
+      'A work item is a job or a do-it task. It is ready when open (not done), not held by a live claim, and for a job: its approach is not resolved or retired, every approach in its blockedBy is clear, and its goal is not done.',
+      'A blocker is clear when it no longer exists, is resolved or retired, or has at least one job and all its jobs are done.',
+      'Order: urgent tasks; then the current iteration, the other active iterations by sortOrder, then Later; then jobs under a focus goal; then creation.',
+      '_meta.total counts ready items, claimed the items held by a live claim, blocked the open items not ready for another reason.',
+    ],
+    claims:
+      'Claim before working (mutate claim), send claimToken with your writes of the item, mark it done with update data:{status:"done"} (which ends the claim), or releaseClaim. GET /nodes and GET /tree show claim:{agent, expiresAt} beside data while a claim is live.',
+    wakeUps: [
+      'A write that marks work done, resolves or retires an approach, or deletes a node answers _meta.unblocked:[ids]: the work items it made ready (present whenever the project had blocked work before the write).',
+      'GET /api/v1/events?projectId&after=<cursor>&wait=<0-60>: an empty page is held until an event arrives or wait seconds pass. Waiting requests are not counted against the rate limit.',
+      'Events node.claimed and node.released ({nodeId, agent, expiresAt?}) are in GET /events; webhooks get them only when they list them.',
+    ],
   },
   treeOutline: {
     request: `GET /api/v1/tree?projectId&format=outline&budget=<characters ${OUTLINE_BUDGET.min}-${OUTLINE_BUDGET.max}, default ${OUTLINE_BUDGET.default}>[&nodeId=<id>]`,

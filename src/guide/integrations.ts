@@ -1,21 +1,25 @@
 import { RETENTION_DAYS } from '../events/service'
 import { MAX_ATTEMPTS } from '../webhooks/delivery'
 import { TIMEOUT_MS } from '../webhooks/send'
-import { EVENT_TYPES, MAX_WEBHOOKS } from '../webhooks/service'
+import { CLAIM_EVENT_TYPES, EVENT_TYPES, MAX_WEBHOOKS } from '../webhooks/service'
 
 /** The guide's part on webhooks, share links, the pull feed and the OKF export. */
 export const integrationsGuide = {
   events: {
     types: EVENT_TYPES,
+    claimTypes: CLAIM_EVENT_TYPES,
+    claimPayload:
+      '{event, project_id, timestamp, nodeId, agent, expiresAt?}: node.claimed carries expiresAt; webhooks get these only when they list them by name',
     nodePayload: '{event, project_id, timestamp (ISO 8601 UTC), node:{id,type,parentId,data}}',
     iterationPayload:
       '{event, project_id, timestamp, iteration:{name, status?, previous_name?}}: status only when it changed, previous_name on a rename',
     pull: {
-      request: 'GET /api/v1/events?projectId&after=<nextCursor>&limit=<1-500, default 100>',
+      request: 'GET /api/v1/events?projectId&after=<nextCursor>&limit=<1-500, default 100>&wait=<0-60 seconds>',
       response: '{events:[payload…] oldest first, nextCursor, hasMore, _meta}',
       notes: [
         'The same payloads, byte for byte, as webhooks deliver: an agent without a public URL polls instead.',
         'Pass nextCursor back as after; it stays the same while nothing new arrived. Cursors are opaque.',
+        'wait=N holds an empty page open until an event arrives or N seconds pass: no need to poll, and a waiting request does not count against the rate limit.',
         `Events are kept ${RETENTION_DAYS} days.`,
         'An event appears once every transaction that started before it has finished, so a cursor never skips one that commits late.',
       ],

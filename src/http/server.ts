@@ -2,6 +2,7 @@ import type { Deps } from '../deps'
 import { clientIp } from './client-ip'
 import { checkHeaders, checkJsonText, checkUrl, loggablePath } from './input-guard'
 import { guideUrl, isGuidedPath } from './meta'
+import { rateExempt } from './rate-exempt'
 import { createFailureLimiter, createRateLimiter } from './rate-limit'
 import { json } from './respond'
 import { legacyRewrite } from './versioning'
@@ -41,7 +42,7 @@ export function createHandler(deps: Deps, app: App) {
           { 'retry-after': String(wait) },
         )
     }
-    if (url.pathname.startsWith('/api/')) {
+    if (url.pathname.startsWith('/api/') && !rateExempt(req.method, url)) {
       const wait = limiter.hit(ip)
       if (wait)
         res = json(

@@ -185,6 +185,16 @@ export const NewIteration = ruled(
   'iteration is required: {name, status?, gitTags?}',
 )
 
+/** A write's claim (agents-and-app.md, 2): refused with 409 claim_lost when the claim is no longer this token's. */
+const ClaimToken = ruled(
+  Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: 'the claimToken of your claim on this node: the write fails with 409 claim_lost once the claim is not yours',
+  }),
+  'claimToken must be the claimToken string of a claim',
+)
+
 const action = <A extends string, P extends Record<string, TSchema>>(name: A, properties: P, description: string) =>
   Type.Object({ action: Type.Literal(name), ...properties, idempotencyKey: IdempotencyKey }, { description, title: name })
 
@@ -196,10 +206,15 @@ export const UpdateBody = action(
     nodeId: NodeId(),
     data: Type.Optional(ruled(Type.Union([NodeDataPatch, Type.Null()]), 'data must be an object of the fields to change')),
     parentId: Type.Optional(deferred(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'reparent' }))),
+    claimToken: Type.Optional(ClaimToken),
   },
   'Change the sent fields of a node (PATCH), and/or reparent it; send data and/or parentId.',
 )
-export const DeleteBody = action('delete', { projectId: ProjectId, nodeId: NodeId() }, 'Delete a node and everything beneath it.')
+export const DeleteBody = action(
+  'delete',
+  { projectId: ProjectId, nodeId: NodeId(), claimToken: Type.Optional(ClaimToken) },
+  'Delete a node and everything beneath it.',
+)
 export const RestoreBody = action(
   'restore',
   {
@@ -239,8 +254,9 @@ export const BatchEntry = discriminated(
         nodeId: NodeId(),
         data: UpdateBody.properties.data,
         parentId: UpdateBody.properties.parentId,
+        claimToken: UpdateBody.properties.claimToken,
       }),
-      entry('delete', { nodeId: NodeId() }),
+      entry('delete', { nodeId: NodeId(), claimToken: DeleteBody.properties.claimToken }),
       entry('addIteration', { iteration: NewIteration }),
     ]),
     `action must be one of: ${BATCH_ACTIONS.join(', ')}`,
@@ -306,6 +322,10 @@ export const ReorderIterationsBody = action(
   { projectId: ProjectId, order: ruled(Type.Array(Type.String()), 'order is required: the full ordered list of iteration names') },
   'Set the display order: order lists every iteration of the project exactly once.',
 )
+const LeaseSeconds = ruled(
+  Type.Integer({ minimum: 30, maximum: 86_400, description: 'how long the claim lasts unless renewed, 30 to 86400 seconds (default 900)' }),
+  'leaseSeconds must be an integer from 30 to 86400',
+)
 export const PROJECT_ID_PATTERN = '^[a-z0-9][a-z0-9-]{1,62}$'
 export const AddProjectBody = action(
   'addProject',
@@ -337,6 +357,54 @@ export const RenameProjectBody = action(
   'Rename a project (owner only); its id never changes.',
 )
 
+export const ClaimBody = action(
+  'claim',
+  {
+    projectId: ProjectId,
+    agent: ruled(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        pattern: '\\S',
+        description: 'who works on it, 1 to 100 characters (e.g. claude-code@laptop)',
+      }),
+      'agent is required: a name of 1 to 100 characters (e.g. claude-code@laptop)',
+    ),
+    nodeIds: Type.Optional(
+      ruled(
+        Type.Array(Type.String({ minLength: 1 }), {
+          minItems: 1,
+          maxItems: 100,
+          description: 'claim exactly these work items, all or none',
+        }),
+        'nodeIds must be a non-empty array of node ids (at most 100)',
+      ),
+    ),
+    count: Type.Optional(
+      ruled(
+        Type.Integer({ minimum: 1, maximum: 20, description: 'without nodeIds: claim up to this many ready items (default 1)' }),
+        'count must be an integer from 1 to 20',
+      ),
+    ),
+    leaseSeconds: Type.Optional(LeaseSeconds),
+  },
+  'Claim work items for an agent: the listed nodeIds (all or none), or up to count ready items in GET /ready order, one per approach first.',
+)
+export const RenewClaimBody = action(
+  'renewClaim',
+  {
+    projectId: ProjectId,
+    claimToken: ruled(Type.String({ minLength: 1, maxLength: 200 }), 'claimToken is required'),
+    leaseSeconds: Type.Optional(LeaseSeconds),
+  },
+  'Extend a live claim by leaseSeconds from now.',
+)
+export const ReleaseClaimBody = action(
+  'releaseClaim',
+  { projectId: ProjectId, claimToken: ruled(Type.String({ minLength: 1, maxLength: 200 }), 'claimToken is required') },
+  'End a live claim; the item is ready again for others.',
+)
+
 export type AddBody = Static<typeof AddBody>
 export type UpdateBody = Static<typeof UpdateBody>
 export type DeleteBody = Static<typeof DeleteBody>
@@ -362,6 +430,9 @@ export type DeleteIterationBody = Static<typeof DeleteIterationBody>
 export type ReorderIterationsBody = Static<typeof ReorderIterationsBody>
 export type AddProjectBody = Static<typeof AddProjectBody>
 export type RenameProjectBody = Static<typeof RenameProjectBody>
+export type ClaimBody = Static<typeof ClaimBody>
+export type RenewClaimBody = Static<typeof RenewClaimBody>
+export type ReleaseClaimBody = Static<typeof ReleaseClaimBody>
 
 /** Every action's body by name: what the mutate route and the MCP tool validate against. */
 export const ACTION_BODIES = {
@@ -377,10 +448,13 @@ export const ACTION_BODIES = {
   reorderIterations: ReorderIterationsBody,
   addProject: AddProjectBody,
   renameProject: RenameProjectBody,
+  claim: ClaimBody,
+  renewClaim: RenewClaimBody,
+  releaseClaim: ReleaseClaimBody,
 } as const
 export type ActionName = keyof typeof ACTION_BODIES
 
-/** The body of POST /mutate: one of the twelve actions, chosen by `action`. */
+/** The body of POST /mutate: one of the fifteen actions, chosen by `action`. */
 export const MutateBody = Type.Union(Object.values(ACTION_BODIES), {
   description: 'One action per call, chosen by action; project-scoped actions also need projectId.',
 })
@@ -500,6 +574,12 @@ const IterationOut = Type.Object({
   gitTags: Type.Array(Type.String()),
   completedAt: Type.Union([Type.Number({ description: 'milliseconds since the epoch' }), Type.Null()]),
 })
+const ClaimOut = Type.Object({
+  nodeId: Type.String(),
+  agent: Type.String(),
+  claimToken: Type.String({ description: 'secret: send it with your writes of this node, renewClaim and releaseClaim' }),
+  expiresAt: Type.String({ description: 'ISO 8601 UTC' }),
+})
 const ok = <P extends Record<string, TSchema>>(title: string, properties: P) =>
   Type.Object({ success: Type.Literal(true), ...properties, _meta: Meta }, { title })
 
@@ -528,6 +608,9 @@ export const MutateResult = Type.Union(
       ),
     }),
     ok('renameProject', { project: Type.Object({ id: Type.String(), name: Type.String() }, { additionalProperties: true }) }),
+    ok('claim', { claims: Type.Array(ClaimOut, { description: 'empty when nothing was ready' }) }),
+    ok('renewClaim', { claim: ClaimOut }),
+    ok('releaseClaim', { released: Type.Object({ nodeId: Type.String() }) }),
   ],
   { description: 'The result of the action sent.' },
 )

@@ -6,6 +6,7 @@ import { addIterationAction, deleteIterationAction, reorderIterationsAction, upd
 import { batch } from '../nodes/batch'
 import { add, afterAdd, classify, remove, restore, update } from '../nodes/service'
 import { addProject, renameProject } from '../projects/service'
+import { aroundWrite, claim, releaseClaim, renewClaim } from '../work/service'
 import * as m from './model'
 import { parseAction } from './model'
 
@@ -35,6 +36,9 @@ export const actions = new Map<string, Action<any>>([
   ['reorderIterations', action(m.ReorderIterationsBody, reorderIterationsAction)],
   ['addProject', action(m.AddProjectBody, addProject)],
   ['renameProject', action(m.RenameProjectBody, renameProject)],
+  ['claim', action(m.ClaimBody, claim)],
+  ['renewClaim', action(m.RenewClaimBody, renewClaim)],
+  ['releaseClaim', action(m.ReleaseClaimBody, releaseClaim)],
 ])
 
 /** Actions that ignore Idempotency-Key (api.md, Idempotency 5). */
@@ -63,7 +67,9 @@ export function actionOf(body: unknown): Action {
 
 /** Check `body` against the action's schema (api.md's messages), then run its handler with the typed body. */
 export function runAction(found: Action, deps: Deps, user: User, body: Record<string, unknown>) {
-  return found.handler(deps, user, parseAction(found.schema, body))
+  const typed = parseAction(found.schema, body)
+  // claim tokens, claims ended by done work, and _meta.unblocked (src/work) wrap the node writes
+  return aroundWrite(deps, user, String(body.action), typed as Record<string, any>, () => found.handler(deps, user, typed))
 }
 
 /** Work that follows a committed write and must stay outside its transaction. */

@@ -14,6 +14,12 @@ export const NodeSchema = t.Object({
     { label: t.String() },
     { additionalProperties: true, description: 'the node fields of api.md (label, description, notes, iteration, status, …)' },
   ),
+  claim: t.Optional(
+    t.Object(
+      { agent: t.String(), expiresAt: t.String({ description: 'ISO 8601 UTC' }) },
+      { description: 'only while a live claim holds this work item (agents-and-app.md, 2); never the token' },
+    ),
+  ),
   createdAt: t.Optional(t.String()),
   depth: t.Optional(t.Integer()),
 })

@@ -1,4 +1,5 @@
 import type { User } from '../accounts/model'
+import { liveClaims, withClaim } from '../claims/service'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, RefusalError } from '../http/errors'
 import { focus } from '../http/meta'
@@ -183,10 +184,11 @@ export async function listNodes(deps: Deps, user: User, query: { projectId?: str
   const { project } = await requireProject(deps.db, user, query.projectId)
   if (query.type !== undefined && !(NODE_TYPES as readonly string[]).includes(query.type))
     throw invalid(`type must be one of: ${NODE_TYPES.join(', ')}`)
-  const [rows, counts, iterations] = await Promise.all([
+  const [rows, counts, iterations, claims] = await Promise.all([
     q.list(deps.db, project.id, query.type ?? null, query.iteration ?? null),
     q.countByType(deps.db, project.id),
     iterationQueries.list(deps.db, project.id),
+    liveClaims(deps.db, project.id, deps.now()),
   ])
   const nodeCounts = Object.fromEntries(NODE_TYPES.map((t) => [t, counts.find((c) => c.type === t)?.count ?? 0]))
   const meta: Record<string, unknown> = {
@@ -196,7 +198,7 @@ export async function listNodes(deps: Deps, user: User, query: { projectId?: str
   }
   if (query.iteration !== undefined && !iterations.some((i) => i.name === query.iteration))
     meta._tip = `No iteration is named ${query.iteration}; active: ${(meta.iterations as any).active.join(', ')}`
-  return { nodes: rows.map((r) => toNode(r)), _meta: meta }
+  return { nodes: rows.map((r) => withClaim(toNode(r), claims)), _meta: meta }
 }
 
 export async function listChangelog(deps: Deps, user: User, query: { projectId?: string; limit?: string }) {

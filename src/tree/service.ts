@@ -1,4 +1,5 @@
 import type { User } from '../accounts/model'
+import { type ClaimView, liveClaims, withClaim } from '../claims/service'
 import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../http/errors'
 import { type Node, toNode } from '../nodes/model'
@@ -46,10 +47,22 @@ export async function walk(
   access.catch(() => {}) // awaited below; an early refusal must not count as unhandled
   if (!DIRECTIONS.includes(query.direction as any)) throw new RefusalError(400, `direction must be one of: ${DIRECTIONS.join(', ')}`)
   if (!query.nodeId) throw new ErrorListError(['nodeId is required'])
-  const reads = read(deps, String(query.projectId), query.nodeId, query.direction!)
+  const reads = Promise.all([
+    read(deps, String(query.projectId), query.nodeId, query.direction!),
+    liveClaims(deps.db, String(query.projectId), deps.now()),
+  ])
   reads.catch(() => {})
   await access
-  return reads
+  const [result, claims] = await reads
+  return claims.size ? withClaims(result, claims) : result
+}
+
+/** The walk with each node's live claim beside its data (agents-and-app.md, 2). */
+function withClaims<T extends Record<string, unknown>>(result: T, claims: Map<string, ClaimView>): T {
+  const out: Record<string, unknown> = { ...result }
+  for (const part of ['nodes', 'ancestors', 'siblings', 'children'])
+    if (Array.isArray(out[part])) out[part] = (out[part] as Node[]).map((n) => withClaim(n, claims))
+  return out as T
 }
 
 async function read(deps: Deps, projectId: string, nodeId: string, direction: string) {

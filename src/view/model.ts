@@ -61,5 +61,3 @@ export interface QueuedCommand {
 export const CONNECTED_MS = 30_000
 /** The longest a client's poll for commands may wait before answering with none (main.ts sets Bun's idle timeout past it). */
 export const POLL_WAIT_MS = 15_000
-/** How often a waiting poll looks for commands another replica enqueued. */
-export const POLL_EVERY_MS = 200

@@ -1,12 +1,13 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { latestCursor } from '../events/service'
+import { eventsKey, viewKey, waitFor } from '../events/waiters'
 import { invalid, RefusalError } from '../http/errors'
 import { listIterations } from '../iterations/service'
 import { nodeTypesOf } from '../nodes/service'
 import { requireProject } from '../projects/access'
 import { tierStatus } from '../tiers/service'
-import { CONNECTED_MS, isCommandType, POLL_EVERY_MS, POLL_WAIT_MS, type QueuedCommand, VIEW_COMMAND_TYPES, VIEW_MODES } from './model'
+import { CONNECTED_MS, isCommandType, POLL_WAIT_MS, type QueuedCommand, VIEW_COMMAND_TYPES, VIEW_MODES } from './model'
 import * as q from './queries'
 
 /**
@@ -81,7 +82,8 @@ export async function sendCommand(deps: Deps, user: User, body: { projectId?: un
   }
   const now = deps.now()
   const commandId = await q.enqueue(deps.db, project.id, queued, now)
-  deps.wake('view') // a client polling this replica hears it at once; other replicas' polls read it within POLL_EVERY_MS
+  // the app's long poll hears it at once, on whichever replica it waits
+  await deps.waiters.signal(deps.db, viewKey(project.id))
   const state = await q.getState(deps.db, project.id)
   const connected = isConnected(state?.last_client_seen ?? null, now)
   return {
@@ -124,16 +126,13 @@ export async function viewState(deps: Deps, user: User, query: { projectId?: str
   }
 }
 
-/** A waiting poll writes the heartbeat again after this long (the connected window is 30 s). */
-const HEARTBEAT_EVERY_MS = 10_000
-
 /**
  * GET /view/commands (the app's own call): a heartbeat, then the commands after `after`, waiting
  * up to `wait` ms for one to arrive. With `revision` (the one its previous answer carried) it
  * also answers as soon as the project's tree or iterations changed, so one long poll keeps the
- * page live without a second polling loop. It reads the database every POLL_EVERY_MS, so a
- * command enqueued on another replica arrives within that; on this replica a wake-up ends the
- * wait at once.
+ * page live without a second polling loop. While it waits it reads nothing: it sits in the
+ * waiter list (src/events/waiters.ts) until a command is queued or a write commits for the
+ * project, on any replica, and then reads once.
  */
 export async function nextCommands(
   deps: Deps,
@@ -145,30 +144,16 @@ export async function nextCommands(
   if (!Number.isSafeInteger(after) || after < 0) throw invalid('after must be a command id (a non-negative integer)')
   const wait = query.wait === undefined ? 0 : Number(query.wait)
   if (!Number.isSafeInteger(wait) || wait < 0 || wait > POLL_WAIT_MS) throw invalid(`wait must be 0 to ${POLL_WAIT_MS} milliseconds`)
-  const until = Date.now() + wait
-  let beat = 0
-  for (;;) {
-    if (Date.now() - beat >= HEARTBEAT_EVERY_MS) {
-      await q.heartbeat(deps.db, project.id, deps.now())
-      beat = Date.now()
-    }
-    const rows = await q.pending(deps.db, project.id, after)
-    const revision = await latestCursor(deps, project.id)
-    const changed = query.revision !== undefined && revision !== query.revision
-    if (rows.length || changed || Date.now() >= until)
-      return { commands: rows.map((r) => ({ id: Number(r.seq), ...r.command, at: iso(r.created_at) })), revision }
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        offView()
-        offEvents()
-        clearTimeout(timer)
-        resolve()
-      }
-      const offView = deps.onWake('view', done)
-      const offEvents = deps.onWake('events', done) // a write on this replica: the tree changed
-      const timer = setTimeout(done, Math.min(POLL_EVERY_MS, until - Date.now()))
-    })
+  // one heartbeat per poll: a poll waits at most POLL_WAIT_MS, well inside the connected window
+  await q.heartbeat(deps.db, project.id, deps.now())
+  let last = { rows: [] as q.CommandRow[], revision: '' }
+  const read = async () => {
+    last = { rows: await q.pending(deps.db, project.id, after), revision: await latestCursor(deps, project.id) }
+    const changed = query.revision !== undefined && last.revision !== query.revision
+    return last.rows.length || changed ? last : null
   }
+  const found = (await waitFor(deps.waiters, [viewKey(project.id), eventsKey(project.id)], Date.now() + wait, read)) ?? last
+  return { commands: found.rows.map((r) => ({ id: Number(r.seq), ...r.command, at: iso(r.created_at) })), revision: found.revision }
 }
 
 export interface ReportBody {

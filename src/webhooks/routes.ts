@@ -2,7 +2,15 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from '../http/auth'
 import { MetaBody, RefusalBody as Refusal } from '../http/schemas'
-import { deleteWebhook, EVENT_TYPES, listWebhookDeliveries, listWebhooks, registerWebhook, updateWebhook } from './service'
+import {
+  CLAIM_EVENT_TYPES,
+  deleteWebhook,
+  EVENT_TYPES,
+  listWebhookDeliveries,
+  listWebhooks,
+  registerWebhook,
+  updateWebhook,
+} from './service'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
 const Webhook = t.Object({
@@ -15,7 +23,7 @@ const Webhook = t.Object({
   lastError: Nullable(t.String({ description: 'why the last attempt failed, null when it succeeded' })),
   createdAt: t.String(),
 })
-const eventsDoc = `event names; omitted means all six: ${EVENT_TYPES.join(', ')}`
+const eventsDoc = `event names; omitted means all six: ${EVENT_TYPES.join(', ')}; ${CLAIM_EVENT_TYPES.join(' and ')} only when listed`
 
 export const webhookRoutes = (deps: Deps) =>
   new Elysia({ name: 'webhooks' })

@@ -17,6 +17,13 @@ export const EVENT_TYPES = [
   'iteration.deleted',
 ] as const
 
+/**
+ * Claim events (agents-and-app.md, 2): sent only to a webhook that lists them by name, so a
+ * webhook registered for "all six" never receives them.
+ */
+export const CLAIM_EVENT_TYPES = ['node.claimed', 'node.released'] as const
+const ALL_EVENT_TYPES: readonly string[] = [...EVENT_TYPES, ...CLAIM_EVENT_TYPES]
+
 export const MAX_WEBHOOKS = 10
 const MAX_URL = 2048
 
@@ -41,13 +48,14 @@ async function cleanUrl(deps: Deps, url: unknown): Promise<string> {
 }
 
 function cleanEvents(events: unknown): string[] {
+  // api.md's message names the six; the claim events are listed in the guide
   const valid = `Valid: ${EVENT_TYPES.join(', ')}`
   if (!Array.isArray(events) || events.some((e) => typeof e !== 'string'))
     throw bad(`Invalid events: events must be an array of event names. ${valid}`)
-  const unknown = events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e))
+  const unknown = events.filter((e) => !ALL_EVENT_TYPES.includes(e))
   if (unknown.length) throw bad(`Invalid events: ${unknown.join(', ')}. ${valid}`)
   if (events.length === 0) throw bad(`Invalid events: the list is empty (omit events for all six). ${valid}`)
-  return EVENT_TYPES.filter((e) => events.includes(e))
+  return ALL_EVENT_TYPES.filter((e) => events.includes(e))
 }
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
@@ -57,7 +65,7 @@ function present(row: q.WebhookRow, withSecret = false) {
   return {
     id: row.id,
     url: row.url,
-    events: EVENT_TYPES.filter((e) => row.events.includes(e)),
+    events: ALL_EVENT_TYPES.filter((e) => row.events.includes(e)),
     ...(withSecret ? { secret: row.secret! } : {}),
     lastDeliveryAt: iso(row.last_delivery_at),
     lastStatus: row.last_status,

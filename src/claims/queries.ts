@@ -1,0 +1,28 @@
+import byTokenSql from '../../sql/claims/by-token.sql' with { type: 'text' }
+import endNodesSql from '../../sql/claims/end-nodes.sql' with { type: 'text' }
+import liveSql from '../../sql/claims/live.sql' with { type: 'text' }
+import lockNodesSql from '../../sql/claims/lock-nodes.sql' with { type: 'text' }
+import releaseSql from '../../sql/claims/release.sql' with { type: 'text' }
+import renewSql from '../../sql/claims/renew.sql' with { type: 'text' }
+import takeSql from '../../sql/claims/take.sql' with { type: 'text' }
+import type { Db } from '../db'
+import { one } from '../db/port'
+
+export interface ClaimRow {
+  node_id: string
+  agent: string
+  expires_at: Date | string
+}
+export type LockedRow = ClaimRow & { token_hash: string }
+
+export const take = (db: Db, projectId: string, nodeId: string, agent: string, tokenHash: string, expiresAt: Date, now: Date) =>
+  one<ClaimRow>(db, takeSql, [projectId, nodeId, agent, tokenHash, expiresAt, now])
+export const live = (db: Db, projectId: string, now: Date) => db.query<ClaimRow>(liveSql, [projectId, now])
+export const lockNodes = (db: Db, projectId: string, nodeIds: string[]) => db.query<LockedRow>(lockNodesSql, [projectId, nodeIds])
+export const byToken = (db: Db, projectId: string, tokenHash: string) => one<ClaimRow>(db, byTokenSql, [projectId, tokenHash])
+export const renew = (db: Db, projectId: string, tokenHash: string, expiresAt: Date, now: Date) =>
+  one<ClaimRow>(db, renewSql, [projectId, tokenHash, expiresAt, now])
+export const release = (db: Db, projectId: string, tokenHash: string, now: Date) =>
+  one<Omit<ClaimRow, 'expires_at'>>(db, releaseSql, [projectId, tokenHash, now])
+export const endNodes = (db: Db, projectId: string, nodeIds: string[], now: Date) =>
+  db.query<Omit<ClaimRow, 'expires_at'>>(endNodesSql, [projectId, nodeIds, now])

@@ -1,0 +1,72 @@
+import { createHash, randomBytes } from 'node:crypto'
+import type { Db } from '../db'
+import { RefusalError } from '../http/errors'
+import * as q from './queries'
+
+/**
+ * Claims (agents-and-app.md, 2): the table and its rules, below every module that reads nodes,
+ * so the node reads (GET /nodes, GET /tree) can show claims and src/work can take them. What a
+ * work item is and when it is ready lives in src/work.
+ */
+
+/** What GET /nodes and GET /tree show beside `data`: never the token. */
+export interface ClaimView {
+  agent: string
+  expiresAt: string
+}
+
+export const iso = (d: Date | string) => new Date(d).toISOString()
+
+/** A new token: 256 random bits. Only its hash is stored. */
+export const newToken = () => `clm_${randomBytes(32).toString('base64url')}`
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
+
+/** The project's live claims by node id, as the node reads show them. */
+export async function liveClaims(db: Db, projectId: string, now: Date): Promise<Map<string, ClaimView>> {
+  const rows = await q.live(db, projectId, now)
+  return new Map(rows.map((r) => [r.node_id, { agent: r.agent, expiresAt: iso(r.expires_at) }]))
+}
+
+/**
+ * `node` with its live claim beside `data` (a copy), or `node` itself when it has none. Claims
+ * are read at every request against the caller's clock (nothing keeps these answers), so a
+ * claim that expires disappears from every read without a write.
+ */
+export function withClaim<T extends { id: string }>(node: T, claims: Map<string, ClaimView>): T | (T & { claim: ClaimView }) {
+  const claim = claims.get(node.id)
+  return claim ? { ...node, claim } : node
+}
+
+export const claimLost = (message: string, holder?: ClaimView) =>
+  new RefusalError(409, 'claim_lost', {
+    message,
+    ...(holder ? { holder } : {}),
+    _meta: { _tip: 'Another agent holds this item now, or your claim expired or was released. Read GET /ready and claim again.' },
+  })
+
+/**
+ * A write that carries claim tokens (agents-and-app.md, 2): each named node must not be held by a
+ * live claim with another token, and each token must still be live. Locks the nodes' claim rows
+ * for the rest of the transaction, so no claim can change under the write. Writes without a
+ * token are never refused here.
+ */
+export async function checkTokens(db: Db, projectId: string, writes: { nodeId: string; claimToken: string }[], now: Date): Promise<void> {
+  if (writes.length === 0) return
+  const rows = new Map((await q.lockNodes(db, projectId, [...new Set(writes.map((w) => w.nodeId))])).map((r) => [r.node_id, r]))
+  for (const w of writes) {
+    const hash = hashToken(w.claimToken)
+    const row = rows.get(w.nodeId)
+    const live = !!row && new Date(row.expires_at) > now
+    if (live && row!.token_hash === hash) continue
+    if (live)
+      throw claimLost(`${w.nodeId} is claimed by ${row!.agent} with another token`, { agent: row!.agent, expiresAt: iso(row!.expires_at) })
+    const own = row?.token_hash === hash ? row : await q.byToken(db, projectId, hash)
+    if (!own || new Date(own.expires_at) <= now) throw claimLost('This claimToken is unknown, expired or released')
+  }
+}
+
+/** End the claims of work marked done; returns the ones that were live (for node.released). */
+export const endClaims = (db: Db, projectId: string, nodeIds: string[], now: Date) =>
+  nodeIds.length ? q.endNodes(db, projectId, nodeIds, now) : Promise.resolve([])
+
+export * as claimRows from './queries'

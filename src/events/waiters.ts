@@ -1,0 +1,112 @@
+import type { Db } from '../db'
+import type { Logger } from '../log'
+
+/**
+ * Held requests (GET /events?wait, the canvas's long poll) wait here, in memory, keyed by what
+ * they wait for: no request reads the database while it waits. A commit that concerns a key
+ * says so on WAKE_CHANNEL (inside its transaction, so the word leaves at the commit and never on
+ * a rollback); every replica listening on the channel (PostgreSQL LISTEN/NOTIFY; on PGlite this
+ * process) wakes the waiters of that key, which then read once.
+ */
+export const WAKE_CHANNEL = 'arbor_wake'
+
+/** The keys: a commit that wrote a project's events, and a view command queued for its canvas. */
+export const eventsKey = (projectId: string) => `events:${projectId}`
+export const viewKey = (projectId: string) => `view:${projectId}`
+
+export interface Waiters {
+  /**
+   * Resolves true when one of `keys` is woken after `since` (a `now()` taken before the caller
+   * last read: a wake-up that came while it read is not lost), false once `ms` have passed (or
+   * the server stops).
+   */
+  wait(keys: string[], ms: number, since?: number): Promise<boolean>
+  /** The count of wake-ups so far: pass it to `wait` as `since`. */
+  now(): number
+  /** Tell every replica's waiters of `key`, when `db`'s transaction commits (at once outside one). */
+  signal(db: Db, key: string): Promise<void>
+  /** Requests waiting now. */
+  size(): number
+  /** Release every waiter (shutdown: held requests answer at once instead of holding the drain). */
+  close(): void
+}
+
+export function createWaiters(db: Db, log: Pick<Logger, 'warn'>): Waiters {
+  const byKey = new Map<string, Set<() => void>>()
+  /** wake-ups counted, and the count at each key's last one (one entry per project woken) */
+  let clock = 0
+  let allWoken = 0
+  const lastWake = new Map<string, number>()
+  let count = 0
+  let closed = false
+  const wakeKey = (key: string) => {
+    lastWake.set(key, ++clock)
+    for (const fn of byKey.get(key) ?? []) fn()
+  }
+  const wakeAll = () => {
+    allWoken = ++clock
+    for (const set of byKey.values()) for (const fn of set) fn()
+  }
+  let listening: Promise<unknown> | null = null
+  const listen = () =>
+    (listening ??= db
+      .listen(WAKE_CHANNEL, {
+        message: wakeKey,
+        // after a lost connection a word may have been missed: every waiter reads again
+        up: wakeAll,
+        down() {},
+      })
+      .catch((err) => {
+        listening = null // the next wait tries again; meanwhile waits end on their timers
+        log.warn('wake channel unavailable', { error: String(err) })
+      }))
+  return {
+    async wait(keys, ms, since = clock) {
+      if (closed || ms <= 0) return false
+      await listen()
+      if (allWoken > since || keys.some((k) => (lastWake.get(k) ?? 0) > since)) return true
+      return new Promise<boolean>((resolve) => {
+        count++
+        const done = (woken: boolean) => {
+          clearTimeout(timer)
+          for (const k of keys) byKey.get(k)?.delete(fire)
+          for (const k of keys) if (byKey.get(k)?.size === 0) byKey.delete(k)
+          count--
+          resolve(woken)
+        }
+        const fire = () => done(!closed)
+        const timer = setTimeout(() => done(false), ms)
+        for (const k of keys) (byKey.get(k) ?? byKey.set(k, new Set()).get(k)!).add(fire)
+      })
+    },
+    now: () => clock,
+    signal: (tx, key) => tx.notify(WAKE_CHANNEL, key),
+    size: () => count,
+    close() {
+      closed = true
+      wakeAll()
+    },
+  }
+}
+
+/**
+ * Answer `check()` as soon as it is not null, reading again only when woken, until `until`
+ * (a Date.now() time); then the last (null) result. A commit wakes before its rows are
+ * readable by every reader's horizon (GET /events shows an event once older transactions have
+ * finished), so a read that comes up empty right after a wake-up is retried a few times with a
+ * growing pause, then waits for the next wake-up.
+ */
+export async function waitFor<T>(waiters: Waiters, keys: string[], until: number, check: () => Promise<T | null>): Promise<T | null> {
+  let retry = 0
+  for (;;) {
+    const since = waiters.now()
+    const found = await check()
+    if (found !== null) return found
+    const left = until - Date.now()
+    if (left <= 0) return null
+    const woken = await waiters.wait(keys, retry ? Math.min(retry, left) : left, since)
+    // the deadline passed, or the server stops: one last read
+    if (!woken && !retry) return check()
+    retry = woken ? 20 : retry < 1000 ? retry * 2 : 0
+  }
+}
