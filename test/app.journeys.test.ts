@@ -137,7 +137,7 @@ describe.skipIf(!haveChromium)('the planning app: keys, search, matrix, iteratio
     await page.keyboard.press('Escape')
   }, 60_000)
 
-  it("shows an agent's changes live and marked, and lists them in Activity", async () => {
+  it("shows an agent's changes live and marked, its claim, and the Activity list", async () => {
     // the job in sight: its goal opened the way an agent would (a view command)
     await call('POST', '/api/v1/view-command', { projectId: P, command: { type: 'expandAll', nodeId: ids['draft-g1'] } })
     await page.waitForSelector(`#tree [data-id="${ids['draft-j2']}"]`, { timeout: 15_000 })
@@ -158,6 +158,16 @@ describe.skipIf(!haveChromium)('the planning app: keys, search, matrix, iteratio
       `app: an agent's write appears on the open page in p50 ${samples[4]!.toFixed(0)} ms (max ${samples.at(-1)!.toFixed(0)} ms, 9 writes)`,
     )
     expect(samples[4]!).toBeLessThan(3000)
+    // an agent claims the job: the page says who holds it
+    const claimed = await call('POST', '/api/v1/mutate', {
+      action: 'claim',
+      projectId: P,
+      agent: 'claude-code@laptop',
+      nodeIds: [ids['draft-j2']],
+    })
+    expect(claimed.status).toBe(200)
+    const chip = await page.waitForSelector(`#tree [data-id="${ids['draft-j2']}"] > .row .chip.claim`, { timeout: 15_000 })
+    expect(await chip.textContent()).toBe('claimed by claude-code@laptop')
     await page.click('#open-activity')
     await page.waitForSelector('#activity .feed li')
     expect(await page.textContent('#activity')).toContain('Photos upload on wifi only (8)')
