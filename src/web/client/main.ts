@@ -6,7 +6,7 @@
  */
 import { startAddOf } from './actions.ts'
 import { Activity } from './activity.ts'
-import { api, forgetKey, loadKey, Offline, q, Refused, setKey, Unauthorized } from './api.ts'
+import { api, loadKey, Offline, q, Refused, Unauthorized } from './api.ts'
 import type { Ui } from './ctx.ts'
 import { openHelp, openIterations, openKeys } from './dialogs.ts'
 import { $, el } from './dom.ts'
@@ -16,6 +16,7 @@ import { renderMatrix } from './matrix.ts'
 import { type Command, type Iteration, Plan, type PlanNode, type Shown, View } from './model.ts'
 import { renderPanel } from './panel.ts'
 import { setupSearch } from './search.ts'
+import { askForKey, chooseProject } from './signin.ts'
 import { patchRows, renderTree, type TreeHooks } from './tree.ts'
 
 const projectId = new URLSearchParams(location.search).get('projectId') ?? ''
@@ -232,46 +233,13 @@ function setLive(state: 'live' | 'off' | 'retry', text: string) {
 
 // --- start ----------------------------------------------------------------------------------
 
+/** The key failed, or there is none: the long poll of the old key stops, and the person is asked for one. */
 function signIn(message: string) {
-  live.session++ // the long poll of the key that failed stops
-  forgetKey()
-  $('#app').hidden = true
-  $('#signin').hidden = false
-  $('#signin-form').hidden = false
-  $('#signin-title').textContent = 'Open Arbor'
-  $('#signin-message').textContent = message
-  $<HTMLFormElement>('#signin-form').onsubmit = (e) => {
-    e.preventDefault()
-    setKey($<HTMLInputElement>('#signin-key').value)
-    $('#signin').hidden = true
-    void start()
-  }
-  $('#signin-key').focus()
+  live.session++
+  askForKey(message, () => void start())
 }
 
-async function pickProject() {
-  $('#app').hidden = true
-  $('#signin').hidden = false
-  $('#signin-form').hidden = true
-  $('#signin-title').textContent = 'Choose a project'
-  try {
-    const { projects } = await api<{ projects: { id: string; name: string }[] }>('GET', '/projects')
-    $('#signin-message').textContent = projects.length ? 'Open one of your projects:' : 'You have no project yet.'
-    document.querySelector('.projects')?.remove()
-    $('.signin-card').append(
-      el(
-        'ul',
-        { class: 'projects' },
-        projects.map((p) =>
-          el('li', {}, el('a', { href: `/app?projectId=${q(p.id)}`, text: p.name }), el('span', { class: 'sub', text: p.id })),
-        ),
-      ),
-    )
-  } catch (err) {
-    if (err instanceof Unauthorized) return signIn('This API key is not valid. Paste a current one.')
-    $('#signin-message').textContent = String((err as Error).message)
-  }
-}
+const pickProject = () => chooseProject(signIn)
 
 async function start() {
   const session = ++live.session
