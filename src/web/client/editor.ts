@@ -91,7 +91,7 @@ function field(ui: Ui, n: PlanNode, f: Field): HTMLElement {
     const now = ui.plan.nodes.get(n.id)
     if (!d || !now) return
     const nowText = toText(f, now.data[f.name])
-    if (d.original !== nowText) return ui.render() // changed elsewhere: the person chooses first
+    if (d.original !== nowText) return // changed elsewhere: the note under the field asks the person to choose first
     if (d.value === nowText) {
       ui.drafts.delete(key)
       return
@@ -125,7 +125,7 @@ function field(ui: Ui, n: PlanNode, f: Field): HTMLElement {
       : el('input', { id, name: f.name, type: 'text', autocomplete: 'off' })
     ;(control as HTMLInputElement).value = value
     control.addEventListener('input', () => keep((control as HTMLInputElement).value))
-    control.addEventListener('change', () => void save())
+    control.addEventListener('blur', () => void save()) // not 'change': a field redrawn by a live update keeps the typing but would not fire it
     control.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && (!area || e.ctrlKey || e.metaKey)) {
         e.preventDefault()
