@@ -179,6 +179,7 @@ describe.skipIf(!haveChromium)('the planning app: keys, search, matrix, iteratio
     const marked = await page.waitForSelector(`[data-id="${added.body.node.id}"].changed`)
     expect(await marked.textContent()).toContain('changed elsewhere')
     await page.waitForFunction(() => (globalThis as any).document.querySelector('#activity').textContent.includes('Sent by an agent'))
+    expect(await page.textContent('#activity')).toContain('claude-code@laptop claimed Photos upload on wifi only (8)')
     await shots(page, 'live-and-activity')
     await page.click('#open-activity')
   }, 90_000)

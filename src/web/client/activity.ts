@@ -12,6 +12,8 @@ interface Event {
   node?: { id: string; type: string; data: { label?: string } }
   iteration?: { name: string; previous_name?: string }
   agent?: string
+  /** node.claimed and node.released name the node by id */
+  nodeId?: string
   actor?: string
 }
 
@@ -73,8 +75,13 @@ export class Activity {
         rows.map((e) => {
           const who =
             e.agent ?? e.actor ?? (e.event === 'node.claimed' || e.event === 'node.released' ? (e as any).payload?.agent : undefined)
-          const what = e.node ? (e.node.data?.label ?? e.node.id) : (e.iteration?.name ?? '')
-          const known = e.node && this.ui.plan.nodes.has(e.node.id)
+          const id = e.node?.id ?? e.nodeId
+          const what = e.node
+            ? (e.node.data?.label ?? e.node.id)
+            : id
+              ? (this.ui.plan.nodes.get(id)?.data.label ?? id)
+              : (e.iteration?.name ?? '')
+          const known = !!id && this.ui.plan.nodes.has(id)
           return el(
             'li',
             {},
@@ -82,7 +89,7 @@ export class Activity {
             el('span', { class: 'who', text: who ? `${who} ` : '' }),
             el('span', { text: `${VERBS[e.event] ?? e.event} ` }),
             known
-              ? el('button', { type: 'button', class: 'link', text: what, onclick: () => this.ui.select(e.node!.id) })
+              ? el('button', { type: 'button', class: 'link', text: what, onclick: () => this.ui.select(id!) })
               : el('q', { text: what }),
           )
         }),
