@@ -78,6 +78,10 @@ async function main() {
     },
   })
   scheduler = startScheduler(deps)
+  // where a person goes next, beside the owner key (the key in the fragment never reaches a server)
+  const base = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${server.port}`
+  console.log(`Arbor app: ${base}/app${firstKey ? `#key=${firstKey}` : ''}`)
+  console.log(`Arbor API docs: ${base}/docs`)
   log.info('listening', {
     url: `http://${config.host}:${server.port}`,
     database: config.databaseUrl?.startsWith('postgres')

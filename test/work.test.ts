@@ -192,6 +192,34 @@ describe('claim', () => {
   })
 })
 
+describe('claims racing writes', () => {
+  it('never claims an item while its holder marks it done: the claim waits for the write and sees it done', async () => {
+    const p = await app.project()
+    await mutate({
+      action: 'batch',
+      projectId: p,
+      mutations: [
+        { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'G' } } },
+        { action: 'add', node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'N' } } },
+        { action: 'add', node: { id: 'draft-a', type: 'approach', parentId: 'draft-n', data: { label: 'A' } } },
+        ...Array.from({ length: 10 }, (_, i) => ({ action: 'add', node: { type: 'job', parentId: 'draft-a', data: { label: `J${i}` } } })),
+      ],
+    })
+    const held = (await mutate({ action: 'claim', projectId: p, agent: 'holder', count: 10 })).body.claims
+    expect(held.length).toBe(10)
+    const [dones, claims] = await Promise.all([
+      Promise.all(
+        held.map((c: any) =>
+          mutate({ action: 'update', projectId: p, nodeId: c.nodeId, claimToken: c.claimToken, data: { status: 'done' } }),
+        ),
+      ),
+      Promise.all(Array.from({ length: 30 }, (_, i) => mutate({ action: 'claim', projectId: p, agent: `late-${i}`, count: 1 }))),
+    ])
+    expect(dones.map((d) => d.status)).toEqual(Array(10).fill(200))
+    expect(claims.flatMap((c) => c.body.claims)).toEqual([])
+  })
+})
+
 describe('claim tokens on writes', () => {
   it('lets the holder write with its token, refuses a stale token with 409 claim_lost, never refuses a write without one', async () => {
     const p = await seed()

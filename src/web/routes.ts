@@ -29,10 +29,29 @@ const headers = (type: string) => ({
 const page = (body: unknown, type: string) => () => new Response(String(body), { headers: headers(type) })
 const hidden = { detail: { hide: true } }
 
+/** The guide's address, relative: the JSON answer of GET / names it beside the app and the docs. */
+const HOME = { name: 'Arbor', app: '/app', docs: '/docs', api: '/api/v1', guide: '/api/v1/guide', openapi: '/openapi.json' }
+
+/** GET /: a browser (it asks for HTML first) goes to the app; anything else gets where to go, as JSON. */
+function home(request: Request): Response {
+  const accept = request.headers.get('accept') ?? ''
+  const html = accept.indexOf('text/html')
+  const json = accept.indexOf('application/json')
+  if (html >= 0 && (json < 0 || html < json)) return new Response(null, { status: 303, headers: { location: '/app' } })
+  return new Response(JSON.stringify(HOME), { headers: { 'content-type': 'application/json' } })
+}
+
 export const webRoutes = () => {
   // bundled once per app, on the first request for it (src/web/bundle.ts)
   let script: Promise<string> | undefined
   return new Elysia({ name: 'web' })
+    .get('/', ({ request }) => home(request), {
+      detail: {
+        summary: 'Where to go: a browser is sent to the app (/app); a JSON client gets the addresses of the app, the docs and the API',
+        tags: ['view'],
+        security: [],
+      },
+    })
     .get('/app', page(html, 'text/html; charset=utf-8'), {
       detail: {
         summary: 'The live canvas (HTML): /app?projectId=<id>#key=<API key>',

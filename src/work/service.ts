@@ -83,9 +83,9 @@ export async function claim(deps: Deps, user: User, body: ClaimBody) {
     if (!refused.length)
       for (const id of ids)
         if (!(await tryTake(id))) {
-          // taken by a concurrent claim since this one read the project
+          // taken by a concurrent claim, or marked done, since this one read the project
           const held = (await liveClaims(deps.db, p.id, now)).get(id)
-          refused.push({ nodeId: id, reason: 'claimed' })
+          refused.push({ nodeId: id, reason: held ? 'claimed' : 'done' })
           holder = held
           break
         }

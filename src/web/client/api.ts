@@ -11,10 +11,14 @@ export class Refused extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** seconds the server asked to wait (429) */
+    readonly retryAfter = 0,
   ) {
     super(message)
   }
 }
+/** The network is down or the server unreachable. */
+export class Offline extends Error {}
 
 let key = ''
 
@@ -22,7 +26,7 @@ let key = ''
 export function loadKey(): string {
   const fromHash = new URLSearchParams(location.hash.slice(1)).get('key')
   if (fromHash) {
-    localStorage.setItem(KEY_STORE, fromHash)
+    localStorage.setItem(KEY_STORE, fromHash.trim())
     history.replaceState(null, '', location.pathname + location.search)
   }
   key = localStorage.getItem(KEY_STORE) ?? ''
@@ -39,17 +43,62 @@ export function forgetKey() {
   localStorage.removeItem(KEY_STORE)
 }
 
-export async function api<T = any>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const res = await fetch(API + path, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    cache: 'no-store',
-  })
+/** What a person reads for a refusal: the API's own words, without codes. */
+function message(status: number, json: any): string {
+  const errors: string[] = Array.isArray(json.errors) ? json.errors.map(String) : []
+  const tip = json._meta?._tip ?? json._meta?.tip
+  let text = errors.length ? errors.join('; ') : String(json.message ?? json.error ?? '')
+  if (status === 404 && !text) text = 'That item no longer exists; it may have been deleted elsewhere.'
+  if (status === 429) text = 'Too many requests from this address right now. Wait a moment and try again.'
+  if (status === 403 && !text) text = 'Your plan or role does not allow this.'
+  if (!text) text = `The server answered ${status}.`
+  return tip && typeof tip === 'string' ? `${text} ${tip}` : text
+}
+
+export async function api<T = any>(
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<T> {
+  let res: Response
+  try {
+    res = await fetch(API + path, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: 'no-store',
+    })
+  } catch {
+    throw new Offline('No connection to the server.')
+  }
   if (res.status === 401) throw new Unauthorized('Missing or invalid API key')
   const json = await res.json().catch(() => ({}))
-  if (!res.ok) throw new Refused(res.status, json.error ?? `HTTP ${res.status}`, json.message ?? json.error ?? `HTTP ${res.status}`)
+  if (!res.ok)
+    throw new Refused(
+      res.status,
+      json.error ?? `HTTP ${res.status}`,
+      message(res.status, json),
+      Number(res.headers.get('retry-after')) || 0,
+    )
   return json as T
+}
+
+/** A random key (crypto.randomUUID exists only in secure contexts; a LAN http:// page is not one). */
+export function uuid(): string {
+  const b = crypto.getRandomValues(new Uint8Array(16))
+  return [...b].map((x) => x.toString(16).padStart(2, '0')).join('')
+}
+
+/** One change: POST /mutate with an Idempotency-Key, so a retry of the same change is applied once. */
+export const mutate = <T = any>(body: Record<string, unknown>, idempotencyKey = uuid()): Promise<T> =>
+  api<T>('POST', '/mutate', body, { 'idempotency-key': idempotencyKey })
+
+/** A failure in words, for the place it happened. */
+export function describe(err: unknown): string {
+  if (err instanceof Refused || err instanceof Offline) return err.message
+  if (err instanceof Unauthorized) return 'Your API key is no longer valid.'
+  return String((err as Error)?.message ?? err)
 }
 
 export const q = encodeURIComponent

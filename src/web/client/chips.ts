@@ -1,12 +1,8 @@
+import type { Ui } from './ctx.ts'
 import { el } from './dom.ts'
-import { CHILD_NAMES, type Command, type Plan, type PlanNode, TYPE_NAMES, type View } from './model.ts'
+import { CHILD_NAMES, type PlanNode, TYPE_NAMES } from './model.ts'
 
-/** What the renderers need: the plan, the view, and a way to act as the person (a click is a view command too). */
-export interface Ui {
-  plan: Plan
-  view: View
-  act: (c: Command) => void
-}
+export type { Ui }
 
 export const badge = (n: Pick<PlanNode, 'type'>) => el('span', { class: `type ${n.type}`, text: TYPE_NAMES[n.type] ?? n.type })
 
@@ -26,6 +22,14 @@ export function chips(n: PlanNode): HTMLElement[] {
     if (d.maturity) chip(d.maturity)
   }
   if (n.type === 'task' && d.kind) chip(d.urgent ? `${d.kind} · urgent` : d.kind, d.urgent ? 'urgent' : '')
+  if (n.claim)
+    out.push(
+      el('span', {
+        class: 'chip claim',
+        title: `claimed until ${new Date(n.claim.expiresAt).toLocaleString()}`,
+        text: `claimed by ${n.claim.agent}`,
+      }),
+    )
   return out
 }
 

@@ -1,52 +1,124 @@
 /**
- * The live canvas (/app?projectId=…): the project's tree and matrix, driven by view commands and
- * kept live by one long poll (GET /view/commands: the queued commands, or a change of the tree,
- * and the page's heartbeat). After every change it reports what it shows (POST /view/report),
- * so GET /view-state reads back what the person sees.
+ * The planning app (/app?projectId=…): the project's tree and matrix to read and edit, kept live
+ * by one long poll (GET /view/commands: the queued view commands, or a change of the tree, and
+ * the page's heartbeat). After every change of the view it reports what it shows (POST
+ * /view/report), so GET /view-state reads back what the person sees.
  */
-import { api, forgetKey, loadKey, q, Refused, setKey, Unauthorized } from './api.ts'
-import type { Ui } from './chips.ts'
+import { startAddOf } from './actions.ts'
+import { Activity } from './activity.ts'
+import { api, loadKey, Offline, q, Refused, Unauthorized } from './api.ts'
+import type { Ui } from './ctx.ts'
+import { openHelp, openIterations, openKeys } from './dialogs.ts'
 import { $, el } from './dom.ts'
+import { onCanvasKey } from './keyboard.ts'
+import { startLive } from './live.ts'
 import { renderMatrix } from './matrix.ts'
 import { type Command, type Iteration, Plan, type PlanNode, type Shown, View } from './model.ts'
 import { renderPanel } from './panel.ts'
-import { renderTree } from './tree.ts'
+import { setupSearch } from './search.ts'
+import { askForKey, chooseProject } from './signin.ts'
+import { patchRows, renderTree, type TreeHooks } from './tree.ts'
 
 const projectId = new URLSearchParams(location.search).get('projectId') ?? ''
 const plan = new Plan()
 const view = new View(plan)
-/** the id of the newest command this page applied */
-let applied = 0
-/** the events cursor of the tree the page shows (from the long poll) */
-let revision: string | undefined
+const phone = () => matchMedia('(max-width: 760px)').matches
 
-const ui: Ui = { plan, view, act }
+const ui: Ui = {
+  projectId,
+  plan,
+  view,
+  act,
+  render,
+  select,
+  edit: null,
+  errors: new Map(),
+  marks: new Map(),
+  mine: new Map(),
+  drafts: new Map(),
+  panelOpen: !phone(),
+  undo: [],
+  say,
+}
+const live = { revision: undefined as string | undefined, applied: 0, session: 0 }
+const activity = new Activity(ui, $('#activity'))
+const hooks: TreeHooks = {
+  add: (type, parentId) => startAddOf(ui, type, parentId),
+  toggle: (id) => act({ type: view.expanded.has(id) ? 'collapseNode' : 'expandNode', nodeId: id }),
+  open: (id) => {
+    select(id)
+    openDetails(false)
+  },
+}
 
 // --- rendering ------------------------------------------------------------------------------
 
 function render() {
+  const active = document.activeElement as HTMLElement | null
+  // a focused element removed by the redraw leaves the focus on <body>: where it was decides
+  const inCanvas = !!active?.closest('#canvas') || ((!active || active === document.body) && lastFocus === 'canvas')
+  const caret = active instanceof HTMLInputElement && active.id === 'edit-label' ? [active.selectionStart, active.selectionEnd] : null
+  const inPanel = active?.closest('#panel')
+    ? { id: active.id, start: (active as HTMLInputElement).selectionStart, end: (active as HTMLInputElement).selectionEnd }
+    : null
   document.body.dataset.mode = view.mode
-  $('#mode-tree').classList.toggle('on', view.mode === 'tree')
-  $('#mode-matrix').classList.toggle('on', view.mode === 'matrix')
-  $('#mode-tree').setAttribute('aria-pressed', String(view.mode === 'tree'))
-  $('#mode-matrix').setAttribute('aria-pressed', String(view.mode === 'matrix'))
+  document.body.classList.toggle('panel-open', ui.panelOpen)
+  for (const m of ['tree', 'matrix'] as const) {
+    $(`#mode-${m}`).classList.toggle('on', view.mode === m)
+    $(`#mode-${m}`).setAttribute('aria-pressed', String(view.mode === m))
+  }
   renderIterationPicker()
   const canvas = $('#canvas')
   const scroll = canvas.scrollTop
-  canvas.replaceChildren(view.mode === 'tree' ? renderTree(ui) : renderMatrix(ui))
+  canvas.replaceChildren(view.mode === 'tree' ? renderTree(ui, hooks) : renderMatrix(ui))
   canvas.scrollTop = scroll
-  renderPanel(ui, $('#panel'))
-  $('#panel').classList.toggle('has-node', !!view.selected)
+  renderPanel(ui, $('#panel'), closeDetails)
+  const edit = document.querySelector<HTMLInputElement>('#edit-label')
+  if (edit) {
+    if (document.activeElement !== edit) edit.focus()
+    // a redraw while typing keeps the caret where it was (a new node's label: at the end)
+    const at = caret ?? [edit.value.length, edit.value.length]
+    edit.setSelectionRange(at[0] ?? edit.value.length, at[1] ?? edit.value.length)
+  } else if (inPanel?.id && document.getElementById(inPanel.id)) {
+    const again = document.getElementById(inPanel.id) as HTMLInputElement
+    again.focus()
+    if (inPanel.start !== null && 'setSelectionRange' in again) again.setSelectionRange?.(inPanel.start, inPanel.end)
+  } else if (inCanvas && (ui.view.selected || active?.closest('#canvas'))) focusSelected()
   if (view.zoomTo) {
     const id = view.zoomTo
     view.zoomTo = null
-    const target = document.querySelector<HTMLElement>(`[data-id="${CSS.escape(id)}"]`) ?? goalRowOf(id)
+    const target = canvas.querySelector<HTMLElement>(`[data-id="${CSS.escape(id)}"]`) ?? goalRowOf(id)
     if (target) {
       target.scrollIntoView({ block: 'center', inline: 'nearest' })
       target.classList.add('flash')
       setTimeout(() => target.classList.remove('flash'), 1400)
     }
   }
+  if (activity.open) activity.draw()
+}
+
+let lastFocus: 'canvas' | 'other' = 'canvas'
+document.addEventListener('focusin', (e) => {
+  lastFocus = (e.target as HTMLElement).closest('#canvas') ? 'canvas' : 'other'
+})
+
+/** A live change of some nodes' data: their rows (and their parents' counts) redrawn in place, or everything. */
+function patch(ids: Set<string>) {
+  const all = new Set(ids)
+  for (const id of ids) for (const a of plan.ancestors(id)) all.add(a)
+  if (view.mode !== 'tree' || ui.edit || !patchRows(ui, hooks, all)) return render()
+  if (view.selected && all.has(view.selected)) {
+    if (document.activeElement?.closest('#panel'))
+      render() // keeps what is typed there, and its focus
+    else renderPanel(ui, $('#panel'), closeDetails)
+  }
+  if (activity.open) activity.draw()
+}
+
+/** Give the keyboard focus to the canvas's tab stop (the selected item when it is shown). */
+function focusSelected() {
+  const stop = $('#canvas').querySelector<HTMLElement>('[tabindex="0"]')
+  if (stop && document.activeElement !== stop) stop.focus({ preventScroll: false })
 }
 
 /** In the matrix a need or bet has no cell of its own: its goal's row stands in for it. */
@@ -57,42 +129,94 @@ function goalRowOf(id: string): HTMLElement | null {
 
 function renderIterationPicker() {
   const select = $<HTMLSelectElement>('#iteration')
-  const options = [
+  select.replaceChildren(
     el('option', { value: '', text: 'All iterations' }),
     ...plan
       .columns(view.iteration)
-      .map((it: Iteration) =>
-        el('option', { value: it.name, text: it.status === 'done' ? `${it.name} (done)` : it.name, selected: it.name === view.iteration }),
-      ),
-  ]
-  select.replaceChildren(...options)
+      .map((it: Iteration) => el('option', { value: it.name, text: it.status === 'done' ? `${it.name} (done)` : it.name })),
+  )
   select.value = view.iteration ?? ''
+}
+
+let sayTimer: ReturnType<typeof setTimeout> | undefined
+function say(text: string, undo?: () => void) {
+  const box = $('#status')
+  box.replaceChildren(
+    el('span', { text }, undo ? el('button', { type: 'button', id: 'undo', class: 'link', text: 'Undo (Ctrl+Z)', onclick: undo }) : null),
+  )
+  clearTimeout(sayTimer)
+  sayTimer = setTimeout(() => box.replaceChildren(), 12_000)
 }
 
 // --- acting and reporting ---------------------------------------------------------------------
 
 let reportTimer: ReturnType<typeof setTimeout> | undefined
 
-/** A click in the page: the same command an agent could send, applied at once, then reported. */
+/** A click or a key that changes the view: the same command an agent could send, applied at once, then reported. */
 function act(c: Command) {
   view.apply(c)
   changed()
 }
 
-/** The person changed the view: show it, then report it (once for a burst of clicks). */
+/**
+ * Focus and selection move together (a single-select tree); the panel follows. The canvas is
+ * patched, not redrawn, so a click that began on a row still lands on it.
+ */
+function select(id: string | null) {
+  const canvas = $('#canvas')
+  const find = (x: string | null) =>
+    x ? canvas.querySelector<HTMLElement>(`[role=treeitem][data-id="${CSS.escape(x)}"],[data-card][data-id="${CSS.escape(x)}"]`) : null
+  if (id === view.selected && find(id)) return focusSelected()
+  const before = find(view.selected)
+  view.selected = id
+  const after = find(id)
+  if (id && !after) {
+    view.reveal(id)
+    changed()
+    return focusSelected()
+  }
+  for (const x of canvas.querySelectorAll<HTMLElement>('[data-id][tabindex="0"]')) x.tabIndex = -1 // one tab stop
+  for (const [x, on] of [
+    [before, false],
+    [after, true],
+  ] as const) {
+    if (!x) continue
+    x.classList.toggle('selected', on)
+    x.setAttribute(x.getAttribute('role') === 'treeitem' ? 'aria-selected' : 'aria-pressed', String(on))
+    x.tabIndex = on ? 0 : -1
+  }
+  renderPanel(ui, $('#panel'), closeDetails)
+  after?.focus()
+  after?.scrollIntoView({ block: 'nearest' })
+  scheduleReport()
+}
+
+function openDetails(focus = true) {
+  ui.panelOpen = true
+  render()
+  if (focus) (document.querySelector<HTMLElement>('#f-label') ?? $('#panel-close')).focus()
+}
+
+function closeDetails() {
+  ui.panelOpen = false
+  render()
+  focusSelected()
+}
+
+/** The person changed the view: show it, then report it (once for a burst of changes). */
 function changed() {
   render()
-  if (revision === undefined) return // no live canvas on this plan: nothing to report to
+  scheduleReport()
+}
+
+function scheduleReport() {
+  if (live.revision === undefined) return // no live canvas on this plan: nothing to report to
   clearTimeout(reportTimer)
-  reportTimer = setTimeout(() => void report(null).catch(() => {}), 150)
+  reportTimer = setTimeout(() => void report().catch(() => {}), 150)
 }
 
-async function report(last: { id: number; type: string } | null) {
-  const state: Shown = view.shown()
-  await api('POST', '/view/report', { projectId, applied: last, state })
-}
-
-// --- data and the live loop -----------------------------------------------------------------
+const report = (last: { id: number; type: string } | null = null) =>
+  api('POST', '/view/report', { projectId, applied: last, state: view.shown() })
 
 async function loadPlan() {
   const [n, it] = await Promise.all([
@@ -107,87 +231,22 @@ function setLive(state: 'live' | 'off' | 'retry', text: string) {
   $('#live-text').textContent = text
 }
 
-/**
- * One long poll at a time: it answers with the commands queued after `applied`, or when the tree
- * changed after `revision`, or after 8 s with nothing. Each call is also the page's heartbeat.
- */
-async function live() {
-  for (;;) {
-    try {
-      const res = await api<{ commands: (Command & { id: number })[]; revision: string }>(
-        'GET',
-        `/view/commands?projectId=${q(projectId)}&after=${applied}&wait=8000&revision=${q(revision ?? '')}`,
-      )
-      setLive('live', 'Live')
-      const unknownTarget = res.commands.some((c) => c.nodeId && !plan.nodes.has(c.nodeId))
-      const treeChanged = res.revision !== revision
-      revision = res.revision
-      let changed = false
-      if (treeChanged || unknownTarget) {
-        await loadPlan()
-        changed = view.prune()
-      }
-      for (const c of res.commands) view.apply(c)
-      const last = res.commands.at(-1)
-      if (last) applied = last.id
-      if (treeChanged || unknownTarget || last) render()
-      if (last || changed) await report(last ? { id: last.id, type: last.type } : null)
-    } catch (err) {
-      if (err instanceof Unauthorized) return signIn('This API key is not valid any more (revoked or mistyped). Paste a current one.')
-      if (err instanceof Refused && err.status === 403) return setLive('off', err.message)
-      setLive('retry', 'Reconnecting…')
-      await new Promise((r) => setTimeout(r, 2000))
-    }
-  }
-}
-
 // --- start ----------------------------------------------------------------------------------
 
+/** The key failed, or there is none: the long poll of the old key stops, and the person is asked for one. */
 function signIn(message: string) {
-  forgetKey()
-  $('#app').hidden = true
-  $('#signin').hidden = false
-  $('#signin-form').hidden = false
-  $('#signin-title').textContent = 'Open the live canvas'
-  $('#signin-message').textContent = message
-  $<HTMLFormElement>('#signin-form').onsubmit = (e) => {
-    e.preventDefault()
-    setKey($<HTMLInputElement>('#signin-key').value)
-    $('#signin').hidden = true
-    void start()
-  }
-  $('#signin-key').focus()
+  live.session++
+  askForKey(message, () => void start())
 }
 
-async function pickProject() {
-  $('#app').hidden = true
-  $('#signin').hidden = false
-  $('#signin-form').hidden = true
-  $('#signin-title').textContent = 'Choose a project'
-  try {
-    const { projects } = await api<{ projects: { id: string; name: string }[] }>('GET', '/projects')
-    $('#signin-message').textContent = projects.length ? 'Open one of your projects:' : 'You have no project yet.'
-    $('.signin-card').append(
-      el(
-        'ul',
-        { class: 'projects' },
-        projects.map((p) =>
-          el('li', {}, el('a', { href: `/app?projectId=${q(p.id)}`, text: p.name }), el('span', { class: 'sub', text: p.id })),
-        ),
-      ),
-    )
-  } catch (err) {
-    if (err instanceof Unauthorized) return signIn('This API key is not valid. Paste a current one.')
-    $('#signin-message').textContent = String((err as Error).message)
-  }
-}
+const pickProject = () => chooseProject(signIn)
 
 async function start() {
+  const session = ++live.session
   if (!loadKey())
-    return signIn(
-      'Paste an Arbor API key (arb_…) to open the live canvas. It stays in this browser and is sent only in the Authorization header.',
-    )
+    return signIn('Paste an Arbor API key (arb_…) to open the app. It stays in this browser and is sent only in the Authorization header.')
   if (!projectId) return pickProject()
+  $('#signin').hidden = true
   $('#app').hidden = false
   $('#project-name').textContent = projectId
   try {
@@ -196,7 +255,7 @@ async function start() {
     $('#project-name').textContent = name
     document.title = `${name} · Arbor`
     // the revision is read before the plan, so a change in between is not missed
-    revision = await api<{ revision: string }>('GET', `/view/commands?projectId=${q(projectId)}&wait=0`).then(
+    live.revision = await api<{ revision: string }>('GET', `/view/commands?projectId=${q(projectId)}&wait=0`).then(
       (r) => r.revision,
       (err) => {
         if (err instanceof Refused && err.status === 403) return undefined // no live canvas on this plan: the plan alone
@@ -205,13 +264,32 @@ async function start() {
     )
     await loadPlan()
     // a reload shows what this project's canvas showed before, then the commands queued since
-    if (revision !== undefined) view.adopt(await api<Shown>('GET', `/view-state?projectId=${q(projectId)}`))
+    if (live.revision !== undefined) view.adopt(await api<Shown>('GET', `/view-state?projectId=${q(projectId)}`))
     view.prune()
   } catch (err) {
     if (err instanceof Unauthorized) return signIn('This API key is not valid. Paste a current one.')
     $('#canvas').replaceChildren(el('p', { class: 'empty error', text: `Cannot open ${projectId}: ${(err as Error).message}` }))
-    return setLive('off', 'Not connected')
+    // rate-limited or offline: say so, and try again by itself
+    const wait = err instanceof Refused && err.status === 429 ? Math.max(2, err.retryAfter) : err instanceof Offline ? 5 : 0
+    if (!wait) return setLive('off', 'Not connected')
+    setLive('retry', err instanceof Offline ? 'Offline: trying again in 5 s' : `Rate limited by the server: trying again in ${wait} s`)
+    setTimeout(() => session === live.session && void start(), wait * 1000)
+    return
   }
+  performance.mark('arbor:loaded')
+  wire()
+  render()
+  performance.mark('arbor:interactive')
+  if (live.revision === undefined) return setLive('off', 'View commands need the Builder or Team plan')
+  setLive('live', 'Live') // the first long poll may wait its whole time before it answers
+  void startLive({ ui, live, session, loadPlan, setLive, report, activity, signIn, patch })
+}
+
+let wired = false
+/** Handlers of the page's fixed parts, once. */
+function wire() {
+  if (wired) return
+  wired = true
   $('#mode-tree').onclick = () => act({ type: 'setViewMode', mode: 'tree' })
   $('#mode-matrix').onclick = () => act({ type: 'setViewMode', mode: 'matrix' })
   $<HTMLSelectElement>('#iteration').onchange = (e) => {
@@ -222,11 +300,53 @@ async function start() {
       changed()
     }
   }
-  $('#sign-out').onclick = () => signIn('Signed out. Paste an API key to open the canvas again.')
-  render()
-  if (revision === undefined) return setLive('off', 'View commands need the Builder or Team plan')
-  setLive('live', 'Live') // the first long poll may wait its whole time before it answers
-  void live()
+  $('#sign-out').onclick = () => signIn('Signed out. Paste an API key to open Arbor again.')
+  $('#add-goal').onclick = () => startAddOf(ui, 'goal', null)
+  $('#add-task').onclick = () => startAddOf(ui, 'task', null)
+  $('#open-help').onclick = openHelp
+  $('#open-settings').onclick = openKeys
+  $('#open-iterations').onclick = () => openIterations(ui, loadPlan)
+  $('#open-activity').onclick = () => {
+    activity.open = !activity.open
+    $('#activity').hidden = !activity.open
+    $('#open-activity').setAttribute('aria-expanded', String(activity.open))
+    if (activity.open) void activity.refresh()
+  }
+  $('#canvas').addEventListener('keydown', (e) => onCanvasKey(ui, e, { openDetails }))
+  // the selection follows the focus, however it got there (Tab, a click, a screen reader)
+  $('#canvas').addEventListener('focusin', (e) => {
+    const id = (e.target as HTMLElement).closest<HTMLElement>('[role=treeitem][data-id],[data-card]')?.dataset.id
+    if (id && id !== view.selected && e.target === (e.target as HTMLElement).closest('[data-id]')) select(id)
+  })
+  $('#canvas').addEventListener('click', (e) => {
+    const b = (e.target as HTMLElement).closest<HTMLElement>('[data-conflict]')
+    if (!b || !ui.edit?.id) return
+    const now = plan.nodes.get(ui.edit.id)?.data.label ?? ''
+    if (b.dataset.conflict === 'theirs') ui.edit.value = now
+    ui.edit.original = now
+    render()
+  })
+  setupSearch(ui, (id) => {
+    act({ type: 'selectNode', nodeId: id })
+    focusSelected()
+  })
+  document.addEventListener('keydown', (e) => {
+    const t = e.target as HTMLElement
+    const typing = /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName) || (t as HTMLElement).isContentEditable
+    if ($<HTMLDialogElement>('#dialog').open) return
+    if (!typing && e.key === '/') {
+      e.preventDefault()
+      $('#search').focus()
+    } else if (!typing && e.key === '?') {
+      e.preventDefault()
+      openHelp()
+    } else if (e.key === 'Escape' && ui.panelOpen && phone() && t.closest('#panel, #canvas')) closeDetails()
+  })
 }
+
+// a #key= pasted into the address bar of an open page is read at once (no reload needed)
+addEventListener('hashchange', () => {
+  if (new URLSearchParams(location.hash.slice(1)).get('key')) void start()
+})
 
 void start()

@@ -1,6 +1,6 @@
 import { badge, chips, type Ui } from './chips.ts'
 import { el } from './dom.ts'
-import type { PlanNode } from './model.ts'
+import { type PlanNode, TYPE_NAMES } from './model.ts'
 import { focusNote } from './tree.ts'
 
 /**
@@ -54,19 +54,51 @@ export function renderMatrix(ui: Ui): HTMLElement {
         )
         return el(
           'td',
-          { class: view.iteration === c.name ? 'picked' : null },
+          { class: view.iteration === c.name ? 'picked' : null, 'data-label': c.name },
           here.map((n) => card(ui, n)),
         )
       }),
     ),
   )
-  return el(
+  const view_ = el(
     'div',
-    { id: 'matrix-view', class: 'matrix-view' },
+    { id: 'matrix-view', class: 'matrix-view', role: 'region', 'aria-label': 'Matrix: arrow keys move between cards, Enter opens one' },
     focusNote(ui),
+    editBar(ui),
     cols.length
       ? el('div', { class: 'matrix-scroll' }, el('table', { class: 'matrix' }, el('thead', {}, head), el('tbody', {}, body)))
       : el('p', { class: 'empty', text: 'No active iterations.' }),
+  )
+  // one tab stop: the selected card, or the first
+  const stop =
+    view_.querySelector<HTMLElement>(`.card[data-id="${CSS.escape(view.selected ?? '')}"]`) ?? view_.querySelector<HTMLElement>('.card')
+  stop?.setAttribute('tabindex', '0')
+  return view_
+}
+
+/** In the matrix a label is edited (or a new job or task named) in a bar above the grid. */
+function editBar(ui: Ui): HTMLElement | null {
+  const e = ui.edit
+  if (!e) return null
+  const parent = e.parentId ? ui.plan.nodes.get(e.parentId) : undefined
+  const what = e.id ? 'Rename' : `New ${TYPE_NAMES[e.type].toLowerCase()}${parent ? ` under “${parent.data.label}”` : ''}`
+  const input = el('input', {
+    id: 'edit-label',
+    class: 'edit-label',
+    type: 'text',
+    value: e.value,
+    'aria-label': `${what} (Enter saves, Escape cancels)`,
+    autocomplete: 'off',
+  })
+  input.addEventListener('input', () => {
+    e.value = input.value
+  })
+  return el(
+    'div',
+    { class: 'edit-bar' },
+    el('label', { for: 'edit-label', text: what }),
+    input,
+    e.error ? el('p', { id: 'edit-error', class: 'field-error', role: 'alert', text: e.error }) : null,
   )
 }
 
@@ -75,13 +107,23 @@ function card(ui: Ui, n: PlanNode): HTMLElement {
   return el(
     'div',
     {
-      class: `card ${n.type}${n.data.status === 'done' ? ' is-done' : ''}${ui.view.selected === n.id ? ' selected' : ''}`,
+      class: `card ${n.type}${n.data.status === 'done' ? ' is-done' : ''}${ui.view.selected === n.id ? ' selected' : ''}${(ui.marks.get(n.id) ?? 0) > Date.now() ? ' changed' : ''}`,
       'data-id': n.id,
-      tabindex: 0,
-      onclick: () => ui.act({ type: 'selectNode', nodeId: n.id, switchTo: undefined }),
+      'data-card': '',
+      role: 'button',
+      'aria-pressed': String(ui.view.selected === n.id),
+      tabindex: -1,
+      onclick: () => ui.select(n.id),
     },
     el('div', { class: 'label', text: n.data.label ?? '' }),
     parent ? el('div', { class: 'via', text: parent.data.label }) : null,
-    el('div', { class: 'meta' }, badge(n), ...chips(n)),
+    el(
+      'div',
+      { class: 'meta' },
+      badge(n),
+      ...chips(n),
+      (ui.marks.get(n.id) ?? 0) > Date.now() ? el('span', { class: 'chip elsewhere', text: 'changed elsewhere' }) : null,
+    ),
+    ui.errors.has(n.id) ? el('p', { class: 'field-error', role: 'alert', text: ui.errors.get(n.id) }) : null,
   )
 }

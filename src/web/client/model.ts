@@ -10,6 +10,8 @@ export interface PlanNode {
   parentId: string | null
   data: Record<string, any> & { label: string }
   createdAt?: string
+  /** a live claim by an agent (GET /nodes adds it; never the token) */
+  claim?: { agent: string; expiresAt: string }
 }
 
 export interface Iteration {
@@ -42,6 +44,10 @@ export interface Shown {
 export const TYPE_NAMES: Record<NodeType, string> = { goal: 'Goal', need: 'Need', approach: 'Bet', job: 'Job', task: 'Task' }
 export const CHILD_NAMES: Partial<Record<NodeType, string>> = { goal: 'need', need: 'bet', approach: 'job' }
 
+/** The type a new child gets (goal → need → approach → job), and the parent type a node needs. */
+export const CHILD_TYPE: Partial<Record<NodeType, NodeType>> = { goal: 'need', need: 'approach', approach: 'job' }
+export const PARENT_TYPE: Partial<Record<NodeType, NodeType>> = { need: 'goal', approach: 'need', job: 'approach' }
+
 export class Plan {
   nodes = new Map<string, PlanNode>()
   children = new Map<string, PlanNode[]>()
@@ -57,6 +63,35 @@ export class Plan {
         else this.children.set(n.parentId, [n])
       }
     this.iterations = iterations
+  }
+
+  /** One node as a write returned it: replaced in place, or added at the end. */
+  upsert(n: PlanNode) {
+    const old = this.nodes.get(n.id)
+    const next = { ...old, ...n }
+    const nodes = [...this.nodes.values()].map((x) => (x.id === n.id ? next : x))
+    if (!old) nodes.push(next)
+    this.set(nodes, this.iterations)
+  }
+
+  /** A node and everything beneath it, parents before children. */
+  subtree(id: string): PlanNode[] {
+    const out: PlanNode[] = []
+    const walk = (n: PlanNode | undefined) => {
+      if (!n) return
+      out.push(n)
+      for (const k of this.kids(n.id)) walk(k)
+    }
+    walk(this.nodes.get(id))
+    return out
+  }
+
+  drop(id: string) {
+    const gone = new Set(this.subtree(id).map((n) => n.id))
+    this.set(
+      [...this.nodes.values()].filter((n) => !gone.has(n.id)),
+      this.iterations,
+    )
   }
 
   kids(id: string): PlanNode[] {

@@ -1,11 +1,25 @@
-import { badge, chips, type Ui } from './chips.ts'
+import { remove, startAdd, startAddOf, toggleDone } from './actions.ts'
+import { badge, chips } from './chips.ts'
+import type { Ui } from './ctx.ts'
 import { el, plural } from './dom.ts'
-import { CHILD_NAMES, type PlanNode, TYPE_NAMES } from './model.ts'
+import { editorFields } from './editor.ts'
+import { CHILD_NAMES, CHILD_TYPE, type PlanNode, TYPE_NAMES } from './model.ts'
 
-/** The side panel: the selected node in full (notes too: this is the signed-in app), or the project at a glance. */
-export function renderPanel(ui: Ui, panel: HTMLElement) {
+/** The side panel (a sheet on a phone): the selected node's fields to edit and its actions, or the project at a glance. */
+export function renderPanel(ui: Ui, panel: HTMLElement, close: () => void) {
   const n = ui.view.selected ? ui.plan.nodes.get(ui.view.selected) : undefined
-  panel.replaceChildren(...(n ? details(ui, n) : overview(ui)).filter((x): x is HTMLElement => x !== null))
+  panel.replaceChildren(
+    el('button', {
+      type: 'button',
+      class: 'close quiet',
+      id: 'panel-close',
+      'aria-label': 'Close the details',
+      title: 'Close (Escape)',
+      text: '×',
+      onclick: close,
+    }),
+    ...(n ? details(ui, n) : overview(ui)).filter((x): x is HTMLElement => x !== null),
+  )
 }
 
 function details(ui: Ui, n: PlanNode): (HTMLElement | null)[] {
@@ -14,26 +28,17 @@ function details(ui: Ui, n: PlanNode): (HTMLElement | null)[] {
     .ancestors(n.id)
     .reverse()
     .map((id) => ui.plan.nodes.get(id)!)
-  const facts: [string, unknown][] = [
-    ['Iteration', d.iteration],
-    ['Status', n.type === 'job' || n.type === 'task' ? (d.status === 'done' ? 'done' : 'open') : undefined],
-    ['Completed', d.completedAt ? new Date(d.completedAt).toLocaleString() : undefined],
-    ['Maturity', d.maturity],
-    ['Measure', d.measure],
-    ['Kano', d.kano],
-    ['Size', d.size],
-    ['Bet status', d.approachStatus],
-    ['Goal status', d.goalStatus],
-    ['Kind', d.kind],
-    ['Urgent', d.urgent ? 'yes' : undefined],
-    ['Blocked by', Array.isArray(d.blockedBy) && d.blockedBy.length ? d.blockedBy.join(', ') : undefined],
-    ['Serves', Array.isArray(d.serves) && d.serves.length ? d.serves.join(', ') : undefined],
-    ['Id', n.id],
-    ['Created', n.createdAt ? new Date(n.createdAt).toLocaleString() : undefined],
-  ]
+  const work = n.type === 'job' || n.type === 'task'
+  const child = CHILD_TYPE[n.type]
   const kids = ui.plan.kids(n.id)
   const { done, total } = ui.plan.progress(n.id)
-  const refs = Array.isArray(d.externalRefs) ? (d.externalRefs as { system: string; key: string; url: string }[]) : []
+  const facts: [string, unknown][] = [
+    ['Id', n.id],
+    ['Kind', d.kind],
+    ['Completed', d.completedAt ? new Date(d.completedAt).toLocaleString() : undefined],
+    ['Created', n.createdAt ? new Date(n.createdAt).toLocaleString() : undefined],
+    ['Claimed by', n.claim ? `${n.claim.agent} until ${new Date(n.claim.expiresAt).toLocaleTimeString()}` : undefined],
+  ]
   return [
     path.length
       ? el(
@@ -45,7 +50,7 @@ function details(ui: Ui, n: PlanNode): (HTMLElement | null)[] {
               {},
               el(
                 'button',
-                { type: 'button', class: 'crumb', onclick: () => ui.act({ type: 'selectNode', nodeId: p.id }) },
+                { type: 'button', class: 'crumb', onclick: () => ui.select(p.id) },
                 badge(p),
                 el('span', { text: p.data.label }),
               ),
@@ -55,9 +60,40 @@ function details(ui: Ui, n: PlanNode): (HTMLElement | null)[] {
       : null,
     el('div', { class: 'panel-head' }, badge(n), ...chips(n)),
     el('h2', { id: 'panel-label', text: d.label ?? '' }),
-    d.description ? el('p', { class: 'desc', text: d.description }) : null,
-    d.notes ? el('div', { class: 'notes' }, el('h4', { text: 'Notes' }), el('p', { text: d.notes })) : null,
+    el(
+      'div',
+      { class: 'actions', role: 'toolbar', 'aria-label': 'Actions' },
+      work
+        ? el('button', {
+            type: 'button',
+            id: 'act-done',
+            text: d.status === 'done' ? 'Reopen (x)' : 'Mark done (x)',
+            onclick: () => void toggleDone(ui, n),
+          })
+        : null,
+      child
+        ? el('button', {
+            type: 'button',
+            id: 'act-add-child',
+            text: `Add ${TYPE_NAMES[child].toLowerCase()} (a)`,
+            onclick: () => startAdd(ui, n, false),
+          })
+        : null,
+      el('button', {
+        type: 'button',
+        id: 'act-add-sibling',
+        text: `Add ${TYPE_NAMES[n.type].toLowerCase()} beside (Shift+A)`,
+        onclick: () => startAdd(ui, n, true),
+      }),
+      el('button', { type: 'button', id: 'act-delete', class: 'danger', text: 'Delete (Del)', onclick: () => void remove(ui, n) }),
+    ),
+    ui.errors.has(n.id) ? el('p', { class: 'field-error', role: 'alert', text: ui.errors.get(n.id) }) : null,
     total && n.type !== 'job' ? el('p', { class: 'progress-line', text: `${done} of ${plural(total, 'job')} done` }) : null,
+    el(
+      'form',
+      { class: 'editor', 'aria-label': `Edit ${TYPE_NAMES[n.type].toLowerCase()}`, onsubmit: (e: Event) => e.preventDefault() },
+      editorFields(ui, n),
+    ),
     el(
       'dl',
       { class: 'facts' },
@@ -65,21 +101,6 @@ function details(ui: Ui, n: PlanNode): (HTMLElement | null)[] {
         .filter(([, v]) => v !== undefined && v !== null && v !== '')
         .flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: String(v) })]),
     ),
-    refs.length
-      ? el(
-          'div',
-          { class: 'refs' },
-          el('h4', { text: 'Links' }),
-          refs.map((r) =>
-            el('a', {
-              href: /^https:\/\//.test(r.url) ? r.url : null,
-              target: '_blank',
-              rel: 'noopener noreferrer',
-              text: `${r.system} ${r.key}`,
-            }),
-          ),
-        )
-      : null,
     kids.length
       ? el(
           'div',
@@ -94,7 +115,7 @@ function details(ui: Ui, n: PlanNode): (HTMLElement | null)[] {
                 {},
                 el(
                   'button',
-                  { type: 'button', class: 'kid', onclick: () => ui.act({ type: 'selectNode', nodeId: k.id }) },
+                  { type: 'button', class: 'kid', onclick: () => ui.select(k.id) },
                   badge(k),
                   el('span', { text: k.data.label }),
                   ...chips(k),
@@ -113,7 +134,13 @@ function overview(ui: Ui): HTMLElement[] {
   const done = jobs.filter((j) => j.data.status === 'done').length
   const current = ui.plan.current()
   return [
-    el('p', { class: 'empty', text: 'Select a node to see its details.' }),
+    el('p', { class: 'empty', text: 'Select a node to see and edit its details.' }),
+    el(
+      'div',
+      { class: 'actions' },
+      el('button', { type: 'button', text: 'Add a goal', onclick: () => startAddOf(ui, 'goal', null) }),
+      el('button', { type: 'button', text: 'Add a task', onclick: () => startAddOf(ui, 'task', null) }),
+    ),
     el(
       'dl',
       { class: 'facts overview' },

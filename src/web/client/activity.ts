@@ -1,0 +1,107 @@
+import { api, describe, q } from './api.ts'
+import type { Ui } from './ctx.ts'
+import { el } from './dom.ts'
+
+/**
+ * Recent activity from the events feed (GET /events, read forward with its cursor): who or what
+ * changed which node or iteration, and when. Read when the panel opens and after each change.
+ */
+interface Event {
+  event: string
+  timestamp: string
+  node?: { id: string; type: string; data: { label?: string } }
+  iteration?: { name: string; previous_name?: string }
+  agent?: string
+  /** node.claimed and node.released name the node by id */
+  nodeId?: string
+  actor?: string
+}
+
+const VERBS: Record<string, string> = {
+  'node.added': 'added',
+  'node.updated': 'changed',
+  'node.deleted': 'deleted',
+  'node.claimed': 'claimed',
+  'node.released': 'released',
+  'iteration.added': 'added iteration',
+  'iteration.updated': 'changed iteration',
+  'iteration.deleted': 'deleted iteration',
+}
+
+export class Activity {
+  private cursor: string | null = null
+  private events: Event[] = []
+  private error = ''
+  open = false
+
+  constructor(
+    private readonly ui: Ui,
+    private readonly box: HTMLElement,
+  ) {}
+
+  /** Read what is new (every page up to now), keep the last 100, and draw. */
+  async refresh() {
+    if (!this.open) return
+    try {
+      for (let i = 0; i < 50; i++) {
+        const res = await api<{ events: Event[]; nextCursor: string | null; hasMore: boolean }>(
+          'GET',
+          `/events?projectId=${q(this.ui.projectId)}&limit=500${this.cursor ? `&after=${q(this.cursor)}` : ''}`,
+        )
+        this.events = [...this.events, ...res.events].slice(-100)
+        if (res.nextCursor) this.cursor = res.nextCursor
+        if (!res.hasMore) break
+      }
+      this.error = ''
+    } catch (err) {
+      this.error = describe(err)
+    }
+    this.draw()
+  }
+
+  draw() {
+    const rows = [...this.events].reverse()
+    this.box.replaceChildren(
+      el(
+        'div',
+        {},
+        el('h2', { text: 'Activity' }),
+        this.error ? el('p', { class: 'field-error', role: 'alert', text: this.error }) : null,
+        rows.length ? null : el('p', { class: 'empty', text: 'Nothing has happened in the last 7 days.' }),
+      ),
+      el(
+        'ol',
+        { class: 'feed' },
+        rows.map((e) => {
+          const who =
+            e.agent ?? e.actor ?? (e.event === 'node.claimed' || e.event === 'node.released' ? (e as any).payload?.agent : undefined)
+          const id = e.node?.id ?? e.nodeId
+          const what = e.node
+            ? (e.node.data?.label ?? e.node.id)
+            : id
+              ? (this.ui.plan.nodes.get(id)?.data.label ?? id)
+              : (e.iteration?.name ?? '')
+          const known = !!id && this.ui.plan.nodes.has(id)
+          return el(
+            'li',
+            {},
+            el('time', { datetime: e.timestamp, text: ago(e.timestamp) }),
+            el('span', { class: 'who', text: who ? `${who} ` : '' }),
+            el('span', { text: `${VERBS[e.event] ?? e.event} ` }),
+            known
+              ? el('button', { type: 'button', class: 'link', text: what, onclick: () => this.ui.select(id!) })
+              : el('q', { text: what }),
+          )
+        }),
+      ),
+    )
+  }
+}
+
+function ago(iso: string): string {
+  const s = Math.max(0, (Date.now() - Date.parse(iso)) / 1000)
+  if (s < 60) return 'just now'
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`
+  return new Date(iso).toLocaleDateString()
+}

@@ -1,0 +1,282 @@
+import { api, describe, mutate, q } from './api.ts'
+import type { Ui } from './ctx.ts'
+import { $, el } from './dom.ts'
+
+/** One modal at a time (<dialog>: it keeps the focus inside, Escape closes it, focus returns after). */
+export function openDialog(title: string, body: () => (HTMLElement | null)[], onClose?: () => void) {
+  const dialog = $<HTMLDialogElement>('#dialog')
+  const back = document.activeElement as HTMLElement | null
+  const draw = () =>
+    dialog.replaceChildren(
+      el(
+        'div',
+        { class: 'dialog-head' },
+        el('h2', { id: 'dialog-title', text: title }),
+        el('button', { type: 'button', class: 'quiet close', 'aria-label': 'Close', text: '×', onclick: () => dialog.close() }),
+      ),
+      ...body().filter((x): x is HTMLElement => x !== null),
+    )
+  draw()
+  dialog.onclose = () => {
+    onClose?.()
+    back?.focus()
+  }
+  if (!dialog.open) dialog.showModal()
+  return draw
+}
+
+const KEYS: [string, string][] = [
+  ['↑ ↓', 'previous / next item'],
+  ['→', 'expand, or go to the first child'],
+  ['←', 'collapse, or go to the parent'],
+  ['Home / End', 'first / last item'],
+  ['letters', 'jump to the next item starting with them'],
+  ['Enter or F2', 'rename in place (Enter saves, Escape cancels); in the matrix Enter opens the card'],
+  ['Space', 'open the details'],
+  ['a', 'add a child of the next type (goal → need → bet → job)'],
+  ['Shift+A', 'add a sibling'],
+  ['x', 'mark a job or task done, or open again'],
+  ['Delete', 'delete (with everything beneath it)'],
+  ['Ctrl+Z / ⌘Z', 'undo the last delete'],
+  ['/', 'search'],
+  ['Escape', 'close the details, a dialog or the search'],
+  ['?', 'this list'],
+]
+
+export function openHelp() {
+  openDialog('Keyboard', () => [
+    el(
+      'dl',
+      { class: 'keys' },
+      KEYS.flatMap(([k, v]) => [el('dt', {}, el('kbd', { text: k })), el('dd', { text: v })]),
+    ),
+    el('p', { class: 'sub', text: 'In the matrix the arrow keys move between cards by where they are; the other keys work the same.' }),
+  ])
+}
+
+/** Iterations: add, rename, complete or reopen, reorder, delete. */
+export function openIterations(ui: Ui, reload: () => Promise<void>) {
+  let error = ''
+  const run = async (body: Record<string, unknown>) => {
+    try {
+      await mutate({ projectId: ui.projectId, ...body })
+      error = ''
+      await reload()
+    } catch (err) {
+      error = describe(err)
+    }
+    draw()
+    ui.render()
+  }
+  const draw = openDialog('Iterations', () => {
+    const its = ui.plan.iterations
+    const order = its.map((i) => i.name)
+    const move = (i: number, by: number) => {
+      const next = [...order]
+      ;[next[i], next[i + by]] = [next[i + by]!, next[i]!]
+      void run({ action: 'reorderIterations', order: next })
+    }
+    const add = el('input', {
+      id: 'iteration-new',
+      type: 'text',
+      'aria-label': 'New iteration name',
+      placeholder: 'New iteration',
+      autocomplete: 'off',
+    })
+    return [
+      error ? el('p', { class: 'field-error', role: 'alert', text: error }) : null,
+      el(
+        'ul',
+        { class: 'iterations' },
+        its.map((it, i) => {
+          const name = el('input', { type: 'text', value: it.name, 'aria-label': `Name of ${it.name}`, disabled: it.system })
+          name.addEventListener(
+            'change',
+            () => void run({ action: 'updateIteration', iterationName: it.name, data: { name: name.value.trim() } }),
+          )
+          return el(
+            'li',
+            { class: it.status === 'done' ? 'is-done' : null },
+            name,
+            el('span', { class: 'chip', text: it.system ? 'system' : it.status }),
+            it.system
+              ? null
+              : el('button', {
+                  type: 'button',
+                  text: it.status === 'done' ? 'Reopen' : 'Complete',
+                  onclick: () =>
+                    void run({
+                      action: 'updateIteration',
+                      iterationName: it.name,
+                      data: { status: it.status === 'done' ? 'active' : 'done' },
+                    }),
+                }),
+            el('button', { type: 'button', 'aria-label': `Move ${it.name} up`, text: '↑', disabled: i === 0, onclick: () => move(i, -1) }),
+            el('button', {
+              type: 'button',
+              'aria-label': `Move ${it.name} down`,
+              text: '↓',
+              disabled: i === its.length - 1,
+              onclick: () => move(i, 1),
+            }),
+            it.system
+              ? null
+              : el('button', {
+                  type: 'button',
+                  class: 'danger',
+                  'aria-label': `Delete ${it.name}`,
+                  text: 'Delete',
+                  onclick: () => void run({ action: 'deleteIteration', iterationName: it.name }),
+                }),
+          )
+        }),
+      ),
+      el(
+        'form',
+        {
+          class: 'inline',
+          onsubmit: (e: Event) => {
+            e.preventDefault()
+            if (add.value.trim()) void run({ action: 'addIteration', iteration: { name: add.value.trim() } })
+          },
+        },
+        add,
+        el('button', { type: 'submit', class: 'primary', text: 'Add' }),
+      ),
+    ]
+  })
+}
+
+interface Key {
+  keyId: string
+  label: string | null
+  prefix: string
+  createdAt: string
+  lastUsedAt: string | null
+  current: boolean
+}
+
+/** Settings → API keys: the person's own keys; a new one is shown once, with a copy button. */
+export function openKeys() {
+  let keys: Key[] | null = null
+  let error = ''
+  let created: string | null = null
+  const load = async () => {
+    try {
+      keys = (await api<{ keys: Key[] }>('GET', '/keys')).keys
+    } catch (err) {
+      error = describe(err)
+    }
+    draw()
+  }
+  const label = el('input', {
+    id: 'key-label',
+    type: 'text',
+    'aria-label': 'Label of the new key',
+    placeholder: 'Label, e.g. laptop agent',
+    maxlength: 100,
+    autocomplete: 'off',
+  })
+  const create = async (e: Event) => {
+    e.preventDefault()
+    try {
+      const res = await api<{ apiKey: string }>('POST', '/keys', label.value.trim() ? { label: label.value.trim() } : {})
+      created = res.apiKey
+      label.value = ''
+      error = ''
+    } catch (err) {
+      error = describe(err)
+    }
+    await load()
+    document.querySelector<HTMLElement>('#key-created')?.focus()
+  }
+  // a second press confirms (no window.confirm: it would stop a keyboard and a test alike)
+  let confirming: string | null = null
+  const revoke = async (k: Key) => {
+    if (confirming !== k.keyId) {
+      confirming = k.keyId
+      draw()
+      document.querySelector<HTMLElement>(`[data-key="${CSS.escape(k.keyId)}"] button`)?.focus()
+      return
+    }
+    confirming = null
+    try {
+      await api('DELETE', `/keys?keyId=${q(k.keyId)}`)
+      error = ''
+    } catch (err) {
+      error = describe(err)
+    }
+    await load()
+  }
+  const draw = openDialog('Settings · API keys', () => [
+    el('p', { class: 'sub', text: 'Keys let agents and scripts act as you. A new key is shown once: copy it then.' }),
+    error ? el('p', { class: 'field-error', role: 'alert', text: error }) : null,
+    created
+      ? el(
+          'div',
+          { class: 'created' },
+          el('label', { for: 'key-created', text: 'Your new key (shown once):' }),
+          el('input', { id: 'key-created', type: 'text', readonly: true, value: created }),
+          el('button', { type: 'button', id: 'key-copy', text: 'Copy', onclick: () => copy(created!) }),
+        )
+      : null,
+    keys === null
+      ? el('p', { text: 'Loading…' })
+      : el(
+          'table',
+          { class: 'keys-table' },
+          el(
+            'thead',
+            {},
+            el(
+              'tr',
+              {},
+              ['Label', 'Key', 'Created', 'Last used', ''].map((h) => el('th', { text: h })),
+            ),
+          ),
+          el(
+            'tbody',
+            {},
+            keys.map((k) =>
+              el(
+                'tr',
+                { 'data-key': k.keyId },
+                el('td', { text: `${k.label ?? '—'}${k.current ? ' (this browser)' : ''}` }),
+                el('td', {}, el('code', { text: `${k.prefix}…` })),
+                el('td', { text: new Date(k.createdAt).toLocaleDateString() }),
+                el('td', { text: k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : 'never' }),
+                el(
+                  'td',
+                  {},
+                  el('button', {
+                    type: 'button',
+                    class: 'danger',
+                    text: confirming === k.keyId ? 'Press again to revoke' : 'Revoke',
+                    'aria-label':
+                      confirming === k.keyId
+                        ? `Press again to revoke ${k.label ?? k.prefix}; it stops working at once`
+                        : `Revoke ${k.label ?? k.prefix}`,
+                    onclick: () => void revoke(k),
+                  }),
+                ),
+              ),
+            ),
+          ),
+        ),
+    el(
+      'form',
+      { class: 'inline', onsubmit: create },
+      label,
+      el('button', { type: 'submit', id: 'key-create', class: 'primary', text: 'Create key' }),
+    ),
+  ])
+  void load()
+}
+
+function copy(text: string) {
+  const input = document.querySelector<HTMLInputElement>('#key-created')
+  if (navigator.clipboard) void navigator.clipboard.writeText(text).catch(() => input?.select())
+  else input?.select() // an http:// page on a LAN has no clipboard API: selected, for Ctrl+C
+  const b = document.querySelector('#key-copy')
+  if (b) b.textContent = 'Copied'
+}

@@ -1,0 +1,199 @@
+import { update } from './actions.ts'
+import type { Ui } from './ctx.ts'
+import { el } from './dom.ts'
+import { type NodeType, PARENT_TYPE, type PlanNode, TYPE_NAMES } from './model.ts'
+
+/**
+ * The details panel's form: every field of the node's type, each saved on its own (Enter, a
+ * choice, or leaving the field) as one update. What a person typed is kept across live redraws;
+ * when someone else changes that field meanwhile, the form says so and lets them choose.
+ */
+type Kind = 'text' | 'area' | 'select' | 'check' | 'ids' | 'refs' | 'demand'
+interface Field {
+  name: string
+  label: string
+  kind: Kind
+  on: NodeType[]
+  options?: string[]
+  hint?: string
+}
+
+const ALL: NodeType[] = ['goal', 'need', 'approach', 'job', 'task']
+const FIELDS: Field[] = [
+  { name: 'label', label: 'Label', kind: 'text', on: ALL },
+  { name: 'description', label: 'Description', kind: 'area', on: ALL },
+  { name: 'goalStatus', label: 'Goal status', kind: 'select', on: ['goal'], options: ['', 'focus', 'later', 'done'] },
+  { name: 'iteration', label: 'Iteration', kind: 'select', on: ['job', 'task'] },
+  { name: 'status', label: 'Done', kind: 'check', on: ['job', 'task'] },
+  { name: 'maturity', label: 'Maturity', kind: 'select', on: ['job'], options: ['', 'mvp', 'releasable'] },
+  {
+    name: 'approachStatus',
+    label: 'Bet status',
+    kind: 'select',
+    on: ['approach'],
+    options: ['', 'development', 'validation', 'resolved', 'retired'],
+  },
+  { name: 'size', label: 'Size', kind: 'select', on: ['approach'], options: ['', 'skateboard', 'vespa', 'car', 'truck', 'antonov'] },
+  { name: 'kano', label: 'Kano', kind: 'select', on: ['approach'], options: ['', 'must-have', 'incremental', 'delighter'] },
+  { name: 'measure', label: 'Measure', kind: 'text', on: ['approach'] },
+  { name: 'blockedBy', label: 'Blocked by', kind: 'ids', on: ['approach'], hint: 'ids of bets, separated by commas' },
+  { name: 'serves', label: 'Also serves', kind: 'ids', on: ['approach'], hint: 'ids of needs (at most 5), separated by commas' },
+  { name: 'urgent', label: 'Urgent', kind: 'check', on: ['task'] },
+  { name: 'notes', label: 'Notes', kind: 'area', on: ['approach', 'job'] },
+  { name: 'demand', label: 'Demand', kind: 'demand', on: ['need'], hint: 'one per line: who | date (YYYY-MM-DD) | ask' },
+  { name: 'externalRefs', label: 'Links', kind: 'refs', on: ALL, hint: 'one per line: system key https://…' },
+]
+
+/** A field's value as the text of its control. */
+function toText(f: Field, v: any): string {
+  if (f.kind === 'check') return f.name === 'status' ? String(v === 'done') : String(!!v)
+  if (f.kind === 'ids') return Array.isArray(v) ? v.join(', ') : ''
+  if (f.kind === 'refs') return Array.isArray(v) ? v.map((r: any) => `${r.system} ${r.key} ${r.url}`).join('\n') : ''
+  if (f.kind === 'demand')
+    return Array.isArray(v) ? v.map((d: any) => [d.who, d.at, d.ask].filter((x) => x !== undefined).join(' | ')).join('\n') : ''
+  return v === undefined || v === null ? '' : String(v)
+}
+
+/** The control's text as the value to send; '' clears the field. */
+function fromText(f: Field, text: string, old: any): unknown {
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+  if (f.kind === 'check') return f.name === 'status' ? (text === 'true' ? 'done' : null) : text === 'true'
+  if (f.kind === 'ids') return text.split(/[\s,]+/).filter(Boolean)
+  if (f.kind === 'refs')
+    return lines.map((l) => {
+      const [system = '', key = '', ...rest] = l.split(/\s+/)
+      return { system, key, url: rest.join(' ') }
+    })
+  if (f.kind === 'demand')
+    return lines.map((l, i) => {
+      const [who = '', at = '', ask] = l.split('|').map((x) => x.trim())
+      return { ...(Array.isArray(old) ? old[i] : {}), who, at, ...(ask ? { ask } : {}) }
+    })
+  return text.trim() === '' ? null : text
+}
+
+export function editorFields(ui: Ui, n: PlanNode): HTMLElement[] {
+  const fields = FIELDS.filter((f) => f.on.includes(n.type) && (f.name !== 'urgent' || n.data.kind === 'do-it' || n.data.urgent))
+  return [parentField(ui, n), ...fields.map((f) => field(ui, n, f))].filter((x): x is HTMLElement => x !== null)
+}
+
+function field(ui: Ui, n: PlanNode, f: Field): HTMLElement {
+  const key = `${n.id}:${f.name}`
+  const current = toText(f, n.data[f.name])
+  const draft = ui.drafts.get(key)
+  const id = `f-${f.name}`
+  const keep = (value: string) => ui.drafts.set(key, { value, original: ui.drafts.get(key)?.original ?? current })
+  const save = async () => {
+    const d = ui.drafts.get(key)
+    const now = ui.plan.nodes.get(n.id)
+    if (!d || !now) return
+    const nowText = toText(f, now.data[f.name])
+    if (d.original !== nowText) return // changed elsewhere: the note under the field asks the person to choose first
+    if (d.value === nowText) {
+      ui.drafts.delete(key)
+      return
+    }
+    if (await update(ui, n.id, { [f.name]: fromText(f, d.value, now.data[f.name]) }, undefined, key)) ui.drafts.delete(key)
+    ui.render()
+  }
+  let control: HTMLElement
+  const value = draft?.value ?? current
+  if (f.kind === 'select') {
+    const options = f.name === 'iteration' ? iterationOptions(ui, value) : f.options!
+    control = el(
+      'select',
+      { id, name: f.name },
+      options.map((o) => el('option', { value: o, text: o || '—', selected: o === value })),
+    )
+    control.addEventListener('change', () => {
+      keep((control as HTMLSelectElement).value)
+      void save()
+    })
+  } else if (f.kind === 'check') {
+    control = el('input', { id, name: f.name, type: 'checkbox', checked: value === 'true' })
+    control.addEventListener('change', () => {
+      keep(String((control as HTMLInputElement).checked))
+      void save()
+    })
+  } else {
+    const area = f.kind === 'area' || f.kind === 'refs' || f.kind === 'demand'
+    control = area
+      ? el('textarea', { id, name: f.name, rows: f.kind === 'area' ? 3 : 2 })
+      : el('input', { id, name: f.name, type: 'text', autocomplete: 'off' })
+    ;(control as HTMLInputElement).value = value
+    control.addEventListener('input', () => keep((control as HTMLInputElement).value))
+    control.addEventListener('blur', () => void save()) // not 'change': a field redrawn by a live update keeps the typing but would not fire it
+    control.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && (!area || e.ctrlKey || e.metaKey)) {
+        e.preventDefault()
+        void save()
+      } else if (e.key === 'Escape' && ui.drafts.has(key)) {
+        e.stopPropagation()
+        ui.drafts.delete(key)
+        ui.render()
+      }
+    })
+  }
+  const error = ui.errors.get(key)
+  if (error) control.setAttribute('aria-invalid', 'true')
+  const changedElsewhere = draft && draft.original !== current
+  return el(
+    'div',
+    { class: `field f-${f.kind}` },
+    f.kind === 'check' ? el('label', { class: 'check' }, control, ` ${f.label}`) : [el('label', { for: id, text: f.label }), control],
+    f.hint ? el('small', { class: 'hint', text: f.hint }) : null,
+    changedElsewhere
+      ? el(
+          'p',
+          { class: 'conflict', role: 'status' },
+          `Changed elsewhere to “${current || '(empty)'}” while you typed. `,
+          el('button', {
+            type: 'button',
+            text: 'Use theirs',
+            onclick: () => {
+              ui.drafts.delete(key)
+              ui.render()
+            },
+          }),
+          el('button', {
+            type: 'button',
+            text: 'Keep mine',
+            onclick: () => {
+              ui.drafts.set(key, { value: draft.value, original: current })
+              void save()
+            },
+          }),
+        )
+      : null,
+    error ? el('p', { class: 'field-error', role: 'alert', text: error }) : null,
+  )
+}
+
+function iterationOptions(ui: Ui, value: string): string[] {
+  const names = ui.plan.iterations.filter((i) => i.status === 'active' || i.name === value).map((i) => i.name)
+  return names.includes(value) || !value ? names : [value, ...names]
+}
+
+/** Move: the node's parent, among the nodes of the type its type needs. */
+function parentField(ui: Ui, n: PlanNode): HTMLElement | null {
+  const type = PARENT_TYPE[n.type]
+  if (!type) return null
+  const key = `${n.id}:parentId`
+  const select = el(
+    'select',
+    { id: 'f-parent', name: 'parentId' },
+    ui.plan.ofType(type).map((p) => el('option', { value: p.id, text: `${p.data.label} (${p.id})`, selected: p.id === n.parentId })),
+  )
+  select.addEventListener('change', () => void update(ui, n.id, {}, select.value, key))
+  const error = ui.errors.get(key)
+  return el(
+    'div',
+    { class: 'field' },
+    el('label', { for: 'f-parent', text: `Move to another ${TYPE_NAMES[type].toLowerCase()}` }),
+    select,
+    error ? el('p', { class: 'field-error', role: 'alert', text: error }) : null,
+  )
+}
