@@ -220,6 +220,17 @@ describe('claims racing writes', () => {
   })
 })
 
+describe('_meta.unblocked under concurrent writes', () => {
+  it('names a job made ready by two concurrent writes exactly once', async () => {
+    const p = await seed()
+    // approach-1 blocks job-3; its jobs job-1 and job-2 are marked done at the same time
+    const answers = await Promise.all(
+      ['job-1', 'job-2'].map((nodeId) => mutate({ action: 'update', projectId: p, nodeId, data: { status: 'done' } })),
+    )
+    expect(answers.flatMap((a) => a.body._meta.unblocked)).toEqual(['job-3'])
+  })
+})
+
 describe('claim tokens on writes', () => {
   it('lets the holder write with its token, refuses a stale token with 409 claim_lost, never refuses a write without one', async () => {
     const p = await seed()

@@ -92,9 +92,10 @@ export function createWaiters(db: Db, log: Pick<Logger, 'warn'>): Waiters {
 /**
  * Answer `check()` as soon as it is not null, reading again only when woken, until `until`
  * (a Date.now() time); then the last (null) result. A commit wakes before its rows are
- * readable by every reader's horizon (GET /events shows an event once older transactions have
- * finished), so a read that comes up empty right after a wake-up is retried a few times with a
- * growing pause, then waits for the next wake-up.
+ * readable by every reader's horizon (GET /events shows an event once every older transaction
+ * has finished, and on a busy PostgreSQL one may run for seconds), so a read that comes up empty
+ * after a wake-up is retried with a growing pause, at most a second, until it finds the rows or
+ * the deadline passes: only requests that were woken read again, never the idle ones.
  */
 export async function waitFor<T>(waiters: Waiters, keys: string[], until: number, check: () => Promise<T | null>): Promise<T | null> {
   let retry = 0
@@ -107,6 +108,6 @@ export async function waitFor<T>(waiters: Waiters, keys: string[], until: number
     const woken = await waiters.wait(keys, retry ? Math.min(retry, left) : left, since)
     // the deadline passed, or the server stops: one last read
     if (!woken && !retry) return check()
-    retry = woken ? 20 : retry < 1000 ? retry * 2 : 0
+    retry = woken ? 20 : Math.min(retry * 2, 1000)
   }
 }

@@ -152,7 +152,9 @@ export async function nextCommands(
     const changed = query.revision !== undefined && last.revision !== query.revision
     return last.rows.length || changed ? last : null
   }
-  const found = (await waitFor(deps.waiters, [viewKey(project.id), eventsKey(project.id)], Date.now() + wait, read)) ?? last
+  // a tree change matters only to a poll that sent the revision it shows
+  const keys = query.revision === undefined ? [viewKey(project.id)] : [viewKey(project.id), eventsKey(project.id)]
+  const found = (await waitFor(deps.waiters, keys, Date.now() + wait, read)) ?? last
   return { commands: found.rows.map((r) => ({ id: Number(r.seq), ...r.command, at: iso(r.created_at) })), revision: found.revision }
 }
 

@@ -7,6 +7,7 @@ import { iterationRows } from '../iterations/service'
 import type { ClaimBody, ReleaseClaimBody, RenewClaimBody } from '../mutate/model'
 import { nodeRows } from '../nodes/service'
 import { requireProject } from '../projects/access'
+import * as q from './queries'
 import { assess, spreadFirst, type TreeNode, type WorkState } from './ready'
 
 /** Ready work and claims (agents-and-app.md, 1 and 2). */
@@ -164,6 +165,7 @@ export async function aroundWrite(
   const triggers = entries.some(unblocks)
   if (!tokened.length && !triggers) return run()
   const { project: p } = await requireProject(deps.db, user, body.projectId)
+  if (triggers) await q.lockProject(deps.db, p.id)
   await checkTokens(deps.db, p.id, tokened, deps.now())
   const before = triggers ? await workStates(deps, p.id) : null
   const result = await run()
