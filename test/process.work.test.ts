@@ -251,8 +251,27 @@ describe('the rate limit does not count requests that wait', () => {
     for (let i = 0; i < 7; i++) statuses.push((await server.call('GET', '/api/v1/events?projectId=limited&wait=0')).status)
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429])
     expect((await server.call('GET', '/api/v1/nodes?projectId=limited&wait=5')).status).toBe(429)
-    // and a waiting request still gets through past the limit
-    expect((await rawGet(server.url, `/api/v1/events?projectId=limited&after=${after}&wait=1`, server.ownerKey)).status).toBe(200)
+    // past the limit a waiting read is refused too: waiting is not counted, but it is no way around the limit
+    expect((await rawGet(server.url, `/api/v1/events?projectId=limited&after=${after}&wait=1`, server.ownerKey)).status).toBe(429)
+  })
+})
+
+describe('a waiting feed read that answers at once is counted', () => {
+  let server: ServerProcess
+  beforeAll(async () => {
+    server = await startServer({ RATE_LIMIT_PER_MINUTE: '8' })
+  })
+  afterAll(() => server.close())
+
+  it('limits wait=1 reads of a feed that has events to answer', async () => {
+    await server.call('POST', '/api/v1/mutate', { body: { action: 'addProject', project: { name: 'Busy', id: 'busy' } } })
+    await server.call('POST', '/api/v1/mutate', {
+      body: { action: 'add', projectId: 'busy', node: { type: 'task', data: { label: 'An event' } } },
+    })
+    // 2 counted so far; each read below finds the event at once, so it never waits and is counted
+    const statuses: number[] = []
+    for (let i = 0; i < 8; i++) statuses.push((await rawGet(server.url, '/api/v1/events?projectId=busy&wait=1', server.ownerKey)).status)
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429])
   })
 })
 

@@ -22,28 +22,30 @@ const Payload = t.Object(
 
 /** The pull feed: what webhooks push, for agents without a public URL. */
 export const eventRoutes = (deps: Deps) =>
-  new Elysia({ name: 'events' }).derive(withUser(deps)).get('/events', ({ user, query }) => listEvents(deps, user, query), {
-    query: t.Object({
-      projectId: t.String(),
-      after: t.Optional(t.String({ description: 'the nextCursor of the previous call; omit to start at the oldest event kept' })),
-      limit: t.Optional(t.String({ description: 'at most this many events, 1 to 500 (default 100)' })),
-      wait: t.Optional(
-        t.String({
-          description:
-            'seconds, 0 to 60 (default 0): hold an empty page open until an event arrives or wait passes; a waiting request is not counted against the rate limit',
-        }),
-      ),
-    }),
-    response: {
-      200: t.Object({
-        events: t.Array(Payload, { description: 'oldest first; each exactly the body a webhook receives' }),
-        nextCursor: t.Union([t.String(), t.Null()], { description: 'pass as after on the next call' }),
-        hasMore: t.Boolean(),
-        _meta: MetaBody,
+  new Elysia({ name: 'events' })
+    .derive(withUser(deps))
+    .get('/events', ({ user, query, request }) => listEvents(deps, user, query, () => deps.waiters.answeredAtOnce.add(request)), {
+      query: t.Object({
+        projectId: t.String(),
+        after: t.Optional(t.String({ description: 'the nextCursor of the previous call; omit to start at the oldest event kept' })),
+        limit: t.Optional(t.String({ description: 'at most this many events, 1 to 500 (default 100)' })),
+        wait: t.Optional(
+          t.String({
+            description:
+              'seconds, 0 to 60 (default 0): hold an empty page open until an event arrives or wait passes; a waiting request is not counted against the rate limit',
+          }),
+        ),
       }),
-    },
-    detail: {
-      summary: 'Pull feed of the project events webhooks deliver, oldest first after a cursor (kept 7 days)',
-      tags: ['events'],
-    },
-  })
+      response: {
+        200: t.Object({
+          events: t.Array(Payload, { description: 'oldest first; each exactly the body a webhook receives' }),
+          nextCursor: t.Union([t.String(), t.Null()], { description: 'pass as after on the next call' }),
+          hasMore: t.Boolean(),
+          _meta: MetaBody,
+        }),
+      },
+      detail: {
+        summary: 'Pull feed of the project events webhooks deliver, oldest first after a cursor (kept 7 days)',
+        tags: ['events'],
+      },
+    })

@@ -37,7 +37,13 @@ function decodeCursor(after: string | undefined) {
 }
 
 /** GET /events: the project's events after a cursor, oldest first, the same payloads webhooks carry. */
-export async function listEvents(deps: Deps, user: User, query: { projectId: string; after?: string; limit?: string; wait?: string }) {
+export async function listEvents(
+  deps: Deps,
+  user: User,
+  query: { projectId: string; after?: string; limit?: string; wait?: string },
+  /** told when a request that asked to wait found events at once (it is then counted by the rate limit) */
+  answeredAtOnce: () => void = () => {},
+) {
   const { project } = await requireProject(deps.db, user, query.projectId)
   const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit)
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw invalid(`limit must be an integer from 1 to ${MAX_LIMIT}`)
@@ -45,9 +51,11 @@ export async function listEvents(deps: Deps, user: User, query: { projectId: str
   const after = decodeCursor(query.after)
   const read = () => q.listPage(deps.db, project.id, after, limit)
   // with wait, an empty page is held until a commit of this project wakes it (no polling meanwhile)
+  let reads = 0
   const rows = wait
     ? ((await waitFor(deps.waiters, [eventsKey(project.id)], Date.now() + wait * 1000, async () => {
         const page = await read()
+        if (++reads === 1 && page.length) answeredAtOnce()
         return page.length ? page : null
       })) ?? [])
     : await read()

@@ -27,6 +27,11 @@ export interface Waiters {
   signal(db: Db, key: string): Promise<void>
   /** Requests waiting now. */
   size(): number
+  /**
+   * Requests that asked to wait but found their answer at once (they never waited): the
+   * per-IP rate limit counts these after the fact, so `wait` is no way around it.
+   */
+  readonly answeredAtOnce: WeakSet<Request>
   /** Release every waiter (shutdown: held requests answer at once instead of holding the drain). */
   close(): void
 }
@@ -61,6 +66,7 @@ export function createWaiters(db: Db, log: Pick<Logger, 'warn'>): Waiters {
         log.warn('wake channel unavailable', { error: String(err) })
       }))
   return {
+    answeredAtOnce: new WeakSet(),
     async wait(keys, ms, since = clock) {
       if (closed || ms <= 0) return false
       await listen()

@@ -7,17 +7,24 @@
  * exempt, so no ordinary read gets past the limit by adding a parameter; anything the route
  * would refuse (wait=abc, wait=99) is counted.
  */
-const WAITING = new Map<string, number>([
-  ['/events', 60], // seconds
-  ['/view/commands', 15_000], // milliseconds
+const WAITING = new Map<string, { max: number; kind: Waiting }>([
+  ['/events', { max: 60, kind: 'feed' }], // seconds
+  ['/view/commands', { max: 15_000, kind: 'canvas' }], // milliseconds
 ])
 
-export function rateExempt(method: string, url: URL): boolean {
+/**
+ * What kind of waiting request this is, or false. A `feed` read that finds events at once
+ * answers without waiting; the caller counts it after the fact (otherwise `wait=1` would be a
+ * way around the limit). The canvas's poll is the page's own and is never counted.
+ */
+export type Waiting = 'feed' | 'canvas'
+
+export function rateExempt(method: string, url: URL): Waiting | false {
   if (method !== 'GET') return false
   const path = url.pathname.replace(/^\/api(\/v1)?/, '')
-  const max = WAITING.get(path)
-  if (max === undefined || !/^\/api\//.test(url.pathname)) return false
+  const route = WAITING.get(path)
+  if (route === undefined || !/^\/api\//.test(url.pathname)) return false
   const waits = url.searchParams.getAll('wait')
   if (waits.length !== 1 || !/^[1-9]\d{0,4}$/.test(waits[0]!)) return false
-  return Number(waits[0]) <= max
+  return Number(waits[0]) <= route.max ? route.kind : false
 }

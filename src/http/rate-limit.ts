@@ -6,6 +6,8 @@
 export interface RateLimiter {
   /** Count one request; returns the seconds to wait when over the limit, else 0. */
   hit(ip: string, now?: number): number
+  /** The seconds to wait when `ip` is already over the limit, else 0; counts nothing. */
+  blocked(ip: string, now?: number): number
 }
 
 export function createRateLimiter(perMinute: number, windowMs = 60_000): RateLimiter {
@@ -26,6 +28,11 @@ export function createRateLimiter(perMinute: number, windowMs = 60_000): RateLim
       }
       w.count++
       return w.count > perMinute ? Math.max(1, Math.ceil((w.start + windowMs - now) / 1000)) : 0
+    },
+    blocked(ip, now = Date.now()) {
+      const w = windows.get(ip)
+      if (perMinute <= 0 || !w || now - w.start >= windowMs) return 0
+      return w.count >= perMinute ? Math.max(1, Math.ceil((w.start + windowMs - now) / 1000)) : 0
     },
   }
 }

@@ -51,8 +51,10 @@ export function createHandler(deps: Deps, app: App) {
           { 'retry-after': String(wait) },
         )
     }
-    if (url.pathname.startsWith('/api/') && !res && !rateExempt(req.method, url)) {
-      const wait = limiter.hit(ip)
+    const exempt = url.pathname.startsWith('/api/') ? rateExempt(req.method, url) : false
+    if (url.pathname.startsWith('/api/') && !res && exempt !== 'canvas') {
+      // a waiting feed read is not counted, but an address past the limit gets no more reads
+      const wait = exempt === 'feed' ? limiter.blocked(ip) : limiter.hit(ip)
       if (wait)
         res = json(
           429,
@@ -109,6 +111,8 @@ export function createHandler(deps: Deps, app: App) {
       if (req.headers.get('x-request-id') !== requestId) req.headers.set('x-request-id', requestId)
       res = await app.handle(req)
       if (admin && res.status === 401) adminFailures.fail(ip)
+      // a feed read that had something to answer at once did not wait: it counts like any read
+      if (exempt === 'feed' && deps.waiters.answeredAtOnce.has(req)) limiter.hit(ip)
     }
     res.headers.set('x-request-id', requestId)
     res.headers.set('x-content-type-options', 'nosniff')
