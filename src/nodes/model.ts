@@ -116,7 +116,9 @@ function checkExternalRefs(value: unknown): void {
     let ok = false
     try {
       ok = new URL(ref.url).protocol === 'https:'
-    } catch {}
+    } catch {
+      // not a URL at all: `ok` stays false and the refusal below names the field
+    }
     if (!ok) throw new FieldError(`externalRefs[${i}].url must be an https:// URL`, SHAPES.externalRefs)
     const pair = `${ref.system}\u0000${ref.key}`
     if (seen.has(pair)) throw new FieldError(`externalRefs[${i}] repeats system ${ref.system} with key ${ref.key}`, SHAPES.externalRefs)

@@ -96,7 +96,10 @@ export class BuiltinSearch implements SearchBackend {
       return
     }
     this.committed.add(projectId)
-    if (idx) void this.current(idx).catch(() => undefined)
+    if (idx)
+      void this.current(idx).catch((err) =>
+        this.deps.log.warn('search: catch-up after a commit failed; the next read retries', { projectId, error: String(err) }),
+      )
   }
 
   /**
@@ -114,7 +117,13 @@ export class BuiltinSearch implements SearchBackend {
     // and none can still commit below it, so there is nothing for a read to skip or re-read
     idx.recent.clear()
     idx.horizon = new Date()
-    if (saved.length) void q.insertVectors(this.deps.db, idx.projectId, this.queue.id, saved).catch(() => undefined)
+    if (saved.length)
+      void q.insertVectors(this.deps.db, idx.projectId, this.queue.id, saved).catch((err) =>
+        this.deps.log.warn('search: storing vectors failed; they are embedded again after a restart', {
+          projectId: idx.projectId,
+          error: String(err),
+        }),
+      )
   }
 
   /** Apply node events to `idx`, in seq order, and remember their seqs as applied (catchUp skips them). */
@@ -171,7 +180,7 @@ export class BuiltinSearch implements SearchBackend {
         )
       vector =
         (await within(
-          this.queue.query(req.q).catch(() => undefined),
+          this.queue.query(req.q).catch(() => undefined), // no vector: the search answers by keyword and _meta.search says so
           BUILTIN_TUNING.queryEmbedMs,
         )) ?? null
       if (!vector) semantic = 'unavailable'
@@ -210,7 +219,7 @@ export class BuiltinSearch implements SearchBackend {
   async duplicates(projectId: string, node: { id: string; type: string; data: Record<string, any> }): Promise<DuplicateAdvisory | null> {
     const idx = this.loaded.get(projectId)
     if (!idx) {
-      void this.load(projectId).catch(() => undefined) // warm it for the next add
+      void this.load(projectId).catch((err) => this.deps.log.warn('search: warming an index failed', { projectId, error: String(err) })) // for the next add
       return null
     }
     const texts = embeddingTexts(node.data)
@@ -229,7 +238,7 @@ export class BuiltinSearch implements SearchBackend {
       (await within(
         this.queue.embed([full], true).then((v) => v[0]!),
         BUILTIN_TUNING.duplicateEmbedMs,
-      ).catch(() => undefined))
+      ).catch(() => undefined)) // no vector in time: no advisory, the add itself has succeeded
     if (!vector) return null
     if (!known) this.remember(hash, vector)
     const near = idx.nearest(vector, node.type, this.choice.duplicateCosine, 4).filter((n) => n.id !== node.id)
@@ -305,7 +314,7 @@ export class BuiltinSearch implements SearchBackend {
     // on PGlite with nothing new committed, only a read already under way (it may hold a write
     // the caller just made) is waited for
     if (this.deps.db.kind === 'postgres' || this.committed.has(projectId)) await this.current(idx)
-    else await this.locks.get(projectId)?.catch(() => undefined)
+    else await this.locks.get(projectId)?.catch(() => undefined) // only its end matters here; its caller got the error
     return idx
   }
 
@@ -437,7 +446,13 @@ export class BuiltinSearch implements SearchBackend {
     for (const r of await q.recentProjects(db, this.discoveredSeq)) {
       this.discoveredSeq = Math.max(this.discoveredSeq, Number(r.seq))
       written.add(r.project_id)
-      if (!this.indexes.has(r.project_id)) await this.load(r.project_id).catch(() => undefined)
+      if (!this.indexes.has(r.project_id))
+        await this.load(r.project_id).catch((err) =>
+          this.deps.log.warn('search: loading an index failed; retried on its next search', {
+            projectId: r.project_id,
+            error: String(err),
+          }),
+        )
     }
     return written
   }
@@ -462,9 +477,9 @@ export class BuiltinSearch implements SearchBackend {
   /** Run `fn` after every earlier call for the same project (catch-ups never interleave). */
   private serial<T>(projectId: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.locks.get(projectId) ?? Promise.resolve()
-    const next = prev.catch(() => undefined).then(fn)
+    const next = prev.catch(() => undefined).then(fn) // the earlier call's caller got its error; this one runs regardless
     this.locks.set(projectId, next)
-    next.finally(() => this.locks.get(projectId) === next && this.locks.delete(projectId)).catch(() => undefined)
+    next.finally(() => this.locks.get(projectId) === next && this.locks.delete(projectId)).catch(() => undefined) // returned to the caller below
     return next
   }
 }
