@@ -78,9 +78,9 @@ async function main() {
     },
   })
   scheduler = startScheduler(deps)
-  // where a person goes next, beside the owner key (the key in the fragment never reaches a server)
+  // where a person goes next, beside the owner key; the key itself is printed once only (self-hosting.md)
   const base = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${server.port}`
-  console.log(`Arbor app: ${base}/app${firstKey ? `#key=${firstKey}` : ''}`)
+  console.log(`Arbor app: ${base}/app${firstKey ? ' (sign in with the owner key above)' : ''}`)
   console.log(`Arbor API docs: ${base}/docs`)
   log.info('listening', {
     url: `http://${config.host}:${server.port}`,
