@@ -27,7 +27,10 @@ describe('client-supplied names never reach Object.prototype', () => {
           body: {
             success: false,
             errors: [`action must be one of: ${ACTIONS}`],
-            _meta: { _tip: 'Send {action, projectId, ...}; the guide lists the body of every action.', guide: GUIDE },
+            _meta: {
+              _tip: 'Send {action, projectId, ...}; the guide lists the body of every action. Agents also have claim, renewClaim, releaseClaim.',
+              guide: GUIDE,
+            },
           },
         })
       }

@@ -42,6 +42,9 @@ export const actions = new Map<string, Action<any>>([
   ['releaseClaim', action(m.ReleaseClaimBody, releaseClaim)],
 ])
 
+/** The actions of agents-and-app.md, 2 (claims), beside api.md's. */
+const CLAIM_ACTIONS = new Set(['claim', 'renewClaim', 'releaseClaim'])
+
 /** Actions that ignore Idempotency-Key (api.md, Idempotency 5). */
 export const NOT_IDEMPOTENT = new Set(['addProject'])
 
@@ -57,8 +60,9 @@ export function actionOf(body: unknown): Action {
   if (typeof name !== 'string') throw invalid('action: Expected string')
   const found = actions.get(name)
   if (!found)
-    throw invalid(`action must be one of: ${[...actions.keys()].join(', ')}`, {
-      _tip: 'Send {action, projectId, ...}; the guide lists the body of every action.',
+    // the message lists api.md's actions as it always has; the claim actions (agents-and-app.md) are named in the tip
+    throw invalid(`action must be one of: ${[...actions.keys()].filter((a) => !CLAIM_ACTIONS.has(a)).join(', ')}`, {
+      _tip: `Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${[...CLAIM_ACTIONS].join(', ')}.`,
     })
   const key = (body as Record<string, unknown>).idempotencyKey
   if (key !== undefined && (typeof key !== 'string' || key.length < 1 || key.length > 255))
