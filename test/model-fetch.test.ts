@@ -114,5 +114,18 @@ describe.skipIf(!haveModel && !process.env.CI)('the server process and the model
     } finally {
       await server.close()
     }
+    // arbor doctor runs the same check
+    const doctor = Bun.spawnSync([process.execPath, 'src/cli/main.ts', 'doctor'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: work, DATA_DIR: mkdtempSync(join(work, 'data-')), EMBEDDINGS_MODEL_DIR: dir, PORT: '0' },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const lines = doctor.stdout.toString().split('\n')
+    const at = lines.findIndex((l) => l.startsWith('FAIL  model'))
+    expect(lines.slice(at, at + 2)).toEqual([
+      `FAIL  model      ${dir}/tokenizer_config.json is not the pinned file (its SHA-256 differs): search uses the smaller fallback model`,
+      `                 → delete ${dir} and run npm run model:fetch`,
+    ])
   }, 90_000)
 })
