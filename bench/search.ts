@@ -14,6 +14,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { loadConfig } from '../src/config'
 import { rssMb } from './lib/rss'
 import { freePort, ownerClient, spawnServer } from './lib/spawn'
 import { OBJECTS, pick, QUALIFIERS, reseed, tree, VERBS } from './lib/synthetic-tree'
@@ -26,7 +27,7 @@ const num = (name: string, fallback: number) => {
 }
 const TOTAL = num('nodes', 1000)
 const SEARCHES = num('searches', 200)
-const MODEL_DIR = join(import.meta.dir, '..', 'data/models/all-MiniLM-L6-v2')
+const MODEL_DIR = loadConfig({ DATA_DIR: join(import.meta.dir, '..', 'data') }).embeddingsModelDir
 
 // --- one model ------------------------------------------------------------------------------
 

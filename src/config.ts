@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+
 /**
  * The environment, parsed once and validated. Nothing else in the server reads `process.env`
  * (the MCP stdio client, a separate program, reads its own: src/mcp/config.ts).
@@ -28,7 +31,7 @@ export interface Config {
   embeddingsUrl?: string
   embeddingsModel?: string
   embeddingsApiKey?: string
-  /** the built-in sentence model's files (`bun run model:fetch`); default DATA_DIR/models/all-MiniLM-L6-v2 */
+  /** the built-in sentence model's files: EMBEDDINGS_MODEL_DIR, else DATA_DIR/models/all-MiniLM-L6-v2 if it holds one, else MODEL_BESIDE_CODE */
   embeddingsModelDir: string
   /** 'wasm': the sentence model on onnxruntime-web even where the native build loads (ARBOR_ONNX_RUNTIME) */
   onnxRuntime?: 'wasm'
@@ -42,6 +45,20 @@ export class ConfigError extends Error {}
 type Env = Record<string, string | undefined>
 
 const set = (v: string | undefined): v is string => v !== undefined && v !== ''
+
+/**
+ * Where `npm install` puts the sentence model: beside the code (gitignored), found from this
+ * file's location rather than the working directory, so a server started with any DATA_DIR or
+ * from any directory finds it. (In the single executable the model is embedded and wins.)
+ */
+export const MODEL_BESIDE_CODE = join(import.meta.dir, '..', 'models', 'all-MiniLM-L6-v2')
+
+/** EMBEDDINGS_MODEL_DIR; else DATA_DIR/models/… where an earlier `model:fetch` put it; else beside the code. */
+function modelDir(env: Env): string {
+  if (set(env.EMBEDDINGS_MODEL_DIR)) return env.EMBEDDINGS_MODEL_DIR
+  const inData = `${set(env.DATA_DIR) ? env.DATA_DIR : './data'}/models/all-MiniLM-L6-v2`
+  return existsSync(join(inData, 'model.onnx')) ? inData : MODEL_BESIDE_CODE
+}
 
 function int(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name]
@@ -107,9 +124,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host: set(env.HOST) ? env.HOST : '0.0.0.0',
     dataDir: set(env.DATA_DIR) ? env.DATA_DIR : './data',
-    embeddingsModelDir: set(env.EMBEDDINGS_MODEL_DIR)
-      ? env.EMBEDDINGS_MODEL_DIR
-      : `${set(env.DATA_DIR) ? env.DATA_DIR : './data'}/models/all-MiniLM-L6-v2`,
+    embeddingsModelDir: modelDir(env),
     onnxRuntime: set(env.ARBOR_ONNX_RUNTIME) ? 'wasm' : undefined,
     cacheDir: set(env.ARBOR_CACHE_DIR) ? env.ARBOR_CACHE_DIR : `${set(env.DATA_DIR) ? env.DATA_DIR : './data'}/cache`,
     databaseUrl,

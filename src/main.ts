@@ -31,7 +31,7 @@ async function main() {
   const deps: Deps = createDeps({ config, db, log })
 
   const { choice } = deps.search
-  if (choice.fallback) log.warn('search: the built-in sentence model is missing', { fallback: choice.fallback })
+  if (choice.fallback) log.warn('search: the built-in sentence model is missing or not the pinned file', { fallback: choice.fallback })
   log.info('search', { backend: deps.search.name, embedder: choice.embedder.id })
 
   const firstKey = await bootstrapOwner(db)

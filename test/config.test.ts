@@ -1,11 +1,34 @@
 import { describe, expect, it } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ConfigError, loadConfig } from '../src/config'
+import { ConfigError, loadConfig, MODEL_BESIDE_CODE } from '../src/config'
 
 // self-hosting.md, Environment variables: validated at start; a bad value stops the process
 // with one line that names the variable and what it expected.
+
+describe('where the sentence model is looked for', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'arbor-config-model-'))
+  const inData = `${dataDir}/models/all-MiniLM-L6-v2`
+
+  it('is models/ beside the code, whatever DATA_DIR is, when DATA_DIR holds no model', () => {
+    expect(MODEL_BESIDE_CODE).toBe(join(import.meta.dir, '..', 'models', 'all-MiniLM-L6-v2'))
+    expect(loadConfig({ DATA_DIR: dataDir }).embeddingsModelDir).toBe(MODEL_BESIDE_CODE)
+    expect(loadConfig({ DATA_DIR: join(dataDir, 'elsewhere') }).embeddingsModelDir).toBe(MODEL_BESIDE_CODE)
+  })
+
+  it('is DATA_DIR/models/all-MiniLM-L6-v2 when an earlier model:fetch put a model there', () => {
+    mkdirSync(inData, { recursive: true })
+    writeFileSync(join(inData, 'model.onnx'), 'x')
+    try {
+      expect(loadConfig({ DATA_DIR: dataDir }).embeddingsModelDir).toBe(inData)
+      // EMBEDDINGS_MODEL_DIR wins over both
+      expect(loadConfig({ DATA_DIR: dataDir, EMBEDDINGS_MODEL_DIR: '/opt/m' }).embeddingsModelDir).toBe('/opt/m')
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+})
 
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty environment', () => {
@@ -13,7 +36,8 @@ describe('loadConfig', () => {
       port: 3000,
       host: '0.0.0.0',
       dataDir: './data',
-      embeddingsModelDir: './data/models/all-MiniLM-L6-v2',
+      // ./data/models where an earlier model:fetch put it (a checkout of before models/), else beside the code
+      embeddingsModelDir: existsSync('./data/models/all-MiniLM-L6-v2/model.onnx') ? './data/models/all-MiniLM-L6-v2' : MODEL_BESIDE_CODE,
       cacheDir: './data/cache',
       databaseUrl: undefined,
       publicBaseUrl: 'http://localhost:3000',

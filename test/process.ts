@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { loadConfig } from '../src/config'
 import { ADMIN_TOKEN, jsonRequest, readRes } from './helpers'
 
 /**
@@ -11,8 +12,8 @@ import { ADMIN_TOKEN, jsonRequest, readRes } from './helpers'
  * prove the logic; these prove it is wired.
  */
 const ROOT = join(import.meta.dir, '..')
-/** where `npm run model:fetch` puts the sentence model in a checkout; the servers here use it too */
-const MODEL_DIR = join(ROOT, 'data/models/all-MiniLM-L6-v2')
+/** the checkout's sentence model (./data/models if an earlier model:fetch put it there, else models/ beside the code) */
+const MODEL_DIR = loadConfig({ DATA_DIR: join(ROOT, 'data') }).embeddingsModelDir
 const PG_URL = process.env.TEST_DATABASE_URL
 
 export interface ServerProcess {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { accessSync, constants, existsSync, readFileSync, statfsSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
@@ -6,7 +5,7 @@ import { appliedMigrations } from '../backup/service'
 import { type Config, ConfigError, loadConfig } from '../config'
 import { openDbAsIs } from '../db'
 import { migrationNames } from '../db/migrate'
-import { MINILM_FILE_NAMES, MINILM_MANIFEST, type MiniLmManifest } from '../search/embedder/minilm'
+import { checkMiniLm } from '../search/embedder/minilm'
 import { parse } from './args'
 import { isUp, serverUrl } from './server-api'
 
@@ -170,29 +169,23 @@ async function database(config: Config, lockPid: number | null, add: Add) {
 function model(config: Config, add: Add) {
   if (config.embeddingsUrl) return add('ok', 'model', `embeddings come from ${config.embeddingsUrl} (${config.embeddingsModel})`)
   const dir = config.embeddingsModelDir
-  const missing = Object.values(MINILM_FILE_NAMES).filter((f) => !existsSync(join(dir, f)))
-  if (missing.length)
+  // the server's own check (minilm.ts): every file against its pinned SHA-256
+  const check = checkMiniLm(dir)
+  if ('missing' in check)
     return add(
       'warn',
       'model',
-      `the sentence model is not in ${dir} (missing ${missing.join(', ')}): search uses the smaller fallback model`,
+      `the sentence model is not in ${dir} (missing ${check.missing.join(', ')}): search uses the smaller fallback model`,
       'npm run model:fetch (or set EMBEDDINGS_MODEL_DIR to where it is)',
     )
-  const manifestPath = join(dir, MINILM_MANIFEST)
-  if (!existsSync(manifestPath))
-    return add('ok', 'model', `the sentence model is in ${dir} (no ${MINILM_MANIFEST} to check its hash against)`)
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as MiniLmManifest
-  const digest = createHash('sha256')
-    .update(readFileSync(join(dir, MINILM_FILE_NAMES.model)))
-    .digest('hex')
-  if (digest !== manifest.sha256)
+  if ('mismatch' in check)
     return add(
       'FAIL',
       'model',
-      `${join(dir, MINILM_FILE_NAMES.model)} has SHA-256 ${digest.slice(0, 12)}…, its manifest says ${manifest.sha256.slice(0, 12)}…`,
+      `${check.mismatch} is not the pinned file (its SHA-256 differs): search uses the smaller fallback model`,
       `delete ${dir} and run npm run model:fetch`,
     )
-  add('ok', 'model', `${manifest.id} in ${dir}, hash checked`)
+  add('ok', 'model', `${check.model.id} in ${dir}, hash checked`)
 }
 
 async function port(config: Config, running: boolean, add: Add) {

