@@ -50,6 +50,21 @@ export const webRoutes = () => {
         summary: 'Where to go: a browser is sent to the app (/app); a JSON client gets the addresses of the app, the docs and the API',
         tags: ['view'],
         security: [],
+        responses: {
+          200: {
+            description: 'the addresses of the app, the docs and the API (a client that does not prefer HTML)',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: Object.fromEntries(Object.keys(HOME).map((k) => [k, { type: 'string' }])),
+                  required: Object.keys(HOME),
+                },
+              },
+            },
+          },
+          303: { description: 'a browser (Accept prefers text/html) is sent to /app' },
+        },
       },
     })
     .get('/app', page(html, 'text/html; charset=utf-8'), {
