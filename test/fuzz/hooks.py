@@ -35,8 +35,4 @@ def map_query(ctx, query):
     operation = getattr(ctx, "operation", None)
     if operation is not None and operation.path.endswith("/view/commands") and isinstance(query, dict):
         query["wait"] = "0"
-    # GET /keys names the fuzzer's own key, and a stateful run would revoke it with DELETE /keys,
-    # leaving every later request a 401: the delete is fuzzed with ids that name no key (404)
-    if operation is not None and operation.method.upper() == "DELETE" and operation.path.endswith("/keys") and isinstance(query, dict):
-        query["keyId"] = "fuzz-no-such-key-" + str(random.randrange(10**9))
     return query

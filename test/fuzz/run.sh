@@ -115,7 +115,9 @@ unbanner() { sed -u -E '/^=+ .* =+$/{ s/^=+ (.*[^= ]) =+$/[schemathesis] \1/; s/
 rc=0
 # from the work dir: Schemathesis and Hypothesis keep their caches in the current directory
 echo "==> fuzzing /api/v1 and the health checks with a fresh API key"
-(cd "$WORK" && "$ST" run "$BASE/openapi.json" "${COMMON[@]}" --exclude-path-regex '^/admin/' \
+# /api/v1/keys is left out: a stateful run lists the fuzzer's own key and revokes it, and every
+# project operation after that answers 401 (test/keys.test.ts holds those endpoints)
+(cd "$WORK" && "$ST" run "$BASE/openapi.json" "${COMMON[@]}" --exclude-path-regex '^/admin/|^/api/v1/keys$' \
   -H "Authorization: Bearer $KEY") | tee "$WORK/api.out" | unbanner || rc=$?
 echo "==> fuzzing /admin/v1 with the admin token"
 (cd "$WORK" && "$ST" run "$BASE/openapi.json" "${COMMON[@]}" --include-path-regex '^/admin/' \
