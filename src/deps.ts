@@ -3,6 +3,7 @@ import type { Db } from './db'
 import { createWaiters, type Waiters } from './events/waiters'
 import type { Logger } from './log'
 import { createMetrics, type Metrics } from './metrics/service'
+import { ReadCache } from './reads/cache'
 import { createSearch } from './search/engine'
 import type { SearchBackend } from './search/port'
 import { createWebhookSender, type WebhookSender } from './webhooks/sender'
@@ -29,6 +30,8 @@ export interface Deps {
   waiters: Waiters
   /** the Prometheus registry and its recorders (GET /metrics) */
   metrics: Metrics
+  /** Answers of project reads, kept while the project's revision is unchanged (src/reads/cache.ts). */
+  reads: ReadCache
 }
 
 export type WakeTopic = 'events' | 'classify' | 'view'
@@ -53,14 +56,17 @@ export function createWaker(): Pick<Deps, 'wake' | 'onWake'> {
  */
 export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<Pick<Deps, 'now'>>): Deps {
   const search = createSearch(base)
-  return {
+  const deps: Deps = {
     now: () => new Date(),
     ...createWaker(),
     ...base,
     search,
+    // the clock is read through deps: tests move it by replacing deps.now
+    reads: new ReadCache({ db: base.db, now: () => deps.now(), log: base.log, maxBytes: base.config.readCacheBytes }),
     waiters: createWaiters(base.db, base.log),
     metrics: createMetrics({ db: base.db, searchPending: () => search.memory().pendingNodes }),
     // read at every batch: tests and benches allow insecure receivers after the app is built
     webhookSender: createWebhookSender(() => base.config.webhookAllowInsecure),
   }
+  return deps
 }

@@ -1,6 +1,7 @@
 import type { Db } from '../db'
 import type { Node } from '../nodes/model'
 import { insertMany } from './queries'
+import { bumpRevision } from './revision'
 import { eventsKey, WAKE_CHANNEL } from './waiters'
 
 /**
@@ -67,6 +68,8 @@ export async function emit(tx: Db, projectId: string, events: DomainEvent[], now
     return { type: e.type, payload: { event: e.type, project_id: projectId, timestamp, ...subject } }
   })
   const seqs = await insertMany(tx, projectId, rows)
+  // the last lock a write takes (emit ends it): cached reads of every replica see the change
+  await bumpRevision(tx, projectId)
   // held GET /events and canvas polls of every replica read again once this commits
   await tx.notify(WAKE_CHANNEL, eventsKey(projectId))
   if (tx.kind !== 'pglite') return

@@ -3,6 +3,7 @@ import { type ClaimView, checkTokens, claimLost, claimRows, endClaims, hashToken
 import type { Deps } from '../deps'
 import { invalid, notFound, RefusalError } from '../errors'
 import { type DomainEvent, emit } from '../events/outbox'
+import { bumpRevision } from '../events/revision'
 import { iterationRows } from '../iterations/service'
 import type { ClaimBody, ReleaseClaimBody, RenewClaimBody } from '../mutate/model'
 import { nodeRows } from '../nodes/service'
@@ -126,6 +127,7 @@ export async function renewClaim(deps: Deps, user: User, body: RenewClaimBody) {
   const lease = body.leaseSeconds ?? LEASE_SECONDS.default
   const row = await claimRows.renew(deps.db, p.id, hashToken(body.claimToken), new Date(now.getTime() + lease * 1000), now)
   if (!row) throw claimLost('This claimToken is unknown, expired or released')
+  await bumpRevision(deps.db, p.id) // /nodes and /tree show the new expiresAt
   return { success: true, claim: { nodeId: row.node_id, agent: row.agent, claimToken: body.claimToken, expiresAt: iso(row.expires_at) } }
 }
 
