@@ -14,7 +14,7 @@ const mutate = async (body: Record<string, unknown>, key?: string) => {
   if (res.status !== 200) throw new Error(`${body.action}: ${res.status} ${JSON.stringify(res.body)}`)
   return res.body
 }
-const get = (path: string, key?: string) => app.call('GET', path, { key })
+const get = (path: string, key?: string | null) => app.call('GET', path, { key })
 
 /** What the same read answers with no cache at all (a cache that keeps nothing, swapped in). */
 async function uncached(path: string) {
