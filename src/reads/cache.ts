@@ -48,6 +48,11 @@ interface Entry {
   until: number
 }
 
+interface Lookup {
+  next: PromiseWithResolvers<string> | null
+  running: boolean
+}
+
 /** An answer bigger than this share of the budget is sent but not kept. */
 const LARGEST_SHARE = 8
 /** what Elysia sends with an object, so a kept answer reads the same as a new one */
@@ -59,6 +64,8 @@ export class ReadCache {
   private readonly loading = new Map<string, Promise<Entry>>()
   /** PGlite: each project's revision in this process (bumped by the commit's notification) */
   private readonly local = new Map<string, number>()
+  /** PostgreSQL: the revision lookup under way per project, and the requests for the next one */
+  private readonly lookups = new Map<string, Lookup>()
   private bytes = 0
   readonly stats = { hits: 0, misses: 0, evictions: 0 }
 
@@ -75,7 +82,33 @@ export class ReadCache {
   /** The project's revision as this process may trust it now. */
   private revision(projectId: string): string | Promise<string> {
     if (this.deps.db.kind === 'pglite') return String(this.local.get(projectId) ?? 0)
-    return readRevision(this.deps.db, projectId)
+    let lookup = this.lookups.get(projectId)
+    if (!lookup) this.lookups.set(projectId, (lookup = { next: null, running: false }))
+    lookup.next ??= Promise.withResolvers<string>()
+    const { promise } = lookup.next
+    if (!lookup.running) void this.lookUp(projectId, lookup)
+    return promise
+  }
+
+  /**
+   * PostgreSQL: the revision reads of one project, batched. Each request waits for a lookup
+   * SENT AFTER it arrived, so it sees every write acknowledged before it came (a lookup already
+   * under way may predate such a write); all requests that arrive while one lookup runs share
+   * the next. Under load that is one primary-key read per round trip instead of per request.
+   */
+  private async lookUp(projectId: string, lookup: Lookup): Promise<void> {
+    lookup.running = true
+    while (lookup.next) {
+      const waiting = lookup.next
+      lookup.next = null
+      try {
+        waiting.resolve(await readRevision(this.deps.db, projectId))
+      } catch (err) {
+        waiting.reject(err)
+      }
+    }
+    lookup.running = false
+    this.lookups.delete(projectId)
   }
 
   /**
