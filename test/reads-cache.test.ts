@@ -184,8 +184,8 @@ describe('ReadCache', () => {
     await reads.answer('bounded', 'k39', {}, async () => ++loads) // the newest is still there
     await reads.answer('bounded', 'k0', {}, async () => ++loads) // the oldest was dropped
     expect(loads).toBe(1)
-    // an answer larger than an eighth of the budget is sent, not kept
-    const big = 'y'.repeat(4 * 1024)
+    // an answer larger than a quarter of the budget is sent, not kept
+    const big = 'y'.repeat(5 * 1024)
     expect(await (await reads.answer('bounded', 'big', {}, async () => big)).json()).toBe(big)
     await reads.answer('bounded', 'big', {}, async () => ++loads)
     expect(loads).toBe(2)

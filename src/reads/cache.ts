@@ -54,7 +54,7 @@ interface Lookup {
 }
 
 /** An answer bigger than this share of the budget is sent but not kept. */
-const LARGEST_SHARE = 8
+const LARGEST_SHARE = 4
 /** what Elysia sends with an object, so a kept answer reads the same as a new one */
 const JSON_HEADERS = { 'content-type': 'application/json;charset=utf-8' }
 const encoder = new TextEncoder()
