@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { type ServerProcess, startServer } from './process'
+import { replicas, type ServerProcess, startServer } from './process'
 
 // Cached reads through the real server process (src/reads/cache.ts): while readers keep every
 // answer warm, each write shows in the next read, on the replica that wrote it and (on
@@ -94,20 +94,13 @@ describe('cached reads on one server', () => {
 })
 
 describe.skipIf(!onPostgres)('cached reads on two replicas of one PostgreSQL database', () => {
-  let a: ServerProcess
-  let b: ServerProcess
+  const pair = replicas()
   beforeAll(async () => {
-    a = await startServer()
-    b = await startServer({}, a)
-    await seed(a, 'replicated')
-  })
-  afterAll(async () => {
-    await b.stop()
-    await a.close()
+    await seed(pair.a, 'replicated')
   })
 
   it('never answer a read on one replica from before a write the other has acknowledged (40 rounds each way)', async () => {
-    expect(await writeThenRead(a, b, 'replicated', 40)).toEqual([])
-    expect(await writeThenRead(b, a, 'replicated', 40)).toEqual([])
+    expect(await writeThenRead(pair.a, pair.b, 'replicated', 40)).toEqual([])
+    expect(await writeThenRead(pair.b, pair.a, 'replicated', 40)).toEqual([])
   })
 })

@@ -98,7 +98,12 @@ describe('a cached read', () => {
       node: { type: 'job', parentId: 'approach-1', data: { label: 'Survey churned users', iteration: 'S1' } },
     })
     await check('add')
-    await mutate({ action: 'update', projectId: p, nodeId: 'job-1', data: { label: 'Write the exit survey', description: 'Five questions' } })
+    await mutate({
+      action: 'update',
+      projectId: p,
+      nodeId: 'job-1',
+      data: { label: 'Write the exit survey', description: 'Five questions' },
+    })
     await check('update')
     await mutate({ action: 'delete', projectId: p, nodeId: 'job-2' })
     await check('delete')
@@ -233,8 +238,7 @@ it('is told about every statement that writes what a cached read returns', () =>
     if (dir !== 'migrations')
       for (const file of readdirSync(join(sqlDir, dir))) {
         const text = readFileSync(join(sqlDir, dir, file), 'utf8').replace(/--.*$/gm, '')
-        if (/\b(insert\s+into|update|delete\s+from)\s+(nodes|iterations|claims|projects)\b/i.test(text))
-          writers.push(`${dir}/${file}`)
+        if (/\b(insert\s+into|update|delete\s+from)\s+(nodes|iterations|claims|projects)\b/i.test(text)) writers.push(`${dir}/${file}`)
       }
   expect(writers.sort()).toEqual(
     [

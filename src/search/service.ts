@@ -42,11 +42,12 @@ export async function search(deps: Deps, user: User, query: SearchQuery) {
 
 /**
  * A search answer is kept only when nothing but a write can change it: the built-in index, with
- * every node embedded (or keyword only) and nothing to explain. Meilisearch indexes after our
+ * every node embedded (a keyword-only answer too: its _meta.search counts what is still being
+ * embedded) and nothing to explain. Meilisearch indexes after our
  * commit, on its own time, so its answers are never kept.
  */
 const settled = (deps: Pick<Deps, 'search'>, meta: SearchAnswer['meta']) =>
-  deps.search.name === 'builtin' && (meta.semantic === 'full' || meta.semantic === 'off') && !meta.reason
+  deps.search.name === 'builtin' && (meta.semantic === 'full' || meta.semantic === 'off') && meta.pendingNodes === 0 && !meta.reason
 
 function searchAnswer(answer: SearchAnswer) {
   const meta: Record<string, unknown> = { search: answer.meta }
