@@ -58,16 +58,18 @@ mv "$T/deps/node_modules" "$T/app/"
 cp -a package.json tsconfig.json sql src "$T/app/"
 APP=$(mb "$T/app")
 CODE=$(mb "$T/app/package.json" "$T/app/tsconfig.json" "$T/app/sql" "$T/app/src")
-# oven/bun:<version>-slim is debian:trixie-slim (about 80 MB unpacked: Docker Hub lists it at
-# ~29 MB compressed, ~78 MB uncompressed) + ca-certificates + the Bun binary measured above.
-DEBIAN_SLIM_MB=80
+# oven/bun:<version>-slim is debian:trixie-slim + ca-certificates + the Bun binary measured above.
+# The Debian part was reproduced once, on 2026-11-25: `debootstrap --variant=minbase trixie`
+# (Debian 13.8) less what the slim images drop (apt lists and caches, docs but copyright files,
+# man pages, locales), plus `apt-get install --no-install-recommends ca-certificates`: 82.7 MB.
+DEBIAN_SLIM_MB=82.7
 GOAL_MB=350
 BASE=$(awk -v a="$DEBIAN_SLIM_MB" -v b="$BUN_MB" 'BEGIN {printf "%.1f", a + b}')
 TOTAL=$(awk -v a="$BASE" -v b="$APP" -v c="$MODEL" 'BEGIN {printf "%.1f", a + b + c}')
 cat <<REPORT
 
 image file tree, reproduced (MB = 10^6 bytes, as docker reports)
-  base oven/bun:$WANT-slim    $BASE  (debian:trixie-slim ~$DEBIAN_SLIM_MB + bun binary $BUN_MB)
+  base oven/bun:$WANT-slim    $BASE  (debian:trixie-slim + ca-certificates $DEBIAN_SLIM_MB + bun binary $BUN_MB)
   /app/node_modules          $AFTER  (as installed: $BEFORE)
   /app package, sql, src      $CODE
   /models (all-MiniLM-L6-v2)  $MODEL
