@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import eventsSinceSql from '../sql/search/events-since.sql' with { type: 'text' }
 import { createApp } from '../src/app'
 import { loadConfig } from '../src/config'
+import { createDeps } from '../src/create-deps'
 import type { Db } from '../src/db'
-import { createDeps, type Deps } from '../src/deps'
+import type { Deps } from '../src/deps'
 import { emit } from '../src/events/outbox'
 import { createLogger } from '../src/log'
 import { findMiniLm } from '../src/search/embedder/minilm'
@@ -302,12 +303,18 @@ describe('GET /search: the contract', () => {
       // an import's batches back to back: the write commits, and the next batch has the
       // database before any read the commit could queue (the index must not need one)
       const write = app.db.tx((tx) =>
-        emit(tx, projectId, [
-          {
-            type: 'node.added',
-            node: { id: 'late-import', type: 'task', parentId: null, data: { label: 'Reconcile the petty cash drawer' } },
-          },
-        ]),
+        emit(
+          tx,
+          projectId,
+          [
+            {
+              type: 'node.added',
+              node: { id: 'late-import', type: 'task', parentId: null, data: { label: 'Reconcile the petty cash drawer' } },
+            },
+          ],
+          new Date(),
+          app.deps.commits,
+        ),
       )
       const next = app.db.tx(async (tx) => {
         await tx.query('select 1')

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
-import { withUser } from '../http/auth'
+import { withUser } from './auth'
 import { createOwnKey, listOwnKeys, revokeOwnKey } from './service'
 
 const Key = t.Object({

@@ -134,4 +134,4 @@ export async function revokeOwnKey(db: Db, user: User, keyId: string) {
 }
 
 // The account reads other modules need (admin, projects, the node cap): this module's public surface.
-export { getApiKey, getUser, listUsers, revokeApiKey, updateUser } from './queries'
+export const { getApiKey, getUser, listUsers, revokeApiKey, updateUser } = q

@@ -98,4 +98,5 @@ export async function exportOkf(deps: Deps, user: User, projectId: string) {
 }
 
 // The node rows an export reads, which the share view reads too: this module's public surface.
-export { listNodes, type NodeRow } from './queries'
+export type { NodeRow }
+export { listNodes }

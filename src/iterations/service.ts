@@ -2,11 +2,18 @@ import type { User } from '../accounts/model'
 import type { Db } from '../db'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid } from '../errors'
-import { type DomainEvent, emit } from '../events/outbox'
-import type { AddIterationBody, DeleteIterationBody, NewIteration, ReorderIterationsBody, UpdateIterationBody } from '../mutate/model'
-import { toNode } from '../nodes/model'
+import { type DomainEvent, type EventNode, emit } from '../events/outbox'
 import { requireProject } from '../projects/access'
-import { currentOf, LATER, toIteration } from './model'
+import {
+  type AddIterationBody,
+  currentOf,
+  type DeleteIterationBody,
+  LATER,
+  type NewIteration,
+  type ReorderIterationsBody,
+  toIteration,
+  type UpdateIterationBody,
+} from './model'
 import * as q from './queries'
 
 const MAX_NAME = 100
@@ -18,14 +25,12 @@ function cleanName(value: string, field: string): string {
   return name
 }
 
-export { GIT_TAGS } from '../mutate/model'
-
 /**
- * Moves every job and task naming iteration `from` to `to` and returns their rows. The nodes
+ * Moves every job and task naming iteration `from` to `to` and returns them as nodes. The nodes
  * module owns those rows and reads iterations, so its query is passed in (by mutate/service.ts)
- * rather than imported: an import would close a circle between the two services.
+ * rather than imported: an import would close a circle between the two modules.
  */
-export type MoveNodes = (db: Db, projectId: string, from: string, to: string) => Promise<Record<string, any>[]>
+export type MoveNodes = (db: Db, projectId: string, from: string, to: string) => Promise<EventNode[]>
 
 /** GET /iterations */
 export async function listIterations(deps: Deps, user: User, query: { projectId?: string; status?: string; current?: string }) {
@@ -47,7 +52,7 @@ export async function addIteration(deps: Deps, projectId: string, it: NewIterati
   const gitTags = it.gitTags ?? []
   const row = await q.insert(deps.db, projectId, name, status, gitTags)
   if (!row) throw invalid(`Iteration ${name} already exists in this project`)
-  await emit(deps.db, projectId, [{ type: 'iteration.added', iteration: { name, status } }], deps.now())
+  await emit(deps.db, projectId, [{ type: 'iteration.added', iteration: { name, status } }], deps.now(), deps.commits)
   return toIteration(row)
 }
 
@@ -89,10 +94,10 @@ export async function updateIterationAction(deps: Deps, user: User, body: Update
     let moved = 0
     if (renamed)
       for (const n of await moveNodes(tx, project.id, row.name, name)) {
-        events.push({ type: 'node.updated', node: toNode(n) })
+        events.push({ type: 'node.updated', node: n })
         moved++
       }
-    await emit(tx, project.id, events, deps.now())
+    await emit(tx, project.id, events, deps.now(), deps.commits)
     const tips: string[] = []
     if (renamed) tips.push(`Renamed; ${moved} job(s) and task(s) now name ${name}.`)
     if (status === 'done' && row.status !== 'done')
@@ -113,9 +118,10 @@ export async function deleteIterationAction(deps: Deps, user: User, body: Delete
       project.id,
       [
         { type: 'iteration.deleted', iteration: { name: row.name, status: row.status } },
-        ...moved.map((n) => ({ type: 'node.updated' as const, node: toNode(n) })),
+        ...moved.map((n) => ({ type: 'node.updated' as const, node: n })),
       ],
       deps.now(),
+      deps.commits,
     )
     return {
       success: true,
@@ -149,4 +155,4 @@ export async function reorderIterationsAction(deps: Deps, user: User, body: Reor
 
 export type { IterationRow } from './queries'
 // The stored iterations, for the modules that read them (nodes, workflow): this module's public surface.
-export * as iterationRows from './queries'
+export const iterationRows = { list: q.list }

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
+import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { withUser } from '../http/auth'
 import { documentedResponse } from '../http/documented'
 import { runIdempotent } from '../http/idempotency'
 import { requireProject } from '../projects/access'

@@ -5,11 +5,10 @@ import { ErrorListError, invalid, notFound, RefusalError } from '../errors'
 import { focus } from '../http/meta'
 import { currentOf } from '../iterations/model'
 import { iterationRows as iterationQueries } from '../iterations/service'
-import type { AddInput, ClassifyBody, DeleteBody, RestoreBody, UpdateBody } from '../mutate/model'
 import { requireProject } from '../projects/access'
-import { possibleDuplicate } from '../search/service'
 import { classifyTask } from './classify'
 import { capAdvisory, checkNodeCap, finish, flush, getNode, inboxAdvisory, openCtx, type WriteCtx, writeMeta } from './context'
+import type { AddInput, ClassifyBody, DeleteBody, RestoreBody, UpdateBody } from './input'
 import { an, FieldError, NODE_TYPES, type Node, toNode } from './model'
 import * as q from './queries'
 import { prepareAdd, prepareUpdate } from './write'
@@ -217,25 +216,20 @@ export async function listChangelog(deps: Deps, user: User, query: { projectId?:
   }
 }
 
-/**
- * After an `add` has committed: the near-duplicate advisory of search, added to its `_meta`.
- * Never inside the write's transaction (an embedding there would hold every other writer on
- * PGlite); advisory only, so a replayed answer carries what the first one stored.
- */
-export async function afterAdd(deps: Deps, projectId: string, body: Record<string, any>): Promise<Record<string, any>> {
-  if (body.success !== true || !body.node) return body
-  const duplicate = await possibleDuplicate(deps, projectId, body.node)
-  if (!duplicate) return body
-  const meta: Record<string, any> = { ...(body._meta ?? {}) }
-  if (!meta.advisory) meta.advisory = duplicate
-  else meta.advisories = [...(meta.advisories ?? [meta.advisory]), duplicate]
-  return { ...body, _meta: meta }
-}
-
 /** The type of each of `ids` that is a node of the project (for other modules: the view's targets). */
 export async function nodeTypesOf(db: Deps['db'], projectId: string, ids: string[]): Promise<Map<string, string>> {
   return new Map((await q.getMany(db, projectId, ids)).map((r) => [r.id, r.type]))
 }
 
-// The stored nodes, for the modules that read them (tree, iterations, workflow): this module's public surface.
-export * as nodeRows from './queries'
+// The stored nodes, for the modules that read them (tree, work, workflow, and mutate's iteration
+// moves): this module's public surface, named one by one.
+export const nodeRows = {
+  list: q.list,
+  getMany: q.getMany,
+  subtree: q.subtree,
+  ancestors: q.ancestors,
+  siblings: q.siblings,
+  siblingsOf: q.siblingsOf,
+  moveIteration: q.moveIteration,
+}
+export type { NodeRow, TreeRow } from './queries'

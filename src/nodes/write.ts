@@ -1,6 +1,6 @@
 import { LATER } from '../iterations/model'
-import type { NewNode, NodeUpdate } from '../mutate/model'
 import { getNode, loadNodes, nextId, type WriteCtx } from './context'
+import type { NewNode, NodeUpdate } from './input'
 import { an, checkFields, FieldError, type Node, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
 
 /**

@@ -3,9 +3,9 @@ import type { User } from '../accounts/model'
 import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, projectAccessDenied, RefusalError } from '../errors'
-import type { AddProjectBody, RenameProjectBody } from '../mutate/model'
 import { hasApiAccess, limitsOf } from '../tiers/service'
 import { requireApiAccess, requireProject, tierRequired } from './access'
+import type { AddProjectBody, RenameProjectBody } from './model'
 import * as q from './queries'
 
 export const PROJECT_ID_RE = /^[a-z0-9][a-z0-9-]{1,62}$/

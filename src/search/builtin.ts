@@ -4,11 +4,12 @@
 // each follows the outbox itself, and every search first applies what it has not seen yet,
 // so a replica sees another's writes on its next search.
 
-import { type CommittedEvent, OUTBOX_COMMITTED, takeCommitted } from '../events/outbox'
+import type { CommitHandOff, CommittedEvent } from '../ports/commits'
+import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchDeps, SearchRequest } from '../ports/search'
+import { OUTBOX_COMMITTED } from './commits'
 import { embeddingTexts } from './document'
 import { type EmbedderChoice, EmbedQueue, within } from './embedder/runtime'
 import { textHash, vectorFromBytes } from './hash'
-import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchDeps, SearchRequest } from './port'
 import { type IndexNode, ProjectIndex } from './project-index'
 import * as q from './queries'
 
@@ -67,7 +68,7 @@ export class BuiltinSearch implements SearchBackend {
   private readonly following: Promise<unknown>
 
   constructor(
-    private readonly deps: SearchDeps,
+    private readonly deps: SearchDeps & { commits: CommitHandOff },
     readonly choice: EmbedderChoice,
   ) {
     this.queue = new EmbedQueue(choice.embedder)
@@ -78,13 +79,13 @@ export class BuiltinSearch implements SearchBackend {
   }
 
   /**
-   * PGlite: a commit wrote events (`token`: see takeCommitted). A loaded index with no read under
+   * PGlite: a commit wrote events (`token`: see src/search/commits.ts). A loaded index with no read under
    * way applies them from memory at once; during a read they wait in `arriving` for its end;
    * otherwise the project is marked and its index reads the outbox (queued before the next write
    * can start).
    */
   private onCommit(token: string): void {
-    const { projectId, events } = takeCommitted(token)
+    const { projectId, events } = this.deps.commits.take(token)
     const idx = this.loaded.get(projectId)
     const arriving = this.arriving.get(projectId)
     if (arriving?.complete) {

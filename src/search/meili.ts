@@ -17,12 +17,12 @@
 import { randomUUID } from 'node:crypto'
 import { type Index, Meilisearch } from 'meilisearch'
 import { RefusalError } from '../errors'
+import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchDeps, SearchRequest } from '../ports/search'
 import { BUILTIN_TUNING } from './builtin'
 import { embeddingTexts } from './document'
 import { type EmbedderChoice, EmbedQueue, within } from './embedder/runtime'
 import { type Doc, planPush, toDocs } from './meili-docs'
 import { type Embedding, ensureIndex, type IndexState, keywordOnly, readState, rebuildIndex, succeeded } from './meili-index'
-import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchDeps, SearchRequest } from './port'
 import * as q from './queries'
 
 export const MEILI_INDEX = 'arbor_nodes'

@@ -2,10 +2,9 @@ import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid } from '../errors'
 import { NODE_TYPES } from '../nodes/model'
+import type { DuplicateAdvisory, SearchMode } from '../ports/search'
 import { requireProject } from '../projects/access'
 import { clip, MAX_QUERY_CHARS } from './document'
-import type { DuplicateAdvisory } from './port'
-import type { SearchMode } from './project-index'
 
 export const SEARCH_LIMIT = { default: 5, max: 20 } as const
 const MODES: SearchMode[] = ['hybrid', 'keyword', 'semantic']

@@ -3,7 +3,7 @@ import { type ClaimView, liveClaims, withClaim } from '../claims/service'
 import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
 import { type Node, toNode } from '../nodes/model'
-import { nodeRows as q } from '../nodes/service'
+import { nodeRows as q, type TreeRow } from '../nodes/service'
 import { requireProject } from '../projects/access'
 import { TOKEN_BUDGET } from './model'
 import { OUTLINE_BUDGET, renderOutline } from './outline'
@@ -15,13 +15,13 @@ const SUBTREE_TIP_OVER = 50
 type Depthed = Node & { depth: number }
 
 /** Lay a subtree out depth-first (pre-order), children in creation order. Rows come sorted by depth then creation. */
-function depthFirst(rows: q.TreeRow[], rootId: string): Depthed[] {
-  const children = new Map<string, q.TreeRow[]>()
+function depthFirst(rows: TreeRow[], rootId: string): Depthed[] {
+  const children = new Map<string, TreeRow[]>()
   for (const r of rows) if (r.parent_id) (children.get(r.parent_id) ?? children.set(r.parent_id, []).get(r.parent_id)!).push(r)
   const out: Depthed[] = []
   const root = rows.find((r) => r.id === rootId)
   if (!root) return out
-  const stack: q.TreeRow[] = [root]
+  const stack: TreeRow[] = [root]
   while (stack.length) {
     const r = stack.pop()!
     out.push({ ...toNode(r, true), depth: r.depth })

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
+import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { withUser } from '../http/auth'
 import { asLoose } from '../http/query'
 import { MetaBody } from '../http/schemas'
 import { VIEW_COMMAND_TYPES, ViewCommand, ViewStateParams } from './model'

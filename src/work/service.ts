@@ -4,9 +4,9 @@ import type { Deps } from '../deps'
 import { invalid, notFound, RefusalError } from '../errors'
 import { type DomainEvent, emit } from '../events/outbox'
 import { iterationRows } from '../iterations/service'
-import type { ClaimBody, ReleaseClaimBody, RenewClaimBody } from '../mutate/model'
 import { nodeRows } from '../nodes/service'
 import { requireProject } from '../projects/access'
+import type { ClaimBody, ReleaseClaimBody, RenewClaimBody } from './model'
 import * as q from './queries'
 import { assess, spreadFirst, type TreeNode, type WorkState } from './ready'
 
@@ -113,6 +113,7 @@ export async function claim(deps: Deps, user: User, body: ClaimBody) {
     p.id,
     taken.map((c) => claimEvent('node.claimed', { nodeId: c.nodeId, agent: c.agent, expiresAt: c.expiresAt })),
     now,
+    deps.commits,
   )
   const tip = taken.length
     ? `Work on it, then send {action:"update", projectId, nodeId, claimToken, data:{status:"done"}}; renew with renewClaim before ${taken[0]!.expiresAt}.`
@@ -134,7 +135,7 @@ export async function releaseClaim(deps: Deps, user: User, body: ReleaseClaimBod
   const now = deps.now()
   const row = await claimRows.release(deps.db, p.id, hashToken(body.claimToken), now)
   if (!row) throw claimLost('This claimToken is unknown, expired or released')
-  await emit(deps.db, p.id, [claimEvent('node.released', { nodeId: row.node_id, agent: row.agent })], now)
+  await emit(deps.db, p.id, [claimEvent('node.released', { nodeId: row.node_id, agent: row.agent })], now, deps.commits)
   return { success: true, released: { nodeId: row.node_id } }
 }
 
@@ -176,6 +177,7 @@ export async function aroundWrite(
     p.id,
     ended.map((c) => claimEvent('node.released', { nodeId: c.node_id, agent: c.agent })),
     deps.now(),
+    deps.commits,
   )
   // a project where nothing was blocked answers as before (api.md's bodies stay as they were)
   if (!before || ![...before.values()].includes('blocked')) return result

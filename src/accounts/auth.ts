@@ -1,5 +1,5 @@
-import { authenticate } from '../accounts/service'
 import type { Deps } from '../deps'
+import { authenticate } from './service'
 
 /**
  * Elysia `derive` that resolves the caller before body validation, so a request

@@ -1,0 +1,26 @@
+import { createWaker, type Deps } from './deps'
+import { createWaiters } from './events/waiters'
+import { createMetrics } from './metrics/service'
+import { createCommitHandOff } from './search/commits'
+import { createSearch } from './search/engine'
+import { createWebhookSender } from './webhooks/sender'
+
+/**
+ * The dependencies of one app, built once where it is composed (main.ts, a test, a bench).
+ * Services get copies with a transaction as `db`; the search backend keeps this, the app's own.
+ */
+export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<Pick<Deps, 'now'>>): Deps {
+  const commits = createCommitHandOff()
+  const search = createSearch({ ...base, commits })
+  return {
+    now: () => new Date(),
+    ...createWaker(),
+    ...base,
+    search,
+    commits,
+    waiters: createWaiters(base.db, base.log),
+    metrics: createMetrics({ db: base.db, searchPending: () => search.memory().pendingNodes }),
+    // read at every batch: tests and benches allow insecure receivers after the app is built
+    webhookSender: createWebhookSender(() => base.config.webhookAllowInsecure),
+  }
+}
