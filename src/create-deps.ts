@@ -9,8 +9,9 @@ import { createWebhookSender } from './webhooks/sender'
  * The dependencies of one app, built once where it is composed (main.ts, a test, a bench).
  * Services get copies with a transaction as `db`; the search backend keeps this, the app's own.
  */
-export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<Pick<Deps, 'now'>>): Deps {
-  const commits = createCommitHandOff()
+export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<Pick<Deps, 'now' | 'commits'>>): Deps {
+  // a second app on the same PGlite handle in one process (a test's replica) passes the first's
+  const commits = base.commits ?? createCommitHandOff()
   const search = createSearch({ ...base, commits })
   return {
     now: () => new Date(),

@@ -59,7 +59,8 @@ function replica(app: TestApp, env: Record<string, string>, db: Db = app.db) {
     LOG_LEVEL: 'silent',
     ...env,
   })
-  const deps: Deps = createDeps({ config, db, log: createLogger('silent') })
+  // the same process and database: the commits of the app's writes reach this one's search too
+  const deps: Deps = createDeps({ config, db, log: createLogger('silent'), commits: app.deps.commits })
   const { handle } = createApp(deps)
   const call = async (path: string): Promise<Res> => {
     const res = await handle(new Request(`http://arbor.test${path}`, { headers: { authorization: `Bearer ${app.ownerKey}` } }), '127.0.0.1')
