@@ -1,3 +1,4 @@
+import { AuthCache } from './accounts/auth-cache'
 import { createWaker, type Deps } from './deps'
 import { createWaiters } from './events/waiters'
 import { createMetrics } from './metrics/service'
@@ -19,6 +20,8 @@ export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<P
     ...base,
     search,
     commits,
+    // follows the change notifications from now on (it caches nothing before)
+    auth: new AuthCache(base.db.root),
     waiters: createWaiters(base.db, base.log),
     metrics: createMetrics({ db: base.db, searchPending: () => search.memory().pendingNodes }),
     // read at every batch: tests and benches allow insecure receivers after the app is built

@@ -2,6 +2,7 @@ import type { Config } from './config'
 import type { Db } from './db'
 import type { Logger } from './log'
 import type { Metrics } from './metrics/service'
+import type { AuthCache } from './ports/auth'
 import type { CommitHandOff } from './ports/commits'
 import type { SearchBackend } from './ports/search'
 import type { Waiters } from './ports/waiters'
@@ -24,6 +25,8 @@ export interface Deps {
   onWake: (topic: WakeTopic, fn: () => void) => () => void
   /** The search backend (built-in index or Meilisearch), built once with the app's own database handle. */
   search: SearchBackend
+  /** Users, keys and project access kept in memory, emptied by every write to them on any replica. */
+  auth: AuthCache
   /** PGlite: the events of each transaction, handed to the built-in search at its commit (`emit` takes it). */
   commits: CommitHandOff
   /** Where webhook attempts run: a worker thread of their own, off the thread that serves requests. */

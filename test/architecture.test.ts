@@ -138,11 +138,7 @@ const SINGLETONS_ALLOWED: Record<string, string> = {
   'log.ts:atExit': "the process's exit hooks",
   'mcp/http.ts:sdk': 'a lazy import() of the MCP SDK: the runtime keeps a module once per process anyway',
   'mcp/stdio.ts:config': "the stdio server's own process: its config, read once at start",
-  // NOT YET MOVED (issue 23): per-database or per-app state still kept beside the module; each is
-  // keyed by its owner (the database root, the app's deps, a cached list), so two apps never share it
-  'accounts/auth-cache.ts:caches': 'to move: one AuthCache per database root, built in createDeps',
-  'accounts/key-use.ts:seen': 'to move: the key-use clock per database root, beside the auth cache',
-  'projects/service.ts:listTexts': 'to move: the serialized project list, memoized on the cached list object',
+  // NOT YET MOVED (issue 23): keyed by the app's deps, so two apps never share it
   'maintenance/memory.ts:keepers': "to move: the memory keeper of each app's scheduler, keyed by its deps",
 }
 

@@ -491,7 +491,7 @@ describe('embedder change, near-duplicates, late commits', () => {
   test.skipIf(!process.env.TEST_DATABASE_URL)('an event that commits after a later one was read is still applied', async () => {
     const { authenticate } = await import('../src/accounts/service')
     const { add } = await import('../src/nodes/service')
-    const owner = await authenticate(app.db, `Bearer ${app.ownerKey}`)
+    const owner = await authenticate(app.deps, `Bearer ${app.ownerKey}`)
     await search(app, projectId, { q: 'warm' })
     let release!: () => void
     const held = new Promise<void>((r) => (release = r))

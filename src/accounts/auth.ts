@@ -8,5 +8,5 @@ import { authenticate } from './service'
 export const withUser =
   (deps: Deps) =>
   async ({ headers }: { headers: Record<string, string | undefined> }) => ({
-    user: await authenticate(deps.db, headers.authorization),
+    user: await authenticate(deps, headers.authorization),
   })

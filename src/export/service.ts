@@ -78,7 +78,7 @@ function indexFile(project: { id: string; name: string }, nodes: NodeRow[], now:
 
 /** GET /export-okf: the whole project as files keyed by path. */
 export async function exportOkf(deps: Deps, user: User, projectId: string) {
-  const { project } = await requireProject(deps.db, user, projectId, {
+  const { project } = await requireProject(deps, user, projectId, {
     unknown: () => new RefusalError(400, 'unknown_project', { message: `Project ${projectId} not found` }),
   })
   const nodes = await listNodes(deps.db, project.id)

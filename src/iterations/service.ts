@@ -34,7 +34,7 @@ export type MoveNodes = (db: Db, projectId: string, from: string, to: string) =>
 
 /** GET /iterations */
 export async function listIterations(deps: Deps, user: User, query: { projectId?: string; status?: string; current?: string }) {
-  const { project } = await requireProject(deps.db, user, query.projectId)
+  const { project } = await requireProject(deps, user, query.projectId)
   if (query.status !== undefined && query.status !== 'active' && query.status !== 'done')
     throw invalid('status must be one of: active, done')
   if (query.current !== undefined && query.current !== 'true' && query.current !== 'false') throw invalid('current must be true or false')
@@ -57,7 +57,7 @@ export async function addIteration(deps: Deps, projectId: string, it: NewIterati
 }
 
 export async function addIterationAction(deps: Deps, user: User, body: AddIterationBody) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   return deps.db.tx(async (tx) => {
     const iteration = await addIteration({ ...deps, db: tx }, project.id, body.iteration)
     return { success: true, iteration, _meta: { _tip: `Assign jobs and tasks with data.iteration: "${iteration.name}".` } }
@@ -72,7 +72,7 @@ async function findIteration(deps: Deps, projectId: string, name: string) {
 }
 
 export async function updateIterationAction(deps: Deps, user: User, body: UpdateIterationBody, moveNodes: MoveNodes) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   const data = body.data
   return deps.db.tx(async (tx) => {
     const d = { ...deps, db: tx }
@@ -107,7 +107,7 @@ export async function updateIterationAction(deps: Deps, user: User, body: Update
 }
 
 export async function deleteIterationAction(deps: Deps, user: User, body: DeleteIterationBody, moveNodes: MoveNodes) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   return deps.db.tx(async (tx) => {
     const { row } = await findIteration({ ...deps, db: tx }, project.id, body.iterationName)
     if (row.system) throw new ErrorListError([`Cannot delete system iteration ${row.name}`])
@@ -133,7 +133,7 @@ export async function deleteIterationAction(deps: Deps, user: User, body: Delete
 }
 
 export async function reorderIterationsAction(deps: Deps, user: User, body: ReorderIterationsBody) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   const order = body.order
   return deps.db.tx(async (tx) => {
     const names = (await q.list(tx, project.id)).map((i) => i.name)

@@ -48,7 +48,7 @@ const reason = (cause: unknown) =>
  * whole batch is one transaction — a failure part-way leaves nothing half-written.
  */
 export async function batch(deps: Deps, user: User, body: BatchBody) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   const entries = body.mutations as (BatchEntry & Record<string, any>)[] // 1 to MAX_BATCH entries of known actions (schema)
   entries.forEach((e, i) => {
     if (e.projectId !== undefined && e.projectId !== project.id)

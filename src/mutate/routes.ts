@@ -16,7 +16,7 @@ export const mutateRoutes = (deps: Deps) =>
       const key = NOT_IDEMPOTENT.has(request.action) ? undefined : (headers['idempotency-key'] ?? idempotencyKey)
       // the body is checked inside the idempotent run, so a refusal is stored and replayed like any answer
       // a replay needs the access a first run would: the caller may have lost the project since
-      const authorize = typeof request.projectId === 'string' ? () => requireProject(deps.db, user, request.projectId) : undefined
+      const authorize = typeof request.projectId === 'string' ? () => requireProject(deps, user, request.projectId) : undefined
       const outcome = await runIdempotent(deps.db, user.id, key, request, (db) => runAction(found, { ...deps, db }, user, request), {
         authorize,
       })

@@ -32,7 +32,7 @@ const nodeFocus = (projectId: string, node: Node) => focus(projectId, node.id)
 const publicNode = (n: Node): Node => ({ id: n.id, type: n.type, parentId: n.parentId, data: n.data })
 
 export async function add(deps: Deps, user: User, body: AddInput) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   const capped = await checkNodeCap(deps, project)
   const ctx = await openCtx(deps, project.id)
   const node = await rule(() => prepareAdd(ctx, body.node, false))
@@ -53,7 +53,7 @@ export async function writeUpdate(ctx: WriteCtx, node: Node, classified: boolean
 }
 
 export async function update(deps: Deps, user: User, body: UpdateBody) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
   const { node, classified } = await rule(() => prepareUpdate(ctx, body))
   const saved = await writeUpdate(ctx, node, classified)
@@ -83,7 +83,7 @@ export async function deleteNode(ctx: WriteCtx, nodeId: string) {
 }
 
 export async function remove(deps: Deps, user: User, body: DeleteBody) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
   const result = await rule(() => deleteNode(ctx, body.nodeId))
   await finish(ctx)
@@ -103,7 +103,7 @@ export async function remove(deps: Deps, user: User, body: DeleteBody) {
 }
 
 export async function restore(deps: Deps, user: User, body: RestoreBody) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
   const db = deps.db
   let entry: Awaited<ReturnType<typeof q.changelogGet>>
@@ -148,7 +148,7 @@ export async function restore(deps: Deps, user: User, body: RestoreBody) {
 /** classify: decide a task's kind (and urgency) now, with the same offline classifier as the background loop. */
 export async function classify(deps: Deps, user: User, body: ClassifyBody) {
   // self-hosting.md: projectId is required as for every project-scoped action (ClassifyBody says so)
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
   const node = await getNode(ctx, body.nodeId)
   if (!node) throw invalid(`Node with id ${body.nodeId} not found`)
@@ -180,7 +180,7 @@ async function classifyNode(ctx: WriteCtx, node: Node): Promise<Node> {
 // ---- reads ----
 
 export async function listNodes(deps: Deps, user: User, query: { projectId?: string; type?: string; iteration?: string }) {
-  const { project } = await requireProject(deps.db, user, query.projectId)
+  const { project } = await requireProject(deps, user, query.projectId)
   if (query.type !== undefined && !(NODE_TYPES as readonly string[]).includes(query.type))
     throw invalid(`type must be one of: ${NODE_TYPES.join(', ')}`)
   const [rows, counts, iterations, claims] = await Promise.all([
@@ -201,7 +201,7 @@ export async function listNodes(deps: Deps, user: User, query: { projectId?: str
 }
 
 export async function listChangelog(deps: Deps, user: User, query: { projectId?: string; limit?: string }) {
-  const { project } = await requireProject(deps.db, user, query.projectId)
+  const { project } = await requireProject(deps, user, query.projectId)
   const limit = query.limit === undefined ? 100 : Number(query.limit)
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw invalid('limit must be an integer from 1 to 1000')
   const rows = await q.changelogList(deps.db, project.id, limit)

@@ -1,4 +1,4 @@
-import { authCache, authChanged } from '../accounts/auth-cache'
+import { authChanged } from '../accounts/auth-cache'
 import type { User } from '../accounts/model'
 import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
@@ -32,15 +32,13 @@ export async function listProjects(deps: Deps, user: User, includeArchived: bool
 export async function listProjectsJson(deps: Deps, user: User, includeArchived: boolean): Promise<string> {
   if (!hasApiAccess(user)) return JSON.stringify(await listProjects(deps, user, includeArchived))
   const list = await cachedList(deps, user, includeArchived, false)
-  let text = listTexts.get(list)
-  if (text === undefined) listTexts.set(list, (text = JSON.stringify({ projects: list })))
+  let text = deps.auth.listTexts.get(list)
+  if (text === undefined) deps.auth.listTexts.set(list, (text = JSON.stringify({ projects: list })))
   return text
 }
 
-const listTexts = new WeakMap<object, string>()
-
 const cachedList = (deps: Deps, user: User, all: boolean, teamOnly: boolean) =>
-  authCache(deps.db).get('projects', `${user.id}\n${all}\n${teamOnly}`, () => q.listForUser(deps.db, user.id, all, teamOnly))
+  deps.auth.get('projects', `${user.id}\n${all}\n${teamOnly}`, () => q.listForUser(deps.db, user.id, all, teamOnly))
 
 /** A name as stored: trimmed, at most MAX_NAME characters (non-blank per the schema, src/mutate/model.ts). */
 function cleanName(name: string): string {
@@ -83,16 +81,16 @@ export async function addProject(deps: Deps, user: User, body: AddProjectBody) {
       _meta: { _tip: `Project ${id} is ready. Add a goal with {action:"add", projectId:"${id}", node:{type:"goal", data:{label}}}.` },
     }
   })
-  await authChanged(deps.db)
+  await authChanged(deps)
   return added
 }
 
 export async function renameProject(deps: Deps, user: User, body: RenameProjectBody) {
-  const { project, role } = await requireProject(deps.db, user, body.projectId)
+  const { project, role } = await requireProject(deps, user, body.projectId)
   if (role !== 'owner') throw projectAccessDenied('Only the project owner can rename a project')
   const name = cleanName(body.name)
   const renamed = await q.rename(deps.db, project.id, name)
-  await authChanged(deps.db)
+  await authChanged(deps)
   return { success: true, project: renamed, _meta: { _tip: 'The project id never changes; only its display name did.' } }
 }
 
@@ -101,7 +99,7 @@ export async function setArchived(deps: Deps, user: User, body: { projectId?: un
   if (typeof body.archived !== 'boolean') throw invalid('archived must be a boolean (true or false)')
   const id = String(body.projectId ?? '')
   const project = await q.setArchived(deps.db, id, user.id, body.archived)
-  if (project) await authChanged(deps.db)
+  if (project) await authChanged(deps)
   if (!project) throw notFound(`Project ${id} not found (you can only archive projects you own)`)
   const tip = body.archived
     ? 'Archived: hidden from GET /projects unless includeArchived=true; nodes, share links and webhooks keep working.'
@@ -112,13 +110,13 @@ export async function setArchived(deps: Deps, user: User, body: { projectId?: un
 // ---- members ----
 
 export async function listMembers(deps: Deps, user: User, projectId: unknown) {
-  const { project } = await requireProject(deps.db, user, projectId)
+  const { project } = await requireProject(deps, user, projectId)
   const rows = await q.listMembers(deps.db, project.id)
   return { members: rows.map((r) => ({ userId: r.user_id, name: r.name, role: r.role })) }
 }
 
 async function requireOwner(deps: Deps, user: User, projectId: unknown) {
-  const access = await requireProject(deps.db, user, projectId)
+  const access = await requireProject(deps, user, projectId)
   if (access.role !== 'owner') throw projectAccessDenied('Only the project owner can manage members')
   return access.project
 }
@@ -140,7 +138,7 @@ export async function addMember(deps: Deps, user: User, body: { projectId?: unkn
       throw new RefusalError(409, 'already_member', { message: `User ${member.id} is already a member of ${project.id}` })
     return { member: { userId: member.id, name: member.name, role: 'member' as const } }
   })
-  await authChanged(deps.db)
+  await authChanged(deps)
   return added
 }
 
@@ -150,7 +148,7 @@ export async function removeMember(deps: Deps, user: User, query: { projectId?: 
   if (query.userId === project.owner_id) throw new ErrorListError(['The project owner cannot be removed'])
   if (!(await q.deleteMember(deps.db, project.id, query.userId)))
     throw notFound('member_not_found', { message: `User ${query.userId} is not a member of ${project.id}` })
-  await authChanged(deps.db)
+  await authChanged(deps)
   return { success: true as const }
 }
 

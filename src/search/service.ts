@@ -19,7 +19,7 @@ export interface SearchQuery {
 
 /** GET /search (api.md): the nodes closest in meaning to `q`, best first, with their ancestors. */
 export async function search(deps: Deps, user: User, query: SearchQuery) {
-  const { project } = await requireProject(deps.db, user, query.projectId)
+  const { project } = await requireProject(deps, user, query.projectId)
   const q = clip((query.q ?? '').trim(), MAX_QUERY_CHARS)
   if (!q)
     throw invalid('q is required: a natural-language query', { _tip: 'Send q=<what you are looking for>, e.g. q=where do we track churn' })

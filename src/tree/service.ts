@@ -45,7 +45,7 @@ export async function walk(
   query: { projectId?: string; nodeId?: string; direction?: string; format?: string; budget?: string },
 ) {
   if (query.format !== undefined) return outline(deps, user, query)
-  const access = requireProject(deps.db, user, query.projectId)
+  const access = requireProject(deps, user, query.projectId)
   access.catch(() => {}) // awaited below; an early refusal must not count as unhandled
   if (!DIRECTIONS.includes(query.direction as any)) throw new RefusalError(400, `direction must be one of: ${DIRECTIONS.join(', ')}`)
   if (!query.nodeId) throw new ErrorListError(['nodeId is required'])
@@ -117,7 +117,7 @@ async function read(deps: Deps, projectId: string, nodeId: string, direction: st
  * rest is summarised). `direction` does not apply.
  */
 async function outline(deps: Deps, user: User, query: { projectId?: string; nodeId?: string; format?: string; budget?: string }) {
-  const { project } = await requireProject(deps.db, user, query.projectId)
+  const { project } = await requireProject(deps, user, query.projectId)
   if (query.format !== 'outline') throw new RefusalError(400, 'format must be outline (or left out for a walk with direction)')
   const budget = query.budget === undefined ? OUTLINE_BUDGET.default : Number(query.budget)
   if (!Number.isInteger(budget) || budget < OUTLINE_BUDGET.min || budget > OUTLINE_BUDGET.max)
@@ -176,7 +176,7 @@ const loadTokenizer = () =>
 export async function tokenOutline(deps: Deps, user: User, query: { projectId?: string; nodeId?: string; budget?: string }) {
   const count = loadTokenizer()
   count.catch(() => {}) // awaited below, after the checks
-  const { project } = await requireProject(deps.db, user, query.projectId)
+  const { project } = await requireProject(deps, user, query.projectId)
   const budget = query.budget === undefined ? TOKEN_BUDGET.default : /^[0-9]{1,6}$/.test(query.budget) ? Number(query.budget) : Number.NaN
   if (!(budget >= TOKEN_BUDGET.min && budget <= TOKEN_BUDGET.max))
     throw new ErrorListError([`budget must be an integer from ${TOKEN_BUDGET.min} to ${TOKEN_BUDGET.max} (o200k_base tokens)`])

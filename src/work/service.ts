@@ -29,7 +29,7 @@ async function project(deps: Deps, projectId: string) {
 
 /** GET /ready: the ready work items, in the order an agent should take them. */
 export async function listReady(deps: Deps, user: User, query: { projectId?: string; iteration?: string; limit?: string }) {
-  const { project: p } = await requireProject(deps.db, user, query.projectId)
+  const { project: p } = await requireProject(deps, user, query.projectId)
   const limit = query.limit === undefined ? READY_LIMIT.default : Number(query.limit)
   if (!Number.isInteger(limit) || limit < 1 || limit > READY_LIMIT.max)
     throw invalid(`limit must be an integer from 1 to ${READY_LIMIT.max}`)
@@ -61,7 +61,7 @@ const claimEvent = (type: 'node.claimed' | 'node.released', claim: { nodeId: str
 
 /** claim: items named by `nodeIds` (all or nothing), or up to `count` ready ones, spread first. */
 export async function claim(deps: Deps, user: User, body: ClaimBody) {
-  const { project: p } = await requireProject(deps.db, user, body.projectId)
+  const { project: p } = await requireProject(deps, user, body.projectId)
   const { now, claims, rule } = await project(deps, p.id)
   const lease = body.leaseSeconds ?? LEASE_SECONDS.default
   const expiresAt = new Date(now.getTime() + lease * 1000)
@@ -122,7 +122,7 @@ export async function claim(deps: Deps, user: User, body: ClaimBody) {
 }
 
 export async function renewClaim(deps: Deps, user: User, body: RenewClaimBody) {
-  const { project: p } = await requireProject(deps.db, user, body.projectId)
+  const { project: p } = await requireProject(deps, user, body.projectId)
   const now = deps.now()
   const lease = body.leaseSeconds ?? LEASE_SECONDS.default
   const row = await claimRows.renew(deps.db, p.id, hashToken(body.claimToken), new Date(now.getTime() + lease * 1000), now)
@@ -131,7 +131,7 @@ export async function renewClaim(deps: Deps, user: User, body: RenewClaimBody) {
 }
 
 export async function releaseClaim(deps: Deps, user: User, body: ReleaseClaimBody) {
-  const { project: p } = await requireProject(deps.db, user, body.projectId)
+  const { project: p } = await requireProject(deps, user, body.projectId)
   const now = deps.now()
   const row = await claimRows.release(deps.db, p.id, hashToken(body.claimToken), now)
   if (!row) throw claimLost('This claimToken is unknown, expired or released')
@@ -165,7 +165,7 @@ export async function aroundWrite(
   const tokened = entries.filter((e) => real(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
   const triggers = entries.some(unblocks)
   if (!tokened.length && !triggers) return run()
-  const { project: p } = await requireProject(deps.db, user, body.projectId)
+  const { project: p } = await requireProject(deps, user, body.projectId)
   if (triggers) await q.lockProject(deps.db, p.id)
   await checkTokens(deps.db, p.id, tokened, deps.now())
   const before = triggers ? await workStates(deps, p.id) : null
