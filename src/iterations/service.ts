@@ -18,7 +18,7 @@ import * as q from './queries'
 
 const MAX_NAME = 100
 
-/** A name as stored: trimmed, at most MAX_NAME characters (its type and non-blankness are the schema's, src/mutate/model.ts). */
+/** A name as stored: trimmed, at most MAX_NAME characters (its type and non-blankness are the schema's, ./model.ts). */
 function cleanName(value: string, field: string): string {
   const name = value.trim()
   if (name.length > MAX_NAME) throw invalid(`${field} must be at most ${MAX_NAME} characters`)

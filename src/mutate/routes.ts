@@ -28,7 +28,7 @@ export const mutateRoutes = (deps: Deps) =>
     },
     {
       // no Elysia body schema: its messages are not api.md's. The body is checked by runAction
-      // against the action's schema in src/mutate/model.ts; OpenAPI documents the same schemas.
+      // against the action's schema (ACTION_BODIES, src/mutate/model.ts); OpenAPI documents the same schemas.
       detail: {
         summary: 'Every write: nodes, iterations, projects',
         tags: ['mutate'],

@@ -40,7 +40,7 @@ export async function listProjectsJson(deps: Deps, user: User, includeArchived: 
 const cachedList = (deps: Deps, user: User, all: boolean, teamOnly: boolean) =>
   deps.auth.get('projects', `${user.id}\n${all}\n${teamOnly}`, () => q.listForUser(deps.db, user.id, all, teamOnly))
 
-/** A name as stored: trimmed, at most MAX_NAME characters (non-blank per the schema, src/mutate/model.ts). */
+/** A name as stored: trimmed, at most MAX_NAME characters (non-blank per the schema, ./model.ts). */
 function cleanName(name: string): string {
   const trimmed = name.trim()
   if (trimmed.length > MAX_NAME) throw invalid(`name must be at most ${MAX_NAME} characters (got ${trimmed.length})`)
