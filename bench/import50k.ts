@@ -81,9 +81,9 @@ try {
     LOG_LEVEL: 'warn',
   })
   const pid = server.proc.pid
-  const rss = { start: rssMb(pid), idle: 0, importPeak: 0, embedPeak: 0, embedded: 0, searched: 0, rested: 0 }
+  const rss = { start: rssMb(pid), idle: 0, importPeak: 0, embedPeak: 0, embedded: 0, searched: 0, cached: 0, rested: 0 }
   /** the same moments, the server process alone (without the sentence model's child process) */
-  const own = { embedded: 0, searched: 0, rested: 0 }
+  const own = { embedded: 0, searched: 0, cached: 0, rested: 0 }
   try {
     const { key, call } = ownerClient(server)
     await Bun.sleep(5000) // the start settles (the models load on the first batch or query that needs them)
@@ -176,6 +176,20 @@ try {
     }
     rss.searched = rssMb(pid)
     own.searched = rssOf(pid).server
+
+    // --- the read caches filled (src/reads/cache.ts, READ_CACHE_MB): the whole list and each
+    // type's, 400 walks in every direction, the outline and the export, each read twice -------
+    const cachedReads: string[] = [`/api/v1/nodes?projectId=${projectId}`]
+    for (const type of ['goal', 'need', 'approach', 'job', 'task']) cachedReads.push(`/api/v1/nodes?projectId=${projectId}&type=${type}`)
+    const ids: string[] = (await call('GET', cachedReads[0]!)).nodes.map((n: { id: string }) => n.id)
+    const directions = ['up', 'down', 'lateral', 'context']
+    for (let i = 0; i < 400; i++)
+      cachedReads.push(`/api/v1/tree?projectId=${projectId}&nodeId=${ids[(i * 7919) % ids.length]}&direction=${directions[i % 4]}`)
+    cachedReads.push(`/api/v1/outline?projectId=${projectId}&budget=50000`, `/api/v1/export-okf?projectId=${projectId}`)
+    for (let round = 0; round < 2; round++) for (const path of cachedReads) await call('GET', path)
+    await Bun.sleep(1000)
+    rss.cached = rssMb(pid)
+    own.cached = rssOf(pid).server
     // the models let go after an idle minute: what 50,000 nodes cost once the server rests
     await Bun.sleep(REST_S * 1000)
     rss.rested = rssMb(pid)
@@ -210,8 +224,8 @@ try {
       `| hybrid search of new queries once embedded (n=${result.hybrid.n}) | p50 ${t(result.hybrid.p50)} ms, p99 ${t(result.hybrid.p99)} ms |`,
       `| _meta.search at the import's end | pendingNodes ${atEnd.pendingNodes}, etaSeconds ${atEnd.etaSeconds} |`,
       `| every node embedded (pendingNodes 0) | ${fullS.toFixed(1)} s from the first batch (${(fullS - importS).toFixed(1)} s after the last) |`,
-      `| RSS MB with the model's process: start / idle / import peak / embedding peak / embedded / after searches / ${REST_S} s later | ${[rss.start, rss.idle, rss.importPeak, rss.embedPeak, rss.embedded, rss.searched, rss.rested].map((x) => x.toFixed(0)).join(' / ')} |`,
-      `| RSS MB of the server process alone: embedded / after searches / ${REST_S} s later | ${[own.embedded, own.searched, own.rested].map((x) => x.toFixed(0)).join(' / ')} |`,
+      `| RSS MB with the model's process: start / idle / import peak / embedding peak / embedded / after searches / read caches full / ${REST_S} s later | ${[rss.start, rss.idle, rss.importPeak, rss.embedPeak, rss.embedded, rss.searched, rss.cached, rss.rested].map((x) => x.toFixed(0)).join(' / ')} |`,
+      `| RSS MB of the server process alone: embedded / after searches / read caches full / ${REST_S} s later | ${[own.embedded, own.searched, own.cached, own.rested].map((x) => x.toFixed(0)).join(' / ')} |`,
     ].join('\n')
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true })
     writeFileSync(join(ROOT, `bench/results/import50k-${dbName}.json`), `${JSON.stringify(result, null, 2)}\n`)

@@ -4,6 +4,7 @@ import type { Logger } from './log'
 import type { Metrics } from './metrics/service'
 import type { AuthCache } from './ports/auth'
 import type { CommitHandOff } from './ports/commits'
+import type { ReadCache } from './ports/reads'
 import type { SearchBackend } from './ports/search'
 import type { Waiters } from './ports/waiters'
 import type { WebhookSender } from './ports/webhooks'
@@ -35,6 +36,8 @@ export interface Deps {
   waiters: Waiters
   /** the Prometheus registry and its recorders (GET /metrics) */
   metrics: Metrics
+  /** Answers of project reads, kept while the project's revision is unchanged (src/reads/cache.ts). */
+  reads: ReadCache
 }
 
 export type WakeTopic = 'events' | 'classify' | 'view'

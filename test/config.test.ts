@@ -55,6 +55,7 @@ describe('loadConfig', () => {
       embeddingsModel: undefined,
       embeddingsApiKey: undefined,
       maxBodyBytes: 1_048_576,
+      readCacheBytes: 64 * 1024 * 1024,
       logLevel: 'info',
     })
   })
@@ -83,6 +84,7 @@ describe('loadConfig', () => {
       EMBEDDINGS_MODEL: 'nomic-embed-text',
       EMBEDDINGS_API_KEY: 'ek',
       MAX_BODY_BYTES: '2048',
+      READ_CACHE_MB: '16',
       LOG_LEVEL: 'warn',
     })
     expect(config).toEqual({
@@ -108,6 +110,7 @@ describe('loadConfig', () => {
       embeddingsModel: 'nomic-embed-text',
       embeddingsApiKey: 'ek',
       maxBodyBytes: 2048,
+      readCacheBytes: 16 * 1024 * 1024,
       logLevel: 'warn',
     })
   })

@@ -1,38 +1,33 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { ADMIN_TOKEN } from './helpers'
-import { type ServerProcess, startServer } from './process'
+import { replicas, type ServerProcess, startServer } from './process'
 
 const onPostgres = !!process.env.TEST_DATABASE_URL
 const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` }
 
 /** Two replicas on one PostgreSQL database: the auth cache of one hears the other's writes (NOTIFY). */
 describe.skipIf(!onPostgres)('two replicas share revocations through the database', () => {
-  let a: ServerProcess
-  let b: ServerProcess
-  beforeAll(async () => {
-    a = await startServer()
-    b = await startServer({}, a)
-  })
-  afterAll(async () => {
-    await b.stop()
-    await a.close()
-  })
+  const pair = replicas()
 
   it('refuses on one replica, within 1 s, a key revoked on the other, after the first replica cached it', async () => {
-    const created = await a.call('POST', '/admin/v1/users', {
+    const created = await pair.a.call('POST', '/admin/v1/users', {
       key: null,
       headers: adminHeaders,
       body: { name: 'replica user', tier: 'team' },
     })
-    const minted = await a.call('POST', `/admin/v1/users/${created.body.user.id}/api-keys`, { key: null, headers: adminHeaders, body: {} })
+    const minted = await pair.a.call('POST', `/admin/v1/users/${created.body.user.id}/api-keys`, {
+      key: null,
+      headers: adminHeaders,
+      body: {},
+    })
     const key: string = minted.body.apiKey
-    for (let i = 0; i < 3; i++) expect((await b.call('GET', '/api/v1/projects', { key })).status).toBe(200)
-    const revoked = await a.call('DELETE', `/admin/v1/api-keys/${minted.body.keyId}`, { key: null, headers: adminHeaders })
+    for (let i = 0; i < 3; i++) expect((await pair.b.call('GET', '/api/v1/projects', { key })).status).toBe(200)
+    const revoked = await pair.a.call('DELETE', `/admin/v1/api-keys/${minted.body.keyId}`, { key: null, headers: adminHeaders })
     expect(revoked.status).toBe(200)
     const since = performance.now()
     const statuses: number[] = []
     for (;;) {
-      const status = (await b.call('GET', '/api/v1/projects', { key })).status
+      const status = (await pair.b.call('GET', '/api/v1/projects', { key })).status
       statuses.push(status)
       if (status === 401 || performance.now() - since > 1000) break
       await Bun.sleep(10)
@@ -44,14 +39,14 @@ describe.skipIf(!onPostgres)('two replicas share revocations through the databas
   })
 
   it('shows on one replica, within 1 s, a project renamed on the other', async () => {
-    await a.call('POST', '/api/v1/mutate', { body: { action: 'addProject', project: { name: 'Before', id: 'replicated' } } })
-    expect((await b.call('GET', '/api/v1/projects')).body.projects).toEqual([
+    await pair.a.call('POST', '/api/v1/mutate', { body: { action: 'addProject', project: { name: 'Before', id: 'replicated' } } })
+    expect((await pair.b.call('GET', '/api/v1/projects')).body.projects).toEqual([
       { id: 'replicated', name: 'Before', archived: false, role: 'owner' },
     ])
-    await a.call('POST', '/api/v1/mutate', { body: { action: 'renameProject', projectId: 'replicated', name: 'After' } })
-    const after = await b.until(
+    await pair.a.call('POST', '/api/v1/mutate', { body: { action: 'renameProject', projectId: 'replicated', name: 'After' } })
+    const after = await pair.b.until(
       async () => {
-        const projects = (await b.call('GET', '/api/v1/projects')).body.projects
+        const projects = (await pair.b.call('GET', '/api/v1/projects')).body.projects
         return projects[0]?.name === 'After' && projects
       },
       1000,

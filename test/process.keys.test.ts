@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { type ServerProcess, startServer } from './process'
+import { replicas, type ServerProcess, startServer } from './process'
 
 // agents-and-app.md §5 through the real server: a user mints, lists and revokes their own keys
 const onPostgres = !!process.env.TEST_DATABASE_URL
@@ -31,26 +31,17 @@ describe('own API keys, one server process', () => {
 
 /** Two replicas on one PostgreSQL database: a key revoked through one is refused by the other at once. */
 describe.skipIf(!onPostgres)('own API keys, two replicas', () => {
-  let a: ServerProcess
-  let b: ServerProcess
-  beforeAll(async () => {
-    a = await startServer()
-    b = await startServer({}, a)
-  })
-  afterAll(async () => {
-    await b.stop()
-    await a.close()
-  })
+  const pair = replicas()
 
   it('a key revoked on one replica is refused by the other within 1 s, after the other cached it', async () => {
-    const minted = await a.call('POST', '/api/v1/keys', { body: { label: 'replicated' } })
+    const minted = await pair.a.call('POST', '/api/v1/keys', { body: { label: 'replicated' } })
     const key: string = minted.body.apiKey
-    for (let i = 0; i < 3; i++) expect((await b.call('GET', '/api/v1/projects', { key })).status).toBe(200)
-    expect((await a.call('DELETE', `/api/v1/keys?keyId=${minted.body.keyId}`)).status).toBe(200)
+    for (let i = 0; i < 3; i++) expect((await pair.b.call('GET', '/api/v1/projects', { key })).status).toBe(200)
+    expect((await pair.a.call('DELETE', `/api/v1/keys?keyId=${minted.body.keyId}`)).status).toBe(200)
     const since = performance.now()
     const statuses: number[] = []
     for (;;) {
-      const status = (await b.call('GET', '/api/v1/projects', { key })).status
+      const status = (await pair.b.call('GET', '/api/v1/projects', { key })).status
       statuses.push(status)
       if (status === 401 || performance.now() - since > 1000) break
       await Bun.sleep(10)
@@ -59,6 +50,6 @@ describe.skipIf(!onPostgres)('own API keys, two replicas', () => {
       refused: 401,
       withinOneSecond: true,
     })
-    expect((await b.call('GET', '/api/v1/projects')).status).toBe(200)
+    expect((await pair.b.call('GET', '/api/v1/projects')).status).toBe(200)
   })
 })

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -149,4 +150,22 @@ export async function startServer(env: Record<string, string> = {}, on?: ServerP
       await db.drop()
     },
   }
+}
+
+/**
+ * Inside a describe: two server processes on one fresh database (on PostgreSQL, two replicas
+ * behind a load balancer), started before its tests and stopped after them. Read `a` and `b`
+ * in the tests (they are set once the suite has started).
+ */
+export function replicas(env: Record<string, string> = {}): { a: ServerProcess; b: ServerProcess } {
+  const pair = {} as { a: ServerProcess; b: ServerProcess }
+  beforeAll(async () => {
+    pair.a = await startServer(env)
+    pair.b = await startServer(env, pair.a)
+  })
+  afterAll(async () => {
+    await pair.b?.stop()
+    await pair.a?.close()
+  })
+  return pair
 }

@@ -11,6 +11,7 @@ import m0009 from './0009-webhook-fan-out.sql' with { type: 'text' }
 import m0010 from './0010-open-memos.sql' with { type: 'text' }
 import m0011 from './0011-own-keys-spent-states.sql' with { type: 'text' }
 import m0012 from './0012-claims.sql' with { type: 'text' }
+import m0013 from './0013-project-revisions.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
   { name: '0001-accounts-projects', sql: m0001 },
@@ -25,4 +26,5 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0010-open-memos', sql: m0010 },
   { name: '0011-own-keys-spent-states', sql: m0011 },
   { name: '0012-claims', sql: m0012 },
+  { name: '0013-project-revisions', sql: m0013 },
 ]

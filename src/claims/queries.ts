@@ -2,6 +2,7 @@ import byTokenSql from '../../sql/claims/by-token.sql' with { type: 'text' }
 import endNodesSql from '../../sql/claims/end-nodes.sql' with { type: 'text' }
 import liveSql from '../../sql/claims/live.sql' with { type: 'text' }
 import lockNodesSql from '../../sql/claims/lock-nodes.sql' with { type: 'text' }
+import nextExpirySql from '../../sql/claims/next-expiry.sql' with { type: 'text' }
 import releaseSql from '../../sql/claims/release.sql' with { type: 'text' }
 import renewSql from '../../sql/claims/renew.sql' with { type: 'text' }
 import takeSql from '../../sql/claims/take.sql' with { type: 'text' }
@@ -26,3 +27,5 @@ export const release = (db: Db, projectId: string, tokenHash: string, now: Date)
   one<Omit<ClaimRow, 'expires_at'>>(db, releaseSql, [projectId, tokenHash, now])
 export const endNodes = (db: Db, projectId: string, nodeIds: string[], now: Date) =>
   db.query<Omit<ClaimRow, 'expires_at'>>(endNodesSql, [projectId, nodeIds, now])
+export const nextExpiry = (db: Db, projectId: string, now: Date) =>
+  one<{ expires_at: Date | string | null }>(db, nextExpirySql, [projectId, now])

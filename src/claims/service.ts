@@ -27,10 +27,16 @@ export async function liveClaims(db: Db, projectId: string, now: Date): Promise<
   return new Map(rows.map((r) => [r.node_id, { agent: r.agent, expiresAt: iso(r.expires_at) }]))
 }
 
+/** When the first of the project's claims live at `now` expires, or null when none is live. */
+export async function nextClaimExpiry(db: Db, projectId: string, now: Date): Promise<Date | null> {
+  const row = await q.nextExpiry(db, projectId, now)
+  return row?.expires_at ? new Date(row.expires_at) : null
+}
+
 /**
  * `node` with its live claim beside `data` (a copy), or `node` itself when it has none. Claims
- * are read at every request against the caller's clock (nothing keeps these answers), so a
- * claim that expires disappears from every read without a write.
+ * are read against the caller's clock, and a kept answer ends at the first expiry
+ * (src/reads/cache.ts), so a claim that expires disappears from every read without a write.
  */
 export function withClaim<T extends { id: string }>(node: T, claims: Map<string, ClaimView>): T | (T & { claim: ClaimView }) {
   const claim = claims.get(node.id)

@@ -81,6 +81,11 @@ export async function exportOkf(deps: Deps, user: User, projectId: string) {
   const { project } = await requireProject(deps, user, projectId, {
     unknown: () => new RefusalError(400, 'unknown_project', { message: `Project ${projectId} not found` }),
   })
+  // the bundle's timestamp says when it was made: a kept one is made again after a minute
+  return deps.reads.answer(project.id, 'export-okf', { ttlMs: 60_000 }, () => bundle(deps, project))
+}
+
+async function bundle(deps: Deps, project: { id: string; name: string }) {
   const nodes = await listNodes(deps.db, project.id)
   const byId = new Map(nodes.map((n) => [n.id, n]))
   const children = new Map<string, NodeRow[]>()

@@ -4,6 +4,7 @@ import type { Deps } from '../deps'
 import { ErrorListError, invalid } from '../errors'
 import { type DomainEvent, type EventNode, emit } from '../events/outbox'
 import { requireProject } from '../projects/access'
+import { bumpRevision } from '../revisions/revision'
 import {
   type AddIterationBody,
   currentOf,
@@ -38,11 +39,20 @@ export async function listIterations(deps: Deps, user: User, query: { projectId?
   if (query.status !== undefined && query.status !== 'active' && query.status !== 'done')
     throw invalid('status must be one of: active, done')
   if (query.current !== undefined && query.current !== 'true' && query.current !== 'false') throw invalid('current must be true or false')
-  if (query.current === 'true') {
-    const current = currentOf(await q.list(deps.db, project.id))
-    return { iteration: current ? toIteration(current) : null }
-  }
-  return { iterations: (await q.list(deps.db, project.id, query.status ?? null)).map(toIteration) }
+  const current = query.current === 'true'
+  const status = query.status ?? null
+  return deps.reads.answer(project.id, `iterations\n${current}\n${status ?? ''}`, {}, async () => {
+    if (current) {
+      const found = currentOf(await q.list(deps.db, project.id))
+      return { iteration: found ? toIteration(found) : null }
+    }
+    return { iterations: (await q.list(deps.db, project.id, status)).map(toIteration) }
+  })
+}
+
+/** Every iteration of the project, in order (the project's access already checked). */
+export async function projectIterations(deps: Deps, projectId: string) {
+  return (await q.list(deps.db, projectId, null)).map(toIteration)
 }
 
 /** addIteration, also used by batch entries (without their own transaction). */
@@ -149,6 +159,7 @@ export async function reorderIterationsAction(deps: Deps, user: User, body: Reor
         { _tip: `Current iterations: ${names.join(', ')}` },
       )
     await q.setOrder(tx, project.id, order)
+    await bumpRevision(tx, project.id) // no event says so, but every read that lists iterations changes
     return { success: true, iterations: (await q.list(tx, project.id)).map(toIteration) }
   })
 }

@@ -183,6 +183,12 @@ export async function listNodes(deps: Deps, user: User, query: { projectId?: str
   const { project } = await requireProject(deps, user, query.projectId)
   if (query.type !== undefined && !(NODE_TYPES as readonly string[]).includes(query.type))
     throw invalid(`type must be one of: ${NODE_TYPES.join(', ')}`)
+  const key = `nodes\n${query.type ?? ''}\n${query.iteration === undefined ? '' : `=${query.iteration}`}`
+  return deps.reads.answer(project.id, key, { claims: true }, () => nodesAnswer(deps, project.id, query))
+}
+
+async function nodesAnswer(deps: Deps, projectId: string, query: { type?: string; iteration?: string }) {
+  const project = { id: projectId }
   const [rows, counts, iterations, claims] = await Promise.all([
     q.list(deps.db, project.id, query.type ?? null, query.iteration ?? null),
     q.countByType(deps.db, project.id),

@@ -3,6 +3,7 @@ import type { User } from '../accounts/model'
 import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, projectAccessDenied, RefusalError } from '../errors'
+import { bumpRevision } from '../revisions/revision'
 import { hasApiAccess, limitsOf } from '../tiers/service'
 import { requireApiAccess, requireProject, tierRequired } from './access'
 import type { AddProjectBody, RenameProjectBody } from './model'
@@ -90,6 +91,7 @@ export async function renameProject(deps: Deps, user: User, body: RenameProjectB
   if (role !== 'owner') throw projectAccessDenied('Only the project owner can rename a project')
   const name = cleanName(body.name)
   const renamed = await q.rename(deps.db, project.id, name)
+  await bumpRevision(deps.db, project.id) // the export, the outline and share views show the name
   await authChanged(deps)
   return { success: true, project: renamed, _meta: { _tip: 'The project id never changes; only its display name did.' } }
 }

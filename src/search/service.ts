@@ -2,7 +2,7 @@ import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid } from '../errors'
 import { NODE_TYPES } from '../nodes/model'
-import type { DuplicateAdvisory, SearchMode } from '../ports/search'
+import type { DuplicateAdvisory, SearchAnswer, SearchMode } from '../ports/search'
 import { requireProject } from '../projects/access'
 import { clip, MAX_QUERY_CHARS } from './document'
 
@@ -33,7 +33,22 @@ export async function search(deps: Deps, user: User, query: SearchQuery) {
   const mode = (query.mode ?? 'hybrid') as SearchMode
   if (!MODES.includes(mode)) throw invalid(`mode must be one of: ${MODES.join(', ')}`)
 
-  const answer = await deps.search.search(project.id, { q, type: query.type, limit, mode })
+  const key = `search\n${mode}\n${limit}\n${query.type ?? ''}\n${q}`
+  return deps.reads.answer(project.id, key, { keep: (r) => settled(deps, r._meta.search) }, async () =>
+    searchAnswer(await deps.search.search(project.id, { q, type: query.type, limit, mode })),
+  )
+}
+
+/**
+ * A search answer is kept only when nothing but a write can change it: the built-in index, with
+ * every node embedded (a keyword-only answer too: its _meta.search counts what is still being
+ * embedded) and nothing to explain. Meilisearch indexes after our
+ * commit, on its own time, so its answers are never kept.
+ */
+const settled = (deps: Pick<Deps, 'search'>, meta: SearchAnswer['meta']) =>
+  deps.search.name === 'builtin' && (meta.semantic === 'full' || meta.semantic === 'off') && meta.pendingNodes === 0 && !meta.reason
+
+function searchAnswer(answer: SearchAnswer) {
   const meta: Record<string, unknown> = { search: answer.meta }
   if (answer.meta.reason) meta._tip = answer.meta.reason
   else if (answer.meta.semantic === 'partial')
@@ -42,7 +57,7 @@ export async function search(deps: Deps, user: User, query: SearchQuery) {
     meta._tip = 'The embedding model did not answer in time: these results are ranked by keyword only. Retry shortly.'
   else if (answer.hits.length === 0)
     meta._tip = 'Nothing matched. Try other words, drop the type filter, or list everything with GET /nodes.'
-  return { results: answer.hits, _meta: meta }
+  return { results: answer.hits, _meta: meta as typeof meta & { search: SearchAnswer['meta'] } }
 }
 
 /**

@@ -85,7 +85,7 @@ export const sharePageRoutes = (deps: Deps) =>
     '/s/:token',
     async ({ params }) => {
       try {
-        return new Response(renderSharePage(await publicView(deps, params.token)), { headers: PAGE_HEADERS })
+        return await publicView(deps, params.token, { render: renderSharePage, headers: PAGE_HEADERS })
       } catch (err) {
         if (err instanceof RefusalError && err.status === 404)
           return new Response(renderNotFoundPage(), { status: 404, headers: PAGE_HEADERS })

@@ -151,12 +151,28 @@ export function viewNodes(rows: NodeRow[], includedGoalIds?: string[]): PublicNo
     })
 }
 
-/** The public view of a live link, or a 404 for an unknown, revoked or expired token. */
-export async function publicView(deps: Deps, token: string) {
+/**
+ * The public view of a live link (JSON, or rendered by `render` with its headers), or a 404 for
+ * an unknown, revoked or expired token. The link is looked up at every request (a revoke takes
+ * effect at once); what it shows is kept while the project is unchanged.
+ */
+export async function publicView(
+  deps: Deps,
+  token: string,
+  page?: { render: (view: PublicView) => string; headers: Record<string, string> },
+) {
   const link = TOKEN_RE.test(token) ? await q.getLive(deps.db, token, deps.now()) : undefined
   if (!link) throw notFound('share_not_found', { message: 'This share link does not exist, was revoked or has expired' })
-  const rows = await listNodes(deps.db, link.project_id)
-  return { project: { name: link.project_name }, nodes: viewNodes(rows, link.settings.includedGoalIds) }
+  const load = async (): Promise<PublicView> => ({
+    project: { name: link.project_name },
+    nodes: viewNodes(await listNodes(deps.db, link.project_id), link.settings.includedGoalIds),
+  })
+  return deps.reads.answer(link.project_id, `${page ? 'share-page' : 'share'}\n${token}`, page ?? {}, load)
+}
+
+export interface PublicView {
+  project: { name: string }
+  nodes: PublicNode[]
 }
 
 /** The expiry loop: links past expiresAt stop being active (reads check expiresAt too). */

@@ -49,14 +49,13 @@ export async function walk(
   access.catch(() => {}) // awaited below; an early refusal must not count as unhandled
   if (!DIRECTIONS.includes(query.direction as any)) throw new RefusalError(400, `direction must be one of: ${DIRECTIONS.join(', ')}`)
   if (!query.nodeId) throw new ErrorListError(['nodeId is required'])
-  const reads = Promise.all([
-    read(deps, String(query.projectId), query.nodeId, query.direction!),
-    liveClaims(deps.db, String(query.projectId), deps.now()),
-  ])
-  reads.catch(() => {})
-  await access
-  const [result, claims] = await reads
-  return claims.size ? withClaims(result, claims) : result
+  const { project } = await access
+  const nodeId = query.nodeId
+  const direction = query.direction!
+  return deps.reads.answer(project.id, `tree\n${direction}\n${nodeId}`, { claims: true }, async () => {
+    const [result, claims] = await Promise.all([read(deps, project.id, nodeId, direction), liveClaims(deps.db, project.id, deps.now())])
+    return claims.size ? withClaims(result, claims) : result
+  })
 }
 
 /** The walk with each node's live claim beside its data (agents-and-app.md, 2). */
@@ -122,6 +121,13 @@ async function outline(deps: Deps, user: User, query: { projectId?: string; node
   const budget = query.budget === undefined ? OUTLINE_BUDGET.default : Number(query.budget)
   if (!Number.isInteger(budget) || budget < OUTLINE_BUDGET.min || budget > OUTLINE_BUDGET.max)
     throw new ErrorListError([`budget must be an integer from ${OUTLINE_BUDGET.min} to ${OUTLINE_BUDGET.max} (characters)`])
+  const key = `tree-outline\n${budget}\n${query.nodeId ?? ''}`
+  return deps.reads.answer(project.id, key, {}, () => textOutline(deps, project.id, query.nodeId, budget))
+}
+
+async function textOutline(deps: Deps, projectId: string, nodeId: string | undefined, budget: number) {
+  const project = { id: projectId }
+  const query = { nodeId }
   let nodes: Node[]
   let pinned: string[] = []
   if (query.nodeId) {
@@ -180,6 +186,19 @@ export async function tokenOutline(deps: Deps, user: User, query: { projectId?: 
   const budget = query.budget === undefined ? TOKEN_BUDGET.default : /^[0-9]{1,6}$/.test(query.budget) ? Number(query.budget) : Number.NaN
   if (!(budget >= TOKEN_BUDGET.min && budget <= TOKEN_BUDGET.max))
     throw new ErrorListError([`budget must be an integer from ${TOKEN_BUDGET.min} to ${TOKEN_BUDGET.max} (o200k_base tokens)`])
+  const key = `outline\n${budget}\n${query.nodeId ?? ''}`
+  return deps.reads.answer(project.id, key, { claims: true }, () => modelOutline(deps, project.id, query.nodeId, budget, count))
+}
+
+async function modelOutline(
+  deps: Deps,
+  projectId: string,
+  nodeId: string | undefined,
+  budget: number,
+  count: Promise<(text: string) => number>,
+) {
+  const project = { id: projectId }
+  const query = { nodeId }
   const [rows, claims] = await Promise.all([
     query.nodeId ? q.subtree(deps.db, project.id, [query.nodeId]) : q.list(deps.db, project.id, null, null),
     liveClaims(deps.db, project.id, deps.now()),

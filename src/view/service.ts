@@ -3,7 +3,7 @@ import type { Deps } from '../deps'
 import { invalid, RefusalError } from '../errors'
 import { latestCursor } from '../events/service'
 import { eventsKey, viewKey, waitFor } from '../events/waiters'
-import { listIterations } from '../iterations/service'
+import { projectIterations } from '../iterations/service'
 import { nodeTypesOf } from '../nodes/service'
 import { requireProject } from '../projects/access'
 import { tierStatus } from '../tiers/service'
@@ -48,9 +48,7 @@ export async function sendCommand(deps: Deps, user: User, body: { projectId?: un
     case 'selectIteration': {
       if (!str(c.iterationName)) return unresolved(c, 'selectIteration needs iterationName: the name of an iteration (GET /iterations).')
       // any iteration that exists, done ones included (the matrix shows a selected done iteration)
-      const { iterations } = (await listIterations(deps, user, { projectId: project.id })) as {
-        iterations: { name: string }[]
-      }
+      const iterations = await projectIterations(deps, project.id)
       if (!iterations.some((it) => it.name === c.iterationName))
         return unresolved(
           c,

@@ -6,6 +6,7 @@ import { type DomainEvent, emit } from '../events/outbox'
 import { iterationRows } from '../iterations/service'
 import { nodeRows } from '../nodes/service'
 import { requireProject } from '../projects/access'
+import { bumpRevision } from '../revisions/revision'
 import type { ClaimBody, ReleaseClaimBody, RenewClaimBody } from './model'
 import * as q from './queries'
 import { assess, spreadFirst, type TreeNode, type WorkState } from './ready'
@@ -127,6 +128,7 @@ export async function renewClaim(deps: Deps, user: User, body: RenewClaimBody) {
   const lease = body.leaseSeconds ?? LEASE_SECONDS.default
   const row = await claimRows.renew(deps.db, p.id, hashToken(body.claimToken), new Date(now.getTime() + lease * 1000), now)
   if (!row) throw claimLost('This claimToken is unknown, expired or released')
+  await bumpRevision(deps.db, p.id) // /nodes and /tree show the new expiresAt
   return { success: true, claim: { nodeId: row.node_id, agent: row.agent, claimToken: body.claimToken, expiresAt: iso(row.expires_at) } }
 }
 

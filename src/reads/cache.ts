@@ -1,0 +1,172 @@
+import { nextClaimExpiry } from '../claims/service'
+import type { Db } from '../db'
+import type { Logger } from '../log'
+import type { ReadCache as ReadCachePort, ReadOptions } from '../ports/reads'
+import { REVISION_CHANNEL, readRevision } from '../revisions/revision'
+
+/**
+ * Answers of project reads (GET /nodes, /tree, /outline, /iterations, /search, /export-okf, the
+ * share views) kept as the bytes they were sent as, and sent again while the project has not
+ * changed. Each answer is stored with the project's revision (src/revisions/revision.ts), which
+ * every committed change advances in its own transaction:
+ *
+ * - on PostgreSQL a cached read first looks the revision up (one primary-key read), so no
+ *   replica answers from before a write that any replica has acknowledged;
+ * - on PGlite (one process) the revision is a counter in memory, advanced by the commit's
+ *   notification, which is delivered before the write answers: a hit reads no table.
+ *
+ * An answer that shows claims also ends at the earliest expiry of the project's live claims (a
+ * claim that expires changes /nodes and /tree without any write). Access is checked by the
+ * caller before it asks, and `key` holds everything else the answer depends on, so an answer is
+ * shared only between callers who may all see it. Memory is bounded by READ_CACHE_MB, least
+ * recently used first.
+ */
+export interface ReadCacheDeps {
+  db: Db
+  now: () => Date
+  log: Pick<Logger, 'warn'>
+  maxBytes: number
+}
+
+interface Entry {
+  revision: string
+  body: Uint8Array
+  headers: Record<string, string>
+  /** ms since the epoch after which the entry is not used (Infinity: only a write ends it) */
+  until: number
+}
+
+interface Lookup {
+  next: PromiseWithResolvers<string> | null
+  running: boolean
+}
+
+/** An answer bigger than this share of the budget is sent but not kept. */
+const LARGEST_SHARE = 4
+/** what Elysia sends with an object, so a kept answer reads the same as a new one */
+const JSON_HEADERS = { 'content-type': 'application/json;charset=utf-8' }
+const encoder = new TextEncoder()
+
+export type { ReadOptions }
+
+export class ReadCache implements ReadCachePort {
+  private readonly entries = new Map<string, Entry>()
+  private readonly loading = new Map<string, Promise<Entry>>()
+  /** PGlite: each project's revision in this process (bumped by the commit's notification) */
+  private readonly local = new Map<string, number>()
+  /** PostgreSQL: the revision lookup under way per project, and the requests for the next one */
+  private readonly lookups = new Map<string, Lookup>()
+  private bytes = 0
+  readonly stats = { hits: 0, misses: 0, evictions: 0 }
+
+  constructor(private readonly deps: ReadCacheDeps) {
+    if (deps.db.kind === 'pglite')
+      // one process: the notification is delivered at the commit, before the write answers
+      void deps.db.listen(REVISION_CHANNEL, {
+        message: (projectId) => this.local.set(projectId, (this.local.get(projectId) ?? 0) + 1),
+        up: () => {},
+        down: () => {},
+      })
+  }
+
+  /** The project's revision as this process may trust it now. */
+  private revision(projectId: string): string | Promise<string> {
+    if (this.deps.db.kind === 'pglite') return String(this.local.get(projectId) ?? 0)
+    let lookup = this.lookups.get(projectId)
+    if (!lookup) this.lookups.set(projectId, (lookup = { next: null, running: false }))
+    lookup.next ??= Promise.withResolvers<string>()
+    const { promise } = lookup.next
+    if (!lookup.running) void this.lookUp(projectId, lookup)
+    return promise
+  }
+
+  /**
+   * PostgreSQL: the revision reads of one project, batched. Each request waits for a lookup
+   * SENT AFTER it arrived, so it sees every write acknowledged before it came (a lookup already
+   * under way may predate such a write); all requests that arrive while one lookup runs share
+   * the next. Under load that is one primary-key read per round trip instead of per request.
+   */
+  private async lookUp(projectId: string, lookup: Lookup): Promise<void> {
+    lookup.running = true
+    while (lookup.next) {
+      const waiting = lookup.next
+      lookup.next = null
+      try {
+        waiting.resolve(await readRevision(this.deps.db, projectId))
+      } catch (err) {
+        waiting.reject(err)
+      }
+    }
+    lookup.running = false
+    this.lookups.delete(projectId)
+  }
+
+  /**
+   * The answer of `load` for `key` of `projectId` as a Response: from memory while the project
+   * is at the revision it was made at (and before its claims' expiry), else made again.
+   * Concurrent misses of one key share one `load`.
+   */
+  async answer<T>(projectId: string, key: string, options: ReadOptions<T>, load: () => Promise<T>): Promise<Response> {
+    const revision = await this.revision(projectId)
+    const id = `${projectId}\n${key}`
+    const hit = this.entries.get(id)
+    if (hit && hit.revision === revision && this.deps.now().getTime() < hit.until) {
+      this.stats.hits++
+      // most recently used last: the Map keeps insertion order
+      this.entries.delete(id)
+      this.entries.set(id, hit)
+      return respond(hit)
+    }
+    this.stats.misses++
+    const flight = `${id}\n${revision}`
+    let made = this.loading.get(flight)
+    if (!made) {
+      made = this.make(projectId, id, revision, options, load).finally(() => this.loading.delete(flight))
+      this.loading.set(flight, made)
+    }
+    return respond(await made)
+  }
+
+  private async make<T>(projectId: string, id: string, revision: string, options: ReadOptions<T>, load: () => Promise<T>): Promise<Entry> {
+    const started = this.deps.now()
+    // claims live at `started` include every claim the answer shows (it reads them later), so
+    // the earliest of their expiries bounds it
+    const [answer, expiry] = await Promise.all([load(), options.claims ? nextClaimExpiry(this.deps.db, projectId, started) : null])
+    const text = options.render ? options.render(answer) : JSON.stringify(answer)
+    const until = Math.min(expiry ? expiry.getTime() : Infinity, options.ttlMs ? started.getTime() + options.ttlMs : Infinity)
+    const entry: Entry = { revision, body: encoder.encode(text), headers: options.headers ?? JSON_HEADERS, until }
+    if (options.keep && !options.keep(answer)) return entry
+    this.store(id, entry)
+    return entry
+  }
+
+  private store(id: string, entry: Entry): void {
+    const size = entry.body.byteLength + id.length
+    if (size > this.deps.maxBytes / LARGEST_SHARE) return
+    const old = this.entries.get(id)
+    if (old) {
+      // a slow read of an older revision does not replace a newer one
+      if (newer(old.revision, entry.revision)) return
+      this.entries.delete(id)
+      this.bytes -= old.body.byteLength + id.length
+    }
+    this.entries.set(id, entry)
+    this.bytes += size
+    for (const [oldest, e] of this.entries) {
+      if (this.bytes <= this.deps.maxBytes) break
+      this.entries.delete(oldest)
+      this.bytes -= e.body.byteLength + oldest.length
+      this.stats.evictions++
+    }
+  }
+
+  /** Bytes held now, and entries. */
+  size(): { bytes: number; entries: number } {
+    return { bytes: this.bytes, entries: this.entries.size }
+  }
+}
+
+/** True when revision `a` is after `b` (both decimal counters). */
+const newer = (a: string, b: string) => a.length > b.length || (a.length === b.length && a > b)
+
+const respond = (entry: Entry) => new Response(entry.body, { headers: entry.headers })

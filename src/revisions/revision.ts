@@ -1,0 +1,25 @@
+import type { Db } from '../db'
+import * as q from './queries'
+
+/**
+ * A project's revision: a counter that advances, inside the write's own transaction, with every
+ * committed change of what the project's reads return (nodes, iterations, claims, its name).
+ * `emit` (the outbox) advances it for every write that has events; the few changes that have
+ * none (a project renamed or archived, a claim renewed) call `bumpRevision` themselves. The
+ * guard in test/reads-cache.test.ts lists the SQL that writes those tables.
+ *
+ * Cached reads (src/reads/) are keyed by it. The commit also says so on REVISION_CHANNEL, which
+ * on PGlite reaches this process's cache before the write answers.
+ */
+export const REVISION_CHANNEL = 'arbor_revision'
+
+/** Advance `projectId`'s revision in `tx`'s transaction; the row stays locked until it ends. */
+export async function bumpRevision(tx: Db, projectId: string): Promise<void> {
+  await q.bumpRevision(tx, projectId)
+  await tx.notify(REVISION_CHANNEL, projectId)
+}
+
+/** The project's committed revision, by one primary-key lookup ('0' before its first change). */
+export async function readRevision(db: Db, projectId: string): Promise<string> {
+  return (await q.revision(db, projectId)) ?? '0'
+}

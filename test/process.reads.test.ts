@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { replicas, type ServerProcess, startServer } from './process'
+
+// Cached reads through the real server process (src/reads/cache.ts): while readers keep every
+// answer warm, each write shows in the next read, on the replica that wrote it and (on
+// PostgreSQL) on another replica of the same database.
+const onPostgres = !!process.env.TEST_DATABASE_URL
+
+async function seed(server: ServerProcess, projectId: string) {
+  const res = await server.call('POST', '/api/v1/mutate', { body: { action: 'addProject', project: { name: projectId, id: projectId } } })
+  expect(res.status).toBe(200)
+  const batch = await server.call('POST', '/api/v1/mutate', {
+    body: {
+      action: 'batch',
+      projectId,
+      mutations: [
+        { action: 'addIteration', iteration: { name: 'S1' } },
+        { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'Grow revenue' } } },
+        { action: 'add', node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'Churn is high' } } },
+        { action: 'add', node: { id: 'draft-a', type: 'approach', parentId: 'draft-n', data: { label: 'Exit survey' } } },
+        ...Array.from({ length: 20 }, (_, i) => ({
+          action: 'add',
+          node: { type: 'job', parentId: 'draft-a', data: { label: `Job ${i}`, iteration: 'S1' } },
+        })),
+      ],
+    },
+  })
+  expect(batch.status).toBe(200)
+}
+
+/** The reads a write must show at once, each with how to find the label of job-1 in its answer. */
+const reads = (p: string): [string, (body: any) => string | undefined][] => [
+  [`/api/v1/nodes?projectId=${p}`, (b) => b.nodes?.find((n: any) => n.id === 'job-1')?.data.label],
+  [`/api/v1/tree?projectId=${p}&nodeId=approach-1&direction=down`, (b) => b.nodes?.find((n: any) => n.id === 'job-1')?.data.label],
+  [`/api/v1/tree?projectId=${p}&nodeId=job-1&direction=up`, (b) => b.nodes?.[0]?.data.label],
+  [`/api/v1/outline?projectId=${p}`, (b) => /\[job-1\] (marker v\d+)/.exec(b.outline ?? '')?.[1]],
+  [`/api/v1/search?projectId=${p}&q=marker&mode=keyword`, (b) => b.results?.find((r: any) => r.node.id === 'job-1')?.node.data.label],
+]
+
+/**
+ * `rounds` writes on `writer`, each followed at once by every read on `reader`, while a
+ * background loop keeps reading on `reader` (so a stale answer, if one were kept, would be
+ * there to be served). Returns the reads that did not show the write they followed.
+ */
+async function writeThenRead(writer: ServerProcess, reader: ServerProcess, p: string, rounds: number) {
+  let stop = false
+  const warm = (async () => {
+    let n = 0
+    while (!stop) {
+      const [path] = reads(p)[n++ % reads(p).length]!
+      await reader.call('GET', path)
+    }
+  })()
+  const stale: string[] = []
+  try {
+    for (let i = 0; i < rounds; i++) {
+      const label = `marker v${i}`
+      const write = await writer.call('POST', '/api/v1/mutate', {
+        body: { action: 'update', projectId: p, nodeId: 'job-1', data: { label } },
+      })
+      expect(write.status).toBe(200)
+      // every read at once, concurrently: the write's answer has come back, so all must show it
+      const answers = await Promise.all(reads(p).map(([path]) => reader.call('GET', path)))
+      answers.forEach((res, k) => {
+        const seen = reads(p)[k]![1](res.body)
+        if (res.status !== 200 || seen !== label) stale.push(`round ${i}: ${reads(p)[k]![0]} answered ${res.status} with ${seen}`)
+      })
+    }
+  } finally {
+    stop = true
+    await warm
+  }
+  return stale
+}
+
+describe('cached reads on one server', () => {
+  let server: ServerProcess
+  beforeAll(async () => {
+    server = await startServer()
+    await seed(server, 'fresh')
+  })
+  afterAll(() => server.close())
+
+  it('show each of 40 writes in the very next read of every cached endpoint, under concurrent reads', async () => {
+    expect(await writeThenRead(server, server, 'fresh', 40)).toEqual([])
+  })
+
+  it('answer a repeated read with the same bytes', async () => {
+    const first = await fetch(`${server.url}/api/v1/nodes?projectId=fresh`, { headers: { authorization: `Bearer ${server.ownerKey}` } })
+    const second = await fetch(`${server.url}/api/v1/nodes?projectId=fresh`, { headers: { authorization: `Bearer ${server.ownerKey}` } })
+    expect(await second.text()).toBe(await first.text())
+    expect(second.headers.get('content-type')).toBe('application/json;charset=utf-8')
+  })
+})
+
+describe.skipIf(!onPostgres)('cached reads on two replicas of one PostgreSQL database', () => {
+  const pair = replicas()
+  beforeAll(async () => {
+    await seed(pair.a, 'replicated')
+  })
+
+  it('never answer a read on one replica from before a write the other has acknowledged (40 rounds each way)', async () => {
+    expect(await writeThenRead(pair.a, pair.b, 'replicated', 40)).toEqual([])
+    expect(await writeThenRead(pair.b, pair.a, 'replicated', 40)).toEqual([])
+  })
+})
