@@ -1,6 +1,5 @@
 import { openapi } from '@elysiajs/openapi'
 import { Elysia, t } from 'elysia'
-import { authCache } from './accounts/auth-cache'
 import { keyRoutes } from './accounts/routes'
 import { adminRoutes } from './admin/routes'
 import type { Deps } from './deps'
@@ -32,7 +31,6 @@ import { workflowRoutes } from './workflow/routes'
  * `handle` to Bun.serve, and tests call it directly.
  */
 export function createApp(deps: Deps) {
-  authCache(deps.db) // follows change notifications from now on
   // the guide lists the routes of the finished app, known only once it is built
   let routeTable: () => { method: string; path: string; hooks?: unknown }[] = () => []
   const api = new Elysia({ name: 'api-v1', prefix: '/api/v1' })

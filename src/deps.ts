@@ -1,16 +1,18 @@
 import type { Config } from './config'
 import type { Db } from './db'
-import { createWaiters, type Waiters } from './events/waiters'
 import type { Logger } from './log'
-import { createMetrics, type Metrics } from './metrics/service'
-import { ReadCache } from './reads/cache'
-import { createSearch } from './search/engine'
-import type { SearchBackend } from './search/port'
-import { createWebhookSender, type WebhookSender } from './webhooks/sender'
+import type { Metrics } from './metrics/service'
+import type { AuthCache } from './ports/auth'
+import type { CommitHandOff } from './ports/commits'
+import type { ReadCache } from './ports/reads'
+import type { SearchBackend } from './ports/search'
+import type { Waiters } from './ports/waiters'
+import type { WebhookSender } from './ports/webhooks'
 
 /**
- * What services need from the outside world. Built once in main.ts (or a test helper)
- * and passed down; services never see the HTTP context.
+ * What services need from the outside world. Built once by `createDeps` (src/create-deps.ts, in
+ * main.ts or a test helper) and passed down; services never see the HTTP context. It names what it
+ * carries by the interfaces of src/ports, so it imports no module that takes it.
  */
 export interface Deps {
   config: Config
@@ -24,6 +26,10 @@ export interface Deps {
   onWake: (topic: WakeTopic, fn: () => void) => () => void
   /** The search backend (built-in index or Meilisearch), built once with the app's own database handle. */
   search: SearchBackend
+  /** Users, keys and project access kept in memory, emptied by every write to them on any replica. */
+  auth: AuthCache
+  /** PGlite: the events of each transaction, handed to the built-in search at its commit (`emit` takes it). */
+  commits: CommitHandOff
   /** Where webhook attempts run: a worker thread of their own, off the thread that serves requests. */
   webhookSender: WebhookSender
   /** Held requests (GET /events?wait, the canvas's long poll), woken by commits on any replica. */
@@ -48,25 +54,4 @@ export function createWaker(): Pick<Deps, 'wake' | 'onWake'> {
       return () => listeners.get(topic)!.delete(fn)
     },
   }
-}
-
-/**
- * The dependencies of one app, built once where it is composed (main.ts, a test, a bench).
- * Services get copies with a transaction as `db`; the search backend keeps this, the app's own.
- */
-export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<Pick<Deps, 'now'>>): Deps {
-  const search = createSearch(base)
-  const deps: Deps = {
-    now: () => new Date(),
-    ...createWaker(),
-    ...base,
-    search,
-    // the clock is read through deps: tests move it by replacing deps.now
-    reads: new ReadCache({ db: base.db, now: () => deps.now(), log: base.log, maxBytes: base.config.readCacheBytes }),
-    waiters: createWaiters(base.db, base.log),
-    metrics: createMetrics({ db: base.db, searchPending: () => search.memory().pendingNodes }),
-    // read at every batch: tests and benches allow insecure receivers after the app is built
-    webhookSender: createWebhookSender(() => base.config.webhookAllowInsecure),
-  }
-  return deps
 }

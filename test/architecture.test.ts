@@ -54,6 +54,10 @@ function violations(): string[] {
         edge('the MCP server is an HTTP client: no service or query imports')
       if (tmod && tmod !== mod && /(^|\/)queries$/.test(target)) edge("another module's rows come through its service.ts")
     }
+    // a re-export hands queries.ts out under another name (`export * as nodeRows from './queries'`); a row type may pass
+    for (const m of text.matchAll(/^export\s+(\*|\{[^}]*\})(?:\s+as\s+\w+)?\s+from\s+['"]([^'"]+)['"]/gm))
+      if (/(^|\/)queries$/.test(m[2]!))
+        out.push(`${rel} → ${m[2]} (a module offers its rows by name in its service.ts, never by re-exporting queries.ts)`)
   }
   return out
 }
@@ -72,6 +76,71 @@ function importGraph(): Map<string, string[]> {
     graph.set(rel, [...new Set(targets)])
   }
   return graph
+}
+
+/** The room of a file: its folder under src/ (its module), or the file itself at the top. */
+const roomOf = (rel: string) => (rel.includes('/') ? rel.split('/')[0]! : rel)
+
+/** The import graph between rooms (folders, and the top-level files), from the file graph. */
+function roomGraph(graph: Map<string, string[]>): Map<string, string[]> {
+  const rooms = new Map<string, Set<string>>()
+  for (const [file, targets] of graph) {
+    const from = roomOf(file)
+    if (!rooms.has(from)) rooms.set(from, new Set())
+    for (const t of targets) if (roomOf(t) !== from) rooms.get(from)!.add(roomOf(t))
+  }
+  return new Map([...rooms].map(([room, targets]) => [room, [...targets]]))
+}
+
+/**
+ * Module-level state that outlives a request and belongs to no app: a top-level `let`, or a
+ * top-level Map/Set/WeakMap/WeakSet that the file changes. State belongs in an object built in
+ * createDeps (or by the app) and passed in `deps`. Browser code (src/web/client) is a page's own.
+ */
+function singletons(): string[] {
+  const out: string[] = []
+  for (const path of files(SRC)) {
+    const rel = relative(SRC, path)
+    if (rel.startsWith('web/client/')) continue
+    const text = readFileSync(path, 'utf8')
+    const names = [
+      ...[...text.matchAll(/^(?:export )?let (\w+)/gm)].map((m) => m[1]!),
+      ...[...text.matchAll(/^(?:export )?const (\w+)(?::[^=]+)? = new (?:Map|Set|WeakMap|WeakSet)\b/gm)]
+        .map((m) => m[1]!)
+        .filter((name) => new RegExp(`\\b${name}\\.(set|add|delete|clear)\\(`).test(text)),
+    ]
+    for (const name of names) if (!Object.hasOwn(SINGLETONS_ALLOWED, `${rel}:${name}`)) out.push(`${rel}:${name}`)
+  }
+  return out
+}
+
+/**
+ * The module-level state that stays, each with its reason: what is loaded once per process and
+ * never changes after (a model, a bundle, a compiled validator), and the per-process facts that
+ * no app owns (the clock's last reading, the exit hooks).
+ */
+const SINGLETONS_ALLOWED: Record<string, string> = {
+  'http/action-schema.ts:compiled': 'the compiled validator of each schema constant: a pure function of it',
+  'tree/service.ts:tokenizer': 'the tokenizer, loaded once and read-only',
+  'web/bundle.ts:bundled': "the app's page bundle, built once and read-only",
+  'search/embedder/glove.ts:idle': "the idle timer of the process's one copy of the word vectors",
+  'search/embedder/minilm-worker.ts:model': "the worker thread's model, loaded once",
+  'search/embedder/use.ts:model': 'the model, loaded once per process (hundreds of MB: never one per app)',
+  'search/embedder/use.ts:worker': "the model's worker thread, one per process like the model",
+  'search/embedder/minilm.ts:bundled': 'where the bundled model was found, looked up once',
+  'search/embedder/wordvectors.ts:loaded': 'the word vectors, loaded once per process and read-only',
+  'search/embedder/wordvectors.ts:bundled': 'where the bundled vectors were found, looked up once',
+  'search/embedder/wordvectors.ts:parsedEnd': 'how far the one shared copy of the vectors is parsed',
+  'db/pglite-assets.ts:assets': "PGlite's WebAssembly modules, compiled once per process and read-only",
+  'db/pglite.ts:lastTurn': "when the process's event loop last got a turn during a long write",
+  'log.ts:lastMs': 'the last timestamp written, so that one millisecond is formatted once',
+  'log.ts:lastIso': 'the last timestamp written, so that one millisecond is formatted once',
+  'log.ts:atExit': "the process's exit hooks",
+  'mcp/http.ts:sdk': 'a lazy import() of the MCP SDK: the runtime keeps a module once per process anyway',
+  'mcp/stdio.ts:config': "the stdio server's own process: its config, read once at start",
+  // not moved into deps (issue 23 asked for it): one keeper per app, keyed by its deps in a WeakMap;
+  // what it watches, the RSS, is the process's, so moving it would change nothing a test can see
+  'maintenance/memory.ts:keepers': "the memory keeper of each app's scheduler, keyed by its deps",
 }
 
 /** The import circles of a graph: its strongly connected parts of two files or more (Tarjan), each sorted. */
@@ -114,6 +183,34 @@ describe('module boundaries (ARCHITECTURE.md)', () => {
 
   it('no two files of src/ import each other, directly or round a circle (a type both need goes in a leaf file)', () => {
     expect(circles(importGraph())).toEqual([])
+  })
+
+  it('no two folders of src/ import each other, directly or round a circle (the floors of ARCHITECTURE.md)', () => {
+    expect(circles(roomGraph(importGraph()))).toEqual([])
+  })
+
+  it('no module keeps mutable state of its own at module level (it goes in deps)', () => {
+    expect(singletons()).toEqual([])
+  })
+
+  it('would catch a circle between folders and a module-level singleton (the checks see what they should)', () => {
+    const graph = new Map([
+      ['nodes/service.ts', ['search/service.ts']],
+      ['search/service.ts', ['nodes/model.ts']],
+      ['nodes/model.ts', []],
+      ['deps.ts', []],
+    ])
+    expect(circles(roomGraph(graph))).toEqual([['nodes', 'search']])
+    expect(roomGraph(importGraph()).get('app.ts')).toContain('mutate') // the scan resolves folders
+    // every allowed singleton still exists: a stale entry would hide a new one of the same name
+    const seen = files(SRC).flatMap((p) => {
+      const rel = relative(SRC, p)
+      const text = readFileSync(p, 'utf8')
+      return Object.keys(SINGLETONS_ALLOWED).filter(
+        (k) => k.startsWith(`${rel}:`) && new RegExp(`^(?:export )?(?:let|const) ${k.split(':')[1]}\\b`, 'm').test(text),
+      )
+    })
+    expect(seen.sort()).toEqual(Object.keys(SINGLETONS_ALLOWED).sort())
   })
 
   it('would catch a circle (the check finds the loops it should, and only those)', () => {

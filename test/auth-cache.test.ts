@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { authCache } from '../src/accounts/auth-cache'
 import { authenticate } from '../src/accounts/service'
 import { listProjects } from '../src/projects/service'
 import { ADMIN_TOKEN, startApp, type TestApp } from './helpers'
@@ -13,7 +12,7 @@ describe('the auth cache (src/accounts/auth-cache.ts)', () => {
   let app: TestApp
   beforeAll(async () => {
     app = await startApp()
-    await authCache(app.deps.db).ready
+    await app.deps.auth.ready
   })
   afterAll(() => app.close())
 
@@ -66,7 +65,7 @@ describe('the auth cache (src/accounts/auth-cache.ts)', () => {
   })
 
   it('hands a hit out as it is (no promise), its objects frozen, and every /projects answer a list of its own', async () => {
-    const cache = authCache(app.deps.db)
+    const cache = app.deps.auth
     const first = await cache.get('test', 'k', async () => [{ n: 1 }])
     const hit = cache.get('test', 'k', async () => [{ n: 2 }])
     expect(hit).not.toBeInstanceOf(Promise)
@@ -75,7 +74,7 @@ describe('the auth cache (src/accounts/auth-cache.ts)', () => {
 
     const owner = await app.user({ tier: 'team' })
     await app.project('own-list', owner.key)
-    const user = await authenticate(app.deps.db, `Bearer ${owner.key}`)
+    const user = await authenticate(app.deps, `Bearer ${owner.key}`)
     const answer = await listProjects(app.deps, user, false)
     answer.projects.pop() // what a handler does with its answer stays in its answer
     expect((await listProjects(app.deps, user, false)).projects.map((p) => p.id)).toEqual(['own-list'])

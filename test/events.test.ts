@@ -111,7 +111,7 @@ describe('GET /events', () => {
     const wrote = new Promise<void>((r) => (written = r))
     // a slow writer: its event gets the lower seq and transaction id, and commits last
     const slow = app.db.tx(async (tx) => {
-      await emit(tx, p, [{ type: 'iteration.added', iteration: { name: 'Slow', status: 'active' } }], new Date())
+      await emit(tx, p, [{ type: 'iteration.added', iteration: { name: 'Slow', status: 'active' } }], new Date(), app.deps.commits)
       written()
       await gate
     })

@@ -56,9 +56,11 @@ describe('src/mcp', () => {
       'src/iterations/model.ts',
       'src/mutate/model.ts',
       'src/nodes/model.ts',
+      'src/projects/model.ts',
       'src/search/model.ts',
       'src/tree/model.ts',
       'src/view/model.ts',
+      'src/work/model.ts',
       'src/workflow/model.ts',
     ])
   })

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { Value } from '@sinclair/typebox/value'
-import { ACTION_BODIES, MutateResult, parseAction } from '../src/mutate/model'
+import { parseAction } from '../src/http/action-schema'
+import { ACTION_BODIES, MutateResult } from '../src/mutate/model'
 import { startApp } from './helpers'
 
 // issue 10: every /mutate action typed. The action schemas refuse with api.md's messages and

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import eventsSinceSql from '../sql/search/events-since.sql' with { type: 'text' }
 import { createApp } from '../src/app'
 import { loadConfig } from '../src/config'
+import { createDeps } from '../src/create-deps'
 import type { Db } from '../src/db'
-import { createDeps, type Deps } from '../src/deps'
+import type { Deps } from '../src/deps'
 import { emit } from '../src/events/outbox'
 import { createLogger } from '../src/log'
 import { findMiniLm } from '../src/search/embedder/minilm'
@@ -58,7 +59,8 @@ function replica(app: TestApp, env: Record<string, string>, db: Db = app.db) {
     LOG_LEVEL: 'silent',
     ...env,
   })
-  const deps: Deps = createDeps({ config, db, log: createLogger('silent') })
+  // the same process and database: the commits of the app's writes reach this one's search too
+  const deps: Deps = createDeps({ config, db, log: createLogger('silent'), commits: app.deps.commits })
   const { handle } = createApp(deps)
   const call = async (path: string): Promise<Res> => {
     const res = await handle(new Request(`http://arbor.test${path}`, { headers: { authorization: `Bearer ${app.ownerKey}` } }), '127.0.0.1')
@@ -302,12 +304,18 @@ describe('GET /search: the contract', () => {
       // an import's batches back to back: the write commits, and the next batch has the
       // database before any read the commit could queue (the index must not need one)
       const write = app.db.tx((tx) =>
-        emit(tx, projectId, [
-          {
-            type: 'node.added',
-            node: { id: 'late-import', type: 'task', parentId: null, data: { label: 'Reconcile the petty cash drawer' } },
-          },
-        ]),
+        emit(
+          tx,
+          projectId,
+          [
+            {
+              type: 'node.added',
+              node: { id: 'late-import', type: 'task', parentId: null, data: { label: 'Reconcile the petty cash drawer' } },
+            },
+          ],
+          new Date(),
+          app.deps.commits,
+        ),
       )
       const next = app.db.tx(async (tx) => {
         await tx.query('select 1')
@@ -483,7 +491,7 @@ describe('embedder change, near-duplicates, late commits', () => {
   test.skipIf(!process.env.TEST_DATABASE_URL)('an event that commits after a later one was read is still applied', async () => {
     const { authenticate } = await import('../src/accounts/service')
     const { add } = await import('../src/nodes/service')
-    const owner = await authenticate(app.db, `Bearer ${app.ownerKey}`)
+    const owner = await authenticate(app.deps, `Bearer ${app.ownerKey}`)
     await search(app, projectId, { q: 'warm' })
     let release!: () => void
     const held = new Promise<void>((r) => (release = r))

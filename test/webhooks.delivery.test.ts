@@ -227,7 +227,7 @@ describe('fan-out: deliveries are made after the commit, not inside the write', 
       const wrote = new Promise<void>((r) => (written = r))
       // a slow writer: its event gets the lower seq and transaction id, and commits last
       const slow = quiet.db.tx(async (tx) => {
-        await emit(tx, p, [{ type: 'iteration.added', iteration: { name: 'Slow', status: 'active' } }], new Date())
+        await emit(tx, p, [{ type: 'iteration.added', iteration: { name: 'Slow', status: 'active' } }], new Date(), quiet.deps.commits)
         written()
         await gate
       })

@@ -4,9 +4,10 @@ import { join } from 'node:path'
 import { bootstrapOwner } from '../../src/accounts/service'
 import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
+import { createDeps } from '../../src/create-deps'
 import { openDb } from '../../src/db'
 import { openPostgres } from '../../src/db/postgres'
-import { createDeps, type Deps } from '../../src/deps'
+import type { Deps } from '../../src/deps'
 import { createLogger } from '../../src/log'
 
 export interface BenchServer {

@@ -1,4 +1,6 @@
 import type { Db } from '../db/port'
+import type { AuthCache as AuthCachePort, Cached } from '../ports/auth'
+import { createKeyUse } from './key-use'
 
 /**
  * What every authenticated request reads, kept in memory: key hash → user, a user's project
@@ -11,17 +13,20 @@ import type { Db } from '../db/port'
  * only when no change came in between (the generation is the same), so the cache never keeps
  * what a committed write replaced. While the notification connection is down nothing is
  * cached, and everything is dropped when it is back: a missed notification cannot linger.
+ * One per app, built in createDeps and passed as `deps.auth`.
  */
 const CHANNEL = 'arbor_auth'
 /** Entries per map before it is emptied: bounds memory whatever callers send. */
 const MAX_ENTRIES = 20_000
 
-export class AuthCache {
+export class AuthCache implements AuthCachePort {
   private generation = 0
   private following = false
   private readonly maps = new Map<string, Map<string, unknown>>()
   /** Resolves once the cache follows the change notifications (it caches nothing before). */
   readonly ready: Promise<void>
+  readonly useIsDue = createKeyUse()
+  readonly listTexts = new WeakMap<object, string>()
 
   constructor(db: Db) {
     let following = () => {}
@@ -40,7 +45,7 @@ export class AuthCache {
         this.clear()
       },
     }).catch(() => {
-      this.following = false
+      this.following = false // not following: nothing is cached, every read goes to the database
     })
   }
 
@@ -75,8 +80,7 @@ export class AuthCache {
   }
 }
 
-/** A cached value as callers see it: its arrays (and those inside them) read-only. */
-export type Cached<T> = T extends (infer E)[] ? readonly Cached<E>[] : T
+export type { Cached }
 
 /** Freezes every object inside `value`; arrays are walked, not frozen (see AuthCache.get). */
 function freezeObjects<T>(value: T): T {
@@ -88,22 +92,13 @@ function freezeObjects<T>(value: T): T {
   return value
 }
 
-const caches = new WeakMap<Db, AuthCache>()
-
-/** The cache of this database (the root Db that services get as `deps.db`). */
-export function authCache(db: Db): AuthCache {
-  let cache = caches.get(db.root)
-  if (!cache) caches.set(db.root, (cache = new AuthCache(db.root)))
-  return cache
-}
-
 /**
  * Call after (or inside the transaction of) every write to users, api_keys, projects or
  * project_members. This process forgets at once, and again when the notification comes back
  * after the commit (a read during the transaction may have stored the old rows); the other
  * replicas forget when it reaches them.
  */
-export async function authChanged(db: Db): Promise<void> {
-  caches.get(db.root)?.clear()
-  await db.notify(CHANNEL, '')
+export async function authChanged(deps: { db: Db; auth: AuthCachePort }): Promise<void> {
+  deps.auth.clear()
+  await deps.db.notify(CHANNEL, '')
 }

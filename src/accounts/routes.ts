@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
-import { withUser } from '../http/auth'
+import { withUser } from './auth'
 import { createOwnKey, listOwnKeys, revokeOwnKey } from './service'
 
 const Key = t.Object({
@@ -23,7 +23,7 @@ export const keyRoutes = (deps: Deps) =>
     .post(
       '/keys',
       async ({ user, body, set }) => {
-        const key = await createOwnKey(deps.db, user, body?.label ?? null)
+        const key = await createOwnKey(deps, user, body?.label ?? null)
         set.status = 201
         return key
       },
@@ -33,7 +33,7 @@ export const keyRoutes = (deps: Deps) =>
         detail: { summary: 'Mint an API key for yourself (shown once; at most 20 live keys)', tags: ['keys'] },
       },
     )
-    .delete('/keys', ({ user, query }) => revokeOwnKey(deps.db, user, query.keyId), {
+    .delete('/keys', ({ user, query }) => revokeOwnKey(deps, user, query.keyId), {
       query: t.Object({ keyId: t.String() }),
       response: { 200: t.Object({ success: t.Literal(true) }) },
       detail: { summary: 'Revoke one of your API keys at once, on every replica (never your last one)', tags: ['keys'] },

@@ -1,10 +1,13 @@
 import type { Db } from '../db'
+import type { Deps } from '../deps'
 import { notFound, RefusalError } from '../errors'
-import { authCache, authChanged } from './auth-cache'
-import { useIsDue } from './key-use'
+import { authChanged } from './auth-cache'
 import { generateApiKey, hashApiKey, newId } from './keys'
 import type { Status, Tier, User } from './model'
 import * as q from './queries'
+
+/** What reading and changing keys needs: the database and the app's auth cache. */
+export type AuthDeps = Pick<Deps, 'db' | 'auth'>
 
 export interface NewUser {
   name: string
@@ -42,17 +45,17 @@ export function bearerHash(authorization: string | null | undefined): string | n
 }
 
 /** The user behind `Authorization: Bearer arb_…`, or a 401. */
-export function authenticate(db: Db, authorization: string | null | undefined): User | Promise<User> {
+export function authenticate(deps: AuthDeps, authorization: string | null | undefined): User | Promise<User> {
   const hash = bearerHash(authorization)
   if (!hash) throw unauthorized()
   // a cache hit comes back as it is, not in a promise: the common case costs no extra tick
-  const user = authCache(db).get('key', hash, () => q.findUserByKeyHash(db, hash))
-  return user instanceof Promise ? user.then((u) => used(db, hash, u ?? refuse())) : used(db, hash, user ?? refuse())
+  const user = deps.auth.get('key', hash, () => q.findUserByKeyHash(deps.db, hash))
+  return user instanceof Promise ? user.then((u) => used(deps, hash, u ?? refuse())) : used(deps, hash, user ?? refuse())
 }
 
 /** Records the key's use (last_used_at), at most once a minute per key and process. */
-function used(db: Db, hash: string, user: User): User | Promise<User> {
-  return useIsDue(db, hash) ? q.touchApiKey(db, hash).then(() => user) : user
+function used(deps: AuthDeps, hash: string, user: User): User | Promise<User> {
+  return deps.auth.useIsDue(hash) ? q.touchApiKey(deps.db, hash).then(() => user) : user
 }
 
 const unauthorized = () => new RefusalError(401, 'unauthorized', { message: 'Missing or invalid API key' })
@@ -97,8 +100,8 @@ export async function listOwnKeys(db: Db, user: User, authorization: string | un
  * Mints a key for the caller, shown once. The user's row is locked while the live keys are
  * counted, so concurrent mints see each other and the cap holds.
  */
-export async function createOwnKey(db: Db, user: User, label: string | null) {
-  const key = await db.tx(async (tx) => {
+export async function createOwnKey(deps: AuthDeps, user: User, label: string | null) {
+  const key = await deps.db.tx(async (tx) => {
     await q.lockUser(tx, user.id)
     if ((await q.countLiveKeys(tx, user.id)) >= MAX_LIVE_KEYS)
       throw new RefusalError(409, 'key_limit', {
@@ -107,7 +110,7 @@ export async function createOwnKey(db: Db, user: User, label: string | null) {
       })
     return createApiKey(tx, user.id, label)
   })
-  await authChanged(db)
+  await authChanged(deps)
   return key
 }
 
@@ -116,8 +119,8 @@ export async function createOwnKey(db: Db, user: User, label: string | null) {
  * notification, on every replica. Never the last live key (the user would be locked out): the
  * user's row is locked, so two concurrent revokes of the last two keys cannot both pass.
  */
-export async function revokeOwnKey(db: Db, user: User, keyId: string) {
-  await db.tx(async (tx) => {
+export async function revokeOwnKey(deps: AuthDeps, user: User, keyId: string) {
+  await deps.db.tx(async (tx) => {
     await q.lockUser(tx, user.id)
     const key = await q.getApiKey(tx, keyId)
     // another user's key reads as unknown: its existence is not the caller's business
@@ -129,9 +132,9 @@ export async function revokeOwnKey(db: Db, user: User, keyId: string) {
       })
     await q.revokeApiKey(tx, keyId)
   })
-  await authChanged(db)
+  await authChanged(deps)
   return { success: true as const }
 }
 
 // The account reads other modules need (admin, projects, the node cap): this module's public surface.
-export { getApiKey, getUser, listUsers, revokeApiKey, updateUser } from './queries'
+export const { getApiKey, getUser, listUsers, revokeApiKey, updateUser } = q

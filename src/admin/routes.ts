@@ -41,7 +41,7 @@ export const adminRoutes = (deps: Deps) =>
           status: body.status,
           contributor: body.contributor,
         })
-        await authChanged(deps.db)
+        await authChanged(deps)
         set.status = 201
         return { user: publicUser(user), apiKey }
       },
@@ -60,7 +60,7 @@ export const adminRoutes = (deps: Deps) =>
       '/users/:id',
       async ({ params, body }) => {
         const user = await updateUser(deps.db, params.id, { ...body, name: body.name?.trim() })
-        await authChanged(deps.db)
+        await authChanged(deps)
         if (!user) throw notFound('user_not_found', { message: `User ${params.id} not found` })
         return { user: publicUser(user) }
       },
@@ -85,7 +85,7 @@ export const adminRoutes = (deps: Deps) =>
       async ({ params, body, set }) => {
         if (!(await getUser(deps.db, params.id))) throw notFound('user_not_found', { message: `User ${params.id} not found` })
         const key = await createApiKey(deps.db, params.id, body?.label ?? null)
-        await authChanged(deps.db)
+        await authChanged(deps)
         set.status = 201
         return key
       },
@@ -102,7 +102,7 @@ export const adminRoutes = (deps: Deps) =>
         const key = await getApiKey(deps.db, params.keyId)
         if (!key) throw notFound('key_not_found', { message: `API key ${params.keyId} not found` })
         await revokeApiKey(deps.db, params.keyId)
-        await authChanged(deps.db)
+        await authChanged(deps)
         return { success: true as const }
       },
       {

@@ -83,4 +83,4 @@ export function backupStream(db: Db, onError: (err: unknown) => void): ReadableS
 }
 
 // what the doctor reads of a database: its schema level
-export { appliedMigrations } from './queries'
+export { appliedMigrations }

@@ -1,9 +1,7 @@
-import bumpRevisionSql from '../../sql/events/bump-revision.sql' with { type: 'text' }
 import deleteExpiredSql from '../../sql/events/delete-expired.sql' with { type: 'text' }
 import insertManySql from '../../sql/events/insert-many.sql' with { type: 'text' }
 import latestSql from '../../sql/events/latest.sql' with { type: 'text' }
 import listPageSql from '../../sql/events/list-page.sql' with { type: 'text' }
-import revisionSql from '../../sql/events/revision.sql' with { type: 'text' }
 import type { Db } from '../db'
 import { one } from '../db/port'
 
@@ -34,9 +32,3 @@ export async function insertMany(db: Db, projectId: string, rows: unknown[]): Pr
   }
   return seqs
 }
-
-/** Advance the project's revision (src/events/revision.ts). */
-export const bumpRevision = (db: Db, projectId: string) => db.query(bumpRevisionSql, [projectId])
-
-/** The project's revision as text, or undefined before its first change. */
-export const revision = async (db: Db, projectId: string) => (await one<{ revision: string }>(db, revisionSql, [projectId]))?.revision

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
+import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { withUser } from '../http/auth'
 import { MetaBody } from '../http/schemas'
 import { listEvents } from './service'
 

@@ -44,7 +44,7 @@ export async function listEvents(
   /** told when a request that asked to wait found events at once (it is then counted by the rate limit) */
   answeredAtOnce: () => void = () => {},
 ) {
-  const { project } = await requireProject(deps.db, user, query.projectId)
+  const { project } = await requireProject(deps, user, query.projectId)
   const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit)
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw invalid(`limit must be an integer from 1 to ${MAX_LIMIT}`)
   const wait = parseWait(query.wait)

@@ -78,7 +78,7 @@ function indexFile(project: { id: string; name: string }, nodes: NodeRow[], now:
 
 /** GET /export-okf: the whole project as files keyed by path. */
 export async function exportOkf(deps: Deps, user: User, projectId: string) {
-  const { project } = await requireProject(deps.db, user, projectId, {
+  const { project } = await requireProject(deps, user, projectId, {
     unknown: () => new RefusalError(400, 'unknown_project', { message: `Project ${projectId} not found` }),
   })
   // the bundle's timestamp says when it was made: a kept one is made again after a minute
@@ -103,4 +103,5 @@ async function bundle(deps: Deps, project: { id: string; name: string }) {
 }
 
 // The node rows an export reads, which the share view reads too: this module's public surface.
-export { listNodes, type NodeRow } from './queries'
+export type { NodeRow }
+export { listNodes }

@@ -12,7 +12,7 @@ export const feedbackRoutes = (deps: Deps) =>
     // api.md: feedback answers a bare 401 `Unauthorized`
     .derive(async ({ headers }) => {
       try {
-        return { user: await authenticate(deps.db, headers.authorization) }
+        return { user: await authenticate(deps, headers.authorization) }
       } catch {
         throw new RefusalError(401, 'Unauthorized', { message: 'Missing or invalid API key' })
       }

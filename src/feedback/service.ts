@@ -35,7 +35,7 @@ export async function submitFeedback(deps: Deps, user: User, agentId: string | u
   let tip = 'Thanks: the item is stored as written. It is not added to your plan.'
   if (typeof projectId === 'string' && projectId) {
     // "can reach" is what every project endpoint checks, tier rules included
-    const reachable = await requireProject(deps.db, user, projectId).then(
+    const reachable = await requireProject(deps, user, projectId).then(
       () => true,
       (err) => {
         if (err instanceof RefusalError) return false

@@ -2,35 +2,40 @@ import type { User } from '../accounts/model'
 import type { Db } from '../db'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid } from '../errors'
-import { type DomainEvent, emit } from '../events/outbox'
-import { bumpRevision } from '../events/revision'
-import type { AddIterationBody, DeleteIterationBody, NewIteration, ReorderIterationsBody, UpdateIterationBody } from '../mutate/model'
-import { toNode } from '../nodes/model'
+import { type DomainEvent, type EventNode, emit } from '../events/outbox'
 import { requireProject } from '../projects/access'
-import { currentOf, LATER, toIteration } from './model'
+import { bumpRevision } from '../revisions/revision'
+import {
+  type AddIterationBody,
+  currentOf,
+  type DeleteIterationBody,
+  LATER,
+  type NewIteration,
+  type ReorderIterationsBody,
+  toIteration,
+  type UpdateIterationBody,
+} from './model'
 import * as q from './queries'
 
 const MAX_NAME = 100
 
-/** A name as stored: trimmed, at most MAX_NAME characters (its type and non-blankness are the schema's, src/mutate/model.ts). */
+/** A name as stored: trimmed, at most MAX_NAME characters (its type and non-blankness are the schema's, ./model.ts). */
 function cleanName(value: string, field: string): string {
   const name = value.trim()
   if (name.length > MAX_NAME) throw invalid(`${field} must be at most ${MAX_NAME} characters`)
   return name
 }
 
-export { GIT_TAGS } from '../mutate/model'
-
 /**
- * Moves every job and task naming iteration `from` to `to` and returns their rows. The nodes
+ * Moves every job and task naming iteration `from` to `to` and returns them as nodes. The nodes
  * module owns those rows and reads iterations, so its query is passed in (by mutate/service.ts)
- * rather than imported: an import would close a circle between the two services.
+ * rather than imported: an import would close a circle between the two modules.
  */
-export type MoveNodes = (db: Db, projectId: string, from: string, to: string) => Promise<Record<string, any>[]>
+export type MoveNodes = (db: Db, projectId: string, from: string, to: string) => Promise<EventNode[]>
 
 /** GET /iterations */
 export async function listIterations(deps: Deps, user: User, query: { projectId?: string; status?: string; current?: string }) {
-  const { project } = await requireProject(deps.db, user, query.projectId)
+  const { project } = await requireProject(deps, user, query.projectId)
   if (query.status !== undefined && query.status !== 'active' && query.status !== 'done')
     throw invalid('status must be one of: active, done')
   if (query.current !== undefined && query.current !== 'true' && query.current !== 'false') throw invalid('current must be true or false')
@@ -57,12 +62,12 @@ export async function addIteration(deps: Deps, projectId: string, it: NewIterati
   const gitTags = it.gitTags ?? []
   const row = await q.insert(deps.db, projectId, name, status, gitTags)
   if (!row) throw invalid(`Iteration ${name} already exists in this project`)
-  await emit(deps.db, projectId, [{ type: 'iteration.added', iteration: { name, status } }], deps.now())
+  await emit(deps.db, projectId, [{ type: 'iteration.added', iteration: { name, status } }], deps.now(), deps.commits)
   return toIteration(row)
 }
 
 export async function addIterationAction(deps: Deps, user: User, body: AddIterationBody) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   return deps.db.tx(async (tx) => {
     const iteration = await addIteration({ ...deps, db: tx }, project.id, body.iteration)
     return { success: true, iteration, _meta: { _tip: `Assign jobs and tasks with data.iteration: "${iteration.name}".` } }
@@ -77,7 +82,7 @@ async function findIteration(deps: Deps, projectId: string, name: string) {
 }
 
 export async function updateIterationAction(deps: Deps, user: User, body: UpdateIterationBody, moveNodes: MoveNodes) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   const data = body.data
   return deps.db.tx(async (tx) => {
     const d = { ...deps, db: tx }
@@ -99,10 +104,10 @@ export async function updateIterationAction(deps: Deps, user: User, body: Update
     let moved = 0
     if (renamed)
       for (const n of await moveNodes(tx, project.id, row.name, name)) {
-        events.push({ type: 'node.updated', node: toNode(n) })
+        events.push({ type: 'node.updated', node: n })
         moved++
       }
-    await emit(tx, project.id, events, deps.now())
+    await emit(tx, project.id, events, deps.now(), deps.commits)
     const tips: string[] = []
     if (renamed) tips.push(`Renamed; ${moved} job(s) and task(s) now name ${name}.`)
     if (status === 'done' && row.status !== 'done')
@@ -112,7 +117,7 @@ export async function updateIterationAction(deps: Deps, user: User, body: Update
 }
 
 export async function deleteIterationAction(deps: Deps, user: User, body: DeleteIterationBody, moveNodes: MoveNodes) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   return deps.db.tx(async (tx) => {
     const { row } = await findIteration({ ...deps, db: tx }, project.id, body.iterationName)
     if (row.system) throw new ErrorListError([`Cannot delete system iteration ${row.name}`])
@@ -123,9 +128,10 @@ export async function deleteIterationAction(deps: Deps, user: User, body: Delete
       project.id,
       [
         { type: 'iteration.deleted', iteration: { name: row.name, status: row.status } },
-        ...moved.map((n) => ({ type: 'node.updated' as const, node: toNode(n) })),
+        ...moved.map((n) => ({ type: 'node.updated' as const, node: n })),
       ],
       deps.now(),
+      deps.commits,
     )
     return {
       success: true,
@@ -137,7 +143,7 @@ export async function deleteIterationAction(deps: Deps, user: User, body: Delete
 }
 
 export async function reorderIterationsAction(deps: Deps, user: User, body: ReorderIterationsBody) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   const order = body.order
   return deps.db.tx(async (tx) => {
     const names = (await q.list(tx, project.id)).map((i) => i.name)
@@ -160,4 +166,4 @@ export async function reorderIterationsAction(deps: Deps, user: User, body: Reor
 
 export type { IterationRow } from './queries'
 // The stored iterations, for the modules that read them (nodes, workflow): this module's public surface.
-export * as iterationRows from './queries'
+export const iterationRows = { list: q.list }

@@ -1,7 +1,8 @@
 import { timingSafeEqual } from 'node:crypto'
 import { Elysia } from 'elysia'
-import type { Deps } from '../deps'
+import type { Config } from '../config'
 import { RefusalError } from '../errors'
+import type { Metrics } from './service'
 
 const same = (a: string, b: string) => {
   const x = Buffer.from(a)
@@ -10,7 +11,7 @@ const same = (a: string, b: string) => {
 }
 
 /** GET /metrics: Prometheus text; with METRICS_TOKEN set, only for `Authorization: Bearer <METRICS_TOKEN>`. */
-export const metricsRoutes = (deps: Deps) =>
+export const metricsRoutes = (deps: { config: Pick<Config, 'metricsToken'>; metrics: Metrics }) =>
   new Elysia({ name: 'metrics' }).get(
     '/metrics',
     async ({ headers }) => {

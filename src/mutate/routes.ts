@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
+import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { withUser } from '../http/auth'
 import { documentedResponse } from '../http/documented'
 import { runIdempotent } from '../http/idempotency'
 import { requireProject } from '../projects/access'
@@ -16,7 +16,7 @@ export const mutateRoutes = (deps: Deps) =>
       const key = NOT_IDEMPOTENT.has(request.action) ? undefined : (headers['idempotency-key'] ?? idempotencyKey)
       // the body is checked inside the idempotent run, so a refusal is stored and replayed like any answer
       // a replay needs the access a first run would: the caller may have lost the project since
-      const authorize = typeof request.projectId === 'string' ? () => requireProject(deps.db, user, request.projectId) : undefined
+      const authorize = typeof request.projectId === 'string' ? () => requireProject(deps, user, request.projectId) : undefined
       const outcome = await runIdempotent(deps.db, user.id, key, request, (db) => runAction(found, { ...deps, db }, user, request), {
         authorize,
       })
@@ -28,7 +28,7 @@ export const mutateRoutes = (deps: Deps) =>
     },
     {
       // no Elysia body schema: its messages are not api.md's. The body is checked by runAction
-      // against the action's schema in src/mutate/model.ts; OpenAPI documents the same schemas.
+      // against the action's schema (ACTION_BODIES, src/mutate/model.ts); OpenAPI documents the same schemas.
       detail: {
         summary: 'Every write: nodes, iterations, projects',
         tags: ['mutate'],

@@ -2,21 +2,33 @@ import type { Static, TSchema } from '@sinclair/typebox'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid } from '../errors'
-import { addIterationAction, deleteIterationAction, reorderIterationsAction, updateIterationAction } from '../iterations/service'
-import { batch } from '../nodes/batch'
-import { add, afterAdd, classify, nodeRows, remove, restore, update } from '../nodes/service'
+import { parseAction } from '../http/action-schema'
+import {
+  addIterationAction,
+  deleteIterationAction,
+  type MoveNodes,
+  reorderIterationsAction,
+  updateIterationAction,
+} from '../iterations/service'
+import { toNode } from '../nodes/model'
+import { add, classify, nodeRows, remove, restore, update } from '../nodes/service'
 import { addProject, renameProject } from '../projects/service'
+import { possibleDuplicate } from '../search/service'
 import { aroundWrite, claim, releaseClaim, renewClaim } from '../work/service'
-import * as m from './model'
-import { parseAction } from './model'
+import { batch } from './batch'
+import { ACTION_BODIES as bodies } from './model'
 
 export type ActionHandler<B = any> = (deps: Deps, user: User, body: B) => Promise<Record<string, unknown>>
 
-/** An action: the schema of its body (src/mutate/model.ts) and the handler that receives it typed. */
+/** An action: the schema of its body (ACTION_BODIES, src/mutate/model.ts) and the handler that receives it typed. */
 export interface Action<S extends TSchema = TSchema> {
   schema: S
   handler: ActionHandler<Static<S>>
 }
+/** The jobs and tasks an iteration's rename or deletion moves, as nodes (iterations does not import nodes). */
+const moveNodes: MoveNodes = async (db, projectId, from, to) =>
+  (await nodeRows.moveIteration(db, projectId, from, to)).map((r) => toNode(r))
+
 const action = <S extends TSchema>(schema: S, handler: ActionHandler<Static<S>>): Action<S> => ({ schema, handler })
 
 /**
@@ -24,22 +36,21 @@ const action = <S extends TSchema>(schema: S, handler: ActionHandler<Static<S>>)
  * object: the action name is the client's, and `constructor` or `__proto__` must find nothing.
  */
 export const actions = new Map<string, Action<any>>([
-  ['add', action(m.AddBody, add)],
-  ['update', action(m.UpdateBody, update)],
-  ['delete', action(m.DeleteBody, remove)],
-  ['restore', action(m.RestoreBody, restore)],
-  ['batch', action(m.BatchBody, batch)],
-  ['classify', action(m.ClassifyBody, classify)],
-  ['addIteration', action(m.AddIterationBody, addIterationAction)],
-  // the node rows an iteration's rename or deletion moves, passed in (iterations does not import nodes)
-  ['updateIteration', action(m.UpdateIterationBody, (deps, user, body) => updateIterationAction(deps, user, body, nodeRows.moveIteration))],
-  ['deleteIteration', action(m.DeleteIterationBody, (deps, user, body) => deleteIterationAction(deps, user, body, nodeRows.moveIteration))],
-  ['reorderIterations', action(m.ReorderIterationsBody, reorderIterationsAction)],
-  ['addProject', action(m.AddProjectBody, addProject)],
-  ['renameProject', action(m.RenameProjectBody, renameProject)],
-  ['claim', action(m.ClaimBody, claim)],
-  ['renewClaim', action(m.RenewClaimBody, renewClaim)],
-  ['releaseClaim', action(m.ReleaseClaimBody, releaseClaim)],
+  ['add', action(bodies.add, add)],
+  ['update', action(bodies.update, update)],
+  ['delete', action(bodies.delete, remove)],
+  ['restore', action(bodies.restore, restore)],
+  ['batch', action(bodies.batch, batch)],
+  ['classify', action(bodies.classify, classify)],
+  ['addIteration', action(bodies.addIteration, addIterationAction)],
+  ['updateIteration', action(bodies.updateIteration, (deps, user, body) => updateIterationAction(deps, user, body, moveNodes))],
+  ['deleteIteration', action(bodies.deleteIteration, (deps, user, body) => deleteIterationAction(deps, user, body, moveNodes))],
+  ['reorderIterations', action(bodies.reorderIterations, reorderIterationsAction)],
+  ['addProject', action(bodies.addProject, addProject)],
+  ['renameProject', action(bodies.renameProject, renameProject)],
+  ['claim', action(bodies.claim, claim)],
+  ['renewClaim', action(bodies.renewClaim, renewClaim)],
+  ['releaseClaim', action(bodies.releaseClaim, releaseClaim)],
 ])
 
 /** The actions of agents-and-app.md, 2 (claims), beside api.md's. */
@@ -81,4 +92,19 @@ export function runAction(found: Action, deps: Deps, user: User, body: Record<st
 export async function afterCommit(deps: Deps, request: Record<string, any>, body: Record<string, any>): Promise<Record<string, any>> {
   if (request.action === 'add' && typeof request.projectId === 'string') return afterAdd(deps, request.projectId, body)
   return body
+}
+
+/**
+ * After an `add` has committed: the near-duplicate advisory of search, added to its `_meta`.
+ * Never inside the write's transaction (an embedding there would hold every other writer on
+ * PGlite); advisory only, so a replayed answer carries what the first one stored.
+ */
+export async function afterAdd(deps: Deps, projectId: string, body: Record<string, any>): Promise<Record<string, any>> {
+  if (body.success !== true || !body.node) return body
+  const duplicate = await possibleDuplicate(deps, projectId, body.node)
+  if (!duplicate) return body
+  const meta: Record<string, any> = { ...(body._meta ?? {}) }
+  if (!meta.advisory) meta.advisory = duplicate
+  else meta.advisories = [...(meta.advisories ?? [meta.advisory]), duplicate]
+  return { ...body, _meta: meta }
 }

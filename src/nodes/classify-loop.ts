@@ -34,7 +34,7 @@ export async function tick(deps: Deps, now: Date): Promise<number> {
         list.push({ type: 'node.updated', node: toNode(row) })
         events.set(row.project_id, list)
       }
-      for (const [projectId, list] of events) await emit(tx, projectId, list, now)
+      for (const [projectId, list] of events) await emit(tx, projectId, list, now, deps.commits)
       return rows.length
     })
     done += n

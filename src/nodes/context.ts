@@ -95,7 +95,7 @@ export async function flush(ctx: WriteCtx): Promise<void> {
 /** Flush and emit: the last step of every write, still inside its transaction. */
 export async function finish(ctx: WriteCtx): Promise<void> {
   await flush(ctx)
-  await emit(ctx.deps.db, ctx.projectId, ctx.events, ctx.deps.now())
+  await emit(ctx.deps.db, ctx.projectId, ctx.events, ctx.deps.now(), ctx.deps.commits)
   ctx.events = []
 }
 

@@ -5,11 +5,10 @@ import { ErrorListError, invalid, notFound, RefusalError } from '../errors'
 import { focus } from '../http/meta'
 import { currentOf } from '../iterations/model'
 import { iterationRows as iterationQueries } from '../iterations/service'
-import type { AddInput, ClassifyBody, DeleteBody, RestoreBody, UpdateBody } from '../mutate/model'
 import { requireProject } from '../projects/access'
-import { possibleDuplicate } from '../search/service'
 import { classifyTask } from './classify'
 import { capAdvisory, checkNodeCap, finish, flush, getNode, inboxAdvisory, openCtx, type WriteCtx, writeMeta } from './context'
+import type { AddInput, ClassifyBody, DeleteBody, RestoreBody, UpdateBody } from './input'
 import { an, FieldError, NODE_TYPES, type Node, toNode } from './model'
 import * as q from './queries'
 import { prepareAdd, prepareUpdate } from './write'
@@ -33,7 +32,7 @@ const nodeFocus = (projectId: string, node: Node) => focus(projectId, node.id)
 const publicNode = (n: Node): Node => ({ id: n.id, type: n.type, parentId: n.parentId, data: n.data })
 
 export async function add(deps: Deps, user: User, body: AddInput) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   const capped = await checkNodeCap(deps, project)
   const ctx = await openCtx(deps, project.id)
   const node = await rule(() => prepareAdd(ctx, body.node, false))
@@ -54,7 +53,7 @@ export async function writeUpdate(ctx: WriteCtx, node: Node, classified: boolean
 }
 
 export async function update(deps: Deps, user: User, body: UpdateBody) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
   const { node, classified } = await rule(() => prepareUpdate(ctx, body))
   const saved = await writeUpdate(ctx, node, classified)
@@ -84,7 +83,7 @@ export async function deleteNode(ctx: WriteCtx, nodeId: string) {
 }
 
 export async function remove(deps: Deps, user: User, body: DeleteBody) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
   const result = await rule(() => deleteNode(ctx, body.nodeId))
   await finish(ctx)
@@ -104,7 +103,7 @@ export async function remove(deps: Deps, user: User, body: DeleteBody) {
 }
 
 export async function restore(deps: Deps, user: User, body: RestoreBody) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
   const db = deps.db
   let entry: Awaited<ReturnType<typeof q.changelogGet>>
@@ -149,7 +148,7 @@ export async function restore(deps: Deps, user: User, body: RestoreBody) {
 /** classify: decide a task's kind (and urgency) now, with the same offline classifier as the background loop. */
 export async function classify(deps: Deps, user: User, body: ClassifyBody) {
   // self-hosting.md: projectId is required as for every project-scoped action (ClassifyBody says so)
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
   const node = await getNode(ctx, body.nodeId)
   if (!node) throw invalid(`Node with id ${body.nodeId} not found`)
@@ -181,7 +180,7 @@ async function classifyNode(ctx: WriteCtx, node: Node): Promise<Node> {
 // ---- reads ----
 
 export async function listNodes(deps: Deps, user: User, query: { projectId?: string; type?: string; iteration?: string }) {
-  const { project } = await requireProject(deps.db, user, query.projectId)
+  const { project } = await requireProject(deps, user, query.projectId)
   if (query.type !== undefined && !(NODE_TYPES as readonly string[]).includes(query.type))
     throw invalid(`type must be one of: ${NODE_TYPES.join(', ')}`)
   const key = `nodes\n${query.type ?? ''}\n${query.iteration === undefined ? '' : `=${query.iteration}`}`
@@ -208,7 +207,7 @@ async function nodesAnswer(deps: Deps, projectId: string, query: { type?: string
 }
 
 export async function listChangelog(deps: Deps, user: User, query: { projectId?: string; limit?: string }) {
-  const { project } = await requireProject(deps.db, user, query.projectId)
+  const { project } = await requireProject(deps, user, query.projectId)
   const limit = query.limit === undefined ? 100 : Number(query.limit)
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw invalid('limit must be an integer from 1 to 1000')
   const rows = await q.changelogList(deps.db, project.id, limit)
@@ -223,25 +222,20 @@ export async function listChangelog(deps: Deps, user: User, query: { projectId?:
   }
 }
 
-/**
- * After an `add` has committed: the near-duplicate advisory of search, added to its `_meta`.
- * Never inside the write's transaction (an embedding there would hold every other writer on
- * PGlite); advisory only, so a replayed answer carries what the first one stored.
- */
-export async function afterAdd(deps: Deps, projectId: string, body: Record<string, any>): Promise<Record<string, any>> {
-  if (body.success !== true || !body.node) return body
-  const duplicate = await possibleDuplicate(deps, projectId, body.node)
-  if (!duplicate) return body
-  const meta: Record<string, any> = { ...(body._meta ?? {}) }
-  if (!meta.advisory) meta.advisory = duplicate
-  else meta.advisories = [...(meta.advisories ?? [meta.advisory]), duplicate]
-  return { ...body, _meta: meta }
-}
-
 /** The type of each of `ids` that is a node of the project (for other modules: the view's targets). */
 export async function nodeTypesOf(db: Deps['db'], projectId: string, ids: string[]): Promise<Map<string, string>> {
   return new Map((await q.getMany(db, projectId, ids)).map((r) => [r.id, r.type]))
 }
 
-// The stored nodes, for the modules that read them (tree, iterations, workflow): this module's public surface.
-export * as nodeRows from './queries'
+// The stored nodes, for the modules that read them (tree, work, workflow, and mutate's iteration
+// moves): this module's public surface, named one by one.
+export const nodeRows = {
+  list: q.list,
+  getMany: q.getMany,
+  subtree: q.subtree,
+  ancestors: q.ancestors,
+  siblings: q.siblings,
+  siblingsOf: q.siblingsOf,
+  moveIteration: q.moveIteration,
+}
+export type { NodeRow, TreeRow } from './queries'

@@ -1,6 +1,6 @@
 import { LATER } from '../iterations/model'
-import type { NewNode, NodeUpdate } from '../mutate/model'
 import { getNode, loadNodes, nextId, type WriteCtx } from './context'
+import type { NewNode, NodeUpdate } from './input'
 import { an, checkFields, FieldError, type Node, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
 
 /**
@@ -109,7 +109,7 @@ function checkUrgent(data: Record<string, any>, patch: Record<string, any>) {
 /**
  * Validate an add and queue its row; returns the new node. `allowId`: inside a batch. The node's
  * shape (an object with a known type and a data object) was checked by its schema
- * (src/mutate/model.ts); the rules here are the ones that need the type or the database.
+ * (./input.ts); the rules here are the ones that need the type or the database.
  */
 export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean): Promise<Node> {
   const n = input as NewNode & { id?: string }

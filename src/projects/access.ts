@@ -1,6 +1,5 @@
-import { authCache } from '../accounts/auth-cache'
 import type { User } from '../accounts/model'
-import type { Db } from '../db'
+import type { Deps } from '../deps'
 import { projectAccessDenied, RefusalError } from '../errors'
 import { hasApiAccess } from '../tiers/service'
 import { type AccessRow, getAccess } from './queries'
@@ -25,7 +24,7 @@ export type DenyStyle = 'access' | 'not-yours'
  * unless the endpoint says otherwise with `unknown`.
  */
 export async function requireProject(
-  db: Db,
+  deps: Pick<Deps, 'db' | 'auth'>,
   user: User,
   projectId: unknown,
   opts: { deny?: DenyStyle; unknown?: () => Error } = {},
@@ -33,7 +32,7 @@ export async function requireProject(
   const deny = () => (opts.deny === 'not-yours' ? new RefusalError(403, 'Not your project') : projectAccessDenied())
   if (typeof projectId !== 'string' || projectId === '') throw deny()
   // null (no such project) is cached too: creating one empties the cache
-  const row = await authCache(db).get('access', `${projectId}\n${user.id}`, async () => (await getAccess(db, projectId, user.id)) ?? null)
+  const row = await deps.auth.get('access', `${projectId}\n${user.id}`, async () => (await getAccess(deps.db, projectId, user.id)) ?? null)
   if (!row) throw opts.unknown ? opts.unknown() : deny()
   if (!row.role) throw deny()
   if (row.role === 'owner') {

@@ -1,12 +1,12 @@
-import { authCache, authChanged } from '../accounts/auth-cache'
+import { authChanged } from '../accounts/auth-cache'
 import type { User } from '../accounts/model'
 import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, projectAccessDenied, RefusalError } from '../errors'
-import { bumpRevision } from '../events/revision'
-import type { AddProjectBody, RenameProjectBody } from '../mutate/model'
+import { bumpRevision } from '../revisions/revision'
 import { hasApiAccess, limitsOf } from '../tiers/service'
 import { requireApiAccess, requireProject, tierRequired } from './access'
+import type { AddProjectBody, RenameProjectBody } from './model'
 import * as q from './queries'
 
 export const PROJECT_ID_RE = /^[a-z0-9][a-z0-9-]{1,62}$/
@@ -33,17 +33,15 @@ export async function listProjects(deps: Deps, user: User, includeArchived: bool
 export async function listProjectsJson(deps: Deps, user: User, includeArchived: boolean): Promise<string> {
   if (!hasApiAccess(user)) return JSON.stringify(await listProjects(deps, user, includeArchived))
   const list = await cachedList(deps, user, includeArchived, false)
-  let text = listTexts.get(list)
-  if (text === undefined) listTexts.set(list, (text = JSON.stringify({ projects: list })))
+  let text = deps.auth.listTexts.get(list)
+  if (text === undefined) deps.auth.listTexts.set(list, (text = JSON.stringify({ projects: list })))
   return text
 }
 
-const listTexts = new WeakMap<object, string>()
-
 const cachedList = (deps: Deps, user: User, all: boolean, teamOnly: boolean) =>
-  authCache(deps.db).get('projects', `${user.id}\n${all}\n${teamOnly}`, () => q.listForUser(deps.db, user.id, all, teamOnly))
+  deps.auth.get('projects', `${user.id}\n${all}\n${teamOnly}`, () => q.listForUser(deps.db, user.id, all, teamOnly))
 
-/** A name as stored: trimmed, at most MAX_NAME characters (non-blank per the schema, src/mutate/model.ts). */
+/** A name as stored: trimmed, at most MAX_NAME characters (non-blank per the schema, ./model.ts). */
 function cleanName(name: string): string {
   const trimmed = name.trim()
   if (trimmed.length > MAX_NAME) throw invalid(`name must be at most ${MAX_NAME} characters (got ${trimmed.length})`)
@@ -84,17 +82,17 @@ export async function addProject(deps: Deps, user: User, body: AddProjectBody) {
       _meta: { _tip: `Project ${id} is ready. Add a goal with {action:"add", projectId:"${id}", node:{type:"goal", data:{label}}}.` },
     }
   })
-  await authChanged(deps.db)
+  await authChanged(deps)
   return added
 }
 
 export async function renameProject(deps: Deps, user: User, body: RenameProjectBody) {
-  const { project, role } = await requireProject(deps.db, user, body.projectId)
+  const { project, role } = await requireProject(deps, user, body.projectId)
   if (role !== 'owner') throw projectAccessDenied('Only the project owner can rename a project')
   const name = cleanName(body.name)
   const renamed = await q.rename(deps.db, project.id, name)
   await bumpRevision(deps.db, project.id) // the export, the outline and share views show the name
-  await authChanged(deps.db)
+  await authChanged(deps)
   return { success: true, project: renamed, _meta: { _tip: 'The project id never changes; only its display name did.' } }
 }
 
@@ -103,7 +101,7 @@ export async function setArchived(deps: Deps, user: User, body: { projectId?: un
   if (typeof body.archived !== 'boolean') throw invalid('archived must be a boolean (true or false)')
   const id = String(body.projectId ?? '')
   const project = await q.setArchived(deps.db, id, user.id, body.archived)
-  if (project) await authChanged(deps.db)
+  if (project) await authChanged(deps)
   if (!project) throw notFound(`Project ${id} not found (you can only archive projects you own)`)
   const tip = body.archived
     ? 'Archived: hidden from GET /projects unless includeArchived=true; nodes, share links and webhooks keep working.'
@@ -114,13 +112,13 @@ export async function setArchived(deps: Deps, user: User, body: { projectId?: un
 // ---- members ----
 
 export async function listMembers(deps: Deps, user: User, projectId: unknown) {
-  const { project } = await requireProject(deps.db, user, projectId)
+  const { project } = await requireProject(deps, user, projectId)
   const rows = await q.listMembers(deps.db, project.id)
   return { members: rows.map((r) => ({ userId: r.user_id, name: r.name, role: r.role })) }
 }
 
 async function requireOwner(deps: Deps, user: User, projectId: unknown) {
-  const access = await requireProject(deps.db, user, projectId)
+  const access = await requireProject(deps, user, projectId)
   if (access.role !== 'owner') throw projectAccessDenied('Only the project owner can manage members')
   return access.project
 }
@@ -142,7 +140,7 @@ export async function addMember(deps: Deps, user: User, body: { projectId?: unkn
       throw new RefusalError(409, 'already_member', { message: `User ${member.id} is already a member of ${project.id}` })
     return { member: { userId: member.id, name: member.name, role: 'member' as const } }
   })
-  await authChanged(deps.db)
+  await authChanged(deps)
   return added
 }
 
@@ -152,7 +150,7 @@ export async function removeMember(deps: Deps, user: User, query: { projectId?: 
   if (query.userId === project.owner_id) throw new ErrorListError(['The project owner cannot be removed'])
   if (!(await q.deleteMember(deps.db, project.id, query.userId)))
     throw notFound('member_not_found', { message: `User ${query.userId} is not a member of ${project.id}` })
-  await authChanged(deps.db)
+  await authChanged(deps)
   return { success: true as const }
 }
 

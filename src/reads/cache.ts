@@ -1,12 +1,13 @@
 import { nextClaimExpiry } from '../claims/service'
 import type { Db } from '../db'
-import { REVISION_CHANNEL, readRevision } from '../events/revision'
 import type { Logger } from '../log'
+import type { ReadCache as ReadCachePort, ReadOptions } from '../ports/reads'
+import { REVISION_CHANNEL, readRevision } from '../revisions/revision'
 
 /**
  * Answers of project reads (GET /nodes, /tree, /outline, /iterations, /search, /export-okf, the
  * share views) kept as the bytes they were sent as, and sent again while the project has not
- * changed. Each answer is stored with the project's revision (src/events/revision.ts), which
+ * changed. Each answer is stored with the project's revision (src/revisions/revision.ts), which
  * every committed change advances in its own transaction:
  *
  * - on PostgreSQL a cached read first looks the revision up (one primary-key read), so no
@@ -25,19 +26,6 @@ export interface ReadCacheDeps {
   now: () => Date
   log: Pick<Logger, 'warn'>
   maxBytes: number
-}
-
-export interface ReadOptions<T> {
-  /** the answer lists claims: it ends at the earliest live claim's expiry */
-  claims?: boolean
-  /** the answer holds the time it was made: it ends this many ms later */
-  ttlMs?: number
-  /** false for an answer that must not be kept (a search that is still indexing) */
-  keep?: (answer: T) => boolean
-  /** the headers of `render`'s text (default: Content-Type JSON) */
-  headers?: Record<string, string>
-  /** the text sent (default JSON.stringify) */
-  render?: (answer: T) => string
 }
 
 interface Entry {
@@ -59,7 +47,9 @@ const LARGEST_SHARE = 4
 const JSON_HEADERS = { 'content-type': 'application/json;charset=utf-8' }
 const encoder = new TextEncoder()
 
-export class ReadCache {
+export type { ReadOptions }
+
+export class ReadCache implements ReadCachePort {
   private readonly entries = new Map<string, Entry>()
   private readonly loading = new Map<string, Promise<Entry>>()
   /** PGlite: each project's revision in this process (bumped by the commit's notification) */

@@ -1,9 +1,14 @@
 // What Arbor stores in Meilisearch: one document per node, with one vector per embedded text
 // under the name of the embedder that made them (the index's embedder, meili-index.ts).
 
+import type { Index } from 'meilisearch'
 import { embeddingTexts } from './document'
 import type { EmbedQueue } from './embedder/runtime'
+import { succeeded } from './meili-index'
 import type { EventRow } from './queries'
+
+/** documents embedded and sent per write to Meilisearch (a few seconds of embedding at most) */
+const PUSH_CHUNK = 100
 
 export interface Doc {
   uid: string
@@ -59,4 +64,28 @@ export function planPush(rows: (EventRow & { project_id: string })[]): { deletes
     .filter((v) => v.payload.event !== 'node.deleted')
     .map((v) => ({ projectId: v.projectId, node: v.payload.node }))
   return { deletes, upserts, nodes: last.size }
+}
+
+/**
+ * Push what the events say, the newest event per node winning, in chunks of PUSH_CHUNK
+ * documents; the lease is renewed before each write (embedding a chunk takes seconds), and
+ * null is returned, with nothing more written, once it is lost.
+ */
+export async function pushEvents(
+  index: Index<Doc>,
+  queue: EmbedQueue,
+  rows: (EventRow & { project_id: string })[],
+  holdLease: () => Promise<boolean>,
+): Promise<number | null> {
+  const { deletes, upserts, nodes } = planPush(rows)
+  for (let i = 0; i < upserts.length; i += PUSH_CHUNK) {
+    const docs = await toDocs(queue, upserts.slice(i, i + PUSH_CHUNK))
+    if (!(await holdLease())) return null
+    await succeeded(index.addDocuments(docs))
+  }
+  if (deletes.length) {
+    if (!(await holdLease())) return null
+    await succeeded(index.deleteDocuments(deletes))
+  }
+  return nodes
 }

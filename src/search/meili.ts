@@ -17,12 +17,12 @@
 import { randomUUID } from 'node:crypto'
 import { type Index, Meilisearch } from 'meilisearch'
 import { RefusalError } from '../errors'
+import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchDeps, SearchRequest } from '../ports/search'
 import { BUILTIN_TUNING } from './builtin'
 import { embeddingTexts } from './document'
 import { type EmbedderChoice, EmbedQueue, within } from './embedder/runtime'
-import { type Doc, planPush, toDocs } from './meili-docs'
+import { type Doc, pushEvents, toDocs } from './meili-docs'
 import { type Embedding, ensureIndex, type IndexState, keywordOnly, readState, rebuildIndex, succeeded } from './meili-index'
-import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchDeps, SearchRequest } from './port'
 import * as q from './queries'
 
 export const MEILI_INDEX = 'arbor_nodes'
@@ -31,8 +31,6 @@ const STATE_TTL_MS = 2_000
 const CURSOR = `meili:${MEILI_INDEX}`
 /** how long the sync lease lasts unless renewed (it is renewed before every push) */
 export const MEILI_LEASE_MS = 30_000
-/** documents embedded and sent per write to Meilisearch (a few seconds of embedding at most) */
-const PUSH_CHUNK = 100
 
 export class MeiliBackend implements SearchBackend {
   readonly name = 'meilisearch' as const
@@ -125,7 +123,7 @@ export class MeiliBackend implements SearchBackend {
     let vector: Float32Array | undefined
     if (req.mode !== 'keyword' && state.ready)
       vector = await within(
-        this.queue.query(req.q).catch(() => undefined),
+        this.queue.query(req.q).catch(() => undefined), // no vector: the search answers by keyword and _meta.search says so
         BUILTIN_TUNING.queryEmbedMs,
       )
     const mode = vector ? req.mode : 'keyword'
@@ -168,6 +166,7 @@ export class MeiliBackend implements SearchBackend {
 
   /** Vector search among same-type nodes; time-boxed like the built-in check. */
   async duplicates(projectId: string, node: { id: string; type: string; data: Record<string, any> }): Promise<DuplicateAdvisory | null> {
+    // advisory only (the add has succeeded): whatever fails or comes too late below means no advisory
     const state = await within(this.indexState(), BUILTIN_TUNING.duplicateEmbedMs).catch(() => undefined)
     if (!state?.ready) return null // no vectors of ours to compare with (yet)
     const texts = embeddingTexts(node.data)
@@ -258,7 +257,7 @@ export class MeiliBackend implements SearchBackend {
       for (;;) {
         const horizon = await q.horizon(db)
         const rows = await q.eventsAllSince(db, this.seq, this.horizon, [...this.recent.keys()])
-        const done = rows.length ? await this.push(rows) : 0
+        const done = rows.length ? await pushEvents(this.index, this.queue, rows, () => this.holdLease()) : 0
         if (done === null) return { pushed, standby: 1 } // the lease was lost while it pushed
         pushed += done
         for (const r of rows) {
@@ -332,24 +331,5 @@ export class MeiliBackend implements SearchBackend {
 
   memory() {
     return { projects: 0, nodes: 0, vectorBytes: 0, pendingNodes: 0 }
-  }
-
-  /**
-   * Push what the events say, the newest event per node winning, in chunks of PUSH_CHUNK
-   * documents; the lease is renewed before each write (embedding a chunk takes seconds), and
-   * null is returned, with nothing more written, once it is lost.
-   */
-  private async push(rows: (q.EventRow & { project_id: string })[]): Promise<number | null> {
-    const { deletes, upserts, nodes } = planPush(rows)
-    for (let i = 0; i < upserts.length; i += PUSH_CHUNK) {
-      const docs = await toDocs(this.queue, upserts.slice(i, i + PUSH_CHUNK))
-      if (!(await this.holdLease())) return null
-      await succeeded(this.index.addDocuments(docs))
-    }
-    if (deletes.length) {
-      if (!(await this.holdLease())) return null
-      await succeeded(this.index.deleteDocuments(deletes))
-    }
-    return nodes
   }
 }

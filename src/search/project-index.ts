@@ -2,6 +2,7 @@
 // vectors, kept in step with the project's node events. Pure and in memory; builtin.ts loads
 // it, feeds it events and vectors, and persists what it embeds.
 
+import type { SearchMode } from '../ports/search'
 import { embeddingTexts, keywordDoc, type NodeData } from './document.ts'
 import { textHash } from './hash.ts'
 import { LiveKeywordIndex } from './keyword-live.ts'
@@ -14,8 +15,6 @@ export interface IndexNode {
   parentId: string | null
   data: Record<string, any>
 }
-
-export type SearchMode = 'hybrid' | 'keyword' | 'semantic'
 
 export interface RankOptions {
   type?: string

@@ -11,7 +11,6 @@
 
 import { loadConfigOrExit } from '../config'
 import { openDb } from '../db'
-import { createDeps, type Deps } from '../deps'
 import { createLogger } from '../log'
 import { chooseEmbedder } from './embedder/runtime'
 import { MeiliBackend } from './meili'
@@ -20,7 +19,8 @@ import { forgetEmbedder } from './queries'
 async function main() {
   const config = loadConfigOrExit()
   const db = await openDb(config)
-  const deps: Deps = createDeps({ config, db, log: createLogger(config.logLevel) })
+  // what a backend is built from (SearchDeps); this command serves nothing and runs no loop
+  const deps = { config, db, log: createLogger(config.logLevel) }
   const choice = chooseEmbedder(config)
   try {
     if (config.meiliUrl) {

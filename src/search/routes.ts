@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
+import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { withUser } from '../http/auth'
 import { asQuery } from '../http/query'
 import { RefusalBody } from '../http/schemas'
 import { NodeSchema } from '../nodes/routes'

@@ -2,10 +2,9 @@ import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid } from '../errors'
 import { NODE_TYPES } from '../nodes/model'
+import type { DuplicateAdvisory, SearchAnswer, SearchMode } from '../ports/search'
 import { requireProject } from '../projects/access'
 import { clip, MAX_QUERY_CHARS } from './document'
-import type { DuplicateAdvisory, SearchAnswer } from './port'
-import type { SearchMode } from './project-index'
 
 export const SEARCH_LIMIT = { default: 5, max: 20 } as const
 const MODES: SearchMode[] = ['hybrid', 'keyword', 'semantic']
@@ -20,7 +19,7 @@ export interface SearchQuery {
 
 /** GET /search (api.md): the nodes closest in meaning to `q`, best first, with their ancestors. */
 export async function search(deps: Deps, user: User, query: SearchQuery) {
-  const { project } = await requireProject(deps.db, user, query.projectId)
+  const { project } = await requireProject(deps, user, query.projectId)
   const q = clip((query.q ?? '').trim(), MAX_QUERY_CHARS)
   if (!q)
     throw invalid('q is required: a natural-language query', { _tip: 'Send q=<what you are looking for>, e.g. q=where do we track churn' })

@@ -18,7 +18,7 @@ export function loadKernel(): Kernel | undefined {
     if (!WebAssembly.validate(bytes)) return undefined
     return new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports as unknown as Kernel
   } catch {
-    return undefined
+    return undefined // no WebAssembly here: the callers compute the dot products in plain code
   }
 }
 

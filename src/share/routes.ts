@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
+import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
-import { withUser } from '../http/auth'
 import { MetaBody, RefusalBody as Refusal } from '../http/schemas'
 import { PAGE_HEADERS, renderNotFoundPage, renderSharePage } from './page'
 import { createShare, listShares, publicView, revokeShare } from './service'

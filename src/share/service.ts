@@ -14,7 +14,7 @@ const TOKEN_RE = /^[A-Za-z0-9_-]{16,128}$/
 const bad = (error: string, message?: string) => new RefusalError(400, error, message ? { message } : {})
 
 const projectFor = (deps: Deps, user: User, projectId: string) =>
-  requireProject(deps.db, user, projectId, {
+  requireProject(deps, user, projectId, {
     deny: 'not-yours',
     unknown: () => notFound(`Project ${projectId} not found`, { message: 'No project has that id; GET /projects lists yours.' }),
   })

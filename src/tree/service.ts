@@ -3,7 +3,7 @@ import { type ClaimView, liveClaims, withClaim } from '../claims/service'
 import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
 import { type Node, toNode } from '../nodes/model'
-import { nodeRows as q } from '../nodes/service'
+import { nodeRows as q, type TreeRow } from '../nodes/service'
 import { requireProject } from '../projects/access'
 import { TOKEN_BUDGET } from './model'
 import { OUTLINE_BUDGET, renderOutline } from './outline'
@@ -15,13 +15,13 @@ const SUBTREE_TIP_OVER = 50
 type Depthed = Node & { depth: number }
 
 /** Lay a subtree out depth-first (pre-order), children in creation order. Rows come sorted by depth then creation. */
-function depthFirst(rows: q.TreeRow[], rootId: string): Depthed[] {
-  const children = new Map<string, q.TreeRow[]>()
+function depthFirst(rows: TreeRow[], rootId: string): Depthed[] {
+  const children = new Map<string, TreeRow[]>()
   for (const r of rows) if (r.parent_id) (children.get(r.parent_id) ?? children.set(r.parent_id, []).get(r.parent_id)!).push(r)
   const out: Depthed[] = []
   const root = rows.find((r) => r.id === rootId)
   if (!root) return out
-  const stack: q.TreeRow[] = [root]
+  const stack: TreeRow[] = [root]
   while (stack.length) {
     const r = stack.pop()!
     out.push({ ...toNode(r, true), depth: r.depth })
@@ -45,7 +45,7 @@ export async function walk(
   query: { projectId?: string; nodeId?: string; direction?: string; format?: string; budget?: string },
 ) {
   if (query.format !== undefined) return outline(deps, user, query)
-  const access = requireProject(deps.db, user, query.projectId)
+  const access = requireProject(deps, user, query.projectId)
   access.catch(() => {}) // awaited below; an early refusal must not count as unhandled
   if (!DIRECTIONS.includes(query.direction as any)) throw new RefusalError(400, `direction must be one of: ${DIRECTIONS.join(', ')}`)
   if (!query.nodeId) throw new ErrorListError(['nodeId is required'])
@@ -116,7 +116,7 @@ async function read(deps: Deps, projectId: string, nodeId: string, direction: st
  * rest is summarised). `direction` does not apply.
  */
 async function outline(deps: Deps, user: User, query: { projectId?: string; nodeId?: string; format?: string; budget?: string }) {
-  const { project } = await requireProject(deps.db, user, query.projectId)
+  const { project } = await requireProject(deps, user, query.projectId)
   if (query.format !== 'outline') throw new RefusalError(400, 'format must be outline (or left out for a walk with direction)')
   const budget = query.budget === undefined ? OUTLINE_BUDGET.default : Number(query.budget)
   if (!Number.isInteger(budget) || budget < OUTLINE_BUDGET.min || budget > OUTLINE_BUDGET.max)
@@ -182,7 +182,7 @@ const loadTokenizer = () =>
 export async function tokenOutline(deps: Deps, user: User, query: { projectId?: string; nodeId?: string; budget?: string }) {
   const count = loadTokenizer()
   count.catch(() => {}) // awaited below, after the checks
-  const { project } = await requireProject(deps.db, user, query.projectId)
+  const { project } = await requireProject(deps, user, query.projectId)
   const budget = query.budget === undefined ? TOKEN_BUDGET.default : /^[0-9]{1,6}$/.test(query.budget) ? Number(query.budget) : Number.NaN
   if (!(budget >= TOKEN_BUDGET.min && budget <= TOKEN_BUDGET.max))
     throw new ErrorListError([`budget must be an integer from ${TOKEN_BUDGET.min} to ${TOKEN_BUDGET.max} (o200k_base tokens)`])

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
+import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { withUser } from '../http/auth'
 import { asLoose } from '../http/query'
 import { MetaBody } from '../http/schemas'
 import { VIEW_COMMAND_TYPES, ViewCommand, ViewStateParams } from './model'
@@ -38,7 +38,7 @@ const CommandInput = asLoose(ViewCommand)
 export const viewRoutes = (deps: Deps) =>
   new Elysia({ name: 'view' })
     .derive(withUser(deps))
-    .post('/view-command', ({ user, body }) => sendCommand(deps, user, body) as any, {
+    .post('/view-command', ({ user, body }) => sendCommand(deps, user, body), {
       // the command is checked by the service, so an unknown type gets api.md's own 400
       body: t.Object({ projectId: t.String(), command: t.Optional(t.Any({ description: 'the command: {type, …}' })) }),
       response: {

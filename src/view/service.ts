@@ -16,7 +16,7 @@ import * as q from './queries'
  * of a team project's features (share management follows the same rule).
  */
 async function canvasProject(deps: Deps, user: User, projectId: unknown) {
-  const access = await requireProject(deps.db, user, projectId)
+  const access = await requireProject(deps, user, projectId)
   const p = access.project
   const teamProject = p.owner_tier === 'team' && !p.owner_lapsed && !p.owner_contributor
   if (!teamProject && !tierStatus(deps.config, user).has_realtime)

@@ -4,25 +4,14 @@
 
 import { isIP } from 'node:net'
 import { orderPayload } from '../events/payload'
+import type { SendJob, SendOutcome, StoredJob } from '../ports/webhooks'
 import { deliveryHeaders } from './sign'
 import { checkUrl, RefusedUrl } from './ssrf'
 
+export type { SendJob, SendOutcome, StoredJob }
+
 /** api.md, Limits: 5 seconds to answer. */
 export const TIMEOUT_MS = 5_000
-
-/** What one attempt sends: the delivery id (the same on every attempt), its event and body. */
-export interface SendJob {
-  id: string
-  url: string
-  event: string
-  secret: string
-  body: string
-  /** seconds since the epoch, signed into the Standard Webhooks headers */
-  timestamp: number
-}
-
-/** An attempt as the database hands it over: the event's payload as stored, not yet the body. */
-export type StoredJob = Omit<SendJob, 'body'> & { payload: string }
 
 /**
  * The bodies of a batch of stored jobs: each event's payload parsed and written in api.md's key
@@ -35,12 +24,6 @@ export function withBodies(jobs: StoredJob[]): SendJob[] {
     if (body === undefined) bodies.set(payload, (body = JSON.stringify(orderPayload(JSON.parse(payload)))))
     return { ...job, body }
   })
-}
-
-/** How it went: a 2xx has no error. */
-export interface SendOutcome {
-  httpStatus: number | null
-  error: string | null
 }
 
 /** One HTTP attempt. Never throws: every failure becomes an outcome to record. */

@@ -3,14 +3,7 @@
 // records their outcomes (one statement each per batch). The worker starts with the first batch
 // and ends after IDLE_MS with nothing to send; it never keeps the process alive.
 
-import type { SendOutcome, StoredJob } from './send'
-
-export interface WebhookSender {
-  /** Attempt every job; outcomes in the jobs' order. Never rejects: a lost worker is an error outcome. */
-  send(jobs: StoredJob[]): Promise<SendOutcome[]>
-  /** End the worker (attempts still in flight become error outcomes, retried later). */
-  stop(): Promise<void>
-}
+import type { SendOutcome, StoredJob, WebhookSender } from '../ports/webhooks'
 
 const IDLE_MS = 30_000
 

@@ -31,7 +31,7 @@ const bad = (error: string, message?: string) => new RefusalError(400, error, me
 
 /** Share and webhook endpoints refuse with 403 'Not your project' and 404 for an unknown project (api.md, Webhooks 7). */
 export const projectFor = (deps: Deps, user: User, projectId: string) =>
-  requireProject(deps.db, user, projectId, {
+  requireProject(deps, user, projectId, {
     deny: 'not-yours',
     unknown: () => notFound(`Project ${projectId} not found`, { message: 'No project has that id; GET /projects lists yours.' }),
   })

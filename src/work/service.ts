@@ -3,11 +3,11 @@ import { type ClaimView, checkTokens, claimLost, claimRows, endClaims, hashToken
 import type { Deps } from '../deps'
 import { invalid, notFound, RefusalError } from '../errors'
 import { type DomainEvent, emit } from '../events/outbox'
-import { bumpRevision } from '../events/revision'
 import { iterationRows } from '../iterations/service'
-import type { ClaimBody, ReleaseClaimBody, RenewClaimBody } from '../mutate/model'
 import { nodeRows } from '../nodes/service'
 import { requireProject } from '../projects/access'
+import { bumpRevision } from '../revisions/revision'
+import type { ClaimBody, ReleaseClaimBody, RenewClaimBody } from './model'
 import * as q from './queries'
 import { assess, spreadFirst, type TreeNode, type WorkState } from './ready'
 
@@ -30,7 +30,7 @@ async function project(deps: Deps, projectId: string) {
 
 /** GET /ready: the ready work items, in the order an agent should take them. */
 export async function listReady(deps: Deps, user: User, query: { projectId?: string; iteration?: string; limit?: string }) {
-  const { project: p } = await requireProject(deps.db, user, query.projectId)
+  const { project: p } = await requireProject(deps, user, query.projectId)
   const limit = query.limit === undefined ? READY_LIMIT.default : Number(query.limit)
   if (!Number.isInteger(limit) || limit < 1 || limit > READY_LIMIT.max)
     throw invalid(`limit must be an integer from 1 to ${READY_LIMIT.max}`)
@@ -62,7 +62,7 @@ const claimEvent = (type: 'node.claimed' | 'node.released', claim: { nodeId: str
 
 /** claim: items named by `nodeIds` (all or nothing), or up to `count` ready ones, spread first. */
 export async function claim(deps: Deps, user: User, body: ClaimBody) {
-  const { project: p } = await requireProject(deps.db, user, body.projectId)
+  const { project: p } = await requireProject(deps, user, body.projectId)
   const { now, claims, rule } = await project(deps, p.id)
   const lease = body.leaseSeconds ?? LEASE_SECONDS.default
   const expiresAt = new Date(now.getTime() + lease * 1000)
@@ -114,6 +114,7 @@ export async function claim(deps: Deps, user: User, body: ClaimBody) {
     p.id,
     taken.map((c) => claimEvent('node.claimed', { nodeId: c.nodeId, agent: c.agent, expiresAt: c.expiresAt })),
     now,
+    deps.commits,
   )
   const tip = taken.length
     ? `Work on it, then send {action:"update", projectId, nodeId, claimToken, data:{status:"done"}}; renew with renewClaim before ${taken[0]!.expiresAt}.`
@@ -122,7 +123,7 @@ export async function claim(deps: Deps, user: User, body: ClaimBody) {
 }
 
 export async function renewClaim(deps: Deps, user: User, body: RenewClaimBody) {
-  const { project: p } = await requireProject(deps.db, user, body.projectId)
+  const { project: p } = await requireProject(deps, user, body.projectId)
   const now = deps.now()
   const lease = body.leaseSeconds ?? LEASE_SECONDS.default
   const row = await claimRows.renew(deps.db, p.id, hashToken(body.claimToken), new Date(now.getTime() + lease * 1000), now)
@@ -132,11 +133,11 @@ export async function renewClaim(deps: Deps, user: User, body: RenewClaimBody) {
 }
 
 export async function releaseClaim(deps: Deps, user: User, body: ReleaseClaimBody) {
-  const { project: p } = await requireProject(deps.db, user, body.projectId)
+  const { project: p } = await requireProject(deps, user, body.projectId)
   const now = deps.now()
   const row = await claimRows.release(deps.db, p.id, hashToken(body.claimToken), now)
   if (!row) throw claimLost('This claimToken is unknown, expired or released')
-  await emit(deps.db, p.id, [claimEvent('node.released', { nodeId: row.node_id, agent: row.agent })], now)
+  await emit(deps.db, p.id, [claimEvent('node.released', { nodeId: row.node_id, agent: row.agent })], now, deps.commits)
   return { success: true, released: { nodeId: row.node_id } }
 }
 
@@ -166,7 +167,7 @@ export async function aroundWrite(
   const tokened = entries.filter((e) => real(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
   const triggers = entries.some(unblocks)
   if (!tokened.length && !triggers) return run()
-  const { project: p } = await requireProject(deps.db, user, body.projectId)
+  const { project: p } = await requireProject(deps, user, body.projectId)
   if (triggers) await q.lockProject(deps.db, p.id)
   await checkTokens(deps.db, p.id, tokened, deps.now())
   const before = triggers ? await workStates(deps, p.id) : null
@@ -178,6 +179,7 @@ export async function aroundWrite(
     p.id,
     ended.map((c) => claimEvent('node.released', { nodeId: c.node_id, agent: c.agent })),
     deps.now(),
+    deps.commits,
   )
   // a project where nothing was blocked answers as before (api.md's bodies stay as they were)
   if (!before || ![...before.values()].includes('blocked')) return result

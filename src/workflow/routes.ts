@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
+import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { withUser } from '../http/auth'
 import { documentedResponse } from '../http/documented'
 import { guideUrl } from '../http/meta'
 import { asLoose } from '../http/query'

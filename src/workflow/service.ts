@@ -43,13 +43,13 @@ const tipOf = (flow: FlowName) => (flow === 'task-curate' ? CURATE_TIP : undefin
 /** POST /workflow: start or advance a run (api.md, POST /workflow). */
 export async function postWorkflow(deps: Deps, codec: StateCodec, user: User, body: Record<string, any>) {
   // a key without API access hears the tier refusal first, unless it may use this very project
-  if (!hasApiAccess(user)) await requireProject(deps.db, user, body.projectId).catch(() => Promise.reject(tierRequired()))
+  if (!hasApiAccess(user)) await requireProject(deps, user, body.projectId).catch(() => Promise.reject(tierRequired()))
   // a NUL or lone surrogate in the run's answer is a bad response (the run is kept); anywhere else, a plain 400
   const bad = badString(body)
   if (bad && !(body.action === 'advance' && /^(response|nextInput)\b/.test(bad.path))) throw refuse(bad.message)
   if (body.action !== 'start' && body.action !== 'advance')
     throw refuse('action must be start or advance', 'Send {projectId, action:"start", flow, input} first; see GET /api/v1/workflow.')
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   return body.action === 'start' ? start(deps, codec, user, project.id, body) : advance(deps, codec, user, project.id, body)
 }
 

@@ -114,7 +114,7 @@ async function loadNative(): Promise<Ort | null> {
   try {
     return (await import(name)) as Ort
   } catch {
-    return null
+    return null // not installed: the caller uses the WebAssembly runtime instead
   }
 }
 

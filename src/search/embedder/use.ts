@@ -120,7 +120,7 @@ function sharedWorker(): ModelWorker | null {
     try {
       worker = new ModelWorker()
     } catch {
-      worker = null
+      worker = null // no worker threads here: the model runs on this thread
     }
   }
   return worker

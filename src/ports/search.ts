@@ -1,7 +1,6 @@
 import type { Config } from '../config'
 import type { Db } from '../db'
 import type { Logger } from '../log'
-import type { SearchMode } from './project-index'
 
 /**
  * What a search backend is built from: the config, the log and the app's own database handle
@@ -13,6 +12,9 @@ export interface SearchDeps {
   db: Db
   log: Logger
 }
+
+/** How a search ranks: both signals, or one alone. */
+export type SearchMode = 'hybrid' | 'keyword' | 'semantic'
 
 /** One search port; the built-in index and Meilisearch implement it (chosen by MEILI_URL). */
 export interface SearchBackend {

@@ -1,5 +1,5 @@
-import { authenticate } from '../accounts/service'
 import type { Deps } from '../deps'
+import { authenticate } from './service'
 
 /**
  * Elysia `derive` that resolves the caller before body validation, so a request
@@ -8,5 +8,5 @@ import type { Deps } from '../deps'
 export const withUser =
   (deps: Deps) =>
   async ({ headers }: { headers: Record<string, string | undefined> }) => ({
-    user: await authenticate(deps.db, headers.authorization),
+    user: await authenticate(deps, headers.authorization),
   })

@@ -4,15 +4,14 @@ import type { Deps } from '../deps'
 import { ErrorListError, invalid } from '../errors'
 import { focus } from '../http/meta'
 import { addIteration } from '../iterations/service'
-import type { BatchBody, BatchEntry, NodeUpdate } from '../mutate/model'
+import { allocateBatchIds } from '../nodes/batch-ids'
+import { capAdvisory, checkNodeCap, finish, inboxAdvisory, openCtx, type WriteCtx, writeMeta } from '../nodes/context'
+import type { NodeUpdate } from '../nodes/input'
+import { FieldError } from '../nodes/model'
+import { deleteNode, rule, writeUpdate } from '../nodes/service'
+import { prepareAdd, prepareUpdate } from '../nodes/write'
 import { requireProject } from '../projects/access'
-import { capAdvisory, checkNodeCap, finish, inboxAdvisory, loadNodes, openCtx, reserveIds, type WriteCtx, writeMeta } from './context'
-import { FieldError, isNodeType, NODE_TYPES, type NodeType, parseNodeId } from './model'
-import * as q from './queries'
-import { deleteNode, rule, writeUpdate } from './service'
-import { prepareAdd, prepareUpdate } from './write'
-
-export { MAX_BATCH } from '../mutate/model'
+import type { BatchBody, BatchEntry } from './model'
 
 /**
  * A batch failed while writing. The whole batch ran in one transaction, so nothing of it
@@ -49,7 +48,7 @@ const reason = (cause: unknown) =>
  * whole batch is one transaction — a failure part-way leaves nothing half-written.
  */
 export async function batch(deps: Deps, user: User, body: BatchBody) {
-  const { project } = await requireProject(deps.db, user, body.projectId)
+  const { project } = await requireProject(deps, user, body.projectId)
   const entries = body.mutations as (BatchEntry & Record<string, any>)[] // 1 to MAX_BATCH entries of known actions (schema)
   entries.forEach((e, i) => {
     if (e.projectId !== undefined && e.projectId !== project.id)
@@ -91,51 +90,6 @@ export async function batch(deps: Deps, user: User, body: BatchBody) {
     results,
     idMap: Object.fromEntries(ctx.drafts),
     _meta: writeMeta(ctx, focused ? focus(project.id, focused.nodeId as string) : undefined),
-  }
-}
-
-/**
- * Every id the batch's adds need, before any entry is applied: one counter update per type,
- * taken in the fixed order of NODE_TYPES so that concurrent batches lock the counters in the
- * same order and never deadlock. Explicit `<type>-<n>` ids (an export loaded back) must never
- * have been handed out in this project, since ids are never reused; the counter moves past them,
- * so generated ids, this batch's drafts included, never collide with them. Malformed ids are
- * left to prepareAdd to report.
- */
-async function allocateBatchIds(ctx: WriteCtx, entries: Record<string, any>[]): Promise<void> {
-  const explicit = new Map<NodeType, { index: number; id: string; number: number }[]>()
-  const generated = new Map<NodeType, number>()
-  const seen = new Set<string>()
-  entries.forEach((e, index) => {
-    if (e.action !== 'add' || !isNodeType(e.node?.type)) return
-    const type = e.node.type as NodeType
-    const id = e.node.id
-    if (id === undefined || (typeof id === 'string' && id.startsWith('draft-'))) {
-      generated.set(type, (generated.get(type) ?? 0) + 1)
-      return
-    }
-    const parsed = typeof id === 'string' ? parseNodeId(id) : null
-    if (!parsed || parsed.type !== type) return
-    if (seen.has(id)) throw invalid(`mutations[${index}]: node.id ${id} is used twice in this batch`)
-    seen.add(id)
-    explicit.set(type, [...(explicit.get(type) ?? []), { index, id, number: parsed.number }])
-  })
-  await loadNodes(ctx, seen)
-  for (const type of NODE_TYPES) {
-    const ids = explicit.get(type)
-    if (ids) {
-      const next = await q.allocateIds(ctx.deps.db, ctx.projectId, type, 0) // the first number never handed out
-      for (const { index, id, number } of ids) {
-        if (ctx.nodes.get(id)) throw invalid(`mutations[${index}]: Node with id ${id} already exists`)
-        if (number < next)
-          throw invalid(
-            `mutations[${index}]: node.id ${id} was used before in this project and ids are never reused; give the node a draft- id instead`,
-          )
-      }
-      await q.reserveId(ctx.deps.db, ctx.projectId, type, Math.max(...ids.map((i) => i.number)))
-    }
-    const n = generated.get(type)
-    if (n) await reserveIds(ctx, { [type]: n })
   }
 }
 

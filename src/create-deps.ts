@@ -1,0 +1,34 @@
+import { AuthCache } from './accounts/auth-cache'
+import { createWaker, type Deps } from './deps'
+import { createWaiters } from './events/waiters'
+import { createMetrics } from './metrics/service'
+import { ReadCache } from './reads/cache'
+import { createCommitHandOff } from './search/commits'
+import { createSearch } from './search/engine'
+import { createWebhookSender } from './webhooks/sender'
+
+/**
+ * The dependencies of one app, built once where it is composed (main.ts, a test, a bench).
+ * Services get copies with a transaction as `db`; the search backend keeps this, the app's own.
+ */
+export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<Pick<Deps, 'now' | 'commits'>>): Deps {
+  // a second app on the same PGlite handle in one process (a test's replica) passes the first's
+  const commits = base.commits ?? createCommitHandOff()
+  const search = createSearch({ ...base, commits })
+  const deps: Deps = {
+    now: () => new Date(),
+    ...createWaker(),
+    ...base,
+    search,
+    // the clock is read through deps: tests move it by replacing deps.now
+    reads: new ReadCache({ db: base.db, now: () => deps.now(), log: base.log, maxBytes: base.config.readCacheBytes }),
+    commits,
+    // follows the change notifications from now on (it caches nothing before)
+    auth: new AuthCache(base.db.root),
+    waiters: createWaiters(base.db, base.log),
+    metrics: createMetrics({ db: base.db, searchPending: () => search.memory().pendingNodes }),
+    // read at every batch: tests and benches allow insecure receivers after the app is built
+    webhookSender: createWebhookSender(() => base.config.webhookAllowInsecure),
+  }
+  return deps
+}

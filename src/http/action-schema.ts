@@ -1,0 +1,140 @@
+/**
+ * The engine behind every POST /mutate body schema (src/<module>/model.ts for nodes, iterations,
+ * projects and claims; src/mutate/model.ts for the batch and the union of actions).
+ *
+ * Each schema also carries api.md's refusal message for its part (RULE): `parseAction` checks a
+ * body and answers the first broken part with exactly the message and `_tip` the contract
+ * expects. Parts marked `deferred` are documented but checked by the node rules of src/nodes
+ * (field on the wrong type, parents, references), which own those messages.
+ */
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { Value } from '@sinclair/typebox/value'
+import { ErrorListError, projectAccessDenied } from '../errors'
+
+type Refusal = string | { message: string; tip?: string } | Error
+type Rule = Refusal | ((value: any) => Refusal)
+
+const RULE = Symbol.for('arbor.mutate.rule')
+const DEFERRED = Symbol.for('arbor.mutate.deferred')
+const DISCRIMINATOR = Symbol.for('arbor.mutate.discriminator')
+export const PREFIX_ITEMS = Symbol.for('arbor.mutate.prefixItems')
+
+export const ruled = <T extends TSchema>(schema: T, rule: Rule): T => Object.assign(schema, { [RULE]: rule })
+/** Documented, but its refusals come from the node rules in src/nodes. */
+export const deferred = <T extends TSchema>(schema: T): T => Object.assign(schema, { [DEFERRED]: true })
+export const discriminated = <T extends TSchema>(schema: T, key: string): T => Object.assign(schema, { [DISCRIMINATOR]: key })
+
+// ---- the parts every action shares ----
+
+export const ProjectId = ruled(Type.String({ minLength: 1, description: 'the project the action applies to' }), () => projectAccessDenied())
+export const IdempotencyKey = Type.Optional(
+  ruled(
+    Type.String({ minLength: 1, maxLength: 255, description: 'same as the Idempotency-Key header' }),
+    'Idempotency-Key must be 1 to 255 characters',
+  ),
+)
+export const NodeId = (rule = 'nodeId is required') => ruled(Type.String({ minLength: 1 }), rule)
+export const NonBlank = (rule: string, description?: string) =>
+  ruled(Type.String({ pattern: '\\S', ...(description ? { description } : {}) }), rule)
+
+export const action = <A extends string, P extends Record<string, TSchema>>(name: A, properties: P, description: string) =>
+  Type.Object({ action: Type.Literal(name), ...properties, idempotencyKey: IdempotencyKey }, { description, title: name })
+
+// ---- checking a body with the contract's messages ----
+
+const compiled = new Map<TSchema, ReturnType<typeof TypeCompiler.Compile>>()
+const checkerOf = (schema: TSchema) => {
+  let c = compiled.get(schema)
+  if (!c) compiled.set(schema, (c = TypeCompiler.Compile(schema)))
+  return c
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
+
+type Fallback = (() => Error) | null
+
+function refusalOf(schema: TSchema, value: unknown, path: string, fallback: Fallback = null): Error {
+  const rule = (schema as any)[RULE] as Rule | undefined
+  if (rule === undefined && fallback) return fallback()
+  const refusal: Refusal =
+    rule === undefined
+      ? value === undefined
+        ? `${path || 'body'} is required`
+        : `${path || 'body'}: ${[...Value.Errors(schema, value)][0]?.message ?? 'invalid value'}`
+      : typeof rule === 'function'
+        ? rule(value)
+        : rule
+  if (refusal instanceof Error) return refusal
+  if (typeof refusal === 'string') return new ErrorListError([refusal])
+  return new ErrorListError([refusal.message], refusal.tip ? { _tip: refusal.tip } : {})
+}
+
+/** The first broken part of `value`, in the order of the schema's properties, or null. */
+function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: Fallback = null): Error | null {
+  const s = schema as any
+  // a part without a message of its own is refused with the message of the nearest part that has one
+  const inner: Fallback = s[RULE] !== undefined ? () => refusalOf(schema, value, path) : fallback
+  if (s[DEFERRED]) {
+    // the node rules check what is inside; only a missing or wrongly shaped value is refused here
+    const shaped = value !== undefined && (s.type === 'object' ? isObject(value) : s.type !== 'string' || typeof value === 'string')
+    return shaped || s[RULE] === undefined ? null : refusalOf(schema, value, path, fallback)
+  }
+  if (Value.Check(schema, value as any)) return null
+  if (s[DISCRIMINATOR]) {
+    const key = s[DISCRIMINATOR] as string
+    const variant = isObject(value) ? (s.anyOf as any[]).find((v) => v.properties[key]?.const === value[key]) : undefined
+    return variant ? firstRefusal(variant, value, path, fallback) : refusalOf(schema, value, path, fallback)
+  }
+  if (s.anyOf) {
+    if (isObject(value) && (s.anyOf as any[]).some((v) => v[DEFERRED] && v.type === 'object')) return null
+    return refusalOf(schema, value, path, fallback)
+  }
+  if (s.type === 'object' && s.properties) {
+    if (!isObject(value)) return refusalOf(schema, value, path, fallback)
+    for (const [name, property] of Object.entries<TSchema>(s.properties)) {
+      const at = path ? `${path}.${name}` : name
+      const present = Object.hasOwn(value, name) && value[name] !== undefined
+      if (!present && !s.required?.includes(name)) continue
+      const found = firstRefusal(property, present ? value[name] : undefined, at, inner)
+      if (found) return found
+    }
+    if (s.additionalProperties === false && Object.keys(value).some((k) => !Object.hasOwn(s.properties, k)))
+      return refusalOf(schema, value, path, fallback)
+    return null
+  }
+  if (s.type === 'array' && s.items) {
+    const list = value as unknown[]
+    if (
+      !Array.isArray(list) ||
+      (s.minItems !== undefined && list.length < s.minItems) ||
+      (s.maxItems !== undefined && list.length > s.maxItems)
+    )
+      return refusalOf(schema, value, path, fallback)
+    for (let i = 0; i < list.length; i++) {
+      const found = firstRefusal(s.items, list[i], `${path}[${i}]`, s[PREFIX_ITEMS] ? null : inner)
+      if (!found) continue
+      if (s[PREFIX_ITEMS] && found instanceof ErrorListError)
+        return new ErrorListError(
+          found.errors.map((e) => `${s[PREFIX_ITEMS]}[${i}]: ${e}`),
+          found.meta,
+          found.status,
+        )
+      return found
+    }
+    return s.uniqueItems ? refusalOf(schema, value, path, fallback) : null
+  }
+  return refusalOf(schema, value, path, fallback)
+}
+
+/**
+ * `body` as the typed body of `schema`, or the refusal api.md gives for its first broken part
+ * (thrown: a ErrorListError, or the 403 of a missing projectId). Deferred parts pass through
+ * unchecked to the node rules.
+ */
+export function parseAction<S extends TSchema>(schema: S, body: unknown): Static<S> {
+  if (checkerOf(schema).Check(body)) return body as Static<S>
+  const refusal = firstRefusal(schema, body, '')
+  if (refusal) throw refusal
+  return body as Static<S>
+}

@@ -1,0 +1,207 @@
+/**
+ * The input of the node writes (POST /mutate add, update, delete, restore, classify) as TypeBox
+ * schemas, with api.md's refusal messages (src/http/action-schema.ts). What needs the type or
+ * the database is checked by the node rules (write.ts).
+ */
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { action, deferred, discriminated, NodeId, ProjectId, ruled } from '../http/action-schema'
+import { ENUMS, FIELDS, LIMITS, NODE_TYPES, type NodeType } from './model'
+
+// ---- node data: the field table of api.md ----
+
+const enumOf = (values: readonly string[], description?: string) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    description ? { description } : {},
+  )
+const text = (maxLength: number, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) })
+const ids = (description: string, maxItems?: number) =>
+  Type.Array(Type.String({ minLength: 1 }), { description, ...(maxItems ? { maxItems, uniqueItems: true } : {}) })
+
+const FIELD_SCHEMAS: Record<keyof typeof FIELDS, TSchema> = {
+  label: Type.String({ minLength: 1, maxLength: LIMITS.labelLength, pattern: '\\S', description: 'required; trimmed' }),
+  description: text(LIMITS.textLength),
+  notes: text(LIMITS.textLength, 'excluded from public share views'),
+  iteration: Type.String({ description: 'the name of an iteration; a job or task without one lands in Later' }),
+  status: enumOf(ENUMS.status, 'done, or open (stored as absent); delivered is deprecated and means not done yet'),
+  maturity: enumOf(ENUMS.maturity),
+  measure: text(LIMITS.textLength, 'how the bet is judged'),
+  kano: enumOf(ENUMS.kano, 'performance is an alias of incremental'),
+  size: enumOf(ENUMS.size),
+  approachStatus: enumOf(ENUMS.approachStatus),
+  goalStatus: enumOf(ENUMS.goalStatus),
+  blockedBy: ids('ids of blocking approaches, never the approach itself'),
+  serves: ids('ids of existing needs, never the bet’s own parent', LIMITS.serves),
+  externalRefs: Type.Array(
+    Type.Object(
+      {
+        system: Type.String({ minLength: 1, pattern: '\\S' }),
+        key: Type.String({ minLength: 1, pattern: '\\S' }),
+        url: Type.String({ pattern: '^https://', description: 'an https:// URL' }),
+      },
+      { additionalProperties: false },
+    ),
+    { maxItems: LIMITS.externalRefs, description: 'no system+key pair twice' },
+  ),
+  demand: Type.Array(
+    Type.Object(
+      {
+        who: Type.String({ minLength: 1, pattern: '\\S' }),
+        at: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'a YYYY-MM-DD date' }),
+        revenue: Type.Optional(Type.Number({ minimum: 0 })),
+        size: Type.Optional(Type.String()),
+        source: Type.Optional(Type.String()),
+        ask: Type.Optional(Type.String()),
+      },
+      { additionalProperties: false },
+    ),
+    { maxItems: LIMITS.demand },
+  ),
+  kind: enumOf(ENUMS.kind, 'assigned by classification; never sent on creation'),
+  urgent: Type.Boolean({ description: 'only on a do-it task' }),
+  completedAt: Type.String({
+    description: 'RFC 3339 with a time zone; set by the service when status becomes done',
+    pattern: '^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})$',
+  }),
+}
+
+const fieldsOf = (type: NodeType) => (Object.keys(FIELDS) as (keyof typeof FIELDS)[]).filter((f) => FIELDS[f].on.includes(type))
+
+/** The `data` of a new node of one type: its fields only (kind is assigned by classification). */
+const dataFor = (type: NodeType) =>
+  Type.Object(
+    Object.fromEntries(
+      fieldsOf(type)
+        .filter((f) => f !== 'kind' && f !== 'completedAt')
+        .map((f) => [f, f === 'label' ? FIELD_SCHEMAS[f] : Type.Optional(FIELD_SCHEMAS[f])]),
+    ),
+    { additionalProperties: false, description: `the fields of ${type === 'approach' ? 'an' : 'a'} ${type}` },
+  )
+
+/** The `data` of an update: any field, null clears it (label cannot be cleared). */
+export const NodeDataPatch = deferred(
+  Type.Object(
+    Object.fromEntries(
+      (Object.keys(FIELDS) as (keyof typeof FIELDS)[]).map((f) => [
+        f,
+        Type.Optional(f === 'label' ? FIELD_SCHEMAS[f] : Type.Union([FIELD_SCHEMAS[f], Type.Null()])),
+      ]),
+    ),
+    {
+      additionalProperties: false,
+      description: 'PATCH semantics: only the sent fields change; null clears a field; arrays are replaced whole',
+    },
+  ),
+)
+
+const NODE_TYPE_RULE = `node.type must be one of: ${NODE_TYPES.join(', ')}`
+const parentIdFor = (type: NodeType) =>
+  deferred(
+    type === 'goal' || type === 'task'
+      ? Type.Optional(Type.Null({ description: `${type === 'goal' ? 'a goal' : 'a task'} has no parent` }))
+      : Type.String({ minLength: 1, description: `the id of the parent (${{ need: 'goal', approach: 'need', job: 'approach' }[type]})` }),
+  )
+
+/** `node` of an add: one variant per type, so each documents its parent and its fields. */
+export const nodeFor = (inBatch: boolean) =>
+  discriminated(
+    ruled(
+      Type.Union(
+        NODE_TYPES.map((type) =>
+          Type.Object({
+            type: Type.Literal(type),
+            ...(inBatch
+              ? {
+                  // a string here; which strings are ids is the node rules' to say
+                  id: Type.Optional(
+                    ruled(
+                      deferred(Type.String({ description: 'a draft- id that later entries may use as parentId, or a real <type>-<n> id' })),
+                      'node.id must be a string: a draft- id, or a <type>-<n> id',
+                    ),
+                  ),
+                }
+              : {}),
+            parentId: parentIdFor(type),
+            data: ruled(deferred(dataFor(type)), 'node.data is required: an object with at least a label'),
+          }),
+        ),
+      ),
+      (node) =>
+        node && typeof node === 'object' && !Array.isArray(node)
+          ? NODE_TYPE_RULE
+          : {
+              message: 'node is required: {type, parentId?, data:{label, ...}}',
+              tip: 'Send {action:"add", projectId, node:{type:"goal", data:{label:"…"}}}',
+            },
+    ),
+    'type',
+  )
+
+// ---- the actions ----
+
+/** A write's claim (agents-and-app.md, 2): refused with 409 claim_lost when the claim is no longer this token's. */
+const ClaimToken = ruled(
+  Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: 'the claimToken of your claim on this node: the write fails with 409 claim_lost once the claim is not yours',
+  }),
+  'claimToken must be the claimToken string of a claim',
+)
+
+export const AddBody = action('add', { projectId: ProjectId, node: nodeFor(false) }, 'Add one node.')
+export const UpdateBody = action(
+  'update',
+  {
+    projectId: ProjectId,
+    nodeId: NodeId(),
+    data: Type.Optional(ruled(Type.Union([NodeDataPatch, Type.Null()]), 'data must be an object of the fields to change')),
+    parentId: Type.Optional(deferred(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'reparent' }))),
+    claimToken: Type.Optional(ClaimToken),
+  },
+  'Change the sent fields of a node (PATCH), and/or reparent it; send data and/or parentId.',
+)
+export const DeleteBody = action(
+  'delete',
+  { projectId: ProjectId, nodeId: NodeId(), claimToken: Type.Optional(ClaimToken) },
+  'Delete a node and everything beneath it.',
+)
+export const RestoreBody = action(
+  'restore',
+  {
+    projectId: ProjectId,
+    nodeId: Type.Optional(NodeId('nodeId or changelogId is required')),
+    changelogId: Type.Optional(
+      ruled(
+        Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^[1-9][0-9]{0,14}$' })]),
+        'changelogId must be a positive integer',
+      ),
+    ),
+  },
+  'Bring back a deleted node: its latest deletion by nodeId, or one changelog entry by changelogId.',
+)
+
+export const ClassifyBody = action(
+  'classify',
+  {
+    projectId: ruled(Type.String({ minLength: 1 }), 'projectId is required: node ids are unique within a project, not across projects'),
+    nodeId: NodeId(),
+  },
+  'Classify a task as memo or do-it now.',
+)
+export type AddBody = Static<typeof AddBody>
+export type UpdateBody = Static<typeof UpdateBody>
+export type DeleteBody = Static<typeof DeleteBody>
+export type RestoreBody = Static<typeof RestoreBody>
+/** The node of an add, as its handler reads it (a batch's may carry an id). */
+export interface NewNode {
+  type: NodeType
+  id?: string
+  parentId?: string | null
+  data: Record<string, any>
+}
+/** What the add handler reads: services and tests may call it without `action`. */
+export type AddInput = { projectId: string; node: NewNode }
+/** What an update names and changes, alone or in a batch. */
+export type NodeUpdate = Pick<UpdateBody, 'nodeId' | 'data' | 'parentId'>
+export type ClassifyBody = Static<typeof ClassifyBody>
