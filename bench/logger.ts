@@ -25,8 +25,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../src/app'
 import { loadConfig } from '../src/config'
+import { createDeps } from '../src/create-deps'
 import { openDb } from '../src/db'
-import { createDeps } from '../src/deps'
 import { createLogger, type Logger } from '../src/log'
 
 const BURST = 20

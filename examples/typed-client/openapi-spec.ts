@@ -5,8 +5,8 @@
 // both and fails if they differ from what is committed.
 import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
+import { createDeps } from '../../src/create-deps'
 import { openDb } from '../../src/db'
-import { createDeps } from '../../src/deps'
 import { createLogger } from '../../src/log'
 
 const config = loadConfig({ DATABASE_URL: 'memory://', LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://localhost:3000' })
