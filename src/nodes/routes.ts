@@ -39,7 +39,7 @@ export const NodesResponse = t.Object({
 export const nodeRoutes = (deps: Deps) =>
   new Elysia({ name: 'nodes' })
     .derive(withUser(deps))
-    .get('/nodes', ({ user, query }) => listNodes(deps, user, query) as any, {
+    .get('/nodes', ({ user, query }) => listNodes(deps, user, query), {
       query: asQuery(NodesParams),
       detail: {
         summary: 'Every node of a project in creation order (the JSON export); filters by type and iteration',

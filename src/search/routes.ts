@@ -16,7 +16,7 @@ const Result = t.Object({
 })
 
 export const searchRoutes = (deps: Deps) => {
-  return new Elysia({ name: 'search' }).derive(withUser(deps)).get('/search', ({ user, query }) => search(deps, user, query) as any, {
+  return new Elysia({ name: 'search' }).derive(withUser(deps)).get('/search', ({ user, query }) => search(deps, user, query), {
     query: t.Object({
       ...asQuery(SearchParams).properties,
       mode: t.Optional(t.String({ description: 'Arbor extension for evaluation: hybrid (default), keyword or semantic' })),

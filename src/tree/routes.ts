@@ -30,7 +30,7 @@ export const OutlineResponse = t.Object({
 export const treeRoutes = (deps: Deps) =>
   new Elysia({ name: 'tree' })
     .derive(withUser(deps))
-    .get('/tree', ({ user, query }) => walk(deps, user, query) as any, {
+    .get('/tree', ({ user, query }) => walk(deps, user, query), {
       query: asQuery(TreeParams),
       detail: {
         summary: 'Walk the tree from a node: up to the root, down its subtree, lateral siblings, or the whole context',
