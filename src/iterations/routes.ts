@@ -15,12 +15,10 @@ export const IterationSchema = t.Object({
 })
 
 export const iterationRoutes = (deps: Deps) =>
-  new Elysia({ name: 'iterations' })
-    .derive(withUser(deps))
-    .get('/iterations', ({ user, query }) => listIterations(deps, user, query), {
-      query: asQuery(IterationsParams),
-      response: {
-        200: t.Union([t.Object({ iterations: t.Array(IterationSchema) }), t.Object({ iteration: t.Nullable(IterationSchema) })]),
-      },
-      detail: { summary: 'Iterations in display order; current=true gives the first active, non-system one', tags: ['iterations'] },
-    })
+  new Elysia({ name: 'iterations' }).derive(withUser(deps)).get('/iterations', ({ user, query }) => listIterations(deps, user, query), {
+    query: asQuery(IterationsParams),
+    response: {
+      200: t.Union([t.Object({ iterations: t.Array(IterationSchema) }), t.Object({ iteration: t.Nullable(IterationSchema) })]),
+    },
+    detail: { summary: 'Iterations in display order; current=true gives the first active, non-system one', tags: ['iterations'] },
+  })
