@@ -61,6 +61,7 @@ export class BuiltinSearch implements SearchBackend {
     idx.lastUsed = Date.now()
     let semantic: SearchAnswer['meta']['semantic'] = req.mode === 'keyword' ? 'off' : 'full'
     let vector: Float32Array | null = null
+    let keyword: Map<string, number> | undefined
     if (req.mode !== 'keyword') {
       const missing = idx.missingCount
       if (missing > 0 && missing <= BUILTIN_TUNING.inlineEmbedMax && Date.now() >= this.embedding.retryAt)
@@ -69,22 +70,27 @@ export class BuiltinSearch implements SearchBackend {
           this.embedding.embedMissing(idx, BUILTIN_TUNING.inlineEmbedMax, true).catch(() => 0),
           BUILTIN_TUNING.inlineEmbedMs,
         )
-      vector =
-        (await within(
-          this.queue.query(req.q).catch(() => undefined), // no vector: the search answers by keyword and _meta.search says so
-          BUILTIN_TUNING.queryEmbedMs,
-        )) ?? null
+      const embedding = within(
+        this.queue.query(req.q).catch(() => undefined), // no vector: the search answers by keyword and _meta.search says so
+        BUILTIN_TUNING.queryEmbedMs,
+      )
+      // the keyword half is scored here while the model's process embeds the query
+      keyword = idx.keywordScores(req.q, { type: req.type, mode: req.mode })
+      vector = (await embedding) ?? null
       if (!vector) semantic = 'unavailable'
       else if (idx.pendingNodes > 0) semantic = 'partial'
     }
-    const hits = idx.rank(req.q, vector, {
+    const mode = vector ? req.mode : 'keyword'
+    const options = {
       type: req.type,
       limit: req.limit,
-      mode: vector ? req.mode : 'keyword',
+      mode,
       semanticRatio: this.choice.semanticRatio,
       parentWeight: BUILTIN_TUNING.parentWeight,
       calibration: this.choice.calibration,
-    })
+    }
+    // a semantic-only search that got no vector answers by keyword: its keyword half is scored now
+    const hits = idx.rank(req.q, vector, options, keyword && !(mode === 'keyword' && req.mode === 'semantic') ? keyword : undefined)
     return {
       hits: hits.map((h) => {
         const node = idx.nodes.get(h.id)!.node

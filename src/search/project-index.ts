@@ -208,9 +208,7 @@ export class ProjectIndex {
    * and (1-w)*own + w*parent. Computed at query time, so a move or a parent's edit never
    * leaves stale vectors behind. Measured on the dev set (bench/eval-search.ts).
    */
-  rank(query: string, queryVector: Float32Array | null, o: RankOptions): Hit[] {
-    const allow = o.type ? (id: string) => this.nodes.get(id)?.node.type === o.type : undefined
-    const keyword = o.mode === 'semantic' ? new Map<string, number>() : this.keyword.score(query, allow)
+  rank(query: string, queryVector: Float32Array | null, o: RankOptions, keyword = this.keywordScores(query, o)): Hit[] {
     const scored = o.mode !== 'keyword' && queryVector !== null && this.store !== undefined
     const semantic = scored ? this.scoreSemantic(queryVector, o) : []
     // A blended score is the larger of the two weighted scores (rank.ts), so the blend's best
@@ -240,6 +238,16 @@ export class ProjectIndex {
       id: h.id,
       similarity: h.similarity,
     }))
+  }
+
+  /**
+   * The keyword half of `rank`, on its own so a search can score it while the query's vector is
+   * being computed in the model's process (pass it back to `rank`).
+   */
+  keywordScores(query: string, o: Pick<RankOptions, 'type' | 'mode'>): Map<string, number> {
+    if (o.mode === 'semantic') return new Map()
+    const allow = o.type ? (id: string) => this.nodes.get(id)?.node.type === o.type : undefined
+    return this.keyword.score(query, allow)
   }
 
   /**
