@@ -43,7 +43,7 @@ export function bearerHash(authorization: string | null | undefined): string | n
 
 /** The user behind `Authorization: Bearer arb_…`, or a 401. */
 export function authenticate(db: Db, authorization: string | null | undefined): User | Promise<User> {
-  const hash = bearerHash(authorization)
+  const hash = authCache(db).keyHash(authorization, bearerHash)
   if (!hash) throw unauthorized()
   // a cache hit comes back as it is, not in a promise: the common case costs no extra tick
   const user = authCache(db).get('key', hash, () => q.findUserByKeyHash(db, hash))
