@@ -24,7 +24,7 @@ export async function wrk(url: string, opts: WrkOpts, seconds: number, tmp: stri
   }
 }
 
-/** One wrk run; its Lua script reports the figures as JSON, and any error or non-2xx answer fails the bench. */
+/** One wrk run; its Lua script reports the figures as JSON, and any error, non-2xx answer or answer slower than 30 s fails the bench (wrk's default 2 s would count a slow answer under load as an error). */
 async function wrkOnce(url: string, opts: WrkOpts, seconds: number, tmp: string): Promise<WrkResult> {
   const lua = join(tmp, `wrk-${Math.random().toString(36).slice(2)}.lua`)
   const headers = [
@@ -43,7 +43,7 @@ done = function(summary, latency, requests)
 end
 `,
   )
-  const proc = Bun.spawn(['wrk', `-t${opts.threads}`, `-c${opts.connections}`, `-d${seconds}s`, '-s', lua, url], {
+  const proc = Bun.spawn(['wrk', `-t${opts.threads}`, `-c${opts.connections}`, `-d${seconds}s`, '--timeout', '30s', '-s', lua, url], {
     stdout: 'pipe',
     stderr: 'pipe',
   })
