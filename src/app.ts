@@ -124,8 +124,10 @@ export function createApp(deps: Deps) {
       const headers = new Headers(line.req.headers)
       headers.set(CLIENT_IP, socketIp ?? '')
       req = new Request(line.req, { headers })
-    } else if (line) req = line.req
-    return inner(req, socketIp)
+      return inner(req, socketIp, { req, url: line.url })
+    }
+    // the line read once: the wrapper would otherwise parse the URL again
+    return line ? inner(line.req, socketIp, line) : inner(req, socketIp)
   }
   return { app, handle }
 }

@@ -65,6 +65,25 @@ describe('GET /metrics', () => {
     expect(sample(res.text, 'process_resident_memory_bytes')).toBeGreaterThan(10_000_000)
   })
 
+  it('keeps counting across scrapes: each request once, its duration in cumulative buckets', async () => {
+    const before = await scrape()
+    const n = sample(before.text, 'arbor_http_requests_total', { method: 'GET', route: '/readyz', status: '200' }) ?? 0
+    for (let i = 0; i < 4; i++) expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
+    const after = (await scrape()).text
+    expect(sample(after, 'arbor_http_requests_total', { method: 'GET', route: '/readyz', status: '200' })).toBe(n + 4)
+    const lines = after.split('\n').filter((l) => l.startsWith('arbor_http_request_duration_seconds') && l.includes('route="/readyz"'))
+    const buckets = lines.flatMap((l) => {
+      const m = /_bucket\{le="([^"]+)",method="GET",route="\/readyz"\} (\d+)$/.exec(l)
+      return m ? [{ le: m[1], count: Number(m[2]) }] : []
+    })
+    expect(buckets.map((b) => b.le)).toEqual(['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '30', '+Inf'])
+    expect(buckets.map((b) => b.count)).toEqual([...buckets.map((b) => b.count)].sort((a, b) => a - b)) // cumulative
+    expect(buckets.at(-1)!.count).toBe(n + 4)
+    expect(lines).toContain(`arbor_http_request_duration_seconds_count{method="GET",route="/readyz"} ${n + 4}`)
+    const sum = Number(/_sum\{method="GET",route="\/readyz"\} (\S+)$/.exec(lines.find((l) => l.includes('_sum'))!)![1])
+    expect(sum).toBeGreaterThan(0)
+  })
+
   it('counts the runs of the scheduled loops', async () => {
     const runs = await server.until(async () =>
       sample((await scrape()).text, 'arbor_loop_runs_total', { loop: 'classify-tasks', outcome: 'ok' }),

@@ -52,6 +52,25 @@ export class AuthCache implements AuthCachePort {
   clear(): void {
     this.generation++
     for (const m of this.maps.values()) m.clear()
+    this.hashes.clear()
+  }
+
+  /** Authorization header → hash of its key (or null): hashing the key cost every authenticated request a SHA-256. */
+  private readonly hashes = new Map<string, string | null>()
+
+  /**
+   * `hash(authorization)`, remembered per header value (bounded like the other maps, and
+   * emptied with them, so a revoked key's header is not kept past the change). A hash depends
+   * on the header alone, so unlike `get` this needs no generation check.
+   */
+  keyHash(authorization: string | null | undefined, hash: (authorization: string) => string | null): string | null {
+    if (!authorization) return null
+    let h = this.hashes.get(authorization)
+    if (h === undefined) {
+      if (this.hashes.size >= MAX_ENTRIES) this.hashes.clear()
+      this.hashes.set(authorization, (h = hash(authorization)))
+    }
+    return h
   }
 
   /**

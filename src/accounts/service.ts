@@ -46,7 +46,7 @@ export function bearerHash(authorization: string | null | undefined): string | n
 
 /** The user behind `Authorization: Bearer arb_…`, or a 401. */
 export function authenticate(deps: AuthDeps, authorization: string | null | undefined): User | Promise<User> {
-  const hash = bearerHash(authorization)
+  const hash = deps.auth.keyHash(authorization, bearerHash)
   if (!hash) throw unauthorized()
   // a cache hit comes back as it is, not in a promise: the common case costs no extra tick
   const user = deps.auth.get('key', hash, () => q.findUserByKeyHash(deps.db, hash))

@@ -21,11 +21,11 @@ export function createHandler(deps: Deps, app: App) {
   const { config, log } = deps
   const limiter = createRateLimiter(config.rateLimitPerMinute)
   const adminFailures = createFailureLimiter(ADMIN_FAILURES_PER_MINUTE)
-  return async function handle(received: Request, socketIp?: string): Promise<Response> {
+  /** `line` is requestLine(received) when the caller has already read it (app.ts does, for /mcp). */
+  return async function handle(received: Request, socketIp?: string, line = requestLine(received)): Promise<Response> {
     const started = performance.now()
     const requestId = requestIdOf(received.headers)
     const ip = clientIp(received, socketIp, config.trustProxy)
-    const line = requestLine(received)
     if (!line) {
       const res = json(400, { success: false, errors: ['The Host header is not a valid host name'] })
       res.headers.set('x-request-id', requestId)
@@ -67,7 +67,9 @@ export function createHandler(deps: Deps, app: App) {
         )
     }
     if (!res) {
-      const sized = await limitBody(req, config.maxBodyBytes)
+      // a request without a body (most GETs) is checked without a promise
+      let sized = limitBody(req, config.maxBodyBytes)
+      if (sized instanceof Promise) sized = await sized
       if (sized) req = sized
       else if (WORKFLOW.test(url.pathname))
         // api.md, Errors: an oversized workflow request is a 400, with the guide like its other 400s
@@ -163,7 +165,7 @@ export function requestLine(req: Request): { req: Request; url: URL } | null {
 }
 
 /** The caller's X-Request-Id when it is a plain token (it is echoed and logged), else a fresh one. */
-function requestIdOf(headers: Headers): string {
+export function requestIdOf(headers: Headers): string {
   const sent = headers.get('x-request-id')
   return sent && REQUEST_ID.test(sent) ? sent : crypto.randomUUID()
 }
@@ -174,7 +176,7 @@ export const MAX_URL_BYTES = 16 * 1024
 export const MAX_HEADER_BYTES = 32 * 1024
 
 /** A JSON 414 or 431 for a request line or headers over the limits, or undefined. */
-function sizeRefusal(url: URL, headers: Headers): Response | undefined {
+export function sizeRefusal(url: URL, headers: Headers): Response | undefined {
   const urlBytes = url.pathname.length + url.search.length
   if (urlBytes > MAX_URL_BYTES)
     return json(414, {
@@ -198,11 +200,14 @@ function sizeRefusal(url: URL, headers: Headers): Response | undefined {
  * A declared Content-Length is checked up front; a body without one (chunked) is read up to
  * the limit, so streaming cannot get past it either.
  */
-async function limitBody(req: Request, max: number): Promise<Request | null> {
+export function limitBody(req: Request, max: number): Request | null | Promise<Request | null> {
   const declared = req.headers.get('content-length')
   if (declared !== null) return Number(declared) > max ? null : req
-  if (!req.body) return req
-  const reader = req.body.getReader()
+  return req.body ? readLimited(req, req.body, max) : req
+}
+
+async function readLimited(req: Request, body: ReadableStream<Uint8Array>, max: number): Promise<Request | null> {
+  const reader = body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0
   for (;;) {

@@ -11,6 +11,8 @@ export interface AuthCache {
   clear(): void
   /** The cached value of `key` in `space`, or `load()`'s (see src/accounts/auth-cache.ts). */
   get<T>(space: string, key: string, load: () => Promise<T>): Cached<T> | Promise<Cached<T>>
+  /** `hash(authorization)`, remembered per header value and emptied with the cache (a SHA-256 per request spared). */
+  keyHash(authorization: string | null | undefined, hash: (authorization: string) => string | null): string | null
   /** True when `hash`'s use should be written now (and notes that it is): src/accounts/key-use.ts. */
   useIsDue(hash: string, now?: number): boolean
   /** GET /projects: a cached list's JSON text, kept as long as the list (a WeakMap on it). */
