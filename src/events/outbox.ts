@@ -1,6 +1,6 @@
 import type { Db } from '../db'
 import type { CommitHandOff } from '../ports/commits'
-import { bumpRevision } from '../revisions/revision'
+import { revisionAdvanced } from '../revisions/revision'
 import { insertMany } from './queries'
 import { eventsKey, WAKE_CHANNEL } from './waiters'
 
@@ -42,8 +42,9 @@ export async function emit(tx: Db, projectId: string, events: DomainEvent[], now
     return { type: e.type, payload: { event: e.type, project_id: projectId, timestamp, ...subject } }
   })
   const seqs = await insertMany(tx, projectId, rows)
-  // the last lock a write takes (emit ends it): cached reads of every replica see the change
-  await bumpRevision(tx, projectId)
+  // the events' trigger advances the project's revision at the commit (migration 0013); this
+  // process's cache hears of it then too
+  await revisionAdvanced(tx, projectId)
   // held GET /events and canvas polls of every replica read again once this commits
   await tx.notify(WAKE_CHANNEL, eventsKey(projectId))
   if (tx.kind !== 'pglite') return

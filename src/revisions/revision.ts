@@ -4,9 +4,11 @@ import * as q from './queries'
 /**
  * A project's revision: a counter that advances, inside the write's own transaction, with every
  * committed change of what the project's reads return (nodes, iterations, claims, its name).
- * `emit` (the outbox) advances it for every write that has events; the few changes that have
- * none (a project renamed or archived, a claim renewed) call `bumpRevision` themselves. The
- * guard in test/reads-cache.test.ts lists the SQL that writes those tables.
+ * Every write that has events advances it through a trigger on the outbox table, deferred to the
+ * commit (migration 0013), so an open transaction holds no lock on it; `emit` then calls
+ * `revisionAdvanced`. The few changes that have no event (a project renamed, a claim renewed,
+ * iterations reordered: short transactions) call `bumpRevision`. The guard in
+ * test/reads-cache.test.ts lists the SQL that writes those tables.
  *
  * Cached reads (src/reads/) are keyed by it. The commit also says so on REVISION_CHANNEL, which
  * on PGlite reaches this process's cache before the write answers.
@@ -16,6 +18,11 @@ export const REVISION_CHANNEL = 'arbor_revision'
 /** Advance `projectId`'s revision in `tx`'s transaction; the row stays locked until it ends. */
 export async function bumpRevision(tx: Db, projectId: string): Promise<void> {
   await q.bumpRevision(tx, projectId)
+  await tx.notify(REVISION_CHANNEL, projectId)
+}
+
+/** Say on REVISION_CHANNEL, at `tx`'s commit, that `projectId`'s revision advanced (the outbox's trigger advanced it). */
+export async function revisionAdvanced(tx: Db, projectId: string): Promise<void> {
   await tx.notify(REVISION_CHANNEL, projectId)
 }
 
