@@ -78,7 +78,8 @@ export function createApp(deps: Deps) {
         },
       }),
     )
-    .get('/healthz', () => ({ status: 'ok' as const }), {
+    // the same bytes every time: no object made, serialised and checked against the schema
+    .get('/healthz', () => new Response(HEALTHZ, { headers: { 'content-type': 'application/json;charset=utf-8' } }), {
       response: { 200: t.Object({ status: t.Literal('ok') }) },
       detail: { summary: 'The process is up', tags: ['meta'], security: [] },
     })
@@ -133,3 +134,4 @@ export function createApp(deps: Deps) {
 }
 
 const CLIENT_IP = 'x-arbor-mcp-client-ip'
+const HEALTHZ = JSON.stringify({ status: 'ok' })

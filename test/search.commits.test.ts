@@ -13,7 +13,14 @@ describe('the commit hand-off', () => {
   const told: string[] = []
   beforeAll(async () => {
     app = await startApp()
-    stopListening = await app.db.listen(OUTBOX_COMMITTED, { message: (payload) => void told.push(payload), up() {}, down() {} })
+    // on PostgreSQL the listening connection is opened by the first listen: wait until it follows
+    const following = Promise.withResolvers<void>()
+    stopListening = await app.db.listen(OUTBOX_COMMITTED, {
+      message: (payload) => void told.push(payload),
+      up: () => following.resolve(),
+      down() {},
+    })
+    await following.promise
   })
   afterAll(async () => {
     await stopListening()
