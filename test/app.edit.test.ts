@@ -157,11 +157,19 @@ describe.skipIf(!haveChromium)('the planning app: editing by keyboard', () => {
     await page.focus(`[data-id="${bet.id}"]`)
     await page.keyboard.press(' ') // Space opens the details
     await page.waitForSelector('#f-label:focus')
+    // one field after the other, each saved before the next, as a person's hands go (the panel
+    // redraws as each answer and each live update come in)
+    const stored = (field: string, value: string) =>
+      env.server.until(async () => (await nodes()).get('Offline-first local store').data[field] === value, 30_000, `${field} saved`)
     await page.selectOption('#f-size', 'car')
+    await stored('size', 'car')
     await page.selectOption('#f-kano', 'must-have')
+    await stored('kano', 'must-have')
     await page.selectOption('#f-approachStatus', 'validation')
+    await stored('approachStatus', 'validation')
     await page.fill('#f-measure', 'No note lost in a month')
     await page.keyboard.press('Enter')
+    await stored('measure', 'No note lost in a month')
     await page.fill('#f-description', 'Keep every note on the device first')
     await page.keyboard.press('Tab')
     await page.fill('#f-externalRefs', 'github ARB-1 https://example.com/1')
