@@ -21,7 +21,7 @@ export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<P
     ...base,
     search,
     // the clock is read through deps: tests move it by replacing deps.now
-    reads: new ReadCache({ db: base.db, now: () => deps.now(), log: base.log, maxBytes: base.config.readCacheBytes }),
+    reads: new ReadCache({ db: base.db, now: () => deps.now(), maxBytes: base.config.readCacheBytes }),
     commits,
     // follows the change notifications from now on (it caches nothing before)
     auth: new AuthCache(base.db.root),

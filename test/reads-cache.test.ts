@@ -19,7 +19,7 @@ const get = (path: string, key?: string | null) => app.call('GET', path, { key }
 /** What the same read answers with no cache at all (a cache that keeps nothing, swapped in). */
 async function uncached(path: string) {
   const kept = app.deps.reads
-  app.deps.reads = new ReadCache({ db: app.deps.db, now: () => app.deps.now(), log: app.deps.log, maxBytes: 0 })
+  app.deps.reads = new ReadCache({ db: app.deps.db, now: () => app.deps.now(), maxBytes: 0 })
   try {
     return await get(path)
   } finally {
@@ -176,7 +176,7 @@ describe('a cached read', () => {
 })
 
 describe('ReadCache', () => {
-  const cache = (maxBytes: number) => new ReadCache({ db: app.deps.db, now: () => new Date(), log: app.deps.log, maxBytes })
+  const cache = (maxBytes: number) => new ReadCache({ db: app.deps.db, now: () => new Date(), maxBytes })
 
   it('holds at most its budget, dropping the least recently used answers first', async () => {
     const reads = cache(16 * 1024)

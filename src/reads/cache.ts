@@ -1,6 +1,5 @@
 import { nextClaimExpiry } from '../claims/service'
 import type { Db } from '../db'
-import type { Logger } from '../log'
 import type { ReadCache as ReadCachePort, ReadOptions } from '../ports/reads'
 import { REVISION_CHANNEL, readRevision } from '../revisions/revision'
 
@@ -24,7 +23,6 @@ import { REVISION_CHANNEL, readRevision } from '../revisions/revision'
 export interface ReadCacheDeps {
   db: Db
   now: () => Date
-  log: Pick<Logger, 'warn'>
   maxBytes: number
 }
 
