@@ -178,7 +178,10 @@ describe('own API keys under concurrency', () => {
     for (let round = 0; round < 5; round++) {
       const u = await app.user({ tier: 'team' })
       const other = (await app.call('POST', '/api/v1/keys', { key: u.key })).body
-      const [firstId] = (await app.call('GET', '/api/v1/keys', { key: u.key })).body.keys.map((k: any) => k.keyId)
+      // the user's first key: the one that is not `other` (two keys made in one millisecond list in either order)
+      const firstId = (await app.call('GET', '/api/v1/keys', { key: u.key })).body.keys
+        .map((k: any) => k.keyId)
+        .find((id: string) => id !== other.keyId)
       const answers = await Promise.all([
         app.call('DELETE', `/api/v1/keys?keyId=${firstId}`, { key: u.key }),
         app.call('DELETE', `/api/v1/keys?keyId=${other.keyId}`, { key: u.key }),
