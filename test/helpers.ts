@@ -70,7 +70,7 @@ export interface TestApp {
   db: Db
   config: Config
   ownerKey: string
-  handle: (req: Request, ip?: string) => Promise<Response>
+  handle: (req: Request, ip?: string) => Response | Promise<Response>
   /** one HTTP call; `key` defaults to the owner's, `null` sends none */
   call: (
     method: string,

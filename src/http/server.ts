@@ -1,13 +1,24 @@
 import type { Deps } from '../deps'
 import { clientIp } from './client-ip'
+import { createFastLane, type FastRead, plainTarget } from './fast-lane'
 import { checkHeaders, checkJsonText, checkUrl, loggablePath } from './input-guard'
 import { guideUrl, isGuidedPath } from './meta'
 import { rateExempt } from './rate-exempt'
 import { createFailureLimiter, createRateLimiter } from './rate-limit'
+import { requestIdOf, sizeRefusal } from './request-head'
 import { json } from './respond'
 import { legacyRewrite } from './versioning'
 
 type App = { handle(req: Request): Promise<Response> }
+
+export interface HandlerOptions {
+  /** the answers the fast lane may give (src/reads/fast-reads.ts) */
+  read?: FastRead
+  /** a last change to the request before the checks (app.ts sets the MCP client address header) */
+  prepare?: (line: RequestLine, socketIp: string | undefined) => RequestLine
+}
+
+export type RequestLine = { req: Request; url: URL }
 
 /** Failed admin authentications from one IP before its admin requests get 429 for the rest of the minute. */
 export const ADMIN_FAILURES_PER_MINUTE = 10
@@ -15,15 +26,29 @@ export const ADMIN_FAILURES_PER_MINUTE = 10
 /**
  * The transport wrapper around the Elysia app: request id, rate limit, body size, the legacy
  * path rewrite with its Deprecation headers, and one structured log line per request.
- * Both main.ts (Bun.serve) and the tests call the returned function.
+ * Both main.ts (Bun.serve) and the tests call the returned function. A GET whose answer `read`
+ * already knows takes the fast lane (./fast-lane.ts) and skips all of this.
  */
-export function createHandler(deps: Deps, app: App) {
+export function createHandler(deps: Deps, app: App, options: HandlerOptions = {}) {
   const { config, log } = deps
   const limiter = createRateLimiter(config.rateLimitPerMinute)
   const adminFailures = createFailureLimiter(ADMIN_FAILURES_PER_MINUTE)
-  /** `line` is requestLine(received) when the caller has already read it (app.ts does, for /mcp). */
-  return async function handle(received: Request, socketIp?: string, line = requestLine(received)): Promise<Response> {
+  const fast = options.read && createFastLane(deps, limiter, options.read)
+  /** A Response itself when the fast lane had it at hand (Bun sends it without a tick), else a promise. */
+  return function handle(received: Request, socketIp?: string): Response | Promise<Response> {
+    const answer = fast?.(received, socketIp)
+    if (answer === undefined) return full(received, socketIp)
+    if (answer instanceof Response) return answer
+    return answer.then((res) => res ?? full(received, socketIp))
+  }
+
+  async function full(received: Request, socketIp?: string): Promise<Response> {
     const started = performance.now()
+    let line = requestLine(received)
+    if (line) {
+      if (options.prepare) line = options.prepare(line, socketIp)
+      received = line.req
+    }
     const requestId = requestIdOf(received.headers)
     const ip = clientIp(received, socketIp, config.trustProxy)
     if (!line) {
@@ -113,6 +138,8 @@ export function createHandler(deps: Deps, app: App) {
       if (req.headers.get('x-request-id') !== requestId) req.headers.set('x-request-id', requestId)
       res = await app.handle(req)
       if (admin && res.status === 401) adminFailures.fail(ip)
+      // a project read answered from the read cache: the fast lane may answer its next asks
+      if (fast && res.status === 200 && req.method === 'GET' && !link) noteRequest(received, res)
       // a feed read that had something to answer at once did not wait: it counts like any read
       if (exempt === 'feed' && deps.waiters.answeredAtOnce.has(req)) limiter.hit(ip)
     }
@@ -126,6 +153,11 @@ export function createHandler(deps: Deps, app: App) {
     deps.metrics.request(req.method, url.pathname, res.status, performance.now() - started)
     log.request(requestId, req.method, loggablePath(url.pathname), res.status, Math.round((performance.now() - started) * 10) / 10, ip)
     return res
+  }
+
+  function noteRequest(received: Request, res: Response): void {
+    const target = plainTarget(received.url)
+    if (target?.path.startsWith('/api/v1/')) deps.reads.noteRequest(target.path + target.search, res)
   }
 }
 
@@ -150,7 +182,7 @@ const CANONICAL_ORIGIN = 'http://localhost'
  * request is rebuilt on a canonical origin. Null when Bun cannot build a URL at all (a Host
  * such as `a/b` or an empty one): the caller answers 400.
  */
-export function requestLine(req: Request): { req: Request; url: URL } | null {
+export function requestLine(req: Request): RequestLine | null {
   let raw: string
   let url: URL
   try {
@@ -162,37 +194,6 @@ export function requestLine(req: Request): { req: Request; url: URL } | null {
   if (url.origin.length >= ROUTER_OFFSET && raw === url.origin + url.pathname + url.search) return { req, url }
   url = new URL(CANONICAL_ORIGIN + url.pathname + url.search) // concatenated: a path `//host/…` stays a path
   return { req: new Request(url.href, req), url }
-}
-
-/** The caller's X-Request-Id when it is a plain token (it is echoed and logged), else a fresh one. */
-export function requestIdOf(headers: Headers): string {
-  const sent = headers.get('x-request-id')
-  return sent && REQUEST_ID.test(sent) ? sent : crypto.randomUUID()
-}
-const REQUEST_ID = /^[\w.:@+=/-]{1,128}$/
-
-/** The longest path and query, and the most header bytes, a request may send (main.ts lets Bun read more, so these answer JSON). */
-export const MAX_URL_BYTES = 16 * 1024
-export const MAX_HEADER_BYTES = 32 * 1024
-
-/** A JSON 414 or 431 for a request line or headers over the limits, or undefined. */
-export function sizeRefusal(url: URL, headers: Headers): Response | undefined {
-  const urlBytes = url.pathname.length + url.search.length
-  if (urlBytes > MAX_URL_BYTES)
-    return json(414, {
-      error: 'uri_too_long',
-      message: `The path and query are ${urlBytes} bytes; at most ${MAX_URL_BYTES} are allowed`,
-      _meta: { _tip: 'Send long values in a POST body instead of the URL.' },
-    })
-  let headerBytes = 0
-  for (const [name, value] of headers) headerBytes += name.length + value.length + 4
-  if (headerBytes > MAX_HEADER_BYTES)
-    return json(431, {
-      error: 'headers_too_large',
-      message: `The headers are ${headerBytes} bytes; at most ${MAX_HEADER_BYTES} are allowed`,
-      _meta: { _tip: 'Send fewer or shorter headers.' },
-    })
-  return undefined
 }
 
 /**

@@ -14,8 +14,31 @@ export interface ReadOptions<T> {
 
 /** Answers of project reads, kept while the project's revision is unchanged (src/reads/cache.ts, built in createDeps). */
 export interface ReadCache {
-  readonly stats: { hits: number; misses: number; evictions: number }
+  /** `fast`: the hits the fast lane served (also counted in `hits`) */
+  readonly stats: { hits: number; misses: number; evictions: number; fast: number }
   /** The kept answer of `key` while the project's revision is unchanged, else `load()`'s, sent as a Response. */
   answer<T>(projectId: string, key: string, options: ReadOptions<T>, load: () => Promise<T>): Promise<Response>
   size(): { bytes: number; entries: number }
+  /**
+   * The request index the fast lane reads (src/http/fast-lane.ts): `request` (a GET's path and
+   * query) was answered with `res`, which `answer` made; later GETs of the same request may be
+   * answered from the same entry without routing, once the caller's access is checked.
+   */
+  noteRequest(request: string, res: Response): void
+  /** The project and entry that answered `request` before, if any. */
+  requested(request: string): KeptRequest | undefined
+  /** The entry's bytes while it is current (as `answer` would serve them), else undefined. */
+  current(kept: KeptRequest): KeptBytes | undefined | Promise<KeptBytes | undefined>
+}
+
+/** Where a request's answer is kept. */
+export interface KeptRequest {
+  projectId: string
+  id: string
+}
+
+/** A kept answer's bytes and headers (Content-Type). */
+export interface KeptBytes {
+  body: Uint8Array
+  headers: Record<string, string>
 }

@@ -1,6 +1,6 @@
 import { nextClaimExpiry } from '../claims/service'
 import type { Db } from '../db'
-import type { ReadCache as ReadCachePort, ReadOptions } from '../ports/reads'
+import type { KeptBytes, KeptRequest, ReadCache as ReadCachePort, ReadOptions } from '../ports/reads'
 import { REVISION_CHANNEL, readRevision } from '../revisions/revision'
 
 /**
@@ -41,6 +41,8 @@ interface Lookup {
 
 /** An answer bigger than this share of the budget is sent but not kept. */
 const LARGEST_SHARE = 4
+/** Requests the fast lane's index remembers (a path and query each), the oldest forgotten first. */
+const MAX_REQUESTS = 4096
 /** what Elysia sends with an object, so a kept answer reads the same as a new one */
 const JSON_HEADERS = { 'content-type': 'application/json;charset=utf-8' }
 const encoder = new TextEncoder()
@@ -54,8 +56,12 @@ export class ReadCache implements ReadCachePort {
   private readonly local = new Map<string, number>()
   /** PostgreSQL: the revision lookup under way per project, and the requests for the next one */
   private readonly lookups = new Map<string, Lookup>()
+  /** GET path and query → the entry that answered it (noteRequest), for the fast lane */
+  private readonly requests = new Map<string, KeptRequest>()
+  /** the entry behind each Response `answer` made, until the wrapper has seen it */
+  private readonly made = new WeakMap<Response, KeptRequest>()
   private bytes = 0
-  readonly stats = { hits: 0, misses: 0, evictions: 0 }
+  readonly stats = { hits: 0, misses: 0, evictions: 0, fast: 0 }
 
   constructor(private readonly deps: ReadCacheDeps) {
     if (deps.db.kind === 'pglite')
@@ -107,14 +113,8 @@ export class ReadCache implements ReadCachePort {
   async answer<T>(projectId: string, key: string, options: ReadOptions<T>, load: () => Promise<T>): Promise<Response> {
     const revision = await this.revision(projectId)
     const id = `${projectId}\n${key}`
-    const hit = this.entries.get(id)
-    if (hit && hit.revision === revision && this.deps.now().getTime() < hit.until) {
-      this.stats.hits++
-      // most recently used last: the Map keeps insertion order
-      this.entries.delete(id)
-      this.entries.set(id, hit)
-      return respond(hit)
-    }
+    const hit = this.hit(id, revision)
+    if (hit) return this.respond(hit, projectId, id)
     this.stats.misses++
     const flight = `${id}\n${revision}`
     let made = this.loading.get(flight)
@@ -122,7 +122,48 @@ export class ReadCache implements ReadCachePort {
       made = this.make(projectId, id, revision, options, load).finally(() => this.loading.delete(flight))
       this.loading.set(flight, made)
     }
-    return respond(await made)
+    return this.respond(await made, projectId, id)
+  }
+
+  /** The entry `id` when it is at `revision` and before its end (and counted as a hit), else undefined. */
+  private hit(id: string, revision: string): Entry | undefined {
+    const hit = this.entries.get(id)
+    if (!hit || hit.revision !== revision || this.deps.now().getTime() >= hit.until) return undefined
+    this.stats.hits++
+    // most recently used last: the Map keeps insertion order
+    this.entries.delete(id)
+    this.entries.set(id, hit)
+    return hit
+  }
+
+  private respond(entry: Entry, projectId: string, id: string): Response {
+    const res = new Response(entry.body, { headers: entry.headers })
+    this.made.set(res, { projectId, id })
+    return res
+  }
+
+  noteRequest(request: string, res: Response): void {
+    const kept = this.made.get(res)
+    if (!kept || !this.entries.has(kept.id)) return
+    this.requests.delete(request)
+    this.requests.set(request, kept)
+    if (this.requests.size > MAX_REQUESTS) this.requests.delete(this.requests.keys().next().value!)
+  }
+
+  requested(request: string): KeptRequest | undefined {
+    return this.requests.get(request)
+  }
+
+  current(kept: KeptRequest): KeptBytes | undefined | Promise<KeptBytes | undefined> {
+    // the same checks as `answer`: the revision as of now (a lookup on PostgreSQL), the claims' expiry
+    const revision = this.revision(kept.projectId)
+    return typeof revision === 'string' ? this.fastHit(kept.id, revision) : revision.then((r) => this.fastHit(kept.id, r))
+  }
+
+  private fastHit(id: string, revision: string): Entry | undefined {
+    const hit = this.hit(id, revision)
+    if (hit) this.stats.fast++
+    return hit
   }
 
   private async make<T>(projectId: string, id: string, revision: string, options: ReadOptions<T>, load: () => Promise<T>): Promise<Entry> {
@@ -166,5 +207,3 @@ export class ReadCache implements ReadCachePort {
 
 /** True when revision `a` is after `b` (both decimal counters). */
 const newer = (a: string, b: string) => a.length > b.length || (a.length === b.length && a > b)
-
-const respond = (entry: Entry) => new Response(entry.body, { headers: entry.headers })

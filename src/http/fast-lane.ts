@@ -1,0 +1,90 @@
+import type { Deps } from '../deps'
+import { clientIp } from './client-ip'
+import { checkHeaders, loggablePath } from './input-guard'
+import type { RateLimiter } from './rate-limit'
+import { headerBytes, MAX_HEADER_BYTES, requestIdOf } from './request-head'
+
+/**
+ * The fast lane: a GET whose answer is already known (GET /healthz, a cached project read, the
+ * caller's project list) is answered here, before the URL is parsed, the checks are run one by
+ * one and Elysia routes it. It answers only what the full path would answer with the same bytes
+ * and status 200, with the same headers, rate limit, metrics and log line; anything else, or
+ * anything unusual about the request, goes the full way (src/http/server.ts).
+ *
+ * `read` (src/reads/fast-reads.ts) knows the answers; this file knows the transport.
+ */
+export type FastRead = (path: string, search: string, headers: Headers) => FastAnswer | undefined | Promise<FastAnswer | undefined>
+
+export interface FastAnswer {
+  body: Uint8Array | string
+  /** Content-Type, as the route would send it */
+  headers: Record<string, string>
+}
+
+/** The longest request target the fast lane takes; a longer one goes the full way (414 is checked there). */
+export const FAST_TARGET_MAX = 2048
+
+/**
+ * A Host the fast lane takes as it is: a name or IPv4 address, or a bracketed IPv6 address,
+ * with an optional port. Anything else (empty, `a/b`, `a?b`, user info) goes the full way,
+ * which answers it as src/http/server.ts requestLine says.
+ */
+const PLAIN_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
+
+/**
+ * The path and query of `raw` (request.url, which Bun builds as scheme://Host/target) when the
+ * Host is plain and the target needs no decoding: no `%`, no `#`, at most FAST_TARGET_MAX.
+ */
+export function plainTarget(raw: string): { path: string; search: string } | undefined {
+  const hostStart = raw.indexOf('://') + 3
+  const pathStart = raw.indexOf('/', hostStart)
+  if (hostStart < 3 || pathStart < 0 || raw.length - pathStart > FAST_TARGET_MAX) return undefined
+  if (!PLAIN_HOST.test(raw.slice(hostStart, pathStart))) return undefined
+  const target = raw.slice(pathStart)
+  if (target.includes('%') || target.includes('#')) return undefined
+  const q = target.indexOf('?')
+  return q < 0 ? { path: target, search: '' } : { path: target.slice(0, q), search: target.slice(q) }
+}
+
+export function createFastLane(deps: Pick<Deps, 'config' | 'log' | 'metrics'>, limiter: RateLimiter, read: FastRead) {
+  const { config, log, metrics } = deps
+  /**
+   * The answer, or undefined for the full way. Nothing is counted or logged before the answer
+   * is known, so a request that goes on is counted and logged once, there.
+   */
+  return function fast(req: Request, socketIp: string | undefined): Response | undefined | Promise<Response | undefined> {
+    const started = performance.now()
+    if (req.method !== 'GET') return undefined
+    const target = plainTarget(req.url)
+    if (!target) return undefined
+    const { headers } = req
+    // a GET with a body, a NUL in a header read as data, headers over the limit: the full way says why
+    if (headers.has('content-length') || headers.has('transfer-encoding') || checkHeaders(headers)) return undefined
+    if (headerBytes(headers) > MAX_HEADER_BYTES) return undefined
+    const api = target.path.startsWith('/api/')
+    const ip = clientIp(req, socketIp, config.trustProxy)
+    // an address over the limit gets its 429 the full way (blocked counts nothing)
+    if (api && limiter.blocked(ip)) return undefined
+    const finish = (answer: FastAnswer | undefined): Response | undefined => {
+      if (!answer) return undefined
+      if (api) limiter.hit(ip)
+      const requestId = requestIdOf(headers)
+      const res = new Response(answer.body, {
+        headers: api
+          ? { ...answer.headers, 'x-request-id': requestId, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' }
+          : { ...answer.headers, 'x-request-id': requestId, 'x-content-type-options': 'nosniff' },
+      })
+      const ms = performance.now() - started
+      metrics.request('GET', target.path, 200, ms)
+      log.request(requestId, 'GET', loggablePath(target.path), 200, Math.round(ms * 10) / 10, ip)
+      return res
+    }
+    let answer: ReturnType<FastRead>
+    try {
+      answer = read(target.path, target.search, headers)
+    } catch {
+      return undefined // a refusal (no key, no access): the full way answers it, with its message
+    }
+    return answer instanceof Promise ? answer.then(finish, () => undefined) : finish(answer)
+  }
+}

@@ -1,0 +1,52 @@
+import { authenticate } from '../accounts/service'
+import type { Deps } from '../deps'
+import type { FastAnswer, FastRead } from '../http/fast-lane'
+import type { KeptRequest } from '../ports/reads'
+import { requireProject } from '../projects/access'
+import { listProjectsJson } from '../projects/service'
+import { hasApiAccess } from '../tiers/service'
+
+/** GET /healthz: the same bytes every time (app.ts documents the route; the fast lane answers it). */
+export const HEALTHZ: FastAnswer = { body: JSON.stringify({ status: 'ok' }), headers: { 'content-type': 'application/json;charset=utf-8' } }
+/** what the routes' jsonText sends */
+const JSON_TEXT = { 'content-type': 'application/json; charset=utf-8' }
+
+/**
+ * The answers the fast lane (src/http/fast-lane.ts) may give without routing, each only when
+ * the full path would give the same bytes:
+ *
+ * - GET /healthz;
+ * - GET /api/v1/projects (with or without includeArchived) for a key with API access: the
+ *   auth cache's list, as the route sends it;
+ * - a GET that the read cache answered before (the same path and query, noted by the wrapper):
+ *   its entry while the project's revision is unchanged, once this caller's key and access to
+ *   that project pass the same checks the route makes. The query was valid then and means the
+ *   same now, so the route's validation would pass again.
+ *
+ * Anything it cannot answer (undefined, or a thrown refusal) goes the full way.
+ */
+export function fastReads(deps: Deps): FastRead {
+  const projects = (search: string, headers: Headers): FastAnswer | undefined | Promise<FastAnswer | undefined> => {
+    const all = search === '' || search === '?includeArchived=false' ? false : search === '?includeArchived=true' ? true : undefined
+    if (all === undefined) return undefined
+    const listed = (user: Parameters<typeof hasApiAccess>[0]) => {
+      if (!hasApiAccess(user)) return undefined
+      const text = listProjectsJson(deps, user, all)
+      return typeof text === 'string' ? { body: text, headers: JSON_TEXT } : text.then((body) => ({ body, headers: JSON_TEXT }))
+    }
+    const user = authenticate(deps, headers.get('authorization'))
+    return user instanceof Promise ? user.then(listed) : listed(user)
+  }
+
+  const kept = async (read: KeptRequest, headers: Headers): Promise<FastAnswer | undefined> => {
+    await requireProject(deps, await authenticate(deps, headers.get('authorization')), read.projectId)
+    return deps.reads.current(read)
+  }
+
+  return (path, search, headers) => {
+    if (path === '/healthz') return search === '' ? HEALTHZ : undefined
+    if (path === '/api/v1/projects') return projects(search, headers)
+    const read = path.startsWith('/api/v1/') ? deps.reads.requested(path + search) : undefined
+    return read && kept(read, headers)
+  }
+}
