@@ -81,7 +81,7 @@ export function createApp(deps: Deps) {
     )
     // the same bytes every time: no object made, serialised and checked against the schema
     // (a plain GET takes the fast lane, src/reads/fast-reads.ts; this route answers the rest and documents it)
-    .get('/healthz', () => new Response(HEALTHZ.body, { headers: HEALTHZ.headers }), {
+    .get('/healthz', () => new Response(HEALTHZ.body, { headers: { 'content-type': HEALTHZ.type } }), {
       response: { 200: t.Object({ status: t.Literal('ok') }) },
       detail: { summary: 'The process is up', tags: ['meta'], security: [] },
     })

@@ -134,6 +134,17 @@ describe('the fast lane', () => {
     expect((await read(path)).body).toBe(full.body) // the owner still reads it
   })
 
+  it('never answers a share view: its link decides, not the caller, and a revoked link stops at once', async () => {
+    const p = await seed()
+    const share = await app.call('POST', '/api/v1/share', { body: { projectId: p } })
+    const path = `/api/v1/public/share/${share.body.token}`
+    expect((await read(path)).status).toBe(200)
+    const before = fastCount()
+    expect((await read(path)).status).toBe(200) // sent with the owner's key: still the full path
+    expect((await app.call('DELETE', `/api/v1/share?projectId=${p}&token=${share.body.token}`)).body.revoked).toBe(share.body.token)
+    expect({ status: (await read(path)).status, fastAnswers: fastCount() - before }).toEqual({ status: 404, fastAnswers: 0 })
+  })
+
   it('counts its answers in the rate limit', async () => {
     const p = await seed(limited)
     limited.deps.reads.stats.fast = 0

@@ -150,16 +150,29 @@ export function createMetrics(sources: MetricSources): Metrics {
 
   let routeList: () => { method: string; path: string }[] = () => []
   let matchers: { method: string; route: string; re: RegExp }[] | null = null
-  /** `method path` → route pattern: the matchers run once per distinct path (bounded: emptied when full) */
-  const matched = new Map<string, string>()
-  const routeOf = (method: string, path: string): string => {
-    const key = `${method} ${path}`
-    let route = matched.get(key)
-    if (route === undefined) {
-      if (matched.size >= MAX_MATCHED) matched.clear()
-      matched.set(key, (route = matchRoute(method, path)))
+  /**
+   * method → path → its route's series: the matchers run once per distinct path (bounded: emptied
+   * when full), and a request after that costs two map reads, no string built.
+   */
+  const seriesByPath = new Map<string, Map<string, RequestSeries>>()
+  let pathsKnown = 0
+  const seriesOf = (method: string, path: string): RequestSeries => {
+    let paths = seriesByPath.get(method)
+    if (!paths) seriesByPath.set(method, (paths = new Map()))
+    let s = paths.get(path)
+    if (s === undefined) {
+      if (pathsKnown >= MAX_MATCHED) {
+        for (const known of seriesByPath.values()) known.clear()
+        pathsKnown = 0
+      }
+      const route = matchRoute(method, path)
+      const key = `${method} ${route}`
+      s = series.get(key)
+      if (!s) series.set(key, (s = { method, route, unscraped: new Map(), buckets: DURATION_BUCKETS.map(() => 0), sum: 0, count: 0 }))
+      paths.set(path, s)
+      pathsKnown++
     }
-    return route
+    return s
   }
   const matchRoute = (method: string, path: string): string => {
     matchers ??= routeList().map((r) => ({
@@ -181,16 +194,16 @@ export function createMetrics(sources: MetricSources): Metrics {
   return {
     registry,
     request(method, path, status, ms) {
-      const route = routeOf(method, path)
-      const key = `${method} ${route}`
-      let s = series.get(key)
-      if (!s) series.set(key, (s = { method, route, unscraped: new Map(), buckets: DURATION_BUCKETS.map(() => 0), sum: 0, count: 0 }))
+      const s = seriesOf(method, path)
       s.unscraped.set(status, (s.unscraped.get(status) ?? 0) + 1)
       const seconds = ms / 1000
       s.sum += seconds
       s.count++
-      const bucket = DURATION_BUCKETS.findIndex((le) => seconds <= le)
-      if (bucket >= 0) s.buckets[bucket]!++
+      for (let i = 0; i < DURATION_BUCKETS.length; i++)
+        if (seconds <= DURATION_BUCKETS[i]!) {
+          s.buckets[i]!++
+          break
+        }
     },
     loopRun(loop, ms, ok) {
       loopRuns.inc({ loop, outcome: ok ? 'ok' : 'failed' })
@@ -200,7 +213,8 @@ export function createMetrics(sources: MetricSources): Metrics {
     routes(list) {
       routeList = list
       matchers = null
-      matched.clear()
+      seriesByPath.clear()
+      pathsKnown = 0
     },
     async scrape() {
       if (!defaults) {

@@ -37,8 +37,8 @@ export interface KeptRequest {
   id: string
 }
 
-/** A kept answer's bytes and headers (Content-Type). */
+/** A kept answer's bytes and Content-Type. */
 export interface KeptBytes {
   body: Uint8Array
-  headers: Record<string, string>
+  type: string
 }

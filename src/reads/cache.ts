@@ -155,9 +155,11 @@ export class ReadCache implements ReadCachePort {
   }
 
   current(kept: KeptRequest): KeptBytes | undefined | Promise<KeptBytes | undefined> {
+    const bytes = (entry: Entry | undefined) =>
+      entry && { body: entry.body, type: entry.headers['content-type'] ?? JSON_HEADERS['content-type'] }
     // the same checks as `answer`: the revision as of now (a lookup on PostgreSQL), the claims' expiry
     const revision = this.revision(kept.projectId)
-    return typeof revision === 'string' ? this.fastHit(kept.id, revision) : revision.then((r) => this.fastHit(kept.id, r))
+    return typeof revision === 'string' ? bytes(this.fastHit(kept.id, revision)) : revision.then((r) => bytes(this.fastHit(kept.id, r)))
   }
 
   private fastHit(id: string, revision: string): Entry | undefined {

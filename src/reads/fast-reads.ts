@@ -7,9 +7,21 @@ import { listProjectsJson } from '../projects/service'
 import { hasApiAccess } from '../tiers/service'
 
 /** GET /healthz: the same bytes every time (app.ts documents the route; the fast lane answers it). */
-export const HEALTHZ: FastAnswer = { body: JSON.stringify({ status: 'ok' }), headers: { 'content-type': 'application/json;charset=utf-8' } }
+export const HEALTHZ: FastAnswer = { body: JSON.stringify({ status: 'ok' }), type: 'application/json;charset=utf-8' }
 /** what the routes' jsonText sends */
-const JSON_TEXT = { 'content-type': 'application/json; charset=utf-8' }
+const JSON_TEXT = 'application/json; charset=utf-8'
+/**
+ * The project reads the read cache answers whose only check of the caller is requireProject's
+ * (a share view is not among them: its link, not the caller, decides).
+ */
+const KEPT_READS = new Set([
+  '/api/v1/nodes',
+  '/api/v1/tree',
+  '/api/v1/outline',
+  '/api/v1/iterations',
+  '/api/v1/search',
+  '/api/v1/export-okf',
+])
 
 /**
  * The answers the fast lane (src/http/fast-lane.ts) may give without routing, each only when
@@ -18,7 +30,7 @@ const JSON_TEXT = { 'content-type': 'application/json; charset=utf-8' }
  * - GET /healthz;
  * - GET /api/v1/projects (with or without includeArchived) for a key with API access: the
  *   auth cache's list, as the route sends it;
- * - a GET that the read cache answered before (the same path and query, noted by the wrapper):
+ * - a GET of KEPT_READS that the read cache answered before (the same path and query, noted by the wrapper):
  *   its entry while the project's revision is unchanged, once this caller's key and access to
  *   that project pass the same checks the route makes. The query was valid then and means the
  *   same now, so the route's validation would pass again.
@@ -32,7 +44,7 @@ export function fastReads(deps: Deps): FastRead {
     const listed = (user: Parameters<typeof hasApiAccess>[0]) => {
       if (!hasApiAccess(user)) return undefined
       const text = listProjectsJson(deps, user, all)
-      return typeof text === 'string' ? { body: text, headers: JSON_TEXT } : text.then((body) => ({ body, headers: JSON_TEXT }))
+      return typeof text === 'string' ? { body: text, type: JSON_TEXT } : text.then((body) => ({ body, type: JSON_TEXT }))
     }
     const user = authenticate(deps, headers.get('authorization'))
     return user instanceof Promise ? user.then(listed) : listed(user)
@@ -40,13 +52,14 @@ export function fastReads(deps: Deps): FastRead {
 
   const kept = async (read: KeptRequest, headers: Headers): Promise<FastAnswer | undefined> => {
     await requireProject(deps, await authenticate(deps, headers.get('authorization')), read.projectId)
-    return deps.reads.current(read)
+    const kept = await deps.reads.current(read)
+    return kept && { body: kept.body, type: kept.type }
   }
 
   return (path, search, headers) => {
     if (path === '/healthz') return search === '' ? HEALTHZ : undefined
     if (path === '/api/v1/projects') return projects(search, headers)
-    const read = path.startsWith('/api/v1/') ? deps.reads.requested(path + search) : undefined
+    const read = KEPT_READS.has(path) ? deps.reads.requested(path + search) : undefined
     return read && kept(read, headers)
   }
 }
