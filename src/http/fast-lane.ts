@@ -13,7 +13,13 @@ import { headerBytes, MAX_HEADER_BYTES, requestIdOf } from './request-head'
  *
  * `read` (src/reads/fast-reads.ts) knows the answers; this file knows the transport.
  */
-export type FastRead = (path: string, search: string, headers: Headers) => FastAnswer | undefined | Promise<FastAnswer | undefined>
+export type FastRead = ((path: string, search: string, headers: Headers) => FastAnswer | undefined | Promise<FastAnswer | undefined>) & {
+  /**
+   * Paths whose answer reads nothing of the request (GET /healthz): the input guard (NUL
+   * characters, the 431 header limit) protects handlers that read input, so it is skipped.
+   */
+  inputFree?: ReadonlySet<string>
+}
 
 export interface FastAnswer {
   body: Uint8Array | string
@@ -59,8 +65,10 @@ export function createFastLane(deps: Pick<Deps, 'config' | 'log' | 'metrics'>, l
     if (!target) return undefined
     const { headers } = req
     // a GET with a body, a NUL in a header read as data, headers over the limit: the full way says why
-    if (headers.has('content-length') || headers.has('transfer-encoding') || checkHeaders(headers)) return undefined
-    if (headerBytes(headers) > MAX_HEADER_BYTES) return undefined
+    if (!read.inputFree?.has(target.path)) {
+      if (headers.has('content-length') || headers.has('transfer-encoding') || checkHeaders(headers)) return undefined
+      if (headerBytes(headers) > MAX_HEADER_BYTES) return undefined
+    }
     const api = target.path.startsWith('/api/')
     const ip = clientIp(req, socketIp, config.trustProxy)
     // an address over the limit gets its 429 the full way (blocked counts nothing)

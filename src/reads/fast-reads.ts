@@ -56,10 +56,12 @@ export function fastReads(deps: Deps): FastRead {
     return kept && { body: kept.body, type: kept.type }
   }
 
-  return (path, search, headers) => {
+  const read: FastRead = (path, search, headers) => {
     if (path === '/healthz') return search === '' ? HEALTHZ : undefined
     if (path === '/api/v1/projects') return projects(search, headers)
-    const read = KEPT_READS.has(path) ? deps.reads.requested(path + search) : undefined
-    return read && kept(read, headers)
+    const entry = KEPT_READS.has(path) ? deps.reads.requested(path + search) : undefined
+    return entry && kept(entry, headers)
   }
+  read.inputFree = new Set(['/healthz'])
+  return read
 }
