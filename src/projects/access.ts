@@ -29,19 +29,35 @@ export async function requireProject(
   projectId: unknown,
   opts: { deny?: DenyStyle; unknown?: () => Error } = {},
 ): Promise<Access> {
+  return projectAccess(deps, user, projectId, opts)
+}
+
+/**
+ * requireProject's check, answered without a promise when the auth cache holds the row (the
+ * fast lane's case, src/reads/fast-reads.ts); a refusal is thrown, not returned in a promise.
+ */
+export function projectAccess(
+  deps: Pick<Deps, 'db' | 'auth'>,
+  user: User,
+  projectId: unknown,
+  opts: { deny?: DenyStyle; unknown?: () => Error } = {},
+): Access | Promise<Access> {
   const deny = () => (opts.deny === 'not-yours' ? new RefusalError(403, 'Not your project') : projectAccessDenied())
   if (typeof projectId !== 'string' || projectId === '') throw deny()
   // null (no such project) is cached too: creating one empties the cache
-  const row = await deps.auth.get('access', `${projectId}\n${user.id}`, async () => (await getAccess(deps.db, projectId, user.id)) ?? null)
-  if (!row) throw opts.unknown ? opts.unknown() : deny()
-  if (!row.role) throw deny()
-  if (row.role === 'owner') {
-    if (!hasApiAccess(user)) throw tierRequired()
-  } else {
-    const ownerIsTeam = !row.owner_contributor && !row.owner_lapsed && row.owner_tier === 'team'
-    if (!ownerIsTeam) throw new RefusalError(403, SHARED_NEEDS_TEAM, { message: SHARED_NEEDS_TEAM })
+  const row = deps.auth.get('access', `${projectId}\n${user.id}`, async () => (await getAccess(deps.db, projectId, user.id)) ?? null)
+  const check = (row: AccessRow | null): Access => {
+    if (!row) throw opts.unknown ? opts.unknown() : deny()
+    if (!row.role) throw deny()
+    if (row.role === 'owner') {
+      if (!hasApiAccess(user)) throw tierRequired()
+    } else {
+      const ownerIsTeam = !row.owner_contributor && !row.owner_lapsed && row.owner_tier === 'team'
+      if (!ownerIsTeam) throw new RefusalError(403, SHARED_NEEDS_TEAM, { message: SHARED_NEEDS_TEAM })
+    }
+    return { project: row, role: row.role }
   }
-  return { project: row, role: row.role }
+  return row instanceof Promise ? row.then(check) : check(row)
 }
 
 /** Calls that are not about one project need the key's own API access. */
