@@ -114,7 +114,7 @@ export function createApp(deps: Deps) {
       },
     )
 
-  routeTable = () => app.routes as any
+  routeTable = () => app.routes
   deps.metrics.routes(() => app.routes)
   const inner = createHandler(deps, app)
   const handle = (req: Request, socketIp?: string) => {

@@ -13,12 +13,29 @@ import { Value } from '@sinclair/typebox/value'
 import { ErrorListError, projectAccessDenied } from '../errors'
 
 type Refusal = string | { message: string; tip?: string } | Error
-type Rule = Refusal | ((value: any) => Refusal)
+type Rule = Refusal | ((value: unknown) => Refusal)
 
 const RULE = Symbol.for('arbor.mutate.rule')
 const DEFERRED = Symbol.for('arbor.mutate.deferred')
 const DISCRIMINATOR = Symbol.for('arbor.mutate.discriminator')
 export const PREFIX_ITEMS = Symbol.for('arbor.mutate.prefixItems')
+
+/** A schema as the checker below reads it: TypeBox's JSON Schema and the marks set here. */
+type Marked = TSchema & {
+  [RULE]?: Rule
+  [DEFERRED]?: true
+  [DISCRIMINATOR]?: string
+  [PREFIX_ITEMS]?: string
+  type?: string
+  anyOf?: Marked[]
+  properties?: Record<string, Marked>
+  required?: string[]
+  additionalProperties?: unknown
+  items?: Marked
+  minItems?: number
+  maxItems?: number
+  uniqueItems?: boolean
+}
 
 export const ruled = <T extends TSchema>(schema: T, rule: Rule): T => Object.assign(schema, { [RULE]: rule })
 /** Documented, but its refusals come from the node rules in src/nodes. */
@@ -55,7 +72,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 type Fallback = (() => Error) | null
 
 function refusalOf(schema: TSchema, value: unknown, path: string, fallback: Fallback = null): Error {
-  const rule = (schema as any)[RULE] as Rule | undefined
+  const rule = (schema as Marked)[RULE]
   if (rule === undefined && fallback) return fallback()
   const refusal: Refusal =
     rule === undefined
@@ -72,7 +89,7 @@ function refusalOf(schema: TSchema, value: unknown, path: string, fallback: Fall
 
 /** The first broken part of `value`, in the order of the schema's properties, or null. */
 function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: Fallback = null): Error | null {
-  const s = schema as any
+  const s = schema as Marked
   // a part without a message of its own is refused with the message of the nearest part that has one
   const inner: Fallback = s[RULE] !== undefined ? () => refusalOf(schema, value, path) : fallback
   if (s[DEFERRED]) {
@@ -80,26 +97,27 @@ function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: F
     const shaped = value !== undefined && (s.type === 'object' ? isObject(value) : s.type !== 'string' || typeof value === 'string')
     return shaped || s[RULE] === undefined ? null : refusalOf(schema, value, path, fallback)
   }
-  if (Value.Check(schema, value as any)) return null
+  if (Value.Check(schema, value)) return null
   if (s[DISCRIMINATOR]) {
-    const key = s[DISCRIMINATOR] as string
-    const variant = isObject(value) ? (s.anyOf as any[]).find((v) => v.properties[key]?.const === value[key]) : undefined
+    const key = s[DISCRIMINATOR]
+    const variant = isObject(value) && s.anyOf ? s.anyOf.find((v) => v.properties?.[key]?.const === value[key]) : undefined
     return variant ? firstRefusal(variant, value, path, fallback) : refusalOf(schema, value, path, fallback)
   }
   if (s.anyOf) {
-    if (isObject(value) && (s.anyOf as any[]).some((v) => v[DEFERRED] && v.type === 'object')) return null
+    if (isObject(value) && s.anyOf.some((v) => v[DEFERRED] && v.type === 'object')) return null
     return refusalOf(schema, value, path, fallback)
   }
-  if (s.type === 'object' && s.properties) {
+  const properties = s.properties
+  if (s.type === 'object' && properties) {
     if (!isObject(value)) return refusalOf(schema, value, path, fallback)
-    for (const [name, property] of Object.entries<TSchema>(s.properties)) {
+    for (const [name, property] of Object.entries(properties)) {
       const at = path ? `${path}.${name}` : name
       const present = Object.hasOwn(value, name) && value[name] !== undefined
       if (!present && !s.required?.includes(name)) continue
       const found = firstRefusal(property, present ? value[name] : undefined, at, inner)
       if (found) return found
     }
-    if (s.additionalProperties === false && Object.keys(value).some((k) => !Object.hasOwn(s.properties, k)))
+    if (s.additionalProperties === false && Object.keys(value).some((k) => !Object.hasOwn(properties, k)))
       return refusalOf(schema, value, path, fallback)
     return null
   }

@@ -198,7 +198,7 @@ export interface NewNode {
   type: NodeType
   id?: string
   parentId?: string | null
-  data: Record<string, any>
+  data: Record<string, unknown>
 }
 /** What the add handler reads: services and tests may call it without `action`. */
 export type AddInput = { projectId: string; node: NewNode }

@@ -9,7 +9,7 @@ import { requireProject } from '../projects/access'
 import { classifyTask } from './classify'
 import { capAdvisory, checkNodeCap, finish, flush, getNode, inboxAdvisory, openCtx, type WriteCtx, writeMeta } from './context'
 import type { AddInput, ClassifyBody, DeleteBody, RestoreBody, UpdateBody } from './input'
-import { an, FieldError, NODE_TYPES, type Node, toNode } from './model'
+import { an, FieldError, NODE_TYPES, type Node, type NodeData, toNode } from './model'
 import * as q from './queries'
 import { prepareAdd, prepareUpdate } from './write'
 
@@ -161,9 +161,9 @@ export async function classify(deps: Deps, user: User, body: ClassifyBody) {
 }
 
 /** A task's data with the classifier's kind (and urgent, for a do-it). */
-export function withClassification(data: Record<string, any>): Record<string, any> {
+export function withClassification(data: NodeData): NodeData {
   const { kind, urgent } = classifyTask({ label: data.label, description: data.description })
-  const out: Record<string, any> = { ...data, kind }
+  const out: NodeData = { ...data, kind }
   if (kind === 'do-it') out.urgent = urgent
   else delete out.urgent
   return out
@@ -196,13 +196,14 @@ async function nodesAnswer(deps: Deps, projectId: string, query: { type?: string
     liveClaims(deps.db, project.id, deps.now()),
   ])
   const nodeCounts = Object.fromEntries(NODE_TYPES.map((t) => [t, counts.find((c) => c.type === t)?.count ?? 0]))
+  const active = iterations.filter((i) => i.status === 'active').map((i) => i.name)
   const meta: Record<string, unknown> = {
     currentIteration: currentOf(iterations)?.name ?? null,
-    iterations: { active: iterations.filter((i) => i.status === 'active').map((i) => i.name), total: iterations.length },
+    iterations: { active, total: iterations.length },
     nodeCounts,
   }
   if (query.iteration !== undefined && !iterations.some((i) => i.name === query.iteration))
-    meta._tip = `No iteration is named ${query.iteration}; active: ${(meta.iterations as any).active.join(', ')}`
+    meta._tip = `No iteration is named ${query.iteration}; active: ${active.join(', ')}`
   return { nodes: rows.map((r) => withClaim(toNode(r), claims)), _meta: meta }
 }
 

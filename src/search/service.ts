@@ -2,6 +2,7 @@ import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid } from '../errors'
 import { NODE_TYPES } from '../nodes/model'
+import type { NodeData } from '../ports/node-data'
 import type { DuplicateAdvisory, SearchAnswer, SearchMode } from '../ports/search'
 import { requireProject } from '../projects/access'
 import { clip, MAX_QUERY_CHARS } from './document'
@@ -67,7 +68,7 @@ function searchAnswer(answer: SearchAnswer) {
 export async function possibleDuplicate(
   deps: Pick<Deps, 'search' | 'log'>,
   projectId: string,
-  node: { id: string; type: string; data: Record<string, any> },
+  node: { id: string; type: string; data: NodeData },
 ): Promise<DuplicateAdvisory | null> {
   try {
     return await deps.search.duplicates(projectId, node)

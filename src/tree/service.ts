@@ -47,7 +47,8 @@ export async function walk(
   if (query.format !== undefined) return outline(deps, user, query)
   const access = requireProject(deps, user, query.projectId)
   access.catch(() => {}) // awaited below; an early refusal must not count as unhandled
-  if (!DIRECTIONS.includes(query.direction as any)) throw new RefusalError(400, `direction must be one of: ${DIRECTIONS.join(', ')}`)
+  if (!(DIRECTIONS as readonly (string | undefined)[]).includes(query.direction))
+    throw new RefusalError(400, `direction must be one of: ${DIRECTIONS.join(', ')}`)
   if (!query.nodeId) throw new ErrorListError(['nodeId is required'])
   const { project } = await access
   const nodeId = query.nodeId

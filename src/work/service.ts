@@ -141,7 +141,7 @@ export async function releaseClaim(deps: Deps, user: User, body: ReleaseClaimBod
   return { success: true, released: { nodeId: row.node_id } }
 }
 
-type Entry = { action?: string; nodeId?: string; claimToken?: string; data?: Record<string, any> | null }
+type Entry = { action?: string; nodeId?: string; claimToken?: string; data?: Record<string, unknown> | null }
 
 /** Does this entry mark work done, resolve or retire an approach, or delete a node (so it may unblock work)? */
 const unblocks = (e: Entry) =>
@@ -158,9 +158,9 @@ export async function aroundWrite(
   deps: Deps,
   user: User,
   action: string,
-  body: Record<string, any>,
-  run: () => Promise<Record<string, any>>,
-): Promise<Record<string, any>> {
+  body: Record<string, unknown>,
+  run: () => Promise<Record<string, unknown>>,
+): Promise<Record<string, unknown>> {
   if (action !== 'update' && action !== 'delete' && action !== 'batch') return run()
   const entries: Entry[] = action === 'batch' ? (Array.isArray(body.mutations) ? body.mutations : []) : [{ ...body, action }]
   const real = (e: Entry) => typeof e.nodeId === 'string' && !e.nodeId.startsWith('draft-')

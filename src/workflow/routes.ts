@@ -26,7 +26,7 @@ export const workflowRoutes = (deps: Deps) => {
     .post(
       '/workflow',
       async ({ user, body }) => {
-        const result = await postWorkflow(deps, codec, user, body as Record<string, any>)
+        const result = await postWorkflow(deps, codec, user, body as Record<string, unknown>)
         if (result.done && (result as { changeset: unknown[] }).changeset.length) {
           deps.wake('events')
           deps.wake('classify')
