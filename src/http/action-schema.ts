@@ -156,3 +156,10 @@ export function parseAction<S extends TSchema>(schema: S, body: unknown): Static
   if (refusal) throw refusal
   return body as Static<S>
 }
+
+/**
+ * The same check for any other input a service reads after its access check (the values of a
+ * query string, a loosely taken body): the input typed, or api.md's refusal for its first
+ * broken part, parts checked in the order of the schema's properties.
+ */
+export const parseInput = parseAction
