@@ -193,6 +193,12 @@ export type AddBody = Static<typeof AddBody>
 export type UpdateBody = Static<typeof UpdateBody>
 export type DeleteBody = Static<typeof DeleteBody>
 export type RestoreBody = Static<typeof RestoreBody>
+/** GET /nodes' query values (strings) with api.md's messages, checked after the access check (parseInput). */
+export const NodesQuery = Type.Object({
+  type: Type.Optional(ruled(Type.Union(NODE_TYPES.map((n) => Type.Literal(n))), `type must be one of: ${NODE_TYPES.join(', ')}`)),
+  iteration: Type.Optional(Type.String()),
+})
+
 /** The node of an add, as its handler reads it (a batch's may carry an id). */
 export interface NewNode {
   type: NodeType

@@ -2,13 +2,14 @@ import type { User } from '../accounts/model'
 import { liveClaims, withClaim } from '../claims/service'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, RefusalError } from '../errors'
+import { parseInput } from '../http/action-schema'
 import { focus } from '../http/meta'
 import { currentOf } from '../iterations/model'
 import { iterationRows as iterationQueries } from '../iterations/service'
 import { requireProject } from '../projects/access'
 import { classifyTask } from './classify'
 import { capAdvisory, checkNodeCap, finish, flush, getNode, inboxAdvisory, openCtx, type WriteCtx, writeMeta } from './context'
-import type { AddInput, ClassifyBody, DeleteBody, RestoreBody, UpdateBody } from './input'
+import { type AddInput, type ClassifyBody, type DeleteBody, NodesQuery, type RestoreBody, type UpdateBody } from './input'
 import { an, FieldError, NODE_TYPES, type Node, type NodeData, toNode } from './model'
 import * as q from './queries'
 import { prepareAdd, prepareUpdate } from './write'
@@ -179,10 +180,9 @@ async function classifyNode(ctx: WriteCtx, node: Node): Promise<Node> {
 
 // ---- reads ----
 
-export async function listNodes(deps: Deps, user: User, query: { projectId?: string; type?: string; iteration?: string }) {
-  const { project } = await requireProject(deps, user, query.projectId)
-  if (query.type !== undefined && !(NODE_TYPES as readonly string[]).includes(query.type))
-    throw invalid(`type must be one of: ${NODE_TYPES.join(', ')}`)
+export async function listNodes(deps: Deps, user: User, raw: { projectId?: string }) {
+  const { project } = await requireProject(deps, user, raw.projectId)
+  const query = parseInput(NodesQuery, raw)
   const key = `nodes\n${query.type ?? ''}\n${query.iteration === undefined ? '' : `=${query.iteration}`}`
   return deps.reads.answer(project.id, key, { claims: true }, () => nodesAnswer(deps, project.id, query))
 }

@@ -1,4 +1,6 @@
 import { Type } from '@sinclair/typebox'
+import { RefusalError } from '../errors'
+import { ruled } from '../http/action-schema'
 
 export const DIRECTIONS = ['up', 'down', 'lateral', 'context'] as const
 
@@ -25,6 +27,18 @@ export const TreeParams = Type.Object({
   budget: Type.Optional(
     Type.Integer({ minimum: 200, maximum: 200_000, description: 'format=outline only: characters, default 12000 (about 3,000 tokens)' }),
   ),
+})
+
+/**
+ * A walk's query values with api.md's messages, checked in this order before the access check
+ * is awaited (parseInput): a bad direction is a 400 {error}, a missing nodeId a 400 {errors}.
+ */
+export const TreeWalkQuery = Type.Object({
+  direction: ruled(
+    Type.Union(DIRECTIONS.map((d) => Type.Literal(d))),
+    () => new RefusalError(400, `direction must be one of: ${DIRECTIONS.join(', ')}`),
+  ),
+  nodeId: ruled(Type.String({ minLength: 1 }), 'nodeId is required'),
 })
 
 /** GET /outline's token budget (agents-and-app.md, section 4). */

@@ -2,14 +2,14 @@ import type { User } from '../accounts/model'
 import { type ClaimView, liveClaims, withClaim } from '../claims/service'
 import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
+import { parseInput } from '../http/action-schema'
 import { type Node, toNode } from '../nodes/model'
 import { nodeRows as q, type TreeRow } from '../nodes/service'
 import { requireProject } from '../projects/access'
-import { TOKEN_BUDGET } from './model'
+import { TOKEN_BUDGET, TreeWalkQuery } from './model'
 import { OUTLINE_BUDGET, renderOutline } from './outline'
 import { renderTokenOutline } from './token-outline'
 
-export const DIRECTIONS = ['up', 'down', 'lateral', 'context'] as const
 const SUBTREE_TIP_OVER = 50
 
 type Depthed = Node & { depth: number }
@@ -47,12 +47,8 @@ export async function walk(
   if (query.format !== undefined) return outline(deps, user, query)
   const access = requireProject(deps, user, query.projectId)
   access.catch(() => {}) // awaited below; an early refusal must not count as unhandled
-  if (!(DIRECTIONS as readonly (string | undefined)[]).includes(query.direction))
-    throw new RefusalError(400, `direction must be one of: ${DIRECTIONS.join(', ')}`)
-  if (!query.nodeId) throw new ErrorListError(['nodeId is required'])
+  const { direction, nodeId } = parseInput(TreeWalkQuery, query)
   const { project } = await access
-  const nodeId = query.nodeId
-  const direction = query.direction!
   return deps.reads.answer(project.id, `tree\n${direction}\n${nodeId}`, { claims: true }, async () => {
     const [result, claims] = await Promise.all([read(deps, project.id, nodeId, direction), liveClaims(deps.db, project.id, deps.now())])
     return claims.size ? withClaims(result, claims) : result
