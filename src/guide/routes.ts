@@ -50,7 +50,9 @@ export const guideRoutes = (deps: Deps, routes: () => RouteInfo[]) =>
       ...commonGuide,
     }),
     {
-      response: { 200: t.Object({ service: t.String(), endpoints: t.Array(t.Any()), actions: t.Any() }, { additionalProperties: true }) },
+      response: {
+        200: t.Object({ service: t.String(), endpoints: t.Array(t.Unknown()), actions: t.Unknown() }, { additionalProperties: true }),
+      },
       detail: { summary: 'This guide: endpoints, actions, field rules, limits, examples (no authentication)', tags: ['meta'] },
     },
   )

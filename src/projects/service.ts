@@ -3,10 +3,11 @@ import type { User } from '../accounts/model'
 import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, projectAccessDenied, RefusalError } from '../errors'
+import { parseInput } from '../http/action-schema'
 import { bumpRevision } from '../revisions/revision'
 import { hasApiAccess, limitsOf } from '../tiers/service'
 import { requireApiAccess, requireProject, tierRequired } from './access'
-import type { AddProjectBody, RenameProjectBody } from './model'
+import { type AddProjectBody, ArchiveInput, type RenameProjectBody } from './model'
 import * as q from './queries'
 
 export const PROJECT_ID_RE = /^[a-z0-9][a-z0-9-]{1,62}$/
@@ -96,10 +97,10 @@ export async function renameProject(deps: Deps, user: User, body: RenameProjectB
   return { success: true, project: renamed, _meta: { _tip: 'The project id never changes; only its display name did.' } }
 }
 
-export async function setArchived(deps: Deps, user: User, body: { projectId?: unknown; archived?: unknown }) {
+export async function setArchived(deps: Deps, user: User, raw: { projectId: string; archived?: unknown }) {
   requireApiAccess(user)
-  if (typeof body.archived !== 'boolean') throw invalid('archived must be a boolean (true or false)')
-  const id = String(body.projectId ?? '')
+  const body = parseInput(ArchiveInput, raw)
+  const id = body.projectId
   const project = await q.setArchived(deps.db, id, user.id, body.archived)
   if (project) await authChanged(deps)
   if (!project) throw notFound(`Project ${id} not found (you can only archive projects you own)`)
