@@ -19,6 +19,7 @@ const RULE = Symbol.for('arbor.mutate.rule')
 const DEFERRED = Symbol.for('arbor.mutate.deferred')
 const DISCRIMINATOR = Symbol.for('arbor.mutate.discriminator')
 export const PREFIX_ITEMS = Symbol.for('arbor.mutate.prefixItems')
+const REFINED = Symbol.for('arbor.input.refined')
 
 /** A schema as the checker below reads it: TypeBox's JSON Schema and the marks set here. */
 type Marked = TSchema & {
@@ -26,6 +27,7 @@ type Marked = TSchema & {
   [DEFERRED]?: true
   [DISCRIMINATOR]?: string
   [PREFIX_ITEMS]?: string
+  [REFINED]?: (value: unknown) => boolean
   type?: string
   anyOf?: Marked[]
   properties?: Record<string, Marked>
@@ -41,6 +43,24 @@ export const ruled = <T extends TSchema>(schema: T, rule: Rule): T => Object.ass
 /** Documented, but its refusals come from the node rules in src/nodes. */
 export const deferred = <T extends TSchema>(schema: T): T => Object.assign(schema, { [DEFERRED]: true })
 export const discriminated = <T extends TSchema>(schema: T, key: string): T => Object.assign(schema, { [DISCRIMINATOR]: key })
+/**
+ * A value TypeBox's keywords cannot describe (a number written in a query string, read as
+ * Number() reads it): the part holds when it matches `schema` and `test` says yes. Only on an
+ * object's properties, never inside a union.
+ */
+export const refined = <T extends TSchema>(schema: T, test: (value: Static<T>) => boolean): T =>
+  Object.assign(schema, { [REFINED]: test as (value: unknown) => boolean })
+
+/** A whole number from `min` to `max` written in a query string, read as Number() reads it (' 5', '5.0' and '1e1' count). */
+export const IntegerText = (min: number, max: number, rule: Rule) =>
+  refined(ruled(Type.String(), rule), (text) => {
+    const n = Number(text)
+    return Number.isInteger(n) && n >= min && n <= max
+  })
+
+/** Does the schema, or a property or item of it, carry a `refined` test (which TypeBox's own check does not run)? */
+const refinedInside = (s: Marked): boolean =>
+  !!s[REFINED] || Object.values(s.properties ?? {}).some(refinedInside) || (!!s.items && refinedInside(s.items))
 
 // ---- the parts every action shares ----
 
@@ -97,7 +117,11 @@ function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: F
     const shaped = value !== undefined && (s.type === 'object' ? isObject(value) : s.type !== 'string' || typeof value === 'string')
     return shaped || s[RULE] === undefined ? null : refusalOf(schema, value, path, fallback)
   }
-  if (Value.Check(schema, value)) return null
+  if (Value.Check(schema, value)) {
+    if (s[REFINED]) return s[REFINED](value) ? null : refusalOf(schema, value, path, fallback)
+    if (!refinedInside(s)) return null
+    // an object or array with a refined part: its parts are checked below
+  }
   if (s[DISCRIMINATOR]) {
     const key = s[DISCRIMINATOR]
     const variant = isObject(value) && s.anyOf ? s.anyOf.find((v) => v.properties?.[key]?.const === value[key]) : undefined
@@ -151,7 +175,7 @@ function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: F
  * unchecked to the node rules.
  */
 export function parseAction<S extends TSchema>(schema: S, body: unknown): Static<S> {
-  if (checkerOf(schema).Check(body)) return body as Static<S>
+  if (checkerOf(schema).Check(body) && !refinedInside(schema)) return body as Static<S>
   const refusal = firstRefusal(schema, body, '')
   if (refusal) throw refusal
   return body as Static<S>

@@ -9,7 +9,7 @@ import { iterationRows as iterationQueries } from '../iterations/service'
 import { requireProject } from '../projects/access'
 import { classifyTask } from './classify'
 import { capAdvisory, checkNodeCap, finish, flush, getNode, inboxAdvisory, openCtx, type WriteCtx, writeMeta } from './context'
-import { type AddInput, type ClassifyBody, type DeleteBody, NodesQuery, type RestoreBody, type UpdateBody } from './input'
+import { type AddInput, ChangelogQuery, type ClassifyBody, type DeleteBody, NodesQuery, type RestoreBody, type UpdateBody } from './input'
 import { an, FieldError, NODE_TYPES, type Node, type NodeData, toNode } from './model'
 import * as q from './queries'
 import { prepareAdd, prepareUpdate } from './write'
@@ -209,8 +209,8 @@ async function nodesAnswer(deps: Deps, projectId: string, query: { type?: string
 
 export async function listChangelog(deps: Deps, user: User, query: { projectId?: string; limit?: string }) {
   const { project } = await requireProject(deps, user, query.projectId)
-  const limit = query.limit === undefined ? 100 : Number(query.limit)
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw invalid('limit must be an integer from 1 to 1000')
+  const checked = parseInput(ChangelogQuery, query)
+  const limit = checked.limit === undefined ? 100 : Number(checked.limit)
   const rows = await q.changelogList(deps.db, project.id, limit)
   return {
     changelog: rows.map((r) => ({
