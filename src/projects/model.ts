@@ -39,5 +39,8 @@ export const ArchiveInput = Type.Object({
   archived: ruled(Type.Boolean(), 'archived must be a boolean (true or false)'),
 })
 
+/** The userId of POST and DELETE /members, checked after the owner check (parseInput). */
+export const MemberInput = Type.Object({ userId: ruled(Type.String({ minLength: 1 }), 'userId is required') })
+
 export type AddProjectBody = Static<typeof AddProjectBody>
 export type RenameProjectBody = Static<typeof RenameProjectBody>
