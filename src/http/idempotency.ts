@@ -10,6 +10,9 @@ export interface Outcome {
   replayed: boolean
 }
 
+/** What is stored under a key: the answer sent, once its request has run (status_code null until then, and response with it). */
+type StoredRow = { request_hash: string; status_code: number | null; response: Record<string, unknown> }
+
 /** JSON with object keys sorted, so `{a,b}` and `{b,a}` are the same request. */
 export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
@@ -84,9 +87,6 @@ export async function runIdempotent(
     throw err
   }
 }
-
-/** A stored answer: the JSON body sent (null while its request runs). */
-type StoredRow = { request_hash: string; status_code: number | null; response: Record<string, unknown> }
 
 /** What is stored under a key: null when nothing is, `status: null` while its request runs. */
 export async function storedOutcome(db: Db, userId: string, key: string) {
