@@ -116,7 +116,7 @@ export function createApp(deps: Deps) {
       },
     )
 
-  routeTable = () => app.routes as any
+  routeTable = () => app.routes
   deps.metrics.routes(() => app.routes)
   const inner = createHandler(deps, app, {
     read: fastReads(deps),

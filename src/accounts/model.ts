@@ -15,7 +15,20 @@ export interface User {
   createdAt: Date
 }
 
-export function toUser(row: Record<string, any>): User {
+/** A row of `users` as the account statements select it. */
+export interface UserRow {
+  id: string
+  name: string
+  tier: Tier
+  status: Status
+  lapsed: boolean
+  contributor: boolean
+  credits_used: number
+  credits_limit: number | null
+  created_at: Date | string
+}
+
+export function toUser(row: UserRow): User {
   return {
     id: row.id,
     name: row.name,

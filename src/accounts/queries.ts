@@ -13,13 +13,13 @@ import touchApiKeySql from '../../sql/accounts/touch-api-key.sql' with { type: '
 import updateUserSql from '../../sql/accounts/update-user.sql' with { type: 'text' }
 import type { Db } from '../db'
 import { one } from '../db/port'
-import { toUser, type User } from './model'
+import { toUser, type User, type UserRow } from './model'
 
-const asUser = (row: Record<string, any> | undefined) => (row ? toUser(row) : undefined)
+const asUser = (row: UserRow | undefined) => (row ? toUser(row) : undefined)
 
 export const findUserByKeyHash = async (db: Db, hash: string) => asUser(await one(db, findUserByKeyHashSql, [hash]))
 export const getUser = async (db: Db, id: string) => asUser(await one(db, getUserSql, [id]))
-export const listUsers = async (db: Db) => (await db.query(listUsersSql)).map(toUser)
+export const listUsers = async (db: Db) => (await db.query<UserRow>(listUsersSql)).map(toUser)
 export const countUsers = async (db: Db) => (await one<{ count: number }>(db, countUsersSql))!.count
 
 export const insertUser = async (

@@ -25,7 +25,10 @@ export async function importCommand(config: Config, argv: string[]): Promise<voi
   const name = values.name ?? bundle.name
   const server = connect(serverUrl(config, values.url), values.key)
   const iterations = [...new Set(bundle.nodes.map((n) => n.data.iteration).filter((i): i is string => typeof i === 'string'))]
-  const { project } = await server.call('POST', '/api/v1/mutate', { action: 'addProject', project: { name, id: projectId(name) } })
+  const { project } = await server.call<{ project: { id: string } }>('POST', '/api/v1/mutate', {
+    action: 'addProject',
+    project: { name, id: projectId(name) },
+  })
   const mutations = [
     ...iterations.filter((i) => i !== 'Later').map((i) => ({ action: 'addIteration', iteration: { name: i } })),
     ...bundle.nodes.map((node) => ({ action: 'add', node })),

@@ -8,7 +8,7 @@ import { CliError } from './args'
 export interface Server {
   url: string
   /** one JSON call; a refusal or an unreachable server is a CliError naming the fix */
-  call: (method: string, path: string, body?: unknown) => Promise<any>
+  call<T = unknown>(method: string, path: string, body?: unknown): Promise<T>
   fetch: (path: string) => Promise<Response>
 }
 

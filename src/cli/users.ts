@@ -18,14 +18,14 @@ export async function userCommand(config: Config, argv: string[]): Promise<void>
     )
     const server = adminServer(config, values.url)
     const body = { name: positionals[0], tier: values.tier, status: values.status, contributor: values.contributor }
-    const { user, apiKey } = await server.call('POST', '/admin/v1/users', body)
+    const { user, apiKey } = await server.call<{ user: User; apiKey: string }>('POST', '/admin/v1/users', body)
     console.log(describe(user))
     console.log(`API key (shown once): ${apiKey}`)
   } else if (sub === 'list') {
     const { values } = parse(rest, { ...URL_OPTION, json: { type: 'boolean' } }, { min: 0, max: 0 })
-    const { users } = await adminServer(config, values.url).call('GET', '/admin/v1/users')
+    const { users } = await adminServer(config, values.url).call<{ users: User[] }>('GET', '/admin/v1/users')
     if (values.json) console.log(JSON.stringify(users, null, 2))
-    else for (const u of users as User[]) console.log(describe(u))
+    else for (const u of users) console.log(describe(u))
   } else if (sub === 'set') {
     const { values, positionals } = parse(
       rest,
@@ -52,7 +52,11 @@ export async function userCommand(config: Config, argv: string[]): Promise<void>
       creditsLimit: credits === undefined ? undefined : credits === 'none' ? null : Number(credits),
     }
     if (Object.values(body).every((v) => v === undefined)) throw new UsageError('nothing to change: give at least one flag')
-    const { user } = await adminServer(config, values.url).call('PATCH', `/admin/v1/users/${encodeURIComponent(positionals[0]!)}`, body)
+    const { user } = await adminServer(config, values.url).call<{ user: User }>(
+      'PATCH',
+      `/admin/v1/users/${encodeURIComponent(positionals[0]!)}`,
+      body,
+    )
     console.log(describe(user))
   } else throw new UsageError(sub ? `unknown user command ${sub}` : 'user needs a command: add, list or set')
 }
@@ -62,7 +66,11 @@ export async function keyCommand(config: Config, argv: string[]): Promise<void> 
   if (sub === 'create') {
     const { values, positionals } = parse(rest, { ...URL_OPTION, label: { type: 'string' } }, { min: 1, max: 1 })
     const path = `/admin/v1/users/${encodeURIComponent(positionals[0]!)}/api-keys`
-    const { apiKey, keyId } = await adminServer(config, values.url).call('POST', path, values.label ? { label: values.label } : {})
+    const { apiKey, keyId } = await adminServer(config, values.url).call<{ apiKey: string; keyId: string }>(
+      'POST',
+      path,
+      values.label ? { label: values.label } : {},
+    )
     console.log(`key ${keyId}`)
     console.log(`API key (shown once): ${apiKey}`)
   } else if (sub === 'revoke') {

@@ -50,7 +50,7 @@ function databaseError(bytes: Uint8Array, at: number, end: number, length: numbe
     fields[key] = decoder.decode(bytes.subarray(at + 1, stop))
     at = stop + 1
   }
-  const err = new protocol.messages.DatabaseError(fields.M ?? 'database error', length, 'error') as any
+  const err = new protocol.messages.DatabaseError(fields.M ?? 'database error', length, 'error')
   err.severity = fields.S
   err.code = fields.C
   err.detail = fields.D

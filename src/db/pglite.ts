@@ -28,8 +28,8 @@ function acquireLock(dataDir: string): string {
       writeSync(fd, String(process.pid))
       closeSync(fd)
       return lockPath
-    } catch (err: any) {
-      if (err.code !== 'EEXIST') throw err
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
       const pid = Number(readFileSync(lockPath, 'utf8').trim())
       if (pid && pid !== process.pid && isAlive(pid))
         throw new DataDirLockedError(
@@ -45,8 +45,8 @@ function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true
-  } catch (err: any) {
-    return err.code === 'EPERM'
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
 

@@ -3,6 +3,7 @@
  * PGlite (embedded, the default) and postgres.js (a PostgreSQL server).
  * SQL text is the same on both; parameters are `$1…`.
  */
+// biome-ignore lint/suspicious/noExplicitAny: the database boundary: a row's columns are what its SQL file selects, typed by the caller (query<T>) or read as a Row
 export type Row = Record<string, any>
 
 export interface Db {

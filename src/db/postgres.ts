@@ -16,7 +16,7 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listene
     async query<T = Row>(text: string, params: unknown[] = []) {
       listeners.inFlight.count++
       try {
-        return (await sql.unsafe(text, params as any[], { prepare: true })) as unknown as T[]
+        return (await sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true })) as unknown as T[]
       } finally {
         listeners.inFlight.count--
       }
@@ -86,7 +86,8 @@ function createListeners(url: string) {
   }
 
   function open() {
-    conn = postgres(url, {
+    // onnotify (every notification, the LISTEN being ours) is an option postgres.js reads but its types do not name
+    const options = {
       max: 1,
       idle_timeout: 0,
       max_lifetime: null,
@@ -102,7 +103,8 @@ function createListeners(url: string) {
         each((l) => l.down())
         void follow()
       },
-    } as any)
+    }
+    conn = postgres(url, options)
   }
 
   return {
@@ -144,7 +146,7 @@ export async function openPostgres(url: string): Promise<Db> {
         serialize: (x: unknown) => (typeof x === 'string' ? x : JSON.stringify(x)),
         parse: (x: string) => JSON.parse(x),
       },
-    } as any,
+    },
     connection: { application_name: 'arbor' },
   })
   const db = wrap(sql, sql, null, createListeners(url))

@@ -1,5 +1,6 @@
 import type { Db } from '../db'
 import type { CommitHandOff } from '../ports/commits'
+import type { NodeData } from '../ports/node-data'
 import { revisionAdvanced } from '../revisions/revision'
 import { insertMany } from './queries'
 import { eventsKey, WAKE_CHANNEL } from './waiters'
@@ -9,7 +10,7 @@ export interface EventNode {
   id: string
   type: string
   parentId: string | null
-  data: Record<string, any>
+  data: NodeData
 }
 
 /**

@@ -12,7 +12,14 @@ export interface EventPayload {
   iteration?: { name: string; status?: string; previous_name?: string }
 }
 
-export function orderPayload(p: Record<string, any>): EventPayload {
+/** A payload as the outbox stores it (jsonb, parsed): the fields of EventPayload and any added later. */
+export type StoredPayload = Omit<EventPayload, 'node' | 'iteration'> & {
+  [key: string]: unknown
+  node?: EventPayload['node'] & Record<string, unknown>
+  iteration?: EventPayload['iteration'] & Record<string, unknown>
+}
+
+export function orderPayload(p: StoredPayload): EventPayload {
   const { event, project_id, timestamp, node, iteration, ...rest } = p
   const out: EventPayload = { event, project_id, timestamp }
   if (node) {

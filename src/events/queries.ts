@@ -4,11 +4,12 @@ import latestSql from '../../sql/events/latest.sql' with { type: 'text' }
 import listPageSql from '../../sql/events/list-page.sql' with { type: 'text' }
 import type { Db } from '../db'
 import { one } from '../db/port'
+import type { StoredPayload } from './payload'
 
 export interface EventRow {
   seq: number
   txid: string
-  payload: Record<string, unknown>
+  payload: StoredPayload
 }
 
 export const listPage = (db: Db, projectId: string, after: { txid: string; seq: number } | null, limit: number) =>

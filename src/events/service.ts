@@ -1,39 +1,24 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { invalid } from '../errors'
+import { parseInput } from '../http/action-schema'
 import { requireProject } from '../projects/access'
+import { CURSOR, DEFAULT_LIMIT, EventsQuery } from './model'
 import { orderPayload } from './payload'
 import * as q from './queries'
 import { eventsKey, waitFor } from './waiters'
 
 /** Events stay readable for at least this long (the pull feed's promise). */
 export const RETENTION_DAYS = 7
-export const DEFAULT_LIMIT = 100
-export const MAX_LIMIT = 500
-/** GET /events?wait: the longest an empty page is held open (agents-and-app.md, 3). */
-export const MAX_WAIT_SECONDS = 60
-
+export { MAX_WAIT_SECONDS } from './model'
 export { type EventPayload, orderPayload } from './payload'
-
-const CURSOR = /^(\d{1,20})_(\d{1,20})$/
-const MAX_BIGINT = 2n ** 63n - 1n
 
 /** Cursors are opaque to clients; inside they are the (transaction id, seq) of the last event read. */
 const encodeCursor = (row: Pick<q.EventRow, 'txid' | 'seq'>) => `${row.txid}_${row.seq}`
 
+/** A cursor EventsQuery accepted ('' and absent: from the start). */
 function decodeCursor(after: string | undefined) {
-  if (after === undefined || after === '') return null
-  const m = CURSOR.exec(after)
-  if (!m)
-    throw invalid('after must be a nextCursor returned by this endpoint', {
-      _tip: 'Omit after to start from the oldest event kept (7 days).',
-    })
-  // both are bigints in the database: a number past their range is no cursor of ours
-  if (BigInt(m[1]!) > MAX_BIGINT || BigInt(m[2]!) > BigInt(Number.MAX_SAFE_INTEGER))
-    throw invalid('after must be a nextCursor returned by this endpoint', {
-      _tip: 'Omit after to start from the oldest event kept (7 days).',
-    })
-  return { txid: m[1]!, seq: Number(m[2]) }
+  const m = after ? CURSOR.exec(after) : null
+  return m ? { txid: m[1]!, seq: Number(m[2]) } : null
 }
 
 /** GET /events: the project's events after a cursor, oldest first, the same payloads webhooks carry. */
@@ -45,10 +30,10 @@ export async function listEvents(
   answeredAtOnce: () => void = () => {},
 ) {
   const { project } = await requireProject(deps, user, query.projectId)
-  const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit)
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw invalid(`limit must be an integer from 1 to ${MAX_LIMIT}`)
-  const wait = parseWait(query.wait)
-  const after = decodeCursor(query.after)
+  const checked = parseInput(EventsQuery, query)
+  const limit = checked.limit === undefined ? DEFAULT_LIMIT : Number(checked.limit)
+  const wait = checked.wait ? Number(checked.wait) : 0
+  const after = decodeCursor(checked.after)
   const read = () => q.listPage(deps.db, project.id, after, limit)
   // with wait, an empty page is held until a commit of this project wakes it (no polling meanwhile)
   let reads = 0
@@ -71,14 +56,6 @@ export async function listEvents(
           : 'Up to date. Poll again later with after=nextCursor; events are kept for 7 days.',
     },
   }
-}
-
-/** `wait` of GET /events: whole seconds, 0 to MAX_WAIT_SECONDS (absent: 0). */
-export function parseWait(wait: string | undefined): number {
-  if (wait === undefined || wait === '') return 0
-  const n = Number(wait)
-  if (!/^\d{1,2}$/.test(wait) || n > MAX_WAIT_SECONDS) throw invalid(`wait must be an integer from 0 to ${MAX_WAIT_SECONDS} (seconds)`)
-  return n
 }
 
 /**

@@ -28,10 +28,10 @@ const linkedIds = (section: string | undefined) =>
     .map((line) => /^- \[.*\]\(\.\.\/[a-z]+\/([^/)]+)\.md\)$/.exec(line)?.[1])
     .filter((id): id is string => !!id)
 
-function split(path: string, text: string): { meta: Record<string, any>; sections: Map<string, string> } {
+function split(path: string, text: string): { meta: Record<string, unknown>; sections: Map<string, string> } {
   const m = /^---\n([\s\S]*?)\n?---\n([\s\S]*)$/.exec(text)
   if (!m) throw new BundleError(`${path}: no YAML frontmatter`)
-  const meta = parseYaml(m[1]!) as Record<string, any>
+  const meta = parseYaml(m[1]!) as Record<string, unknown>
   const sections = new Map<string, string>()
   const parts = m[2]!.split(/^## (.+)$/m)
   for (let i = 1; i < parts.length; i += 2) sections.set(parts[i]!, parts[i + 1]!.replace(/^\n+|\n+$/g, ''))
@@ -49,7 +49,7 @@ export function parseBundle(files: Record<string, string>): { name: string; node
   for (const [path, text] of Object.entries(files)) {
     if (path === 'index.md') continue
     const { meta, sections } = split(path, text)
-    const type = TYPES[meta.type]
+    const type = TYPES[String(meta.type)]
     if (!type || typeof meta.id !== 'string') throw new BundleError(`${path}: frontmatter needs a type (Goal … Task) and an id`)
     const data: Record<string, unknown> = { label: meta.title }
     if (typeof meta.description === 'string') data.description = meta.description

@@ -56,11 +56,11 @@ function nodeFile(n: NodeRow, byId: Map<string, NodeRow>, children: NodeRow[]): 
   if (children.length) sections.push(`## Children\n\n${children.map((c) => `- ${link(c.id)}`).join('\n')}`)
   if (Array.isArray(d.externalRefs) && d.externalRefs.length)
     sections.push(
-      `## External references\n\n${d.externalRefs.map((r: any) => `- ${inline(r.system)} ${inline(r.key)}: <${String(r.url).replace(/[<>\s]/g, encodeURIComponent)}>`).join('\n')}`,
+      `## External references\n\n${d.externalRefs.map((r) => `- ${inline(r.system)} ${inline(r.key)}: <${String(r.url).replace(/[<>\s]/g, encodeURIComponent)}>`).join('\n')}`,
     )
   if (Array.isArray(d.demand) && d.demand.length)
     sections.push(
-      `## Demand\n\n${d.demand.map((e: any) => `- ${inline(e.who)} (${inline(e.at)})${e.ask ? `: ${inline(e.ask)}` : ''}`).join('\n')}`,
+      `## Demand\n\n${d.demand.map((e) => `- ${inline(e.who)} (${inline(e.at)})${e.ask ? `: ${inline(e.ask)}` : ''}`).join('\n')}`,
     )
   return `${frontmatter(meta)}\n${sections.join('\n\n')}\n`
 }

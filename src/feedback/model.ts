@@ -1,4 +1,6 @@
-import { Type } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
+import { RefusalError } from '../errors'
+import { ruled } from '../http/action-schema'
 
 export const FEEDBACK_KINDS = ['feature_request', 'friction', 'bug', 'note'] as const
 
@@ -10,3 +12,39 @@ export const FeedbackBody = Type.Object({
   context: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'JSON object up to 4 KB' })),
   projectId: Type.Optional(Type.String()),
 })
+
+/** api.md's refusal of a feedback field: its own error code, in words. */
+const bad = (code: string, message: string) => () => new RefusalError(400, code, { message })
+
+/**
+ * The body as the service checks it (parseInput, src/http/action-schema.ts), field by field in
+ * this order, each with its error code; null counts as absent for the optional fields. The size of
+ * `context` (4 KB of JSON) is the one rule the service checks itself.
+ */
+export const FeedbackInput = Type.Object(
+  {
+    kind: ruled(
+      Type.Union(FEEDBACK_KINDS.map((k) => Type.Literal(k))),
+      bad('invalid_kind', `kind must be one of: ${FEEDBACK_KINDS.join(', ')}`),
+    ),
+    summary: ruled(
+      Type.String({ pattern: '\\S', maxLength: 200 }),
+      bad('invalid_summary', 'summary must be a string of 1 to 200 characters'),
+    ),
+    details: Type.Optional(
+      ruled(
+        Type.Union([Type.String({ maxLength: 5000 }), Type.Null()]),
+        bad('invalid_details', 'details must be a string of at most 5000 characters'),
+      ),
+    ),
+    context: Type.Optional(
+      ruled(
+        Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+        bad('invalid_context', 'context must be a JSON object'),
+      ),
+    ),
+    projectId: Type.Optional(ruled(Type.Union([Type.String(), Type.Null()]), bad('invalid_projectId', 'projectId must be a string'))),
+  },
+  { additionalProperties: true },
+)
+export type FeedbackInput = Static<typeof FeedbackInput>

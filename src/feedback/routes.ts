@@ -17,7 +17,7 @@ export const feedbackRoutes = (deps: Deps) =>
         throw new RefusalError(401, 'Unauthorized', { message: 'Missing or invalid API key' })
       }
     })
-    .post('/feedback', ({ user, body, headers }) => submitFeedback(deps, user, headers['x-agent-id'], body as any), {
+    .post('/feedback', ({ user, body, headers }) => submitFeedback(deps, user, headers['x-agent-id'], body), {
       // fields are checked by the service so each gets its own error code (invalid_kind, …)
       body: asLoose(FeedbackBody),
       response: { 200: t.Object({ success: t.Literal(true), id: t.String(), createdAt: t.String(), _meta: MetaBody }) },

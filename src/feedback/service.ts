@@ -2,34 +2,22 @@ import { newId } from '../accounts/keys'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
+import { parseInput } from '../http/action-schema'
 import { requireProject } from '../projects/access'
+import { FeedbackInput } from './model'
 import * as q from './queries'
 
-export const FEEDBACK_KINDS = ['feature_request', 'friction', 'bug', 'note'] as const
 const PER_DAY = 20
 const MAX_CONTEXT_BYTES = 4096
-
-const bad = (code: string, message: string) => new RefusalError(400, code, { message })
 
 /**
  * Store one feedback item as written (api.md, POST /feedback). It is not added to the plan
  * and not sent to a model. projectId is kept only when the key can reach that project.
  */
 export async function submitFeedback(deps: Deps, user: User, agentId: string | undefined, body: Record<string, unknown>) {
-  const { kind, summary, details, context, projectId } = body
-  if (typeof kind !== 'string' || !(FEEDBACK_KINDS as readonly string[]).includes(kind))
-    throw bad('invalid_kind', `kind must be one of: ${FEEDBACK_KINDS.join(', ')}`)
-  if (typeof summary !== 'string' || summary.trim().length < 1 || summary.length > 200)
-    throw bad('invalid_summary', 'summary must be a string of 1 to 200 characters')
-  if (details !== undefined && details !== null && (typeof details !== 'string' || details.length > 5000))
-    throw bad('invalid_details', 'details must be a string of at most 5000 characters')
-  if (context !== undefined && context !== null) {
-    if (typeof context !== 'object' || Array.isArray(context)) throw bad('invalid_context', 'context must be a JSON object')
-    if (new TextEncoder().encode(JSON.stringify(context)).length > MAX_CONTEXT_BYTES)
-      throw bad('invalid_context', 'context must be at most 4 KB of JSON')
-  }
-  if (projectId !== undefined && projectId !== null && typeof projectId !== 'string')
-    throw bad('invalid_projectId', 'projectId must be a string')
+  const { kind, summary, details, context, projectId } = parseInput(FeedbackInput, body)
+  if (context && new TextEncoder().encode(JSON.stringify(context)).length > MAX_CONTEXT_BYTES)
+    throw new RefusalError(400, 'invalid_context', { message: 'context must be at most 4 KB of JSON' })
 
   let recordedProject: string | null = null
   let tip = 'Thanks: the item is stored as written. It is not added to your plan.'

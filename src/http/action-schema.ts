@@ -13,17 +13,54 @@ import { Value } from '@sinclair/typebox/value'
 import { ErrorListError, projectAccessDenied } from '../errors'
 
 type Refusal = string | { message: string; tip?: string } | Error
-type Rule = Refusal | ((value: any) => Refusal)
+type Rule = Refusal | ((value: unknown) => Refusal)
 
 const RULE = Symbol.for('arbor.mutate.rule')
 const DEFERRED = Symbol.for('arbor.mutate.deferred')
 const DISCRIMINATOR = Symbol.for('arbor.mutate.discriminator')
 export const PREFIX_ITEMS = Symbol.for('arbor.mutate.prefixItems')
+const REFINED = Symbol.for('arbor.input.refined')
+
+/** A schema as the checker below reads it: TypeBox's JSON Schema and the marks set here. */
+type Marked = TSchema & {
+  [RULE]?: Rule
+  [DEFERRED]?: true
+  [DISCRIMINATOR]?: string
+  [PREFIX_ITEMS]?: string
+  [REFINED]?: (value: unknown) => boolean
+  type?: string
+  anyOf?: Marked[]
+  properties?: Record<string, Marked>
+  required?: string[]
+  additionalProperties?: unknown
+  items?: Marked
+  minItems?: number
+  maxItems?: number
+  uniqueItems?: boolean
+}
 
 export const ruled = <T extends TSchema>(schema: T, rule: Rule): T => Object.assign(schema, { [RULE]: rule })
 /** Documented, but its refusals come from the node rules in src/nodes. */
 export const deferred = <T extends TSchema>(schema: T): T => Object.assign(schema, { [DEFERRED]: true })
 export const discriminated = <T extends TSchema>(schema: T, key: string): T => Object.assign(schema, { [DISCRIMINATOR]: key })
+/**
+ * A value TypeBox's keywords cannot describe (a number written in a query string, read as
+ * Number() reads it): the part holds when it matches `schema` and `test` says yes. Only on an
+ * object's properties, never inside a union.
+ */
+export const refined = <T extends TSchema>(schema: T, test: (value: Static<T>) => boolean): T =>
+  Object.assign(schema, { [REFINED]: test as (value: unknown) => boolean })
+
+/** A whole number from `min` to `max` written in a query string, read as Number() reads it (' 5', '5.0' and '1e1' count). */
+export const IntegerText = (min: number, max: number, rule: Rule) =>
+  refined(ruled(Type.String(), rule), (text) => {
+    const n = Number(text)
+    return Number.isInteger(n) && n >= min && n <= max
+  })
+
+/** Does the schema, or a property or item of it, carry a `refined` test (which TypeBox's own check does not run)? */
+const refinedInside = (s: Marked): boolean =>
+  !!s[REFINED] || Object.values(s.properties ?? {}).some(refinedInside) || (!!s.items && refinedInside(s.items))
 
 // ---- the parts every action shares ----
 
@@ -55,7 +92,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 type Fallback = (() => Error) | null
 
 function refusalOf(schema: TSchema, value: unknown, path: string, fallback: Fallback = null): Error {
-  const rule = (schema as any)[RULE] as Rule | undefined
+  const rule = (schema as Marked)[RULE]
   if (rule === undefined && fallback) return fallback()
   const refusal: Refusal =
     rule === undefined
@@ -72,7 +109,7 @@ function refusalOf(schema: TSchema, value: unknown, path: string, fallback: Fall
 
 /** The first broken part of `value`, in the order of the schema's properties, or null. */
 function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: Fallback = null): Error | null {
-  const s = schema as any
+  const s = schema as Marked
   // a part without a message of its own is refused with the message of the nearest part that has one
   const inner: Fallback = s[RULE] !== undefined ? () => refusalOf(schema, value, path) : fallback
   if (s[DEFERRED]) {
@@ -80,26 +117,31 @@ function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: F
     const shaped = value !== undefined && (s.type === 'object' ? isObject(value) : s.type !== 'string' || typeof value === 'string')
     return shaped || s[RULE] === undefined ? null : refusalOf(schema, value, path, fallback)
   }
-  if (Value.Check(schema, value as any)) return null
+  if (Value.Check(schema, value)) {
+    if (s[REFINED]) return s[REFINED](value) ? null : refusalOf(schema, value, path, fallback)
+    if (!refinedInside(s)) return null
+    // an object or array with a refined part: its parts are checked below
+  }
   if (s[DISCRIMINATOR]) {
-    const key = s[DISCRIMINATOR] as string
-    const variant = isObject(value) ? (s.anyOf as any[]).find((v) => v.properties[key]?.const === value[key]) : undefined
+    const key = s[DISCRIMINATOR]
+    const variant = isObject(value) && s.anyOf ? s.anyOf.find((v) => v.properties?.[key]?.const === value[key]) : undefined
     return variant ? firstRefusal(variant, value, path, fallback) : refusalOf(schema, value, path, fallback)
   }
   if (s.anyOf) {
-    if (isObject(value) && (s.anyOf as any[]).some((v) => v[DEFERRED] && v.type === 'object')) return null
+    if (isObject(value) && s.anyOf.some((v) => v[DEFERRED] && v.type === 'object')) return null
     return refusalOf(schema, value, path, fallback)
   }
-  if (s.type === 'object' && s.properties) {
+  const properties = s.properties
+  if (s.type === 'object' && properties) {
     if (!isObject(value)) return refusalOf(schema, value, path, fallback)
-    for (const [name, property] of Object.entries<TSchema>(s.properties)) {
+    for (const [name, property] of Object.entries(properties)) {
       const at = path ? `${path}.${name}` : name
       const present = Object.hasOwn(value, name) && value[name] !== undefined
       if (!present && !s.required?.includes(name)) continue
       const found = firstRefusal(property, present ? value[name] : undefined, at, inner)
       if (found) return found
     }
-    if (s.additionalProperties === false && Object.keys(value).some((k) => !Object.hasOwn(s.properties, k)))
+    if (s.additionalProperties === false && Object.keys(value).some((k) => !Object.hasOwn(properties, k)))
       return refusalOf(schema, value, path, fallback)
     return null
   }
@@ -133,8 +175,15 @@ function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: F
  * unchecked to the node rules.
  */
 export function parseAction<S extends TSchema>(schema: S, body: unknown): Static<S> {
-  if (checkerOf(schema).Check(body)) return body as Static<S>
+  if (checkerOf(schema).Check(body) && !refinedInside(schema)) return body as Static<S>
   const refusal = firstRefusal(schema, body, '')
   if (refusal) throw refusal
   return body as Static<S>
 }
+
+/**
+ * The same check for any other input a service reads after its access check (the values of a
+ * query string, a loosely taken body): the input typed, or api.md's refusal for its first
+ * broken part, parts checked in the order of the schema's properties.
+ */
+export const parseInput = parseAction

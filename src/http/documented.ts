@@ -9,3 +9,8 @@ import type { TSchema } from 'elysia'
 export function documentedResponse(schema: TSchema, description = 'OK') {
   return { responses: { 200: { description, content: { 'application/json': { schema } } } } }
 }
+
+/** A request body for OpenAPI only: the route checks the body itself, with api.md's messages. */
+export function documentedBody(schema: TSchema) {
+  return { required: true, content: { 'application/json': { schema } } }
+}

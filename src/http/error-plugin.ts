@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia'
+import { Elysia, type ValidationError } from 'elysia'
 import { SQLSTATE, sqlState } from '../db/sqlstate'
 import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
@@ -13,10 +13,10 @@ function fieldName(path: string | undefined): string {
 }
 
 /** An error's stack (its message when it has none), bounded for a log line. */
-const stackOf = (err: any) => String(err?.stack ?? err).slice(0, 2000)
+const stackOf = (err: unknown) => String((err && typeof err === 'object' && 'stack' in err ? err.stack : undefined) ?? err).slice(0, 2000)
 
-function validationMessages(error: any): string[] {
-  const all: any[] = (() => {
+function validationMessages(error: ValidationError): string[] {
+  const all = (() => {
     try {
       return error.all ?? []
     } catch {
@@ -46,13 +46,13 @@ export const errorPlugin = (deps: Deps) =>
   new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request }) => {
     const url = new URL(request.url)
     const guided = isGuidedPath(url.pathname)
-    const withGuide = (status: number, body: Record<string, any>) => {
+    const withGuide = (status: number, body: Record<string, unknown>) => {
       if (guided && (status === 400 || status === 401 || status === 403))
         body._meta = { ...(body._meta ?? {}), guide: guideUrl(deps.config.publicBaseUrl) }
       return json(status, body)
     }
-    const err = error as any
     const where = { requestId: request.headers.get('x-request-id') ?? undefined, method: request.method, path: loggablePath(url.pathname) }
+    const err = error
     if (err instanceof ErrorListError || err instanceof RefusalError) {
       // a 500 the code words itself (a batch rolled back) still means something failed unexpectedly
       if (err.status >= 500) deps.log.error('unhandled error', { ...where, status: err.status, error: stackOf(err.cause ?? err) })
@@ -71,8 +71,9 @@ export const errorPlugin = (deps: Deps) =>
           _meta: { _tip: `See ${guideUrl(deps.config.publicBaseUrl)} for every endpoint, or /openapi.json.` },
         })
       case 'VALIDATION':
-        if (err.type === 'response') break
-        return withGuide(400, { success: false, errors: validationMessages(err) })
+        // Elysia's code VALIDATION is its ValidationError
+        if ((err as ValidationError).type === 'response') break
+        return withGuide(400, { success: false, errors: validationMessages(err as ValidationError) })
       case 'PARSE':
         return withGuide(400, { success: false, errors: ['Request body is not valid JSON'] })
     }
@@ -86,7 +87,7 @@ export const errorPlugin = (deps: Deps) =>
     // which may be anything a handler returned. The path and the rule are enough to find it.
     const detail =
       code === 'VALIDATION'
-        ? `response failed its schema at ${String(err.valueError?.path ?? err.all?.[0]?.path ?? '?').slice(0, 200)}`
+        ? `response failed its schema at ${String((err as ValidationError).valueError?.path ?? (err as ValidationError).all?.[0]?.path ?? '?').slice(0, 200)}`
         : stackOf(err)
     deps.log.error('unhandled error', { ...where, status: 500, error: detail })
     return json(500, { error: 'internal_error', message: 'Something went wrong on our side; the request may be retried' })

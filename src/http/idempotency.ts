@@ -10,15 +10,20 @@ export interface Outcome {
   replayed: boolean
 }
 
+/** What is stored under a key: the answer sent, once its request has run (status_code null until then, and response with it). */
+type StoredRow = { request_hash: string; status_code: number | null; response: Record<string, unknown> }
+
 /** JSON with object keys sorted, so `{a,b}` and `{b,a}` are the same request. */
 export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
-  if (value && typeof value === 'object')
-    return `{${Object.keys(value)
+  if (value && typeof value === 'object') {
+    const fields = value as Record<string, unknown>
+    return `{${Object.keys(fields)
       .sort()
-      .filter((k) => (value as any)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as any)[k])}`)
+      .filter((k) => fields[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical(fields[k])}`)
       .join(',')}}`
+  }
   return JSON.stringify(value) ?? 'null'
 }
 
@@ -53,7 +58,7 @@ export async function runIdempotent(
   const hash = requestHash(request)
   const claimed = await one(db, idempotencySql.claim, [userId, key, hash])
   if (!claimed) {
-    const row = await one<{ request_hash: string; status_code: number | null; response: any }>(db, idempotencySql.get, [userId, key])
+    const row = await one<StoredRow>(db, idempotencySql.get, [userId, key])
     if (!row || row.request_hash !== hash) throw new ErrorListError(['Idempotency-Key already used with a different request body'], {}, 409)
     if (row.status_code === null)
       throw new ErrorListError(
@@ -85,16 +90,16 @@ export async function runIdempotent(
 
 /** What is stored under a key: null when nothing is, `status: null` while its request runs. */
 export async function storedOutcome(db: Db, userId: string, key: string) {
-  const row = await one<{ status_code: number | null; response: any }>(db, idempotencySql.get, [userId, key])
+  const row = await one<StoredRow>(db, idempotencySql.get, [userId, key])
   return row ? { status: row.status_code, body: row.response as Record<string, unknown> | null } : null
 }
 
 /** A stored 4xx answer as the error that produced it, marked as a replay. */
-function replayedError(status: number, body: Record<string, any>): ErrorListError | RefusalError {
+function replayedError(status: number, body: Record<string, unknown>): ErrorListError | RefusalError {
   const { error, ...extra } = body
   const err =
     body.success === false
-      ? new ErrorListError(body.errors ?? [], body._meta ?? {}, status)
+      ? new ErrorListError((body.errors as string[] | undefined) ?? [], (body._meta as Record<string, unknown> | undefined) ?? {}, status)
       : new RefusalError(status, String(error), extra)
   err.replayed = true
   return err

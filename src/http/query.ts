@@ -1,4 +1,4 @@
-import { Kind, OptionalKind, type TObject, type TSchema, Type } from '@sinclair/typebox'
+import { Kind, OptionalKind, type TObject, type TOptional, type TSchema, type TUnknown, Type } from '@sinclair/typebox'
 
 /**
  * The query-string form of a typed parameter schema (a model's `…Params`): every value
@@ -23,11 +23,11 @@ export function asQuery(schema: TObject, loose: string[] = []): TObject {
  * with its description, for routes whose service answers each broken field with its own
  * message or error code.
  */
-export function asLoose(schema: TObject): TObject {
+export function asLoose<T extends TObject>(schema: T): TObject<{ [K in keyof T['properties']]: TOptional<TUnknown> }> {
   const properties: Record<string, TSchema> = {}
   for (const [name, prop] of Object.entries(schema.properties))
     properties[name] = Type.Optional(Type.Unknown({ description: describe(prop) }))
-  return Type.Object(properties, { additionalProperties: true })
+  return Type.Object(properties, { additionalProperties: true }) as TObject<{ [K in keyof T['properties']]: TOptional<TUnknown> }>
 }
 
 /** A property's description, followed by its allowed values when it is an enumeration. */

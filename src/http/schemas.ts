@@ -41,7 +41,19 @@ const ERRORS: Record<string, { description: string; schema: unknown }> = {
   500: { description: 'Failed on our side; see the body for what survived', schema: EitherBody },
 }
 
-const isHtml = (response: any) => !!response?.content?.['text/html']
+/** The parts of an OpenAPI operation completed here. */
+interface Operation {
+  operationId?: string
+  parameters?: { in: string; name: string; schema?: { type?: string } }[]
+  responses?: Record<string, Response>
+  requestBody?: { content?: Record<string, unknown> }
+}
+interface Response {
+  description?: string
+  content?: Record<string, unknown>
+}
+
+const isHtml = (response: Response | undefined) => !!response?.content?.['text/html']
 
 /**
  * Completes the generated OpenAPI document in place (idempotent): every operation documents
@@ -49,16 +61,16 @@ const isHtml = (response: any) => !!response?.content?.['text/html']
  * parses nothing else). Run on the document @elysiajs/openapi builds, so routes added by any
  * module are covered without each one repeating the list.
  */
-export function completeOpenApi(doc: any): any {
-  if (!doc?.paths || doc['x-arbor-complete']) return doc
-  for (const [path, operations] of Object.entries<any>(doc.paths))
-    for (const [method, op] of Object.entries<any>(operations)) {
+export function completeOpenApi(doc: unknown): unknown {
+  if (!doc || typeof doc !== 'object' || !('paths' in doc) || !doc.paths || 'x-arbor-complete' in doc) return doc
+  for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, Operation | undefined>>))
+    for (const [method, op] of Object.entries(operations)) {
       if (!op || typeof op !== 'object' || !('responses' in op || 'summary' in op)) continue
       op.operationId = operationId(method, path)
       for (const p of op.parameters ?? [])
         if (p.in === 'query' && INTEGER_QUERY.has(p.name) && p.schema?.type === 'string') p.schema.type = 'integer'
       op.responses ??= {}
-      const html = Object.values<any>(op.responses).some(isHtml)
+      const html = Object.values(op.responses).some(isHtml)
       for (const [status, { description, schema }] of Object.entries(ERRORS)) {
         // a route's own error schema is replaced: every error body comes from the error plugin or
         // the transport wrapper, in one of the two shapes, whatever the route declared

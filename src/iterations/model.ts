@@ -9,6 +9,12 @@ export const IterationsParams = Type.Object({
   current: Type.Optional(Type.Boolean({ description: 'true: only the current iteration (first active, non-system)' })),
 })
 
+/** GET /iterations' query values (strings) with api.md's messages, checked after the access check (parseInput). */
+export const IterationsQuery = Type.Object({
+  status: Type.Optional(ruled(Type.Union([Type.Literal('active'), Type.Literal('done')]), 'status must be one of: active, done')),
+  current: Type.Optional(ruled(Type.Union([Type.Literal('true'), Type.Literal('false')]), 'current must be true or false')),
+})
+
 export const LATER = 'Later'
 
 export interface Iteration {

@@ -3,12 +3,14 @@ import type { Db } from '../db'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid } from '../errors'
 import { type DomainEvent, type EventNode, emit } from '../events/outbox'
+import { parseInput } from '../http/action-schema'
 import { requireProject } from '../projects/access'
 import { bumpRevision } from '../revisions/revision'
 import {
   type AddIterationBody,
   currentOf,
   type DeleteIterationBody,
+  IterationsQuery,
   LATER,
   type NewIteration,
   type ReorderIterationsBody,
@@ -34,11 +36,9 @@ function cleanName(value: string, field: string): string {
 export type MoveNodes = (db: Db, projectId: string, from: string, to: string) => Promise<EventNode[]>
 
 /** GET /iterations */
-export async function listIterations(deps: Deps, user: User, query: { projectId?: string; status?: string; current?: string }) {
-  const { project } = await requireProject(deps, user, query.projectId)
-  if (query.status !== undefined && query.status !== 'active' && query.status !== 'done')
-    throw invalid('status must be one of: active, done')
-  if (query.current !== undefined && query.current !== 'true' && query.current !== 'false') throw invalid('current must be true or false')
+export async function listIterations(deps: Deps, user: User, raw: { projectId?: string }) {
+  const { project } = await requireProject(deps, user, raw.projectId)
+  const query = parseInput(IterationsQuery, raw)
   const current = query.current === 'true'
   const status = query.status ?? null
   return deps.reads.answer(project.id, `iterations\n${current}\n${status ?? ''}`, {}, async () => {

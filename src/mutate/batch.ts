@@ -49,9 +49,11 @@ const reason = (cause: unknown) =>
  */
 export async function batch(deps: Deps, user: User, body: BatchBody) {
   const { project } = await requireProject(deps, user, body.projectId)
-  const entries = body.mutations as (BatchEntry & Record<string, any>)[] // 1 to MAX_BATCH entries of known actions (schema)
+  const entries: BatchEntry[] = body.mutations // 1 to MAX_BATCH entries of known actions (schema)
   entries.forEach((e, i) => {
-    if (e.projectId !== undefined && e.projectId !== project.id)
+    // the entry schemas do not name projectId, so one sent is checked here
+    const own = (e as { projectId?: unknown }).projectId
+    if (own !== undefined && own !== project.id)
       throw invalid(`mutations[${i}]: entries carry no projectId of their own (the batch's projectId applies)`)
   })
   const hasAdds = entries.some((e) => e.action === 'add')
@@ -93,7 +95,7 @@ export async function batch(deps: Deps, user: User, body: BatchBody) {
   }
 }
 
-async function applyEntry(ctx: WriteCtx, e: Record<string, any>): Promise<Record<string, unknown>> {
+async function applyEntry(ctx: WriteCtx, e: BatchEntry): Promise<Record<string, unknown>> {
   switch (e.action) {
     case 'addIteration': {
       const iteration = await addIteration({ ...ctx.deps }, ctx.projectId, e.iteration)

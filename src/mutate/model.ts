@@ -14,7 +14,7 @@ import { ClaimBody, ReleaseClaimBody, RenewClaimBody } from '../work/model'
 
 const BATCH_ACTIONS = ['add', 'update', 'delete', 'addIteration'] as const
 export const MAX_BATCH = 1000
-const entry = <P extends Record<string, TSchema>>(name: string, properties: P) =>
+const entry = <A extends string, P extends Record<string, TSchema>>(name: A, properties: P) =>
   Type.Object(
     {
       action: Type.Literal(name),

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { documentedResponse } from '../http/documented'
+import { documentedBody, documentedResponse } from '../http/documented'
 import { runIdempotent } from '../http/idempotency'
 import { requireProject } from '../projects/access'
 import { MutateBody, MutateResult } from './model'
@@ -11,8 +11,8 @@ export const mutateRoutes = (deps: Deps) =>
   new Elysia({ name: 'mutate' }).derive(withUser(deps)).post(
     '/mutate',
     async ({ user, body, headers, set }) => {
-      const found = actionOf(body)
-      const { idempotencyKey, ...request } = body as Record<string, any>
+      const { found, request: sent } = actionOf(body)
+      const { idempotencyKey, ...request } = sent
       const key = NOT_IDEMPOTENT.has(request.action) ? undefined : (headers['idempotency-key'] ?? idempotencyKey)
       // the body is checked inside the idempotent run, so a refusal is stored and replayed like any answer
       // a replay needs the access a first run would: the caller may have lost the project since
@@ -32,7 +32,7 @@ export const mutateRoutes = (deps: Deps) =>
       detail: {
         summary: 'Every write: nodes, iterations, projects',
         tags: ['mutate'],
-        requestBody: { required: true, content: { 'application/json': { schema: MutateBody as any } } },
+        requestBody: documentedBody(MutateBody),
         ...documentedResponse(MutateResult),
       },
     },

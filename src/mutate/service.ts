@@ -10,7 +10,7 @@ import {
   reorderIterationsAction,
   updateIterationAction,
 } from '../iterations/service'
-import { toNode } from '../nodes/model'
+import { type Node, toNode } from '../nodes/model'
 import { add, classify, nodeRows, remove, restore, update } from '../nodes/service'
 import { addProject, renameProject } from '../projects/service'
 import { possibleDuplicate } from '../search/service'
@@ -18,24 +18,32 @@ import { aroundWrite, claim, releaseClaim, renewClaim } from '../work/service'
 import { batch } from './batch'
 import { ACTION_BODIES as bodies } from './model'
 
-export type ActionHandler<B = any> = (deps: Deps, user: User, body: B) => Promise<Record<string, unknown>>
+export type ActionHandler<B> = (deps: Deps, user: User, body: B) => Promise<Record<string, unknown>>
 
-/** An action: the schema of its body (ACTION_BODIES, src/mutate/model.ts) and the handler that receives it typed. */
-export interface Action<S extends TSchema = TSchema> {
-  schema: S
-  handler: ActionHandler<Static<S>>
+/** An action: the schema of its body (ACTION_BODIES, src/mutate/model.ts) and the run of its handler. */
+export interface Action {
+  schema: TSchema
+  /** Check `body` against `schema` (api.md's messages, thrown), then run the handler with the body typed. */
+  run(deps: Deps, user: User, body: Record<string, unknown>): Promise<Record<string, unknown>>
 }
 /** The jobs and tasks an iteration's rename or deletion moves, as nodes (iterations does not import nodes). */
 const moveNodes: MoveNodes = async (db, projectId, from, to) =>
   (await nodeRows.moveIteration(db, projectId, from, to)).map((r) => toNode(r))
 
-const action = <S extends TSchema>(schema: S, handler: ActionHandler<Static<S>>): Action<S> => ({ schema, handler })
+const action = <S extends TSchema>(schema: S, handler: ActionHandler<Static<S>>): Action => ({
+  schema,
+  run: (deps, user, body) => {
+    const typed = parseAction(schema, body) // the same object, now known to match the schema
+    // claim tokens, claims ended by done work, and _meta.unblocked (src/work) wrap the node writes
+    return aroundWrite(deps, user, String(body.action), body, () => handler(deps, user, typed))
+  },
+})
 
 /**
  * Every write of the API goes through POST /mutate and one of these actions. A Map, not an
  * object: the action name is the client's, and `constructor` or `__proto__` must find nothing.
  */
-export const actions = new Map<string, Action<any>>([
+export const actions = new Map<string, Action>([
   ['add', action(bodies.add, add)],
   ['update', action(bodies.update, update)],
   ['delete', action(bodies.delete, remove)],
@@ -59,11 +67,14 @@ const CLAIM_ACTIONS = new Set(['claim', 'renewClaim', 'releaseClaim'])
 /** Actions that ignore Idempotency-Key (api.md, Idempotency 5). */
 export const NOT_IDEMPOTENT = new Set(['addProject'])
 
+/** A body `actionOf` accepted: a JSON object with a string `action` and, when sent, a valid `idempotencyKey`. */
+export type ActionRequest = Record<string, unknown> & { action: string; idempotencyKey?: string }
+
 /**
  * The action a body names, or the 400 of api.md. The body must be a JSON object with a string
  * `action` (and, when sent, a valid `idempotencyKey`); the rest is the action's own schema.
  */
-export function actionOf(body: unknown): Action {
+export function actionOf(body: unknown): { found: Action; request: ActionRequest } {
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw invalid('Request body must be a JSON object (Content-Type: application/json)')
   const name = (body as Record<string, unknown>).action
@@ -78,18 +89,20 @@ export function actionOf(body: unknown): Action {
   const key = (body as Record<string, unknown>).idempotencyKey
   if (key !== undefined && (typeof key !== 'string' || key.length < 1 || key.length > 255))
     throw invalid('Idempotency-Key must be 1 to 255 characters')
-  return found
+  return { found, request: body as ActionRequest }
 }
 
 /** Check `body` against the action's schema (api.md's messages), then run its handler with the typed body. */
 export function runAction(found: Action, deps: Deps, user: User, body: Record<string, unknown>) {
-  const typed = parseAction(found.schema, body)
-  // claim tokens, claims ended by done work, and _meta.unblocked (src/work) wrap the node writes
-  return aroundWrite(deps, user, String(body.action), typed as Record<string, any>, () => found.handler(deps, user, typed))
+  return found.run(deps, user, body)
 }
 
 /** Work that follows a committed write and must stay outside its transaction. */
-export async function afterCommit(deps: Deps, request: Record<string, any>, body: Record<string, any>): Promise<Record<string, any>> {
+export async function afterCommit(
+  deps: Deps,
+  request: Record<string, unknown>,
+  body: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   if (request.action === 'add' && typeof request.projectId === 'string') return afterAdd(deps, request.projectId, body)
   return body
 }
@@ -99,12 +112,14 @@ export async function afterCommit(deps: Deps, request: Record<string, any>, body
  * Never inside the write's transaction (an embedding there would hold every other writer on
  * PGlite); advisory only, so a replayed answer carries what the first one stored.
  */
-export async function afterAdd(deps: Deps, projectId: string, body: Record<string, any>): Promise<Record<string, any>> {
-  if (body.success !== true || !body.node) return body
-  const duplicate = await possibleDuplicate(deps, projectId, body.node)
+export async function afterAdd(deps: Deps, projectId: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  // the answer of a fresh `add` (src/nodes/service.ts): its node and its _meta
+  const added = body as { success?: unknown; node?: Node; _meta?: Record<string, unknown> }
+  if (added.success !== true || !added.node) return body
+  const duplicate = await possibleDuplicate(deps, projectId, added.node)
   if (!duplicate) return body
-  const meta: Record<string, any> = { ...(body._meta ?? {}) }
+  const meta: Record<string, unknown> = { ...(added._meta ?? {}) }
   if (!meta.advisory) meta.advisory = duplicate
-  else meta.advisories = [...(meta.advisories ?? [meta.advisory]), duplicate]
+  else meta.advisories = [...((meta.advisories as unknown[] | undefined) ?? [meta.advisory]), duplicate]
   return { ...body, _meta: meta }
 }

@@ -11,19 +11,24 @@ import * as q from './queries'
  * so generated ids, this batch's drafts included, never collide with them. Malformed ids are
  * left to prepareAdd to report.
  */
-export async function allocateBatchIds(ctx: WriteCtx, entries: Record<string, any>[]): Promise<void> {
+export async function allocateBatchIds(
+  ctx: WriteCtx,
+  entries: readonly { action: string; node?: { type?: unknown; id?: unknown } }[],
+): Promise<void> {
   const explicit = new Map<NodeType, { index: number; id: string; number: number }[]>()
   const generated = new Map<NodeType, number>()
   const seen = new Set<string>()
   entries.forEach((e, index) => {
-    if (e.action !== 'add' || !isNodeType(e.node?.type)) return
-    const type = e.node.type as NodeType
-    const id = e.node.id
+    // the node's parts are checked by the node rules (prepareAdd), so they are read as unknown here
+    const type = e.action === 'add' ? e.node?.type : undefined
+    if (!isNodeType(type)) return
+    const id = e.node?.id
     if (id === undefined || (typeof id === 'string' && id.startsWith('draft-'))) {
       generated.set(type, (generated.get(type) ?? 0) + 1)
       return
     }
-    const parsed = typeof id === 'string' ? parseNodeId(id) : null
+    if (typeof id !== 'string') return
+    const parsed = parseNodeId(id)
     if (!parsed || parsed.type !== type) return
     if (seen.has(id)) throw invalid(`mutations[${index}]: node.id ${id} is used twice in this batch`)
     seen.add(id)

@@ -4,7 +4,7 @@
  * the database is checked by the node rules (write.ts).
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
-import { action, deferred, discriminated, NodeId, ProjectId, ruled } from '../http/action-schema'
+import { action, deferred, discriminated, IntegerText, NodeId, ProjectId, ruled } from '../http/action-schema'
 import { ENUMS, FIELDS, LIMITS, NODE_TYPES, type NodeType } from './model'
 
 // ---- node data: the field table of api.md ----
@@ -193,12 +193,23 @@ export type AddBody = Static<typeof AddBody>
 export type UpdateBody = Static<typeof UpdateBody>
 export type DeleteBody = Static<typeof DeleteBody>
 export type RestoreBody = Static<typeof RestoreBody>
+/** GET /nodes' query values (strings) with api.md's messages, checked after the access check (parseInput). */
+export const NodesQuery = Type.Object({
+  type: Type.Optional(ruled(Type.Union(NODE_TYPES.map((n) => Type.Literal(n))), `type must be one of: ${NODE_TYPES.join(', ')}`)),
+  iteration: Type.Optional(Type.String()),
+})
+
+/** GET /changelog's query values (strings) with api.md's messages, checked after the access check (parseInput). */
+export const ChangelogQuery = Type.Object({
+  limit: Type.Optional(IntegerText(1, 1000, 'limit must be an integer from 1 to 1000')),
+})
+
 /** The node of an add, as its handler reads it (a batch's may carry an id). */
 export interface NewNode {
   type: NodeType
   id?: string
   parentId?: string | null
-  data: Record<string, any>
+  data: Record<string, unknown>
 }
 /** What the add handler reads: services and tests may call it without `action`. */
 export type AddInput = { projectId: string; node: NewNode }

@@ -1,4 +1,8 @@
 import { Type } from '@sinclair/typebox'
+import type { Row } from '../db/port'
+import type { NodeData } from '../ports/node-data'
+
+export type { NodeData }
 
 /**
  * The node resource of api.md: types, parent rules and the field table of `data`.
@@ -19,7 +23,7 @@ export interface Node {
   id: string
   type: NodeType
   parentId: string | null
-  data: Record<string, any>
+  data: NodeData
   createdAt?: string
 }
 
@@ -213,7 +217,7 @@ export function parseNodeId(id: string): { type: NodeType; number: number } | nu
 export const isNodeType = (t: unknown): t is NodeType => typeof t === 'string' && (NODE_TYPES as readonly string[]).includes(t)
 
 /** Node row from SQL to the API shape. */
-export function toNode(row: Record<string, any>, withCreatedAt = false): Node {
+export function toNode(row: Row, withCreatedAt = false): Node {
   const node: Node = { id: row.id, type: row.type, parentId: row.parent_id ?? null, data: row.data }
   if (withCreatedAt) node.createdAt = new Date(row.created_at).toISOString()
   return node

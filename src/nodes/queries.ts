@@ -24,11 +24,13 @@ import subtreeSql from '../../sql/nodes/subtree.sql' with { type: 'text' }
 import updateSql from '../../sql/nodes/update.sql' with { type: 'text' }
 import type { Db } from '../db'
 import { one } from '../db/port'
-import type { NodeType } from './model'
+import type { NodeData } from '../ports/node-data'
+import type { Node, NodeType } from './model'
 
-export type NodeRow = { id: string; type: NodeType; parent_id: string | null; data: Record<string, any>; created_at: Date }
+export type NodeRow = { id: string; type: NodeType; parent_id: string | null; data: NodeData; created_at: Date }
 export type TreeRow = NodeRow & { depth: number }
-export type ChangelogRow = { id: number; node_id: string; action: string; node: any; deleted_at: Date; restored_at: Date | null }
+/** A deletion (the changelog logs nothing else: `action` is its column's default) and the node in full. */
+export type ChangelogRow = { id: number; node_id: string; action: 'delete'; node: Node; deleted_at: Date; restored_at: Date | null }
 
 export const getMany = (db: Db, projectId: string, ids: string[]) => db.query<NodeRow>(getManySql, [projectId, ids])
 export const list = (db: Db, projectId: string, type: string | null, iteration: string | null) =>
@@ -75,7 +77,7 @@ export const lockCapOwner = async (db: Db, ownerId: string) => {
 }
 export const countOpenMemos = async (db: Db, projectId: string) => (await one<{ count: number }>(db, countOpenMemosSql, [projectId]))!.count
 export const claimUnclassified = (db: Db, limit: number) =>
-  db.query<{ project_id: string; id: string; data: Record<string, any> }>(claimUnclassifiedSql, [limit])
+  db.query<{ project_id: string; id: string; data: NodeData }>(claimUnclassifiedSql, [limit])
 export const setClassified = (db: Db, projectId: string, id: string, data: unknown) =>
   one<NodeRow>(db, setClassifiedSql, [projectId, id, JSON.stringify(data)])
 export const setClassifiedMany = (db: Db, rows: { project_id: string; id: string; data: unknown }[]) =>

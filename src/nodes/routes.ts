@@ -47,7 +47,7 @@ export const nodeRoutes = (deps: Deps) =>
         ...documentedResponse(NodesResponse),
       },
     })
-    .get('/changelog', ({ user, query }) => listChangelog(deps, user, query) as any, {
+    .get('/changelog', ({ user, query }) => listChangelog(deps, user, query), {
       query: t.Object({ projectId: t.String(), limit: t.Optional(t.String({ description: '1 to 1000, default 100' })) }),
       response: {
         200: t.Object({

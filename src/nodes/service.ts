@@ -2,14 +2,15 @@ import type { User } from '../accounts/model'
 import { liveClaims, withClaim } from '../claims/service'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, RefusalError } from '../errors'
+import { parseInput } from '../http/action-schema'
 import { focus } from '../http/meta'
 import { currentOf } from '../iterations/model'
 import { iterationRows as iterationQueries } from '../iterations/service'
 import { requireProject } from '../projects/access'
 import { classifyTask } from './classify'
 import { capAdvisory, checkNodeCap, finish, flush, getNode, inboxAdvisory, openCtx, type WriteCtx, writeMeta } from './context'
-import type { AddInput, ClassifyBody, DeleteBody, RestoreBody, UpdateBody } from './input'
-import { an, FieldError, NODE_TYPES, type Node, toNode } from './model'
+import { type AddInput, ChangelogQuery, type ClassifyBody, type DeleteBody, NodesQuery, type RestoreBody, type UpdateBody } from './input'
+import { an, FieldError, NODE_TYPES, type Node, type NodeData, toNode } from './model'
 import * as q from './queries'
 import { prepareAdd, prepareUpdate } from './write'
 
@@ -161,9 +162,9 @@ export async function classify(deps: Deps, user: User, body: ClassifyBody) {
 }
 
 /** A task's data with the classifier's kind (and urgent, for a do-it). */
-export function withClassification(data: Record<string, any>): Record<string, any> {
+export function withClassification(data: NodeData): NodeData {
   const { kind, urgent } = classifyTask({ label: data.label, description: data.description })
-  const out: Record<string, any> = { ...data, kind }
+  const out: NodeData = { ...data, kind }
   if (kind === 'do-it') out.urgent = urgent
   else delete out.urgent
   return out
@@ -179,10 +180,9 @@ async function classifyNode(ctx: WriteCtx, node: Node): Promise<Node> {
 
 // ---- reads ----
 
-export async function listNodes(deps: Deps, user: User, query: { projectId?: string; type?: string; iteration?: string }) {
-  const { project } = await requireProject(deps, user, query.projectId)
-  if (query.type !== undefined && !(NODE_TYPES as readonly string[]).includes(query.type))
-    throw invalid(`type must be one of: ${NODE_TYPES.join(', ')}`)
+export async function listNodes(deps: Deps, user: User, raw: { projectId?: string }) {
+  const { project } = await requireProject(deps, user, raw.projectId)
+  const query = parseInput(NodesQuery, raw)
   const key = `nodes\n${query.type ?? ''}\n${query.iteration === undefined ? '' : `=${query.iteration}`}`
   return deps.reads.answer(project.id, key, { claims: true }, () => nodesAnswer(deps, project.id, query))
 }
@@ -196,20 +196,21 @@ async function nodesAnswer(deps: Deps, projectId: string, query: { type?: string
     liveClaims(deps.db, project.id, deps.now()),
   ])
   const nodeCounts = Object.fromEntries(NODE_TYPES.map((t) => [t, counts.find((c) => c.type === t)?.count ?? 0]))
+  const active = iterations.filter((i) => i.status === 'active').map((i) => i.name)
   const meta: Record<string, unknown> = {
     currentIteration: currentOf(iterations)?.name ?? null,
-    iterations: { active: iterations.filter((i) => i.status === 'active').map((i) => i.name), total: iterations.length },
+    iterations: { active, total: iterations.length },
     nodeCounts,
   }
   if (query.iteration !== undefined && !iterations.some((i) => i.name === query.iteration))
-    meta._tip = `No iteration is named ${query.iteration}; active: ${(meta.iterations as any).active.join(', ')}`
+    meta._tip = `No iteration is named ${query.iteration}; active: ${active.join(', ')}`
   return { nodes: rows.map((r) => withClaim(toNode(r), claims)), _meta: meta }
 }
 
 export async function listChangelog(deps: Deps, user: User, query: { projectId?: string; limit?: string }) {
   const { project } = await requireProject(deps, user, query.projectId)
-  const limit = query.limit === undefined ? 100 : Number(query.limit)
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw invalid('limit must be an integer from 1 to 1000')
+  const checked = parseInput(ChangelogQuery, query)
+  const limit = checked.limit === undefined ? 100 : Number(checked.limit)
   const rows = await q.changelogList(deps.db, project.id, limit)
   return {
     changelog: rows.map((r) => ({

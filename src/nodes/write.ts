@@ -1,7 +1,7 @@
 import { LATER } from '../iterations/model'
 import { getNode, loadNodes, nextId, type WriteCtx } from './context'
 import type { NewNode, NodeUpdate } from './input'
-import { an, checkFields, FieldError, type Node, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
+import { an, checkFields, FieldError, type Node, type NodeData, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
 
 /**
  * The rules of add and update that need the database: parents, referenced ids, iterations,
@@ -37,7 +37,7 @@ async function checkParent(ctx: WriteCtx, type: NodeType, parentId: unknown): Pr
   return id
 }
 
-async function checkRefs(ctx: WriteCtx, node: { id: string; parentId: string | null }, data: Record<string, any>) {
+async function checkRefs(ctx: WriteCtx, node: { id: string; parentId: string | null }, data: Record<string, unknown>) {
   for (const field of ['serves', 'blockedBy'] as const) {
     if (!Array.isArray(data[field])) continue
     const ids = data[field].map((id: string) => resolveId(ctx, id))
@@ -65,7 +65,13 @@ function checkIteration(ctx: WriteCtx, name: unknown) {
  * The status machine of api.md for jobs and tasks, applied to the data after the patch.
  * `before` is the stored data (undefined on add).
  */
-function applyStatus(ctx: WriteCtx, id: string, data: Record<string, any>, patch: Record<string, any>, before?: Record<string, any>) {
+function applyStatus(
+  ctx: WriteCtx,
+  id: string,
+  data: Record<string, unknown>,
+  patch: Record<string, unknown>,
+  before?: Record<string, unknown>,
+) {
   const wasDone = before?.status === 'done'
   const iteration = checkIteration(ctx, data.iteration)
   if ('status' in patch) {
@@ -94,13 +100,14 @@ function applyStatus(ctx: WriteCtx, id: string, data: Record<string, any>, patch
   }
 }
 
-function dropNulls(data: Record<string, any>) {
+/** The data to store: its fields were checked by checkFields (and the label by the caller), so it is a NodeData once nulls are gone. */
+function dropNulls(data: Record<string, unknown>): NodeData {
   for (const k of Object.keys(data)) if (data[k] === null) delete data[k]
   if (typeof data.label === 'string') data.label = data.label.trim()
-  return data
+  return data as NodeData
 }
 
-function checkUrgent(data: Record<string, any>, patch: Record<string, any>) {
+function checkUrgent(data: Record<string, unknown>, patch: Record<string, unknown>) {
   if (patch.urgent !== undefined && patch.urgent !== null && data.kind !== 'do-it')
     fail('urgent is only valid on a do-it task (kind: do-it, stored or sent in the same call)')
   if (data.kind !== 'do-it') delete data.urgent
@@ -114,7 +121,7 @@ function checkUrgent(data: Record<string, any>, patch: Record<string, any>) {
 export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean): Promise<Node> {
   const n = input as NewNode & { id?: string }
   const type = n.type
-  const patch = n.data as Record<string, any>
+  const patch = n.data as Record<string, unknown>
   checkFields(type, patch) // first, so kind on a goal reads as a field on the wrong type
   if ('kind' in patch && patch.kind !== null)
     fail(
@@ -162,7 +169,7 @@ export async function prepareUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<{
   const id = resolveId(ctx, input.nodeId)
   const before = await getNode(ctx, id)
   if (!before) fail(`Node with id ${id} not found`)
-  const patch: Record<string, any> = input.data ?? {}
+  const patch: Record<string, unknown> = input.data ?? {}
   if (input.data === undefined && input.parentId === undefined) fail('Send data (fields to change) and/or parentId')
   const type = before!.type
   checkFields(type, patch)
@@ -176,7 +183,7 @@ export async function prepareUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<{
   // check only the reference arrays this update sent: a stored one may name a node deleted
   // since, which must not block an unrelated change such as a move (the filter above already
   // keeps a moved bet from serving its new parent)
-  const refs: Record<string, any> = {}
+  const refs: Record<string, unknown> = {}
   for (const f of ['serves', 'blockedBy']) if (f in patch && Array.isArray(data[f])) refs[f] = data[f]
   await checkRefs(ctx, { id, parentId }, refs)
   Object.assign(data, refs)

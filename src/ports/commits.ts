@@ -1,7 +1,7 @@
 import type { Db } from '../db'
 
 /** One event as a commit wrote it to the outbox. */
-export type CommittedEvent = { seq: number; payload: Record<string, any> }
+export type CommittedEvent = { seq: number; payload: Record<string, unknown> }
 
 /**
  * PGlite only: the events a transaction wrote, handed to the built-in search at the commit

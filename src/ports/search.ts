@@ -1,6 +1,7 @@
 import type { Config } from '../config'
 import type { Db } from '../db'
 import type { Logger } from '../log'
+import type { NodeData } from './node-data'
 
 /**
  * What a search backend is built from: the config, the log and the app's own database handle
@@ -23,7 +24,7 @@ export interface SearchBackend {
   readonly choice: { embedder: { id: string }; fallback?: string; semanticRatio: number }
   search(projectId: string, request: SearchRequest): Promise<SearchAnswer>
   /** `_meta.advisory` for an add whose label and description are very close to an existing node's, or null. */
-  duplicates(projectId: string, node: { id: string; type: string; data: Record<string, any> }): Promise<DuplicateAdvisory | null>
+  duplicates(projectId: string, node: { id: string; type: string; data: NodeData }): Promise<DuplicateAdvisory | null>
   /** The background work of one scheduler run (follow events, embed, backfill); returns a summary. */
   tick(now: Date): Promise<Record<string, number>>
   /** Give up what this process holds for the others (the Meilisearch sync lease) when it stops. */
@@ -41,7 +42,7 @@ export interface SearchRequest {
 
 export interface SearchAnswer {
   hits: {
-    node: { id: string; type: string; parentId: string | null; data: Record<string, any> }
+    node: { id: string; type: string; parentId: string | null; data: NodeData }
     similarity: number
     ancestors: { id: string; type: string; label: string }[]
   }[]

@@ -33,5 +33,14 @@ export const RenameProjectBody = action(
   'Rename a project (owner only); its id never changes.',
 )
 
+/** PATCH /projects' body as the service checks it after the tier check (parseInput); the route takes archived loosely. */
+export const ArchiveInput = Type.Object({
+  projectId: Type.String(),
+  archived: ruled(Type.Boolean(), 'archived must be a boolean (true or false)'),
+})
+
+/** The userId of POST and DELETE /members, checked after the owner check (parseInput). */
+export const MemberInput = Type.Object({ userId: ruled(Type.String({ minLength: 1 }), 'userId is required') })
+
 export type AddProjectBody = Static<typeof AddProjectBody>
 export type RenameProjectBody = Static<typeof RenameProjectBody>

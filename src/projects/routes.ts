@@ -22,7 +22,7 @@ export const projectRoutes = (deps: Deps) =>
       detail: { summary: 'Projects usable as projectId: owned first, then member projects', tags: ['projects'] },
     })
     .patch('/projects', ({ user, body }) => setArchived(deps, user, body), {
-      body: t.Object({ projectId: t.String(), archived: t.Any({ description: 'boolean' }) }),
+      body: t.Object({ projectId: t.String(), archived: t.Unknown({ description: 'boolean' }) }),
       response: { 200: t.Object({ project: Project, _meta: MetaBody }) },
       detail: { summary: 'Archive or unarchive a project (owner only)', tags: ['projects'] },
     })

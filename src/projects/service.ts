@@ -3,10 +3,11 @@ import type { User } from '../accounts/model'
 import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, projectAccessDenied, RefusalError } from '../errors'
+import { parseInput } from '../http/action-schema'
 import { bumpRevision } from '../revisions/revision'
 import { hasApiAccess, limitsOf } from '../tiers/service'
 import { requireApiAccess, requireProject, tierRequired } from './access'
-import type { AddProjectBody, RenameProjectBody } from './model'
+import { type AddProjectBody, ArchiveInput, MemberInput, type RenameProjectBody } from './model'
 import * as q from './queries'
 
 export const PROJECT_ID_RE = /^[a-z0-9][a-z0-9-]{1,62}$/
@@ -101,10 +102,10 @@ export async function renameProject(deps: Deps, user: User, body: RenameProjectB
   return { success: true, project: renamed, _meta: { _tip: 'The project id never changes; only its display name did.' } }
 }
 
-export async function setArchived(deps: Deps, user: User, body: { projectId?: unknown; archived?: unknown }) {
+export async function setArchived(deps: Deps, user: User, raw: { projectId: string; archived?: unknown }) {
   requireApiAccess(user)
-  if (typeof body.archived !== 'boolean') throw invalid('archived must be a boolean (true or false)')
-  const id = String(body.projectId ?? '')
+  const body = parseInput(ArchiveInput, raw)
+  const id = body.projectId
   const project = await q.setArchived(deps.db, id, user.id, body.archived)
   if (project) await authChanged(deps)
   if (!project) throw notFound(`Project ${id} not found (you can only archive projects you own)`)
@@ -130,9 +131,9 @@ async function requireOwner(deps: Deps, user: User, projectId: unknown) {
 
 export async function addMember(deps: Deps, user: User, body: { projectId?: unknown; userId?: unknown }) {
   const project = await requireOwner(deps, user, body.projectId)
-  if (typeof body.userId !== 'string' || !body.userId) throw invalid('userId is required')
-  const member = await getUser(deps.db, body.userId)
-  if (!member) throw notFound('user_not_found', { message: `User ${body.userId} not found` })
+  const { userId } = parseInput(MemberInput, body)
+  const member = await getUser(deps.db, userId)
+  if (!member) throw notFound('user_not_found', { message: `User ${userId} not found` })
   if (member.id === user.id) throw new RefusalError(409, 'already_member', { message: 'The owner is already on the project' })
   const added = await deps.db.tx(async (tx) => {
     const maxSeats = limitsOf(deps.config, user).max_seats
@@ -151,10 +152,10 @@ export async function addMember(deps: Deps, user: User, body: { projectId?: unkn
 
 export async function removeMember(deps: Deps, user: User, query: { projectId?: unknown; userId?: unknown }) {
   const project = await requireOwner(deps, user, query.projectId)
-  if (typeof query.userId !== 'string' || !query.userId) throw invalid('userId is required')
-  if (query.userId === project.owner_id) throw new ErrorListError(['The project owner cannot be removed'])
-  if (!(await q.deleteMember(deps.db, project.id, query.userId)))
-    throw notFound('member_not_found', { message: `User ${query.userId} is not a member of ${project.id}` })
+  const { userId } = parseInput(MemberInput, query)
+  if (userId === project.owner_id) throw new ErrorListError(['The project owner cannot be removed'])
+  if (!(await q.deleteMember(deps.db, project.id, userId)))
+    throw notFound('member_not_found', { message: `User ${userId} is not a member of ${project.id}` })
   await authChanged(deps)
   return { success: true as const }
 }

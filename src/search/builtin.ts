@@ -5,6 +5,7 @@
 // so a replica sees another's writes on its next search.
 
 import type { CommitHandOff } from '../ports/commits'
+import type { NodeData } from '../ports/node-data'
 import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchDeps, SearchRequest } from '../ports/search'
 import { OutboxFollower } from './catch-up'
 import { OUTBOX_COMMITTED } from './commits'
@@ -113,7 +114,7 @@ export class BuiltinSearch implements SearchBackend {
    * the new node's. Uses only what is already in memory (no database read: the caller is
    * inside its write transaction) and gives up after duplicateEmbedMs, so adds stay fast.
    */
-  async duplicates(projectId: string, node: { id: string; type: string; data: Record<string, any> }): Promise<DuplicateAdvisory | null> {
+  async duplicates(projectId: string, node: { id: string; type: string; data: NodeData }): Promise<DuplicateAdvisory | null> {
     const idx = this.loaded.get(projectId)
     if (!idx) {
       void this.load(projectId).catch((err) => this.deps.log.warn('search: warming an index failed', { projectId, error: String(err) })) // for the next add

@@ -93,7 +93,7 @@ export class OutboxFollower {
   /** Apply node events to `idx`, in seq order, and remember their seqs as applied (catchUp skips them). */
   apply(
     idx: ProjectIndex,
-    events: { seq: number; payload: Record<string, any>; at?: number }[],
+    events: { seq: number; payload: Record<string, unknown>; at?: number }[],
     vectorOf: (hash: string) => Float32Array | undefined,
   ): void {
     for (const { seq, payload, at } of events) {

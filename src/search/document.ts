@@ -3,7 +3,8 @@
 
 import type { KeywordDoc } from './keyword-live.ts'
 
-export interface NodeData {
+/** The texts of a node that are indexed (a narrower view of its data). */
+export interface IndexedText {
   label?: string | null
   description?: string | null
   notes?: string | null
@@ -11,7 +12,7 @@ export interface NodeData {
 }
 
 /** Fields for the keyword index (weights per field live in keyword-live.ts). */
-export function keywordDoc(id: string, data: NodeData): KeywordDoc {
+export function keywordDoc(id: string, data: IndexedText): KeywordDoc {
   return {
     id,
     fields: { label: data.label, description: data.description, notes: data.notes, measure: data.measure },
@@ -25,7 +26,7 @@ export function keywordDoc(id: string, data: NodeData): KeywordDoc {
  * Notes and measure are left to the keyword index: on the dev set adding them
  * to the vectors diluted the paraphrase matches more than it helped.
  */
-export function embeddingTexts(data: NodeData): string[] {
+export function embeddingTexts(data: IndexedText): string[] {
   const label = (data.label ?? '').trim()
   const description = (data.description ?? '').trim()
   const texts = !description ? [label] : !label ? [description] : [label, `${label}. ${description}`]

@@ -2,6 +2,7 @@
 // under the name of the embedder that made them (the index's embedder, meili-index.ts).
 
 import type { Index } from 'meilisearch'
+import type { NodeData } from '../ports/node-data'
 import { embeddingTexts } from './document'
 import type { EmbedQueue } from './embedder/runtime'
 import { succeeded } from './meili-index'
@@ -20,11 +21,11 @@ export interface Doc {
   description?: string
   notes?: string
   measure?: string
-  data: Record<string, any>
+  data: NodeData
   _vectors: Record<string, number[][]>
 }
 
-export type DocInput = { projectId: string; node: { id: string; type: string; parentId: string | null; data: Record<string, any> } }
+export type DocInput = { projectId: string; node: { id: string; type: string; parentId: string | null; data: NodeData } }
 
 /** Document ids allow letters, digits, - and _: project ids have no _, so this is unambiguous. */
 const uid = (projectId: string, id: string) => `${projectId}_${id}`
@@ -51,18 +52,16 @@ export async function toDocs(queue: EmbedQueue, items: DocInput[]): Promise<Doc[
 
 /** What a run of node events asks of the index, the newest event per node winning: documents to delete and nodes to (re)write. */
 export function planPush(rows: (EventRow & { project_id: string })[]): { deletes: string[]; upserts: DocInput[]; nodes: number } {
-  const last = new Map<string, { projectId: string; payload: any }>()
+  const last = new Map<string, { projectId: string; event: string; node: DocInput['node'] }>()
   for (const r of rows) {
     const node = r.payload?.node
     if (!node?.id) continue
     const key = uid(r.project_id, node.id)
     last.delete(key)
-    last.set(key, { projectId: r.project_id, payload: r.payload })
+    last.set(key, { projectId: r.project_id, event: r.payload.event, node })
   }
-  const deletes = [...last].filter(([, v]) => v.payload.event === 'node.deleted').map(([k]) => k)
-  const upserts = [...last.values()]
-    .filter((v) => v.payload.event !== 'node.deleted')
-    .map((v) => ({ projectId: v.projectId, node: v.payload.node }))
+  const deletes = [...last].filter(([, v]) => v.event === 'node.deleted').map(([k]) => k)
+  const upserts = [...last.values()].filter((v) => v.event !== 'node.deleted').map((v) => ({ projectId: v.projectId, node: v.node }))
   return { deletes, upserts, nodes: last.size }
 }
 

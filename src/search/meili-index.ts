@@ -11,6 +11,7 @@
 
 import { type Index, type Meilisearch, MeilisearchApiError } from 'meilisearch'
 import type { Db } from '../db'
+import type { NodeData } from '../ports/node-data'
 import * as q from './queries'
 
 /** the settings every index of ours has, besides its embedder */
@@ -104,9 +105,7 @@ export interface Rebuild<D> {
   uid: string
   own: Embedding
   /** documents, with vectors, for a page of nodes */
-  docs: (
-    rows: { projectId: string; node: { id: string; type: string; parentId: string | null; data: Record<string, any> } }[],
-  ) => Promise<D[]>
+  docs: (rows: { projectId: string; node: { id: string; type: string; parentId: string | null; data: NodeData } }[]) => Promise<D[]>
   /** false once this process may no longer write (the sync lease was lost): the rebuild stops there */
   mayWrite: () => Promise<boolean>
   log: (msg: string) => void
@@ -137,7 +136,7 @@ export async function rebuildIndex<D>(r: Rebuild<D>): Promise<{ total: number; s
       rows.map((n) => ({ projectId: n.project_id, node: { id: n.id, type: n.type, parentId: n.parent_id, data: n.data } })),
     )
     if (!(await r.mayWrite())) return null
-    await succeeded(r.client.index(next).addDocuments(docs as Record<string, any>[]))
+    await succeeded(r.client.index(next).addDocuments(docs as Record<string, unknown>[]))
     total += rows.length
     after = [rows[rows.length - 1]!.project_id, rows[rows.length - 1]!.id]
     r.log(`indexed ${total} nodes`)

@@ -17,6 +17,7 @@
 import { randomUUID } from 'node:crypto'
 import { type Index, Meilisearch } from 'meilisearch'
 import { RefusalError } from '../errors'
+import type { NodeData } from '../ports/node-data'
 import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchDeps, SearchRequest } from '../ports/search'
 import { BUILTIN_TUNING } from './builtin'
 import { embeddingTexts } from './document'
@@ -165,7 +166,7 @@ export class MeiliBackend implements SearchBackend {
   }
 
   /** Vector search among same-type nodes; time-boxed like the built-in check. */
-  async duplicates(projectId: string, node: { id: string; type: string; data: Record<string, any> }): Promise<DuplicateAdvisory | null> {
+  async duplicates(projectId: string, node: { id: string; type: string; data: NodeData }): Promise<DuplicateAdvisory | null> {
     // advisory only (the add has succeeded): whatever fails or comes too late below means no advisory
     const state = await within(this.indexState(), BUILTIN_TUNING.duplicateEmbedMs).catch(() => undefined)
     if (!state?.ready) return null // no vectors of ours to compare with (yet)

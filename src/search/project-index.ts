@@ -2,8 +2,9 @@
 // vectors, kept in step with the project's node events. Pure and in memory; builtin.ts loads
 // it, feeds it events and vectors, and persists what it embeds.
 
+import type { NodeData } from '../ports/node-data'
 import type { SearchMode } from '../ports/search'
-import { embeddingTexts, keywordDoc, type NodeData } from './document.ts'
+import { embeddingTexts, keywordDoc } from './document.ts'
 import { textHash } from './hash.ts'
 import { LiveKeywordIndex } from './keyword-live.ts'
 import { calibrate, hybridRank, type SemanticCalibration } from './rank.ts'
@@ -13,7 +14,7 @@ export interface IndexNode {
   id: string
   type: string
   parentId: string | null
-  data: Record<string, any>
+  data: NodeData
 }
 
 export interface RankOptions {
@@ -79,10 +80,10 @@ export class ProjectIndex {
 
   /** Add or replace a node. `vectorOf` supplies already known vectors by text hash. */
   upsert(node: IndexNode, vectorOf: (hash: string) => Float32Array | undefined = () => undefined): void {
-    const texts = embeddingTexts(node.data as NodeData)
+    const texts = embeddingTexts(node.data)
     const hashes = texts.map(textHash)
     const old = this.nodes.get(node.id)
-    this.keyword.set(keywordDoc(node.id, node.data as NodeData))
+    this.keyword.set(keywordDoc(node.id, node.data))
     this.changes++
     if (old && sameList(old.hashes, hashes)) {
       old.node = node

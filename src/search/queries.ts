@@ -20,10 +20,13 @@ import setCursorSql from '../../sql/search/set-cursor.sql' with { type: 'text' }
 import takeLeaseSql from '../../sql/search/take-lease.sql' with { type: 'text' }
 import type { Db } from '../db'
 import { one } from '../db/port'
+import type { NodeData } from '../ports/node-data'
 import { vectorToBase64 } from './hash'
 
-export type NodeRow = { id: string; type: string; parent_id: string | null; data: Record<string, any> }
-export type EventRow = { seq: number; payload: any; created_at: Date }
+export type NodeRow = { id: string; type: string; parent_id: string | null; data: NodeData }
+/** What search reads of an outbox payload (src/events/payload.ts): its event and, for a node event, the node. */
+export type NodeEvent = { event: string; node?: { id: string; type: string; parentId: string | null; data: NodeData } }
+export type EventRow = { seq: number; payload: NodeEvent; created_at: Date }
 
 export const listNodes = (db: Db, projectId: string) => db.query<NodeRow>(listNodesSql, [projectId])
 export const listAllNodes = (db: Db, after: [string, string], limit: number) =>

@@ -24,7 +24,7 @@ export const searchRoutes = (deps: Deps) => {
     response: {
       200: t.Object({
         results: t.Array(Result),
-        _meta: t.Optional(t.Object({ search: t.Optional(t.Any()), _tip: t.Optional(t.String()) }, { additionalProperties: true })),
+        _meta: t.Optional(t.Object({ search: t.Optional(t.Unknown()), _tip: t.Optional(t.String()) }, { additionalProperties: true })),
       }),
       503: t.Composite([RefusalBody, t.Object({ _tip: t.Optional(t.String()) })], {
         description: 'search_unavailable: the Meilisearch server (MEILI_URL) did not answer; retry shortly',

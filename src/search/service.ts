@@ -1,37 +1,19 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { invalid } from '../errors'
-import { NODE_TYPES } from '../nodes/model'
+import { parseInput } from '../http/action-schema'
+import type { NodeData } from '../ports/node-data'
 import type { DuplicateAdvisory, SearchAnswer, SearchMode } from '../ports/search'
 import { requireProject } from '../projects/access'
 import { clip, MAX_QUERY_CHARS } from './document'
-
-export const SEARCH_LIMIT = { default: 5, max: 20 } as const
-const MODES: SearchMode[] = ['hybrid', 'keyword', 'semantic']
-
-export interface SearchQuery {
-  projectId?: string
-  q?: string
-  type?: string
-  limit?: string
-  mode?: string
-}
+import { SEARCH_LIMIT, SearchQuery } from './model'
 
 /** GET /search (api.md): the nodes closest in meaning to `q`, best first, with their ancestors. */
-export async function search(deps: Deps, user: User, query: SearchQuery) {
-  const { project } = await requireProject(deps, user, query.projectId)
-  const q = clip((query.q ?? '').trim(), MAX_QUERY_CHARS)
-  if (!q)
-    throw invalid('q is required: a natural-language query', { _tip: 'Send q=<what you are looking for>, e.g. q=where do we track churn' })
-  if (query.type !== undefined && !(NODE_TYPES as readonly string[]).includes(query.type))
-    throw invalid(`type must be one of: ${NODE_TYPES.join(', ')}`)
-  const limit = query.limit === undefined ? SEARCH_LIMIT.default : /^\d+$/.test(query.limit) ? Number(query.limit) : NaN
-  if (!(limit >= 1 && limit <= SEARCH_LIMIT.max))
-    throw invalid(`limit must be an integer from 1 to ${SEARCH_LIMIT.max}`, {
-      _tip: `Omit limit for the default of ${SEARCH_LIMIT.default}.`,
-    })
-  const mode = (query.mode ?? 'hybrid') as SearchMode
-  if (!MODES.includes(mode)) throw invalid(`mode must be one of: ${MODES.join(', ')}`)
+export async function search(deps: Deps, user: User, raw: Record<string, unknown>) {
+  const { project } = await requireProject(deps, user, raw.projectId)
+  const query = parseInput(SearchQuery, raw)
+  const q = clip(query.q.trim(), MAX_QUERY_CHARS)
+  const limit = query.limit === undefined ? SEARCH_LIMIT.default : Number(query.limit)
+  const mode: SearchMode = query.mode ?? 'hybrid'
 
   const key = `search\n${mode}\n${limit}\n${query.type ?? ''}\n${q}`
   return deps.reads.answer(project.id, key, { keep: (r) => settled(deps, r._meta.search) }, async () =>
@@ -67,7 +49,7 @@ function searchAnswer(answer: SearchAnswer) {
 export async function possibleDuplicate(
   deps: Pick<Deps, 'search' | 'log'>,
   projectId: string,
-  node: { id: string; type: string; data: Record<string, any> },
+  node: { id: string; type: string; data: NodeData },
 ): Promise<DuplicateAdvisory | null> {
   try {
     return await deps.search.duplicates(projectId, node)

@@ -18,7 +18,7 @@ const TYPE_NAMES: Record<string, string> = { goal: 'Goal', need: 'Need', approac
 
 /** The statuses a reader cares about, per type: goal and bet states, done or open, maturity, iteration. */
 function chips(n: PublicNode): string[] {
-  const d = n.data as Record<string, any>
+  const d = n.data
   const out: string[] = []
   if (n.type === 'goal' && d.goalStatus) out.push(d.goalStatus)
   if (n.type === 'approach') {
@@ -35,7 +35,7 @@ function chips(n: PublicNode): string[] {
 }
 
 function renderNode(n: PublicNode, children: Map<string, PublicNode[]>, depth: number): string {
-  const d = n.data as Record<string, any>
+  const d = n.data
   const status = chips(n)
     .map((c) => `<span class="chip${c === 'done' ? ' done' : ''}">${escapeHtml(c)}</span>`)
     .join(' ')

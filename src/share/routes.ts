@@ -11,7 +11,7 @@ const PublicNode = t.Object({
   id: t.String(),
   type: t.String(),
   parentId: Nullable(t.String()),
-  data: t.Record(t.String(), t.Any(), { description: 'the node data without notes' }),
+  data: t.Record(t.String(), t.Unknown(), { description: 'the node data without notes' }),
 })
 
 /** /share (owners and members) and the unauthenticated JSON view of a link. */
@@ -34,8 +34,8 @@ export const shareRoutes = (deps: Deps) =>
       {
         body: t.Object({
           projectId: t.String(),
-          expiresInDays: t.Optional(t.Any({ description: 'a positive number of days; anything else means the link never expires' })),
-          settings: t.Optional(t.Any({ description: '{includedGoalIds?: goal ids}: share only these goals and what is beneath them' })),
+          expiresInDays: t.Optional(t.Unknown({ description: 'a positive number of days; anything else means the link never expires' })),
+          settings: t.Optional(t.Unknown({ description: '{includedGoalIds?: goal ids}: share only these goals and what is beneath them' })),
         }),
         response: {
           201: t.Object({ token: t.String(), url: t.String(), expiresAt: Nullable(t.String()), _meta: MetaBody }),
@@ -54,7 +54,7 @@ export const shareRoutes = (deps: Deps) =>
             t.Object({
               token: t.String(),
               url: t.String(),
-              settings: t.Any(),
+              settings: t.Unknown(),
               createdAt: t.String(),
               expiresAt: Nullable(t.String()),
               revokedAt: Nullable(t.String()),

@@ -3,6 +3,7 @@ import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { notFound, RefusalError } from '../errors'
 import { listNodes, type NodeRow } from '../export/service'
+import type { NodeData } from '../ports/node-data'
 import { type Access, requireProject } from '../projects/access'
 import { tierStatus } from '../tiers/service'
 import * as q from './queries'
@@ -121,7 +122,7 @@ export interface PublicNode {
   id: string
   type: NodeRow['type']
   parentId: string | null
-  data: Record<string, unknown>
+  data: NodeData
 }
 
 /**

@@ -1,4 +1,7 @@
 import { Type } from '@sinclair/typebox'
+import { RefusalError } from '../errors'
+import { IntegerText, refined, ruled } from '../http/action-schema'
+import { OUTLINE_BUDGET } from './outline'
 
 export const DIRECTIONS = ['up', 'down', 'lateral', 'context'] as const
 
@@ -27,6 +30,30 @@ export const TreeParams = Type.Object({
   ),
 })
 
+/**
+ * A walk's query values with api.md's messages, checked in this order before the access check
+ * is awaited (parseInput): a bad direction is a 400 {error}, a missing nodeId a 400 {errors}.
+ */
+export const TreeWalkQuery = Type.Object({
+  direction: ruled(
+    Type.Union(DIRECTIONS.map((d) => Type.Literal(d))),
+    () => new RefusalError(400, `direction must be one of: ${DIRECTIONS.join(', ')}`),
+  ),
+  nodeId: ruled(Type.String({ minLength: 1 }), 'nodeId is required'),
+})
+
+/** GET /tree?format=…'s values, checked in this order after the access check (parseInput). */
+export const TreeOutlineQuery = Type.Object({
+  format: ruled(Type.Literal('outline'), () => new RefusalError(400, 'format must be outline (or left out for a walk with direction)')),
+  budget: Type.Optional(
+    IntegerText(
+      OUTLINE_BUDGET.min,
+      OUTLINE_BUDGET.max,
+      `budget must be an integer from ${OUTLINE_BUDGET.min} to ${OUTLINE_BUDGET.max} (characters)`,
+    ),
+  ),
+})
+
 /** GET /outline's token budget (agents-and-app.md, section 4). */
 export const TOKEN_BUDGET = { default: 4_000, min: 200, max: 50_000 } as const
 
@@ -40,5 +67,18 @@ export const OutlineParams = Type.Object({
       maximum: TOKEN_BUDGET.max,
       description: `o200k_base tokens, default ${TOKEN_BUDGET.default}`,
     }),
+  ),
+})
+
+/** GET /outline's values, checked after the access check (parseInput): budget in digits only. */
+export const OutlineQuery = Type.Object({
+  budget: Type.Optional(
+    refined(
+      ruled(
+        Type.String({ pattern: '^[0-9]{1,6}$' }),
+        `budget must be an integer from ${TOKEN_BUDGET.min} to ${TOKEN_BUDGET.max} (o200k_base tokens)`,
+      ),
+      (budget) => Number(budget) >= TOKEN_BUDGET.min && Number(budget) <= TOKEN_BUDGET.max,
+    ),
   ),
 })

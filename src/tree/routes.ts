@@ -17,14 +17,14 @@ export const TreeResponse = t.Object({
   siblings: t.Optional(Nodes),
   children: t.Optional(Nodes),
   outline: t.Optional(t.String({ description: 'format=outline only: the project as a text outline within budget' })),
-  _meta: t.Optional(t.Record(t.String(), t.Any())),
+  _meta: t.Optional(t.Record(t.String(), t.Unknown())),
 })
 
 export const OutlineResponse = t.Object({
   outline: t.String({ description: 'indented markdown, one line per node; folded parts as "- … 14 more jobs (9 done)"' }),
   tokens: t.Integer({ description: 'o200k_base tokens of outline, at most budget' }),
   elided: t.Integer({ description: 'nodes not shown on a line of their own' }),
-  _meta: t.Record(t.String(), t.Any()),
+  _meta: t.Record(t.String(), t.Unknown()),
 })
 
 export const treeRoutes = (deps: Deps) =>

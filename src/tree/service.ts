@@ -1,15 +1,15 @@
 import type { User } from '../accounts/model'
 import { type ClaimView, liveClaims, withClaim } from '../claims/service'
 import type { Deps } from '../deps'
-import { ErrorListError, RefusalError } from '../errors'
+import { RefusalError } from '../errors'
+import { parseInput } from '../http/action-schema'
 import { type Node, toNode } from '../nodes/model'
 import { nodeRows as q, type TreeRow } from '../nodes/service'
 import { requireProject } from '../projects/access'
-import { TOKEN_BUDGET } from './model'
+import { OutlineQuery, TOKEN_BUDGET, TreeOutlineQuery, TreeWalkQuery } from './model'
 import { OUTLINE_BUDGET, renderOutline } from './outline'
 import { renderTokenOutline } from './token-outline'
 
-export const DIRECTIONS = ['up', 'down', 'lateral', 'context'] as const
 const SUBTREE_TIP_OVER = 50
 
 type Depthed = Node & { depth: number }
@@ -47,11 +47,8 @@ export async function walk(
   if (query.format !== undefined) return outline(deps, user, query)
   const access = requireProject(deps, user, query.projectId)
   access.catch(() => {}) // awaited below; an early refusal must not count as unhandled
-  if (!DIRECTIONS.includes(query.direction as any)) throw new RefusalError(400, `direction must be one of: ${DIRECTIONS.join(', ')}`)
-  if (!query.nodeId) throw new ErrorListError(['nodeId is required'])
+  const { direction, nodeId } = parseInput(TreeWalkQuery, query)
   const { project } = await access
-  const nodeId = query.nodeId
-  const direction = query.direction!
   return deps.reads.answer(project.id, `tree\n${direction}\n${nodeId}`, { claims: true }, async () => {
     const [result, claims] = await Promise.all([read(deps, project.id, nodeId, direction), liveClaims(deps.db, project.id, deps.now())])
     return claims.size ? withClaims(result, claims) : result
@@ -117,10 +114,8 @@ async function read(deps: Deps, projectId: string, nodeId: string, direction: st
  */
 async function outline(deps: Deps, user: User, query: { projectId?: string; nodeId?: string; format?: string; budget?: string }) {
   const { project } = await requireProject(deps, user, query.projectId)
-  if (query.format !== 'outline') throw new RefusalError(400, 'format must be outline (or left out for a walk with direction)')
-  const budget = query.budget === undefined ? OUTLINE_BUDGET.default : Number(query.budget)
-  if (!Number.isInteger(budget) || budget < OUTLINE_BUDGET.min || budget > OUTLINE_BUDGET.max)
-    throw new ErrorListError([`budget must be an integer from ${OUTLINE_BUDGET.min} to ${OUTLINE_BUDGET.max} (characters)`])
+  const checked = parseInput(TreeOutlineQuery, query)
+  const budget = checked.budget === undefined ? OUTLINE_BUDGET.default : Number(checked.budget)
   const key = `tree-outline\n${budget}\n${query.nodeId ?? ''}`
   return deps.reads.answer(project.id, key, {}, () => textOutline(deps, project.id, query.nodeId, budget))
 }
@@ -183,9 +178,8 @@ export async function tokenOutline(deps: Deps, user: User, query: { projectId?: 
   const count = loadTokenizer()
   count.catch(() => {}) // awaited below, after the checks
   const { project } = await requireProject(deps, user, query.projectId)
-  const budget = query.budget === undefined ? TOKEN_BUDGET.default : /^[0-9]{1,6}$/.test(query.budget) ? Number(query.budget) : Number.NaN
-  if (!(budget >= TOKEN_BUDGET.min && budget <= TOKEN_BUDGET.max))
-    throw new ErrorListError([`budget must be an integer from ${TOKEN_BUDGET.min} to ${TOKEN_BUDGET.max} (o200k_base tokens)`])
+  const checked = parseInput(OutlineQuery, query)
+  const budget = checked.budget === undefined ? TOKEN_BUDGET.default : Number(checked.budget)
   const key = `outline\n${budget}\n${query.nodeId ?? ''}`
   return deps.reads.answer(project.id, key, { claims: true }, () => modelOutline(deps, project.id, query.nodeId, budget, count))
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { IntegerText } from '../http/action-schema'
 
 /** The commands of api.md's POST /view-command, and what each needs. */
 export const VIEW_COMMAND_TYPES = [
@@ -61,3 +62,9 @@ export interface QueuedCommand {
 export const CONNECTED_MS = 30_000
 /** The longest a client's poll for commands may wait before answering with none (main.ts sets Bun's idle timeout past it). */
 export const POLL_WAIT_MS = 15_000
+
+/** GET /view/commands' query values, checked in this order after the access check (parseInput). */
+export const CommandsQuery = Type.Object({
+  after: Type.Optional(IntegerText(0, Number.MAX_SAFE_INTEGER, 'after must be a command id (a non-negative integer)')),
+  wait: Type.Optional(IntegerText(0, POLL_WAIT_MS, `wait must be 0 to ${POLL_WAIT_MS} milliseconds`)),
+})

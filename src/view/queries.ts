@@ -6,6 +6,7 @@ import pruneSql from '../../sql/view/prune.sql' with { type: 'text' }
 import reportSql from '../../sql/view/report.sql' with { type: 'text' }
 import type { Db } from '../db'
 import { one } from '../db/port'
+import type { QueuedCommand } from './model'
 
 export interface StateRow {
   view_mode: 'tree' | 'matrix'
@@ -21,7 +22,7 @@ export interface StateRow {
 
 export interface CommandRow {
   seq: number | string
-  command: Record<string, unknown>
+  command: QueuedCommand
   created_at: Date | string
 }
 

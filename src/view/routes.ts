@@ -40,11 +40,11 @@ export const viewRoutes = (deps: Deps) =>
     .derive(withUser(deps))
     .post('/view-command', ({ user, body }) => sendCommand(deps, user, body), {
       // the command is checked by the service, so an unknown type gets api.md's own 400
-      body: t.Object({ projectId: t.String(), command: t.Optional(t.Any({ description: 'the command: {type, …}' })) }),
+      body: t.Object({ projectId: t.String(), command: t.Optional(t.Unknown({ description: 'the command: {type, …}' })) }),
       response: {
         200: t.Object({
           success: t.Boolean({ description: 'true: enqueued (not yet applied); false: the target did not resolve, nothing enqueued' }),
-          command: t.Any(),
+          command: t.Unknown(),
           commandId: t.Nullable(t.Integer()),
           _meta: MetaBody,
         }),
@@ -64,7 +64,7 @@ export const viewRoutes = (deps: Deps) =>
       response: { 200: ViewState },
       detail: { summary: 'What the live canvas shows, and the last command it applied', tags: ['view'] },
     })
-    .get('/view/commands', ({ user, query }) => nextCommands(deps, user, query) as any, {
+    .get('/view/commands', ({ user, query }) => nextCommands(deps, user, query), {
       query: t.Object({
         projectId: t.String(),
         after: t.Optional(t.String({ description: 'the id of the last command this client applied' })),

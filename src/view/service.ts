@@ -1,13 +1,14 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { invalid, RefusalError } from '../errors'
+import { RefusalError } from '../errors'
 import { latestCursor } from '../events/service'
 import { eventsKey, viewKey, waitFor } from '../events/waiters'
+import { parseInput } from '../http/action-schema'
 import { projectIterations } from '../iterations/service'
 import { nodeTypesOf } from '../nodes/service'
 import { requireProject } from '../projects/access'
 import { tierStatus } from '../tiers/service'
-import { CONNECTED_MS, isCommandType, POLL_WAIT_MS, type QueuedCommand, VIEW_COMMAND_TYPES, VIEW_MODES } from './model'
+import { CONNECTED_MS, CommandsQuery, isCommandType, type QueuedCommand, VIEW_COMMAND_TYPES, VIEW_MODES } from './model'
 import * as q from './queries'
 
 /**
@@ -138,10 +139,9 @@ export async function nextCommands(
   query: { projectId?: string; after?: string; wait?: string; revision?: string },
 ) {
   const { project } = await canvasProject(deps, user, query.projectId)
-  const after = query.after === undefined ? 0 : Number(query.after)
-  if (!Number.isSafeInteger(after) || after < 0) throw invalid('after must be a command id (a non-negative integer)')
-  const wait = query.wait === undefined ? 0 : Number(query.wait)
-  if (!Number.isSafeInteger(wait) || wait < 0 || wait > POLL_WAIT_MS) throw invalid(`wait must be 0 to ${POLL_WAIT_MS} milliseconds`)
+  const checked = parseInput(CommandsQuery, query)
+  const after = checked.after === undefined ? 0 : Number(checked.after)
+  const wait = checked.wait === undefined ? 0 : Number(checked.wait)
   // one heartbeat per poll: a poll waits at most POLL_WAIT_MS, well inside the connected window
   await q.heartbeat(deps.db, project.id, deps.now())
   let last = { rows: [] as q.CommandRow[], revision: '' }

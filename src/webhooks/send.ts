@@ -62,8 +62,10 @@ export async function send(job: SendJob, allowInsecure: boolean): Promise<SendOu
     if (res.status >= 200 && res.status < 300) return done(res.status, null)
     const redirect = res.status >= 300 && res.status < 400 ? ' (redirects are not followed)' : ''
     return done(res.status, `HTTP ${res.status}${redirect}`)
-  } catch (err: any) {
-    if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return done(null, `no answer within ${TIMEOUT_MS / 1000} s`)
-    return done(null, String(err?.message ?? err).slice(0, 500))
+  } catch (err) {
+    // fetch's timeout and abort are DOMExceptions, known by name
+    const { name, message } = (err && typeof err === 'object' ? err : {}) as { name?: unknown; message?: unknown }
+    if (name === 'TimeoutError' || name === 'AbortError') return done(null, `no answer within ${TIMEOUT_MS / 1000} s`)
+    return done(null, String(message ?? err).slice(0, 500))
   }
 }

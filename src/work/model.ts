@@ -1,11 +1,18 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { action, ProjectId, ruled } from '../http/action-schema'
+import { action, IntegerText, ProjectId, ruled } from '../http/action-schema'
+
+export const READY_LIMIT = { default: 20, max: 100 } as const
 
 /** GET /ready parameters, typed (the MCP tool publishes this one; the route takes its query-string form). */
 export const ReadyParams = Type.Object({
   projectId: Type.String(),
   iteration: Type.Optional(Type.String({ description: 'only the work items of this iteration (by name)' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'at most this many items, 1 to 100 (default 20)' })),
+})
+
+/** GET /ready's query values (strings) with api.md's messages, checked after the access check (parseInput). */
+export const ReadyQuery = Type.Object({
+  limit: Type.Optional(IntegerText(1, READY_LIMIT.max, `limit must be an integer from 1 to ${READY_LIMIT.max}`)),
 })
 
 // ---- the input of the claim actions (POST /mutate, agents-and-app.md 2), with api.md's messages ----

@@ -1,11 +1,13 @@
 // The readiness rule of agents-and-app.md (1), pure: the project's nodes, iterations and live
 // claims in; each work item's state and the order of GET /ready out.
 
+import type { NodeData } from '../ports/node-data'
+
 export interface TreeNode {
   id: string
   type: string
   parentId: string | null
-  data: Record<string, any>
+  data: NodeData
 }
 export interface IterationInfo {
   name: string
@@ -85,7 +87,7 @@ export function assess(nodes: TreeNode[], iterations: IterationInfo[], claimed: 
   const created = new Map(nodes.map((n, k) => [n.id, k]))
   const key = (n: TreeNode) => [
     n.type === 'task' && n.data.urgent === true ? 0 : 1,
-    rank.get(n.data.iteration) ?? iterations.length + 2,
+    (n.data.iteration === undefined ? undefined : rank.get(n.data.iteration)) ?? iterations.length + 2,
     n.type === 'job' && goalOf(n)?.data.goalStatus === 'focus' ? 0 : 1,
     created.get(n.id)!,
   ]

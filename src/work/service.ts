@@ -1,19 +1,19 @@
 import type { User } from '../accounts/model'
 import { type ClaimView, checkTokens, claimLost, claimRows, endClaims, hashToken, iso, liveClaims, newToken } from '../claims/service'
 import type { Deps } from '../deps'
-import { invalid, notFound, RefusalError } from '../errors'
+import { notFound, RefusalError } from '../errors'
 import { type DomainEvent, emit } from '../events/outbox'
+import { parseInput } from '../http/action-schema'
 import { iterationRows } from '../iterations/service'
 import { nodeRows } from '../nodes/service'
 import { requireProject } from '../projects/access'
 import { bumpRevision } from '../revisions/revision'
-import type { ClaimBody, ReleaseClaimBody, RenewClaimBody } from './model'
+import { type ClaimBody, READY_LIMIT, ReadyQuery, type ReleaseClaimBody, type RenewClaimBody } from './model'
 import * as q from './queries'
 import { assess, spreadFirst, type TreeNode, type WorkState } from './ready'
 
 /** Ready work and claims (agents-and-app.md, 1 and 2). */
 
-export const READY_LIMIT = { default: 20, max: 100 } as const
 export const LEASE_SECONDS = { default: 900, min: 30, max: 86_400 } as const
 
 /** The project as the readiness rule reads it, inside the caller's transaction when there is one. */
@@ -31,9 +31,8 @@ async function project(deps: Deps, projectId: string) {
 /** GET /ready: the ready work items, in the order an agent should take them. */
 export async function listReady(deps: Deps, user: User, query: { projectId?: string; iteration?: string; limit?: string }) {
   const { project: p } = await requireProject(deps, user, query.projectId)
-  const limit = query.limit === undefined ? READY_LIMIT.default : Number(query.limit)
-  if (!Number.isInteger(limit) || limit < 1 || limit > READY_LIMIT.max)
-    throw invalid(`limit must be an integer from 1 to ${READY_LIMIT.max}`)
+  const checked = parseInput(ReadyQuery, query)
+  const limit = checked.limit === undefined ? READY_LIMIT.default : Number(checked.limit)
   const { rule } = await project(deps, p.id)
   const all = rule.ordered(query.iteration)
   const ready = all.filter((w) => w.state === 'ready')
@@ -141,7 +140,7 @@ export async function releaseClaim(deps: Deps, user: User, body: ReleaseClaimBod
   return { success: true, released: { nodeId: row.node_id } }
 }
 
-type Entry = { action?: string; nodeId?: string; claimToken?: string; data?: Record<string, any> | null }
+type Entry = { action?: string; nodeId?: string; claimToken?: string; data?: Record<string, unknown> | null }
 
 /** Does this entry mark work done, resolve or retire an approach, or delete a node (so it may unblock work)? */
 const unblocks = (e: Entry) =>
@@ -158,9 +157,9 @@ export async function aroundWrite(
   deps: Deps,
   user: User,
   action: string,
-  body: Record<string, any>,
-  run: () => Promise<Record<string, any>>,
-): Promise<Record<string, any>> {
+  body: Record<string, unknown>,
+  run: () => Promise<Record<string, unknown>>,
+): Promise<Record<string, unknown>> {
   if (action !== 'update' && action !== 'delete' && action !== 'batch') return run()
   const entries: Entry[] = action === 'batch' ? (Array.isArray(body.mutations) ? body.mutations : []) : [{ ...body, action }]
   const real = (e: Entry) => typeof e.nodeId === 'string' && !e.nodeId.startsWith('draft-')

@@ -21,6 +21,19 @@ export interface Change {
   after: Record<string, unknown> | null
 }
 
+/** One entry of a batch's `results` (src/mutate/batch.ts, applyEntry). */
+type BatchResult =
+  | { action: 'add' | 'update'; nodeId: string; node: Record<string, unknown> & { type: string } }
+  | { action: 'delete'; nodeId: string }
+  | { action: 'addIteration'; iteration: Record<string, unknown> }
+
+/** A plan's batches as one: their results in order, every draft's id, the last batch's _meta. */
+interface Applied {
+  results: BatchResult[]
+  idMap: Record<string, string>
+  _meta: { advisory?: unknown; _tip?: unknown }
+}
+
 /** The idempotency key of a terminal advance: the same state and answer always give the same key. */
 export function applyKey(state: string, response: unknown): string {
   return `workflow:${createHash('sha256').update(state).update('\n').update(canonical(response)).digest('hex')}`
@@ -105,7 +118,7 @@ export async function refuseRepeat(deps: Deps, user: User, state: string, respon
  * together), later batches name earlier drafts by their real ids, and an entry's index in an
  * error is its index in the whole plan.
  */
-async function batchInChunks(deps: Deps, user: User, projectId: string, plan: Plan) {
+async function batchInChunks(deps: Deps, user: User, projectId: string, plan: Plan): Promise<Applied> {
   const group = (i: number) => (plan.source[i] ?? '').replace(/\].*$/, ']')
   const chunks: number[][] = []
   let current: number[] = []
@@ -124,8 +137,8 @@ async function batchInChunks(deps: Deps, user: User, projectId: string, plan: Pl
   }
 
   const idMap = new Map<string, string>()
-  const results: Record<string, unknown>[] = []
-  let meta: Record<string, unknown> = {}
+  const results: BatchResult[] = []
+  let meta: Applied['_meta'] = {}
   const real = (id: unknown) => (typeof id === 'string' ? (idMap.get(id) ?? id) : id)
   for (const chunk of chunks) {
     const mutations = chunk.map((i) => {
@@ -137,10 +150,10 @@ async function batchInChunks(deps: Deps, user: User, projectId: string, plan: Pl
       return m.nodeId === undefined ? m : { ...m, nodeId: real(m.nodeId) }
     })
     try {
-      const result = (await batch(deps, user, parseAction(BatchBody, { action: 'batch', projectId, mutations }))) as any
-      results.push(...result.results)
-      for (const [draft, id] of Object.entries<string>(result.idMap ?? {})) idMap.set(draft, id)
-      meta = result._meta ?? {}
+      const result = await batch(deps, user, parseAction(BatchBody, { action: 'batch', projectId, mutations }))
+      results.push(...(result.results as BatchResult[]))
+      for (const [draft, id] of Object.entries(result.idMap)) idMap.set(draft, id)
+      meta = result._meta
     } catch (err) {
       if (err instanceof ErrorListError && err.status === 400)
         err.errors.splice(
@@ -155,10 +168,10 @@ async function batchInChunks(deps: Deps, user: User, projectId: string, plan: Pl
   return { results, idMap: Object.fromEntries(idMap), _meta: meta }
 }
 
-function terminalBody(projectId: string, plan: Plan, result: Record<string, any>, before: Map<string, Record<string, unknown>>) {
-  const idMap = new Map<string, string>(Object.entries(result.idMap ?? {}))
+function terminalBody(projectId: string, plan: Plan, result: Applied, before: Map<string, Record<string, unknown>>) {
+  const idMap = new Map<string, string>(Object.entries(result.idMap))
   const realId = (id: string) => idMap.get(id) ?? id
-  const changeset: Change[] = (result.results as Record<string, any>[]).map((r) => {
+  const changeset: Change[] = result.results.map((r) => {
     switch (r.action) {
       case 'add':
         return { action: 'add', nodeId: r.nodeId, type: r.node.type, before: null, after: r.node }
@@ -181,7 +194,7 @@ function terminalBody(projectId: string, plan: Plan, result: Record<string, any>
   const viewCommand = nodeFocus?.viewCommand ?? null
   const meta: Record<string, unknown> = { viewCommand }
   if (nodeFocus) meta.focus = nodeFocus
-  const batchMeta = result._meta ?? {}
+  const batchMeta = result._meta
   if (batchMeta.advisory) meta.advisory = batchMeta.advisory
   if (batchMeta._tip) meta._tip = batchMeta._tip
   return {

@@ -15,7 +15,7 @@ export const workflowRoutes = (deps: Deps) => {
   const body = catalog(guideUrl(deps.config.publicBaseUrl))
   return new Elysia({ name: 'workflow' })
     .get('/workflow', () => body, {
-      response: { 200: t.Object({ protocol: t.Any(), flows: t.Array(t.Any()), notes: t.Array(t.String()), _meta: MetaBody }) },
+      response: { 200: t.Object({ protocol: t.Unknown(), flows: t.Array(t.Unknown()), notes: t.Array(t.String()), _meta: MetaBody }) },
       detail: {
         summary: "The workflow catalog: protocol, flows, the JSON Schema of each step's answer (no authentication)",
         tags: ['workflow'],
@@ -26,7 +26,7 @@ export const workflowRoutes = (deps: Deps) => {
     .post(
       '/workflow',
       async ({ user, body }) => {
-        const result = await postWorkflow(deps, codec, user, body as Record<string, any>)
+        const result = await postWorkflow(deps, codec, user, body as Record<string, unknown>)
         if (result.done && (result as { changeset: unknown[] }).changeset.length) {
           deps.wake('events')
           deps.wake('classify')
@@ -50,14 +50,14 @@ export const workflowRoutes = (deps: Deps) => {
                     action: t.String({ description: 'add, update, delete or addIteration' }),
                     nodeId: t.Nullable(t.String()),
                     type: t.String(),
-                    before: t.Nullable(t.Any()),
-                    after: t.Nullable(t.Any()),
+                    before: t.Nullable(t.Unknown()),
+                    after: t.Nullable(t.Unknown()),
                   }),
                 ),
               ),
               focus: t.Optional(t.Nullable(t.String())),
               message: t.Optional(t.String()),
-              _meta: t.Optional(t.Record(t.String(), t.Any())),
+              _meta: t.Optional(t.Record(t.String(), t.Unknown())),
             }),
             'Mid-flow {done:false, prompt, state}; at the end {done:true, changeset, focus, message, _meta:{viewCommand}}. 400 {error, retry:true, state} for a bad answer; 500 {retry, partialApply, alreadyApplied?} when the final apply fails.',
           ),

@@ -35,13 +35,15 @@ const FLOWS = new Map<FlowName, Flow>([
 export const ADVANCE_REQUIRES =
   'advance requires state and a structured response: response is the parsed JSON object of your model ({message, signal, ...}), with signal a string'
 
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
+
 const refuse = (error: string, tip?: string) => new RefusalError(400, error, tip ? { _meta: { _tip: tip } } : {})
 
 /** The tip of every mid-flow answer of a flow. */
 const tipOf = (flow: FlowName) => (flow === 'task-curate' ? CURATE_TIP : undefined)
 
 /** POST /workflow: start or advance a run (api.md, POST /workflow). */
-export async function postWorkflow(deps: Deps, codec: StateCodec, user: User, body: Record<string, any>) {
+export async function postWorkflow(deps: Deps, codec: StateCodec, user: User, body: Record<string, unknown>) {
   // a key without API access hears the tier refusal first, unless it may use this very project
   if (!hasApiAccess(user)) await requireProject(deps, user, body.projectId).catch(() => Promise.reject(tierRequired()))
   // a NUL or lone surrogate in the run's answer is a bad response (the run is kept); anywhere else, a plain 400
@@ -53,7 +55,7 @@ export async function postWorkflow(deps: Deps, codec: StateCodec, user: User, bo
   return body.action === 'start' ? start(deps, codec, user, project.id, body) : advance(deps, codec, user, project.id, body)
 }
 
-async function start(deps: Deps, codec: StateCodec, user: User, projectId: string, body: Record<string, any>) {
+async function start(deps: Deps, codec: StateCodec, user: User, projectId: string, body: Record<string, unknown>) {
   if (!isFlowName(body.flow)) throw refuse(`flow must be one of: ${FLOW_NAMES.join(', ')}`, 'GET /api/v1/workflow describes each flow.')
   if (typeof body.input === 'string' && body.input.length > LIMITS.inputChars)
     throw refuse(`input is ${body.input.length} characters; at most ${LIMITS.inputChars} are allowed`)
@@ -94,7 +96,7 @@ async function midFlow(codec: StateCodec, ctx: FlowCtx, flow: Flow, run: RunStat
   }
 }
 
-async function advance(deps: Deps, codec: StateCodec, user: User, projectId: string, body: Record<string, any>) {
+async function advance(deps: Deps, codec: StateCodec, user: User, projectId: string, body: Record<string, unknown>) {
   if (typeof body.state !== 'string' || body.state === '') throw refuse(ADVANCE_REQUIRES)
   const state: string = body.state
   const run = await codec.open(state, { projectId, userId: user.id })
@@ -108,8 +110,7 @@ async function advance(deps: Deps, codec: StateCodec, user: User, projectId: str
   const bad = badString(body)
   if (bad) throw retry(bad.message)
   const response = body.response
-  if (!response || typeof response !== 'object' || Array.isArray(response) || typeof response.signal !== 'string')
-    throw retry(ADVANCE_REQUIRES)
+  if (!isObject(response) || typeof response.signal !== 'string') throw retry(ADVANCE_REQUIRES)
   const size = JSON.stringify(response).length
   if (size > LIMITS.responseChars) throw retry(`response is ${size} characters of JSON; at most ${LIMITS.responseChars} are allowed`)
   const nextInput = body.nextInput

@@ -18,7 +18,7 @@ async function loadModel(): Promise<UseModel> {
     import('@energetic-ai/core') as Promise<unknown> as Promise<{
       setWasmPaths(files: Record<string, string>): void
       ready(): Promise<void>
-      loadGraphModelSync(artifacts: [object, ArrayBuffer]): any
+      loadGraphModelSync(artifacts: [object, ArrayBuffer]): unknown
       io: { concatenateArrayBuffers(buffers: ArrayBuffer[]): ArrayBuffer }
     }>,
     import('./use-assets.ts'),

@@ -8,10 +8,16 @@ import { CHILD_TYPE, type NodeType, type PlanNode } from './model.ts'
  */
 const touch = (ui: Ui, id: string) => ui.mine.set(id, Date.now())
 
-async function write(ui: Ui, id: string | null, body: Record<string, unknown>, errorKey = id): Promise<any | null> {
+/** What POST /mutate answers to the page's writes: the node an add or update wrote, a batch's results. */
+interface Written {
+  node: PlanNode
+  results?: { nodeId: string; changelogId: number }[]
+}
+
+async function write(ui: Ui, id: string | null, body: Record<string, unknown>, errorKey = id): Promise<Written | null> {
   if (errorKey) ui.errors.delete(errorKey)
   try {
-    const res = await mutate({ projectId: ui.projectId, ...body })
+    const res = await mutate<Written>({ projectId: ui.projectId, ...body })
     if (id) touch(ui, id)
     return res
   } catch (err) {
@@ -62,9 +68,9 @@ export async function saveEdit(ui: Ui) {
   const body = e.id
     ? { action: 'update', nodeId: e.id, data: { label } }
     : { action: 'add', node: { type: e.type, parentId: e.parentId, data: { label, ...iterationFor(ui, e.type) } } }
-  let res: any
+  let res: Written
   try {
-    res = await mutate({ projectId: ui.projectId, ...body })
+    res = await mutate<Written>({ projectId: ui.projectId, ...body })
   } catch (err) {
     e.error = describe(err)
     return ui.render()
@@ -110,7 +116,7 @@ export async function remove(ui: Ui, n: PlanNode) {
   const order = [...nodes].reverse()
   const res = await write(ui, n.id, { action: 'batch', mutations: order.map((x) => ({ action: 'delete', nodeId: x.id })) })
   if (!res) return
-  const results: { nodeId: string; changelogId: number }[] = res.results ?? []
+  const results = res.results ?? []
   const undo = {
     label: n.data.label,
     restore: results

@@ -15,6 +15,8 @@ interface Event {
   /** node.claimed and node.released name the node by id */
   nodeId?: string
   actor?: string
+  /** an older form of node.claimed and node.released carried the agent here */
+  payload?: { agent?: string }
 }
 
 const VERBS: Record<string, string> = {
@@ -73,8 +75,7 @@ export class Activity {
         'ol',
         { class: 'feed' },
         rows.map((e) => {
-          const who =
-            e.agent ?? e.actor ?? (e.event === 'node.claimed' || e.event === 'node.released' ? (e as any).payload?.agent : undefined)
+          const who = e.agent ?? e.actor ?? (e.event === 'node.claimed' || e.event === 'node.released' ? e.payload?.agent : undefined)
           const id = e.node?.id ?? e.nodeId
           const what = e.node
             ? (e.node.data?.label ?? e.node.id)

@@ -44,7 +44,15 @@ export function forgetKey() {
 }
 
 /** What a person reads for a refusal: the API's own words, without codes. */
-function message(status: number, json: any): string {
+/** The parts of a refusal's body a person reads (either error shape of api.md). */
+interface RefusalJson {
+  errors?: unknown
+  message?: unknown
+  error?: unknown
+  _meta?: { _tip?: unknown; tip?: unknown }
+}
+
+function message(status: number, json: RefusalJson): string {
   const errors: string[] = Array.isArray(json.errors) ? json.errors.map(String) : []
   const tip = json._meta?._tip ?? json._meta?.tip
   let text = errors.length ? errors.join('; ') : String(json.message ?? json.error ?? '')
@@ -55,7 +63,7 @@ function message(status: number, json: any): string {
   return tip && typeof tip === 'string' ? `${text} ${tip}` : text
 }
 
-export async function api<T = any>(
+export async function api<T = unknown>(
   method: 'GET' | 'POST' | 'DELETE',
   path: string,
   body?: unknown,
@@ -73,14 +81,16 @@ export async function api<T = any>(
     throw new Offline('No connection to the server.')
   }
   if (res.status === 401) throw new Unauthorized('Missing or invalid API key')
-  const json = await res.json().catch(() => ({}))
-  if (!res.ok)
+  const json: unknown = await res.json().catch(() => ({}))
+  if (!res.ok) {
+    const refusal = (json && typeof json === 'object' ? json : {}) as RefusalJson
     throw new Refused(
       res.status,
-      json.error ?? `HTTP ${res.status}`,
-      message(res.status, json),
+      String(refusal.error ?? `HTTP ${res.status}`),
+      message(res.status, refusal),
       Number(res.headers.get('retry-after')) || 0,
     )
+  }
   return json as T
 }
 
@@ -91,7 +101,7 @@ export function uuid(): string {
 }
 
 /** One change: POST /mutate with an Idempotency-Key, so a retry of the same change is applied once. */
-export const mutate = <T = any>(body: Record<string, unknown>, idempotencyKey = uuid()): Promise<T> =>
+export const mutate = <T = unknown>(body: Record<string, unknown>, idempotencyKey = uuid()): Promise<T> =>
   api<T>('POST', '/mutate', body, { 'idempotency-key': idempotencyKey })
 
 /** A failure in words, for the place it happened. */

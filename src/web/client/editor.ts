@@ -45,17 +45,20 @@ const FIELDS: Field[] = [
 ]
 
 /** A field's value as the text of its control. */
-function toText(f: Field, v: any): string {
+/** One entry of a node's externalRefs or demand, as stored (src/ports/node-data.ts); read loosely. */
+type Entry = Record<string, unknown>
+
+function toText(f: Field, v: unknown): string {
   if (f.kind === 'check') return f.name === 'status' ? String(v === 'done') : String(!!v)
   if (f.kind === 'ids') return Array.isArray(v) ? v.join(', ') : ''
-  if (f.kind === 'refs') return Array.isArray(v) ? v.map((r: any) => `${r.system} ${r.key} ${r.url}`).join('\n') : ''
+  if (f.kind === 'refs') return Array.isArray(v) ? v.map((r: Entry) => `${r.system} ${r.key} ${r.url}`).join('\n') : ''
   if (f.kind === 'demand')
-    return Array.isArray(v) ? v.map((d: any) => [d.who, d.at, d.ask].filter((x) => x !== undefined).join(' | ')).join('\n') : ''
+    return Array.isArray(v) ? v.map((d: Entry) => [d.who, d.at, d.ask].filter((x) => x !== undefined).join(' | ')).join('\n') : ''
   return v === undefined || v === null ? '' : String(v)
 }
 
 /** The control's text as the value to send; '' clears the field. */
-function fromText(f: Field, text: string, old: any): unknown {
+function fromText(f: Field, text: string, old: unknown): unknown {
   const lines = text
     .split('\n')
     .map((l) => l.trim())

@@ -1,3 +1,5 @@
+import type { NodeData } from '../../ports/node-data'
+
 /**
  * What the page knows: the project's nodes and iterations, and the view the person sees. View
  * commands change the view here, the same whether an agent sent them or the person clicked.
@@ -8,7 +10,7 @@ export interface PlanNode {
   id: string
   type: NodeType
   parentId: string | null
-  data: Record<string, any> & { label: string }
+  data: NodeData
   createdAt?: string
   /** a live claim by an agent (GET /nodes adds it; never the token) */
   claim?: { agent: string; expiresAt: string }

@@ -75,7 +75,7 @@ function curatePlan(ctx: FlowCtx, ids: string[], actions: unknown): Plan {
   if (!Array.isArray(actions)) throw new BadResponse('actions is required: an array of {taskId, action} (an empty array skips every task)')
   if (actions.length > LIMITS.actions) throw new BadResponse(`actions has ${actions.length} entries; at most ${LIMITS.actions} are allowed`)
   const inRun = new Set(ids)
-  const byTask = new Map<string, Record<string, any>>()
+  const byTask = new Map<string, Record<string, unknown> & { action: string; index: number }>()
   actions.forEach((a, i) => {
     if (!a || typeof a !== 'object' || Array.isArray(a)) throw new BadResponse(`actions[${i}] must be an object {taskId, action}`)
     const { taskId, action } = a as Record<string, unknown>
@@ -85,7 +85,7 @@ function curatePlan(ctx: FlowCtx, ids: string[], actions: unknown): Plan {
     if (typeof action !== 'string' || !ACTIONS.includes(action))
       throw new BadResponse(`actions[${i}].action must be one of: ${ACTIONS.join(', ')}`)
     if (!ctx.snap.byId.get(taskId)) throw new BadResponse(`actions[${i}]: ${taskId} no longer exists; leave it out`)
-    byTask.set(taskId, { ...(a as object), index: i })
+    byTask.set(taskId, { ...(a as object), action, index: i })
   })
 
   const mutations: Record<string, unknown>[] = []
@@ -103,7 +103,12 @@ function curatePlan(ctx: FlowCtx, ids: string[], actions: unknown): Plan {
     if (a.action === 'promote') {
       const nodes = checkDrafts(a.nodes, `${at}.nodes`, LIMITS.nodesPerAction, draftIds)
       const first = nodes[0]!
-      if (first.data && typeof first.data === 'object' && !Array.isArray(first.data) && (first.data as any).label === undefined)
+      if (
+        first.data &&
+        typeof first.data === 'object' &&
+        !Array.isArray(first.data) &&
+        (first.data as { label?: unknown }).label === undefined
+      )
         first.data = { label: task.data?.label, ...(first.data as object) }
       else if (first.data === undefined) first.data = { label: task.data?.label }
       for (const [k, n] of nodes.entries()) push({ action: 'add', node: n }, `${at}.nodes[${k}]`)
