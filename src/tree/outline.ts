@@ -25,16 +25,23 @@ export interface Outline {
 export const PLURAL: Record<string, string> = { goal: 'goals', need: 'needs', approach: 'approaches', job: 'jobs', task: 'tasks' }
 export const TYPE_ORDER = ['goal', 'need', 'approach', 'job', 'task']
 
-/** The status fields a planner needs to see, per type, in one bracket. */
-function facts(n: Node): string {
+/** A goal's status, an approach's status and size: the first facts of both outlines (this one and token-outline.ts). */
+export function planFacts(n: Node): string[] {
   const d = n.data ?? {}
   const out: string[] = []
   if (n.type === 'goal' && d.goalStatus) out.push(d.goalStatus)
   if (n.type === 'approach') {
     if (d.approachStatus) out.push(d.approachStatus)
     if (d.size) out.push(d.size)
-    if (d.kano) out.push(d.kano)
   }
+  return out
+}
+
+/** The status fields a planner needs to see, per type, in one bracket. */
+function facts(n: Node): string {
+  const d = n.data ?? {}
+  const out = planFacts(n)
+  if (n.type === 'approach' && d.kano) out.push(d.kano)
   if (n.type === 'job' || n.type === 'task') {
     out.push(d.status === 'done' ? 'done' : 'open')
     if (d.iteration) out.push(`iteration: ${d.iteration}`)

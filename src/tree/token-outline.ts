@@ -1,5 +1,5 @@
 import type { Node } from '../nodes/model'
-import { add, type Counts, PLURAL, TYPE_ORDER } from './outline'
+import { add, type Counts, PLURAL, planFacts, TYPE_ORDER } from './outline'
 
 /**
  * GET /outline's text (agents-and-app.md, section 4): a project or a subtree as indented
@@ -53,12 +53,7 @@ export function isDone(n: Node): boolean {
 
 function facts(n: Node, claimedBy: string | undefined): string[] {
   const d = n.data ?? {}
-  const out: string[] = []
-  if (n.type === 'goal' && d.goalStatus) out.push(d.goalStatus)
-  if (n.type === 'approach') {
-    if (d.approachStatus) out.push(d.approachStatus)
-    if (d.size) out.push(d.size)
-  }
+  const out = planFacts(n)
   if (n.type === 'job' || n.type === 'task') {
     out.push(typeof d.status === 'string' ? d.status : 'open')
     if (d.iteration) out.push(oneLine(d.iteration, LABEL_CHARS))
