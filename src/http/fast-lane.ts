@@ -1,6 +1,5 @@
 import type { Deps } from '../deps'
 import { clientIp } from './client-ip'
-import { loggablePath } from './input-guard'
 import type { RateLimiter } from './rate-limit'
 import { headerBytes, MAX_HEADER_BYTES, requestIdOf } from './request-head'
 
@@ -85,7 +84,8 @@ export function createFastLane(deps: Pick<Deps, 'config' | 'log' | 'metrics'>, l
       })
       const ms = performance.now() - started
       metrics.request('GET', target.path, 200, ms)
-      log.request(requestId, 'GET', loggablePath(target.path), 200, Math.round(ms * 10) / 10, ip)
+      // `read` answers only paths it names (no share token, no secret): nothing to redact
+      log.request(requestId, 'GET', target.path, 200, Math.round(ms * 10) / 10, ip)
       return res
     }
     let answer: ReturnType<FastRead>
