@@ -59,6 +59,7 @@ describe('the fast lane', () => {
       `/api/v1/tree?projectId=${p}&format=outline`,
       `/api/v1/outline?projectId=${p}`,
       `/api/v1/iterations?projectId=${p}`,
+      `/api/v1/outline?projectId=${p}&nodeId=${encodeURIComponent('goal-1')}&budget=%32000`, // percent-encoding kept as sent
     ]) {
       const full = await read(path)
       const before = fastCount()
@@ -70,6 +71,22 @@ describe('the fast lane', () => {
         requestId: undefined,
       })
       expect(fast.status).toBe(200)
+    }
+  })
+
+  it('never answers a query the full path refused (a NUL sent as %00), however often it is sent', async () => {
+    const p = await seed()
+    await read(`/api/v1/nodes?projectId=${p}`)
+    for (let i = 0; i < 2; i++) {
+      const res = await read(`/api/v1/nodes?projectId=${p}&type=job%00`)
+      expect({ status: res.status, body: JSON.parse(res.body) }).toEqual({
+        status: 400,
+        body: {
+          success: false,
+          errors: ['Query parameter type must not contain NUL characters (\\u0000)'],
+          _meta: { guide: 'http://arbor.test/api/v1/guide' },
+        },
+      })
     }
   })
 

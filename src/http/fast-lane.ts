@@ -38,7 +38,9 @@ const PLAIN_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
 
 /**
  * The path and query of `raw` (request.url, which Bun builds as scheme://Host/target) when the
- * Host is plain and the target needs no decoding: no `%`, no `#`, at most FAST_TARGET_MAX.
+ * Host is plain and the path needs no decoding (no `%`), the target holds no `#` and is at most
+ * FAST_TARGET_MAX long. The query is kept as sent, percent-encoding and all: it is only compared
+ * with queries the full path answered with 200 before (one with a NUL, `%00`, got its 400 there).
  */
 export function plainTarget(raw: string): { path: string; search: string } | undefined {
   const hostStart = raw.indexOf('://') + 3
@@ -46,9 +48,11 @@ export function plainTarget(raw: string): { path: string; search: string } | und
   if (hostStart < 3 || pathStart < 0 || raw.length - pathStart > FAST_TARGET_MAX) return undefined
   if (!PLAIN_HOST.test(raw.slice(hostStart, pathStart))) return undefined
   const target = raw.slice(pathStart)
-  if (target.includes('%') || target.includes('#')) return undefined
+  if (target.includes('#')) return undefined
   const q = target.indexOf('?')
-  return q < 0 ? { path: target, search: '' } : { path: target.slice(0, q), search: target.slice(q) }
+  const path = q < 0 ? target : target.slice(0, q)
+  if (path.includes('%')) return undefined
+  return { path, search: q < 0 ? '' : target.slice(q) }
 }
 
 export function createFastLane(deps: Pick<Deps, 'config' | 'log' | 'metrics'>, limiter: RateLimiter, read: FastRead) {
