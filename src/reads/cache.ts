@@ -128,7 +128,8 @@ export class ReadCache implements ReadCachePort {
   /** The entry `id` when it is at `revision` and before its end (and counted as a hit), else undefined. */
   private hit(id: string, revision: string): Entry | undefined {
     const hit = this.entries.get(id)
-    if (!hit || hit.revision !== revision || this.deps.now().getTime() >= hit.until) return undefined
+    // (the clock is read only for an answer with an end: one that shows claims, or the export)
+    if (!hit || hit.revision !== revision || (hit.until !== Infinity && this.deps.now().getTime() >= hit.until)) return undefined
     this.stats.hits++
     // most recently used last: the Map keeps insertion order
     this.entries.delete(id)
