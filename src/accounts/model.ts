@@ -16,13 +16,7 @@ export interface User {
 }
 
 /** A row of `users` as the account statements select it. */
-export interface UserRow {
-  id: string
-  name: string
-  tier: Tier
-  status: Status
-  lapsed: boolean
-  contributor: boolean
+export interface UserRow extends Pick<User, 'id' | 'name' | 'tier' | 'status' | 'lapsed' | 'contributor'> {
   credits_used: number
   credits_limit: number | null
   created_at: Date | string

@@ -51,19 +51,21 @@ function databaseError(bytes: Uint8Array, at: number, end: number, length: numbe
     at = stop + 1
   }
   const err = new protocol.messages.DatabaseError(fields.M ?? 'database error', length, 'error')
-  err.severity = fields.S
-  err.code = fields.C
-  err.detail = fields.D
-  err.hint = fields.H
-  err.position = fields.P
-  err.where = fields.W
-  err.schema = fields.s
-  err.table = fields.t
-  err.column = fields.c
-  err.dataType = fields.d
-  err.constraint = fields.n
-  err.routine = fields.R
-  return err
+  // the ErrorResponse field codes of the PostgreSQL protocol, by the names pg's DatabaseError gives them
+  return Object.assign(err, {
+    severity: fields.S,
+    code: fields.C,
+    detail: fields.D,
+    hint: fields.H,
+    position: fields.P,
+    where: fields.W,
+    schema: fields.s,
+    table: fields.t,
+    column: fields.c,
+    dataType: fields.d,
+    constraint: fields.n,
+    routine: fields.R,
+  })
 }
 
 /**

@@ -91,14 +91,21 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 
 type Fallback = (() => Error) | null
 
+/**
+ * The message of a broken part that has no rule of its own: `<path> is required`, or `<path>:
+ * <what is wrong>`. The one wording of a validation failure, here and for the routes' own
+ * Elysia schemas (src/http/error-plugin.ts).
+ */
+export function plainRefusal(path: string, value: unknown, wrong: () => string): string {
+  return value === undefined ? `${path || 'body'} is required` : `${path || 'body'}: ${wrong()}`
+}
+
 function refusalOf(schema: TSchema, value: unknown, path: string, fallback: Fallback = null): Error {
   const rule = (schema as Marked)[RULE]
   if (rule === undefined && fallback) return fallback()
   const refusal: Refusal =
     rule === undefined
-      ? value === undefined
-        ? `${path || 'body'} is required`
-        : `${path || 'body'}: ${[...Value.Errors(schema, value)][0]?.message ?? 'invalid value'}`
+      ? plainRefusal(path, value, () => [...Value.Errors(schema, value)][0]?.message ?? 'invalid value')
       : typeof rule === 'function'
         ? rule(value)
         : rule

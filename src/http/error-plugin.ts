@@ -2,6 +2,7 @@ import { Elysia, type ValidationError } from 'elysia'
 import { SQLSTATE, sqlState } from '../db/sqlstate'
 import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
+import { plainRefusal } from './action-schema'
 import { loggablePath } from './input-guard'
 import { guideUrl, isGuidedPath } from './meta'
 import { json } from './respond'
@@ -29,10 +30,9 @@ function validationMessages(error: ValidationError): string[] {
     const field = fieldName(e.path)
     if (seen.has(field)) continue // one message per field is enough
     seen.add(field)
-    const missing = e.value === undefined
     if (field === 'body' && (e.value === null || typeof e.value !== 'object' || Array.isArray(e.value)))
       out.push('Request body must be a JSON object (Content-Type: application/json)')
-    else out.push(missing ? `${field} is required` : `${field}: ${e.summary ?? e.message}`)
+    else out.push(plainRefusal(field, e.value, () => e.summary ?? e.message))
   }
   return out.length ? out : [String(error.message ?? 'Invalid request')]
 }

@@ -3,11 +3,10 @@
 // it, feeds it events and vectors, and persists what it embeds.
 
 import type { NodeData } from '../ports/node-data'
-import type { SearchMode } from '../ports/search'
 import { embeddingTexts, keywordDoc } from './document.ts'
 import { textHash } from './hash.ts'
 import { LiveKeywordIndex } from './keyword-live.ts'
-import { calibrate, hybridRank, type SemanticCalibration } from './rank.ts'
+import { calibrate, cutFor, type Hit, hybridRank, type RankOptions } from './rank.ts'
 import { VectorStore } from './vector-store.ts'
 
 export interface IndexNode {
@@ -15,21 +14,6 @@ export interface IndexNode {
   type: string
   parentId: string | null
   data: NodeData
-}
-
-export interface RankOptions {
-  type?: string
-  limit: number
-  mode: SearchMode
-  semanticRatio: number
-  calibration: SemanticCalibration
-  /** weight of the parent's semantic score in a node's own (ancestor context), see below */
-  parentWeight: number
-}
-
-export interface Hit {
-  id: string
-  similarity: number
 }
 
 interface Entry {
@@ -346,11 +330,6 @@ export class ProjectIndex {
       }
     }
   }
-}
-
-/** The `limit`-th largest of `values` (every value passes when there are no more than `limit`). */
-function cutFor(values: number[], limit: number): number {
-  return values.length > limit ? Float64Array.from(values).sort()[values.length - limit]! : Number.NEGATIVE_INFINITY
 }
 
 function sameList(a: string[], b: string[]): boolean {

@@ -9,8 +9,32 @@
 // a middling cosine, and a strong paraphrase match is not dragged down by
 // sharing no words with the query. Pure functions; no I/O.
 
+import type { SearchMode } from '../ports/search'
+import type { SemanticCalibration } from './vectors.ts'
+
 export type { SemanticCalibration } from './vectors.ts'
 export { calibrate, DEFAULT_CALIBRATION, dot } from './vectors.ts'
+
+/** How ProjectIndex.rank scores a query (project-index.ts). */
+export interface RankOptions {
+  type?: string
+  limit: number
+  mode: SearchMode
+  semanticRatio: number
+  calibration: SemanticCalibration
+  /** weight of the parent's semantic score in a node's own (ancestor context), see ProjectIndex.rank */
+  parentWeight: number
+}
+
+export interface Hit {
+  id: string
+  similarity: number
+}
+
+/** The `limit`-th largest of `values` (every value passes when there are no more than `limit`). */
+export function cutFor(values: number[], limit: number): number {
+  return values.length > limit ? Float64Array.from(values).sort()[values.length - limit]! : Number.NEGATIVE_INFINITY
+}
 
 /**
  * Default blend for the built-in embedder and DEFAULT_CALIBRATION, from a

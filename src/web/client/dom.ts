@@ -26,3 +26,16 @@ function append(node: Node, kids: Kid[]) {
 export const $ = <T extends HTMLElement = HTMLElement>(selector: string) => document.querySelector<T>(selector)!
 
 export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+
+/** The page's status line: `say(text)` shows it, with an Undo button when `undo` is given, for 12 s. */
+export function statusLine(box: () => HTMLElement) {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  return (text: string, undo?: () => void) => {
+    const line = box()
+    line.replaceChildren(
+      el('span', { text }, undo ? el('button', { type: 'button', id: 'undo', class: 'link', text: 'Undo (Ctrl+Z)', onclick: undo }) : null),
+    )
+    clearTimeout(timer)
+    timer = setTimeout(() => line.replaceChildren(), 12_000)
+  }
+}

@@ -9,7 +9,7 @@ import { Activity } from './activity.ts'
 import { api, loadKey, Offline, q, Refused, Unauthorized } from './api.ts'
 import type { Ui } from './ctx.ts'
 import { openHelp, openIterations, openKeys } from './dialogs.ts'
-import { $, el } from './dom.ts'
+import { $, el, statusLine } from './dom.ts'
 import { onCanvasKey } from './keyboard.ts'
 import { startLive } from './live.ts'
 import { renderMatrix } from './matrix.ts'
@@ -24,6 +24,7 @@ const plan = new Plan()
 const view = new View(plan)
 const phone = () => matchMedia('(max-width: 760px)').matches
 
+const say = statusLine(() => $('#status'))
 const ui: Ui = {
   projectId,
   plan,
@@ -136,16 +137,6 @@ function renderIterationPicker() {
       .map((it: Iteration) => el('option', { value: it.name, text: it.status === 'done' ? `${it.name} (done)` : it.name })),
   )
   select.value = view.iteration ?? ''
-}
-
-let sayTimer: ReturnType<typeof setTimeout> | undefined
-function say(text: string, undo?: () => void) {
-  const box = $('#status')
-  box.replaceChildren(
-    el('span', { text }, undo ? el('button', { type: 'button', id: 'undo', class: 'link', text: 'Undo (Ctrl+Z)', onclick: undo }) : null),
-  )
-  clearTimeout(sayTimer)
-  sayTimer = setTimeout(() => box.replaceChildren(), 12_000)
 }
 
 // --- acting and reporting ---------------------------------------------------------------------
