@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs'
 // The planning app on a 1,000-node project, in headless Chromium against a real server process
 // on a fresh embedded database: the script's size (minified, and gzipped), time to interactive
 // (navigation start → the page's `arbor:interactive` mark: key read, plan loaded, tree drawn,
@@ -20,7 +21,14 @@ const at = args.indexOf('--writes')
 const WRITES = at >= 0 ? Number(args[at + 1]) : 20
 
 const js = await buildCanvas()
-const css = await Bun.file(join(import.meta.dir, '..', 'src/web/app.css')).text()
+const styles = join(import.meta.dir, '..', 'src/web/styles')
+const css = (
+  await Promise.all(
+    readdirSync(styles)
+      .sort()
+      .map((f) => Bun.file(join(styles, f)).text()),
+  )
+).join('\n') // as src/web/routes.ts serves it
 console.log(
   `bundle: app.js ${(js.length / 1024).toFixed(1)} KB minified, ${(gzipSync(js).length / 1024).toFixed(1)} KB gzipped; app.css ${(css.length / 1024).toFixed(1)} KB (${(gzipSync(css).length / 1024).toFixed(1)} KB gzipped)`,
 )

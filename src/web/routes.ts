@@ -3,10 +3,17 @@ import { Elysia } from 'elysia'
 // as text, the 1.7 MB bundle alone kept ~11 MB resident in every server that never shows /docs
 import swaggerCssPath from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
 import swaggerBundlePath from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
-import css from './app.css' with { type: 'text' }
 import html from './app.html' with { type: 'text' }
 import { canvasScript } from './bundle'
 import docsInit from './docs-init.js' with { type: 'text' }
+import base from './styles/1-base.css' with { type: 'text' }
+import canvas from './styles/2-canvas.css' with { type: 'text' }
+import views from './styles/3-views.css' with { type: 'text' }
+import planning from './styles/4-planning.css' with { type: 'text' }
+import phone from './styles/5-phone.css' with { type: 'text' }
+
+/** /app/app.css: the stylesheet in its parts (src/web/styles), in cascade order, served as one file. */
+const css = [base, canvas, views, planning, phone].join('\n')
 
 /**
  * The live canvas at /app?projectId=…: one page, one script, one stylesheet, all served from
