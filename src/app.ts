@@ -129,8 +129,7 @@ export function createApp(deps: Deps) {
       return { req: new Request(line.req, { headers }), url: line.url }
     },
   })
-  const handle = (req: Request, socketIp?: string) => inner(req, socketIp)
-  return { app, handle }
+  return { app, handle: inner }
 }
 
 const CLIENT_IP = 'x-arbor-mcp-client-ip'
