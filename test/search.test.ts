@@ -515,6 +515,30 @@ describe('embedder change, near-duplicates, late commits', () => {
     const after = await search(app, projectId, { q: 'audit approvals', mode: 'keyword' })
     expect(after.body.results.map((r: any) => r.node.id)).toContain(slowId)
   })
+  test('a read that reaches further back than the last one applies no event twice: a node never goes back to older text', async () => {
+    const q = await import('../src/search/queries')
+    const [id] = Object.values(
+      await batch(app, projectId, [{ id: 'draft-h', type: 'task', data: { label: 'Rotate the signing keys v0' } }]),
+    )
+    for (let v = 1; v <= 3; v++) {
+      const res = await app.call('POST', '/api/v1/mutate', {
+        body: { action: 'update', projectId, nodeId: id, data: { label: `Rotate the signing keys v${v}` } },
+      })
+      expect(res.status).toBe(200)
+      await search(app, projectId, { q: 'signing keys', mode: 'keyword' }) // each update applied by a read of its own
+    }
+    // pg_stat_activity is not a snapshot: a later read may see a transaction start older than
+    // the last read did, and then reads from there. It must meet no event already applied:
+    // every one of them belongs to a transaction below the xmin the last read stored.
+    const point = await q.horizon(app.db)
+    const head = await q.head(app.db, projectId)
+    expect(await q.eventsSince(app.db, projectId, head, { at: new Date(0), xmin: point.xmin }, [])).toEqual([])
+    // the same through the index: its read point moved back in time, the next search is still current
+    const idx = (app.deps.search as any).loaded.get(projectId)
+    idx.horizon = { at: new Date(0), xmin: idx.horizon.xmin }
+    const found = await search(app, projectId, { q: 'signing keys', mode: 'keyword', limit: '1' })
+    expect(found.body.results.map((r: any) => r.node.data.label)).toEqual(['Rotate the signing keys v3'])
+  })
 })
 
 describe('without the sentence model', () => {

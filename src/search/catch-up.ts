@@ -80,7 +80,7 @@ export class OutboxFollower {
     // PGlite runs one transaction at a time, in seq order: every event up to here is applied
     // and none can still commit below it, so there is nothing for a read to skip or re-read
     idx.recent.clear()
-    idx.horizon = new Date()
+    idx.horizon = { at: new Date(), xmin: idx.horizon.xmin }
     if (saved.length)
       void q.insertVectors(this.deps.db, idx.projectId, this.embedding.queue.id, saved).catch((err) =>
         this.deps.log.warn('search: storing vectors failed; they are embedded again after a restart', {
@@ -90,19 +90,22 @@ export class OutboxFollower {
       )
   }
 
-  /** Apply node events to `idx`, in seq order, and remember their seqs as applied (catchUp skips them). */
+  /**
+   * Apply node events to `idx`, in seq order. Those read from the outbox (with their txid) are
+   * remembered as applied, so a later read that meets them again skips them.
+   */
   apply(
     idx: ProjectIndex,
-    events: { seq: number; payload: Record<string, unknown>; at?: number }[],
+    events: { seq: number; payload: Record<string, unknown>; txid?: bigint }[],
     vectorOf: (hash: string) => Float32Array | undefined,
   ): void {
-    for (const { seq, payload, at } of events) {
+    for (const { seq, payload, txid } of events) {
       const node = payload?.node as IndexNode | undefined
       if (node?.id) {
         if (payload.event === 'node.deleted') idx.delete(node.id)
         else idx.upsert({ id: node.id, type: node.type, parentId: node.parentId ?? null, data: node.data ?? {} }, vectorOf)
       }
-      idx.recent.set(seq, at ?? Date.now())
+      if (txid !== undefined) idx.recent.set(seq, txid)
       if (seq > idx.seq) idx.seq = seq
     }
   }
@@ -140,14 +143,16 @@ export class OutboxFollower {
       const rows = await q.eventsSince(db, idx.projectId, idx.seq, idx.horizon, [...idx.recent.keys()])
       this.apply(
         idx,
-        rows.map((r) => ({ seq: Number(r.seq), payload: r.payload, at: new Date(r.created_at).getTime() })),
+        rows.map((r) => ({ seq: Number(r.seq), payload: r.payload, txid: BigInt(r.txid) })),
         vectorOf,
       )
       // PGlite: from the first commit told during this read on, the events are in memory
       const first = arriving?.complete ? arriving.events[0] : undefined
       if (rows.length >= EVENTS_PAGE && !(first && idx.seq >= first.seq)) continue // more to read; keep the old horizon until done
-      idx.horizon = horizon
-      for (const [seq, at] of idx.recent) if (at < horizon.getTime()) idx.recent.delete(seq)
+      idx.horizon = q.advance(idx.horizon, horizon)
+      // what no later read can meet again: a transaction below the xmin (never by time: a later
+      // horizon may be older, see horizon.sql, and re-applying an old event would undo a newer one)
+      for (const [seq, txid] of idx.recent) if (txid < idx.horizon.xmin) idx.recent.delete(seq)
       break
     }
     if (saved.length) await q.insertVectors(db, idx.projectId, this.embedding.queue.id, saved)

@@ -24,6 +24,7 @@ import { embeddingTexts } from './document'
 import { type EmbedderChoice, EmbedQueue, within } from './embedder/runtime'
 import { type Doc, pushEvents, toDocs } from './meili-docs'
 import { type Embedding, ensureIndex, type IndexState, keywordOnly, readState, rebuildIndex, succeeded } from './meili-index'
+import { FIRST_READ, type ReadPoint } from './project-index'
 import * as q from './queries'
 
 export const MEILI_INDEX = 'arbor_nodes'
@@ -41,8 +42,9 @@ export class MeiliBackend implements SearchBackend {
   private ready?: Promise<Embedding>
   private state?: { at: number; value: IndexState }
   private seq = -1
-  private horizon = new Date(0)
-  private readonly recent = new Map<number, number>()
+  /** where the last read of the outbox stood, and the seqs pushed that a later read may meet again, with their txid */
+  private horizon: ReadPoint = FIRST_READ
+  private readonly recent = new Map<number, bigint>()
   private failures = 0
   private retryAt = 0
   /** this process, as the holder of the sync lease */
@@ -252,7 +254,7 @@ export class MeiliBackend implements SearchBackend {
         const cursor = await q.getCursor(db, CURSOR)
         this.seq = Number(cursor?.seq ?? 0)
         // after a restart, re-read a minute before the cursor moved (pushes are idempotent)
-        this.horizon = new Date((cursor ? new Date(cursor.updated_at).getTime() : 0) - 60_000)
+        this.horizon = { at: new Date((cursor ? new Date(cursor.updated_at).getTime() : 0) - 60_000), xmin: 0n }
       }
       let pushed = 0
       for (;;) {
@@ -262,13 +264,14 @@ export class MeiliBackend implements SearchBackend {
         if (done === null) return { pushed, standby: 1 } // the lease was lost while it pushed
         pushed += done
         for (const r of rows) {
-          this.recent.set(Number(r.seq), new Date(r.created_at).getTime())
+          this.recent.set(Number(r.seq), BigInt(r.txid))
           this.seq = Math.max(this.seq, Number(r.seq))
         }
         if (rows.length) await q.setCursor(db, CURSOR, this.seq)
         if (rows.length >= 1000) continue
-        this.horizon = horizon
-        for (const [seq, at] of this.recent) if (at < horizon.getTime()) this.recent.delete(seq)
+        this.horizon = q.advance(this.horizon, horizon)
+        // only what no later read can meet again (see src/search/catch-up.ts)
+        for (const [seq, txid] of this.recent) if (txid < this.horizon.xmin) this.recent.delete(seq)
         break
       }
       this.failures = 0
@@ -305,7 +308,7 @@ export class MeiliBackend implements SearchBackend {
     if (!done) return null
     await q.setCursor(this.deps.db, CURSOR, done.seq)
     this.seq = done.seq
-    this.horizon = new Date(started - 60_000)
+    this.horizon = { at: new Date(started - 60_000), xmin: 0n }
     this.recent.clear()
     return done.total
   }

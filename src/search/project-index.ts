@@ -9,6 +9,14 @@ import { LiveKeywordIndex } from './keyword-live.ts'
 import { calibrate, cutFor, type Hit, hybridRank, type RankOptions } from './rank.ts'
 import { VectorStore } from './vector-store.ts'
 
+/**
+ * Where a read of the events outbox stands (sql/search/horizon.sql): the next read re-reads the
+ * events of transactions at or after `xmin` that started at or after `at`, skipping those applied.
+ */
+export type ReadPoint = { at: Date; xmin: bigint }
+/** before the first read: everything is read */
+export const FIRST_READ: ReadPoint = { at: new Date(0), xmin: 0n }
+
 export interface IndexNode {
   id: string
   type: string
@@ -54,10 +62,10 @@ export class ProjectIndex {
   /** nodes with at least one missing vector, kept as a count (a 50k-node backlog is asked on every search) */
   private pending = 0
 
-  /** last applied event seq, the read horizon, and applied seqs at or after it (builtin.ts) */
+  /** last applied event seq, where the last read of the outbox stood, and the seqs applied that it may read again, with their txid (catch-up.ts) */
   seq = 0
-  horizon = new Date(0)
-  recent = new Map<number, number>()
+  horizon: ReadPoint = FIRST_READ
+  recent = new Map<number, bigint>()
   lastUsed = Date.now()
 
   constructor(readonly projectId: string) {}

@@ -22,22 +22,32 @@ import type { Db } from '../db'
 import { one } from '../db/port'
 import type { NodeData } from '../ports/node-data'
 import { vectorToBase64 } from './hash'
+import type { ReadPoint } from './project-index'
 
 export type NodeRow = { id: string; type: string; parent_id: string | null; data: NodeData }
 /** What search reads of an outbox payload (src/events/payload.ts): its event and, for a node event, the node. */
 export type NodeEvent = { event: string; node?: { id: string; type: string; parentId: string | null; data: NodeData } }
-export type EventRow = { seq: number; payload: NodeEvent; created_at: Date }
+export type EventRow = { seq: number; txid: string; payload: NodeEvent; created_at: Date }
 
 export const listNodes = (db: Db, projectId: string) => db.query<NodeRow>(listNodesSql, [projectId])
 export const listAllNodes = (db: Db, after: [string, string], limit: number) =>
   db.query<NodeRow & { project_id: string }>(listAllNodesSql, [after[0], after[1], limit])
 export const head = async (db: Db, projectId: string) => Number((await one<{ seq: number }>(db, headSql, [projectId]))!.seq)
 export const maxSeq = async (db: Db) => Number((await one<{ seq: number }>(db, maxSeqSql))!.seq)
-export const horizon = async (db: Db) => new Date((await one<{ horizon: Date }>(db, horizonSql))!.horizon)
-export const eventsSince = (db: Db, projectId: string, seq: number, since: Date, skip: number[]) =>
-  db.query<EventRow>(eventsSinceSql, [projectId, seq, since.toISOString(), skip])
-export const eventsAllSince = (db: Db, seq: number, since: Date, skip: number[]) =>
-  db.query<EventRow & { project_id: string }>(eventsAllSinceSql, [seq, since.toISOString(), skip])
+export const horizon = async (db: Db): Promise<ReadPoint> => {
+  const row = (await one<{ horizon: Date; xmin: string }>(db, horizonSql))!
+  return { at: new Date(row.horizon), xmin: BigInt(row.xmin) }
+}
+/** The read point after a read that started at `next`: xmin never moves back (see horizon.sql). */
+export const advance = (last: ReadPoint, next: ReadPoint): ReadPoint => ({
+  at: next.at,
+  // biome-ignore lint/complexity/useMathMinMax: Math.max takes no bigint
+  xmin: next.xmin > last.xmin ? next.xmin : last.xmin,
+})
+export const eventsSince = (db: Db, projectId: string, seq: number, since: ReadPoint, skip: number[]) =>
+  db.query<EventRow>(eventsSinceSql, [projectId, seq, since.at.toISOString(), skip, String(since.xmin)])
+export const eventsAllSince = (db: Db, seq: number, since: ReadPoint, skip: number[]) =>
+  db.query<EventRow & { project_id: string }>(eventsAllSinceSql, [seq, since.at.toISOString(), skip, String(since.xmin)])
 export const recentProjects = (db: Db, seq: number) => db.query<{ project_id: string; seq: number }>(recentProjectsSql, [seq])
 
 export const loadVectors = (db: Db, projectId: string, embedder: string, hashes: string[] | null) =>
