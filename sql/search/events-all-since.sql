@@ -2,12 +2,12 @@
 -- of every project after seq $1, plus older-seq ones of transactions still running at the last
 -- read (txid >= its xmin $4) that started at or after its horizon $2, minus those already
 -- applied; in seq order, with their txid (as text). Two disjoint branches so each uses its index.
-select seq, txid, project_id, payload, created_at from (
-  select seq, txid::text as txid, project_id, payload, created_at
+select seq, txid, project_id, payload from (
+  select seq, txid::text as txid, project_id, payload
   from events
   where type in ('node.added', 'node.updated', 'node.deleted') and seq > $1
   union all
-  select seq, txid::text as txid, project_id, payload, created_at
+  select seq, txid::text as txid, project_id, payload
   from events
   where type in ('node.added', 'node.updated', 'node.deleted') and created_at >= $2::timestamptz and seq <= $1
     and txid >= $4::xid8

@@ -4,12 +4,12 @@
 -- committed later) and started at or after its horizon $3, minus those already applied; in seq
 -- order, with their txid (as text). Two disjoint branches so each uses its index
 -- (events_project_seq, events_created).
-select seq, txid, payload, created_at from (
-  select seq, txid::text as txid, payload, created_at
+select seq, txid, payload from (
+  select seq, txid::text as txid, payload
   from events
   where type in ('node.added', 'node.updated', 'node.deleted') and project_id = $1 and seq > $2
   union all
-  select seq, txid::text as txid, payload, created_at
+  select seq, txid::text as txid, payload
   from events
   where type in ('node.added', 'node.updated', 'node.deleted') and created_at >= $3::timestamptz and project_id = $1 and seq <= $2
     and txid >= $5::xid8

@@ -27,7 +27,7 @@ import type { ReadPoint } from './project-index'
 export type NodeRow = { id: string; type: string; parent_id: string | null; data: NodeData }
 /** What search reads of an outbox payload (src/events/payload.ts): its event and, for a node event, the node. */
 export type NodeEvent = { event: string; node?: { id: string; type: string; parentId: string | null; data: NodeData } }
-export type EventRow = { seq: number; txid: string; payload: NodeEvent; created_at: Date }
+export type EventRow = { seq: number; txid: string; payload: NodeEvent }
 
 export const listNodes = (db: Db, projectId: string) => db.query<NodeRow>(listNodesSql, [projectId])
 export const listAllNodes = (db: Db, after: [string, string], limit: number) =>
