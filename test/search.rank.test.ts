@@ -3,7 +3,7 @@ import { clip, embeddingTexts, MAX_EMBED_CHARS } from '../src/search/document.ts
 import { textHash } from '../src/search/hash.ts'
 import { type KeywordDoc, LiveKeywordIndex } from '../src/search/keyword-live.ts'
 import { ProjectIndex } from '../src/search/project-index.ts'
-import { calibrate, hybridRank } from '../src/search/rank.ts'
+import { calibrate, cutFor, hybridRank } from '../src/search/rank.ts'
 import { stem, terms } from '../src/search/text.ts'
 import { VectorStore } from '../src/search/vector-store.ts'
 
@@ -205,7 +205,7 @@ describe('VectorStore', () => {
   const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0)
 
   test('scores every row as the plain cosine within int8 precision (0.005), for odd and large dims, across growth', () => {
-    for (const dims of [7, 16, 384, 612]) {
+    for (const dims of [7, 16, 384, 612, 1536]) {
       const store = new VectorStore(dims)
       const rows = Array.from({ length: 150 }, (_, i) => rand(i, dims)) // past the first capacity of 64
       const slots = rows.map((v) => store.add(v))
@@ -216,6 +216,17 @@ describe('VectorStore', () => {
       // a stored row reads back as the vector it was, to the same precision
       for (const [i, v] of rows.entries()) expect(cosine(store.row(slots[i]!), v)).toBeGreaterThan(dims >= 384 ? 0.9995 : 0.995)
     }
+  })
+
+  test('the integer kernel does not overflow at 3,072 dims, even for a vector whose every component is the largest', () => {
+    const dims = 3072
+    const uniform = new Float32Array(dims).fill(1 / Math.sqrt(dims))
+    const store = new VectorStore(dims)
+    const same = store.add(uniform)
+    const opposite = store.add(uniform.map((x) => -x))
+    const got = store.scores(uniform)
+    expect(Math.abs(got[same]! - 1)).toBeLessThan(0.005)
+    expect(Math.abs(got[opposite]! + 1)).toBeLessThan(0.005)
   })
 
   test('a removed row scores 0 and its slot is reused', () => {
@@ -305,7 +316,7 @@ describe('hybridRank', () => {
   })
 
   test('end to end: keyword index feeds the blend', () => {
-    const hits = hybridRank({ keyword: index.score('reminder emails'), semantic: new Map(), semanticRatio: 0.5 })
+    const hits = hybridRank({ keyword: index.score('reminder emails').toMap(), semantic: new Map(), semanticRatio: 0.5 })
     expect(hits[0]!.id).toBe('remind')
   })
 })
@@ -321,5 +332,21 @@ describe('clip', () => {
     expect(texts[0]).toBe('Bulk')
     expect(texts[1]!.startsWith('Bulk. word')).toBe(true)
     expect(texts[1]!.length).toBeLessThanOrEqual(MAX_EMBED_CHARS)
+  })
+})
+
+describe('cutFor', () => {
+  test('is the limit-th largest score, ties included, and lets everything pass when there are no more than limit', () => {
+    let seed = 7
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647
+    for (const n of [0, 1, 5, 19, 20, 21, 500, 3000])
+      for (const limit of [1, 5, 20]) {
+        // rounded to two places, so many scores tie at the cut
+        const values = Array.from({ length: n }, () => Math.round(random() * 100) / 100)
+        const sorted = [...values].sort((a, b) => a - b)
+        const expected = n > limit ? sorted[n - limit]! : Number.NEGATIVE_INFINITY
+        expect([n, limit, cutFor(values, limit)]).toEqual([n, limit, expected])
+        expect(cutFor(new Map(values.map((v, i) => [i, v])).values(), limit)).toBe(expected)
+      }
   })
 })

@@ -13,6 +13,7 @@ import { embeddingTexts } from './document'
 import { type EmbedderChoice, type EmbedQueue, within } from './embedder/runtime'
 import { Embedding } from './embedding'
 import { textHash, vectorFromBytes } from './hash'
+import type { KeywordScores } from './keyword-live'
 import { ProjectIndex } from './project-index'
 import * as q from './queries'
 
@@ -62,7 +63,7 @@ export class BuiltinSearch implements SearchBackend {
     idx.lastUsed = Date.now()
     let semantic: SearchAnswer['meta']['semantic'] = req.mode === 'keyword' ? 'off' : 'full'
     let vector: Float32Array | null = null
-    let keyword: Map<string, number> | undefined
+    let keyword: KeywordScores | undefined
     if (req.mode !== 'keyword') {
       const missing = idx.missingCount
       if (missing > 0 && missing <= BUILTIN_TUNING.inlineEmbedMax && Date.now() >= this.embedding.retryAt)
@@ -129,7 +130,7 @@ export class BuiltinSearch implements SearchBackend {
       // a near-duplicate shares most of its words with the original: without a keyword match
       // there is nothing to compare, and the add pays nothing for the check
       const lexical = idx.keyword.score(full, (id) => id !== node.id && idx.nodes.get(id)?.node.type === node.type)
-      if (Math.max(0, ...lexical.values()) < BUILTIN_TUNING.duplicateMinKeyword) return null
+      if (lexical.best() < BUILTIN_TUNING.duplicateMinKeyword) return null
     }
     const vector =
       known ??

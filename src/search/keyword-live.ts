@@ -144,11 +144,10 @@ export class LiveKeywordIndex {
    * Keyword similarity in [0, 1] per matching document: idf-weighted credits summed over the query terms, divided by the idf of all of them.
    * `allow` filters documents (e.g. by node type) before anything is allocated for them.
    */
-  score(query: string, allow?: (id: string) => boolean): Map<string, number> {
+  score(query: string, allow?: (id: string) => boolean): KeywordScores {
     const qTerms = [...new Set(terms(query))]
-    const out = new Map<string, number>()
     const n = this.numbers.size
-    if (qTerms.length === 0 || n === 0) return out
+    if (qTerms.length === 0 || n === 0) return new KeywordScores([], new Float64Array(0))
     if (this.scratch.length < this.ids.length) this.scratch = new Float64Array(Math.ceil(this.ids.length * 1.25) + 64)
     const acc = this.scratch
     const touched: number[] = []
@@ -167,11 +166,15 @@ export class LiveKeywordIndex {
         acc[no]! += idf * p.credits[i]!
       }
     }
-    for (const no of touched) {
-      out.set(this.ids[no]!, Math.min(1, acc[no]! / total))
+    const ids: string[] = new Array(touched.length)
+    const scores = new Float64Array(touched.length)
+    for (let i = 0; i < touched.length; i++) {
+      const no = touched[i]!
+      ids[i] = this.ids[no]!
+      scores[i] = Math.min(1, acc[no]! / total)
       acc[no] = 0
     }
-    return out
+    return new KeywordScores(ids, scores)
   }
 
   private field(name: string): number {
@@ -275,4 +278,48 @@ function numberOf(numbers: Map<string, number>, names: string[], name: string): 
 
 function idfOf(n: number, df: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5))
+}
+
+/**
+ * One query's keyword similarities: the matching documents' ids and their scores, in parallel
+ * arrays, in no particular order. Not a Map: building a Map of thousands of ids took 1-2 ms of
+ * each search (rank walks the arrays once; `get` is for a few lookups, it scans).
+ */
+export class KeywordScores {
+  constructor(
+    readonly ids: readonly string[],
+    readonly scores: Float64Array,
+  ) {}
+
+  get size(): number {
+    return this.ids.length
+  }
+
+  get(id: string): number | undefined {
+    const i = this.ids.indexOf(id)
+    return i < 0 ? undefined : this.scores[i]
+  }
+
+  has(id: string): boolean {
+    return this.ids.includes(id)
+  }
+
+  keys(): IterableIterator<string> {
+    return this.ids.values()
+  }
+
+  values(): IterableIterator<number> {
+    return this.scores.values()
+  }
+
+  /** the highest score, 0 when nothing matched */
+  best(): number {
+    let best = 0
+    for (const s of this.scores) if (s > best) best = s
+    return best
+  }
+
+  toMap(): Map<string, number> {
+    return new Map(this.ids.map((id, i) => [id, this.scores[i]!]))
+  }
 }

@@ -5,8 +5,8 @@
 import type { NodeData } from '../ports/node-data'
 import { embeddingTexts, keywordDoc } from './document.ts'
 import { textHash } from './hash.ts'
-import { LiveKeywordIndex } from './keyword-live.ts'
-import { calibrate, cutFor, type Hit, hybridRank, type RankOptions } from './rank.ts'
+import { type KeywordScores, LiveKeywordIndex } from './keyword-live.ts'
+import { calibrate, cutFor, type Hit, hybridRank, type RankOptions, TopCut } from './rank.ts'
 import { VectorStore } from './vector-store.ts'
 
 /**
@@ -203,28 +203,22 @@ export class ProjectIndex {
    */
   rank(query: string, queryVector: Float32Array | null, o: RankOptions, keyword = this.keywordScores(query, o)): Hit[] {
     const scored = o.mode !== 'keyword' && queryVector !== null && this.store !== undefined
-    const semantic = scored ? this.scoreSemantic(queryVector, o) : []
     // A blended score is the larger of the two weighted scores (rank.ts), so the blend's best
     // `limit` are among the best `limit` of either side, ties included: only those are blended.
     // At 50,000 nodes, maps of every node per query were most of a search's time and garbage.
-    const keywordTop = new Map<string, number>()
     const semanticTop = new Map<string, number>()
-    const keywordCut = cutFor([...keyword.values()], o.limit)
-    for (const [id, k] of keyword) {
-      if (k < keywordCut) continue
-      keywordTop.set(id, k)
-      const e = this.nodes.get(id)!
-      if (scored && e.gen === this.generation && e.semantic > 0) semanticTop.set(id, e.semantic)
-    }
-    const semanticCut = cutFor(
-      semantic.map((e) => e.semantic),
-      o.limit,
-    )
-    for (const e of semantic) {
-      if (e.semantic < semanticCut) continue
-      semanticTop.set(e.node.id, e.semantic)
-      const k = keyword.get(e.node.id)
-      if (k !== undefined) keywordTop.set(e.node.id, k)
+    if (scored) for (const e of this.semanticBest(queryVector, o)) semanticTop.set(e.node.id, e.semantic)
+    const keywordTop = new Map<string, number>()
+    const keywordCut = cutFor(keyword.scores, o.limit)
+    for (let i = 0; i < keyword.ids.length; i++) {
+      const id = keyword.ids[i]!
+      const k = keyword.scores[i]!
+      if (k >= keywordCut) {
+        const e = this.nodes.get(id)
+        if (!e) continue // removed while the query's vector was computed
+        keywordTop.set(id, k)
+        if (scored && e.gen === this.generation && e.semantic > 0) semanticTop.set(id, e.semantic)
+      } else if (semanticTop.has(id)) keywordTop.set(id, k) // a semantic best: blended with its keyword score
     }
     const ratio = o.mode === 'keyword' ? 0 : o.mode === 'semantic' ? 1 : o.semanticRatio
     return hybridRank({ keyword: keywordTop, semantic: semanticTop, semanticRatio: ratio, limit: o.limit }).map((h) => ({
@@ -237,17 +231,18 @@ export class ProjectIndex {
    * The keyword half of `rank`, on its own so a search can score it while the query's vector is
    * being computed in the model's process (pass it back to `rank`).
    */
-  keywordScores(query: string, o: Pick<RankOptions, 'type' | 'mode'>): Map<string, number> {
-    if (o.mode === 'semantic') return new Map()
+  keywordScores(query: string, o: Pick<RankOptions, 'type' | 'mode'>): KeywordScores {
+    if (o.mode === 'semantic') return this.keyword.score('')
     const allow = o.type ? (id: string) => this.nodes.get(id)?.node.type === o.type : undefined
     return this.keyword.score(query, allow)
   }
 
   /**
    * Sets `own` and `semantic` on every node with a vector for a new generation of this query,
-   * and returns the nodes (of the wanted type) whose semantic score is above 0.
+   * and returns the nodes (of the wanted type) whose semantic score is above 0 and among the
+   * best `limit`, ties included.
    */
-  private scoreSemantic(queryVector: Float32Array, o: RankOptions): Entry[] {
+  private semanticBest(queryVector: Float32Array, o: RankOptions): Entry[] {
     const gen = ++this.generation
     const cos = this.store!.scores(queryVector)
     for (let s = 0; s < cos.length; s++) {
@@ -265,14 +260,17 @@ export class ProjectIndex {
       for (const e of this.nodes.values()) e.parent = e.node.parentId ? this.nodes.get(e.node.parentId) : undefined
       this.linked = this.changes
     }
-    const scored: Entry[] = []
+    // the cut is found in the same pass; a node already below the running cut is never kept
+    const top = new TopCut(o.limit)
+    const kept: Entry[] = []
     for (const e of this.nodes.values()) {
       if (e.gen !== gen) continue
       const p = e.parent?.gen === gen ? e.parent.own : 0
       e.semantic = Math.max(e.own, (1 - o.parentWeight) * e.own + o.parentWeight * p)
-      if (e.semantic > 0 && (!o.type || e.node.type === o.type)) scored.push(e)
+      if (e.semantic > 0 && (!o.type || e.node.type === o.type) && top.offer(e.semantic)) kept.push(e)
     }
-    return scored
+    const cut = top.cut
+    return kept.filter((e) => e.semantic >= cut)
   }
 
   /**

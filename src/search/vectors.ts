@@ -1,11 +1,11 @@
 // Cosine scores: the WebAssembly SIMD dot kernel the vector store runs (source: dot.wat; int8
-// rows against a float32 query, several times the plain JS loop, which keeps an approximate
+// rows against an int16 query, in integers, several times the plain JS loop, which keeps an approximate
 // index such as HNSW unnecessary at Arbor's scale), and the mapping of an embedder's cosines
 // into [0, 1].
 
 /** dot.wat compiled with wabt's wat2wasm, base64. */
 const DOT_WASM =
-  'AGFzbQEAAAABCQFgBX9/f39/AAMCAQAFAwEAAQcVAgZtZW1vcnkCAAhzY29yZUFsbAAACv8BAfwBBAJ/AXsCfwJ7IAEgAkECdGohCCAAIQkCQANAIAUgA08NAf0MAAAAAAAAAAAAAAAAAAAAACEHIAEhBgJAA0AgBiAITw0BIAn9AAQAIQogCv2HASELIAcgC/2nAf36ASAG/QAEAP3mAf3kASEHIAcgC/2oAf36ASAG/QAEEP3mAf3kASEHIAr9iAEhCyAHIAv9pwH9+gEgBv0ABCD95gH95AEhByAHIAv9qAH9+gEgBv0ABDD95gH95AEhByAJQRBqIQkgBkHAAGohBgwACwsgBCAFQQJ0aiAH/R8AIAf9HwGSIAf9HwIgB/0fA5KSOAIAIAVBAWohBQwACwsL'
+  'AGFzbQEAAAABCQFgBX9/f39/AAMCAQAFAwEAAQcVAgZtZW1vcnkCAAhzY29yZUFsbAAACr4BAbsBBAJ/AXsCfwF7IAEgAkEBdGohCCAAIQkCQANAIAUgA08NAf0MAAAAAAAAAAAAAAAAAAAAACEHIAEhBgJAA0AgBiAITw0BIAn9AAQAIQogByAK/YcBIAb9AAQA/boB/a4BIQcgByAK/YgBIAb9AAQQ/boB/a4BIQcgCUEQaiEJIAZBIGohBgwACwsgBCAFQQJ0aiAH/RsAsiAH/RsBspIgB/0bArIgB/0bA7KSkjgCACAFQQFqIQUMAAsLCw=='
 
 export interface Kernel {
   memory: WebAssembly.Memory
