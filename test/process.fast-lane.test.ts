@@ -18,6 +18,13 @@ beforeAll(async () => {
     body: { action: 'add', projectId, node: { type: 'task', data: { label: 'Answer before routing' } } },
   })
   expect(batch.status).toBe(200)
+  // the classifier loop writes the task's kind a moment later: a change of the project, after
+  // which the answer read first would rightly differ from the next one
+  await server.until(
+    async () => ((await server.call('GET', nodes)).body.nodes?.[0]?.data?.kind ? true : undefined),
+    30_000,
+    'the task classified',
+  )
 }, 60_000)
 afterAll(() => server.close())
 
