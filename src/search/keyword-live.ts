@@ -147,7 +147,7 @@ export class LiveKeywordIndex {
   score(query: string, allow?: (id: string) => boolean): KeywordScores {
     const qTerms = [...new Set(terms(query))]
     const n = this.numbers.size
-    if (qTerms.length === 0 || n === 0) return new KeywordScores([], new Float64Array(0))
+    if (qTerms.length === 0 || n === 0) return KeywordScores.NONE
     if (this.scratch.length < this.ids.length) this.scratch = new Float64Array(Math.ceil(this.ids.length * 1.25) + 64)
     const acc = this.scratch
     const touched: number[] = []
@@ -286,6 +286,9 @@ function idfOf(n: number, df: number): number {
  * each search (rank walks the arrays once; `get` is for a few lookups, it scans).
  */
 export class KeywordScores {
+  /** no match (an empty query, an empty index, a semantic-only search) */
+  static readonly NONE = new KeywordScores([], new Float64Array(0))
+
   constructor(
     readonly ids: readonly string[],
     readonly scores: Float64Array,

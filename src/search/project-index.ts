@@ -5,7 +5,7 @@
 import type { NodeData } from '../ports/node-data'
 import { embeddingTexts, keywordDoc } from './document.ts'
 import { textHash } from './hash.ts'
-import { type KeywordScores, LiveKeywordIndex } from './keyword-live.ts'
+import { KeywordScores, LiveKeywordIndex } from './keyword-live.ts'
 import { calibrate, cutFor, type Hit, hybridRank, type RankOptions, TopCut } from './rank.ts'
 import { VectorStore } from './vector-store.ts'
 
@@ -232,7 +232,7 @@ export class ProjectIndex {
    * being computed in the model's process (pass it back to `rank`).
    */
   keywordScores(query: string, o: Pick<RankOptions, 'type' | 'mode'>): KeywordScores {
-    if (o.mode === 'semantic') return this.keyword.score('')
+    if (o.mode === 'semantic') return KeywordScores.NONE
     const allow = o.type ? (id: string) => this.nodes.get(id)?.node.type === o.type : undefined
     return this.keyword.score(query, allow)
   }

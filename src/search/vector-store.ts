@@ -54,8 +54,7 @@ export class VectorStore {
     // doubling while small; past 4,096 rows by a quarter (the scores area behind the rows is
     // written on every search, so its pages stay in memory: less room left unused in between)
     if (slot >= this.capacity) this.grow(this.capacity < 4096 ? this.capacity * 2 : Math.ceil((this.capacity * 1.25) / 64) * 64)
-    let max = 0
-    for (const x of vector) max = Math.max(max, Math.abs(x))
+    const max = largestMagnitude(vector)
     const scale = max > 0 ? max / 127 : 0
     const base = slot * this.stride
     for (let i = 0; i < this.dims; i++) this.rows[base + i] = scale > 0 ? Math.round(vector[i]! / scale) : 0
@@ -97,8 +96,7 @@ export class VectorStore {
    */
   private kernelScores(kernel: Kernel, query: Float32Array, n: number): Float32Array {
     const buf = kernel.memory.buffer
-    let max = 0
-    for (const x of query) max = Math.max(max, Math.abs(x))
+    const max = largestMagnitude(query)
     const qScale = max > 0 ? max / QUERY_MAX : 0
     const q = new Int16Array(buf, 0, this.stride)
     q.fill(0)
@@ -131,4 +129,11 @@ export class VectorStore {
     this.scales = scales
     this.capacity = capacity
   }
+}
+
+/** The largest |component| of a vector: what a quantized row's or query's scale maps to its top. */
+function largestMagnitude(v: Float32Array): number {
+  let max = 0
+  for (const x of v) max = Math.max(max, Math.abs(x))
+  return max
 }
