@@ -1,8 +1,10 @@
-import { AuthCache } from './accounts/auth-cache'
+import { AUTH_CHANNEL, AuthCache } from './accounts/auth-cache'
 import { createWaker, type Deps } from './deps'
 import { createWaiters } from './events/waiters'
 import { createMetrics } from './metrics/service'
 import { ReadCache } from './reads/cache'
+import { Replicas } from './revisions/replicas'
+import { REVISION_CHANNEL } from './revisions/revision'
 import { createCommitHandOff } from './search/commits'
 import { createSearch } from './search/engine'
 import { createWebhookSender } from './webhooks/sender'
@@ -15,18 +17,24 @@ export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<P
   // a second app on the same PGlite handle in one process (a test's replica) passes the first's
   const commits = base.commits ?? createCommitHandOff()
   const search = createSearch({ ...base, commits })
+  // PostgreSQL: a write that changed a project's reads or anyone's access answers only once every
+  // replica holding a lease has heard of it; those replicas then answer kept reads from memory
+  const replicas = base.db.kind === 'postgres' ? new Replicas(base.db.root, () => reads.forget()) : undefined
+  if (replicas) base.db.root.waitHeard?.([REVISION_CHANNEL, AUTH_CHANNEL], () => replicas.heard())
+  const reads = new ReadCache({ db: base.db, now: () => deps.now(), maxBytes: base.config.readCacheBytes, replicas })
   const deps: Deps = {
     now: () => new Date(),
     ...createWaker(),
     ...base,
     search,
     // the clock is read through deps: tests move it by replacing deps.now
-    reads: new ReadCache({ db: base.db, now: () => deps.now(), maxBytes: base.config.readCacheBytes }),
+    reads,
+    replicas: replicas ?? null,
     commits,
     // follows the change notifications from now on (it caches nothing before)
     auth: new AuthCache(base.db.root),
     waiters: createWaiters(base.db, base.log),
-    metrics: createMetrics({ db: base.db, searchPending: () => search.memory().pendingNodes }),
+    metrics: createMetrics({ db: base.db, searchPending: () => search.memory().pendingNodes, reads: () => reads.stats }),
     // read at every batch: tests and benches allow insecure receivers after the app is built
     webhookSender: createWebhookSender(() => base.config.webhookAllowInsecure),
   }

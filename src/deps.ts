@@ -5,6 +5,7 @@ import type { Metrics } from './metrics/service'
 import type { AuthCache } from './ports/auth'
 import type { CommitHandOff } from './ports/commits'
 import type { ReadCache } from './ports/reads'
+import type { ReplicaLease } from './ports/replicas'
 import type { SearchBackend } from './ports/search'
 import type { Waiters } from './ports/waiters'
 import type { WebhookSender } from './ports/webhooks'
@@ -38,6 +39,11 @@ export interface Deps {
   metrics: Metrics
   /** Answers of project reads, kept while the project's revision is unchanged (src/reads/cache.ts). */
   reads: ReadCache
+  /**
+   * PostgreSQL: this process's lease among the replicas, which lets it answer kept reads without
+   * a lookup while every write waits to be heard by it (src/revisions/replicas.ts); null on PGlite.
+   */
+  replicas: ReplicaLease | null
 }
 
 export type WakeTopic = 'events' | 'classify' | 'view'

@@ -1,4 +1,5 @@
 import http from 'node:http'
+import { hostname } from 'node:os'
 import { bootstrapOwner } from './accounts/service'
 import { createApp } from './app'
 import { loadConfigOrExit } from './config'
@@ -49,6 +50,7 @@ async function main() {
     deps.waiters.close() // held long polls answer now rather than hold the drain for up to a minute
     await server?.stop(false) // stop accepting; let in-flight requests finish
     await scheduler?.stop()
+    await deps.replicas?.stop()
     await db.close()
     log.info('stopped')
     process.exit(0)
@@ -78,6 +80,8 @@ async function main() {
       })
     },
   })
+  // PostgreSQL: from now on writes wait to be heard here, and kept reads are answered from memory
+  await deps.replicas?.start(`${hostname()}:${server.port}`)
   scheduler = startScheduler(deps)
   // where a person goes next, beside the owner key; the key itself is printed once only (self-hosting.md)
   const base = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${server.port}`

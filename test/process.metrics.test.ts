@@ -49,6 +49,8 @@ describe('GET /metrics', () => {
         'arbor_webhook_deliveries',
         'arbor_search_nodes_pending_embedding',
         'arbor_db_queries_in_flight',
+        'arbor_read_cache_answers_total',
+        'arbor_revision_lookups_total',
         'process_resident_memory_bytes',
         'nodejs_eventloop_lag_seconds',
       ]),
@@ -62,6 +64,9 @@ describe('GET /metrics', () => {
     const routes = families.find((f) => f.name === 'arbor_http_requests_total')!.metrics.map((m) => m.labels!.route)
     expect(routes.filter((r) => /usr_nobody|no\/such/.test(r!))).toEqual([])
     expect(sample(res.text, 'arbor_webhook_deliveries', { state: 'pending' })).toBe(0)
+    // the three reads of one unchanged project: made once, then sent again from memory
+    expect(sample(res.text, 'arbor_read_cache_answers_total', { outcome: 'miss' })).toBe(1)
+    expect(sample(res.text, 'arbor_read_cache_answers_total', { outcome: 'hit' })).toBe(2)
     expect(sample(res.text, 'process_resident_memory_bytes')).toBeGreaterThan(10_000_000)
   })
 

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { LEASE_MS } from '../src/revisions/replicas'
+import { startLagProxy } from './lag-proxy'
 import { replicas, type ServerProcess, startServer } from './process'
 
 // Cached reads through the real server process (src/reads/cache.ts): while readers keep every
@@ -94,7 +96,7 @@ describe('cached reads on one server', () => {
 })
 
 describe.skipIf(!onPostgres)('cached reads on two replicas of one PostgreSQL database', () => {
-  const pair = replicas()
+  const pair = replicas({ METRICS_TOKEN })
   beforeAll(async () => {
     await seed(pair.a, 'replicated')
   })
@@ -103,4 +105,96 @@ describe.skipIf(!onPostgres)('cached reads on two replicas of one PostgreSQL dat
     expect(await writeThenRead(pair.a, pair.b, 'replicated', 40)).toEqual([])
     expect(await writeThenRead(pair.b, pair.a, 'replicated', 40)).toEqual([])
   })
+
+  it('answer repeated reads of an unchanged project from memory, without looking its revision up', async () => {
+    // src/revisions/replicas.ts: once a replica holds its lease, 20 repeated reads cost no lookup
+    const spent = await pair.b.until(
+      async () => {
+        const before = await lookups(pair.b)
+        for (let i = 0; i < 20; i++) expect((await pair.b.call('GET', '/api/v1/nodes?projectId=replicated')).status).toBe(200)
+        const used = (await lookups(pair.b)) - before
+        return used === 0 ? 'none' : undefined
+      },
+      30_000,
+      'repeated reads without a revision lookup',
+    )
+    expect(spent).toBe('none')
+  })
+
+  it('a frozen replica holds writes back at most its lease, and answers from the database when it runs again', async () => {
+    // b keeps the answer warm, then stops dead (SIGSTOP): it can neither hear the write nor say so
+    const read = async (server: ServerProcess) => reads('replicated')[0]![1]((await server.call('GET', reads('replicated')[0]![0])).body)
+    for (let i = 0; i < 5; i++) await read(pair.b)
+    pair.b.proc.kill('SIGSTOP')
+    try {
+      const started = performance.now()
+      const write = await pair.a.call('POST', '/api/v1/mutate', {
+        body: { action: 'update', projectId: 'replicated', nodeId: 'job-1', data: { label: 'written while b was frozen' } },
+      })
+      expect(write.status).toBe(200)
+      // a waited for b's lease to run out (it never heard from b), and no longer than the lease
+      expect(performance.now() - started).toBeLessThan(LEASE_MS + 10_000)
+    } finally {
+      pair.b.proc.kill('SIGCONT')
+    }
+    // b's first answer after it runs again already shows the write
+    expect(await read(pair.b)).toBe('written while b was frozen')
+    expect(await read(pair.a)).toBe('written while b was frozen')
+  })
 })
+
+describe.skipIf(!onPostgres)('a replica whose database connection lags (through a proxy that holds what PostgreSQL sends it)', () => {
+  let a: ServerProcess
+  let b: ServerProcess
+  let proxy: Awaited<ReturnType<typeof startLagProxy>>
+  beforeAll(async () => {
+    a = await startServer({ METRICS_TOKEN })
+    const url = new URL(a.env.DATABASE_URL!)
+    proxy = await startLagProxy({ host: url.hostname, port: Number(url.port || 5432) })
+    url.host = `127.0.0.1:${proxy.port}`
+    b = await startServer({ METRICS_TOKEN, DATABASE_URL: url.toString() }, a)
+    await seed(a, 'lagging')
+  })
+  afterAll(async () => {
+    proxy?.release()
+    await b?.stop()
+    await a?.close()
+    await proxy?.close()
+  })
+
+  it('does not answer from memory once a write it has not heard of has answered', async () => {
+    const [path, label] = reads('lagging')[0]!
+    await b.until(
+      async () => {
+        const before = await lookups(b)
+        for (let i = 0; i < 20; i++) await b.call('GET', path)
+        return (await lookups(b)) === before
+      },
+      30_000,
+      'b answering from memory',
+    )
+    // b hears nothing more: the write's notification, and the marker a waits on, stay in the proxy
+    proxy.hold()
+    let reading: Promise<string | undefined> | undefined
+    try {
+      const write = await a.call('POST', '/api/v1/mutate', {
+        body: { action: 'update', projectId: 'lagging', nodeId: 'job-1', data: { label: 'written while b lagged' } },
+      })
+      expect(write.status).toBe(200)
+      // the write has answered: b's next read must show it, though b has still not heard of it
+      reading = b.call('GET', path).then((res) => label(res.body))
+      await Bun.sleep(300)
+    } finally {
+      proxy.release()
+    }
+    expect(await reading).toBe('written while b lagged')
+  })
+})
+
+const METRICS_TOKEN = 'metrics-token-for-reads-0123'
+async function lookups(server: ServerProcess): Promise<number> {
+  const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+  const m = /^arbor_revision_lookups_total (\d+)/m.exec(await res.text())
+  if (!m) throw new Error('no arbor_revision_lookups_total in /metrics')
+  return Number(m[1])
+}

@@ -7,7 +7,8 @@ import { createKeyUse } from './key-use'
  * lists, and (project, user) → access. The rows change only through a few writes (users, API
  * keys, projects, members); each of them calls `authChanged` after it commits, which empties
  * this process's cache at once and, through the database's NOTIFY, every other replica's
- * within milliseconds. A guard test lists the SQL that writes those tables.
+ * within milliseconds (on PostgreSQL the write waits until the replicas holding a lease have
+ * heard it: src/revisions/replicas.ts). A guard test lists the SQL that writes those tables.
  *
  * A read that started before a change may finish after it with the old rows: it is stored
  * only when no change came in between (the generation is the same), so the cache never keeps
@@ -15,7 +16,7 @@ import { createKeyUse } from './key-use'
  * cached, and everything is dropped when it is back: a missed notification cannot linger.
  * One per app, built in createDeps and passed as `deps.auth`.
  */
-const CHANNEL = 'arbor_auth'
+export const AUTH_CHANNEL = 'arbor_auth'
 /** Entries per map before it is emptied: bounds memory whatever callers send. */
 const MAX_ENTRIES = 20_000
 
@@ -33,7 +34,7 @@ export class AuthCache implements AuthCachePort {
     this.ready = new Promise((resolve) => {
       following = resolve
     })
-    db.listen(CHANNEL, {
+    db.listen(AUTH_CHANNEL, {
       message: () => this.clear(),
       up: () => {
         this.clear()
@@ -119,5 +120,5 @@ function freezeObjects<T>(value: T): T {
  */
 export async function authChanged(deps: { db: Db; auth: AuthCachePort }): Promise<void> {
   deps.auth.clear()
-  await deps.db.notify(CHANNEL, '')
+  await deps.db.notify(AUTH_CHANNEL, '')
 }

@@ -29,6 +29,13 @@ export interface Db {
   notify(channel: string, payload: string): Promise<void>
   /** Follow `channel` until the returned function is called. */
   listen(channel: string, listener: Listener): Promise<() => Promise<void>>
+  /**
+   * PostgreSQL: after a commit that notified one of `channels` (and after such a notify outside
+   * a transaction), wait for `heard()` before returning, so the write answers only once the
+   * other replicas have heard of it (src/revisions/replicas.ts). PGlite has no other replica and
+   * delivers its notifications before the commit returns: it has no such hook.
+   */
+  waitHeard?(channels: readonly string[], heard: () => Promise<void>): void
 }
 
 /**

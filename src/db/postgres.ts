@@ -6,7 +6,12 @@ import { SQLSTATE, sqlState } from './sqlstate'
 type NoTypes = {}
 type Conn = postgres.Sql<NoTypes> | postgres.TransactionSql<NoTypes>
 
-function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listeners: Listeners): Db {
+/** Inside a transaction: whether it notified a channel whose commit writers wait to be heard (waitHeard). */
+interface TxState {
+  mustWait: boolean
+}
+
+function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listeners: Listeners, state: TxState | null = null): Db {
   const inTx = rootDb !== null
   const db: Db = {
     kind: 'postgres',
@@ -31,7 +36,10 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listene
       // deadlock (or serialization) error. Nothing of it was committed, so run it again.
       for (let attempt = 1; ; attempt++) {
         try {
-          return (await root.begin((t) => fn(wrap(t, root, db, listeners)))) as T
+          const state: TxState = { mustWait: false }
+          const result = (await root.begin((t) => fn(wrap(t, root, db, listeners, state)))) as T
+          if (state.mustWait) await listeners.heard()
+          return result
         } catch (err) {
           const state = sqlState(err)
           const retryable = state === SQLSTATE.deadlockDetected || state === SQLSTATE.serializationFailure
@@ -50,6 +58,13 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listene
     },
     async notify(channel, payload) {
       await sql.unsafe('select pg_notify($1, $2)', [channel, payload])
+      if (!listeners.waited.has(channel)) return
+      if (state) state.mustWait = true
+      else await listeners.heard()
+    },
+    waitHeard(channels, heard) {
+      for (const c of channels) listeners.waited.add(c)
+      listeners.heard = heard
     },
     listen: (channel, listener) => listeners.listen(channel, listener),
   }
@@ -110,6 +125,9 @@ function createListeners(url: string) {
   return {
     /** statements sent on the pool and not yet answered, every transaction's included (GET /metrics) */
     inFlight: { count: 0 },
+    /** channels whose commits writers wait to be heard, and how (waitHeard) */
+    waited: new Set<string>(),
+    heard: async (): Promise<void> => {},
     async listen(channel: string, listener: Listener): Promise<() => Promise<void>> {
       if (closed) throw new Error('the database is closed')
       if (!conn) open()

@@ -24,6 +24,8 @@ export interface MetricSources {
   db: Db
   /** nodes whose text waits for the embedder, in the indexes this process holds */
   searchPending: () => number
+  /** the read cache's counts since start (src/reads/cache.ts) */
+  reads: () => { hits: number; misses: number; lookups: number }
 }
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
@@ -137,6 +139,27 @@ export function createMetrics(sources: MetricSources): Metrics {
     registers: [registry],
     collect() {
       this.set(sources.searchPending())
+    },
+  })
+  new Counter({
+    name: 'arbor_read_cache_answers_total',
+    help: 'Cached project reads answered, by outcome: hit (kept bytes sent again) or miss (made again)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    collect() {
+      const { hits, misses } = sources.reads()
+      this.reset()
+      this.inc({ outcome: 'hit' }, hits)
+      this.inc({ outcome: 'miss' }, misses)
+    },
+  })
+  new Counter({
+    name: 'arbor_revision_lookups_total',
+    help: "PostgreSQL: reads of a project's revision before a cached answer (a replica holding its lease knows it without one)",
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(sources.reads().lookups)
     },
   })
   new Gauge({

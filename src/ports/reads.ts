@@ -14,8 +14,8 @@ export interface ReadOptions<T> {
 
 /** Answers of project reads, kept while the project's revision is unchanged (src/reads/cache.ts, built in createDeps). */
 export interface ReadCache {
-  /** `fast`: the hits the fast lane served (also counted in `hits`) */
-  readonly stats: { hits: number; misses: number; evictions: number; fast: number }
+  /** `fast`: the hits the fast lane served (also counted in `hits`); `lookups`: revisions read from PostgreSQL */
+  readonly stats: { hits: number; misses: number; evictions: number; fast: number; lookups: number }
   /** The kept answer of `key` while the project's revision is unchanged, else `load()`'s, sent as a Response. */
   answer<T>(projectId: string, key: string, options: ReadOptions<T>, load: () => Promise<T>): Promise<Response>
   size(): { bytes: number; entries: number }

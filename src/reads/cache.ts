@@ -1,6 +1,7 @@
 import { nextClaimExpiry } from '../claims/service'
 import type { Db } from '../db'
 import type { KeptBytes, KeptRequest, ReadCache as ReadCachePort, ReadOptions } from '../ports/reads'
+import type { Replicas } from '../revisions/replicas'
 import { REVISION_CHANNEL, readRevision } from '../revisions/revision'
 
 /**
@@ -9,7 +10,9 @@ import { REVISION_CHANNEL, readRevision } from '../revisions/revision'
  * changed. Each answer is stored with the project's revision (src/revisions/revision.ts), which
  * every committed change advances in its own transaction:
  *
- * - on PostgreSQL a cached read first looks the revision up (one primary-key read), so no
+ * - on PostgreSQL a replica that holds its lease (src/revisions/replicas.ts) knows the revision
+ *   it last looked up until it hears of a change, since every write waits for it to hear;
+ *   otherwise a cached read first looks the revision up (one primary-key read). Either way no
  *   replica answers from before a write that any replica has acknowledged;
  * - on PGlite (one process) the revision is a counter in memory, advanced by the commit's
  *   notification, which is delivered before the write answers: a hit reads no table.
@@ -24,6 +27,8 @@ export interface ReadCacheDeps {
   db: Db
   now: () => Date
   maxBytes: number
+  /** PostgreSQL: when revisions learned here may be used without a lookup (src/revisions/replicas.ts) */
+  replicas?: Replicas
 }
 
 interface Entry {
@@ -41,6 +46,8 @@ interface Lookup {
 
 /** An answer bigger than this share of the budget is sent but not kept. */
 const LARGEST_SHARE = 4
+/** Projects `known` and `heard` hold before they start over (bounds their memory) */
+const MAX_PROJECTS_HEARD = 100_000
 /** Requests the fast lane's index remembers (a path and query each), the oldest forgotten first. */
 const MAX_REQUESTS = 4096
 /** what Elysia sends with an object, so a kept answer reads the same as a new one */
@@ -56,12 +63,19 @@ export class ReadCache implements ReadCachePort {
   private readonly local = new Map<string, number>()
   /** PostgreSQL: the revision lookup under way per project, and the requests for the next one */
   private readonly lookups = new Map<string, Lookup>()
+  /** PostgreSQL: revisions looked up while this replica holds its lease, until a change is heard */
+  private readonly known = new Map<string, string>()
+  /** PostgreSQL: per project, the number of the last change heard (a lookup sent before it does not become `known`) */
+  private readonly heard = new Map<string, number>()
+  private changesHeard = 0
+  /** times `forget` ran: a lookup sent before one does not become `known` */
+  private forgets = 0
   /** GET path and query → the entry that answered it (noteRequest), for the fast lane */
   private readonly requests = new Map<string, KeptRequest>()
   /** the entry behind each Response `answer` made, until the wrapper has seen it */
   private readonly made = new WeakMap<Response, KeptRequest>()
   private bytes = 0
-  readonly stats = { hits: 0, misses: 0, evictions: 0, fast: 0 }
+  readonly stats = { hits: 0, misses: 0, evictions: 0, fast: 0, lookups: 0 }
 
   constructor(private readonly deps: ReadCacheDeps) {
     if (deps.db.kind === 'pglite')
@@ -71,11 +85,34 @@ export class ReadCache implements ReadCachePort {
         up: () => {},
         down: () => {},
       })
+    else if (deps.replicas)
+      // every replica: a write answers only once this has run here (or this replica's lease is over)
+      void deps.db.listen(REVISION_CHANNEL, {
+        message: (projectId) => {
+          this.known.delete(projectId)
+          // numbered from one counter, so a number is never seen twice, even after `forget`
+          if (this.heard.size >= MAX_PROJECTS_HEARD) this.forget()
+          this.heard.set(projectId, ++this.changesHeard)
+        },
+        up: () => {},
+        down: () => this.forget(),
+      })
+  }
+
+  /** PostgreSQL: this replica stopped answering from memory; what it learned is looked up again. */
+  forget(): void {
+    this.known.clear()
+    this.heard.clear()
+    this.forgets++
   }
 
   /** The project's revision as this process may trust it now. */
   private revision(projectId: string): string | Promise<string> {
     if (this.deps.db.kind === 'pglite') return String(this.local.get(projectId) ?? 0)
+    if (this.deps.replicas?.trusted()) {
+      const known = this.known.get(projectId)
+      if (known !== undefined) return known
+    }
     let lookup = this.lookups.get(projectId)
     if (!lookup) this.lookups.set(projectId, (lookup = { next: null, running: false }))
     lookup.next ??= Promise.withResolvers<string>()
@@ -92,11 +129,29 @@ export class ReadCache implements ReadCachePort {
    */
   private async lookUp(projectId: string, lookup: Lookup): Promise<void> {
     lookup.running = true
+    const replicas = this.deps.replicas
     while (lookup.next) {
       const waiting = lookup.next
       lookup.next = null
+      // kept as known only when this replica held its lease before it asked and still does, and no
+      // change of the project was heard meanwhile: every later commit then waits to be heard here
+      const trusted = replicas?.trusted() ? replicas.epoch : -1
+      const heard = this.heard.get(projectId)
+      const forgets = this.forgets
       try {
-        waiting.resolve(await readRevision(this.deps.db, projectId))
+        this.stats.lookups++
+        const revision = await readRevision(this.deps.db, projectId)
+        if (
+          trusted >= 0 &&
+          replicas!.trusted() &&
+          replicas!.epoch === trusted &&
+          this.heard.get(projectId) === heard &&
+          this.forgets === forgets
+        ) {
+          if (this.known.size >= MAX_PROJECTS_HEARD) this.forget()
+          this.known.set(projectId, revision)
+        }
+        waiting.resolve(revision)
       } catch (err) {
         waiting.reject(err)
       }
@@ -158,7 +213,7 @@ export class ReadCache implements ReadCachePort {
   current(kept: KeptRequest): KeptBytes | undefined | Promise<KeptBytes | undefined> {
     const bytes = (entry: Entry | undefined) =>
       entry && { body: entry.body, type: entry.headers['content-type'] ?? JSON_HEADERS['content-type'] }
-    // the same checks as `answer`: the revision as of now (a lookup on PostgreSQL), the claims' expiry
+    // the same checks as `answer`: the revision as of now (on PostgreSQL, known or looked up), the claims' expiry
     const revision = this.revision(kept.projectId)
     return typeof revision === 'string' ? bytes(this.fastHit(kept.id, revision)) : revision.then((r) => bytes(this.fastHit(kept.id, r)))
   }

@@ -11,7 +11,8 @@ import * as q from './queries'
  * test/reads-cache.test.ts lists the SQL that writes those tables.
  *
  * Cached reads (src/reads/) are keyed by it. The commit also says so on REVISION_CHANNEL, which
- * on PGlite reaches this process's cache before the write answers.
+ * on PGlite reaches this process's cache before the write answers, and on PostgreSQL reaches
+ * every replica holding a lease before the write answers (src/revisions/replicas.ts).
  */
 export const REVISION_CHANNEL = 'arbor_revision'
 
