@@ -7,7 +7,8 @@
  */
 const [file, contentType] = process.argv.slice(2)
 if (!file || !contentType) throw new Error('usage: bun bench/lib/floor-server.ts <body file> <content-type>')
-const body = new Uint8Array(await Bun.file(file).arrayBuffer())
+// a Blob, as the real server keeps its answers: a Response shares a Blob's bytes, where it copies a Uint8Array's
+const body = new Blob([await Bun.file(file).arrayBuffer()])
 const server = Bun.serve({
   port: 0,
   hostname: '127.0.0.1',

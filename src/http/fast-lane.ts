@@ -21,7 +21,7 @@ export type FastRead = ((path: string, search: string, headers: Headers) => Fast
 }
 
 export interface FastAnswer {
-  body: Uint8Array | string
+  body: Blob | string
   /** the Content-Type the route would send */
   type: string
 }

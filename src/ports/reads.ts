@@ -39,6 +39,7 @@ export interface KeptRequest {
 
 /** A kept answer's bytes and Content-Type. */
 export interface KeptBytes {
-  body: Uint8Array
+  /** a Blob: a Response shares its bytes, where it would copy a Uint8Array's every time */
+  body: Blob
   type: string
 }

@@ -33,7 +33,8 @@ export interface ReadCacheDeps {
 
 interface Entry {
   revision: string
-  body: Uint8Array
+  /** a Blob: each Response shares its bytes (a Uint8Array body is copied into every Response) */
+  body: Blob
   headers: Record<string, string>
   /** ms since the epoch after which the entry is not used (Infinity: only a write ends it) */
   until: number
@@ -52,7 +53,6 @@ const MAX_PROJECTS_HEARD = 100_000
 const MAX_REQUESTS = 4096
 /** what Elysia sends with an object, so a kept answer reads the same as a new one */
 const JSON_HEADERS = { 'content-type': 'application/json;charset=utf-8' }
-const encoder = new TextEncoder()
 
 export type { ReadOptions }
 
@@ -231,28 +231,28 @@ export class ReadCache implements ReadCachePort {
     const [answer, expiry] = await Promise.all([load(), options.claims ? nextClaimExpiry(this.deps.db, projectId, started) : null])
     const text = options.render ? options.render(answer) : JSON.stringify(answer)
     const until = Math.min(expiry ? expiry.getTime() : Infinity, options.ttlMs ? started.getTime() + options.ttlMs : Infinity)
-    const entry: Entry = { revision, body: encoder.encode(text), headers: options.headers ?? JSON_HEADERS, until }
+    const entry: Entry = { revision, body: new Blob([text]), headers: options.headers ?? JSON_HEADERS, until }
     if (options.keep && !options.keep(answer)) return entry
     this.store(id, entry)
     return entry
   }
 
   private store(id: string, entry: Entry): void {
-    const size = entry.body.byteLength + id.length
+    const size = entry.body.size + id.length
     if (size > this.deps.maxBytes / LARGEST_SHARE) return
     const old = this.entries.get(id)
     if (old) {
       // a slow read of an older revision does not replace a newer one
       if (newer(old.revision, entry.revision)) return
       this.entries.delete(id)
-      this.bytes -= old.body.byteLength + id.length
+      this.bytes -= old.body.size + id.length
     }
     this.entries.set(id, entry)
     this.bytes += size
     for (const [oldest, e] of this.entries) {
       if (this.bytes <= this.deps.maxBytes) break
       this.entries.delete(oldest)
-      this.bytes -= e.body.byteLength + oldest.length
+      this.bytes -= e.body.size + oldest.length
       this.stats.evictions++
     }
   }

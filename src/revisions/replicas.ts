@@ -59,6 +59,9 @@ export class Replicas {
   private timer: ReturnType<typeof setInterval> | null = null
   private registered = false
   private stopped = false
+  /** the lease's statements, one after another: a renewal never lands after the lease was given up */
+  private leaseOps: Promise<unknown> = Promise.resolve()
+  private renewPending: Promise<void> | null = null
 
   /** this process's name in `replicas` and in its markers (`start` gives it its final one) */
   id = `unregistered-${randomUUID()}`
@@ -76,6 +79,7 @@ export class Replicas {
         },
         down: () => {
           this.following = false
+          this.renewing.clear() // their markers may never come back
           this.lapse()
         },
       })
@@ -103,7 +107,8 @@ export class Replicas {
     this.registered = false
     if (this.timer) clearInterval(this.timer)
     this.lapse()
-    await q.leave(this.db, this.id).catch(() => {}) // the lease runs out by itself otherwise
+    // (if this fails, the lease runs out by itself)
+    await (this.leaseOps = this.leaseOps.then(() => q.leave(this.db, this.id)).catch(() => {}))
   }
 
   /** May a revision learned in the current `epoch` be used now? */
@@ -122,16 +127,29 @@ export class Replicas {
     }
   }
 
-  private async renew(): Promise<void> {
-    if (!this.registered || this.stopped) return
-    const marker = `${this.id} r${++this.renewals}`
-    this.renewing.set(marker, performance.now())
-    try {
-      await q.renewLease(this.db, this.id, LEASE_MS)
-      await this.db.notify(BARRIER_CHANNEL, marker)
-    } catch {
-      this.renewing.delete(marker) // not renewed: the lease runs out, and so does answering from memory
+  /**
+   * Renew the lease, and send the marker that arms it when it comes back. Not while the LISTEN
+   * connection is down: the lease then runs out, and writers stop waiting for this process.
+   */
+  private renew(): Promise<void> {
+    // one at a time: renewals do not pile up behind a database that stopped answering
+    if (this.renewPending) return this.renewPending
+    const step = async () => {
+      if (!this.registered || this.stopped || !this.following) return
+      const marker = `${this.id} r${++this.renewals}`
+      this.renewing.set(marker, performance.now())
+      try {
+        await q.renewLease(this.db, this.id, LEASE_MS)
+        await this.db.notify(BARRIER_CHANNEL, marker)
+      } catch {
+        this.renewing.delete(marker) // not renewed: the lease runs out, and so does answering from memory
+      }
     }
+    const done = this.leaseOps.then(step).finally(() => {
+      this.renewPending = null
+    })
+    this.leaseOps = this.renewPending = done
+    return done
   }
 
   /**
