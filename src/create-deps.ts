@@ -20,7 +20,7 @@ export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<P
   // PostgreSQL: a write that changed a project's reads or anyone's access answers only once every
   // replica holding a lease has heard of it; those replicas then answer kept reads from memory
   const replicas = base.db.kind === 'postgres' ? new Replicas(base.db.root, () => reads.forget()) : undefined
-  if (replicas) base.db.root.waitHeard?.([REVISION_CHANNEL, AUTH_CHANNEL], () => replicas.heard())
+  if (replicas) base.db.root.waitHeard?.([REVISION_CHANNEL, AUTH_CHANNEL], replicas)
   const reads = new ReadCache({ db: base.db, now: () => deps.now(), maxBytes: base.config.readCacheBytes, replicas })
   const deps: Deps = {
     now: () => new Date(),

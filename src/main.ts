@@ -1,5 +1,4 @@
 import http from 'node:http'
-import { hostname } from 'node:os'
 import { bootstrapOwner } from './accounts/service'
 import { createApp } from './app'
 import { loadConfigOrExit } from './config'
@@ -81,7 +80,7 @@ async function main() {
     },
   })
   // PostgreSQL: from now on writes wait to be heard here, and kept reads are answered from memory
-  await deps.replicas?.start(`${hostname()}:${server.port}`)
+  await deps.replicas?.start()
   scheduler = startScheduler(deps)
   // where a person goes next, beside the owner key; the key itself is printed once only (self-hosting.md)
   const base = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${server.port}`

@@ -30,12 +30,20 @@ export interface Db {
   /** Follow `channel` until the returned function is called. */
   listen(channel: string, listener: Listener): Promise<() => Promise<void>>
   /**
-   * PostgreSQL: after a commit that notified one of `channels` (and after such a notify outside
-   * a transaction), wait for `heard()` before returning, so the write answers only once the
-   * other replicas have heard of it (src/revisions/replicas.ts). PGlite has no other replica and
-   * delivers its notifications before the commit returns: it has no such hook.
+   * PostgreSQL: a transaction that notified one of `channels` (or such a notify outside a
+   * transaction) also sends `wait.marker()` last, before its commit; after the commit this
+   * process's listeners hear its notifications at once, and it returns only once
+   * `wait.heard(marker)` resolves: once the other replicas have heard it too
+   * (src/revisions/replicas.ts). PGlite has no other replica and delivers its notifications
+   * before the commit returns: it has no such hook.
    */
-  waitHeard?(channels: readonly string[], heard: () => Promise<void>): void
+  waitHeard?(channels: readonly string[], wait: WaitHeard): void
+}
+
+/** How writers wait to be heard (Db.waitHeard): a marker sent before the commit, and the wait after it. */
+export interface WaitHeard {
+  marker(): [channel: string, payload: string]
+  heard(marker: [channel: string, payload: string]): Promise<void>
 }
 
 /**

@@ -1,14 +1,15 @@
 import postgres from 'postgres'
-import type { Db, Listener, Row } from './port'
+import type { Db, Listener, Row, WaitHeard } from './port'
 import { SQLSTATE, sqlState } from './sqlstate'
 
 // biome-ignore lint/complexity/noBannedTypes: postgres.js spells 'no custom types' as {}
 type NoTypes = {}
 type Conn = postgres.Sql<NoTypes> | postgres.TransactionSql<NoTypes>
 
-/** Inside a transaction: whether it notified a channel whose commit writers wait to be heard (waitHeard). */
+/** Inside a transaction: what it notified on the channels whose commits writers wait to be heard (waitHeard). */
 interface TxState {
-  mustWait: boolean
+  /** the notifications sent on those channels, delivered in this process at the commit */
+  heard: [channel: string, payload: string][]
 }
 
 function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listeners: Listeners, state: TxState | null = null): Db {
@@ -36,9 +37,18 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listene
       // deadlock (or serialization) error. Nothing of it was committed, so run it again.
       for (let attempt = 1; ; attempt++) {
         try {
-          const state: TxState = { mustWait: false }
-          const result = (await root.begin((t) => fn(wrap(t, root, db, listeners, state)))) as T
-          if (state.mustWait) await listeners.heard()
+          const state: TxState = { heard: [] }
+          let marker: [string, string] | null = null
+          const result = (await root.begin(async (t) => {
+            const answer = await fn(wrap(t, root, db, listeners, state))
+            // the writer's marker, delivered after the transaction's notifications (waitHeard)
+            if (state.heard.length > 0 && listeners.wait) {
+              marker = listeners.wait.marker()
+              await t.unsafe('select pg_notify($1, $2)', marker)
+            }
+            return answer
+          })) as T
+          if (state.heard.length > 0) await listeners.committed(state.heard, marker)
           return result
         } catch (err) {
           const state = sqlState(err)
@@ -57,14 +67,22 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listene
       await root.end({ timeout: 5 })
     },
     async notify(channel, payload) {
-      await sql.unsafe('select pg_notify($1, $2)', [channel, payload])
-      if (!listeners.waited.has(channel)) return
-      if (state) state.mustWait = true
-      else await listeners.heard()
+      const waited = listeners.waited.has(channel)
+      if (!waited) await sql.unsafe('select pg_notify($1, $2)', [channel, payload])
+      else if (state) {
+        await sql.unsafe('select pg_notify($1, $2)', [channel, payload])
+        state.heard.push([channel, payload])
+      } else {
+        // outside a transaction: the writer's marker in the same statement, after it
+        const marker = listeners.wait?.marker() ?? null
+        if (marker) await sql.unsafe('select pg_notify($1, $2), pg_notify($3, $4)', [channel, payload, ...marker])
+        else await sql.unsafe('select pg_notify($1, $2)', [channel, payload])
+        await listeners.committed([[channel, payload]], marker)
+      }
     },
-    waitHeard(channels, heard) {
+    waitHeard(channels, wait) {
       for (const c of channels) listeners.waited.add(c)
-      listeners.heard = heard
+      listeners.wait = wait
     },
     listen: (channel, listener) => listeners.listen(channel, listener),
   }
@@ -127,7 +145,15 @@ function createListeners(url: string) {
     inFlight: { count: 0 },
     /** channels whose commits writers wait to be heard, and how (waitHeard) */
     waited: new Set<string>(),
-    heard: async (): Promise<void> => {},
+    wait: null as WaitHeard | null,
+    /**
+     * After a commit that notified waited channels: this process's listeners hear it at once
+     * (their own LISTEN connection hears it again later), then the other replicas (`wait.heard`).
+     */
+    async committed(sent: [channel: string, payload: string][], marker: [string, string] | null): Promise<void> {
+      for (const [channel, payload] of sent) for (const l of channels.get(channel) ?? []) l.message(payload)
+      if (marker && this.wait) await this.wait.heard(marker)
+    },
     async listen(channel: string, listener: Listener): Promise<() => Promise<void>> {
       if (closed) throw new Error('the database is closed')
       if (!conn) open()

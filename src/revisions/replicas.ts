@@ -5,36 +5,42 @@ import * as q from './queries'
 /**
  * PostgreSQL, one replica or many: when may this process answer a cached read from memory,
  * without looking the project's revision up first? When it is sure to have heard of every
- * commit that any replica has acknowledged. Two halves make that true:
+ * commit that any replica has acknowledged. The database delivers notifications to each LISTEN
+ * connection in commit order (and those of one transaction in the order they were sent); two
+ * halves build on that:
  *
- * - **Writers wait.** After a commit that notified a followed channel (a revision advanced, an
- *   access changed), the writer does not return before `heard()`: it sends a marker on
- *   BARRIER_CHANNEL and waits until every replica with a live lease has acknowledged it. The
- *   database delivers notifications in commit order, so a replica that heard the marker has
- *   heard every commit before it. A replica that does not answer is waited for until its lease
- *   runs out, at most LEASE_MS.
- * - **Readers hold a lease.** Each replica renews its row in `replicas` every RENEW_MS, and
- *   counts a renewal only when its own marker comes back on its LISTEN connection (so that
- *   connection is alive). It answers from memory only until LEASE_MS - MARGIN_MS after the
- *   renewal was sent, before the lease the writers read runs out. When the connection drops,
- *   or a renewal is late, it stops at once (`epoch` moves on) and looks revisions up again.
+ * - **Readers renew.** Each replica sends a renewal marker on BARRIER_CHANNEL every RENEW_MS,
+ *   and counts it only when it comes back on its own LISTEN connection (so that connection is
+ *   alive and has delivered everything committed before it). It answers from memory until
+ *   LEASE_MS - MARGIN_MS after it sent the marker. When the connection drops, or a renewal is
+ *   late, it stops at once (`epoch` moves on) and looks revisions up again.
+ * - **Writers wait to be heard.** A transaction that notified a followed channel (a revision
+ *   advanced, an access changed) ends with a marker of its writer (`marker`, sent by
+ *   src/db/postgres.ts before the commit); at the commit the writer's own listeners hear its
+ *   notifications at once, and it does not return before `heard(marker)`: until its marker has
+ *   come back on its own LISTEN connection (it has then heard every renewal committed before
+ *   its write), and every other replica whose renewal it heard in the last LEASE_MS has
+ *   acknowledged the marker, or could no longer be answering from memory on that renewal.
  *
- * A process that is frozen (a pause, SIGSTOP) holds writers up to LEASE_MS and, when it runs
- * again, finds its lease over before it answers anything from memory. `test/replicas.test.ts`
- * and `test/process.reads.test.ts` hold it to that.
+ * A replica that renewed after the write's commit heard the write first. One that renewed
+ * before it is waited for: at most LEASE_MS when it is frozen, cut off or gone. When it runs
+ * again it finds its renewal too old before it answers anything from memory.
+ * `test/process.reads.test.ts` holds it to that, with a frozen replica and one behind a proxy
+ * that holds everything PostgreSQL sends it.
  */
 export const BARRIER_CHANNEL = 'arbor_barrier'
 export const ACK_CHANNEL = 'arbor_ack'
+/** how long a renewal lets a replica answer from memory, counted by writers from when they heard it */
 export const LEASE_MS = 4000
 export const RENEW_MS = 1000
-/** kept between this replica's own end of answering from memory and the lease the writers see */
+/** kept between a replica's own end of answering from memory on a renewal and the end writers count */
 export const MARGIN_MS = 1000
-/** waited beyond a lease's end for one that did not acknowledge (the clocks' rates may differ) */
+/** waited beyond a renewal's end for a replica that did not acknowledge (the clocks' rates may differ) */
 const SLACK_MS = 50
 
 interface Waiter {
   seq: number
-  /** replica id → its lease's end on this process's clock */
+  /** replica id → when its last renewal heard here stops it answering from memory, on this clock */
   pending: Map<string, number>
   done: () => void
   timer: ReturnType<typeof setTimeout> | null
@@ -43,28 +49,28 @@ interface Waiter {
 export class Replicas {
   /** moves on whenever answering from memory stops: what was learned before is not trusted after */
   epoch = 0
+  /** this process's name in its markers */
+  readonly id = randomUUID()
   private armedUntil = 0
   private following = false
   private seq = 0
   private renewals = 0
+  /** this process's markers that came back: the highest seq */
+  private echoed = 0
+  private readonly echoWaiters = new Set<{ seq: number; done: () => void; timer?: ReturnType<typeof setTimeout> }>()
   /** renewal marker → when it was sent (performance.now()) */
   private readonly renewing = new Map<string, number>()
+  /** other replicas → when their last renewal was heard here (performance.now()) */
+  private readonly renewed = new Map<string, number>()
   private readonly waiters = new Set<Waiter>()
   /** other writers' markers heard and not yet acknowledged: writer id → seq */
   private readonly toAck = new Map<string, number>()
+  /** replica id → the highest of this process's markers it acknowledged */
+  private readonly acked = new Map<string, number>()
   private acking = false
-  /** the markers being waited on share one barrier statement per round trip */
-  private next: PromiseWithResolvers<void> | null = null
-  private running = false
   private timer: ReturnType<typeof setInterval> | null = null
-  private registered = false
-  private stopped = false
-  /** the lease's statements, one after another: a renewal never lands after the lease was given up */
-  private leaseOps: Promise<unknown> = Promise.resolve()
   private renewPending: Promise<void> | null = null
-
-  /** this process's name in `replicas` and in its markers (`start` gives it its final one) */
-  id = `unregistered-${randomUUID()}`
+  private registered = false
 
   constructor(
     private readonly db: Db,
@@ -75,40 +81,38 @@ export class Replicas {
         message: (payload) => this.onMarker(payload),
         up: () => {
           this.following = true
-          if (this.registered) void this.renew()
+          void this.renew()
         },
         down: () => {
           this.following = false
           this.renewing.clear() // their markers may never come back
           this.lapse()
+          for (const w of this.echoWaiters) {
+            clearTimeout(w.timer)
+            w.done() // they fall back to waiting out every renewal
+          }
+          this.echoWaiters.clear()
         },
       })
       .catch(() => {})
     void db.listen(ACK_CHANNEL, { message: (payload) => this.onAck(payload), up() {}, down() {} }).catch(() => {})
   }
 
-  /**
-   * Take a lease and keep it (main.ts, once the server listens, before it answers anything).
-   * `place` names this host and port: the leases of earlier processes there are dropped (they
-   * are gone, this one holds the port), so writers do not wait for them to run out.
-   */
-  async start(place: string): Promise<void> {
-    this.id = `${place}:${randomUUID().slice(0, 8)}`
+  /** Start renewing, so this process answers from memory (main.ts, once the server listens). */
+  start(): Promise<void> {
     this.registered = true
-    await q.forgetPredecessors(this.db, `${place}:`, this.id)
-    await this.renew()
     this.timer = setInterval(() => void this.renew(), RENEW_MS)
     this.timer.unref?.()
+    return this.renew()
   }
 
-  /** Stop answering from memory and drop the lease, so no writer waits for this process. */
+  /** Stop renewing and answering from memory, then say so: writers stop waiting for this process. */
   async stop(): Promise<void> {
-    this.stopped = true
     this.registered = false
     if (this.timer) clearInterval(this.timer)
     this.lapse()
-    // (if this fails, the lease runs out by itself)
-    await (this.leaseOps = this.leaseOps.then(() => q.leave(this.db, this.id)).catch(() => {}))
+    // (if this fails, writers wait for it until LEASE_MS after its last renewal)
+    await q.signal(this.db, BARRIER_CHANNEL, `${this.id} bye`).catch(() => {})
   }
 
   /** May a revision learned in the current `epoch` be used now? */
@@ -127,66 +131,59 @@ export class Replicas {
     }
   }
 
-  /**
-   * Renew the lease, and send the marker that arms it when it comes back. Not while the LISTEN
-   * connection is down: the lease then runs out, and writers stop waiting for this process.
-   */
+  /** Send a renewal marker (one at a time, and not while the LISTEN connection is down). */
   private renew(): Promise<void> {
-    // one at a time: renewals do not pile up behind a database that stopped answering
-    if (this.renewPending) return this.renewPending
-    const step = async () => {
-      if (!this.registered || this.stopped || !this.following) return
+    if (!this.registered || !this.following) return Promise.resolve()
+    this.renewPending ??= (async () => {
       const marker = `${this.id} r${++this.renewals}`
       this.renewing.set(marker, performance.now())
       try {
-        await q.renewLease(this.db, this.id, LEASE_MS)
-        await this.db.notify(BARRIER_CHANNEL, marker)
+        await q.signal(this.db, BARRIER_CHANNEL, marker)
       } catch {
-        this.renewing.delete(marker) // not renewed: the lease runs out, and so does answering from memory
+        this.renewing.delete(marker) // not renewed: answering from memory ends on the last one
       }
-    }
-    const done = this.leaseOps.then(step).finally(() => {
+    })().finally(() => {
       this.renewPending = null
     })
-    this.leaseOps = this.renewPending = done
-    return done
+    return this.renewPending
+  }
+
+  /** The marker a transaction that writers wait on ends with: [channel, payload] (src/db/postgres.ts). */
+  marker(): [channel: string, payload: string] {
+    return [BARRIER_CHANNEL, `${this.id} ${++this.seq}`]
   }
 
   /**
-   * Resolves once every replica with a live lease has heard of every commit this process made
-   * before the call (or its lease has run out). Calls that come while one barrier is under way
-   * share the next.
+   * Resolves once `marker` (committed) has come back here and every other replica that may be
+   * answering from memory on a renewal heard before it has acknowledged it, or no longer is.
    */
-  heard(): Promise<void> {
-    this.next ??= Promise.withResolvers<void>()
-    const { promise } = this.next
-    if (!this.running) void this.barriers()
-    return promise
-  }
-
-  private async barriers(): Promise<void> {
-    this.running = true
-    while (this.next) {
-      const waiting = this.next
-      this.next = null
-      try {
-        await this.barrier()
-      } catch {
-        // the write has committed; a replica that cannot be told stops answering from memory
-        // within a lease (it cannot renew without the database either)
-        await Bun.sleep(LEASE_MS + SLACK_MS)
-      }
-      waiting.resolve()
+  async heard([, payload]: [string, string]): Promise<void> {
+    const seq = Number(payload.slice(payload.indexOf(' ') + 1))
+    const committed = performance.now()
+    if (this.echoed < seq && this.following) {
+      // every renewal committed before the write is heard before its marker comes back; a
+      // marker that does not come back by then is waited out with every renewal
+      await new Promise<void>((done) => {
+        const waiter: { seq: number; done: () => void; timer?: ReturnType<typeof setTimeout> } = { seq, done }
+        this.echoWaiters.add(waiter)
+        waiter.timer = setTimeout(() => {
+          this.echoWaiters.delete(waiter)
+          done()
+        }, LEASE_MS + SLACK_MS)
+      })
     }
-    this.running = false
-  }
-
-  private async barrier(): Promise<void> {
-    const seq = ++this.seq
-    const live = await q.barrier(this.db, BARRIER_CHANNEL, `${this.id} ${seq}`)
     const now = performance.now()
     const pending = new Map<string, number>()
-    for (const [id, ms] of live) pending.set(id, now + Number(ms) + SLACK_MS)
+    if (this.echoed >= seq) {
+      for (const [id, at] of this.renewed) {
+        const until = at + LEASE_MS + SLACK_MS
+        if (until > now) pending.set(id, until)
+        else this.renewed.delete(id)
+      }
+    } else if (committed + LEASE_MS + SLACK_MS > now) {
+      // not heard back (the connection is down or slow): a renewal sent before the commit ends by then
+      pending.set('', committed + LEASE_MS + SLACK_MS)
+    }
     if (pending.size === 0) return
     await new Promise<void>((done) => {
       const waiter: Waiter = { seq, pending, done, timer: null }
@@ -195,7 +192,7 @@ export class Replicas {
     })
   }
 
-  /** Resolve `waiter` once no replica it waits for is left; else wait for the next lease's end. */
+  /** Resolve `waiter` once no replica it waits for is left; else wait for the next renewal's end. */
   private settle(waiter: Waiter): void {
     const now = performance.now()
     for (const [id, until] of waiter.pending) if (until <= now || (this.acked.get(id) ?? 0) >= waiter.seq) waiter.pending.delete(id)
@@ -210,33 +207,46 @@ export class Replicas {
     waiter.timer = setTimeout(() => this.settle(waiter), Math.max(1, first - now))
   }
 
-  /** replica id → the highest of this process's markers it acknowledged */
-  private readonly acked = new Map<string, number>()
-
   private onMarker(payload: string): void {
     const space = payload.indexOf(' ')
     const writer = payload.slice(0, space)
     const what = payload.slice(space + 1)
-    if (writer === this.id) {
-      if (what.startsWith('r')) {
-        // our renewal came back on our LISTEN connection: answer from memory until before the lease ends
-        const sent = this.renewing.get(payload)
-        if (sent === undefined) return
-        for (const marker of this.renewing.keys()) {
-          this.renewing.delete(marker)
-          if (marker === payload) break
-        }
-        if (!this.following || !this.registered || this.stopped) return
-        // a lease that ran out before this renewal came back ends what was learned under it
-        if (this.armedUntil !== 0 && performance.now() >= this.armedUntil) this.lapse()
-        this.armedUntil = Math.max(this.armedUntil, sent + LEASE_MS - MARGIN_MS)
-      } else this.ack(this.id, Number(what))
+    const renewal = what.startsWith('r')
+    if (writer !== this.id) {
+      if (renewal) this.renewed.set(writer, performance.now())
+      else if (what === 'bye') {
+        // it stopped answering from memory before it said so
+        this.renewed.delete(writer)
+        this.ack(writer, Number.POSITIVE_INFINITY)
+      } else {
+        // another writer's marker: its commit's notifications were heard here before it
+        this.toAck.set(writer, Math.max(this.toAck.get(writer) ?? 0, Number(what)))
+        if (!this.acking) void this.sendAcks()
+      }
       return
     }
-    if (what.startsWith('r')) return
-    // another writer's marker: everything it waits for has been heard here (the listeners ran first)
-    this.toAck.set(writer, Math.max(this.toAck.get(writer) ?? 0, Number(what)))
-    if (!this.acking) void this.sendAcks()
+    if (!renewal) {
+      const seq = Number(what)
+      if (seq > this.echoed) this.echoed = seq
+      for (const w of this.echoWaiters)
+        if (w.seq <= this.echoed) {
+          this.echoWaiters.delete(w)
+          clearTimeout(w.timer)
+          w.done()
+        }
+      return
+    }
+    // our renewal came back on our LISTEN connection: answer from memory until before its end
+    const sent = this.renewing.get(payload)
+    if (sent === undefined) return
+    for (const marker of this.renewing.keys()) {
+      this.renewing.delete(marker)
+      if (marker === payload) break
+    }
+    if (!this.following || !this.registered) return
+    // a renewal that ran out before this one came back ends what was learned under it
+    if (this.armedUntil !== 0 && performance.now() >= this.armedUntil) this.lapse()
+    this.armedUntil = Math.max(this.armedUntil, sent + LEASE_MS - MARGIN_MS)
   }
 
   private async sendAcks(): Promise<void> {
@@ -245,7 +255,7 @@ export class Replicas {
       while (this.toAck.size > 0) {
         const marks = [...this.toAck]
         this.toAck.clear()
-        await this.db.notify(ACK_CHANNEL, `${this.id} ${JSON.stringify(marks)}`).catch(() => {})
+        await q.signal(this.db, ACK_CHANNEL, `${this.id} ${JSON.stringify(marks)}`).catch(() => {})
       }
     } finally {
       this.acking = false
