@@ -34,7 +34,12 @@ export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<P
     // follows the change notifications from now on (it caches nothing before)
     auth: new AuthCache(base.db.root),
     waiters: createWaiters(base.db, base.log),
-    metrics: createMetrics({ db: base.db, searchPending: () => search.memory().pendingNodes, reads: () => reads.stats }),
+    metrics: createMetrics({
+      db: base.db,
+      searchPending: () => search.memory().pendingNodes,
+      reads: () => reads.stats,
+      replicaWaits: () => replicas?.stats ?? null,
+    }),
     // read at every batch: tests and benches allow insecure receivers after the app is built
     webhookSender: createWebhookSender(() => base.config.webhookAllowInsecure),
   }

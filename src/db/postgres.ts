@@ -37,18 +37,18 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listene
       // deadlock (or serialization) error. Nothing of it was committed, so run it again.
       for (let attempt = 1; ; attempt++) {
         try {
-          const state: TxState = { heard: [] }
+          const sent: TxState = { heard: [] }
           let marker: [string, string] | null = null
           const result = (await root.begin(async (t) => {
-            const answer = await fn(wrap(t, root, db, listeners, state))
+            const answer = await fn(wrap(t, root, db, listeners, sent))
             // the writer's marker, delivered after the transaction's notifications (waitHeard)
-            if (state.heard.length > 0 && listeners.wait) {
+            if (sent.heard.length > 0 && listeners.wait) {
               marker = listeners.wait.marker()
               await t.unsafe('select pg_notify($1, $2)', marker)
             }
             return answer
           })) as T
-          if (state.heard.length > 0) await listeners.committed(state.heard, marker)
+          if (sent.heard.length > 0) await listeners.committed(sent.heard, marker)
           return result
         } catch (err) {
           const state = sqlState(err)

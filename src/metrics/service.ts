@@ -26,6 +26,8 @@ export interface MetricSources {
   searchPending: () => number
   /** the read cache's counts since start (src/reads/cache.ts) */
   reads: () => { hits: number; misses: number; lookups: number }
+  /** PostgreSQL: writes that waited for the other replicas (src/revisions/replicas.ts); null on PGlite */
+  replicaWaits?: () => { acknowledged: number; waitedOut: number } | null
 }
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
@@ -160,6 +162,19 @@ export function createMetrics(sources: MetricSources): Metrics {
     collect() {
       this.reset()
       this.inc(sources.reads().lookups)
+    },
+  })
+  new Counter({
+    name: 'arbor_replica_waits_total',
+    help: 'PostgreSQL: writes that waited to be heard by the other replicas, by outcome: acknowledged, or waited_out (a replica never answered)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    collect() {
+      const waits = sources.replicaWaits?.()
+      this.reset()
+      if (!waits) return
+      this.inc({ outcome: 'acknowledged' }, waits.acknowledged)
+      this.inc({ outcome: 'waited_out' }, waits.waitedOut)
     },
   })
   new Gauge({

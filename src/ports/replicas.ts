@@ -4,4 +4,6 @@ export interface ReplicaLease {
   start(): Promise<void>
   /** Stop answering from memory, and tell writers to stop waiting for this process. */
   stop(): Promise<void>
+  /** writes that waited for another replica: acknowledged by all, or waited out (one never answered) */
+  readonly stats: { acknowledged: number; waitedOut: number }
 }

@@ -37,35 +37,50 @@ export const RENEW_MS = 1000
 export const MARGIN_MS = 1000
 /** waited beyond a renewal's end for a replica that did not acknowledge (the clocks' rates may differ) */
 const SLACK_MS = 50
+/** this process's markers whose place is remembered */
+const MAX_ECHOES = 10_000
 
 interface Waiter {
-  seq: number
+  /** the place of the write's marker in `echoed` (Infinity when it did not come back) */
+  place: number
   /** replica id → when its last renewal heard here stops it answering from memory, on this clock */
   pending: Map<string, number>
   done: () => void
   timer: ReturnType<typeof setTimeout> | null
+  /** some replica's renewal ran out before it acknowledged */
+  waitedOut: boolean
 }
 
 export class Replicas {
   /** moves on whenever answering from memory stops: what was learned before is not trusted after */
   epoch = 0
+  /** writes that waited to be heard by another replica: acknowledged, or waited out (it never answered) */
+  readonly stats = { acknowledged: 0, waitedOut: 0 }
   /** this process's name in its markers */
   readonly id = randomUUID()
   private armedUntil = 0
   private following = false
   private seq = 0
   private renewals = 0
-  /** this process's markers that came back: the highest seq */
-  private echoed = 0
+  /**
+   * This process's markers that came back, numbered in the order they came back: the commit
+   * order, the same on every LISTEN connection. (Their seq is the order they were made in,
+   * inside transactions that may commit in another order.)
+   */
+  private readonly echoed = new Map<number, number>()
+  private echoes = 0
   private readonly echoWaiters = new Set<{ seq: number; done: () => void; timer?: ReturnType<typeof setTimeout> }>()
   /** renewal marker → when it was sent (performance.now()) */
   private readonly renewing = new Map<string, number>()
   /** other replicas → when their last renewal was heard here (performance.now()) */
   private readonly renewed = new Map<string, number>()
   private readonly waiters = new Set<Waiter>()
-  /** other writers' markers heard and not yet acknowledged: writer id → seq */
+  /** other writers' markers heard and not yet acknowledged: writer id → the seq of the last one heard */
   private readonly toAck = new Map<string, number>()
-  /** replica id → the highest of this process's markers it acknowledged */
+  /**
+   * replica id → the place (in `echoed`) of the last of this process's markers it acknowledged:
+   * it has heard every marker (and commit) of this process up to that place
+   */
   private readonly acked = new Map<string, number>()
   private acking = false
   private timer: ReturnType<typeof setInterval> | null = null
@@ -160,7 +175,7 @@ export class Replicas {
   async heard([, payload]: [string, string]): Promise<void> {
     const seq = Number(payload.slice(payload.indexOf(' ') + 1))
     const committed = performance.now()
-    if (this.echoed < seq && this.following) {
+    if (!this.echoed.has(seq) && this.following) {
       // every renewal committed before the write is heard before its marker comes back; a
       // marker that does not come back by then is waited out with every renewal
       await new Promise<void>((done) => {
@@ -174,7 +189,8 @@ export class Replicas {
     }
     const now = performance.now()
     const pending = new Map<string, number>()
-    if (this.echoed >= seq) {
+    const place = this.echoed.get(seq)
+    if (place !== undefined) {
       for (const [id, at] of this.renewed) {
         const until = at + LEASE_MS + SLACK_MS
         if (until > now) pending.set(id, until)
@@ -186,7 +202,7 @@ export class Replicas {
     }
     if (pending.size === 0) return
     await new Promise<void>((done) => {
-      const waiter: Waiter = { seq, pending, done, timer: null }
+      const waiter: Waiter = { place: place ?? Number.POSITIVE_INFINITY, pending, done, timer: null, waitedOut: false }
       this.waiters.add(waiter)
       this.settle(waiter)
     })
@@ -195,11 +211,18 @@ export class Replicas {
   /** Resolve `waiter` once no replica it waits for is left; else wait for the next renewal's end. */
   private settle(waiter: Waiter): void {
     const now = performance.now()
-    for (const [id, until] of waiter.pending) if (until <= now || (this.acked.get(id) ?? 0) >= waiter.seq) waiter.pending.delete(id)
+    for (const [id, until] of waiter.pending)
+      if ((this.acked.get(id) ?? 0) >= waiter.place) waiter.pending.delete(id)
+      else if (until <= now) {
+        waiter.pending.delete(id)
+        waiter.waitedOut = true
+      }
     if (waiter.timer) clearTimeout(waiter.timer)
     waiter.timer = null
     if (waiter.pending.size === 0) {
       this.waiters.delete(waiter)
+      if (waiter.waitedOut) this.stats.waitedOut++
+      else this.stats.acknowledged++
       waiter.done()
       return
     }
@@ -220,16 +243,19 @@ export class Replicas {
         this.ack(writer, Number.POSITIVE_INFINITY)
       } else {
         // another writer's marker: its commit's notifications were heard here before it
-        this.toAck.set(writer, Math.max(this.toAck.get(writer) ?? 0, Number(what)))
+        // (the last heard, not the highest: markers commit in another order than they are numbered)
+        this.toAck.set(writer, Number(what))
         if (!this.acking) void this.sendAcks()
       }
       return
     }
     if (!renewal) {
       const seq = Number(what)
-      if (seq > this.echoed) this.echoed = seq
+      // bounded: a place forgotten only makes an acknowledgement of it count for nothing
+      if (this.echoed.size >= MAX_ECHOES) this.echoed.delete(this.echoed.keys().next().value!)
+      this.echoed.set(seq, ++this.echoes)
       for (const w of this.echoWaiters)
-        if (w.seq <= this.echoed) {
+        if (w.seq === seq) {
           this.echoWaiters.delete(w)
           clearTimeout(w.timer)
           w.done()
@@ -271,12 +297,16 @@ export class Replicas {
     } catch {
       return
     }
-    for (const [writer, seq] of marks) if (writer === this.id) this.ack(from, seq)
+    for (const [writer, seq] of marks) {
+      // it came back here before this acknowledgement, which committed after it
+      const place = writer === this.id ? this.echoed.get(seq) : undefined
+      if (place !== undefined) this.ack(from, place)
+    }
   }
 
-  private ack(from: string, seq: number): void {
-    if ((this.acked.get(from) ?? 0) >= seq) return
-    this.acked.set(from, seq)
+  private ack(from: string, place: number): void {
+    if ((this.acked.get(from) ?? 0) >= place) return
+    this.acked.set(from, place)
     for (const waiter of this.waiters) if (waiter.pending.has(from)) this.settle(waiter)
   }
 }
