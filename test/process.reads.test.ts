@@ -125,6 +125,7 @@ describe.skipIf(!onPostgres)('cached reads on two replicas of one PostgreSQL dat
     // b keeps the answer warm, then stops dead (SIGSTOP): it can neither hear the write nor say so
     const read = async (server: ServerProcess) => reads('replicated')[0]![1]((await server.call('GET', reads('replicated')[0]![0])).body)
     for (let i = 0; i < 5; i++) await read(pair.b)
+    const waitedOut = await replicaWaits(pair.a, 'waited_out')
     pair.b.proc.kill('SIGSTOP')
     try {
       const started = performance.now()
@@ -134,6 +135,7 @@ describe.skipIf(!onPostgres)('cached reads on two replicas of one PostgreSQL dat
       expect(write.status).toBe(200)
       // a waited for b's lease to run out (it never heard from b), and no longer than the lease
       expect(performance.now() - started).toBeLessThan(LEASE_MS + 10_000)
+      expect(await replicaWaits(pair.a, 'waited_out')).toBe(waitedOut + 1)
     } finally {
       pair.b.proc.kill('SIGCONT')
     }
@@ -192,6 +194,13 @@ describe.skipIf(!onPostgres)('a replica whose database connection lags (through 
 })
 
 const METRICS_TOKEN = 'metrics-token-for-reads-0123'
+/** arbor_replica_waits_total of `outcome` on `server` */
+async function replicaWaits(server: ServerProcess, outcome: 'acknowledged' | 'waited_out'): Promise<number> {
+  const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+  const m = new RegExp(`^arbor_replica_waits_total\\{outcome="${outcome}"\\} (\\d+)`, 'm').exec(await res.text())
+  return m ? Number(m[1]) : 0
+}
+
 async function lookups(server: ServerProcess): Promise<number> {
   const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
   const m = /^arbor_revision_lookups_total (\d+)/m.exec(await res.text())
