@@ -126,6 +126,8 @@ export class Replicas {
     this.registered = false
     if (this.timer) clearInterval(this.timer)
     this.lapse()
+    // a renewal still on its way would land after the 'bye' and be waited for
+    await this.renewPending
     // (if this fails, writers wait for it until LEASE_MS after its last renewal)
     await q.signal(this.db, BARRIER_CHANNEL, `${this.id} bye`).catch(() => {})
   }
