@@ -68,17 +68,13 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listene
     },
     async notify(channel, payload) {
       const waited = listeners.waited.has(channel)
-      if (!waited) await sql.unsafe('select pg_notify($1, $2)', [channel, payload])
-      else if (state) {
-        await sql.unsafe('select pg_notify($1, $2)', [channel, payload])
-        state.heard.push([channel, payload])
-      } else {
-        // outside a transaction: the writer's marker in the same statement, after it
-        const marker = listeners.wait?.marker() ?? null
-        if (marker) await sql.unsafe('select pg_notify($1, $2), pg_notify($3, $4)', [channel, payload, ...marker])
-        else await sql.unsafe('select pg_notify($1, $2)', [channel, payload])
-        await listeners.committed([[channel, payload]], marker)
-      }
+      // outside a transaction, a waited notification carries the writer's marker in the same statement
+      const marker = waited && !state ? (listeners.wait?.marker() ?? null) : null
+      if (marker) await sql.unsafe('select pg_notify($1, $2), pg_notify($3, $4)', [channel, payload, ...marker])
+      else await sql.unsafe('select pg_notify($1, $2)', [channel, payload])
+      if (!waited) return
+      if (state) state.heard.push([channel, payload])
+      else await listeners.committed([[channel, payload]], marker)
     },
     waitHeard(channels, wait) {
       for (const c of channels) listeners.waited.add(c)
@@ -104,6 +100,10 @@ function createListeners(url: string) {
     for (const set of channels.values()) for (const l of set) fn(l)
   }
   const quote = (name: string) => `"${name.replace(/"/g, '""')}"`
+  /** one notification to this process's listeners of `channel` */
+  const deliver = (channel: string, payload: string) => {
+    for (const l of channels.get(channel) ?? []) l.message(payload)
+  }
 
   async function follow(): Promise<void> {
     while (!closed) {
@@ -127,9 +127,7 @@ function createListeners(url: string) {
       fetch_types: false,
       onnotice: () => {},
       connection: { application_name: 'arbor-listen' },
-      onnotify: (channel: string, payload: string) => {
-        for (const l of channels.get(channel) ?? []) l.message(payload)
-      },
+      onnotify: deliver,
       onclose: () => {
         if (closed || !connected) return
         connected = false
@@ -151,7 +149,7 @@ function createListeners(url: string) {
      * (their own LISTEN connection hears it again later), then the other replicas (`wait.heard`).
      */
     async committed(sent: [channel: string, payload: string][], marker: [string, string] | null): Promise<void> {
-      for (const [channel, payload] of sent) for (const l of channels.get(channel) ?? []) l.message(payload)
+      for (const [channel, payload] of sent) deliver(channel, payload)
       if (marker && this.wait) await this.wait.heard(marker)
     },
     async listen(channel: string, listener: Listener): Promise<() => Promise<void>> {
