@@ -18,10 +18,19 @@ export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<P
   const commits = base.commits ?? createCommitHandOff()
   const search = createSearch({ ...base, commits })
   // PostgreSQL: a write that changed a project's reads or anyone's access answers only once every
-  // replica holding a lease has heard of it; those replicas then answer kept reads from memory
-  const replicas = base.db.kind === 'postgres' ? new Replicas(base.db.root, () => reads.forget()) : undefined
+  // replica holding a lease has heard of it; those replicas (and no other) answer kept reads and
+  // the caller's access from memory, and forget both when the lease lapses
+  const replicas =
+    base.db.kind === 'postgres'
+      ? new Replicas(base.db.root, () => {
+          reads.forget()
+          auth.clear()
+        })
+      : undefined
   if (replicas) base.db.root.waitHeard?.([REVISION_CHANNEL, AUTH_CHANNEL], replicas)
   const reads = new ReadCache({ db: base.db, now: () => deps.now(), maxBytes: base.config.readCacheBytes, replicas })
+  // follows the change notifications from now on (it caches nothing before)
+  const auth = new AuthCache(base.db.root, replicas)
   const deps: Deps = {
     now: () => new Date(),
     ...createWaker(),
@@ -31,8 +40,7 @@ export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<P
     reads,
     replicas: replicas ?? null,
     commits,
-    // follows the change notifications from now on (it caches nothing before)
-    auth: new AuthCache(base.db.root),
+    auth,
     waiters: createWaiters(base.db, base.log),
     metrics: createMetrics({
       db: base.db,

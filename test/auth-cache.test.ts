@@ -13,8 +13,18 @@ describe('the auth cache (src/accounts/auth-cache.ts)', () => {
   beforeAll(async () => {
     app = await startApp()
     await app.deps.auth.ready
+    // PostgreSQL: the cache answers from memory only while this replica holds its lease, as a server does once it listens
+    const lease = app.deps.replicas
+    if (lease) {
+      await lease.start()
+      const deadline = Date.now() + 30_000
+      while (!lease.trusted() && Date.now() < deadline) await Bun.sleep(10)
+    }
   })
-  afterAll(() => app.close())
+  afterAll(async () => {
+    await app.deps.replicas?.stop()
+    await app.close()
+  })
 
   it('answers a repeated read from memory: a row changed behind its back is not seen until a write through the API', async () => {
     await app.project('cached')

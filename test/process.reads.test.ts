@@ -191,6 +191,35 @@ describe.skipIf(!onPostgres)('a replica whose database connection lags (through 
     }
     expect(await reading).toBe('written while b lagged')
   })
+
+  it('does not let a key in from memory once its revocation has answered', async () => {
+    const minted = await a.call('POST', '/api/v1/keys', { body: { label: 'revoked while b lags' } })
+    expect(minted.status).toBe(201)
+    const { apiKey, keyId } = minted.body
+    const [path] = reads('lagging')[0]!
+    // b knows the key, and answers its reads from memory
+    await b.until(
+      async () => {
+        const before = await lookups(b)
+        for (let i = 0; i < 20; i++) expect((await b.call('GET', path, { key: apiKey })).status).toBe(200)
+        return (await lookups(b)) === before
+      },
+      30_000,
+      'b answering the new key from memory',
+    )
+    proxy.hold()
+    let reading: Promise<number> | undefined
+    try {
+      const revoke = await a.call('DELETE', `/api/v1/keys?keyId=${encodeURIComponent(keyId)}`)
+      expect(revoke.status).toBe(200)
+      // the revocation has answered: b has not heard of it, and must not let the key in
+      reading = b.call('GET', path, { key: apiKey }).then((res) => res.status)
+      await Bun.sleep(300)
+    } finally {
+      proxy.release()
+    }
+    expect(await reading).toBe(401)
+  })
 })
 
 const METRICS_TOKEN = 'metrics-token-for-reads-0123'

@@ -1,5 +1,6 @@
 import type { Db } from '../db/port'
 import type { AuthCache as AuthCachePort, Cached } from '../ports/auth'
+import type { MemoryLease } from '../ports/replicas'
 import { createKeyUse } from './key-use'
 
 /**
@@ -14,6 +15,9 @@ import { createKeyUse } from './key-use'
  * only when no change came in between (the generation is the same), so the cache never keeps
  * what a committed write replaced. While the notification connection is down nothing is
  * cached, and everything is dropped when it is back: a missed notification cannot linger.
+ * On PostgreSQL it answers from memory only while this replica holds its lease (`lease`): a
+ * replica that lags may not have heard of a revocation its writer has already answered, so
+ * then every read goes to the database, and what it learned is dropped when the lease lapses.
  * One per app, built in createDeps and passed as `deps.auth`.
  */
 export const AUTH_CHANNEL = 'arbor_auth'
@@ -29,7 +33,10 @@ export class AuthCache implements AuthCachePort {
   readonly useIsDue = createKeyUse()
   readonly listTexts = new WeakMap<object, string>()
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly lease?: MemoryLease,
+  ) {
     let following = () => {}
     this.ready = new Promise((resolve) => {
       following = resolve
@@ -85,14 +92,17 @@ export class AuthCache implements AuthCachePort {
   get<T>(space: string, key: string, load: () => Promise<T>): Cached<T> | Promise<Cached<T>> {
     let map = this.maps.get(space)
     if (!map) this.maps.set(space, (map = new Map()))
-    const hit = map.get(key)
+    const hit = this.lease && !this.lease.trusted() ? undefined : map.get(key)
     return hit !== undefined ? (hit as Cached<T>) : this.load(map, key, load)
   }
 
   private async load<T>(map: Map<string, unknown>, key: string, load: () => Promise<T>): Promise<Cached<T>> {
     const generation = this.generation
+    // kept only when the lease was held before the read and still is, in the same epoch
+    const epoch = this.lease ? (this.lease.trusted() ? this.lease.epoch : -1) : 0
     const value = await load()
-    if (value !== undefined && this.following && generation === this.generation) {
+    const leased = !this.lease || (epoch >= 0 && this.lease.trusted() && this.lease.epoch === epoch)
+    if (value !== undefined && this.following && leased && generation === this.generation) {
       if (map.size >= MAX_ENTRIES) map.clear()
       map.set(key, freezeObjects(value))
     }
