@@ -79,7 +79,7 @@ describe.skipIf(!haveModel && !process.env.CI)('the server process and the model
       try {
         expect(await searchMeta(server)).toEqual({
           backend: 'builtin',
-          embedder: 'minilm-l6-v2-int8-v1',
+          embedder: 'minilm-l6-v2-int8-v1-aq8',
           mode: 'hybrid',
           semantic: 'full',
           pendingNodes: 0,

@@ -9,7 +9,7 @@ import { type ServerProcess, startServer } from './process'
 // its own embedder, so that an index set up by another embedder never makes search a 503.
 
 const FALLBACK = 'builtin-mix-use-glove-v1' // the USE-lite + GloVe embedder, 612 dimensions
-const MINILM = 'minilm-l6-v2-int8-v1' // the sentence model of data/models, 384 dimensions
+const MINILM = 'minilm-l6-v2-int8-v1-aq8' // the sentence model of data/models, 384 dimensions
 /** a model directory that does not exist: the server falls back to the smaller embedder */
 const NO_MODEL = { EMBEDDINGS_MODEL_DIR: '/nonexistent/arbor-no-sentence-model' }
 const SEPA = 'Payers in the eurozone can pay by SEPA Direct Debit'

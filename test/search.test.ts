@@ -145,7 +145,7 @@ describe('GET /search on the built-in offline model', () => {
 
   test('CI searches with the real sentence model (model:fetch ran before the tests)', () => {
     if (!process.env.CI) return
-    expect(findMiniLm(app.config.embeddingsModelDir)?.id).toBe('minilm-l6-v2-int8-v1')
+    expect(findMiniLm(app.config.embeddingsModelDir)?.id).toBe('minilm-l6-v2-int8-v1-aq8')
   })
 
   test('matches by meaning when the query shares no word with the node', async () => {
