@@ -59,6 +59,9 @@ export class BuiltinSearch implements SearchBackend {
   }
 
   async search(projectId: string, req: SearchRequest): Promise<SearchAnswer> {
+    // the model's process embeds the query while the index catches up (on PostgreSQL two reads of
+    // the outbox, which came before the vector and added their round trips to every new query)
+    const queried = req.mode === 'keyword' ? undefined : this.queue.query(req.q).catch(() => undefined)
     const idx = await this.ready(projectId)
     idx.lastUsed = Date.now()
     let semantic: SearchAnswer['meta']['semantic'] = req.mode === 'keyword' ? 'off' : 'full'
@@ -72,10 +75,8 @@ export class BuiltinSearch implements SearchBackend {
           this.embedding.embedMissing(idx, BUILTIN_TUNING.inlineEmbedMax, true).catch(() => 0),
           BUILTIN_TUNING.inlineEmbedMs,
         )
-      const embedding = within(
-        this.queue.query(req.q).catch(() => undefined), // no vector: the search answers by keyword and _meta.search says so
-        BUILTIN_TUNING.queryEmbedMs,
-      )
+      // no vector: the search answers by keyword and _meta.search says so
+      const embedding = within(queried!, BUILTIN_TUNING.queryEmbedMs)
       // the keyword half is scored here while the model's process embeds the query
       keyword = idx.keywordScores(req.q, { type: req.type, mode: req.mode })
       vector = (await embedding) ?? null

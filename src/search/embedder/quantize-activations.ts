@@ -158,8 +158,9 @@ export function quantizeActivations(model: Uint8Array): { model: Uint8Array; rew
     } else if (f.no === 5 && f.payload) {
       const tensor = readTensor(f.payload)
       tensors.set(tensor.name, { field: f, tensor })
-    } else if (f.no === 12 && f.payload) {
-      // a graph output (ValueInfoProto, name = 1) is a use too
+    } else if ((f.no === 11 || f.no === 12) && f.payload) {
+      // a graph input or output (ValueInfoProto, name = 1) is a use too: an initializer listed
+      // as an input (older files) keeps its declared shape, so its product is left alone
       for (const v of fields(f.payload)) if (v.no === 1 && v.payload) use(text(v.payload))
     }
   }
