@@ -59,9 +59,9 @@ export class BuiltinSearch implements SearchBackend {
   }
 
   async search(projectId: string, req: SearchRequest): Promise<SearchAnswer> {
-    // the model's process embeds the query while the index catches up (on PostgreSQL two reads of
-    // the outbox, which came before the vector and added their round trips to every new query)
-    const queried = req.mode === 'keyword' ? undefined : this.queue.query(req.q).catch(() => undefined)
+    // the query's vector is asked for first: the model's process embeds it while the index
+    // catches up (on PostgreSQL, two reads of the outbox that used to come before it)
+    const queried = req.mode === 'keyword' ? undefined : this.queue.query(req.q).catch(() => undefined) // no vector: answered by keyword, and _meta.search says so
     const idx = await this.ready(projectId)
     idx.lastUsed = Date.now()
     let semantic: SearchAnswer['meta']['semantic'] = req.mode === 'keyword' ? 'off' : 'full'
@@ -75,7 +75,6 @@ export class BuiltinSearch implements SearchBackend {
           this.embedding.embedMissing(idx, BUILTIN_TUNING.inlineEmbedMax, true).catch(() => 0),
           BUILTIN_TUNING.inlineEmbedMs,
         )
-      // no vector: the search answers by keyword and _meta.search says so
       const embedding = within(queried!, BUILTIN_TUNING.queryEmbedMs)
       // the keyword half is scored here while the model's process embeds the query
       keyword = idx.keywordScores(req.q, { type: req.type, mode: req.mode })
