@@ -44,7 +44,7 @@ const q = encodeURIComponent('European customers authorise pulling money from th
 for (const until = deadline(120); ; await Bun.sleep(500)) {
   const { body } = await call('GET', `/search?projectId=smoke&limit=3&q=${q}`)
   if (body._meta?.search?.semantic === 'full') {
-    if (body._meta.search.embedder !== 'minilm-l6-v2-int8-v1') fail(`embedder ${JSON.stringify(body._meta.search)}`)
+    if (body._meta.search.embedder !== 'minilm-l6-v2-int8-v1-aq8') fail(`embedder ${JSON.stringify(body._meta.search)}`)
     if (body.results[0]?.node.data.label !== labels[0]) fail(`top result ${JSON.stringify(body.results[0])}`)
     console.log(`    search by meaning on ${body._meta.search.embedder}: top result right`)
     break
