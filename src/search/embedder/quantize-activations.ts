@@ -122,16 +122,6 @@ const embed = (no: number, payload: Uint8Array) =>
     .bytes(payload)
     .finish()
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const p of parts) {
-    out.set(p, at)
-    at += p.length
-  }
-  return out
-}
-
 /**
  * The model with every `MatMul(A, Mul(Cast(W int8), S))` (S a scale per column of W, each used
  * by that product alone) replaced by `DynamicQuantizeMatMul(A, W, S)`; `rewritten` counts them.
@@ -199,11 +189,11 @@ export function quantizeActivations(model: Uint8Array): { model: Uint8Array; rew
       .int64(columns)
       .ldelim()
       .finish()
-    replaced.set(scale.field, embed(5, concat([dims, ...kept.map((f) => f.raw)])))
+    replaced.set(scale.field, embed(5, Buffer.concat([dims, ...kept.map((f) => f.raw)])))
   }
   if (replaced.size === 0) return { model, rewritten: 0 }
 
-  const graphOut = concat(
+  const graphOut = Buffer.concat(
     graph.flatMap((f) => {
       const node = nodes.get(f)
       if (node && dropped.has(node)) return []
@@ -219,6 +209,6 @@ export function quantizeActivations(model: Uint8Array): { model: Uint8Array; rew
     .uint32(2 << 3)
     .int64(1)
     .finish()
-  const out = concat([...top.map((f) => (f === graphField ? embed(7, graphOut) : f.raw)), ...(hasDomain ? [] : [embed(8, opset)])])
+  const out = Buffer.concat([...top.map((f) => (f === graphField ? embed(7, graphOut) : f.raw)), ...(hasDomain ? [] : [embed(8, opset)])])
   return { model: out, rewritten: [...replaced.keys()].filter((f) => nodes.has(f)).length }
 }
