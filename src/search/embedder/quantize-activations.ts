@@ -47,7 +47,8 @@ function fields(buf: Uint8Array): Field[] {
   return out
 }
 
-const text = (b: Uint8Array) => new TextDecoder().decode(b)
+const decoder = new TextDecoder()
+const text = (b: Uint8Array) => decoder.decode(b)
 /** an int64 as protobufjs reads it (a Long where the `long` package is installed) */
 const int64 = (r: protobuf.Reader): number => {
   const v = r.int64() as unknown as number | { toNumber(): number }
