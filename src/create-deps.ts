@@ -16,7 +16,6 @@ import { createWebhookSender } from './webhooks/sender'
 export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<Pick<Deps, 'now' | 'commits'>>): Deps {
   // a second app on the same PGlite handle in one process (a test's replica) passes the first's
   const commits = base.commits ?? createCommitHandOff()
-  const search = createSearch({ ...base, commits })
   // PostgreSQL: a write that changed a project's reads or anyone's access answers only once every
   // replica holding a lease has heard of it; those replicas (and no other) answer kept reads and
   // the caller's access from memory, and forget both when the lease lapses
@@ -28,6 +27,7 @@ export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<P
         })
       : undefined
   if (replicas) base.db.root.waitHeard?.([REVISION_CHANNEL, AUTH_CHANNEL], replicas)
+  const search = createSearch({ ...base, commits, lease: replicas })
   const reads = new ReadCache({ db: base.db, now: () => deps.now(), maxBytes: base.config.readCacheBytes, replicas })
   // follows the change notifications from now on (it caches nothing before)
   const auth = new AuthCache(base.db.root, replicas)
@@ -45,6 +45,7 @@ export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<P
     metrics: createMetrics({
       db: base.db,
       searchPending: () => search.memory().pendingNodes,
+      searchOutboxReads: () => search.outboxReads?.(),
       reads: () => reads.stats,
       replicaWaits: () => replicas?.stats ?? null,
     }),

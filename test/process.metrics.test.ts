@@ -51,6 +51,7 @@ describe('GET /metrics', () => {
         'arbor_db_queries_in_flight',
         'arbor_read_cache_answers_total',
         'arbor_revision_lookups_total',
+        'arbor_search_outbox_reads_total',
         'process_resident_memory_bytes',
         'nodejs_eventloop_lag_seconds',
       ]),

@@ -121,6 +121,32 @@ describe.skipIf(!onPostgres)('cached reads on two replicas of one PostgreSQL dat
     expect(spent).toBe('none')
   })
 
+  it('answer new search queries of an unchanged project without reading the outbox, and read it once a write is heard', async () => {
+    // src/search/catch-up.ts: a replica holding its lease that heard no change of the project
+    // since its index last read the outbox reads no table for a query it has not answered before
+    let n = 0
+    const find = (server: ServerProcess, word: string) =>
+      server.call('GET', `/api/v1/search?${new URLSearchParams({ projectId: 'replicated', q: `${word} q${n++}`, mode: 'keyword' })}`)
+    const spent = await pair.b.until(
+      async () => {
+        const before = await outboxReads(pair.b)
+        for (let i = 0; i < 10; i++) expect((await find(pair.b, 'job')).status).toBe(200)
+        return (await outboxReads(pair.b)) === before ? 'none' : undefined
+      },
+      30_000,
+      'new queries without an outbox read',
+    )
+    expect(spent).toBe('none')
+    const before = await outboxReads(pair.b)
+    const write = await pair.a.call('POST', '/api/v1/mutate', {
+      body: { action: 'update', projectId: 'replicated', nodeId: 'job-1', data: { label: 'zanzibar written on a' } },
+    })
+    expect(write.status).toBe(200)
+    const found = await find(pair.b, 'zanzibar')
+    expect(found.body.results.map((r: any) => r.node.id)).toEqual(['job-1'])
+    expect(await outboxReads(pair.b)).toBeGreaterThan(before)
+  })
+
   it('a frozen replica holds writes back at most its lease, and answers from the database when it runs again', async () => {
     // b keeps the answer warm, then stops dead (SIGSTOP): it can neither hear the write nor say so
     const read = async (server: ServerProcess) => reads('replicated')[0]![1]((await server.call('GET', reads('replicated')[0]![0])).body)
@@ -192,6 +218,36 @@ describe.skipIf(!onPostgres)('a replica whose database connection lags (through 
     expect(await reading).toBe('written while b lagged')
   })
 
+  it('reads the outbox for a new search query once a write it has not heard of has answered', async () => {
+    let n = 0
+    const find = (word: string) =>
+      b.call('GET', `/api/v1/search?${new URLSearchParams({ projectId: 'lagging', q: `${word} q${n++}`, mode: 'keyword' })}`)
+    // b searches the project from memory: new queries read no table
+    await b.until(
+      async () => {
+        const before = await outboxReads(b)
+        for (let i = 0; i < 10; i++) await find('job')
+        return (await outboxReads(b)) === before
+      },
+      30_000,
+      'b searching without reading the outbox',
+    )
+    proxy.hold()
+    let reading: Promise<string[]> | undefined
+    try {
+      const write = await a.call('POST', '/api/v1/mutate', {
+        body: { action: 'update', projectId: 'lagging', nodeId: 'job-2', data: { label: 'quokka written while b lagged' } },
+      })
+      expect(write.status).toBe(200)
+      // the write has answered: b's next search must find it, though b has still not heard of it
+      reading = find('quokka').then((res) => res.body.results.map((r: any) => r.node.id))
+      await Bun.sleep(300)
+    } finally {
+      proxy.release()
+    }
+    expect(await reading).toEqual(['job-2'])
+  })
+
   it('does not let a key in from memory once its revocation has answered', async () => {
     const minted = await a.call('POST', '/api/v1/keys', { body: { label: 'revoked while b lags' } })
     expect(minted.status).toBe(201)
@@ -234,5 +290,13 @@ async function lookups(server: ServerProcess): Promise<number> {
   const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
   const m = /^arbor_revision_lookups_total (\d+)/m.exec(await res.text())
   if (!m) throw new Error('no arbor_revision_lookups_total in /metrics')
+  return Number(m[1])
+}
+
+/** arbor_search_outbox_reads_total on `server` */
+async function outboxReads(server: ServerProcess): Promise<number> {
+  const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+  const m = /^arbor_search_outbox_reads_total (\d+)/m.exec(await res.text())
+  if (!m) throw new Error('no arbor_search_outbox_reads_total in /metrics')
   return Number(m[1])
 }

@@ -24,6 +24,8 @@ export interface MetricSources {
   db: Db
   /** nodes whose text waits for the embedder, in the indexes this process holds */
   searchPending: () => number
+  /** the built-in index's reads of the events outbox since start (undefined with Meilisearch) */
+  searchOutboxReads?: () => number | undefined
   /** the read cache's counts since start (src/reads/cache.ts) */
   reads: () => { hits: number; misses: number; lookups: number }
   /** PostgreSQL: writes that waited for the other replicas (src/revisions/replicas.ts); null on PGlite */
@@ -141,6 +143,15 @@ export function createMetrics(sources: MetricSources): Metrics {
     registers: [registry],
     collect() {
       this.set(sources.searchPending())
+    },
+  })
+  new Counter({
+    name: 'arbor_search_outbox_reads_total',
+    help: 'Built-in search: reads of the events outbox to catch an index up with writes (a search of a project with no change heard reads none)',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(sources.searchOutboxReads?.() ?? 0)
     },
   })
   new Counter({

@@ -2,6 +2,7 @@ import type { Config } from '../config'
 import type { Db } from '../db'
 import type { Logger } from '../log'
 import type { NodeData } from './node-data'
+import type { MemoryLease } from './replicas'
 
 /**
  * What a search backend is built from: the config, the log and the app's own database handle
@@ -12,6 +13,8 @@ export interface SearchDeps {
   config: Config
   db: Db
   log: Logger
+  /** PostgreSQL: this replica's lease; while it holds, a search of a project with no change heard reads no table */
+  lease?: MemoryLease
 }
 
 /** How a search ranks: both signals, or one alone. */
@@ -31,6 +34,8 @@ export interface SearchBackend {
   stop?(): Promise<void>
   /** Bytes of memory the index holds, for the benchmark. */
   memory(): { projects: number; nodes: number; vectorBytes: number; pendingNodes: number }
+  /** The built-in index: reads of the events outbox since start, to catch an index up (GET /metrics). */
+  outboxReads?(): number
 }
 
 export interface SearchRequest {

@@ -2,7 +2,8 @@
 // recently, loaded from the database, kept in step with the events outbox, with vectors read
 // from search_vectors or embedded and stored there. Several replicas may share the database:
 // each follows the outbox itself, and every search first applies what it has not seen yet,
-// so a replica sees another's writes on its next search.
+// so a replica sees another's writes on its next search (on PostgreSQL a replica holding its
+// lease skips that read for a project it has heard no change of: src/search/catch-up.ts).
 
 import type { CommitHandOff } from '../ports/commits'
 import type { NodeData } from '../ports/node-data'
@@ -192,6 +193,10 @@ export class BuiltinSearch implements SearchBackend {
         }
     }
     return stats
+  }
+
+  outboxReads(): number {
+    return this.follower.reads
   }
 
   memory() {

@@ -5,6 +5,7 @@
 
 import type { CommitHandOff, CommittedEvent } from '../ports/commits'
 import type { SearchDeps } from '../ports/search'
+import { REVISION_CHANNEL } from '../revisions/revision'
 import type { Embedding } from './embedding'
 import { vectorFromBytes } from './hash'
 import type { IndexNode, ProjectIndex } from './project-index'
@@ -16,6 +17,11 @@ const EVENTS_PAGE = 2000
 type Arriving = { events: CommittedEvent[]; complete: boolean }
 /** hashes per database lookup of stored vectors */
 const LOOKUP_PAGE = 5000
+/** Projects `heard` holds before it starts over (bounds its memory) */
+const MAX_PROJECTS_HEARD = 100_000
+
+/** PostgreSQL: what had been heard when an index's last complete read of the outbox began (see `current`). */
+type ReadMark = { epoch: number; forgets: number; heard: number | undefined }
 
 export class OutboxFollower {
   /** the read under way of each project (see `serial`) */
@@ -33,13 +39,67 @@ export class OutboxFollower {
    * read behind it.
    */
   private readonly arriving = new Map<string, Arriving>()
+  /**
+   * PostgreSQL with a lease: per project, the number of the last change heard on
+   * REVISION_CHANNEL (numbered from one counter, so a number is never seen twice, even after
+   * `forgets` moves on). Every commit that writes node events notifies it, and a write answers
+   * only once each replica holding its lease has heard it (src/revisions/replicas.ts).
+   */
+  private readonly heard = new Map<string, number>()
+  private changesHeard = 0
+  /** times what was heard was dropped (the LISTEN connection went down, or `heard` grew too big) */
+  private forgets = 0
+  private listening = false
+  private readonly readMarks = new WeakMap<ProjectIndex, ReadMark>()
+  /** reads of the outbox since start (GET /metrics) */
+  reads = 0
 
   constructor(
     private readonly deps: SearchDeps & { commits: CommitHandOff },
     /** the loaded indexes of the backend */
     private readonly loaded: Map<string, ProjectIndex>,
     private readonly embedding: Embedding,
-  ) {}
+  ) {
+    if (deps.db.kind === 'postgres' && deps.lease)
+      void deps.db
+        .listen(REVISION_CHANNEL, {
+          message: (projectId) => {
+            if (this.heard.size >= MAX_PROJECTS_HEARD) this.forget()
+            this.heard.set(projectId, ++this.changesHeard)
+          },
+          up: () => {
+            this.listening = true
+          },
+          down: () => {
+            this.listening = false
+            this.forget()
+          },
+        })
+        .catch((err) => deps.log.warn('search: following changes failed; every search reads the outbox', { error: String(err) }))
+  }
+
+  private forget(): void {
+    this.heard.clear()
+    this.forgets++
+  }
+
+  /**
+   * PostgreSQL: what is heard now, when it can vouch for a read that starts now: while this
+   * replica holds its lease and hears changes, every write acknowledged later (by any replica)
+   * is heard here before it answers. Undefined otherwise.
+   */
+  private mark(projectId: string): ReadMark | undefined {
+    const lease = this.deps.lease
+    if (!lease?.trusted() || !this.listening) return undefined
+    return { epoch: lease.epoch, forgets: this.forgets, heard: this.heard.get(projectId) }
+  }
+
+  /** PostgreSQL: no change of the index's project was heard since its last complete read began, in the same lease. */
+  private unchanged(idx: ProjectIndex): boolean {
+    const last = this.readMarks.get(idx)
+    const now = last && this.mark(idx.projectId)
+    return !!now && now.epoch === last!.epoch && now.forgets === last!.forgets && now.heard === last!.heard
+  }
 
   /**
    * PGlite: a commit wrote events (`token`: see src/search/commits.ts). A loaded index with no read under
@@ -110,11 +170,24 @@ export class OutboxFollower {
     }
   }
 
-  /** Read the outbox into `idx`, unless (PGlite) nothing was committed for it since the last read. */
+  /**
+   * Read the outbox into `idx`, unless nothing was committed for it since the last read: on
+   * PGlite, as the commits tell this process; on PostgreSQL, while this replica holds its lease
+   * and has heard no change of the project since its last read began (a search of an unchanged
+   * project then reads no table).
+   */
   current(idx: ProjectIndex): Promise<unknown> {
     const projectId = idx.projectId
     return this.serial(projectId, async () => {
-      if (this.deps.db.kind === 'postgres') return this.read(idx, null)
+      if (this.deps.db.kind === 'postgres') {
+        if (this.unchanged(idx)) return
+        // sampled before the read's first statement is sent: a change heard after it is read again next time
+        const mark = this.mark(projectId)
+        this.readMarks.delete(idx)
+        await this.read(idx, null)
+        if (mark) this.readMarks.set(idx, mark)
+        return
+      }
       if (!this.committed.has(projectId)) return
       this.committed.delete(projectId) // before the read: a commit told without its events marks the project again
       const arriving: Arriving = { events: [], complete: true }
@@ -138,6 +211,7 @@ export class OutboxFollower {
     const db = this.deps.db
     const saved: [string, Float32Array][] = []
     const vectorOf = this.embedding.freshVectors(saved)
+    this.reads++
     for (;;) {
       const horizon = await q.horizon(db)
       const rows = await q.eventsSince(db, idx.projectId, idx.seq, idx.horizon, [...idx.recent.keys()])
