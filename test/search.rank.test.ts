@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { clip, embeddingTexts, MAX_EMBED_CHARS } from '../src/search/document.ts'
 import { textHash } from '../src/search/hash.ts'
-import { type KeywordDoc, LiveKeywordIndex } from '../src/search/keyword-live.ts'
+import { type KeywordDoc, KeywordScores, LiveKeywordIndex } from '../src/search/keyword-live.ts'
 import { ProjectIndex } from '../src/search/project-index.ts'
 import { calibrate, cutFor, hybridRank } from '../src/search/rank.ts'
 import { stem, terms } from '../src/search/text.ts'
@@ -73,6 +73,18 @@ describe('LiveKeywordIndex.score', () => {
   test('empty or stopword-only queries match nothing', () => {
     expect(index.score('').size).toBe(0)
     expect(index.score('what is the').size).toBe(0)
+  })
+
+  test("scoreOf finds a match's score by the index's number, and nothing for a document that did not match or is gone", () => {
+    const own = new LiveKeywordIndex()
+    for (const d of docs) own.set(d)
+    own.set({ id: 'fees', fields: { label: 'Late fees', description: 'A fee on late invoices.' } }) // renumbered: the old number is retired
+    const s = own.score('late fee invoices')
+    expect(s.size).toBeGreaterThan(1)
+    for (const id of s.keys()) expect(s.scoreOf(id)).toBe(s.get(id)!)
+    expect(s.scoreOf('dark')).toBeUndefined()
+    expect(s.scoreOf('no-such-node')).toBeUndefined()
+    expect(KeywordScores.NONE.scoreOf('fees')).toBeUndefined()
   })
 })
 

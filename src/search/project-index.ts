@@ -209,17 +209,26 @@ export class ProjectIndex {
     const semanticTop = new Map<string, number>()
     if (scored) for (const e of this.semanticBest(queryVector, o)) semanticTop.set(e.node.id, e.semantic)
     const keywordTop = new Map<string, number>()
-    const keywordCut = cutFor(keyword.scores, o.limit)
-    for (let i = 0; i < keyword.ids.length; i++) {
-      const id = keyword.ids[i]!
-      const k = keyword.scores[i]!
-      if (k >= keywordCut) {
-        const e = this.nodes.get(id)
-        if (!e) continue // removed while the query's vector was computed
-        keywordTop.set(id, k)
-        if (scored && e.gen === this.generation && e.semantic > 0) semanticTop.set(id, e.semantic)
-      } else if (semanticTop.has(id)) keywordTop.set(id, k) // a semantic best: blended with its keyword score
+    const { ids, scores } = keyword
+    const keywordCut = cutFor(scores, o.limit)
+    // the scores are scanned as numbers: only the ids of the best few are read (thousands of
+    // matches' ids, each its own object in memory, cost a search more than the scan)
+    const semanticBests = [...semanticTop.keys()]
+    for (let i = 0; i < scores.length; i++) {
+      const k = scores[i]!
+      if (k < keywordCut) continue
+      const id = ids[i]!
+      const e = this.nodes.get(id)
+      if (!e) continue // removed while the query's vector was computed
+      keywordTop.set(id, k)
+      if (scored && e.gen === this.generation && e.semantic > 0) semanticTop.set(id, e.semantic)
     }
+    // a semantic best under the keyword cut is blended with its keyword score
+    for (const id of semanticBests)
+      if (!keywordTop.has(id)) {
+        const k = keyword.scoreOf(id)
+        if (k !== undefined) keywordTop.set(id, k)
+      }
     const ratio = o.mode === 'keyword' ? 0 : o.mode === 'semantic' ? 1 : o.semanticRatio
     return hybridRank({ keyword: keywordTop, semantic: semanticTop, semanticRatio: ratio, limit: o.limit }).map((h) => ({
       id: h.id,
