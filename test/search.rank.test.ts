@@ -86,6 +86,19 @@ describe('LiveKeywordIndex.score', () => {
     expect(s.scoreOf('no-such-node')).toBeUndefined()
     expect(KeywordScores.NONE.scoreOf('fees')).toBeUndefined()
   })
+
+  test('scoreOf keeps the scores of the query after the index changed (numbers moved)', () => {
+    const own = new LiveKeywordIndex()
+    for (const d of docs) own.set(d)
+    const s = own.score('late fee invoices')
+    const before = [...s.keys()].map((id) => [id, s.get(id)])
+    // a write while the vector was computed: a document renumbered, another gone, many added (a full renumbering pass)
+    own.set({ id: 'fees', fields: { label: 'Something else entirely' } })
+    own.remove('remind')
+    for (let i = 0; i < 40; i++) own.set({ id: `extra-${i}`, fields: { label: `late fee item ${i}` } })
+    expect(before.map(([id]) => [id, s.scoreOf(id as string)])).toEqual(before)
+    expect(s.scoreOf('extra-1')).toBeUndefined()
+  })
 })
 
 describe('semantic scores', () => {

@@ -71,6 +71,8 @@ export class LiveKeywordIndex {
   private sizeAtLastPass = 0
   /** per-query sums by document number, zeroed again after each query */
   private scratch = new Float64Array(0)
+  /** counts sets and removes: a document's number holds while it stays the same (KeywordScores.scoreOf) */
+  private changes = 0
 
   constructor(fieldWeights: Record<string, number> = {}) {
     this.weights = { ...DEFAULT_FIELD_WEIGHTS, ...fieldWeights }
@@ -85,9 +87,19 @@ export class LiveKeywordIndex {
     return this.numbers.has(id)
   }
 
+  /** The document's number while `changes` stays as it is, or undefined. */
+  numberOf(id: string): number | undefined {
+    return this.numbers.get(id)
+  }
+
+  get changeCount(): number {
+    return this.changes
+  }
+
   /** Add or replace a document. */
   set(doc: KeywordDoc): void {
     this.remove(doc.id)
+    this.changes++
     const perTerm = new Map<number, number[]>()
     const lengths: number[] = []
     for (const [name, text] of Object.entries(doc.fields)) {
@@ -122,6 +134,7 @@ export class LiveKeywordIndex {
   remove(id: string): void {
     const no = this.numbers.get(id)
     if (no === undefined) return
+    this.changes++
     const shape = this.shapes[no]!
     for (let i = 0; i < shape[0]!; i++) {
       const f = shape[1 + 2 * i]!
@@ -174,7 +187,7 @@ export class LiveKeywordIndex {
       scores[i] = Math.min(1, acc[no]! / total)
       acc[no] = 0
     }
-    return new KeywordScores(ids, scores, Int32Array.from(touched), this.numbers)
+    return new KeywordScores(ids, scores, { docs: Int32Array.from(touched), index: this, at: this.changes })
   }
 
   private field(name: string): number {
@@ -292,22 +305,23 @@ export class KeywordScores {
   constructor(
     readonly ids: readonly string[],
     readonly scores: Float64Array,
-    /** the index's number of each document, beside its id (scoreOf) */
-    private readonly docs?: Int32Array,
-    /** the index's numbers by id, as of the query */
-    private readonly numbers?: ReadonlyMap<string, number>,
+    /** the index's number of each document, beside its id, and the index as it was then (scoreOf) */
+    private readonly numbered?: { docs: Int32Array; index: LiveKeywordIndex; at: number },
   ) {}
 
   /**
    * The score of `id`, or undefined when it did not match: found by its number in a typed
    * array, so the ids of the thousands of other matches are not touched (at 10,000 nodes,
    * comparing them one by one with each semantic best took most of a search's keyword time).
+   * Once the index has changed (a write while the query's vector was computed) numbers may
+   * have moved, and the ids are compared instead.
    */
   scoreOf(id: string): number | undefined {
-    if (!this.docs || !this.numbers) return this.get(id)
-    const no = this.numbers.get(id)
+    const n = this.numbered
+    if (!n || n.index.changeCount !== n.at) return this.get(id)
+    const no = n.index.numberOf(id)
     if (no === undefined) return undefined
-    const i = this.docs.indexOf(no)
+    const i = n.docs.indexOf(no)
     return i < 0 ? undefined : this.scores[i]
   }
 
