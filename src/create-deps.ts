@@ -3,6 +3,7 @@ import { createWaker, type Deps } from './deps'
 import { createWaiters } from './events/waiters'
 import { createMetrics } from './metrics/service'
 import { ReadCache } from './reads/cache'
+import { ChangesHeard } from './revisions/heard'
 import { Replicas } from './revisions/replicas'
 import { REVISION_CHANNEL } from './revisions/revision'
 import { createCommitHandOff } from './search/commits'
@@ -27,8 +28,10 @@ export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<P
         })
       : undefined
   if (replicas) base.db.root.waitHeard?.([REVISION_CHANNEL, AUTH_CHANNEL], replicas)
-  const search = createSearch({ ...base, commits, lease: replicas })
-  const reads = new ReadCache({ db: base.db, now: () => deps.now(), maxBytes: base.config.readCacheBytes, replicas })
+  // what those replicas heard of each project: kept revisions and the search index rely on it
+  const heard = replicas && new ChangesHeard(base.db.root, replicas, base.log)
+  const search = createSearch({ ...base, commits, heard })
+  const reads = new ReadCache({ db: base.db, now: () => deps.now(), maxBytes: base.config.readCacheBytes, heard })
   // follows the change notifications from now on (it caches nothing before)
   const auth = new AuthCache(base.db.root, replicas)
   const deps: Deps = {

@@ -17,3 +17,22 @@ export interface MemoryLease {
   trusted(): boolean
   readonly epoch: number
 }
+
+/** What had been heard of a project when a read of it began (ChangesHeard.mark). */
+export type HeardMark = { readonly epoch: number; readonly forgets: number; readonly heard: number | undefined }
+
+/**
+ * PostgreSQL: the project changes this replica has heard, and whether they can vouch that
+ * what a read found is still current (src/revisions/heard.ts, built in createDeps). The read
+ * cache and the search index ask it.
+ */
+export interface ChangesHeard {
+  /** the lease is held and the changes are heard */
+  vouches(): boolean
+  /** taken before a read's first statement is sent; undefined when nothing can vouch for it */
+  mark(projectId: string): HeardMark | undefined
+  /** no change of the project was heard since `mark` was taken, and the lease held throughout */
+  unchanged(projectId: string, mark: HeardMark | undefined): boolean
+  /** `follower` hears the project of each change as it is heard, and undefined when all heard was dropped */
+  follow(follower: (projectId: string | undefined) => void): void
+}

@@ -2,7 +2,7 @@ import type { Config } from '../config'
 import type { Db } from '../db'
 import type { Logger } from '../log'
 import type { NodeData } from './node-data'
-import type { MemoryLease } from './replicas'
+import type { ChangesHeard } from './replicas'
 
 /**
  * What a search backend is built from: the config, the log and the app's own database handle
@@ -13,8 +13,8 @@ export interface SearchDeps {
   config: Config
   db: Db
   log: Logger
-  /** PostgreSQL: this replica's lease; while it holds, a search of a project with no change heard reads no table */
-  lease?: MemoryLease
+  /** PostgreSQL with replicas: the changes heard; while they vouch, a search of a project with no change heard reads no table */
+  heard?: ChangesHeard
 }
 
 /** How a search ranks: both signals, or one alone. */

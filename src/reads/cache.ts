@@ -1,7 +1,7 @@
 import { nextClaimExpiry } from '../claims/service'
 import type { Db } from '../db'
 import type { KeptBytes, KeptRequest, ReadCache as ReadCachePort, ReadOptions } from '../ports/reads'
-import type { Replicas } from '../revisions/replicas'
+import type { ChangesHeard } from '../ports/replicas'
 import { REVISION_CHANNEL, readRevision } from '../revisions/revision'
 
 /**
@@ -11,7 +11,8 @@ import { REVISION_CHANNEL, readRevision } from '../revisions/revision'
  * every committed change advances in its own transaction:
  *
  * - on PostgreSQL a replica that holds its lease (src/revisions/replicas.ts) knows the revision
- *   it last looked up until it hears of a change, since every write waits for it to hear;
+ *   it last looked up until it hears of a change (src/revisions/heard.ts), since every write
+ *   waits for it to hear;
  *   otherwise a cached read first looks the revision up (one primary-key read). Either way no
  *   replica answers from before a write that any replica has acknowledged;
  * - on PGlite (one process) the revision is a counter in memory, advanced by the commit's
@@ -27,8 +28,8 @@ export interface ReadCacheDeps {
   db: Db
   now: () => Date
   maxBytes: number
-  /** PostgreSQL: when revisions learned here may be used without a lookup (src/revisions/replicas.ts) */
-  replicas?: Replicas
+  /** PostgreSQL with replicas: the changes heard, which say when a revision learned here may be used without a lookup */
+  heard?: ChangesHeard
 }
 
 interface Entry {
@@ -47,8 +48,8 @@ interface Lookup {
 
 /** An answer bigger than this share of the budget is sent but not kept. */
 const LARGEST_SHARE = 4
-/** Projects `known` and `heard` hold before they start over (bounds their memory) */
-const MAX_PROJECTS_HEARD = 100_000
+/** Projects `known` holds before it starts over (bounds its memory) */
+const MAX_PROJECTS_KNOWN = 100_000
 /** Requests the fast lane's index remembers (a path and query each), the oldest forgotten first. */
 const MAX_REQUESTS = 4096
 /** what Elysia sends with an object, so a kept answer reads the same as a new one */
@@ -65,11 +66,6 @@ export class ReadCache implements ReadCachePort {
   private readonly lookups = new Map<string, Lookup>()
   /** PostgreSQL: revisions looked up while this replica holds its lease, until a change is heard */
   private readonly known = new Map<string, string>()
-  /** PostgreSQL: per project, the number of the last change heard (a lookup sent before it does not become `known`) */
-  private readonly heard = new Map<string, number>()
-  private changesHeard = 0
-  /** times `forget` ran: a lookup sent before one does not become `known` */
-  private forgets = 0
   /** GET path and query → the entry that answered it (noteRequest), for the fast lane */
   private readonly requests = new Map<string, KeptRequest>()
   /** the entry behind each Response `answer` made, until the wrapper has seen it */
@@ -85,31 +81,19 @@ export class ReadCache implements ReadCachePort {
         up: () => {},
         down: () => {},
       })
-    else if (deps.replicas)
-      // every replica: a write answers only once this has run here (or this replica's lease is over)
-      void deps.db.listen(REVISION_CHANNEL, {
-        message: (projectId) => {
-          this.known.delete(projectId)
-          // numbered from one counter, so a number is never seen twice, even after `forget`
-          if (this.heard.size >= MAX_PROJECTS_HEARD) this.forget()
-          this.heard.set(projectId, ++this.changesHeard)
-        },
-        up: () => {},
-        down: () => this.forget(),
-      })
+    // every replica: a write answers only once this has run here (or this replica's lease is over)
+    else deps.heard?.follow((projectId) => (projectId === undefined ? this.known.clear() : this.known.delete(projectId)))
   }
 
   /** PostgreSQL: this replica stopped answering from memory; what it learned is looked up again. */
   forget(): void {
     this.known.clear()
-    this.heard.clear()
-    this.forgets++
   }
 
   /** The project's revision as this process may trust it now. */
   private revision(projectId: string): string | Promise<string> {
     if (this.deps.db.kind === 'pglite') return String(this.local.get(projectId) ?? 0)
-    if (this.deps.replicas?.trusted()) {
+    if (this.deps.heard?.vouches()) {
       const known = this.known.get(projectId)
       if (known !== undefined) return known
     }
@@ -129,26 +113,18 @@ export class ReadCache implements ReadCachePort {
    */
   private async lookUp(projectId: string, lookup: Lookup): Promise<void> {
     lookup.running = true
-    const replicas = this.deps.replicas
+    const heard = this.deps.heard
     while (lookup.next) {
       const waiting = lookup.next
       lookup.next = null
       // kept as known only when this replica held its lease before it asked and still does, and no
       // change of the project was heard meanwhile: every later commit then waits to be heard here
-      const trusted = replicas?.trusted() ? replicas.epoch : -1
-      const heard = this.heard.get(projectId)
-      const forgets = this.forgets
+      const mark = heard?.mark(projectId)
       try {
         this.stats.lookups++
         const revision = await readRevision(this.deps.db, projectId)
-        if (
-          trusted >= 0 &&
-          replicas!.trusted() &&
-          replicas!.epoch === trusted &&
-          this.heard.get(projectId) === heard &&
-          this.forgets === forgets
-        ) {
-          if (this.known.size >= MAX_PROJECTS_HEARD) this.forget()
+        if (heard?.unchanged(projectId, mark)) {
+          if (this.known.size >= MAX_PROJECTS_KNOWN) this.known.clear()
           this.known.set(projectId, revision)
         }
         waiting.resolve(revision)

@@ -4,8 +4,8 @@
 // long write. Reads of one project never interleave.
 
 import type { CommitHandOff, CommittedEvent } from '../ports/commits'
+import type { HeardMark } from '../ports/replicas'
 import type { SearchDeps } from '../ports/search'
-import { REVISION_CHANNEL } from '../revisions/revision'
 import type { Embedding } from './embedding'
 import { vectorFromBytes } from './hash'
 import type { IndexNode, ProjectIndex } from './project-index'
@@ -17,11 +17,6 @@ const EVENTS_PAGE = 2000
 type Arriving = { events: CommittedEvent[]; complete: boolean }
 /** hashes per database lookup of stored vectors */
 const LOOKUP_PAGE = 5000
-/** Projects `heard` holds before it starts over (bounds its memory) */
-const MAX_PROJECTS_HEARD = 100_000
-
-/** PostgreSQL: what had been heard when an index's last complete read of the outbox began (see `current`). */
-type ReadMark = { epoch: number; forgets: number; heard: number | undefined }
 
 export class OutboxFollower {
   /** the read under way of each project (see `serial`) */
@@ -40,17 +35,10 @@ export class OutboxFollower {
    */
   private readonly arriving = new Map<string, Arriving>()
   /**
-   * PostgreSQL with a lease: per project, the number of the last change heard on
-   * REVISION_CHANNEL (numbered from one counter, so a number is never seen twice, even after
-   * `forgets` moves on). Every commit that writes node events notifies it, and a write answers
-   * only once each replica holding its lease has heard it (src/revisions/replicas.ts).
+   * PostgreSQL with replicas: what had been heard of its project (src/revisions/heard.ts) when
+   * an index's last complete read of the outbox began (see `current`).
    */
-  private readonly heard = new Map<string, number>()
-  private changesHeard = 0
-  /** times what was heard was dropped (the LISTEN connection went down, or `heard` grew too big) */
-  private forgets = 0
-  private listening = false
-  private readonly readMarks = new WeakMap<ProjectIndex, ReadMark>()
+  private readonly readMarks = new WeakMap<ProjectIndex, HeardMark>()
   /** reads of the outbox since start (GET /metrics) */
   reads = 0
 
@@ -59,47 +47,7 @@ export class OutboxFollower {
     /** the loaded indexes of the backend */
     private readonly loaded: Map<string, ProjectIndex>,
     private readonly embedding: Embedding,
-  ) {
-    if (deps.db.kind === 'postgres' && deps.lease)
-      void deps.db
-        .listen(REVISION_CHANNEL, {
-          message: (projectId) => {
-            if (this.heard.size >= MAX_PROJECTS_HEARD) this.forget()
-            this.heard.set(projectId, ++this.changesHeard)
-          },
-          up: () => {
-            this.listening = true
-          },
-          down: () => {
-            this.listening = false
-            this.forget()
-          },
-        })
-        .catch((err) => deps.log.warn('search: following changes failed; every search reads the outbox', { error: String(err) }))
-  }
-
-  private forget(): void {
-    this.heard.clear()
-    this.forgets++
-  }
-
-  /**
-   * PostgreSQL: what is heard now, when it can vouch for a read that starts now: while this
-   * replica holds its lease and hears changes, every write acknowledged later (by any replica)
-   * is heard here before it answers. Undefined otherwise.
-   */
-  private mark(projectId: string): ReadMark | undefined {
-    const lease = this.deps.lease
-    if (!lease?.trusted() || !this.listening) return undefined
-    return { epoch: lease.epoch, forgets: this.forgets, heard: this.heard.get(projectId) }
-  }
-
-  /** PostgreSQL: no change of the index's project was heard since its last complete read began, in the same lease. */
-  private unchanged(idx: ProjectIndex): boolean {
-    const last = this.readMarks.get(idx)
-    const now = last && this.mark(idx.projectId)
-    return !!now && now.epoch === last!.epoch && now.forgets === last!.forgets && now.heard === last!.heard
-  }
+  ) {}
 
   /**
    * PGlite: a commit wrote events (`token`: see src/search/commits.ts). A loaded index with no read under
@@ -180,9 +128,10 @@ export class OutboxFollower {
     const projectId = idx.projectId
     return this.serial(projectId, async () => {
       if (this.deps.db.kind === 'postgres') {
-        if (this.unchanged(idx)) return
+        const heard = this.deps.heard
+        if (heard?.unchanged(projectId, this.readMarks.get(idx))) return
         // sampled before the read's first statement is sent: a change heard after it is read again next time
-        const mark = this.mark(projectId)
+        const mark = heard?.mark(projectId)
         this.readMarks.delete(idx)
         await this.read(idx, null)
         if (mark) this.readMarks.set(idx, mark)
