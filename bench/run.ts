@@ -23,6 +23,9 @@
  *   - write0, write10: POST /mutate add, sequential (wrk -t1 -c1), into a project without
  *     webhooks (the floor) and into one with 10 webhooks delivering live to the receiver;
  *   - the RSS of the server with its model process: idle after start, after setup, after the reads;
+ *   - polls: /healthz and write p50, one request at a time, with no canvas page open and with 300
+ *     pages' long polls held (GET /view/commands?wait=15000 on another project), each round
+ *     ending with a view command that all 300 must receive;
  *   - import50k: `bench/import50k.ts` in its own process (BENCH_IMPORT_NODES for fewer nodes).
  * BENCH_FIGURES picks some (names above; all by default). BENCH_ROUNDS rounds (default 3) of
  * BENCH_SECONDS seconds (default 5): in each round the figures come in a random order and each
@@ -37,6 +40,7 @@ import { join } from 'node:path'
 import { loadConfig } from '../src/config'
 import { type Floor, floorOf } from './lib/floor'
 import { ownDatabase, quiet, spawnJsonLines, until } from './lib/harness'
+import { holdPolls } from './lib/polls'
 import { rssMb } from './lib/rss'
 import { OBJECTS, pick, QUALIFIERS, reseed, SUBJECTS, tree, VERBS } from './lib/synthetic-tree'
 import { type Import50k, type Row, table } from './lib/table'
@@ -52,6 +56,8 @@ const wanted = (name: string) => !ONLY || ONLY.includes(name)
 const MODEL_DIR = loadConfig({ DATA_DIR: join(ROOT, 'data') }).embeddingsModelDir
 const HAS_MODEL = existsSync(MODEL_DIR)
 const NEW_QUERIES = 200
+/** canvas pages whose long polls the `polls` figure holds open (issue 26, item 4) */
+const POLLS = 300
 const tmp = mkdtempSync(join(tmpdir(), 'arbor-bench-'))
 
 if (Bun.which('wrk') === null) {
@@ -109,7 +115,7 @@ async function benchDatabase(kind: 'pglite' | 'postgres') {
     }
     const batch = (projectId: string, nodes: ReturnType<typeof tree>) =>
       call('POST', '/api/v1/mutate', { action: 'batch', projectId, mutations: nodes.map((node) => ({ action: 'add', node })) })
-    for (const id of ['bench', 'no-hooks', 'ten-hooks', 'tree', 'big'])
+    for (const id of ['bench', 'no-hooks', 'ten-hooks', 'tree', 'big', 'canvas'])
       await call('POST', '/api/v1/mutate', { action: 'addProject', project: { name: id, id } })
     await call('POST', '/api/v1/mutate', {
       action: 'batch',
@@ -242,6 +248,60 @@ async function benchDatabase(kind: 'pglite' | 'postgres') {
       newQuery = { mode: searchMode, nodes: 10_000, p50: ms[Math.floor(ms.length / 2)]!, p99: ms[Math.floor(ms.length * 0.99)]! }
     }
     const rssAfter = rssMb(server.pid)
+
+    // held long polls: what /healthz and a write cost with POLLS canvas pages open, against none
+    let polls: Row['polls']
+    if (wanted('polls')) {
+      const p50Of = async (n: number, fn: () => Promise<unknown>) => {
+        const ms: number[] = []
+        for (let i = 0; i < n; i++) {
+          const s = performance.now()
+          await fn()
+          ms.push(performance.now() - s)
+        }
+        return median(ms)
+      }
+      const measure = async () => ({
+        healthz: await p50Of(300, () => fetch(`${base}/healthz`).then((r) => r.text())),
+        write: await p50Of(50, () => call('POST', '/api/v1/mutate', JSON.parse(add('no-hooks')))),
+      })
+      const idle: { healthz: number; write: number }[] = []
+      const held: { healthz: number; write: number }[] = []
+      let after = 0
+      // a round whose polls were not all held while it measured (the server busy for 15 s) runs again
+      for (let round = 0, tries = 0; round < ROUNDS; tries++) {
+        if (tries >= ROUNDS + 3) throw new Error(`held polls: only ${round} of ${tries} rounds held all ${POLLS} polls throughout`)
+        await quiet(server.pid, 'before the polls')
+        const unloaded = await measure()
+        const { revision } = await call('GET', `/api/v1/view/commands?projectId=canvas&after=${after}&wait=0`)
+        const open = holdPolls(base, key, 'canvas', POLLS, after, revision)
+        await until(() => (open.open === POLLS ? true : undefined), `${POLLS} polls sent`)
+        await quiet(server.pid, 'polls held')
+        const loaded = await measure()
+        const heldThroughout = open.open === POLLS && Object.keys(open.answers.byStatus).length === 0
+        const stopped = open.stop()
+        const sent = await call('POST', '/api/v1/view-command', {
+          projectId: 'canvas',
+          command: { type: 'setViewMode', mode: tries % 2 ? 'tree' : 'matrix' },
+        })
+        await stopped
+        after = sent.commandId
+        // every poll answered with 200, and the last ones each with the command
+        const statuses = Object.keys(open.answers.byStatus)
+        if (statuses.length !== 1 || statuses[0] !== '200' || open.answers.withCommands !== POLLS)
+          throw new Error(`held polls: ${JSON.stringify(open.answers)}`)
+        if (!heldThroughout) continue
+        idle.push(unloaded)
+        held.push(loaded)
+        round++
+        process.stderr.write('.')
+      }
+      polls = {
+        count: POLLS,
+        idle: { healthz: median(idle.map((m) => m.healthz)), write: median(idle.map((m) => m.write)) },
+        held: { healthz: median(held.map((m) => m.healthz)), write: median(held.map((m) => m.write)) },
+      }
+    }
     const fig = (name: string) => {
       const rs = runs.get(name)!
       const floorRuns = rs.flatMap((r) => (r.floor ? [r.floor] : []))
@@ -266,6 +326,7 @@ async function benchDatabase(kind: 'pglite' | 'postgres') {
       database: kind,
       figures: Object.fromEntries([...runs.keys()].map((k) => [k, fig(k)])) as Record<string, ReturnType<typeof fig>>,
       newQuery,
+      polls,
       rssMb: { start: rssStart, afterSetup: rssSetup, afterReads: rssAfter },
       deliveries: receiver.state.last.received ?? 0,
       settleSeconds,

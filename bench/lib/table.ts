@@ -22,12 +22,15 @@ export interface Row {
   database: 'pglite' | 'postgres'
   figures: Record<string, Fig>
   newQuery?: { mode: string; nodes: number; p50: number; p99: number }
+  /** p50 ms of /healthz and of a write, one at a time, with `count` canvas long polls held and with none */
+  polls?: { count: number; idle: { healthz: number; write: number }; held: { healthz: number; write: number } }
   rssMb: { start: number; afterSetup: number; afterReads: number }
   import50k?: Import50k
 }
 
 const k = (x: number) => (x >= 10_000 ? `${(x / 1000).toFixed(1)}k` : `${Math.round(x)}`)
 const f1 = (x: number) => x.toFixed(1)
+const f2 = (x: number) => x.toFixed(2)
 const kb = (b: number) => `${(b / 1024).toFixed(1)} KB`
 
 /** Issue 26's goals: the least ratio of each read (PGlite, PostgreSQL). */
@@ -77,6 +80,14 @@ export function table(results: Row[], run: { commit: string; rounds: number; sec
       lines.push(
         `| new search query p50 (p99), ${r.newQuery.nodes.toLocaleString('en')} nodes, ${r.newQuery.mode} | ${db(r)} | ${f1(r.newQuery.p50)} ms (${f1(r.newQuery.p99)} ms) | — | — | ≤ 10 ms | ${r.newQuery.p50 <= 10 ? 'yes' : '**no**'} |`,
       )
+  for (const r of results) {
+    const p = r.polls
+    if (!p) continue
+    lines.push(
+      `| \`/healthz\` p50, one at a time, ${p.count} canvas long polls held ÷ none | ${db(r)} | ${f2(p.held.healthz)} ms | ${f2(p.idle.healthz)} ms | ${(p.held.healthz / p.idle.healthz).toFixed(2)}× | ≤ 10 ms | ${p.held.healthz <= 10 ? 'yes' : '**no**'} |`,
+      `| write p50, one at a time, ${p.count} canvas long polls held ÷ none | ${db(r)} | ${f2(p.held.write)} ms | ${f2(p.idle.write)} ms | ${(p.held.write / p.idle.write).toFixed(2)}× | ≤ 1.5× | ${p.held.write / p.idle.write <= 1.5 ? 'yes' : '**no**'} |`,
+    )
+  }
   for (const r of results) {
     const { write0, write10 } = r.figures
     if (write0 && write10)
