@@ -7,6 +7,7 @@ import { eventRoutes } from './events/routes'
 import { exportRoutes } from './export/routes'
 import { feedbackRoutes } from './feedback/routes'
 import { guideRoutes } from './guide/routes'
+import { clientIp } from './http/client-ip'
 import { errorPlugin } from './http/error-plugin'
 import { completeOpenApi } from './http/schemas'
 import { createHandler } from './http/server'
@@ -121,11 +122,13 @@ export function createApp(deps: Deps) {
   const inner = createHandler(deps, app, {
     read: fastReads(deps),
     // /mcp learns the caller's address (for the rate limit of its REST calls) from a header only we
-    // set: on every request that may reach /mcp, and on any that arrives with it, it is ours
+    // set: on every request that may reach /mcp, and on any that arrives with it, it is ours. The
+    // address is the one REST requests are counted by: behind a proxy (TRUST_PROXY), the
+    // forwarded one, not the proxy's, which every caller would share
     prepare: (line, socketIp) => {
       if (!line.url.pathname.startsWith(MCP_PATH) && !line.req.headers.has(CLIENT_IP)) return line
       const headers = new Headers(line.req.headers)
-      headers.set(CLIENT_IP, socketIp ?? '')
+      headers.set(CLIENT_IP, clientIp(line.req, socketIp, deps.config.trustProxy))
       return { req: new Request(line.req, { headers }), url: line.url }
     },
   })
