@@ -69,7 +69,18 @@ async function main() {
     // Bun closes a connection silent for 10 s by default, even while its response is pending:
     // the long polls (GET /view/commands up to POLL_WAIT_MS, GET /events?wait up to MAX_WAIT_SECONDS) must outlive their wait
     idleTimeout: Math.max(Math.ceil(POLL_WAIT_MS / 1000), MAX_WAIT_SECONDS) + 10,
-    fetch: (req, srv) => handle(req, srv.requestIP(req)?.address),
+    // the socket's address is asked for only when it is used (not behind a proxy: see client-ip.ts), and once
+    fetch: (req, srv) => {
+      let asked = false
+      let ip: string | undefined
+      return handle(req, () => {
+        if (!asked) {
+          asked = true
+          ip = srv.requestIP(req)?.address
+        }
+        return ip
+      })
+    },
     // the handler answers every error itself; this is the last word if it ever throws anyway
     error: (err) => {
       log.error('unhandled error', { error: String(err?.stack ?? err).slice(0, 2000) })

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps'
-import { clientIp } from './client-ip'
+import { clientIp, type SocketIp } from './client-ip'
 import type { RateLimiter } from './rate-limit'
 import { headerBytes, MAX_HEADER_BYTES, requestIdOf } from './request-head'
 
@@ -61,7 +61,7 @@ export function createFastLane(deps: Pick<Deps, 'config' | 'log' | 'metrics'>, l
    * The answer, or undefined for the full way. Nothing is counted or logged before the answer
    * is known, so a request that goes on is counted and logged once, there.
    */
-  return function fast(req: Request, socketIp: string | undefined): Response | undefined | Promise<Response | undefined> {
+  return function fast(req: Request, socketIp: SocketIp): Response | undefined | Promise<Response | undefined> {
     const started = performance.now()
     if (req.method !== 'GET') return undefined
     const target = plainTarget(req.url)

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps'
-import { clientIp } from './client-ip'
+import { clientIp, type SocketIp } from './client-ip'
 import { createFastLane, type FastRead, plainTarget } from './fast-lane'
 import { checkHeaders, checkJsonText, checkUrl, loggablePath } from './input-guard'
 import { guideUrl, isGuidedPath } from './meta'
@@ -15,7 +15,7 @@ export interface HandlerOptions {
   /** the answers the fast lane may give (src/reads/fast-reads.ts) */
   read?: FastRead
   /** a last change to the request before the checks (app.ts sets the MCP client address header) */
-  prepare?: (line: RequestLine, socketIp: string | undefined) => RequestLine
+  prepare?: (line: RequestLine, socketIp: SocketIp) => RequestLine
 }
 
 export type RequestLine = { req: Request; url: URL }
@@ -35,14 +35,14 @@ export function createHandler(deps: Deps, app: App, options: HandlerOptions = {}
   const adminFailures = createFailureLimiter(ADMIN_FAILURES_PER_MINUTE)
   const fast = options.read && createFastLane(deps, limiter, options.read)
   /** A Response itself when the fast lane had it at hand (Bun sends it without a tick), else a promise. */
-  return function handle(received: Request, socketIp?: string): Response | Promise<Response> {
+  return function handle(received: Request, socketIp?: SocketIp): Response | Promise<Response> {
     const answer = fast?.(received, socketIp)
     if (answer === undefined) return full(received, socketIp)
     if (answer instanceof Response) return answer
     return answer.then((res) => res ?? full(received, socketIp))
   }
 
-  async function full(received: Request, socketIp?: string): Promise<Response> {
+  async function full(received: Request, socketIp?: SocketIp): Promise<Response> {
     const started = performance.now()
     let line = requestLine(received)
     if (line) {
