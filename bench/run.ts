@@ -11,7 +11,8 @@
  * there) and a webhook receiver, each in its own process, and measures with wrk (its own
  * process too; reads -t2 -c32):
  *   - healthz: GET /healthz ÷ a bare Bun.serve (bench/lib/floor-server.ts, its own process)
- *     answering the same bytes;
+ *     answering the same bytes; and ÷ a bare Bun.serve that also does the work every request
+ *     keeps (reads X-Request-Id, asks the client address, logs one JSON line: floor-server.ts);
  *   - projects: authenticated GET /api/v1/projects ÷ GET /healthz;
  *   - nodes: GET /api/v1/nodes of a 1,000-node project ÷ a bare Bun.serve answering exactly the
  *     bytes and Content-Type the real server just gave for it (the payload floor);
@@ -175,8 +176,8 @@ async function benchDatabase(kind: 'pglite' | 'postgres') {
     const rssSetup = rssMb(server.pid)
 
     const healthz = () => run(`${base}/healthz`)
-    const floor = async (path: string) => {
-      const f = await floorOf(base + path, auth, tmp)
+    const floor = async (path: string, required = false) => {
+      const f = await floorOf(base + path, auth, tmp, required)
       floors.push(f)
       return f
     }
@@ -193,6 +194,8 @@ async function benchDatabase(kind: 'pglite' | 'postgres') {
     if (wanted('healthz')) {
       const f = await floor('/healthz')
       figures.healthz = { real: healthz, floor: () => run(f.url) }
+      const r = await floor('/healthz', true)
+      figures.healthzRequired = { real: healthz, floor: () => run(r.url) }
     }
     if (wanted('projects')) figures.projects = { real: () => run(`${base}/api/v1/projects`, authed), floor: healthz }
     const payload = async (name: string, path: string) => {
