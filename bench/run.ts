@@ -17,7 +17,8 @@
  *   - nodes: GET /api/v1/nodes of a 1,000-node project ÷ a bare Bun.serve answering exactly the
  *     bytes and Content-Type the real server just gave for it (the payload floor);
  *   - tree: GET /api/v1/tree?direction=down and direction=context from a goal with 25 nodes,
- *     each ÷ its payload floor the same way;
+ *     each ÷ its payload floor the same way; down also ÷ the same bytes from a floor that does
+ *     the required work as /healthz's second floor does;
  *   - search: one repeated GET /api/v1/search on the 1,000-node project ÷ GET /healthz, and the
  *     p50/p99 of 200 new queries (each one different, one at a time) on a 10,000-node project
  *     (hybrid once every node is embedded when the model is there, else keyword);
@@ -207,6 +208,10 @@ async function benchDatabase(kind: 'pglite' | 'postgres') {
     if (wanted('tree')) {
       await payload('treeDown', downPath)
       await payload('treeContext', contextPath)
+      // the same bytes from a floor that also does the required work (a row of its own, no goal)
+      const r = await floor(downPath, true)
+      bytes.treeDownRequired = r.bytes
+      figures.treeDownRequired = { real: () => run(base + downPath, authed), floor: () => run(r.url) }
     }
     if (wanted('search')) figures.search = { real: () => run(base + searchPath, authed), floor: healthz }
     if (wanted('write0')) figures.write0 = { real: () => write('no-hooks') }

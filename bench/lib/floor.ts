@@ -13,8 +13,8 @@ export interface Floor {
  * Fetches `url` once from the real server and starts a bare Bun server (bench/lib/floor-server.ts,
  * its own process) answering exactly those bytes with that Content-Type: the floor of that read.
  * With `required`, the floor also does the work every request keeps (reads X-Request-Id, asks
- * the client address, logs a line; see floor-server.ts). Its stdout goes to a file, as the real
- * server's does in the bench.
+ * the client address, logs a line; see floor-server.ts) and sends the real answer's other
+ * headers too. Its stdout goes to a file, as the real server's does in the bench.
  */
 export async function floorOf(url: string, headers: Record<string, string>, tmp: string, required = false): Promise<Floor> {
   const res = await fetch(url, { headers })
@@ -30,7 +30,7 @@ export async function floorOf(url: string, headers: Record<string, string>, tmp:
       'bench/lib/floor-server.ts',
       file,
       res.headers.get('content-type') ?? 'application/octet-stream',
-      ...(required ? ['required'] : []),
+      ...(required ? ['required', JSON.stringify(extraHeaders(res.headers))] : []),
     ],
     { cwd: ROOT, stdout: Bun.file(out), stderr: 'inherit' },
   )
@@ -49,4 +49,11 @@ export async function floorOf(url: string, headers: Record<string, string>, tmp:
       await proc.exited
     },
   }
+}
+
+/** The headers of a real answer a required-work floor sends as they are (it makes its own X-Request-Id; Bun adds Date and Content-Length). */
+function extraHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of headers) if (!['content-type', 'x-request-id', 'date', 'content-length'].includes(name)) out[name] = value
+  return out
 }

@@ -56,6 +56,12 @@ const READS: { name: string; figure: string; floor: (f: Fig) => string; goal?: [
     goal: [0.5, 0.35],
   },
   {
+    // no goal of the issue: the same bytes from a bare server that reads and logs its request
+    name: 'treeDownRequired',
+    figure: '`GET /api/v1/tree` down ÷ its bytes from bare Bun doing the required work',
+    floor: (f) => `bare Bun, required work, ${kb(f.bytes!)}`,
+  },
+  {
     name: 'treeContext',
     figure: '`GET /api/v1/tree` context, same goal ÷ its bytes',
     floor: (f) => `bare Bun, ${kb(f.bytes!)}`,
