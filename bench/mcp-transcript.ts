@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { loadConfig } from '../src/config'
+import { serverEnv } from './lib/harness'
 import { measureToolList } from './mcp-tools'
 
 const ROOT = join(import.meta.dir, '..')
@@ -21,16 +22,11 @@ const OUT = join(ROOT, 'docs/mcp-transcript.md')
 async function startArbor() {
   const proc = Bun.spawn([process.execPath, 'src/main.ts'], {
     cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      HOST: '127.0.0.1',
-      PORT: '0',
+    env: serverEnv({
       DATABASE_URL: 'memory://',
       PUBLIC_BASE_URL: 'http://localhost:3000',
-      RATE_LIMIT_PER_MINUTE: '0',
       EMBEDDINGS_MODEL_DIR: loadConfig({ DATA_DIR: join(ROOT, 'data') }).embeddingsModelDir,
-    },
+    }),
     stdout: 'pipe',
     stderr: 'pipe',
   })

@@ -16,10 +16,10 @@
  * collection); the time uWebSockets and the kernel spend on the socket is not in it, so the
  * shares say what our code and the calls it makes cost, not the whole request.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ownDatabase, quiet, until } from './lib/harness'
+import { listening, ownDatabase, quiet, serverEnv } from './lib/harness'
 import { type WrkResult, wrk } from './lib/wrk'
 
 const ROOT = join(import.meta.dir, '..')
@@ -91,22 +91,12 @@ async function main() {
   const logFile = join(tmp, 'server.log')
   const server = Bun.spawn([process.execPath, '--cpu-prof', `--cpu-prof-dir=${tmp}`, 'src/main.ts'], {
     cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      RATE_LIMIT_PER_MINUTE: '0',
-      ADMIN_TOKEN: `profile-${crypto.randomUUID()}`,
-      ...db.env,
-    },
+    env: serverEnv({ ADMIN_TOKEN: `profile-${crypto.randomUUID()}`, ...db.env }),
     stdout: Bun.file(logFile),
     stderr: 'inherit',
   })
   try {
-    const log = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(0, 200_000) : '')
-    const base = await until(() => /"msg":"listening".*?"url":"(http:\/\/[^"]+)"/.exec(log())?.[1], 'server listening')
-    const key = /Arbor API key for owner: (arb_[0-9A-Za-z]+)/.exec(log())![1]!
+    const { base, key } = await listening(logFile)
     const call = async (body: unknown) => {
       const res = await fetch(`${base}/api/v1/mutate`, {
         method: 'POST',

@@ -41,7 +41,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../src/config'
 import { type Floor, floorOf } from './lib/floor'
-import { ownDatabase, quiet, spawnJsonLines, until } from './lib/harness'
+import { listening, ownDatabase, quiet, serverEnv, spawnJsonLines, until } from './lib/harness'
 import { holdPolls } from './lib/polls'
 import { rssMb } from './lib/rss'
 import { OBJECTS, pick, QUALIFIERS, reseed, SUBJECTS, tree, VERBS } from './lib/synthetic-tree'
@@ -82,25 +82,18 @@ async function benchDatabase(kind: 'pglite' | 'postgres') {
   const logFile = join(tmp, `server-${kind}.log`)
   const server = Bun.spawn([process.execPath, 'src/main.ts'], {
     cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      RATE_LIMIT_PER_MINUTE: '0',
+    env: serverEnv({
       WEBHOOK_ALLOW_INSECURE: 'true',
       ADMIN_TOKEN: `bench-${crypto.randomUUID()}`,
       ...(HAS_MODEL ? { EMBEDDINGS_MODEL_DIR: MODEL_DIR } : {}),
       ...db.env,
-    },
+    }),
     stdout: Bun.file(logFile),
     stderr: 'inherit',
   })
   const floors: Floor[] = []
   try {
-    const log = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(0, 200_000) : '')
-    const base = await until(() => /"msg":"listening".*?"url":"(http:\/\/[^"]+)"/.exec(log())?.[1], 'server listening')
-    const key = /Arbor API key for owner: (arb_[0-9A-Za-z]+)/.exec(log())![1]!
+    const { base, key } = await listening(logFile)
     const auth = { authorization: `Bearer ${key}` }
     await quiet(server.pid, 'after start')
     const rssStart = rssMb(server.pid) // idle: started, nothing asked yet

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import postgres from 'postgres'
 
@@ -70,4 +70,26 @@ export async function ownDatabase(kind: 'pglite' | 'postgres', tmp: string, pgUr
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * The environment a benchmark starts `bun src/main.ts` with: of ours only PATH and HOME, any free
+ * port on 127.0.0.1, no rate limit (wrk would get 429s), and `env` (the database's, the model's).
+ */
+export const serverEnv = (env: Record<string, string | undefined>): Record<string, string | undefined> => ({
+  PATH: process.env.PATH ?? '',
+  HOME: process.env.HOME ?? '/tmp',
+  HOST: '127.0.0.1',
+  PORT: '0',
+  RATE_LIMIT_PER_MINUTE: '0',
+  ...env,
+})
+
+/** The URL a server started with serverEnv logs once listening (its stdout going to `logFile`), and the owner key it prints on an empty database. */
+export async function listening(logFile: string): Promise<{ base: string; key: string }> {
+  const log = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(0, 200_000) : '')
+  const base = await until(() => /"msg":"listening".*?"url":"(http:\/\/[^"]+)"/.exec(log())?.[1], 'server listening')
+  const key = /Arbor API key for owner: (arb_[0-9A-Za-z]+)/.exec(log())?.[1]
+  if (!key) throw new Error(`no owner key in ${logFile}: the server needs an empty database`)
+  return { base, key }
 }
