@@ -20,6 +20,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { listening, ownDatabase, quiet, serverEnv } from './lib/harness'
+import { benchGoal } from './lib/synthetic-tree'
 import { type WrkResult, wrk } from './lib/wrk'
 
 const ROOT = join(import.meta.dir, '..')
@@ -108,23 +109,8 @@ async function main() {
       return json
     }
     await call({ action: 'addProject', project: { name: 'tree', id: 'tree' } })
-    // the goal of npm run bench: 4 needs, an approach under each, 4 jobs under each approach
-    const nodes = [
-      { id: 'draft-g', type: 'goal', data: { label: 'Grow invoices in bulk' } },
-      ...[0, 1, 2, 3].flatMap((n) => [
-        { id: `draft-n${n}`, type: 'need', parentId: 'draft-g', data: { label: `Finance teams can export invoices ${n}` } },
-        { id: `draft-a${n}`, type: 'approach', parentId: `draft-n${n}`, data: { label: `A bulk export ${n}` } },
-        ...[0, 1, 2, 3].map((j) => ({
-          id: `draft-j${n}-${j}`,
-          type: 'job',
-          parentId: `draft-a${n}`,
-          data: { label: `Write the exporter ${n}.${j}` },
-        })),
-      ]),
-    ]
-    const goal = (await call({ action: 'batch', projectId: 'tree', mutations: nodes.map((node) => ({ action: 'add', node })) })).idMap[
-      'draft-g'
-    ]
+    const goal = (await call({ action: 'batch', projectId: 'tree', mutations: benchGoal().map((node) => ({ action: 'add', node })) }))
+      .idMap['draft-g']
     const path = { healthz: '/healthz', projects: '/api/v1/projects', tree: `/api/v1/tree?projectId=tree&nodeId=${goal}&direction=down` }[
       read
     ]

@@ -44,7 +44,7 @@ import { type Floor, floorOf } from './lib/floor'
 import { listening, ownDatabase, quiet, serverEnv, spawnJsonLines, until } from './lib/harness'
 import { holdPolls } from './lib/polls'
 import { rssMb } from './lib/rss'
-import { OBJECTS, pick, QUALIFIERS, reseed, SUBJECTS, tree, VERBS } from './lib/synthetic-tree'
+import { benchGoal, OBJECTS, pick, QUALIFIERS, reseed, SUBJECTS, tree, VERBS } from './lib/synthetic-tree'
 import { type Import50k, type Row, table } from './lib/table'
 import { median, shuffle, type WrkOpts, type WrkResult, wrk } from './lib/wrk'
 
@@ -120,19 +120,7 @@ async function benchDatabase(kind: 'pglite' | 'postgres') {
         node: { type: 'task', data: { label: `Bench task ${i}: export the monthly invoices as a report` } },
       })),
     })
-    // a goal with 25 nodes: 4 needs, an approach under each, 4 jobs under each approach
-    const label = (i: number) => `${pick(SUBJECTS)} can ${pick(VERBS)} ${pick(OBJECTS)} ${pick(QUALIFIERS)} (${i})`
-    reseed(3)
-    const goal = (
-      await batch('tree', [
-        { id: 'draft-g', type: 'goal', data: { label: 'Grow invoices in bulk', description: label(0) } },
-        ...[0, 1, 2, 3].flatMap((n) => [
-          { id: `draft-n${n}`, type: 'need', parentId: 'draft-g', data: { label: label(n) } },
-          { id: `draft-a${n}`, type: 'approach', parentId: `draft-n${n}`, data: { label: label(n), description: label(n + 10) } },
-          ...[0, 1, 2, 3].map((j) => ({ id: `draft-j${n}-${j}`, type: 'job', parentId: `draft-a${n}`, data: { label: label(j) } })),
-        ]),
-      ])
-    ).idMap['draft-g']
+    const goal = (await batch('tree', benchGoal())).idMap['draft-g']
     if (wanted('search')) {
       reseed(11)
       for (let b = 0; b < 10; b++)

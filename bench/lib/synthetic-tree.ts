@@ -108,3 +108,21 @@ export function tree(total: number): Draft[] {
     out.push({ id: `draft-t${t}`, type: 'task', data: { label: cap(`${pick(VERBS)} the ${pick(OBJECTS)} for ${pick(SUBJECTS)}`) } })
   return out
 }
+
+/**
+ * The goal `npm run bench` and `npm run bench:profile` read as a tree: 25 nodes, 4 needs, an
+ * approach under each, 4 jobs under each approach (draft ids; the goal is `draft-g`). The same
+ * labels every time (its own seed), so both read the same bytes.
+ */
+export function benchGoal(): Draft[] {
+  reseed(3)
+  const label = (i: number) => `${pick(SUBJECTS)} can ${pick(VERBS)} ${pick(OBJECTS)} ${pick(QUALIFIERS)} (${i})`
+  return [
+    { id: 'draft-g', type: 'goal', data: { label: 'Grow invoices in bulk', description: label(0) } },
+    ...[0, 1, 2, 3].flatMap((n) => [
+      { id: `draft-n${n}`, type: 'need', parentId: 'draft-g', data: { label: label(n) } },
+      { id: `draft-a${n}`, type: 'approach', parentId: `draft-n${n}`, data: { label: label(n), description: label(n + 10) } },
+      ...[0, 1, 2, 3].map((j) => ({ id: `draft-j${n}-${j}`, type: 'job', parentId: `draft-a${n}`, data: { label: label(j) } })),
+    ]),
+  ]
+}
