@@ -2,7 +2,8 @@
  * Where one request's time goes in the wrapper (src/http/server.ts) and in Elysia, step by step,
  * in this process without a socket (issue 26, item 2): each step of GET /healthz and of an
  * authenticated GET /api/v1/projects runs N times on a fresh PGlite database, and the whole
- * handler beside a bare `new Response` of the same bytes. Request logs go to stdout: run it
+ * handler beside a bare `new Response` of the same bytes; last, the whole handler for a kept
+ * GET /api/v1/tree down from the bench's 25-node goal (the fast lane's answer). Request logs go to stdout: run it
  * with stdout to /dev/null and read the table on stderr.
  *
  *   bun bench/request-path.ts > /dev/null          (N=200000 by default; N=50000 for a quick look)
@@ -22,10 +23,11 @@ import { requestIdOf, sizeRefusal } from '../src/http/request-head'
 import { limitBody, requestLine } from '../src/http/server'
 import { legacyRewrite } from '../src/http/versioning'
 import { createLogger } from '../src/log'
+import { benchGoal } from './lib/synthetic-tree'
 
 const N = Number(process.env.N ?? 200_000)
 const dataDir = mkdtempSync(join(tmpdir(), 'arbor-reqpath-'))
-const config = loadConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', RATE_LIMIT_PER_MINUTE: '100000' })
+const config = loadConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', RATE_LIMIT_PER_MINUTE: String(1e9) })
 const db = await openDb(config)
 const deps = createDeps({ config, db, log: createLogger('info') })
 const key = (await bootstrapOwner(db))!
@@ -34,6 +36,28 @@ const URL_HEALTHZ = 'http://127.0.0.1:3000/healthz'
 const URL_PROJECTS = 'http://127.0.0.1:3000/api/v1/projects'
 const hz = () => new Request(URL_HEALTHZ, { headers: { host: '127.0.0.1:3000' } })
 const pj = () => new Request(URL_PROJECTS, { headers: { host: '127.0.0.1:3000', authorization: `Bearer ${key}` } })
+
+// the bench's goal, through the handler as a client makes it; the first read keeps the answer
+const mutate = async (body: unknown) => {
+  const res = await handle(
+    new Request('http://127.0.0.1:3000/api/v1/mutate', {
+      method: 'POST',
+      headers: { host: '127.0.0.1:3000', authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+    '127.0.0.1',
+  )
+  const json: any = await res.json()
+  if (res.status !== 200) throw new Error(`mutate: ${res.status} ${JSON.stringify(json).slice(0, 300)}`)
+  return json
+}
+await mutate({ action: 'addProject', project: { name: 'tree', id: 'tree' } })
+const goal = (await mutate({ action: 'batch', projectId: 'tree', mutations: benchGoal().map((node) => ({ action: 'add', node })) })).idMap[
+  'draft-g'
+]
+const URL_TREE = `http://127.0.0.1:3000/api/v1/tree?projectId=tree&nodeId=${goal}&direction=down`
+const tr = () => new Request(URL_TREE, { headers: { host: '127.0.0.1:3000', authorization: `Bearer ${key}` } })
+await (await handle(tr(), '127.0.0.1')).text()
 
 /**
  * CPU µs per call of `fn` over N calls (after N/10 warm-up calls), awaiting only when it returns
@@ -89,6 +113,15 @@ await step('log.request (batched line)', () => deps.log.request('abc', 'GET', lo
 await step('WHOLE handle(/healthz)', () => handle(hz(), '127.0.0.1'))
 await step('Elysia app.handle(/api/v1/projects), authenticated', () => app.handle(pj()))
 await step('WHOLE handle(/api/v1/projects), authenticated', () => handle(pj(), '127.0.0.1'))
+
+const fastBefore = deps.reads.stats.fast
+await step('WHOLE handle(/api/v1/tree) down, kept (fast lane)', () => handle(tr(), '127.0.0.1'))
+if (deps.reads.stats.fast - fastBefore < N) throw new Error('the kept /tree read did not take the fast lane')
+// every timed call was answered, not refused (the rate limit above is out of reach)
+for (const make of [pj, tr]) {
+  const res = await handle(make(), '127.0.0.1')
+  if (res.status !== 200) throw new Error(`${make().url}: ${res.status}`)
+}
 
 const width = Math.max(...rows.map(([n]) => n.length))
 process.stderr.write(`N=${N} per step, CPU µs per call:\n`)
