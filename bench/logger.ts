@@ -119,6 +119,7 @@ async function pinoLogger(pinoPath: string, buffered: boolean): Promise<Logger> 
     warn: at('warn'),
     error: at('error'),
     request: (requestId, method, path, status, ms, ip) => p.info({ requestId, method, path, status, ms, ip }, 'request'),
+    requests: true,
     flush: () => dest.flushSync(),
   }
 }

@@ -11,6 +11,8 @@ export type Level = 'debug' | 'info' | 'warn' | 'error'
 export type Logger = Record<Level, (msg: string, fields?: Record<string, unknown>) => void> & {
   /** One line per HTTP request, built without an intermediate object. */
   request(requestId: string, method: string, path: string, status: number, ms: number, ip: string): void
+  /** Whether `request` writes anything (level info or lower): a caller may skip what only the line needs. */
+  readonly requests: boolean
   /** Write out the buffered lines now, synchronously. */
   flush(): void
 }
@@ -84,6 +86,7 @@ export function createLogger(minLevel: Level | 'silent' = 'info'): Logger {
     info: emit('info'),
     warn: emit('warn'),
     error: emit('error'),
+    requests,
     request(requestId, method, path, status, ms, ip) {
       if (!requests) return
       out(

@@ -170,4 +170,46 @@ describe('the fast lane', () => {
     // 6 a minute from 10.0.0.1: the first read goes the full way, the next five the fast lane
     expect({ statuses, fast: fastCount(limited) }).toEqual({ statuses: [200, 200, 200, 200, 200, 200, 429, 429], fast: 5 })
   })
+
+  it('asks for the client address only when the rate limit or the log line uses it', async () => {
+    // main.ts hands the handler a function: asking Bun for the socket's address is a system call
+    let asked = 0
+    const socketIp = () => {
+      asked++
+      return '10.0.0.9'
+    }
+    const askedFor = async (on: TestApp, path: string, key: string | null) => {
+      asked = 0
+      const before = fastCount(on)
+      const res = await on.handle(
+        new Request(`http://arbor.test${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} }),
+        socketIp,
+      )
+      expect(res.status).toBe(200)
+      return { asked, fast: path === '/healthz' || fastCount(on) - before === 1 }
+    }
+    const p = await seed()
+    const nodes = `/api/v1/nodes?projectId=${p}`
+    await read(nodes)
+    // no rate limit, no request log (the test apps' default): never asked
+    expect(await askedFor(app, '/healthz', null)).toEqual({ asked: 0, fast: true })
+    expect(await askedFor(app, nodes, app.ownerKey)).toEqual({ asked: 0, fast: true })
+
+    const counting = await startApp({ RATE_LIMIT_PER_MINUTE: '1000' })
+    const logging = await startApp({ LOG_LEVEL: 'info' })
+    try {
+      for (const on of [counting, logging]) {
+        const q = await seed(on)
+        await read(`/api/v1/nodes?projectId=${q}`, on.ownerKey, on)
+        // asked once for the limit and the line together
+        expect(await askedFor(on, `/api/v1/nodes?projectId=${q}`, on.ownerKey)).toEqual({ asked: 1, fast: true })
+      }
+      // /healthz is not rate limited: asked for its log line only
+      expect(await askedFor(counting, '/healthz', null)).toEqual({ asked: 0, fast: true })
+      expect(await askedFor(logging, '/healthz', null)).toEqual({ asked: 1, fast: true })
+    } finally {
+      await counting.close()
+      await logging.close()
+    }
+  })
 })

@@ -10,6 +10,7 @@ import { migrate } from '../src/db/migrate'
 import { openPglite } from '../src/db/pglite'
 import { openPostgres } from '../src/db/postgres'
 import type { Deps } from '../src/deps'
+import type { SocketIp } from '../src/http/client-ip'
 import { createLogger } from '../src/log'
 import { startScheduler } from '../src/scheduler'
 
@@ -70,7 +71,7 @@ export interface TestApp {
   db: Db
   config: Config
   ownerKey: string
-  handle: (req: Request, ip?: string) => Response | Promise<Response>
+  handle: (req: Request, ip?: SocketIp) => Response | Promise<Response>
   /** one HTTP call; `key` defaults to the owner's, `null` sends none */
   call: (
     method: string,

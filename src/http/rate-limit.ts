@@ -8,12 +8,15 @@ export interface RateLimiter {
   hit(ip: string, now?: number): number
   /** The seconds to wait when `ip` is already over the limit, else 0; counts nothing. */
   blocked(ip: string, now?: number): number
+  /** False when the limit is off (RATE_LIMIT_PER_MINUTE=0): then it needs no client address. */
+  readonly on: boolean
 }
 
 export function createRateLimiter(perMinute: number, windowMs = 60_000): RateLimiter {
   const windows = new Map<string, { start: number; count: number }>()
   let lastSweep = 0
   return {
+    on: perMinute > 0,
     hit(ip, now = Date.now()) {
       if (perMinute <= 0) return 0
       if (now - lastSweep > windowMs) {
