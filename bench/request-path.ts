@@ -3,8 +3,8 @@
  * in this process without a socket (issue 26, item 2): each step of GET /healthz and of an
  * authenticated GET /api/v1/projects runs N times on a fresh PGlite database, and the whole
  * handler beside a bare `new Response` of the same bytes; last, the whole handler for a kept
- * GET /api/v1/tree down from the bench's 25-node goal (the fast lane's answer). Request logs go to stdout: run it
- * with stdout to /dev/null and read the table on stderr.
+ * GET /api/v1/tree down from the bench's 25-node goal (the fast lane's answer). Request logs go
+ * to stdout: run it with stdout to /dev/null and read the table on stderr.
  *
  *   bun bench/request-path.ts > /dev/null          (N=200000 by default; N=50000 for a quick look)
  */
