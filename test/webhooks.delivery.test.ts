@@ -177,7 +177,8 @@ describe('fan-out: deliveries are made after the commit, not inside the write', 
       await addGoal(quiet, p, 'After both')
       await deliverDue(quiet.deps)
       // sent side by side in one round: either may arrive first
-      expect(rx.on('/fan-early').map((r) => r.json.node.data.label).sort()).toEqual(['After both', 'Before the second webhook'])
+      const labels = rx.on('/fan-early').map((r) => r.json.node.data.label)
+      expect(labels.sort()).toEqual(['After both', 'Before the second webhook'])
       expect(rx.on('/fan-late').map((r) => r.json.node.data.label)).toEqual(['After both'])
       expect(await deliveries(quiet, p, late.id)).toHaveLength(1)
       expect(await deliveries(quiet, p, early.id)).toHaveLength(2)
@@ -239,7 +240,8 @@ describe('fan-out: deliveries are made after the commit, not inside the write', 
       await slow
       expect(await deliverDue(quiet.deps)).toBe(2)
       // both sent in one round, side by side: either may arrive first
-      expect(rx.on('/fan-late-commit').map((r) => r.json.event).sort()).toEqual(['iteration.added', 'node.added'])
+      const events = rx.on('/fan-late-commit').map((r) => r.json.event)
+      expect(events.sort()).toEqual(['iteration.added', 'node.added'])
     } finally {
       await quiet.close()
     }
