@@ -40,55 +40,69 @@ function validationMessages(error: ValidationError): string[] {
 /**
  * The one place that builds error responses: our two error classes, Elysia's own errors
  * (validation, parse, not found), SQLSTATE codes that mean a client mistake, and anything
- * else as a logged 500. Under /api/ nothing here ever answers HTML.
+ * else as a logged 500. Under /api/ nothing here ever answers HTML. The request wrapper
+ * (server.ts) renders its early refusals (Host, size, URL, headers, body) here too, through
+ * `renderError`, before Elysia sees the request.
  */
 export const errorPlugin = (deps: Deps) =>
-  new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request }) => {
-    const url = new URL(request.url)
-    const guided = isGuidedPath(url.pathname)
-    const withGuide = (status: number, body: Record<string, unknown>) => {
-      if (guided && (status === 400 || status === 401 || status === 403))
-        body._meta = { ...(body._meta ?? {}), guide: guideUrl(deps.config.publicBaseUrl) }
-      return json(status, body)
-    }
-    const where = { requestId: request.headers.get('x-request-id') ?? undefined, method: request.method, path: loggablePath(url.pathname) }
-    const err = error
-    if (err instanceof ErrorListError || err instanceof RefusalError) {
-      // a 500 the code words itself (a batch rolled back) still means something failed unexpectedly
-      if (err.status >= 500) deps.log.error('unhandled error', { ...where, status: err.status, error: stackOf(err.cause ?? err) })
-      const res =
-        err instanceof RefusalError && err.status === 401
-          ? withGuide(401, { ...err.toBody(), _meta: { guide: guideUrl(deps.config.publicBaseUrl) } })
-          : withGuide(err.status, err.toBody())
-      if (err.replayed) res.headers.set('idempotent-replayed', 'true')
-      return res
-    }
-    switch (code) {
-      case 'NOT_FOUND':
-        return json(404, {
-          error: 'unknown_endpoint',
-          message: `No endpoint ${request.method} ${url.pathname}`,
-          _meta: { _tip: `See ${guideUrl(deps.config.publicBaseUrl)} for every endpoint, or /openapi.json.` },
-        })
-      case 'VALIDATION':
-        // Elysia's code VALIDATION is its ValidationError
-        if ((err as ValidationError).type === 'response') break
-        return withGuide(400, { success: false, errors: validationMessages(err as ValidationError) })
-      case 'PARSE':
-        return withGuide(400, { success: false, errors: ['Request body is not valid JSON'] })
-    }
-    const state = sqlState(err)
-    if (state === SQLSTATE.uniqueViolation) return json(409, { error: 'conflict', message: 'That resource already exists' })
-    if (state === SQLSTATE.invalidTextRepresentation || state === SQLSTATE.checkViolation)
-      return withGuide(400, { success: false, errors: ['A value has the wrong format'] })
-    // a number a column cannot hold (the route's schema should have refused it first)
-    if (state === SQLSTATE.numericOutOfRange) return withGuide(400, { success: false, errors: ['A number is out of range'] })
-    // Never the whole error of a failed response check: its message carries the value that failed,
-    // which may be anything a handler returned. The path and the rule are enough to find it.
-    const detail =
-      code === 'VALIDATION'
-        ? `response failed its schema at ${String((err as ValidationError).valueError?.path ?? (err as ValidationError).all?.[0]?.path ?? '?').slice(0, 200)}`
-        : stackOf(err)
-    deps.log.error('unhandled error', { ...where, status: 500, error: detail })
-    return json(500, { error: 'internal_error', message: 'Something went wrong on our side; the request may be retried' })
-  })
+  new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request }) => renderError(deps, error, request, code))
+
+/** The response for an error thrown while answering `request`; `code` is Elysia's name for it, when Elysia caught it. */
+export function renderError(deps: Deps, err: unknown, request: Request, code?: string | number): Response {
+  // a request whose Host made no URL (server.ts refuses it) still gets its answer
+  let url: URL | null = null
+  try {
+    url = new URL(request.url)
+  } catch {
+    // no URL to read: no guide link, and the log line names no path
+  }
+  const guided = url !== null && isGuidedPath(url.pathname)
+  const withGuide = (status: number, body: Record<string, unknown>) => {
+    if (guided && (status === 400 || status === 401 || status === 403))
+      body._meta = { ...(body._meta ?? {}), guide: guideUrl(deps.config.publicBaseUrl) }
+    return json(status, body)
+  }
+  const where = {
+    requestId: request.headers.get('x-request-id') ?? undefined,
+    method: request.method,
+    path: url ? loggablePath(url.pathname) : '(invalid host)',
+  }
+  if (err instanceof ErrorListError || err instanceof RefusalError) {
+    // a 500 the code words itself (a batch rolled back) still means something failed unexpectedly
+    if (err.status >= 500) deps.log.error('unhandled error', { ...where, status: err.status, error: stackOf(err.cause ?? err) })
+    const res =
+      err instanceof RefusalError && err.status === 401
+        ? withGuide(401, { ...err.toBody(), _meta: { guide: guideUrl(deps.config.publicBaseUrl) } })
+        : withGuide(err.status, err.toBody())
+    if (err.replayed) res.headers.set('idempotent-replayed', 'true')
+    return res
+  }
+  switch (code) {
+    case 'NOT_FOUND':
+      return json(404, {
+        error: 'unknown_endpoint',
+        message: `No endpoint ${request.method} ${url?.pathname ?? ''}`,
+        _meta: { _tip: `See ${guideUrl(deps.config.publicBaseUrl)} for every endpoint, or /openapi.json.` },
+      })
+    case 'VALIDATION':
+      // Elysia's code VALIDATION is its ValidationError
+      if ((err as ValidationError).type === 'response') break
+      return withGuide(400, { success: false, errors: validationMessages(err as ValidationError) })
+    case 'PARSE':
+      return withGuide(400, { success: false, errors: ['Request body is not valid JSON'] })
+  }
+  const state = sqlState(err)
+  if (state === SQLSTATE.uniqueViolation) return json(409, { error: 'conflict', message: 'That resource already exists' })
+  if (state === SQLSTATE.invalidTextRepresentation || state === SQLSTATE.checkViolation)
+    return withGuide(400, { success: false, errors: ['A value has the wrong format'] })
+  // a number a column cannot hold (the route's schema should have refused it first)
+  if (state === SQLSTATE.numericOutOfRange) return withGuide(400, { success: false, errors: ['A number is out of range'] })
+  // Never the whole error of a failed response check: its message carries the value that failed,
+  // which may be anything a handler returned. The path and the rule are enough to find it.
+  const detail =
+    code === 'VALIDATION'
+      ? `response failed its schema at ${String((err as ValidationError).valueError?.path ?? (err as ValidationError).all?.[0]?.path ?? '?').slice(0, 200)}`
+      : stackOf(err)
+  deps.log.error('unhandled error', { ...where, status: 500, error: detail })
+  return json(500, { error: 'internal_error', message: 'Something went wrong on our side; the request may be retried' })
+}

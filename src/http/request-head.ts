@@ -1,8 +1,9 @@
-import { json } from './respond'
+import { RefusalError } from '../errors'
 
 /**
  * What the wrapper reads of every request's head before anything else: its id, and the size
- * limits of its line and headers (main.ts lets Bun read more, so these answer JSON).
+ * limits of its line and headers (main.ts lets Bun read more, so these answer JSON, rendered by
+ * the error plugin's renderError).
  */
 
 /** The caller's X-Request-Id when it is a plain token (it is echoed and logged), else a fresh one. */
@@ -16,19 +17,17 @@ const REQUEST_ID = /^[\w.:@+=/-]{1,128}$/
 export const MAX_URL_BYTES = 16 * 1024
 export const MAX_HEADER_BYTES = 32 * 1024
 
-/** A JSON 414 or 431 for a request line or headers over the limits, or undefined. */
-export function sizeRefusal(url: URL, headers: Headers): Response | undefined {
+/** The 414 or 431 refusal (for the wrapper to throw) of a request line or headers over the limits, or undefined. */
+export function sizeRefusal(url: URL, headers: Headers): RefusalError | undefined {
   const urlBytes = url.pathname.length + url.search.length
   if (urlBytes > MAX_URL_BYTES)
-    return json(414, {
-      error: 'uri_too_long',
+    return new RefusalError(414, 'uri_too_long', {
       message: `The path and query are ${urlBytes} bytes; at most ${MAX_URL_BYTES} are allowed`,
       _meta: { _tip: 'Send long values in a POST body instead of the URL.' },
     })
   const bytes = headerBytes(headers)
   if (bytes > MAX_HEADER_BYTES)
-    return json(431, {
-      error: 'headers_too_large',
+    return new RefusalError(431, 'headers_too_large', {
       message: `The headers are ${bytes} bytes; at most ${MAX_HEADER_BYTES} are allowed`,
       _meta: { _tip: 'Send fewer or shorter headers.' },
     })

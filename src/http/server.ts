@@ -1,8 +1,9 @@
 import type { Deps } from '../deps'
+import { invalid, RefusalError } from '../errors'
 import { clientIp, type SocketIp } from './client-ip'
+import { renderError } from './error-plugin'
 import { createFastLane, type FastRead, plainTarget } from './fast-lane'
 import { checkHeaders, checkJsonText, checkUrl, loggablePath } from './input-guard'
-import { guideUrl, isGuidedPath } from './meta'
 import { rateExempt } from './rate-exempt'
 import { createFailureLimiter, createRateLimiter } from './rate-limit'
 import { requestIdOf, sizeRefusal } from './request-head'
@@ -52,7 +53,7 @@ export function createHandler(deps: Deps, app: App, options: HandlerOptions = {}
     const requestId = requestIdOf(received.headers)
     const ip = clientIp(received, socketIp, config.trustProxy)
     if (!line) {
-      const res = json(400, { success: false, errors: ['The Host header is not a valid host name'] })
+      const res = renderError(deps, invalid('The Host header is not a valid host name'), received)
       res.headers.set('x-request-id', requestId)
       res.headers.set('x-content-type-options', 'nosniff')
       res.headers.set('cache-control', 'no-store')
@@ -60,72 +61,58 @@ export function createHandler(deps: Deps, app: App, options: HandlerOptions = {}
       return res
     }
     let { req, url } = line
-    let res: Response | undefined = sizeRefusal(url, req.headers)
+    let res: Response | undefined
     let link: string | undefined
     const admin = url.pathname.startsWith('/admin/')
-    if (admin && !res) {
-      const wait = adminFailures.blocked(ip)
-      if (wait)
-        res = json(
-          429,
-          {
-            error: 'rate_limited',
-            message: `More than ${ADMIN_FAILURES_PER_MINUTE} failed admin authentications in 60 seconds from ${ip}`,
-            _meta: { _tip: `Check ADMIN_TOKEN, then retry after ${wait} seconds.` },
-          },
-          { 'retry-after': String(wait) },
-        )
-    }
     const exempt = url.pathname.startsWith('/api/') ? rateExempt(req.method, url) : false
-    if (url.pathname.startsWith('/api/') && !res && exempt !== 'canvas') {
-      // a waiting feed read is not counted, but an address past the limit gets no more reads
-      const wait = exempt === 'feed' ? limiter.blocked(ip) : limiter.hit(ip)
-      if (wait)
-        res = json(
-          429,
-          {
-            error: 'rate_limited',
-            message: `More than ${config.rateLimitPerMinute} requests in 60 seconds from ${ip}`,
-            _meta: { _tip: `Back off and retry after ${wait} seconds.` },
-          },
-          { 'retry-after': String(wait) },
-        )
-    }
-    if (!res) {
-      // a request without a body (most GETs) is checked without a promise
-      let sized = limitBody(req, config.maxBodyBytes)
-      if (sized instanceof Promise) sized = await sized
-      if (sized) req = sized
-      else if (WORKFLOW.test(url.pathname))
-        // api.md, Errors: an oversized workflow request is a 400, with the guide like its other 400s
-        res = json(400, {
-          error: `Request body is over the limit of ${config.maxBodyBytes} bytes`,
-          _meta: {
-            _tip: 'Send a smaller response: GET /api/v1/workflow lists the limits of every flow.',
-            guide: guideUrl(config.publicBaseUrl),
-          },
-        })
-      else
-        res = json(413, {
-          error: 'payload_too_large',
-          message: `Request body is over the limit of ${config.maxBodyBytes} bytes`,
-          _meta: { _tip: 'Send a smaller body; split a large batch into several calls.' },
-        })
-    }
-    if (!res) {
-      // NUL characters, lone surrogates and deep nesting: a 400 naming the field before anything parses or stores it
-      let refusal = checkUrl(url) ?? checkHeaders(req.headers)
-      if (!refusal && req.body && req.method !== 'GET' && req.method !== 'HEAD') {
-        const text = await req.text()
-        refusal = checkJsonText(text, !OWN_STRING_CHECK.test(url.pathname))
-        req = new Request(req.url, { method: req.method, headers: req.headers, body: text })
+    try {
+      const tooBig = sizeRefusal(url, req.headers)
+      if (tooBig) throw tooBig
+      if (admin) {
+        const wait = adminFailures.blocked(ip)
+        if (wait)
+          res = json(
+            429,
+            {
+              error: 'rate_limited',
+              message: `More than ${ADMIN_FAILURES_PER_MINUTE} failed admin authentications in 60 seconds from ${ip}`,
+              _meta: { _tip: `Check ADMIN_TOKEN, then retry after ${wait} seconds.` },
+            },
+            { 'retry-after': String(wait) },
+          )
       }
-      if (refusal)
-        res = json(400, {
-          success: false,
-          errors: [refusal],
-          ...(isGuidedPath(url.pathname) ? { _meta: { guide: guideUrl(config.publicBaseUrl) } } : {}),
-        })
+      if (url.pathname.startsWith('/api/') && !res && exempt !== 'canvas') {
+        // a waiting feed read is not counted, but an address past the limit gets no more reads
+        const wait = exempt === 'feed' ? limiter.blocked(ip) : limiter.hit(ip)
+        if (wait)
+          res = json(
+            429,
+            {
+              error: 'rate_limited',
+              message: `More than ${config.rateLimitPerMinute} requests in 60 seconds from ${ip}`,
+              _meta: { _tip: `Back off and retry after ${wait} seconds.` },
+            },
+            { 'retry-after': String(wait) },
+          )
+      }
+      if (!res) {
+        // a request without a body (most GETs) is checked without a promise
+        let sized = limitBody(req, config.maxBodyBytes)
+        if (sized instanceof Promise) sized = await sized
+        if (!sized) throw bodyTooLarge(url, config.maxBodyBytes)
+        req = sized
+        // NUL characters, lone surrogates and deep nesting: a 400 naming the field before anything parses or stores it
+        let refusal = checkUrl(url) ?? checkHeaders(req.headers)
+        if (!refusal && req.body && req.method !== 'GET' && req.method !== 'HEAD') {
+          const text = await req.text()
+          refusal = checkJsonText(text, !OWN_STRING_CHECK.test(url.pathname))
+          req = new Request(req.url, { method: req.method, headers: req.headers, body: text })
+        }
+        if (refusal) throw invalid(refusal)
+      }
+    } catch (err) {
+      // the early refusals above, and a body that failed to arrive, answered as the error plugin answers
+      res = renderError(deps, err, req)
     }
     if (!res) {
       const rewrite = legacyRewrite(url.pathname)
@@ -162,6 +149,18 @@ export function createHandler(deps: Deps, app: App, options: HandlerOptions = {}
 }
 
 const WORKFLOW = /^\/api\/(v1\/)?workflow$/
+
+/** The refusal of a body over the size limit: api.md, Errors, makes an oversized workflow request a 400 with the guide like its other 400s. */
+function bodyTooLarge(url: URL, max: number): RefusalError {
+  if (WORKFLOW.test(url.pathname))
+    return new RefusalError(400, `Request body is over the limit of ${max} bytes`, {
+      _meta: { _tip: 'Send a smaller response: GET /api/v1/workflow lists the limits of every flow.' },
+    })
+  return new RefusalError(413, 'payload_too_large', {
+    message: `Request body is over the limit of ${max} bytes`,
+    _meta: { _tip: 'Send a smaller body; split a large batch into several calls.' },
+  })
+}
 /**
  * Routes that check the strings of their body themselves (badString): POST /workflow answers a bad
  * string in a run's answer as a bad response that keeps the run, and /mcp lets the REST call of
