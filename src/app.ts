@@ -73,6 +73,8 @@ export function createApp(deps: Deps) {
             version: '1.0.0',
             description: 'The self-hosted Planning Tree Service. Every /api/v1 path also answers on its unversioned /api/ twin.',
           },
+          // PUBLIC_BASE_URL: the address clients reach this server at (paths begin with /api/v1)
+          servers: [{ url: deps.config.publicBaseUrl }],
           components: {
             securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'arb_… API key' } },
           },

@@ -4,7 +4,7 @@ import { createApp } from '../src/app'
 import { startApp } from './helpers'
 
 // issue 2: OpenAPI 3.1 at /openapi.json, validated by a real validator, covering every endpoint
-const app = await startApp()
+const app = await startApp({ WEBHOOK_ALLOW_INSECURE: 'true' })
 afterAll(() => app.close())
 
 const doc = (await app.call('GET', '/openapi.json', { key: null })).body
@@ -99,15 +99,118 @@ describe('/openapi.json types every write and every answer', () => {
     expect(Object.keys(doc.paths['/api/v1/mutate'].post.requestBody.content)).toEqual(['application/json'])
   })
 
-  it('declares every error status of every operation with a body schema', () => {
-    const missing: string[] = []
+  it('declares the error statuses each operation can answer, each with a body schema', () => {
+    const wrong: string[] = []
     for (const [path, operations] of Object.entries<any>(doc.paths))
-      for (const [method, op] of Object.entries<any>(operations))
-        for (const status of ['400', '401', '403', '404', '409', '413', '429', '500']) {
-          const schema = op.responses?.[status]?.content?.['application/json']?.schema
-          if (!schema || Object.keys(schema).length === 0) missing.push(`${method} ${path} ${status}`)
+      for (const [method, op] of Object.entries<any>(operations)) {
+        const statuses = Object.keys(op.responses).filter((s) => s >= '400')
+        for (const status of statuses) {
+          const schema = op.responses[status].content?.['application/json']?.schema
+          if (!schema || Object.keys(schema).length === 0) wrong.push(`${method} ${path} ${status}: no body schema`)
         }
-    expect(missing).toEqual([])
+        const isPublic = Array.isArray(op.security) && op.security.length === 0
+        // an authenticated API operation: every refusal of the key, the project, the input and the rate limit
+        if (path.startsWith('/api/') && !isPublic)
+          for (const status of ['400', '401', '403', '404', '429', '500'])
+            if (!statuses.includes(status)) wrong.push(`${method} ${path} ${status}: missing`)
+        if (isPublic && (statuses.includes('401') || statuses.includes('403')))
+          wrong.push(`${method} ${path}: public but documents 401/403`)
+        if (!op.requestBody && statuses.includes('413')) wrong.push(`${method} ${path}: no body but documents 413`)
+      }
+    expect(wrong).toEqual([])
+    // the health checks answer only what they declare
+    expect(Object.keys(doc.paths['/healthz'].get.responses)).toEqual(['200'])
+    expect(Object.keys(doc.paths['/readyz'].get.responses).sort()).toEqual(['200', '503'])
+  })
+
+  it('is plain OpenAPI 3.1 that other languages generate clients from', () => {
+    const text = JSON.stringify(doc)
+    // 3.1 writes type arrays; `nullable` is 3.0
+    expect(text).not.toContain('"nullable"')
+    // Elysia's t.Integer is a number in JSON, not a string whose default is 0
+    expect(text).not.toContain('"format":"integer"')
+    expect(doc.servers).toEqual([{ url: app.deps.config.publicBaseUrl }])
+    // a node's type is one enum (a generator makes one enum type), not an anyOf of consts
+    const node = doc.paths['/api/v1/nodes'].get.responses['200'].content['application/json'].schema.properties.nodes.items
+    expect(node.properties.type).toMatchObject({ type: 'string', enum: ['goal', 'need', 'approach', 'job', 'task'] })
+    // every title names one schema: generators name a class after it
+    const titles = new Map<string, string>()
+    const clash: string[] = []
+    const walk = (value: unknown): void => {
+      if (Array.isArray(value)) return value.forEach(walk)
+      if (!value || typeof value !== 'object') return
+      const o = value as Record<string, unknown>
+      if (typeof o.title === 'string') {
+        const known = titles.get(o.title)
+        if (known !== undefined && known !== JSON.stringify(o)) clash.push(o.title)
+        titles.set(o.title, JSON.stringify(o))
+      }
+      Object.values(o).forEach(walk)
+    }
+    walk(doc.paths)
+    expect(clash).toEqual([])
+    // the public routes say so
+    for (const [method, path] of [
+      ['get', '/api/v1/guide'],
+      ['get', '/api/v1/public/share/{token}'],
+      ['get', '/healthz'],
+    ])
+      expect(doc.paths[path][method].security, `${method} ${path}`).toEqual([])
+  })
+
+  it('declares the bounds of integer query parameters as the routes enforce them', async () => {
+    const projectId = await app.project()
+    const hook = await app.call('POST', '/api/v1/webhooks', { body: { projectId, url: 'http://127.0.0.1:9/hook' } })
+    const extra: Record<string, string> = {
+      '/api/v1/tree': '&format=outline',
+      '/api/v1/search': '&q=plan',
+      '/api/v1/webhooks/deliveries': `&id=${hook.body.webhook.id}`,
+    }
+    const checked: string[] = []
+    for (const [path, operations] of Object.entries<any>(doc.paths))
+      for (const param of operations.get?.parameters ?? []) {
+        const { minimum, maximum } = param.schema
+        if (param.in !== 'query' || param.schema.type !== 'integer') continue
+        expect({ path, name: param.name, minimum: typeof minimum, maximum: typeof maximum }).toEqual({
+          path,
+          name: param.name,
+          minimum: 'number',
+          maximum: 'number',
+        })
+        const ask = async (value: number) =>
+          (await app.call('GET', `${path}?projectId=${projectId}&${param.name}=${value}${extra[path] ?? ''}`)).status
+        expect([path, param.name, await ask(minimum - 1), await ask(maximum + 1), await ask(minimum)]).toEqual([
+          path,
+          param.name,
+          400,
+          400,
+          200,
+        ])
+        checked.push(`${path} ${param.name}`)
+      }
+    expect(checked.length).toBeGreaterThanOrEqual(8)
+  })
+
+  it('declares as required the query parameters every call needs', async () => {
+    const projectId = await app.project()
+    const values: Record<string, string> = { projectId, q: 'plan', userId: 'u', keyId: 'k', id: 'w', token: 't' }
+    const checked: string[] = []
+    for (const [path, operations] of Object.entries<any>(doc.paths))
+      for (const [method, op] of Object.entries<any>(operations)) {
+        if (path.includes('{') || !['get', 'delete'].includes(method)) continue
+        const required = (op.parameters ?? []).filter((p: any) => p.in === 'query' && p.required).map((p: any) => p.name)
+        for (const name of required) {
+          const query = required
+            .filter((n: string) => n !== name)
+            .map((n: string) => `${n}=${values[n]}`)
+            .join('&')
+          const res = await app.call(method.toUpperCase(), `${path}?${query}`)
+          expect([method, path, name, res.status]).toEqual([method, path, name, 400])
+          checked.push(`${method} ${path} ${name}`)
+        }
+      }
+    expect(checked).toContain('delete /api/v1/webhooks id')
+    expect(checked).toContain('get /api/v1/webhooks/deliveries id')
   })
 
   it('keeps the action schemas importable without any service (the MCP server reuses them)', async () => {

@@ -1,7 +1,9 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
+import { QueryText } from '../http/query'
 import { MetaBody } from '../http/schemas'
+import { MAX_LIMIT, MAX_WAIT_SECONDS } from './model'
 import { listEvents } from './service'
 
 const Payload = t.Object(
@@ -28,12 +30,14 @@ export const eventRoutes = (deps: Deps) =>
       query: t.Object({
         projectId: t.String(),
         after: t.Optional(t.String({ description: 'the nextCursor of the previous call; omit to start at the oldest event kept' })),
-        limit: t.Optional(t.String({ description: 'at most this many events, 1 to 500 (default 100)' })),
+        limit: t.Optional(
+          QueryText(t.Integer({ minimum: 1, maximum: MAX_LIMIT }), `at most this many events, 1 to ${MAX_LIMIT} (default 100)`),
+        ),
         wait: t.Optional(
-          t.String({
-            description:
-              'seconds, 0 to 60 (default 0): hold an empty page open until an event arrives or wait passes; a waiting request is not counted against the rate limit',
-          }),
+          QueryText(
+            t.Integer({ minimum: 0, maximum: MAX_WAIT_SECONDS }),
+            `seconds, 0 to ${MAX_WAIT_SECONDS} (default 0): hold an empty page open until an event arrives or wait passes; a waiting request is not counted against the rate limit`,
+          ),
         ),
       }),
       response: {

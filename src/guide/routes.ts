@@ -53,7 +53,11 @@ export const guideRoutes = (deps: Deps, routes: () => RouteInfo[]) =>
       response: {
         200: t.Object({ service: t.String(), endpoints: t.Array(t.Unknown()), actions: t.Unknown() }, { additionalProperties: true }),
       },
-      detail: { summary: 'This guide: endpoints, actions, field rules, limits, examples (no authentication)', tags: ['meta'] },
+      detail: {
+        summary: 'This guide: endpoints, actions, field rules, limits, examples (no authentication)',
+        tags: ['meta'],
+        security: [],
+      },
     },
   )
 

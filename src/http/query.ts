@@ -1,4 +1,4 @@
-import { Kind, OptionalKind, type TObject, type TOptional, type TSchema, type TUnknown, Type } from '@sinclair/typebox'
+import { Kind, OptionalKind, type TObject, type TOptional, type TSchema, type TString, type TUnknown, Type } from '@sinclair/typebox'
 
 /**
  * The query-string form of a typed parameter schema (a model's `…Params`): every value
@@ -11,11 +11,23 @@ import { Kind, OptionalKind, type TObject, type TOptional, type TSchema, type TU
 export function asQuery(schema: TObject, loose: string[] = []): TObject {
   const properties: Record<string, TSchema> = {}
   for (const [name, prop] of Object.entries(schema.properties)) {
-    const text = prop[Kind] === 'String' ? prop : Type.String({ description: describe(prop) })
+    const text = prop[Kind] === 'String' ? prop : Type.String({ description: describe(prop), [TYPED]: prop })
     const optional = prop[OptionalKind] === 'Optional' || loose.includes(name)
     properties[name] = optional ? Type.Optional(text) : text
   }
   return Type.Object(properties)
+}
+
+/**
+ * Where a query-string schema keeps the typed schema of its value, for the OpenAPI document only:
+ * validation ignores the key, and completeOpenApi (./schemas.ts) documents the parameter with the
+ * typed schema (its enum, its bounds) in place of the string.
+ */
+export const TYPED = 'x-arbor-typed'
+
+/** A query parameter read as text and checked by the service, documented as the typed value it must be. */
+export function QueryText(typed: TSchema, description = typed.description): TString {
+  return Type.String({ description, [TYPED]: typed })
 }
 
 /**

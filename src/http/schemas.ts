@@ -1,5 +1,7 @@
 import { t } from 'elysia'
-import { INTEGER_QUERY, operationId } from './operation-ids'
+import { portableSchemas, uniqueTitles } from './openapi-portable'
+import { INTEGER_QUERY, operationId, REQUIRED_QUERY } from './operation-ids'
+import { TYPED } from './query'
 
 /** The `{error, message?}` body of an RefusalError (src/errors.ts), for route response schemas. */
 export const RefusalBody = t.Object(
@@ -44,9 +46,16 @@ const ERRORS: Record<string, { description: string; schema: unknown }> = {
 /** The parts of an OpenAPI operation completed here. */
 interface Operation {
   operationId?: string
-  parameters?: { in: string; name: string; schema?: { type?: string } }[]
+  parameters?: {
+    in: string
+    name: string
+    required?: boolean
+    schema?: { type?: string | string[]; description?: string; [TYPED]?: unknown }
+  }[]
   responses?: Record<string, Response>
   requestBody?: { content?: Record<string, unknown> }
+  security?: unknown[]
+  tags?: string[]
 }
 interface Response {
   description?: string
@@ -55,26 +64,66 @@ interface Response {
 
 const isHtml = (response: Response | undefined) => !!response?.content?.['text/html']
 
+/** Operations that answer only what their route declares (no key, no body, no database). */
+const ONLY_DECLARED = new Set(['get /healthz', 'get /readyz'])
+
 /**
- * Completes the generated OpenAPI document in place (idempotent): every operation documents
- * every error status above with its body schema, and request bodies are JSON only (the API
- * parses nothing else). Run on the document @elysiajs/openapi builds, so routes added by any
+ * The error statuses the error plugin and the wrapper can give this operation: no 401/403 on a
+ * public one, no 413 without a body, 409 only on a write, 429 only where the rate limits count
+ * (/api/ and /admin/), none at all on the health checks. A status the route declares itself stays.
+ */
+function errorStatuses(method: string, path: string, op: Operation): string[] {
+  if (ONLY_DECLARED.has(`${method} ${path}`)) return []
+  const isPublic = Array.isArray(op.security) && op.security.length === 0
+  const limited = path.startsWith('/api/') || path.startsWith('/admin/')
+  return Object.keys(ERRORS).filter((status) => {
+    if (op.responses?.[status]) return true
+    if (status === '401' || status === '403') return !isPublic
+    if (status === '413') return !!op.requestBody
+    if (status === '409') return method !== 'get'
+    if (status === '429') return limited
+    return true
+  })
+}
+
+/**
+ * Completes the generated OpenAPI document in place (idempotent): every operation documents the
+ * error statuses it can answer with their body schemas, request bodies are JSON only (the API
+ * parses nothing else), and the schemas are plain OpenAPI 3.1 with unique titles
+ * (./openapi-portable.ts). Run on the document @elysiajs/openapi builds, so routes added by any
  * module are covered without each one repeating the list.
  */
 export function completeOpenApi(doc: unknown): unknown {
   if (!doc || typeof doc !== 'object' || !('paths' in doc) || !doc.paths || 'x-arbor-complete' in doc) return doc
-  for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, Operation | undefined>>))
+  // a copy: the generated document shares its schema objects with the routes' validators
+  const paths = JSON.parse(JSON.stringify(doc.paths)) as Record<string, Record<string, Operation | undefined>>
+  ;(doc as { paths: unknown }).paths = paths
+  const tags = new Set<string>()
+  const titles = new Map<string, string>()
+  for (const [path, operations] of Object.entries(paths))
     for (const [method, op] of Object.entries(operations)) {
       if (!op || typeof op !== 'object' || !('responses' in op || 'summary' in op)) continue
       op.operationId = operationId(method, path)
-      for (const p of op.parameters ?? [])
-        if (p.in === 'query' && INTEGER_QUERY.has(p.name) && p.schema?.type === 'string') p.schema.type = 'integer'
+      for (const tag of op.tags ?? []) tags.add(tag)
+      for (const p of op.parameters ?? []) {
+        // a value read as text and checked by the service: documented as the value it must be (./query.ts)
+        const typed = p.schema?.[TYPED]
+        if (typed && typeof typed === 'object') p.schema = { ...typed, description: p.schema?.description }
+        else if (p.in === 'query' && INTEGER_QUERY.has(p.name) && p.schema?.type === 'string') p.schema.type = 'integer'
+        if (p.in === 'query' && REQUIRED_QUERY.has(`${method.toUpperCase()} ${path} ${p.name}`)) p.required = true
+      }
       op.responses ??= {}
       const html = Object.values(op.responses).some(isHtml)
-      for (const [status, { description, schema }] of Object.entries(ERRORS)) {
+      const statuses = errorStatuses(method, path, op)
+      for (const status of Object.keys(ERRORS)) {
+        const declared = op.responses[status]
+        if (!statuses.includes(status)) {
+          delete op.responses[status]
+          continue
+        }
         // a route's own error schema is replaced: every error body comes from the error plugin or
         // the transport wrapper, in one of the two shapes, whatever the route declared
-        const declared = op.responses[status]
+        const { description, schema } = ERRORS[status]!
         op.responses[status] = {
           description: declared?.description ?? description,
           content: {
@@ -86,7 +135,15 @@ export function completeOpenApi(doc: unknown): unknown {
       }
       const content = op.requestBody?.content
       if (content?.['application/json']) for (const type of Object.keys(content)) if (type !== 'application/json') delete content[type]
+      portableSchemas(op)
+      uniqueTitles(op.requestBody, `${op.operationId} body`, titles)
+      for (const [status, response] of Object.entries(op.responses)) uniqueTitles(response, `${op.operationId} ${status}`, titles)
     }
+  const known = new Set(((doc as { tags?: { name: string }[] }).tags ?? []).map((t) => t.name))
+  ;(doc as { tags?: { name: string }[] }).tags = [
+    ...((doc as { tags?: { name: string }[] }).tags ?? []),
+    ...[...tags].filter((t) => !known.has(t)).map((name) => ({ name })),
+  ]
   Object.defineProperty(doc, 'x-arbor-complete', { value: true, enumerable: false })
   return doc
 }

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
 import { documentedResponse } from '../http/documented'
-import { asQuery } from '../http/query'
+import { asQuery, QueryText } from '../http/query'
 import { NodesParams } from './model'
 import { listChangelog, listNodes } from './service'
 
@@ -48,7 +48,10 @@ export const nodeRoutes = (deps: Deps) =>
       },
     })
     .get('/changelog', ({ user, query }) => listChangelog(deps, user, query), {
-      query: t.Object({ projectId: t.String(), limit: t.Optional(t.String({ description: '1 to 1000, default 100' })) }),
+      query: t.Object({
+        projectId: t.String(),
+        limit: t.Optional(QueryText(t.Integer({ minimum: 1, maximum: 1000 }), '1 to 1000, default 100')),
+      }),
       response: {
         200: t.Object({
           changelog: t.Array(

@@ -1,9 +1,9 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { asLoose } from '../http/query'
+import { asLoose, QueryText } from '../http/query'
 import { MetaBody } from '../http/schemas'
-import { VIEW_COMMAND_TYPES, ViewCommand, ViewStateParams } from './model'
+import { POLL_WAIT_MS, VIEW_COMMAND_TYPES, ViewCommand, ViewStateParams } from './model'
 import { nextCommands, reportView, sendCommand, viewState } from './service'
 
 const Mode = t.Union([t.Literal('tree'), t.Literal('matrix')])
@@ -68,7 +68,12 @@ export const viewRoutes = (deps: Deps) =>
       query: t.Object({
         projectId: t.String(),
         after: t.Optional(t.String({ description: 'the id of the last command this client applied' })),
-        wait: t.Optional(t.String({ description: 'milliseconds to wait for a command, 0 to 15000 (default 0: answer at once)' })),
+        wait: t.Optional(
+          QueryText(
+            t.Integer({ minimum: 0, maximum: POLL_WAIT_MS }),
+            `milliseconds to wait for a command, 0 to ${POLL_WAIT_MS} (default 0: answer at once)`,
+          ),
+        ),
         revision: t.Optional(
           t.String({ description: 'the revision of the previous answer: answer as soon as the tree or its iterations change' }),
         ),

@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
+import { QueryText } from '../http/query'
 import { MetaBody, RefusalBody as Refusal } from '../http/schemas'
 import {
   CLAIM_EVENT_TYPES,
@@ -84,7 +85,7 @@ export const webhookRoutes = (deps: Deps) =>
         {
           projectId: t.Optional(t.String()),
           id: t.Optional(t.String({ description: 'the webhook id' })),
-          limit: t.Optional(t.String({ description: '1 to 200, default 50' })),
+          limit: t.Optional(QueryText(t.Integer({ minimum: 1, maximum: 200 }), '1 to 200, default 50')),
         },
         { additionalProperties: true },
       ),
