@@ -26,7 +26,10 @@ export const ValidationBody = t.Object(
   { additionalProperties: true, description: 'a request that breaks a validation rule' },
 )
 
-const EitherBody = t.Union([ValidationBody, RefusalBody])
+/** The two error bodies, once in components.schemas (a generated client has one class for each, not one per operation). */
+const COMPONENTS = { ErrorList: ValidationBody, Refusal: RefusalBody }
+const refusal = { $ref: '#/components/schemas/Refusal' }
+const EitherBody = { anyOf: [{ $ref: '#/components/schemas/ErrorList' }, refusal] }
 
 /**
  * The error answers every operation may give, whatever its route declares: they come from the
@@ -34,12 +37,12 @@ const EitherBody = t.Union([ValidationBody, RefusalBody])
  */
 const ERRORS: Record<string, { description: string; schema: unknown }> = {
   400: { description: 'Invalid request: a broken validation rule, a NUL character, a body nested too deep', schema: EitherBody },
-  401: { description: 'Missing or invalid API key (admin paths: admin token)', schema: RefusalBody },
-  403: { description: 'No access to the project, or the plan does not allow it', schema: RefusalBody },
-  404: { description: 'Unknown project, resource or endpoint', schema: RefusalBody },
+  401: { description: 'Missing or invalid API key (admin paths: admin token)', schema: refusal },
+  403: { description: 'No access to the project, or the plan does not allow it', schema: refusal },
+  404: { description: 'Unknown project, resource or endpoint', schema: refusal },
   409: { description: 'Conflict: the resource exists, or an Idempotency-Key was reused', schema: EitherBody },
-  413: { description: 'Request body over MAX_BODY_BYTES', schema: RefusalBody },
-  429: { description: 'Rate limited; retry after the Retry-After header', schema: RefusalBody },
+  413: { description: 'Request body over MAX_BODY_BYTES', schema: refusal },
+  429: { description: 'Rate limited; retry after the Retry-After header', schema: refusal },
   500: { description: 'Failed on our side; see the body for what survived', schema: EitherBody },
 }
 
@@ -139,6 +142,9 @@ export function completeOpenApi(doc: unknown): unknown {
       uniqueTitles(op.requestBody, `${op.operationId} body`, titles)
       for (const [status, response] of Object.entries(op.responses)) uniqueTitles(response, `${op.operationId} ${status}`, titles)
     }
+  const components = ((doc as { components?: Record<string, unknown> }).components ??= {}) as { schemas?: Record<string, unknown> }
+  components.schemas = { ...components.schemas, ...JSON.parse(JSON.stringify(COMPONENTS)) }
+  portableSchemas(components.schemas)
   const known = new Set(((doc as { tags?: { name: string }[] }).tags ?? []).map((t) => t.name))
   ;(doc as { tags?: { name: string }[] }).tags = [
     ...((doc as { tags?: { name: string }[] }).tags ?? []),

@@ -631,7 +631,38 @@ export interface paths {
 }
 export type webhooks = Record<string, never>
 export interface components {
-  schemas: never
+  schemas: {
+    /** @description a request that breaks a validation rule */
+    ErrorList: {
+      /** @description _tip, guide */
+      _meta?: {
+        [key: string]: unknown
+      }
+      /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
+      errors: string[]
+      /** @description a batch that failed while writing: what was undone */
+      rolledBack?: {
+        iterations: number
+        nodes: number
+      }
+      /** @constant */
+      success: false
+    } & {
+      [key: string]: unknown
+    }
+    /** @description access, tier and other refusals */
+    Refusal: {
+      /** @description _tip, guide */
+      _meta?: {
+        [key: string]: unknown
+      }
+      /** @description a code such as project_access_denied, or a message */
+      error: string
+      message?: string
+    } & {
+      [key: string]: unknown
+    }
+  }
   responses: never
   parameters: never
   requestBodies: never
@@ -678,73 +709,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Missing or invalid API key (admin paths: admin token) */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description No access to the project, or the plan does not allow it */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -753,92 +718,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Rate limited; retry after the Retry-After header */
-      429: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -847,35 +727,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -909,35 +761,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -946,17 +770,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -965,17 +779,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -984,17 +788,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
@@ -1003,54 +797,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -1059,17 +806,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -1078,35 +815,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -1135,35 +844,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -1172,17 +853,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -1191,17 +862,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -1210,73 +871,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -1285,17 +880,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -1304,35 +889,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -1372,35 +929,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -1409,17 +938,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -1428,17 +947,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -1447,73 +956,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -1522,17 +965,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -1541,35 +974,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -1621,35 +1026,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -1658,17 +1035,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -1677,17 +1044,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -1696,17 +1053,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
@@ -1715,35 +1062,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Request body over MAX_BODY_BYTES */
@@ -1752,17 +1071,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -1771,17 +1080,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -1790,35 +1089,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -1836,7 +1107,7 @@ export interface operations {
       content: {
         'application/json': {
           contributor?: boolean
-          creditsLimit?: ((string | number) | null) | null
+          creditsLimit?: number | null
           lapsed?: boolean
           name?: string
           /** @enum {string} */
@@ -1873,35 +1144,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -1910,17 +1153,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -1929,17 +1162,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -1948,17 +1171,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
@@ -1967,35 +1180,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Request body over MAX_BODY_BYTES */
@@ -2004,17 +1189,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -2023,17 +1198,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -2042,35 +1207,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -2110,35 +1247,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -2147,17 +1256,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -2166,17 +1265,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -2185,17 +1274,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
@@ -2204,35 +1283,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Request body over MAX_BODY_BYTES */
@@ -2241,17 +1292,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -2260,17 +1301,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -2279,35 +1310,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -2335,7 +1338,7 @@ export interface operations {
               /** @constant */
               action: 'delete'
               deletedAt: string
-              id: string | number
+              id: number
               node: {
                 /** @description only while a live claim holds this work item (agents-and-app.md, 2); never the token */
                 claim?: {
@@ -2350,9 +1353,9 @@ export interface operations {
                 } & {
                   [key: string]: unknown
                 }
-                depth?: string | number
+                depth?: number
                 id: string
-                parentId: ((string | null) | null) | null
+                parentId: string | null
                 /** @enum {string} */
                 type: 'goal' | 'need' | 'approach' | 'job' | 'task'
               }
@@ -2367,35 +1370,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -2404,17 +1379,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -2423,17 +1388,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -2442,73 +1397,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -2517,17 +1406,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -2536,35 +1415,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -2629,35 +1480,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -2666,17 +1489,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -2685,17 +1498,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -2704,73 +1507,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -2779,17 +1516,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -2798,35 +1525,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -2853,7 +1552,7 @@ export interface operations {
             _meta?: {
               [key: string]: unknown
             }
-            file_count: string | number
+            file_count: number
             /** @description path → markdown: index.md and goals/ needs/ approaches/ jobs/ tasks/<id>.md, each with YAML frontmatter */
             files: {
               [key: string]: string
@@ -2873,35 +1572,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -2910,17 +1581,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description access, tier and other refusals */
@@ -2929,17 +1590,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -2948,73 +1599,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -3023,17 +1608,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -3042,35 +1617,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -3124,35 +1671,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -3161,17 +1680,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -3180,17 +1689,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -3199,17 +1698,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
@@ -3218,35 +1707,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Request body over MAX_BODY_BYTES */
@@ -3255,17 +1716,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -3274,17 +1725,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -3293,35 +1734,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -3356,73 +1769,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Missing or invalid API key (admin paths: admin token) */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description No access to the project, or the plan does not allow it */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -3431,73 +1778,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -3506,17 +1787,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -3525,35 +1796,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -3561,9 +1804,9 @@ export interface operations {
   listIterations: {
     parameters: {
       query: {
-        current?: string
+        current?: boolean
         projectId: string
-        status?: string
+        status?: 'active' | 'done'
       }
       header?: never
       path?: never
@@ -3581,31 +1824,26 @@ export interface operations {
             | {
                 iterations: {
                   /** @description milliseconds since the epoch */
-                  completedAt: ((number | null) | null) | null
+                  completedAt: number | null
                   gitTags: string[]
                   name: string
-                  sortOrder: string | number
+                  sortOrder: number
                   /** @enum {string} */
                   status: 'active' | 'done'
                   system: boolean
                 }[]
               }
             | {
-                iteration:
-                  | (
-                      | ({
-                          /** @description milliseconds since the epoch */
-                          completedAt: ((number | null) | null) | null
-                          gitTags: string[]
-                          name: string
-                          sortOrder: string | number
-                          /** @enum {string} */
-                          status: 'active' | 'done'
-                          system: boolean
-                        } | null)
-                      | null
-                    )
-                  | null
+                iteration: {
+                  /** @description milliseconds since the epoch */
+                  completedAt: number | null
+                  gitTags: string[]
+                  name: string
+                  sortOrder: number
+                  /** @enum {string} */
+                  status: 'active' | 'done'
+                  system: boolean
+                } | null
               }
         }
       }
@@ -3615,35 +1853,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -3652,17 +1862,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -3671,17 +1871,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -3690,73 +1880,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -3765,17 +1889,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -3784,35 +1898,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -3853,35 +1939,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -3890,17 +1948,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -3909,17 +1957,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -3928,73 +1966,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -4003,17 +1975,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -4022,35 +1984,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -4088,35 +2022,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -4125,17 +2031,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -4144,17 +2040,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -4163,17 +2049,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
@@ -4182,35 +2058,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Request body over MAX_BODY_BYTES */
@@ -4219,17 +2067,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -4238,17 +2076,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -4257,35 +2085,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -4319,35 +2119,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -4356,17 +2128,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -4375,17 +2137,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -4394,17 +2146,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
@@ -4413,54 +2155,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -4469,17 +2164,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -4488,35 +2173,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -4554,35 +2211,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -4591,17 +2220,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -4610,17 +2229,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -4629,73 +2238,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -4704,17 +2247,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -4723,35 +2256,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -4794,35 +2299,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -4831,17 +2308,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -4850,17 +2317,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -4869,17 +2326,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
@@ -4888,35 +2335,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Request body over MAX_BODY_BYTES */
@@ -4925,17 +2344,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -4944,17 +2353,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -4963,35 +2362,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -5026,35 +2397,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -5063,17 +2406,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -5082,17 +2415,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -5101,17 +2424,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
@@ -5120,54 +2433,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -5176,17 +2442,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -5195,35 +2451,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -5255,6 +2483,7 @@ export interface operations {
                         /** @description an https:// URL */
                         url: string
                       }[]
+                      /** @enum {string} */
                       goalStatus?: 'focus' | 'later' | 'done'
                       /** @description required; trimmed */
                       label: string
@@ -5295,6 +2524,7 @@ export interface operations {
                 | {
                     /** @description the fields of an approach */
                     data: {
+                      /** @enum {string} */
                       approachStatus?: 'development' | 'validation' | 'resolved' | 'retired'
                       /** @description ids of blocking approaches, never the approach itself */
                       blockedBy?: string[]
@@ -5306,7 +2536,10 @@ export interface operations {
                         /** @description an https:// URL */
                         url: string
                       }[]
-                      /** @description performance is an alias of incremental */
+                      /**
+                       * @description performance is an alias of incremental
+                       * @enum {string}
+                       */
                       kano?: 'must-have' | 'incremental' | 'performance' | 'delighter'
                       /** @description required; trimmed */
                       label: string
@@ -5316,6 +2549,7 @@ export interface operations {
                       notes?: string
                       /** @description ids of existing needs, never the bet’s own parent */
                       serves?: string[]
+                      /** @enum {string} */
                       size?: 'skateboard' | 'vespa' | 'car' | 'truck' | 'antonov'
                     }
                     /** @description the id of the parent (need) */
@@ -5338,10 +2572,14 @@ export interface operations {
                       iteration?: string
                       /** @description required; trimmed */
                       label: string
+                      /** @enum {string} */
                       maturity?: 'mvp' | 'releasable'
                       /** @description excluded from public share views */
                       notes?: string
-                      /** @description done, or open (stored as absent); delivered is deprecated and means not done yet */
+                      /**
+                       * @description done, or open (stored as absent); delivered is deprecated and means not done yet
+                       * @enum {string}
+                       */
                       status?: 'done' | 'open' | 'delivered'
                     }
                     /** @description the id of the parent (approach) */
@@ -5364,7 +2602,10 @@ export interface operations {
                       iteration?: string
                       /** @description required; trimmed */
                       label: string
-                      /** @description done, or open (stored as absent); delivered is deprecated and means not done yet */
+                      /**
+                       * @description done, or open (stored as absent); delivered is deprecated and means not done yet
+                       * @enum {string}
+                       */
                       status?: 'done' | 'open' | 'delivered'
                       /** @description only on a do-it task */
                       urgent?: boolean
@@ -5470,6 +2711,7 @@ export interface operations {
                               /** @description an https:// URL */
                               url: string
                             }[]
+                            /** @enum {string} */
                             goalStatus?: 'focus' | 'later' | 'done'
                             /** @description required; trimmed */
                             label: string
@@ -5514,6 +2756,7 @@ export interface operations {
                       | {
                           /** @description the fields of an approach */
                           data: {
+                            /** @enum {string} */
                             approachStatus?: 'development' | 'validation' | 'resolved' | 'retired'
                             /** @description ids of blocking approaches, never the approach itself */
                             blockedBy?: string[]
@@ -5525,7 +2768,10 @@ export interface operations {
                               /** @description an https:// URL */
                               url: string
                             }[]
-                            /** @description performance is an alias of incremental */
+                            /**
+                             * @description performance is an alias of incremental
+                             * @enum {string}
+                             */
                             kano?: 'must-have' | 'incremental' | 'performance' | 'delighter'
                             /** @description required; trimmed */
                             label: string
@@ -5535,6 +2781,7 @@ export interface operations {
                             notes?: string
                             /** @description ids of existing needs, never the bet’s own parent */
                             serves?: string[]
+                            /** @enum {string} */
                             size?: 'skateboard' | 'vespa' | 'car' | 'truck' | 'antonov'
                           }
                           /** @description a draft- id that later entries may use as parentId, or a real <type>-<n> id */
@@ -5559,10 +2806,14 @@ export interface operations {
                             iteration?: string
                             /** @description required; trimmed */
                             label: string
+                            /** @enum {string} */
                             maturity?: 'mvp' | 'releasable'
                             /** @description excluded from public share views */
                             notes?: string
-                            /** @description done, or open (stored as absent); delivered is deprecated and means not done yet */
+                            /**
+                             * @description done, or open (stored as absent); delivered is deprecated and means not done yet
+                             * @enum {string}
+                             */
                             status?: 'done' | 'open' | 'delivered'
                           }
                           /** @description a draft- id that later entries may use as parentId, or a real <type>-<n> id */
@@ -5587,7 +2838,10 @@ export interface operations {
                             iteration?: string
                             /** @description required; trimmed */
                             label: string
-                            /** @description done, or open (stored as absent); delivered is deprecated and means not done yet */
+                            /**
+                             * @description done, or open (stored as absent); delivered is deprecated and means not done yet
+                             * @enum {string}
+                             */
                             status?: 'done' | 'open' | 'delivered'
                             /** @description only on a do-it task */
                             urgent?: boolean
@@ -5667,6 +2921,7 @@ export interface operations {
                       gitTags?: string[]
                       /** @description unique in the project; at most 100 characters after trimming */
                       name: string
+                      /** @enum {string} */
                       status?: 'active' | 'done'
                     }
                     /** @description entries carry no projectId of their own; if sent, the batch's */
@@ -5693,6 +2948,7 @@ export interface operations {
                 gitTags?: string[]
                 /** @description unique in the project; at most 100 characters after trimming */
                 name: string
+                /** @enum {string} */
                 status?: 'active' | 'done'
               }
               /** @description the project the action applies to */
@@ -5706,6 +2962,7 @@ export interface operations {
                 /** @description the new name */
                 name?: string
                 sortOrder?: number
+                /** @enum {string} */
                 status?: 'active' | 'done'
               }
               /** @description same as the Idempotency-Key header */
@@ -5813,6 +3070,7 @@ export interface operations {
                   }
                   id: string
                   parentId: string | null
+                  /** @enum {string} */
                   type: 'goal' | 'need' | 'approach' | 'job' | 'task'
                 }
                 /** @constant */
@@ -5861,6 +3119,7 @@ export interface operations {
                   gitTags: string[]
                   name: string
                   sortOrder: number
+                  /** @enum {string} */
                   status: 'active' | 'done'
                   system: boolean
                 }
@@ -5889,6 +3148,7 @@ export interface operations {
                   gitTags: string[]
                   name: string
                   sortOrder: number
+                  /** @enum {string} */
                   status: 'active' | 'done'
                   system: boolean
                 }[]
@@ -5980,35 +3240,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -6017,17 +3249,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -6036,17 +3258,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -6055,17 +3267,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
@@ -6074,35 +3276,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Request body over MAX_BODY_BYTES */
@@ -6111,17 +3285,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -6130,17 +3294,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -6149,35 +3303,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -6187,7 +3313,7 @@ export interface operations {
       query: {
         iteration?: string
         projectId: string
-        type?: string
+        type?: 'goal' | 'need' | 'approach' | 'job' | 'task'
       }
       header?: never
       path?: never
@@ -6203,13 +3329,13 @@ export interface operations {
         content: {
           'application/json': {
             _meta: {
-              currentIteration: (string | null) | null
+              currentIteration: string | null
               iterations: {
                 active: string[]
-                total: string | number
+                total: number
               }
               nodeCounts: {
-                [key: string]: string | number
+                [key: string]: number
               }
             } & {
               [key: string]: unknown
@@ -6228,9 +3354,10 @@ export interface operations {
               } & {
                 [key: string]: unknown
               }
-              depth?: string | number
+              depth?: number
               id: string
-              parentId: (string | null) | null
+              parentId: string | null
+              /** @enum {string} */
               type: 'goal' | 'need' | 'approach' | 'job' | 'task'
             }[]
           }
@@ -6242,35 +3369,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -6279,17 +3378,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -6298,17 +3387,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -6317,73 +3396,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -6392,17 +3405,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -6411,35 +3414,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -6468,11 +3443,11 @@ export interface operations {
               [key: string]: unknown
             }
             /** @description nodes not shown on a line of their own */
-            elided: string | number
+            elided: number
             /** @description indented markdown, one line per node; folded parts as "- … 14 more jobs (9 done)" */
             outline: string
             /** @description o200k_base tokens of outline, at most budget */
-            tokens: string | number
+            tokens: number
           }
         }
       }
@@ -6482,35 +3457,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -6519,17 +3466,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -6538,17 +3475,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -6557,73 +3484,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -6632,17 +3493,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -6651,35 +3502,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -6718,35 +3541,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -6755,17 +3550,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -6774,17 +3559,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -6793,73 +3568,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -6868,17 +3577,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -6887,35 +3586,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -6964,35 +3635,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -7001,17 +3644,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -7020,17 +3653,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -7039,17 +3662,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
@@ -7058,35 +3671,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Request body over MAX_BODY_BYTES */
@@ -7095,17 +3680,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -7114,17 +3689,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -7133,35 +3698,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -7205,73 +3742,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Missing or invalid API key (admin paths: admin token) */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description No access to the project, or the plan does not allow it */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description access, tier and other refusals */
@@ -7280,73 +3751,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -7355,17 +3760,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -7374,35 +3769,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -7429,11 +3796,11 @@ export interface operations {
           'application/json': {
             _meta: {
               /** @description open work items not ready for another reason */
-              blocked: string | number
+              blocked: number
               /** @description open work items held by a live claim */
-              claimed: string | number
+              claimed: number
               /** @description ready items (beyond limit too) */
-              total: string | number
+              total: number
             } & {
               [key: string]: unknown
             }
@@ -7451,7 +3818,7 @@ export interface operations {
                   [key: string]: unknown
                 }
                 id: string
-                parentId: (string | null) | null
+                parentId: string | null
                 type: string
               }
             }[]
@@ -7464,35 +3831,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -7501,17 +3840,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -7520,17 +3849,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -7539,73 +3858,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -7614,17 +3867,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -7633,35 +3876,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -7673,7 +3888,7 @@ export interface operations {
         mode?: string
         projectId: string
         q: string
-        type?: string
+        type?: 'goal' | 'need' | 'approach' | 'job' | 'task'
       }
       header?: never
       path?: never
@@ -7715,7 +3930,7 @@ export interface operations {
                   [key: string]: unknown
                 }
                 id: string
-                parentId: ((string | null) | null) | null
+                parentId: string | null
                 /** @enum {string} */
                 type: 'goal' | 'need' | 'approach' | 'job' | 'task'
               }
@@ -7730,35 +3945,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -7767,17 +3954,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -7786,17 +3963,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -7805,73 +3972,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -7880,17 +3981,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -7899,35 +3990,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description search_unavailable: the Meilisearch server (MEILI_URL) did not answer; retry shortly */
@@ -7991,35 +4054,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -8028,17 +4063,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description access, tier and other refusals */
@@ -8047,17 +4072,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description access, tier and other refusals */
@@ -8066,73 +4081,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -8141,17 +4090,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -8160,35 +4099,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -8235,35 +4146,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -8272,17 +4155,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description access, tier and other refusals */
@@ -8291,17 +4164,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description access, tier and other refusals */
@@ -8310,17 +4173,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
@@ -8329,35 +4182,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Request body over MAX_BODY_BYTES */
@@ -8366,17 +4191,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -8385,17 +4200,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -8404,44 +4209,16 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
   }
   revokeShareLink: {
     parameters: {
-      query?: {
+      query: {
         projectId?: string
-        token?: string
+        token: string
       }
       header?: never
       path?: never
@@ -8472,35 +4249,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -8509,17 +4258,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description access, tier and other refusals */
@@ -8528,17 +4267,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description access, tier and other refusals */
@@ -8547,17 +4276,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
@@ -8566,54 +4285,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -8622,17 +4294,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -8641,35 +4303,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -8693,8 +4327,8 @@ export interface operations {
             api_access: boolean
             builderTrial: boolean
             credits: {
-              limit: ((number | null) | null) | null
-              remaining: ((number | null) | null) | null
+              limit: number | null
+              remaining: number | null
               used: number
             }
             has_realtime: boolean
@@ -8702,19 +4336,14 @@ export interface operations {
             is_contributor?: boolean
             lapsed: boolean
             limits: {
-              max_projects: ((number | null) | null) | null
-              max_seats: ((number | null) | null) | null
-              node_cap: ((number | null) | null) | null
+              max_projects: number | null
+              max_seats: number | null
+              node_cap: number | null
             }
-            period:
-              | (
-                  | ({
-                      end: string
-                      start: string
-                    } | null)
-                  | null
-                )
-              | null
+            period: {
+              end: string
+              start: string
+            } | null
             status: string
             /** @enum {string} */
             tier: 'free' | 'strategist' | 'builder' | 'team'
@@ -8730,35 +4359,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -8767,17 +4368,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -8786,17 +4377,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -8805,73 +4386,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -8880,17 +4395,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -8899,35 +4404,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -8936,8 +4413,8 @@ export interface operations {
     parameters: {
       query: {
         budget?: number
-        direction?: string
-        format?: string
+        direction?: 'up' | 'down' | 'lateral' | 'context'
+        format?: 'outline'
         nodeId?: string
         projectId: string
       }
@@ -8971,9 +4448,10 @@ export interface operations {
               } & {
                 [key: string]: unknown
               }
-              depth?: string | number
+              depth?: number
               id: string
-              parentId: (string | null) | null
+              parentId: string | null
+              /** @enum {string} */
               type: 'goal' | 'need' | 'approach' | 'job' | 'task'
             }[]
             children?: {
@@ -8990,9 +4468,10 @@ export interface operations {
               } & {
                 [key: string]: unknown
               }
-              depth?: string | number
+              depth?: number
               id: string
-              parentId: (string | null) | null
+              parentId: string | null
+              /** @enum {string} */
               type: 'goal' | 'need' | 'approach' | 'job' | 'task'
             }[]
             nodes?: {
@@ -9009,9 +4488,10 @@ export interface operations {
               } & {
                 [key: string]: unknown
               }
-              depth?: string | number
+              depth?: number
               id: string
-              parentId: (string | null) | null
+              parentId: string | null
+              /** @enum {string} */
               type: 'goal' | 'need' | 'approach' | 'job' | 'task'
             }[]
             /** @description format=outline only: the project as a text outline within budget */
@@ -9031,9 +4511,10 @@ export interface operations {
               } & {
                 [key: string]: unknown
               }
-              depth?: string | number
+              depth?: number
               id: string
-              parentId: (string | null) | null
+              parentId: string | null
+              /** @enum {string} */
               type: 'goal' | 'need' | 'approach' | 'job' | 'task'
             }[]
           }
@@ -9045,35 +4526,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -9082,17 +4535,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -9101,17 +4544,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -9120,73 +4553,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -9195,17 +4562,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -9214,35 +4571,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -9276,7 +4605,7 @@ export interface operations {
               [key: string]: unknown
             }
             command: unknown
-            commandId: ((string | number) | null) | null
+            commandId: number | null
             /** @description true: enqueued (not yet applied); false: the target did not resolve, nothing enqueued */
             success: boolean
           }
@@ -9288,35 +4617,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -9325,17 +4626,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -9344,17 +4635,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -9363,17 +4644,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
@@ -9382,35 +4653,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Request body over MAX_BODY_BYTES */
@@ -9419,17 +4662,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -9438,17 +4671,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -9457,35 +4680,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -9515,24 +4710,19 @@ export interface operations {
             /** @description a client sent a heartbeat in the last 30 seconds */
             clients_connected: boolean
             /** @description id of the last applied command (0: none yet) */
-            command_seq: string | number
+            command_seq: number
             expanded_nodes: string[]
             focused_goals: string[]
-            last_applied_command:
-              | (
-                  | ({
-                      at: ((string | null) | null) | null
-                      id: string | number
-                      type: string
-                    } | null)
-                  | null
-                )
-              | null
-            last_client_seen: ((string | null) | null) | null
-            selected_iteration: ((string | null) | null) | null
-            selected_node: ((string | null) | null) | null
+            last_applied_command: {
+              at: string | null
+              id: number
+              type: string
+            } | null
+            last_client_seen: string | null
+            selected_iteration: string | null
+            selected_node: string | null
             /** @description ISO 8601, when a client last reported its view */
-            updated_at: ((string | null) | null) | null
+            updated_at: string | null
             /** @enum {string} */
             view_mode: 'tree' | 'matrix'
           }
@@ -9544,35 +4734,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -9581,17 +4743,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -9600,17 +4752,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -9619,73 +4761,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -9694,17 +4770,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -9713,35 +4779,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -9771,6 +4809,7 @@ export interface operations {
               autoSwitch?: boolean
               goalIds?: string[]
               iterationName?: string
+              /** @enum {string} */
               mode?: 'tree' | 'matrix'
               nodeId?: string
               /** @constant */
@@ -9778,8 +4817,8 @@ export interface operations {
               /** @description setViewMode, selectIteration, zoomToNode, selectNode, expandNode, expandAll, collapseNode, focusGoals */
               type: string
             } & {
-              at: ((string | null) | null) | null
-              id: string | number
+              at: string | null
+              id: number
             })[]
             /** @description changes whenever the project's nodes or iterations change (the GET /events cursor of its newest event; '' before any) */
             revision: string
@@ -9792,35 +4831,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -9829,17 +4840,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -9848,17 +4849,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -9867,73 +4858,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -9942,17 +4867,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -9961,35 +4876,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -10004,21 +4891,16 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          applied?:
-            | (
-                | ({
-                    id: string | number
-                    type: string
-                  } | null)
-                | null
-              )
-            | null
+          applied?: {
+            id: number
+            type: string
+          } | null
           projectId: string
           state: {
             expanded_nodes: string[]
             focused_goals: string[]
-            selected_iteration: ((string | null) | null) | null
-            selected_node: ((string | null) | null) | null
+            selected_iteration: string | null
+            selected_node: string | null
             /** @enum {string} */
             view_mode: 'tree' | 'matrix'
           }
@@ -10040,24 +4922,19 @@ export interface operations {
             /** @description a client sent a heartbeat in the last 30 seconds */
             clients_connected: boolean
             /** @description id of the last applied command (0: none yet) */
-            command_seq: string | number
+            command_seq: number
             expanded_nodes: string[]
             focused_goals: string[]
-            last_applied_command:
-              | (
-                  | ({
-                      at: ((string | null) | null) | null
-                      id: string | number
-                      type: string
-                    } | null)
-                  | null
-                )
-              | null
-            last_client_seen: ((string | null) | null) | null
-            selected_iteration: ((string | null) | null) | null
-            selected_node: ((string | null) | null) | null
+            last_applied_command: {
+              at: string | null
+              id: number
+              type: string
+            } | null
+            last_client_seen: string | null
+            selected_iteration: string | null
+            selected_node: string | null
             /** @description ISO 8601, when a client last reported its view */
-            updated_at: ((string | null) | null) | null
+            updated_at: string | null
             /** @enum {string} */
             view_mode: 'tree' | 'matrix'
           }
@@ -10069,35 +4946,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -10106,17 +4955,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -10125,17 +4964,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -10144,17 +4973,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
@@ -10163,35 +4982,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Request body over MAX_BODY_BYTES */
@@ -10200,17 +4991,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -10219,17 +5000,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -10238,35 +5009,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -10297,7 +5040,7 @@ export interface operations {
               lastDeliveryAt: string | null
               /** @description why the last attempt failed, null when it succeeded */
               lastError: string | null
-              lastStatus: (string | number) | null
+              lastStatus: number | null
               /** @description only at creation and rotation */
               secret?: string
               url: string
@@ -10311,35 +5054,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -10348,17 +5063,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description access, tier and other refusals */
@@ -10367,17 +5072,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description access, tier and other refusals */
@@ -10386,73 +5081,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -10461,17 +5090,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -10480,35 +5099,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -10558,35 +5149,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -10595,17 +5158,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description access, tier and other refusals */
@@ -10614,17 +5167,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description access, tier and other refusals */
@@ -10633,17 +5176,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
@@ -10652,35 +5185,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Request body over MAX_BODY_BYTES */
@@ -10689,17 +5194,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -10708,17 +5203,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -10727,43 +5212,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
   }
   deleteWebhook: {
     parameters: {
-      query?: {
-        id?: string
+      query: {
+        id: string
         projectId?: string
       }
       header?: never
@@ -10795,35 +5252,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -10832,17 +5261,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description access, tier and other refusals */
@@ -10851,17 +5270,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description access, tier and other refusals */
@@ -10870,17 +5279,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
@@ -10889,54 +5288,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -10945,17 +5297,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -10964,35 +5306,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -11037,7 +5351,7 @@ export interface operations {
               lastDeliveryAt: string | null
               /** @description why the last attempt failed, null when it succeeded */
               lastError: string | null
-              lastStatus: (string | number) | null
+              lastStatus: number | null
               /** @description only at creation and rotation */
               secret?: string
               url: string
@@ -11051,35 +5365,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -11088,17 +5374,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description access, tier and other refusals */
@@ -11107,17 +5383,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description access, tier and other refusals */
@@ -11126,17 +5392,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
@@ -11145,35 +5401,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Request body over MAX_BODY_BYTES */
@@ -11182,17 +5410,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -11201,17 +5419,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -11220,43 +5428,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
   }
   listWebhookDeliveries: {
     parameters: {
-      query?: {
-        id?: string
+      query: {
+        id: string
         limit?: number
         projectId?: string
       }
@@ -11274,14 +5454,14 @@ export interface operations {
         content: {
           'application/json': {
             deliveries: {
-              attempts: string | number
+              attempts: number
               createdAt: string
               event: string
               /** @description the X-Arbor-Delivery id */
               id: string
               lastAttemptAt: string | null
               lastError: string | null
-              lastStatus: (string | number) | null
+              lastStatus: number | null
               /** @description when a pending delivery is tried next */
               nextAttemptAt: string | null
               /** @enum {string} */
@@ -11296,35 +5476,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -11333,17 +5485,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description access, tier and other refusals */
@@ -11352,17 +5494,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description access, tier and other refusals */
@@ -11371,73 +5503,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -11446,17 +5512,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -11465,35 +5521,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -11530,73 +5558,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Missing or invalid API key (admin paths: admin token) */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description No access to the project, or the plan does not allow it */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -11605,73 +5567,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -11680,17 +5576,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -11699,35 +5585,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -11774,13 +5632,13 @@ export interface operations {
             changeset?: {
               /** @description add, update, delete or addIteration */
               action: string
-              after: (unknown | null) | null
-              before: (unknown | null) | null
-              nodeId: (string | null) | null
+              after: unknown | null
+              before: unknown | null
+              nodeId: string | null
               type: string
             }[]
             done: boolean
-            focus?: (string | null) | null
+            focus?: string | null
             message?: string
             /** @description mid-flow: send it to your model */
             prompt?: string
@@ -11795,35 +5653,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Missing or invalid API key (admin paths: admin token) */
@@ -11832,17 +5662,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description No access to the project, or the plan does not allow it */
@@ -11851,17 +5671,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -11870,17 +5680,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
@@ -11889,35 +5689,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Request body over MAX_BODY_BYTES */
@@ -11926,17 +5698,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -11945,17 +5707,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -11964,35 +5716,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -12021,73 +5745,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Missing or invalid API key (admin paths: admin token) */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description No access to the project, or the plan does not allow it */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -12096,93 +5754,8 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
           'text/html': string
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Rate limited; retry after the Retry-After header */
-      429: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -12191,35 +5764,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -12243,212 +5788,6 @@ export interface operations {
             /** @constant */
             status: 'ok'
           }
-        }
-      }
-      /** @description Invalid request: a broken validation rule, a NUL character, a body nested too deep */
-      400: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Missing or invalid API key (admin paths: admin token) */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description No access to the project, or the plan does not allow it */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Unknown project, resource or endpoint */
-      404: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Rate limited; retry after the Retry-After header */
-      429: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Failed on our side; see the body for what survived */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
         }
       }
     }
@@ -12477,73 +5816,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Missing or invalid API key (admin paths: admin token) */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description No access to the project, or the plan does not allow it */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -12552,92 +5825,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Rate limited; retry after the Retry-After header */
-      429: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -12646,35 +5834,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
@@ -12698,212 +5858,6 @@ export interface operations {
             /** @constant */
             status: 'ready'
           }
-        }
-      }
-      /** @description Invalid request: a broken validation rule, a NUL character, a body nested too deep */
-      400: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Missing or invalid API key (admin paths: admin token) */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description No access to the project, or the plan does not allow it */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Unknown project, resource or endpoint */
-      404: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Rate limited; retry after the Retry-After header */
-      429: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Failed on our side; see the body for what survived */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
         }
       }
       /** @description Response for status 503 */
@@ -12946,73 +5900,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Missing or invalid API key (admin paths: admin token) */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description No access to the project, or the plan does not allow it */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Unknown project, resource or endpoint */
@@ -13021,93 +5909,8 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Refusal']
           'text/html': string
-        }
-      }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
-        }
-      }
-      /** @description Request body over MAX_BODY_BYTES */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
-        }
-      }
-      /** @description Rate limited; retry after the Retry-After header */
-      429: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description _tip, guide */
-            _meta?: {
-              [key: string]: unknown
-            }
-            /** @description a code such as project_access_denied, or a message */
-            error: string
-            message?: string
-          } & {
-            [key: string]: unknown
-          }
         }
       }
       /** @description Failed on our side; see the body for what survived */
@@ -13116,35 +5919,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description one message per broken rule; a batch prefixes mutations[<index>]: */
-                errors: string[]
-                /** @description a batch that failed while writing: what was undone */
-                rolledBack?: {
-                  iterations: string | number
-                  nodes: string | number
-                }
-                /** @constant */
-                success: false
-              } & {
-                [key: string]: unknown
-              })
-            | ({
-                /** @description _tip, guide */
-                _meta?: {
-                  [key: string]: unknown
-                }
-                /** @description a code such as project_access_denied, or a message */
-                error: string
-                message?: string
-              } & {
-                [key: string]: unknown
-              })
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
     }
