@@ -22,10 +22,14 @@ export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<P
   // the caller's access from memory, and forget both when the lease lapses
   const replicas =
     base.db.kind === 'postgres'
-      ? new Replicas(base.db.root, () => {
-          reads.forget()
-          auth.clear()
-        })
+      ? new Replicas(
+          base.db.root,
+          () => {
+            reads.forget()
+            auth.clear()
+          },
+          base.log,
+        )
       : undefined
   if (replicas) base.db.root.waitHeard?.([REVISION_CHANNEL, AUTH_CHANNEL], replicas)
   // what those replicas heard of each project: kept revisions and the search index rely on it

@@ -1,4 +1,5 @@
 import type { Config } from '../config'
+import type { Logger } from '../log'
 import { migrate } from './migrate'
 import { openPglite } from './pglite'
 import type { Db } from './port'
@@ -6,10 +7,10 @@ import { openPostgres } from './postgres'
 
 export type { Db } from './port'
 
-/** Open the configured database and bring its schema up to date. */
-export async function openDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Db> {
+/** Open the configured database and bring its schema up to date; `log` hears PostgreSQL's LISTEN connection trouble. */
+export async function openDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>, log?: Pick<Logger, 'warn'>): Promise<Db> {
   const url = config.databaseUrl
-  const db = !url ? await openPglite(config.dataDir) : url === 'memory://' ? await openPglite(null) : await openPostgres(url)
+  const db = !url ? await openPglite(config.dataDir) : url === 'memory://' ? await openPglite(null) : await openPostgres(url, log)
   try {
     await migrate(db)
   } catch (err) {

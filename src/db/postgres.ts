@@ -1,4 +1,5 @@
 import postgres from 'postgres'
+import { createLogger, type Logger } from '../log'
 import type { Db, Listener, Row, WaitHeard } from './port'
 import { SQLSTATE, sqlState } from './sqlstate'
 
@@ -87,11 +88,18 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listene
 
 type Listeners = ReturnType<typeof createListeners>
 
+/** An error's message for a log line (its SQLSTATE code when it has one). */
+const reasonOf = (err: unknown) => {
+  const code = err && typeof err === 'object' && 'code' in err ? ` (${String(err.code)})` : ''
+  return `${err instanceof Error ? err.message : String(err)}${code}`.slice(0, 500)
+}
+
 /**
  * LISTEN on one connection of its own, opened at the first `listen`. When it drops, every
- * listener hears `down` at once, and `up` once it listens again (retried every 250 ms).
+ * listener hears `down` at once, and `up` once it listens again (retried every 250 ms); the loss,
+ * the failed attempts (with their reason) and the return are logged.
  */
-function createListeners(url: string) {
+function createListeners(url: string, log: Pick<Logger, 'warn'>) {
   const channels = new Map<string, Set<Listener>>()
   let conn: postgres.Sql<NoTypes> | null = null
   let connected = false
@@ -106,13 +114,18 @@ function createListeners(url: string) {
   }
 
   async function follow(): Promise<void> {
+    let failures = 0
     while (!closed) {
       try {
         for (const name of channels.keys()) await conn!.unsafe(`listen ${quote(name)}`)
         connected = true
+        if (failures > 0) log.warn('LISTEN connection back', { failedAttempts: failures })
         each((l) => l.up())
         return
-      } catch {
+      } catch (err) {
+        // the first failure and then one line every ~10 s of retries, each with its reason
+        if (failures++ % 40 === 0 && !closed)
+          log.warn('LISTEN connection failed; retrying every 250 ms', { attempt: failures, reason: reasonOf(err) })
         await Bun.sleep(250)
       }
     }
@@ -131,6 +144,7 @@ function createListeners(url: string) {
       onclose: () => {
         if (closed || !connected) return
         connected = false
+        log.warn('LISTEN connection lost; listening again', { channels: channels.size })
         each((l) => l.down())
         void follow()
       },
@@ -173,7 +187,8 @@ function createListeners(url: string) {
   }
 }
 
-export async function openPostgres(url: string): Promise<Db> {
+/** `log` hears the LISTEN connection's losses and failed reconnects (the server passes its own). */
+export async function openPostgres(url: string, log: Pick<Logger, 'warn'> = createLogger('warn')): Promise<Db> {
   const sql = postgres(url, {
     max: 10,
     onnotice: () => {},
@@ -191,7 +206,7 @@ export async function openPostgres(url: string): Promise<Db> {
     },
     connection: { application_name: 'arbor' },
   })
-  const db = wrap(sql, sql, null, createListeners(url))
+  const db = wrap(sql, sql, null, createListeners(url, log))
   await db.ping()
   return db
 }

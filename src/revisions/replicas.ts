@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Db } from '../db'
+import { createLogger, type Logger } from '../log'
 import * as q from './queries'
 
 /**
@@ -90,6 +91,7 @@ export class Replicas {
   constructor(
     private readonly db: Db,
     private readonly onLapse: () => void = () => {},
+    private readonly log: Pick<Logger, 'warn'> = createLogger('warn'),
   ) {
     void db
       .listen(BARRIER_CHANNEL, {
@@ -109,8 +111,16 @@ export class Replicas {
           this.echoWaiters.clear()
         },
       })
-      .catch(() => {})
-    void db.listen(ACK_CHANNEL, { message: (payload) => this.onAck(payload), up() {}, down() {} }).catch(() => {})
+      // without it this process never answers from memory (a slower, still correct, replica)
+      .catch((err) => this.warn('replica LISTEN failed; this process will not answer from memory', BARRIER_CHANNEL, err))
+    void db
+      .listen(ACK_CHANNEL, { message: (payload) => this.onAck(payload), up() {}, down() {} })
+      // without it this process's writes wait out every other replica's renewal instead
+      .catch((err) => this.warn('replica LISTEN failed; writes will wait out other replicas instead', ACK_CHANNEL, err))
+  }
+
+  private warn(msg: string, channel: string, err: unknown): void {
+    this.log.warn(msg, { replica: this.id, channel, reason: err instanceof Error ? err.message : String(err) })
   }
 
   /** Start renewing, so this process answers from memory (main.ts, once the server listens). */
@@ -156,8 +166,9 @@ export class Replicas {
       this.renewing.set(marker, performance.now())
       try {
         await q.signal(this.db, BARRIER_CHANNEL, marker)
-      } catch {
+      } catch (err) {
         this.renewing.delete(marker) // not renewed: answering from memory ends on the last one
+        this.warn('replica renewal failed; answering from memory ends with the last one', BARRIER_CHANNEL, err)
       }
     })().finally(() => {
       this.renewPending = null
@@ -283,7 +294,10 @@ export class Replicas {
       while (this.toAck.size > 0) {
         const marks = [...this.toAck]
         this.toAck.clear()
-        await q.signal(this.db, ACK_CHANNEL, `${this.id} ${JSON.stringify(marks)}`).catch(() => {})
+        // unsent, the writers wait out this process's renewal instead (slower, still correct)
+        await q
+          .signal(this.db, ACK_CHANNEL, `${this.id} ${JSON.stringify(marks)}`)
+          .catch((err) => this.warn('replica acknowledgement failed; writers wait out this renewal instead', ACK_CHANNEL, err))
       }
     } finally {
       this.acking = false
