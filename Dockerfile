@@ -2,13 +2,13 @@
 #   docker build -t arbor .
 #   docker run -d --name arbor -p 3000:3000 -v arbor-data:/data arbor
 #   docker logs arbor | grep 'Arbor API key for owner'     # first start only
-# With DATABASE_URL=postgres://… the volume holds only caches; see README "Scaling out".
+# With DATABASE_URL=postgres://… the volume holds only caches; see docs/scaling-out.md.
 ARG BUN_VERSION=1.4.5
 
 # ---- 1. dependencies: from package-lock.json, no devDependencies, pruned to what the image runs
 #      (scripts/slim-node-modules.sh says what goes and why: other platforms' onnxruntime-node
 #      binaries, the fallback embedder's GloVe vectors and USE-lite, onnxruntime-web but its
-#      WebAssembly fallback, the `bun` npm package, type-only packages, maps and docs; 1036 MB -> 128 MB).
+#      WebAssembly fallback, the `bun` npm package, type-only packages, maps and docs).
 #      scripts/image-size.sh runs these same commands in a folder and measures the result. ----
 FROM oven/bun:${BUN_VERSION}-slim AS deps
 WORKDIR /app

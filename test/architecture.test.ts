@@ -176,7 +176,52 @@ function circles(graph: Map<string, string[]>): string[][] {
   return out
 }
 
+/**
+ * The floors of ARCHITECTURE.md's table: each room (folder, or top-level file) named in a row's
+ * Files column, with the row's floor number.
+ */
+function floors(): Map<string, number> {
+  const text = readFileSync(join(SRC, '..', 'ARCHITECTURE.md'), 'utf8')
+  const out = new Map<string, number>()
+  for (const m of text.matchAll(/^\| (\d+) [^|]*\| ([^|]+) \|/gm))
+    for (const name of m[2]!.matchAll(/`([^`]+)`/g)) out.set(name[1]!.replace(/\/$/, ''), Number(m[1]))
+  return out
+}
+
+/** Every arrow between rooms that runs up a floor, and every room the table does not name. */
+function arrowsUp(rooms: Map<string, string[]>, floor: Map<string, number>): string[] {
+  const out: string[] = []
+  for (const [from, targets] of rooms) {
+    const own = floor.get(from)
+    if (own === undefined) {
+      out.push(`${from}: on no floor of ARCHITECTURE.md`)
+      continue
+    }
+    for (const to of targets) {
+      const theirs = floor.get(to)
+      if (theirs !== undefined && theirs > own) out.push(`${from} (floor ${own}) → ${to} (floor ${theirs})`)
+    }
+  }
+  return out
+}
+
 describe('module boundaries (ARCHITECTURE.md)', () => {
+  it('each folder and top-level file of src/ stands on a floor of ARCHITECTURE.md and imports none above it', () => {
+    const floor = floors()
+    expect(floor.size).toBeGreaterThan(30)
+    expect(arrowsUp(roomGraph(importGraph()), floor)).toEqual([])
+    // the check sees an arrow up, and a room on no floor
+    expect(
+      arrowsUp(
+        new Map([
+          ['db', ['app.ts']],
+          ['elsewhere', []],
+        ]),
+        floor,
+      ),
+    ).toEqual(['db (floor 1) → app.ts (floor 6)', 'elsewhere: on no floor of ARCHITECTURE.md'])
+  })
+
   it('no file in src/ imports across a forbidden edge', () => {
     expect(violations()).toEqual([])
   })
