@@ -160,7 +160,8 @@ describe('GET /events?wait', () => {
     const p = await app.project()
     const cursor = (await feed(p)).body.nextCursor ?? ''
     const held = feed(p, `&after=${cursor}&wait=30`)
-    await Bun.sleep(100)
+    // the request is waiting once it holds a waiter
+    for (const end = Date.now() + 10_000; app.deps.waiters.size() === 0 && Date.now() < end; ) await Bun.sleep(5)
     const started = performance.now()
     await addGoal(p, 'Wakes the feed')
     const res = await held

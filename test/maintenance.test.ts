@@ -80,6 +80,7 @@ describe('PGlite maintenance', () => {
   it.skipIf(pglite)('does nothing on a PostgreSQL server, whose autovacuum does it', async () => {
     const p = await app.project()
     await addTasks(p, 200)
+    // a fixed wait on purpose: past the time PGlite's maintenance would act, it must still do nothing here
     await Bun.sleep(1200)
     expect(await maintain(app.db)).toEqual({ analyzed: [], vacuumed: [] })
   })

@@ -203,6 +203,7 @@ describe.skipIf(!haveChromium)('the live canvas in a browser', () => {
 
   it('keeps one long poll open while idle: a handful of calls in 10 s, every one its heartbeat', async () => {
     const from = Date.now()
+    // a fixed wait on purpose: the test proves what the idle app does NOT send during 10 s
     await Bun.sleep(10_000)
     const calls = requests.filter(([t, , url]) => t >= from && url.includes('/api/'))
     expect(calls.every(([, , url]) => url.includes('/api/v1/view/commands?'))).toBe(true)

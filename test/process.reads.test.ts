@@ -211,6 +211,7 @@ describe.skipIf(!onPostgres)('a replica whose database connection lags (through 
       expect(write.status).toBe(200)
       // the write has answered: b's next read must show it, though b has still not heard of it
       reading = b.call('GET', path).then((res) => label(res.body))
+      // a fixed wait on purpose: b stays lagging this long while its read runs (the read must show the write all the same)
       await Bun.sleep(300)
     } finally {
       proxy.release()
@@ -241,6 +242,7 @@ describe.skipIf(!onPostgres)('a replica whose database connection lags (through 
       expect(write.status).toBe(200)
       // the write has answered: b's next search must find it, though b has still not heard of it
       reading = find('quokka').then((res) => res.body.results.map((r: any) => r.node.id))
+      // a fixed wait on purpose: b stays lagging this long while its read runs (the read must show the write all the same)
       await Bun.sleep(300)
     } finally {
       proxy.release()
@@ -270,6 +272,7 @@ describe.skipIf(!onPostgres)('a replica whose database connection lags (through 
       expect(revoke.status).toBe(200)
       // the revocation has answered: b has not heard of it, and must not let the key in
       reading = b.call('GET', path, { key: apiKey }).then((res) => res.status)
+      // a fixed wait on purpose: b stays lagging this long while its read runs (the read must show the write all the same)
       await Bun.sleep(300)
     } finally {
       proxy.release()

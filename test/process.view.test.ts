@@ -26,6 +26,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('view commands across two replic
     const waits: number[] = []
     for (let i = 0; i < 5; i++) {
       const polling = b.call('GET', '/api/v1/view/commands?projectId=replicas&wait=8000')
+      // no outside signal says the poll is held; one not held yet finds the command at once all the same
       await Bun.sleep(300) // the client is waiting before the command is sent
       const sentAt = performance.now()
       const sent = await a.call('POST', '/api/v1/view-command', {

@@ -121,6 +121,7 @@ describe('claims and held requests on the real server', () => {
     const head = await server.call('GET', '/api/v1/events?projectId=waiting&limit=500')
     const cursor = head.body.nextCursor
     const held = rawGet(server.url, `/api/v1/events?projectId=waiting&after=${cursor}&wait=30`, server.ownerKey)
+    // no outside signal says a request is held; one not held yet answers the write at once all the same
     await Bun.sleep(300) // the request is waiting now
     const wrote = performance.now()
     await server.call('POST', '/api/v1/mutate', {
@@ -304,6 +305,7 @@ describe.skipIf(!onPostgres)('two replicas on one PostgreSQL database', () => {
   it('answers a GET /events held on one replica as soon as a write commits on the other', async () => {
     const head = await pair.b.call('GET', '/api/v1/events?projectId=replicated&limit=500')
     const held = rawGet(pair.b.url, `/api/v1/events?projectId=replicated&after=${head.body.nextCursor}&wait=30`, pair.b.ownerKey)
+    // no outside signal says a request is held; one not held yet answers the write at once all the same
     await Bun.sleep(300)
     const wrote = performance.now()
     await pair.a.call('POST', '/api/v1/mutate', {

@@ -70,6 +70,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the built-in index of a replica
       await add('Quokka census')
       // the write has answered (a waited b's lease out): b's search must find it, though b has not heard of it
       searching = found('quokka')
+      // a fixed wait on purpose: b stays lagging this long while its read runs (the read must show the write all the same)
       await Bun.sleep(300)
     } finally {
       proxy.release()

@@ -145,7 +145,7 @@ describe.skipIf(!MEILI_BIN)(`Meilisearch, the real server (${MEILI_BIN ?? MEILI_
       ).toBe(200)
       for (const s of [a, b]) await s.until(async () => !labels(await search(s, 'shared', 'TLS certificate')).includes(TLS))
 
-      // no flip-flop: the index stays A's while A holds the lease
+      // no flip-flop: the index stays A's while A holds the lease (a fixed wait on purpose: nothing may change during it)
       await Bun.sleep(3000)
       const stillA = await search(a, 'shared', PARAPHRASE)
       expect(stillA.body._meta.search.semantic).toBe('full')

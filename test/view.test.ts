@@ -257,7 +257,8 @@ describe('a client applying the queue', () => {
   it('waits for a command when asked to, and answers as soon as one arrives', async () => {
     const q = await app.project()
     const waiting = app.call('GET', `/api/v1/view/commands?projectId=${q}&wait=5000`)
-    await Bun.sleep(300)
+    // the poll is waiting once it holds a waiter
+    for (const end = Date.now() + 10_000; app.deps.waiters.size() === 0 && Date.now() < end; ) await Bun.sleep(5)
     const sent = await app.call('POST', '/api/v1/view-command', {
       body: { projectId: q, command: { type: 'setViewMode', mode: 'matrix' } },
     })
@@ -332,7 +333,7 @@ describe("the app's long poll follows the tree", () => {
     expect(idle.body).toEqual({ commands: [], revision: first.body.revision })
     const started = Date.now()
     const waiting = app.call('GET', `/api/v1/view/commands?projectId=${q}&wait=8000&revision=${first.body.revision}`)
-    await Bun.sleep(200)
+    for (const end = Date.now() + 10_000; app.deps.waiters.size() === 0 && Date.now() < end; ) await Bun.sleep(5)
     await app.call('POST', '/api/v1/mutate', { body: { action: 'add', projectId: q, node: { type: 'goal', data: { label: 'New goal' } } } })
     const changed = await waiting
     expect(changed.body.commands).toEqual([])

@@ -52,3 +52,21 @@ def _short_wait(value):
     if seconds != seconds or seconds < 0 or seconds > 60:
         return value
     return "1" if seconds >= 1 else value
+
+
+@schemathesis.hook
+def before_call(ctx, case, kwargs):
+    # the coverage phase sends the documented bounds of wait (/events up to 60 s) without passing
+    # through map_query: the same cut applies here, at the call every phase makes
+    query = case.query
+    if not isinstance(query, dict):
+        return
+    if case.operation.path.endswith("/view/commands"):
+        query.setdefault("wait", "0")
+        try:
+            if 1000 < float(query["wait"]) <= 15000:
+                query["wait"] = "1000"
+        except (TypeError, ValueError):
+            pass
+    elif "wait" in query:
+        query["wait"] = _short_wait(query["wait"])
