@@ -94,6 +94,8 @@ describe('GET /events', () => {
     await addGoal(p, 'Same "bytes": ✓')
     await mutate({ action: 'delete', projectId: p, nodeId: 'goal-1' })
     await deliverDue(app.deps)
+    // the receiver has both deliveries once it has read both bodies (they may arrive after deliverDue returns)
+    for (const end = Date.now() + 10_000; rx.on('/same').length < 2 && Date.now() < end; ) await Bun.sleep(10)
     const pushed = rx
       .on('/same')
       .map((r) => r.body)

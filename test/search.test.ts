@@ -506,7 +506,8 @@ describe('embedder change, near-duplicates, late commits', () => {
       slowId = (res.node as any).id
       await held
     })
-    await new Promise((r) => setTimeout(r, 50))
+    // the slow write has its node (and its event seq) once slowId is set
+    for (const end = Date.now() + 10_000; slowId === '' && Date.now() < end; ) await Bun.sleep(5)
     await batch(app, projectId, [{ id: 'draft-fast', type: 'task', data: { label: 'Audit the payout approvals' } }])
     const before = await search(app, projectId, { q: 'audit approvals', mode: 'keyword' })
     expect(before.body.results.map((r: any) => r.node.data.label)).toEqual(['Audit the payout approvals'])
