@@ -126,7 +126,8 @@ describe('backup → restore', () => {
       fc.asyncProperty(
         fc.array(text, { minLength: 1, maxLength: 20 }),
         fc.array(json, { minLength: 1, maxLength: 8 }),
-        async (texts, jsons) => {
+        fc.integer({ min: 1, max: 5000 }),
+        async (texts, jsons, size) => {
           await overwrite(app.db, texts, jsons)
           const chunks: string[] = []
           await writeBackup(app.db, async (line) => {
@@ -144,7 +145,7 @@ describe('backup → restore', () => {
           }
         },
       ),
-      { numRuns: 6 },
+      { numRuns: PG ? 10 : 4 },
     )
   })
 })

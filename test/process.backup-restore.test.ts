@@ -94,7 +94,10 @@ async function hostileWrites(server: ServerProcess) {
   await ok({ action: 'update', projectId: p, nodeId: 'goal-1', data: { label: `${HOSTILE[4]} ${HOSTILE[0]}` } })
   // the hardening cases: lone surrogates are refused (400), an emoji is kept
   for (const bad of ['a\ud800', 'x\udfff y', 'P\udbff'])
-    expect((await server.call('POST', '/api/v1/mutate', { body: { action: 'add', projectId: p, node: { type: 'goal', data: { label: bad } } } })).status).toBe(400)
+    expect(
+      (await server.call('POST', '/api/v1/mutate', { body: { action: 'add', projectId: p, node: { type: 'goal', data: { label: bad } } } }))
+        .status,
+    ).toBe(400)
   await ok({ action: 'add', projectId: p, node: { type: 'goal', data: { label: 'Ship it \ud83d\ude80' } } })
   const feedback = await server.call('POST', '/api/v1/feedback', {
     body: { kind: 'note', summary: `hi ${HOSTILE[0]}`, details: HOSTILE.join(' '), context: { [HOSTILE[1]!]: HOSTILE[2], list: HOSTILE } },

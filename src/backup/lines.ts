@@ -55,5 +55,4 @@ export async function* splitLines(chunks: AsyncIterable<Uint8Array>, maxBytes = 
 const LINE_BREAKS = /[\u0085\u2028\u2029]/g
 
 /** JSON text with U+0085, U+2028 and U+2029 written as \u escapes (only strings can hold them, so the meaning is the same). */
-export const escapeLineBreaks = (json: string) =>
-  json.replace(LINE_BREAKS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+export const escapeLineBreaks = (json: string) => json.replace(LINE_BREAKS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)

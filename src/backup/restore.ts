@@ -91,7 +91,8 @@ export async function restore(db: Db, lines: AsyncIterable<string>): Promise<Rec
       const announced = end.rows[name]
       if (announced === undefined)
         throw new RestoreError(`line ${end.line}: the end line announces no row count for table ${name}, which the header lists`)
-      if (announced !== n) throw new RestoreError(`table ${name}: the end line (line ${end.line}) announces ${announced} rows but the backup holds ${n}`)
+      if (announced !== n)
+        throw new RestoreError(`table ${name}: the end line (line ${end.line}) announces ${announced} rows but the backup holds ${n}`)
     }
     for (const t of tables.values()) await tx.exec(`alter table ${quote(t.name)} enable trigger user`)
     await migrate(tx)
@@ -134,7 +135,8 @@ function parseLine(n: number, text: string): Line {
     throw new RestoreError(`line ${n}: not valid JSON (${oneLine(err)}): the line was cut in the middle or altered`)
   }
   const shape = `line ${n}: not a row, a sequence or the end line of an Arbor backup`
-  if (!isObject(value)) throw new RestoreError(`${shape} (it is ${value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`})`)
+  if (!isObject(value))
+    throw new RestoreError(`${shape} (it is ${value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`})`)
   const keys = Object.keys(value).sort().join(',')
   if (keys === 'r,t') {
     if (typeof value.t !== 'string') throw new RestoreError(`line ${n}: a row's table ("t") must be a string`)

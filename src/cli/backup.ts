@@ -133,10 +133,12 @@ function openOutput(file: string) {
       const broke = (err: Error) => fail(new CliError(`cannot write ${file}: ${err.message}`))
       if (stream.write(s)) ok()
       else
-        stream.once('drain', () => {
-          stream.off('error', broke)
-          ok()
-        }).once('error', broke)
+        stream
+          .once('drain', () => {
+            stream.off('error', broke)
+            ok()
+          })
+          .once('error', broke)
     })
   return {
     write,
