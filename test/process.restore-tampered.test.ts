@@ -75,17 +75,17 @@ const cases: [string, string | Uint8Array, string | RegExp][] = [
   ],
   [
     'cut in the middle of a row',
-    lines.slice(0, node).join('\n') + '\n' + lines[node]!.slice(0, 30),
+    `${lines.slice(0, node).join('\n')}\n${lines[node]!.slice(0, 30)}`,
     new RegExp(`^${L(node)}not valid JSON \\(.*\\): the line was cut in the middle or altered`),
   ],
   [
     'cut in the middle of the end line',
-    lines.slice(0, end).join('\n') + '\n' + lines[end]!.slice(0, 20),
+    `${lines.slice(0, end).join('\n')}\n${lines[end]!.slice(0, 20)}`,
     new RegExp(`^${L(end)}not valid JSON`),
   ],
   [
     'cut at a line boundary (no end line)',
-    lines.slice(0, end).join('\n') + '\n',
+    `${lines.slice(0, end).join('\n')}\n`,
     'the backup is cut short (no end line): it was not written to the end',
   ],
   ['a line of invalid JSON', withLine(node, '{"t":"nodes","r":{"id":}}'), new RegExp(`^${L(node)}not valid JSON`)],
@@ -135,7 +135,7 @@ const cases: [string, string | Uint8Array, string | RegExp][] = [
   [
     'bytes that are not UTF-8',
     new Uint8Array([
-      ...encoder.encode(lines.slice(0, node).join('\n') + '\n'),
+      ...encoder.encode(`${lines.slice(0, node).join('\n')}\n`),
       0x7b,
       0xff,
       0xfe,
