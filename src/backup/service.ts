@@ -1,4 +1,5 @@
 import type { Db } from '../db'
+import { escapeLineBreaks } from './lines'
 import { appliedMigrations, beginSnapshot, dependencyOrder, listForeignKeys, listSequences, listTables, quote } from './queries'
 
 /**
@@ -27,7 +28,9 @@ export interface BackupHeader {
 }
 
 /** Write the whole database to `sink`, one line (with its newline) per call; `sink` may wait (backpressure). */
-export async function writeBackup(db: Db, sink: (line: string) => Promise<void>, now = new Date()): Promise<void> {
+export async function writeBackup(db: Db, write: (line: string) => Promise<void>, now = new Date()): Promise<void> {
+  // a reader that splits lines at U+2028, U+2029 or U+0085 (JSON leaves them raw in strings) still reads each line whole
+  const sink = (text: string) => write(escapeLineBreaks(text))
   await db.tx(async (tx) => {
     if (tx.kind === 'postgres') await beginSnapshot(tx)
     const migrations = await appliedMigrations(tx)

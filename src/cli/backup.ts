@@ -1,7 +1,7 @@
-import { createReadStream, createWriteStream, existsSync, renameSync, rmSync } from 'node:fs'
-import { join, resolve } from 'node:path'
-import { createInterface } from 'node:readline'
+import { closeSync, createReadStream, createWriteStream, existsSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import type { Writable } from 'node:stream'
+import { splitLines } from '../backup/lines'
 import { RestoreError, restore } from '../backup/restore'
 import { writeBackup } from '../backup/service'
 import type { Config } from '../config'
@@ -38,15 +38,18 @@ export async function restoreCommand(config: Config, argv: string[]): Promise<vo
   const { positionals } = parse(argv, {}, { min: 1, max: 1 })
   const file = positionals[0]!
   if (file !== '-' && !existsSync(file)) throw new CliError(`no such file: ${file}`)
+  if (file !== '-' && statSync(file).isDirectory()) throw new CliError(`${file} is a directory, not a backup file`)
   const input = file === '-' ? process.stdin : createReadStream(file)
   const counts = await withDb(
     config,
     async (db) => {
       try {
-        return await restore(db, createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY }))
+        // lines end at "\n" only (src/backup/lines.ts): never at U+2028, U+2029 or U+0085 inside a string
+        return await restore(db, splitLines(input))
       } catch (err) {
-        if (err instanceof RestoreError) throw new CliError(err.message)
-        throw err
+        if (err instanceof RestoreError) throw new CliError(`${err.message}; nothing was restored`)
+        // the database's or the file's own word (a lost connection, a read error): one line, the transaction undid the rest
+        throw new CliError(`the restore failed, nothing was restored: ${String((err as Error).message ?? err).split('\n')[0]}`)
       }
     },
     { create: true },
@@ -94,14 +97,48 @@ async function fromServer(server: ReturnType<typeof connect>, write: (s: string)
   if (!last.startsWith('{"end":true')) throw new CliError('the server ended the backup before its end line: see the server log')
 }
 
-/** FILE, written to FILE.partial and renamed at the end: a broken backup never takes the name of a good one. */
+/**
+ * FILE, written to FILE.partial and renamed at the end: a broken backup never takes the name of a
+ * good one. The file is opened here, before any row is read, so a directory that does not exist
+ * (or cannot be written) is refused at once; a write that fails later rejects the next write.
+ */
 function openOutput(file: string) {
   const partial = `${file}.partial`
-  const stream: Writable = file === '-' ? process.stdout : createWriteStream(partial)
+  let stream: Writable = process.stdout
+  if (file !== '-') {
+    let fd: number
+    try {
+      fd = openSync(partial, 'w')
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code
+      const dir = dirname(resolve(file))
+      if (code === 'ENOENT') throw new CliError(`cannot write ${file}: the directory ${dir} does not exist`)
+      if (code === 'EACCES' || code === 'EPERM') throw new CliError(`cannot write ${file}: permission denied in ${dir}`)
+      throw new CliError(`cannot write ${partial}: ${(err as Error).message}`)
+    }
+    try {
+      stream = createWriteStream('', { fd })
+    } catch (err) {
+      closeSync(fd)
+      throw err
+    }
+  }
+  let failed: Error | null = null
+  stream.on('error', (err) => {
+    failed = err
+  })
   const write = (s: string) =>
     new Promise<void>((ok, fail) => {
+      if (failed) return fail(new CliError(`cannot write ${file}: ${failed.message}`))
+      const broke = (err: Error) => fail(new CliError(`cannot write ${file}: ${err.message}`))
       if (stream.write(s)) ok()
-      else stream.once('drain', ok).once('error', fail)
+      else
+        stream
+          .once('drain', () => {
+            stream.off('error', broke)
+            ok()
+          })
+          .once('error', broke)
     })
   return {
     write,

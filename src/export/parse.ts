@@ -11,14 +11,25 @@ export interface ImportedNode {
   type: 'goal' | 'need' | 'approach' | 'job' | 'task'
   parentId?: string
   data: Record<string, unknown>
+  /** a task's kind as exported, and its urgent flag (valid only beside kind do-it): set by an update after the add */
+  kind?: unknown
+  urgent?: unknown
 }
 
 export class BundleError extends Error {}
 
 const TYPES: Record<string, ImportedNode['type']> = { Goal: 'goal', Need: 'need', Approach: 'approach', Job: 'job', Task: 'task' }
 const ORDER = ['goal', 'need', 'approach', 'job', 'task']
-/** the export's custom keys less `kind`, which the classifier assigns to the new task again */
-const CUSTOM_KEYS = ['status', 'maturity', 'kano', 'size', 'approachStatus', 'goalStatus', 'iteration', 'measure', 'urgent']
+/** the export's custom keys an add takes; `kind` and `urgent` are set by an update (src/mutate/import-okf.ts) */
+const CUSTOM_KEYS = ['status', 'maturity', 'kano', 'size', 'approachStatus', 'goalStatus', 'iteration', 'measure']
+/**
+ * YAML is read with the core schema and few aliases: a frontmatter of nodes does not need them,
+ * and a "billion laughs" of nested aliases must fail at once rather than fill memory.
+ */
+const YAML_OPTIONS = { schema: 'core', maxAliasCount: 20, uniqueKeys: true, prettyErrors: false } as const
+/** bounds on what one bundle may hold, far above any project the API allows */
+const MAX_FILES = 20_000
+const MAX_FRONTMATTER = 64 * 1024
 
 const unescapeMd = (text: string) => text.replace(/\\(.)/g, '$1')
 /** `[label](../tasks/task-3.md)` → task-3; a reference the export marked "not in this project" → none */
@@ -31,16 +42,30 @@ const linkedIds = (section: string | undefined) =>
 function split(path: string, text: string): { meta: Record<string, unknown>; sections: Map<string, string> } {
   const m = /^---\n([\s\S]*?)\n?---\n([\s\S]*)$/.exec(text)
   if (!m) throw new BundleError(`${path}: no YAML frontmatter`)
-  const meta = parseYaml(m[1]!) as Record<string, unknown>
+  if (m[1]!.length > MAX_FRONTMATTER) throw new BundleError(`${path}: a frontmatter longer than ${MAX_FRONTMATTER / 1024} KiB`)
+  let meta: unknown
+  try {
+    meta = parseYaml(m[1]!, YAML_OPTIONS)
+  } catch (err) {
+    // the YAML library's errors (YAMLParseError, an alias bomb's ReferenceError): their first line is the cause
+    throw new BundleError(`${path}: invalid YAML frontmatter: ${String((err as Error).message).split('\n')[0]}`)
+  }
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta))
+    throw new BundleError(`${path}: the YAML frontmatter must be a mapping of keys (type, title, id…)`)
   const sections = new Map<string, string>()
   const parts = m[2]!.split(/^## (.+)$/m)
   for (let i = 1; i < parts.length; i += 2) sections.set(parts[i]!, parts[i + 1]!.replace(/^\n+|\n+$/g, ''))
-  return { meta, sections }
+  return { meta: meta as Record<string, unknown>, sections }
 }
 
 /** The bundle's project name and nodes, parents before children. */
 export function parseBundle(files: Record<string, string>): { name: string; nodes: ImportedNode[] } {
-  const index = files['index.md']
+  if (typeof files !== 'object' || files === null || Array.isArray(files)) throw new BundleError('files must map each path to its text')
+  const paths = Object.keys(files)
+  if (paths.length > MAX_FILES) throw new BundleError(`the bundle has ${paths.length} files; at most ${MAX_FILES} are read`)
+  const notText = paths.find((path) => typeof files[path] !== 'string')
+  if (notText !== undefined) throw new BundleError(`${notText}: a file's content must be text`)
+  const index = Object.hasOwn(files, 'index.md') ? files['index.md'] : undefined
   if (!index) throw new BundleError('the bundle has no index.md')
   const { meta: indexMeta } = split('index.md', index)
   if (String(indexMeta.okf_version) !== '0.1')
@@ -49,7 +74,7 @@ export function parseBundle(files: Record<string, string>): { name: string; node
   for (const [path, text] of Object.entries(files)) {
     if (path === 'index.md') continue
     const { meta, sections } = split(path, text)
-    const type = TYPES[String(meta.type)]
+    const type = Object.hasOwn(TYPES, String(meta.type)) ? TYPES[String(meta.type)] : undefined
     if (!type || typeof meta.id !== 'string') throw new BundleError(`${path}: frontmatter needs a type (Goal … Task) and an id`)
     const data: Record<string, unknown> = { label: meta.title }
     if (typeof meta.description === 'string') data.description = meta.description
@@ -70,7 +95,8 @@ export function parseBundle(files: Record<string, string>): { name: string; node
     })
     if (demand.length) data.demand = demand
     const [parentId] = linkedIds(sections.get('Parent'))
-    nodes.push({ id: meta.id, type, ...(parentId ? { parentId } : {}), data })
+    const flags = { ...(meta.kind !== undefined ? { kind: meta.kind } : {}), ...(meta.urgent !== undefined ? { urgent: meta.urgent } : {}) }
+    nodes.push({ id: meta.id, type, ...(parentId ? { parentId } : {}), data, ...flags })
   }
   // parents first: a parent is always of an earlier type; within a type, the export's creation order (by number)
   const num = (id: string) => Number(/-(\d+)$/.exec(id)?.[1] ?? 0)

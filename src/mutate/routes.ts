@@ -1,39 +1,71 @@
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
 import { documentedBody, documentedResponse } from '../http/documented'
 import { runIdempotent } from '../http/idempotency'
+import { MetaBody, ValidationBody } from '../http/schemas'
 import { requireProject } from '../projects/access'
+import { importOkf } from './import-okf'
 import { MutateBody, MutateResult } from './model'
 import { actionOf, afterCommit, NOT_IDEMPOTENT, runAction } from './service'
 
 export const mutateRoutes = (deps: Deps) =>
-  new Elysia({ name: 'mutate' }).derive(withUser(deps)).post(
-    '/mutate',
-    async ({ user, body, headers, set }) => {
-      const { found, request: sent } = actionOf(body)
-      const { idempotencyKey, ...request } = sent
-      const key = NOT_IDEMPOTENT.has(request.action) ? undefined : (headers['idempotency-key'] ?? idempotencyKey)
-      // the body is checked inside the idempotent run, so a refusal is stored and replayed like any answer
-      // a replay needs the access a first run would: the caller may have lost the project since
-      const authorize = typeof request.projectId === 'string' ? () => requireProject(deps, user, request.projectId) : undefined
-      const outcome = await runIdempotent(deps.db, user.id, key, request, (db) => runAction(found, { ...deps, db }, user, request), {
-        authorize,
-      })
-      if (outcome.replayed) set.headers['idempotent-replayed'] = 'true'
-      set.status = outcome.status
-      deps.wake('events')
-      deps.wake('classify')
-      return outcome.replayed || outcome.status !== 200 ? outcome.body : await afterCommit(deps, request, outcome.body)
-    },
-    {
-      // no Elysia body schema: its messages are not api.md's. The body is checked by runAction
-      // against the action's schema (ACTION_BODIES, src/mutate/model.ts); OpenAPI documents the same schemas.
-      detail: {
-        summary: 'Every write: nodes, iterations, projects',
-        tags: ['mutate'],
-        requestBody: documentedBody(MutateBody),
-        ...documentedResponse(MutateResult),
+  new Elysia({ name: 'mutate' })
+    .derive(withUser(deps))
+    .post(
+      '/mutate',
+      async ({ user, body, headers, set }) => {
+        const { found, request: sent } = actionOf(body)
+        const { idempotencyKey, ...request } = sent
+        const key = NOT_IDEMPOTENT.has(request.action) ? undefined : (headers['idempotency-key'] ?? idempotencyKey)
+        // the body is checked inside the idempotent run, so a refusal is stored and replayed like any answer
+        // a replay needs the access a first run would: the caller may have lost the project since
+        const authorize = typeof request.projectId === 'string' ? () => requireProject(deps, user, request.projectId) : undefined
+        const outcome = await runIdempotent(deps.db, user.id, key, request, (db) => runAction(found, { ...deps, db }, user, request), {
+          authorize,
+        })
+        if (outcome.replayed) set.headers['idempotent-replayed'] = 'true'
+        set.status = outcome.status
+        deps.wake('events')
+        deps.wake('classify')
+        return outcome.replayed || outcome.status !== 200 ? outcome.body : await afterCommit(deps, request, outcome.body)
       },
-    },
-  )
+      {
+        // no Elysia body schema: its messages are not api.md's. The body is checked by runAction
+        // against the action's schema (ACTION_BODIES, src/mutate/model.ts); OpenAPI documents the same schemas.
+        detail: {
+          summary: 'Every write: nodes, iterations, projects',
+          tags: ['mutate'],
+          requestBody: documentedBody(MutateBody),
+          ...documentedResponse(MutateResult),
+        },
+      },
+    )
+    .post(
+      '/import-okf',
+      async ({ user, body }) => {
+        const imported = await importOkf(deps, user, body)
+        deps.wake('events')
+        deps.wake('classify')
+        return imported
+      },
+      {
+        body: t.Object({
+          files: t.Record(t.String(), t.String(), { description: 'path → markdown, as GET /export-okf answers them' }),
+          name: t.Optional(t.String({ description: "the new project's name; the bundle's title when absent" })),
+        }),
+        response: {
+          200: t.Object({
+            success: t.Literal(true),
+            project: t.Object({ id: t.String(), name: t.String() }),
+            nodes: t.Integer(),
+            _meta: MetaBody,
+          }),
+          400: ValidationBody,
+        },
+        detail: {
+          summary: 'Import an OKF bundle as a new project: all of it in one transaction, or nothing',
+          tags: ['export'],
+        },
+      },
+    )

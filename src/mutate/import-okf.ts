@@ -1,0 +1,66 @@
+import { authChanged } from '../accounts/auth-cache'
+import type { User } from '../accounts/model'
+import type { Deps } from '../deps'
+import { invalid } from '../errors'
+import { BundleError, parseBundle } from '../export/parse'
+import { MAX_BATCH } from './model'
+import { actions } from './service'
+
+/**
+ * POST /import-okf (`arbor import`): an OKF bundle (the files of GET /export-okf) becomes a new
+ * project of the caller. The project, its iterations, its nodes (ids kept, so links hold) and
+ * the kind of each classified task are written in ONE transaction, through the same actions as
+ * POST /mutate (addProject, then batches of at most MAX_BATCH entries): a bundle the rules
+ * refuse anywhere leaves nothing behind, not even the new project.
+ */
+export async function importOkf(deps: Deps, user: User, body: { files: Record<string, string>; name?: string }) {
+  let bundle: ReturnType<typeof parseBundle>
+  try {
+    bundle = parseBundle(body.files)
+  } catch (err) {
+    if (err instanceof BundleError) throw invalid(err.message)
+    throw err
+  }
+  const name = body.name ?? bundle.name
+  const iterations = [...new Set(bundle.nodes.map((n) => n.data.iteration).filter((i): i is string => typeof i === 'string'))]
+  // kind is the classifier's, never sent on creation (api.md): the export's kind (and urgent, valid only
+  // beside kind do-it) is set back by an update in the same transaction, after every node exists
+  const entries = [
+    ...iterations.filter((i) => i !== 'Later').map((i) => ({ action: 'addIteration', iteration: { name: i } })),
+    ...bundle.nodes.map(({ kind: _kind, urgent: _urgent, ...node }) => ({ action: 'add', node })),
+    ...bundle.nodes
+      .filter((n) => n.kind !== undefined)
+      .map((n) => ({ action: 'update', nodeId: n.id, data: { kind: n.kind, ...(n.urgent !== undefined ? { urgent: n.urgent } : {}) } })),
+  ]
+  try {
+    return await deps.db.tx(async (db) => {
+      const inTx = { ...deps, db }
+      const added = await actions.get('addProject')!.run(inTx, user, { action: 'addProject', project: { name, id: projectId(name) } })
+      const project = added.project as { id: string; name: string }
+      for (let i = 0; i < entries.length; i += MAX_BATCH)
+        await actions.get('batch')!.run(inTx, user, { action: 'batch', projectId: project.id, mutations: entries.slice(i, i + MAX_BATCH) })
+      return {
+        success: true as const,
+        project,
+        nodes: bundle.nodes.length,
+        _meta: {
+          _tip: `Imported ${bundle.nodes.length} nodes into project ${project.id}. Read them with GET /nodes?projectId=${project.id}.`,
+        },
+      }
+    })
+  } catch (err) {
+    // a read inside the undone transaction may have cached the project that no longer exists
+    await authChanged(deps)
+    throw err
+  }
+}
+
+/** A project id from the name, with a suffix so a second import of the same bundle gets its own. */
+const projectId = (name: string) =>
+  `${
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'import'
+  }-${Date.now().toString(36)}`
