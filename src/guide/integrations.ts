@@ -62,7 +62,7 @@ export const integrationsGuide = {
     rules: [
       'Only a positive expiresInDays sets an expiry; anything else means never.',
       'includedGoalIds shares those goals and everything beneath them; if none is a goal the view is empty and _meta._tip says so.',
-      'Owners and members may mint, list and revoke; without has_share_management a user lists and revokes only the links they minted (docs/share-links.md).',
+      'Owners and members may mint, list and revoke; without has_share_management a user lists and revokes only the links they minted (docs/api-guide.md, Share links).',
     ],
   },
   exportOkf: {

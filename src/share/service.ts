@@ -24,7 +24,7 @@ const projectFor = (deps: Deps, user: User, projectId: string) =>
  * Full share management (every link of the project, whoever minted it) follows
  * `has_share_management` of tier-status; on a project owned by a team plan every member has it,
  * as with the rest of a team project's features. Without it a user still lists and revokes the
- * links they minted themselves: whoever can mint a link can take it back (docs/share-links.md).
+ * links they minted themselves: whoever can mint a link can take it back (docs/api-guide.md, Share links).
  * Returns the user whose links the caller manages, or null for every link.
  */
 function managedCreator(deps: Deps, user: User, access: Access): string | null {
