@@ -1,6 +1,7 @@
 /**
  * Writes docs/workflow-prompts.md: the first prompt of each workflow flow for a 40-node
- * project, with its size in characters, as an agent receives it. Runs Arbor in this process on
+ * project, as an agent receives it (the sizes go to stdout, not into the page: figures live in
+ * bench/README.md). Runs Arbor in this process on
  * a throw-away in-memory database and talks to it through its request handler.
  *
  *   bun run workflow:prompts            (writes docs/workflow-prompts.md)
@@ -114,7 +115,7 @@ for (const [flow, extra] of flows) {
   const res = await call('/api/v1/workflow', { projectId, action: 'start', flow, ...extra })
   const prompt = String(res.prompt)
   sizes.push(`| \`${flow}\` (step \`${res._meta.step}\`) | ${prompt.length.toLocaleString('en')} |`)
-  sections.push(`## \`${flow}\`: ${prompt.length.toLocaleString('en')} characters\n\n\`\`\`\`text\n${prompt}\n\`\`\`\``)
+  sections.push(`## \`${flow}\`\n\n\`\`\`\`text\n${prompt}\n\`\`\`\``)
 }
 const doc = `# Workflow prompts for a 40-node project
 
@@ -122,10 +123,6 @@ The first prompt of each flow, exactly as \`POST /api/v1/workflow\` with \`actio
 it, for a project of 40 nodes (2 goals, 4 needs, 8 approaches, 20 jobs, 6 tasks). Written by
 \`bun run workflow:prompts\` (examples/workflow-prompts.ts); the templates are in
 \`src/workflow/prompts/\`.
-
-| Flow | Prompt size (characters) |
-|---|---|
-${sizes.join('\n')}
 
 ${sections.join('\n\n')}
 `
