@@ -14,7 +14,6 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { loadConfig } from '../src/config'
 import { serverEnv } from './lib/harness'
-import { measureToolList } from './mcp-tools'
 
 const ROOT = join(import.meta.dir, '..')
 const OUT = join(ROOT, 'docs/mcp-transcript.md')
@@ -124,7 +123,6 @@ try {
     }),
   )
   const { tools } = await client.listTools()
-  const size = await measureToolList()
   lines.push(
     '# MCP transcript: an agent-style session',
     '',
@@ -133,8 +131,8 @@ try {
     `\`ARBOR_PROJECT_ID=${projectId}\`. The model's answers in the workflow steps are the agent's;`,
     'prompts and states longer than 600 characters are clipped here.',
     '',
-    `tools/list: ${tools.map((t) => `\`${t.name}\``).join(', ')}; the whole list is ${size.whole.o200k} tokens`,
-    `(o200k_base; ${size.whole.cl100k} in cl100k_base, ${size.whole.bytes} bytes of JSON).`,
+    `tools/list: ${tools.map((t) => `\`${t.name}\``).join(', ')}; its size in tokens is in`,
+    'bench/README.md (`npm run bench:mcp`).',
     '',
   )
 
