@@ -137,7 +137,10 @@ describe('/openapi.json types every write and every answer', () => {
     const titles = new Map<string, string>()
     const clash: string[] = []
     const walk = (value: unknown): void => {
-      if (Array.isArray(value)) return value.forEach(walk)
+      if (Array.isArray(value)) {
+        for (const item of value) walk(item)
+        return
+      }
       if (!value || typeof value !== 'object') return
       const o = value as Record<string, unknown>
       if (typeof o.title === 'string') {
