@@ -2,6 +2,7 @@ import { stringify } from 'yaml'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
+import type { FieldName } from '../ports/node-data'
 import { requireProject } from '../projects/access'
 import { listNodes, type NodeRow } from './queries'
 
@@ -18,7 +19,18 @@ const FOLDER: Record<NodeType, string> = { goal: 'goals', need: 'needs', approac
 const TYPE_NAME: Record<NodeType, string> = { goal: 'Goal', need: 'Need', approach: 'Approach', job: 'Job', task: 'Task' }
 const HEADING: Record<NodeType, string> = { goal: 'Goals', need: 'Needs', approach: 'Approaches', job: 'Jobs', task: 'Tasks' }
 /** api.md's custom keys, plus goalStatus, the one status field it leaves out. */
-const CUSTOM_KEYS = ['status', 'maturity', 'kano', 'size', 'approachStatus', 'goalStatus', 'iteration', 'measure', 'kind', 'urgent']
+const CUSTOM_KEYS: FieldName[] = [
+  'status',
+  'maturity',
+  'kano',
+  'size',
+  'approachStatus',
+  'goalStatus',
+  'iteration',
+  'measure',
+  'kind',
+  'urgent',
+]
 
 export const pathOf = (n: Pick<NodeRow, 'id' | 'type'>) => `${FOLDER[n.type]}/${n.id}.md`
 

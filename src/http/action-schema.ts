@@ -2,32 +2,43 @@
  * The engine behind every POST /mutate body schema (src/<module>/model.ts for nodes, iterations,
  * projects and claims; src/mutate/model.ts for the batch and the union of actions).
  *
- * Each schema also carries api.md's refusal message for its part (RULE): `parseAction` checks a
- * body and answers the first broken part with exactly the message and `_tip` the contract
- * expects. Parts marked `deferred` are documented but checked by the node rules of src/nodes
- * (field on the wrong type, parents, references), which own those messages.
+ * Each schema also carries api.md's refusal message for its part (the marks of
+ * src/ports/schema-rules.ts): `parseAction` checks a body and answers the first broken part with
+ * exactly the message and `_tip` the contract expects. Parts marked `deferred` are documented
+ * here and checked later with their own schema (a node's data, once its type is known).
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
 import { ErrorListError, projectAccessDenied } from '../errors'
+import {
+  DEFERRED,
+  DISCRIMINATOR,
+  deferred,
+  discriminated,
+  IN_VALUE_ORDER,
+  NULLABLE,
+  nullable,
+  PREFIX_ITEMS,
+  REFINED,
+  type Refusal,
+  RULE,
+  type Rule,
+  refined,
+  ruled,
+  UNKNOWN_FIRST,
+} from '../ports/schema-rules'
 
-type Refusal = string | { message: string; tip?: string } | Error
-type Rule = Refusal | ((value: unknown) => Refusal)
-
-const RULE = Symbol.for('arbor.mutate.rule')
-const DEFERRED = Symbol.for('arbor.mutate.deferred')
-const DISCRIMINATOR = Symbol.for('arbor.mutate.discriminator')
-export const PREFIX_ITEMS = Symbol.for('arbor.mutate.prefixItems')
-const REFINED = Symbol.for('arbor.input.refined')
-
-/** A schema as the checker below reads it: TypeBox's JSON Schema and the marks set here. */
+/** A schema as the checker below reads it: TypeBox's JSON Schema and the marks of ports/schema-rules.ts. */
 type Marked = TSchema & {
   [RULE]?: Rule
   [DEFERRED]?: true
   [DISCRIMINATOR]?: string
   [PREFIX_ITEMS]?: string
   [REFINED]?: (value: unknown) => boolean
+  [NULLABLE]?: true
+  [IN_VALUE_ORDER]?: true
+  [UNKNOWN_FIRST]?: true
   type?: string
   anyOf?: Marked[]
   properties?: Record<string, Marked>
@@ -39,17 +50,7 @@ type Marked = TSchema & {
   uniqueItems?: boolean
 }
 
-export const ruled = <T extends TSchema>(schema: T, rule: Rule): T => Object.assign(schema, { [RULE]: rule })
-/** Documented, but its refusals come from the node rules in src/nodes. */
-export const deferred = <T extends TSchema>(schema: T): T => Object.assign(schema, { [DEFERRED]: true })
-export const discriminated = <T extends TSchema>(schema: T, key: string): T => Object.assign(schema, { [DISCRIMINATOR]: key })
-/**
- * A value TypeBox's keywords cannot describe (a number written in a query string, read as
- * Number() reads it): the part holds when it matches `schema` and `test` says yes. Only on an
- * object's properties, never inside a union.
- */
-export const refined = <T extends TSchema>(schema: T, test: (value: Static<T>) => boolean): T =>
-  Object.assign(schema, { [REFINED]: test as (value: unknown) => boolean })
+export { deferred, discriminated, nullable, PREFIX_ITEMS, refined, ruled }
 
 /** A whole number from `min` to `max` written in a query string, read as Number() reads it (' 5', '5.0' and '1e1' count). */
 export const IntegerText = (min: number, max: number, rule: Rule) =>
@@ -59,8 +60,11 @@ export const IntegerText = (min: number, max: number, rule: Rule) =>
   })
 
 /** Does the schema, or a property or item of it, carry a `refined` test (which TypeBox's own check does not run)? */
-const refinedInside = (s: Marked): boolean =>
-  !!s[REFINED] || Object.values(s.properties ?? {}).some(refinedInside) || (!!s.items && refinedInside(s.items))
+const refinedInside = (s: Marked): boolean => !!s[REFINED] || refinedBelow(s)
+const refinedBelow = (s: Marked): boolean =>
+  Object.values(s.properties ?? {}).some(refinedInside) ||
+  (!!s.items && refinedInside(s.items)) ||
+  (!!s[NULLABLE] && refinedInside(s.anyOf![0]!))
 
 // ---- the parts every action shares ----
 
@@ -107,7 +111,7 @@ function refusalOf(schema: TSchema, value: unknown, path: string, fallback: Fall
     rule === undefined
       ? plainRefusal(path, value, () => [...Value.Errors(schema, value)][0]?.message ?? 'invalid value')
       : typeof rule === 'function'
-        ? rule(value)
+        ? rule(value, path)
         : rule
   if (refusal instanceof Error) return refusal
   if (typeof refusal === 'string') return new ErrorListError([refusal])
@@ -125,10 +129,11 @@ function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: F
     return shaped || s[RULE] === undefined ? null : refusalOf(schema, value, path, fallback)
   }
   if (Value.Check(schema, value)) {
-    if (s[REFINED]) return s[REFINED](value) ? null : refusalOf(schema, value, path, fallback)
-    if (!refinedInside(s)) return null
+    if (s[REFINED] && !s[REFINED](value)) return refusalOf(schema, value, path, fallback)
+    if (!refinedBelow(s)) return null
     // an object or array with a refined part: its parts are checked below
   }
+  if (s[NULLABLE]) return value === null ? null : firstRefusal(s.anyOf![0]!, value, path, inner)
   if (s[DISCRIMINATOR]) {
     const key = s[DISCRIMINATOR]
     const variant = isObject(value) && s.anyOf ? s.anyOf.find((v) => v.properties?.[key]?.const === value[key]) : undefined
@@ -141,16 +146,22 @@ function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: F
   const properties = s.properties
   if (s.type === 'object' && properties) {
     if (!isObject(value)) return refusalOf(schema, value, path, fallback)
-    for (const [name, property] of Object.entries(properties)) {
+    const unknown = s.additionalProperties === false && Object.keys(value).some((k) => !Object.hasOwn(properties, k))
+    if (unknown && s[UNKNOWN_FIRST]) return refusalOf(schema, value, path, fallback)
+    const names = s[IN_VALUE_ORDER] ? [...new Set([...Object.keys(value), ...Object.keys(properties)])] : Object.keys(properties)
+    for (const name of names) {
+      const property = Object.hasOwn(properties, name) ? properties[name]! : undefined
+      if (!property) {
+        if (s.additionalProperties === false) return refusalOf(schema, value, path, fallback)
+        continue
+      }
       const at = path ? `${path}.${name}` : name
       const present = Object.hasOwn(value, name) && value[name] !== undefined
       if (!present && !s.required?.includes(name)) continue
       const found = firstRefusal(property, present ? value[name] : undefined, at, inner)
       if (found) return found
     }
-    if (s.additionalProperties === false && Object.keys(value).some((k) => !Object.hasOwn(properties, k)))
-      return refusalOf(schema, value, path, fallback)
-    return null
+    return unknown ? refusalOf(schema, value, path, fallback) : null
   }
   if (s.type === 'array' && s.items) {
     const list = value as unknown[]

@@ -1,98 +1,16 @@
 /**
  * The input of the node writes (POST /mutate add, update, delete, restore, classify) as TypeBox
- * schemas, with api.md's refusal messages (src/http/action-schema.ts). What needs the type or
- * the database is checked by the node rules (write.ts).
+ * schemas, with api.md's refusal messages (src/http/action-schema.ts). A node's `data` is
+ * documented here and checked by the node rules (write.ts) once its type is known, with the
+ * same schema (dataSchema, src/ports/node-data.ts); what needs the database is theirs too.
  */
-import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
 import { action, deferred, discriminated, IntegerText, NodeId, ProjectId, ruled } from '../http/action-schema'
-import { ENUMS, FIELDS, LIMITS, NODE_TYPES, type NodeType } from './model'
+import { dataSchema, NodeDataPatch as NodeFieldsPatch } from '../ports/node-data'
+import { NODE_TYPES, type NodeType } from './model'
 
-// ---- node data: the field table of api.md ----
-
-const enumOf = (values: readonly string[], description?: string) =>
-  Type.Union(
-    values.map((v) => Type.Literal(v)),
-    description ? { description } : {},
-  )
-const text = (maxLength: number, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) })
-const ids = (description: string, maxItems?: number) =>
-  Type.Array(Type.String({ minLength: 1 }), { description, ...(maxItems ? { maxItems, uniqueItems: true } : {}) })
-
-const FIELD_SCHEMAS: Record<keyof typeof FIELDS, TSchema> = {
-  label: Type.String({ minLength: 1, maxLength: LIMITS.labelLength, pattern: '\\S', description: 'required; trimmed' }),
-  description: text(LIMITS.textLength),
-  notes: text(LIMITS.textLength, 'excluded from public share views'),
-  iteration: Type.String({ description: 'the name of an iteration; a job or task without one lands in Later' }),
-  status: enumOf(ENUMS.status, 'done, or open (stored as absent); delivered is deprecated and means not done yet'),
-  maturity: enumOf(ENUMS.maturity),
-  measure: text(LIMITS.textLength, 'how the bet is judged'),
-  kano: enumOf(ENUMS.kano, 'performance is an alias of incremental'),
-  size: enumOf(ENUMS.size),
-  approachStatus: enumOf(ENUMS.approachStatus),
-  goalStatus: enumOf(ENUMS.goalStatus),
-  blockedBy: ids('ids of blocking approaches, never the approach itself'),
-  serves: ids('ids of existing needs, never the bet’s own parent', LIMITS.serves),
-  externalRefs: Type.Array(
-    Type.Object(
-      {
-        system: Type.String({ minLength: 1, pattern: '\\S' }),
-        key: Type.String({ minLength: 1, pattern: '\\S' }),
-        url: Type.String({ pattern: '^https://', description: 'an https:// URL' }),
-      },
-      { additionalProperties: false },
-    ),
-    { maxItems: LIMITS.externalRefs, description: 'no system+key pair twice' },
-  ),
-  demand: Type.Array(
-    Type.Object(
-      {
-        who: Type.String({ minLength: 1, pattern: '\\S' }),
-        at: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'a YYYY-MM-DD date' }),
-        revenue: Type.Optional(Type.Number({ minimum: 0 })),
-        size: Type.Optional(Type.String()),
-        source: Type.Optional(Type.String()),
-        ask: Type.Optional(Type.String()),
-      },
-      { additionalProperties: false },
-    ),
-    { maxItems: LIMITS.demand },
-  ),
-  kind: enumOf(ENUMS.kind, 'assigned by classification; never sent on creation'),
-  urgent: Type.Boolean({ description: 'only on a do-it task' }),
-  completedAt: Type.String({
-    description: 'RFC 3339 with a time zone; set by the service when status becomes done',
-    pattern: '^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})$',
-  }),
-}
-
-const fieldsOf = (type: NodeType) => (Object.keys(FIELDS) as (keyof typeof FIELDS)[]).filter((f) => FIELDS[f].on.includes(type))
-
-/** The `data` of a new node of one type: its fields only (kind is assigned by classification). */
-const dataFor = (type: NodeType) =>
-  Type.Object(
-    Object.fromEntries(
-      fieldsOf(type)
-        .filter((f) => f !== 'kind' && f !== 'completedAt')
-        .map((f) => [f, f === 'label' ? FIELD_SCHEMAS[f] : Type.Optional(FIELD_SCHEMAS[f])]),
-    ),
-    { additionalProperties: false, description: `the fields of ${type === 'approach' ? 'an' : 'a'} ${type}` },
-  )
-
-/** The `data` of an update: any field, null clears it (label cannot be cleared). */
-export const NodeDataPatch = deferred(
-  Type.Object(
-    Object.fromEntries(
-      (Object.keys(FIELDS) as (keyof typeof FIELDS)[]).map((f) => [
-        f,
-        Type.Optional(f === 'label' ? FIELD_SCHEMAS[f] : Type.Union([FIELD_SCHEMAS[f], Type.Null()])),
-      ]),
-    ),
-    {
-      additionalProperties: false,
-      description: 'PATCH semantics: only the sent fields change; null clears a field; arrays are replaced whole',
-    },
-  ),
-)
+/** The `data` of an update, documented for every type; the node rules check it by the node's type (dataSchema.update). */
+export const NodeDataPatch = deferred(NodeFieldsPatch)
 
 const NODE_TYPE_RULE = `node.type must be one of: ${NODE_TYPES.join(', ')}`
 const parentIdFor = (type: NodeType) =>
@@ -122,7 +40,7 @@ export const nodeFor = (inBatch: boolean) =>
                 }
               : {}),
             parentId: parentIdFor(type),
-            data: ruled(deferred(dataFor(type)), 'node.data is required: an object with at least a label'),
+            data: ruled(deferred(dataSchema.add[type]), 'node.data is required: an object with at least a label'),
           }),
         ),
       ),

@@ -1,7 +1,9 @@
+import { parseInput } from '../http/action-schema'
 import { LATER } from '../iterations/model'
+import { dataSchema } from '../ports/node-data'
 import { getNode, loadNodes, nextId, type WriteCtx } from './context'
 import type { NewNode, NodeUpdate } from './input'
-import { an, checkFields, FieldError, type Node, type NodeData, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
+import { an, FieldError, type Node, type NodeData, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
 
 /**
  * The rules of add and update that need the database: parents, referenced ids, iterations,
@@ -100,7 +102,7 @@ function applyStatus(
   }
 }
 
-/** The data to store: its fields were checked by checkFields (and the label by the caller), so it is a NodeData once nulls are gone. */
+/** The data to store: its fields were checked against dataSchema, so it is a NodeData once nulls are gone. */
 function dropNulls(data: Record<string, unknown>): NodeData {
   for (const k of Object.keys(data)) if (data[k] === null) delete data[k]
   if (typeof data.label === 'string') data.label = data.label.trim()
@@ -121,14 +123,12 @@ function checkUrgent(data: Record<string, unknown>, patch: Record<string, unknow
 export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean): Promise<Node> {
   const n = input as NewNode & { id?: string }
   const type = n.type
-  const patch = n.data as Record<string, unknown>
-  checkFields(type, patch) // first, so kind on a goal reads as a field on the wrong type
+  const patch: Record<string, unknown> = parseInput(dataSchema.add[type], n.data) // first, so kind on a goal reads as a field on the wrong type
   if ('kind' in patch && patch.kind !== null)
     fail(
       'kind is not supplied on creation; it is assigned by classification',
       'Add the task without kind; it is classified within seconds, or call {action:"classify", projectId, nodeId} at once.',
     )
-  if (typeof patch.label !== 'string') fail('label is required: a non-empty string')
 
   let id: string
   if (n.id !== undefined) {
@@ -172,8 +172,7 @@ export async function prepareUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<{
   const patch: Record<string, unknown> = input.data ?? {}
   if (input.data === undefined && input.parentId === undefined) fail('Send data (fields to change) and/or parentId')
   const type = before!.type
-  checkFields(type, patch)
-  if ('label' in patch && patch.label === null) fail('label is required and cannot be removed')
+  parseInput(dataSchema.update[type], patch)
 
   const parentId = input.parentId === undefined ? before!.parentId : await checkParent(ctx, type, input.parentId)
   const data = dropNulls({ ...before!.data, ...patch })
@@ -184,7 +183,7 @@ export async function prepareUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<{
   // since, which must not block an unrelated change such as a move (the filter above already
   // keeps a moved bet from serving its new parent)
   const refs: Record<string, unknown> = {}
-  for (const f of ['serves', 'blockedBy']) if (f in patch && Array.isArray(data[f])) refs[f] = data[f]
+  for (const f of ['serves', 'blockedBy'] as const) if (f in patch && Array.isArray(data[f])) refs[f] = data[f]
   await checkRefs(ctx, { id, parentId }, refs)
   Object.assign(data, refs)
   if (type === 'job' || type === 'task') {

@@ -1,3 +1,4 @@
+import type { FieldName } from '../../ports/node-data'
 import { update } from './actions.ts'
 import type { Ui } from './ctx.ts'
 import { el } from './dom.ts'
@@ -10,7 +11,7 @@ import { type NodeType, PARENT_TYPE, type PlanNode, TYPE_NAMES } from './model.t
  */
 type Kind = 'text' | 'area' | 'select' | 'check' | 'ids' | 'refs' | 'demand'
 interface Field {
-  name: string
+  name: FieldName
   label: string
   kind: Kind
   on: NodeType[]
@@ -19,7 +20,7 @@ interface Field {
 }
 
 const ALL: NodeType[] = ['goal', 'need', 'approach', 'job', 'task']
-const FIELDS: Field[] = [
+const FIELDS = [
   { name: 'label', label: 'Label', kind: 'text', on: ALL },
   { name: 'description', label: 'Description', kind: 'area', on: ALL },
   { name: 'goalStatus', label: 'Goal status', kind: 'select', on: ['goal'], options: ['', 'focus', 'later', 'done'] },
@@ -42,7 +43,10 @@ const FIELDS: Field[] = [
   { name: 'notes', label: 'Notes', kind: 'area', on: ['approach', 'job'] },
   { name: 'demand', label: 'Demand', kind: 'demand', on: ['need'], hint: 'one per line: who | date (YYYY-MM-DD) | ask' },
   { name: 'externalRefs', label: 'Links', kind: 'refs', on: ALL, hint: 'one per line: system key https://…' },
-]
+] satisfies Field[]
+/** Every node field has a control here, but those the service sets (a new field fails to compile until it has one). */
+const everyField: Exclude<FieldName, (typeof FIELDS)[number]['name'] | 'kind' | 'completedAt'> extends never ? true : never = true
+void everyField
 
 /** A field's value as the text of its control. */
 /** One entry of a node's externalRefs or demand, as stored (src/ports/node-data.ts); read loosely. */
@@ -79,7 +83,9 @@ function fromText(f: Field, text: string, old: unknown): unknown {
 }
 
 export function editorFields(ui: Ui, n: PlanNode): HTMLElement[] {
-  const fields = FIELDS.filter((f) => f.on.includes(n.type) && (f.name !== 'urgent' || n.data.kind === 'do-it' || n.data.urgent))
+  const fields = (FIELDS as Field[]).filter(
+    (f) => f.on.includes(n.type) && (f.name !== 'urgent' || n.data.kind === 'do-it' || n.data.urgent),
+  )
   return [parentField(ui, n), ...fields.map((f) => field(ui, n, f))].filter((x): x is HTMLElement => x !== null)
 }
 
