@@ -37,11 +37,27 @@ export const ViewCommand = Type.Object(
   { additionalProperties: true },
 )
 
+/**
+ * The views of a project, each with its own command queue and state: `app`, the canvas at /app,
+ * and `chat`, the plan an MCP host shows inside a conversation (the MCP tool open_plan).
+ */
+export const VIEW_NAMES = ['app', 'chat'] as const
+export type ViewName = (typeof VIEW_NAMES)[number]
+export const ViewParam = Type.Optional(
+  Type.Union(
+    VIEW_NAMES.map((v) => Type.Literal(v)),
+    { description: 'app: the /app canvas (default); chat: the plan open_plan shows in this chat' },
+  ),
+)
+
 /** GET /view-state parameters. */
-export const ViewStateParams = Type.Object({ projectId: Type.String() })
+export const ViewStateParams = Type.Object({ projectId: Type.String(), view: ViewParam })
 
 /** POST /view-command body, typed. */
-export const ViewCommandBody = Type.Object({ projectId: Type.String(), command: ViewCommand })
+export const ViewCommandBody = Type.Object({ projectId: Type.String(), view: ViewParam, command: ViewCommand })
+
+/** The view a request names: `app` when it names none; anything else is api.md's 400. */
+export const isViewName = (v: unknown): v is ViewName => typeof v === 'string' && (VIEW_NAMES as readonly string[]).includes(v)
 
 export const isCommandType = (t: unknown): t is ViewCommandType =>
   typeof t === 'string' && (VIEW_COMMAND_TYPES as readonly string[]).includes(t)
