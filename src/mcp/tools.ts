@@ -11,6 +11,7 @@ import { NodesParams } from '../nodes/model'
 import { SearchParams } from '../search/model'
 import { DIRECTIONS, OutlineParams, TreeParams } from '../tree/model'
 import { ViewCommandBody, ViewStateParams } from '../view/model'
+import { EditArgs, FollowArgs, OpenPlanArgs, ReadPlanArgs, ReportArgs } from './app-tools'
 import { WorkflowBody } from '../workflow/model'
 import { MutateArgs } from './mutate'
 import { OUTPUT } from './outputs'
@@ -41,7 +42,16 @@ export interface ToolSpec {
   check?: (args: Record<string, unknown>) => Record<string, unknown> | undefined
   /** a 200 answer that still did nothing (set_view on a target that does not resolve) */
   refused?: (body: Record<string, unknown>) => boolean
+  /** only an MCP Apps view may call it (`_meta.ui.visibility: ["app"]`): hidden from the model */
+  appOnly?: boolean
+  /** its result opens the plan view (`_meta.ui.resourceUri`) */
+  opensView?: boolean
+  /** the text a model reads, when not the answer's JSON (open_plan: the outline) */
+  text?: (body: Record<string, unknown>) => string
 }
+
+/** The plan view's resource (an MCP App, extension io.modelcontextprotocol/ui). */
+export const PLAN_URI = 'ui://arbor/plan.html'
 
 const read = (title: string): ToolAnnotations => ({
   title,
@@ -216,6 +226,71 @@ export const TOOLS: ToolSpec[] = [
     request: (args) => ({ args: { action: 'releaseClaim', ...args } }),
   },
 ]
+
+/**
+ * The plan inside the chat (MCP Apps): open_plan for the model, and the tools only its view
+ * calls, each one REST call like the rest. The view's commands wait in the project's `chat`
+ * queue (set_view with view:"chat"), apart from the /app canvas's.
+ */
+TOOLS.push(
+  {
+    name: 'open_plan',
+    description:
+      'Show the plan (or the subtree of nodeId) to the user as a live, editable tree in the chat; steer it with set_view view:"chat". Returns the outline as text. GET /outline.',
+    method: 'GET',
+    path: '/outline',
+    schema: OpenPlanArgs,
+    annotations: read('Open the plan'),
+    outputSchema: OUTPUT.open_plan,
+    opensView: true,
+    text: (body) =>
+      `${body.outline}\n(The plan is shown to the user as an editable tree; set_view with view:"chat" moves it, read_view with view:"chat" reads what they selected.)`,
+  },
+  {
+    name: 'plan_read',
+    description: 'The plan view reads every node of the project. GET /nodes.',
+    method: 'GET',
+    path: '/nodes',
+    schema: ReadPlanArgs,
+    annotations: read('Read the plan'),
+    outputSchema: OUTPUT.list_nodes,
+    appOnly: true,
+  },
+  {
+    name: 'plan_follow',
+    description:
+      'The plan view waits for its next commands (set_view view:"chat") or a change of the tree after revision. GET /view/commands?view=chat.',
+    method: 'GET',
+    path: '/view/commands',
+    schema: FollowArgs,
+    annotations: read('Follow the plan'),
+    outputSchema: OUTPUT.plan_follow,
+    appOnly: true,
+    request: (args) => ({ args: { ...args, view: 'chat' } }),
+  },
+  {
+    name: 'plan_report',
+    description: 'The plan view says what it shows and the command it applied. POST /view/report view=chat.',
+    method: 'POST',
+    path: '/view/report',
+    schema: ReportArgs,
+    annotations: write('Report the view', false, true),
+    outputSchema: OUTPUT.read_view,
+    appOnly: true,
+    request: (args) => ({ args: { ...args, view: 'chat' } }),
+  },
+  {
+    name: 'plan_edit',
+    description: "A person's edit in the plan view: add, update (rename, done), delete, restore (undo), or a batch of them. POST /mutate.",
+    method: 'POST',
+    path: '/mutate',
+    schema: EditArgs,
+    annotations: write('Edit the plan', true, false),
+    outputSchema: OUTPUT.mutate,
+    appOnly: true,
+    request: keyed(),
+  },
+)
 
 export const TOOL_BY_NAME = new Map(TOOLS.map((t) => [t.name, t]))
 
