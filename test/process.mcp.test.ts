@@ -100,7 +100,8 @@ describe.each(Object.keys(transports) as (keyof typeof transports)[])('the MCP s
   const label = (text: string) => `${text} (${kind})`
 
   beforeAll(async () => {
-    client = await connect(...transports[kind]())
+    const [transport, era] = transports[kind]()
+    client = await connect(transport, era)
   }, 30_000)
   afterAll(() => client.close())
 

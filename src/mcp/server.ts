@@ -52,7 +52,7 @@ const offered = (options: Pick<McpOptions, 'readOnly'>) => TOOLS.filter((t) => !
 function toolMeta(t: ToolSpec): Record<string, unknown> | undefined {
   if (t.appOnly) return { ui: { resourceUri: PLAN_URI, visibility: ['app'] } }
   if (t.opensView)
-    return { ui: { resourceUri: PLAN_URI, visibility: ['model', 'app'] }, 'ui/resourceUri': PLAN_URI, 'openai/outputTemplate': PLAN_URI }
+    return { ui: { resourceUri: PLAN_URI }, 'openai/outputTemplate': PLAN_URI }
   return undefined
 }
 

@@ -29,10 +29,10 @@ export const ViewCommand = Type.Object(
         { description: 'setViewMode' },
       ),
     ),
-    iterationName: Type.Optional(Type.String({ description: 'selectIteration: the name of an iteration (GET /iterations)' })),
-    nodeId: Type.Optional(Type.String({ description: 'zoomToNode, selectNode (omit to deselect), expandNode, expandAll, collapseNode' })),
+    iterationName: Type.Optional(Type.String({ description: 'selectIteration (GET /iterations)' })),
+    nodeId: Type.Optional(Type.String({ description: 'the node commands (selectNode without it deselects)' })),
     goalIds: Type.Optional(Type.Array(Type.String(), { description: 'focusGoals: a non-empty array of goal ids' })),
-    autoSwitch: Type.Optional(Type.Boolean({ description: 'false: selectNode and zoomToNode on a job or task stay in the current mode' })),
+    autoSwitch: Type.Optional(Type.Boolean({ description: 'false: stay in the current mode on a job or task' })),
   },
   { additionalProperties: true },
 )
@@ -43,12 +43,8 @@ export const ViewCommand = Type.Object(
  */
 export const VIEW_NAMES = ['app', 'chat'] as const
 export type ViewName = (typeof VIEW_NAMES)[number]
-export const ViewParam = Type.Optional(
-  Type.Union(
-    VIEW_NAMES.map((v) => Type.Literal(v)),
-    { description: 'app: the /app canvas (default); chat: the plan open_plan shows in this chat' },
-  ),
-)
+// no description: set_view and read_view say it in their own, and the tool list is held to its tokens
+export const ViewParam = Type.Optional(Type.Union(VIEW_NAMES.map((v) => Type.Literal(v))))
 
 /** GET /view-state parameters. */
 export const ViewStateParams = Type.Object({ projectId: Type.String(), view: ViewParam })
