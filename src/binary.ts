@@ -8,12 +8,12 @@
 // dist/assets/plan.js (src/web/plan-bundle.ts), as the binary has no sources to bundle.
 
 import canvasScript from '../dist/assets/canvas.js' with { type: 'text' }
-import planScript from '../dist/assets/plan.js' with { type: 'text' }
 import wordVectors from '../dist/assets/glove-100d-int8.bin' with { type: 'file' }
 import manifest from '../dist/assets/minilm/arbor-model.json' with { type: 'file' }
 import model from '../dist/assets/minilm/model.onnx' with { type: 'file' }
 import tokenizer from '../dist/assets/minilm/tokenizer.json' with { type: 'file' }
 import tokenizerConfig from '../dist/assets/minilm/tokenizer_config.json' with { type: 'file' }
+import planScript from '../dist/assets/plan.js' with { type: 'text' }
 import { run } from './cli/main'
 import { useBundledMiniLm } from './search/embedder/minilm'
 import { useBundledWordVectors } from './search/embedder/wordvectors'

@@ -25,7 +25,9 @@ export const OUTPUT = {
   list_iterations: obj({ iterations: array, iteration: objectOrNull('the current iteration, or null') }),
   run_workflow: obj({ done: boolean, prompt: string, state: string, changeset: array }, ['done']),
   set_view: obj({ success: boolean, commandId: integer }, ['success']),
-  read_view: obj({ view_mode: string, last_applied_command: objectOrNull('{id, type, at} or null'), clients_connected: boolean }, ['view_mode']),
+  read_view: obj({ view_mode: string, last_applied_command: objectOrNull('{id, type, at} or null'), clients_connected: boolean }, [
+    'view_mode',
+  ]),
   submit_feedback: obj({ success: boolean, id: string }, ['success']),
   list_projects: obj({ projects: array }, ['projects']),
   get_outline: obj({ outline: string, tokens: integer, elided: integer }, ['outline', 'tokens', 'elided']),

@@ -10,6 +10,7 @@
  */
 import {
   type CallToolResult,
+  CLIENT_INFO_META_KEY,
   type Implementation,
   ProtocolError,
   ProtocolErrorCode,
@@ -51,8 +52,7 @@ const offered = (options: Pick<McpOptions, 'readOnly'>) => TOOLS.filter((t) => !
 /** A tool's `_meta`: where its view is (MCP Apps, with the older key and OpenAI's alias) and who may call it. */
 function toolMeta(t: ToolSpec): Record<string, unknown> | undefined {
   if (t.appOnly) return { ui: { resourceUri: PLAN_URI, visibility: ['app'] } }
-  if (t.opensView)
-    return { ui: { resourceUri: PLAN_URI }, 'openai/outputTemplate': PLAN_URI }
+  if (t.opensView) return { ui: { resourceUri: PLAN_URI }, 'openai/outputTemplate': PLAN_URI }
   return undefined
 }
 
@@ -92,9 +92,12 @@ export function createMcpServer(options: McpOptions): Server {
   )
   const tools = toolList(options)
   server.setRequestHandler('tools/list', () => ({ tools }))
-  server.setRequestHandler('tools/call', (req) =>
-    callTool({ ...options, client: server.getClientVersion() }, req.params.name, req.params.arguments ?? {}),
-  )
+  server.setRequestHandler('tools/call', (req, ctx) => {
+    // who is calling: the request's own envelope (2026-07-28), else what initialize said (2025)
+    const envelope = (ctx.mcpReq as { envelope?: Record<string, unknown> }).envelope
+    const client = (envelope?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion()
+    return callTool({ ...options, client }, req.params.name, req.params.arguments ?? {})
+  })
   server.setRequestHandler('resources/list', () => ({ resources: [PLAN_RESOURCE] }))
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }))
   server.setRequestHandler('resources/read', async (req) => {

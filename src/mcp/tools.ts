@@ -11,8 +11,8 @@ import { NodesParams } from '../nodes/model'
 import { SearchParams } from '../search/model'
 import { DIRECTIONS, OutlineParams, TreeParams } from '../tree/model'
 import { ViewCommandBody, ViewStateParams } from '../view/model'
-import { EditArgs, FollowArgs, OpenPlanArgs, ReadPlanArgs, ReportArgs } from './app-tools'
 import { WorkflowBody } from '../workflow/model'
+import { EditArgs, FollowArgs, OpenPlanArgs, ReadPlanArgs, ReportArgs } from './app-tools'
 import { MutateArgs } from './mutate'
 import { OUTPUT } from './outputs'
 import { ClaimArgs, ProjectsArgs, ReadyArgs, ReleaseArgs } from './work'
@@ -160,7 +160,7 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'read_view',
-    description: "What the user's canvas (or view:\"chat\") shows: mode, selection, expanded nodes, last applied command. GET /view-state.",
+    description: 'What the user\'s canvas (or view:"chat") shows: mode, selection, expanded nodes, last applied command. GET /view-state.',
     method: 'GET',
     path: '/view-state',
     schema: ViewStateParams,
@@ -306,7 +306,8 @@ export function inputSchema(spec: ToolSpec, defaultProject?: string): Record<str
     properties: Record<string, Record<string, unknown>>
     required?: string[]
   }
-  for (const [name, description] of Object.entries(spec.describe ?? {})) schema.properties[name] = { ...schema.properties[name], description }
+  for (const [name, description] of Object.entries(spec.describe ?? {}))
+    schema.properties[name] = { ...schema.properties[name], description }
   // a default project, or a tool that needs one only for some calls (mutate's addProject): not required
   if (schema.properties.projectId && (defaultProject || spec.needsProject)) {
     schema.properties.projectId = { type: 'string', description: defaultProject ? `default ${defaultProject}` : 'from list_projects' }

@@ -4,13 +4,7 @@
  * calls to Arbor's MCP server, whose app-only tools are REST calls. Bundled into the one HTML
  * document by src/web/plan-bundle.ts.
  */
-import {
-  App,
-  applyDocumentTheme,
-  applyHostFonts,
-  applyHostStyleVariables,
-  type McpUiHostContext,
-} from '@modelcontextprotocol/ext-apps'
+import { App, applyDocumentTheme, applyHostFonts, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps'
 
 interface PlanNode {
   id: string
@@ -96,11 +90,11 @@ function render() {
   const tree = $('#tree')
   tree.replaceChildren()
   const items = visible()
-  if (!items.length) tree.append(el('li', { class: 'empty' }, 'Nothing planned yet: press a to add a goal.'))
+  if (!items.length) tree.append(el('div', { class: 'empty' }, 'Nothing planned yet: press a to add a goal.'))
   if (state.selected && !items.some((i) => i.node.id === state.selected)) state.selected = items[0]?.node.id ?? null
   for (const { node, level } of items) {
     const has = kids(node.id).length > 0
-    const li = el('li', {
+    const li = el('div', {
       role: 'treeitem',
       id: `n-${node.id}`,
       'data-id': node.id,
@@ -146,7 +140,12 @@ function select(id: string | null, tellModel = true) {
   if (!tellModel) return
   void app
     .updateModelContext({
-      content: [{ type: 'text', text: n ? `The user selected ${n.type} ${n.id} “${n.data.label}” in the plan view.` : 'Nothing is selected in the plan view.' }],
+      content: [
+        {
+          type: 'text',
+          text: n ? `The user selected ${n.type} ${n.id} “${n.data.label}” in the plan view.` : 'Nothing is selected in the plan view.',
+        },
+      ],
       structuredContent: { projectId: state.projectId, selectedNode: n ? { id: n.id, type: n.type, label: n.data.label } : null },
     })
     .catch((err: Error) => say(`The host did not take the selection: ${err.message}`))
@@ -415,7 +414,10 @@ $('#ask').addEventListener('click', () => {
   if (!n) return
   // hand the job to the agent: a message in the conversation, as the person would type it
   void app
-    .sendMessage({ role: 'user', content: [{ type: 'text', text: `Please work on ${n.type} ${n.id} “${n.data.label}” (project ${state.projectId}).` }] })
+    .sendMessage({
+      role: 'user',
+      content: [{ type: 'text', text: `Please work on ${n.type} ${n.id} “${n.data.label}” (project ${state.projectId}).` }],
+    })
     .then(() => say('Sent to the agent.'))
     .catch((err: Error) => say(`The host did not take the message: ${err.message}`))
 })
