@@ -70,7 +70,7 @@ describe.skipIf(!haveChromium)('the plan view in a chat host (Chromium, ext-apps
     await server?.close()
   })
 
-  const seen = (page: Page) => page.evaluate(() => (window as unknown as { host: Record<string, any> }).host)
+  const seen = (page: Page) => page.evaluate(() => (globalThis as unknown as { host: Record<string, any> }).host)
   async function open(theme: 'light' | 'dark', viewport = { width: 1280, height: 800 }): Promise<{ page: Page; view: Frame }> {
     const page = await browser.newPage({ viewport })
     page.on('pageerror', (err) => console.error(`host page error: ${err.message} ${err.stack}`))
@@ -81,7 +81,7 @@ describe.skipIf(!haveChromium)('the plan view in a chat host (Chromium, ext-apps
     return { page, view }
   }
   const labels = (view: Frame) => view.$$eval('[role=treeitem] .label', (els) => els.map((e) => e.textContent))
-  const selected = (view: Frame) => view.$eval('[aria-selected=true]', (e) => (e as HTMLElement).dataset.id).catch(() => null)
+  const selected = (view: Frame) => view.$eval('[aria-selected=true]', (e) => e.getAttribute('data-id')).catch(() => null)
   async function until<T>(fn: () => Promise<T>, what: string, ms = 10_000): Promise<T> {
     const end = Date.now() + ms
     let last: T
@@ -100,7 +100,11 @@ describe.skipIf(!haveChromium)('the plan view in a chat host (Chromium, ext-apps
     expect(state.text).toContain('Launch the beta')
     expect(state.ready).toBe(true)
     // the host's theme variables, not the view's defaults
-    const body = await view.$eval('body', (b) => [getComputedStyle(b).backgroundColor, getComputedStyle(b).fontFamily])
+    type Styles = { getComputedStyle(e: unknown): { backgroundColor: string; fontFamily: string } }
+    const body = await view.$eval('body', (b) => {
+      const style = (globalThis as unknown as Styles).getComputedStyle(b)
+      return [style.backgroundColor, style.fontFamily]
+    })
     expect(body).toEqual(['rgb(24, 26, 33)', 'Georgia, serif'])
     await until(async () => (await seen(page)).sizes.length > 0, 'a size-changed notification')
     await page.screenshot({ path: join(SHOTS, 'mcp-view-1280.png') })
@@ -169,7 +173,7 @@ describe.skipIf(!haveChromium)('the plan view in a chat host (Chromium, ext-apps
   it('a client without the extension gets the plan as text', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
     await page.goto(`http://127.0.0.1:${host.port}/?projectId=${projectId}&noui=1`)
-    await page.waitForFunction(() => (window as unknown as { host: { text: string } }).host.text !== '')
+    await page.waitForFunction(() => (globalThis as unknown as { host: { text: string } }).host.text !== '')
     expect(await page.$('iframe')).toBeNull()
     expect((await seen(page)).text).toContain('Anyone can sign up')
     await page.close()
