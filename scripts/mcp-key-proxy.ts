@@ -8,13 +8,11 @@
  * 127.0.0.1 only; every request goes to the target unchanged but for the Authorization header.
  */
 
-/** One request to the target with the key: method, body and headers as sent (Host and Origin dropped). */
+/** One request to the target with the key: method, body and headers as sent (Origin included, so Arbor still refuses a foreign one), Host the target's. */
 export async function forwardWithKey(req: Request, target: string, key: string): Promise<Response> {
   const headers = new Headers(req.headers)
   headers.set('authorization', `Bearer ${key}`)
   headers.delete('host')
-  // a page on the proxy's own origin is not a rebinding attack on Arbor: the proxy is the caller
-  headers.delete('origin')
   const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await req.arrayBuffer()
   const res = await fetch(target, { method: req.method, headers, body, redirect: 'manual' })
   const out = new Headers(res.headers)

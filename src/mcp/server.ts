@@ -86,7 +86,8 @@ export function createMcpServer(options: McpOptions): Server {
   const server = new Server(
     { name: 'arbor', version: pkg.version },
     {
-      capabilities: { tools: {}, resources: {}, extensions: { [UI_EXTENSION]: {} } },
+      // no prompts of its own (prompts/list answers an empty list); logging/setLevel is accepted, and nothing is logged to the client
+      capabilities: { tools: {}, resources: {}, prompts: {}, logging: {}, extensions: { [UI_EXTENSION]: {} } },
       instructions: INSTRUCTIONS,
     },
   )
@@ -100,6 +101,7 @@ export function createMcpServer(options: McpOptions): Server {
   })
   server.setRequestHandler('resources/list', () => ({ resources: [PLAN_RESOURCE] }))
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }))
+  server.setRequestHandler('prompts/list', () => ({ prompts: [] }))
   server.setRequestHandler('resources/read', async (req) => {
     if (req.params.uri !== PLAN_URI) throw new ResourceNotFoundError(req.params.uri)
     const { _meta, uri, mimeType } = PLAN_RESOURCE
