@@ -6,6 +6,7 @@
 # passes, fails the run):
 #   @modelcontextprotocol/conformance 0.1.16, its active suite (revision 2025-11-25)
 #   the 0.2 line, --requirements 2025-11-25 and --requirements 2026-07-28
+# and then the MCP Inspector's CLI with --strict on the tool list (no problem at all allowed).
 # The suite needs Node.js 22: node@22 and the suites are installed into <work dir> with npm
 # --prefix, outside the project's dependencies.
 #
@@ -26,6 +27,8 @@ trap stop EXIT
 
 [ -x "$WORK/v1/node_modules/.bin/conformance" ] ||
   npm install --prefix "$WORK/v1" --no-audit --no-fund --no-save "node@22" "@modelcontextprotocol/conformance@$V1" >/dev/null
+[ -x "$WORK/inspector/node_modules/.bin/mcp-inspector" ] ||
+  npm install --prefix "$WORK/inspector" --no-audit --no-fund --no-save "@modelcontextprotocol/inspector@2.12.0" >/dev/null
 [ -x "$WORK/v2/node_modules/.bin/conformance" ] ||
   npm install --prefix "$WORK/v2" --no-audit --no-fund --no-save "@modelcontextprotocol/conformance@$V2" >/dev/null
 NODE22="$WORK/v1/node_modules/node/bin"
@@ -63,4 +66,9 @@ run() { # <label> <suite dir> <baseline> [args…]
 run "conformance $V1" "$WORK/v1" baseline-0.1.16.yml
 run "conformance $V2 (2025-11-25)" "$WORK/v2" baseline-2025-11-25.yml --requirements 2025-11-25
 run "conformance $V2 (2026-07-28)" "$WORK/v2" baseline-2026-07-28.yml --requirements 2026-07-28
+# the MCP Inspector's --strict: the tool list's schemas are portable (no error, and no warning either)
+PATH="$NODE22:$PATH" "$WORK/inspector/node_modules/.bin/mcp-inspector" --cli "$URL" --method tools/list --strict \
+  >"$WORK/inspector.json" 2>"$WORK/inspector.err" || rc=1
+if [ -s "$WORK/inspector.err" ]; then cat "$WORK/inspector.err"; rc=1; fi
+echo "MCP Inspector 2.12.0 --strict on tools/list: $(wc -l <"$WORK/inspector.err") lines of problems"
 exit "$rc"
