@@ -149,7 +149,7 @@ describe.skipIf(!haveChromium)('the plan view in a chat host (Chromium, ext-apps
     await page.close()
   }, 60_000)
 
-  it('follows the agent: set_view view:"chat" moves the view, and read_view reads it back', async () => {
+  it('follows the agent: set_view view:"chat" moves the view, and read_view reads it back; delete and undo on a phone', async () => {
     const { page, view } = await open('light', { width: 390, height: 844 })
     const sent = await server.call('POST', '/api/v1/view-command', {
       body: { projectId, view: 'chat', command: { type: 'selectNode', nodeId: ids.task, autoSwitch: false } },
@@ -164,6 +164,14 @@ describe.skipIf(!haveChromium)('the plan view in a chat host (Chromium, ext-apps
     // the /app canvas was not moved
     expect((await server.call('GET', `/api/v1/view-state?projectId=${projectId}`)).body.selected_node).toBeNull()
     await page.screenshot({ path: join(SHOTS, 'mcp-view-390.png'), fullPage: true })
+    // Delete takes the task out of GET /nodes, Ctrl+Z brings it back from the changelog
+    const exists = async () =>
+      (await server.call('GET', `/api/v1/nodes?projectId=${projectId}`)).body.nodes.some((n: any) => n.id === ids.task)
+    await view.press(`[data-id="${ids.task}"]`, 'Delete')
+    await until(async () => !(await exists()), 'the task gone from GET /nodes')
+    await view.press('[role=tree]', 'Control+z')
+    await until(exists, 'the task back in GET /nodes')
+    await until(async () => (await labels(view)).includes('Renew the domain'), 'the task back in the view')
     // the view asks for full screen; the host grants it
     await view.click('#full')
     await until(async () => (await seen(page)).displayModes.includes('fullscreen'), 'the display mode request')

@@ -41,6 +41,8 @@ const state = {
   revision: undefined as string | undefined,
   undo: [] as Undo[],
   started: false,
+  /** the live feed and reports: off when the plan has no live canvas (a free plan, 403 realtime_unavailable) */
+  live: true,
 }
 
 const $ = <T extends HTMLElement>(sel: string) => document.querySelector(sel) as T
@@ -59,7 +61,7 @@ async function call<T>(name: string, args: Record<string, unknown>): Promise<T> 
   const text = res.content?.find((c) => c.type === 'text')
   if (res.isError) {
     const body = text && 'text' in text ? safeJson(text.text) : null
-    throw new Error(body?.message ?? body?.error ?? 'the tool failed')
+    throw Object.assign(new Error(body?.message ?? body?.error ?? 'the tool failed'), { code: body?.error })
   }
   return (res.structuredContent ?? safeJson(text && 'text' in text ? text.text : '{}')) as T
 }
@@ -241,11 +243,8 @@ async function undoLast() {
 }
 
 function onKey(e: KeyboardEvent) {
-  if (state.editing) return
-  if ((e.ctrlKey || e.metaKey) && e.key === 'z') {
-    e.preventDefault()
-    return void undoLast()
-  }
+  // Ctrl+Z is the document's (below), so it works wherever the focus is outside a text field
+  if (state.editing || e.ctrlKey || e.metaKey) return
   const items = visible()
   const i = items.findIndex((x) => x.node.id === state.selected)
   const n = items[i]?.node
@@ -333,6 +332,7 @@ function apply(c: Command) {
 }
 
 async function report(applied: Command | null) {
+  if (!state.live) return
   await call('plan_report', {
     ...(applied ? { applied: { id: applied.id, type: applied.type } } : {}),
     state: {
@@ -362,6 +362,11 @@ async function follow() {
         await report(c)
       }
     } catch (err) {
+      if ((err as { code?: string }).code === 'realtime_unavailable') {
+        // editing still works; only the agent's steering and live changes need the plan's realtime
+        state.live = false
+        return say(`${(err as Error).message}. Edits still save; reopen the plan to see others' changes.`)
+      }
       say(`Lost the live feed: ${(err as Error).message}; retrying.`)
       await new Promise((r) => setTimeout(r, 3000))
     }
