@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { type Browser, chromium, type Frame, type Page } from 'playwright-core'
@@ -12,7 +12,8 @@ import { type ServerProcess, startServer } from './process'
 // (test/mcp-host/host.ts), against the real server's /mcp through a loopback proxy that adds
 // the key. The tool opens the view, the view renders the tree, a keyboard edit reaches GET
 // /nodes, an agent's set_view moves the view, and a client without the extension gets the text.
-const SHOTS = '/work/notes/shots'
+/** the screenshots: beside the team's notes where there are some, else in test-output/ */
+const SHOTS = existsSync('/work/notes') ? '/work/notes/shots' : join(import.meta.dir, '..', 'test-output', 'mcp')
 const projectId = 'chat-plan'
 let server: ServerProcess
 let browser: Browser
