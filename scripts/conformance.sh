@@ -42,7 +42,11 @@ rm -rf "$WORK/data" && mkdir -p "$WORK/data" # a fresh database: its first start
 RATE_LIMIT_PER_MINUTE=0 PORT=$API_PORT DATA_DIR="$WORK/data" PUBLIC_BASE_URL="http://127.0.0.1:$API_PORT" \
   node_modules/.bin/bun src/main.ts >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
-for _ in $(seq 1 120); do curl -fsS "http://127.0.0.1:$API_PORT/healthz" >/dev/null 2>&1 && break; sleep 0.5; done
+# ready when /healthz answers (CI has Node.js, not necessarily curl)
+for _ in $(seq 1 120); do
+  node -e "fetch('http://127.0.0.1:$API_PORT/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))" && break
+  sleep 0.5
+done
 KEY=$(sed -n 's/.*Arbor API key for owner: \(arb_[0-9A-Za-z]*\).*/\1/p' "$WORK/server.log" | head -n 1)
 [ -n "$KEY" ] || { cat "$WORK/server.log"; echo 'no owner key in the server output'; exit 1; }
 ARBOR_API_KEY=$KEY node_modules/.bin/bun scripts/mcp-key-proxy.ts "http://127.0.0.1:$API_PORT/mcp" "$PROXY_PORT" >"$WORK/proxy.log" 2>&1 &
