@@ -173,6 +173,12 @@ describe.skipIf(!haveChromium)('the plan view in a chat host (Chromium, ext-apps
     await view.press('[role=tree]', 'Control+z')
     await until(exists, 'the task back in GET /nodes')
     await until(async () => (await labels(view)).includes('Renew the domain'), 'the task back in the view')
+    // someone else's write (an agent's, over REST) shows in the open view without a reload
+    const added = await server.call('POST', '/api/v1/mutate', {
+      body: { action: 'add', projectId, node: { type: 'task', data: { label: 'Added by an agent' } } },
+    })
+    expect(added.status).toBe(200)
+    await until(async () => (await labels(view)).includes('Added by an agent'), 'the agent’s task in the view')
     // the view asks for full screen; the host grants it
     await view.click('#full')
     await until(async () => (await seen(page)).displayModes.includes('fullscreen'), 'the display mode request')
