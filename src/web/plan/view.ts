@@ -349,9 +349,10 @@ async function report(applied: Command | null) {
 async function follow() {
   for (;;) {
     try {
+      // the first call answers at once with the revision the view shows; later ones wait for a change after it
       const { commands, revision } = await call<{ commands: Command[]; revision: string }>('plan_follow', {
         after: String(state.after),
-        wait: '15000',
+        wait: state.revision === undefined ? '0' : '15000',
         ...(state.revision !== undefined ? { revision: state.revision } : {}),
       })
       if (state.revision !== undefined && revision !== state.revision) await load()
