@@ -244,6 +244,8 @@ TOOLS.push(
     annotations: read(),
     outputSchema: OUTPUT.open_plan,
     opensView: true,
+    // a short text: the person sees the whole tree in the view, the model a summary it can act on
+    request: (args) => ({ args: { ...args, budget: 1000 } }),
     text: (body) =>
       `${body.outline}\n(The plan is shown to the user as an editable tree; set_view with view:"chat" moves it, read_view with view:"chat" reads what they selected.)`,
   },
