@@ -147,8 +147,17 @@ describe('src/mcp', () => {
       properties: {
         projectId: { type: 'string' },
         q: { type: 'string', description: 'natural language; only the first 1,000 characters are used' },
-        type: { type: 'string', description: 'goal, need, approach, job, task' },
-        limit: { type: 'string', description: '1 to 20, default 5' },
+        // the typed schema rides along for the OpenAPI document only (x-arbor-typed, http/query.ts)
+        type: {
+          type: 'string',
+          description: 'goal, need, approach, job, task',
+          'x-arbor-typed': JSON.parse(JSON.stringify(SearchParams.properties.type)),
+        },
+        limit: {
+          type: 'string',
+          description: '1 to 20, default 5',
+          'x-arbor-typed': JSON.parse(JSON.stringify(SearchParams.properties.limit)),
+        },
       },
       required: ['projectId', 'q'],
     })
