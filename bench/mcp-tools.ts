@@ -4,8 +4,7 @@
  * (linked in memory: tools/list calls no API), serialised as on the wire, and counted with
  * OpenAI's BPE tokenizers (gpt-tokenizer: o200k_base of GPT-4o and later, cl100k_base of GPT-4).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client'
 import { encode as cl100k } from 'gpt-tokenizer/encoding/cl100k_base'
 import { encode as o200k } from 'gpt-tokenizer/encoding/o200k_base'
 import { createMcpServer } from '../src/mcp/server'
@@ -21,12 +20,14 @@ export async function measureToolList() {
     const text = JSON.stringify(v)
     return { bytes: Buffer.byteLength(text), o200k: o200k(text).length, cl100k: cl100k(text).length }
   }
-  return { whole: count({ tools }), perTool: tools.map((t) => ({ name: t.name, ...count(t) })) }
+  // a host shows a model only the tools without visibility ["app"] (agents-and-app.md section 6)
+  const model = tools.filter((t) => (t._meta as { ui?: { visibility?: string[] } } | undefined)?.ui?.visibility?.join() !== 'app')
+  return { whole: count({ tools: model }), perTool: tools.map((t) => ({ name: t.name, ...count(t) })) }
 }
 
 if (import.meta.main) {
   const { whole, perTool } = await measureToolList()
   console.log('| tool | bytes | tokens (o200k_base) | tokens (cl100k_base) |\n|---|---:|---:|---:|')
   for (const t of perTool) console.log(`| ${t.name} | ${t.bytes} | ${t.o200k} | ${t.cl100k} |`)
-  console.log(`| **whole tools/list** | ${whole.bytes} | ${whole.o200k} | ${whole.cl100k} |`)
+  console.log(`| **the model's tools/list** | ${whole.bytes} | ${whole.o200k} | ${whole.cl100k} |`)
 }

@@ -110,7 +110,11 @@ export function createApp(deps: Deps) {
       MCP_PATH,
       ({ request }) => {
         const ip = request.headers.get(CLIENT_IP) || undefined
-        return handleMcp(request, { publicBaseUrl: deps.config.publicBaseUrl, api: async (r) => inner(r, ip) })
+        return handleMcp(request, {
+          publicBaseUrl: deps.config.publicBaseUrl,
+          api: async (r) => inner(r, ip),
+          warn: (msg, fields) => deps.log.warn(msg, fields),
+        })
       },
       {
         parse: 'none',

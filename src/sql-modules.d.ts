@@ -68,3 +68,8 @@ declare module '*/assets/canvas.js' {
   const text: string
   export default text
 }
+// The MCP plan view's script (src/web/plan-bundle.ts), embedded the same way.
+declare module '*/assets/plan.js' {
+  const text: string
+  export default text
+}

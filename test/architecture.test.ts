@@ -123,6 +123,8 @@ const SINGLETONS_ALLOWED: Record<string, string> = {
   'http/action-schema.ts:compiled': 'the compiled validator of each schema constant: a pure function of it',
   'tree/service.ts:tokenizer': 'the tokenizer, loaded once and read-only',
   'web/bundle.ts:bundled': "the app's page bundle, built once and read-only",
+  'web/plan-bundle.ts:bundled': "the MCP plan view's script embedded in the single executable, set once and read-only",
+  'web/plan-bundle.ts:built': 'the MCP plan view document, built once per process from a read-only template and script',
   'search/embedder/glove.ts:idle': "the idle timer of the process's one copy of the word vectors",
   'search/embedder/minilm-worker.ts:model': "the worker thread's model, loaded once",
   'search/embedder/use.ts:model': 'the model, loaded once per process (hundreds of MB: never one per app)',

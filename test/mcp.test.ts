@@ -86,15 +86,19 @@ describe('src/mcp', () => {
     expect((toolList().find((t) => t.name === 'mutate')!.inputSchema as any).required).toEqual(['action'])
   })
 
-  it('offers at most 16 tools, each with the three hints and an outputSchema; read-only mode only those that change nothing', () => {
+  it('offers at most 16 model tools (one slot kept for get_history), each with the three hints and an outputSchema without type lists; read-only mode only those that change nothing', () => {
     const all = toolList()
-    expect(all.length).toBeLessThanOrEqual(16)
+    const appOnly = (t: (typeof all)[number]) => (t._meta as any)?.ui?.visibility?.join() === 'app'
+    expect(all.filter((t) => !appOnly(t)).length + 1).toBeLessThanOrEqual(16)
+    expect(all.filter(appOnly).map((t) => t.name)).toEqual(['plan_read', 'plan_follow', 'plan_report', 'plan_edit'])
     for (const t of all) {
-      expect(Object.keys(t.annotations).sort()).toEqual(['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint', 'title'])
+      expect(Object.keys(t.annotations ?? {}).sort()).toEqual(['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint'])
       expect((t.outputSchema as any).type).toBe('object')
+      // the Inspector's --strict refuses a list of types such as ["object","null"]
+      expect(JSON.stringify([t.inputSchema, t.outputSchema])).not.toMatch(/"type":\[/)
     }
     const readOnly = toolList({ readOnly: true }).map((t) => t.name)
-    expect(readOnly).toEqual(all.filter((t) => t.annotations.readOnlyHint).map((t) => t.name))
+    expect(readOnly).toEqual(all.filter((t) => t.annotations?.readOnlyHint).map((t) => t.name))
     expect(readOnly).toEqual([
       'search',
       'list_nodes',
@@ -104,14 +108,21 @@ describe('src/mcp', () => {
       'list_projects',
       'get_outline',
       'ready_work',
+      'open_plan',
+      'plan_read',
+      'plan_follow',
     ])
   })
 
-  it('derives mutate’s action enum and per-action fields from the /mutate action schemas, less the actions with a tool of their own', () => {
+  it('derives mutate’s action list and per-action fields from the /mutate action schemas, less the actions with a tool of their own', () => {
     const mutate = toolList().find((t) => t.name === 'mutate')!
     const action = (mutate.inputSchema.properties as any).action
+    // no enum: an action POST /mutate gains (history's revert) is never refused by the tool's schema first
+    expect(action).toEqual({ type: 'string', description: expect.any(String) })
     // claim and releaseClaim have tools of their own (claim_work, release_work)
-    expect(action.enum).toEqual(Object.keys(ACTION_BODIES).filter((a) => a !== 'claim' && a !== 'releaseClaim'))
+    expect(action.description.split(' | ').map((a: string) => a.split(' ')[0])).toEqual(
+      Object.keys(ACTION_BODIES).filter((a) => a !== 'claim' && a !== 'releaseClaim'),
+    )
     expect(action.description.split(' | ').map((a: string) => a.split(':')[0])).toEqual([
       'add {node',
       'update {nodeId,data?',
@@ -136,8 +147,17 @@ describe('src/mcp', () => {
       properties: {
         projectId: { type: 'string' },
         q: { type: 'string', description: 'natural language; only the first 1,000 characters are used' },
-        type: { type: 'string', description: 'goal, need, approach, job, task' },
-        limit: { type: 'string', description: '1 to 20, default 5' },
+        // the typed schema rides along for the OpenAPI document only (x-arbor-typed, http/query.ts)
+        type: {
+          type: 'string',
+          description: 'goal, need, approach, job, task',
+          'x-arbor-typed': JSON.parse(JSON.stringify(SearchParams.properties.type)),
+        },
+        limit: {
+          type: 'string',
+          description: '1 to 20, default 5',
+          'x-arbor-typed': JSON.parse(JSON.stringify(SearchParams.properties.limit)),
+        },
       },
       required: ['projectId', 'q'],
     })

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import { NODE_TYPES } from '../src/nodes/model'
 import { ADMIN_TOKEN } from './helpers'
@@ -54,11 +52,21 @@ const http = (path = '/mcp') =>
   new StreamableHTTPClientTransport(new URL(`${server.url}${path}`), {
     requestInit: { headers: { authorization: `Bearer ${server.ownerKey}` } },
   })
-const transports = { stdio: () => stdio(), http: () => http() }
+/** revision 2026-07-28 (server/discover, a per-request envelope) or the 2025 handshake (initialize) */
+type Era = 'modern' | 'legacy'
+const transports = {
+  stdio: () => [stdio(), 'legacy'] as const,
+  http: () => [http(), 'legacy'] as const,
+  'stdio-2026-07-28': () => [stdio(), 'modern'] as const,
+  'http-2026-07-28': () => [http(), 'modern'] as const,
+}
 
-/** A connected SDK client that has listed the tools: from then on it checks every structuredContent against its tool's outputSchema. */
-async function connect(transport: StdioClientTransport | StreamableHTTPClientTransport) {
-  const client = new Client({ name: 'arbor-test', version: '1.0.0' })
+/** A connected SDK client (v2) that has listed the tools: from then on it checks every structuredContent against its tool's outputSchema. */
+async function connect(transport: StdioClientTransport | StreamableHTTPClientTransport, era: Era = 'legacy') {
+  const client = new Client(
+    { name: 'arbor-test', version: '1.0.0' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  )
   await client.connect(transport)
   await client.listTools()
   return client
@@ -79,7 +87,10 @@ const TOOL_HINTS: [string, boolean, boolean, boolean][] = [
   ['ready_work', true, false, true],
   ['claim_work', false, false, false],
   ['release_work', false, false, true],
+  ['open_plan', true, false, true],
 ]
+/** the tools only the plan view may call (`_meta.ui.visibility: ["app"]`): listed, but not shown to a model */
+const APP_ONLY = ['plan_read', 'plan_follow', 'plan_report', 'plan_edit']
 
 describe.each(Object.keys(transports) as (keyof typeof transports)[])('the MCP server over %s', (kind) => {
   let client: Client
@@ -89,12 +100,17 @@ describe.each(Object.keys(transports) as (keyof typeof transports)[])('the MCP s
   const label = (text: string) => `${text} (${kind})`
 
   beforeAll(async () => {
-    client = await connect(transports[kind]())
+    const [transport, era] = transports[kind]()
+    client = await connect(transport, era)
   }, 30_000)
   afterAll(() => client.close())
 
-  it('lists the fourteen tools with truthful annotations, an outputSchema each and the routes’ enums', async () => {
-    const { tools } = await client.listTools()
+  it('lists the fifteen model tools with truthful annotations, an outputSchema each and the routes’ enums, then the view’s own', async () => {
+    const all = (await client.listTools()).tools
+    const tools = all.filter((t) => !APP_ONLY.includes(t.name))
+    expect(all.filter((t) => APP_ONLY.includes(t.name)).map((t) => [t.name, (t._meta as any)?.ui?.visibility])).toEqual(
+      APP_ONLY.map((name) => [name, ['app']]),
+    )
     expect(tools.map((t) => [t.name, t.annotations?.readOnlyHint, t.annotations?.destructiveHint, t.annotations?.idempotentHint])).toEqual(
       TOOL_HINTS,
     )
@@ -117,10 +133,10 @@ describe.each(Object.keys(transports) as (keyof typeof transports)[])('the MCP s
       description: 'default 900',
     })
     // projectId is required where no default project applies (over HTTP, ARBOR_PROJECT_ID means nothing)
-    expect(schema('release_work').required).toEqual(kind === 'stdio' ? ['claimToken'] : ['projectId', 'claimToken'])
+    expect(schema('release_work').required).toEqual(kind.startsWith('stdio') ? ['claimToken'] : ['projectId', 'claimToken'])
     const search = tools.find((t) => t.name === 'search')!
     expect((search.inputSchema.properties as any).type).toEqual({ type: 'string', enum: [...NODE_TYPES] })
-    expect(search.inputSchema.required).toEqual(kind === 'stdio' ? ['q'] : ['projectId', 'q'])
+    expect(search.inputSchema.required).toEqual(kind.startsWith('stdio') ? ['q'] : ['projectId', 'q'])
     const tree = tools.find((t) => t.name === 'get_tree')!
     expect((tree.inputSchema.properties as any).direction).toEqual({
       type: 'string',
@@ -394,7 +410,7 @@ describe('read-only mode and the size of the tool list', () => {
     const client = await connect(transport())
     try {
       const { tools } = await client.listTools()
-      expect(tools.map((t) => t.name)).toEqual(READ_ONLY)
+      expect(tools.map((t) => t.name)).toEqual([...READ_ONLY, 'plan_read', 'plan_follow'])
       expect(tools.every((t) => t.annotations?.readOnlyHint === true && t.annotations.destructiveHint === false)).toBe(true)
       const write = (await client.callTool({
         name: 'mutate',
@@ -423,7 +439,7 @@ describe('read-only mode and the size of the tool list', () => {
     }
   })
 
-  it('keeps the whole tools/list result within 3,500 o200k_base tokens', async () => {
+  it('keeps the model’s tools within 16 and 3,500 o200k_base tokens, with room for get_history; counts the view’s own too', async () => {
     const res = await fetch(`${server.url}/mcp`, {
       method: 'POST',
       headers: {
@@ -433,11 +449,22 @@ describe('read-only mode and the size of the tool list', () => {
       },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     })
-    const { result } = (await res.json()) as { result: { tools: { name: string }[] } }
-    expect(result.tools.map((t) => t.name)).toEqual(TOOL_HINTS.map((t) => t[0]))
-    const tokens = countTokens(JSON.stringify(result))
-    console.log(`tools/list: ${result.tools.length} tools, ${tokens} tokens (o200k_base)`)
-    expect(tokens).toBeLessThanOrEqual(3500)
+    const { result } = (await res.json()) as { result: { tools: { name: string; _meta?: { ui?: { visibility?: string[] } } }[] } }
+    const appOnly = (t: (typeof result.tools)[number]) => t._meta?.ui?.visibility?.join() === 'app'
+    const model = result.tools.filter((t) => !appOnly(t))
+    const view = result.tools.filter(appOnly)
+    expect(model.map((t) => t.name)).toEqual(TOOL_HINTS.map((t) => t[0]))
+    expect(view.map((t) => t.name)).toEqual(APP_ONLY)
+    // what a host shows a model: the tools without visibility ["app"] (agents-and-app.md section 6)
+    const tokens = countTokens(JSON.stringify({ tools: model }))
+    const viewTokens = countTokens(JSON.stringify({ tools: view }))
+    const whole = countTokens(JSON.stringify(result))
+    console.log(
+      `tools/list: ${model.length} model tools ${tokens} tokens; ${view.length} app-only ${viewTokens} tokens; whole list ${whole} tokens (o200k_base)`,
+    )
+    // one tool slot and ~250 tokens stay free for history's get_history (issue 42)
+    expect(model.length + 1).toBeLessThanOrEqual(16)
+    expect(tokens + 250).toBeLessThanOrEqual(3500)
   })
 })
 

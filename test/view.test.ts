@@ -344,3 +344,41 @@ describe("the app's long poll follows the tree", () => {
     expect(events.body.events).toEqual([])
   })
 })
+
+describe('a view per project: app (the canvas) and chat (the plan in an MCP host)', () => {
+  it('keeps a queue and a state per view: a command for one is applied and confirmed by that one only', async () => {
+    const q = await app.project()
+    const goal = (
+      await app.call('POST', '/api/v1/mutate', { body: { action: 'add', projectId: q, node: { type: 'goal', data: { label: 'G' } } } })
+    ).body.node.id
+    const chat = await app.call('POST', '/api/v1/view-command', {
+      body: { projectId: q, view: 'chat', command: { type: 'selectNode', nodeId: goal } },
+    })
+    const forApp = await app.call('POST', '/api/v1/view-command', { body: { projectId: q, command: { type: 'expandNode', nodeId: goal } } })
+    // each view numbers its own commands
+    expect([chat.body.commandId, forApp.body.commandId]).toEqual([1, 1])
+    const chatQueue = await app.call('GET', `/api/v1/view/commands?projectId=${q}&view=chat&wait=0`)
+    const appQueue = await app.call('GET', `/api/v1/view/commands?projectId=${q}&wait=0`)
+    expect([chatQueue.body.commands.map((c: any) => c.type), appQueue.body.commands.map((c: any) => c.type)]).toEqual([
+      ['selectNode'],
+      ['expandNode'],
+    ])
+    const state = { view_mode: 'tree', selected_iteration: null, expanded_nodes: [], focused_goals: [], selected_node: goal }
+    await app.call('POST', '/api/v1/view/report', { body: { projectId: q, view: 'chat', applied: { id: 1, type: 'selectNode' }, state } })
+    const [c, a] = await Promise.all([
+      app.call('GET', `/api/v1/view-state?projectId=${q}&view=chat`),
+      app.call('GET', `/api/v1/view-state?projectId=${q}`),
+    ])
+    expect([c.body.selected_node, c.body.last_applied_command?.id, c.body.clients_connected]).toEqual([goal, 1, true])
+    expect([a.body.selected_node, a.body.last_applied_command]).toEqual([null, null])
+    // the app's command is still waiting for the app
+    expect((await app.call('GET', `/api/v1/view/commands?projectId=${q}&wait=0`)).body.commands.length).toBe(1)
+  })
+
+  it('refuses a view that does not exist with 400, never a 500', async () => {
+    const res = await app.call('GET', `/api/v1/view-state?projectId=${p}&view=desk`)
+    expect(res.status).toBe(400)
+    const cmd = await app.call('POST', '/api/v1/view-command', { body: { projectId: p, view: 'desk', command: { type: 'expandAll' } } })
+    expect(cmd.status).toBe(400)
+  })
+})

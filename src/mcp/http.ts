@@ -1,10 +1,12 @@
 /**
  * Streamable HTTP at /mcp, served by Arbor itself. Stateless: every POST carries the caller's
  * own API key as a Bearer token, a fresh MCP server answers it (as JSON), and its tool calls
- * go to the REST API through the app's own HTTP handler with that key. `Origin`, when sent,
- * must be PUBLIC_BASE_URL's or a loopback one, so a page on another site cannot reach a local
- * Arbor through the browser (DNS rebinding). `/mcp?readOnly=1` offers only the tools that
- * change nothing; ARBOR_PROJECT_ID is the stdio server's and means nothing here.
+ * go to the REST API through the app's own HTTP handler with that key. The v2 SDK's handler
+ * serves protocol revision 2026-07-28 (a per-request envelope, no `initialize`) and falls back
+ * to stateless serving for 2025 clients. `Origin`, when sent, must be PUBLIC_BASE_URL's or a
+ * loopback one, so a page on another site cannot reach a local Arbor through the browser (DNS
+ * rebinding). `/mcp?readOnly=1` offers only the tools that change nothing; ARBOR_PROJECT_ID is
+ * the stdio server's and means nothing here.
  */
 // The MCP SDK (~15 MB resident once loaded) is imported by the first request to /mcp, not at start.
 import { flagOn } from './config'
@@ -13,12 +15,12 @@ import type { createMcpServer as CreateMcpServer } from './server'
 let sdk:
   | Promise<{
       createMcpServer: typeof CreateMcpServer
-      Transport: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport
+      v2: typeof import('@modelcontextprotocol/server')
     }>
   | undefined
 const loadSdk = () =>
-  (sdk ??= Promise.all([import('./server'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]).then(
-    ([server, transport]) => ({ createMcpServer: server.createMcpServer, Transport: transport.WebStandardStreamableHTTPServerTransport }),
+  (sdk ??= Promise.all([import('./server'), import('@modelcontextprotocol/server')]).then(
+    ([server, v2]) => ({ createMcpServer: server.createMcpServer, v2 }),
     (err) => {
       sdk = undefined // tried again by the next request
       throw err
@@ -31,6 +33,8 @@ export interface McpEndpointOptions {
   publicBaseUrl: string
   /** the app's request handler: REST calls go through the HTTP layer, in-process */
   api: (req: Request) => Promise<Response>
+  /** the server's logger, for what a caller's answer does not show */
+  warn?: (msg: string, fields: Record<string, unknown>) => void
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
@@ -50,7 +54,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
 
 /** Answers one request to /mcp. */
-export async function handleMcp(req: Request, { publicBaseUrl, api }: McpEndpointOptions): Promise<Response> {
+export async function handleMcp(req: Request, { publicBaseUrl, api, warn }: McpEndpointOptions): Promise<Response> {
   const apiUrl = `${publicBaseUrl}/api/v1`
   const guide = `${apiUrl}/guide`
   if (!originAllowed(req.headers.get('origin'), publicBaseUrl))
@@ -76,14 +80,27 @@ export async function handleMcp(req: Request, { publicBaseUrl, api }: McpEndpoin
   if (check.status === 401) return json(401, unauthorized, { 'www-authenticate': 'Bearer' })
   if (check.status === 429) return new Response(check.body, { status: 429, headers: check.headers })
 
-  const { createMcpServer, Transport } = await loadSdk()
+  const { createMcpServer, v2 } = await loadSdk()
   const readOnly = flagOn(new URL(req.url).searchParams.get('readOnly'))
-  const server = createMcpServer({ apiUrl, apiKey, fetch: api, readOnly })
-  const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-  await server.connect(transport)
+  const server = () => createMcpServer({ apiUrl, apiKey, fetch: api, readOnly, warn })
+  const onerror = (err: Error) => warn?.('mcp: a request to /mcp failed', { reason: err.message })
+  // a 2025 client (initialize, no envelope): a fresh server answers as JSON, as before the v2 SDK
+  if (await v2.isLegacyRequest(req)) {
+    const legacy = server()
+    const transport = new v2.WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+    transport.onerror = onerror
+    await legacy.connect(transport)
+    try {
+      return await transport.handleRequest(req)
+    } finally {
+      void legacy.close()
+    }
+  }
+  // revision 2026-07-28: one handler per request, as the key is the caller's and nothing is kept between requests
+  const handler = v2.createMcpHandler(server, { legacy: 'reject', responseMode: 'json', onerror })
   try {
-    return await transport.handleRequest(req)
+    return await handler.fetch(req)
   } finally {
-    void server.close()
+    void handler.close()
   }
 }

@@ -2,11 +2,25 @@
  * The MCP server: a thin client of Arbor's REST API. Each tool is one REST call with the
  * caller's API key; the API's answer goes back unchanged (its `_meta` hints included), and a
  * refusal comes back as a tool error carrying the API's status, message and `_meta.guide`.
+ * Built on the v2 SDK (`@modelcontextprotocol/server`): one factory serves protocol revision
+ * 2026-07-28 (no `initialize`, a per-request envelope) and the 2025 revisions alike.
+ *
+ * It is also an MCP App (extension io.modelcontextprotocol/ui): the resource ui://arbor/plan.html
+ * is the plan view a host shows for open_plan, and the tools marked app-only are for that view.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import {
+  type CallToolResult,
+  CLIENT_INFO_META_KEY,
+  type Implementation,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  Server,
+  type Tool,
+} from '@modelcontextprotocol/server'
 import pkg from '../../package.json' with { type: 'json' }
-import { inputSchema, TOOL_BY_NAME, TOOLS, type ToolSpec } from './tools'
+import { planHtml } from '../web/plan-bundle'
+import { inputSchema, PLAN_URI, TOOL_BY_NAME, TOOLS, type ToolSpec } from './tools'
 
 export interface McpOptions {
   /** the versioned API root, e.g. http://localhost:3000/api/v1 */
@@ -18,46 +32,102 @@ export interface McpOptions {
   fetch?: (req: Request) => Promise<Response>
   /** list and run only the tools that change nothing (ARBOR_MCP_READ_ONLY=1, /mcp?readOnly=1) */
   readOnly?: boolean
+  /** where a problem worth an operator's eye goes (default: a JSON line on stderr) */
+  warn?: (msg: string, fields: Record<string, unknown>) => void
 }
 
 const INSTRUCTIONS =
   'Arbor stores a planning tree per project: goal > need > approach (bet) > job, plus standalone tasks; jobs and tasks sit in iterations. ' +
   'Find a projectId with list_projects, orient with get_outline or search, change with mutate (send an idempotencyKey on writes), and use run_workflow for guided planning. ' +
   'To do work: ready_work, claim_work, then mutate with the claimToken, release_work when you stop. ' +
+  'open_plan shows the plan to the user in the chat; set_view/read_view with view:"chat" steer and read it. ' +
   'Results keep the API’s _meta hints (_tip, focus.viewCommand for set_view, guide).'
+
+export const UI_EXTENSION = 'io.modelcontextprotocol/ui'
+export const UI_MIME = 'text/html;profile=mcp-app'
 
 /** The tools a server offers: all of them, or in read-only mode those that change nothing. */
 const offered = (options: Pick<McpOptions, 'readOnly'>) => TOOLS.filter((t) => !options.readOnly || t.annotations.readOnlyHint)
 
+/** A tool's `_meta`: where its view is (MCP Apps, with the older key and OpenAI's alias) and who may call it. */
+function toolMeta(t: ToolSpec): Record<string, unknown> | undefined {
+  if (t.appOnly) return { ui: { resourceUri: PLAN_URI, visibility: ['app'] } }
+  if (t.opensView) return { ui: { resourceUri: PLAN_URI }, 'openai/outputTemplate': PLAN_URI }
+  return undefined
+}
+
 /** The tool list as tools/list returns it. */
-export function toolList(options: Pick<McpOptions, 'projectId' | 'readOnly'> = {}) {
-  return offered(options).map((t) => ({
-    name: t.name,
-    description: t.description,
-    inputSchema: inputSchema(t, options.projectId),
-    outputSchema: t.outputSchema,
-    annotations: t.annotations,
-  }))
+export function toolList(options: Pick<McpOptions, 'projectId' | 'readOnly'> = {}): Tool[] {
+  return offered(options).map((t) => {
+    const meta = toolMeta(t)
+    return {
+      name: t.name,
+      description: t.description,
+      inputSchema: inputSchema(t, options.projectId) as Tool['inputSchema'],
+      outputSchema: t.outputSchema as Tool['outputSchema'],
+      annotations: t.annotations,
+      ...(meta ? { _meta: meta } : {}),
+    }
+  })
+}
+
+/** The plan view as resources/list describes it. */
+export const PLAN_RESOURCE = {
+  uri: PLAN_URI,
+  name: 'arbor-plan',
+  title: 'Arbor plan',
+  description: 'The plan as a live tree the user can edit, steered by set_view view:"chat" (MCP App).',
+  mimeType: UI_MIME,
+  // one document, no outside origin: the host's default CSP holds
+  _meta: { ui: { prefersBorder: true, csp: { connectDomains: [], resourceDomains: [] } } },
 }
 
 export function createMcpServer(options: McpOptions): Server {
-  const server = new Server({ name: 'arbor', version: pkg.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS })
+  const server = new Server(
+    { name: 'arbor', version: pkg.version },
+    {
+      // no prompts of its own (prompts/list answers an empty list); logging/setLevel is accepted, and nothing is logged to the client
+      capabilities: { tools: {}, resources: {}, prompts: {}, logging: {}, extensions: { [UI_EXTENSION]: {} } },
+      instructions: INSTRUCTIONS,
+    },
+  )
   const tools = toolList(options)
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }))
-  server.setRequestHandler(CallToolRequestSchema, (req) => callTool(options, req.params.name, req.params.arguments ?? {}))
+  server.setRequestHandler('tools/list', () => ({ tools }))
+  server.setRequestHandler('tools/call', (req, ctx) => {
+    // who is calling: the request's own envelope (2026-07-28), else what initialize said (2025)
+    const envelope = (ctx.mcpReq as { envelope?: Record<string, unknown> }).envelope
+    const client = (envelope?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion()
+    return callTool({ ...options, client }, req.params.name, req.params.arguments ?? {})
+  })
+  server.setRequestHandler('resources/list', () => ({ resources: [PLAN_RESOURCE] }))
+  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }))
+  server.setRequestHandler('prompts/list', () => ({ prompts: [] }))
+  server.setRequestHandler('resources/read', async (req) => {
+    if (req.params.uri !== PLAN_URI) throw new ResourceNotFoundError(req.params.uri)
+    const { _meta, uri, mimeType } = PLAN_RESOURCE
+    return { contents: [{ uri, mimeType, text: await planHtml(), _meta }] }
+  })
   return server
 }
 
-/** One tool call: one REST request, its JSON answer as the result. */
-export async function callTool(options: McpOptions, name: string, given: Record<string, unknown>): Promise<CallToolResult> {
+/** `X-Agent-Id`: the client's own name and version (history.md, Actors), within the header's 100 characters. */
+export const agentId = (client: Implementation | undefined) =>
+  client?.name ? `${client.name}/${client.version ?? ''}`.replace(/[^\x20-\x7e]/g, '').slice(0, 100) : undefined
+
+/** One tool call: one REST request, its JSON answer as the result. An unknown tool is a protocol error (-32602). */
+export async function callTool(
+  options: McpOptions & { client?: Implementation },
+  name: string,
+  given: Record<string, unknown>,
+): Promise<CallToolResult> {
   const spec = TOOL_BY_NAME.get(name)
   if (!spec)
-    return failure({
-      error: 'unknown_tool',
-      message: `No tool ${name}; tools: ${offered(options)
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Unknown tool ${name}; tools: ${offered(options)
         .map((t) => t.name)
         .join(', ')}`,
-    })
+    )
   if (options.readOnly && !spec.annotations.readOnlyHint)
     return failure({ error: 'read_only', message: `${name} changes the plan, and this MCP server is read-only; its tools change nothing` })
   const args = { ...given }
@@ -82,21 +152,39 @@ export async function callTool(options: McpOptions, name: string, given: Record<
   let body: unknown = text
   try {
     body = JSON.parse(text)
-  } catch {}
+  } catch (err) {
+    // the API answers JSON; anything else (a proxy's page) goes back as text, and an operator hears of it
+    ;(options.warn ?? warnOnStderr)('mcp: the API answered something that is not JSON', {
+      tool: name,
+      status: res.status,
+      contentType: res.headers.get('content-type'),
+      reason: (err as Error).message,
+    })
+  }
   if (!res.ok) return failure(isObject(body) ? { status: res.status, ...body } : { status: res.status, error: text })
   if (isObject(body) && spec.refused?.(body)) return failure(body)
+  if (!isObject(body)) return { content: [{ type: 'text', text: typeof body === 'string' ? body : JSON.stringify(body) }] }
+  const structured = spec.opensView ? { projectId: args.projectId, ...(args.nodeId ? { nodeId: args.nodeId } : {}), ...body } : body
   return {
-    content: [{ type: 'text', text: typeof body === 'string' ? body : JSON.stringify(body) }],
-    ...(isObject(body) ? { structuredContent: body } : {}),
+    content: [{ type: 'text', text: spec.text ? spec.text(body) : JSON.stringify(body) }],
+    structuredContent: structured,
   }
 }
 
-function buildRequest(options: McpOptions, spec: ToolSpec, given: Record<string, unknown>): Request {
+function warnOnStderr(msg: string, fields: Record<string, unknown>) {
+  console.error(JSON.stringify({ level: 'warn', time: new Date().toISOString(), msg, ...fields }))
+}
+
+function buildRequest(options: McpOptions & { client?: Implementation }, spec: ToolSpec, given: Record<string, unknown>): Request {
   const { args, headers: extra } = spec.request?.(given) ?? { args: given }
+  const agent = agentId(options.client)
   const headers: Record<string, string> = {
     authorization: `Bearer ${options.apiKey}`,
     accept: 'application/json',
     'user-agent': `arbor-mcp/${pkg.version}`,
+    // who is calling (history.md, Actors): the MCP server, for the client that named itself
+    'x-arbor-via': 'mcp',
+    ...(agent ? { 'x-agent-id': agent } : {}),
     ...extra,
   }
   const url = new URL(options.apiUrl + spec.path)

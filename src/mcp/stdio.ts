@@ -1,8 +1,10 @@
 /**
  * The MCP server over stdio: `bun run mcp`, or `arbor mcp` from the compiled binary.
- * Configured by ARBOR_API_KEY (required), ARBOR_PROJECT_ID and ARBOR_API_URL.
+ * Configured by ARBOR_API_KEY (required), ARBOR_PROJECT_ID and ARBOR_API_URL. The v2 SDK's
+ * `serveStdio` answers a 2026-07-28 client (server/discover, per-request envelope) and a 2025
+ * client (initialize) on the same pipe.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { serveStdio } from '@modelcontextprotocol/server/stdio'
 import { loadMcpConfig, McpConfigError } from './config'
 import { createMcpServer } from './server'
 
@@ -14,5 +16,6 @@ try {
   console.error(`arbor mcp: ${err.message}`)
   process.exit(2)
 }
-const server = createMcpServer(config)
-await server.connect(new StdioServerTransport())
+serveStdio(() => createMcpServer(config), {
+  onerror: (err) => console.error(JSON.stringify({ level: 'warn', msg: 'arbor mcp: a message failed', reason: err.message })),
+})

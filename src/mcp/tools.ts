@@ -12,12 +12,13 @@ import { SearchParams } from '../search/model'
 import { DIRECTIONS, OutlineParams, TreeParams } from '../tree/model'
 import { ViewCommandBody, ViewStateParams } from '../view/model'
 import { WorkflowBody } from '../workflow/model'
+import { EditArgs, FollowArgs, OpenPlanArgs, ReadPlanArgs, ReportArgs } from './app-tools'
 import { MutateArgs } from './mutate'
 import { OUTPUT } from './outputs'
 import { ClaimArgs, ProjectsArgs, ReadyArgs, ReleaseArgs } from './work'
 
+/** The hints of agents-and-app.md section 6 (no `title`: the name says it, and the list is held to its tokens). */
 export interface ToolAnnotations {
-  title: string
   readOnlyHint: boolean
   destructiveHint: boolean
   idempotentHint: boolean
@@ -41,18 +42,27 @@ export interface ToolSpec {
   check?: (args: Record<string, unknown>) => Record<string, unknown> | undefined
   /** a 200 answer that still did nothing (set_view on a target that does not resolve) */
   refused?: (body: Record<string, unknown>) => boolean
+  /** only an MCP Apps view may call it (`_meta.ui.visibility: ["app"]`): hidden from the model */
+  appOnly?: boolean
+  /** its result opens the plan view (`_meta.ui.resourceUri`) */
+  opensView?: boolean
+  /** shorter descriptions of some arguments than the route's own (the tool list is held to its tokens) */
+  describe?: Record<string, string>
+  /** the text a model reads, when not the answer's JSON (open_plan: the outline) */
+  text?: (body: Record<string, unknown>) => string
 }
 
-const read = (title: string): ToolAnnotations => ({
-  title,
+/** The plan view's resource (an MCP App, extension io.modelcontextprotocol/ui). */
+export const PLAN_URI = 'ui://arbor/plan.html'
+
+const read = (): ToolAnnotations => ({
   readOnlyHint: true,
   destructiveHint: false,
   idempotentHint: true,
   openWorldHint: false,
 })
 
-const write = (title: string, destructive: boolean, idempotent: boolean): ToolAnnotations => ({
-  title,
+const write = (destructive: boolean, idempotent: boolean): ToolAnnotations => ({
   readOnlyHint: false,
   destructiveHint: destructive,
   idempotentHint: idempotent,
@@ -74,7 +84,7 @@ export const TOOLS: ToolSpec[] = [
     method: 'GET',
     path: '/search',
     schema: SearchParams,
-    annotations: read('Search the plan'),
+    annotations: read(),
     outputSchema: OUTPUT.search,
   },
   {
@@ -84,7 +94,7 @@ export const TOOLS: ToolSpec[] = [
     method: 'GET',
     path: '/nodes',
     schema: NodesParams,
-    annotations: read('List nodes'),
+    annotations: read(),
     outputSchema: OUTPUT.list_nodes,
   },
   {
@@ -94,8 +104,9 @@ export const TOOLS: ToolSpec[] = [
     method: 'GET',
     path: '/tree',
     schema: TreeParams,
-    annotations: read('Walk the tree'),
+    annotations: read(),
     outputSchema: OUTPUT.get_tree,
+    describe: { format: 'the whole project (or nodeId and its path) as compact text' },
     check: (args) =>
       args.format === undefined && args.direction === undefined
         ? {
@@ -107,11 +118,11 @@ export const TOOLS: ToolSpec[] = [
   {
     name: 'mutate',
     description:
-      'Every write: nodes, iterations, projects. Arguments are the POST /mutate body of the action; node data holds the node fields (label required on add). A refusal names the broken part.',
+      'Every write (nodes, iterations, projects): the POST /mutate body of the action; node data holds the node fields (label required on add).',
     method: 'POST',
     path: '/mutate',
     schema: MutateArgs,
-    annotations: write('Change the plan', true, false),
+    annotations: write(true, false),
     outputSchema: OUTPUT.mutate,
     request: keyed(),
     needsProject: (args) => args.action !== 'addProject',
@@ -122,38 +133,38 @@ export const TOOLS: ToolSpec[] = [
     method: 'GET',
     path: '/iterations',
     schema: IterationsParams,
-    annotations: read('List iterations'),
+    annotations: read(),
     outputSchema: OUTPUT.list_iterations,
   },
   {
     name: 'run_workflow',
     description:
-      'Planning state machine driven by you: start a flow (add, task-curate, phase-assign), answer each prompt, pass state back verbatim; the last step applies the changes. POST /workflow.',
+      'Guided planning: start a flow (add, task-curate, phase-assign), answer each prompt, pass state back verbatim; the last step applies. POST /workflow.',
     method: 'POST',
     path: '/workflow',
     schema: WorkflowBody,
-    annotations: write('Run a planning flow', true, false),
+    annotations: write(true, false),
     outputSchema: OUTPUT.run_workflow,
   },
   {
     name: 'set_view',
     description:
-      "Drive the live canvas in the user's app (enqueued; a connected client applies it). A write's _meta.focus.viewCommand can be sent as is. POST /view-command.",
+      "Drive the user's live canvas (/app, or view:\"chat\" for open_plan's); a write's _meta.focus.viewCommand can be sent as is. POST /view-command.",
     method: 'POST',
     path: '/view-command',
     schema: ViewCommandBody,
-    annotations: write('Move the canvas', false, true),
+    annotations: write(false, true),
     outputSchema: OUTPUT.set_view,
     // api.md answers a target that does not resolve with 200 success:false; to a model that is an error
     refused: (body) => body.success === false,
   },
   {
     name: 'read_view',
-    description: "What the user's canvas shows: mode, selection, expanded nodes, last applied command. GET /view-state.",
+    description: 'What the user\'s canvas (or view:"chat") shows: mode, selection, expanded nodes, last applied command. GET /view-state.',
     method: 'GET',
     path: '/view-state',
     schema: ViewStateParams,
-    annotations: read('Read the canvas'),
+    annotations: read(),
     outputSchema: OUTPUT.read_view,
   },
   {
@@ -162,7 +173,7 @@ export const TOOLS: ToolSpec[] = [
     method: 'POST',
     path: '/feedback',
     schema: FeedbackBody,
-    annotations: write('Send feedback', false, false),
+    annotations: write(false, false),
     outputSchema: OUTPUT.submit_feedback,
   },
   {
@@ -171,17 +182,17 @@ export const TOOLS: ToolSpec[] = [
     method: 'GET',
     path: '/projects',
     schema: ProjectsArgs,
-    annotations: read('List projects'),
+    annotations: read(),
     outputSchema: OUTPUT.list_projects,
   },
   {
     name: 'get_outline',
     description:
-      'The project, or the subtree of nodeId, as indented markdown within a token budget: one line per node (id, label, status, iteration, claim); what does not fit is folded as "… N more". GET /outline.',
+      'The project or nodeId\'s subtree as indented markdown within a token budget, a line per node; the rest folded as "… N more". GET /outline.',
     method: 'GET',
     path: '/outline',
     schema: OutlineParams,
-    annotations: read('Outline the plan'),
+    annotations: read(),
     outputSchema: OUTPUT.get_outline,
   },
   {
@@ -191,17 +202,17 @@ export const TOOLS: ToolSpec[] = [
     method: 'GET',
     path: '/ready',
     schema: ReadyArgs,
-    annotations: read('Find ready work'),
+    annotations: read(),
     outputSchema: OUTPUT.ready_work,
   },
   {
     name: 'claim_work',
     description:
-      'Claim ready work for a lease so no other agent does it: nodeIds, or count for the next ready items. Keep each claimToken for release_work (and as claimToken on mutate writes). POST /mutate claim.',
+      'Claim ready work (nodeIds, or count for the next) for a lease; keep each claimToken for release_work and mutate writes. POST /mutate claim.',
     method: 'POST',
     path: '/mutate',
     schema: ClaimArgs,
-    annotations: write('Claim work', false, false),
+    annotations: write(false, false),
     outputSchema: OUTPUT.claim_work,
     request: keyed({ action: 'claim' }),
   },
@@ -211,11 +222,78 @@ export const TOOLS: ToolSpec[] = [
     method: 'POST',
     path: '/mutate',
     schema: ReleaseArgs,
-    annotations: write('Release work', false, true),
+    annotations: write(false, true),
     outputSchema: OUTPUT.release_work,
     request: (args) => ({ args: { action: 'releaseClaim', ...args } }),
   },
 ]
+
+/**
+ * The plan inside the chat (MCP Apps): open_plan for the model, and the tools only its view
+ * calls, each one REST call like the rest. The view's commands wait in the project's `chat`
+ * queue (set_view with view:"chat"), apart from the /app canvas's.
+ */
+TOOLS.push(
+  {
+    name: 'open_plan',
+    description:
+      'Show the user the plan (or nodeId\'s subtree) as an editable tree in the chat; steer it with set_view view:"chat". GET /outline.',
+    method: 'GET',
+    path: '/outline',
+    schema: OpenPlanArgs,
+    annotations: read(),
+    outputSchema: OUTPUT.open_plan,
+    opensView: true,
+    // a short text: the person sees the whole tree in the view, the model a summary it can act on
+    request: (args) => ({ args: { ...args, budget: 1000 } }),
+    text: (body) =>
+      `${body.outline}\n(The plan is shown to the user as an editable tree; set_view with view:"chat" moves it, read_view with view:"chat" reads what they selected.)`,
+  },
+  {
+    name: 'plan_read',
+    description: 'The plan view reads every node of the project. GET /nodes.',
+    method: 'GET',
+    path: '/nodes',
+    schema: ReadPlanArgs,
+    annotations: read(),
+    outputSchema: OUTPUT.list_nodes,
+    appOnly: true,
+  },
+  {
+    name: 'plan_follow',
+    description:
+      'The plan view waits for its next commands (set_view view:"chat") or a change of the tree after revision. GET /view/commands?view=chat.',
+    method: 'GET',
+    path: '/view/commands',
+    schema: FollowArgs,
+    annotations: read(),
+    outputSchema: OUTPUT.plan_follow,
+    appOnly: true,
+    request: (args) => ({ args: { ...args, view: 'chat' } }),
+  },
+  {
+    name: 'plan_report',
+    description: 'The plan view says what it shows and the command it applied. POST /view/report view=chat.',
+    method: 'POST',
+    path: '/view/report',
+    schema: ReportArgs,
+    annotations: write(false, true),
+    outputSchema: OUTPUT.read_view,
+    appOnly: true,
+    request: (args) => ({ args: { ...args, view: 'chat' } }),
+  },
+  {
+    name: 'plan_edit',
+    description: "A person's edit in the plan view: add, update (rename, done), delete, restore (undo), or a batch of them. POST /mutate.",
+    method: 'POST',
+    path: '/mutate',
+    schema: EditArgs,
+    annotations: write(true, false),
+    outputSchema: OUTPUT.mutate,
+    appOnly: true,
+    request: keyed(),
+  },
+)
 
 export const TOOL_BY_NAME = new Map(TOOLS.map((t) => [t.name, t]))
 
@@ -226,7 +304,12 @@ export const TOOL_BY_NAME = new Map(TOOLS.map((t) => [t.name, t]))
  * from otherwise.
  */
 export function inputSchema(spec: ToolSpec, defaultProject?: string): Record<string, unknown> {
-  const schema = compact(JSON.parse(JSON.stringify(spec.schema))) as { properties: Record<string, unknown>; required?: string[] }
+  const schema = compact(JSON.parse(JSON.stringify(spec.schema))) as {
+    properties: Record<string, Record<string, unknown>>
+    required?: string[]
+  }
+  for (const [name, description] of Object.entries(spec.describe ?? {}))
+    schema.properties[name] = { ...schema.properties[name], description }
   // a default project, or a tool that needs one only for some calls (mutate's addProject): not required
   if (schema.properties.projectId && (defaultProject || spec.needsProject)) {
     schema.properties.projectId = { type: 'string', description: defaultProject ? `default ${defaultProject}` : 'from list_projects' }

@@ -29,19 +29,31 @@ export const ViewCommand = Type.Object(
         { description: 'setViewMode' },
       ),
     ),
-    iterationName: Type.Optional(Type.String({ description: 'selectIteration: the name of an iteration (GET /iterations)' })),
-    nodeId: Type.Optional(Type.String({ description: 'zoomToNode, selectNode (omit to deselect), expandNode, expandAll, collapseNode' })),
+    iterationName: Type.Optional(Type.String({ description: 'selectIteration (GET /iterations)' })),
+    nodeId: Type.Optional(Type.String({ description: 'the node commands (selectNode without it deselects)' })),
     goalIds: Type.Optional(Type.Array(Type.String(), { description: 'focusGoals: a non-empty array of goal ids' })),
-    autoSwitch: Type.Optional(Type.Boolean({ description: 'false: selectNode and zoomToNode on a job or task stay in the current mode' })),
+    autoSwitch: Type.Optional(Type.Boolean({ description: 'false: stay in the current mode on a job or task' })),
   },
   { additionalProperties: true },
 )
 
+/**
+ * The views of a project, each with its own command queue and state: `app`, the canvas at /app,
+ * and `chat`, the plan an MCP host shows inside a conversation (the MCP tool open_plan).
+ */
+export const VIEW_NAMES = ['app', 'chat'] as const
+export type ViewName = (typeof VIEW_NAMES)[number]
+// no description: set_view and read_view say it in their own, and the tool list is held to its tokens
+export const ViewParam = Type.Optional(Type.Union(VIEW_NAMES.map((v) => Type.Literal(v))))
+
 /** GET /view-state parameters. */
-export const ViewStateParams = Type.Object({ projectId: Type.String() })
+export const ViewStateParams = Type.Object({ projectId: Type.String(), view: ViewParam })
 
 /** POST /view-command body, typed. */
-export const ViewCommandBody = Type.Object({ projectId: Type.String(), command: ViewCommand })
+export const ViewCommandBody = Type.Object({ projectId: Type.String(), view: ViewParam, command: ViewCommand })
+
+/** The view a request names: `app` when it names none; anything else is api.md's 400. */
+export const isViewName = (v: unknown): v is ViewName => typeof v === 'string' && (VIEW_NAMES as readonly string[]).includes(v)
 
 export const isCommandType = (t: unknown): t is ViewCommandType =>
   typeof t === 'string' && (VIEW_COMMAND_TYPES as readonly string[]).includes(t)

@@ -6,7 +6,7 @@ import pruneSql from '../../sql/view/prune.sql' with { type: 'text' }
 import reportSql from '../../sql/view/report.sql' with { type: 'text' }
 import type { Db } from '../db'
 import { one } from '../db/port'
-import type { QueuedCommand } from './model'
+import type { QueuedCommand, ViewName } from './model'
 
 export interface StateRow {
   view_mode: 'tree' | 'matrix'
@@ -26,12 +26,13 @@ export interface CommandRow {
   created_at: Date | string
 }
 
-export const enqueue = async (db: Db, projectId: string, command: unknown, now: Date) =>
-  Number((await one<{ seq: number | string }>(db, enqueueSql, [projectId, JSON.stringify(command), now]))!.seq)
-export const getState = (db: Db, projectId: string) => one<StateRow>(db, getStateSql, [projectId])
-export const pending = (db: Db, projectId: string, after: number) => db.query<CommandRow>(pendingSql, [projectId, after])
-export const heartbeat = (db: Db, projectId: string, now: Date) => db.query(heartbeatSql, [projectId, now])
-export const prune = (db: Db, projectId: string, upto: number) => db.query(pruneSql, [projectId, upto])
+export const enqueue = async (db: Db, projectId: string, view: ViewName, command: unknown, now: Date) =>
+  Number((await one<{ seq: number | string }>(db, enqueueSql, [projectId, JSON.stringify(command), now, view]))!.seq)
+export const getState = (db: Db, projectId: string, view: ViewName) => one<StateRow>(db, getStateSql, [projectId, view])
+export const pending = (db: Db, projectId: string, view: ViewName, after: number) =>
+  db.query<CommandRow>(pendingSql, [projectId, after, view])
+export const heartbeat = (db: Db, projectId: string, view: ViewName, now: Date) => db.query(heartbeatSql, [projectId, now, view])
+export const prune = (db: Db, projectId: string, view: ViewName, upto: number) => db.query(pruneSql, [projectId, upto, view])
 
 export interface Report {
   appliedId: number | null
@@ -42,7 +43,7 @@ export interface Report {
   focusedGoals: string[]
   selectedNode: string | null
 }
-export const report = (db: Db, projectId: string, now: Date, r: Report) =>
+export const report = (db: Db, projectId: string, view: ViewName, now: Date, r: Report) =>
   db.query(reportSql, [
     projectId,
     now,
@@ -53,4 +54,5 @@ export const report = (db: Db, projectId: string, now: Date, r: Report) =>
     JSON.stringify(r.expandedNodes),
     JSON.stringify(r.focusedGoals),
     r.selectedNode,
+    view,
   ])

@@ -3,7 +3,7 @@ import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
 import { asLoose, QueryText } from '../http/query'
 import { MetaBody } from '../http/schemas'
-import { POLL_WAIT_MS, VIEW_COMMAND_TYPES, ViewCommand, ViewStateParams } from './model'
+import { POLL_WAIT_MS, VIEW_COMMAND_TYPES, ViewCommand, ViewParam, ViewStateParams } from './model'
 import { nextCommands, reportView, sendCommand, viewState } from './service'
 
 const Mode = t.Union([t.Literal('tree'), t.Literal('matrix')])
@@ -40,7 +40,11 @@ export const viewRoutes = (deps: Deps) =>
     .derive(withUser(deps))
     .post('/view-command', ({ user, body }) => sendCommand(deps, user, body), {
       // the command is checked by the service, so an unknown type gets api.md's own 400
-      body: t.Object({ projectId: t.String(), command: t.Optional(t.Unknown({ description: 'the command: {type, …}' })) }),
+      body: t.Object({
+        projectId: t.String(),
+        view: ViewParam,
+        command: t.Optional(t.Unknown({ description: 'the command: {type, …}' })),
+      }),
       response: {
         200: t.Object({
           success: t.Boolean({ description: 'true: enqueued (not yet applied); false: the target did not resolve, nothing enqueued' }),
@@ -54,7 +58,7 @@ export const viewRoutes = (deps: Deps) =>
         tags: ['view'],
         requestBody: {
           content: {
-            'application/json': { schema: t.Object({ projectId: t.String(), command: CommandInput }) },
+            'application/json': { schema: t.Object({ projectId: t.String(), view: ViewParam, command: CommandInput }) },
           },
         },
       },
@@ -67,6 +71,7 @@ export const viewRoutes = (deps: Deps) =>
     .get('/view/commands', ({ user, query }) => nextCommands(deps, user, query), {
       query: t.Object({
         projectId: t.String(),
+        view: ViewParam,
         after: t.Optional(t.String({ description: 'the id of the last command this client applied' })),
         wait: t.Optional(
           QueryText(
@@ -95,6 +100,7 @@ export const viewRoutes = (deps: Deps) =>
     .post('/view/report', ({ user, body }) => reportView(deps, user, body), {
       body: t.Object({
         projectId: t.String(),
+        view: ViewParam,
         applied: t.Optional(t.Nullable(t.Object({ id: t.Integer({ minimum: 1 }), type: t.String({ maxLength: 40 }) }))),
         state: t.Object({
           view_mode: Mode,

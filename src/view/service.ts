@@ -8,7 +8,17 @@ import { projectIterations } from '../iterations/service'
 import { nodeTypesOf } from '../nodes/service'
 import { requireProject } from '../projects/access'
 import { tierStatus } from '../tiers/service'
-import { CONNECTED_MS, CommandsQuery, isCommandType, type QueuedCommand, VIEW_COMMAND_TYPES, VIEW_MODES } from './model'
+import {
+  CONNECTED_MS,
+  CommandsQuery,
+  isCommandType,
+  isViewName,
+  type QueuedCommand,
+  VIEW_COMMAND_TYPES,
+  VIEW_MODES,
+  VIEW_NAMES,
+  type ViewName,
+} from './model'
 import * as q from './queries'
 
 /**
@@ -27,6 +37,20 @@ async function canvasProject(deps: Deps, user: User, projectId: unknown) {
   return access
 }
 
+/** The view a request names (`app` by default); another value is a 400 that lists the views. */
+function viewOf(view: unknown): ViewName {
+  if (view === undefined || view === null || view === '') return 'app'
+  if (isViewName(view)) return view
+  throw new RefusalError(400, 'Invalid view', { message: `view must be one of: ${VIEW_NAMES.join(', ')}` })
+}
+
+/** The view's name in a sentence: "app" as api.md words it, "chat view" for the other. */
+const named = (view: ViewName) => (view === 'app' ? 'app' : `${view} view`)
+
+/** Where a person sees the view: the canvas's address, or the chat that opened the plan. */
+const whereShown = (deps: Deps, projectId: string, view: ViewName) =>
+  view === 'app' ? `${deps.config.publicBaseUrl}/app?projectId=${projectId}` : 'the plan in the chat (the MCP tool open_plan)'
+
 const invalidCommand = (message?: string) =>
   new RefusalError(400, 'Invalid command', { ...(message ? { message } : {}), validTypes: [...VIEW_COMMAND_TYPES] })
 
@@ -36,8 +60,9 @@ const unresolved = (command: unknown, tip: string) => ({ success: false, command
 const str = (v: unknown): v is string => typeof v === 'string' && v.trim() !== ''
 
 /** POST /view-command: check the command, resolve its target, queue it for the app. */
-export async function sendCommand(deps: Deps, user: User, body: { projectId?: unknown; command?: unknown }) {
+export async function sendCommand(deps: Deps, user: User, body: { projectId?: unknown; view?: unknown; command?: unknown }) {
   const { project } = await canvasProject(deps, user, body.projectId)
+  const view = viewOf(body.view)
   const c = body.command as Record<string, unknown> | undefined
   if (!c || typeof c !== 'object' || Array.isArray(c) || !isCommandType(c.type)) throw invalidCommand()
   const queued: QueuedCommand = { type: c.type }
@@ -80,10 +105,10 @@ export async function sendCommand(deps: Deps, user: User, body: { projectId?: un
     }
   }
   const now = deps.now()
-  const commandId = await q.enqueue(deps.db, project.id, queued, now)
-  // the app's long poll hears it at once, on whichever replica it waits
+  const commandId = await q.enqueue(deps.db, project.id, view, queued, now)
+  // the view's long poll hears it at once, on whichever replica it waits
   await deps.waiters.signal(deps.db, viewKey(project.id))
-  const state = await q.getState(deps.db, project.id)
+  const state = await q.getState(deps.db, project.id, view)
   const connected = isConnected(state?.last_client_seen ?? null, now)
   return {
     success: true,
@@ -91,8 +116,8 @@ export async function sendCommand(deps: Deps, user: User, body: { projectId?: un
     commandId,
     _meta: {
       _tip: connected
-        ? `A connected app applies it within about 2 seconds: GET /view-state until last_applied_command.id is ${commandId}.`
-        : `No app is connected: the command waits in the queue and is applied in order when ${deps.config.publicBaseUrl}/app?projectId=${project.id} opens.`,
+        ? `A connected ${named(view)} applies it within about 2 seconds: GET /view-state${view === 'app' ? '' : `?view=${view}`} until last_applied_command.id is ${commandId}.`
+        : `No ${named(view)} is connected: the command waits in the queue and is applied in order when ${whereShown(deps, project.id, view)} opens.`,
       ...(queued.switchTo ? { autoSwitch: 'The view switches to matrix for a job or task; send autoSwitch:false to stay.' } : {}),
     },
   }
@@ -102,9 +127,10 @@ const isConnected = (seen: Date | string | null, now: Date) => !!seen && now.get
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString())
 
 /** GET /view-state: what the app shows, as it last reported it; the defaults before any client. */
-export async function viewState(deps: Deps, user: User, query: { projectId?: string }) {
+export async function viewState(deps: Deps, user: User, query: { projectId?: string; view?: string }) {
   const { project } = await canvasProject(deps, user, query.projectId)
-  const row = await q.getState(deps.db, project.id)
+  const view = viewOf(query.view)
+  const row = await q.getState(deps.db, project.id, view)
   const now = deps.now()
   const connected = isConnected(row?.last_client_seen ?? null, now)
   const last = row?.last_applied ?? null
@@ -121,7 +147,7 @@ export async function viewState(deps: Deps, user: User, query: { projectId?: str
     last_client_seen: iso(row?.last_client_seen ?? null),
     _meta: connected
       ? {}
-      : { _tip: `No app is connected: open ${deps.config.publicBaseUrl}/app?projectId=${project.id} to apply queued commands.` },
+      : { _tip: `No ${named(view)} is connected: open ${whereShown(deps, project.id, view)} to apply queued commands.` },
   }
 }
 
@@ -136,17 +162,18 @@ export async function viewState(deps: Deps, user: User, query: { projectId?: str
 export async function nextCommands(
   deps: Deps,
   user: User,
-  query: { projectId?: string; after?: string; wait?: string; revision?: string },
+  query: { projectId?: string; view?: string; after?: string; wait?: string; revision?: string },
 ) {
   const { project } = await canvasProject(deps, user, query.projectId)
+  const view = viewOf(query.view)
   const checked = parseInput(CommandsQuery, query)
   const after = checked.after === undefined ? 0 : Number(checked.after)
   const wait = checked.wait === undefined ? 0 : Number(checked.wait)
   // one heartbeat per poll: a poll waits at most POLL_WAIT_MS, well inside the connected window
-  await q.heartbeat(deps.db, project.id, deps.now())
+  await q.heartbeat(deps.db, project.id, view, deps.now())
   let last = { rows: [] as q.CommandRow[], revision: '' }
   const read = async () => {
-    last = { rows: await q.pending(deps.db, project.id, after), revision: await latestCursor(deps, project.id) }
+    last = { rows: await q.pending(deps.db, project.id, view, after), revision: await latestCursor(deps, project.id) }
     const changed = query.revision !== undefined && last.revision !== query.revision
     return last.rows.length || changed ? last : null
   }
@@ -158,6 +185,7 @@ export async function nextCommands(
 
 export interface ReportBody {
   projectId?: string
+  view?: string
   applied?: { id: number; type: string } | null
   state: {
     view_mode: 'tree' | 'matrix'
@@ -171,9 +199,10 @@ export interface ReportBody {
 /** POST /view/report (the app's own call): what it shows now, the command it just applied, and a heartbeat. */
 export async function reportView(deps: Deps, user: User, body: ReportBody) {
   const { project } = await canvasProject(deps, user, body.projectId)
+  const view = viewOf(body.view)
   const applied = body.applied ?? null
   await deps.db.tx(async (db) => {
-    await q.report(db, project.id, deps.now(), {
+    await q.report(db, project.id, view, deps.now(), {
       appliedId: applied?.id ?? null,
       appliedType: applied?.type ?? null,
       viewMode: body.state.view_mode,
@@ -182,7 +211,7 @@ export async function reportView(deps: Deps, user: User, body: ReportBody) {
       focusedGoals: body.state.focused_goals,
       selectedNode: body.state.selected_node,
     })
-    if (applied) await q.prune(db, project.id, applied.id)
+    if (applied) await q.prune(db, project.id, view, applied.id)
   })
-  return viewState(deps, user, { projectId: project.id })
+  return viewState(deps, user, { projectId: project.id, view })
 }
