@@ -17,15 +17,16 @@ export const IterationsQuery = Type.Object({
 
 export const LATER = 'Later'
 
-export interface Iteration {
-  name: string
-  status: 'active' | 'done'
-  system: boolean
-  sortOrder: number
-  gitTags: string[]
-  /** milliseconds since the epoch, as api.md's Iteration table says */
-  completedAt: number | null
-}
+/** An iteration as the API answers it (GET /iterations and the iteration actions). */
+export const IterationOut = Type.Object({
+  name: Type.String(),
+  status: Type.Union([Type.Literal('active'), Type.Literal('done')]),
+  system: Type.Boolean(),
+  sortOrder: Type.Integer(),
+  gitTags: Type.Array(Type.String()),
+  completedAt: Type.Union([Type.Number({ description: 'milliseconds since the epoch' }), Type.Null()]),
+})
+export type Iteration = Static<typeof IterationOut>
 
 export function toIteration(row: IterationRow): Iteration {
   return {

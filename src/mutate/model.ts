@@ -6,9 +6,16 @@
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { action, discriminated, NodeId, PREFIX_ITEMS, ProjectId, ruled } from '../http/action-schema'
-import { AddIterationBody, DeleteIterationBody, NewIteration, ReorderIterationsBody, UpdateIterationBody } from '../iterations/model'
+import {
+  AddIterationBody,
+  DeleteIterationBody,
+  IterationOut,
+  NewIteration,
+  ReorderIterationsBody,
+  UpdateIterationBody,
+} from '../iterations/model'
 import { AddBody, ClassifyBody, DeleteBody, nodeFor, RestoreBody, UpdateBody } from '../nodes/input'
-import { NODE_TYPES } from '../nodes/model'
+import { NodeOut } from '../nodes/model'
 import { AddProjectBody, RenameProjectBody } from '../projects/model'
 import { ClaimBody, ReleaseClaimBody, RenewClaimBody } from '../work/model'
 
@@ -92,20 +99,6 @@ export const MutateBody = Type.Union(Object.values(ACTION_BODIES), {
 // ---- what each action answers (200) ----
 
 const Meta = Type.Optional(Type.Object({}, { additionalProperties: true, description: '_tip, advisory, focus' }))
-const NodeOut = Type.Object({
-  id: Type.String(),
-  type: Type.Union(NODE_TYPES.map((t) => Type.Literal(t))),
-  parentId: Type.Union([Type.String(), Type.Null()]),
-  data: Type.Object({ label: Type.String() }, { additionalProperties: true }),
-})
-const IterationOut = Type.Object({
-  name: Type.String(),
-  status: Type.Union([Type.Literal('active'), Type.Literal('done')]),
-  system: Type.Boolean(),
-  sortOrder: Type.Integer(),
-  gitTags: Type.Array(Type.String()),
-  completedAt: Type.Union([Type.Number({ description: 'milliseconds since the epoch' }), Type.Null()]),
-})
 const ClaimOut = Type.Object({
   nodeId: Type.String(),
   agent: Type.String(),

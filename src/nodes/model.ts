@@ -1,6 +1,7 @@
-import { Type } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
 import type { Row } from '../db/port'
-import { NODE_TYPES, type NodeData, type NodeType } from '../ports/node-data'
+import { NODE_TYPES, NodeFields, type NodeType } from '../ports/node-data'
+import { literals } from '../ports/schema-rules'
 
 export type { NodeData, NodeType } from '../ports/node-data'
 export { an, ENUMS, FIELDS, isRfc3339, LIMITS, NODE_TYPES, SHAPES } from '../ports/node-data'
@@ -18,13 +19,15 @@ export const NodesParams = Type.Object({
   iteration: Type.Optional(Type.String({ description: 'iteration name (jobs and tasks only)' })),
 })
 
-export interface Node {
-  id: string
-  type: NodeType
-  parentId: string | null
-  data: NodeData
-  createdAt?: string
-}
+/** A node as the API answers it: every read and write that returns nodes builds on this schema. */
+export const NodeOut = Type.Object({
+  id: Type.String(),
+  type: literals(NODE_TYPES),
+  parentId: Type.Union([Type.String(), Type.Null()]),
+  data: NodeFields,
+  createdAt: Type.Optional(Type.String()),
+})
+export type Node = Static<typeof NodeOut>
 
 /** Which type a parent must have; null: the type has no parent. */
 export const PARENT_TYPE: Record<NodeType, NodeType | null> = {

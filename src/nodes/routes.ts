@@ -3,24 +3,18 @@ import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
 import { documentedResponse } from '../http/documented'
 import { asQuery, QueryText } from '../http/query'
-import { NodesParams } from './model'
+import { NodeOut, NodesParams } from './model'
 import { listChangelog, listNodes } from './service'
 
+/** A node as the reads answer it: NodeOut, with its live claim (work items) and its depth (tree reads). */
 export const NodeSchema = t.Object({
-  id: t.String(),
-  type: t.Union([t.Literal('goal'), t.Literal('need'), t.Literal('approach'), t.Literal('job'), t.Literal('task')]),
-  parentId: t.Nullable(t.String()),
-  data: t.Object(
-    { label: t.String() },
-    { additionalProperties: true, description: 'the node fields of api.md (label, description, notes, iteration, status, …)' },
-  ),
+  ...NodeOut.properties,
   claim: t.Optional(
     t.Object(
       { agent: t.String(), expiresAt: t.String({ description: 'ISO 8601 UTC' }) },
       { description: 'only while a live claim holds this work item (agents-and-app.md, 2); never the token' },
     ),
   ),
-  createdAt: t.Optional(t.String()),
   depth: t.Optional(t.Integer()),
 })
 

@@ -7,7 +7,7 @@
  * It lives on the ports floor because search, events, export and the app read `NodeData`.
  */
 import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox'
-import { inValueOrder, nullable, refined, ruled, unknownFirst } from './schema-rules'
+import { inValueOrder, literals, nullable, refined, ruled, unknownFirst } from './schema-rules'
 
 export const NODE_TYPES = ['goal', 'need', 'approach', 'job', 'task'] as const
 export type NodeType = (typeof NODE_TYPES)[number]
@@ -62,13 +62,7 @@ const text = (maxLength: number, description?: string) =>
     typeof value === 'string' ? `${at} must be at most ${maxLength} characters` : `${at} must be a string`,
   )
 const enumOf = <V extends readonly string[]>(values: V, description?: string) =>
-  ruled(
-    Type.Union(
-      values.map((v) => Type.Literal(v as V[number])),
-      described(description),
-    ),
-    (_, at) => `${at} must be one of: ${values.join(', ')}`,
-  )
+  ruled(literals(values, described(description)), (_, at) => `${at} must be one of: ${values.join(', ')}`)
 const ids = (name: 'serves' | 'blockedBy', description: string, maxItems?: number) =>
   ruled(Type.Array(Type.String({ minLength: 1 }), { description, ...(maxItems ? { maxItems, uniqueItems: true } : {}) }), (value) => ({
     message:

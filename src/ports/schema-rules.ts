@@ -4,7 +4,7 @@
  * imports nothing of ours, so a schema on any floor (the node fields in ports/node-data.ts) can
  * carry its messages; src/http/action-schema.ts reads them.
  */
-import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { type SchemaOptions, type Static, type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox'
 
 /** A refusal: a message (`{success:false, errors:[…]}`), with a `_tip`, or an Error of its own. */
 export type Refusal = string | { message: string; tip?: string } | Error
@@ -37,3 +37,9 @@ export const nullable = <T extends TSchema>(schema: T) => Object.assign(Type.Uni
 export const inValueOrder = <T extends TSchema>(schema: T): T => Object.assign(schema, { [IN_VALUE_ORDER]: true })
 /** An object whose unknown properties are refused before its known ones are checked. */
 export const unknownFirst = <T extends TSchema>(schema: T): T => Object.assign(schema, { [UNKNOWN_FIRST]: true })
+/** One of `values`, typed as a tuple of literals (Elysia reads a union of an array's literals as `never`). */
+export const literals = <const V extends readonly string[]>(values: V, options?: SchemaOptions) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    options,
+  ) as TUnion<{ -readonly [K in keyof V]: TLiteral<V[K]> }>
