@@ -199,6 +199,22 @@ export function parseAction<S extends TSchema>(schema: S, body: unknown): Static
   return body as Static<S>
 }
 
+/** The refusal api.md gives for `value`'s first broken part, or null when it holds (the error plugin's view of a route schema). */
+export function refusalFor(schema: TSchema, value: unknown): Error | null {
+  return checkerOf(schema).Check(value) && !refinedInside(schema) ? null : firstRefusal(schema, value, '')
+}
+
+/** Does the schema, or a part of it, carry a message of its own (`ruled`)? */
+export const carriesRules = (schema: TSchema): boolean => {
+  const s = schema as Marked
+  return (
+    s[RULE] !== undefined ||
+    Object.values(s.properties ?? {}).some(carriesRules) ||
+    (!!s.items && carriesRules(s.items)) ||
+    !!s.anyOf?.some(carriesRules)
+  )
+}
+
 /**
  * The same check for any other input a service reads after its access check (the values of a
  * query string, a loosely taken body): the input typed, or api.md's refusal for its first

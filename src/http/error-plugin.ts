@@ -1,8 +1,8 @@
-import { Elysia, type ValidationError } from 'elysia'
+import { Elysia, type TSchema, type ValidationError } from 'elysia'
 import { SQLSTATE, sqlState } from '../db/sqlstate'
 import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
-import { plainRefusal } from './action-schema'
+import { carriesRules, plainRefusal, refusalFor } from './action-schema'
 import { loggablePath } from './input-guard'
 import { guideUrl, isGuidedPath } from './meta'
 import { json } from './respond'
@@ -35,6 +35,15 @@ function validationMessages(error: ValidationError): string[] {
     else out.push(plainRefusal(field, e.value, () => e.summary ?? e.message))
   }
   return out.length ? out : [String(error.message ?? 'Invalid request')]
+}
+
+/** The refusal the engine of action-schema.ts gives for a route schema with messages of its own, or null. */
+function ruledRefusal(error: ValidationError): ErrorListError | RefusalError | null {
+  const validator = error.validator as { schema?: TSchema }
+  const schema = validator && typeof validator === 'object' && 'schema' in validator ? validator.schema : undefined
+  if (!schema || !carriesRules(schema)) return null
+  const refusal = refusalFor(schema, error.value)
+  return refusal instanceof ErrorListError || refusal instanceof RefusalError ? refusal : null
 }
 
 /**
@@ -87,6 +96,11 @@ export function renderError(deps: Deps, err: unknown, request: Request, code?: s
     case 'VALIDATION':
       // Elysia's code VALIDATION is its ValidationError
       if ((err as ValidationError).type === 'response') break
+      {
+        // a route schema that carries api.md's messages refuses with them, as parseInput would
+        const refusal = ruledRefusal(err as ValidationError)
+        if (refusal) return withGuide(refusal.status, refusal.toBody())
+      }
       return withGuide(400, { success: false, errors: validationMessages(err as ValidationError) })
     case 'PARSE':
       return withGuide(400, { success: false, errors: ['Request body is not valid JSON'] })

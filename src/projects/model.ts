@@ -33,7 +33,7 @@ export const RenameProjectBody = action(
   'Rename a project (owner only); its id never changes.',
 )
 
-/** PATCH /projects' body as the service checks it after the tier check (parseInput); the route takes archived loosely. */
+/** PATCH /projects' body: the route's schema, checked after the tier check (a transform, before validation). */
 export const ArchiveInput = Type.Object({
   projectId: Type.String(),
   archived: ruled(Type.Boolean(), 'archived must be a boolean (true or false)'),
@@ -43,4 +43,5 @@ export const ArchiveInput = Type.Object({
 export const MemberInput = Type.Object({ userId: ruled(Type.String({ minLength: 1 }), 'userId is required') })
 
 export type AddProjectBody = Static<typeof AddProjectBody>
+export type ArchiveInput = Static<typeof ArchiveInput>
 export type RenameProjectBody = Static<typeof RenameProjectBody>

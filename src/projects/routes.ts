@@ -3,6 +3,8 @@ import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
 import { jsonText } from '../http/respond'
 import { MetaBody } from '../http/schemas'
+import { requireApiAccess } from './access'
+import { ArchiveInput } from './model'
 import { addMember, listMembers, listProjectsJson, removeMember, setArchived } from './service'
 
 const Project = t.Object({
@@ -22,7 +24,9 @@ export const projectRoutes = (deps: Deps) =>
       detail: { summary: 'Projects usable as projectId: owned first, then member projects', tags: ['projects'] },
     })
     .patch('/projects', ({ user, body }) => setArchived(deps, user, body), {
-      body: t.Object({ projectId: t.String(), archived: t.Unknown({ description: 'boolean' }) }),
+      // the tier check before the body's (403 before 400): transform runs before validation
+      transform: ({ user }) => requireApiAccess(user),
+      body: ArchiveInput,
       response: { 200: t.Object({ project: Project, _meta: MetaBody }) },
       detail: { summary: 'Archive or unarchive a project (owner only)', tags: ['projects'] },
     })

@@ -7,7 +7,7 @@ import { parseInput } from '../http/action-schema'
 import { bumpRevision } from '../revisions/revision'
 import { hasApiAccess, limitsOf } from '../tiers/service'
 import { requireApiAccess, requireProject, tierRequired } from './access'
-import { type AddProjectBody, ArchiveInput, MemberInput, type RenameProjectBody } from './model'
+import { type AddProjectBody, type ArchiveInput, MemberInput, type RenameProjectBody } from './model'
 import * as q from './queries'
 
 export const PROJECT_ID_RE = /^[a-z0-9][a-z0-9-]{1,62}$/
@@ -102,9 +102,9 @@ export async function renameProject(deps: Deps, user: User, body: RenameProjectB
   return { success: true, project: renamed, _meta: { _tip: 'The project id never changes; only its display name did.' } }
 }
 
-export async function setArchived(deps: Deps, user: User, raw: { projectId: string; archived?: unknown }) {
+/** PATCH /projects: its body was checked by the route (ArchiveInput), after the tier check. */
+export async function setArchived(deps: Deps, user: User, body: ArchiveInput) {
   requireApiAccess(user)
-  const body = parseInput(ArchiveInput, raw)
   const id = body.projectId
   const project = await q.setArchived(deps.db, id, user.id, body.archived)
   if (project) await authChanged(deps)
