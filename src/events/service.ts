@@ -26,8 +26,8 @@ export async function listEvents(
   deps: Deps,
   user: User,
   query: { projectId: string; after?: string; limit?: string; wait?: string },
-  /** told when a request that asked to wait found events at once (it is then counted by the rate limit) */
-  answeredAtOnce: () => void = () => {},
+  /** told when the request goes to sleep waiting for events (only then does the rate limit leave it uncounted) */
+  sleeping: () => void = () => {},
 ) {
   const { project } = await requireProject(deps, user, query.projectId)
   const checked = parseInput(EventsQuery, query)
@@ -36,13 +36,17 @@ export async function listEvents(
   const after = decodeCursor(checked.after)
   const read = () => q.listPage(deps.db, project.id, after, limit)
   // with wait, an empty page is held until a commit of this project wakes it (no polling meanwhile)
-  let reads = 0
   const rows = wait
-    ? ((await waitFor(deps.waiters, [eventsKey(project.id)], Date.now() + wait * 1000, async () => {
-        const page = await read()
-        if (++reads === 1 && page.length) answeredAtOnce()
-        return page.length ? page : null
-      })) ?? [])
+    ? ((await waitFor(
+        deps.waiters,
+        [eventsKey(project.id)],
+        Date.now() + wait * 1000,
+        async () => {
+          const page = await read()
+          return page.length ? page : null
+        },
+        sleeping,
+      )) ?? [])
     : await read()
   const last = rows.at(-1)
   return {

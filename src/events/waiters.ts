@@ -45,7 +45,7 @@ export function createWaiters(db: Db, log: Pick<Logger, 'warn'>): Waiters {
         log.warn('wake channel unavailable', { error: String(err) })
       }))
   return {
-    answeredAtOnce: new WeakSet(),
+    waited: new WeakSet(),
     async wait(keys, ms, since = clock) {
       if (closed || ms <= 0) return false
       await listen()
@@ -82,14 +82,26 @@ export function createWaiters(db: Db, log: Pick<Logger, 'warn'>): Waiters {
  * after a wake-up is retried with a growing pause, at most a second, until it finds the rows or
  * the deadline passes: only requests that were woken read again, never the idle ones.
  */
-export async function waitFor<T>(waiters: Waiters, keys: string[], until: number, check: () => Promise<T | null>): Promise<T | null> {
+export async function waitFor<T>(
+  waiters: Waiters,
+  keys: string[],
+  until: number,
+  check: () => Promise<T | null>,
+  /** told once, when the request goes to sleep (the rate limit leaves only such a request uncounted) */
+  sleeping: () => void = () => {},
+): Promise<T | null> {
   let retry = 0
+  let slept = false
   for (;;) {
     const since = waiters.now()
     const found = await check()
     if (found !== null) return found
     const left = until - Date.now()
     if (left <= 0) return null
+    if (!slept) {
+      slept = true
+      sleeping()
+    }
     const woken = await waiters.wait(keys, retry ? Math.min(retry, left) : left, since)
     // the deadline passed, or the server stops: one last read
     if (!woken && !retry) return check()

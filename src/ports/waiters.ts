@@ -15,10 +15,11 @@ export interface Waiters {
   /** Requests waiting now. */
   size(): number
   /**
-   * Requests that asked to wait but found their answer at once (they never waited): the
-   * per-IP rate limit counts these after the fact, so `wait` is no way around it.
+   * Requests that went to sleep in the waiter list: the only ones the per-IP rate limit leaves
+   * uncounted. One that asked to wait but was answered at once, refused (401, 403) or failed
+   * (400) never waited and is counted after the fact, so `wait` is no way around the limit.
    */
-  readonly answeredAtOnce: WeakSet<Request>
+  readonly waited: WeakSet<Request>
   /** Release every waiter (shutdown: held requests answer at once instead of holding the drain). */
   close(): void
 }

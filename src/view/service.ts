@@ -137,6 +137,8 @@ export async function nextCommands(
   deps: Deps,
   user: User,
   query: { projectId?: string; after?: string; wait?: string; revision?: string },
+  /** told when the poll goes to sleep (only then does the rate limit leave it uncounted) */
+  sleeping: () => void = () => {},
 ) {
   const { project } = await canvasProject(deps, user, query.projectId)
   const checked = parseInput(CommandsQuery, query)
@@ -152,7 +154,7 @@ export async function nextCommands(
   }
   // a tree change matters only to a poll that sent the revision it shows
   const keys = query.revision === undefined ? [viewKey(project.id)] : [viewKey(project.id), eventsKey(project.id)]
-  const found = (await waitFor(deps.waiters, keys, Date.now() + wait, read)) ?? last
+  const found = (await waitFor(deps.waiters, keys, Date.now() + wait, read, sleeping)) ?? last
   return { commands: found.rows.map((r) => ({ id: Number(r.seq), ...r.command, at: iso(r.created_at) })), revision: found.revision }
 }
 
