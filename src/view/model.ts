@@ -31,7 +31,7 @@ export const ViewCommand = Type.Object(
     ),
     iterationName: Type.Optional(Type.String({ description: 'selectIteration: the name of an iteration (GET /iterations)' })),
     nodeId: Type.Optional(Type.String({ description: 'zoomToNode, selectNode (omit to deselect), expandNode, expandAll, collapseNode' })),
-    goalIds: Type.Optional(Type.Array(Type.String(), { description: 'focusGoals: a non-empty array of goal ids' })),
+    goalIds: Type.Optional(Type.Array(Type.String(), { description: 'focusGoals: a non-empty array of at most 1000 goal ids' })),
     autoSwitch: Type.Optional(Type.Boolean({ description: 'false: selectNode and zoomToNode on a job or task stay in the current mode' })),
   },
   { additionalProperties: true },

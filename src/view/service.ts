@@ -11,6 +11,8 @@ import { tierStatus } from '../tiers/service'
 import { CONNECTED_MS, CommandsQuery, isCommandType, type QueuedCommand, VIEW_COMMAND_TYPES, VIEW_MODES } from './model'
 import * as q from './queries'
 
+/** The most goals one focusGoals command names (a project's goals are far fewer; the bound keeps one command's work small). */
+export const MAX_FOCUS_GOALS = 1000
 /**
  * The project, when the key may use the live canvas on it: `has_realtime` of tier-status
  * (builder and team). On a project owned by a team plan every member has it, as with the rest
@@ -62,10 +64,17 @@ export async function sendCommand(deps: Deps, user: User, body: { projectId?: un
       const ids = c.goalIds
       if (!Array.isArray(ids) || ids.length === 0 || !ids.every(str))
         return unresolved(c, 'focusGoals needs goalIds: a non-empty array of goal ids (GET /nodes?type=goal).')
-      const types = await nodeTypesOf(deps.db, project.id, ids)
-      const wrong = ids.filter((id) => types.get(id) !== 'goal')
-      if (wrong.length) return unresolved(c, `Not goals of this project: ${wrong.join(', ')}. Read the goal ids with GET /nodes?type=goal.`)
-      queued.goalIds = [...new Set(ids)]
+      const unique = [...new Set(ids)]
+      if (unique.length > MAX_FOCUS_GOALS)
+        return unresolved(c, `focusGoals takes at most ${MAX_FOCUS_GOALS} distinct goal ids; ${unique.length} were sent.`)
+      const types = await nodeTypesOf(deps.db, project.id, unique)
+      const wrong = unique.filter((id) => types.get(id) !== 'goal')
+      if (wrong.length)
+        return unresolved(
+          c,
+          `Not goals of this project: ${wrong.slice(0, 10).join(', ')}${wrong.length > 10 ? ` and ${wrong.length - 10} more` : ''}. Read the goal ids with GET /nodes?type=goal.`,
+        )
+      queued.goalIds = unique
       break
     }
     default: {
