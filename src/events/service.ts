@@ -34,24 +34,37 @@ export async function listEvents(
   const limit = checked.limit === undefined ? DEFAULT_LIMIT : Number(checked.limit)
   const wait = checked.wait ? Number(checked.wait) : 0
   const after = decodeCursor(checked.after)
-  const read = () => q.listPage(deps.db, project.id, after, limit)
-  // with wait, an empty page is held until a commit of this project wakes it (no polling meanwhile)
-  const rows = wait
-    ? ((await waitFor(
-        deps.waiters,
-        [eventsKey(project.id)],
-        Date.now() + wait * 1000,
-        async () => {
-          const page = await read()
-          return page.length ? page : null
-        },
-        sleeping,
-      )) ?? [])
-    : await read()
+  if (!wait) return json(pageOf(await q.listPage(deps.db, project.id, after, limit), query.after, limit))
+  // with wait, an empty page is held until a commit of this project wakes it (no polling
+  // meanwhile); the requests one commit wakes with the same cursor read their page once, and
+  // send the same bytes, serialised once
+  const read = () =>
+    deps.waiters.shared(`events\n${project.id}\n${query.after ?? ''}\n${limit}`, async () => {
+      const rows = await q.listPage(deps.db, project.id, after, limit)
+      return { rows, body: new Blob([JSON.stringify(pageOf(rows, query.after, limit))]) }
+    })
+  const found = await waitFor(
+    deps.waiters,
+    [eventsKey(project.id)],
+    Date.now() + wait * 1000,
+    async () => {
+      const page = await read()
+      return page.rows.length ? page : null
+    },
+    sleeping,
+  )
+  return found ? new Response(found.body, { headers: JSON_HEADERS }) : json(pageOf([], query.after, limit))
+}
+
+/** what Elysia sends with an object, so a shared page reads the same as one built for its request */
+const JSON_HEADERS = { 'content-type': 'application/json;charset=utf-8' }
+const json = (body: unknown) => new Response(JSON.stringify(body), { headers: JSON_HEADERS })
+
+function pageOf(rows: q.EventRow[], after: string | undefined, limit: number) {
   const last = rows.at(-1)
   return {
     events: rows.map((r) => orderPayload(r.payload)),
-    nextCursor: last ? encodeCursor(last) : query.after || null,
+    nextCursor: last ? encodeCursor(last) : after || null,
     hasMore: rows.length === limit,
     _meta: {
       _tip:

@@ -20,6 +20,17 @@ export interface Waiters {
    * (400) never waited and is counted after the fact, so `wait` is no way around the limit.
    */
   readonly waited: WeakSet<Request>
+  /**
+   * One read for every caller that asks with the same `key` while it runs and since the same
+   * wake-up (`now()`): a thousand requests woken by one commit that read the same page read it
+   * once and share its answer (a read begun before a wake-up they heard is never shared with them).
+   */
+  shared<T>(key: string, read: () => Promise<T>): Promise<T>
+  /**
+   * Resolves when this woken request may send its answer: at most a slice of them per turn of the
+   * event loop, so answering a thousand woken requests never holds other requests up for long.
+   */
+  turn(): Promise<void>
   /** Release every waiter (shutdown: held requests answer at once instead of holding the drain). */
   close(): void
 }
