@@ -3,6 +3,7 @@
  * another, until told `stop`; then posts the latency of every request, in ms.
  */
 declare const self: Worker
+
 export {}
 
 let stopping = false

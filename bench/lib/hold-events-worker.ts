@@ -4,6 +4,7 @@
  * then `{answered, byStatus, withEvents}` once the server has answered them all.
  */
 declare const self: Worker
+
 export {}
 
 self.onmessage = (e: MessageEvent<{ base: string; key: string; path: string; n: number }>) => {
