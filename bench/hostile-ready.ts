@@ -19,7 +19,7 @@ if (!pgUrl) throw new Error('BENCH_DATABASE_URL is required')
 const tmp = mkdtempSync(join(tmpdir(), 'arbor-hostile-'))
 const db = await ownDatabase('postgres', tmp, pgUrl)
 const server = await spawnServer(serverEnv({ ...db.env, PORT: String(freePort()), LOG_LEVEL: 'warn' }) as Record<string, string>)
-const sql = postgres(db.env.DATABASE_URL, { max: 1, onnotice: () => {} })
+const sql = postgres(db.env.DATABASE_URL!, { max: 1, onnotice: () => {} })
 
 /** `fn`'s time, with the worst /healthz asked one after another while it ran. */
 async function timed(fn: () => Promise<unknown>) {
