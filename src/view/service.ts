@@ -155,16 +155,24 @@ export async function nextCommands(
   const wait = checked.wait === undefined ? 0 : Number(checked.wait)
   // one heartbeat per poll: a poll waits at most POLL_WAIT_MS, well inside the connected window
   await q.heartbeat(deps.db, project.id, deps.now())
-  let last = { rows: [] as q.CommandRow[], revision: '' }
+  // the polls one commit wakes with the same `after` read once and send the same bytes, serialised once
+  const page = () =>
+    deps.waiters.shared(`view\n${project.id}\n${after}`, async () => {
+      const rows = await q.pending(deps.db, project.id, after)
+      const revision = await latestCursor(deps, project.id)
+      const answer = { commands: rows.map((r) => ({ id: Number(r.seq), ...r.command, at: iso(r.created_at) })), revision }
+      return { rows, revision, body: new Blob([JSON.stringify(answer)]) }
+    })
+  let last: Awaited<ReturnType<typeof page>> | undefined
   const read = async () => {
-    last = { rows: await q.pending(deps.db, project.id, after), revision: await latestCursor(deps, project.id) }
+    last = await page()
     const changed = query.revision !== undefined && last.revision !== query.revision
     return last.rows.length || changed ? last : null
   }
   // a tree change matters only to a poll that sent the revision it shows
   const keys = query.revision === undefined ? [viewKey(project.id)] : [viewKey(project.id), eventsKey(project.id)]
-  const found = (await waitFor(deps.waiters, keys, Date.now() + wait, read, sleeping)) ?? last
-  return { commands: found.rows.map((r) => ({ id: Number(r.seq), ...r.command, at: iso(r.created_at) })), revision: found.revision }
+  const found = (await waitFor(deps.waiters, keys, Date.now() + wait, read, sleeping)) ?? last ?? (await page())
+  return new Response(found.body, { headers: { 'content-type': 'application/json;charset=utf-8' } })
 }
 
 export interface ReportBody {
