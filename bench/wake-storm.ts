@@ -4,8 +4,10 @@
  * the worst and the p99 /healthz latency from the write until every waiter is answered, beside
  * the same write with no waiter held (the floor), and their ratio. PGlite, and PostgreSQL with
  * BENCH_DATABASE_URL. The held requests live in a worker thread, off the thread that measures.
+ * KIND=canvas holds the canvas's long polls (`GET /view/commands?wait=15000&revision=…`) instead,
+ * which the write wakes by changing the revision.
  *
- *   bun bench/wake-storm.ts            (WAITERS=2000 ROUNDS=3)
+ *   bun bench/wake-storm.ts            (WAITERS=2000 ROUNDS=3 KIND=events)
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,6 +17,7 @@ import { freePort, ownerClient, spawnServer } from './lib/spawn'
 
 const WAITERS = Number(process.env.WAITERS ?? 2000)
 const ROUNDS = Number(process.env.ROUNDS ?? 3)
+const CANVAS = process.env.KIND === 'canvas'
 
 /** /healthz one after another until `done()` says stop: each latency in ms. */
 async function probe(base: string, done: () => boolean): Promise<number[]> {
@@ -59,8 +62,21 @@ async function storm(kind: 'pglite' | 'postgres') {
       const worker = new Worker(new URL('./lib/hold-events-worker.ts', import.meta.url))
       const messages: Record<string, unknown>[] = []
       worker.onmessage = (e) => messages.push(e.data)
-      worker.postMessage({ base: server.url, key, path: `/api/v1/events?projectId=storm&after=${after}&wait=60`, n: WAITERS })
+      const revision = (await call('GET', '/api/v1/view/commands?projectId=storm&wait=0')).revision
+      worker.postMessage(
+        CANVAS
+          ? {
+              base: server.url,
+              key,
+              path: `/api/v1/view/commands?projectId=storm&wait=15000&revision=${revision}`,
+              n: WAITERS,
+              match: '"revision":"[^"]',
+            }
+          : { base: server.url, key, path: `/api/v1/events?projectId=storm&after=${after}&wait=60`, n: WAITERS },
+      )
       while (!messages.some((m) => 'held' in m)) await Bun.sleep(20)
+      // each canvas poll writes its heartbeat first: a poll of our own, also a write, answers once they are all done
+      if (CANVAS) await call('GET', '/api/v1/view/commands?projectId=storm&wait=0')
       // every request read and asleep: /healthz fast again five times in a row
       for (let fast = 0; fast < 5; ) {
         const t = performance.now()
