@@ -326,7 +326,8 @@ describe('add and update: rule 5, limits with the expected shape in _meta._tip',
 })
 
 describe('blockedBy', () => {
-  const TIP = 'blockedBy is an array of ids of existing approaches, never the approach itself'
+  const TIP =
+    'blockedBy is an array of at most 50 distinct ids of existing approaches, never the approach itself, and no approach may end up blocking itself through others'
   it('holds ids of existing approaches, never the approach itself', async () => {
     const p = await seeded()
     const b = (await add(p, { type: 'approach', parentId: 'need-2', data: { label: 'B', blockedBy: ['approach-1'] } })).body.node

@@ -28,6 +28,8 @@ export interface WriteCtx {
   advisories: Record<string, unknown>[]
   created: { nodes: number; iterations: number }
   idPool: Map<NodeType, { next: number; end: number }>
+  /** approach id → its stored blockedBy, read once per write when a blockedBy is sent (the cycle check) */
+  blockers?: Map<string, readonly unknown[]>
 }
 
 export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> {
@@ -45,6 +47,12 @@ export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> 
     created: { nodes: 0, iterations: 0 },
     idPool: new Map(),
   }
+}
+
+/** The stored blockedBy of every approach of the project, read once per write. */
+export async function storedBlockers(ctx: WriteCtx): Promise<Map<string, readonly unknown[]>> {
+  if (!ctx.blockers) ctx.blockers = new Map((await q.blockerEdges(ctx.deps.db, ctx.projectId)).map((r) => [r.id, r.blocked_by]))
+  return ctx.blockers
 }
 
 /** Read the given ids into the context in one query (those not known yet). */

@@ -30,7 +30,7 @@ const FIELD_SCHEMAS: Record<keyof typeof FIELDS, TSchema> = {
   size: enumOf(ENUMS.size),
   approachStatus: enumOf(ENUMS.approachStatus),
   goalStatus: enumOf(ENUMS.goalStatus),
-  blockedBy: ids('ids of blocking approaches, never the approach itself'),
+  blockedBy: ids('ids of blocking approaches, never the approach itself, no cycle', LIMITS.blockedBy),
   serves: ids('ids of existing needs, never the bet’s own parent', LIMITS.serves),
   externalRefs: Type.Array(
     Type.Object(

@@ -70,14 +70,15 @@ export const FIELDS: Record<string, { on: readonly NodeType[]; kind: Kind }> = {
   completedAt: { on: ['job', 'task'], kind: 'timestamp' },
 }
 
-export const LIMITS = { externalRefs: 50, demand: 25, serves: 5, labelLength: 500, textLength: 20_000 } as const
+export const LIMITS = { externalRefs: 50, demand: 25, serves: 5, blockedBy: 50, labelLength: 500, textLength: 20_000 } as const
 
 export const SHAPES = {
   externalRefs: 'externalRefs is an array of at most 50 {system, key, url} objects; url starts with https://; no system+key pair twice',
   demand:
     'demand is an array of at most 25 {who, at, revenue?, size?, source?, ask?}; who a non-empty string, at a YYYY-MM-DD date, revenue a number >= 0',
   serves: 'serves is an array of at most 5 distinct ids of existing needs, never the bet’s own parent',
-  blockedBy: 'blockedBy is an array of ids of existing approaches, never the approach itself',
+  blockedBy:
+    'blockedBy is an array of at most 50 distinct ids of existing approaches, never the approach itself, and no approach may end up blocking itself through others',
 } as const
 
 export class FieldError extends Error {
@@ -151,11 +152,9 @@ function checkDemand(value: unknown): void {
 function checkIds(field: 'serves' | 'blockedBy', value: unknown): void {
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v === ''))
     throw new FieldError(`${field} must be an array of node ids`, SHAPES[field])
-  if (field === 'serves') {
-    if (value.length > LIMITS.serves)
-      throw new FieldError(`serves has ${value.length} ids; at most ${LIMITS.serves} are allowed`, SHAPES.serves)
-    if (new Set(value).size !== value.length) throw new FieldError('serves must not repeat an id', SHAPES.serves)
-  }
+  if (value.length > LIMITS[field])
+    throw new FieldError(`${field} has ${value.length} ids; at most ${LIMITS[field]} are allowed`, SHAPES[field])
+  if (new Set(value).size !== value.length) throw new FieldError(`${field} must not repeat an id`, SHAPES[field])
 }
 
 /**

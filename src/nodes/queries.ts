@@ -5,6 +5,7 @@ import changelogListSql from '../../sql/changelog/list.sql' with { type: 'text' 
 import changelogRestoredSql from '../../sql/changelog/mark-restored.sql' with { type: 'text' }
 import allocateIdsSql from '../../sql/nodes/allocate-ids.sql' with { type: 'text' }
 import ancestorsSql from '../../sql/nodes/ancestors.sql' with { type: 'text' }
+import blockerEdgesSql from '../../sql/nodes/blocker-edges.sql' with { type: 'text' }
 import claimUnclassifiedSql from '../../sql/nodes/claim-unclassified.sql' with { type: 'text' }
 import countByTypeSql from '../../sql/nodes/count-by-type.sql' with { type: 'text' }
 import countOpenMemosSql from '../../sql/nodes/count-open-memos.sql' with { type: 'text' }
@@ -33,6 +34,8 @@ export type TreeRow = NodeRow & { depth: number }
 export type ChangelogRow = { id: number; node_id: string; action: 'delete'; node: Node; deleted_at: Date; restored_at: Date | null }
 
 export const getMany = (db: Db, projectId: string, ids: string[]) => db.query<NodeRow>(getManySql, [projectId, ids])
+/** Each approach of the project that names blockers, with its blockedBy (the cycle check's graph). */
+export const blockerEdges = (db: Db, projectId: string) => db.query<{ id: string; blocked_by: unknown[] }>(blockerEdgesSql, [projectId])
 export const list = (db: Db, projectId: string, type: string | null, iteration: string | null) =>
   db.query<NodeRow>(listSql, [projectId, type, iteration])
 export const countByType = (db: Db, projectId: string) => db.query<{ type: NodeType; count: number }>(countByTypeSql, [projectId])

@@ -1,5 +1,5 @@
 import { LATER } from '../iterations/model'
-import { getNode, loadNodes, nextId, type WriteCtx } from './context'
+import { getNode, loadNodes, nextId, storedBlockers, type WriteCtx } from './context'
 import type { NewNode, NodeUpdate } from './input'
 import { an, checkFields, FieldError, type Node, type NodeData, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
 
@@ -51,7 +51,46 @@ async function checkRefs(ctx: WriteCtx, node: { id: string; parentId: string | n
       if (field === 'serves' && id === node.parentId) fail(`serves must not name the bet's own parent ${id}`, SHAPES.serves)
       if (field === 'blockedBy' && id === node.id) fail('blockedBy must not name the approach itself', SHAPES.blockedBy)
     }
+    if (field === 'blockedBy') await checkNoCycle(ctx, node.id, ids)
     data[field] = ids
+  }
+}
+
+/** Steps of the cycle walk between two yields to the event loop: a large project never holds other requests up. */
+const WALK_SLICE = 20_000
+
+/**
+ * Refuses a blockedBy that would close a cycle: `id` must not be reachable from its new blockers
+ * along the blockedBy of other approaches, as they stand in this write (earlier entries of a
+ * batch included, read from the context) or are stored. Each approach is visited once.
+ */
+async function checkNoCycle(ctx: WriteCtx, id: string, blockers: string[]): Promise<void> {
+  const stored = await storedBlockers(ctx)
+  const next = (at: string): readonly unknown[] => {
+    if (ctx.nodes.has(at)) {
+      const node = ctx.nodes.get(at)
+      const list = node?.type === 'approach' ? node.data.blockedBy : undefined
+      return Array.isArray(list) ? list : []
+    }
+    return stored.get(at) ?? []
+  }
+  const cameFrom = new Map<string, string>(blockers.map((b) => [b, id]))
+  const stack = [...new Set(blockers)]
+  let steps = 0
+  while (stack.length) {
+    const at = stack.pop()!
+    for (const to of next(at)) {
+      if (++steps % WALK_SLICE === 0) await new Promise((resolve) => setImmediate(resolve))
+      if (typeof to !== 'string') continue
+      if (to === id) {
+        const path = [id, at]
+        for (let back = cameFrom.get(at); back !== undefined && back !== id; back = cameFrom.get(back)) path.splice(1, 0, back)
+        fail(`blockedBy would make a cycle (each blocked by the next): ${[...path, id].join(' → ')}`, SHAPES.blockedBy)
+      }
+      if (cameFrom.has(to)) continue
+      cameFrom.set(to, at)
+      stack.push(to)
+    }
   }
 }
 

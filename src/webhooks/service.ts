@@ -52,6 +52,8 @@ function cleanEvents(events: unknown): string[] {
   const valid = `Valid: ${EVENT_TYPES.join(', ')}`
   if (!Array.isArray(events) || events.some((e) => typeof e !== 'string'))
     throw bad(`Invalid events: events must be an array of event names. ${valid}`)
+  if (events.length > ALL_EVENT_TYPES.length)
+    throw bad(`Invalid events: ${events.length} entries; at most ${ALL_EVENT_TYPES.length}, each event name once. ${valid}`)
   const unknown = events.filter((e) => !ALL_EVENT_TYPES.includes(e))
   if (unknown.length) throw bad(`Invalid events: ${unknown.join(', ')}. ${valid}`)
   if (events.length === 0) throw bad(`Invalid events: the list is empty (omit events for all six). ${valid}`)
