@@ -16,6 +16,13 @@ function fieldName(path: string | undefined): string {
 /** An error's stack (its message when it has none), bounded for a log line. */
 const stackOf = (err: unknown) => String((err && typeof err === 'object' && 'stack' in err ? err.stack : undefined) ?? err).slice(0, 2000)
 
+/** The values a union of literals allows (`tier`: free, strategist, …), or null for any other schema. */
+function literalsOf(schema: unknown): string[] | null {
+  const anyOf = (schema as { anyOf?: { const?: unknown }[] } | undefined)?.anyOf
+  if (!Array.isArray(anyOf) || !anyOf.length || !anyOf.every((v) => v.const !== undefined)) return null
+  return anyOf.map((v) => String(v.const))
+}
+
 function validationMessages(error: ValidationError): string[] {
   const all = (() => {
     try {
@@ -32,7 +39,10 @@ function validationMessages(error: ValidationError): string[] {
     seen.add(field)
     if (field === 'body' && (e.value === null || typeof e.value !== 'object' || Array.isArray(e.value)))
       out.push('Request body must be a JSON object (Content-Type: application/json)')
-    else out.push(plainRefusal(field, e.value, () => e.summary ?? e.message))
+    else {
+      const values = literalsOf(e.schema)
+      out.push(plainRefusal(field, e.value, () => (values ? `must be one of ${values.join(', ')}` : (e.summary ?? e.message))))
+    }
   }
   return out.length ? out : [String(error.message ?? 'Invalid request')]
 }
