@@ -4,13 +4,14 @@ import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
 import { plainRefusal } from './action-schema'
 import { loggablePath } from './input-guard'
+import { isJsonType, notReadAsJson } from './json-body'
 import { guideUrl, isGuidedPath } from './meta'
 import { json } from './respond'
 
-/** Turn a TypeBox error path like `/node/data/label` into `node.data.label`. */
+/** Turn a TypeBox error path like `/node/data/label` into `node.data.label`; no path is the body itself. */
 function fieldName(path: string | undefined): string {
-  const name = (path ?? '').replace(/^\//, '').replace(/\//g, '.')
-  return name || 'body'
+  if (!path) return 'body'
+  return path.replace(/^\//, '').replace(/\//g, '.') || '""'
 }
 
 /** An error's stack (its message when it has none), bounded for a log line. */
@@ -23,7 +24,7 @@ function literalsOf(schema: unknown): string[] | null {
   return anyOf.map((v) => String(v.const))
 }
 
-function validationMessages(error: ValidationError): string[] {
+function validationMessages(error: ValidationError, contentType: string | null): string[] {
   const all = (() => {
     try {
       return error.all ?? []
@@ -37,8 +38,10 @@ function validationMessages(error: ValidationError): string[] {
     const field = fieldName(e.path)
     if (seen.has(field)) continue // one message per field is enough
     seen.add(field)
-    if (field === 'body' && (e.value === null || typeof e.value !== 'object' || Array.isArray(e.value)))
+    if (field === 'body' && contentType !== null && !isJsonType(contentType)) out.push(notReadAsJson(contentType))
+    else if (field === 'body' && (e.value === null || typeof e.value !== 'object' || Array.isArray(e.value)))
       out.push('Request body must be a JSON object (Content-Type: application/json)')
+    else if (field === '""') out.push('The body has a property with an empty name (""): remove it')
     else {
       const values = literalsOf(e.schema)
       out.push(plainRefusal(field, e.value, () => (values ? `must be one of ${values.join(', ')}` : (e.summary ?? e.message))))
@@ -83,7 +86,7 @@ export const errorPlugin = (deps: Deps) =>
       case 'VALIDATION':
         // Elysia's code VALIDATION is its ValidationError
         if ((err as ValidationError).type === 'response') break
-        return withGuide(400, { success: false, errors: validationMessages(err as ValidationError) })
+        return withGuide(400, { success: false, errors: validationMessages(err as ValidationError, request.headers.get('content-type')) })
       case 'PARSE':
         return withGuide(400, { success: false, errors: ['Request body is not valid JSON'] })
     }
