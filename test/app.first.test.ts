@@ -17,11 +17,16 @@ if (!haveChromium) console.warn('app.first.test.ts: skipped, /usr/bin/chromium i
 describe.skipIf(!haveChromium)('the planning app: first contact', () => {
   let env: AppEnv
   let page: Page
+  const apiCalls: string[] = []
 
   beforeAll(async () => {
     env = await startApp()
     page = await env.browser.newPage({ viewport: { width: 1280, height: 800 } })
     page.on('pageerror', (err) => console.error(`page error: ${err.message}`))
+    // every API call of the app says where it comes from (history.md, 1: X-Arbor-Via)
+    page.on('request', (req) => {
+      if (new URL(req.url()).pathname.startsWith('/api/')) apiCalls.push(req.headers()['x-arbor-via'] ?? '(none)')
+    })
   }, 90_000)
 
   afterAll(async () => {
@@ -57,6 +62,8 @@ describe.skipIf(!haveChromium)('the planning app: first contact', () => {
     const { body } = await env.server.call('GET', '/api/v1/projects')
     expect(body.projects.map((p: { id: string; name: string }) => [p.id, p.name])).toEqual([['field-notes-2027', 'Field Notes, 2027!']])
     expect(await page.textContent('#project-name')).toBe('Field Notes, 2027!')
+    expect(apiCalls.length).toBeGreaterThan(3)
+    expect(new Set(apiCalls)).toEqual(new Set(['app']))
   }, 60_000)
 
   it('names the free plan’s limit in words, and shows a refusal in the dialog', async () => {

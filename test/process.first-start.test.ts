@@ -104,6 +104,26 @@ describe('the first start', () => {
   }, 30_000)
 })
 
+describe('the CLI over HTTP', () => {
+  it('says it is the CLI on every call (X-Arbor-Via: cli)', async () => {
+    const seen: (string | null)[] = []
+    const fake = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: (req) => {
+        seen.push(req.headers.get('x-arbor-via'))
+        return Response.json({ users: [] })
+      },
+    })
+    try {
+      const res = await arbor(['user', 'list', '--url', `http://127.0.0.1:${fake.port}`], { ADMIN_TOKEN })
+      expect({ code: res.code, seen }).toEqual({ code: 0, seen: ['cli'] })
+    } finally {
+      fake.stop(true)
+    }
+  })
+})
+
 describe('npm start', () => {
   it('passes SIGTERM to the server: the process exits and the port is free', async () => {
     const other = await freshDatabase()
