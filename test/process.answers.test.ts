@@ -130,6 +130,22 @@ describe('routes that take projectId', () => {
         theirs: [403, denied],
       })
     }
+    // the guided reads add _meta.guide; an unknown project and another's still read alike
+    for (const path of [
+      '/api/v1/nodes?',
+      '/api/v1/iterations?',
+      '/api/v1/outline?',
+      '/api/v1/search?q=x&',
+      '/api/v1/tree?direction=down&nodeId=x&',
+    ]) {
+      const unknown = await server.call('GET', `${path}projectId=nope`)
+      const theirs = await server.call('GET', `${path}projectId=${THEIRS}`)
+      expect({ path, unknown: [unknown.status, unknown.body], theirs: [theirs.status, theirs.body] }).toEqual({
+        path,
+        unknown: [403, { ...denied, _meta: { guide: expect.stringMatching(GUIDE_RE) } }],
+        theirs: [403, { ...denied, _meta: { guide: expect.stringMatching(GUIDE_RE) } }],
+      })
+    }
     // share and webhooks: 403 'Not your project' for another's, 404 for an unknown project (api.md)
     for (const [method, path] of [
       ['GET', '/api/v1/share?'],
