@@ -19,7 +19,9 @@ export function openDialog(title: string, body: () => (HTMLElement | null)[], on
   draw()
   dialog.onclose = () => {
     onClose?.()
-    back?.focus()
+    // the element that had the focus may have been redrawn meanwhile (a live change): then the plan's tab stop
+    if (back?.isConnected) back.focus()
+    else document.querySelector<HTMLElement>('#canvas [tabindex="0"]')?.focus()
   }
   if (!dialog.open) dialog.showModal()
   return draw

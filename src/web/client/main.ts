@@ -86,7 +86,7 @@ function render() {
     const again = document.getElementById(inPanel.id) as HTMLInputElement
     again.focus()
     if (inPanel.start !== null && 'setSelectionRange' in again) again.setSelectionRange?.(inPanel.start, inPanel.end)
-  } else if (inCanvas && (ui.view.selected || active?.closest('#canvas'))) focusSelected()
+  } else if (inCanvas) focusSelected() // a load never gets here (lastFocus starts as 'other'): the page does not take the focus
   if (view.zoomTo) {
     const id = view.zoomTo
     view.zoomTo = null
