@@ -165,6 +165,42 @@ describe('routes that take projectId', () => {
   })
 })
 
+describe('concurrent updates of one node', () => {
+  it('each land: an update of one field never writes back the others as they were before a concurrent one', async () => {
+    const seed = await server.call('POST', '/api/v1/mutate', {
+      body: {
+        action: 'batch',
+        projectId: P,
+        mutations: [
+          { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'G' } } },
+          { action: 'add', node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'N' } } },
+          { action: 'add', node: { id: 'draft-a', type: 'approach', parentId: 'draft-n', data: { label: 'A' } } },
+        ],
+      },
+    })
+    const id = seed.body.results.at(-1).nodeId
+    for (const round of [1, 2, 3]) {
+      const fields: Record<string, unknown> = {
+        label: `A${round}`,
+        description: `d${round}`,
+        notes: `n${round}`,
+        measure: `m${round}`,
+        size: ['skateboard', 'vespa', 'car'][round - 1],
+        kano: ['must-have', 'incremental', 'delighter'][round - 1],
+        approachStatus: ['development', 'validation', 'resolved'][round - 1],
+      }
+      const answers = await Promise.all(
+        Object.entries(fields).map(([k, v]) =>
+          server.call('POST', '/api/v1/mutate', { body: { action: 'update', projectId: P, nodeId: id, data: { [k]: v } } }),
+        ),
+      )
+      expect(answers.map((a) => a.status)).toEqual(Object.keys(fields).map(() => 200))
+      const { body } = await server.call('GET', `/api/v1/nodes?projectId=${P}`)
+      expect(body.nodes.find((n: { id: string }) => n.id === id).data).toEqual(fields)
+    }
+  })
+})
+
 describe('/favicon.ico', () => {
   it('answers the icon, not a 404', async () => {
     const res = await fetch(`${server.url}/favicon.ico`)
