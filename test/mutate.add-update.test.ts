@@ -583,7 +583,10 @@ describe('access', () => {
     expect(res.body).toEqual({
       error: 'project_access_denied',
       message: 'API key does not have access to this project',
-      _meta: { guide: GUIDE },
+      _meta: {
+        guide: GUIDE,
+        _tip: `projectId "${p}" names no project this key can see (a typo, or a project it is not a member of); GET /api/v1/projects lists the ids this key can use.`,
+      },
     })
   })
 })

@@ -3,6 +3,7 @@ import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid } from '../errors'
 import { parseAction } from '../http/action-schema'
+import { isJsonType, notReadAsJson } from '../http/json-body'
 import {
   addIterationAction,
   deleteIterationAction,
@@ -16,6 +17,7 @@ import { addProject, renameProject } from '../projects/service'
 import { possibleDuplicate } from '../search/service'
 import { aroundWrite, claim, releaseClaim, renewClaim } from '../work/service'
 import { batch } from './batch'
+import { closestName } from './hints'
 import { ACTION_BODIES as bodies } from './model'
 
 export type ActionHandler<B> = (deps: Deps, user: User, body: B) => Promise<Record<string, unknown>>
@@ -74,7 +76,10 @@ export type ActionRequest = Record<string, unknown> & { action: string; idempote
  * The action a body names, or the 400 of api.md. The body must be a JSON object with a string
  * `action` (and, when sent, a valid `idempotencyKey`); the rest is the action's own schema.
  */
-export function actionOf(body: unknown): { found: Action; request: ActionRequest } {
+export function actionOf(body: unknown, contentType?: string): { found: Action; request: ActionRequest } {
+  // a body sent as a form or text is not ours to guess at: say how it was read
+  if (contentType === undefined ? typeof body === 'string' && body !== '' : !isJsonType(contentType))
+    throw invalid(notReadAsJson(contentType))
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw invalid('Request body must be a JSON object (Content-Type: application/json)')
   const name = (body as Record<string, unknown>).action
@@ -84,12 +89,17 @@ export function actionOf(body: unknown): { found: Action; request: ActionRequest
   if (!found)
     // the message lists api.md's actions as it always has; the claim actions (agents-and-app.md) are named in the tip
     throw invalid(`action must be one of: ${[...actions.keys()].filter((a) => !CLAIM_ACTIONS.has(a)).join(', ')}`, {
-      _tip: `Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${[...CLAIM_ACTIONS].join(', ')}.`,
+      _tip: `${didYouMean(name)}Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${[...CLAIM_ACTIONS].join(', ')}.`,
     })
   const key = (body as Record<string, unknown>).idempotencyKey
   if (key !== undefined && (typeof key !== 'string' || key.length < 1 || key.length > 255))
     throw invalid('Idempotency-Key must be 1 to 255 characters')
   return { found, request: body as ActionRequest }
+}
+
+function didYouMean(name: string): string {
+  const close = closestName(name, actions.keys())
+  return close ? `Did you mean \`${close}\`? ` : ''
 }
 
 /** Check `body` against the action's schema (api.md's messages), then run its handler with the typed body. */

@@ -59,7 +59,7 @@ export async function storedBlockers(ctx: WriteCtx): Promise<Map<string, readonl
 export async function loadNodes(ctx: WriteCtx, ids: Iterable<string>): Promise<void> {
   const missing = [...new Set(ids)].filter((id) => !ctx.nodes.has(id) && !id.startsWith('draft-'))
   if (missing.length === 0) return
-  const rows = await q.getMany(ctx.deps.db, ctx.projectId, missing)
+  const rows = await q.lockMany(ctx.deps.db, ctx.projectId, missing)
   for (const id of missing) ctx.nodes.set(id, null)
   for (const row of rows) ctx.nodes.set(row.id, toNode(row, true))
 }

@@ -15,6 +15,7 @@ import getManySql from '../../sql/nodes/get-many.sql' with { type: 'text' }
 import insertManySql from '../../sql/nodes/insert-many.sql' with { type: 'text' }
 import listSql from '../../sql/nodes/list.sql' with { type: 'text' }
 import lockCapOwnerSql from '../../sql/nodes/lock-cap-owner.sql' with { type: 'text' }
+import lockManySql from '../../sql/nodes/lock-many.sql' with { type: 'text' }
 import moveIterationSql from '../../sql/nodes/move-iteration.sql' with { type: 'text' }
 import reserveIdSql from '../../sql/nodes/reserve-id.sql' with { type: 'text' }
 import setClassifiedSql from '../../sql/nodes/set-classified.sql' with { type: 'text' }
@@ -36,6 +37,8 @@ export type ChangelogRow = { id: number; node_id: string; action: 'delete'; node
 export const getMany = (db: Db, projectId: string, ids: string[]) => db.query<NodeRow>(getManySql, [projectId, ids])
 /** Each approach of the project that names blockers, with its blockedBy (the cycle check's graph). */
 export const blockerEdges = (db: Db, projectId: string) => db.query<{ id: string; blocked_by: unknown[] }>(blockerEdgesSql, [projectId])
+/** getMany for a write: the rows stay locked until its transaction ends (sql/nodes/lock-many.sql). */
+export const lockMany = (db: Db, projectId: string, ids: string[]) => db.query<NodeRow>(lockManySql, [projectId, ids])
 export const list = (db: Db, projectId: string, type: string | null, iteration: string | null) =>
   db.query<NodeRow>(listSql, [projectId, type, iteration])
 export const countByType = (db: Db, projectId: string) => db.query<{ type: NodeType; count: number }>(countByTypeSql, [projectId])

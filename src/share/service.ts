@@ -104,8 +104,7 @@ export async function listShares(deps: Deps, user: User, projectId: string) {
   }
 }
 
-export async function revokeShare(deps: Deps, user: User, query: Record<string, string | undefined>) {
-  if (!query.projectId) throw bad('projectId is required')
+export async function revokeShare(deps: Deps, user: User, query: { projectId: string; token?: string }) {
   const access = await projectFor(deps, user, query.projectId)
   const createdBy = managedCreator(deps, user, access)
   if (!query.token) throw bad('token is required')

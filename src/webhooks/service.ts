@@ -133,9 +133,8 @@ export async function updateWebhook(
   }
 }
 
-export async function deleteWebhook(deps: Deps, user: User, query: Record<string, string | undefined>) {
-  if (!query.projectId) throw bad('projectId is required')
-  const { project } = await projectFor(deps, user, query.projectId ?? '')
+export async function deleteWebhook(deps: Deps, user: User, query: { projectId: string; id?: string }) {
+  const { project } = await projectFor(deps, user, query.projectId)
   if (!query.id) throw bad('id is required')
   if (!(await q.remove(deps.db, project.id, query.id))) throw notFound('Webhook not found')
   return {
@@ -145,9 +144,8 @@ export async function deleteWebhook(deps: Deps, user: User, query: Record<string
   }
 }
 
-export async function listWebhookDeliveries(deps: Deps, user: User, query: Record<string, string | undefined>) {
-  if (!query.projectId) throw bad('projectId is required')
-  const { project } = await projectFor(deps, user, query.projectId ?? '')
+export async function listWebhookDeliveries(deps: Deps, user: User, query: { projectId: string; id?: string; limit?: string }) {
+  const { project } = await projectFor(deps, user, query.projectId)
   if (!query.id) throw bad('id is required')
   const limit = query.limit === undefined ? 50 : Number(query.limit)
   if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw bad('limit must be an integer from 1 to 200')
