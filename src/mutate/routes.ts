@@ -5,7 +5,7 @@ import { documentedBody, documentedResponse } from '../http/documented'
 import { runIdempotent } from '../http/idempotency'
 import { requireProject } from '../projects/access'
 import { MutateBody, MutateResult } from './model'
-import { actionOf, afterCommit, NOT_IDEMPOTENT, runAction } from './service'
+import { actionOf, afterCommit, authorOfRequest, NOT_IDEMPOTENT, runAction } from './service'
 
 export const mutateRoutes = (deps: Deps) =>
   new Elysia({ name: 'mutate' }).derive(withUser(deps)).post(
@@ -17,9 +17,17 @@ export const mutateRoutes = (deps: Deps) =>
       // the body is checked inside the idempotent run, so a refusal is stored and replayed like any answer
       // a replay needs the access a first run would: the caller may have lost the project since
       const authorize = typeof request.projectId === 'string' ? () => requireProject(deps, user, request.projectId) : undefined
-      const outcome = await runIdempotent(deps.db, user.id, key, request, (db) => runAction(found, { ...deps, db }, user, request), {
-        authorize,
-      })
+      const author = await authorOfRequest(deps, user, headers, sent)
+      const outcome = await runIdempotent(
+        deps.db,
+        user.id,
+        key,
+        request,
+        (db) => runAction(found, { ...deps, db, author }, user, request),
+        {
+          authorize,
+        },
+      )
       if (outcome.replayed) set.headers['idempotent-replayed'] = 'true'
       set.status = outcome.status
       deps.wake('events')

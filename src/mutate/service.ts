@@ -1,7 +1,9 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { User } from '../accounts/model'
+import { claimAgent } from '../claims/service'
 import type { Deps } from '../deps'
 import { invalid } from '../errors'
+import { agentName, requestAuthor } from '../history/author'
 import { parseAction } from '../http/action-schema'
 import {
   addIterationAction,
@@ -10,8 +12,9 @@ import {
   reorderIterationsAction,
   updateIterationAction,
 } from '../iterations/service'
-import { type Node, toNode } from '../nodes/model'
-import { add, classify, nodeRows, remove, restore, update } from '../nodes/service'
+import type { Node } from '../nodes/model'
+import { add, classify, moveIterationNodes, remove, restore, update } from '../nodes/service'
+import type { Author } from '../ports/actor'
 import { addProject, renameProject } from '../projects/service'
 import { possibleDuplicate } from '../search/service'
 import { aroundWrite, claim, releaseClaim, renewClaim } from '../work/service'
@@ -27,8 +30,7 @@ export interface Action {
   run(deps: Deps, user: User, body: Record<string, unknown>): Promise<Record<string, unknown>>
 }
 /** The jobs and tasks an iteration's rename or deletion moves, as nodes (iterations does not import nodes). */
-const moveNodes: MoveNodes = async (db, projectId, from, to) =>
-  (await nodeRows.moveIteration(db, projectId, from, to)).map((r) => toNode(r))
+const moveNodes: MoveNodes = moveIterationNodes
 
 const action = <S extends TSchema>(schema: S, handler: ActionHandler<Static<S>>): Action => ({
   schema,
@@ -95,6 +97,25 @@ export function actionOf(body: unknown): { found: Action; request: ActionRequest
 /** Check `body` against the action's schema (api.md's messages), then run its handler with the typed body. */
 export function runAction(found: Action, deps: Deps, user: User, body: Record<string, unknown>) {
   return found.run(deps, user, body)
+}
+
+/**
+ * Who makes this write (history.md, 1): the claim's `agent` when the action claims or carries a
+ * claim token (the first one of a batch), else X-Agent-Id; `via` from X-Arbor-Via.
+ */
+export async function authorOfRequest(
+  deps: Deps,
+  user: User,
+  headers: Record<string, string | undefined>,
+  request: ActionRequest,
+): Promise<Author> {
+  let agent: string | null = request.action === 'claim' ? (agentName(request.agent) ?? null) : null
+  if (!agent && typeof request.projectId === 'string') {
+    const entries = request.action === 'batch' && Array.isArray(request.mutations) ? request.mutations : [request]
+    const token = entries.map((e) => (e as { claimToken?: unknown })?.claimToken).find((t) => typeof t === 'string' && t.length <= 200)
+    if (typeof token === 'string') agent = await claimAgent(deps.db, request.projectId, token)
+  }
+  return requestAuthor(user, headers, { agent })
 }
 
 /** Work that follows a committed write and must stay outside its transaction. */

@@ -114,6 +114,7 @@ export async function claim(deps: Deps, user: User, body: ClaimBody) {
     taken.map((c) => claimEvent('node.claimed', { nodeId: c.nodeId, agent: c.agent, expiresAt: c.expiresAt })),
     now,
     deps.commits,
+    deps.author?.actor,
   )
   const tip = taken.length
     ? `Work on it, then send {action:"update", projectId, nodeId, claimToken, data:{status:"done"}}; renew with renewClaim before ${taken[0]!.expiresAt}.`
@@ -136,7 +137,7 @@ export async function releaseClaim(deps: Deps, user: User, body: ReleaseClaimBod
   const now = deps.now()
   const row = await claimRows.release(deps.db, p.id, hashToken(body.claimToken), now)
   if (!row) throw claimLost('This claimToken is unknown, expired or released')
-  await emit(deps.db, p.id, [claimEvent('node.released', { nodeId: row.node_id, agent: row.agent })], now, deps.commits)
+  await emit(deps.db, p.id, [claimEvent('node.released', { nodeId: row.node_id, agent: row.agent })], now, deps.commits, deps.author?.actor)
   return { success: true, released: { nodeId: row.node_id } }
 }
 
@@ -179,6 +180,7 @@ export async function aroundWrite(
     ended.map((c) => claimEvent('node.released', { nodeId: c.node_id, agent: c.agent })),
     deps.now(),
     deps.commits,
+    deps.author?.actor,
   )
   // a project where nothing was blocked answers as before (api.md's bodies stay as they were)
   if (!before || ![...before.values()].includes('blocked')) return result

@@ -1,0 +1,88 @@
+import { Type } from '@sinclair/typebox'
+import { IntegerText, refined, ruled } from '../http/action-schema'
+import { VIAS } from '../ports/actor'
+
+/** GET /history: at most this many changes a page (history.md, 2). */
+export const MAX_LIMIT = 200
+export const DEFAULT_LIMIT = 50
+
+export type ChangeAction =
+  | 'add'
+  | 'update'
+  | 'delete'
+  | 'restore'
+  | 'revert'
+  | 'addIteration'
+  | 'updateIteration'
+  | 'deleteIteration'
+  | 'reorderIterations'
+
+/** A node as a change keeps it; an iteration as its resource fields (name, status, sortOrder, gitTags). */
+export type State = Record<string, unknown>
+
+/** One change a write makes, before it is stored: the target and its state before and after. */
+export interface ChangeDraft {
+  action: ChangeAction
+  kind: 'node' | 'iteration'
+  id: string
+  type: string | null
+  before: State | null
+  after: State | null
+  fields: string[]
+  revertOf?: number
+}
+
+/** A stored change as the history and the revert read it. */
+export interface ChangeRow {
+  id: string | number
+  at: Date | string
+  user_id: string | null
+  user_name: string | null
+  key_id: string | null
+  agent: string | null
+  via: string
+  request_id: string
+  action: ChangeAction
+  target_kind: 'node' | 'iteration'
+  target_id: string
+  target_type: string | null
+  before: State | null
+  after: State | null
+  fields: string[]
+  revert_of: string | number | null
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/
+const isTime = (s: string) => ISO.test(s) && !Number.isNaN(Date.parse(s))
+/** A cursor: the last id a page showed and the snapshot its first page read (xmin:xmax:xip,…). */
+export const CURSOR = /^(\d{1,18})\.(\d{1,20}:\d{1,20}:(?:\d{1,20}(?:,\d{1,20}){0,999})?)$/
+
+const text = (name: string, max = 200) =>
+  ruled(Type.String({ minLength: 1, maxLength: max }), `${name} must be a non-empty string of at most ${max} characters`)
+const time = (name: string) => refined(ruled(Type.String(), `${name} must be an ISO 8601 date-time, e.g. 2026-01-31T09:00:00Z`), isTime)
+
+/** The filters a history read and a revert by filter share (history.md, 2 and 3). */
+export const filterProperties = {
+  userId: Type.Optional(text('userId')),
+  agent: Type.Optional(text('agent', 100)),
+  via: Type.Optional(ruled(Type.Union(VIAS.map((v) => Type.Literal(v))), `via must be one of ${VIAS.join(', ')}`)),
+  requestId: Type.Optional(text('requestId')),
+  since: Type.Optional(time('since')),
+  until: Type.Optional(time('until')),
+}
+
+/** GET /history's query values (strings), checked after the access check. */
+export const HistoryQuery = Type.Object({
+  nodeId: Type.Optional(text('nodeId')),
+  ...filterProperties,
+  after: Type.Optional(
+    refined(
+      ruled(Type.String(), {
+        message: 'after must be the next cursor of a previous page of GET /history',
+        tip: 'Omit after to read from the newest change.',
+      }),
+      (s) => CURSOR.test(s),
+    ),
+  ),
+  limit: Type.Optional(IntegerText(1, MAX_LIMIT, `limit must be an integer from 1 to ${MAX_LIMIT}`)),
+})
