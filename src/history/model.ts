@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox'
-import { IntegerText, refined, ruled } from '../http/action-schema'
+import { type Static, Type } from '@sinclair/typebox'
+import { action, IntegerText, ProjectId, refined, ruled } from '../http/action-schema'
 import { VIAS } from '../ports/actor'
 
 /** GET /history: at most this many changes a page (history.md, 2). */
@@ -86,3 +86,39 @@ export const HistoryQuery = Type.Object({
   ),
   limit: Type.Optional(IntegerText(1, MAX_LIMIT, `limit must be an integer from 1 to ${MAX_LIMIT}`)),
 })
+
+/** A revert takes back at most this many changes in one call (history.md, 3). */
+export const MAX_REVERT = 1000
+
+const ChangeId = Type.Union([Type.String({ pattern: '^[1-9]\\d{0,17}$' }), Type.Integer({ minimum: 1 })])
+
+/** revert (history.md, 3): changes by id or by filter, newest first, one transaction. */
+export const RevertBody = action(
+  'revert',
+  {
+    projectId: ProjectId,
+    changeIds: Type.Optional(
+      ruled(
+        Type.Array(ChangeId, { minItems: 1, maxItems: MAX_REVERT, description: 'the changes to take back (changeId of GET /history)' }),
+        `changeIds must be an array of 1 to ${MAX_REVERT} change ids`,
+      ),
+    ),
+    filter: Type.Optional(
+      ruled(
+        Type.Object(filterProperties, {
+          additionalProperties: false,
+          description: 'selects the changes GET /history shows with the same filters',
+        }),
+        'filter may hold userId, agent, via, requestId, since and until',
+      ),
+    ),
+    dryRun: Type.Optional(
+      ruled(Type.Boolean({ description: 'write nothing; answer what the call would do' }), 'dryRun must be true or false'),
+    ),
+    force: Type.Optional(
+      ruled(Type.Boolean({ description: 'go ahead despite conflicts: the reverted values win' }), 'force must be true or false'),
+    ),
+  },
+  'Take back changes by id or by filter, newest first, in one transaction; 409 revert_conflict when a later change stands in the way (force:true goes ahead); dryRun:true writes nothing.',
+)
+export type RevertBody = Static<typeof RevertBody>

@@ -193,3 +193,77 @@ export async function reorderIterationsAction(deps: Deps, user: User, body: Reor
 export type { IterationRow } from './queries'
 // The stored iterations, for the modules that read them (nodes, workflow): this module's public surface.
 export const iterationRows = { list: q.list }
+
+/**
+ * Take back one change of an iteration (a revert, src/mutate/revert.ts), in the caller's
+ * transaction: an add by deleting it (its jobs and tasks move to Later), a delete by adding it
+ * again, an update by setting its changed fields back. Recorded as `revert` of `revertOf`.
+ * Answers what stood in the way instead of writing: `gone` (it no longer exists) or `exists`.
+ */
+export async function revertIteration(
+  deps: Deps,
+  projectId: string,
+  change: { target_id: string; before: Record<string, unknown> | null; after: Record<string, unknown> | null; fields: string[] },
+  revertOf: number,
+  moveNodes: MoveNodes,
+  /** false: only say what would stand in the way (a dry run) */
+  write = true,
+): Promise<{ stood: 'gone' | 'exists' } | { ids: number[] }> {
+  const all = await q.list(deps.db, projectId)
+  const row = all.find((i) => i.name === change.target_id)
+  const events: DomainEvent[] = []
+  const { before, after } = change
+  const ids: number[] = []
+  if (before === null) {
+    if (!row) return { stood: 'gone' }
+    if (row.system) throw invalid(`Cannot delete system iteration ${row.name}`)
+    if (!write) return { ids }
+    await q.remove(deps.db, projectId, row.name)
+    ids.push(...(await recordChanges(deps, projectId, [iterationChange('revert', row.name, iterationState(row), null, revertOf)])))
+    events.push({ type: 'iteration.deleted', iteration: { name: row.name, status: row.status } })
+    for (const n of await moveNodes(deps, projectId, row.name, LATER)) events.push({ type: 'node.updated', node: n })
+  } else if (after === null) {
+    const name = String(before.name)
+    if (all.some((i) => i.name === name)) return { stood: 'exists' }
+    if (!write) return { ids }
+    const status = String(before.status ?? 'active')
+    const added = (await q.insert(deps.db, projectId, name, status, (before.gitTags as string[] | undefined) ?? []))!
+    const placed =
+      typeof before.sortOrder === 'number'
+        ? (await q.update(deps.db, projectId, name, { name, status, gitTags: added.git_tags, sortOrder: before.sortOrder }))!
+        : added
+    ids.push(...(await recordChanges(deps, projectId, [iterationChange('revert', name, null, iterationState(placed), revertOf)])))
+    events.push({ type: 'iteration.added', iteration: { name, status } })
+  } else {
+    if (!row) return { stood: 'gone' }
+    const was = (f: string, now: unknown) => (change.fields.includes(f) && before[f] !== undefined ? before[f] : now)
+    const next = {
+      name: String(was('name', row.name)),
+      status: String(was('status', row.status)),
+      gitTags: was('gitTags', row.git_tags) as string[],
+      sortOrder: Number(was('sortOrder', row.sort_order)),
+    }
+    if (next.name !== row.name && all.some((i) => i.name === next.name)) return { stood: 'exists' }
+    if (!write) return { ids }
+    const updated = (await q.update(deps.db, projectId, row.name, next))!
+    ids.push(
+      ...(await recordChanges(deps, projectId, [
+        iterationChange('revert', updated.name, iterationState(row), iterationState(updated), revertOf),
+      ])),
+    )
+    const renamed = updated.name !== row.name
+    if (renamed || updated.status !== row.status)
+      events.push({
+        type: 'iteration.updated',
+        iteration: {
+          name: updated.name,
+          ...(updated.status !== row.status ? { status: updated.status } : {}),
+          ...(renamed ? { previous_name: row.name } : {}),
+        },
+      })
+    if (renamed) for (const n of await moveNodes(deps, projectId, row.name, updated.name)) events.push({ type: 'node.updated', node: n })
+    if (updated.sort_order !== row.sort_order) await bumpRevision(deps.db, projectId)
+  }
+  await emit(deps.db, projectId, events, deps.now(), deps.commits, deps.author?.actor)
+  return { ids }
+}

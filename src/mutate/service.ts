@@ -20,6 +20,7 @@ import { possibleDuplicate } from '../search/service'
 import { aroundWrite, claim, releaseClaim, renewClaim } from '../work/service'
 import { batch } from './batch'
 import { ACTION_BODIES as bodies } from './model'
+import { revert } from './revert'
 
 export type ActionHandler<B> = (deps: Deps, user: User, body: B) => Promise<Record<string, unknown>>
 
@@ -61,10 +62,11 @@ export const actions = new Map<string, Action>([
   ['claim', action(bodies.claim, claim)],
   ['renewClaim', action(bodies.renewClaim, renewClaim)],
   ['releaseClaim', action(bodies.releaseClaim, releaseClaim)],
+  ['revert', action(bodies.revert, revert)],
 ])
 
 /** The actions of agents-and-app.md, 2 (claims), beside api.md's. */
-const CLAIM_ACTIONS = new Set(['claim', 'renewClaim', 'releaseClaim'])
+const CLAIM_ACTIONS = new Set(['claim', 'renewClaim', 'releaseClaim', 'revert'])
 
 /** Actions that ignore Idempotency-Key (api.md, Idempotency 5). */
 export const NOT_IDEMPOTENT = new Set(['addProject'])

@@ -14,6 +14,7 @@ import getManySql from '../../sql/nodes/get-many.sql' with { type: 'text' }
 import insertManySql from '../../sql/nodes/insert-many.sql' with { type: 'text' }
 import listSql from '../../sql/nodes/list.sql' with { type: 'text' }
 import lockCapOwnerSql from '../../sql/nodes/lock-cap-owner.sql' with { type: 'text' }
+import lockManySql from '../../sql/nodes/lock-many.sql' with { type: 'text' }
 import moveIterationSql from '../../sql/nodes/move-iteration.sql' with { type: 'text' }
 import reserveIdSql from '../../sql/nodes/reserve-id.sql' with { type: 'text' }
 import setClassifiedSql from '../../sql/nodes/set-classified.sql' with { type: 'text' }
@@ -61,6 +62,7 @@ export const ancestors = (db: Db, projectId: string, id: string) => db.query<Nod
 export const siblings = (db: Db, projectId: string, parentId: string, id: string) =>
   db.query<NodeRow>(siblingsSql, [projectId, parentId, id])
 export const siblingsOf = (db: Db, projectId: string, id: string) => db.query<NodeRow>(siblingsOfSql, [projectId, id])
+export const lockMany = (db: Db, projectId: string, ids: string[]) => db.query(lockManySql, [projectId, ids])
 export const deleteMany = (db: Db, projectId: string, ids: string[]) => db.query(deleteManySql, [projectId, ids])
 
 /** Reserve `n` new numbers for a type; returns the first one. */

@@ -262,5 +262,6 @@ export const nodeRows = {
   siblings: q.siblings,
   siblingsOf: q.siblingsOf,
   moveIteration: q.moveIteration,
+  lockMany: q.lockMany,
 }
 export type { NodeRow, TreeRow } from './queries'

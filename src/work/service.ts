@@ -161,11 +161,12 @@ export async function aroundWrite(
   body: Record<string, unknown>,
   run: () => Promise<Record<string, unknown>>,
 ): Promise<Record<string, unknown>> {
-  if (action !== 'update' && action !== 'delete' && action !== 'batch') return run()
+  if (action !== 'update' && action !== 'delete' && action !== 'batch' && action !== 'revert') return run()
   const entries: Entry[] = action === 'batch' ? (Array.isArray(body.mutations) ? body.mutations : []) : [{ ...body, action }]
   const real = (e: Entry) => typeof e.nodeId === 'string' && !e.nodeId.startsWith('draft-')
   const tokened = entries.filter((e) => real(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
-  const triggers = entries.some(unblocks)
+  // a revert may take back any write, so it may unblock work as any of them
+  const triggers = action === 'revert' || entries.some(unblocks)
   if (!tokened.length && !triggers) return run()
   const { project: p } = await requireProject(deps, user, body.projectId)
   if (triggers) await q.lockProject(deps.db, p.id)
