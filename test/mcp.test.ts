@@ -53,6 +53,7 @@ describe('src/mcp', () => {
         .sort(),
     ).toEqual([
       'src/feedback/model.ts',
+      'src/history/model.ts',
       'src/iterations/model.ts',
       'src/mutate/model.ts',
       'src/nodes/model.ts',
@@ -126,6 +127,7 @@ describe('src/mcp', () => {
       'addProject {project',
       'renameProject {name}',
       'renewClaim {claimToken,leaseSeconds?}',
+      'revert {changeIds?,filter?',
     ])
     expect(action.description).toContain('batch {mutations:[add|update|delete|addIteration entries (no projectId)]}')
   })

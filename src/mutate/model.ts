@@ -86,7 +86,7 @@ export const ACTION_BODIES = {
 } as const
 export type ActionName = keyof typeof ACTION_BODIES
 
-/** The body of POST /mutate: one of the fifteen actions, chosen by `action`. */
+/** The body of POST /mutate: one of the sixteen actions, chosen by `action`. */
 export const MutateBody = Type.Union(Object.values(ACTION_BODIES), {
   description: 'One action per call, chosen by action; project-scoped actions also need projectId.',
 })
