@@ -26,8 +26,10 @@ it('keeps every change through a backup and a restore', async () => {
         yield* text.split('\n')
       })(),
     )
-    const read = (db: typeof target) =>
-      db.query('select id::text, project_id, user_id, agent, via, request_id, action, target_id, before, after, fields from changes order by id')
+    const read = (db: Pick<typeof target, 'query'>) =>
+      db.query(
+        'select id::text, project_id, user_id, agent, via, request_id, action, target_id, before, after, fields from changes order by id',
+      )
     const restored = await read(target)
     expect(restored.map((c) => [c.action, c.target_id, c.agent])).toEqual([
       ['add', 'goal-1', 'bot'],

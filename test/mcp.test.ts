@@ -105,6 +105,7 @@ describe('src/mcp', () => {
       'list_projects',
       'get_outline',
       'ready_work',
+      'get_history',
     ])
   })
 
@@ -127,7 +128,7 @@ describe('src/mcp', () => {
       'addProject {project',
       'renameProject {name}',
       'renewClaim {claimToken,leaseSeconds?}',
-      'revert {changeIds?,filter?',
+      'revert {changeIds?,filter?,dryRun?,force?}',
     ])
     expect(action.description).toContain('batch {mutations:[add|update|delete|addIteration entries (no projectId)]}')
   })

@@ -79,6 +79,7 @@ const TOOL_HINTS: [string, boolean, boolean, boolean][] = [
   ['ready_work', true, false, true],
   ['claim_work', false, false, false],
   ['release_work', false, false, true],
+  ['get_history', true, false, true],
 ]
 
 describe.each(Object.keys(transports) as (keyof typeof transports)[])('the MCP server over %s', (kind) => {

@@ -87,6 +87,12 @@ export const HistoryQuery = Type.Object({
   limit: Type.Optional(IntegerText(1, MAX_LIMIT, `limit must be an integer from 1 to ${MAX_LIMIT}`)),
 })
 
+/** The filter of a revert, checked by its handler. */
+export const RevertFilter = ruled(
+  Type.Object(filterProperties, { additionalProperties: false }),
+  'filter may hold only userId, agent, via, requestId, since and until',
+)
+
 /** A revert takes back at most this many changes in one call (history.md, 3). */
 export const MAX_REVERT = 1000
 
@@ -103,13 +109,14 @@ export const RevertBody = action(
         `changeIds must be an array of 1 to ${MAX_REVERT} change ids`,
       ),
     ),
+    // a record here (its fields are checked with RevertFilter by the handler): the MCP mutate
+    // tool then names it in a word, not field by field (agents-and-app.md 6: 3,500 tokens)
     filter: Type.Optional(
       ruled(
-        Type.Object(filterProperties, {
-          additionalProperties: false,
-          description: 'selects the changes GET /history shows with the same filters',
+        Type.Record(Type.String(), Type.String(), {
+          description: 'userId, agent, via, requestId, since, until: the changes GET /history shows with the same filters',
         }),
-        'filter may hold userId, agent, via, requestId, since and until',
+        'filter must be an object of userId, agent, via, requestId, since and until',
       ),
     ),
     dryRun: Type.Optional(
@@ -119,6 +126,6 @@ export const RevertBody = action(
       ruled(Type.Boolean({ description: 'go ahead despite conflicts: the reverted values win' }), 'force must be true or false'),
     ),
   },
-  'Take back changes by id or by filter, newest first, in one transaction; 409 revert_conflict when a later change stands in the way (force:true goes ahead); dryRun:true writes nothing.',
+  'Undo changes by changeIds or get_history filter; 409 revert_conflict unless force; dryRun previews.',
 )
 export type RevertBody = Static<typeof RevertBody>

@@ -12,6 +12,7 @@ import { SearchParams } from '../search/model'
 import { DIRECTIONS, OutlineParams, TreeParams } from '../tree/model'
 import { ViewCommandBody, ViewStateParams } from '../view/model'
 import { WorkflowBody } from '../workflow/model'
+import { HISTORY_TOOL } from './history'
 import { MutateArgs } from './mutate'
 import { OUTPUT } from './outputs'
 import { ClaimArgs, ProjectsArgs, ReadyArgs, ReleaseArgs } from './work'
@@ -215,6 +216,7 @@ export const TOOLS: ToolSpec[] = [
     outputSchema: OUTPUT.release_work,
     request: (args) => ({ args: { action: 'releaseClaim', ...args } }),
   },
+  HISTORY_TOOL,
 ]
 
 export const TOOL_BY_NAME = new Map(TOOLS.map((t) => [t.name, t]))

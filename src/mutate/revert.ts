@@ -1,8 +1,9 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid, notFound, RefusalError } from '../errors'
-import { MAX_REVERT, type RevertBody } from '../history/model'
+import { MAX_REVERT, type RevertBody, RevertFilter } from '../history/model'
 import { type ChangeRow, changesById, filtersOf, laterChanges, selectByFilter } from '../history/service'
+import { parseInput } from '../http/action-schema'
 import { LATER } from '../iterations/model'
 import { iterationRows, revertIteration } from '../iterations/service'
 import { finish, flush, getNode, loadNodes, noteChange, openCtx, type WriteCtx, writeMeta } from '../nodes/context'
@@ -45,9 +46,10 @@ async function select(deps: Deps, projectId: string, body: RevertBody): Promise<
     throw invalid('changeIds or filter is required', {
       _tip: 'Send changeIds:[ids from GET /history], or filter:{agent:"…"} to take back what one agent did.',
     })
-  if (Object.values(body.filter).every((v) => v === undefined))
+  const filter = parseInput(RevertFilter, body.filter)
+  if (Object.values(filter).every((v) => v === undefined))
     throw invalid('filter must name at least one of userId, agent, via, requestId, since, until')
-  const rows = await selectByFilter(deps, projectId, filtersOf(body.filter), MAX_REVERT + 1)
+  const rows = await selectByFilter(deps, projectId, filtersOf(filter), MAX_REVERT + 1)
   if (rows.length > MAX_REVERT)
     throw invalid(`filter selects more than ${MAX_REVERT} changes; a revert takes back at most ${MAX_REVERT}`, {
       _tip: 'Narrow the filter (since/until, requestId, agent) and revert in several calls, or send changeIds.',
