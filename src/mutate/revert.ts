@@ -7,8 +7,8 @@ import { parseInput } from '../http/action-schema'
 import { LATER } from '../iterations/model'
 import { iterationRows, revertIteration } from '../iterations/service'
 import { finish, flush, getNode, loadNodes, noteChange, openCtx, type WriteCtx, writeMeta } from '../nodes/context'
-import type { Node, NodeData, NodeType } from '../nodes/model'
-import { deleteNode, moveIterationNodes, nodeRows, rule, writeUpdate } from '../nodes/service'
+import { type Node, type NodeData, type NodeType, toNode } from '../nodes/model'
+import { moveIterationNodes, nodeRows, rule, type TreeRow, writeUpdate } from '../nodes/service'
 import { prepareUpdate } from '../nodes/write'
 import { requireProject } from '../projects/access'
 
@@ -94,6 +94,7 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
   ctx.dryRun = dryRun
   await loadNodes(ctx, nodeTargets)
   const conflicts: Conflict[] = []
+  const removals: ChangeRow[] = []
   const iterationChanges: { target: { kind: string; id: string }; action: string; before: unknown; after: unknown }[] = []
   const iterationIds: number[] = []
   for (const c of selected) {
@@ -108,6 +109,8 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
         reason,
       })
     const lastNewer = newer.at(-1)?.id ?? null
+    // adds to take back are deleted together, in one statement, before any other kind of step
+    if (!(c.target_kind === 'node' && c.before === null)) await removeAll(ctx, removals.splice(0), conflicts)
     if (c.target_kind === 'iteration') {
       for (const l of newer) for (const f of c.fields.filter((f) => l.fields.includes(f))) conflict('changed_later', l.id, f)
       await flush(ctx)
@@ -130,18 +133,7 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
         continue
       }
       for (const l of newer) conflict('changed_later', l.id, l.fields[0])
-      await flush(ctx)
-      const children = (await nodeRows.subtree(deps.db, project.id, [node.id])).filter((r) => r.depth === 1)
-      if (children.length) {
-        const placed = await laterChanges(
-          deps,
-          project.id,
-          children.map((r) => r.id),
-          Number(c.id),
-        )
-        for (const child of children) conflict('has_children', placed.find((p) => p.target_id === child.id)?.id ?? null)
-      }
-      await rule(() => deleteNode(ctx, node.id))
+      removals.push(c)
     } else if (c.after === null) {
       // a delete: bring the node back with its id, type, parent and data
       if (node) {
@@ -173,8 +165,11 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
       await setBack(ctx, c, before, c.fields)
     }
   }
+  await removeAll(ctx, removals.splice(0), conflicts)
   ctx.revertOf = undefined
   await flush(ctx)
+  // in the order of the selection, newest first
+  conflicts.sort((x, y) => Number(y.changeId) - Number(x.changeId))
   const tip =
     'A revert changed later fields, or the target is gone, or it has children added later: nothing was written. Send force:true to take the changes back anyway (reverted values win; later children are deleted), or leave the conflicting changes out.'
   if (dryRun) {
@@ -208,6 +203,68 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
     reverted,
     changeIds: [...ctx.changeIds, ...iterationIds].sort((a, b) => a - b).map(String),
     _meta: writeMeta(ctx),
+  }
+}
+
+/**
+ * Take back adds by deleting their nodes (each with everything beneath it), all in one
+ * statement. A node beneath one of them that is not itself taken back was put there later: a
+ * `has_children` conflict (with force it is deleted too). Each removed node is recorded as a
+ * revert of the add it falls under, the deepest first, so that reverting this revert brings
+ * parents back before their children.
+ */
+async function removeAll(ctx: WriteCtx, run: ChangeRow[], conflicts: Conflict[]) {
+  if (run.length === 0) return
+  await flush(ctx)
+  const { deps, projectId } = ctx
+  const changeOf = new Map(run.map((c) => [c.target_id, c]))
+  const byId = new Map<string, TreeRow>()
+  for (const r of await nodeRows.subtree(deps.db, projectId, [...changeOf.keys()])) if (!byId.has(r.id)) byId.set(r.id, r)
+  const outside = [...byId.values()].filter((r) => r.parent_id && changeOf.has(r.parent_id) && !changeOf.has(r.id))
+  if (outside.length) {
+    const oldest = Math.min(...run.map((c) => Number(c.id)))
+    const placed = await laterChanges(
+      deps,
+      projectId,
+      outside.map((r) => r.id),
+      oldest,
+    )
+    for (const child of outside) {
+      const c = changeOf.get(child.parent_id!)!
+      const later = placed.find((p) => p.target_id === child.id && Number(p.id) > Number(c.id))
+      conflicts.push({
+        changeId: String(c.id),
+        target: targetOf(c),
+        laterChangeId: later ? String(later.id) : null,
+        reason: 'has_children',
+      })
+    }
+  }
+  // the add each removed node falls under, and its depth among them
+  const under = (id: string): { root: ChangeRow; depth: number } => {
+    let depth = 0
+    let row = byId.get(id)
+    while (row && !changeOf.has(row.id)) {
+      row = byId.get(row.parent_id!)
+      depth++
+    }
+    const root = changeOf.get(row!.id)!
+    const above = row!.parent_id && byId.has(row!.parent_id) ? under(row!.parent_id).depth + 1 : 0
+    return { root, depth: depth + above }
+  }
+  const rows = [...byId.values()].map((r) => ({ row: r, ...under(r.id) }))
+  await nodeRows.deleteMany(
+    deps.db,
+    projectId,
+    rows.map((r) => r.row.id),
+  )
+  for (const { row } of rows) {
+    ctx.nodes.set(row.id, null)
+    ctx.events.push({ type: 'node.deleted', node: toNode(row) })
+  }
+  for (const { row, root } of rows.sort((a, b) => b.depth - a.depth)) {
+    ctx.revertOf = Number(root.id)
+    noteChange(ctx, 'delete', row, toNode(row), null)
   }
 }
 

@@ -263,5 +263,6 @@ export const nodeRows = {
   siblingsOf: q.siblingsOf,
   moveIteration: q.moveIteration,
   lockMany: q.lockMany,
+  deleteMany: q.deleteMany,
 }
 export type { NodeRow, TreeRow } from './queries'
