@@ -141,6 +141,26 @@ describe('actors and changes', () => {
 })
 
 describe('GET /history', () => {
+  it('is described in the guide and the OpenAPI document, with revert among the actions', async () => {
+    const guide = (await srv.call('GET', '/api/v1/guide', { key: null })).body
+    expect(guide.endpoints).toContainEqual(expect.objectContaining({ method: 'GET', path: '/api/v1/history' }))
+    expect(guide.actions.revert.body.action).toBe('revert')
+    expect(guide.history.request).toStartWith('GET /api/v1/history?projectId&nodeId?')
+    const openapi = (await srv.call('GET', '/openapi.json', { key: null })).body
+    expect(openapi.paths['/api/v1/history'].get.parameters.map((x: any) => x.name)).toEqual([
+      'projectId',
+      'nodeId',
+      'userId',
+      'agent',
+      'via',
+      'requestId',
+      'since',
+      'until',
+      'after',
+      'limit',
+    ])
+  })
+
   it('filters by user, agent, via, requestId and time, and refuses bad parameters by name', async () => {
     const p = await project()
     await ok({ action: 'add', projectId: p, node: { type: 'goal', data: { label: 'A' } } }, AGENT)
