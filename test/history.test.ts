@@ -338,6 +338,34 @@ describe('revert', () => {
     expect((await history(p, '&limit=2')).body.changes.map((c: any) => c.action)).toEqual(['revert', 'add'])
   })
 
+  it('answers _meta.unblocked and sends events with the actor, as an ordinary write does', async () => {
+    const p = await project()
+    await ok({
+      action: 'batch',
+      projectId: p,
+      mutations: [
+        { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'G' } } },
+        { action: 'add', node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'N' } } },
+        { action: 'add', node: { id: 'draft-a1', type: 'approach', parentId: 'draft-n', data: { label: 'First' } } },
+        {
+          action: 'add',
+          node: { id: 'draft-a2', type: 'approach', parentId: 'draft-n', data: { label: 'Then', blockedBy: ['draft-a1'] } },
+        },
+        { action: 'add', node: { type: 'job', parentId: 'draft-a1', data: { label: 'Do first', status: 'done' } } },
+        { action: 'add', node: { type: 'job', parentId: 'draft-a2', data: { label: 'Do then' } } },
+      ],
+    })
+    // an agent reopens the first job, which blocks the second again; taking that back unblocks it
+    await ok({ action: 'update', projectId: p, nodeId: 'job-1', data: { status: 'open' } }, AGENT)
+    const res = await ok({ action: 'revert', projectId: p, filter: { agent: 'claude-code@laptop' } }, { 'x-arbor-via': 'app' })
+    expect(res._meta.unblocked).toEqual(['job-2'])
+    const events = await srv.until(async () => {
+      const all = (await srv.call('GET', `/api/v1/events?projectId=${p}&limit=500`)).body.events ?? []
+      return all.length >= 8 ? all : null
+    })
+    expect(events.at(-1)).toMatchObject({ event: 'node.updated', node: { id: 'job-1', data: { status: 'done' } }, actor: { via: 'app' } })
+  })
+
   it('never leaves a half-reverted plan while others write the same nodes', async () => {
     const p = await project()
     await ok(
