@@ -7,13 +7,16 @@
  *   - GET /history?nodeId p50 with 1,000,000 changes in the database (bulk-inserted with SQL);
  *   - a revert of 1,000 changes (the adds of one batch) through POST /mutate.
  * Reports figures, never asserts: these machines are shared and noisy.
- * ROUNDS (5), WRITES per round (200).
+ * ROUNDS (5), WRITES per round (200), CHANGES (1,000,000); BENCH_PARTS=writes,revert,history and
+ * BENCH_DATABASES=pglite,postgres run a part.
  */
 import { startBenchServer } from './lib/app'
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5)
 const WRITES = Number(process.env.WRITES ?? 200)
 const TOTAL_CHANGES = Number(process.env.CHANGES ?? 1_000_000)
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'writes,revert,history').split(','))
+const DATABASES = new Set((process.env.BENCH_DATABASES ?? 'pglite,postgres').split(','))
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b)
@@ -42,7 +45,7 @@ async function run(label: string, postgresUrl?: string) {
     const write: Record<'on' | 'off', number[]> = { on: [], off: [] }
     const batch: Record<'on' | 'off', number[]> = { on: [], off: [] }
     let project = 0
-    for (let r = 0; r < ROUNDS; r++)
+    for (let r = 0; r < (PARTS.has('writes') ? ROUNDS : 0); r++)
       for (const mode of (r % 2 ? ['off', 'on'] : ['on', 'off']) as ('on' | 'off')[]) {
         config.recordHistory = mode === 'on'
         const t0 = performance.now()
@@ -65,42 +68,49 @@ async function run(label: string, postgresUrl?: string) {
     config.recordHistory = true
 
     // a revert of 1,000 changes: the adds of one batch, by its requestId
-    await call('POST', '/api/v1/mutate', { action: 'addProject', project: { name: 'revert', id: 'revert' } })
-    const mutations = Array.from({ length: 1000 }, (_, i) => ({ action: 'add', node: { type: 'goal', data: { label: `r${i}` } } }))
-    await call('POST', '/api/v1/mutate', { action: 'batch', projectId: 'revert', mutations }, { 'x-agent-id': 'bench-bot' })
-    const requestId = (await call('GET', '/api/v1/history?projectId=revert&limit=1')).changes[0].requestId
-    const t2 = performance.now()
-    const reverted = await call('POST', '/api/v1/mutate', { action: 'revert', projectId: 'revert', filter: { requestId } })
-    const revertMs = performance.now() - t2
-    if (reverted.reverted !== 1000) throw new Error(`reverted ${reverted.reverted}`)
+    let revertMs = Number.NaN
+    if (PARTS.has('revert')) {
+      await call('POST', '/api/v1/mutate', { action: 'addProject', project: { name: 'revert', id: 'revert' } })
+      const mutations = Array.from({ length: 1000 }, (_, i) => ({ action: 'add', node: { type: 'goal', data: { label: `r${i}` } } }))
+      await call('POST', '/api/v1/mutate', { action: 'batch', projectId: 'revert', mutations }, { 'x-agent-id': 'bench-bot' })
+      const requestId = (await call('GET', '/api/v1/history?projectId=revert&limit=1')).changes[0].requestId
+      const t2 = performance.now()
+      const reverted = await call('POST', '/api/v1/mutate', { action: 'revert', projectId: 'revert', filter: { requestId } })
+      revertMs = performance.now() - t2
+      if (reverted.reverted !== 1000) throw new Error(`reverted ${reverted.reverted}`)
+    }
 
     // 1,000,000 changes: spread over 10,000 targets of the bench project, bulk-inserted
-    const have = Number((await server.deps.db.query<{ n: string }>('select count(*)::text as n from changes'))[0]!.n)
-    const t3 = performance.now()
-    for (let done = have; done < TOTAL_CHANGES; ) {
-      const n = Math.min(100_000, TOTAL_CHANGES - done)
-      await server.deps.db.query(
-        `insert into changes (project_id, user_id, user_name, key_id, via, request_id, action, target_kind, target_id, target_type, before, after, fields)
+    const reads: number[] = []
+    let loadS = 0
+    let total = 0
+    if (PARTS.has('history')) {
+      const have = Number((await server.deps.db.query<{ n: string }>('select count(*)::text as n from changes'))[0]!.n)
+      const t3 = performance.now()
+      for (let done = have; done < TOTAL_CHANGES; ) {
+        const n = Math.min(100_000, TOTAL_CHANGES - done)
+        await server.deps.db.query(
+          `insert into changes (project_id, user_id, user_name, key_id, via, request_id, action, target_kind, target_id, target_type, before, after, fields)
          select 'bench', null, 'bench', null, 'api', 'bulk-' || (i / 100), 'update', 'node', 'goal-' || (2 + i % 10000), 'goal',
            jsonb_build_object('parentId', null, 'data', jsonb_build_object('label', 'b' || i)),
            jsonb_build_object('parentId', null, 'data', jsonb_build_object('label', 'a' || i)), '["label"]'::jsonb
          from generate_series($1::int, $2::int) as i`,
-        [done, done + n - 1],
-      )
-      done += n
+          [done, done + n - 1],
+        )
+        done += n
+      }
+      await server.deps.db.query('analyze changes')
+      loadS = (performance.now() - t3) / 1000
+      total = Number((await server.deps.db.query<{ n: string }>('select count(*)::text as n from changes'))[0]!.n)
+      for (let i = 0; i < 300; i++) {
+        const node = `goal-${2 + ((i * 37) % 10000)}`
+        const t = performance.now()
+        const page = await call('GET', `/api/v1/history?projectId=bench&nodeId=${node}`)
+        reads.push(performance.now() - t)
+        if (page.changes.length === 0) throw new Error(`${node}: ${page.changes.length} changes`)
+      }
     }
-    await server.deps.db.query('analyze changes')
-    const loadS = (performance.now() - t3) / 1000
-    const total = Number((await server.deps.db.query<{ n: string }>('select count(*)::text as n from changes'))[0]!.n)
-    const reads: number[] = []
-    for (let i = 0; i < 300; i++) {
-      const node = `goal-${2 + ((i * 37) % 10000)}`
-      const t = performance.now()
-      const page = await call('GET', `/api/v1/history?projectId=bench&nodeId=${node}`)
-      reads.push(performance.now() - t)
-      if (page.changes.length === 0) throw new Error(`${node}: ${page.changes.length} changes`)
-    }
-    const firstUnder = reads.slice(100) // after a warm-up of 100
+    const firstUnder = reads.length ? reads.slice(100) : [Number.NaN] // after a warm-up of 100
     return {
       label,
       writeOn: median(write.on),
@@ -119,8 +129,8 @@ async function run(label: string, postgresUrl?: string) {
   }
 }
 
-const results = [await run('PGlite')]
-if (process.env.BENCH_DATABASE_URL) results.push(await run('PostgreSQL', process.env.BENCH_DATABASE_URL))
+const results = DATABASES.has('pglite') ? [await run('PGlite')] : []
+if (process.env.BENCH_DATABASE_URL && DATABASES.has('postgres')) results.push(await run('PostgreSQL', process.env.BENCH_DATABASE_URL))
 const f = (ms: number) => `${ms.toFixed(2)} ms`
 console.log(`\nhistory.md 7, ${ROUNDS} rounds of ${WRITES} writes and one 1,000-add batch per side\n`)
 console.log('| figure | database | with changes | without | ratio | goal | met? |')

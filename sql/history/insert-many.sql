@@ -6,9 +6,9 @@ insert into changes (
   action, target_kind, target_id, target_type, before, after, fields, revert_of
 )
 select $1, $2, $3, $4, $5, $6, $7,
-  c.v ->> 'action', c.v ->> 'kind', c.v ->> 'id', c.v ->> 'type',
-  nullif(c.v -> 'before', 'null'::jsonb), nullif(c.v -> 'after', 'null'::jsonb), c.v -> 'fields',
-  (c.v ->> 'revertOf')::bigint
-from jsonb_array_elements($8::jsonb) with ordinality as c(v, n)
+  c.action, c.kind, c.id, c.type, nullif(c.before, 'null'), nullif(c.after, 'null'), c.fields, c."revertOf"
+from rows from (
+  jsonb_to_recordset($8::jsonb) as (action text, kind text, id text, type text, before jsonb, after jsonb, fields jsonb, "revertOf" bigint)
+) with ordinality as c(action, kind, id, type, before, after, fields, "revertOf", n)
 order by c.n
 returning id
