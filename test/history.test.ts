@@ -186,6 +186,17 @@ describe('GET /history', () => {
     }
   })
 
+  it('never shows changes or actors on a share view or in the OKF export', async () => {
+    const p = await project()
+    await ok({ action: 'add', projectId: p, node: { type: 'goal', data: { label: 'Shared' } } }, { 'x-agent-id': 'secret-agent' })
+    const exported = await srv.call('GET', `/api/v1/export-okf?projectId=${p}`)
+    expect(exported.status).toBe(200)
+    const link = await srv.call('POST', '/api/v1/share', { body: { projectId: p } })
+    const view = await srv.call('GET', `/api/v1/public/share/${link.body.token}`, { key: null })
+    expect(view.status).toBe(200)
+    for (const body of [exported.body, view.body]) expect(JSON.stringify(body)).not.toMatch(/secret-agent|changeId|"actor"/)
+  })
+
   it('answers 403 project_access_denied to a user who is not a member', async () => {
     const p = await project()
     const user = await srv.call('POST', '/admin/v1/users', { key: ADMIN_TOKEN, body: { name: 'stranger', tier: 'team' } })

@@ -66,7 +66,9 @@ export const actions = new Map<string, Action>([
 ])
 
 /** The actions of agents-and-app.md, 2 (claims), beside api.md's. */
-const CLAIM_ACTIONS = new Set(['claim', 'renewClaim', 'releaseClaim', 'revert'])
+const CLAIM_ACTIONS = new Set(['claim', 'renewClaim', 'releaseClaim'])
+/** Actions beside api.md's, left out of its list of actions (the guide describes them). */
+const LATER_ACTIONS = new Set([...CLAIM_ACTIONS, 'revert'])
 
 /** Actions that ignore Idempotency-Key (api.md, Idempotency 5). */
 export const NOT_IDEMPOTENT = new Set(['addProject'])
@@ -87,7 +89,7 @@ export function actionOf(body: unknown): { found: Action; request: ActionRequest
   const found = actions.get(name)
   if (!found)
     // the message lists api.md's actions as it always has; the claim actions (agents-and-app.md) are named in the tip
-    throw invalid(`action must be one of: ${[...actions.keys()].filter((a) => !CLAIM_ACTIONS.has(a)).join(', ')}`, {
+    throw invalid(`action must be one of: ${[...actions.keys()].filter((a) => !LATER_ACTIONS.has(a)).join(', ')}`, {
       _tip: `Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${[...CLAIM_ACTIONS].join(', ')}.`,
     })
   const key = (body as Record<string, unknown>).idempotencyKey
