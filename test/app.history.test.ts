@@ -30,4 +30,34 @@ describe.skipIf(!haveChromium)('the app: a node’s history', () => {
     expect(all).toEqual([expect.stringContaining('claude-code (owner) label'), expect.stringContaining('owner added it')])
     await shots(page, 'history-panel')
   }, 60_000)
+
+  it("reviews an agent's changes: the dry run first, the conflicts in words, then takes them back", async () => {
+    const call = (body: unknown, headers: Record<string, string> = {}) => env.server.call('POST', '/api/v1/mutate', { body, headers })
+    const bot = { 'x-agent-id': 'bulk-bot' }
+    await call(
+      {
+        action: 'batch',
+        projectId: P,
+        mutations: [
+          { action: 'add', node: { type: 'goal', data: { label: 'Bot goal A' } } },
+          { action: 'add', node: { type: 'goal', data: { label: 'Bot goal B' } } },
+        ],
+      },
+      bot,
+    )
+    // a person renames one of them afterwards: a conflict
+    await call({ action: 'update', projectId: P, nodeId: 'goal-3', data: { label: 'Bot goal B, kept' } })
+    await page.click('#open-review')
+    await page.waitForSelector('#review .review-groups > li')
+    const groups = await page.$$eval('#review .review-groups > li strong', (s) => s.map((x) => x.textContent))
+    expect(groups).toEqual(['bulk-bot (owner): 2 changes', 'claude-code (owner): 1 change'])
+    await page.click('#review .review-groups > li:first-child .review-revert')
+    await page.waitForSelector('#review .review-plan')
+    expect(await page.textContent('#review .review-plan')).toContain("goal-3's label was changed again later by someone else")
+    await shots(page, 'review-dry-run')
+    await page.click('#review .review-confirm')
+    await page.waitForFunction(() => !(globalThis as any).document.querySelector('#tree [data-id="goal-2"]'))
+    const nodes = (await env.server.call('GET', `/api/v1/nodes?projectId=${P}`)).body.nodes.map((n: any) => n.id)
+    expect(nodes).toEqual(['goal-1'])
+  }, 60_000)
 })
