@@ -349,6 +349,30 @@ describe('revert', () => {
     expect((await history(p, '&limit=2')).body.changes.map((c: any) => c.action)).toEqual(['revert', 'add'])
   })
 
+  it('brings back a deleted subtree with its ids, parents first, and takes back iteration changes', async () => {
+    const p = await project()
+    await ok({
+      action: 'batch',
+      projectId: p,
+      mutations: [
+        { action: 'addIteration', iteration: { name: 'S1' } },
+        { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'G' } } },
+        { action: 'add', node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'N' } } },
+        { action: 'add', node: { id: 'draft-a', type: 'approach', parentId: 'draft-n', data: { label: 'A' } } },
+        { action: 'add', node: { type: 'job', parentId: 'draft-a', data: { label: 'J', iteration: 'S1' } } },
+      ],
+    })
+    const before = (await srv.call('GET', `/api/v1/nodes?projectId=${p}`)).body.nodes
+    await ok({ action: 'delete', projectId: p, nodeId: 'goal-1' }, AGENT)
+    await ok({ action: 'updateIteration', projectId: p, iterationName: 'S1', data: { name: 'Sprint one' } }, AGENT)
+    await ok({ action: 'reorderIterations', projectId: p, order: ['Sprint one', 'Later'] }, AGENT)
+    const res = await ok({ action: 'revert', projectId: p, filter: { agent: 'claude-code@laptop' } })
+    expect(res.reverted).toBe(7) // 4 nodes, a rename, 2 places
+    expect((await srv.call('GET', `/api/v1/nodes?projectId=${p}`)).body.nodes).toEqual(before)
+    const iterations = (await srv.call('GET', `/api/v1/iterations?projectId=${p}`)).body.iterations
+    expect(iterations.map((i: any) => i.name)).toEqual(['Later', 'S1'])
+  })
+
   it('answers _meta.unblocked and sends events with the actor, as an ordinary write does', async () => {
     const p = await project()
     await ok({
