@@ -180,6 +180,7 @@ describe('GET /history', () => {
       ['&via=phone', 'via must be one of api, mcp, app, workflow, cli'],
       ['&since=yesterday', 'since must be an ISO 8601 date-time, e.g. 2026-01-31T09:00:00Z'],
       ['&after=xyz', 'after must be the next cursor of a previous page of GET /history'],
+      ['&after=12.9:5:', 'after must be the next cursor of a previous page of GET /history'],
     ]) {
       const res = await history(p, query!)
       expect({ query, status: res.status, errors: res.body.errors }).toEqual({ query, status: 400, errors: [message] })

@@ -57,6 +57,17 @@ const isTime = (s: string) => ISO.test(s) && !Number.isNaN(Date.parse(s))
 /** A cursor: the last id a page showed and the snapshot its first page read (xmin:xmax:xip,…). */
 export const CURSOR = /^(\d{1,18})\.(\d{1,20}:\d{1,20}:(?:\d{1,20}(?:,\d{1,20}){0,999})?)$/
 
+/** A cursor this endpoint could have given: its snapshot as PostgreSQL writes one (xmin ≤ each xip < xmax). */
+function isCursor(s: string): boolean {
+  const m = CURSOR.exec(s)
+  if (!m) return false
+  const [xmin, xmax, xips] = m[2]!.split(':') as [string, string, string]
+  const lo = BigInt(xmin)
+  const hi = BigInt(xmax)
+  const MAX = 2n ** 63n - 1n
+  return lo > 0n && lo <= hi && hi <= MAX && (xips === '' || xips.split(',').every((x) => BigInt(x) >= lo && BigInt(x) < hi))
+}
+
 const text = (name: string, max = 200) =>
   ruled(Type.String({ minLength: 1, maxLength: max }), `${name} must be a non-empty string of at most ${max} characters`)
 const time = (name: string) => refined(ruled(Type.String(), `${name} must be an ISO 8601 date-time, e.g. 2026-01-31T09:00:00Z`), isTime)
@@ -81,7 +92,7 @@ export const HistoryQuery = Type.Object({
         message: 'after must be the next cursor of a previous page of GET /history',
         tip: 'Omit after to read from the newest change.',
       }),
-      (s) => CURSOR.test(s),
+      isCursor,
     ),
   ),
   limit: Type.Optional(IntegerText(1, MAX_LIMIT, `limit must be an integer from 1 to ${MAX_LIMIT}`)),
