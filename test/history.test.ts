@@ -340,6 +340,19 @@ describe('revert', () => {
     expect((await mutate({ action: 'revert', projectId: p, filter: {} })).body.errors).toEqual([
       'filter must name at least one of userId, agent, via, requestId, since, until',
     ])
+    for (const [body, message] of [
+      [{ changeIds: ['abc'] }, 'changeIds must be an array of 1 to 1000 change ids'],
+      [{ changeIds: [] }, 'changeIds must be an array of 1 to 1000 change ids'],
+      [{ changeIds: ['1'], filter: { agent: 'x' } }, 'Send changeIds or filter, not both'],
+      [{ filter: { via: 'phone' } }, 'via must be one of api, mcp, app, workflow, cli'],
+      [{ filter: { who: 'x' } }, 'filter may hold only userId, agent, via, requestId, since and until'],
+      [{ filter: 'agent' }, 'filter must be an object of userId, agent, via, requestId, since and until'],
+      [{ changeIds: ['1'], dryRun: 'yes' }, 'dryRun must be true or false'],
+    ] as const) {
+      const res = await mutate({ action: 'revert', projectId: p, ...body })
+      expect({ body, status: res.status, errors: res.body.errors }).toEqual({ body, status: 400, errors: [message] })
+    }
+    expect((await mutate({ action: 'revert', projectId: p, changeIds: ['999999999'] })).status).toBe(404)
     const last = (await history(p, '&limit=1')).body.changes[0].changeId
     const headers = { 'idempotency-key': `rv-${p}` }
     const first = await mutate({ action: 'revert', projectId: p, changeIds: [last] }, headers)
