@@ -42,6 +42,10 @@ export interface Config {
   /** bytes the cached answers of project reads may hold (READ_CACHE_MB; 0 keeps none) */
   readCacheBytes: number
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
+  /** days changes are kept (HISTORY_DAYS, default 365; 0 keeps them for ever) */
+  historyDays: number
+  /** false only for bench/history.ts, which measures what recording changes costs (ARBOR_BENCH_NO_HISTORY=1) */
+  recordHistory: boolean
 }
 
 export class ConfigError extends Error {}
@@ -161,6 +165,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1_048_576, 1024),
     readCacheBytes: int(env, 'READ_CACHE_MB', 64, 0) * 1024 * 1024,
     logLevel,
+    historyDays: int(env, 'HISTORY_DAYS', 365, 0),
+    recordHistory: !flag(env, 'ARBOR_BENCH_NO_HISTORY'),
   }
 }
 

@@ -57,6 +57,8 @@ describe('loadConfig', () => {
       maxBodyBytes: 1_048_576,
       readCacheBytes: 64 * 1024 * 1024,
       logLevel: 'info',
+      historyDays: 365,
+      recordHistory: true,
     })
   })
 
@@ -87,6 +89,8 @@ describe('loadConfig', () => {
       MAX_BODY_BYTES: '2048',
       READ_CACHE_MB: '16',
       LOG_LEVEL: 'warn',
+      HISTORY_DAYS: '0',
+      ARBOR_BENCH_NO_HISTORY: '1',
     })
     expect(config).toEqual({
       port: 8080,
@@ -114,6 +118,8 @@ describe('loadConfig', () => {
       maxBodyBytes: 2048,
       readCacheBytes: 16 * 1024 * 1024,
       logLevel: 'warn',
+      historyDays: 0,
+      recordHistory: false,
     })
   })
 

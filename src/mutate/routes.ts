@@ -9,7 +9,7 @@ import { requireProject } from '../projects/access'
 import { withProjectTip } from './hints'
 import { importOkf } from './import-okf'
 import { MutateBody, MutateResult } from './model'
-import { actionOf, afterCommit, NOT_IDEMPOTENT, runAction } from './service'
+import { actionOf, afterCommit, authorOfRequest, NOT_IDEMPOTENT, runAction } from './service'
 
 /** Actions whose answer carries a secret. */
 const SECRET_ANSWERS = new Set(['claim', 'renewClaim'])
@@ -23,7 +23,8 @@ export const mutateRoutes = (deps: Deps) => {
     // the body is checked inside the idempotent run, so a refusal is stored and replayed like any answer
     // a replay needs the access a first run would: the caller may have lost the project since
     const authorize = typeof request.projectId === 'string' ? () => requireProject(deps, user, request.projectId) : undefined
-    const outcome = await runIdempotent(deps, user.id, key, request, (db) => runAction(found, { ...deps, db }, user, request), {
+    const author = await authorOfRequest(deps, user, headers, sent)
+    const outcome = await runIdempotent(deps, user.id, key, request, (db) => runAction(found, { ...deps, db, author }, user, request), {
       authorize,
       // a claim's answer holds its claim tokens (a renewal echoes the one sent): kept sealed, never readable at rest
       sealed: SECRET_ANSWERS.has(request.action),

@@ -1,5 +1,5 @@
 import { LATER } from '../iterations/model'
-import { getNode, loadNodes, nextId, storedBlockers, type WriteCtx } from './context'
+import { getNode, loadNodes, nextId, noteChange, storedBlockers, type WriteCtx } from './context'
 import type { NewNode, NodeUpdate } from './input'
 import { an, checkFields, FieldError, type Node, type NodeData, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
 
@@ -199,12 +199,13 @@ export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean
   ctx.nodes.set(id, node)
   ctx.pending.push({ id, type, parent_id: parentId, data, created_at: null, classified: type !== 'task' })
   ctx.events.push({ type: 'node.added', node })
+  noteChange(ctx, 'add', node, null, node)
   ctx.created.nodes++
   return node
 }
 
 /** Validate an update (PATCH semantics; arrays replaced whole) and return the node after it. */
-export async function prepareUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<{ node: Node; classified: boolean }> {
+export async function prepareUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<{ node: Node; classified: boolean; before: Node }> {
   const id = resolveId(ctx, input.nodeId)
   const before = await getNode(ctx, id)
   if (!before) fail(`Node with id ${id} not found`)
@@ -233,5 +234,5 @@ export async function prepareUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<{
   if (type === 'task') checkUrgent(data, patch)
   const node: Node = { ...before!, parentId, data }
   ctx.nodes.set(id, node)
-  return { node, classified: 'kind' in patch }
+  return { node, classified: 'kind' in patch, before: before! }
 }

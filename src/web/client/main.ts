@@ -16,6 +16,7 @@ import { renderMatrix } from './matrix.ts'
 import { type Command, type Iteration, Plan, type PlanNode, type Shown, View } from './model.ts'
 import { renderPanel } from './panel.ts'
 import { openNewProject, openProjects } from './projects.ts'
+import { Review } from './review.ts'
 import { setupSearch } from './search.ts'
 import { askForKey, chooseProject } from './signin.ts'
 import { patchRows, renderTree, type TreeHooks } from './tree.ts'
@@ -335,6 +336,14 @@ function wire() {
   $('#open-projects').onclick = () => void openProjects(projectId)
   $('#open-settings').onclick = openKeys
   $('#open-iterations').onclick = () => openIterations(ui, loadPlan)
+  const toggleReview = () => {
+    review.open = !review.open
+    $('#review').hidden = !review.open
+    $('#open-review').setAttribute('aria-expanded', String(review.open))
+    if (review.open) void review.refresh()
+  }
+  const review = new Review(ui, $('#review'), loadPlan, toggleReview)
+  $('#open-review').onclick = toggleReview
   $('#open-activity').onclick = () => {
     activity.open = !activity.open
     $('#activity').hidden = !activity.open
