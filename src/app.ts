@@ -7,6 +7,7 @@ import { eventRoutes } from './events/routes'
 import { exportRoutes } from './export/routes'
 import { feedbackRoutes } from './feedback/routes'
 import { guideRoutes } from './guide/routes'
+import { historyRoutes } from './history/routes'
 import { clientIp } from './http/client-ip'
 import { errorPlugin } from './http/error-plugin'
 import { completeOpenApi } from './http/schemas'
@@ -48,6 +49,7 @@ export function createApp(deps: Deps) {
     .use(webhookRoutes(deps))
     .use(shareRoutes(deps))
     .use(eventRoutes(deps))
+    .use(historyRoutes(deps))
     .use(exportRoutes(deps))
     .use(viewRoutes(deps))
     .use(workflowRoutes(deps))

@@ -17,6 +17,8 @@ export interface Config {
   databaseUrl?: string
   publicBaseUrl: string
   adminToken?: string
+  /** seals stored answers that carry secrets (src/http/seal.ts); unset: derived from adminToken */
+  replaySecret?: string
   /** when set, GET /metrics asks for `Authorization: Bearer <METRICS_TOKEN>` */
   metricsToken?: string
   rateLimitPerMinute: number
@@ -40,6 +42,10 @@ export interface Config {
   /** bytes the cached answers of project reads may hold (READ_CACHE_MB; 0 keeps none) */
   readCacheBytes: number
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
+  /** days changes are kept (HISTORY_DAYS, default 365; 0 keeps them for ever) */
+  historyDays: number
+  /** false only for bench/history.ts, which measures what recording changes costs (ARBOR_BENCH_NO_HISTORY=1) */
+  recordHistory: boolean
 }
 
 export class ConfigError extends Error {}
@@ -111,6 +117,16 @@ function adminToken(env: Env): string | undefined {
   return env.ADMIN_TOKEN
 }
 
+/** REPLAY_SECRET: at least as long as an admin token, since it guards the same kind of thing. */
+function replaySecret(env: Env): string | undefined {
+  if (!set(env.REPLAY_SECRET)) return undefined
+  if (env.REPLAY_SECRET.length < MIN_ADMIN_TOKEN_LENGTH)
+    throw new ConfigError(
+      `REPLAY_SECRET is too short (${env.REPLAY_SECRET.length} characters): expected at least ${MIN_ADMIN_TOKEN_LENGTH}, e.g. the output of openssl rand -hex 24`,
+    )
+  return env.REPLAY_SECRET
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535)
   const databaseUrl = env.DATABASE_URL === 'memory://' ? 'memory://' : url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'])
@@ -132,6 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`,
     adminToken: adminToken(env),
+    replaySecret: replaySecret(env),
     metricsToken: set(env.METRICS_TOKEN) ? env.METRICS_TOKEN : undefined,
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 100, 0),
     trustProxy: flag(env, 'TRUST_PROXY'),
@@ -148,6 +165,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1_048_576, 1024),
     readCacheBytes: int(env, 'READ_CACHE_MB', 64, 0) * 1024 * 1024,
     logLevel,
+    historyDays: int(env, 'HISTORY_DAYS', 365, 0),
+    recordHistory: !flag(env, 'ARBOR_BENCH_NO_HISTORY'),
   }
 }
 

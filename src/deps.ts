@@ -2,6 +2,7 @@ import type { Config } from './config'
 import type { Db } from './db'
 import type { Logger } from './log'
 import type { Metrics } from './metrics/service'
+import type { Author } from './ports/actor'
 import type { AuthCache } from './ports/auth'
 import type { CommitHandOff } from './ports/commits'
 import type { ReadCache } from './ports/reads'
@@ -44,6 +45,11 @@ export interface Deps {
    * a lookup while every write waits to be heard by it (src/revisions/replicas.ts); null on PGlite.
    */
   replicas: ReplicaLease | null
+  /**
+   * Inside a write: who makes it and its request id (history.md), set per request by the route
+   * on its copy of the deps. Absent: a write of Arbor's own (the task classifier).
+   */
+  author?: Author
 }
 
 export type WakeTopic = 'events' | 'classify' | 'view'

@@ -47,5 +47,7 @@ export const invalid = (message: string, meta?: Record<string, unknown>) => new 
 export const notFound = (error: string, extra?: Record<string, unknown>) => new RefusalError(404, error, extra)
 export const forbidden = (error: string, extra?: Record<string, unknown>) => new RefusalError(403, error, extra)
 
-export const projectAccessDenied = (message = 'API key does not have access to this project') =>
-  new RefusalError(403, 'project_access_denied', { message })
+/** api.md's message for a project the key cannot access (Authentication 4). */
+export const PROJECT_ACCESS_DENIED = 'API key does not have access to this project'
+
+export const projectAccessDenied = (message = PROJECT_ACCESS_DENIED) => new RefusalError(403, 'project_access_denied', { message })

@@ -1,14 +1,14 @@
 import http from 'node:http'
 import { bootstrapOwner } from './accounts/service'
 import { createApp } from './app'
-import { loadConfigOrExit } from './config'
+import { type Config, loadConfigOrExit } from './config'
 import { createDeps } from './create-deps'
 import { openDb } from './db'
 import { DataDirLockedError } from './db/pglite'
 import type { Db } from './db/port'
 import type { Deps } from './deps'
 import { MAX_WAIT_SECONDS } from './events/service'
-import { createLogger } from './log'
+import { createLogger, type Logger } from './log'
 import { startScheduler } from './scheduler'
 import { POLL_WAIT_MS } from './view/model'
 
@@ -35,9 +35,6 @@ async function main() {
   if (choice.fallback) log.warn('search: the built-in sentence model is missing or not the pinned file', { fallback: choice.fallback })
   log.info('search', { backend: deps.search.name, embedder: choice.embedder.id })
 
-  const firstKey = await bootstrapOwner(db)
-  if (firstKey) console.log(`Arbor API key for owner: ${firstKey}`)
-
   // signal handlers before listening: a SIGTERM that arrives as soon as we listen must still stop us cleanly
   let server: ReturnType<typeof Bun.serve> | undefined
   let scheduler: ReturnType<typeof startScheduler> | undefined
@@ -61,7 +58,44 @@ async function main() {
   // Bun answers a request line and headers over its limit (16 KiB) itself, with an empty 431; read
   // up to PARSER_HEADER_BYTES so our handler answers JSON 414/431 past MAX_URL_BYTES/MAX_HEADER_BYTES
   Object.assign(http, { maxHeaderSize: PARSER_HEADER_BYTES })
-  server = Bun.serve({
+  try {
+    server = serve(config, log, handle)
+  } catch (err) {
+    // the port is taken (or not ours to bind): one line that says so, no stack, and nothing created
+    const code = (err as { code?: string }).code
+    const why =
+      code === 'EADDRINUSE'
+        ? `port ${config.port} on ${config.host} is in use by another program: stop it, or set PORT to a free port`
+        : `cannot listen on ${config.host}:${config.port} (${code ?? (err as Error).message}): set HOST and PORT to an address this machine may serve`
+    console.error(`arbor: ${why}`)
+    await db.close()
+    process.exit(1)
+  }
+  // the owner is created only once the server listens: a start that cannot listen creates nobody,
+  // so the first start that does prints the key (self-hosting.md: printed once)
+  const firstKey = await bootstrapOwner(db)
+  if (firstKey) console.log(`Arbor API key for owner: ${firstKey}`)
+
+  // PostgreSQL: from now on writes wait to be heard here, and kept reads are answered from memory
+  await deps.replicas?.start()
+  scheduler = startScheduler(deps)
+  // where a person goes next, beside the owner key; the key itself is printed once only (self-hosting.md)
+  const base = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${server.port}`
+  console.log(`Arbor app: ${base}/app${firstKey ? ' (sign in with the owner key above)' : ''}`)
+  console.log(`Arbor API docs: ${base}/docs`)
+  log.info('listening', {
+    url: `http://${config.host}:${server.port}`,
+    database: config.databaseUrl?.startsWith('postgres')
+      ? 'postgres'
+      : config.databaseUrl === 'memory://'
+        ? 'pglite (memory)'
+        : `pglite (${config.dataDir})`,
+  })
+}
+
+/** Listen with the app's handler; throws (EADDRINUSE…) when the address cannot be served. */
+function serve(config: Config, log: Logger, handle: ReturnType<typeof createApp>['handle']) {
+  return Bun.serve({
     port: config.port,
     hostname: config.host,
     // our handler enforces MAX_BODY_BYTES with a JSON 413; Bun's own limit would answer with an empty body
@@ -89,21 +123,6 @@ async function main() {
         headers: { 'content-type': 'application/json' },
       })
     },
-  })
-  // PostgreSQL: from now on writes wait to be heard here, and kept reads are answered from memory
-  await deps.replicas?.start()
-  scheduler = startScheduler(deps)
-  // where a person goes next, beside the owner key; the key itself is printed once only (self-hosting.md)
-  const base = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${server.port}`
-  console.log(`Arbor app: ${base}/app${firstKey ? ' (sign in with the owner key above)' : ''}`)
-  console.log(`Arbor API docs: ${base}/docs`)
-  log.info('listening', {
-    url: `http://${config.host}:${server.port}`,
-    database: config.databaseUrl?.startsWith('postgres')
-      ? 'postgres'
-      : config.databaseUrl === 'memory://'
-        ? 'pglite (memory)'
-        : `pglite (${config.dataDir})`,
   })
 }
 

@@ -1,6 +1,7 @@
 import { Cron } from 'croner'
 import type { Deps } from './deps'
 import { eventRetentionLoop } from './events/loop'
+import { pruneHistory } from './history/service'
 import { deleteExpiredKeys } from './http/idempotency'
 import type { Loop } from './loop'
 import { pgliteMaintenanceLoop } from './maintenance/loop'
@@ -17,10 +18,14 @@ import { forgetSpentStates } from './workflow/spent'
  */
 export const loops: Loop[] = [
   {
-    // also forgets spent workflow states once expired: the same hourly clean-up of request memory
+    // also forgets spent workflow states once expired and changes past HISTORY_DAYS: the same hourly clean-up
     name: 'idempotency-cleanup',
     everySeconds: () => 3600,
-    tick: async (deps, now) => ({ keys: await deleteExpiredKeys(deps.db, now), spentStates: await forgetSpentStates(deps.db, now) }),
+    tick: async (deps, now) => ({
+      keys: await deleteExpiredKeys(deps.db, now),
+      spentStates: await forgetSpentStates(deps.db, now),
+      changes: await pruneHistory(deps, now),
+    }),
   },
   {
     // tasks are classified within 5 s: woken after each write, swept every 2 s as a safety net

@@ -105,7 +105,14 @@ describe('project access', () => {
       body: { action: 'renameProject', projectId: id, name: 'Mine now' },
     })
     expect(res.status).toBe(403)
-    expect(res.body).toEqual({ ...DENIED, _meta: { guide: GUIDE } })
+    // api.md's body, and a tip that reads the same for another user's project as for an unknown one
+    expect(res.body).toEqual({
+      ...DENIED,
+      _meta: {
+        guide: GUIDE,
+        _tip: `projectId "${id}" names no project this key can see (a typo, or a project it is not a member of); GET /api/v1/projects lists the ids this key can use.`,
+      },
+    })
   })
 
   it('lets a member in on a team owner’s project', async () => {

@@ -180,6 +180,8 @@ describe.skipIf(!haveChromium)('the planning app: keys, search, matrix, iteratio
     expect(await marked.textContent()).toContain('changed elsewhere')
     await page.waitForFunction(() => (globalThis as any).document.querySelector('#activity').textContent.includes('Sent by an agent'))
     expect(await page.textContent('#activity')).toContain('claude-code@laptop claimed Photos upload on wifi only (8)')
+    // every entry names its actor (history.md, 5)
+    expect(await page.textContent('#activity')).toContain('owner added Sent by an agent')
     await shots(page, 'live-and-activity')
     await page.click('#open-activity')
   }, 90_000)

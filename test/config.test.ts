@@ -57,6 +57,8 @@ describe('loadConfig', () => {
       maxBodyBytes: 1_048_576,
       readCacheBytes: 64 * 1024 * 1024,
       logLevel: 'info',
+      historyDays: 365,
+      recordHistory: true,
     })
   })
 
@@ -71,6 +73,7 @@ describe('loadConfig', () => {
       DATABASE_URL: 'postgres://arbor@db:5432/arbor',
       PUBLIC_BASE_URL: 'https://plan.example.com/',
       ADMIN_TOKEN: 's3cret-s3cret-s3cret-s3cret',
+      REPLAY_SECRET: 'r3play-r3play-r3play-r3play',
       RATE_LIMIT_PER_MINUTE: '0',
       TRUST_PROXY: 'true',
       FREE_TIER_NODE_CAP: '10',
@@ -86,6 +89,8 @@ describe('loadConfig', () => {
       MAX_BODY_BYTES: '2048',
       READ_CACHE_MB: '16',
       LOG_LEVEL: 'warn',
+      HISTORY_DAYS: '0',
+      ARBOR_BENCH_NO_HISTORY: '1',
     })
     expect(config).toEqual({
       port: 8080,
@@ -97,6 +102,7 @@ describe('loadConfig', () => {
       databaseUrl: 'postgres://arbor@db:5432/arbor',
       publicBaseUrl: 'https://plan.example.com',
       adminToken: 's3cret-s3cret-s3cret-s3cret',
+      replaySecret: 'r3play-r3play-r3play-r3play',
       rateLimitPerMinute: 0,
       trustProxy: true,
       freeTierNodeCap: 10,
@@ -112,6 +118,8 @@ describe('loadConfig', () => {
       maxBodyBytes: 2048,
       readCacheBytes: 16 * 1024 * 1024,
       logLevel: 'warn',
+      historyDays: 0,
+      recordHistory: false,
     })
   })
 

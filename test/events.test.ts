@@ -37,6 +37,8 @@ describe('GET /events', () => {
     const res = await settledFeed(p, 3)
     expect(res.status).toBe(200)
     const ts = expect.stringMatching(/Z$/)
+    // history.md, 4: every event names who made the write
+    const actor = { userId: expect.stringMatching(/^usr_/), userName: 'owner', via: 'api' }
     expect(res.body).toEqual({
       events: [
         {
@@ -44,14 +46,16 @@ describe('GET /events', () => {
           project_id: p,
           timestamp: ts,
           node: { id: 'goal-1', type: 'goal', parentId: null, data: { label: 'First' } },
+          actor,
         },
         {
           event: 'node.updated',
           project_id: p,
           timestamp: ts,
           node: { id: 'goal-1', type: 'goal', parentId: null, data: { label: 'First', goalStatus: 'focus' } },
+          actor,
         },
-        { event: 'iteration.added', project_id: p, timestamp: ts, iteration: { name: 'S1', status: 'active' } },
+        { event: 'iteration.added', project_id: p, timestamp: ts, iteration: { name: 'S1', status: 'active' }, actor },
       ],
       nextCursor: expect.any(String),
       hasMore: false,

@@ -39,7 +39,14 @@ describe('Idempotency-Key on POST /mutate', () => {
     const after = await add()
     expect({ status: after.status, body: after.body, replayed: after.headers.get('idempotent-replayed') }).toEqual({
       status: 403,
-      body: { error: 'project_access_denied', message: 'API key does not have access to this project', _meta: { guide: GUIDE } },
+      body: {
+        error: 'project_access_denied',
+        message: 'API key does not have access to this project',
+        _meta: {
+          guide: GUIDE,
+          _tip: `projectId "${projectId}" names no project this key can see (a typo, or a project it is not a member of); GET /api/v1/projects lists the ids this key can use.`,
+        },
+      },
       replayed: null,
     })
   })

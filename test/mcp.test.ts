@@ -53,6 +53,7 @@ describe('src/mcp', () => {
         .sort(),
     ).toEqual([
       'src/feedback/model.ts',
+      'src/history/model.ts',
       'src/iterations/model.ts',
       'src/mutate/model.ts',
       'src/nodes/model.ts',
@@ -108,6 +109,7 @@ describe('src/mcp', () => {
       'list_projects',
       'get_outline',
       'ready_work',
+      'get_history',
       'open_plan',
       'plan_read',
       'plan_follow',
@@ -137,6 +139,7 @@ describe('src/mcp', () => {
       'addProject {project',
       'renameProject {name}',
       'renewClaim {claimToken,leaseSeconds?}',
+      'revert {changeIds?,filter?,dryRun?,force?}',
     ])
     expect(action.description).toContain('batch {mutations:[add|update|delete|addIteration entries (no projectId)]}')
   })

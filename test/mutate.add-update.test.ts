@@ -326,7 +326,8 @@ describe('add and update: rule 5, limits with the expected shape in _meta._tip',
 })
 
 describe('blockedBy', () => {
-  const TIP = 'blockedBy is an array of ids of existing approaches, never the approach itself'
+  const TIP =
+    'blockedBy is an array of at most 50 distinct ids of existing approaches, never the approach itself, and no approach may end up blocking itself through others'
   it('holds ids of existing approaches, never the approach itself', async () => {
     const p = await seeded()
     const b = (await add(p, { type: 'approach', parentId: 'need-2', data: { label: 'B', blockedBy: ['approach-1'] } })).body.node
@@ -582,7 +583,10 @@ describe('access', () => {
     expect(res.body).toEqual({
       error: 'project_access_denied',
       message: 'API key does not have access to this project',
-      _meta: { guide: GUIDE },
+      _meta: {
+        guide: GUIDE,
+        _tip: `projectId "${p}" names no project this key can see (a typo, or a project it is not a member of); GET /api/v1/projects lists the ids this key can use.`,
+      },
     })
   })
 })

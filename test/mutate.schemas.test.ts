@@ -83,6 +83,7 @@ describe('the action schemas', () => {
       claim: { action: 'claim', projectId: p, agent: 'bot@host', count: 2, leaseSeconds: 60 },
       renewClaim: { action: 'renewClaim', projectId: p, claimToken: 'clm_x' },
       releaseClaim: { action: 'releaseClaim', projectId: p, claimToken: 'clm_x' },
+      revert: { action: 'revert', projectId: p, filter: { agent: 'bot@host', since: '2026-01-01T00:00:00Z' }, dryRun: true },
     }
     for (const [name, schema] of Object.entries(ACTION_BODIES)) {
       const body = bodies[name as keyof typeof bodies]

@@ -65,7 +65,7 @@ describe('/openapi.json', () => {
 })
 
 describe('/openapi.json types every write and every answer', () => {
-  it('documents the body of each of the fifteen /mutate actions, chosen by action', () => {
+  it('documents the body of each of the sixteen /mutate actions, chosen by action', () => {
     const schema = doc.paths['/api/v1/mutate'].post.requestBody.content['application/json'].schema
     expect(schema.anyOf.map((s: any) => s.properties.action.const)).toEqual([
       'add',
@@ -83,6 +83,7 @@ describe('/openapi.json types every write and every answer', () => {
       'claim',
       'renewClaim',
       'releaseClaim',
+      'revert',
     ])
     const batch = schema.anyOf[4]
     expect(batch.required).toEqual(['action', 'projectId', 'mutations'])
@@ -222,6 +223,7 @@ describe('/openapi.json types every write and every answer', () => {
     // the schemas of each resource's own model file, and the engine of their messages: no service, no query
     expect(imports).toEqual([
       '@sinclair/typebox',
+      '../history/model',
       '../http/action-schema',
       '../iterations/model',
       '../nodes/input',

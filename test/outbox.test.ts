@@ -22,10 +22,12 @@ async function eventsOf(projectId: string, fn: () => Promise<unknown>) {
     expect(r.payload.timestamp).toMatch(ISO)
     expect(r.payload.event).toBe(r.type)
     expect(r.payload.project_id).toBe(projectId)
+    // history.md, 4: who made the write (no keyId)
+    expect(r.payload.actor).toEqual({ userId: expect.stringMatching(/^usr_/), userName: 'owner', via: 'api' })
   }
-  // timestamp checked above; the rest is compared whole
+  // timestamp and actor checked above; the rest is compared whole
   return rows.map((r) => {
-    const { timestamp, ...payload } = r.payload
+    const { timestamp, actor, ...payload } = r.payload
     return payload
   })
 }

@@ -87,6 +87,7 @@ const TOOL_HINTS: [string, boolean, boolean, boolean][] = [
   ['ready_work', true, false, true],
   ['claim_work', false, false, false],
   ['release_work', false, false, true],
+  ['get_history', true, false, true],
   ['open_plan', true, false, true],
 ]
 /** the tools only the plan view may call (`_meta.ui.visibility: ["app"]`): listed, but not shown to a model */

@@ -50,7 +50,7 @@ async function drain(stream: ReadableStream<Uint8Array>, sink: string[]) {
   for await (const chunk of stream) sink.push(decoder.decode(chunk, { stream: true }))
 }
 
-async function freshDatabase(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+export async function freshDatabase(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
   if (!PG_URL) {
     const dataDir = mkdtempSync(join(tmpdir(), 'arbor-proc-'))
     return { env: { DATA_DIR: dataDir }, drop: async () => rmSync(dataDir, { recursive: true, force: true }) }

@@ -71,8 +71,10 @@ describe('delivery', () => {
       project_id: p,
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       node: { id: node.id, type: 'goal', parentId: null, data: { label: 'Ship: "v1" #now' } },
+      // history.md, 4: who made the write
+      actor: { userId: expect.stringMatching(/^usr_/), userName: 'owner', via: 'api' },
     })
-    expect(Object.keys(req!.json)).toEqual(['event', 'project_id', 'timestamp', 'node'])
+    expect(Object.keys(req!.json)).toEqual(['event', 'project_id', 'timestamp', 'node', 'actor'])
     const h = req!.headers
     expect(h['content-type']).toBe('application/json')
     expect(h['x-arbor-event']).toBe('node.added')
@@ -114,7 +116,8 @@ describe('delivery', () => {
     const base = { project_id: p, timestamp: clock.now().toISOString() }
     // deliveries run side by side, so the order of arrival is not the order of commit
     const canonical = (list: unknown[]) => list.map((x) => JSON.stringify(x)).sort()
-    const byEvent = got.map((r) => r.json)
+    for (const r of got) expect(r.json.actor).toEqual({ userId: expect.stringMatching(/^usr_/), userName: 'owner', via: 'api' })
+    const byEvent = got.map(({ json: { actor, ...payload } }) => payload)
     expect(canonical(byEvent)).toEqual(
       canonical([
         { event: 'node.added', ...base, node: { id: g.id, type: 'goal', parentId: null, data: { label: 'Grow' } } },

@@ -342,9 +342,19 @@ describe('claim events', () => {
       const claims = r.body.events.filter((e: any) => e.event.startsWith('node.claimed') || e.event === 'node.released')
       return claims.length >= 2 ? claims : null
     }, 'claim events')
+    // history.md, 4: the actor is the claim's agent and its user
+    const actor = { userId: expect.stringMatching(/^usr_/), userName: 'owner', agent: 'worker', via: 'api' }
     expect(res).toEqual([
-      { event: 'node.claimed', project_id: p, timestamp: expect.any(String), nodeId: 'job-2', agent: 'worker', expiresAt: c.expiresAt },
-      { event: 'node.released', project_id: p, timestamp: expect.any(String), nodeId: 'job-2', agent: 'worker' },
+      {
+        event: 'node.claimed',
+        project_id: p,
+        timestamp: expect.any(String),
+        nodeId: 'job-2',
+        agent: 'worker',
+        expiresAt: c.expiresAt,
+        actor,
+      },
+      { event: 'node.released', project_id: p, timestamp: expect.any(String), nodeId: 'job-2', agent: 'worker', actor },
     ])
   })
 })

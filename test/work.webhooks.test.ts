@@ -50,6 +50,8 @@ describe('claim events on webhooks', () => {
       nodeId: 'task-1',
       agent: 'bot',
       expiresAt: c.expiresAt,
+      // history.md, 4: the claim's agent is the actor's
+      actor: { userId: expect.stringMatching(/^usr_/), userName: 'owner', agent: 'bot', via: 'api' },
     })
   })
 })

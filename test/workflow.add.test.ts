@@ -103,6 +103,9 @@ describe('add flow', () => {
     expect(done.status).toBe(200)
     expect(done.body.done).toBe(true)
     expect(done.body.changeset.map((c: any) => [c.action, c.nodeId])).toEqual([['add', 'job-3']])
+    // history.md, 1: the terminal advance writes as the workflow
+    const history = await app.call('GET', `/api/v1/history?projectId=${projectId}&nodeId=job-3`)
+    expect(history.body.changes.map((c: any) => [c.action, c.actor.via])).toEqual([['add', 'workflow']])
   })
 
   it('keeps the step on needs_clarification and carries the question and the answer into the next prompt', async () => {

@@ -12,6 +12,7 @@ import m0010 from './0010-open-memos.sql' with { type: 'text' }
 import m0011 from './0011-own-keys-spent-states.sql' with { type: 'text' }
 import m0012 from './0012-claims.sql' with { type: 'text' }
 import m0013 from './0013-project-revisions.sql' with { type: 'text' }
+import m0014 from './0014-history.sql' with { type: 'text' }
 import m0017 from './0017-view-per-view.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
@@ -28,5 +29,6 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0011-own-keys-spent-states', sql: m0011 },
   { name: '0012-claims', sql: m0012 },
   { name: '0013-project-revisions', sql: m0013 },
+  { name: '0014-history', sql: m0014 },
   { name: '0017-view-per-view', sql: m0017 },
 ]

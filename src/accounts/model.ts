@@ -13,6 +13,8 @@ export interface User {
   creditsUsed: number
   creditsLimit: number | null
   createdAt: Date
+  /** the id of the API key the request came with (GET /keys' keyId), when the user was found by a key */
+  keyId?: string
 }
 
 /** A row of `users` as the account statements select it. */
@@ -20,6 +22,7 @@ export interface UserRow extends Pick<User, 'id' | 'name' | 'tier' | 'status' | 
   credits_used: number
   credits_limit: number | null
   created_at: Date | string
+  key_id?: string
 }
 
 export function toUser(row: UserRow): User {
@@ -33,6 +36,7 @@ export function toUser(row: UserRow): User {
     creditsUsed: row.credits_used,
     creditsLimit: row.credits_limit,
     createdAt: new Date(row.created_at),
+    ...(row.key_id ? { keyId: row.key_id } : {}),
   }
 }
 

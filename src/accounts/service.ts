@@ -1,7 +1,7 @@
 import type { Db } from '../db'
 import type { Deps } from '../deps'
 import { notFound, RefusalError } from '../errors'
-import { authChanged } from './auth-cache'
+import { AUTH_CHANNEL, authChanged } from './auth-cache'
 import { generateApiKey, hashApiKey, newId } from './keys'
 import type { Status, Tier, User } from './model'
 import * as q from './queries'
@@ -74,6 +74,27 @@ export async function bootstrapOwner(db: Db): Promise<string | null> {
     const { apiKey } = await createUser(tx, { name: 'owner', tier: 'team' })
     return apiKey
   })
+}
+
+/**
+ * `arbor key mint`: another key for a user named by id or by name, straight on the database (no
+ * server needed: the way back in when the owner key is lost). Running servers on the same
+ * PostgreSQL hear of it through the auth cache's notification. A name two users share is refused.
+ */
+export async function mintKeyOffline(
+  db: Db,
+  who: string,
+  label: string | null,
+): Promise<{ user: User; apiKey: string; keyId: string } | { error: string }> {
+  const byId = await q.getUser(db, who)
+  const users = byId ? [byId] : (await q.listUsers(db)).filter((u) => u.name === who)
+  if (users.length === 0) return { error: `no user has the id or name ${who} (arbor user list names them)` }
+  if (users.length > 1)
+    return { error: `${users.length} users are named ${who} (${users.map((u) => u.id).join(', ')}): name one by its id` }
+  const user = users[0]!
+  const key = await createApiKey(db, user.id, label)
+  await db.notify(AUTH_CHANNEL, '')
+  return { user, ...key }
 }
 
 /** Live keys a user may hold at once (agents-and-app.md §5). */

@@ -72,6 +72,11 @@ export async function checkTokens(db: Db, projectId: string, writes: { nodeId: s
 }
 
 /** End the claims of work marked done; returns the ones that were live (for node.released). */
+/** The agent a claim token was given to (live or not), or null: the author of a write that carries it (history.md, 1). */
+export async function claimAgent(db: Db, projectId: string, token: string): Promise<string | null> {
+  return (await q.byToken(db, projectId, hashToken(token)))?.agent ?? null
+}
+
 export const endClaims = (db: Db, projectId: string, nodeIds: string[], now: Date) =>
   nodeIds.length ? q.endNodes(db, projectId, nodeIds, now) : Promise.resolve([])
 

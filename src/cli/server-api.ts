@@ -35,7 +35,11 @@ export function connect(url: string, token: string): Server {
     try {
       return await fetch(url + path, {
         method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'x-arbor-via': 'cli',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       })
     } catch (err) {

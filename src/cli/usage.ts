@@ -1,3 +1,5 @@
+import { STATUSES, TIERS } from '../accounts/model'
+
 /** The CLI's help: `arbor --help`, and on stderr after a command line it cannot read. docs/cli.md says the same at length. */
 export const USAGE = `Usage: arbor [command] [options]
 
@@ -10,8 +12,11 @@ Users and keys (the running server's admin API: ADMIN_TOKEN, --url URL)
   user list [--json]
   user set USER_ID [--name N] [--tier T] [--status S] [--lapsed true|false]
                    [--contributor true|false] [--credits-limit N|none]
+                   T: ${TIERS.join(', ')}   S: ${STATUSES.join(', ')}
   key create USER_ID [--label L]
   key revoke KEY_ID
+  key mint USER [--label L]  another key for a user (id or name) written straight into the stopped
+                             database (DATA_DIR or DATABASE_URL): no server or ADMIN_TOKEN needed
 
 Data
   backup [FILE]              a consistent backup (NDJSON; stdout without FILE): through the running

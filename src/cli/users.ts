@@ -1,12 +1,32 @@
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { STATUSES, TIERS } from '../accounts/model'
+import { mintKeyOffline } from '../accounts/service'
 import type { Config } from '../config'
-import { bool, parse, URL_OPTION, UsageError } from './args'
+import { openDbAsIs } from '../db'
+import { DataDirLockedError } from '../db/pglite'
+import type { Db } from '../db/port'
+import { bool, CliError, parse, URL_OPTION, UsageError } from './args'
 import { adminServer } from './server-api'
 
-/** `arbor user add|list|set` and `arbor key create|revoke`: the admin API of the running server. */
+/**
+ * `arbor user add|list|set` and `arbor key create|revoke`: the admin API of the running server.
+ * `arbor key mint`: straight on the database, for when no key (and no ADMIN_TOKEN) is left.
+ */
 type User = { id: string; name: string; tier: string; status: string; lapsed: boolean; contributor: boolean }
 
 const describe = (u: User) =>
   `${u.id}  ${u.name}  tier=${u.tier} status=${u.status}${u.lapsed ? ' lapsed' : ''}${u.contributor ? ' contributor' : ''}`
+
+/** A flag that takes one of a few values: anything else is a UsageError that names them. */
+const oneOf =
+  (flag: string, allowed: readonly string[]) =>
+  (raw: string | undefined): string | undefined => {
+    if (raw === undefined || allowed.includes(raw)) return raw
+    throw new UsageError(`--${flag} must be one of ${allowed.join(', ')}; got ${raw}`)
+  }
+const tier = oneOf('tier', TIERS)
+const status = oneOf('status', STATUSES)
 
 export async function userCommand(config: Config, argv: string[]): Promise<void> {
   const [sub, ...rest] = argv
@@ -16,8 +36,8 @@ export async function userCommand(config: Config, argv: string[]): Promise<void>
       { ...URL_OPTION, tier: { type: 'string' }, status: { type: 'string' }, contributor: { type: 'boolean' } },
       { min: 1, max: 1 },
     )
+    const body = { name: positionals[0], tier: tier(values.tier), status: status(values.status), contributor: values.contributor }
     const server = adminServer(config, values.url)
-    const body = { name: positionals[0], tier: values.tier, status: values.status, contributor: values.contributor }
     const { user, apiKey } = await server.call<{ user: User; apiKey: string }>('POST', '/admin/v1/users', body)
     console.log(describe(user))
     console.log(`API key (shown once): ${apiKey}`)
@@ -45,8 +65,8 @@ export async function userCommand(config: Config, argv: string[]): Promise<void>
       throw new UsageError(`--credits-limit expects a whole number or none, got ${credits}`)
     const body = {
       name: values.name,
-      tier: values.tier,
-      status: values.status,
+      tier: tier(values.tier),
+      status: status(values.status),
       lapsed: bool('lapsed', values.lapsed),
       contributor: bool('contributor', values.contributor),
       creditsLimit: credits === undefined ? undefined : credits === 'none' ? null : Number(credits),
@@ -77,5 +97,31 @@ export async function keyCommand(config: Config, argv: string[]): Promise<void> 
     const { values, positionals } = parse(rest, URL_OPTION, { min: 1, max: 1 })
     await adminServer(config, values.url).call('DELETE', `/admin/v1/api-keys/${encodeURIComponent(positionals[0]!)}`)
     console.log(`key ${positionals[0]} revoked: it stops working at once`)
-  } else throw new UsageError(sub ? `unknown key command ${sub}` : 'key needs a command: create or revoke')
+  } else if (sub === 'mint') {
+    const { values, positionals } = parse(rest, { label: { type: 'string' } }, { min: 1, max: 1 })
+    const minted = await onDatabase(config, (db) => mintKeyOffline(db, positionals[0]!, values.label ?? null))
+    if ('error' in minted) throw new CliError(minted.error)
+    console.log(describe(minted.user))
+    console.log(`key ${minted.keyId}`)
+    console.log(`API key (shown once): ${minted.apiKey}`)
+  } else throw new UsageError(sub ? `unknown key command ${sub}` : 'key needs a command: create, mint or revoke')
+}
+
+/** The configured database itself (DATABASE_URL, or the embedded one in DATA_DIR), never created here. */
+async function onDatabase<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T> {
+  if (!config.databaseUrl && !existsSync(join(config.dataDir, 'pgdata', 'PG_VERSION')))
+    throw new CliError(`no database in DATA_DIR ${resolve(config.dataDir)}: set DATA_DIR (or DATABASE_URL) to the server's`)
+  let db: Db
+  try {
+    db = await openDbAsIs(config)
+  } catch (err) {
+    if (err instanceof DataDirLockedError)
+      throw new CliError(`${err.message}; or mint through the server: arbor key create USER_ID (with ADMIN_TOKEN)`, 3)
+    throw err
+  }
+  try {
+    return await fn(db)
+  } finally {
+    await db.close()
+  }
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../db'
+import { type Actor, eventActor } from '../ports/actor'
 import type { CommitHandOff } from '../ports/commits'
 import type { NodeData } from '../ports/node-data'
 import { revisionAdvanced } from '../revisions/revision'
@@ -30,9 +31,18 @@ export type DomainEvent =
  * Write `events` to the outbox in `tx`. On PGlite they are also handed to the built-in search
  * through `commits` (src/search/commits.ts), which applies them at the commit without a read.
  */
-export async function emit(tx: Db, projectId: string, events: DomainEvent[], now: Date, commits: CommitHandOff): Promise<void> {
+export async function emit(
+  tx: Db,
+  projectId: string,
+  events: DomainEvent[],
+  now: Date,
+  commits: CommitHandOff,
+  /** who made the write (history.md, 4); none: Arbor itself */
+  by?: Actor,
+): Promise<void> {
   if (events.length === 0) return
   const timestamp = now.toISOString()
+  const actor = eventActor(by)
   const rows = events.map((e) => {
     const subject =
       'node' in e
@@ -40,7 +50,7 @@ export async function emit(tx: Db, projectId: string, events: DomainEvent[], now
         : 'claim' in e
           ? e.claim
           : { iteration: e.iteration }
-    return { type: e.type, payload: { event: e.type, project_id: projectId, timestamp, ...subject } }
+    return { type: e.type, payload: { event: e.type, project_id: projectId, timestamp, ...subject, actor } }
   })
   const seqs = await insertMany(tx, projectId, rows)
   // the events' trigger advances the project's revision at the commit (migration 0013); this

@@ -26,7 +26,7 @@ const Payload = t.Object(
 export const eventRoutes = (deps: Deps) =>
   new Elysia({ name: 'events' })
     .derive(withUser(deps))
-    .get('/events', ({ user, query, request }) => listEvents(deps, user, query, () => deps.waiters.answeredAtOnce.add(request)), {
+    .get('/events', ({ user, query, request }) => listEvents(deps, user, query, () => deps.waiters.waited.add(request)), {
       query: t.Object({
         projectId: t.String(),
         after: t.Optional(t.String({ description: 'the nextCursor of the previous call; omit to start at the oldest event kept' })),

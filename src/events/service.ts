@@ -26,28 +26,45 @@ export async function listEvents(
   deps: Deps,
   user: User,
   query: { projectId: string; after?: string; limit?: string; wait?: string },
-  /** told when a request that asked to wait found events at once (it is then counted by the rate limit) */
-  answeredAtOnce: () => void = () => {},
+  /** told when the request goes to sleep waiting for events (only then does the rate limit leave it uncounted) */
+  sleeping: () => void = () => {},
 ) {
   const { project } = await requireProject(deps, user, query.projectId)
   const checked = parseInput(EventsQuery, query)
   const limit = checked.limit === undefined ? DEFAULT_LIMIT : Number(checked.limit)
   const wait = checked.wait ? Number(checked.wait) : 0
   const after = decodeCursor(checked.after)
-  const read = () => q.listPage(deps.db, project.id, after, limit)
-  // with wait, an empty page is held until a commit of this project wakes it (no polling meanwhile)
-  let reads = 0
-  const rows = wait
-    ? ((await waitFor(deps.waiters, [eventsKey(project.id)], Date.now() + wait * 1000, async () => {
-        const page = await read()
-        if (++reads === 1 && page.length) answeredAtOnce()
-        return page.length ? page : null
-      })) ?? [])
-    : await read()
+  if (!wait) return json(pageOf(await q.listPage(deps.db, project.id, after, limit), query.after, limit))
+  // with wait, an empty page is held until a commit of this project wakes it (no polling
+  // meanwhile); the requests one commit wakes with the same cursor read their page once, and
+  // send the same bytes, serialised once
+  const read = () =>
+    deps.waiters.shared(`events\n${project.id}\n${query.after ?? ''}\n${limit}`, async () => {
+      const rows = await q.listPage(deps.db, project.id, after, limit)
+      return { rows, body: new Blob([JSON.stringify(pageOf(rows, query.after, limit))]) }
+    })
+  const found = await waitFor(
+    deps.waiters,
+    [eventsKey(project.id)],
+    Date.now() + wait * 1000,
+    async () => {
+      const page = await read()
+      return page.rows.length ? page : null
+    },
+    sleeping,
+  )
+  return found ? new Response(found.body, { headers: JSON_HEADERS }) : json(pageOf([], query.after, limit))
+}
+
+/** what Elysia sends with an object, so a shared page reads the same as one built for its request */
+const JSON_HEADERS = { 'content-type': 'application/json;charset=utf-8' }
+const json = (body: unknown) => new Response(JSON.stringify(body), { headers: JSON_HEADERS })
+
+function pageOf(rows: q.EventRow[], after: string | undefined, limit: number) {
   const last = rows.at(-1)
   return {
     events: rows.map((r) => orderPayload(r.payload)),
-    nextCursor: last ? encodeCursor(last) : query.after || null,
+    nextCursor: last ? encodeCursor(last) : after || null,
     hasMore: rows.length === limit,
     _meta: {
       _tip:

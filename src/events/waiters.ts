@@ -15,7 +15,10 @@ export const WAKE_CHANNEL = 'arbor_wake'
 export const eventsKey = (projectId: string) => `events:${projectId}`
 export const viewKey = (projectId: string) => `view:${projectId}`
 
-export function createWaiters(db: Db, log: Pick<Logger, 'warn'>): Waiters {
+/** Woken requests answered per turn of the event loop: /healthz and every other request get a turn between slices. */
+export const WAKE_SLICE = 32
+
+export function createWaiters(db: Db, log: Pick<Logger, 'warn' | 'info'>): Waiters {
   const byKey = new Map<string, Set<() => void>>()
   /** wake-ups counted, and the count at each key's last one (one entry per project woken) */
   let clock = 0
@@ -44,8 +47,42 @@ export function createWaiters(db: Db, log: Pick<Logger, 'warn'>): Waiters {
         listening = null // the next wait tries again; meanwhile waits end on their timers
         log.warn('wake channel unavailable', { error: String(err) })
       }))
+  const reads = new Map<string, Promise<unknown>>()
+  const turns: (() => void)[] = []
+  let turning = false
+  /** the run of slices under way: requests let go and slices, logged when it took more than one */
+  let run = { answered: 0, slices: 0 }
+  const nextSlice = () => {
+    const slice = turns.splice(0, WAKE_SLICE)
+    run.answered += slice.length
+    run.slices++
+    for (const go of slice) go()
+    if (turns.length) setImmediate(nextSlice)
+    else {
+      turning = false
+      if (run.slices > 1) log.info('woken requests answered in slices', { ...run, perSlice: WAKE_SLICE })
+      run = { answered: 0, slices: 0 }
+    }
+  }
   return {
-    answeredAtOnce: new WeakSet(),
+    waited: new WeakSet(),
+    shared<T>(key: string, read: () => Promise<T>): Promise<T> {
+      const at = `${clock}\n${key}`
+      const running = reads.get(at) as Promise<T> | undefined
+      if (running) return running
+      const started = read().finally(() => reads.delete(at))
+      reads.set(at, started)
+      return started
+    },
+    turn() {
+      return new Promise<void>((resolve) => {
+        turns.push(resolve)
+        if (!turning) {
+          turning = true
+          setImmediate(nextSlice)
+        }
+      })
+    },
     async wait(keys, ms, since = clock) {
       if (closed || ms <= 0) return false
       await listen()
@@ -82,17 +119,37 @@ export function createWaiters(db: Db, log: Pick<Logger, 'warn'>): Waiters {
  * after a wake-up is retried with a growing pause, at most a second, until it finds the rows or
  * the deadline passes: only requests that were woken read again, never the idle ones.
  */
-export async function waitFor<T>(waiters: Waiters, keys: string[], until: number, check: () => Promise<T | null>): Promise<T | null> {
+export async function waitFor<T>(
+  waiters: Waiters,
+  keys: string[],
+  until: number,
+  check: () => Promise<T | null>,
+  /** told once, when the request goes to sleep (the rate limit leaves only such a request uncounted) */
+  sleeping: () => void = () => {},
+): Promise<T | null> {
   let retry = 0
+  let slept = false
   for (;;) {
     const since = waiters.now()
     const found = await check()
-    if (found !== null) return found
+    if (found !== null) {
+      // a woken request answers in its slice (a thousand woken at once would otherwise all answer in one go)
+      if (slept) await waiters.turn()
+      return found
+    }
     const left = until - Date.now()
     if (left <= 0) return null
+    if (!slept) {
+      slept = true
+      sleeping()
+    }
     const woken = await waiters.wait(keys, retry ? Math.min(retry, left) : left, since)
     // the deadline passed, or the server stops: one last read
-    if (!woken && !retry) return check()
+    if (!woken && !retry) {
+      const last = await check()
+      await waiters.turn()
+      return last
+    }
     retry = woken ? 20 : Math.min(retry * 2, 1000)
   }
 }

@@ -144,6 +144,24 @@ export const actionsGuide: Record<string, { body: Record<string, unknown>; resul
     result: '{success:true, released:{nodeId}}',
     notes: ["The item is ready again for others. An unknown, expired or released token: 409 {error:'claim_lost'}."],
   },
+  revert: {
+    body: {
+      action: 'revert',
+      projectId: 'string',
+      changeIds: 'optional: 1 to 1000 changeIds of GET /history',
+      filter: 'optional: {userId?, agent?, via?, requestId?, since?, until?}, at least one; the changes GET /history shows with it',
+      dryRun: 'optional boolean: write nothing, answer what the call would do',
+      force: 'optional boolean: go ahead despite conflicts',
+    },
+    result:
+      '{success:true, reverted:N, changeIds:[the new changes], _meta}; dryRun: {success:true, dryRun:true, changes:[{target, action, before, after}], conflicts:[...]}',
+    notes: [
+      'Exactly one of changeIds and filter. A filter that selects more than 1000 changes: 400 with a _tip to narrow it.',
+      'Undone newest first in one transaction, all or nothing: an add by deleting the node, an update by setting its changed fields back, a delete by restoring every removed node with its id, parents first; iterations alike.',
+      "A later change that is not selected touched the same field, deleted the target, or added a child under a node to delete: 409 {error:'revert_conflict', conflicts:[{changeId, target, field?, laterChangeId, reason: changed_later|gone|has_children}]} and nothing is written. force:true goes ahead (reverted values win; later children are deleted too).",
+      "Recorded as changes with action 'revert' and revertOf, so a revert can be reverted. Events, webhooks and _meta.unblocked as for ordinary writes; the node cap does not apply; a claimed node is reverted like an edit without a token.",
+    ],
+  },
 }
 
 /** The node rules of api.md, read from the node model. */
@@ -200,6 +218,18 @@ export const commonGuide = {
     timestamps: 'RFC 3339 with a zone, e.g. 2026-05-01T12:00:00Z',
   },
   versioning: 'Paths are under /api/v1. Unversioned /api/<name> paths keep working; most carry Deprecation: true and a Link to /api/v1.',
+  history: {
+    actors:
+      "Every write names its actor {userId, userName, keyId, agent?, via}: agent from a claim's agent, else the X-Agent-Id header (1-100 characters); via from X-Arbor-Via: app|mcp|cli, workflow for a workflow's apply, else api. agent and via are labels, never a permission.",
+    changes:
+      'Every committed write records one change per node or iteration it touched, in the same transaction: {changeId, at, actor, requestId, action, target:{kind, id, type?}, before, after, fields, revertOf?}; before/after are {parentId, data} (an iteration: name, status, sortOrder, gitTags), null before an add and after a delete; a delete records the named node and every descendant. Claims are not changes.',
+    request:
+      'GET /api/v1/history?projectId&nodeId?&userId?&agent?&via?&requestId?&since?&until?&after?&limit?(1-200, default 50) → {changes:[…] newest first, next?, _meta}; pass next as after; filters combine with AND; a deleted node keeps its history.',
+    events: 'Every event of GET /events and every webhook payload carries actor:{userId, userName, agent?, via}.',
+    retention:
+      'Changes are kept HISTORY_DAYS (default 365; 0 for ever), travel in backups, and never show on share views or in the OKF export.',
+    undo: 'Take changes back with mutate revert (changeIds or filter, dryRun first).',
+  },
   workflow: {
     catalog:
       'GET /api/v1/workflow (no authentication): the protocol, the flows add, task-curate and phase-assign, and the JSON Schema of the answer each step accepts',
@@ -230,7 +260,7 @@ export const commonGuide = {
       'bun run mcp (or `arbor mcp` from the single executable), with ARBOR_API_KEY, ARBOR_PROJECT_ID (optional) and ARBOR_API_URL (default http://localhost:3000/api/v1)',
     http: 'Streamable HTTP at /mcp on this server, with Authorization: Bearer <API key>; ARBOR_PROJECT_ID means nothing there',
     tools:
-      'search, list_nodes, get_tree, mutate (idempotencyKey), list_iterations (current), run_workflow, set_view, read_view, submit_feedback, list_projects, get_outline, ready_work, claim_work, release_work: each one REST call, with readOnlyHint/destructiveHint/idempotentHint, an outputSchema and structuredContent',
+      'search, list_nodes, get_tree, mutate (idempotencyKey), list_iterations (current), run_workflow, set_view, read_view, submit_feedback, list_projects, get_outline, ready_work, claim_work, release_work, get_history: each one REST call, with readOnlyHint/destructiveHint/idempotentHint, an outputSchema and structuredContent',
     readOnly: 'ARBOR_MCP_READ_ONLY=1 (stdio) or /mcp?readOnly=1 (HTTP): only the tools that change nothing',
     projectId:
       'without a projectId argument and without a default project (ARBOR_PROJECT_ID over stdio), a project-scoped tool answers a tool error naming list_projects',

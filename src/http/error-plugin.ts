@@ -4,19 +4,27 @@ import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
 import { carriesRules, plainRefusal, refusalFor } from './action-schema'
 import { loggablePath } from './input-guard'
+import { isJsonType, notReadAsJson } from './json-body'
 import { guideUrl, isGuidedPath } from './meta'
 import { json } from './respond'
 
-/** Turn a TypeBox error path like `/node/data/label` into `node.data.label`. */
+/** Turn a TypeBox error path like `/node/data/label` into `node.data.label`; no path is the body itself. */
 function fieldName(path: string | undefined): string {
-  const name = (path ?? '').replace(/^\//, '').replace(/\//g, '.')
-  return name || 'body'
+  if (!path) return 'body'
+  return path.replace(/^\//, '').replace(/\//g, '.') || '""'
 }
 
 /** An error's stack (its message when it has none), bounded for a log line. */
 const stackOf = (err: unknown) => String((err && typeof err === 'object' && 'stack' in err ? err.stack : undefined) ?? err).slice(0, 2000)
 
-function validationMessages(error: ValidationError): string[] {
+/** The values a union of literals allows (`tier`: free, strategist, …), or null for any other schema. */
+function literalsOf(schema: unknown): string[] | null {
+  const anyOf = (schema as { anyOf?: { const?: unknown }[] } | undefined)?.anyOf
+  if (!Array.isArray(anyOf) || !anyOf.length || !anyOf.every((v) => v.const !== undefined)) return null
+  return anyOf.map((v) => String(v.const))
+}
+
+function validationMessages(error: ValidationError, contentType: string | null): string[] {
   const all = (() => {
     try {
       return error.all ?? []
@@ -30,9 +38,14 @@ function validationMessages(error: ValidationError): string[] {
     const field = fieldName(e.path)
     if (seen.has(field)) continue // one message per field is enough
     seen.add(field)
-    if (field === 'body' && (e.value === null || typeof e.value !== 'object' || Array.isArray(e.value)))
+    if (field === 'body' && contentType !== null && !isJsonType(contentType)) out.push(notReadAsJson(contentType))
+    else if (field === 'body' && (e.value === null || typeof e.value !== 'object' || Array.isArray(e.value)))
       out.push('Request body must be a JSON object (Content-Type: application/json)')
-    else out.push(plainRefusal(field, e.value, () => e.summary ?? e.message))
+    else if (field === '""') out.push('The body has a property with an empty name (""): remove it')
+    else {
+      const values = literalsOf(e.schema)
+      out.push(plainRefusal(field, e.value, () => (values ? `must be one of ${values.join(', ')}` : (e.summary ?? e.message))))
+    }
   }
   return out.length ? out : [String(error.message ?? 'Invalid request')]
 }
@@ -101,7 +114,7 @@ export function renderError(deps: Deps, err: unknown, request: Request, code?: s
         const refusal = ruledRefusal(err as ValidationError)
         if (refusal) return withGuide(refusal.status, refusal.toBody())
       }
-      return withGuide(400, { success: false, errors: validationMessages(err as ValidationError) })
+      return withGuide(400, { success: false, errors: validationMessages(err as ValidationError, request.headers.get('content-type')) })
     case 'PARSE':
       return withGuide(400, { success: false, errors: ['Request body is not valid JSON'] })
   }

@@ -1,8 +1,17 @@
 import { createHash } from 'node:crypto'
+import type { Config } from '../config'
 import type { Db } from '../db'
 import { one } from '../db/port'
 import { ErrorListError, RefusalError } from '../errors'
+import type { Logger } from '../log'
 import { idempotencySql } from './queries'
+import { isSealed, replaySecretOf, seal, unseal } from './seal'
+
+/** What the idempotent runner needs: the database, the logger (a failed release) and the config (the seal's secret). */
+export type IdempotencyDeps = { db: Db; log: Pick<Logger, 'info' | 'warn' | 'error'>; config: Pick<Config, 'replaySecret' | 'adminToken'> }
+
+/** A claim left running is taken over after this long (sql/idempotency/claim.sql): retrying a failed release past it is moot. */
+const TAKEOVER_MS = 10 * 60_000
 
 export interface Outcome {
   status: number
@@ -36,7 +45,7 @@ export const requestHash = (request: unknown) => createHash('sha256').update(can
  * Client errors (4xx) are stored and replayed too; a 5xx frees the key for a retry.
  */
 export async function runIdempotent(
-  db: Db,
+  deps: IdempotencyDeps,
   userId: string,
   key: string | undefined,
   request: unknown,
@@ -50,8 +59,11 @@ export async function runIdempotent(
      * longer read. A fresh run checks access itself.
      */
     authorize?: () => Promise<unknown>
+    /** the answer carries secrets (claim tokens): stored sealed (./seal.ts), never readable at rest */
+    sealed?: boolean
   } = {},
 ): Promise<Outcome> {
+  const { db } = deps
   // every write is one transaction, with or without a key
   if (key === undefined) return { status: 200, body: await db.tx(run), replayed: false }
   if (key.length < 1 || key.length > 255) throw new ErrorListError(['Idempotency-Key must be 1 to 255 characters'])
@@ -69,22 +81,67 @@ export async function runIdempotent(
     await opts.authorize?.()
     // a stored refusal is thrown again, so the error plugin renders it exactly as the first time
     if (row.status_code >= 400) throw replayedError(row.status_code, row.response)
-    return { status: row.status_code, body: row.response, replayed: true }
+    return { status: row.status_code, body: opened(deps, row.response), replayed: true }
   }
   try {
     const body = await db.tx(async (tx) => {
       const result = await run(tx)
-      await tx.query(idempotencySql.complete, [userId, key, 200, JSON.stringify(result)])
+      const stored = opts.sealed ? seal(replaySecretOf(deps.config), result) : result
+      await tx.query(idempotencySql.complete, [userId, key, 200, JSON.stringify(stored)])
       return result
     })
     return { status: 200, body, replayed: false }
   } catch (err) {
     if ((err instanceof ErrorListError || err instanceof RefusalError) && err.status < 500 && opts.storeRefusals !== false) {
-      await db.query(idempotencySql.complete, [userId, key, err.status, JSON.stringify(err.toBody())])
+      await db.query(idempotencySql.complete, [userId, key, err.status, JSON.stringify(err.toBody())]).catch(async (stored) => {
+        // the refusal could not be kept: free the key, or a retry would see "in progress" for 10 minutes
+        deps.log.warn('idempotency refusal not stored; freeing the key', { userId, error: String(stored) })
+        await release(deps, userId, key)
+      })
     } else {
-      await db.query(idempotencySql.release, [userId, key]).catch(() => {})
+      await release(deps, userId, key)
     }
     throw err
+  }
+}
+
+/** A stored answer as the caller first got it; a sealed one this process cannot open is refused with the reason. */
+function opened(deps: IdempotencyDeps, stored: Record<string, unknown>): Record<string, unknown> {
+  if (!isSealed(stored)) return stored
+  const body = unseal(replaySecretOf(deps.config), stored)
+  if (body) return body
+  throw new ErrorListError(
+    ['The answer to this Idempotency-Key carried secrets (claim tokens) and this server cannot replay it'],
+    {
+      _tip: 'Such answers are kept encrypted with REPLAY_SECRET (or ADMIN_TOKEN); it is unset or changed since. The claims taken stay held until they expire; claim again with a new Idempotency-Key.',
+    },
+    409,
+  )
+}
+
+/**
+ * Frees the key of a failed first attempt, so the client's retry runs instead of meeting 409
+ * "in progress". A release that fails (the database unreachable) is logged with its reason and
+ * retried in the background, with a growing pause, until it lands or the claim's own takeover
+ * (10 minutes) has made it moot.
+ */
+async function release(deps: IdempotencyDeps, userId: string, key: string, attempt = 0, since = Date.now()): Promise<void> {
+  try {
+    await deps.db.query(idempotencySql.release, [userId, key])
+    if (attempt > 0) deps.log.info('idempotency key released after a failed release', { userId, attempts: attempt + 1 })
+  } catch (err) {
+    if (Date.now() - since >= TAKEOVER_MS) {
+      deps.log.error('idempotency key release failed; giving up, the key is taken over 10 minutes after its claim', {
+        userId,
+        attempts: attempt + 1,
+        error: String(err),
+      })
+      return
+    }
+    const pause = Math.min(100 * 2 ** attempt, 30_000)
+    deps.log.warn('idempotency key release failed; retrying', { userId, attempt: attempt + 1, retryInMs: pause, error: String(err) })
+    const timer = setTimeout(() => void release(deps, userId, key, attempt + 1, since), pause)
+    timer.unref?.()
   }
 }
 

@@ -39,6 +39,7 @@ const NAMES: Record<string, string> = {
   'GET /api/v1/share': 'listShareLinks',
   'DELETE /api/v1/share': 'revokeShareLink',
   'GET /api/v1/events': 'listEvents',
+  'GET /api/v1/history': 'listHistory',
   'GET /api/v1/export-okf': 'exportOkf',
   'POST /api/v1/view-command': 'sendViewCommand',
   'GET /api/v1/view-state': 'getViewState',

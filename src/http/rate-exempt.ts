@@ -13,9 +13,9 @@ const WAITING = new Map<string, { max: number; kind: Waiting }>([
 ])
 
 /**
- * What kind of waiting request this is, or false. A `feed` read that finds events at once
- * answers without waiting; the caller counts it after the fact (otherwise `wait=1` would be a
- * way around the limit). The canvas's poll is the page's own and is never counted.
+ * What kind of waiting request this is, or false. Exempt means "may go uncounted": the caller
+ * checks the limit first (an address past it gets 429), and counts the request after the fact
+ * unless it really slept in the waiter list (answered at once, refused or failed: counted).
  */
 export type Waiting = 'feed' | 'canvas'
 

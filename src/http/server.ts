@@ -81,9 +81,10 @@ export function createHandler(deps: Deps, app: App, options: HandlerOptions = {}
             { 'retry-after': String(wait) },
           )
       }
-      if (url.pathname.startsWith('/api/') && !res && exempt !== 'canvas') {
-        // a waiting feed read is not counted, but an address past the limit gets no more reads
-        const wait = exempt === 'feed' ? limiter.blocked(ip) : limiter.hit(ip)
+      if (url.pathname.startsWith('/api/') && !res) {
+        // a request that may wait is counted once it is known not to have waited (below), but an
+        // address past the limit gets no more reads, waiting or not
+        const wait = exempt ? limiter.blocked(ip) : limiter.hit(ip)
         if (wait)
           res = json(
             429,
@@ -127,8 +128,9 @@ export function createHandler(deps: Deps, app: App, options: HandlerOptions = {}
       if (admin && res.status === 401) adminFailures.fail(ip)
       // a project read answered from the read cache: the fast lane may answer its next asks
       if (fast && res.status === 200 && req.method === 'GET' && !link) noteRequest(received, res)
-      // a feed read that had something to answer at once did not wait: it counts like any read
-      if (exempt === 'feed' && deps.waiters.answeredAtOnce.has(req)) limiter.hit(ip)
+      // only a request that slept in the waiter list goes uncounted: one answered at once,
+      // refused or failed did not wait, and counts like any request
+      if (exempt && !deps.waiters.waited.has(req)) limiter.hit(ip)
     }
     res.headers.set('x-request-id', requestId)
     res.headers.set('x-content-type-options', 'nosniff')

@@ -1,8 +1,8 @@
 import type { User } from '../accounts/model'
-import type { Db } from '../db'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid } from '../errors'
 import { type DomainEvent, type EventNode, emit } from '../events/outbox'
+import { iterationChange, recordChanges } from '../history/service'
 import { parseInput } from '../http/action-schema'
 import { requireProject } from '../projects/access'
 import { bumpRevision } from '../revisions/revision'
@@ -19,6 +19,14 @@ import {
 } from './model'
 import * as q from './queries'
 
+/** An iteration as a change keeps it: its resource fields. */
+const iterationState = (row: q.IterationRow) => ({
+  name: row.name,
+  status: row.status,
+  sortOrder: row.sort_order,
+  gitTags: row.git_tags ?? [],
+})
+
 const MAX_NAME = 100
 
 /** A name as stored: trimmed, at most MAX_NAME characters (its type and non-blankness are the schema's, ./model.ts). */
@@ -33,7 +41,7 @@ function cleanName(value: string, field: string): string {
  * module owns those rows and reads iterations, so its query is passed in (by mutate/service.ts)
  * rather than imported: an import would close a circle between the two modules.
  */
-export type MoveNodes = (db: Db, projectId: string, from: string, to: string) => Promise<EventNode[]>
+export type MoveNodes = (deps: Deps, projectId: string, from: string, to: string) => Promise<EventNode[]>
 
 /** GET /iterations */
 export async function listIterations(deps: Deps, user: User, raw: { projectId?: string }) {
@@ -62,7 +70,8 @@ export async function addIteration(deps: Deps, projectId: string, it: NewIterati
   const gitTags = it.gitTags ?? []
   const row = await q.insert(deps.db, projectId, name, status, gitTags)
   if (!row) throw invalid(`Iteration ${name} already exists in this project`)
-  await emit(deps.db, projectId, [{ type: 'iteration.added', iteration: { name, status } }], deps.now(), deps.commits)
+  await recordChanges(deps, projectId, [iterationChange('addIteration', name, null, iterationState(row))])
+  await emit(deps.db, projectId, [{ type: 'iteration.added', iteration: { name, status } }], deps.now(), deps.commits, deps.author?.actor)
   return toIteration(row)
 }
 
@@ -101,13 +110,14 @@ export async function updateIterationAction(deps: Deps, user: User, body: Update
     if (status !== row.status) iterationEvent.status = status
     if (renamed) iterationEvent.previous_name = row.name
     if (renamed || status !== row.status) events.push({ type: 'iteration.updated', iteration: iterationEvent })
+    await recordChanges(d, project.id, [iterationChange('updateIteration', name, iterationState(row), iterationState(updated))])
     let moved = 0
     if (renamed)
-      for (const n of await moveNodes(tx, project.id, row.name, name)) {
+      for (const n of await moveNodes(d, project.id, row.name, name)) {
         events.push({ type: 'node.updated', node: n })
         moved++
       }
-    await emit(tx, project.id, events, deps.now(), deps.commits)
+    await emit(tx, project.id, events, deps.now(), deps.commits, deps.author?.actor)
     const tips: string[] = []
     if (renamed) tips.push(`Renamed; ${moved} job(s) and task(s) now name ${name}.`)
     if (status === 'done' && row.status !== 'done')
@@ -119,10 +129,12 @@ export async function updateIterationAction(deps: Deps, user: User, body: Update
 export async function deleteIterationAction(deps: Deps, user: User, body: DeleteIterationBody, moveNodes: MoveNodes) {
   const { project } = await requireProject(deps, user, body.projectId)
   return deps.db.tx(async (tx) => {
-    const { row } = await findIteration({ ...deps, db: tx }, project.id, body.iterationName)
+    const d = { ...deps, db: tx }
+    const { row } = await findIteration(d, project.id, body.iterationName)
     if (row.system) throw new ErrorListError([`Cannot delete system iteration ${row.name}`])
     await q.remove(tx, project.id, row.name)
-    const moved = await moveNodes(tx, project.id, row.name, LATER)
+    await recordChanges(d, project.id, [iterationChange('deleteIteration', row.name, iterationState(row), null)])
+    const moved = await moveNodes(d, project.id, row.name, LATER)
     await emit(
       tx,
       project.id,
@@ -132,6 +144,7 @@ export async function deleteIterationAction(deps: Deps, user: User, body: Delete
       ],
       deps.now(),
       deps.commits,
+      deps.author?.actor,
     )
     return {
       success: true,
@@ -146,7 +159,8 @@ export async function reorderIterationsAction(deps: Deps, user: User, body: Reor
   const { project } = await requireProject(deps, user, body.projectId)
   const order = body.order
   return deps.db.tx(async (tx) => {
-    const names = (await q.list(tx, project.id)).map((i) => i.name)
+    const rows = await q.list(tx, project.id)
+    const names = rows.map((i) => i.name)
     const missing = names.filter((n) => !order.includes(n))
     const unknown = order.filter((n: string) => !names.includes(n))
     if (missing.length || unknown.length || new Set(order).size !== order.length)
@@ -160,10 +174,96 @@ export async function reorderIterationsAction(deps: Deps, user: User, body: Reor
       )
     await q.setOrder(tx, project.id, order)
     await bumpRevision(tx, project.id) // no event says so, but every read that lists iterations changes
-    return { success: true, iterations: (await q.list(tx, project.id)).map(toIteration) }
+    const after = await q.list(tx, project.id)
+    // one change per iteration whose place moved
+    const was = new Map(rows.map((r) => [r.name, r]))
+    await recordChanges(
+      { ...deps, db: tx },
+      project.id,
+      after.flatMap((r) =>
+        was.get(r.name)!.sort_order === r.sort_order
+          ? []
+          : [iterationChange('reorderIterations', r.name, iterationState(was.get(r.name)!), iterationState(r))],
+      ),
+    )
+    return { success: true, iterations: after.map(toIteration) }
   })
 }
 
 export type { IterationRow } from './queries'
 // The stored iterations, for the modules that read them (nodes, workflow): this module's public surface.
 export const iterationRows = { list: q.list }
+
+/**
+ * Take back one change of an iteration (a revert, src/mutate/revert.ts), in the caller's
+ * transaction: an add by deleting it (its jobs and tasks move to Later), a delete by adding it
+ * again, an update by setting its changed fields back. Recorded as `revert` of `revertOf`.
+ * Answers what stood in the way instead of writing: `gone` (it no longer exists) or `exists`.
+ */
+export async function revertIteration(
+  deps: Deps,
+  projectId: string,
+  change: { target_id: string; before: Record<string, unknown> | null; after: Record<string, unknown> | null; fields: string[] },
+  revertOf: number,
+  moveNodes: MoveNodes,
+  /** false: only say what would stand in the way (a dry run) */
+  write = true,
+): Promise<{ stood: 'gone' | 'exists' } | { ids: number[] }> {
+  const all = await q.list(deps.db, projectId)
+  const row = all.find((i) => i.name === change.target_id)
+  const events: DomainEvent[] = []
+  const { before, after } = change
+  const ids: number[] = []
+  if (before === null) {
+    if (!row) return { stood: 'gone' }
+    if (row.system) throw invalid(`Cannot delete system iteration ${row.name}`)
+    if (!write) return { ids }
+    await q.remove(deps.db, projectId, row.name)
+    ids.push(...(await recordChanges(deps, projectId, [iterationChange('revert', row.name, iterationState(row), null, revertOf)])))
+    events.push({ type: 'iteration.deleted', iteration: { name: row.name, status: row.status } })
+    for (const n of await moveNodes(deps, projectId, row.name, LATER)) events.push({ type: 'node.updated', node: n })
+  } else if (after === null) {
+    const name = String(before.name)
+    if (all.some((i) => i.name === name)) return { stood: 'exists' }
+    if (!write) return { ids }
+    const status = String(before.status ?? 'active')
+    const added = (await q.insert(deps.db, projectId, name, status, (before.gitTags as string[] | undefined) ?? []))!
+    const placed =
+      typeof before.sortOrder === 'number'
+        ? (await q.update(deps.db, projectId, name, { name, status, gitTags: added.git_tags, sortOrder: before.sortOrder }))!
+        : added
+    ids.push(...(await recordChanges(deps, projectId, [iterationChange('revert', name, null, iterationState(placed), revertOf)])))
+    events.push({ type: 'iteration.added', iteration: { name, status } })
+  } else {
+    if (!row) return { stood: 'gone' }
+    const was = (f: string, now: unknown) => (change.fields.includes(f) && before[f] !== undefined ? before[f] : now)
+    const next = {
+      name: String(was('name', row.name)),
+      status: String(was('status', row.status)),
+      gitTags: was('gitTags', row.git_tags) as string[],
+      sortOrder: Number(was('sortOrder', row.sort_order)),
+    }
+    if (next.name !== row.name && all.some((i) => i.name === next.name)) return { stood: 'exists' }
+    if (!write) return { ids }
+    const updated = (await q.update(deps.db, projectId, row.name, next))!
+    ids.push(
+      ...(await recordChanges(deps, projectId, [
+        iterationChange('revert', updated.name, iterationState(row), iterationState(updated), revertOf),
+      ])),
+    )
+    const renamed = updated.name !== row.name
+    if (renamed || updated.status !== row.status)
+      events.push({
+        type: 'iteration.updated',
+        iteration: {
+          name: updated.name,
+          ...(updated.status !== row.status ? { status: updated.status } : {}),
+          ...(renamed ? { previous_name: row.name } : {}),
+        },
+      })
+    if (renamed) for (const n of await moveNodes(deps, projectId, row.name, updated.name)) events.push({ type: 'node.updated', node: n })
+    if (updated.sort_order !== row.sort_order) await bumpRevision(deps.db, projectId)
+  }
+  await emit(deps.db, projectId, events, deps.now(), deps.commits, deps.author?.actor)
+  return { ids }
+}

@@ -13,6 +13,7 @@ import { DIRECTIONS, OutlineParams, TreeParams } from '../tree/model'
 import { ViewCommandBody, ViewStateParams } from '../view/model'
 import { WorkflowBody } from '../workflow/model'
 import { EditArgs, FollowArgs, OpenPlanArgs, ReadPlanArgs, ReportArgs } from './app-tools'
+import { HISTORY_TOOL } from './history'
 import { MutateArgs } from './mutate'
 import { OUTPUT } from './outputs'
 import { ClaimArgs, ProjectsArgs, ReadyArgs, ReleaseArgs } from './work'
@@ -226,6 +227,7 @@ export const TOOLS: ToolSpec[] = [
     outputSchema: OUTPUT.release_work,
     request: (args) => ({ args: { action: 'releaseClaim', ...args } }),
   },
+  HISTORY_TOOL,
 ]
 
 /**

@@ -120,8 +120,8 @@ async function applyEntry(ctx: WriteCtx, e: BatchEntry): Promise<Record<string, 
       }
     }
     case 'update': {
-      const { node, classified } = await prepareUpdate(ctx, e as unknown as NodeUpdate)
-      const saved = await writeUpdate(ctx, node, classified)
+      const { node, classified, before } = await prepareUpdate(ctx, e as unknown as NodeUpdate)
+      const saved = await writeUpdate(ctx, node, classified, before)
       return { action: 'update', nodeId: saved.id, node: { id: saved.id, type: saved.type, parentId: saved.parentId, data: saved.data } }
     }
     default: {

@@ -5,6 +5,7 @@
  * (the MCP server reuses them). The messages come from src/http/action-schema.ts.
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { RevertBody } from '../history/model'
 import { action, discriminated, NodeId, PREFIX_ITEMS, ProjectId, ruled } from '../http/action-schema'
 import {
   AddIterationBody,
@@ -88,10 +89,11 @@ export const ACTION_BODIES = {
   claim: ClaimBody,
   renewClaim: RenewClaimBody,
   releaseClaim: ReleaseClaimBody,
+  revert: RevertBody,
 } as const
 export type ActionName = keyof typeof ACTION_BODIES
 
-/** The body of POST /mutate: one of the fifteen actions, chosen by `action`. */
+/** The body of POST /mutate: one of the sixteen actions, chosen by `action`. */
 export const MutateBody = Type.Union(Object.values(ACTION_BODIES), {
   description: 'One action per call, chosen by action; project-scoped actions also need projectId.',
 })
@@ -136,6 +138,19 @@ export const MutateResult = Type.Union(
     ok('claim', { claims: Type.Array(ClaimOut, { description: 'empty when nothing was ready' }) }),
     ok('renewClaim', { claim: ClaimOut }),
     ok('releaseClaim', { released: Type.Object({ nodeId: Type.String() }) }),
+    ok('revert', {
+      reverted: Type.Optional(Type.Integer({ description: 'how many changes were taken back' })),
+      changeIds: Type.Optional(Type.Array(Type.String(), { description: 'the changes the revert made (action revert)' })),
+      dryRun: Type.Optional(Type.Literal(true)),
+      changes: Type.Optional(
+        Type.Array(Type.Object({}, { additionalProperties: true }), {
+          description: 'dryRun: {target, action, before, after} it would make',
+        }),
+      ),
+      conflicts: Type.Optional(
+        Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'dryRun: what stands in the way' }),
+      ),
+    }),
   ],
   { description: 'The result of the action sent.' },
 )

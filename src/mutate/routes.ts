@@ -1,34 +1,51 @@
-import { Elysia, t } from 'elysia'
+import { type Context, Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
+import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { documentedBody, documentedResponse } from '../http/documented'
 import { runIdempotent } from '../http/idempotency'
 import { MetaBody, ValidationBody } from '../http/schemas'
 import { requireProject } from '../projects/access'
+import { withProjectTip } from './hints'
 import { importOkf } from './import-okf'
 import { MutateBody, MutateResult } from './model'
-import { actionOf, afterCommit, NOT_IDEMPOTENT, runAction } from './service'
+import { actionOf, afterCommit, authorOfRequest, NOT_IDEMPOTENT, runAction } from './service'
 
-export const mutateRoutes = (deps: Deps) =>
-  new Elysia({ name: 'mutate' })
+/** Actions whose answer carries a secret. */
+const SECRET_ANSWERS = new Set(['claim', 'renewClaim'])
+
+export const mutateRoutes = (deps: Deps) => {
+  /** One POST /mutate: the action's schema, its idempotent run, then the after-commit step. */
+  async function mutate(user: User, body: unknown, headers: Record<string, string | undefined>, set: Context['set']) {
+    const { found, request: sent } = actionOf(body, headers['content-type'])
+    const { idempotencyKey, ...request } = sent
+    const key = NOT_IDEMPOTENT.has(request.action) ? undefined : (headers['idempotency-key'] ?? idempotencyKey)
+    // the body is checked inside the idempotent run, so a refusal is stored and replayed like any answer
+    // a replay needs the access a first run would: the caller may have lost the project since
+    const authorize = typeof request.projectId === 'string' ? () => requireProject(deps, user, request.projectId) : undefined
+    const author = await authorOfRequest(deps, user, headers, sent)
+    const outcome = await runIdempotent(deps, user.id, key, request, (db) => runAction(found, { ...deps, db, author }, user, request), {
+      authorize,
+      // a claim's answer holds its claim tokens (a renewal echoes the one sent): kept sealed, never readable at rest
+      sealed: SECRET_ANSWERS.has(request.action),
+    })
+    if (outcome.replayed) set.headers['idempotent-replayed'] = 'true'
+    set.status = outcome.status
+    deps.wake('events')
+    deps.wake('classify')
+    return outcome.replayed || outcome.status !== 200 ? outcome.body : await afterCommit(deps, request, outcome.body)
+  }
+
+  return new Elysia({ name: 'mutate' })
     .derive(withUser(deps))
     .post(
       '/mutate',
       async ({ user, body, headers, set }) => {
-        const { found, request: sent } = actionOf(body)
-        const { idempotencyKey, ...request } = sent
-        const key = NOT_IDEMPOTENT.has(request.action) ? undefined : (headers['idempotency-key'] ?? idempotencyKey)
-        // the body is checked inside the idempotent run, so a refusal is stored and replayed like any answer
-        // a replay needs the access a first run would: the caller may have lost the project since
-        const authorize = typeof request.projectId === 'string' ? () => requireProject(deps, user, request.projectId) : undefined
-        const outcome = await runIdempotent(deps.db, user.id, key, request, (db) => runAction(found, { ...deps, db }, user, request), {
-          authorize,
-        })
-        if (outcome.replayed) set.headers['idempotent-replayed'] = 'true'
-        set.status = outcome.status
-        deps.wake('events')
-        deps.wake('classify')
-        return outcome.replayed || outcome.status !== 200 ? outcome.body : await afterCommit(deps, request, outcome.body)
+        try {
+          return await mutate(user, body, headers, set)
+        } catch (err) {
+          throw withProjectTip(err, body)
+        }
       },
       {
         // no Elysia body schema: its messages are not api.md's. The body is checked by runAction
@@ -69,3 +86,4 @@ export const mutateRoutes = (deps: Deps) =>
         },
       },
     )
+}

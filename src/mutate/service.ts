@@ -1,8 +1,11 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { User } from '../accounts/model'
+import { claimAgent } from '../claims/service'
 import type { Deps } from '../deps'
 import { invalid } from '../errors'
+import { agentName, requestAuthor } from '../history/author'
 import { parseAction } from '../http/action-schema'
+import { isJsonType, notReadAsJson } from '../http/json-body'
 import {
   addIterationAction,
   deleteIterationAction,
@@ -10,13 +13,16 @@ import {
   reorderIterationsAction,
   updateIterationAction,
 } from '../iterations/service'
-import { type Node, toNode } from '../nodes/model'
-import { add, classify, nodeRows, remove, restore, update } from '../nodes/service'
+import type { Node } from '../nodes/model'
+import { add, classify, moveIterationNodes, remove, restore, update } from '../nodes/service'
+import type { Author } from '../ports/actor'
 import { addProject, renameProject } from '../projects/service'
 import { possibleDuplicate } from '../search/service'
 import { aroundWrite, claim, releaseClaim, renewClaim } from '../work/service'
 import { batch } from './batch'
+import { closestName } from './hints'
 import { ACTION_BODIES as bodies } from './model'
+import { revert } from './revert'
 
 export type ActionHandler<B> = (deps: Deps, user: User, body: B) => Promise<Record<string, unknown>>
 
@@ -27,8 +33,7 @@ export interface Action {
   run(deps: Deps, user: User, body: Record<string, unknown>): Promise<Record<string, unknown>>
 }
 /** The jobs and tasks an iteration's rename or deletion moves, as nodes (iterations does not import nodes). */
-const moveNodes: MoveNodes = async (db, projectId, from, to) =>
-  (await nodeRows.moveIteration(db, projectId, from, to)).map((r) => toNode(r))
+const moveNodes: MoveNodes = moveIterationNodes
 
 const action = <S extends TSchema>(schema: S, handler: ActionHandler<Static<S>>): Action => ({
   schema,
@@ -59,10 +64,13 @@ export const actions = new Map<string, Action>([
   ['claim', action(bodies.claim, claim)],
   ['renewClaim', action(bodies.renewClaim, renewClaim)],
   ['releaseClaim', action(bodies.releaseClaim, releaseClaim)],
+  ['revert', action(bodies.revert, revert)],
 ])
 
 /** The actions of agents-and-app.md, 2 (claims), beside api.md's. */
 const CLAIM_ACTIONS = new Set(['claim', 'renewClaim', 'releaseClaim'])
+/** Actions beside api.md's, left out of its list of actions (the guide describes them). */
+const LATER_ACTIONS = new Set([...CLAIM_ACTIONS, 'revert'])
 
 /** Actions that ignore Idempotency-Key (api.md, Idempotency 5). */
 export const NOT_IDEMPOTENT = new Set(['addProject'])
@@ -74,7 +82,10 @@ export type ActionRequest = Record<string, unknown> & { action: string; idempote
  * The action a body names, or the 400 of api.md. The body must be a JSON object with a string
  * `action` (and, when sent, a valid `idempotencyKey`); the rest is the action's own schema.
  */
-export function actionOf(body: unknown): { found: Action; request: ActionRequest } {
+export function actionOf(body: unknown, contentType?: string): { found: Action; request: ActionRequest } {
+  // a body sent as a form or text is not ours to guess at: say how it was read
+  if (contentType === undefined ? typeof body === 'string' && body !== '' : !isJsonType(contentType))
+    throw invalid(notReadAsJson(contentType))
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw invalid('Request body must be a JSON object (Content-Type: application/json)')
   const name = (body as Record<string, unknown>).action
@@ -83,8 +94,8 @@ export function actionOf(body: unknown): { found: Action; request: ActionRequest
   const found = actions.get(name)
   if (!found)
     // the message lists api.md's actions as it always has; the claim actions (agents-and-app.md) are named in the tip
-    throw invalid(`action must be one of: ${[...actions.keys()].filter((a) => !CLAIM_ACTIONS.has(a)).join(', ')}`, {
-      _tip: `Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${[...CLAIM_ACTIONS].join(', ')}.`,
+    throw invalid(`action must be one of: ${[...actions.keys()].filter((a) => !LATER_ACTIONS.has(a)).join(', ')}`, {
+      _tip: `${didYouMean(name)}Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${[...CLAIM_ACTIONS].join(', ')}.`,
     })
   const key = (body as Record<string, unknown>).idempotencyKey
   if (key !== undefined && (typeof key !== 'string' || key.length < 1 || key.length > 255))
@@ -92,9 +103,33 @@ export function actionOf(body: unknown): { found: Action; request: ActionRequest
   return { found, request: body as ActionRequest }
 }
 
+function didYouMean(name: string): string {
+  const close = closestName(name, actions.keys())
+  return close ? `Did you mean \`${close}\`? ` : ''
+}
+
 /** Check `body` against the action's schema (api.md's messages), then run its handler with the typed body. */
 export function runAction(found: Action, deps: Deps, user: User, body: Record<string, unknown>) {
   return found.run(deps, user, body)
+}
+
+/**
+ * Who makes this write (history.md, 1): the claim's `agent` when the action claims or carries a
+ * claim token (the first one of a batch), else X-Agent-Id; `via` from X-Arbor-Via.
+ */
+export async function authorOfRequest(
+  deps: Deps,
+  user: User,
+  headers: Record<string, string | undefined>,
+  request: ActionRequest,
+): Promise<Author> {
+  let agent: string | null = request.action === 'claim' ? (agentName(request.agent) ?? null) : null
+  if (!agent && typeof request.projectId === 'string') {
+    const entries = request.action === 'batch' && Array.isArray(request.mutations) ? request.mutations : [request]
+    const token = entries.map((e) => (e as { claimToken?: unknown })?.claimToken).find((t) => typeof t === 'string' && t.length <= 200)
+    if (typeof token === 'string') agent = await claimAgent(deps.db, request.projectId, token)
+  }
+  return requestAuthor(user, headers, { agent })
 }
 
 /** Work that follows a committed write and must stay outside its transaction. */

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps'
 import { type DomainEvent, emit } from '../events/outbox'
+import { type ChangeDraft, nodeChange, nodeState, recordChanges } from '../history/service'
 import { toNode } from './model'
 import { claimUnclassified, setClassifiedMany } from './queries'
 import { withClassification } from './service'
@@ -26,14 +27,24 @@ export async function tick(deps: Deps, now: Date): Promise<number> {
       const order = new Map(rows.map((r, i) => [`${r.project_id}/${r.id}`, i]))
       const byHand = new Set(rows.filter((r) => r.data.kind).map((r) => `${r.project_id}/${r.id}`))
       const events = new Map<string, DomainEvent[]>()
+      const changes = new Map<string, ChangeDraft[]>()
+      const was = new Map(rows.map((r) => [`${r.project_id}/${r.id}`, r.data]))
       // events in the order the tasks were added, as one by one would have written them
       saved.sort((a, b) => order.get(`${a.project_id}/${a.id}`)! - order.get(`${b.project_id}/${b.id}`)!)
       for (const row of saved) {
         if (byHand.has(`${row.project_id}/${row.id}`)) continue
         const list = events.get(row.project_id) ?? []
-        list.push({ type: 'node.updated', node: toNode(row) })
+        const node = toNode(row)
+        list.push({ type: 'node.updated', node })
         events.set(row.project_id, list)
+        // recorded as Arbor's own change (no author): history is whole, and a revert does not count it as a conflict
+        const data = was.get(`${row.project_id}/${row.id}`)!
+        changes.set(row.project_id, [
+          ...(changes.get(row.project_id) ?? []),
+          nodeChange('update', node, nodeState({ parentId: node.parentId, data }), nodeState(node)),
+        ])
       }
+      for (const [projectId, list] of changes) await recordChanges({ ...deps, db: tx }, projectId, list)
       for (const [projectId, list] of events) await emit(tx, projectId, list, now, deps.commits)
       return rows.length
     })

@@ -3,6 +3,7 @@ import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
 import { type DomainEvent, emit } from '../events/outbox'
+import { type ChangeDraft, nodeChange, nodeState, recordChanges } from '../history/service'
 import { type IterationRow, iterationRows as iterationQueries } from '../iterations/service'
 import type { AccessRow } from '../projects/service'
 import { limitsOf } from '../tiers/service'
@@ -28,6 +29,16 @@ export interface WriteCtx {
   advisories: Record<string, unknown>[]
   created: { nodes: number; iterations: number }
   idPool: Map<NodeType, { next: number; end: number }>
+  /** approach id → its stored blockedBy, read once per write when a blockedBy is sent (the cycle check) */
+  blockers?: Map<string, readonly unknown[]>
+  /** the changes of this write (history.md, 2), stored with its events in `finish` */
+  changes: ChangeDraft[]
+  /** the ids `finish` gave them, in order */
+  changeIds: number[]
+  /** set while a revert undoes a change: what is written now is recorded as `revert` of it */
+  revertOf?: number
+  /** a revert's dry run: `finish` stores no change and emits no event (the transaction is rolled back after) */
+  dryRun?: boolean
 }
 
 export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> {
@@ -44,14 +55,33 @@ export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> 
     advisories: [],
     created: { nodes: 0, iterations: 0 },
     idPool: new Map(),
+    changes: [],
+    changeIds: [],
   }
+}
+
+/** The stored blockedBy of every approach of the project, read once per write. */
+export async function storedBlockers(ctx: WriteCtx): Promise<Map<string, readonly unknown[]>> {
+  if (!ctx.blockers) ctx.blockers = new Map((await q.blockerEdges(ctx.deps.db, ctx.projectId)).map((r) => [r.id, r.blocked_by]))
+  return ctx.blockers
+}
+
+/** Note a change of a node in this write (a revert's own action when one is running). */
+export function noteChange(
+  ctx: WriteCtx,
+  action: 'add' | 'update' | 'delete' | 'restore',
+  node: { id: string; type: string },
+  before: { parentId: string | null; data: Record<string, unknown> } | null,
+  after: { parentId: string | null; data: Record<string, unknown> } | null,
+): void {
+  ctx.changes.push(nodeChange(ctx.revertOf ? 'revert' : action, node, before && nodeState(before), after && nodeState(after), ctx.revertOf))
 }
 
 /** Read the given ids into the context in one query (those not known yet). */
 export async function loadNodes(ctx: WriteCtx, ids: Iterable<string>): Promise<void> {
   const missing = [...new Set(ids)].filter((id) => !ctx.nodes.has(id) && !id.startsWith('draft-'))
   if (missing.length === 0) return
-  const rows = await q.getMany(ctx.deps.db, ctx.projectId, missing)
+  const rows = await q.lockMany(ctx.deps.db, ctx.projectId, missing)
   for (const id of missing) ctx.nodes.set(id, null)
   for (const row of rows) ctx.nodes.set(row.id, toNode(row, true))
 }
@@ -92,10 +122,13 @@ export async function flush(ctx: WriteCtx): Promise<void> {
   for (const row of inserted) ctx.nodes.set(row.id, toNode(row, true))
 }
 
-/** Flush and emit: the last step of every write, still inside its transaction. */
+/** Flush, record the changes and emit: the last step of every write, still inside its transaction. */
 export async function finish(ctx: WriteCtx): Promise<void> {
   await flush(ctx)
-  await emit(ctx.deps.db, ctx.projectId, ctx.events, ctx.deps.now(), ctx.deps.commits)
+  if (ctx.dryRun) return
+  ctx.changeIds.push(...(await recordChanges(ctx.deps, ctx.projectId, ctx.changes)))
+  ctx.changes = []
+  await emit(ctx.deps.db, ctx.projectId, ctx.events, ctx.deps.now(), ctx.deps.commits, ctx.deps.author?.actor)
   ctx.events = []
 }
 

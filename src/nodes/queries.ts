@@ -5,6 +5,7 @@ import changelogListSql from '../../sql/changelog/list.sql' with { type: 'text' 
 import changelogRestoredSql from '../../sql/changelog/mark-restored.sql' with { type: 'text' }
 import allocateIdsSql from '../../sql/nodes/allocate-ids.sql' with { type: 'text' }
 import ancestorsSql from '../../sql/nodes/ancestors.sql' with { type: 'text' }
+import blockerEdgesSql from '../../sql/nodes/blocker-edges.sql' with { type: 'text' }
 import claimUnclassifiedSql from '../../sql/nodes/claim-unclassified.sql' with { type: 'text' }
 import countByTypeSql from '../../sql/nodes/count-by-type.sql' with { type: 'text' }
 import countOpenMemosSql from '../../sql/nodes/count-open-memos.sql' with { type: 'text' }
@@ -14,6 +15,7 @@ import getManySql from '../../sql/nodes/get-many.sql' with { type: 'text' }
 import insertManySql from '../../sql/nodes/insert-many.sql' with { type: 'text' }
 import listSql from '../../sql/nodes/list.sql' with { type: 'text' }
 import lockCapOwnerSql from '../../sql/nodes/lock-cap-owner.sql' with { type: 'text' }
+import lockManySql from '../../sql/nodes/lock-many.sql' with { type: 'text' }
 import moveIterationSql from '../../sql/nodes/move-iteration.sql' with { type: 'text' }
 import reserveIdSql from '../../sql/nodes/reserve-id.sql' with { type: 'text' }
 import setClassifiedSql from '../../sql/nodes/set-classified.sql' with { type: 'text' }
@@ -33,6 +35,10 @@ export type TreeRow = NodeRow & { depth: number }
 export type ChangelogRow = { id: number; node_id: string; action: 'delete'; node: Node; deleted_at: Date; restored_at: Date | null }
 
 export const getMany = (db: Db, projectId: string, ids: string[]) => db.query<NodeRow>(getManySql, [projectId, ids])
+/** Each approach of the project that names blockers, with its blockedBy (the cycle check's graph). */
+export const blockerEdges = (db: Db, projectId: string) => db.query<{ id: string; blocked_by: unknown[] }>(blockerEdgesSql, [projectId])
+/** getMany for a write: the rows stay locked until its transaction ends (sql/nodes/lock-many.sql). */
+export const lockMany = (db: Db, projectId: string, ids: string[]) => db.query<NodeRow>(lockManySql, [projectId, ids])
 export const list = (db: Db, projectId: string, type: string | null, iteration: string | null) =>
   db.query<NodeRow>(listSql, [projectId, type, iteration])
 export const countByType = (db: Db, projectId: string) => db.query<{ type: NodeType; count: number }>(countByTypeSql, [projectId])

@@ -2,13 +2,15 @@ import type { User } from '../accounts/model'
 import { liveClaims, withClaim } from '../claims/service'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, RefusalError } from '../errors'
+import type { EventNode } from '../events/outbox'
+import { nodeChange, nodeState, recordChanges } from '../history/service'
 import { parseInput } from '../http/action-schema'
 import { focus } from '../http/meta'
 import { currentOf } from '../iterations/model'
 import { iterationRows as iterationQueries } from '../iterations/service'
 import { requireProject } from '../projects/access'
 import { classifyTask } from './classify'
-import { capAdvisory, checkNodeCap, finish, flush, getNode, inboxAdvisory, openCtx, type WriteCtx, writeMeta } from './context'
+import { capAdvisory, checkNodeCap, finish, flush, getNode, inboxAdvisory, noteChange, openCtx, type WriteCtx, writeMeta } from './context'
 import { type AddInput, ChangelogQuery, type ClassifyBody, type DeleteBody, NodesQuery, type RestoreBody, type UpdateBody } from './input'
 import { an, FieldError, NODE_TYPES, type Node, type NodeData, toNode } from './model'
 import * as q from './queries'
@@ -43,26 +45,31 @@ export async function add(deps: Deps, user: User, body: AddInput) {
   return { success: true, node: publicNode(node), _meta: writeMeta(ctx, nodeFocus(project.id, node)) }
 }
 
-/** Persist an update prepared in `ctx`, and queue its event. */
-export async function writeUpdate(ctx: WriteCtx, node: Node, classified: boolean): Promise<Node> {
+/** Persist an update prepared in `ctx` (`before`: the node as it was), and queue its event and change. */
+export async function writeUpdate(ctx: WriteCtx, node: Node, classified: boolean, before: Node): Promise<Node> {
   await flush(ctx)
   const row = await q.update(ctx.deps.db, ctx.projectId, node.id, node.parentId, node.data, classified)
   const saved = toNode(row!, true)
   ctx.nodes.set(saved.id, saved)
   ctx.events.push({ type: 'node.updated', node: saved })
+  noteChange(ctx, 'update', saved, before, saved)
   return saved
 }
 
 export async function update(deps: Deps, user: User, body: UpdateBody) {
   const { project } = await requireProject(deps, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
-  const { node, classified } = await rule(() => prepareUpdate(ctx, body))
-  const saved = await writeUpdate(ctx, node, classified)
+  const { node, classified, before } = await rule(() => prepareUpdate(ctx, body))
+  const saved = await writeUpdate(ctx, node, classified, before)
   await finish(ctx)
   return { success: true, node: publicNode(saved), _meta: writeMeta(ctx, nodeFocus(project.id, saved)) }
 }
 
-/** Delete a node and everything beneath it; only the named node goes to the changelog. */
+/**
+ * Delete a node and everything beneath it; only the named node goes to the changelog. History
+ * gets one change per removed node, deepest first, so that taking the delete back (newest
+ * first) brings parents back before their children.
+ */
 export async function deleteNode(ctx: WriteCtx, nodeId: string) {
   await flush(ctx)
   const rows = await q.subtree(ctx.deps.db, ctx.projectId, [nodeId])
@@ -79,6 +86,7 @@ export async function deleteNode(ctx: WriteCtx, nodeId: string) {
     ctx.nodes.set(r.id, null)
     ctx.events.push({ type: 'node.deleted', node: toNode(r) })
   }
+  for (const r of [...rows].sort((a, b) => b.depth - a.depth)) noteChange(ctx, 'delete', r, toNode(r), null)
   const orphanedChildren = rows.filter((r) => r.depth === 1).map((r) => r.id)
   return { node, changelogId: Number(changelogId), orphanedChildren, removed: rows.length }
 }
@@ -141,6 +149,7 @@ export async function restore(deps: Deps, user: User, body: RestoreBody) {
   const classified = node.type !== 'task' || data.kind !== undefined
   ctx.pending.push({ id: node.id, type: node.type, parent_id: node.parentId, data, created_at: saved.createdAt ?? null, classified })
   ctx.events.push({ type: 'node.added', node })
+  noteChange(ctx, 'restore', node, null, node)
   await finish(ctx)
   await q.changelogMarkRestored(db, entry.id)
   return { success: true, node, _meta: writeMeta(ctx, nodeFocus(project.id, node)) }
@@ -175,7 +184,22 @@ async function classifyNode(ctx: WriteCtx, node: Node): Promise<Node> {
   const row = await q.setClassified(ctx.deps.db, ctx.projectId, node.id, data)
   const saved = toNode(row!, true)
   ctx.events.push({ type: 'node.updated', node: saved })
+  noteChange(ctx, 'update', saved, node, saved)
   return saved
+}
+
+/**
+ * Moves every job and task naming iteration `from` to `to` (an iteration renamed or deleted),
+ * records each as an update, and returns them as nodes (for the iteration's events).
+ */
+export async function moveIterationNodes(deps: Deps, projectId: string, from: string, to: string): Promise<EventNode[]> {
+  const moved = (await q.moveIteration(deps.db, projectId, from, to)).map((r) => toNode(r))
+  await recordChanges(
+    deps,
+    projectId,
+    moved.map((n) => nodeChange('update', n, nodeState({ parentId: n.parentId, data: { ...n.data, iteration: from } }), nodeState(n))),
+  )
+  return moved
 }
 
 // ---- reads ----
@@ -238,5 +262,7 @@ export const nodeRows = {
   siblings: q.siblings,
   siblingsOf: q.siblingsOf,
   moveIteration: q.moveIteration,
+  lockMany: q.lockMany,
+  deleteMany: q.deleteMany,
 }
 export type { NodeRow, TreeRow } from './queries'

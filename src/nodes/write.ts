@@ -1,7 +1,7 @@
 import { parseInput } from '../http/action-schema'
 import { LATER } from '../iterations/model'
 import { dataSchema } from '../ports/node-data'
-import { getNode, loadNodes, nextId, type WriteCtx } from './context'
+import { getNode, loadNodes, nextId, noteChange, storedBlockers, type WriteCtx } from './context'
 import type { NewNode, NodeUpdate } from './input'
 import { an, FieldError, type Node, type NodeData, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
 
@@ -53,7 +53,46 @@ async function checkRefs(ctx: WriteCtx, node: { id: string; parentId: string | n
       if (field === 'serves' && id === node.parentId) fail(`serves must not name the bet's own parent ${id}`, SHAPES.serves)
       if (field === 'blockedBy' && id === node.id) fail('blockedBy must not name the approach itself', SHAPES.blockedBy)
     }
+    if (field === 'blockedBy') await checkNoCycle(ctx, node.id, ids)
     data[field] = ids
+  }
+}
+
+/** Steps of the cycle walk between two yields to the event loop: a large project never holds other requests up. */
+const WALK_SLICE = 20_000
+
+/**
+ * Refuses a blockedBy that would close a cycle: `id` must not be reachable from its new blockers
+ * along the blockedBy of other approaches, as they stand in this write (earlier entries of a
+ * batch included, read from the context) or are stored. Each approach is visited once.
+ */
+async function checkNoCycle(ctx: WriteCtx, id: string, blockers: string[]): Promise<void> {
+  const stored = await storedBlockers(ctx)
+  const next = (at: string): readonly unknown[] => {
+    if (ctx.nodes.has(at)) {
+      const node = ctx.nodes.get(at)
+      const list = node?.type === 'approach' ? node.data.blockedBy : undefined
+      return Array.isArray(list) ? list : []
+    }
+    return stored.get(at) ?? []
+  }
+  const cameFrom = new Map<string, string>(blockers.map((b) => [b, id]))
+  const stack = [...new Set(blockers)]
+  let steps = 0
+  while (stack.length) {
+    const at = stack.pop()!
+    for (const to of next(at)) {
+      if (++steps % WALK_SLICE === 0) await new Promise((resolve) => setImmediate(resolve))
+      if (typeof to !== 'string') continue
+      if (to === id) {
+        const path = [id, at]
+        for (let back = cameFrom.get(at); back !== undefined && back !== id; back = cameFrom.get(back)) path.splice(1, 0, back)
+        fail(`blockedBy would make a cycle (each blocked by the next): ${[...path, id].join(' → ')}`, SHAPES.blockedBy)
+      }
+      if (cameFrom.has(to)) continue
+      cameFrom.set(to, at)
+      stack.push(to)
+    }
   }
 }
 
@@ -160,12 +199,13 @@ export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean
   ctx.nodes.set(id, node)
   ctx.pending.push({ id, type, parent_id: parentId, data, created_at: null, classified: type !== 'task' })
   ctx.events.push({ type: 'node.added', node })
+  noteChange(ctx, 'add', node, null, node)
   ctx.created.nodes++
   return node
 }
 
 /** Validate an update (PATCH semantics; arrays replaced whole) and return the node after it. */
-export async function prepareUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<{ node: Node; classified: boolean }> {
+export async function prepareUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<{ node: Node; classified: boolean; before: Node }> {
   const id = resolveId(ctx, input.nodeId)
   const before = await getNode(ctx, id)
   if (!before) fail(`Node with id ${id} not found`)
@@ -193,5 +233,5 @@ export async function prepareUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<{
   if (type === 'task') checkUrgent(data, patch)
   const node: Node = { ...before!, parentId, data }
   ctx.nodes.set(id, node)
-  return { node, classified: 'kind' in patch }
+  return { node, classified: 'kind' in patch, before: before! }
 }

@@ -22,7 +22,7 @@ export const ENUMS = {
   kind: ['memo', 'do-it'],
 } as const
 
-export const LIMITS = { externalRefs: 50, demand: 25, serves: 5, labelLength: 500, textLength: 20_000 } as const
+export const LIMITS = { externalRefs: 50, demand: 25, serves: 5, blockedBy: 50, labelLength: 500, textLength: 20_000 } as const
 
 /** The expected shape of the array fields, sent as `_meta._tip` with their refusals. */
 export const SHAPES = {
@@ -30,7 +30,8 @@ export const SHAPES = {
   demand:
     'demand is an array of at most 25 {who, at, revenue?, size?, source?, ask?}; who a non-empty string, at a YYYY-MM-DD date, revenue a number >= 0',
   serves: 'serves is an array of at most 5 distinct ids of existing needs, never the bet’s own parent',
-  blockedBy: 'blockedBy is an array of ids of existing approaches, never the approach itself',
+  blockedBy:
+    'blockedBy is an array of at most 50 distinct ids of existing approaches, never the approach itself, and no approach may end up blocking itself through others',
 } as const
 
 /** "a goal", "an approach": messages name types with the right article. */
@@ -201,7 +202,9 @@ export const NodeFields = Type.Object({
   size: Type.Optional(field(['approach'], enumOf(ENUMS.size))),
   approachStatus: Type.Optional(field(['approach'], enumOf(ENUMS.approachStatus))),
   goalStatus: Type.Optional(field(['goal'], enumOf(ENUMS.goalStatus))),
-  blockedBy: Type.Optional(field(['approach'], ids('blockedBy', 'ids of blocking approaches, never the approach itself'))),
+  blockedBy: Type.Optional(
+    field(['approach'], ids('blockedBy', 'ids of blocking approaches, never the approach itself, no cycle', LIMITS.blockedBy)),
+  ),
   serves: Type.Optional(field(['approach'], ids('serves', 'ids of existing needs, never the bet’s own parent', LIMITS.serves))),
   externalRefs: Type.Optional(
     field(

@@ -15,10 +15,22 @@ export interface Waiters {
   /** Requests waiting now. */
   size(): number
   /**
-   * Requests that asked to wait but found their answer at once (they never waited): the
-   * per-IP rate limit counts these after the fact, so `wait` is no way around it.
+   * Requests that went to sleep in the waiter list: the only ones the per-IP rate limit leaves
+   * uncounted. One that asked to wait but was answered at once, refused (401, 403) or failed
+   * (400) never waited and is counted after the fact, so `wait` is no way around the limit.
    */
-  readonly answeredAtOnce: WeakSet<Request>
+  readonly waited: WeakSet<Request>
+  /**
+   * One read for every caller that asks with the same `key` while it runs and since the same
+   * wake-up (`now()`): a thousand requests woken by one commit that read the same page read it
+   * once and share its answer (a read begun before a wake-up they heard is never shared with them).
+   */
+  shared<T>(key: string, read: () => Promise<T>): Promise<T>
+  /**
+   * Resolves when this woken request may send its answer: at most a slice of them per turn of the
+   * event loop, so answering a thousand woken requests never holds other requests up for long.
+   */
+  turn(): Promise<void>
   /** Release every waiter (shutdown: held requests answer at once instead of holding the drain). */
   close(): void
 }

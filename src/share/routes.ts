@@ -69,7 +69,7 @@ export const shareRoutes = (deps: Deps) =>
       detail: { summary: 'List share links, newest first', tags: ['share'] },
     })
     .delete('/share', ({ user, query }) => revokeShare(deps, user, query), {
-      query: t.Object({ projectId: t.Optional(t.String()), token: t.Optional(t.String()) }, { additionalProperties: true }),
+      query: t.Object({ projectId: t.String(), token: t.Optional(t.String()) }, { additionalProperties: true }),
       response: {
         200: t.Object({ success: t.Literal(true), revoked: Nullable(t.String()), _meta: MetaBody }),
         400: Refusal,

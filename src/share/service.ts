@@ -42,13 +42,19 @@ const managementUnavailable = () =>
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
 export const shareUrl = (deps: Deps, token: string) => `${deps.config.publicBaseUrl}/s/${token}`
 
+/** The most goals one share link names: a project's goals are far fewer, and every read of the link filters by them. */
+export const MAX_INCLUDED_GOALS = 1000
+
 function cleanSettings(settings: unknown): { includedGoalIds?: string[] } {
   if (settings === undefined || settings === null) return {}
   if (typeof settings !== 'object' || Array.isArray(settings)) throw bad('settings must be an object: {includedGoalIds?}')
   const ids = (settings as Record<string, unknown>).includedGoalIds
   if (ids === undefined || ids === null) return {}
   if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw bad('settings.includedGoalIds must be an array of goal ids')
-  return { includedGoalIds: [...new Set(ids as string[])] }
+  const unique = [...new Set(ids as string[])]
+  if (unique.length > MAX_INCLUDED_GOALS)
+    throw bad(`settings.includedGoalIds has ${unique.length} distinct ids; at most ${MAX_INCLUDED_GOALS} are allowed`)
+  return { includedGoalIds: unique }
 }
 
 export async function createShare(deps: Deps, user: User, body: { projectId: string; expiresInDays?: unknown; settings?: unknown }) {
@@ -98,8 +104,7 @@ export async function listShares(deps: Deps, user: User, projectId: string) {
   }
 }
 
-export async function revokeShare(deps: Deps, user: User, query: Record<string, string | undefined>) {
-  if (!query.projectId) throw bad('projectId is required')
+export async function revokeShare(deps: Deps, user: User, query: { projectId: string; token?: string }) {
   const access = await projectFor(deps, user, query.projectId)
   const createdBy = managedCreator(deps, user, access)
   if (!query.token) throw bad('token is required')

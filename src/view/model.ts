@@ -31,7 +31,7 @@ export const ViewCommand = Type.Object(
     ),
     iterationName: Type.Optional(Type.String({ description: 'selectIteration (GET /iterations)' })),
     nodeId: Type.Optional(Type.String({ description: 'the node commands (selectNode without it deselects)' })),
-    goalIds: Type.Optional(Type.Array(Type.String(), { description: 'focusGoals: a non-empty array of goal ids' })),
+    goalIds: Type.Optional(Type.Array(Type.String(), { description: 'focusGoals: a non-empty array of at most 1000 goal ids' })),
     autoSwitch: Type.Optional(Type.Boolean({ description: 'false: stay in the current mode on a job or task' })),
   },
   { additionalProperties: true },

@@ -68,7 +68,7 @@ export const viewRoutes = (deps: Deps) =>
       response: { 200: ViewState },
       detail: { summary: 'What the live canvas shows, and the last command it applied', tags: ['view'] },
     })
-    .get('/view/commands', ({ user, query }) => nextCommands(deps, user, query), {
+    .get('/view/commands', ({ user, query, request }) => nextCommands(deps, user, query, () => deps.waiters.waited.add(request)), {
       query: t.Object({
         projectId: t.String(),
         view: ViewParam,

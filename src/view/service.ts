@@ -21,6 +21,8 @@ import {
 } from './model'
 import * as q from './queries'
 
+/** The most goals one focusGoals command names (a project's goals are far fewer; the bound keeps one command's work small). */
+export const MAX_FOCUS_GOALS = 1000
 /**
  * The project, when the key may use the live canvas on it: `has_realtime` of tier-status
  * (builder and team). On a project owned by a team plan every member has it, as with the rest
@@ -87,10 +89,17 @@ export async function sendCommand(deps: Deps, user: User, body: { projectId?: un
       const ids = c.goalIds
       if (!Array.isArray(ids) || ids.length === 0 || !ids.every(str))
         return unresolved(c, 'focusGoals needs goalIds: a non-empty array of goal ids (GET /nodes?type=goal).')
-      const types = await nodeTypesOf(deps.db, project.id, ids)
-      const wrong = ids.filter((id) => types.get(id) !== 'goal')
-      if (wrong.length) return unresolved(c, `Not goals of this project: ${wrong.join(', ')}. Read the goal ids with GET /nodes?type=goal.`)
-      queued.goalIds = [...new Set(ids)]
+      const unique = [...new Set(ids)]
+      if (unique.length > MAX_FOCUS_GOALS)
+        return unresolved(c, `focusGoals takes at most ${MAX_FOCUS_GOALS} distinct goal ids; ${unique.length} were sent.`)
+      const types = await nodeTypesOf(deps.db, project.id, unique)
+      const wrong = unique.filter((id) => types.get(id) !== 'goal')
+      if (wrong.length)
+        return unresolved(
+          c,
+          `Not goals of this project: ${wrong.slice(0, 10).join(', ')}${wrong.length > 10 ? ` and ${wrong.length - 10} more` : ''}. Read the goal ids with GET /nodes?type=goal.`,
+        )
+      queued.goalIds = unique
       break
     }
     default: {
@@ -163,6 +172,8 @@ export async function nextCommands(
   deps: Deps,
   user: User,
   query: { projectId?: string; view?: string; after?: string; wait?: string; revision?: string },
+  /** told when the poll goes to sleep (only then does the rate limit leave it uncounted) */
+  sleeping: () => void = () => {},
 ) {
   const { project } = await canvasProject(deps, user, query.projectId)
   const view = viewOf(query.view)
@@ -171,16 +182,24 @@ export async function nextCommands(
   const wait = checked.wait === undefined ? 0 : Number(checked.wait)
   // one heartbeat per poll: a poll waits at most POLL_WAIT_MS, well inside the connected window
   await q.heartbeat(deps.db, project.id, view, deps.now())
-  let last = { rows: [] as q.CommandRow[], revision: '' }
+  // the polls one commit wakes with the same view and `after` read once and send the same bytes, serialised once
+  const page = () =>
+    deps.waiters.shared(`view\n${project.id}\n${view}\n${after}`, async () => {
+      const rows = await q.pending(deps.db, project.id, view, after)
+      const revision = await latestCursor(deps, project.id)
+      const answer = { commands: rows.map((r) => ({ id: Number(r.seq), ...r.command, at: iso(r.created_at) })), revision }
+      return { rows, revision, body: new Blob([JSON.stringify(answer)]) }
+    })
+  let last: Awaited<ReturnType<typeof page>> | undefined
   const read = async () => {
-    last = { rows: await q.pending(deps.db, project.id, view, after), revision: await latestCursor(deps, project.id) }
+    last = await page()
     const changed = query.revision !== undefined && last.revision !== query.revision
     return last.rows.length || changed ? last : null
   }
   // a tree change matters only to a poll that sent the revision it shows
   const keys = query.revision === undefined ? [viewKey(project.id)] : [viewKey(project.id), eventsKey(project.id)]
-  const found = (await waitFor(deps.waiters, keys, Date.now() + wait, read)) ?? last
-  return { commands: found.rows.map((r) => ({ id: Number(r.seq), ...r.command, at: iso(r.created_at) })), revision: found.revision }
+  const found = (await waitFor(deps.waiters, keys, Date.now() + wait, read, sleeping)) ?? last ?? (await page())
+  return new Response(found.body, { headers: { 'content-type': 'application/json;charset=utf-8' } })
 }
 
 export interface ReportBody {

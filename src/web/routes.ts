@@ -33,6 +33,10 @@ const headers = (type: string) => ({
   'x-content-type-options': 'nosniff',
 })
 
+/** The brand mark (app.html's), as the icon every browser asks for at /favicon.ico: an answer, not a 404 in its console. */
+const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><rect width="24" height="24" rx="5" fill="#15803d"/><path fill="none" stroke="#fff" stroke-width="2" stroke-linecap="round" d="M12 21v-7m0 0-4-4m4 4 4-4M8 10V6m8 4V7"/><circle cx="12" cy="14" r="1.6" fill="#fff"/><circle cx="8" cy="5" r="2" fill="#fff"/><circle cx="16" cy="6" r="2" fill="#fff"/></svg>'
+
 const page = (body: unknown, type: string) => () => new Response(String(body), { headers: headers(type) })
 const hidden = { detail: { hide: true } }
 
@@ -94,6 +98,14 @@ export const webRoutes = () => {
       hidden,
     )
     .get('/app/app.css', page(css, 'text/css; charset=utf-8'), hidden)
+    .get(
+      '/favicon.ico',
+      () =>
+        new Response(FAVICON, {
+          headers: { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' },
+        }),
+      hidden,
+    )
 }
 
 /**

@@ -71,7 +71,7 @@ export const webhookRoutes = (deps: Deps) =>
       detail: { summary: 'Update a webhook in place (keeps id and secret) or rotate its secret', tags: ['webhooks'] },
     })
     .delete('/webhooks', ({ user, query }) => deleteWebhook(deps, user, query), {
-      query: t.Object({ projectId: t.Optional(t.String()), id: t.Optional(t.String()) }, { additionalProperties: true }),
+      query: t.Object({ projectId: t.String(), id: t.Optional(t.String()) }, { additionalProperties: true }),
       response: {
         200: t.Object({ success: t.Literal(true), deleted: t.String(), _meta: MetaBody }),
         400: Refusal,
@@ -83,7 +83,7 @@ export const webhookRoutes = (deps: Deps) =>
     .get('/webhooks/deliveries', ({ user, query }) => listWebhookDeliveries(deps, user, query), {
       query: t.Object(
         {
-          projectId: t.Optional(t.String()),
+          projectId: t.String(),
           id: t.Optional(t.String({ description: 'the webhook id' })),
           limit: t.Optional(QueryText(t.Integer({ minimum: 1, maximum: 200 }), '1 to 200, default 50')),
         },

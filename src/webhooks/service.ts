@@ -52,6 +52,8 @@ function cleanEvents(events: unknown): string[] {
   const valid = `Valid: ${EVENT_TYPES.join(', ')}`
   if (!Array.isArray(events) || events.some((e) => typeof e !== 'string'))
     throw bad(`Invalid events: events must be an array of event names. ${valid}`)
+  if (events.length > ALL_EVENT_TYPES.length)
+    throw bad(`Invalid events: ${events.length} entries; at most ${ALL_EVENT_TYPES.length}, each event name once. ${valid}`)
   const unknown = events.filter((e) => !ALL_EVENT_TYPES.includes(e))
   if (unknown.length) throw bad(`Invalid events: ${unknown.join(', ')}. ${valid}`)
   if (events.length === 0) throw bad(`Invalid events: the list is empty (omit events for all six). ${valid}`)
@@ -131,9 +133,8 @@ export async function updateWebhook(
   }
 }
 
-export async function deleteWebhook(deps: Deps, user: User, query: Record<string, string | undefined>) {
-  if (!query.projectId) throw bad('projectId is required')
-  const { project } = await projectFor(deps, user, query.projectId ?? '')
+export async function deleteWebhook(deps: Deps, user: User, query: { projectId: string; id?: string }) {
+  const { project } = await projectFor(deps, user, query.projectId)
   if (!query.id) throw bad('id is required')
   if (!(await q.remove(deps.db, project.id, query.id))) throw notFound('Webhook not found')
   return {
@@ -143,9 +144,8 @@ export async function deleteWebhook(deps: Deps, user: User, query: Record<string
   }
 }
 
-export async function listWebhookDeliveries(deps: Deps, user: User, query: Record<string, string | undefined>) {
-  if (!query.projectId) throw bad('projectId is required')
-  const { project } = await projectFor(deps, user, query.projectId ?? '')
+export async function listWebhookDeliveries(deps: Deps, user: User, query: { projectId: string; id?: string; limit?: string }) {
+  const { project } = await projectFor(deps, user, query.projectId)
   if (!query.id) throw bad('id is required')
   const limit = query.limit === undefined ? 50 : Number(query.limit)
   if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw bad('limit must be an integer from 1 to 200')

@@ -50,12 +50,18 @@ export function assess(nodes: TreeNode[], iterations: IterationInfo[], claimed: 
     while (at && at.type !== 'goal') at = at.parentId ? byId.get(at.parentId) : undefined
     return at
   }
-  /** The ids still blocking a job (its approach's blockedBy that are not clear). */
+  /** The ids still blocking a job (its approach's blockedBy that are not clear), worked out once per approach. */
+  const blockedByApproach = new Map<string, string[]>()
   const blockers = (n: TreeNode): string[] => {
-    if (n.type !== 'job') return []
-    const approach = n.parentId ? byId.get(n.parentId) : undefined
-    const list: unknown = approach?.data.blockedBy
-    return Array.isArray(list) ? list.filter((id): id is string => typeof id === 'string' && !clear(id)) : []
+    if (n.type !== 'job' || !n.parentId) return []
+    let found = blockedByApproach.get(n.parentId)
+    if (!found) {
+      const list: unknown = byId.get(n.parentId)?.data.blockedBy
+      // a Set: a list stored before blockedBy was bounded may repeat one id thousands of times
+      found = Array.isArray(list) ? [...new Set(list)].filter((id): id is string => typeof id === 'string' && !clear(id)) : []
+      blockedByApproach.set(n.parentId, found)
+    }
+    return found
   }
   const state = (n: TreeNode): WorkState => {
     if (!isWork(n)) return 'not_work'

@@ -114,6 +114,7 @@ export async function claim(deps: Deps, user: User, body: ClaimBody) {
     taken.map((c) => claimEvent('node.claimed', { nodeId: c.nodeId, agent: c.agent, expiresAt: c.expiresAt })),
     now,
     deps.commits,
+    deps.author?.actor,
   )
   const tip = taken.length
     ? `Work on it, then send {action:"update", projectId, nodeId, claimToken, data:{status:"done"}}; renew with renewClaim before ${taken[0]!.expiresAt}.`
@@ -136,7 +137,7 @@ export async function releaseClaim(deps: Deps, user: User, body: ReleaseClaimBod
   const now = deps.now()
   const row = await claimRows.release(deps.db, p.id, hashToken(body.claimToken), now)
   if (!row) throw claimLost('This claimToken is unknown, expired or released')
-  await emit(deps.db, p.id, [claimEvent('node.released', { nodeId: row.node_id, agent: row.agent })], now, deps.commits)
+  await emit(deps.db, p.id, [claimEvent('node.released', { nodeId: row.node_id, agent: row.agent })], now, deps.commits, deps.author?.actor)
   return { success: true, released: { nodeId: row.node_id } }
 }
 
@@ -160,11 +161,12 @@ export async function aroundWrite(
   body: Record<string, unknown>,
   run: () => Promise<Record<string, unknown>>,
 ): Promise<Record<string, unknown>> {
-  if (action !== 'update' && action !== 'delete' && action !== 'batch') return run()
+  if (action !== 'update' && action !== 'delete' && action !== 'batch' && action !== 'revert') return run()
   const entries: Entry[] = action === 'batch' ? (Array.isArray(body.mutations) ? body.mutations : []) : [{ ...body, action }]
   const real = (e: Entry) => typeof e.nodeId === 'string' && !e.nodeId.startsWith('draft-')
   const tokened = entries.filter((e) => real(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
-  const triggers = entries.some(unblocks)
+  // a revert may take back any write, so it may unblock work as any of them
+  const triggers = action === 'revert' || entries.some(unblocks)
   if (!tokened.length && !triggers) return run()
   const { project: p } = await requireProject(deps, user, body.projectId)
   if (triggers) await q.lockProject(deps.db, p.id)
@@ -179,6 +181,7 @@ export async function aroundWrite(
     ended.map((c) => claimEvent('node.released', { nodeId: c.node_id, agent: c.agent })),
     deps.now(),
     deps.commits,
+    deps.author?.actor,
   )
   // a project where nothing was blocked answers as before (api.md's bodies stay as they were)
   if (!before || ![...before.values()].includes('blocked')) return result

@@ -61,7 +61,7 @@ export async function applyPlan(deps: Deps, user: User, run: RunState, state: st
   let outcome: Awaited<ReturnType<typeof runIdempotent>>
   try {
     outcome = await runIdempotent(
-      deps.db,
+      deps,
       user.id,
       key,
       request,

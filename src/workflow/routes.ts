@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
+import { requestAuthor } from '../history/author'
 import { documentedResponse } from '../http/documented'
 import { guideUrl } from '../http/meta'
 import { asLoose } from '../http/query'
@@ -25,8 +26,10 @@ export const workflowRoutes = (deps: Deps) => {
     .derive(withUser(deps))
     .post(
       '/workflow',
-      async ({ user, body }) => {
-        const result = await postWorkflow(deps, codec, user, body as Record<string, unknown>)
+      async ({ user, body, headers }) => {
+        // a terminal advance applies its plan as the workflow (history.md, 1)
+        const author = requestAuthor(user, headers, { via: 'workflow' })
+        const result = await postWorkflow({ ...deps, author }, codec, user, body as Record<string, unknown>)
         if (result.done && (result as { changeset: unknown[] }).changeset.length) {
           deps.wake('events')
           deps.wake('classify')

@@ -124,22 +124,42 @@ export async function remove(ui: Ui, n: PlanNode) {
       .sort((a, b) => a.depth - b.depth),
   }
   ui.undo.push(undo)
-  const next = neighbour(ui, n)
+  const next = neighbour(n, new Set(nodes.map((x) => x.id)))
   for (const x of nodes) touch(ui, x.id)
   ui.plan.drop(n.id)
   ui.view.selected = next
   ui.render()
+  // nothing left to select: the focus stays in the plan (its empty state's button, or the tree), not on <body>
+  if (!next && document.activeElement === document.body)
+    document.querySelector<HTMLElement>('#canvas [tabindex="0"], #empty-add-goal, #canvas .card')?.focus()
   ui.say(`Deleted “${n.data.label}”${nodes.length > 1 ? ` and ${nodes.length - 1} beneath it` : ''}.`, () => void undoLast(ui))
 }
 
-/** The item to select after a delete: the next sibling, else the previous, else the parent. */
-function neighbour(ui: Ui, n: PlanNode): string | null {
-  const sibs = n.parentId ? ui.plan.kids(n.parentId) : ui.plan.ofType(n.type)
-  const i = sibs.findIndex((s) => s.id === n.id)
-  return sibs[i + 1]?.id ?? sibs[i - 1]?.id ?? n.parentId
+/**
+ * The item to select after a delete: the row shown after it (past what was beneath it), else the
+ * one before it; with none left, null (the focus then goes to the tree's empty state).
+ */
+function neighbour(n: PlanNode, gone: Set<string>): string | null {
+  const shown = [...document.querySelectorAll<HTMLElement>('#tree [role=treeitem][data-id], [data-card][data-id]')].map(
+    (x) => x.dataset.id!,
+  )
+  const i = shown.indexOf(n.id)
+  if (i < 0) return n.parentId && !gone.has(n.parentId) ? n.parentId : null
+  return (
+    shown.slice(i + 1).find((id) => !gone.has(id)) ??
+    shown
+      .slice(0, i)
+      .reverse()
+      .find((id) => !gone.has(id)) ??
+    null
+  )
 }
 
-/** Ctrl+Z: bring back the last deletion from the changelog, level by level. */
+/**
+ * Undo: the one way back for the keyboard (Ctrl+Z / ⌘Z, keyboard.ts) and the status line's Undo
+ * button alike. Today it brings back the last deletion from the changelog, level by level; a
+ * server-side revert can take its place here without touching either caller.
+ */
 export async function undoLast(ui: Ui) {
   const u = ui.undo.pop()
   if (!u) return ui.say('Nothing to undo.')

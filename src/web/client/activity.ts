@@ -14,7 +14,8 @@ interface Event {
   agent?: string
   /** node.claimed and node.released name the node by id */
   nodeId?: string
-  actor?: string
+  /** who made the write (history.md, 4); an older form was a plain name */
+  actor?: string | { userName?: string | null; agent?: string; via?: string }
   /** an older form of node.claimed and node.released carried the agent here */
   payload?: { agent?: string }
 }
@@ -75,7 +76,8 @@ export class Activity {
         'ol',
         { class: 'feed' },
         rows.map((e) => {
-          const who = e.agent ?? e.actor ?? (e.event === 'node.claimed' || e.event === 'node.released' ? e.payload?.agent : undefined)
+          const who =
+            e.agent ?? actorName(e.actor) ?? (e.event === 'node.claimed' || e.event === 'node.released' ? e.payload?.agent : undefined)
           const id = e.node?.id ?? e.nodeId
           const what = e.node
             ? (e.node.data?.label ?? e.node.id)
@@ -97,6 +99,13 @@ export class Activity {
       ),
     )
   }
+}
+
+/** A person's name, or the agent's name with the person's: "claude-code (ana)". */
+function actorName(actor: Event['actor']): string | undefined {
+  if (!actor || typeof actor === 'string') return actor
+  if (actor.agent) return actor.userName ? `${actor.agent} (${actor.userName})` : actor.agent
+  return actor.userName ?? undefined
 }
 
 function ago(iso: string): string {

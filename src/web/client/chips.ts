@@ -4,7 +4,13 @@ import { CHILD_NAMES, type PlanNode, TYPE_NAMES } from './model.ts'
 
 export type { Ui }
 
-export const badge = (n: Pick<PlanNode, 'type'>) => el('span', { class: `type ${n.type}`, text: TYPE_NAMES[n.type] ?? n.type })
+export const badge = (n: Pick<PlanNode, 'type'>) =>
+  el('span', {
+    class: `type ${n.type}`,
+    text: TYPE_NAMES[n.type] ?? n.type,
+    // the app says bet; the API, the ids and the docs say approach
+    title: n.type === 'approach' ? 'Bet: the API calls it an approach (type approach)' : null,
+  })
 
 /** The statuses a reader looks for, per type: goal and bet states, sizes, kano, done or open, maturity. */
 export function chips(n: PlanNode): HTMLElement[] {

@@ -39,6 +39,8 @@ export interface Ui {
   /** on a phone the details sheet shows only when asked */
   panelOpen: boolean
   undo: Undo[]
+  /** matrix cells shown whole (`<row>|<iteration>`): past a few cards a cell is folded */
+  unfolded: Set<string>
   /** a short message in the status line (with an Undo button when given one) */
   say: (text: string, undo?: () => void) => void
 }

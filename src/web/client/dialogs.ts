@@ -19,25 +19,30 @@ export function openDialog(title: string, body: () => (HTMLElement | null)[], on
   draw()
   dialog.onclose = () => {
     onClose?.()
-    back?.focus()
+    // the element that had the focus may have been redrawn meanwhile (a live change): then the plan's tab stop
+    if (back?.isConnected) back.focus()
+    else document.querySelector<HTMLElement>('#canvas [tabindex="0"]')?.focus()
   }
   if (!dialog.open) dialog.showModal()
   return draw
 }
 
-const KEYS: [string, string][] = [
+/** Every key of the app (keyboard.ts, main.ts, search.ts): the `?` overlay lists them all. */
+export const KEYS: [string, string][] = [
+  ['Tab', "from the page's start: to the plan; then on to the details and the header"],
   ['↑ ↓', 'previous / next item'],
   ['→', 'expand, or go to the first child'],
   ['←', 'collapse, or go to the parent'],
   ['Home / End', 'first / last item'],
   ['letters', 'jump to the next item starting with them'],
+  ['*', 'expand this item, its siblings and everything beneath them'],
   ['Enter or F2', 'rename in place (Enter saves, Escape cancels); in the matrix Enter opens the card'],
   ['Space', 'open the details'],
-  ['a', 'add a child of the next type (goal → need → bet → job)'],
+  ['a', 'add a child of the next type (goal → need → bet → job; a bet is what the API calls an approach)'],
   ['Shift+A', 'add a sibling'],
   ['x', 'mark a job or task done, or open again'],
-  ['Delete', 'delete (with everything beneath it)'],
-  ['Ctrl+Z / ⌘Z', 'undo the last delete'],
+  ['Delete or Backspace', 'delete (with everything beneath it)'],
+  ['Ctrl+Z / ⌘Z', 'undo the last delete, wherever the focus is (outside a text field)'],
   ['/', 'search'],
   ['Escape', 'close the details, a dialog or the search'],
   ['?', 'this list'],

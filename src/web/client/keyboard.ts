@@ -5,7 +5,8 @@ import type { Ui } from './ctx.ts'
  * The keys of the tree (WAI-ARIA tree pattern) and of the matrix's cards (arrows move by where
  * the cards are), plus the edit keys both share. Nothing here fires while typing in a field.
  */
-const typing = (t: EventTarget | null) => t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))
+export const typing = (t: EventTarget | null) =>
+  t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))
 
 let buffer = ''
 let bufferAt = 0
@@ -24,8 +25,8 @@ export function onCanvasKey(ui: Ui, e: KeyboardEvent, helpers: { openDetails: ()
   }
   const mod = e.ctrlKey || e.metaKey || e.altKey
   let handled = true
-  if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'z' && !e.shiftKey) void undoLast(ui)
-  else if (mod) handled = false
+  if (mod)
+    handled = false // Ctrl+Z / ⌘Z is the document's (onDocumentKey), wherever the focus is
   else if (inTree && e.key === 'ArrowDown') go(items[items.indexOf(item) + 1])
   else if (inTree && e.key === 'ArrowUp') go(items[items.indexOf(item) - 1])
   else if (!inTree && e.key.startsWith('Arrow')) go(nearest(item, items, e.key))
@@ -40,7 +41,8 @@ export function onCanvasKey(ui: Ui, e: KeyboardEvent, helpers: { openDetails: ()
   } else if (n && (e.key === 'F2' || (inTree && e.key === 'Enter'))) startRename(ui, n)
   else if (n && !inTree && e.key === 'Enter') helpers.openDetails()
   else if (n && e.key === ' ') helpers.openDetails()
-  else if (n && e.key === 'Delete') void remove(ui, n)
+  else if (n && (e.key === 'Delete' || e.key === 'Backspace'))
+    void remove(ui, n) // a Mac keyboard has no Delete key
   else if (e.key === 'a' && !typeAhead()) startAdd(ui, n ?? null, false)
   else if (e.key === 'A') startAdd(ui, n ?? null, true)
   else if (n && e.key === 'x' && !typeAhead()) void toggleDone(ui, n)
@@ -51,6 +53,17 @@ export function onCanvasKey(ui: Ui, e: KeyboardEvent, helpers: { openDetails: ()
     e.preventDefault()
     e.stopPropagation()
   }
+}
+
+/**
+ * Ctrl+Z / ⌘Z anywhere on the page outside a text field (and outside a dialog): undo the last
+ * change this page made. True when it was the undo key, so the caller stops there.
+ */
+export function onDocumentKey(ui: Ui, e: KeyboardEvent): boolean {
+  if (!(e.ctrlKey || e.metaKey) || e.shiftKey || e.altKey || e.key.toLowerCase() !== 'z' || typing(e.target)) return false
+  e.preventDefault()
+  void undoLast(ui)
+  return true
 }
 
 /** Within half a second of a type-ahead letter, `a` and `x` are letters of the word being typed. */

@@ -10,11 +10,13 @@ import { api, loadKey, Offline, q, Refused, Unauthorized } from './api.ts'
 import type { Ui } from './ctx.ts'
 import { openHelp, openIterations, openKeys } from './dialogs.ts'
 import { $, el, statusLine } from './dom.ts'
-import { onCanvasKey } from './keyboard.ts'
+import { onCanvasKey, onDocumentKey } from './keyboard.ts'
 import { startLive } from './live.ts'
 import { renderMatrix } from './matrix.ts'
 import { type Command, type Iteration, Plan, type PlanNode, type Shown, View } from './model.ts'
 import { renderPanel } from './panel.ts'
+import { openNewProject, openProjects } from './projects.ts'
+import { Review } from './review.ts'
 import { setupSearch } from './search.ts'
 import { askForKey, chooseProject } from './signin.ts'
 import { patchRows, renderTree, type TreeHooks } from './tree.ts'
@@ -39,6 +41,7 @@ const ui: Ui = {
   drafts: new Map(),
   panelOpen: !phone(),
   undo: [],
+  unfolded: new Set(),
   say,
 }
 const live = { revision: undefined as string | undefined, applied: 0, session: 0 }
@@ -84,7 +87,7 @@ function render() {
     const again = document.getElementById(inPanel.id) as HTMLInputElement
     again.focus()
     if (inPanel.start !== null && 'setSelectionRange' in again) again.setSelectionRange?.(inPanel.start, inPanel.end)
-  } else if (inCanvas && (ui.view.selected || active?.closest('#canvas'))) focusSelected()
+  } else if (inCanvas) focusSelected() // a load never gets here (lastFocus starts as 'other'): the page does not take the focus
   if (view.zoomTo) {
     const id = view.zoomTo
     view.zoomTo = null
@@ -98,7 +101,8 @@ function render() {
   if (activity.open) activity.draw()
 }
 
-let lastFocus: 'canvas' | 'other' = 'canvas'
+// 'other' until the person moves the focus: a page that loads leaves it at the start, so one Tab reaches the tree
+let lastFocus: 'canvas' | 'other' = 'other'
 document.addEventListener('focusin', (e) => {
   lastFocus = (e.target as HTMLElement).closest('#canvas') ? 'canvas' : 'other'
 })
@@ -116,9 +120,9 @@ function patch(ids: Set<string>) {
   if (activity.open) activity.draw()
 }
 
-/** Give the keyboard focus to the canvas's tab stop (the selected item when it is shown). */
+/** Give the keyboard focus to the canvas's tab stop (the selected item when it is shown; with no item, its first control). */
 function focusSelected() {
-  const stop = $('#canvas').querySelector<HTMLElement>('[tabindex="0"]')
+  const stop = $('#canvas').querySelector<HTMLElement>('[tabindex="0"], #empty-add-goal')
   if (stop && document.activeElement !== stop) stop.focus({ preventScroll: false })
 }
 
@@ -230,7 +234,7 @@ function signIn(message: string) {
   askForKey(message, () => void start())
 }
 
-const pickProject = () => chooseProject(signIn)
+const pickProject = () => chooseProject(signIn, () => void openNewProject())
 
 async function start() {
   const session = ++live.session
@@ -242,7 +246,9 @@ async function start() {
   $('#project-name').textContent = projectId
   try {
     const { projects } = await api<{ projects: { id: string; name: string }[] }>('GET', '/projects?includeArchived=true')
-    const name = projects.find((p) => p.id === projectId)?.name ?? projectId
+    const project = projects.find((p) => p.id === projectId)
+    if (!project) return noSuchProject()
+    const name = project.name
     $('#project-name').textContent = name
     document.title = `${name} · Arbor`
     // the revision is read before the plan, so a change in between is not missed
@@ -276,6 +282,38 @@ async function start() {
   void startLive({ ui, live, session, loadPlan, setLive, report, activity, signIn, patch })
 }
 
+/**
+ * The address names no project this key can open: say so, with the ways on (another project, a
+ * new one) and no add buttons that could only fail.
+ */
+function noSuchProject() {
+  wire()
+  document.body.classList.add('no-project')
+  for (const b of ['#add-goal', '#add-task']) $<HTMLButtonElement>(b).hidden = true
+  $('#canvas').replaceChildren(
+    el(
+      'div',
+      { class: 'empty-state', id: 'no-project' },
+      el('h2', { text: `No project “${projectId}” here` }),
+      el('p', { text: 'This API key cannot open a project with that id: it does not exist, or it is not one of yours.' }),
+      el(
+        'div',
+        { class: 'empty-actions' },
+        el('button', {
+          type: 'button',
+          class: 'primary',
+          id: 'empty-projects',
+          text: 'Choose a project',
+          onclick: () => void openProjects(projectId),
+        }),
+        el('button', { type: 'button', id: 'empty-new-project', text: 'New project', onclick: () => void openNewProject() }),
+      ),
+    ),
+  )
+  setLive('off', 'No project')
+  $('#empty-projects').focus()
+}
+
 let wired = false
 /** Handlers of the page's fixed parts, once. */
 function wire() {
@@ -295,8 +333,17 @@ function wire() {
   $('#add-goal').onclick = () => startAddOf(ui, 'goal', null)
   $('#add-task').onclick = () => startAddOf(ui, 'task', null)
   $('#open-help').onclick = openHelp
+  $('#open-projects').onclick = () => void openProjects(projectId)
   $('#open-settings').onclick = openKeys
   $('#open-iterations').onclick = () => openIterations(ui, loadPlan)
+  const toggleReview = () => {
+    review.open = !review.open
+    $('#review').hidden = !review.open
+    $('#open-review').setAttribute('aria-expanded', String(review.open))
+    if (review.open) void review.refresh()
+  }
+  const review = new Review(ui, $('#review'), loadPlan, toggleReview)
+  $('#open-review').onclick = toggleReview
   $('#open-activity').onclick = () => {
     activity.open = !activity.open
     $('#activity').hidden = !activity.open
@@ -325,6 +372,7 @@ function wire() {
     const t = e.target as HTMLElement
     const typing = /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName) || (t as HTMLElement).isContentEditable
     if ($<HTMLDialogElement>('#dialog').open) return
+    if (onDocumentKey(ui, e)) return
     if (!typing && e.key === '/') {
       e.preventDefault()
       $('#search').focus()

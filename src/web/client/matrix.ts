@@ -46,7 +46,12 @@ export function renderMatrix(ui: Ui): HTMLElement {
           'data-id': r.id,
           onclick: r.id ? () => ui.act({ type: 'selectNode', nodeId: r.id! }) : null,
         },
-        r.node ? [badge(r.node), el('span', { class: 'label', text: r.node.data.label })] : el('span', { class: 'label', text: 'Tasks' }),
+        // the label sticks below the iterations while a tall row scrolls by, so its goal stays in sight
+        el(
+          'div',
+          { class: 'row-head-label' },
+          r.node ? [badge(r.node), el('span', { class: 'label', text: r.node.data.label })] : el('span', { class: 'label', text: 'Tasks' }),
+        ),
       ),
       cols.map((c) => {
         const here = items.filter(
@@ -55,7 +60,7 @@ export function renderMatrix(ui: Ui): HTMLElement {
         return el(
           'td',
           { class: view.iteration === c.name ? 'picked' : null, 'data-label': c.name },
-          here.map((n) => card(ui, n)),
+          cell(ui, `${r.id ?? 'tasks'}|${c.name}`, here),
         )
       }),
     ),
@@ -74,6 +79,46 @@ export function renderMatrix(ui: Ui): HTMLElement {
     view_.querySelector<HTMLElement>(`.card[data-id="${CSS.escape(view.selected ?? '')}"]`) ?? view_.querySelector<HTMLElement>('.card')
   stop?.setAttribute('tabindex', '0')
   return view_
+}
+
+/** Cards a cell shows before it folds the rest behind "+ N more". */
+export const FOLD_AT = 20
+
+/**
+ * A cell's cards: past FOLD_AT the rest fold behind a button ("+ 280 more", a real button, so Tab
+ * and Enter open it), unless the cell was opened or holds the selected card.
+ */
+function cell(ui: Ui, key: string, here: PlanNode[]): (HTMLElement | null)[] {
+  if (here.length <= FOLD_AT) return here.map((n) => card(ui, n))
+  const selectedAt = here.findIndex((n) => n.id === ui.view.selected)
+  const open = ui.unfolded.has(key) || selectedAt >= FOLD_AT
+  const shown = open ? here : here.slice(0, FOLD_AT)
+  const toggle = (to: boolean, focusId?: string) => () => {
+    if (to) ui.unfolded.add(key)
+    else ui.unfolded.delete(key)
+    if (focusId) ui.view.selected = focusId
+    ui.render()
+    if (focusId) ui.select(focusId)
+  }
+  return [
+    ...shown.map((n) => card(ui, n)),
+    open
+      ? el('button', {
+          type: 'button',
+          class: 'fold',
+          'aria-expanded': 'true',
+          text: `Show the first ${FOLD_AT} only`,
+          onclick: toggle(false),
+        })
+      : el('button', {
+          type: 'button',
+          class: 'fold',
+          'aria-expanded': 'false',
+          'aria-label': `${here.length - FOLD_AT} more cards in this cell: show them`,
+          text: `+ ${here.length - FOLD_AT} more`,
+          onclick: toggle(true, here[FOLD_AT]!.id),
+        }),
+  ]
 }
 
 /** In the matrix a label is edited (or a new job or task named) in a bar above the grid. */

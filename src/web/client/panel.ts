@@ -3,6 +3,7 @@ import { badge, chips } from './chips.ts'
 import type { Ui } from './ctx.ts'
 import { el, plural } from './dom.ts'
 import { editorFields } from './editor.ts'
+import { historySection } from './history.ts'
 import { CHILD_NAMES, CHILD_TYPE, type PlanNode, TYPE_NAMES } from './model.ts'
 
 /** The side panel (a sheet on a phone): the selected node's fields to edit and its actions, or the project at a glance. */
@@ -101,6 +102,7 @@ function details(ui: Ui, n: PlanNode): (HTMLElement | null)[] {
         .filter(([, v]) => v !== undefined && v !== null && v !== '')
         .flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: String(v) })]),
     ),
+    historySection(ui, n.id),
     kids.length
       ? el(
           'div',

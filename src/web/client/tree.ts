@@ -1,7 +1,7 @@
 import { badge, chips, summary } from './chips.ts'
 import type { Edit, Ui } from './ctx.ts'
 import { el, plural } from './dom.ts'
-import type { NodeType, PlanNode } from './model.ts'
+import { type NodeType, type PlanNode, TYPE_NAMES } from './model.ts'
 
 /**
  * The tree view, a WAI-ARIA tree: goals → needs → bets → jobs, then tasks, each a treeitem with
@@ -33,7 +33,9 @@ export function renderTree(ui: Ui, hooks: TreeHooks): HTMLElement {
           'div',
           { class: 'empty-state' },
           el('h2', { text: 'Start with a goal' }),
-          el('p', { text: 'A goal is an outcome your team wants. Needs, bets and jobs go beneath it.' }),
+          el('p', {
+            text: 'A goal is an outcome your team wants. Needs, bets and jobs go beneath it (a bet is what the API calls an approach).',
+          }),
           el('button', {
             type: 'button',
             class: 'primary',
@@ -139,12 +141,14 @@ function labelInput(e: Edit, _current: string): HTMLInputElement {
     class: 'edit-label',
     type: 'text',
     value: e.value,
-    'aria-label': e.id ? 'Label (Enter saves, Escape cancels)' : `New ${e.type}'s label (Enter saves, Escape cancels)`,
+    'aria-label': e.id
+      ? 'Label (Enter saves, Escape cancels)'
+      : `New ${TYPE_NAMES[e.type].toLowerCase()}'s label (Enter saves, Escape cancels)`,
     'aria-invalid': e.error ? 'true' : null,
     'aria-describedby': e.error ? 'edit-error' : null,
     autocomplete: 'off',
     maxlength: 500,
-    placeholder: e.id ? '' : `Name the new ${e.type === 'approach' ? 'bet' : e.type}`,
+    placeholder: e.id ? '' : `Name the new ${TYPE_NAMES[e.type].toLowerCase()}`,
   })
   input.addEventListener('input', () => {
     e.value = input.value

@@ -1,0 +1,65 @@
+import getManySql from '../../sql/history/get-many.sql' with { type: 'text' }
+import insertManySql from '../../sql/history/insert-many.sql' with { type: 'text' }
+import laterSql from '../../sql/history/later.sql' with { type: 'text' }
+import listSql from '../../sql/history/list.sql' with { type: 'text' }
+import listByTargetSql from '../../sql/history/list-by-target.sql' with { type: 'text' }
+import pruneSql from '../../sql/history/prune.sql' with { type: 'text' }
+import type { Db } from '../db'
+import { one } from '../db/port'
+import type { Actor } from '../ports/actor'
+import type { ChangeDraft, ChangeRow } from './model'
+
+/** Changes per insert statement: on PGlite a statement holds the server's thread while it runs (src/db/pglite.ts). */
+const INSERT_CHUNK = 1000
+
+/** Insert `drafts` (in order) for one request; returns their ids, in order. */
+export async function insertMany(db: Db, projectId: string, actor: Actor, requestId: string, drafts: ChangeDraft[]): Promise<number[]> {
+  const ids: number[] = []
+  for (let i = 0; i < drafts.length; i += INSERT_CHUNK) {
+    const rows = await db.query<{ id: string | number }>(insertManySql, [
+      projectId,
+      actor.userId,
+      actor.userName,
+      actor.keyId,
+      actor.agent ?? null,
+      actor.via,
+      requestId,
+      JSON.stringify(drafts.slice(i, i + INSERT_CHUNK)),
+    ])
+    ids.push(...rows.map((r) => Number(r.id)).sort((a, b) => a - b))
+  }
+  return ids
+}
+
+export interface Filters {
+  userId: string | null
+  agent: string | null
+  via: string | null
+  requestId: string | null
+  since: string | null
+  until: string | null
+}
+export type ListedRow = ChangeRow & { snapshot: string }
+
+export function list(
+  db: Db,
+  projectId: string,
+  nodeId: string | null,
+  f: Filters,
+  cursor: { below: string; snapshot: string } | null,
+  limit: number,
+) {
+  const rest = [f.userId, f.agent, f.via, f.requestId, f.since, f.until, cursor?.below ?? null, cursor?.snapshot ?? null, limit]
+  return nodeId === null
+    ? db.query<ListedRow>(listSql, [projectId, ...rest])
+    : db.query<ListedRow>(listByTargetSql, [projectId, nodeId, ...rest])
+}
+
+export const getMany = (db: Db, projectId: string, ids: number[]) => db.query<ChangeRow>(getManySql, [projectId, ids])
+export const later = (db: Db, projectId: string, targetIds: string[], afterId: number) =>
+  db.query<Pick<ChangeRow, 'id' | 'user_id' | 'action' | 'target_kind' | 'target_id' | 'before' | 'after' | 'fields'>>(laterSql, [
+    projectId,
+    targetIds,
+    afterId,
+  ])
+export const prune = async (db: Db, before: Date) => (await one<{ count: number }>(db, pruneSql, [before.toISOString()]))!.count

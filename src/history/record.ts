@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto'
+import type { Deps } from '../deps'
+import { type Author, SYSTEM_ACTOR } from '../ports/actor'
+import type { ChangeAction, ChangeDraft, State } from './model'
+import * as q from './queries'
+
+/** The author of a write Arbor makes by itself (the task classifier): no user, no key. */
+export const SYSTEM_AUTHOR = (): Author => ({ actor: SYSTEM_ACTOR, requestId: randomUUID() })
+
+/** The author of `deps` (the request's), or Arbor's own for a write outside a request. */
+export const authorOf = (deps: Pick<Deps, 'author'>): Author => deps.author ?? SYSTEM_AUTHOR()
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+
+/** A node's state as a change keeps it. */
+export const nodeState = (n: { parentId: string | null; data: Record<string, unknown> }): State => ({ parentId: n.parentId, data: n.data })
+
+/** The names that differ between two node states: `parentId` and the keys of `data`. */
+export function nodeFields(before: State | null, after: State | null): string[] {
+  const b = before as { parentId?: unknown; data?: Record<string, unknown> } | null
+  const a = after as { parentId?: unknown; data?: Record<string, unknown> } | null
+  if (!b || !a) return ['parentId', ...Object.keys((a ?? b)?.data ?? {})]
+  const out: string[] = []
+  if (!same(b.parentId, a.parentId)) out.push('parentId')
+  for (const k of new Set([...Object.keys(b.data ?? {}), ...Object.keys(a.data ?? {})])) if (!same(b.data?.[k], a.data?.[k])) out.push(k)
+  return out
+}
+
+/** The names that differ between two iteration states (or all of one side's). */
+export function iterationFields(before: State | null, after: State | null): string[] {
+  if (!before || !after) return Object.keys(after ?? before ?? {})
+  return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => !same(before[k], after[k]))
+}
+
+export function nodeChange(
+  action: ChangeAction,
+  node: { id: string; type: string },
+  before: State | null,
+  after: State | null,
+  revertOf?: number,
+): ChangeDraft {
+  return {
+    action,
+    kind: 'node',
+    id: node.id,
+    type: node.type,
+    before,
+    after,
+    fields: nodeFields(before, after),
+    ...(revertOf ? { revertOf } : {}),
+  }
+}
+
+export function iterationChange(
+  action: ChangeAction,
+  name: string,
+  before: State | null,
+  after: State | null,
+  revertOf?: number,
+): ChangeDraft {
+  return {
+    action,
+    kind: 'iteration',
+    id: name,
+    type: null,
+    before,
+    after,
+    fields: iterationFields(before, after),
+    ...(revertOf ? { revertOf } : {}),
+  }
+}
+
+/**
+ * Store the changes of a write in its transaction (`deps.db`), in one statement: every
+ * committed write has them, a rolled-back one leaves none. Returns their ids, in order.
+ */
+export async function recordChanges(
+  deps: Pick<Deps, 'db' | 'author' | 'config'>,
+  projectId: string,
+  drafts: ChangeDraft[],
+): Promise<number[]> {
+  // recordHistory is off only in the benchmark that measures what recording costs (bench/history.ts)
+  if (drafts.length === 0 || !deps.config.recordHistory) return []
+  const author = authorOf(deps)
+  return q.insertMany(deps.db, projectId, author.actor, author.requestId, drafts)
+}

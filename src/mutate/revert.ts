@@ -1,0 +1,283 @@
+import type { User } from '../accounts/model'
+import type { Deps } from '../deps'
+import { invalid, notFound, RefusalError } from '../errors'
+import { MAX_REVERT, type RevertBody, RevertFilter } from '../history/model'
+import { type ChangeRow, changesById, filtersOf, laterChanges, selectByFilter } from '../history/service'
+import { parseInput } from '../http/action-schema'
+import { LATER } from '../iterations/model'
+import { iterationRows, revertIteration } from '../iterations/service'
+import { finish, flush, getNode, loadNodes, noteChange, openCtx, type WriteCtx, writeMeta } from '../nodes/context'
+import { type Node, type NodeData, type NodeType, toNode } from '../nodes/model'
+import { moveIterationNodes, nodeRows, rule, type TreeRow, writeUpdate } from '../nodes/service'
+import { prepareUpdate } from '../nodes/write'
+import { requireProject } from '../projects/access'
+
+type Reason = 'changed_later' | 'gone' | 'has_children'
+interface Conflict {
+  changeId: string
+  target: { kind: string; id: string; type?: string }
+  field?: string
+  laterChangeId: string | null
+  reason: Reason
+}
+type Later = Awaited<ReturnType<typeof laterChanges>>[number]
+
+const targetOf = (c: ChangeRow) => ({ kind: c.target_kind, id: c.target_id, ...(c.target_type ? { type: c.target_type } : {}) })
+
+/** The changes a revert selects, newest first: by id (every one must be the project's) or by filter. */
+async function select(deps: Deps, projectId: string, body: RevertBody): Promise<ChangeRow[]> {
+  if (body.changeIds !== undefined && body.filter !== undefined)
+    throw invalid('Send changeIds or filter, not both', {
+      _tip: 'changeIds takes back those changes; filter those GET /history shows with it.',
+    })
+  if (body.changeIds !== undefined) {
+    const ids = [...new Set(body.changeIds.map(Number))]
+    const rows = await changesById(deps, projectId, ids)
+    const found = new Set(rows.map((r) => Number(r.id)))
+    const missing = ids.filter((id) => !found.has(id))
+    if (missing.length)
+      throw notFound('not_found', {
+        message: `No change ${missing.join(', ')} in project ${projectId}`,
+        _meta: { _tip: 'Read the change ids from GET /api/v1/history?projectId=…' },
+      })
+    return rows
+  }
+  if (body.filter === undefined)
+    throw invalid('changeIds or filter is required', {
+      _tip: 'Send changeIds:[ids from GET /history], or filter:{agent:"…"} to take back what one agent did.',
+    })
+  const filter = parseInput(RevertFilter, body.filter)
+  if (Object.values(filter).every((v) => v === undefined))
+    throw invalid('filter must name at least one of userId, agent, via, requestId, since, until')
+  const rows = await selectByFilter(deps, projectId, filtersOf(filter), MAX_REVERT + 1)
+  if (rows.length > MAX_REVERT)
+    throw invalid(`filter selects more than ${MAX_REVERT} changes; a revert takes back at most ${MAX_REVERT}`, {
+      _tip: 'Narrow the filter (since/until, requestId, agent) and revert in several calls, or send changeIds.',
+    })
+  return rows
+}
+
+/** A node's state as a change keeps it. */
+type NodeState = { parentId: string | null; data: Record<string, unknown> }
+
+/**
+ * revert (history.md, 3): the selected changes are undone newest first in the write's
+ * transaction. Conflicts are gathered while the plan runs; with any and no `force` the whole
+ * transaction is refused (409) and nothing stays written; a dry run runs the same plan under a
+ * savepoint and rolls it back, so it says exactly what the real call does.
+ */
+export async function revert(deps: Deps, user: User, body: RevertBody): Promise<Record<string, unknown>> {
+  const { project } = await requireProject(deps, user, body.projectId)
+  const selected = (await select(deps, project.id, body)).sort((a, b) => Number(b.id) - Number(a.id))
+  if (selected.length === 0)
+    return body.dryRun
+      ? { success: true, dryRun: true, changes: [], conflicts: [], _meta: { _tip: 'No change matches the filter.' } }
+      : { success: true, reverted: 0, changeIds: [], _meta: { _tip: 'No change matches the filter: nothing to take back.' } }
+
+  const nodeTargets = [...new Set(selected.filter((c) => c.target_kind === 'node').map((c) => c.target_id))]
+  // hold the nodes this revert takes back: a write to them waits for its commit, one that came
+  // before is among the later changes read next
+  await nodeRows.lockMany(deps.db, project.id, nodeTargets)
+  const picked = new Set(selected.map((c) => Number(c.id)))
+  const oldest = Number(selected.at(-1)!.id)
+  const later = new Map<string, Later[]>()
+  for (const l of await laterChanges(deps, project.id, [...new Set(selected.map((c) => c.target_id))], oldest)) {
+    // Arbor's own changes (the classifier's kind) and the selected ones stand in no one's way
+    if (picked.has(Number(l.id)) || l.user_id === null) continue
+    const key = `${l.target_kind}:${l.target_id}`
+    later.set(key, [...(later.get(key) ?? []), l])
+  }
+
+  const dryRun = body.dryRun === true
+  if (dryRun) await deps.db.query('savepoint arbor_revert_dry_run')
+  const ctx = await openCtx(deps, project.id)
+  ctx.dryRun = dryRun
+  await loadNodes(ctx, nodeTargets)
+  const conflicts: Conflict[] = []
+  const removals: ChangeRow[] = []
+  const iterationChanges: { target: { kind: string; id: string }; action: string; before: unknown; after: unknown }[] = []
+  const iterationIds: number[] = []
+  for (const c of selected) {
+    const after = (l: Later) => Number(l.id) > Number(c.id)
+    const newer = (later.get(`${c.target_kind}:${c.target_id}`) ?? []).filter(after)
+    const conflict = (reason: Reason, laterChangeId: string | number | null, field?: string) =>
+      conflicts.push({
+        changeId: String(c.id),
+        target: targetOf(c),
+        ...(field ? { field } : {}),
+        laterChangeId: laterChangeId === null ? null : String(laterChangeId),
+        reason,
+      })
+    const lastNewer = newer.at(-1)?.id ?? null
+    // adds to take back are deleted together, in one statement, before any other kind of step
+    if (!(c.target_kind === 'node' && c.before === null)) await removeAll(ctx, removals.splice(0), conflicts)
+    if (c.target_kind === 'iteration') {
+      for (const l of newer) for (const f of c.fields.filter((f) => l.fields.includes(f))) conflict('changed_later', l.id, f)
+      await flush(ctx)
+      const done = await revertIteration(deps, project.id, c, Number(c.id), moveIterationNodes, !dryRun)
+      if ('stood' in done) conflict(done.stood === 'gone' ? 'gone' : 'changed_later', lastNewer)
+      else {
+        iterationIds.push(...done.ids)
+        iterationChanges.push({ target: targetOf(c), action: 'revert', before: c.after, after: c.before })
+      }
+      ctx.iterations = new Map((await iterationRows.list(deps.db, project.id)).map((i) => [i.name, i]))
+      continue
+    }
+    ctx.revertOf = Number(c.id)
+    const node = await getNode(ctx, c.target_id)
+    const before = c.before as NodeState | null
+    if (before === null) {
+      // an add (or a restore, or a revert that brought it back): delete it
+      if (!node) {
+        conflict('gone', lastNewer)
+        continue
+      }
+      for (const l of newer) conflict('changed_later', l.id, l.fields[0])
+      removals.push(c)
+    } else if (c.after === null) {
+      // a delete: bring the node back with its id, type, parent and data
+      if (node) {
+        conflict('changed_later', lastNewer)
+        await setBack(ctx, c, before, Object.keys(before.data).concat('parentId'))
+        continue
+      }
+      if (before.parentId && !(await getNode(ctx, before.parentId))) {
+        conflict('gone', lastNewer, 'parentId')
+        continue
+      }
+      const data = { ...before.data }
+      if (typeof data.iteration === 'string' && !ctx.iterations.has(data.iteration)) {
+        ctx.tips.push(`${c.target_id}'s iteration ${data.iteration} no longer exists; it is in ${LATER}.`)
+        data.iteration = LATER
+      }
+      const type = c.target_type as NodeType
+      const back: Node = { id: c.target_id, type, parentId: before.parentId, data: data as NodeData }
+      ctx.pending.push({ id: back.id, type, parent_id: back.parentId, data, created_at: null, classified: true })
+      ctx.nodes.set(back.id, back)
+      ctx.events.push({ type: 'node.added', node: back })
+      noteChange(ctx, 'restore', back, null, back)
+    } else {
+      if (!node) {
+        conflict('gone', lastNewer)
+        continue
+      }
+      for (const l of newer) for (const f of c.fields.filter((f) => l.fields.includes(f))) conflict('changed_later', l.id, f)
+      await setBack(ctx, c, before, c.fields)
+    }
+  }
+  await removeAll(ctx, removals.splice(0), conflicts)
+  ctx.revertOf = undefined
+  await flush(ctx)
+  // in the order of the selection, newest first
+  conflicts.sort((x, y) => Number(y.changeId) - Number(x.changeId))
+  const tip =
+    'A revert changed later fields, or the target is gone, or it has children added later: nothing was written. Send force:true to take the changes back anyway (reverted values win; later children are deleted), or leave the conflicting changes out.'
+  if (dryRun) {
+    const planned = [
+      ...iterationChanges,
+      ...ctx.changes.map((d) => ({
+        target: { kind: d.kind, id: d.id, ...(d.type ? { type: d.type } : {}) },
+        action: d.action,
+        before: d.before,
+        after: d.after,
+      })),
+    ]
+    await deps.db.query('rollback to savepoint arbor_revert_dry_run')
+    return {
+      success: true,
+      dryRun: true,
+      changes: planned,
+      conflicts,
+      _meta: {
+        _tip: conflicts.length && !body.force ? `Conflicts: ${tip}` : 'Nothing was written. Send the same call without dryRun to apply it.',
+      },
+    }
+  }
+  if (conflicts.length && !body.force) throw new RefusalError(409, 'revert_conflict', { conflicts, _meta: { _tip: tip } })
+  await finish(ctx)
+  // a forced revert skips what is gone: there is nothing left to take back
+  const reverted = selected.length - new Set(conflicts.filter((c) => c.reason === 'gone').map((c) => c.changeId)).size
+  ctx.tips.unshift(`Reverted ${reverted} change(s). Take this back with {action:"revert", projectId, changeIds} of its changeIds.`)
+  return {
+    success: true,
+    reverted,
+    changeIds: [...ctx.changeIds, ...iterationIds].sort((a, b) => a - b).map(String),
+    _meta: writeMeta(ctx),
+  }
+}
+
+/**
+ * Take back adds by deleting their nodes (each with everything beneath it), all in one
+ * statement. A node beneath one of them that is not itself taken back was put there later: a
+ * `has_children` conflict (with force it is deleted too). Each removed node is recorded as a
+ * revert of the add it falls under, the deepest first, so that reverting this revert brings
+ * parents back before their children.
+ */
+async function removeAll(ctx: WriteCtx, run: ChangeRow[], conflicts: Conflict[]) {
+  if (run.length === 0) return
+  await flush(ctx)
+  const { deps, projectId } = ctx
+  const changeOf = new Map(run.map((c) => [c.target_id, c]))
+  const byId = new Map<string, TreeRow>()
+  for (const r of await nodeRows.subtree(deps.db, projectId, [...changeOf.keys()])) if (!byId.has(r.id)) byId.set(r.id, r)
+  const outside = [...byId.values()].filter((r) => r.parent_id && changeOf.has(r.parent_id) && !changeOf.has(r.id))
+  if (outside.length) {
+    const oldest = Math.min(...run.map((c) => Number(c.id)))
+    const placed = await laterChanges(
+      deps,
+      projectId,
+      outside.map((r) => r.id),
+      oldest,
+    )
+    for (const child of outside) {
+      const c = changeOf.get(child.parent_id!)!
+      const later = placed.find((p) => p.target_id === child.id && Number(p.id) > Number(c.id))
+      conflicts.push({
+        changeId: String(c.id),
+        target: targetOf(c),
+        laterChangeId: later ? String(later.id) : null,
+        reason: 'has_children',
+      })
+    }
+  }
+  // the add each removed node falls under, and its depth among them
+  const under = (id: string): { root: ChangeRow; depth: number } => {
+    let depth = 0
+    let row = byId.get(id)
+    while (row && !changeOf.has(row.id)) {
+      row = byId.get(row.parent_id!)
+      depth++
+    }
+    const root = changeOf.get(row!.id)!
+    const above = row!.parent_id && byId.has(row!.parent_id) ? under(row!.parent_id).depth + 1 : 0
+    return { root, depth: depth + above }
+  }
+  const rows = [...byId.values()].map((r) => ({ row: r, ...under(r.id) }))
+  await nodeRows.deleteMany(
+    deps.db,
+    projectId,
+    rows.map((r) => r.row.id),
+  )
+  for (const { row } of rows) {
+    ctx.nodes.set(row.id, null)
+    ctx.events.push({ type: 'node.deleted', node: toNode(row) })
+  }
+  for (const { row, root } of rows.sort((a, b) => b.depth - a.depth)) {
+    ctx.revertOf = Number(root.id)
+    noteChange(ctx, 'delete', row, toNode(row), null)
+  }
+}
+
+/** Set `fields` of the change's node back to `before` (parentId included), through the update rules. */
+async function setBack(ctx: WriteCtx, c: ChangeRow, before: NodeState, fields: string[]) {
+  const data: Record<string, unknown> = {}
+  for (const f of fields) if (f !== 'parentId') data[f] = before.data[f] ?? null
+  const input = {
+    nodeId: c.target_id,
+    ...(Object.keys(data).length ? { data } : {}),
+    ...(fields.includes('parentId') ? { parentId: before.parentId } : {}),
+  }
+  if (!input.data && !('parentId' in input)) return
+  const prepared = await rule(() => prepareUpdate(ctx, input as Parameters<typeof prepareUpdate>[1]))
+  await writeUpdate(ctx, prepared.node, prepared.classified, prepared.before)
+}

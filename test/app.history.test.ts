@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import type { Page } from 'playwright-core'
+import { type AppEnv, addProject, haveChromium, openApp, shots, startApp } from './app.lib'
+
+// history.md, 5: the details panel's History section, in real Chromium against the real server.
+if (!haveChromium) console.warn('app.history.test.ts: skipped, /usr/bin/chromium is not installed')
+const P = 'history-app'
+
+describe.skipIf(!haveChromium)('the app: a node’s history', () => {
+  let env: AppEnv
+  let page: Page
+  beforeAll(async () => {
+    env = await startApp()
+    await addProject(env.server, P, 'History')
+    const call = (body: unknown, headers: Record<string, string> = {}) => env.server.call('POST', '/api/v1/mutate', { body, headers })
+    await call({ action: 'add', projectId: P, node: { type: 'goal', data: { label: 'Grow revenue' } } })
+    await call({ action: 'update', projectId: P, nodeId: 'goal-1', data: { label: 'Grow revenue 20%' } }, { 'x-agent-id': 'claude-code' })
+    page = await openApp(env, P)
+  }, 90_000)
+  afterAll(async () => {
+    await env?.browser.close()
+    await env?.server.close()
+  })
+
+  it('shows who changed the node, when and what, newest first', async () => {
+    await page.click('#tree [data-id="goal-1"] .label')
+    const item = await page.waitForSelector('#panel section.history li', { timeout: 15_000 })
+    expect(await item.textContent()).toMatch(/^just nowclaude-code \(owner\) label: Grow revenue → Grow revenue 20% $/)
+    const all = await page.$$eval('#panel section.history li', (lis) => lis.map((li) => li.textContent))
+    expect(all).toEqual([expect.stringContaining('claude-code (owner) label'), expect.stringContaining('owner added it')])
+    await shots(page, 'history-panel')
+  }, 60_000)
+
+  it("reviews an agent's changes: the dry run first, the conflicts in words, then takes them back", async () => {
+    const call = (body: unknown, headers: Record<string, string> = {}) => env.server.call('POST', '/api/v1/mutate', { body, headers })
+    const bot = { 'x-agent-id': 'bulk-bot' }
+    await call(
+      {
+        action: 'batch',
+        projectId: P,
+        mutations: [
+          { action: 'add', node: { type: 'goal', data: { label: 'Bot goal A' } } },
+          { action: 'add', node: { type: 'goal', data: { label: 'Bot goal B' } } },
+        ],
+      },
+      bot,
+    )
+    // a person renames one of them afterwards: a conflict
+    await call({ action: 'update', projectId: P, nodeId: 'goal-3', data: { label: 'Bot goal B, kept' } })
+    await page.click('#open-review')
+    await page.waitForSelector('#review .review-groups > li')
+    const groups = await page.$$eval('#review .review-groups > li strong', (s) => s.map((x) => x.textContent))
+    expect(groups).toEqual(['bulk-bot (owner): 2 changes', 'claude-code (owner): 1 change'])
+    await page.click('#review .review-groups > li:first-child .review-revert')
+    await page.waitForSelector('#review .review-plan')
+    expect(await page.textContent('#review .review-plan')).toContain("goal-3's label was changed again later by someone else")
+    await shots(page, 'review-dry-run')
+    await page.click('#review .review-confirm')
+    await page.waitForFunction(() => !(globalThis as any).document.querySelector('#tree [data-id="goal-2"]'))
+    const nodes = (await env.server.call('GET', `/api/v1/nodes?projectId=${P}`)).body.nodes.map((n: any) => n.id)
+    expect(nodes).toEqual(['goal-1'])
+  }, 60_000)
+})
