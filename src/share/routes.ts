@@ -3,8 +3,9 @@ import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
 import { MetaBody, RefusalBody as Refusal } from '../http/schemas'
+import { CreateShareBody } from './model'
 import { PAGE_HEADERS, renderNotFoundPage, renderSharePage } from './page'
-import { createShare, listShares, publicView, revokeShare } from './service'
+import { createShare, listShares, publicView, revokeShare, shareAccess } from './service'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
 const PublicNode = t.Object({
@@ -32,11 +33,12 @@ export const shareRoutes = (deps: Deps) =>
         return result
       },
       {
-        body: t.Object({
-          projectId: t.String(),
-          expiresInDays: t.Optional(t.Unknown({ description: 'a positive number of days; anything else means the link never expires' })),
-          settings: t.Optional(t.Unknown({ description: '{includedGoalIds?: goal ids}: share only these goals and what is beneath them' })),
-        }),
+        // the project's access before the body's check (403 and 404 before 400): transform runs before validation
+        transform: async ({ user, body }) => {
+          const projectId = (body as { projectId?: unknown } | null)?.projectId
+          if (typeof projectId === 'string') await shareAccess(deps, user, projectId)
+        },
+        body: CreateShareBody,
         response: {
           201: t.Object({ token: t.String(), url: t.String(), expiresAt: Nullable(t.String()), _meta: MetaBody }),
           400: Refusal,

@@ -3,9 +3,11 @@ import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { notFound, RefusalError } from '../errors'
 import { listNodes, type NodeRow } from '../export/service'
+import { parseInput } from '../http/action-schema'
 import type { NodeData } from '../ports/node-data'
 import { type Access, requireProject } from '../projects/access'
 import { tierStatus } from '../tiers/service'
+import { CreateShareBody } from './model'
 import * as q from './queries'
 
 /** Longest expiry we store; a larger `expiresInDays` is clamped to it (a century is "never" enough). */
@@ -42,23 +44,16 @@ const managementUnavailable = () =>
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
 export const shareUrl = (deps: Deps, token: string) => `${deps.config.publicBaseUrl}/s/${token}`
 
-/** The most goals one share link names: a project's goals are far fewer, and every read of the link filters by them. */
-export const MAX_INCLUDED_GOALS = 1000
+/** The settings stored with a link: its goal ids once each (their shape was checked by CreateShareBody). */
+const cleanSettings = (settings: CreateShareBody['settings']): { includedGoalIds?: string[] } =>
+  settings?.includedGoalIds ? { includedGoalIds: [...new Set(settings.includedGoalIds)] } : {}
 
-function cleanSettings(settings: unknown): { includedGoalIds?: string[] } {
-  if (settings === undefined || settings === null) return {}
-  if (typeof settings !== 'object' || Array.isArray(settings)) throw bad('settings must be an object: {includedGoalIds?}')
-  const ids = (settings as Record<string, unknown>).includedGoalIds
-  if (ids === undefined || ids === null) return {}
-  if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw bad('settings.includedGoalIds must be an array of goal ids')
-  const unique = [...new Set(ids as string[])]
-  if (unique.length > MAX_INCLUDED_GOALS)
-    throw bad(`settings.includedGoalIds has ${unique.length} distinct ids; at most ${MAX_INCLUDED_GOALS} are allowed`)
-  return { includedGoalIds: unique }
-}
+/** The project a caller may share, or the refusal (403, 404): the route asks it before it checks the body. */
+export const shareAccess = (deps: Deps, user: User, projectId: string) => projectFor(deps, user, projectId)
 
-export async function createShare(deps: Deps, user: User, body: { projectId: string; expiresInDays?: unknown; settings?: unknown }) {
-  const { project } = await projectFor(deps, user, body.projectId)
+export async function createShare(deps: Deps, user: User, raw: CreateShareBody) {
+  const { project } = await projectFor(deps, user, raw.projectId)
+  const body = parseInput(CreateShareBody, raw) // the route checked its shape; this adds the refined rule (distinct goal ids)
   const settings = cleanSettings(body.settings)
   const now = deps.now()
   const days = body.expiresInDays

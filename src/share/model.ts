@@ -1,0 +1,42 @@
+import { type Static, Type } from '@sinclair/typebox'
+import { RefusalError } from '../errors'
+import { nullable, refined, ruled } from '../http/action-schema'
+
+/** The most goals one share link names: a project's goals are far fewer, and every read of the link filters by them. */
+export const MAX_INCLUDED_GOALS = 1000
+
+const bad = (error: string) => () => new RefusalError(400, error)
+const GoalIds = ruled(
+  refined(
+    Type.Array(Type.String(), { description: `goal ids, at most ${MAX_INCLUDED_GOALS} distinct` }),
+    (ids) => new Set(ids).size <= MAX_INCLUDED_GOALS,
+  ),
+  (ids) =>
+    new RefusalError(
+      400,
+      Array.isArray(ids) && ids.every((id) => typeof id === 'string')
+        ? `settings.includedGoalIds has ${new Set(ids).size} distinct ids; at most ${MAX_INCLUDED_GOALS} are allowed`
+        : 'settings.includedGoalIds must be an array of goal ids',
+    ),
+)
+
+/** POST /share's body: the route's schema, checked after the project's access (a transform, before validation). */
+export const CreateShareBody = Type.Object({
+  projectId: Type.String(),
+  // api.md, Share 1: only a positive number sets an expiry; any other value is accepted and means never
+  expiresInDays: Type.Optional(Type.Unknown({ description: 'a positive number of days; anything else means the link never expires' })),
+  settings: Type.Optional(
+    ruled(
+      nullable(
+        Type.Object(
+          {
+            includedGoalIds: Type.Optional(nullable(GoalIds)),
+          },
+          { description: '{includedGoalIds?: goal ids}: share only these goals and what is beneath them' },
+        ),
+      ),
+      bad('settings must be an object: {includedGoalIds?}'),
+    ),
+  ),
+})
+export type CreateShareBody = Static<typeof CreateShareBody>
