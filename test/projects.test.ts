@@ -93,6 +93,13 @@ describe('PATCH /projects', () => {
     expect(res.body.success).toBe(false)
   })
 
+  it('answers a body that is no JSON object, or lacks projectId, with the plain messages of a route schema', async () => {
+    const list = await app.call('PATCH', '/api/v1/projects', { body: [] })
+    expect([list.status, list.body.errors]).toEqual([400, ['Request body must be a JSON object (Content-Type: application/json)']])
+    const noId = await app.call('PATCH', '/api/v1/projects', { body: { archived: true } })
+    expect([noId.status, noId.body.errors]).toEqual([400, ['projectId is required']])
+  })
+
   it('answers 404 to a member and to an unknown id: only owners archive', async () => {
     const member = await app.user()
     const id = await app.project()

@@ -85,6 +85,14 @@ describe('mint (POST)', () => {
     })
     expect((await mint({ projectId: p, settings: [] })).body).toEqual({ error: 'settings must be an object: {includedGoalIds?}' })
   })
+
+  it('answers a project the caller cannot share before a bad settings value (404 before 400)', async () => {
+    const res = await mint({ projectId: 'no-such-project', settings: 5 })
+    expect([res.status, res.body]).toEqual([
+      404,
+      { error: 'Project no-such-project not found', message: 'No project has that id; GET /projects lists yours.' },
+    ])
+  })
 })
 
 describe('list (GET) and revoke (DELETE)', () => {

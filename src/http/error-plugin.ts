@@ -55,7 +55,10 @@ function ruledRefusal(error: ValidationError): ErrorListError | RefusalError | n
   const validator = error.validator as { schema?: TSchema }
   const schema = validator && typeof validator === 'object' && 'schema' in validator ? validator.schema : undefined
   if (!schema || !carriesRules(schema)) return null
-  const refusal = refusalFor(schema, error.value)
+  // a body that is no JSON object keeps the plain answer (validationMessages): no part of it to name
+  const value = error.value
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return null
+  const refusal = refusalFor(schema, value)
   return refusal instanceof ErrorListError || refusal instanceof RefusalError ? refusal : null
 }
 
