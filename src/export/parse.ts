@@ -1,4 +1,5 @@
 import { parse as parseYaml } from 'yaml'
+import { FRONTMATTER_KEYS } from './fields'
 
 /**
  * The inverse of the OKF export (service.ts): the files of a bundle back into the nodes a batch
@@ -21,7 +22,7 @@ export class BundleError extends Error {}
 const TYPES: Record<string, ImportedNode['type']> = { Goal: 'goal', Need: 'need', Approach: 'approach', Job: 'job', Task: 'task' }
 const ORDER = ['goal', 'need', 'approach', 'job', 'task']
 /** the export's custom keys an add takes; `kind` and `urgent` are set by an update (src/mutate/import-okf.ts) */
-const CUSTOM_KEYS = ['status', 'maturity', 'kano', 'size', 'approachStatus', 'goalStatus', 'iteration', 'measure']
+const CUSTOM_KEYS = FRONTMATTER_KEYS.filter((key) => key !== 'kind' && key !== 'urgent')
 /**
  * YAML is read with the core schema and few aliases: a frontmatter of nodes does not need them,
  * and a "billion laughs" of nested aliases must fail at once rather than fill memory.

@@ -2,8 +2,8 @@ import { stringify } from 'yaml'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
-import type { FieldName } from '../ports/node-data'
 import { requireProject } from '../projects/access'
+import { FRONTMATTER_KEYS as CUSTOM_KEYS } from './fields'
 import { listNodes, type NodeRow } from './queries'
 
 /**
@@ -18,32 +18,6 @@ const ORDER: NodeType[] = ['goal', 'need', 'approach', 'job', 'task']
 const FOLDER: Record<NodeType, string> = { goal: 'goals', need: 'needs', approach: 'approaches', job: 'jobs', task: 'tasks' }
 const TYPE_NAME: Record<NodeType, string> = { goal: 'Goal', need: 'Need', approach: 'Approach', job: 'Job', task: 'Task' }
 const HEADING: Record<NodeType, string> = { goal: 'Goals', need: 'Needs', approach: 'Approaches', job: 'Jobs', task: 'Tasks' }
-/**
- * Where each node field stands in a node's file; a new field does not compile until it has a
- * place here. The frontmatter holds api.md's custom keys (plus goalStatus, the one status field
- * it leaves out) in this order.
- */
-const PLACE: Record<FieldName, 'frontmatter' | 'title' | 'body' | 'not exported'> = {
-  status: 'frontmatter',
-  maturity: 'frontmatter',
-  kano: 'frontmatter',
-  size: 'frontmatter',
-  approachStatus: 'frontmatter',
-  goalStatus: 'frontmatter',
-  iteration: 'frontmatter',
-  measure: 'frontmatter',
-  kind: 'frontmatter',
-  urgent: 'frontmatter',
-  label: 'title',
-  description: 'body',
-  notes: 'body',
-  blockedBy: 'body',
-  serves: 'body',
-  externalRefs: 'body',
-  demand: 'body',
-  completedAt: 'not exported',
-}
-const CUSTOM_KEYS = (Object.keys(PLACE) as FieldName[]).filter((f) => PLACE[f] === 'frontmatter')
 
 export const pathOf = (n: Pick<NodeRow, 'id' | 'type'>) => `${FOLDER[n.type]}/${n.id}.md`
 
