@@ -32,8 +32,10 @@ it('lists get_history as read-only, within 16 tools and 3,500 tokens', async () 
   const tool = tools.find((t) => t.name === 'get_history')!
   expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true })
   expect(tool.outputSchema?.type).toBe('object')
-  expect(tools.length).toBeLessThanOrEqual(16)
-  expect(countTokens(JSON.stringify({ tools }))).toBeLessThanOrEqual(3500)
+  // what a host shows a model: the tools without visibility ["app"] (agents-and-app.md section 6)
+  const model = tools.filter((t) => (t._meta as { ui?: { visibility?: string[] } } | undefined)?.ui?.visibility?.join() !== 'app')
+  expect(model.length).toBeLessThanOrEqual(16)
+  expect(countTokens(JSON.stringify({ tools: model }))).toBeLessThanOrEqual(3500)
 })
 
 it('get_history answers what GET /history answers, and mutate reverts', async () => {

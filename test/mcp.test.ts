@@ -87,10 +87,10 @@ describe('src/mcp', () => {
     expect((toolList().find((t) => t.name === 'mutate')!.inputSchema as any).required).toEqual(['action'])
   })
 
-  it('offers at most 16 model tools (one slot kept for get_history), each with the three hints and an outputSchema without type lists; read-only mode only those that change nothing', () => {
+  it('offers at most 16 model tools, each with the three hints and an outputSchema without type lists; read-only mode only those that change nothing', () => {
     const all = toolList()
     const appOnly = (t: (typeof all)[number]) => (t._meta as any)?.ui?.visibility?.join() === 'app'
-    expect(all.filter((t) => !appOnly(t)).length + 1).toBeLessThanOrEqual(16)
+    expect(all.filter((t) => !appOnly(t)).length).toBeLessThanOrEqual(16)
     expect(all.filter(appOnly).map((t) => t.name)).toEqual(['plan_read', 'plan_follow', 'plan_report', 'plan_edit'])
     for (const t of all) {
       expect(Object.keys(t.annotations ?? {}).sort()).toEqual(['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint'])

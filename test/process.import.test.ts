@@ -87,6 +87,12 @@ describe('arbor import of a project’s own export', () => {
     expect(target).toBeString()
     const second = await exportOf(target!)
     expect(normal(second, target!)).toEqual(normal(first, p))
+    // history.md, 2: the import's adds are changes of one request, made by the owner via the CLI
+    const history = await server.call('GET', `/api/v1/history?projectId=${target}&limit=200`)
+    const changes = history.body.changes as { action: string; requestId: string; actor: { userName: string; via: string } }[]
+    expect(changes.filter((c) => c.action === 'add')).toHaveLength(6)
+    expect(new Set(changes.map((c) => `${c.actor.via} ${c.actor.userName} ${c.requestId}`)).size).toBe(1)
+    expect(changes[0]!.actor.via).toBe('cli')
   })
 })
 

@@ -440,7 +440,7 @@ describe('read-only mode and the size of the tool list', () => {
     }
   })
 
-  it('keeps the model’s tools within 16 and 3,500 o200k_base tokens, with room for get_history; counts the view’s own too', async () => {
+  it('keeps the model’s tools within 16 and 3,500 o200k_base tokens, counts the view’s own too', async () => {
     const res = await fetch(`${server.url}/mcp`, {
       method: 'POST',
       headers: {
@@ -463,9 +463,8 @@ describe('read-only mode and the size of the tool list', () => {
     console.log(
       `tools/list: ${model.length} model tools ${tokens} tokens; ${view.length} app-only ${viewTokens} tokens; whole list ${whole} tokens (o200k_base)`,
     )
-    // one tool slot and ~250 tokens stay free for history's get_history (issue 42)
-    expect(model.length + 1).toBeLessThanOrEqual(16)
-    expect(tokens + 250).toBeLessThanOrEqual(3500)
+    expect(model.length).toBeLessThanOrEqual(16)
+    expect(tokens).toBeLessThanOrEqual(3500)
   })
 })
 

@@ -1,8 +1,10 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
+import { QueryText } from '../http/query'
 import { MetaBody } from '../http/schemas'
 import { VIAS } from '../ports/actor'
+import { MAX_LIMIT } from './model'
 import { listHistory } from './service'
 
 const State = t.Union([t.Object({}, { additionalProperties: true }), t.Null()])
@@ -38,12 +40,12 @@ export const historyRoutes = (deps: Deps) =>
       nodeId: q('only the changes of this node (it may no longer exist)'),
       userId: q('only changes by this user'),
       agent: q('only changes made with this agent name (X-Agent-Id, a claim, the MCP client)'),
-      via: q(`only changes that came in this way: ${VIAS.join(', ')}`),
+      via: t.Optional(QueryText(t.Union(VIAS.map((v) => t.Literal(v))), `only changes that came in this way: ${VIAS.join(', ')}`)),
       requestId: q('only the changes of one request'),
       since: q('ISO 8601: changes at or after'),
       until: q('ISO 8601: changes at or before'),
       after: q('the next cursor of the previous page'),
-      limit: q('1 to 200 (default 50)'),
+      limit: t.Optional(QueryText(t.Integer({ minimum: 1, maximum: MAX_LIMIT }), `1 to ${MAX_LIMIT} (default 50)`)),
     }),
     response: {
       200: t.Object({

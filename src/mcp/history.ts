@@ -15,7 +15,7 @@ export const HistoryArgs = Type.Object({
   since: Type.Optional(Type.String()),
   until: Type.Optional(Type.String()),
   after: Type.Optional(Type.String()),
-  limit: Type.Optional(Type.Integer({ maximum: 200 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
 })
 
 export const HISTORY_TOOL = {
@@ -24,6 +24,6 @@ export const HISTORY_TOOL = {
   method: 'GET' as const,
   path: '/history',
   schema: HistoryArgs,
-  annotations: { title: 'History', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   outputSchema: { type: 'object', properties: { changes: { type: 'array' } }, required: ['changes'] },
 }

@@ -60,8 +60,10 @@ export const mutateRoutes = (deps: Deps) => {
     )
     .post(
       '/import-okf',
-      async ({ user, body }) => {
-        const imported = await importOkf(deps, user, body)
+      async ({ user, body, headers }) => {
+        // the whole import is one request of the history (its changes share one requestId), made `via` the caller's X-Arbor-Via
+        const author = await authorOfRequest(deps, user, headers, { action: 'import' })
+        const imported = await importOkf({ ...deps, author }, user, body)
         deps.wake('events')
         deps.wake('classify')
         return imported
