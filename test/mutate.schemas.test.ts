@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { Value } from '@sinclair/typebox/value'
 import { parseAction } from '../src/http/action-schema'
 import { ACTION_BODIES, MutateResult } from '../src/mutate/model'
+import { NodeOut } from '../src/nodes/model'
 import { startApp } from './helpers'
 
 // issue 10: every /mutate action typed. The action schemas refuse with api.md's messages and
@@ -121,5 +122,12 @@ describe('the action schemas', () => {
       expect(res.status).toBe(200)
       expect([...Value.Errors(MutateResult, res.body)].map((e) => `${e.path}: ${e.message}`)).toEqual([])
     }
+  })
+
+  it('describe a node as answered by the field types without the write limits (a row stored before a limit was raised)', () => {
+    const old = { label: 'x'.repeat(600), blockedBy: Array.from({ length: 60 }, (_, i) => `approach-${i + 1}`) }
+    expect(Value.Check(NodeOut, { id: 'approach-99', type: 'approach', parentId: 'need-1', data: old })).toBe(true)
+    expect(Value.Check(NodeOut, { id: 'task-1', type: 'task', parentId: null, data: { label: 'T', status: 'someday' } })).toBe(false)
+    expect(Value.Check(NodeOut, { id: 'task-1', type: 'task', parentId: null, data: { label: 'T', urgent: 'yes' } })).toBe(false)
   })
 })

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import type { Row } from '../db/port'
-import { NODE_TYPES, NodeFields, type NodeType } from '../ports/node-data'
+import { NODE_TYPES, type NodeType, StoredNodeData } from '../ports/node-data'
 import { literals } from '../ports/schema-rules'
 
 export type { NodeData, NodeType } from '../ports/node-data'
@@ -24,7 +24,7 @@ export const NodeOut = Type.Object({
   id: Type.String(),
   type: literals(NODE_TYPES),
   parentId: Type.Union([Type.String(), Type.Null()]),
-  data: NodeFields,
+  data: StoredNodeData,
   createdAt: Type.Optional(Type.String()),
 })
 export type Node = Static<typeof NodeOut>

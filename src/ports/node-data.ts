@@ -251,6 +251,28 @@ export const NodeFields = Type.Object({
   ),
 })
 
+/** The keywords of a limit (a length, a count, a pattern): checked on write, and raised over time. */
+const LIMIT_KEYWORDS = new Set(['maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'minimum'])
+type SchemaPart = { [key: string | symbol]: unknown }
+function withoutLimits<T extends TSchema>(schema: T): T {
+  const visit = (part: unknown): unknown => {
+    if (Array.isArray(part)) return part.map(visit)
+    if (!part || typeof part !== 'object') return part
+    const copy: SchemaPart = { ...(part as SchemaPart) }
+    for (const key of Object.keys(copy))
+      if (LIMIT_KEYWORDS.has(key)) delete copy[key]
+      else copy[key] = visit(copy[key])
+    return copy
+  }
+  return visit(schema) as T
+}
+
+/**
+ * A node's `data` as answered: the field table's types without its limits, which are checked on
+ * write and may have been raised since a row was stored (an answer never fails its schema for that).
+ */
+export const StoredNodeData = withoutLimits(NodeFields)
+
 /** A node's `data` as stored and answered: every write checks it against NodeFields. */
 export type NodeData = Static<typeof NodeFields>
 export type FieldName = keyof typeof NodeFields.properties
