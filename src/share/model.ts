@@ -1,6 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { RefusalError } from '../errors'
 import { nullable, refined, ruled } from '../http/action-schema'
+import { NODE_TYPES, StoredNodeData } from '../ports/node-data'
+import { literals } from '../ports/schema-rules'
 
 /** The most goals one share link names: a project's goals are far fewer, and every read of the link filters by them. */
 export const MAX_INCLUDED_GOALS = 1000
@@ -40,3 +42,12 @@ export const CreateShareBody = Type.Object({
   ),
 })
 export type CreateShareBody = Static<typeof CreateShareBody>
+
+/** A node as a share link shows it: its data without `notes`. */
+export const PublicNode = Type.Object({
+  id: Type.String(),
+  type: literals(NODE_TYPES),
+  parentId: Type.Union([Type.String(), Type.Null()]),
+  data: Type.Omit(StoredNodeData, ['notes'], { description: 'the node data without notes' }),
+})
+export type PublicNode = Static<typeof PublicNode>

@@ -3,17 +3,11 @@ import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
 import { MetaBody, RefusalBody as Refusal } from '../http/schemas'
-import { CreateShareBody } from './model'
+import { CreateShareBody, PublicNode } from './model'
 import { PAGE_HEADERS, renderNotFoundPage, renderSharePage } from './page'
 import { createShare, listShares, publicView, revokeShare, shareAccess } from './service'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
-const PublicNode = t.Object({
-  id: t.String(),
-  type: t.String(),
-  parentId: Nullable(t.String()),
-  data: t.Record(t.String(), t.Unknown(), { description: 'the node data without notes' }),
-})
 
 /** /share (owners and members) and the unauthenticated JSON view of a link. */
 export const shareRoutes = (deps: Deps) =>

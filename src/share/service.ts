@@ -4,10 +4,12 @@ import type { Deps } from '../deps'
 import { notFound, RefusalError } from '../errors'
 import { listNodes, type NodeRow } from '../export/service'
 import { parseInput } from '../http/action-schema'
-import type { NodeData } from '../ports/node-data'
 import { type Access, requireProject } from '../projects/access'
 import { tierStatus } from '../tiers/service'
-import { CreateShareBody } from './model'
+import { CreateShareBody, type PublicNode } from './model'
+
+export type { PublicNode }
+
 import * as q from './queries'
 
 /** Longest expiry we store; a larger `expiresInDays` is clamped to it (a century is "never" enough). */
@@ -116,13 +118,6 @@ export async function revokeShare(deps: Deps, user: User, query: { projectId: st
         : 'Nothing to revoke: the token is unknown here, already revoked or expired.',
     },
   }
-}
-
-export interface PublicNode {
-  id: string
-  type: NodeRow['type']
-  parentId: string | null
-  data: NodeData
 }
 
 /**
