@@ -5,14 +5,29 @@ import type { Deps } from '../deps'
 import { documentedBody, documentedResponse } from '../http/documented'
 import { runIdempotent } from '../http/idempotency'
 import { MetaBody, ValidationBody } from '../http/schemas'
+import type { Author } from '../ports/actor'
 import { requireProject } from '../projects/access'
 import { withProjectTip } from './hints'
 import { importOkf } from './import-okf'
 import { MutateBody, MutateResult } from './model'
-import { actionOf, afterCommit, authorOfRequest, NOT_IDEMPOTENT, runAction } from './service'
+import { type Action, actionOf, afterCommit, authorOfRequest, NOT_IDEMPOTENT, runAction } from './service'
 
 /** Actions whose answer carries a secret. */
 const SECRET_ANSWERS = new Set(['claim', 'renewClaim'])
+
+/**
+ * Run the action and name, in its answer, the changes it recorded (`changeIds`, history.md 2), so
+ * that the caller can take its own write back with `revert` (the app's Ctrl+Z). Additive: an
+ * answer that records no change (a claim, an update that changed nothing) has none, and a
+ * revert's answer keeps its own. Collected afresh for each run of the transaction.
+ */
+async function withChangeIds(found: Action, deps: Deps & { author: Author }, user: User, request: Record<string, unknown>) {
+  const changeIds: number[] = []
+  const answer = await runAction(found, { ...deps, author: { ...deps.author, changeIds } }, user, request)
+  if (changeIds.length === 0 || 'changeIds' in answer) return answer
+  const { _meta, ...rest } = answer
+  return { ...rest, changeIds: changeIds.sort((a, b) => a - b).map(String), ...(_meta === undefined ? {} : { _meta }) }
+}
 
 export const mutateRoutes = (deps: Deps) => {
   /** One POST /mutate: the action's schema, its idempotent run, then the after-commit step. */
@@ -24,7 +39,7 @@ export const mutateRoutes = (deps: Deps) => {
     // a replay needs the access a first run would: the caller may have lost the project since
     const authorize = typeof request.projectId === 'string' ? () => requireProject(deps, user, request.projectId) : undefined
     const author = await authorOfRequest(deps, user, headers, sent)
-    const outcome = await runIdempotent(deps, user.id, key, request, (db) => runAction(found, { ...deps, db, author }, user, request), {
+    const outcome = await runIdempotent(deps, user.id, key, request, (db) => withChangeIds(found, { ...deps, db, author }, user, request), {
       authorize,
       // a claim's answer holds its claim tokens (a renewal echoes the one sent): kept sealed, never readable at rest
       sealed: SECRET_ANSWERS.has(request.action),

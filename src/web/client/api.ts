@@ -13,6 +13,8 @@ export class Refused extends Error {
     message: string,
     /** seconds the server asked to wait (429) */
     readonly retryAfter = 0,
+    /** the refusal's whole JSON body (a revert_conflict's `conflicts`) */
+    readonly body: Record<string, unknown> = {},
   ) {
     super(message)
   }
@@ -94,6 +96,7 @@ export async function api<T = unknown>(
       String(refusal.error ?? `HTTP ${res.status}`),
       message(res.status, refusal),
       Number(res.headers.get('retry-after')) || 0,
+      refusal as Record<string, unknown>,
     )
   }
   return json as T
