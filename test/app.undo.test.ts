@@ -138,6 +138,7 @@ describe.skipIf(!haveChromium)('the app: Ctrl+Z takes back this page’s changes
     await env.server.until(async () => !(await node(last)), 10_000, 'deleted')
     await status('Deleted')
     expect((await focused(page)).role).toBe('treeitem')
+    await shots(page, 'undo-toast') // “Deleted …” with its Undo (Ctrl+Z) button
     await undo()
     await env.server.until(async () => !!(await node(last)), 10_000, 'restored')
     await status('Restored')
