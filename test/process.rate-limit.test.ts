@@ -30,14 +30,14 @@ describe('requests that may wait but do not are counted by the rate limit', () =
     await server.until(async () => {
       const res = await server.call('GET', '/api/v1/nodes?projectId=mine', { headers: from })
       return res.body.nodes?.[0]?.data.kind
-    })
+    }, 90_000)
     const other = await server.call('POST', '/admin/v1/users', {
       key: null,
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...from },
       body: { name: 'other', tier: 'team' },
     })
     otherKey = other.body.apiKey
-  })
+  }, 120_000) // a server start and a classification on a busy machine
   afterAll(() => server.close())
 
   /** LIMIT + 2 requests one after another from `ip`: their statuses. */
