@@ -124,7 +124,7 @@ describe.skipIf(!haveChromium)('the planning app: first contact', () => {
     expect((await focused(page)).id).toBe(last.id)
     await page.keyboard.press('Backspace')
     await env.server.until(async () => !(await nodesByLabel(env.server, 'keys')).has('Last goal'), 10_000, 'the goal deleted')
-    await page.waitForFunction("document.querySelector('#status')?.textContent?.includes('Deleted')")
+    await page.locator('#status', { hasText: 'Deleted' }).waitFor() // a locator: the page's CSP forbids a string's eval
     expect(await focused(page)).toEqual({ id: first.id, role: 'treeitem' })
     // the focus elsewhere (a header button), Ctrl+Z still undoes
     await page.focus('#mode-tree')

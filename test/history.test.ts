@@ -114,6 +114,35 @@ describe('actors and changes', () => {
     expect(gone.body.changes.map((c: any) => c.action)).toEqual(['delete', 'add'])
   })
 
+  it("names in a write's answer the changes it recorded when asked (Prefer: change-ids), as GET /history shows them", async () => {
+    const p = await project()
+    const PREFER = { prefer: 'change-ids' }
+    // not asked: the answer is api.md's as it was
+    const plain = await mutate({ action: 'add', projectId: p, node: { type: 'goal', data: { label: 'F' } } })
+    expect(plain.body.changeIds).toBeUndefined()
+    expect(plain.headers.get('preference-applied')).toBeNull()
+    const added = await mutate({ action: 'add', projectId: p, node: { type: 'goal', data: { label: 'G' } } }, PREFER)
+    expect(added.headers.get('preference-applied')).toBe('change-ids')
+    const mine = (await history(p, '&nodeId=goal-2')).body.changes
+    expect(added.body.changeIds).toEqual([mine[0].changeId])
+    await ok({ action: 'add', projectId: p, node: { type: 'need', parentId: 'goal-2', data: { label: 'N' } } })
+    const key = { ...PREFER, 'idempotency-key': `del-${p}` }
+    const deleted = (await mutate({ action: 'batch', projectId: p, mutations: [{ action: 'delete', nodeId: 'goal-2' }] }, key)).body
+    const request = (await history(p, '&limit=1')).body.changes[0].requestId
+    const ofRequest = (await history(p, `&requestId=${request}`)).body.changes.map((c: any) => c.changeId)
+    expect(ofRequest).toHaveLength(2) // the goal and the need beneath it
+    expect(deleted.changeIds).toEqual([...ofRequest].sort((a: string, b: string) => Number(a) - Number(b)))
+    // a replay names the same changes
+    const again = await mutate({ action: 'batch', projectId: p, mutations: [{ action: 'delete', nodeId: 'goal-2' }] }, key)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect(again.body.changeIds).toEqual(deleted.changeIds)
+    // taking them back with those ids: the revert's own answer names its new changes
+    const back = await ok({ action: 'revert', projectId: p, changeIds: deleted.changeIds })
+    expect(back.reverted).toBe(2)
+    expect(back.changeIds).toHaveLength(2)
+    expect(back.changeIds.some((id: string) => deleted.changeIds.includes(id))).toBe(false)
+  })
+
   it("names the claim's agent on a write that carries its token, and leaves claims out of history", async () => {
     const p = await project()
     await ok({ action: 'add', projectId: p, node: { type: 'task', data: { label: 'Fix the login bug now' } } })

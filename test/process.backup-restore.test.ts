@@ -180,7 +180,7 @@ describe('a server that stored hostile strings backs up and restores with identi
       } finally {
         await server.close()
       }
-    })
+    }, 300_000) // several CLI runs, each restore into PGlite creating its database
 })
 
 describe('arbor backup into a directory that does not exist', () => {

@@ -82,5 +82,7 @@ export async function recordChanges(
   // recordHistory is off only in the benchmark that measures what recording costs (bench/history.ts)
   if (drafts.length === 0 || !deps.config.recordHistory) return []
   const author = authorOf(deps)
-  return q.insertMany(deps.db, projectId, author.actor, author.requestId, drafts)
+  const ids = await q.insertMany(deps.db, projectId, author.actor, author.requestId, drafts)
+  author.changeIds?.push(...ids)
+  return ids
 }

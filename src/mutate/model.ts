@@ -107,8 +107,14 @@ const ClaimOut = Type.Object({
   claimToken: Type.String({ description: 'secret: send it with your writes of this node, renewClaim and releaseClaim' }),
   expiresAt: Type.String({ description: 'ISO 8601 UTC' }),
 })
+/** The changes a write recorded (history.md 2), to take it back with `revert`; absent when it recorded none. */
+const ChangeIds = Type.Optional(
+  Type.Array(Type.String(), {
+    description: 'the changes this write recorded (GET /history): revert them with {action:"revert", changeIds}',
+  }),
+)
 const ok = <P extends Record<string, TSchema>>(title: string, properties: P) =>
-  Type.Object({ success: Type.Literal(true), ...properties, _meta: Meta }, { title })
+  Type.Object({ success: Type.Literal(true), changeIds: ChangeIds, ...properties, _meta: Meta }, { title })
 
 /** The 200 body of POST /mutate: the result of the action sent. */
 export const MutateResult = Type.Union(

@@ -5,14 +5,50 @@ import type { Deps } from '../deps'
 import { documentedBody, documentedResponse } from '../http/documented'
 import { runIdempotent } from '../http/idempotency'
 import { MetaBody, ValidationBody } from '../http/schemas'
+import type { Author } from '../ports/actor'
 import { requireProject } from '../projects/access'
 import { withProjectTip } from './hints'
 import { importOkf } from './import-okf'
 import { MutateBody, MutateResult } from './model'
-import { actionOf, afterCommit, authorOfRequest, NOT_IDEMPOTENT, runAction } from './service'
+import { type Action, actionOf, afterCommit, authorOfRequest, NOT_IDEMPOTENT, runAction } from './service'
 
 /** Actions whose answer carries a secret. */
 const SECRET_ANSWERS = new Set(['claim', 'renewClaim'])
+
+/**
+ * Run the action and keep, in its answer, the changes it recorded (`changeIds`, history.md 2), so
+ * that the caller can take its own write back with `revert` (the app's Ctrl+Z). Kept in the
+ * stored answer, so a replay has them too; shown only to a caller that asks (`Prefer:
+ * change-ids`), so every answer of api.md stays as it was. A revert's answer keeps its own.
+ * Collected afresh for each run of the transaction.
+ */
+async function withChangeIds(found: Action, deps: Deps & { author: Author }, user: User, request: Record<string, unknown>) {
+  const changeIds: number[] = []
+  const answer = await runAction(found, { ...deps, author: { ...deps.author, changeIds } }, user, request)
+  if (changeIds.length === 0 || 'changeIds' in answer) return answer
+  const { _meta, ...rest } = answer
+  return { ...rest, changeIds: changeIds.sort((a, b) => a - b).map(String), ...(_meta === undefined ? {} : { _meta }) }
+}
+
+/** The preference of RFC 7240 a caller sends to have a write's answer name its changes. */
+const CHANGE_IDS = 'change-ids'
+const prefersChangeIds = (prefer: string | undefined) =>
+  !!prefer &&
+  prefer
+    .split(',')
+    .map((p) => p.split(';')[0]!.trim().toLowerCase())
+    .includes(CHANGE_IDS)
+
+/** The answer as the caller sees it: a write's `changeIds` only when asked for (a revert's are its own result). */
+function shown(action: string, body: Record<string, unknown>, wanted: boolean, set: Context['set']): Record<string, unknown> {
+  if (action === 'revert' || !('changeIds' in body)) return body
+  if (wanted) {
+    set.headers['preference-applied'] = CHANGE_IDS
+    return body
+  }
+  const { changeIds: _, ...rest } = body
+  return rest
+}
 
 export const mutateRoutes = (deps: Deps) => {
   /** One POST /mutate: the action's schema, its idempotent run, then the after-commit step. */
@@ -24,7 +60,7 @@ export const mutateRoutes = (deps: Deps) => {
     // a replay needs the access a first run would: the caller may have lost the project since
     const authorize = typeof request.projectId === 'string' ? () => requireProject(deps, user, request.projectId) : undefined
     const author = await authorOfRequest(deps, user, headers, sent)
-    const outcome = await runIdempotent(deps, user.id, key, request, (db) => runAction(found, { ...deps, db, author }, user, request), {
+    const outcome = await runIdempotent(deps, user.id, key, request, (db) => withChangeIds(found, { ...deps, db, author }, user, request), {
       authorize,
       // a claim's answer holds its claim tokens (a renewal echoes the one sent): kept sealed, never readable at rest
       sealed: SECRET_ANSWERS.has(request.action),
@@ -33,7 +69,8 @@ export const mutateRoutes = (deps: Deps) => {
     set.status = outcome.status
     deps.wake('events')
     deps.wake('classify')
-    return outcome.replayed || outcome.status !== 200 ? outcome.body : await afterCommit(deps, request, outcome.body)
+    const answer = outcome.replayed || outcome.status !== 200 ? outcome.body : await afterCommit(deps, request, outcome.body)
+    return shown(request.action, answer, prefersChangeIds(headers.prefer), set)
   }
 
   return new Elysia({ name: 'mutate' })

@@ -17,6 +17,8 @@ export interface Actor {
 export interface Author {
   actor: Actor
   requestId: string
+  /** when given, the ids of the changes this request records are added to it (a write's answer names them) */
+  changeIds?: number[]
 }
 
 /** The actor of a write Arbor makes by itself (the task classifier): no user, no key. */

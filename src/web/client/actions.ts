@@ -1,5 +1,5 @@
-import { describe, mutate } from './api.ts'
-import type { Ui } from './ctx.ts'
+import { api, describe, mutate, q, Refused } from './api.ts'
+import type { Ui, Undo } from './ctx.ts'
 import { CHILD_TYPE, type NodeType, type PlanNode } from './model.ts'
 
 /**
@@ -8,10 +8,15 @@ import { CHILD_TYPE, type NodeType, type PlanNode } from './model.ts'
  */
 const touch = (ui: Ui, id: string) => ui.mine.set(id, Date.now())
 
-/** What POST /mutate answers to the page's writes: the node an add or update wrote, a batch's results. */
+/** What POST /mutate answers to the page's writes: the node an add or update wrote, the changes it recorded. */
 interface Written {
   node: PlanNode
-  results?: { nodeId: string; changelogId: number }[]
+  changeIds?: string[]
+}
+
+/** Keep one write of this page for Ctrl+Z (a write that recorded no change has nothing to take back). */
+function remember(ui: Ui, res: Written, undo: Omit<Undo, 'changeIds'>) {
+  if (res.changeIds?.length) ui.undo.push({ ...undo, changeIds: res.changeIds })
 }
 
 async function write(ui: Ui, id: string | null, body: Record<string, unknown>, errorKey = id): Promise<Written | null> {
@@ -75,6 +80,10 @@ export async function saveEdit(ui: Ui) {
     e.error = describe(err)
     return ui.render()
   }
+  if (e.id) {
+    const was = ui.plan.nodes.get(e.id)?.data.label ?? e.original
+    remember(ui, res, { nodes: [e.id], focus: e.id, what: `the rename of “${was}”`, done: `Renamed back to “${was}”.` })
+  } else remember(ui, res, { nodes: [res.node.id], focus: null, what: `the new “${label}”`, done: `Removed the new “${label}”.` })
   if (ui.edit !== e) return // cancelled meanwhile; the live loop shows what was written
   touch(ui, res.node.id)
   ui.plan.upsert(res.node)
@@ -92,8 +101,21 @@ function iterationFor(ui: Ui, type: NodeType): { iteration?: string } {
 
 /** One update; a refusal is kept under `errorKey` (the node, or one field of the panel: `<id>:<field>`). */
 export async function update(ui: Ui, id: string, data: Record<string, unknown>, parentId?: string, errorKey = id): Promise<boolean> {
+  const label = ui.plan.nodes.get(id)?.data.label ?? id
   const res = await write(ui, id, { action: 'update', nodeId: id, data, ...(parentId ? { parentId } : {}) }, errorKey)
   if (!res) return false
+  const fields = Object.keys(data)
+  const [what, done] = parentId
+    ? [`the move of “${label}”`, `Moved “${label}” back.`]
+    : fields.length === 1 && fields[0] === 'status'
+      ? data.status === 'done'
+        ? [`marking “${label}” done`, `Reopened “${label}”.`]
+        : [`reopening “${label}”`, `Marked “${label}” done again.`]
+      : [
+          `the change of “${label}”${fields.length === 1 ? ` (${fields[0]})` : ''}`,
+          `Set “${label}” back${fields.length === 1 ? ` (${fields[0]})` : ''}.`,
+        ]
+  remember(ui, res, { nodes: [id], focus: id, what, done })
   ui.plan.upsert(res.node)
   if (parentId) ui.view.reveal(id) // moved: open its new parent, so it stays in sight
   ui.render()
@@ -106,24 +128,20 @@ export function toggleDone(ui: Ui, n: PlanNode) {
 }
 
 /**
- * Delete a node and what is beneath it in one batch, deepest first, so each node gets its own
- * changelog entry: the undo restores every one of them with its id, parents first.
+ * Delete a node and what is beneath it in one batch, deepest first: every node gets its own
+ * change, and the undo (a revert of those changes) brings each back with its id, parents first.
  */
 export async function remove(ui: Ui, n: PlanNode) {
-  const depth = new Map<string, number>([[n.id, 0]])
   const nodes = ui.plan.subtree(n.id)
-  for (const x of nodes) if (x.parentId && depth.has(x.parentId)) depth.set(x.id, depth.get(x.parentId)! + 1)
   const order = [...nodes].reverse()
   const res = await write(ui, n.id, { action: 'batch', mutations: order.map((x) => ({ action: 'delete', nodeId: x.id })) })
   if (!res) return
-  const results = res.results ?? []
-  const undo = {
-    label: n.data.label,
-    restore: results
-      .map((r) => ({ nodeId: r.nodeId, changelogId: r.changelogId, depth: depth.get(r.nodeId) ?? 0 }))
-      .sort((a, b) => a.depth - b.depth),
-  }
-  ui.undo.push(undo)
+  remember(ui, res, {
+    nodes: nodes.map((x) => x.id),
+    focus: n.id,
+    what: `the delete of “${n.data.label}”`,
+    done: `Restored “${n.data.label}”.`,
+  })
   const next = neighbour(n, new Set(nodes.map((x) => x.id)))
   for (const x of nodes) touch(ui, x.id)
   ui.plan.drop(n.id)
@@ -155,35 +173,98 @@ function neighbour(n: PlanNode, gone: Set<string>): string | null {
   )
 }
 
+/** A refusal of `revert` (history.md, 3): what stands in the way, one per change and field. */
+interface Conflict {
+  changeId: string
+  target: { kind: string; id: string }
+  field?: string
+  laterChangeId: string | null
+  reason: 'changed_later' | 'gone' | 'has_children'
+}
+
+/** Undos run one after another: the second press waits for the first, so it knows what that one took back. */
+let undoing: Promise<void> = Promise.resolve()
+
 /**
  * Undo: the one way back for the keyboard (Ctrl+Z / ⌘Z, keyboard.ts) and the status line's Undo
- * button alike. Today it brings back the last deletion from the changelog, level by level; a
- * server-side revert can take its place here without touching either caller.
+ * button alike. It takes back this page's last change through `revert` with the ids of the
+ * changes that change's request recorded; the next press the one before it.
+ *
+ * A change of a node this page already changed again and took back (rename, rename, undo,
+ * undo) has that later change and its revert after it: `revert` would call them conflicts, so
+ * they are taken back with it (their net effect is none). Change ids grow with time (history.md, 2). A change by anyone else since is a
+ * conflict: nothing is written, the page says what stands in the way, and forces nothing.
  */
-export async function undoLast(ui: Ui) {
+export function undoLast(ui: Ui): Promise<void> {
+  undoing = undoing.then(() => undoOne(ui))
+  return undoing
+}
+
+async function undoOne(ui: Ui) {
   const u = ui.undo.pop()
   if (!u) return ui.say('Nothing to undo.')
-  const levels = [...new Set(u.restore.map((r) => r.depth))]
+  const mine = new Set(u.nodes)
+  const since = Math.min(...u.changeIds.map(Number))
+  // taken back after this change was made (an undo before it belongs to an older one), on its nodes
+  const cancelled = ui.undone.filter((x) => x.changeIds.every((id) => Number(id) > since) && x.nodes.some((id) => mine.has(id)))
+  const changeIds = [...new Set([...u.changeIds, ...cancelled.flatMap((x) => x.changeIds)])]
+  // where the focus goes when the node itself goes (an add taken back): its neighbour, found while it is shown
+  const gone = u.focus === null ? ui.plan.nodes.get(u.nodes[0]!) : undefined
+  const after = u.focus ?? (gone ? neighbour(gone, new Set(ui.plan.subtree(gone.id).map((x) => x.id))) : null)
+  let res: { changeIds: string[] }
   try {
-    for (const d of levels) {
-      const here = u.restore.filter((r) => r.depth === d)
-      const restored = await Promise.all(
-        here.map((r) => mutate<{ node: PlanNode }>({ action: 'restore', projectId: ui.projectId, changelogId: r.changelogId })),
-      )
-      for (const r of restored) {
-        touch(ui, r.node.id)
-        ui.plan.upsert(r.node)
-      }
-    }
+    res = await mutate<{ changeIds: string[] }>({ action: 'revert', projectId: ui.projectId, changeIds })
   } catch (err) {
-    ui.say(`Could not restore “${u.label}”: ${describe(err)}`)
+    const conflicts = err instanceof Refused && err.code === 'revert_conflict' ? (err.body.conflicts as Conflict[] | undefined) : undefined
+    ui.say(conflicts?.length ? await conflictWords(ui, u, conflicts) : `Could not undo ${u.what}: ${describe(err)}`)
     return ui.render()
   }
-  const top = u.restore[0]?.nodeId ?? null
-  if (top) {
-    ui.view.selected = top
-    ui.view.reveal(top)
+  ui.undone.push({ changeIds: [...u.changeIds, ...res.changeIds], nodes: u.nodes })
+  for (const id of u.nodes) touch(ui, id)
+  try {
+    await ui.reload()
+  } catch (err) {
+    ui.say(`${u.done} (The plan could not be read again: ${describe(err)})`)
+    return
   }
+  const focus = after && ui.plan.nodes.has(after) ? after : null
+  ui.view.selected = focus
+  if (focus) ui.view.reveal(focus)
   ui.render()
-  ui.say(`Restored “${u.label}”.`)
+  if (focus) ui.select(focus)
+  else if (!document.activeElement || document.activeElement === document.body)
+    document.querySelector<HTMLElement>('#canvas [tabindex="0"], #empty-add-goal, #canvas .card')?.focus()
+  ui.say(u.done)
+}
+
+const REASONS: Record<Conflict['reason'], string> = {
+  changed_later: 'changed it since',
+  gone: 'deleted it since',
+  has_children: 'added items under it since',
+}
+
+/**
+ * The conflicts of an undo in words: whose later change stands in the way (read from the
+ * node's history) and what it did. The change stays as it is; it is not put back on the stack,
+ * so the next Ctrl+Z takes back the change before it.
+ */
+async function conflictWords(ui: Ui, u: Undo, conflicts: Conflict[]): Promise<string> {
+  const first = conflicts[0]!
+  const label = ui.plan.nodes.get(first.target.id)?.data.label ?? first.target.id
+  let who = 'Someone else'
+  if (first.laterChangeId && first.target.kind === 'node') {
+    try {
+      const h = await api<{ changes: { changeId: string; actor: { userName: string | null; agent?: string } }[] }>(
+        'GET',
+        `/history?projectId=${q(ui.projectId)}&nodeId=${q(first.target.id)}&limit=50`,
+      )
+      const a = h.changes.find((c) => c.changeId === first.laterChangeId)?.actor
+      if (a) who = a.agent ? `${a.agent} (${a.userName ?? 'someone'})` : (a.userName ?? who)
+    } catch {
+      // the history could not be read: the message names no one, and says the rest
+    }
+  }
+  const field = first.field && first.field !== 'parentId' ? ` (${first.field})` : first.field === 'parentId' ? ' (its place)' : ''
+  const more = conflicts.length > 1 ? ` and ${conflicts.length - 1} more conflict${conflicts.length > 2 ? 's' : ''}` : ''
+  return `Could not undo ${u.what}: ${who} ${REASONS[first.reason]} — “${label}”${field}${more}. Nothing was changed.`
 }

@@ -13,6 +13,8 @@ export class Refused extends Error {
     message: string,
     /** seconds the server asked to wait (429) */
     readonly retryAfter = 0,
+    /** the refusal's whole JSON body (a revert_conflict's `conflicts`) */
+    readonly body: Record<string, unknown> = {},
   ) {
     super(message)
   }
@@ -94,6 +96,7 @@ export async function api<T = unknown>(
       String(refusal.error ?? `HTTP ${res.status}`),
       message(res.status, refusal),
       Number(res.headers.get('retry-after')) || 0,
+      refusal as Record<string, unknown>,
     )
   }
   return json as T
@@ -105,9 +108,12 @@ export function uuid(): string {
   return [...b].map((x) => x.toString(16).padStart(2, '0')).join('')
 }
 
-/** One change: POST /mutate with an Idempotency-Key, so a retry of the same change is applied once. */
+/**
+ * One change: POST /mutate with an Idempotency-Key, so a retry of the same change is applied once.
+ * `Prefer: change-ids` has the answer name the changes it recorded: Ctrl+Z takes them back.
+ */
 export const mutate = <T = unknown>(body: Record<string, unknown>, idempotencyKey = uuid()): Promise<T> =>
-  api<T>('POST', '/mutate', body, { 'idempotency-key': idempotencyKey })
+  api<T>('POST', '/mutate', body, { 'idempotency-key': idempotencyKey, prefer: 'change-ids' })
 
 /** A failure in words, for the place it happened. */
 export function describe(err: unknown): string {

@@ -11,10 +11,19 @@ export interface Edit {
   error?: string
 }
 
-/** A delete this page made, to undo with Ctrl+Z: the changelog ids, parents first. */
+/**
+ * One change this page made (one request), to take back with Ctrl+Z through `revert`
+ * (history.md, 3 and 5): the ids of the changes its request recorded, the nodes they touched.
+ */
 export interface Undo {
-  label: string
-  restore: { nodeId: string; changelogId: number; depth: number }[]
+  changeIds: string[]
+  nodes: string[]
+  /** what the status line says once it is taken back (“Restored “Ship v2”.”) */
+  done: string
+  /** what it is, for a message that it could not be taken back (“the rename of “Ship v2””) */
+  what: string
+  /** the node to select afterwards; null: the neighbour of the first of `nodes` (an add taken back) */
+  focus: string | null
 }
 
 /** Everything the parts of the page share. */
@@ -38,7 +47,12 @@ export interface Ui {
   drafts: Map<string, { value: string; original: string }>
   /** on a phone the details sheet shows only when asked */
   panelOpen: boolean
+  /** this page's own changes, the last one last: Ctrl+Z takes back the last */
   undo: Undo[]
+  /** changes taken back and the reverts that took them back (see undoLast in actions.ts) */
+  undone: { changeIds: string[]; nodes: string[] }[]
+  /** load the whole plan again (after a revert, whose answer carries no nodes) */
+  reload: () => Promise<void>
   /** matrix cells shown whole (`<row>|<iteration>`): past a few cards a cell is folded */
   unfolded: Set<string>
   /** a short message in the status line (with an Undo button when given one) */

@@ -42,7 +42,7 @@ export const KEYS: [string, string][] = [
   ['Shift+A', 'add a sibling'],
   ['x', 'mark a job or task done, or open again'],
   ['Delete or Backspace', 'delete (with everything beneath it)'],
-  ['Ctrl+Z / ⌘Z', 'undo the last delete, wherever the focus is (outside a text field)'],
+  ['Ctrl+Z / ⌘Z', 'undo your last change (again: the one before), wherever the focus is outside a text field'],
   ['/', 'search'],
   ['Escape', 'close the details, a dialog or the search'],
   ['?', 'this list'],

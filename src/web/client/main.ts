@@ -41,6 +41,8 @@ const ui: Ui = {
   drafts: new Map(),
   panelOpen: !phone(),
   undo: [],
+  undone: [],
+  reload: () => loadPlan(),
   unfolded: new Set(),
   say,
 }
