@@ -1,22 +1,42 @@
 // What of a planning-tree node gets indexed, in one place, so the server and
 // the benchmark index nodes the same way.
 
+import type { FieldName } from '../ports/node-data'
 import type { KeywordDoc } from './keyword-live.ts'
 
-/** The texts of a node that are indexed (a narrower view of its data). */
-export interface IndexedText {
-  label?: string | null
-  description?: string | null
-  notes?: string | null
-  measure?: string | null
-}
+/**
+ * Which node fields the keyword index reads as text; a new node field does not compile until it
+ * says (weights per field live in keyword-live.ts).
+ */
+const SEARCHED = {
+  label: true,
+  description: true,
+  notes: true,
+  measure: true,
+  iteration: false,
+  status: false,
+  maturity: false,
+  kano: false,
+  size: false,
+  approachStatus: false,
+  goalStatus: false,
+  blockedBy: false,
+  serves: false,
+  externalRefs: false,
+  demand: false,
+  kind: false,
+  urgent: false,
+  completedAt: false,
+} as const satisfies Record<FieldName, boolean>
+type Searched = { [F in keyof typeof SEARCHED]: (typeof SEARCHED)[F] extends true ? F : never }[keyof typeof SEARCHED]
+const SEARCHED_FIELDS = (Object.keys(SEARCHED) as (keyof typeof SEARCHED)[]).filter((f): f is Searched => SEARCHED[f])
 
-/** Fields for the keyword index (weights per field live in keyword-live.ts). */
+/** The texts of a node that are indexed (a narrower view of its data). */
+export type IndexedText = { [F in Searched]?: string | null }
+
+/** Fields for the keyword index. */
 export function keywordDoc(id: string, data: IndexedText): KeywordDoc {
-  return {
-    id,
-    fields: { label: data.label, description: data.description, notes: data.notes, measure: data.measure },
-  }
+  return { id, fields: Object.fromEntries(SEARCHED_FIELDS.map((f) => [f, data[f]])) }
 }
 
 /**
