@@ -1,3 +1,4 @@
+import type { FieldName } from '../ports/node-data'
 import type { PublicNode } from './service'
 
 /**
@@ -16,22 +17,37 @@ export function escapeHtml(value: unknown): string {
 
 const TYPE_NAMES: Record<string, string> = { goal: 'Goal', need: 'Need', approach: 'Bet', job: 'Job', task: 'Task' }
 
-/** The statuses a reader cares about, per type: goal and bet states, done or open, maturity, iteration. */
+type Chip = (d: PublicNode['data'], type: PublicNode['type']) => string | null | undefined
+const isWork = (type: string) => type === 'job' || type === 'task'
+
+/**
+ * What the page shows of each node field, so a new field does not compile until it says: the
+ * statuses a reader cares about as chips (goal and bet states, done or open, maturity, iteration,
+ * in this order), the texts under the label (renderNode), or nothing.
+ */
+const SHOWN: Record<Exclude<FieldName, 'notes'>, Chip | 'label' | 'text' | 'not shown'> = {
+  goalStatus: (d, type) => (type === 'goal' ? d.goalStatus : null),
+  approachStatus: (d, type) => (type === 'approach' ? d.approachStatus : null),
+  kano: (d, type) => (type === 'approach' ? d.kano : null),
+  size: (d, type) => (type === 'approach' ? d.size : null),
+  status: (d, type) => (isWork(type) ? (d.status === 'done' ? 'done' : 'open') : null),
+  maturity: (d, type) => (isWork(type) ? d.maturity : null),
+  iteration: (d, type) => (isWork(type) && d.iteration ? `iteration: ${d.iteration}` : null),
+  label: 'label',
+  description: 'text',
+  measure: 'text',
+  blockedBy: 'not shown',
+  serves: 'not shown',
+  externalRefs: 'not shown',
+  demand: 'not shown',
+  kind: 'not shown',
+  urgent: 'not shown',
+  completedAt: 'not shown',
+}
+const CHIPS = Object.values(SHOWN).filter((shown): shown is Chip => typeof shown === 'function')
+
 function chips(n: PublicNode): string[] {
-  const d = n.data
-  const out: string[] = []
-  if (n.type === 'goal' && d.goalStatus) out.push(d.goalStatus)
-  if (n.type === 'approach') {
-    if (d.approachStatus) out.push(d.approachStatus)
-    if (d.kano) out.push(d.kano)
-    if (d.size) out.push(d.size)
-  }
-  if (n.type === 'job' || n.type === 'task') {
-    out.push(d.status === 'done' ? 'done' : 'open')
-    if (d.maturity) out.push(d.maturity)
-    if (d.iteration) out.push(`iteration: ${d.iteration}`)
-  }
-  return out
+  return CHIPS.flatMap((chip) => chip(n.data, n.type) || [])
 }
 
 function renderNode(n: PublicNode, children: Map<string, PublicNode[]>, depth: number): string {
