@@ -1,4 +1,5 @@
 import type { Node } from '../nodes/model'
+import type { FieldName } from '../ports/node-data'
 
 /**
  * A project (or one node's neighbourhood) as a compact text outline for a language model,
@@ -37,18 +38,39 @@ export function planFacts(n: Node): string[] {
   return out
 }
 
+type Fact = (d: Node['data'], type: Node['type']) => string | null | undefined
+const isWork = (type: string) => type === 'job' || type === 'task'
+
+/**
+ * What a node's line shows of each node field, so a new field does not compile until the outline
+ * says: the plan facts first (planFacts), then these facts in this order, or nothing.
+ */
+const SHOWN: Record<FieldName, Fact | 'label' | 'planFacts' | 'not shown'> = {
+  label: 'label',
+  goalStatus: 'planFacts',
+  approachStatus: 'planFacts',
+  size: 'planFacts',
+  kano: (d, type) => (type === 'approach' ? d.kano : null),
+  status: (d, type) => (isWork(type) ? (d.status === 'done' ? 'done' : 'open') : null),
+  iteration: (d, type) => (isWork(type) && d.iteration ? `iteration: ${d.iteration}` : null),
+  maturity: (d, type) => (isWork(type) ? d.maturity : null),
+  kind: (d, type) => (isWork(type) ? d.kind : null),
+  urgent: (d, type) => (isWork(type) && d.urgent ? 'urgent' : null),
+  description: 'not shown',
+  notes: 'not shown',
+  measure: 'not shown',
+  blockedBy: 'not shown',
+  serves: 'not shown',
+  externalRefs: 'not shown',
+  demand: 'not shown',
+  completedAt: 'not shown',
+}
+const FACTS = Object.values(SHOWN).filter((shown): shown is Fact => typeof shown === 'function')
+
 /** The status fields a planner needs to see, per type, in one bracket. */
 function facts(n: Node): string {
   const d = n.data ?? {}
-  const out = planFacts(n)
-  if (n.type === 'approach' && d.kano) out.push(d.kano)
-  if (n.type === 'job' || n.type === 'task') {
-    out.push(d.status === 'done' ? 'done' : 'open')
-    if (d.iteration) out.push(`iteration: ${d.iteration}`)
-    if (d.maturity) out.push(d.maturity)
-    if (d.kind) out.push(d.kind)
-    if (d.urgent) out.push('urgent')
-  }
+  const out = [...planFacts(n), ...FACTS.flatMap((fact) => fact(d, n.type) || [])]
   return out.length ? ` [${out.join(', ')}]` : ''
 }
 
