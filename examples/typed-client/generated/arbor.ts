@@ -192,6 +192,40 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/api/v1/history': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The changes made to the project: who changed what and when, newest first, with filters (history.md) */
+    get: operations['listHistory']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v1/import-okf': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Import an OKF bundle as a new project: all of it in one transaction, or nothing */
+    post: operations['postImportOkf']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/api/v1/iterations': {
     parameters: {
       query?: never
@@ -1347,11 +1381,53 @@ export interface operations {
                   expiresAt: string
                 }
                 createdAt?: string
-                /** @description the node fields of api.md (label, description, notes, iteration, status, …) */
                 data: {
+                  /** @enum {string} */
+                  approachStatus?: 'development' | 'validation' | 'resolved' | 'retired'
+                  /** @description ids of blocking approaches, never the approach itself, no cycle */
+                  blockedBy?: string[]
+                  /** @description RFC 3339 with a time zone; set by the service when status becomes done */
+                  completedAt?: string
+                  demand?: {
+                    ask?: string
+                    /** @description a YYYY-MM-DD date */
+                    at: string
+                    revenue?: number
+                    size?: string
+                    source?: string
+                    who: string
+                  }[]
+                  description?: string
+                  externalRefs?: {
+                    key: string
+                    system: string
+                    /** @description an https:// URL */
+                    url: string
+                  }[]
+                  /** @enum {string} */
+                  goalStatus?: 'focus' | 'later' | 'done'
+                  /** @description the name of an iteration; a job or task without one lands in Later */
+                  iteration?: string
+                  /** @enum {string} */
+                  kano?: 'must-have' | 'incremental' | 'performance' | 'delighter'
+                  /** @enum {string} */
+                  kind?: 'memo' | 'do-it'
+                  /** @description required; trimmed */
                   label: string
-                } & {
-                  [key: string]: unknown
+                  /** @enum {string} */
+                  maturity?: 'mvp' | 'releasable'
+                  /** @description how the bet is judged */
+                  measure?: string
+                  /** @description excluded from public share views */
+                  notes?: string
+                  /** @description ids of existing needs, never the bet’s own parent */
+                  serves?: string[]
+                  /** @enum {string} */
+                  size?: 'skateboard' | 'vespa' | 'car' | 'truck' | 'antonov'
+                  /** @enum {string} */
+                  status?: 'done' | 'open' | 'delivered'
+                  /** @description only on a do-it task */
+                  urgent?: boolean
                 }
                 depth?: number
                 id: string
@@ -1774,6 +1850,247 @@ export interface operations {
       }
       /** @description Unknown project, resource or endpoint */
       404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Rate limited; retry after the Retry-After header */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Failed on our side; see the body for what survived */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+    }
+  }
+  listHistory: {
+    parameters: {
+      query: {
+        after?: string
+        agent?: string
+        limit?: number
+        nodeId?: string
+        projectId: string
+        requestId?: string
+        since?: string
+        until?: string
+        userId?: string
+        via?: 'api' | 'mcp' | 'app' | 'workflow' | 'cli'
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @description advisory: _tip, advisory, focus, guide; clients tolerate unknown fields */
+            _meta?: {
+              [key: string]: unknown
+            }
+            /** @description newest first */
+            changes: {
+              /** @description add, update, delete, restore, revert; addIteration, updateIteration, deleteIteration, reorderIterations */
+              action: string
+              actor: {
+                agent?: string
+                keyId: string | null
+                userId: string | null
+                userName: string | null
+                /** @description api, mcp, app, workflow, cli */
+                via: string
+              }
+              after: {
+                [key: string]: unknown
+              } | null
+              /** @description ISO 8601 UTC */
+              at: string
+              before: {
+                [key: string]: unknown
+              } | null
+              changeId: string
+              /** @description the names that differ: parentId and the keys of data (an iteration: its fields) */
+              fields: string[]
+              /** @description shared by every change of one request */
+              requestId: string
+              /** @description the change this revert change undid */
+              revertOf?: string
+              target: {
+                id: string
+                /** @description node or iteration */
+                kind: string
+                type?: string
+              }
+            }[]
+            /** @description pass as after for the next page */
+            next?: string
+          }
+        }
+      }
+      /** @description Invalid request: a broken validation rule, a NUL character, a body nested too deep */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+      /** @description Missing or invalid API key (admin paths: admin token) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description No access to the project, or the plan does not allow it */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Unknown project, resource or endpoint */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Rate limited; retry after the Retry-After header */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Failed on our side; see the body for what survived */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+    }
+  }
+  postImportOkf: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description path → markdown, as GET /export-okf answers them */
+          files: {
+            [key: string]: string
+          }
+          /** @description the new project's name; the bundle's title when absent */
+          name?: string
+        }
+      }
+    }
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @description advisory: _tip, advisory, focus, guide; clients tolerate unknown fields */
+            _meta?: {
+              [key: string]: unknown
+            }
+            nodes: number
+            project: {
+              id: string
+              name: string
+            }
+            /** @constant */
+            success: true
+          }
+        }
+      }
+      /** @description a request that breaks a validation rule */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+      /** @description Missing or invalid API key (admin paths: admin token) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description No access to the project, or the plan does not allow it */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Unknown project, resource or endpoint */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+      /** @description Request body over MAX_BODY_BYTES */
+      413: {
         headers: {
           [name: string]: unknown
         }
@@ -2475,16 +2792,16 @@ export interface operations {
                 | {
                     /** @description the fields of a goal */
                     data: {
-                      description?: string
-                      /** @description no system+key pair twice */
-                      externalRefs?: {
-                        key: string
-                        system: string
-                        /** @description an https:// URL */
-                        url: string
-                      }[]
-                      /** @enum {string} */
-                      goalStatus?: 'focus' | 'later' | 'done'
+                      description?: string | null
+                      externalRefs?:
+                        | {
+                            key: string
+                            system: string
+                            /** @description an https:// URL */
+                            url: string
+                          }[]
+                        | null
+                      goalStatus?: ('focus' | 'later' | 'done') | null
                       /** @description required; trimmed */
                       label: string
                     }
@@ -2496,23 +2813,26 @@ export interface operations {
                 | {
                     /** @description the fields of a need */
                     data: {
-                      demand?: {
-                        ask?: string
-                        /** @description a YYYY-MM-DD date */
-                        at: string
-                        revenue?: number
-                        size?: string
-                        source?: string
-                        who: string
-                      }[]
-                      description?: string
-                      /** @description no system+key pair twice */
-                      externalRefs?: {
-                        key: string
-                        system: string
-                        /** @description an https:// URL */
-                        url: string
-                      }[]
+                      demand?:
+                        | {
+                            ask?: string
+                            /** @description a YYYY-MM-DD date */
+                            at: string
+                            revenue?: number
+                            size?: string
+                            source?: string
+                            who: string
+                          }[]
+                        | null
+                      description?: string | null
+                      externalRefs?:
+                        | {
+                            key: string
+                            system: string
+                            /** @description an https:// URL */
+                            url: string
+                          }[]
+                        | null
                       /** @description required; trimmed */
                       label: string
                     }
@@ -2524,33 +2844,24 @@ export interface operations {
                 | {
                     /** @description the fields of an approach */
                     data: {
-                      /** @enum {string} */
-                      approachStatus?: 'development' | 'validation' | 'resolved' | 'retired'
-                      /** @description ids of blocking approaches, never the approach itself */
-                      blockedBy?: string[]
-                      description?: string
-                      /** @description no system+key pair twice */
-                      externalRefs?: {
-                        key: string
-                        system: string
-                        /** @description an https:// URL */
-                        url: string
-                      }[]
-                      /**
-                       * @description performance is an alias of incremental
-                       * @enum {string}
-                       */
-                      kano?: 'must-have' | 'incremental' | 'performance' | 'delighter'
+                      approachStatus?: ('development' | 'validation' | 'resolved' | 'retired') | null
+                      blockedBy?: string[] | null
+                      description?: string | null
+                      externalRefs?:
+                        | {
+                            key: string
+                            system: string
+                            /** @description an https:// URL */
+                            url: string
+                          }[]
+                        | null
+                      kano?: ('must-have' | 'incremental' | 'performance' | 'delighter') | null
                       /** @description required; trimmed */
                       label: string
-                      /** @description how the bet is judged */
-                      measure?: string
-                      /** @description excluded from public share views */
-                      notes?: string
-                      /** @description ids of existing needs, never the bet’s own parent */
-                      serves?: string[]
-                      /** @enum {string} */
-                      size?: 'skateboard' | 'vespa' | 'car' | 'truck' | 'antonov'
+                      measure?: string | null
+                      notes?: string | null
+                      serves?: string[] | null
+                      size?: ('skateboard' | 'vespa' | 'car' | 'truck' | 'antonov') | null
                     }
                     /** @description the id of the parent (need) */
                     parentId: string
@@ -2560,27 +2871,22 @@ export interface operations {
                 | {
                     /** @description the fields of a job */
                     data: {
-                      description?: string
-                      /** @description no system+key pair twice */
-                      externalRefs?: {
-                        key: string
-                        system: string
-                        /** @description an https:// URL */
-                        url: string
-                      }[]
-                      /** @description the name of an iteration; a job or task without one lands in Later */
-                      iteration?: string
+                      completedAt?: string | null
+                      description?: string | null
+                      externalRefs?:
+                        | {
+                            key: string
+                            system: string
+                            /** @description an https:// URL */
+                            url: string
+                          }[]
+                        | null
+                      iteration?: string | null
                       /** @description required; trimmed */
                       label: string
-                      /** @enum {string} */
-                      maturity?: 'mvp' | 'releasable'
-                      /** @description excluded from public share views */
-                      notes?: string
-                      /**
-                       * @description done, or open (stored as absent); delivered is deprecated and means not done yet
-                       * @enum {string}
-                       */
-                      status?: 'done' | 'open' | 'delivered'
+                      maturity?: ('mvp' | 'releasable') | null
+                      notes?: string | null
+                      status?: ('done' | 'open' | 'delivered') | null
                     }
                     /** @description the id of the parent (approach) */
                     parentId: string
@@ -2590,25 +2896,22 @@ export interface operations {
                 | {
                     /** @description the fields of a task */
                     data: {
-                      description?: string
-                      /** @description no system+key pair twice */
-                      externalRefs?: {
-                        key: string
-                        system: string
-                        /** @description an https:// URL */
-                        url: string
-                      }[]
-                      /** @description the name of an iteration; a job or task without one lands in Later */
-                      iteration?: string
+                      completedAt?: string | null
+                      description?: string | null
+                      externalRefs?:
+                        | {
+                            key: string
+                            system: string
+                            /** @description an https:// URL */
+                            url: string
+                          }[]
+                        | null
+                      iteration?: string | null
+                      kind?: ('memo' | 'do-it') | null
                       /** @description required; trimmed */
                       label: string
-                      /**
-                       * @description done, or open (stored as absent); delivered is deprecated and means not done yet
-                       * @enum {string}
-                       */
-                      status?: 'done' | 'open' | 'delivered'
-                      /** @description only on a do-it task */
-                      urgent?: boolean
+                      status?: ('done' | 'open' | 'delivered') | null
+                      urgent?: boolean | null
                     }
                     /** @description a task has no parent */
                     parentId?: null
@@ -2703,16 +3006,16 @@ export interface operations {
                       | {
                           /** @description the fields of a goal */
                           data: {
-                            description?: string
-                            /** @description no system+key pair twice */
-                            externalRefs?: {
-                              key: string
-                              system: string
-                              /** @description an https:// URL */
-                              url: string
-                            }[]
-                            /** @enum {string} */
-                            goalStatus?: 'focus' | 'later' | 'done'
+                            description?: string | null
+                            externalRefs?:
+                              | {
+                                  key: string
+                                  system: string
+                                  /** @description an https:// URL */
+                                  url: string
+                                }[]
+                              | null
+                            goalStatus?: ('focus' | 'later' | 'done') | null
                             /** @description required; trimmed */
                             label: string
                           }
@@ -2726,23 +3029,26 @@ export interface operations {
                       | {
                           /** @description the fields of a need */
                           data: {
-                            demand?: {
-                              ask?: string
-                              /** @description a YYYY-MM-DD date */
-                              at: string
-                              revenue?: number
-                              size?: string
-                              source?: string
-                              who: string
-                            }[]
-                            description?: string
-                            /** @description no system+key pair twice */
-                            externalRefs?: {
-                              key: string
-                              system: string
-                              /** @description an https:// URL */
-                              url: string
-                            }[]
+                            demand?:
+                              | {
+                                  ask?: string
+                                  /** @description a YYYY-MM-DD date */
+                                  at: string
+                                  revenue?: number
+                                  size?: string
+                                  source?: string
+                                  who: string
+                                }[]
+                              | null
+                            description?: string | null
+                            externalRefs?:
+                              | {
+                                  key: string
+                                  system: string
+                                  /** @description an https:// URL */
+                                  url: string
+                                }[]
+                              | null
                             /** @description required; trimmed */
                             label: string
                           }
@@ -2756,33 +3062,24 @@ export interface operations {
                       | {
                           /** @description the fields of an approach */
                           data: {
-                            /** @enum {string} */
-                            approachStatus?: 'development' | 'validation' | 'resolved' | 'retired'
-                            /** @description ids of blocking approaches, never the approach itself */
-                            blockedBy?: string[]
-                            description?: string
-                            /** @description no system+key pair twice */
-                            externalRefs?: {
-                              key: string
-                              system: string
-                              /** @description an https:// URL */
-                              url: string
-                            }[]
-                            /**
-                             * @description performance is an alias of incremental
-                             * @enum {string}
-                             */
-                            kano?: 'must-have' | 'incremental' | 'performance' | 'delighter'
+                            approachStatus?: ('development' | 'validation' | 'resolved' | 'retired') | null
+                            blockedBy?: string[] | null
+                            description?: string | null
+                            externalRefs?:
+                              | {
+                                  key: string
+                                  system: string
+                                  /** @description an https:// URL */
+                                  url: string
+                                }[]
+                              | null
+                            kano?: ('must-have' | 'incremental' | 'performance' | 'delighter') | null
                             /** @description required; trimmed */
                             label: string
-                            /** @description how the bet is judged */
-                            measure?: string
-                            /** @description excluded from public share views */
-                            notes?: string
-                            /** @description ids of existing needs, never the bet’s own parent */
-                            serves?: string[]
-                            /** @enum {string} */
-                            size?: 'skateboard' | 'vespa' | 'car' | 'truck' | 'antonov'
+                            measure?: string | null
+                            notes?: string | null
+                            serves?: string[] | null
+                            size?: ('skateboard' | 'vespa' | 'car' | 'truck' | 'antonov') | null
                           }
                           /** @description a draft- id that later entries may use as parentId, or a real <type>-<n> id */
                           id?: string
@@ -2794,27 +3091,22 @@ export interface operations {
                       | {
                           /** @description the fields of a job */
                           data: {
-                            description?: string
-                            /** @description no system+key pair twice */
-                            externalRefs?: {
-                              key: string
-                              system: string
-                              /** @description an https:// URL */
-                              url: string
-                            }[]
-                            /** @description the name of an iteration; a job or task without one lands in Later */
-                            iteration?: string
+                            completedAt?: string | null
+                            description?: string | null
+                            externalRefs?:
+                              | {
+                                  key: string
+                                  system: string
+                                  /** @description an https:// URL */
+                                  url: string
+                                }[]
+                              | null
+                            iteration?: string | null
                             /** @description required; trimmed */
                             label: string
-                            /** @enum {string} */
-                            maturity?: 'mvp' | 'releasable'
-                            /** @description excluded from public share views */
-                            notes?: string
-                            /**
-                             * @description done, or open (stored as absent); delivered is deprecated and means not done yet
-                             * @enum {string}
-                             */
-                            status?: 'done' | 'open' | 'delivered'
+                            maturity?: ('mvp' | 'releasable') | null
+                            notes?: string | null
+                            status?: ('done' | 'open' | 'delivered') | null
                           }
                           /** @description a draft- id that later entries may use as parentId, or a real <type>-<n> id */
                           id?: string
@@ -2826,25 +3118,22 @@ export interface operations {
                       | {
                           /** @description the fields of a task */
                           data: {
-                            description?: string
-                            /** @description no system+key pair twice */
-                            externalRefs?: {
-                              key: string
-                              system: string
-                              /** @description an https:// URL */
-                              url: string
-                            }[]
-                            /** @description the name of an iteration; a job or task without one lands in Later */
-                            iteration?: string
+                            completedAt?: string | null
+                            description?: string | null
+                            externalRefs?:
+                              | {
+                                  key: string
+                                  system: string
+                                  /** @description an https:// URL */
+                                  url: string
+                                }[]
+                              | null
+                            iteration?: string | null
+                            kind?: ('memo' | 'do-it') | null
                             /** @description required; trimmed */
                             label: string
-                            /**
-                             * @description done, or open (stored as absent); delivered is deprecated and means not done yet
-                             * @enum {string}
-                             */
-                            status?: 'done' | 'open' | 'delivered'
-                            /** @description only on a do-it task */
-                            urgent?: boolean
+                            status?: ('done' | 'open' | 'delivered') | null
+                            urgent?: boolean | null
                           }
                           /** @description a draft- id that later entries may use as parentId, or a real <type>-<n> id */
                           id?: string
@@ -3047,6 +3336,24 @@ export interface operations {
               /** @description the project the action applies to */
               projectId: string
             }
+          | {
+              /** @constant */
+              action: 'revert'
+              /** @description the changes to take back (changeId of GET /history) */
+              changeIds?: (string | number)[]
+              /** @description write nothing; answer what the call would do */
+              dryRun?: boolean
+              /** @description userId, agent, via, requestId, since, until: the changes GET /history shows with the same filters */
+              filter?: {
+                [key: string]: string
+              }
+              /** @description go ahead despite conflicts: the reverted values win */
+              force?: boolean
+              /** @description same as the Idempotency-Key header */
+              idempotencyKey?: string
+              /** @description the project the action applies to */
+              projectId: string
+            }
       }
     }
     responses: {
@@ -3062,11 +3369,66 @@ export interface operations {
                 _meta?: {
                   [key: string]: unknown
                 }
+                /** @description the changes this write recorded (GET /history): revert them with {action:"revert", changeIds} */
+                changeIds?: string[]
                 node: {
+                  createdAt?: string
                   data: {
+                    /** @enum {string} */
+                    approachStatus?: 'development' | 'validation' | 'resolved' | 'retired'
+                    /** @description ids of blocking approaches, never the approach itself, no cycle */
+                    blockedBy?: string[]
+                    /** @description RFC 3339 with a time zone; set by the service when status becomes done */
+                    completedAt?: string
+                    demand?: {
+                      ask?: string
+                      /** @description a YYYY-MM-DD date */
+                      at: string
+                      revenue?: number
+                      size?: string
+                      source?: string
+                      who: string
+                    }[]
+                    description?: string
+                    externalRefs?: {
+                      key: string
+                      system: string
+                      /** @description an https:// URL */
+                      url: string
+                    }[]
+                    /** @enum {string} */
+                    goalStatus?: 'focus' | 'later' | 'done'
+                    /** @description the name of an iteration; a job or task without one lands in Later */
+                    iteration?: string
+                    /**
+                     * @description performance is an alias of incremental
+                     * @enum {string}
+                     */
+                    kano?: 'must-have' | 'incremental' | 'performance' | 'delighter'
+                    /**
+                     * @description assigned by classification; never sent on creation
+                     * @enum {string}
+                     */
+                    kind?: 'memo' | 'do-it'
+                    /** @description required; trimmed */
                     label: string
-                  } & {
-                    [key: string]: unknown
+                    /** @enum {string} */
+                    maturity?: 'mvp' | 'releasable'
+                    /** @description how the bet is judged */
+                    measure?: string
+                    /** @description excluded from public share views */
+                    notes?: string
+                    /** @description ids of existing needs, never the bet’s own parent */
+                    serves?: string[]
+                    /** @enum {string} */
+                    size?: 'skateboard' | 'vespa' | 'car' | 'truck' | 'antonov'
+                    /**
+                     * @description done, or open (stored as absent); delivered is deprecated and means not done yet
+                     * @enum {string}
+                     */
+                    status?: 'done' | 'open' | 'delivered'
+                    /** @description only on a do-it task */
+                    urgent?: boolean
                   }
                   id: string
                   parentId: string | null
@@ -3081,6 +3443,8 @@ export interface operations {
                 _meta?: {
                   [key: string]: unknown
                 }
+                /** @description the changes this write recorded (GET /history): revert them with {action:"revert", changeIds} */
+                changeIds?: string[]
                 changelogId: number
                 deleted: {
                   id: string
@@ -3096,6 +3460,8 @@ export interface operations {
                 _meta?: {
                   [key: string]: unknown
                 }
+                /** @description the changes this write recorded (GET /history): revert them with {action:"revert", changeIds} */
+                changeIds?: string[]
                 /** @description draft- id → real id */
                 idMap: {
                   [key: string]: string
@@ -3114,6 +3480,8 @@ export interface operations {
                 _meta?: {
                   [key: string]: unknown
                 }
+                /** @description the changes this write recorded (GET /history): revert them with {action:"revert", changeIds} */
+                changeIds?: string[]
                 iteration: {
                   completedAt: number | null
                   gitTags: string[]
@@ -3131,6 +3499,8 @@ export interface operations {
                 _meta?: {
                   [key: string]: unknown
                 }
+                /** @description the changes this write recorded (GET /history): revert them with {action:"revert", changeIds} */
+                changeIds?: string[]
                 deleted: {
                   name: string
                 }
@@ -3143,6 +3513,8 @@ export interface operations {
                 _meta?: {
                   [key: string]: unknown
                 }
+                /** @description the changes this write recorded (GET /history): revert them with {action:"revert", changeIds} */
+                changeIds?: string[]
                 iterations: {
                   completedAt: number | null
                   gitTags: string[]
@@ -3160,6 +3532,8 @@ export interface operations {
                 _meta?: {
                   [key: string]: unknown
                 }
+                /** @description the changes this write recorded (GET /history): revert them with {action:"revert", changeIds} */
+                changeIds?: string[]
                 iterations: ({
                   name: string
                   status: string
@@ -3179,6 +3553,8 @@ export interface operations {
                 _meta?: {
                   [key: string]: unknown
                 }
+                /** @description the changes this write recorded (GET /history): revert them with {action:"revert", changeIds} */
+                changeIds?: string[]
                 project: {
                   id: string
                   name: string
@@ -3193,6 +3569,8 @@ export interface operations {
                 _meta?: {
                   [key: string]: unknown
                 }
+                /** @description the changes this write recorded (GET /history): revert them with {action:"revert", changeIds} */
+                changeIds?: string[]
                 /** @description empty when nothing was ready */
                 claims: {
                   agent: string
@@ -3210,6 +3588,8 @@ export interface operations {
                 _meta?: {
                   [key: string]: unknown
                 }
+                /** @description the changes this write recorded (GET /history): revert them with {action:"revert", changeIds} */
+                changeIds?: string[]
                 claim: {
                   agent: string
                   /** @description secret: send it with your writes of this node, renewClaim and releaseClaim */
@@ -3226,9 +3606,33 @@ export interface operations {
                 _meta?: {
                   [key: string]: unknown
                 }
+                /** @description the changes this write recorded (GET /history): revert them with {action:"revert", changeIds} */
+                changeIds?: string[]
                 released: {
                   nodeId: string
                 }
+                /** @constant */
+                success: true
+              }
+            | {
+                /** @description _tip, advisory, focus */
+                _meta?: {
+                  [key: string]: unknown
+                }
+                /** @description the changes the revert made (action revert) */
+                changeIds?: string[]
+                /** @description dryRun: {target, action, before, after} it would make */
+                changes?: {
+                  [key: string]: unknown
+                }[]
+                /** @description dryRun: what stands in the way */
+                conflicts?: {
+                  [key: string]: unknown
+                }[]
+                /** @constant */
+                dryRun?: true
+                /** @description how many changes were taken back */
+                reverted?: number
                 /** @constant */
                 success: true
               }
@@ -3348,11 +3752,62 @@ export interface operations {
                 expiresAt: string
               }
               createdAt?: string
-              /** @description the node fields of api.md (label, description, notes, iteration, status, …) */
               data: {
+                /** @enum {string} */
+                approachStatus?: 'development' | 'validation' | 'resolved' | 'retired'
+                /** @description ids of blocking approaches, never the approach itself, no cycle */
+                blockedBy?: string[]
+                /** @description RFC 3339 with a time zone; set by the service when status becomes done */
+                completedAt?: string
+                demand?: {
+                  ask?: string
+                  /** @description a YYYY-MM-DD date */
+                  at: string
+                  revenue?: number
+                  size?: string
+                  source?: string
+                  who: string
+                }[]
+                description?: string
+                externalRefs?: {
+                  key: string
+                  system: string
+                  /** @description an https:// URL */
+                  url: string
+                }[]
+                /** @enum {string} */
+                goalStatus?: 'focus' | 'later' | 'done'
+                /** @description the name of an iteration; a job or task without one lands in Later */
+                iteration?: string
+                /**
+                 * @description performance is an alias of incremental
+                 * @enum {string}
+                 */
+                kano?: 'must-have' | 'incremental' | 'performance' | 'delighter'
+                /**
+                 * @description assigned by classification; never sent on creation
+                 * @enum {string}
+                 */
+                kind?: 'memo' | 'do-it'
+                /** @description required; trimmed */
                 label: string
-              } & {
-                [key: string]: unknown
+                /** @enum {string} */
+                maturity?: 'mvp' | 'releasable'
+                /** @description how the bet is judged */
+                measure?: string
+                /** @description excluded from public share views */
+                notes?: string
+                /** @description ids of existing needs, never the bet’s own parent */
+                serves?: string[]
+                /** @enum {string} */
+                size?: 'skateboard' | 'vespa' | 'car' | 'truck' | 'antonov'
+                /**
+                 * @description done, or open (stored as absent); delivered is deprecated and means not done yet
+                 * @enum {string}
+                 */
+                status?: 'done' | 'open' | 'delivered'
+                /** @description only on a do-it task */
+                urgent?: boolean
               }
               depth?: number
               id: string
@@ -3601,8 +4056,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description boolean */
-          archived: unknown
+          archived: boolean
           projectId: string
         }
       }
@@ -3724,11 +4178,55 @@ export interface operations {
             nodes: {
               /** @description the node data without notes */
               data: {
-                [key: string]: unknown
+                /** @enum {string} */
+                approachStatus?: 'development' | 'validation' | 'resolved' | 'retired'
+                /** @description ids of blocking approaches, never the approach itself, no cycle */
+                blockedBy?: string[]
+                /** @description RFC 3339 with a time zone; set by the service when status becomes done */
+                completedAt?: string
+                demand?: {
+                  ask?: string
+                  /** @description a YYYY-MM-DD date */
+                  at: string
+                  revenue?: number
+                  size?: string
+                  source?: string
+                  who: string
+                }[]
+                description?: string
+                externalRefs?: {
+                  key: string
+                  system: string
+                  /** @description an https:// URL */
+                  url: string
+                }[]
+                /** @enum {string} */
+                goalStatus?: 'focus' | 'later' | 'done'
+                /** @description the name of an iteration; a job or task without one lands in Later */
+                iteration?: string
+                /** @enum {string} */
+                kano?: 'must-have' | 'incremental' | 'performance' | 'delighter'
+                /** @enum {string} */
+                kind?: 'memo' | 'do-it'
+                /** @description required; trimmed */
+                label: string
+                /** @enum {string} */
+                maturity?: 'mvp' | 'releasable'
+                /** @description how the bet is judged */
+                measure?: string
+                /** @description ids of existing needs, never the bet’s own parent */
+                serves?: string[]
+                /** @enum {string} */
+                size?: 'skateboard' | 'vespa' | 'car' | 'truck' | 'antonov'
+                /** @enum {string} */
+                status?: 'done' | 'open' | 'delivered'
+                /** @description only on a do-it task */
+                urgent?: boolean
               }
               id: string
               parentId: string | null
-              type: string
+              /** @enum {string} */
+              type: 'goal' | 'need' | 'approach' | 'job' | 'task'
             }[]
             project: {
               name: string
@@ -3923,11 +4421,53 @@ export interface operations {
                   /** @description ISO 8601 UTC */
                   expiresAt: string
                 }
-                /** @description the node fields of api.md (label, description, notes, iteration, status, …) */
                 data: {
+                  /** @enum {string} */
+                  approachStatus?: 'development' | 'validation' | 'resolved' | 'retired'
+                  /** @description ids of blocking approaches, never the approach itself, no cycle */
+                  blockedBy?: string[]
+                  /** @description RFC 3339 with a time zone; set by the service when status becomes done */
+                  completedAt?: string
+                  demand?: {
+                    ask?: string
+                    /** @description a YYYY-MM-DD date */
+                    at: string
+                    revenue?: number
+                    size?: string
+                    source?: string
+                    who: string
+                  }[]
+                  description?: string
+                  externalRefs?: {
+                    key: string
+                    system: string
+                    /** @description an https:// URL */
+                    url: string
+                  }[]
+                  /** @enum {string} */
+                  goalStatus?: 'focus' | 'later' | 'done'
+                  /** @description the name of an iteration; a job or task without one lands in Later */
+                  iteration?: string
+                  /** @enum {string} */
+                  kano?: 'must-have' | 'incremental' | 'performance' | 'delighter'
+                  /** @enum {string} */
+                  kind?: 'memo' | 'do-it'
+                  /** @description required; trimmed */
                   label: string
-                } & {
-                  [key: string]: unknown
+                  /** @enum {string} */
+                  maturity?: 'mvp' | 'releasable'
+                  /** @description how the bet is judged */
+                  measure?: string
+                  /** @description excluded from public share views */
+                  notes?: string
+                  /** @description ids of existing needs, never the bet’s own parent */
+                  serves?: string[]
+                  /** @enum {string} */
+                  size?: 'skateboard' | 'vespa' | 'car' | 'truck' | 'antonov'
+                  /** @enum {string} */
+                  status?: 'done' | 'open' | 'delivered'
+                  /** @description only on a do-it task */
+                  urgent?: boolean
                 }
                 id: string
                 parentId: string | null
@@ -4118,7 +4658,10 @@ export interface operations {
           expiresInDays?: unknown
           projectId: string
           /** @description {includedGoalIds?: goal ids}: share only these goals and what is beneath them */
-          settings?: unknown
+          settings?: {
+            /** @description goal ids, at most 1000 distinct */
+            includedGoalIds?: string[] | null
+          } | null
         }
       }
     }
@@ -4217,7 +4760,7 @@ export interface operations {
   revokeShareLink: {
     parameters: {
       query: {
-        projectId?: string
+        projectId: string
         token: string
       }
       header?: never
@@ -4442,11 +4985,62 @@ export interface operations {
                 expiresAt: string
               }
               createdAt?: string
-              /** @description the node fields of api.md (label, description, notes, iteration, status, …) */
               data: {
+                /** @enum {string} */
+                approachStatus?: 'development' | 'validation' | 'resolved' | 'retired'
+                /** @description ids of blocking approaches, never the approach itself, no cycle */
+                blockedBy?: string[]
+                /** @description RFC 3339 with a time zone; set by the service when status becomes done */
+                completedAt?: string
+                demand?: {
+                  ask?: string
+                  /** @description a YYYY-MM-DD date */
+                  at: string
+                  revenue?: number
+                  size?: string
+                  source?: string
+                  who: string
+                }[]
+                description?: string
+                externalRefs?: {
+                  key: string
+                  system: string
+                  /** @description an https:// URL */
+                  url: string
+                }[]
+                /** @enum {string} */
+                goalStatus?: 'focus' | 'later' | 'done'
+                /** @description the name of an iteration; a job or task without one lands in Later */
+                iteration?: string
+                /**
+                 * @description performance is an alias of incremental
+                 * @enum {string}
+                 */
+                kano?: 'must-have' | 'incremental' | 'performance' | 'delighter'
+                /**
+                 * @description assigned by classification; never sent on creation
+                 * @enum {string}
+                 */
+                kind?: 'memo' | 'do-it'
+                /** @description required; trimmed */
                 label: string
-              } & {
-                [key: string]: unknown
+                /** @enum {string} */
+                maturity?: 'mvp' | 'releasable'
+                /** @description how the bet is judged */
+                measure?: string
+                /** @description excluded from public share views */
+                notes?: string
+                /** @description ids of existing needs, never the bet’s own parent */
+                serves?: string[]
+                /** @enum {string} */
+                size?: 'skateboard' | 'vespa' | 'car' | 'truck' | 'antonov'
+                /**
+                 * @description done, or open (stored as absent); delivered is deprecated and means not done yet
+                 * @enum {string}
+                 */
+                status?: 'done' | 'open' | 'delivered'
+                /** @description only on a do-it task */
+                urgent?: boolean
               }
               depth?: number
               id: string
@@ -4462,11 +5056,62 @@ export interface operations {
                 expiresAt: string
               }
               createdAt?: string
-              /** @description the node fields of api.md (label, description, notes, iteration, status, …) */
               data: {
+                /** @enum {string} */
+                approachStatus?: 'development' | 'validation' | 'resolved' | 'retired'
+                /** @description ids of blocking approaches, never the approach itself, no cycle */
+                blockedBy?: string[]
+                /** @description RFC 3339 with a time zone; set by the service when status becomes done */
+                completedAt?: string
+                demand?: {
+                  ask?: string
+                  /** @description a YYYY-MM-DD date */
+                  at: string
+                  revenue?: number
+                  size?: string
+                  source?: string
+                  who: string
+                }[]
+                description?: string
+                externalRefs?: {
+                  key: string
+                  system: string
+                  /** @description an https:// URL */
+                  url: string
+                }[]
+                /** @enum {string} */
+                goalStatus?: 'focus' | 'later' | 'done'
+                /** @description the name of an iteration; a job or task without one lands in Later */
+                iteration?: string
+                /**
+                 * @description performance is an alias of incremental
+                 * @enum {string}
+                 */
+                kano?: 'must-have' | 'incremental' | 'performance' | 'delighter'
+                /**
+                 * @description assigned by classification; never sent on creation
+                 * @enum {string}
+                 */
+                kind?: 'memo' | 'do-it'
+                /** @description required; trimmed */
                 label: string
-              } & {
-                [key: string]: unknown
+                /** @enum {string} */
+                maturity?: 'mvp' | 'releasable'
+                /** @description how the bet is judged */
+                measure?: string
+                /** @description excluded from public share views */
+                notes?: string
+                /** @description ids of existing needs, never the bet’s own parent */
+                serves?: string[]
+                /** @enum {string} */
+                size?: 'skateboard' | 'vespa' | 'car' | 'truck' | 'antonov'
+                /**
+                 * @description done, or open (stored as absent); delivered is deprecated and means not done yet
+                 * @enum {string}
+                 */
+                status?: 'done' | 'open' | 'delivered'
+                /** @description only on a do-it task */
+                urgent?: boolean
               }
               depth?: number
               id: string
@@ -4482,11 +5127,62 @@ export interface operations {
                 expiresAt: string
               }
               createdAt?: string
-              /** @description the node fields of api.md (label, description, notes, iteration, status, …) */
               data: {
+                /** @enum {string} */
+                approachStatus?: 'development' | 'validation' | 'resolved' | 'retired'
+                /** @description ids of blocking approaches, never the approach itself, no cycle */
+                blockedBy?: string[]
+                /** @description RFC 3339 with a time zone; set by the service when status becomes done */
+                completedAt?: string
+                demand?: {
+                  ask?: string
+                  /** @description a YYYY-MM-DD date */
+                  at: string
+                  revenue?: number
+                  size?: string
+                  source?: string
+                  who: string
+                }[]
+                description?: string
+                externalRefs?: {
+                  key: string
+                  system: string
+                  /** @description an https:// URL */
+                  url: string
+                }[]
+                /** @enum {string} */
+                goalStatus?: 'focus' | 'later' | 'done'
+                /** @description the name of an iteration; a job or task without one lands in Later */
+                iteration?: string
+                /**
+                 * @description performance is an alias of incremental
+                 * @enum {string}
+                 */
+                kano?: 'must-have' | 'incremental' | 'performance' | 'delighter'
+                /**
+                 * @description assigned by classification; never sent on creation
+                 * @enum {string}
+                 */
+                kind?: 'memo' | 'do-it'
+                /** @description required; trimmed */
                 label: string
-              } & {
-                [key: string]: unknown
+                /** @enum {string} */
+                maturity?: 'mvp' | 'releasable'
+                /** @description how the bet is judged */
+                measure?: string
+                /** @description excluded from public share views */
+                notes?: string
+                /** @description ids of existing needs, never the bet’s own parent */
+                serves?: string[]
+                /** @enum {string} */
+                size?: 'skateboard' | 'vespa' | 'car' | 'truck' | 'antonov'
+                /**
+                 * @description done, or open (stored as absent); delivered is deprecated and means not done yet
+                 * @enum {string}
+                 */
+                status?: 'done' | 'open' | 'delivered'
+                /** @description only on a do-it task */
+                urgent?: boolean
               }
               depth?: number
               id: string
@@ -4505,11 +5201,62 @@ export interface operations {
                 expiresAt: string
               }
               createdAt?: string
-              /** @description the node fields of api.md (label, description, notes, iteration, status, …) */
               data: {
+                /** @enum {string} */
+                approachStatus?: 'development' | 'validation' | 'resolved' | 'retired'
+                /** @description ids of blocking approaches, never the approach itself, no cycle */
+                blockedBy?: string[]
+                /** @description RFC 3339 with a time zone; set by the service when status becomes done */
+                completedAt?: string
+                demand?: {
+                  ask?: string
+                  /** @description a YYYY-MM-DD date */
+                  at: string
+                  revenue?: number
+                  size?: string
+                  source?: string
+                  who: string
+                }[]
+                description?: string
+                externalRefs?: {
+                  key: string
+                  system: string
+                  /** @description an https:// URL */
+                  url: string
+                }[]
+                /** @enum {string} */
+                goalStatus?: 'focus' | 'later' | 'done'
+                /** @description the name of an iteration; a job or task without one lands in Later */
+                iteration?: string
+                /**
+                 * @description performance is an alias of incremental
+                 * @enum {string}
+                 */
+                kano?: 'must-have' | 'incremental' | 'performance' | 'delighter'
+                /**
+                 * @description assigned by classification; never sent on creation
+                 * @enum {string}
+                 */
+                kind?: 'memo' | 'do-it'
+                /** @description required; trimmed */
                 label: string
-              } & {
-                [key: string]: unknown
+                /** @enum {string} */
+                maturity?: 'mvp' | 'releasable'
+                /** @description how the bet is judged */
+                measure?: string
+                /** @description excluded from public share views */
+                notes?: string
+                /** @description ids of existing needs, never the bet’s own parent */
+                serves?: string[]
+                /** @enum {string} */
+                size?: 'skateboard' | 'vespa' | 'car' | 'truck' | 'antonov'
+                /**
+                 * @description done, or open (stored as absent); delivered is deprecated and means not done yet
+                 * @enum {string}
+                 */
+                status?: 'done' | 'open' | 'delivered'
+                /** @description only on a do-it task */
+                urgent?: boolean
               }
               depth?: number
               id: string
@@ -4589,6 +5336,8 @@ export interface operations {
           /** @description the command: {type, …} */
           command?: unknown
           projectId: string
+          /** @enum {string} */
+          view?: 'app' | 'chat'
         }
       }
     }
@@ -4689,6 +5438,7 @@ export interface operations {
     parameters: {
       query: {
         projectId: string
+        view?: 'app' | 'chat'
       }
       header?: never
       path?: never
@@ -4790,6 +5540,7 @@ export interface operations {
         after?: string
         projectId: string
         revision?: string
+        view?: 'app' | 'chat'
         wait?: number
       }
       header?: never
@@ -4904,6 +5655,8 @@ export interface operations {
             /** @enum {string} */
             view_mode: 'tree' | 'matrix'
           }
+          /** @enum {string} */
+          view?: 'app' | 'chat'
         }
       }
     }
@@ -5221,7 +5974,7 @@ export interface operations {
     parameters: {
       query: {
         id: string
-        projectId?: string
+        projectId: string
       }
       header?: never
       path?: never
@@ -5438,7 +6191,7 @@ export interface operations {
       query: {
         id: string
         limit?: number
-        projectId?: string
+        projectId: string
       }
       header?: never
       path?: never
