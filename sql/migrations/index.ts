@@ -12,6 +12,7 @@ import m0010 from './0010-open-memos.sql' with { type: 'text' }
 import m0011 from './0011-own-keys-spent-states.sql' with { type: 'text' }
 import m0012 from './0012-claims.sql' with { type: 'text' }
 import m0013 from './0013-project-revisions.sql' with { type: 'text' }
+import m0016 from './0016-work-state.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
   { name: '0001-accounts-projects', sql: m0001 },
@@ -27,4 +28,5 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0011-own-keys-spent-states', sql: m0011 },
   { name: '0012-claims', sql: m0012 },
   { name: '0013-project-revisions', sql: m0013 },
+  { name: '0016-work-state', sql: m0016 },
 ]
