@@ -35,7 +35,14 @@ export async function listReady(deps: Deps, user: User, query: { projectId?: str
         : 'No open work: add jobs under an approach, or do-it tasks.'
   else if (total > limit) meta._tip = `${total - limit} more ready item(s); raise limit (at most ${READY_LIMIT.max}).`
   else meta._tip = 'Claim one with {action:"claim", projectId, agent, count:1} before working on it.'
-  return { items: await readyItems(deps, p.id, rows.map((r) => r.node_id)), _meta: meta }
+  return {
+    items: await readyItems(
+      deps,
+      p.id,
+      rows.map((r) => r.node_id),
+    ),
+    _meta: meta,
+  }
 }
 
 /** The items of GET /ready for these ids, in this order: each node with its ancestors, root first. */
