@@ -101,7 +101,7 @@ async function run(kind: 'pglite' | 'postgres') {
   try {
     const server = await spawnServer({
       PORT: String(freePort()),
-      ...db.env,
+      ...Object.fromEntries(Object.entries(db.env).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]]))),
       RATE_LIMIT_PER_MINUTE: '0',
       LOG_LEVEL: 'warn',
       EMBEDDINGS_MODEL_DIR: join(tmp, 'no-model'),
