@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { migrations } from '../sql/migrations'
+import type { Db } from '../src/db'
 import { migrate } from '../src/db/migrate'
 import { openPglite } from '../src/db/pglite'
 import { openPostgres } from '../src/db/postgres'
@@ -102,7 +103,8 @@ describe('the work state', () => {
       ],
     })
     expect(seed.success).toBe(true)
-    for (let t = 1; t <= 4; t++) await mutate({ action: 'update', projectId: p, nodeId: `task-${t}`, data: { kind: t < 4 ? 'do-it' : 'memo' } })
+    for (let t = 1; t <= 4; t++)
+      await mutate({ action: 'update', projectId: p, nodeId: `task-${t}`, data: { kind: t < 4 ? 'do-it' : 'memo' } })
 
     const look = async () => {
       const nodes = (await app.call('GET', `/api/v1/nodes?projectId=${p}`)).body.nodes as N[]
@@ -118,11 +120,19 @@ describe('the work state', () => {
       const open = names.filter((n) => n !== 'Later')
       const ops: (() => Record<string, unknown> | null)[] = [
         () => ({ action: 'update', nodeId: r.pick(of('job')), data: { status: r.pick(['done', 'done', 'open']) } }),
-        () => ({ action: 'update', nodeId: r.pick(of('approach')), data: { approachStatus: r.pick(['development', 'resolved', 'retired']) } }),
+        () => ({
+          action: 'update',
+          nodeId: r.pick(of('approach')),
+          data: { approachStatus: r.pick(['development', 'resolved', 'retired']) },
+        }),
         () => {
           const a = r.pick(of('approach'))
           const others = [...of('approach'), ...of('goal')].filter((id) => id !== a)
-          return { action: 'update', nodeId: a, data: { blockedBy: r.next() < 0.2 ? [] : [r.pick(others), r.pick(others), 'approach-999'] } }
+          return {
+            action: 'update',
+            nodeId: a,
+            data: { blockedBy: r.next() < 0.2 ? [] : [r.pick(others), r.pick(others), 'approach-999'] },
+          }
         },
         () => ({ action: 'update', nodeId: r.pick(of('goal')), data: { goalStatus: r.pick(['focus', 'later', 'done']) } }),
         () => ({ action: 'update', nodeId: r.pick(of('job')), parentId: r.pick(of('approach')), data: {} }),
@@ -130,14 +140,18 @@ describe('the work state', () => {
         () => ({ action: 'update', nodeId: r.pick(of('need')), parentId: r.pick(of('goal')), data: {} }),
         () => ({ action: 'update', nodeId: r.pick([...of('job'), ...of('task')]), data: { iteration: r.pick(names) } }),
         () => ({ action: 'update', nodeId: r.pick(of('task')), data: { urgent: r.next() < 0.5 } }),
-        () => ({ action: 'add', node: { type: 'job', parentId: r.pick(of('approach')), data: { label: 'new', iteration: r.pick(names) } } }),
+        () => ({
+          action: 'add',
+          node: { type: 'job', parentId: r.pick(of('approach')), data: { label: 'new', iteration: r.pick(names) } },
+        }),
         () => {
           const id = r.pick([...of('job'), ...of('job'), ...of('approach')])
           deleted.push(id)
           return { action: 'delete', nodeId: id }
         },
         () => (deleted.length ? { action: 'restore', nodeId: deleted.pop()! } : null),
-        () => (open.length ? { action: 'updateIteration', iterationName: r.pick(open), data: { status: r.pick(['done', 'active']) } } : null),
+        () =>
+          open.length ? { action: 'updateIteration', iterationName: r.pick(open), data: { status: r.pick(['done', 'active']) } } : null,
         () => (open.length ? { action: 'updateIteration', iterationName: r.pick(open), data: { name: `R${++renames}` } } : null),
         () => ({ action: 'reorderIterations', order: names.toSorted(() => r.next() - 0.5) }),
         () => (open.length > 1 ? { action: 'deleteIteration', iterationName: r.pick(open) } : null),
@@ -176,7 +190,7 @@ describe('the migration of the work state', () => {
     const PG_URL = process.env.TEST_DATABASE_URL
     const name = `arbor_test_work_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
     let drop = async () => {}
-    let db = await openPglite(null)
+    let db: Db = await openPglite(null)
     if (PG_URL) {
       await db.close()
       const admin = await openPostgres(PG_URL)

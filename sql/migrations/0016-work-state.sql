@@ -302,3 +302,10 @@ referencing old table as old_its for each statement execute function work_iterat
 
 -- The work items that exist already.
 select work_refresh(project_id, array_agg(id)) from nodes where type in ('job', 'task') group by project_id;
+
+-- A claim's own length (agents-and-app.md, 2, and docs/agents.md): a write that carries its token,
+-- or a read of its node by its agent, renews it to that length from then. A claim taken before
+-- this migration: the length it was taken or last renewed for.
+alter table claims add column lease_seconds integer;
+update claims set lease_seconds = greatest(30, ceil(extract(epoch from expires_at - claimed_at)))::integer;
+alter table claims alter column lease_seconds set not null;

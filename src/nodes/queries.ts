@@ -22,6 +22,7 @@ import siblingsSql from '../../sql/nodes/siblings.sql' with { type: 'text' }
 import siblingsOfSql from '../../sql/nodes/siblings-of.sql' with { type: 'text' }
 import subtreeSql from '../../sql/nodes/subtree.sql' with { type: 'text' }
 import updateSql from '../../sql/nodes/update.sql' with { type: 'text' }
+import withAncestorsSql from '../../sql/nodes/with-ancestors.sql' with { type: 'text' }
 import type { Db } from '../db'
 import { one } from '../db/port'
 import type { NodeData } from '../ports/node-data'
@@ -33,6 +34,7 @@ export type TreeRow = NodeRow & { depth: number }
 export type ChangelogRow = { id: number; node_id: string; action: 'delete'; node: Node; deleted_at: Date; restored_at: Date | null }
 
 export const getMany = (db: Db, projectId: string, ids: string[]) => db.query<NodeRow>(getManySql, [projectId, ids])
+export const withAncestors = (db: Db, projectId: string, ids: string[]) => db.query<NodeRow>(withAncestorsSql, [projectId, ids])
 export const list = (db: Db, projectId: string, type: string | null, iteration: string | null) =>
   db.query<NodeRow>(listSql, [projectId, type, iteration])
 export const countByType = (db: Db, projectId: string) => db.query<{ type: NodeType; count: number }>(countByTypeSql, [projectId])

@@ -48,13 +48,8 @@ export async function listReady(deps: Deps, user: User, query: { projectId?: str
 /** The items of GET /ready for these ids, in this order: each node with its ancestors, root first. */
 async function readyItems(deps: Deps, projectId: string, ids: string[]): Promise<ReadyItem[]> {
   if (!ids.length) return []
-  const known = new Map<string, TreeNode>()
-  // a level of parents per query: a tree is a few levels deep, whatever its size
-  for (let wanted = ids; wanted.length; ) {
-    const rows = await nodeRows.getMany(deps.db, projectId, wanted)
-    for (const r of rows) known.set(r.id, { id: r.id, type: r.type, parentId: r.parent_id, data: r.data })
-    wanted = [...new Set(rows.flatMap((r) => (r.parent_id && !known.has(r.parent_id) ? [r.parent_id] : [])))]
-  }
+  const rows = await nodeRows.withAncestors(deps.db, projectId, ids)
+  const known = new Map<string, TreeNode>(rows.map((r) => [r.id, { id: r.id, type: r.type, parentId: r.parent_id, data: r.data }]))
   return ids.flatMap((id) => {
     const n = known.get(id)
     if (!n) return [] // deleted since the page was read (a read outside a transaction)
@@ -116,7 +111,7 @@ export async function claim(deps: Deps, user: User, body: ClaimBody) {
   const taken: { nodeId: string; agent: string; claimToken: string; expiresAt: string }[] = []
   const tryTake = async (nodeId: string) => {
     const token = newToken()
-    const row = await claimRows.take(deps.db, p.id, nodeId, body.agent, hashToken(token), expiresAt, now)
+    const row = await claimRows.take(deps.db, p.id, nodeId, body.agent, hashToken(token), expiresAt, now, lease)
     if (row) taken.push({ nodeId, agent: row.agent, claimToken: token, expiresAt: iso(row.expires_at) })
     return !!row
   }
@@ -176,6 +171,17 @@ export async function renewClaim(deps: Deps, user: User, body: RenewClaimBody) {
   return { success: true, claim: { nodeId: row.node_id, agent: row.agent, claimToken: body.claimToken, expiresAt: iso(row.expires_at) } }
 }
 
+/**
+ * A read of `nodeId` by `agent` (X-Agent-Id) that the caller was allowed: the agent's live claim on
+ * the node lasts its own length from now again, as a write with its token would renew it.
+ */
+export async function renewForReader(deps: Deps, projectId: string, nodeId: string, agent: string): Promise<void> {
+  await deps.db.tx(async (tx) => {
+    const renewed = await claimRows.extendForReader(tx, projectId, nodeId, agent, deps.now())
+    if (renewed.length) await bumpRevision(tx, projectId) // /nodes and /tree show the new expiresAt
+  })
+}
+
 export async function releaseClaim(deps: Deps, user: User, body: ReleaseClaimBody) {
   const { project: p } = await requireProject(deps, user, body.projectId)
   const now = deps.now()
@@ -224,6 +230,8 @@ export async function aroundWrite(
   if (!tokened.length && !triggers) return run()
   const { project: p } = await requireProject(deps, user, body.projectId)
   await checkTokens(deps.db, p.id, tokened, deps.now())
+  // a write with a live claim's token renews it to its own length: agents need not call renewClaim
+  if (tokened.length) await claimRows.extendTokens(deps.db, p.id, [...new Set(tokened.map((e) => hashToken(e.claimToken)))], deps.now())
   // a project where nothing was blocked answers as before (api.md's bodies stay as they were)
   const blockedBefore = triggers && (await q.hasBlocked(deps.db, p.id))
   const result = await run()
