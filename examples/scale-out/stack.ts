@@ -15,9 +15,10 @@
  * examples/agents-swarm.ts --scale-out starts the same set through `startStack` and kills and
  * restarts its parts mid-run.
  */
-import { type Subprocess, spawn, spawnSync } from 'bun'
+
 import { chmodSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { type Subprocess, spawn, spawnSync } from 'bun'
 
 const ROOT = resolve(import.meta.dir, '..', '..')
 const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin'
@@ -41,7 +42,12 @@ const asPostgres = (argv: string[]) => (asRoot ? ['runuser', '-u', 'postgres', '
 async function waitFor(what: string, ok: () => Promise<boolean> | boolean, ms = 60_000) {
   const end = Date.now() + ms
   while (Date.now() < end) {
-    if (await Promise.resolve().then(ok).catch(() => false)) return
+    if (
+      await Promise.resolve()
+        .then(ok)
+        .catch(() => false)
+    )
+      return
     await Bun.sleep(100)
   }
   throw new Error(`${what}: not ready within ${ms / 1000} s`)
@@ -50,7 +56,12 @@ const answers = async (url: string) => (await fetch(url, { signal: AbortSignal.t
 
 export async function startStack(opts: StackOptions) {
   const n = opts.replicas ?? 3
-  const ports = { lb: opts.basePort, pg: opts.basePort + 1, meili: opts.basePort + 2, replicas: [0, 1, 2].map((i) => opts.basePort + 3 + i) }
+  const ports = {
+    lb: opts.basePort,
+    pg: opts.basePort + 1,
+    meili: opts.basePort + 2,
+    replicas: [0, 1, 2].map((i) => opts.basePort + 3 + i),
+  }
   mkdirSync(join(opts.dir, 'logs'), { recursive: true })
   chmodSync(opts.dir, 0o755) // the postgres user reaches its cluster inside it
   const logFile = (name: string) => openSync(join(opts.dir, 'logs', `${name}.log`), 'a')

@@ -309,3 +309,9 @@ select work_refresh(project_id, array_agg(id)) from nodes where type in ('job', 
 alter table claims add column lease_seconds integer;
 update claims set lease_seconds = greatest(30, ceil(extract(epoch from expires_at - claimed_at)))::integer;
 alter table claims alter column lease_seconds set not null;
+
+-- An Idempotency-Key's record says whether its request holds it locked while it runs (src/http/
+-- idempotency.ts): then a retry that finds it unanswered and unlocked knows the process that ran
+-- it died (kill -9, a crash) and runs the write itself, at once, instead of hearing "in progress"
+-- for the 10 minutes of claim.sql. A record claimed before this migration is not held.
+alter table idempotency_keys add column held boolean not null default false;

@@ -61,6 +61,7 @@ export const errorPlugin = (deps: Deps) =>
           ? withGuide(401, { ...err.toBody(), _meta: { guide: guideUrl(deps.config.publicBaseUrl) } })
           : withGuide(err.status, err.toBody())
       if (err.replayed) res.headers.set('idempotent-replayed', 'true')
+      if (err instanceof ErrorListError && err.retryAfter !== undefined) res.headers.set('retry-after', String(err.retryAfter))
       return res
     }
     switch (code) {
