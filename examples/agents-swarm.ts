@@ -85,8 +85,9 @@ async function call(base: string, key: string, method: string, path: string, bod
     let failure: Json
     try {
       answer = await once(base, key, method, path, body, idem)
-      if (![502, 503, 504].includes(answer.status)) return answer
-      failure = { status: answer.status, error: answer.body.error ?? 'html', retryAfter: answer.retryAfter }
+      // 502/503/504, or a 409 that says when to come back (the same key still running elsewhere)
+      if (![502, 503, 504].includes(answer.status) && !(answer.status === 409 && answer.retryAfter)) return answer
+      failure = { status: answer.status, error: answer.body.error ?? answer.body.errors?.[0] ?? 'html', retryAfter: answer.retryAfter }
     } catch (err) {
       failure = { status: 0, error: (err as Error).name === 'TimeoutError' ? 'timeout' : 'connection', retryAfter: null }
     }
@@ -343,8 +344,13 @@ async function run(servers: Servers, agents: number, jobs: number, faults: boole
       faultLog.push({ fault: 'PostgreSQL restarted', at: Date.now() - started, done: done() })
     }
   })()
-  await Promise.all(procs.map((p) => p.finished))
-  await faulting
+  try {
+    await Promise.all(procs.map((p) => p.finished))
+    await faulting
+  } catch (err) {
+    for (const p of procs) p.proc.kill('SIGKILL') // one agent failed: the run is over
+    throw err
+  }
   const seconds = (Date.now() - started) / 1000
 
   // ---- what happened ----

@@ -76,6 +76,7 @@ export async function startStack(opts: StackOptions) {
     chmodSync(pgData, 0o700)
     if (asRoot) spawnSync(['chown', '-R', 'postgres:postgres', pgData, pgSocket])
     const init = spawnSync(asPostgres([`${PG_BIN}/initdb`, '-D', pgData, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']), {
+      cwd: '/', // the postgres user may not be allowed into the current directory
       stdout: 'ignore',
       stderr: 'pipe',
     })
@@ -96,7 +97,7 @@ export async function startStack(opts: StackOptions) {
         '60',
         ...args,
       ]),
-      { stdout: 'pipe', stderr: 'pipe' },
+      { cwd: '/', stdout: 'pipe', stderr: 'pipe' },
     )
     if (r.exitCode !== 0) throw new Error(`pg_ctl ${args.join(' ')}: ${r.stderr.toString()}${r.stdout.toString()}`)
   }
