@@ -41,62 +41,31 @@ create index work_items_touched on work_items (project_id, touched_tx) where blo
 -- the approaches whose blockedBy names a given id (a blocker's change reaches the jobs it blocks)
 create index nodes_blocked_by on nodes using gin ((data -> 'blockedBy')) where type = 'approach';
 
--- The rank of an iteration name in GET /ready's order: the current iteration (the first active
--- one that is not Later) 0, the other active ones 1, 2… in display order, Later after them, a
--- completed or unknown one (or none) last.
-create function work_iter_rank(p text, iteration text) returns integer
+-- The rank of each iteration of project p in GET /ready's order (the current iteration, the first active one that is not Later, 0;
+-- the other active ones 1, 2… in display order; Later after them; a completed or unknown one, or
+-- none, last), and the
+-- rank of a name that is none of them: for many rows at once.
+create function work_iter_ranks(p text) returns table (name text, rank integer)
 language sql stable as $$
   with its as (
-    select name, status, system,
-      row_number() over (partition by (status = 'active' and not system) order by sort_order, created_at, name) - 1 as pos
-    from iterations where project_id = p
+    select i.name, i.status, i.system,
+      row_number() over (partition by (i.status = 'active' and not i.system) order by i.sort_order, i.created_at, i.name) - 1 as pos
+    from iterations i where i.project_id = p
   ), n as (select count(*)::integer as n from its)
-  select coalesce(
-    (select case when its.system then n.n + 1 when its.status = 'active' then its.pos::integer end from its where its.name = iteration),
-    n.n + 2)
-  from n
+  select its.name, case when its.system then n.n + 1 when its.status = 'active' then its.pos::integer else n.n + 2 end
+  from its, n
+  union all
+  select null, n.n + 2 from n
 $$;
 
--- Is this id a clear blocker: gone or not an approach, resolved or retired, or with at least one
--- job and every job done?
-create function work_blocker_clear(p text, blocker text) returns boolean
-language sql stable as $$
-  select case
-    when a.id is null then true
-    when a.data ->> 'approachStatus' in ('resolved', 'retired') then true
-    else exists (select 1 from nodes j where j.project_id = p and j.parent_id = blocker and j.type = 'job')
-      and not exists (
-        select 1 from nodes j
-        where j.project_id = p and j.parent_id = blocker and j.type = 'job' and (j.data ->> 'status') is distinct from 'done'
-      )
-  end
-  from (select 1) one
-  left join nodes a on a.project_id = p and a.id = blocker and a.type = 'approach'
-$$;
-
--- The nearest goal above a node (the node's parent first), or null.
-create function work_goal_of(p text, parent text) returns text
-language plpgsql stable as $$
-declare
-  at text := parent;
-  t text;
-  up text;
-  depth integer := 0;
-begin
-  while at is not null and depth < 100 loop
-    select type, parent_id into t, up from nodes where project_id = p and id = at;
-    if not found then return null; end if;
-    if t = 'goal' then return at; end if;
-    at := up;
-    depth := depth + 1;
-  end loop;
-  return null;
-end
-$$;
-
--- Recompute the rows of these nodes of project p (a node that is no longer work loses its row).
+-- Recompute the rows of these nodes of project p (a node that is no longer work loses its row), in
+-- a few set-wide statements whatever the number of ids (a batch of 1,000 adds is one call).
 create function work_refresh(p text, ids text[]) returns void
-language plpgsql volatile as $$
+language plpgsql volatile
+-- index lookups by id, whatever the statistics say: a table filled a moment ago has none, and
+-- the plans a planner guesses then (a scan of the project per job) cost seconds, not milliseconds
+set enable_seqscan = off set enable_hashjoin = off set enable_mergejoin = off
+as $$
 declare
   tx bigint := txid_current();
 begin
@@ -106,9 +75,56 @@ begin
       select 1 from nodes n
       where n.project_id = p and n.id = w.node_id and (n.type = 'job' or (n.type = 'task' and n.data ->> 'kind' = 'do-it'))
     );
+  with recursive
+  work as (
+    select n.id, n.type, n.parent_id, n.data, n.created_at, n.ord,
+      case when jsonb_typeof(n.data -> 'iteration') = 'string' then n.data ->> 'iteration' end as iteration
+    from nodes n
+    where n.project_id = p and n.id = any(ids) and (n.type = 'job' or (n.type = 'task' and n.data ->> 'kind' = 'do-it'))
+  ),
+  -- each job's ancestors, its parent first, up to the nearest goal
+  up (job_id, at_id, at_type, at_parent, depth) as (
+    select j.id, a.id, a.type, a.parent_id, 0
+    from work j join nodes a on a.project_id = p and a.id = j.parent_id
+    where j.type = 'job'
+    union all
+    select up.job_id, a.id, a.type, a.parent_id, up.depth + 1
+    from up join nodes a on a.project_id = p and a.id = up.at_parent
+    where up.at_type <> 'goal' and up.depth < 100
+  ),
+  goals as (select job_id, at_id as goal_id from up where at_type = 'goal'),
+  -- each job's blockers (its approach's blockedBy), and which of them are not clear
+  blockers as (
+    select distinct j.id as job_id, b.v #>> '{}' as blocker
+    from work j
+    join nodes a on a.project_id = p and a.id = j.parent_id
+    cross join lateral jsonb_array_elements(case when jsonb_typeof(a.data -> 'blockedBy') = 'array' then a.data -> 'blockedBy' else '[]'::jsonb end) b(v)
+    where j.type = 'job' and jsonb_typeof(b.v) = 'string'
+  ),
+  unclear as (
+    select a.id
+    from (select distinct blocker from blockers) bl
+    join nodes a on a.project_id = p and a.id = bl.blocker and a.type = 'approach'
+    where (a.data ->> 'approachStatus') is distinct from 'resolved' and (a.data ->> 'approachStatus') is distinct from 'retired'
+      and not (
+        exists (select 1 from nodes j where j.project_id = p and j.parent_id = a.id and j.type = 'job')
+        and not exists (
+          select 1 from nodes j
+          where j.project_id = p and j.parent_id = a.id and j.type = 'job' and (j.data ->> 'status') is distinct from 'done'
+        )
+      )
+  ),
+  -- what each row needs of the sets above, as one value each: a planner without statistics would
+  -- otherwise read a whole set once per row
+  maps as (
+    select
+      coalesce((select jsonb_object_agg(job_id, goal_id) from goals), '{}'::jsonb) as goal_of,
+      coalesce((select array_agg(id) from unclear), '{}'::text[]) as unclear,
+      coalesce((select jsonb_object_agg(coalesce(name, ''), rank) from work_iter_ranks(p)), '{}'::jsonb) as rank_of
+  )
   insert into work_items as w (project_id, node_id, type, approach_id, goal_id, open, blocked, urgent, iteration, iter_rank,
     focus, created_at, ord, touched_tx, blocked_before)
-  select p, n.id, n.type, a.id, g.goal_id,
+  select p, n.id, n.type, a.id, goal.id,
     (n.data ->> 'status') is distinct from 'done',
     n.type = 'job' and (
       coalesce(a.data ->> 'approachStatus' in ('retired', 'resolved'), false)
@@ -116,19 +132,18 @@ begin
       or exists (
         select 1
         from jsonb_array_elements(case when jsonb_typeof(a.data -> 'blockedBy') = 'array' then a.data -> 'blockedBy' else '[]'::jsonb end) b(v)
-        where jsonb_typeof(b.v) = 'string' and not work_blocker_clear(p, b.v #>> '{}')
+        where jsonb_typeof(b.v) = 'string' and (b.v #>> '{}') = any(m.unclear)
       )
     ),
     case when n.type = 'task' and n.data -> 'urgent' = 'true'::jsonb then 0 else 1 end,
-    case when jsonb_typeof(n.data -> 'iteration') = 'string' then n.data ->> 'iteration' end,
-    work_iter_rank(p, case when jsonb_typeof(n.data -> 'iteration') = 'string' then n.data ->> 'iteration' end),
+    n.iteration,
+    coalesce((m.rank_of ->> n.iteration)::integer, (m.rank_of ->> '')::integer),
     case when n.type = 'job' and goal.data ->> 'goalStatus' = 'focus' then 0 else 1 end,
     n.created_at, n.ord, tx, false
-  from nodes n
+  from work n
+  cross join maps m
   left join nodes a on n.type = 'job' and a.project_id = p and a.id = n.parent_id
-  left join lateral (select case when n.type = 'job' then work_goal_of(p, n.parent_id) end as goal_id) g on true
-  left join nodes goal on goal.project_id = p and goal.id = g.goal_id
-  where n.project_id = p and n.id = any(ids) and (n.type = 'job' or (n.type = 'task' and n.data ->> 'kind' = 'do-it'))
+  left join nodes goal on goal.project_id = p and goal.id = (m.goal_of ->> n.id)
   on conflict (project_id, node_id) do update set
     type = excluded.type, approach_id = excluded.approach_id, goal_id = excluded.goal_id, open = excluded.open,
     blocked = excluded.blocked, urgent = excluded.urgent, iteration = excluded.iteration, iter_rank = excluded.iter_rank,
@@ -138,67 +153,74 @@ begin
 end
 $$;
 
+-- The changed nodes of project p, as rows.
+create function work_changed_rows(changed jsonb, p text)
+returns table (id text, type text, parent_id text, data jsonb, old_type text, old_parent_id text, old_data jsonb)
+language sql immutable as $$
+  select e ->> 'id', e ->> 'type', e ->> 'parent_id', e -> 'data', e ->> 'old_type', e ->> 'old_parent_id', e -> 'old_data'
+  from jsonb_array_elements(changed) e where e ->> 'project_id' = p
+$$;
+
 -- The work items a change of these nodes may affect, recomputed. `changed` holds each changed
--- node's old and new version (either may be null), as rows of (project_id, id, type, parent_id,
--- data, old_type, old_parent_id, old_data).
+-- node's old and new version (either may be null), as objects of (project_id, id, type,
+-- parent_id, data, old_type, old_parent_id, old_data). Each set is gathered into an array and
+-- read back through an index, so a batch of 1,000 nodes costs a few statements.
 create function work_after_change(changed jsonb) returns void
-language plpgsql volatile as $$
+language plpgsql volatile
+set enable_seqscan = off set enable_hashjoin = off set enable_mergejoin = off
+as $$
 declare
-  r record;
+  p text;
+  ids text[];
+  rel_ids text[];
+  blockers text[];
+  moved text[];
+  blocked_apps text[] := '{}';
+  affected text[];
 begin
-  for r in
-    with c as (
-      select e ->> 'project_id' as project_id, e ->> 'id' as id, e ->> 'type' as type, e ->> 'parent_id' as parent_id,
-        e -> 'data' as data, e ->> 'old_type' as old_type, e ->> 'old_parent_id' as old_parent_id, e -> 'old_data' as old_data
-      from jsonb_array_elements(changed) e
-    ),
-    -- what of a node the rule reads changed (or the node came or went)
-    rel as (
-      select * from c
-      where type is distinct from old_type or parent_id is distinct from old_parent_id
-        or data -> 'status' is distinct from old_data -> 'status'
-        or data -> 'approachStatus' is distinct from old_data -> 'approachStatus'
-        or data -> 'blockedBy' is distinct from old_data -> 'blockedBy'
-        or data -> 'goalStatus' is distinct from old_data -> 'goalStatus'
-    ),
-    -- approaches whose clearness as a blocker may have changed: changed approaches, and the
-    -- approaches (old and new parents) of changed jobs
-    blockers as (
-      select project_id, id from rel where type = 'approach' or old_type = 'approach'
-      union select project_id, parent_id from rel where type = 'job' and parent_id is not null
-      union select project_id, old_parent_id from rel where old_type = 'job' and old_parent_id is not null
-    ),
-    moved as (
-      select project_id, id from rel where old_type is not null and type is not null and parent_id is distinct from old_parent_id
-    ),
-    -- every node under a moved one (its goal may have changed)
-    sub as (
-      with recursive down as (
-        select n.project_id, n.id from nodes n join moved m on n.project_id = m.project_id and n.id = m.id
-        union
-        select n.project_id, n.id from nodes n join down d on n.project_id = d.project_id and n.parent_id = d.id
-      )
-      select project_id, id from down
-    ),
-    affected as (
-      -- the changed nodes themselves (any change: a label or an iteration moves the sort key)
-      select project_id, id from c
-      -- the jobs of changed approaches and of changed goals
-      union select w.project_id, w.node_id from work_items w join rel on w.project_id = rel.project_id and w.approach_id = rel.id
-      union select w.project_id, w.node_id from work_items w join rel on w.project_id = rel.project_id and w.goal_id = rel.id
-      -- the jobs of approaches blocked by a blocker that may have changed
-      union select j.project_id, j.id
-        from blockers b
-        join nodes a on a.project_id = b.project_id and a.type = 'approach' and (a.data -> 'blockedBy') ? b.id
-        join nodes j on j.project_id = a.project_id and j.parent_id = a.id and j.type = 'job'
-      union select project_id, id from sub
-    )
-    select project_id, array_agg(distinct id) as ids from affected group by project_id
-  loop
+  for p in select distinct e ->> 'project_id' from jsonb_array_elements(changed) e loop
     -- one writer of a project's work state at a time (the key of sql/work/lock-project.sql): two
     -- writes that each finish one of a blocker's jobs must not both read the other's job as open
-    perform pg_advisory_xact_lock(hashtextextended('arbor.unblock:' || r.project_id, 0));
-    perform work_refresh(r.project_id, r.ids);
+    perform pg_advisory_xact_lock(hashtextextended('arbor.unblock:' || p, 0));
+    select coalesce(array_agg(id), '{}') into ids from work_changed_rows(changed, p);
+    -- what of a node the rule reads changed (or the node came or went)
+    select coalesce(array_agg(id), '{}') into rel_ids from work_changed_rows(changed, p)
+    where type is distinct from old_type or parent_id is distinct from old_parent_id
+      or data -> 'status' is distinct from old_data -> 'status'
+      or data -> 'approachStatus' is distinct from old_data -> 'approachStatus'
+      or data -> 'blockedBy' is distinct from old_data -> 'blockedBy'
+      or data -> 'goalStatus' is distinct from old_data -> 'goalStatus';
+    -- approaches whose clearness as a blocker may have changed: changed approaches, and the
+    -- approaches (old and new parents) of changed jobs
+    select coalesce(array_agg(distinct b), '{}') into blockers from (
+      select id as b from work_changed_rows(changed, p) where id = any(rel_ids) and (type = 'approach' or old_type = 'approach')
+      union all select parent_id from work_changed_rows(changed, p) where id = any(rel_ids) and type = 'job'
+      union all select old_parent_id from work_changed_rows(changed, p) where id = any(rel_ids) and old_type = 'job'
+    ) x where b is not null;
+    select coalesce(array_agg(id), '{}') into moved from work_changed_rows(changed, p)
+    where old_type is not null and type is not null and parent_id is distinct from old_parent_id;
+    if cardinality(blockers) > 0 then
+      select coalesce(array_agg(a.id), '{}') into blocked_apps from nodes a
+      where a.type = 'approach' and (a.data -> 'blockedBy') ?| blockers and a.project_id = p;
+    end if;
+    -- the changed nodes themselves (an iteration or a kind moves the sort key), the jobs of changed
+    -- approaches and goals, and the jobs of approaches blocked by a blocker that may have changed
+    affected := ids || coalesce((
+      select array_agg(w.node_id) from work_items w
+      where w.project_id = p and (w.approach_id = any(rel_ids) or w.goal_id = any(rel_ids) or w.approach_id = any(blocked_apps))
+    ), '{}');
+    -- every node under a moved one (its goal may have changed)
+    if cardinality(moved) > 0 then
+      affected := affected || coalesce((
+        with recursive down as (
+          select n.id from nodes n where n.project_id = p and n.id = any(moved)
+          union
+          select n.id from nodes n join down d on n.project_id = p and n.parent_id = d.id
+        )
+        select array_agg(id) from down
+      ), '{}');
+    end if;
+    perform work_refresh(p, array(select distinct unnest(affected)));
   end loop;
 end
 $$;
@@ -221,8 +243,16 @@ begin
     (select jsonb_agg(jsonb_build_object('project_id', n.project_id, 'id', n.id, 'type', n.type, 'parent_id', n.parent_id,
        'data', n.data, 'old_type', o.type, 'old_parent_id', o.parent_id, 'old_data', o.data))
      from new_nodes n join old_nodes o on o.project_id = n.project_id and o.id = n.id
-     -- a write that changed nothing the rule or the order reads (the classifier's mark) costs nothing here
-     where n.type is distinct from o.type or n.parent_id is distinct from o.parent_id or n.data is distinct from o.data),
+     -- a write that changed nothing the rule or the order reads (a label, a description, the
+     -- classifier's mark) costs nothing here
+     where n.type is distinct from o.type or n.parent_id is distinct from o.parent_id
+       or n.data -> 'status' is distinct from o.data -> 'status'
+       or n.data -> 'approachStatus' is distinct from o.data -> 'approachStatus'
+       or n.data -> 'blockedBy' is distinct from o.data -> 'blockedBy'
+       or n.data -> 'goalStatus' is distinct from o.data -> 'goalStatus'
+       or n.data -> 'iteration' is distinct from o.data -> 'iteration'
+       or n.data -> 'urgent' is distinct from o.data -> 'urgent'
+       or n.data -> 'kind' is distinct from o.data -> 'kind'),
     '[]'::jsonb));
   return null;
 end
@@ -260,8 +290,14 @@ begin
     select project_id from new_its union select project_id from old_its
   loop
     perform pg_advisory_xact_lock(hashtextextended('arbor.unblock:' || p, 0));
-    update work_items set iter_rank = work_iter_rank(p, iteration)
-    where project_id = p and open and iter_rank is distinct from work_iter_rank(p, iteration);
+    with ranks as (select * from work_iter_ranks(p)), moved as (
+      select w.node_id, coalesce(r.rank, (select x.rank from ranks x where x.name is null)) as rank
+      from work_items w left join ranks r on r.name = w.iteration
+      where w.project_id = p and w.open
+    )
+    update work_items w set iter_rank = m.rank
+    from moved m
+    where w.project_id = p and w.node_id = m.node_id and w.iter_rank is distinct from m.rank;
   end loop;
   return null;
 end
@@ -273,8 +309,14 @@ declare
   p text;
 begin
   for p in select distinct project_id from new_its loop
-    update work_items set iter_rank = work_iter_rank(p, iteration)
-    where project_id = p and open and iter_rank is distinct from work_iter_rank(p, iteration);
+    with ranks as (select * from work_iter_ranks(p)), moved as (
+      select w.node_id, coalesce(r.rank, (select x.rank from ranks x where x.name is null)) as rank
+      from work_items w left join ranks r on r.name = w.iteration
+      where w.project_id = p and w.open
+    )
+    update work_items w set iter_rank = m.rank
+    from moved m
+    where w.project_id = p and w.node_id = m.node_id and w.iter_rank is distinct from m.rank;
   end loop;
   return null;
 end
@@ -286,8 +328,14 @@ declare
   p text;
 begin
   for p in select distinct project_id from old_its where exists (select 1 from projects x where x.id = old_its.project_id) loop
-    update work_items set iter_rank = work_iter_rank(p, iteration)
-    where project_id = p and open and iter_rank is distinct from work_iter_rank(p, iteration);
+    with ranks as (select * from work_iter_ranks(p)), moved as (
+      select w.node_id, coalesce(r.rank, (select x.rank from ranks x where x.name is null)) as rank
+      from work_items w left join ranks r on r.name = w.iteration
+      where w.project_id = p and w.open
+    )
+    update work_items w set iter_rank = m.rank
+    from moved m
+    where w.project_id = p and w.node_id = m.node_id and w.iter_rank is distinct from m.rank;
   end loop;
   return null;
 end
