@@ -228,7 +228,8 @@ async function startScaleOut(): Promise<Servers> {
     restartPostgres: stack.restartPostgres,
     async stop() {
       await stack.stop()
-      rmSync(dir, { recursive: true, force: true })
+      if (process.exitCode) console.error(`the stack's data and logs are kept in ${dir}`)
+      else rmSync(dir, { recursive: true, force: true })
     },
   }
 }
@@ -363,9 +364,16 @@ async function run(servers: Servers, agents: number, jobs: number, faults: boole
     }
   const doneBy = new Map<string, string[]>()
   for (const l of lines) if (l.type === 'done') doneBy.set(l.job, [...(doneBy.get(l.job) ?? []), l.agent])
-  // a killed agent's unfinished item is done again by another once its lease frees it: not a duplicate
+  // a killed agent's unfinished item is done again by another once its lease frees it: not a
+  // duplicate; nor is an execution whose done write was refused (claim_lost: its lease ran out, say
+  // while the database restarted, and another agent took the item): its work never landed
   const unfinished = (job: string, agent: string) => killed.has(agent) && !(doneBy.get(job) ?? []).includes(agent)
-  const duplicates = [...executions].reduce((n, [job, by]) => n + Math.max(0, by.filter((a) => !unfinished(job, a)).length - 1), 0)
+  const refused = new Set(lines.filter((l) => l.type === 'lost').map((l) => `${l.job} ${l.agent}`))
+  const duplicates = [...executions].reduce(
+    (n, [job, by]) => n + Math.max(0, by.filter((a) => !unfinished(job, a) && !refused.has(`${job} ${a}`)).length - 1),
+    0,
+  )
+  const twiceDone = [...doneBy.values()].filter((by) => by.length > 1).length
   const orphaned = [...executions].flatMap(([job, by]) =>
     by.flatMap((a) => {
       if (!unfinished(job, a)) return []
@@ -408,8 +416,10 @@ async function run(servers: Servers, agents: number, jobs: number, faults: boole
     seconds: Math.round(seconds * 10) / 10,
     jobsPerSecond: Math.round((acknowledged.length / seconds) * 10) / 10,
     duplicateExecutions: duplicates,
+    jobsDoneTwice: twiceDone,
     acknowledgedWritesLost: lost.length,
     history: historyChecked ? { lost: lostInHistory.length } : 'no history endpoint on this server: skipped',
+    // executions whose done write was refused because their lease had run out (their work discarded)
     claimsLost: lines.filter((l) => l.type === 'lost').length,
     killedAgentsClaims: orphaned,
     faults: faultLog,
@@ -419,6 +429,7 @@ async function run(servers: Servers, agents: number, jobs: number, faults: boole
   }
   const ok =
     duplicates === 0 &&
+    twiceDone === 0 &&
     lost.length === 0 &&
     lostInHistory.length === 0 &&
     acknowledged.length === jobs &&
@@ -450,7 +461,11 @@ async function orchestrate() {
       results.push(r.figures)
       ok &&= r.ok
     }
+  } catch (err) {
+    process.exitCode = 1
+    throw err
   } finally {
+    if (!ok) process.exitCode = 1
     await servers.stop()
   }
   if (results.length > 1) {
