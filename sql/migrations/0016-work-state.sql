@@ -41,10 +41,10 @@ create index work_items_touched on work_items (project_id, touched_tx) where blo
 -- the approaches whose blockedBy names a given id (a blocker's change reaches the jobs it blocks)
 create index nodes_blocked_by on nodes using gin ((data -> 'blockedBy')) where type = 'approach';
 
--- The rank of each iteration of project p in GET /ready's order (the current iteration, the first active one that is not Later, 0;
--- the other active ones 1, 2… in display order; Later after them; a completed or unknown one, or
--- none, last), and the
--- rank of a name that is none of them: for many rows at once.
+-- The rank of each iteration of project p in GET /ready's order: the current iteration (the first
+-- active one that is not Later) 0, the other active ones 1, 2… in display order, Later after
+-- them, a completed one last; and, under a null name, the rank of a name that is none of them
+-- (or no iteration at all): last too.
 create function work_iter_ranks(p text) returns table (name text, rank integer)
 language sql stable as $$
   with its as (
