@@ -29,7 +29,10 @@
  *     pages' long polls held (GET /view/commands?wait=15000 on another project), each round
  *     ending with a view command that all 300 must receive (the side without polls measured
  *     first in one round and last in the next);
- *   - import50k: `bench/import50k.ts` in its own process (BENCH_IMPORT_NODES for fewer nodes).
+ *   - import50k: `bench/import50k.ts` in its own process (BENCH_IMPORT_NODES for fewer nodes);
+ *   - ready: `bench/ready.ts` in its own process: GET /ready and claim count:1 p50 in a project of
+ *     50,000 nodes (5,000 ready, 500 blocked) and one of 1,000, and their ratios
+ *     (BENCH_READY_SAMPLES samples each, default 100).
  * BENCH_FIGURES picks some (names above; all by default). BENCH_ROUNDS rounds (default 3) of
  * BENCH_SECONDS seconds (default 5): in each round the figures come in a random order and each
  * read's real and floor runs back to back in a random order, so load noise hits both sides; a
@@ -354,7 +357,31 @@ async function importBench(kind: 'pglite' | 'postgres'): Promise<Import50k> {
   return JSON.parse(readFileSync(join(ROOT, `bench/results/import50k-${kind}.json`), 'utf8'))
 }
 
+/** What bench/ready.ts writes per database. */
+interface ReadyFigures {
+  db: string
+  readyP50: { n1000: number; n50000: number }
+  claimP50: { n1000: number; n50000: number }
+  ratio: { ready: number; claim: number }
+}
+
+/** GET /ready and claim at 50,000 nodes beside 1,000 (bench/ready.ts), in its own process. */
+async function readyBench(kind: 'pglite' | 'postgres'): Promise<ReadyFigures> {
+  const { BENCH_DATABASE_URL: _, ...env } = process.env
+  if (kind === 'postgres') env.BENCH_DATABASE_URL = PG_URL
+  const samples = process.env.BENCH_READY_SAMPLES ?? '100'
+  const proc = Bun.spawn([process.execPath, 'bench/ready.ts', '--only', kind, '--samples', samples], {
+    cwd: ROOT,
+    env,
+    stdout: 'ignore',
+    stderr: 'inherit',
+  })
+  if ((await proc.exited) !== 0) throw new Error(`bench/ready.ts on ${kind} exited ${proc.exitCode}`)
+  return JSON.parse(readFileSync(join(ROOT, 'bench/results/ready.json'), 'utf8'))[0]
+}
+
 const results: Row[] = []
+const readies: ReadyFigures[] = []
 const kinds = (PG_URL ? ['pglite', 'postgres'] : ['pglite']).filter(
   (k) => !process.env.BENCH_DATABASES || process.env.BENCH_DATABASES.split(',').includes(k),
 ) as ('pglite' | 'postgres')[]
@@ -362,6 +389,7 @@ for (const kind of kinds) {
   process.stderr.write(`${kind}: `)
   const result = await benchDatabase(kind)
   results.push(wanted('import50k') ? { ...result, import50k: await importBench(kind) } : result)
+  if (wanted('ready')) readies.push(await readyBench(kind))
 }
 rmSync(tmp, { recursive: true, force: true })
 
@@ -373,10 +401,24 @@ const md = table(results, {
   seconds: SECONDS,
   importNodes: Number(process.env.BENCH_IMPORT_NODES ?? 50_000),
 })
-console.log(`\n${md}`)
+const readyMd = readies.length
+  ? [
+      '',
+      '| work queues | /ready p50 1k | /ready p50 50k | ratio | claim count:1 p50 1k | 50k | ratio |',
+      '|---|---|---|---|---|---|---|',
+      ...readies.map(
+        (r) =>
+          `| ${r.db} | ${r.readyP50.n1000} ms | ${r.readyP50.n50000} ms | ${r.ratio.ready}× | ${r.claimP50.n1000} ms | ${r.claimP50.n50000} ms | ${r.ratio.claim}× |`,
+      ),
+    ].join('\n')
+  : ''
+console.log(`\n${md}${readyMd}`)
 const dir = join(ROOT, 'bench', 'results')
 mkdirSync(dir, { recursive: true })
 const stamp = new Date().toISOString().replace(/[:.]/g, '-')
-writeFileSync(join(dir, `bench-${stamp}.md`), `${md}\n`)
-writeFileSync(join(dir, `bench-${stamp}.json`), `${JSON.stringify({ commit, rounds: ROUNDS, seconds: SECONDS, results }, null, 2)}\n`)
+writeFileSync(join(dir, `bench-${stamp}.md`), `${md}${readyMd}\n`)
+writeFileSync(
+  join(dir, `bench-${stamp}.json`),
+  `${JSON.stringify({ commit, rounds: ROUNDS, seconds: SECONDS, results, ready: readies }, null, 2)}\n`,
+)
 console.log(`\nwritten: bench/results/bench-${stamp}.md and .json`)

@@ -27,6 +27,7 @@ import { viewRoutes } from './view/routes'
 import { docsRoutes, webRoutes } from './web/routes'
 import { webhookRoutes } from './webhooks/routes'
 import { workRoutes } from './work/routes'
+import { renewForReader } from './work/service'
 import { workflowRoutes } from './workflow/routes'
 
 /**
@@ -61,6 +62,14 @@ export function createApp(deps: Deps) {
     // every operation documents every error status it can answer (src/http/schemas.ts)
     .onAfterHandle({ as: 'global' }, ({ path, response }) => {
       if (path === '/openapi.json') completeOpenApi(response)
+    })
+    // a read of a node by an agent (X-Agent-Id) that holds its claim renews the claim (docs/agents.md);
+    // it runs only after the route answered, so after its access checks
+    .onAfterHandle({ as: 'global' }, async ({ request, query, set }) => {
+      if (request.method !== 'GET' || (typeof set.status === 'number' && set.status >= 300)) return
+      const agent = request.headers.get('x-agent-id')
+      const { projectId, nodeId } = query as Record<string, unknown>
+      if (agent && typeof projectId === 'string' && typeof nodeId === 'string') await renewForReader(deps, projectId, nodeId, agent)
     })
     .use(
       openapi({

@@ -15,6 +15,8 @@ export class ErrorListError extends Error {
     readonly errors: string[],
     readonly meta: Record<string, unknown> = {},
     readonly status = 400,
+    /** seconds after which the same request may succeed (a Retry-After header) */
+    readonly retryAfter?: number,
   ) {
     super(errors.join('; '))
   }

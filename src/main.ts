@@ -51,6 +51,19 @@ async function main() {
     log.info('stopped')
     process.exit(0)
   }
+  // postgres.js (3.4) schedules a socket write with setImmediate; when PostgreSQL restarts under
+  // load, the socket can be gone by then and the write throws outside any promise. The query it
+  // belonged to has already failed with CONNECTION_CLOSED (answered 503 with Retry-After) and the
+  // driver reconnects: that one error must not end the process. Anything else still does.
+  process.on('uncaughtException', (err) => {
+    if (err instanceof TypeError && /socket\.write/.test(err.message) && /postgres[\\/]src[\\/]connection\.js/.test(err.stack ?? '')) {
+      log.warn('database connection closed under a pending write; the driver reconnects', { error: err.message })
+      return
+    }
+    log.error('uncaught exception', { error: err.stack ?? String(err) })
+    log.flush()
+    process.exit(1)
+  })
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
 

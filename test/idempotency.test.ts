@@ -116,6 +116,21 @@ describe('Idempotency-Key on POST /mutate', () => {
     expect(await nameOf(id)).toBe(id)
   })
 
+  it('runs the write at once when the first request with the key died mid-write (its record unanswered, nobody holding it)', async () => {
+    const id = await app.project()
+    const key = freshKey()
+    const owner = (await app.db.query<{ id: string }>("select id from users where name = 'owner'"))[0]!.id
+    // what a replica killed with -9 leaves: the key claimed and held by a transaction that rolled back
+    const hash = requestHash({ action: 'renameProject', projectId: id, name: 'Retried' })
+    await app.db.query('insert into idempotency_keys (user_id, key, request_hash, held) values ($1, $2, $3, true)', [owner, key, hash])
+    const res = await rename(id, 'Retried', key)
+    expect(res.status).toBe(200)
+    expect(await nameOf(id)).toBe('Retried')
+    const again = await rename(id, 'Retried', key)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect(again.body).toEqual(res.body)
+  })
+
   it('scopes keys per user: another user’s identical key is a fresh request', async () => {
     const other = await app.user()
     const mine = await app.project()

@@ -244,6 +244,8 @@ it('is told about every statement that writes what a cached read returns', () =>
     [
       // emit: the claim and release events; renewClaim and the ends of a done or deleted node's claim bump or emit
       'claims/end-nodes.sql',
+      'claims/extend-for-reader.sql', // bumpRevision in renewForReader
+      'claims/extend-tokens.sql', // emit: the events of the write that carried the tokens
       'claims/release.sql',
       'claims/renew.sql', // bumpRevision in renewClaim
       'claims/take.sql',

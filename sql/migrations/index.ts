@@ -13,6 +13,7 @@ import m0011 from './0011-own-keys-spent-states.sql' with { type: 'text' }
 import m0012 from './0012-claims.sql' with { type: 'text' }
 import m0013 from './0013-project-revisions.sql' with { type: 'text' }
 import m0014 from './0014-history.sql' with { type: 'text' }
+import m0016 from './0016-work-state.sql' with { type: 'text' }
 import m0017 from './0017-view-per-view.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
@@ -30,5 +31,6 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0012-claims', sql: m0012 },
   { name: '0013-project-revisions', sql: m0013 },
   { name: '0014-history', sql: m0014 },
+  { name: '0016-work-state', sql: m0016 },
   { name: '0017-view-per-view', sql: m0017 },
 ]

@@ -1,5 +1,7 @@
 import byTokenSql from '../../sql/claims/by-token.sql' with { type: 'text' }
 import endNodesSql from '../../sql/claims/end-nodes.sql' with { type: 'text' }
+import extendForReaderSql from '../../sql/claims/extend-for-reader.sql' with { type: 'text' }
+import extendTokensSql from '../../sql/claims/extend-tokens.sql' with { type: 'text' }
 import liveSql from '../../sql/claims/live.sql' with { type: 'text' }
 import lockNodesSql from '../../sql/claims/lock-nodes.sql' with { type: 'text' }
 import nextExpirySql from '../../sql/claims/next-expiry.sql' with { type: 'text' }
@@ -16,8 +18,20 @@ export interface ClaimRow {
 }
 export type LockedRow = ClaimRow & { token_hash: string }
 
-export const take = (db: Db, projectId: string, nodeId: string, agent: string, tokenHash: string, expiresAt: Date, now: Date) =>
-  one<ClaimRow>(db, takeSql, [projectId, nodeId, agent, tokenHash, expiresAt, now])
+export const take = (
+  db: Db,
+  projectId: string,
+  nodeId: string,
+  agent: string,
+  tokenHash: string,
+  expiresAt: Date,
+  now: Date,
+  leaseSeconds: number,
+) => one<ClaimRow>(db, takeSql, [projectId, nodeId, agent, tokenHash, expiresAt, now, leaseSeconds])
+export const extendTokens = (db: Db, projectId: string, tokenHashes: string[], now: Date) =>
+  db.query<ClaimRow>(extendTokensSql, [projectId, tokenHashes, now])
+export const extendForReader = (db: Db, projectId: string, nodeId: string, agent: string, now: Date) =>
+  db.query<ClaimRow>(extendForReaderSql, [projectId, nodeId, agent, now])
 export const live = (db: Db, projectId: string, now: Date) => db.query<ClaimRow>(liveSql, [projectId, now])
 export const lockNodes = (db: Db, projectId: string, nodeIds: string[]) => db.query<LockedRow>(lockNodesSql, [projectId, nodeIds])
 export const byToken = (db: Db, projectId: string, tokenHash: string) => one<ClaimRow>(db, byTokenSql, [projectId, tokenHash])

@@ -137,7 +137,10 @@ export const actionsGuide: Record<string, { body: Record<string, unknown>; resul
   renewClaim: {
     body: { action: 'renewClaim', projectId: 'string', claimToken: 'string', leaseSeconds: 'optional, 30 to 86400 (default 900)' },
     result: '{success:true, claim:{nodeId, agent, claimToken, expiresAt}}',
-    notes: ["Extends the lease from now. An unknown, expired or released token: 409 {error:'claim_lost'}."],
+    notes: [
+      "Extends the lease from now. An unknown, expired or released token: 409 {error:'claim_lost'}.",
+      'Rarely needed: a write carrying the claimToken, or a GET naming the node (nodeId=) with header X-Agent-Id: <agent>, renews the claim to its own length.',
+    ],
   },
   releaseClaim: {
     body: { action: 'releaseClaim', projectId: 'string', claimToken: 'string' },

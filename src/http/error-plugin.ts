@@ -1,5 +1,5 @@
 import { Elysia, type TSchema, type ValidationError } from 'elysia'
-import { SQLSTATE, sqlState } from '../db/sqlstate'
+import { SQLSTATE, sqlState, transient } from '../db/sqlstate'
 import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
 import { carriesRules, plainRefusal, refusalFor } from './action-schema'
@@ -100,6 +100,7 @@ export function renderError(deps: Deps, err: unknown, request: Request, code?: s
         ? withGuide(401, { ...err.toBody(), _meta: { guide: guideUrl(deps.config.publicBaseUrl) } })
         : withGuide(err.status, err.toBody())
     if (err.replayed) res.headers.set('idempotent-replayed', 'true')
+    if (err instanceof ErrorListError && err.retryAfter !== undefined) res.headers.set('retry-after', String(err.retryAfter))
     return res
   }
   switch (code) {
@@ -127,6 +128,19 @@ export function renderError(deps: Deps, err: unknown, request: Request, code?: s
     return withGuide(400, { success: false, errors: ['A value has the wrong format'] })
   // a number a column cannot hold (the route's schema should have refused it first)
   if (state === SQLSTATE.numericOutOfRange) return withGuide(400, { success: false, errors: ['A number is out of range'] })
+  // the database restarting, a connection dropped, a lost race: the same request may be sent again
+  if (transient(err)) {
+    deps.log.warn('database unavailable for a moment', { ...where, status: 503, error: String((err as Error)?.message ?? err) })
+    return json(
+      503,
+      {
+        error: 'unavailable',
+        message:
+          'The database is out of reach for a moment; send the same request again (with the same Idempotency-Key) after Retry-After seconds',
+      },
+      { 'retry-after': '1' },
+    )
+  }
   // Never the whole error of a failed response check: its message carries the value that failed,
   // which may be anything a handler returned. The path and the rule are enough to find it.
   const detail =

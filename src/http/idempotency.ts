@@ -20,7 +20,7 @@ export interface Outcome {
 }
 
 /** What is stored under a key: the answer sent, once its request has run (status_code null until then, and response with it). */
-type StoredRow = { request_hash: string; status_code: number | null; response: Record<string, unknown> }
+type StoredRow = { request_hash: string; status_code: number | null; response: Record<string, unknown>; held?: boolean }
 
 /** JSON with object keys sorted, so `{a,b}` and `{b,a}` are the same request. */
 export function canonical(value: unknown): string {
@@ -69,29 +69,53 @@ export async function runIdempotent(
   if (key.length < 1 || key.length > 255) throw new ErrorListError(['Idempotency-Key must be 1 to 255 characters'])
   const hash = requestHash(request)
   const claimed = await one(db, idempotencySql.claim, [userId, key, hash])
-  if (!claimed) {
-    const row = await one<StoredRow>(db, idempotencySql.get, [userId, key])
-    if (!row || row.request_hash !== hash) throw new ErrorListError(['Idempotency-Key already used with a different request body'], {}, 409)
-    if (row.status_code === null)
-      throw new ErrorListError(
-        ['A request with this Idempotency-Key is still in progress; retry shortly'],
-        { _tip: 'The first request with this key has not finished. Retry the same request in a few seconds.' },
-        409,
-      )
+  const inProgress = () =>
+    new ErrorListError(
+      ['A request with this Idempotency-Key is still in progress; retry shortly'],
+      { _tip: 'The first request with this key has not finished. Retry the same request in a few seconds.' },
+      409,
+      1,
+    )
+  const replay = async (row: StoredRow & { status_code: number }): Promise<Outcome> => {
     await opts.authorize?.()
     // a stored refusal is thrown again, so the error plugin renders it exactly as the first time
     if (row.status_code >= 400) throw replayedError(row.status_code, row.response)
     return { status: row.status_code, body: opened(deps, row.response), replayed: true }
   }
+  if (!claimed) {
+    const row = await one<StoredRow>(db, idempotencySql.get, [userId, key])
+    if (!row || row.request_hash !== hash) throw new ErrorListError(['Idempotency-Key already used with a different request body'], {}, 409)
+    if (row.status_code !== null) return replay({ ...row, status_code: row.status_code })
+    if (!row.held) throw inProgress() // claimed before records were held: only time frees it (claim.sql)
+    // no answer yet: running elsewhere (its transaction holds the record), or left by a process
+    // that died mid-request (nothing holds it): then this request runs the write, below
+  }
+  let stored: (StoredRow & { status_code: number }) | undefined
   try {
     const body = await db.tx(async (tx) => {
+      // the record stays locked while the write runs: a retry meanwhile is told it is in progress
+      const own = await one<StoredRow>(tx, idempotencySql.own, [userId, key])
+      if (!own) throw inProgress()
+      if (own.request_hash !== hash) throw new ErrorListError(['Idempotency-Key already used with a different request body'], {}, 409)
+      if (own.status_code !== null) {
+        stored = { ...own, status_code: own.status_code } // answered meanwhile by another attempt
+        return {}
+      }
       const result = await run(tx)
-      const stored = opts.sealed ? seal(replaySecretOf(deps.config), result) : result
-      await tx.query(idempotencySql.complete, [userId, key, 200, JSON.stringify(stored)])
+      const kept = opts.sealed ? seal(replaySecretOf(deps.config), result) : result
+      await tx.query(idempotencySql.complete, [userId, key, 200, JSON.stringify(kept)])
       return result
     })
+    if (stored) return replay(stored)
     return { status: 200, body, replayed: false }
   } catch (err) {
+    // not this attempt's answer: the key belongs to another attempt, running or done
+    if (
+      err instanceof ErrorListError &&
+      err.status === 409 &&
+      (err.retryAfter !== undefined || err.errors[0]?.startsWith('Idempotency-Key'))
+    )
+      throw err
     if ((err instanceof ErrorListError || err instanceof RefusalError) && err.status < 500 && opts.storeRefusals !== false) {
       await db.query(idempotencySql.complete, [userId, key, err.status, JSON.stringify(err.toBody())]).catch(async (stored) => {
         // the refusal could not be kept: free the key, or a retry would see "in progress" for 10 minutes

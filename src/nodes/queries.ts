@@ -24,6 +24,7 @@ import siblingsSql from '../../sql/nodes/siblings.sql' with { type: 'text' }
 import siblingsOfSql from '../../sql/nodes/siblings-of.sql' with { type: 'text' }
 import subtreeSql from '../../sql/nodes/subtree.sql' with { type: 'text' }
 import updateSql from '../../sql/nodes/update.sql' with { type: 'text' }
+import withAncestorsSql from '../../sql/nodes/with-ancestors.sql' with { type: 'text' }
 import type { Db } from '../db'
 import { one } from '../db/port'
 import type { NodeData } from '../ports/node-data'
@@ -39,6 +40,7 @@ export const getMany = (db: Db, projectId: string, ids: string[]) => db.query<No
 export const blockerEdges = (db: Db, projectId: string) => db.query<{ id: string; blocked_by: unknown[] }>(blockerEdgesSql, [projectId])
 /** getMany for a write: the rows stay locked until its transaction ends (sql/nodes/lock-many.sql). */
 export const lockMany = (db: Db, projectId: string, ids: string[]) => db.query<NodeRow>(lockManySql, [projectId, ids])
+export const withAncestors = (db: Db, projectId: string, ids: string[]) => db.query<NodeRow>(withAncestorsSql, [projectId, ids])
 export const list = (db: Db, projectId: string, type: string | null, iteration: string | null) =>
   db.query<NodeRow>(listSql, [projectId, type, iteration])
 export const countByType = (db: Db, projectId: string) => db.query<{ type: NodeType; count: number }>(countByTypeSql, [projectId])

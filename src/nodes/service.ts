@@ -257,6 +257,7 @@ export async function nodeTypesOf(db: Deps['db'], projectId: string, ids: string
 export const nodeRows = {
   list: q.list,
   getMany: q.getMany,
+  withAncestors: q.withAncestors,
   subtree: q.subtree,
   ancestors: q.ancestors,
   siblings: q.siblings,

@@ -65,6 +65,8 @@ export function fastReads(deps: Deps): FastRead {
   const read: FastRead = (path, search, headers) => {
     if (path === '/healthz') return search === '' ? HEALTHZ : undefined
     if (path === '/api/v1/projects') return projects(search, headers)
+    // an agent's read of a node may renew its claim (src/app.ts): the full way does that
+    if (headers.has('x-agent-id') && /[?&]nodeId=/.test(search)) return undefined
     const entry = KEPT_READS.has(path) ? deps.reads.requested(path + search) : undefined
     return entry && kept(entry, headers)
   }

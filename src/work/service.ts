@@ -4,54 +4,97 @@ import type { Deps } from '../deps'
 import { notFound, RefusalError } from '../errors'
 import { type DomainEvent, emit } from '../events/outbox'
 import { parseInput } from '../http/action-schema'
-import { iterationRows } from '../iterations/service'
 import { nodeRows } from '../nodes/service'
 import { requireProject } from '../projects/access'
 import { bumpRevision } from '../revisions/revision'
 import { type ClaimBody, READY_LIMIT, ReadyQuery, type ReleaseClaimBody, type RenewClaimBody } from './model'
 import * as q from './queries'
-import { assess, spreadFirst, type TreeNode, type WorkState } from './ready'
+import { type ReadyItem, spreadFirst, type TreeNode, type WorkState } from './ready'
 
 /** Ready work and claims (agents-and-app.md, 1 and 2). */
 
 export const LEASE_SECONDS = { default: 900, min: 30, max: 86_400 } as const
-
-/** The project as the readiness rule reads it, inside the caller's transaction when there is one. */
-async function project(deps: Deps, projectId: string) {
-  const now = deps.now()
-  const [rows, iterations, claims] = await Promise.all([
-    nodeRows.list(deps.db, projectId, null, null),
-    iterationRows.list(deps.db, projectId),
-    liveClaims(deps.db, projectId, now),
-  ])
-  const nodes: TreeNode[] = rows.map((r) => ({ id: r.id, type: r.type, parentId: r.parent_id, data: r.data }))
-  return { now, claims, rule: assess(nodes, iterations, new Set(claims.keys())) }
-}
 
 /** GET /ready: the ready work items, in the order an agent should take them. */
 export async function listReady(deps: Deps, user: User, query: { projectId?: string; iteration?: string; limit?: string }) {
   const { project: p } = await requireProject(deps, user, query.projectId)
   const checked = parseInput(ReadyQuery, query)
   const limit = checked.limit === undefined ? READY_LIMIT.default : Number(checked.limit)
-  const { rule } = await project(deps, p.id)
-  const all = rule.ordered(query.iteration)
-  const ready = all.filter((w) => w.state === 'ready')
-  const count = (s: string) => all.filter((w) => w.state === s).length
-  const meta: Record<string, unknown> = { total: ready.length, claimed: count('claimed'), blocked: count('blocked') }
-  if (ready.length === 0)
+  const now = deps.now()
+  const iteration = query.iteration ?? null
+  const [rows, counts] = await Promise.all([
+    q.readyPage(deps.db, p.id, iteration, now, null, limit),
+    q.readyCounts(deps.db, p.id, iteration, now),
+  ])
+  const total = counts.unblocked - counts.claimed
+  const meta: Record<string, unknown> = { total, claimed: counts.claimed, blocked: counts.blocked }
+  if (total === 0)
     meta._tip =
-      count('claimed') + count('blocked') > 0
+      counts.claimed + counts.blocked > 0
         ? 'Nothing is ready now. Wait for a change with GET /events?wait=60 and look again.'
         : 'No open work: add jobs under an approach, or do-it tasks.'
-  else if (ready.length > limit) meta._tip = `${ready.length - limit} more ready item(s); raise limit (at most ${READY_LIMIT.max}).`
+  else if (total > limit) meta._tip = `${total - limit} more ready item(s); raise limit (at most ${READY_LIMIT.max}).`
   else meta._tip = 'Claim one with {action:"claim", projectId, agent, count:1} before working on it.'
-  return { items: ready.slice(0, limit).map((w) => rule.item(w.node)), _meta: meta }
+  return {
+    items: await readyItems(
+      deps,
+      p.id,
+      rows.map((r) => r.node_id),
+    ),
+    _meta: meta,
+  }
 }
 
-/** The state of each work item of the project now (before and after a write: what it unblocked). */
-async function workStates(deps: Deps, projectId: string): Promise<Map<string, WorkState>> {
-  const { rule } = await project(deps, projectId)
-  return new Map(rule.ordered().map((w) => [w.node.id, w.state]))
+/** The items of GET /ready for these ids, in this order: each node with its ancestors, root first. */
+async function readyItems(deps: Deps, projectId: string, ids: string[]): Promise<ReadyItem[]> {
+  if (!ids.length) return []
+  const rows = await nodeRows.withAncestors(deps.db, projectId, ids)
+  const known = new Map<string, TreeNode>(rows.map((r) => [r.id, { id: r.id, type: r.type, parentId: r.parent_id, data: r.data }]))
+  return ids.flatMap((id) => {
+    const n = known.get(id)
+    if (!n) return [] // deleted since the page was read (a read outside a transaction)
+    const ancestors: ReadyItem['ancestors'] = []
+    for (let at = n.parentId ? known.get(n.parentId) : undefined; at; at = at.parentId ? known.get(at.parentId) : undefined)
+      ancestors.unshift({ id: at.id, type: at.type, label: String(at.data.label ?? '') })
+    return [{ node: { id: n.id, type: n.type, parentId: n.parentId, data: n.data }, ancestors, blockedBy: [] }]
+  })
+}
+
+/** Why each of these nodes is or is not ready now (no entry: the node does not exist). */
+async function workStates(deps: Deps, projectId: string, ids: string[], now: Date) {
+  const [nodes, rows, claims] = await Promise.all([
+    nodeRows.getMany(deps.db, projectId, ids),
+    q.states(deps.db, projectId, ids),
+    liveClaims(deps.db, projectId, now),
+  ])
+  const work = new Map(rows.map((r) => [r.node_id, r]))
+  const states = new Map<string, WorkState>()
+  for (const n of nodes) {
+    const w = work.get(n.id)
+    states.set(n.id, !w ? 'not_work' : !w.open ? 'done' : w.blocked ? 'blocked' : claims.has(n.id) ? 'claimed' : 'ready')
+  }
+  return { states, claims }
+}
+
+/**
+ * The first `count` ready items in the order claims take them (spread first, src/work/ready.ts),
+ * read page by page from the index: a page with `count` approaches already holds them.
+ */
+async function* claimCandidates(deps: Deps, projectId: string, count: number, now: Date): AsyncGenerator<string> {
+  const tried = new Set<string>()
+  for (let size = Math.max(4 * count, 32); ; size *= 4) {
+    const rows = await q.readyPage(deps.db, projectId, null, now, null, size)
+    const complete = rows.length < size
+    const order = spreadFirst(rows.map((r) => ({ id: r.node_id, group: r.type === 'job' && r.approach_id ? r.approach_id : null })))
+    // without the whole list, only the first of each approach is surely in its final place
+    const sure = complete ? order : order.filter((o) => o.round === 0)
+    for (const o of sure)
+      if (!tried.has(o.id)) {
+        tried.add(o.id)
+        yield o.id
+      }
+    if (complete) return
+  }
 }
 
 const claimEvent = (type: 'node.claimed' | 'node.released', claim: { nodeId: string; agent: string; expiresAt?: string }): DomainEvent => ({
@@ -62,22 +105,23 @@ const claimEvent = (type: 'node.claimed' | 'node.released', claim: { nodeId: str
 /** claim: items named by `nodeIds` (all or nothing), or up to `count` ready ones, spread first. */
 export async function claim(deps: Deps, user: User, body: ClaimBody) {
   const { project: p } = await requireProject(deps, user, body.projectId)
-  const { now, claims, rule } = await project(deps, p.id)
+  const now = deps.now()
   const lease = body.leaseSeconds ?? LEASE_SECONDS.default
   const expiresAt = new Date(now.getTime() + lease * 1000)
   const taken: { nodeId: string; agent: string; claimToken: string; expiresAt: string }[] = []
   const tryTake = async (nodeId: string) => {
     const token = newToken()
-    const row = await claimRows.take(deps.db, p.id, nodeId, body.agent, hashToken(token), expiresAt, now)
+    const row = await claimRows.take(deps.db, p.id, nodeId, body.agent, hashToken(token), expiresAt, now, lease)
     if (row) taken.push({ nodeId, agent: row.agent, claimToken: token, expiresAt: iso(row.expires_at) })
     return !!row
   }
   if (body.nodeIds !== undefined) {
     const ids = [...new Set(body.nodeIds)]
-    const missing = ids.find((id) => !rule.byId.has(id))
+    const { states, claims } = await workStates(deps, p.id, ids, now)
+    const missing = ids.find((id) => !states.has(id))
     if (missing) throw notFound(`Node ${missing} not found`, { message: `No node ${missing} in project ${p.id}` })
     const refused = ids.flatMap((id) => {
-      const state = rule.state(rule.byId.get(id)!)
+      const state = states.get(id)!
       return state === 'ready' ? [] : [{ nodeId: id, reason: state }]
     })
     let holder: ClaimView | undefined = refused.flatMap((r) => (r.reason === 'claimed' ? [claims.get(r.nodeId)!] : []))[0]
@@ -98,14 +142,10 @@ export async function claim(deps: Deps, user: User, body: ClaimBody) {
       })
   } else {
     const count = body.count ?? 1
-    const ready = rule
-      .ordered()
-      .filter((w) => w.state === 'ready')
-      .map((w) => w.node)
     // a candidate another agent took meanwhile is skipped: its row says so, atomically
-    for (const n of spreadFirst(ready)) {
+    for await (const id of claimCandidates(deps, p.id, count, now)) {
+      await tryTake(id)
       if (taken.length >= count) break
-      await tryTake(n.id)
     }
   }
   await emit(
@@ -132,6 +172,17 @@ export async function renewClaim(deps: Deps, user: User, body: RenewClaimBody) {
   return { success: true, claim: { nodeId: row.node_id, agent: row.agent, claimToken: body.claimToken, expiresAt: iso(row.expires_at) } }
 }
 
+/**
+ * A read of `nodeId` by `agent` (X-Agent-Id) that the caller was allowed: the agent's live claim on
+ * the node lasts its own length from now again, as a write with its token would renew it.
+ */
+export async function renewForReader(deps: Deps, projectId: string, nodeId: string, agent: string): Promise<void> {
+  await deps.db.tx(async (tx) => {
+    const renewed = await claimRows.extendForReader(tx, projectId, nodeId, agent, deps.now())
+    if (renewed.length) await bumpRevision(tx, projectId) // /nodes and /tree show the new expiresAt
+  })
+}
+
 export async function releaseClaim(deps: Deps, user: User, body: ReleaseClaimBody) {
   const { project: p } = await requireProject(deps, user, body.projectId)
   const now = deps.now()
@@ -149,10 +200,19 @@ const unblocks = (e: Entry) =>
   (e.action === 'update' && (e.data?.status === 'done' || e.data?.approachStatus === 'resolved' || e.data?.approachStatus === 'retired'))
 
 /**
- * Around update, delete and batch, in their transaction: claim tokens checked first (409
- * claim_lost), the claims of work marked done ended after, and `_meta.unblocked` (the work items
- * the write made ready, maybe none) when it marks work done, resolves or retires an approach, or
- * deletes, in a project that had blocked work before it.
+ * The actions that write nodes. Each takes the project's work lock (sql/work/lock-project.sql)
+ * before it writes anything: the triggers that keep the work state (sql/migrations/0016) take it
+ * too, and taking it first means no write waits for it while holding a node row another write
+ * of the project needs.
+ */
+const NODE_WRITES = new Set(['add', 'update', 'delete', 'batch', 'restore', 'revert', 'updateIteration', 'deleteIteration'])
+
+/**
+ * Around the node writes, in their transaction: the project's work lock first; for update,
+ * delete and batch, claim tokens checked (409 claim_lost), the claims of work marked done ended
+ * after, and `_meta.unblocked` (the work items the write made ready, maybe none) when it marks
+ * work done, resolves or retires an approach, or deletes, in a project that had blocked work
+ * before it.
  */
 export async function aroundWrite(
   deps: Deps,
@@ -161,6 +221,8 @@ export async function aroundWrite(
   body: Record<string, unknown>,
   run: () => Promise<Record<string, unknown>>,
 ): Promise<Record<string, unknown>> {
+  if (!NODE_WRITES.has(action)) return run()
+  if (typeof body.projectId === 'string') await q.lockProject(deps.db, body.projectId)
   if (action !== 'update' && action !== 'delete' && action !== 'batch' && action !== 'revert') return run()
   const entries: Entry[] = action === 'batch' ? (Array.isArray(body.mutations) ? body.mutations : []) : [{ ...body, action }]
   const real = (e: Entry) => typeof e.nodeId === 'string' && !e.nodeId.startsWith('draft-')
@@ -169,9 +231,11 @@ export async function aroundWrite(
   const triggers = action === 'revert' || entries.some(unblocks)
   if (!tokened.length && !triggers) return run()
   const { project: p } = await requireProject(deps, user, body.projectId)
-  if (triggers) await q.lockProject(deps.db, p.id)
   await checkTokens(deps.db, p.id, tokened, deps.now())
-  const before = triggers ? await workStates(deps, p.id) : null
+  // a write with a live claim's token renews it to its own length: agents need not call renewClaim
+  if (tokened.length) await claimRows.extendTokens(deps.db, p.id, [...new Set(tokened.map((e) => hashToken(e.claimToken)))], deps.now())
+  // a project where nothing was blocked answers as before (api.md's bodies stay as they were)
+  const blockedBefore = triggers && (await q.hasBlocked(deps.db, p.id))
   const result = await run()
   const done = entries.filter((e) => e.action === 'update' && real(e) && e.data?.status === 'done').map((e) => e.nodeId!)
   const ended = await endClaims(deps.db, p.id, done, deps.now())
@@ -183,9 +247,8 @@ export async function aroundWrite(
     deps.commits,
     deps.author?.actor,
   )
-  // a project where nothing was blocked answers as before (api.md's bodies stay as they were)
-  if (!before || ![...before.values()].includes('blocked')) return result
-  const after = await workStates(deps, p.id)
-  const unblocked = [...after].flatMap(([id, state]) => (state === 'ready' && before.get(id) === 'blocked' ? [id] : []))
+  if (!blockedBefore) return result
+  // the work state that the write's triggers kept (sql/migrations/0016) says what it unblocked
+  const unblocked = await q.unblocked(deps.db, p.id, deps.now())
   return { ...result, _meta: { ...(result._meta ?? {}), unblocked } }
 }

@@ -1,0 +1,239 @@
+import { afterAll, describe, expect, it } from 'bun:test'
+import { migrations } from '../sql/migrations'
+import type { Db } from '../src/db'
+import { migrate } from '../src/db/migrate'
+import { openPglite } from '../src/db/pglite'
+import { openPostgres } from '../src/db/postgres'
+import { startApp } from './helpers'
+
+// The work state kept in every write's transaction (work_items, sql/migrations/0016) against the
+// readiness rule of agents-and-app.md (1) read the long way: the whole project through GET /nodes
+// and GET /iterations, after each of many random writes of every kind that can change it.
+const app = await startApp()
+afterAll(() => app.close())
+
+const mutate = async (body: Record<string, unknown>) => (await app.call('POST', '/api/v1/mutate', { body })).body
+type N = { id: string; type: string; parentId: string | null; data: Record<string, any> }
+type It = { name: string; status: string; system: boolean }
+
+/** The rule the whole project's way (what src/work did before the work state), in GET /ready's order. */
+function reference(nodes: N[], iterations: It[]) {
+  const byId = new Map(nodes.map((n) => [n.id, n]))
+  const isWork = (n: N) => n.type === 'job' || (n.type === 'task' && n.data.kind === 'do-it')
+  const jobs = (id: string) => nodes.filter((n) => n.type === 'job' && n.parentId === id)
+  const clear = (id: string) => {
+    const a = byId.get(id)
+    if (a?.type !== 'approach') return true
+    if (a.data.approachStatus === 'resolved' || a.data.approachStatus === 'retired') return true
+    const js = jobs(id)
+    return js.length > 0 && js.every((j) => j.data.status === 'done')
+  }
+  const goalOf = (n: N) => {
+    let at: N | undefined = n
+    while (at && at.type !== 'goal') at = at.parentId ? byId.get(at.parentId) : undefined
+    return at
+  }
+  const state = (n: N) => {
+    if (n.data.status === 'done') return 'done'
+    if (n.type === 'job') {
+      const a = n.parentId ? byId.get(n.parentId) : undefined
+      if (a?.data.approachStatus === 'retired' || a?.data.approachStatus === 'resolved') return 'blocked'
+      const list: unknown = a?.data.blockedBy
+      if (Array.isArray(list) && list.some((id) => typeof id === 'string' && !clear(id))) return 'blocked'
+      if (goalOf(n)?.data.goalStatus === 'done') return 'blocked'
+    }
+    return 'ready'
+  }
+  const current = iterations.find((i) => i.status === 'active' && !i.system)
+  const rank = new Map<string, number>()
+  if (current) rank.set(current.name, 0)
+  let next = 1
+  for (const i of iterations) if (i.status === 'active' && !i.system && i !== current) rank.set(i.name, next++)
+  for (const i of iterations) if (i.system) rank.set(i.name, iterations.length + 1)
+  const key = (n: N, k: number) => [
+    n.type === 'task' && n.data.urgent === true ? 0 : 1,
+    (n.data.iteration === undefined ? undefined : rank.get(n.data.iteration)) ?? iterations.length + 2,
+    n.type === 'job' && goalOf(n)?.data.goalStatus === 'focus' ? 0 : 1,
+    k,
+  ]
+  const work = nodes.flatMap((n, k) => (isWork(n) ? [{ n, key: key(n, k), state: state(n) }] : []))
+  work.sort((a, b) => {
+    for (let i = 0; i < a.key.length; i++) if (a.key[i] !== b.key[i]) return a.key[i]! - b.key[i]!
+    return 0
+  })
+  return {
+    ready: work.filter((w) => w.state === 'ready').map((w) => w.n.id),
+    blocked: work.filter((w) => w.state === 'blocked').length,
+    states: new Map(work.map((w) => [w.n.id, w.state])),
+  }
+}
+
+/** A small deterministic random source, so a failure can be replayed. */
+function random(seed: number) {
+  let s = seed
+  const next = () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32
+  return { next, pick: <T>(xs: T[]) => xs[Math.floor(next() * xs.length)]! }
+}
+
+describe('the work state', () => {
+  it('answers GET /ready and _meta.unblocked as the whole-project rule does, through 150 random writes of every kind', async () => {
+    const p = await app.project()
+    const r = random(45)
+    const seed = await mutate({
+      action: 'batch',
+      projectId: p,
+      mutations: [
+        { action: 'addIteration', iteration: { name: 'S1' } },
+        { action: 'addIteration', iteration: { name: 'S2' } },
+        { action: 'addIteration', iteration: { name: 'S3' } },
+        ...[1, 2, 3].map((g) => ({ action: 'add', node: { id: `draft-g${g}`, type: 'goal', data: { label: `G${g}` } } })),
+        ...[1, 2, 3, 4, 5].map((n) => ({
+          action: 'add',
+          node: { id: `draft-n${n}`, type: 'need', parentId: `draft-g${1 + (n % 3)}`, data: { label: `N${n}` } },
+        })),
+        ...Array.from({ length: 8 }, (_, a) => ({
+          action: 'add',
+          node: { id: `draft-a${a}`, type: 'approach', parentId: `draft-n${1 + (a % 5)}`, data: { label: `A${a}` } },
+        })),
+        ...Array.from({ length: 20 }, (_, j) => ({
+          action: 'add',
+          node: { type: 'job', parentId: `draft-a${j % 7}`, data: { label: `J${j}`, iteration: r.pick(['S1', 'S2', 'S3', 'Later']) } },
+        })),
+        ...Array.from({ length: 4 }, (_, t) => ({ action: 'add', node: { type: 'task', data: { label: `T${t}` } } })),
+      ],
+    })
+    expect(seed.success).toBe(true)
+    for (let t = 1; t <= 4; t++)
+      await mutate({ action: 'update', projectId: p, nodeId: `task-${t}`, data: { kind: t < 4 ? 'do-it' : 'memo' } })
+
+    const look = async () => {
+      const nodes = (await app.call('GET', `/api/v1/nodes?projectId=${p}`)).body.nodes as N[]
+      const iterations = (await app.call('GET', `/api/v1/iterations?projectId=${p}`)).body.iterations as It[]
+      return { nodes, iterations, rule: reference(nodes, iterations) }
+    }
+    const deleted: string[] = []
+    let renames = 0
+    for (let step = 0; step < 150; step++) {
+      const before = await look()
+      const of = (type: string) => before.nodes.filter((n) => n.type === type).map((n) => n.id)
+      const names = before.iterations.map((i) => i.name)
+      const open = names.filter((n) => n !== 'Later')
+      const ops: (() => Record<string, unknown> | null)[] = [
+        () => ({ action: 'update', nodeId: r.pick(of('job')), data: { status: r.pick(['done', 'done', 'open']) } }),
+        () => ({
+          action: 'update',
+          nodeId: r.pick(of('approach')),
+          data: { approachStatus: r.pick(['development', 'resolved', 'retired']) },
+        }),
+        () => {
+          const a = r.pick(of('approach'))
+          const others = [...of('approach'), ...of('goal')].filter((id) => id !== a)
+          return {
+            action: 'update',
+            nodeId: a,
+            data: { blockedBy: r.next() < 0.2 ? [] : [r.pick(others), r.pick(others), 'approach-999'] },
+          }
+        },
+        () => ({ action: 'update', nodeId: r.pick(of('goal')), data: { goalStatus: r.pick(['focus', 'later', 'done']) } }),
+        () => ({ action: 'update', nodeId: r.pick(of('job')), parentId: r.pick(of('approach')), data: {} }),
+        () => ({ action: 'update', nodeId: r.pick(of('approach')), parentId: r.pick(of('need')), data: {} }),
+        () => ({ action: 'update', nodeId: r.pick(of('need')), parentId: r.pick(of('goal')), data: {} }),
+        () => ({ action: 'update', nodeId: r.pick([...of('job'), ...of('task')]), data: { iteration: r.pick(names) } }),
+        () => ({ action: 'update', nodeId: r.pick(of('task')), data: { urgent: r.next() < 0.5 } }),
+        () => ({
+          action: 'add',
+          node: { type: 'job', parentId: r.pick(of('approach')), data: { label: 'new', iteration: r.pick(names) } },
+        }),
+        () => {
+          const id = r.pick([...of('job'), ...of('job'), ...of('approach')])
+          deleted.push(id)
+          return { action: 'delete', nodeId: id }
+        },
+        () => (deleted.length ? { action: 'restore', nodeId: deleted.pop()! } : null),
+        () =>
+          open.length ? { action: 'updateIteration', iterationName: r.pick(open), data: { status: r.pick(['done', 'active']) } } : null,
+        () => (open.length ? { action: 'updateIteration', iterationName: r.pick(open), data: { name: `R${++renames}` } } : null),
+        () => ({ action: 'reorderIterations', order: names.toSorted(() => r.next() - 0.5) }),
+        () => (open.length > 1 ? { action: 'deleteIteration', iterationName: r.pick(open) } : null),
+        () => ({ action: 'addIteration', iteration: { name: `X${step}` } }),
+        () => ({
+          action: 'batch',
+          mutations: [
+            { action: 'update', nodeId: r.pick(of('job')), data: { status: 'done' } },
+            { action: 'update', nodeId: r.pick(of('approach')), data: { approachStatus: r.pick(['resolved', 'development']) } },
+          ],
+        }),
+      ]
+      const body = r.pick(ops)()
+      if (!body) continue
+      const res = await mutate({ ...body, projectId: p })
+      const what = `step ${step}: ${JSON.stringify(body)}`
+      if (!res.success) continue // a refused write (a restore under a deleted parent) changes nothing
+      const after = await look()
+      const answer = (await app.call('GET', `/api/v1/ready?projectId=${p}&limit=100`)).body
+      expect({ what, ready: answer.items.map((i: any) => i.node.id), total: answer._meta.total, blocked: answer._meta.blocked }).toEqual({
+        what,
+        ready: after.rule.ready,
+        total: after.rule.ready.length,
+        blocked: after.rule.blocked,
+      })
+      if (res._meta?.unblocked !== undefined) {
+        const made = [...after.rule.states].flatMap(([id, s]) => (s === 'ready' && before.rule.states.get(id) === 'blocked' ? [id] : []))
+        expect({ what, unblocked: res._meta.unblocked.toSorted() }).toEqual({ what, unblocked: made.toSorted() })
+      }
+    }
+  }, 120_000)
+})
+
+describe('the migration of the work state', () => {
+  it('fills it for the work items a database already holds', async () => {
+    const PG_URL = process.env.TEST_DATABASE_URL
+    const name = `arbor_test_work_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
+    let drop = async () => {}
+    let db: Db = await openPglite(null)
+    if (PG_URL) {
+      await db.close()
+      const admin = await openPostgres(PG_URL)
+      await admin.exec(`create database ${name}`)
+      const url = new URL(PG_URL)
+      url.pathname = `/${name}`
+      db = await openPostgres(url.toString())
+      drop = async () => {
+        await admin.exec(`drop database if exists ${name} with (force)`)
+        await admin.close()
+      }
+    }
+    try {
+      const at = migrations.findIndex((m) => m.name === '0016-work-state')
+      await migrate(db, migrations[at - 1]!.name)
+      await db.exec(`
+        insert into users (id, name) values ('u1', 'U');
+        insert into projects (id, name, owner_id) values ('p1', 'P', 'u1');
+        insert into iterations (project_id, name, system, sort_order) values ('p1', 'Later', true, 0), ('p1', 'S1', false, 1);
+        insert into nodes (project_id, id, type, parent_id, data) values
+          ('p1', 'goal-1', 'goal', null, '{"label":"G","goalStatus":"focus"}'),
+          ('p1', 'need-1', 'need', 'goal-1', '{"label":"N"}'),
+          ('p1', 'approach-1', 'approach', 'need-1', '{"label":"A1"}'),
+          ('p1', 'approach-2', 'approach', 'need-1', '{"label":"A2","blockedBy":["approach-1"]}'),
+          ('p1', 'job-1', 'job', 'approach-1', '{"label":"J1","iteration":"S1"}'),
+          ('p1', 'job-2', 'job', 'approach-1', '{"label":"J2","status":"done"}'),
+          ('p1', 'job-3', 'job', 'approach-2', '{"label":"J3","iteration":"Later"}'),
+          ('p1', 'task-1', 'task', null, '{"label":"T1","kind":"do-it","urgent":true}'),
+          ('p1', 'task-2', 'task', null, '{"label":"T2","kind":"memo"}');
+      `)
+      await migrate(db)
+      const rows = await db.query(
+        'select node_id, approach_id, goal_id, open, blocked, urgent, iter_rank, focus from work_items order by node_id',
+      )
+      expect(rows).toEqual([
+        { node_id: 'job-1', approach_id: 'approach-1', goal_id: 'goal-1', open: true, blocked: false, urgent: 1, iter_rank: 0, focus: 0 },
+        { node_id: 'job-2', approach_id: 'approach-1', goal_id: 'goal-1', open: false, blocked: false, urgent: 1, iter_rank: 4, focus: 0 },
+        { node_id: 'job-3', approach_id: 'approach-2', goal_id: 'goal-1', open: true, blocked: true, urgent: 1, iter_rank: 3, focus: 0 },
+        { node_id: 'task-1', approach_id: null, goal_id: null, open: true, blocked: false, urgent: 0, iter_rank: 4, focus: 1 },
+      ])
+    } finally {
+      await db.close()
+      await drop()
+    }
+  }, 60_000)
+})
