@@ -27,6 +27,12 @@ export type DomainEvent =
   /** a claim taken or ended (agents-and-app.md, 2); its fields sit at the top of the payload, beside `event` */
   | { type: 'node.claimed' | 'node.released'; claim: { nodeId: string; agent: string; expiresAt?: string } }
 
+/** An event as the outbox stores it. */
+export interface EventInsertRow {
+  type: DomainEvent['type']
+  payload: Record<string, unknown>
+}
+
 /**
  * Write `events` to the outbox in `tx`. On PGlite they are also handed to the built-in search
  * through `commits` (src/search/commits.ts), which applies them at the commit without a read.
@@ -39,11 +45,13 @@ export async function emit(
   commits: CommitHandOff,
   /** who made the write (history.md, 4); none: Arbor itself */
   by?: Actor,
+  /** the statement that stores the rows and returns their seqs in order (a write's changes ride with them: src/nodes/context.ts) */
+  insert: (tx: Db, projectId: string, rows: EventInsertRow[]) => Promise<number[]> = insertMany,
 ): Promise<void> {
   if (events.length === 0) return
   const timestamp = now.toISOString()
   const actor = eventActor(by)
-  const rows = events.map((e) => {
+  const rows = events.map((e): EventInsertRow => {
     const subject =
       'node' in e
         ? { node: { id: e.node.id, type: e.node.type, parentId: e.node.parentId, data: e.node.data } }
@@ -52,7 +60,7 @@ export async function emit(
           : { iteration: e.iteration }
     return { type: e.type, payload: { event: e.type, project_id: projectId, timestamp, ...subject, actor } }
   })
-  const seqs = await insertMany(tx, projectId, rows)
+  const seqs = await insert(tx, projectId, rows)
   // the events' trigger advances the project's revision at the commit (migration 0013); this
   // process's cache hears of it then too
   await revisionAdvanced(tx, projectId)

@@ -1,5 +1,6 @@
 import getManySql from '../../sql/history/get-many.sql' with { type: 'text' }
 import insertManySql from '../../sql/history/insert-many.sql' with { type: 'text' }
+import insertWithEventsSql from '../../sql/history/insert-with-events.sql' with { type: 'text' }
 import laterSql from '../../sql/history/later.sql' with { type: 'text' }
 import listSql from '../../sql/history/list.sql' with { type: 'text' }
 import listByTargetSql from '../../sql/history/list-by-target.sql' with { type: 'text' }
@@ -29,6 +30,37 @@ export async function insertMany(db: Db, projectId: string, actor: Actor, reques
     ids.push(...rows.map((r) => Number(r.id)).sort((a, b) => a - b))
   }
   return ids
+}
+
+/**
+ * Insert `drafts` (at most INSERT_CHUNK) and the events `rows` ({type, payload}, in order) of one
+ * write in one statement; returns the changes' ids and the events' seqs, each in order.
+ */
+export async function insertWithEvents(
+  db: Db,
+  projectId: string,
+  actor: Actor,
+  requestId: string,
+  drafts: ChangeDraft[],
+  rows: unknown[],
+): Promise<{ ids: number[]; seqs: number[] }> {
+  if (drafts.length > INSERT_CHUNK) throw new Error(`insertWithEvents takes at most ${INSERT_CHUNK} changes, got ${drafts.length}`)
+  const got = await db.query<{ event: boolean; id: string | number }>(insertWithEventsSql, [
+    projectId,
+    actor.userId,
+    actor.userName,
+    actor.keyId,
+    actor.agent ?? null,
+    actor.via,
+    requestId,
+    JSON.stringify(drafts),
+    JSON.stringify(rows),
+  ])
+  const ids: number[] = []
+  const seqs: number[] = []
+  for (const r of got) (r.event ? seqs : ids).push(Number(r.id))
+  // ids and seqs are taken in the rows' order; RETURNING does not promise an order
+  return { ids: ids.sort((a, b) => a - b), seqs: seqs.sort((a, b) => a - b) }
 }
 
 export interface Filters {

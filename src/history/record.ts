@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
+import type { Db } from '../db'
 import type { Deps } from '../deps'
+import { insertMany as insertEvents } from '../events/queries'
 import { type Author, SYSTEM_ACTOR } from '../ports/actor'
 import type { ChangeAction, ChangeDraft, State } from './model'
 import * as q from './queries'
@@ -85,4 +87,41 @@ export async function recordChanges(
   const ids = await q.insertMany(deps.db, projectId, author.actor, author.requestId, drafts)
   author.changeIds?.push(...ids)
   return ids
+}
+
+/** Events per statement, as src/events/queries.ts writes them. */
+const EVENTS_CHUNK = 200
+/** Changes per statement, as src/history/queries.ts writes them. */
+const CHANGES_CHUNK = 1000
+
+/**
+ * `recordChanges` riding on the write's events: the first statement stores the changes (up to
+ * CHANGES_CHUNK) and the events (up to EVENTS_CHUNK) together, the rest go in their own
+ * statements. The events' insert for `emit` (src/events/outbox.ts); returns their seqs in order.
+ */
+export function recordChangesWithEvents(
+  deps: Pick<Deps, 'db' | 'author' | 'config'>,
+  drafts: ChangeDraft[],
+  recorded: number[],
+): (tx: Db, projectId: string, rows: unknown[]) => Promise<number[]> {
+  return async (tx, projectId, rows) => {
+    if (drafts.length === 0 || !deps.config.recordHistory) return insertEvents(tx, projectId, rows)
+    const author = authorOf(deps)
+    const first = await q.insertWithEvents(
+      tx,
+      projectId,
+      author.actor,
+      author.requestId,
+      drafts.slice(0, CHANGES_CHUNK),
+      rows.slice(0, EVENTS_CHUNK),
+    )
+    const ids = [...first.ids]
+    if (drafts.length > CHANGES_CHUNK)
+      ids.push(...(await q.insertMany(tx, projectId, author.actor, author.requestId, drafts.slice(CHANGES_CHUNK))))
+    const seqs = [...first.seqs]
+    if (rows.length > EVENTS_CHUNK) seqs.push(...(await insertEvents(tx, projectId, rows.slice(EVENTS_CHUNK))))
+    author.changeIds?.push(...ids)
+    recorded.push(...ids)
+    return seqs
+  }
 }

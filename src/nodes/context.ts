@@ -3,7 +3,7 @@ import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
 import { type DomainEvent, emit } from '../events/outbox'
-import { type ChangeDraft, nodeChange, nodeState, recordChanges } from '../history/service'
+import { type ChangeDraft, nodeChange, nodeState, recordChanges, recordChangesWithEvents } from '../history/service'
 import { type IterationRow, iterationRows as iterationQueries } from '../iterations/service'
 import type { AccessRow } from '../projects/service'
 import { limitsOf } from '../tiers/service'
@@ -126,10 +126,22 @@ export async function flush(ctx: WriteCtx): Promise<void> {
 export async function finish(ctx: WriteCtx): Promise<void> {
   await flush(ctx)
   if (ctx.dryRun) return
-  ctx.changeIds.push(...(await recordChanges(ctx.deps, ctx.projectId, ctx.changes)))
+  const changes = ctx.changes
+  const events = ctx.events
   ctx.changes = []
-  await emit(ctx.deps.db, ctx.projectId, ctx.events, ctx.deps.now(), ctx.deps.commits, ctx.deps.author?.actor)
   ctx.events = []
+  // without events the changes go alone; with them, in the events' statement (history.md, 7)
+  if (events.length === 0) ctx.changeIds.push(...(await recordChanges(ctx.deps, ctx.projectId, changes)))
+  else
+    await emit(
+      ctx.deps.db,
+      ctx.projectId,
+      events,
+      ctx.deps.now(),
+      ctx.deps.commits,
+      ctx.deps.author?.actor,
+      recordChangesWithEvents(ctx.deps, changes, ctx.changeIds),
+    )
 }
 
 /**
