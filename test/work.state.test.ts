@@ -222,14 +222,34 @@ describe('the migration of the work state', () => {
           ('p1', 'task-2', 'task', null, '{"label":"T2","kind":"memo"}');
       `)
       await migrate(db)
+      // the ranks of Later and of no iteration are fixed numbers above every position (work_iter_ranks)
+      const [LATER, LAST] = [1_000_000_000, 2_000_000_000]
       const rows = await db.query(
         'select node_id, approach_id, goal_id, open, blocked, urgent, iter_rank, focus from work_items order by node_id',
       )
       expect(rows).toEqual([
         { node_id: 'job-1', approach_id: 'approach-1', goal_id: 'goal-1', open: true, blocked: false, urgent: 1, iter_rank: 0, focus: 0 },
-        { node_id: 'job-2', approach_id: 'approach-1', goal_id: 'goal-1', open: false, blocked: false, urgent: 1, iter_rank: 4, focus: 0 },
-        { node_id: 'job-3', approach_id: 'approach-2', goal_id: 'goal-1', open: true, blocked: true, urgent: 1, iter_rank: 3, focus: 0 },
-        { node_id: 'task-1', approach_id: null, goal_id: null, open: true, blocked: false, urgent: 0, iter_rank: 4, focus: 1 },
+        {
+          node_id: 'job-2',
+          approach_id: 'approach-1',
+          goal_id: 'goal-1',
+          open: false,
+          blocked: false,
+          urgent: 1,
+          iter_rank: LAST,
+          focus: 0,
+        },
+        {
+          node_id: 'job-3',
+          approach_id: 'approach-2',
+          goal_id: 'goal-1',
+          open: true,
+          blocked: true,
+          urgent: 1,
+          iter_rank: LATER,
+          focus: 0,
+        },
+        { node_id: 'task-1', approach_id: null, goal_id: null, open: true, blocked: false, urgent: 0, iter_rank: LAST, focus: 1 },
       ])
     } finally {
       await db.close()

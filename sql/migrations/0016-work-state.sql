@@ -44,18 +44,20 @@ create index nodes_blocked_by on nodes using gin ((data -> 'blockedBy')) where t
 -- The rank of each iteration of project p in GET /ready's order: the current iteration (the first
 -- active one that is not Later) 0, the other active ones 1, 2… in display order, Later after
 -- them, a completed one last; and, under a null name, the rank of a name that is none of them
--- (or no iteration at all): last too.
+-- (or no iteration at all): last too. Later and last are fixed numbers above any position, not
+-- counts of iterations, so adding an iteration at the end moves no work item's rank (a workflow
+-- that adds 100 phases would otherwise rewrite every open item 100 times).
 create function work_iter_ranks(p text) returns table (name text, rank integer)
 language sql stable as $$
   with its as (
     select i.name, i.status, i.system,
       row_number() over (partition by (i.status = 'active' and not i.system) order by i.sort_order, i.created_at, i.name) - 1 as pos
     from iterations i where i.project_id = p
-  ), n as (select count(*)::integer as n from its)
-  select its.name, case when its.system then n.n + 1 when its.status = 'active' then its.pos::integer else n.n + 2 end
-  from its, n
+  )
+  select its.name, case when its.system then 1000000000 when its.status = 'active' then its.pos::integer else 2000000000 end
+  from its
   union all
-  select null, n.n + 2 from n
+  select null, 2000000000
 $$;
 
 -- Recompute the rows of these nodes of project p (a node that is no longer work loses its row), in
@@ -243,17 +245,39 @@ begin
     (select jsonb_agg(jsonb_build_object('project_id', n.project_id, 'id', n.id, 'type', n.type, 'parent_id', n.parent_id,
        'data', n.data, 'old_type', o.type, 'old_parent_id', o.parent_id, 'old_data', o.data))
      from new_nodes n join old_nodes o on o.project_id = n.project_id and o.id = n.id
-     -- a write that changed nothing the rule or the order reads (a label, a description, the
-     -- classifier's mark) costs nothing here
+     -- a write that changed nothing the rule reads (a label, a description, the classifier's
+     -- mark) costs nothing here, and one that moved only the sort key is the update below
      where n.type is distinct from o.type or n.parent_id is distinct from o.parent_id
        or n.data -> 'status' is distinct from o.data -> 'status'
        or n.data -> 'approachStatus' is distinct from o.data -> 'approachStatus'
        or n.data -> 'blockedBy' is distinct from o.data -> 'blockedBy'
        or n.data -> 'goalStatus' is distinct from o.data -> 'goalStatus'
-       or n.data -> 'iteration' is distinct from o.data -> 'iteration'
-       or n.data -> 'urgent' is distinct from o.data -> 'urgent'
        or n.data -> 'kind' is distinct from o.data -> 'kind'),
     '[]'::jsonb));
+  -- only the iteration or the urgent mark of a work item changed: its place in GET /ready's order
+  -- moves, nothing else (no item comes, goes, blocks or unblocks), so its own row is set through
+  -- the primary key instead of the whole recompute (a workflow assigning 1,000 jobs to phases is
+  -- 1,000 such writes)
+  update work_items w set
+    iteration = x.iteration,
+    iter_rank = coalesce(
+      (select r.rank from work_iter_ranks(x.project_id) r where r.name = x.iteration),
+      (select r.rank from work_iter_ranks(x.project_id) r where r.name is null)),
+    urgent = x.urgent
+  from (
+    select n.project_id, n.id,
+      case when jsonb_typeof(n.data -> 'iteration') = 'string' then n.data ->> 'iteration' end as iteration,
+      case when n.type = 'task' and n.data -> 'urgent' = 'true'::jsonb then 0 else 1 end as urgent
+    from new_nodes n join old_nodes o on o.project_id = n.project_id and o.id = n.id
+    where not (n.type is distinct from o.type or n.parent_id is distinct from o.parent_id
+        or n.data -> 'status' is distinct from o.data -> 'status'
+        or n.data -> 'approachStatus' is distinct from o.data -> 'approachStatus'
+        or n.data -> 'blockedBy' is distinct from o.data -> 'blockedBy'
+        or n.data -> 'goalStatus' is distinct from o.data -> 'goalStatus'
+        or n.data -> 'kind' is distinct from o.data -> 'kind')
+      and (n.data -> 'iteration' is distinct from o.data -> 'iteration' or n.data -> 'urgent' is distinct from o.data -> 'urgent')
+  ) x
+  where w.project_id = x.project_id and w.node_id = x.id;
   return null;
 end
 $$;
