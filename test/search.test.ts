@@ -490,18 +490,22 @@ describe('embedder change, near-duplicates, late commits', () => {
 
   test.skipIf(!process.env.TEST_DATABASE_URL)('an event that commits after a later one was read is still applied', async () => {
     const { authenticate } = await import('../src/accounts/service')
-    const { add } = await import('../src/nodes/service')
+    const { update } = await import('../src/nodes/service')
     const owner = await authenticate(app.deps, `Bearer ${app.ownerKey}`)
+    const [goalId] = Object.values(await batch(app, projectId, [{ id: 'draft-slow', type: 'goal', data: { label: 'Check the refunds' } }]))
     await search(app, projectId, { q: 'warm' })
     let release!: () => void
     const held = new Promise<void>((r) => (release = r))
     let slowId = ''
-    // a write that takes its event seq first and commits last
+    // a write that takes its event seq first and commits last: a label change, which the work
+    // state's lock (sql/migrations/0016, taken by every write that adds nodes or moves what the
+    // readiness rule reads) does not serialise against the batch below
     const slow = app.db.tx(async (tx) => {
-      // a goal: its id counter row is not the one the task batch below locks
-      const res = await add({ ...app.deps, db: tx }, owner, {
+      const res = await update({ ...app.deps, db: tx }, owner, {
+        action: 'update',
         projectId,
-        node: { type: 'goal', data: { label: 'Audit the refund approvals' } },
+        nodeId: goalId!,
+        data: { label: 'Audit the refund approvals' },
       })
       slowId = (res.node as any).id
       await held
