@@ -45,8 +45,11 @@ export async function emit(
   commits: CommitHandOff,
   /** who made the write (history.md, 4); none: Arbor itself */
   by?: Actor,
-  /** the statement that stores the rows and returns their seqs in order (a write's changes ride with them: src/nodes/context.ts) */
-  insert: (tx: Db, projectId: string, rows: EventInsertRow[]) => Promise<number[]> = insertMany,
+  /**
+   * the statement that stores the rows and returns their seqs in order (a write's changes ride
+   * with them: src/nodes/context.ts); it is handed the plain events' insert for what it does not fold in
+   */
+  insert: (tx: Db, projectId: string, rows: EventInsertRow[], plain: typeof insertMany) => Promise<number[]> = insertMany,
 ): Promise<void> {
   if (events.length === 0) return
   const timestamp = now.toISOString()
@@ -60,7 +63,7 @@ export async function emit(
           : { iteration: e.iteration }
     return { type: e.type, payload: { event: e.type, project_id: projectId, timestamp, ...subject, actor } }
   })
-  const seqs = await insert(tx, projectId, rows)
+  const seqs = await insert(tx, projectId, rows, insertMany)
   // the events' trigger advances the project's revision at the commit (migration 0013); this
   // process's cache hears of it then too
   await revisionAdvanced(tx, projectId)

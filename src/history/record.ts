@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Db } from '../db'
 import type { Deps } from '../deps'
-import { insertMany as insertEvents } from '../events/queries'
 import { type Author, SYSTEM_ACTOR } from '../ports/actor'
 import type { ChangeAction, ChangeDraft, State } from './model'
 import * as q from './queries'
@@ -89,7 +88,7 @@ export async function recordChanges(
   return ids
 }
 
-/** Events per statement, as src/events/queries.ts writes them. */
+/** Events per statement, as the events' own insert (src/events/queries.ts) writes them. */
 const EVENTS_CHUNK = 200
 /** Changes per statement, as src/history/queries.ts writes them. */
 const CHANGES_CHUNK = 1000
@@ -103,8 +102,13 @@ export function recordChangesWithEvents(
   deps: Pick<Deps, 'db' | 'author' | 'config'>,
   drafts: ChangeDraft[],
   recorded: number[],
-): (tx: Db, projectId: string, rows: unknown[]) => Promise<number[]> {
-  return async (tx, projectId, rows) => {
+): (
+  tx: Db,
+  projectId: string,
+  rows: unknown[],
+  insertEvents: (tx: Db, projectId: string, rows: unknown[]) => Promise<number[]>,
+) => Promise<number[]> {
+  return async (tx, projectId, rows, insertEvents) => {
     if (drafts.length === 0 || !deps.config.recordHistory) return insertEvents(tx, projectId, rows)
     const author = authorOf(deps)
     const first = await q.insertWithEvents(
