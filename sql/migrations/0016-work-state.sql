@@ -305,6 +305,18 @@ referencing old table as old_nodes for each statement execute function work_node
 
 -- An iteration added, renamed, completed, reordered or deleted moves the rank of the project's
 -- open work items.
+create function work_rerank(p text) returns void
+language sql volatile as $$
+  with ranks as (select * from work_iter_ranks(p)), moved as (
+    select w.node_id, coalesce(r.rank, (select x.rank from ranks x where x.name is null)) as rank
+    from work_items w left join ranks r on r.name = w.iteration
+    where w.project_id = p and w.open
+  )
+  update work_items w set iter_rank = m.rank
+  from moved m
+  where w.project_id = p and w.node_id = m.node_id and w.iter_rank is distinct from m.rank
+$$;
+
 create function work_iterations_changed() returns trigger
 language plpgsql as $$
 declare
@@ -314,14 +326,7 @@ begin
     select project_id from new_its union select project_id from old_its
   loop
     perform pg_advisory_xact_lock(hashtextextended('arbor.unblock:' || p, 0));
-    with ranks as (select * from work_iter_ranks(p)), moved as (
-      select w.node_id, coalesce(r.rank, (select x.rank from ranks x where x.name is null)) as rank
-      from work_items w left join ranks r on r.name = w.iteration
-      where w.project_id = p and w.open
-    )
-    update work_items w set iter_rank = m.rank
-    from moved m
-    where w.project_id = p and w.node_id = m.node_id and w.iter_rank is distinct from m.rank;
+    perform work_rerank(p);
   end loop;
   return null;
 end
@@ -333,14 +338,7 @@ declare
   p text;
 begin
   for p in select distinct project_id from new_its loop
-    with ranks as (select * from work_iter_ranks(p)), moved as (
-      select w.node_id, coalesce(r.rank, (select x.rank from ranks x where x.name is null)) as rank
-      from work_items w left join ranks r on r.name = w.iteration
-      where w.project_id = p and w.open
-    )
-    update work_items w set iter_rank = m.rank
-    from moved m
-    where w.project_id = p and w.node_id = m.node_id and w.iter_rank is distinct from m.rank;
+    perform work_rerank(p);
   end loop;
   return null;
 end
@@ -352,14 +350,7 @@ declare
   p text;
 begin
   for p in select distinct project_id from old_its where exists (select 1 from projects x where x.id = old_its.project_id) loop
-    with ranks as (select * from work_iter_ranks(p)), moved as (
-      select w.node_id, coalesce(r.rank, (select x.rank from ranks x where x.name is null)) as rank
-      from work_items w left join ranks r on r.name = w.iteration
-      where w.project_id = p and w.open
-    )
-    update work_items w set iter_rank = m.rank
-    from moved m
-    where w.project_id = p and w.node_id = m.node_id and w.iter_rank is distinct from m.rank;
+    perform work_rerank(p);
   end loop;
   return null;
 end
