@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'bun:test'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import { type ServerProcess, startServer } from './process'
 
