@@ -8,6 +8,7 @@ import nextExpirySql from '../../sql/claims/next-expiry.sql' with { type: 'text'
 import releaseSql from '../../sql/claims/release.sql' with { type: 'text' }
 import renewSql from '../../sql/claims/renew.sql' with { type: 'text' }
 import takeSql from '../../sql/claims/take.sql' with { type: 'text' }
+import tryHoldSql from '../../sql/claims/try-hold.sql' with { type: 'text' }
 import type { Db } from '../db'
 import { one } from '../db/port'
 
@@ -28,6 +29,8 @@ export const take = (
   now: Date,
   leaseSeconds: number,
 ) => one<ClaimRow>(db, takeSql, [projectId, nodeId, agent, tokenHash, expiresAt, now, leaseSeconds])
+export const tryHold = async (db: Db, projectId: string, nodeId: string) =>
+  !!(await one<{ held: boolean }>(db, tryHoldSql, [projectId, nodeId]))?.held
 export const extendTokens = (db: Db, projectId: string, tokenHashes: string[], now: Date) =>
   db.query<ClaimRow>(extendTokensSql, [projectId, tokenHashes, now])
 export const extendForReader = (db: Db, projectId: string, nodeId: string, agent: string, now: Date) =>

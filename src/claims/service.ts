@@ -80,9 +80,10 @@ export async function claimAgent(db: Db, projectId: string, token: string): Prom
 export const endClaims = (db: Db, projectId: string, nodeIds: string[], now: Date) =>
   nodeIds.length ? q.endNodes(db, projectId, nodeIds, now) : Promise.resolve([])
 
-/** The claim writes of src/work (take, renew, release, the renewals by a write or a read): this module's public surface. */
+/** The claim writes of src/work (take, renew, release, the renewals by a write or a read, and the hold a claim with `count` asks for first): this module's public surface. */
 export const claimRows = {
   take: q.take,
+  tryHold: q.tryHold,
   renew: q.renew,
   release: q.release,
   extendTokens: q.extendTokens,

@@ -142,9 +142,11 @@ export async function claim(deps: Deps, user: User, body: ClaimBody) {
       })
   } else {
     const count = body.count ?? 1
-    // a candidate another agent took meanwhile is skipped: its row says so, atomically
+    // a candidate another agent took meanwhile is skipped: its row says so, atomically. One that
+    // another transaction is claiming right now is passed over without waiting for its commit, so
+    // agents claiming at once spread over the ready items instead of queueing on the first.
     for await (const id of claimCandidates(deps, p.id, count, now)) {
-      await tryTake(id)
+      if (await claimRows.tryHold(deps.db, p.id, id)) await tryTake(id)
       if (taken.length >= count) break
     }
   }
