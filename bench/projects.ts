@@ -2,6 +2,11 @@
 // three replicas of the real server on one database, and what each costs:
 //
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun run bench:projects [--projects 5000] [--users 200]
+//     [--model] [--quiet-minutes 15]
+//
+// --model: the replicas embed with the sentence model in models/ (as a default install does);
+// without it, with the smaller USE-lite + GloVe model. --quiet-minutes: how long to wait for the
+// replicas to finish indexing after the seed before giving up.
 //
 // A database of our own is created on that server and dropped at the end. Users are made through
 // the admin API, projects and their nodes through POST /mutate (a project, then one batch of 20
@@ -25,6 +30,8 @@ const num = (name: string, fallback: number) => {
   return i >= 0 ? Number(args[i + 1]) : fallback
 }
 const PROJECTS = num('projects', 5000)
+const QUIET_MINUTES = num('quiet-minutes', 15)
+const MODEL = args.includes('--model')
 const USERS = num('users', 200)
 const PG_URL = process.env.BENCH_DATABASE_URL
 if (!PG_URL) throw new Error('BENCH_DATABASE_URL must name a PostgreSQL server on which we may create a database')
@@ -49,7 +56,7 @@ try {
         ADMIN_TOKEN: ADMIN,
         RATE_LIMIT_PER_MINUTE: '0',
         LOG_LEVEL: 'warn',
-        EMBEDDINGS_MODEL_DIR: join(tmp, 'no-model'),
+        ...(MODEL ? {} : { EMBEDDINGS_MODEL_DIR: join(tmp, 'no-model') }),
       }),
     )
   const at = (k: number) => servers[k % servers.length]!.url
@@ -97,7 +104,9 @@ try {
   }
   await Promise.all(Array.from({ length: 16 }, (_, w) => worker(w)))
   const seedS = (performance.now() - t0) / 1000
-  for (const s of servers) await quiet(s.proc.pid, 'search indexing after the seed')
+  const t1 = performance.now()
+  for (const s of servers) await quiet(s.proc.pid, 'search indexing after the seed', QUIET_MINUTES)
+  const indexedS = (performance.now() - t1) / 1000
 
   // ---- the reads ----
   const timed = async (k: number, path: string, key: string) => {
@@ -121,7 +130,9 @@ try {
     projects: PROJECTS,
     users: USERS,
     nodes: PROJECTS * 20,
+    embedder: MODEL ? 'all-MiniLM-L6-v2' : 'USE-lite + GloVe',
     seedS: Number(seedS.toFixed(1)),
+    indexedAfterSeedS: Number(indexedS.toFixed(1)),
     rssMb: { start: rssStart, afterSeed: servers.map((s) => Math.round(rssMb(s.proc.pid))) },
     projectsList: stats(list),
     searchInEach: stats(search),

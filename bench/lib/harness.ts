@@ -43,13 +43,13 @@ const cpuSeconds = (pid: number) => {
 }
 
 /** Wait until the process uses under 5% of a core over a second (setup's background work done: search indexing). */
-export async function quiet(pid: number, what: string) {
+export async function quiet(pid: number, what: string, minutes = 15) {
   const started = Date.now()
   for (;;) {
     const before = cpuSeconds(pid)
     await Bun.sleep(1000)
     if (cpuSeconds(pid) - before < 0.05) return (Date.now() - started) / 1000
-    if (Date.now() - started > 900_000) throw new Error(`${what}: still busy after 15 minutes`)
+    if (Date.now() - started > minutes * 60_000) throw new Error(`${what}: still busy after ${minutes} minutes`)
   }
 }
 

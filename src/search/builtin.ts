@@ -42,6 +42,13 @@ export class BuiltinSearch implements SearchBackend {
   private readonly loaded = new Map<string, ProjectIndex>()
   private readonly backfilled = new Set<string>()
   private discoveredSeq = -1
+  /**
+   * Where this process starts each round of its loaded indexes (a fraction of the way in).
+   * Replicas sharing a database load the same projects in the same order; starting apart, each
+   * embeds texts the others have not reached and later finds theirs stored, instead of all three
+   * embedding the same batch at once.
+   */
+  private readonly roundStart = Math.random()
   private readonly embedding: Embedding
   private readonly follower: OutboxFollower
   private readonly following: Promise<unknown>
@@ -158,12 +165,17 @@ export class BuiltinSearch implements SearchBackend {
     const stats = { caughtUp: 0, embedded: 0, evicted: 0, backfilled: 0 }
     const written = await this.discover()
     const budgetLeft = () => Date.now() - started < BUILTIN_TUNING.tickBudgetMs
-    for (const [projectId, idx] of this.loaded) {
-      if (written.has(projectId) || idx.missingCount > 0) {
+    const embedNow = () => budgetLeft() && Date.now() >= this.embedding.retryAt
+    const loaded = [...this.loaded]
+    const first = Math.floor(this.roundStart * loaded.length)
+    for (const [projectId, idx] of [...loaded.slice(first), ...loaded.slice(0, first)]) {
+      // an index with texts to embed catches up only when this run embeds (its texts current
+      // first): thousands of them waiting must not each read the outbox every second
+      if (written.has(projectId) || (idx.missingCount > 0 && embedNow())) {
         await this.ready(projectId)
         stats.caughtUp++
       }
-      while (budgetLeft() && idx.missingCount > 0 && Date.now() >= this.embedding.retryAt) {
+      while (idx.missingCount > 0 && embedNow()) {
         const t0 = performance.now()
         const n = await this.embedding.embedMissing(idx, BUILTIN_TUNING.batch, false).catch((err) => this.embedding.failed(err))
         if (!n) break
@@ -184,7 +196,7 @@ export class BuiltinSearch implements SearchBackend {
       }
     }
     // projects whose vectors from this embedder are incomplete (first start, embedder changed)
-    if (budgetLeft() && Date.now() >= this.embedding.retryAt) {
+    if (embedNow()) {
       const busy = [...this.indexes.keys()]
       for (const id of await q.listUnbackfilled(this.deps.db, this.queue.id, busy.length + 1))
         if (!this.indexes.has(id)) {
