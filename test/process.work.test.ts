@@ -302,6 +302,56 @@ describe.skipIf(!onPostgres)('two replicas on one PostgreSQL database', () => {
     expectTenOfFifty(answers)
   })
 
+  it('passes over an item another transaction is claiming, instead of waiting for its commit', async () => {
+    await tenJobs(pair.a, 'in-flight')
+    const first = (await pair.a.call('GET', '/api/v1/ready?projectId=in-flight&limit=2')).body.items.map((i: any) => i.node.id)
+    // a claim of the first ready job under way on a connection of our own: its advisory hold
+    // and its claim row taken, its transaction not yet ended
+    const { default: postgres } = await import('postgres')
+    const sql = postgres(pair.a.env.DATABASE_URL!, { max: 1, onnotice: () => {} })
+    let end!: () => void
+    const held = new Promise<void>((resolve) => (end = resolve))
+    let took!: () => void
+    const taken = new Promise<void>((resolve) => (took = resolve))
+    const inFlight = sql
+      .begin(async (tx) => {
+        await tx.unsafe(`select pg_advisory_xact_lock(hashtextextended('arbor.claim:' || $1::text || ':' || $2::text, 0))`, [
+          'in-flight',
+          first[0],
+        ])
+        await tx.unsafe(
+          `insert into claims (project_id, node_id, agent, token_hash, expires_at, claimed_at, lease_seconds)
+           values ($1, $2, 'slow-agent', 'in-flight-test', now() + interval '1 minute', now(), 60)`,
+          ['in-flight', first[0]],
+        )
+        took()
+        await held
+        throw new Error('rolled back')
+      })
+      .catch(() => undefined)
+    await taken
+    try {
+      // each replica, while that transaction is still open: the next ready job, at once
+      for (const server of [pair.a, pair.b]) {
+        const res = await server.call('POST', '/api/v1/mutate', {
+          body: { action: 'claim', projectId: 'in-flight', agent: 'quick-agent', count: 1 },
+        })
+        expect(res.status).toBe(200)
+        expect(res.body.claims.map((c: any) => c.nodeId)).not.toContain(first[0])
+        expect(res.body.claims).toHaveLength(1)
+      }
+    } finally {
+      end()
+      await inFlight
+      await sql.end()
+    }
+    // rolled back: the first job is ready again
+    const again = await pair.b.call('POST', '/api/v1/mutate', {
+      body: { action: 'claim', projectId: 'in-flight', agent: 'late', count: 1 },
+    })
+    expect(again.body.claims.map((c: any) => c.nodeId)).toEqual([first[0]])
+  })
+
   it('answers a GET /events held on one replica as soon as a write commits on the other', async () => {
     const head = await pair.b.call('GET', '/api/v1/events?projectId=replicated&limit=500')
     const held = rawGet(pair.b.url, `/api/v1/events?projectId=replicated&after=${head.body.nextCursor}&wait=30`, pair.b.ownerKey)
