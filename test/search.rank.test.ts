@@ -5,7 +5,7 @@ import { type KeywordDoc, KeywordScores, LiveKeywordIndex } from '../src/search/
 import { ProjectIndex } from '../src/search/project-index.ts'
 import { calibrate, cutFor, hybridRank } from '../src/search/rank.ts'
 import { stem, terms } from '../src/search/text.ts'
-import { VectorStore } from '../src/search/vector-store.ts'
+import { KERNEL_FROM_ROWS, VectorStore } from '../src/search/vector-store.ts'
 
 // The ranking the server runs: the live keyword index, the vector store and the project index
 // that blends them (the same classes GET /search uses; bench/eval-search.ts measures them
@@ -246,12 +246,42 @@ describe('VectorStore', () => {
   test('the integer kernel does not overflow at 3,072 dims, even for a vector whose every component is the largest', () => {
     const dims = 3072
     const uniform = new Float32Array(dims).fill(1 / Math.sqrt(dims))
+    for (const filler of [0, KERNEL_FROM_ROWS]) {
+      // without filler rows in plain code; with them in the WebAssembly kernel
+      const store = new VectorStore(dims)
+      for (let i = 0; i < filler; i++) store.add(rand(i, dims))
+      const same = store.add(uniform)
+      const opposite = store.add(uniform.map((x) => -x))
+      const got = store.scores(uniform)
+      expect(Math.abs(got[same]! - 1)).toBeLessThan(0.005)
+      expect(Math.abs(got[opposite]! + 1)).toBeLessThan(0.005)
+    }
+  })
+
+  test('moves into the kernel past KERNEL_FROM_ROWS with every row, removed slot and score as before', () => {
+    const dims = 384
     const store = new VectorStore(dims)
-    const same = store.add(uniform)
-    const opposite = store.add(uniform.map((x) => -x))
-    const got = store.scores(uniform)
-    expect(Math.abs(got[same]! - 1)).toBeLessThan(0.005)
-    expect(Math.abs(got[opposite]! + 1)).toBeLessThan(0.005)
+    const rows = Array.from({ length: KERNEL_FROM_ROWS }, (_, i) => rand(i, dims))
+    const slots = rows.map((v) => store.add(v))
+    store.remove(slots[5]!)
+    const q = rand(4242, dims)
+    const small = Float32Array.from(store.scores(q))
+    // one more row grows it past the threshold
+    const extra = rand(77_777, dims)
+    const reused = store.add(extra)
+    expect(reused).toBe(slots[5]!)
+    const more = Array.from({ length: 10 }, (_, i) => rand(10_000 + i, dims))
+    const moreSlots = more.map((v) => store.add(v))
+    const big = store.scores(q)
+    expect(big.length).toBe(KERNEL_FROM_ROWS + 10)
+    for (const [i, v] of rows.entries()) {
+      if (i === 5) continue
+      expect(Math.abs(big[slots[i]!]! - small[slots[i]!]!)).toBeLessThan(0.001)
+      expect(Math.abs(big[slots[i]!]! - cosine(q, v))).toBeLessThan(0.005)
+    }
+    expect(Math.abs(big[reused]! - cosine(q, extra))).toBeLessThan(0.005)
+    for (const [i, v] of more.entries()) expect(Math.abs(big[moreSlots[i]!]! - cosine(q, v))).toBeLessThan(0.005)
+    expect(cosine(store.row(slots[0]!), rows[0]!)).toBeGreaterThan(0.9995)
   })
 
   test('a removed row scores 0 and its slot is reused', () => {

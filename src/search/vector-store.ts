@@ -7,12 +7,19 @@
 // matrix. Memory layout inside the kernel's linear memory: [query (int16, in stride x 4 bytes) | rows (capacity x
 // stride int8) | scores (capacity float32)]; growing appends pages, the rows stay where they are
 // and the transient scores move behind them.
+//
+// A small store (most projects: a few dozen nodes) keeps its rows in a plain array and scores
+// them in a JavaScript loop, which takes well under a millisecond at that size; it moves into a
+// kernel instance of its own when it grows past KERNEL_FROM_ROWS. A server holding thousands of
+// small projects' indexes then holds no WebAssembly instance, nor its memory, for each.
 
 import { type Kernel, loadKernel } from './vectors.ts'
 
 const PAGE = 65536
 /** the query's largest component in the kernel's int16 */
 const QUERY_MAX = 16383
+/** capacity past which the rows move into the WebAssembly kernel */
+export const KERNEL_FROM_ROWS = 1024
 
 export class VectorStore {
   /** bytes per row: dims rounded up to the kernel's 16 */
@@ -21,14 +28,13 @@ export class VectorStore {
   /** high-water mark: slots [0, used) have been handed out */
   private used = 0
   private readonly free: number[] = []
-  private readonly kernel?: Kernel
+  private kernel?: Kernel
   private rows: Int8Array
   private scales = new Float32Array(0)
   private fallback?: Float32Array
 
   constructor(readonly dims: number) {
     this.stride = Math.ceil(dims / 16) * 16
-    this.kernel = loadKernel()
     this.rows = new Int8Array(0)
     this.grow(64)
   }
@@ -109,15 +115,23 @@ export class VectorStore {
   }
 
   private grow(capacity: number): void {
+    // past KERNEL_FROM_ROWS, the rows so far move into a kernel instance (kept while it grows on)
+    const moving = !this.kernel && capacity > KERNEL_FROM_ROWS ? loadKernel() : undefined
+    if (moving) this.kernel = moving
     if (this.kernel) {
       const rowsOff = this.stride * 4
       const need = rowsOff + capacity * this.stride + capacity * 4
       const have = this.kernel.memory.buffer.byteLength
       if (need > have) this.kernel.memory.grow(Math.ceil((need - have) / PAGE))
+      const before = this.rows
       this.rows = new Int8Array(this.kernel.memory.buffer, rowsOff, capacity * this.stride)
+      if (moving) {
+        this.rows.set(before)
+        this.fallback = undefined
+      }
       // the old scores area becomes rows; the pages just grown are zero already and, left
       // untouched, take no memory until rows are written there
-      this.rows.fill(0, this.capacity * this.stride, this.capacity * this.stride + this.capacity * 4)
+      else this.rows.fill(0, this.capacity * this.stride, this.capacity * this.stride + this.capacity * 4)
     } else {
       const rows = new Int8Array(capacity * this.stride)
       rows.set(this.rows)

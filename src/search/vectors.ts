@@ -12,12 +12,19 @@ export interface Kernel {
   scoreAll(data: number, q: number, dims: number, rows: number, out: number): void
 }
 
+/** dot.wat compiled once per process (null: no WebAssembly here); each store instantiates it for a memory of its own */
+let dotModule: WebAssembly.Module | null | undefined
+
+/** A new instance of the kernel, with its own linear memory, or undefined when this runtime has no WebAssembly SIMD. */
 export function loadKernel(): Kernel | undefined {
   try {
-    const bytes = Buffer.from(DOT_WASM, 'base64')
-    if (!WebAssembly.validate(bytes)) return undefined
-    return new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports as unknown as Kernel
+    if (dotModule === undefined) {
+      const bytes = Buffer.from(DOT_WASM, 'base64')
+      dotModule = WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null
+    }
+    return dotModule ? (new WebAssembly.Instance(dotModule).exports as unknown as Kernel) : undefined
   } catch {
+    dotModule = null
     return undefined // no WebAssembly here: the callers compute the dot products in plain code
   }
 }
