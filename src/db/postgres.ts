@@ -135,6 +135,7 @@ function createListeners(url: string, log: Pick<Logger, 'warn'>) {
     // onnotify (every notification, the LISTEN being ours) is an option postgres.js reads but its types do not name
     const options = {
       max: 1,
+      connect_timeout: CONNECT_TIMEOUT_S,
       idle_timeout: 0,
       max_lifetime: null,
       fetch_types: false,
@@ -187,10 +188,16 @@ function createListeners(url: string, log: Pick<Logger, 'warn'>) {
   }
 }
 
+/** seconds a new connection may take before it counts as failed (postgres.js's default is 30) */
+const CONNECT_TIMEOUT_S = 5
+
 /** `log` hears the LISTEN connection's losses and failed reconnects (the server passes its own). */
 export async function openPostgres(url: string, log: Pick<Logger, 'warn'> = createLogger('warn')): Promise<Db> {
   const sql = postgres(url, {
     max: 10,
+    // a connection attempt PostgreSQL neither takes nor refuses (seen while it restarts) fails
+    // after 5 s, not postgres.js's 30: the request waiting on it answers 503 with Retry-After
+    connect_timeout: CONNECT_TIMEOUT_S,
     onnotice: () => {},
     // int8 (counts, sequences) as JS numbers: our values stay far below 2^53.
     types: {

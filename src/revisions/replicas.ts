@@ -40,6 +40,23 @@ export const MARGIN_MS = 1000
 const SLACK_MS = 50
 /** this process's markers whose place is remembered */
 const MAX_ECHOES = 10_000
+/**
+ * How long a renewal or an acknowledgement may take to be sent. One sent while PostgreSQL
+ * restarts can wait for the pool's reconnect (postgres.js gives up after 30 s), and while it
+ * waits no other is sent: every write of the other replicas would wait LEASE_MS meanwhile.
+ * Given up on, the next one goes out on a connection that works.
+ */
+const SEND_MS = 1000
+
+/** `p`, or a rejection once `ms` have passed without it settling (it keeps running; its result is dropped). */
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)
+  })
+  p.catch(() => {}) // settling after the deadline is not an unhandled rejection
+  return Promise.race([p, late]).finally(() => clearTimeout(timer))
+}
 
 interface Waiter {
   /** the place of the write's marker in `echoed` (Infinity when it did not come back) */
@@ -165,7 +182,7 @@ export class Replicas {
       const marker = `${this.id} r${++this.renewals}`
       this.renewing.set(marker, performance.now())
       try {
-        await q.signal(this.db, BARRIER_CHANNEL, marker)
+        await within(q.signal(this.db, BARRIER_CHANNEL, marker), SEND_MS, 'renewal')
       } catch (err) {
         this.renewing.delete(marker) // not renewed: answering from memory ends on the last one
         this.warn('replica renewal failed; answering from memory ends with the last one', BARRIER_CHANNEL, err)
@@ -295,9 +312,9 @@ export class Replicas {
         const marks = [...this.toAck]
         this.toAck.clear()
         // unsent, the writers wait out this process's renewal instead (slower, still correct)
-        await q
-          .signal(this.db, ACK_CHANNEL, `${this.id} ${JSON.stringify(marks)}`)
-          .catch((err) => this.warn('replica acknowledgement failed; writers wait out this renewal instead', ACK_CHANNEL, err))
+        await within(q.signal(this.db, ACK_CHANNEL, `${this.id} ${JSON.stringify(marks)}`), SEND_MS, 'acknowledgement').catch((err) =>
+          this.warn('replica acknowledgement failed; writers wait out this renewal instead', ACK_CHANNEL, err),
+        )
       }
     } finally {
       this.acking = false
