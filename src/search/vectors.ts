@@ -12,20 +12,23 @@ export interface Kernel {
   scoreAll(data: number, q: number, dims: number, rows: number, out: number): void
 }
 
-/** dot.wat compiled once per process (null: no WebAssembly here); each store instantiates it for a memory of its own */
-let dotModule: WebAssembly.Module | null | undefined
+/** dot.wat compiled once, when this module loads (null: no WebAssembly SIMD here); each store instantiates it for a memory of its own */
+const DOT_MODULE: WebAssembly.Module | null = (() => {
+  try {
+    const bytes = Buffer.from(DOT_WASM, 'base64')
+    return WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null
+  } catch {
+    return null
+  }
+})()
 
 /** A new instance of the kernel, with its own linear memory, or undefined when this runtime has no WebAssembly SIMD. */
 export function loadKernel(): Kernel | undefined {
+  if (!DOT_MODULE) return undefined // no WebAssembly here: the callers compute the dot products in plain code
   try {
-    if (dotModule === undefined) {
-      const bytes = Buffer.from(DOT_WASM, 'base64')
-      dotModule = WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null
-    }
-    return dotModule ? (new WebAssembly.Instance(dotModule).exports as unknown as Kernel) : undefined
+    return new WebAssembly.Instance(DOT_MODULE).exports as unknown as Kernel
   } catch {
-    dotModule = null
-    return undefined // no WebAssembly here: the callers compute the dot products in plain code
+    return undefined
   }
 }
 
