@@ -123,14 +123,21 @@ describe.skipIf(!haveChromium)('the planning app: editing by keyboard', () => {
 
   it('marks a job done with x and open again, and shows the refusal of a done iteration beside it', async () => {
     const job = (await nodes()).get('A note written offline survives a restart')
-    await page.click(`[data-id="${job.id}"] > .row`)
-    await page.focus(`[data-id="${job.id}"]`)
+    // the key goes to the job's row once it holds the focus (a live update may redraw the tree
+    // between a click and a key press, as a person would see and click again)
+    const focusJob = async () => {
+      await page.click(`[data-id="${job.id}"] > .row`)
+      await page.focus(`[data-id="${job.id}"]`)
+      await page.waitForFunction(`document.activeElement?.getAttribute('data-id') === ${JSON.stringify(job.id)}`)
+    }
+    await focusJob()
     await page.keyboard.press('x')
-    await env.server.until(async () => (await nodes()).get(job.data.label).data.status === 'done')
+    await env.server.until(async () => (await nodes()).get(job.data.label).data.status === 'done', 30_000, 'the job marked done')
     await page.waitForSelector(`[data-id="${job.id}"].is-done`)
     await shots(page, 'complete')
+    await focusJob()
     await page.keyboard.press('x')
-    await env.server.until(async () => (await nodes()).get(job.data.label).data.status === undefined)
+    await env.server.until(async () => (await nodes()).get(job.data.label).data.status === undefined, 30_000, 'the job open again')
     // a done iteration refuses a job marked done in it: the reason appears beside the job
     await env.server.call('POST', '/api/v1/mutate', { body: { action: 'addIteration', projectId: P, iteration: { name: 'Spring' } } })
     await env.server.call('POST', '/api/v1/mutate', {
