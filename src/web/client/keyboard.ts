@@ -10,6 +10,8 @@ export const typing = (t: EventTarget | null) =>
 
 let buffer = ''
 let bufferAt = 0
+/** the item type-ahead left the focus on: a key on any other item (clicked, or reached another way) starts afresh */
+let bufferOn: string | undefined
 
 export function onCanvasKey(ui: Ui, e: KeyboardEvent, helpers: { openDetails: () => void }) {
   if (e.target instanceof HTMLInputElement && e.target.id === 'edit-label') return onEditKey(ui, e)
@@ -17,6 +19,7 @@ export function onCanvasKey(ui: Ui, e: KeyboardEvent, helpers: { openDetails: ()
   const item = (e.target as HTMLElement).closest<HTMLElement>('[role=treeitem],[data-card]')
   if (!item) return
   const id = item.dataset.id
+  if (id !== bufferOn) buffer = ''
   const n = id ? ui.plan.nodes.get(id) : undefined
   const inTree = item.getAttribute('role') === 'treeitem'
   const items = [...document.querySelectorAll<HTMLElement>(inTree ? '#tree [role=treeitem][data-id]' : '[data-card]')]
@@ -76,7 +79,9 @@ function find(items: HTMLElement[], from: HTMLElement, ch: string): HTMLElement 
   const label = (x: HTMLElement) => (x.querySelector('.label')?.textContent ?? '').toLowerCase()
   const start = items.indexOf(from) + (buffer.length === 1 ? 1 : 0)
   const order = [...items.slice(start), ...items.slice(0, start)]
-  return order.find((x) => label(x).startsWith(buffer))
+  const found = order.find((x) => label(x).startsWith(buffer))
+  bufferOn = (found ?? from).dataset.id
+  return found
 }
 
 /** The card nearest in the direction of the arrow, by the cards' places on the screen. */
