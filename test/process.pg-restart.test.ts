@@ -9,9 +9,9 @@ import { startStack } from '../examples/scale-out/stack'
 // (LEASE_MS, 4 s) for as long as an acknowledgement sent during the restart hung in the pool's
 // reconnect (postgres.js gives up after 30 s; src/revisions/replicas.ts now gives up after 1 s).
 // The set of examples/scale-out (its own PostgreSQL cluster, HAProxy, no Meilisearch); skipped
-// on a machine without PostgreSQL's server binaries or HAProxy, and in the PGlite pass. Whether
-// an acknowledgement is caught in the restart varies from run to run: `bun bench/pg-restart.ts`
-// shows the stall every time it happens (write p50 per 5 s, 10 writers through HAProxy).
+// on a machine without PostgreSQL's server binaries or HAProxy, and in the PGlite pass. This holds
+// the recovery, not its speed: `bun bench/pg-restart.ts` shows how long writes stall after the
+// restart (write p50 per 5 s, 10 writers through HAProxy).
 const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin'
 // run in the PostgreSQL pass of the suite only (it starts a cluster of its own either way)
 const runnable = !!process.env.TEST_DATABASE_URL && existsSync(join(PG_BIN, 'pg_ctl')) && Bun.which('haproxy') !== null
@@ -43,7 +43,7 @@ describe.skipIf(!runnable)('PostgreSQL restarted under writes from two replicas'
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it('acknowledges the writes made once it is back, on both replicas: at most three waited out, then ten in a row acknowledged', async () => {
+  it('acknowledges the writes made once it is back, on both replicas: ten in a row, none waited out', async () => {
     const replica = (i: number) => `http://127.0.0.1:${stack.ports.replicas[i % 2]}/api/v1`
     const write = async (i: number, body: Record<string, unknown>) => {
       const res = await fetch(`${replica(i)}/mutate`, {
@@ -77,24 +77,21 @@ describe.skipIf(!runnable)('PostgreSQL restarted under writes from two replicas'
       }
     writing = false
 
-    // writes one at a time on both replicas until ten in a row were acknowledged by the other
-    // replica (each waits for the other again once it hears its renewals). While the pool
-    // reconnects, a few may be waited out (4 s each); an acknowledgement stuck for the length of
-    // a connection timeout made every write do so (30 s at first)
-    const waitedOut = (m: { waitedOut: number }[], from: { waitedOut: number }[]) =>
-      m.reduce((s, a, i) => s + a.waitedOut - from[i]!.waitedOut, 0)
-    const first = await Promise.all([0, 1].map((i) => waits(stack.ports.replicas[i]!)))
-    let before = first
+    // the writes under way during the restart end (a connection that never came gives up after
+    // 5 s), then writes one at a time on both replicas until ten in a row were acknowledged by
+    // the other replica, none of them waited out (each replica waits for the other again once
+    // it hears its renewals)
+    await Promise.all(writers)
+    let before = await Promise.all([0, 1].map((i) => waits(stack.ports.replicas[i]!)))
     let inARow = 0
     for (let n = 0; inARow < 10; n++) {
       if (n > 400) throw new Error(`no ten writes in a row acknowledged in 400 (${inARow} at the end)`)
       expect(await update(n % 2, 1000 + n)).toBe(200)
       const after = await Promise.all([0, 1].map((i) => waits(stack.ports.replicas[i]!)))
       const acked = after.reduce((s, a, i) => s + a.acknowledged - before[i]!.acknowledged, 0)
-      inARow = waitedOut(after, before) === 0 && acked === 1 ? inARow + 1 : 0
+      const waitedOut = after.reduce((s, a, i) => s + a.waitedOut - before[i]!.waitedOut, 0)
+      inARow = waitedOut === 0 && acked === 1 ? inARow + 1 : 0
       before = after
-      expect(waitedOut(after, first)).toBeLessThanOrEqual(3)
     }
-    await Promise.all(writers)
   }, 180_000)
 })
