@@ -169,14 +169,20 @@ export class MeiliBackend implements SearchBackend {
 
   /** Vector search among same-type nodes; time-boxed like the built-in check. */
   async duplicates(projectId: string, node: { id: string; type: string; data: NodeData }): Promise<DuplicateAdvisory | null> {
-    // advisory only (the add has succeeded): whatever fails or comes too late below means no advisory
-    const state = await within(this.indexState(), BUILTIN_TUNING.duplicateEmbedMs).catch(() => undefined)
+    // advisory only (the add has succeeded): whatever fails or comes too late below means no
+    // advisory, said at debug level (a slow step is common and harmless; a failure repeats in
+    // the sync's and the search's own warnings)
+    const giveUp = (step: string) => (err: unknown) => {
+      this.deps.log.debug('search: near-duplicate check gave up', { step, projectId, error: String(err) })
+      return undefined
+    }
+    const state = await within(this.indexState(), BUILTIN_TUNING.duplicateEmbedMs).catch(giveUp('index state'))
     if (!state?.ready) return null // no vectors of ours to compare with (yet)
     const texts = embeddingTexts(node.data)
     const vector = await within(
       this.queue.embed([texts[texts.length - 1]!], true).then((v) => v[0]!),
       BUILTIN_TUNING.duplicateEmbedMs,
-    ).catch(() => undefined)
+    ).catch(giveUp('embedding'))
     if (!vector) return null
     const res = await within(
       this.index.search('', {
@@ -189,7 +195,7 @@ export class MeiliBackend implements SearchBackend {
         rankingScoreThreshold: (1 + this.choice.duplicateCosine) / 2,
       }),
       BUILTIN_TUNING.duplicateEmbedMs,
-    ).catch(() => undefined)
+    ).catch(giveUp('search'))
     const hits = (res?.hits ?? []).filter((h) => h.id !== node.id)
     if (hits.length === 0) return null
     return {
