@@ -9,8 +9,10 @@
  * the stdio server's and means nothing here.
  */
 // The MCP SDK (~15 MB resident once loaded) is imported by the first request to /mcp, not at start.
+import type { Implementation } from '@modelcontextprotocol/server'
 import { flagOn } from './config'
 import type { createMcpServer as CreateMcpServer } from './server'
+import { clientFromSession, sessionForClient } from './session'
 
 let sdk:
   | Promise<{
@@ -53,6 +55,22 @@ export function originAllowed(origin: string | null, publicBaseUrl: string): boo
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
 
+/** The clientInfo of an `initialize` request (a 2025 client's first message), else undefined. */
+async function initializingClient(req: Request): Promise<Implementation | undefined> {
+  let body: unknown
+  try {
+    body = await req.clone().json()
+  } catch {
+    return undefined // the transport answers the parse error
+  }
+  const message = Array.isArray(body) ? body[0] : body
+  if (typeof message !== 'object' || message === null || (message as { method?: unknown }).method !== 'initialize') return undefined
+  const info = (message as { params?: { clientInfo?: unknown } }).params?.clientInfo
+  return typeof info === 'object' && info !== null && typeof (info as Implementation).name === 'string'
+    ? (info as Implementation)
+    : undefined
+}
+
 /** Answers one request to /mcp. */
 export async function handleMcp(req: Request, { publicBaseUrl, api, warn }: McpEndpointOptions): Promise<Response> {
   const apiUrl = `${publicBaseUrl}/api/v1`
@@ -82,7 +100,10 @@ export async function handleMcp(req: Request, { publicBaseUrl, api, warn }: McpE
 
   const { createMcpServer, v2 } = await loadSdk()
   const readOnly = flagOn(new URL(req.url).searchParams.get('readOnly'))
-  const server = () => createMcpServer({ apiUrl, apiKey, fetch: api, readOnly, warn })
+  // a 2025 client named itself in initialize, to another fresh server (maybe on another replica):
+  // the session id it got back then carries that name, and it sends it with every request
+  const client = clientFromSession(req.headers.get('mcp-session-id'))
+  const server = () => createMcpServer({ apiUrl, apiKey, fetch: api, readOnly, warn, client })
   const onerror = (err: Error) => warn?.('mcp: a request to /mcp failed', { reason: err.message })
   // a 2025 client (initialize, no envelope): a fresh server answers as JSON, as before the v2 SDK
   if (await v2.isLegacyRequest(req)) {
@@ -90,8 +111,13 @@ export async function handleMcp(req: Request, { publicBaseUrl, api, warn }: McpE
     const transport = new v2.WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     transport.onerror = onerror
     await legacy.connect(transport)
+    const named = await initializingClient(req)
     try {
-      return await transport.handleRequest(req)
+      const res = await transport.handleRequest(req)
+      if (!named || !res.ok) return res
+      const headers = new Headers(res.headers)
+      headers.set('mcp-session-id', sessionForClient(named))
+      return new Response(res.body, { status: res.status, statusText: res.statusText, headers })
     } finally {
       void legacy.close()
     }

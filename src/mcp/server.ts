@@ -32,6 +32,8 @@ export interface McpOptions {
   fetch?: (req: Request) => Promise<Response>
   /** list and run only the tools that change nothing (ARBOR_MCP_READ_ONLY=1, /mcp?readOnly=1) */
   readOnly?: boolean
+  /** the client as a 2025 client's session id names it (./session.ts): initialize was answered by another server */
+  client?: Implementation
   /** where a problem worth an operator's eye goes (default: a JSON line on stderr) */
   warn?: (msg: string, fields: Record<string, unknown>) => void
 }
@@ -94,9 +96,11 @@ export function createMcpServer(options: McpOptions): Server {
   const tools = toolList(options)
   server.setRequestHandler('tools/list', () => ({ tools }))
   server.setRequestHandler('tools/call', (req, ctx) => {
-    // who is calling: the request's own envelope (2026-07-28), else what initialize said (2025)
+    // who is calling: the request's own envelope (2026-07-28), else what initialize said (2025):
+    // to this server (stdio), or over HTTP to the server that answered it, as the session id says
     const envelope = (ctx.mcpReq as { envelope?: Record<string, unknown> }).envelope
-    const client = (envelope?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion()
+    const client =
+      (envelope?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion() ?? options.client
     return callTool({ ...options, client }, req.params.name, req.params.arguments ?? {})
   })
   server.setRequestHandler('resources/list', () => ({ resources: [PLAN_RESOURCE] }))
