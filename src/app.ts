@@ -1,5 +1,6 @@
 import { openapi } from '@elysiajs/openapi'
 import { Elysia, t } from 'elysia'
+import { guardRoute } from './accounts/auth'
 import { keyRoutes } from './accounts/routes'
 import { adminRoutes } from './admin/routes'
 import type { Deps } from './deps'
@@ -59,6 +60,8 @@ export function createApp(deps: Deps) {
 
   const app = new Elysia({ normalize: false })
     .use(errorPlugin(deps))
+    // what the key may (live.md §6): each route's need is declared in src/accounts/roles.ts
+    .onTransform({ as: 'global' }, ({ request, route }) => guardRoute(deps, request.method, route, request.headers.get('authorization')))
     // every operation documents every error status it can answer (src/http/schemas.ts)
     .onAfterHandle({ as: 'global' }, ({ path, response }) => {
       if (path === '/openapi.json') completeOpenApi(response)

@@ -109,6 +109,7 @@ describe('the auth cache (src/accounts/auth-cache.ts)', () => {
       'accounts/insert-api-key.sql',
       'accounts/insert-user.sql',
       'accounts/revoke-api-key.sql',
+      'accounts/set-key-scope.sql',
       'accounts/update-user.sql',
       'projects/delete-member.sql',
       'projects/insert-member.sql',

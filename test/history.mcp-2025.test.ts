@@ -11,9 +11,9 @@ beforeAll(async () => {
   a = await startServer()
   // on PostgreSQL a second replica on the same database answers the requests after initialize
   b = process.env.TEST_DATABASE_URL ? await startServer({}, a) : a
-  expect(
-    (await a.call('POST', '/api/v1/mutate', { body: { action: 'addProject', project: { name: 'M', id: projectId } } })).status,
-  ).toBe(200)
+  expect((await a.call('POST', '/api/v1/mutate', { body: { action: 'addProject', project: { name: 'M', id: projectId } } })).status).toBe(
+    200,
+  )
 }, 120_000)
 afterAll(async () => {
   if (b !== a) await b?.stop()
@@ -66,9 +66,7 @@ for (const version of ['2025-06-18', '2025-03-26'])
       const nodeId = call.body.result.structuredContent.node.id
       const found = await a.call('GET', `/api/v1/history?projectId=${projectId}&agent=${encodeURIComponent(`${name}/1.17.0`)}`)
       expect(found.status).toBe(200)
-      expect(found.body.changes.map((c: any) => [c.target.id, c.actor.agent, c.actor.via])).toEqual([
-        [nodeId, `${name}/1.17.0`, 'mcp'],
-      ])
+      expect(found.body.changes.map((c: any) => [c.target.id, c.actor.agent, c.actor.via])).toEqual([[nodeId, `${name}/1.17.0`, 'mcp']])
     })
   })
 

@@ -23,7 +23,15 @@ describe('own API keys', () => {
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
       keys: [
-        { keyId: first.keyId, label: null, prefix: u.key.slice(0, 8), createdAt: ISO, lastUsedAt: ISO, current: false },
+        {
+          keyId: first.keyId,
+          label: null,
+          prefix: u.key.slice(0, 8),
+          createdAt: ISO,
+          lastUsedAt: ISO,
+          current: false,
+          scope: { role: 'write' },
+        },
         {
           keyId: minted.body.keyId,
           label: 'laptop',
@@ -31,6 +39,7 @@ describe('own API keys', () => {
           createdAt: ISO,
           lastUsedAt: ISO,
           current: true,
+          scope: { role: 'write' },
         },
       ],
     })

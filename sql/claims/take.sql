@@ -4,16 +4,16 @@
 -- two agents never both get it; the node row is read with a share lock, so a claim racing the
 -- write that marks the node done waits for it and sees it done (reading `nodes` here is the one
 -- place claims look at the tree: the readiness rule itself lives in src/work). Returns the claim,
--- or no row.
+-- or no row. $8 key_id text|null: the API key it is taken with (a 'work' key may update only what it holds).
 with open_node as (
   select id from nodes
   where project_id = $1 and id = $2 and (data ->> 'status') is distinct from 'done'
   for share
 )
-insert into claims (project_id, node_id, agent, token_hash, expires_at, claimed_at, lease_seconds)
-select $1, id, $3, $4, $5, $6, $7 from open_node
+insert into claims (project_id, node_id, agent, token_hash, expires_at, claimed_at, lease_seconds, key_id)
+select $1, id, $3, $4, $5, $6, $7, $8 from open_node
 on conflict (project_id, node_id) do update
   set agent = excluded.agent, token_hash = excluded.token_hash, expires_at = excluded.expires_at,
-    claimed_at = excluded.claimed_at, lease_seconds = excluded.lease_seconds
+    claimed_at = excluded.claimed_at, lease_seconds = excluded.lease_seconds, key_id = excluded.key_id
   where claims.expires_at <= $6
 returning node_id, agent, expires_at

@@ -1,3 +1,5 @@
+import type { KeyScope, Role } from './scope'
+
 export const TIERS = ['free', 'strategist', 'builder', 'team'] as const
 export const STATUSES = ['active', 'trialing', 'past_due', 'canceled'] as const
 export type Tier = (typeof TIERS)[number]
@@ -15,6 +17,8 @@ export interface User {
   createdAt: Date
   /** the id of the API key the request came with (GET /keys' keyId), when the user was found by a key */
   keyId?: string
+  /** the scope of that key (live.md §6); none: a user not found by a key (the admin API's) */
+  scope?: KeyScope
 }
 
 /** A row of `users` as the account statements select it. */
@@ -23,6 +27,8 @@ export interface UserRow extends Pick<User, 'id' | 'name' | 'tier' | 'status' | 
   credits_limit: number | null
   created_at: Date | string
   key_id?: string
+  scope_role?: Role
+  scope_projects?: string[] | null
 }
 
 export function toUser(row: UserRow): User {
@@ -37,6 +43,7 @@ export function toUser(row: UserRow): User {
     creditsLimit: row.credits_limit,
     createdAt: new Date(row.created_at),
     ...(row.key_id ? { keyId: row.key_id } : {}),
+    ...(row.scope_role ? { scope: { role: row.scope_role, ...(row.scope_projects ? { projects: row.scope_projects } : {}) } } : {}),
   }
 }
 

@@ -9,11 +9,13 @@ import listLiveKeysSql from '../../sql/accounts/list-live-keys.sql' with { type:
 import listUsersSql from '../../sql/accounts/list-users.sql' with { type: 'text' }
 import lockUserSql from '../../sql/accounts/lock-user.sql' with { type: 'text' }
 import revokeApiKeySql from '../../sql/accounts/revoke-api-key.sql' with { type: 'text' }
+import setKeyScopeSql from '../../sql/accounts/set-key-scope.sql' with { type: 'text' }
 import touchApiKeySql from '../../sql/accounts/touch-api-key.sql' with { type: 'text' }
 import updateUserSql from '../../sql/accounts/update-user.sql' with { type: 'text' }
 import type { Db } from '../db'
 import { one } from '../db/port'
 import { toUser, type User, type UserRow } from './model'
+import type { KeyScope, Role } from './scope'
 
 const asUser = (row: UserRow | undefined) => (row ? toUser(row) : undefined)
 
@@ -45,8 +47,12 @@ export const updateUser = async (
     ]),
   )
 
-export const insertApiKey = (db: Db, k: { id: string; userId: string; hash: string; label: string | null; prefix: string }) =>
-  db.query(insertApiKeySql, [k.id, k.userId, k.hash, k.label, k.prefix])
+export const insertApiKey = (
+  db: Db,
+  k: { id: string; userId: string; hash: string; label: string | null; prefix: string; scope: KeyScope },
+) => db.query(insertApiKeySql, [k.id, k.userId, k.hash, k.label, k.prefix, k.scope.role, k.scope.projects ?? null])
+export const setKeyScope = async (db: Db, id: string, scope: KeyScope) =>
+  (await db.query(setKeyScopeSql, [id, scope.role, scope.projects ?? null])).length > 0
 export const revokeApiKey = async (db: Db, id: string) => (await db.query(revokeApiKeySql, [id])).length > 0
 export const getApiKey = (db: Db, id: string) => one<{ id: string; user_id: string; revoked_at: Date | null }>(db, getApiKeySql, [id])
 
@@ -62,5 +68,7 @@ export interface KeyRow {
   created_at: Date | string
   last_used_at: Date | string | null
   current: boolean
+  scope_role: Role
+  scope_projects: string[] | null
 }
 export const listLiveKeys = (db: Db, userId: string, currentHash: string) => db.query<KeyRow>(listLiveKeysSql, [userId, currentHash])

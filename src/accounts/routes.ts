@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { withUser } from './auth'
+import { checkedScope, ScopeSchema } from './scope'
 import { createOwnKey, listOwnKeys, revokeOwnKey } from './service'
 
 const Key = t.Object({
@@ -10,6 +11,7 @@ const Key = t.Object({
   createdAt: t.String(),
   lastUsedAt: t.Union([t.String(), t.Null()], { description: 'recorded at most once a minute; null: never used' }),
   current: t.Boolean({ description: 'the key of this request' }),
+  scope: ScopeSchema,
 })
 
 /** The caller's own API keys (agents-and-app.md §5): any authenticated user, whatever the plan. */
@@ -18,19 +20,24 @@ export const keyRoutes = (deps: Deps) =>
     .derive(withUser(deps))
     .get('/keys', ({ user, headers }) => listOwnKeys(deps.db, user, headers.authorization), {
       response: { 200: t.Object({ keys: t.Array(Key) }) },
-      detail: { summary: 'Your live API keys, oldest first (never key material)', tags: ['keys'] },
+      detail: { summary: 'Your live API keys, oldest first, each with its scope (never key material)', tags: ['keys'] },
     })
     .post(
       '/keys',
       async ({ user, body, set }) => {
-        const key = await createOwnKey(deps, user, body?.label ?? null)
+        const scope = body?.scope === undefined ? undefined : checkedScope(body.scope)
+        const key = await createOwnKey(deps, user, body?.label ?? null, scope)
         set.status = 201
         return key
       },
       {
-        body: t.Optional(t.Object({ label: t.Optional(t.String({ minLength: 1, maxLength: 100 })) })),
+        body: t.Optional(t.Object({ label: t.Optional(t.String({ minLength: 1, maxLength: 100 })), scope: t.Optional(ScopeSchema) })),
         response: { 201: t.Object({ apiKey: t.String(), keyId: t.String() }) },
-        detail: { summary: 'Mint an API key for yourself (shown once; at most 20 live keys)', tags: ['keys'] },
+        detail: {
+          summary:
+            'Mint an API key for yourself (shown once; at most 20 live keys), with an optional scope: a role and the projects it works on (live.md §6). Only a key of role write without a project list may list, mint or revoke keys.',
+          tags: ['keys'],
+        },
       },
     )
     .delete('/keys', ({ user, query }) => revokeOwnKey(deps, user, query.keyId), {

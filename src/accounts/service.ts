@@ -5,6 +5,7 @@ import { AUTH_CHANNEL, authChanged } from './auth-cache'
 import { generateApiKey, hashApiKey, newId } from './keys'
 import type { Status, Tier, User } from './model'
 import * as q from './queries'
+import { type KeyScope, shownScope, WRITE_SCOPE } from './scope'
 
 /** What reading and changing keys needs: the database and the app's auth cache. */
 export type AuthDeps = Pick<Deps, 'db' | 'auth'>
@@ -31,10 +32,10 @@ export async function createUser(db: Db, input: NewUser): Promise<{ user: User; 
   })
 }
 
-export async function createApiKey(db: Db, userId: string, label: string | null) {
+export async function createApiKey(db: Db, userId: string, label: string | null, scope: KeyScope = WRITE_SCOPE) {
   const apiKey = generateApiKey()
   const keyId = newId('key')
-  await q.insertApiKey(db, { id: keyId, userId, hash: hashApiKey(apiKey), label, prefix: apiKey.slice(0, 8) })
+  await q.insertApiKey(db, { id: keyId, userId, hash: hashApiKey(apiKey), label, prefix: apiKey.slice(0, 8), scope })
   return { apiKey, keyId }
 }
 
@@ -85,6 +86,7 @@ export async function mintKeyOffline(
   db: Db,
   who: string,
   label: string | null,
+  scope: KeyScope = WRITE_SCOPE,
 ): Promise<{ user: User; apiKey: string; keyId: string } | { error: string }> {
   const byId = await q.getUser(db, who)
   const users = byId ? [byId] : (await q.listUsers(db)).filter((u) => u.name === who)
@@ -92,7 +94,7 @@ export async function mintKeyOffline(
   if (users.length > 1)
     return { error: `${users.length} users are named ${who} (${users.map((u) => u.id).join(', ')}): name one by its id` }
   const user = users[0]!
-  const key = await createApiKey(db, user.id, label)
+  const key = await createApiKey(db, user.id, label, scope)
   await db.notify(AUTH_CHANNEL, '')
   return { user, ...key }
 }
@@ -113,6 +115,7 @@ export async function listOwnKeys(db: Db, user: User, authorization: string | un
       createdAt: iso(r.created_at)!,
       lastUsedAt: iso(r.last_used_at),
       current: r.current,
+      scope: shownScope({ role: r.scope_role, ...(r.scope_projects ? { projects: r.scope_projects } : {}) }),
     })),
   }
 }
@@ -121,7 +124,7 @@ export async function listOwnKeys(db: Db, user: User, authorization: string | un
  * Mints a key for the caller, shown once. The user's row is locked while the live keys are
  * counted, so concurrent mints see each other and the cap holds.
  */
-export async function createOwnKey(deps: AuthDeps, user: User, label: string | null) {
+export async function createOwnKey(deps: AuthDeps, user: User, label: string | null, scope: KeyScope = WRITE_SCOPE) {
   const key = await deps.db.tx(async (tx) => {
     await q.lockUser(tx, user.id)
     if ((await q.countLiveKeys(tx, user.id)) >= MAX_LIVE_KEYS)
@@ -129,7 +132,7 @@ export async function createOwnKey(deps: AuthDeps, user: User, label: string | n
         message: `At most ${MAX_LIVE_KEYS} live API keys per user`,
         _meta: { _tip: 'Revoke a key you no longer use (DELETE /api/v1/keys?keyId=), then mint a new one.' },
       })
-    return createApiKey(tx, user.id, label)
+    return createApiKey(tx, user.id, label, scope)
   })
   await authChanged(deps)
   return key
@@ -155,6 +158,16 @@ export async function revokeOwnKey(deps: AuthDeps, user: User, keyId: string) {
   })
   await authChanged(deps)
   return { success: true as const }
+}
+
+/**
+ * The operator's change of a live key's scope (PATCH /admin/v1/api-keys/:keyId): it holds here at
+ * once and on every replica as soon as they hear of it, as a revocation does (the auth cache).
+ */
+export async function rescopeKey(deps: AuthDeps, keyId: string, scope: KeyScope) {
+  if (!(await q.setKeyScope(deps.db, keyId, scope))) throw notFound('key_not_found', { message: `API key ${keyId} not found or revoked` })
+  await authChanged(deps)
+  return { keyId, scope: shownScope(scope) }
 }
 
 // The account reads other modules need (admin, projects, the node cap): this module's public surface.

@@ -2,7 +2,8 @@ import { timingSafeEqual } from 'node:crypto'
 import { Elysia, t } from 'elysia'
 import { authChanged } from '../accounts/auth-cache'
 import { publicUser } from '../accounts/model'
-import { createApiKey, createUser, getApiKey, getUser, listUsers, revokeApiKey, updateUser } from '../accounts/service'
+import { checkedScope, ScopeSchema } from '../accounts/scope'
+import { createApiKey, createUser, getApiKey, getUser, listUsers, rescopeKey, revokeApiKey, updateUser } from '../accounts/service'
 import { backupStream } from '../backup/service'
 import type { Deps } from '../deps'
 import { notFound, RefusalError } from '../errors'
@@ -84,18 +85,28 @@ export const adminRoutes = (deps: Deps) =>
       '/users/:id/api-keys',
       async ({ params, body, set }) => {
         if (!(await getUser(deps.db, params.id))) throw notFound('user_not_found', { message: `User ${params.id} not found` })
-        const key = await createApiKey(deps.db, params.id, body?.label ?? null)
+        const scope = body?.scope === undefined ? undefined : checkedScope(body.scope)
+        const key = await createApiKey(deps.db, params.id, body?.label ?? null, scope)
         await authChanged(deps)
         set.status = 201
         return key
       },
       {
         params: t.Object({ id: t.String() }),
-        body: t.Optional(t.Object({ label: t.Optional(t.String({ maxLength: 100 })) })),
+        body: t.Optional(t.Object({ label: t.Optional(t.String({ maxLength: 100 })), scope: t.Optional(ScopeSchema) })),
         response: { 201: t.Object({ apiKey: t.String(), keyId: t.String() }) },
-        detail: { summary: 'Mint another API key for a user (shown once)', tags: ['admin'] },
+        detail: { summary: 'Mint another API key for a user (shown once), with an optional scope (live.md §6)', tags: ['admin'] },
       },
     )
+    .patch('/api-keys/:keyId', ({ params, body }) => rescopeKey(deps, params.keyId, checkedScope(body.scope)), {
+      params: t.Object({ keyId: t.String() }),
+      body: t.Object({ scope: ScopeSchema }),
+      response: { 200: t.Object({ keyId: t.String(), scope: ScopeSchema }) },
+      detail: {
+        summary: "Change a live key's scope; it holds at once, on every replica, as a revocation does",
+        tags: ['admin'],
+      },
+    })
     .delete(
       '/api-keys/:keyId',
       async ({ params }) => {

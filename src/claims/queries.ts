@@ -2,6 +2,7 @@ import byTokenSql from '../../sql/claims/by-token.sql' with { type: 'text' }
 import endNodesSql from '../../sql/claims/end-nodes.sql' with { type: 'text' }
 import extendForReaderSql from '../../sql/claims/extend-for-reader.sql' with { type: 'text' }
 import extendTokensSql from '../../sql/claims/extend-tokens.sql' with { type: 'text' }
+import heldByKeySql from '../../sql/claims/held-by-key.sql' with { type: 'text' }
 import liveSql from '../../sql/claims/live.sql' with { type: 'text' }
 import lockNodesSql from '../../sql/claims/lock-nodes.sql' with { type: 'text' }
 import nextExpirySql from '../../sql/claims/next-expiry.sql' with { type: 'text' }
@@ -28,7 +29,11 @@ export const take = (
   expiresAt: Date,
   now: Date,
   leaseSeconds: number,
-) => one<ClaimRow>(db, takeSql, [projectId, nodeId, agent, tokenHash, expiresAt, now, leaseSeconds])
+  keyId: string | null = null,
+) => one<ClaimRow>(db, takeSql, [projectId, nodeId, agent, tokenHash, expiresAt, now, leaseSeconds, keyId])
+/** Whether the live claim of `nodeId` has this token and was taken with this key. */
+export const heldByKey = async (db: Db, projectId: string, nodeId: string, tokenHash: string, keyId: string, now: Date) =>
+  !!(await one<{ held: boolean }>(db, heldByKeySql, [projectId, nodeId, tokenHash, keyId, now]))?.held
 export const tryHold = async (db: Db, projectId: string, nodeId: string) =>
   !!(await one<{ held: boolean }>(db, tryHoldSql, [projectId, nodeId]))?.held
 export const extendTokens = (db: Db, projectId: string, tokenHashes: string[], now: Date) =>

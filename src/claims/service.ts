@@ -77,6 +77,13 @@ export async function claimAgent(db: Db, projectId: string, token: string): Prom
   return (await q.byToken(db, projectId, hashToken(token)))?.agent ?? null
 }
 
+/**
+ * Whether the key `keyId` holds the live claim of `nodeId` with `token` (live.md §6: a `work` key
+ * may update only such a node).
+ */
+export const claimHeldByKey = (db: Db, projectId: string, nodeId: string, token: string, keyId: string, now: Date) =>
+  q.heldByKey(db, projectId, nodeId, hashToken(token), keyId, now)
+
 export const endClaims = (db: Db, projectId: string, nodeIds: string[], now: Date) =>
   nodeIds.length ? q.endNodes(db, projectId, nodeIds, now) : Promise.resolve([])
 

@@ -13,10 +13,12 @@ Users and keys (the running server's admin API: ADMIN_TOKEN, --url URL)
   user set USER_ID [--name N] [--tier T] [--status S] [--lapsed true|false]
                    [--contributor true|false] [--credits-limit N|none]
                    T: ${TIERS.join(', ')}   S: ${STATUSES.join(', ')}
-  key create USER_ID [--label L]
+  key create USER_ID [--label L] [--role R] [--project ID]...
   key revoke KEY_ID
-  key mint USER [--label L]  another key for a user (id or name) written straight into the stopped
+  key mint USER [--label L] [--role R] [--project ID]...
+                             another key for a user (id or name) written straight into the stopped
                              database (DATA_DIR or DATABASE_URL): no server or ADMIN_TOKEN needed
+                             R: read, propose, work, write (default); --project (1-50): only these
 
 Data
   backup [FILE]              a consistent backup (NDJSON; stdout without FILE): through the running

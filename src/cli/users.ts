@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { STATUSES, TIERS } from '../accounts/model'
+import { parseScope } from '../accounts/scope'
 import { mintKeyOffline } from '../accounts/service'
 import type { Config } from '../config'
 import { openDbAsIs } from '../db'
@@ -81,16 +82,25 @@ export async function userCommand(config: Config, argv: string[]): Promise<void>
   } else throw new UsageError(sub ? `unknown user command ${sub}` : 'user needs a command: add, list or set')
 }
 
+/** `--role R` and `--project ID` (repeated): the key's scope (live.md §6), or none (role write). */
+function scopeFlags(values: { role?: string; project?: string[] }): Record<string, unknown> | undefined {
+  if (values.role === undefined && !values.project?.length) return undefined
+  const scope = parseScope({ role: values.role ?? 'write', ...(values.project?.length ? { projects: values.project } : {}) })
+  if (typeof scope === 'string') throw new UsageError(scope.replace('scope.role', '--role').replace('scope.projects', '--project'))
+  return { ...scope }
+}
+const SCOPE_OPTIONS = { role: { type: 'string' }, project: { type: 'string', multiple: true } } as const
+
 export async function keyCommand(config: Config, argv: string[]): Promise<void> {
   const [sub, ...rest] = argv
   if (sub === 'create') {
-    const { values, positionals } = parse(rest, { ...URL_OPTION, label: { type: 'string' } }, { min: 1, max: 1 })
+    const { values, positionals } = parse(rest, { ...URL_OPTION, label: { type: 'string' }, ...SCOPE_OPTIONS }, { min: 1, max: 1 })
     const path = `/admin/v1/users/${encodeURIComponent(positionals[0]!)}/api-keys`
-    const { apiKey, keyId } = await adminServer(config, values.url).call<{ apiKey: string; keyId: string }>(
-      'POST',
-      path,
-      values.label ? { label: values.label } : {},
-    )
+    const scope = scopeFlags(values)
+    const { apiKey, keyId } = await adminServer(config, values.url).call<{ apiKey: string; keyId: string }>('POST', path, {
+      ...(values.label ? { label: values.label } : {}),
+      ...(scope ? { scope } : {}),
+    })
     console.log(`key ${keyId}`)
     console.log(`API key (shown once): ${apiKey}`)
   } else if (sub === 'revoke') {
@@ -98,11 +108,12 @@ export async function keyCommand(config: Config, argv: string[]): Promise<void> 
     await adminServer(config, values.url).call('DELETE', `/admin/v1/api-keys/${encodeURIComponent(positionals[0]!)}`)
     console.log(`key ${positionals[0]} revoked: it stops working at once`)
   } else if (sub === 'mint') {
-    const { values, positionals } = parse(rest, { label: { type: 'string' } }, { min: 1, max: 1 })
-    const minted = await onDatabase(config, (db) => mintKeyOffline(db, positionals[0]!, values.label ?? null))
+    const { values, positionals } = parse(rest, { label: { type: 'string' }, ...SCOPE_OPTIONS }, { min: 1, max: 1 })
+    const scope = scopeFlags(values) as Parameters<typeof mintKeyOffline>[3]
+    const minted = await onDatabase(config, (db) => mintKeyOffline(db, positionals[0]!, values.label ?? null, scope))
     if ('error' in minted) throw new CliError(minted.error)
     console.log(describe(minted.user))
-    console.log(`key ${minted.keyId}`)
+    console.log(`key ${minted.keyId}${scope ? `  role=${scope.role}${scope.projects ? ` projects=${scope.projects.join(',')}` : ''}` : ''}`)
     console.log(`API key (shown once): ${minted.apiKey}`)
   } else throw new UsageError(sub ? `unknown key command ${sub}` : 'key needs a command: create, mint or revoke')
 }

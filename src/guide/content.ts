@@ -1,3 +1,4 @@
+import { ROLE_MAY, ROLES } from '../accounts/scope'
 import { ENUMS, FIELDS, LIMITS, PARENT_TYPE, SHAPES } from '../nodes/model'
 import { TOKEN_BUDGET } from '../tree/model'
 import { OUTLINE_BUDGET } from '../tree/outline'
@@ -189,11 +190,18 @@ export const commonGuide = {
     header: 'Authorization: Bearer arb_<key>',
     keys: 'Per user, minted by the operator (admin API). A key reaches the projects its user owns or is a member of.',
     ownKeys: [
-      'GET /api/v1/keys → {keys:[{keyId, label, prefix, createdAt, lastUsedAt, current}]}: your live keys, never key material',
-      'POST /api/v1/keys {label?} → 201 {apiKey, keyId}: the key is shown once; at most 20 live keys (409 key_limit)',
+      'GET /api/v1/keys → {keys:[{keyId, label, prefix, createdAt, lastUsedAt, current, scope}]}: your live keys, never key material',
+      'POST /api/v1/keys {label?, scope?:{role, projects?}} → 201 {apiKey, keyId}: the key is shown once; at most 20 live keys (409 key_limit)',
       'DELETE /api/v1/keys?keyId= → {success:true}: stops working at once; never your last key (409 last_key)',
-      "Any key may manage its own user's keys, whatever the plan.",
+      "Any key of role write without projects may manage its own user's keys, whatever the plan; any other key: 403 key_scope.",
     ],
+    scopes: {
+      roles: Object.fromEntries(ROLES.map((r) => [r, ROLE_MAY[r]])),
+      projects: 'scope.projects (1–50 ids): the key works on these only; another project: 403 key_scope, GET /projects lists only these',
+      default: "{role:'write'}: a key minted without a scope does everything its user may",
+      refusal: "403 {error:'key_scope', message (the role and what it may), _meta:{_tip (how to get a key that may)}}",
+      role: 'GET /api/v1/tier-status names the calling key’s role in its X-Arbor-Key-Role header',
+    },
     unauthenticated: ['GET /api/v1/guide', 'GET /api/v1/workflow', 'GET /healthz', 'GET /readyz', 'GET /openapi.json'],
   },
   errors: {

@@ -12,6 +12,7 @@ const NAMES: Record<string, string> = {
   'PATCH /admin/v1/users/{id}': 'updateUser',
   'POST /admin/v1/users/{id}/api-keys': 'createApiKey',
   'DELETE /admin/v1/api-keys/{keyId}': 'revokeApiKey',
+  'PATCH /admin/v1/api-keys/{keyId}': 'rescopeApiKey',
   'GET /admin/v1/backup': 'getBackup',
   'GET /s/{token}': 'getSharePage',
   'GET /app': 'getApp',

@@ -10,6 +10,7 @@
  */
 // The MCP SDK (~15 MB resident once loaded) is imported by the first request to /mcp, not at start.
 import type { Implementation } from '@modelcontextprotocol/server'
+import { KEY_ROLE_HEADER, ROLES, type Role } from '../accounts/scope'
 import { flagOn } from './config'
 import type { createMcpServer as CreateMcpServer } from './server'
 import { clientFromSession, sessionForClient } from './session'
@@ -71,6 +72,11 @@ async function initializingClient(req: Request): Promise<Implementation | undefi
     : undefined
 }
 
+/** The role GET /tier-status names for the key (its X-Arbor-Key-Role header), if it names one. */
+export function roleOf(header: string | null | undefined): Role | undefined {
+  return header && (ROLES as readonly string[]).includes(header) ? (header as Role) : undefined
+}
+
 /** Answers one request to /mcp. */
 export async function handleMcp(req: Request, { publicBaseUrl, api, warn }: McpEndpointOptions): Promise<Response> {
   const apiUrl = `${publicBaseUrl}/api/v1`
@@ -100,10 +106,12 @@ export async function handleMcp(req: Request, { publicBaseUrl, api, warn }: McpE
 
   const { createMcpServer, v2 } = await loadSdk()
   const readOnly = flagOn(new URL(req.url).searchParams.get('readOnly'))
+  // the key's role (live.md §6): a read key is offered only the tools that change nothing
+  const role = roleOf(check.headers.get(KEY_ROLE_HEADER))
   // a 2025 client named itself in initialize, to another fresh server (maybe on another replica):
   // the session id it got back then carries that name, and it sends it with every request
   const client = clientFromSession(req.headers.get('mcp-session-id'))
-  const server = () => createMcpServer({ apiUrl, apiKey, fetch: api, readOnly, warn, client })
+  const server = () => createMcpServer({ apiUrl, apiKey, fetch: api, readOnly, warn, client, role })
   const onerror = (err: Error) => warn?.('mcp: a request to /mcp failed', { reason: err.message })
   // a 2025 client (initialize, no envelope): a fresh server answers as JSON, as before the v2 SDK
   if (await v2.isLegacyRequest(req)) {

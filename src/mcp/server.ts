@@ -19,6 +19,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server'
 import pkg from '../../package.json' with { type: 'json' }
+import { ROLE_MAY, type Role } from '../accounts/scope'
 import { planHtml } from '../web/plan-bundle'
 import { inputSchema, PLAN_URI, TOOL_BY_NAME, TOOLS, type ToolSpec } from './tools'
 
@@ -32,6 +33,8 @@ export interface McpOptions {
   fetch?: (req: Request) => Promise<Response>
   /** list and run only the tools that change nothing (ARBOR_MCP_READ_ONLY=1, /mcp?readOnly=1) */
   readOnly?: boolean
+  /** the role of the key (live.md §6, GET /tier-status's `key.scope`): a read key gets the tools that change nothing */
+  role?: Role
   /** the client as a 2025 client's session id names it (./session.ts): initialize was answered by another server */
   client?: Implementation
   /** where a problem worth an operator's eye goes (default: a JSON line on stderr) */
@@ -48,8 +51,35 @@ const INSTRUCTIONS =
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui'
 export const UI_MIME = 'text/html;profile=mcp-app'
 
-/** The tools a server offers: all of them, or in read-only mode those that change nothing. */
-const offered = (options: Pick<McpOptions, 'readOnly'>) => TOOLS.filter((t) => !options.readOnly || t.annotations.readOnlyHint)
+/** The tools that write which a key of a role other than write may use (live.md §6); a read key has none. */
+const ROLE_TOOLS: Partial<Record<Role, ReadonlySet<string>>> = {
+  propose: new Set(['mutate']),
+  work: new Set(['mutate', 'claim_work', 'release_work']),
+}
+
+/**
+ * The tools a server offers: all of them, or in read-only mode (or for a read key) those that
+ * change nothing; a propose or work key gets those and the writes its role may use.
+ */
+const offered = (options: Pick<McpOptions, 'readOnly' | 'role'>) =>
+  TOOLS.filter(
+    (t) =>
+      t.annotations.readOnlyHint ||
+      (!options.readOnly && (!options.role || options.role === 'write' || !!ROLE_TOOLS[options.role]?.has(t.name))),
+  )
+
+/** What a propose or work key may, told to the model in the descriptions of the tools that write (live.md §6). */
+const ROLE_NOTE: Partial<Record<Role, string>> = {
+  propose:
+    'read everything, and through mutate only propose changes for a person to apply (action propose) and withdraw its own proposals (withdrawProposal)',
+  work: "read everything, propose, claim_work, renew and release_work its claims, and mutate update a node only while this key holds its live claim (send that claim's claimToken)",
+}
+
+/** A writing tool's description for a key whose role limits it: what the key may, so the model does not try the rest. */
+const roleNote = (t: ToolSpec, role: Role | undefined) =>
+  role && ROLE_NOTE[role] && !t.annotations.readOnlyHint
+    ? `${t.description} This key has role ${role}: it may ${ROLE_NOTE[role]}; anything else is refused (key_scope).`
+    : t.description
 
 /** A tool's `_meta`: where its view is (MCP Apps, with the older key and OpenAI's alias) and who may call it. */
 function toolMeta(t: ToolSpec): Record<string, unknown> | undefined {
@@ -59,12 +89,12 @@ function toolMeta(t: ToolSpec): Record<string, unknown> | undefined {
 }
 
 /** The tool list as tools/list returns it. */
-export function toolList(options: Pick<McpOptions, 'projectId' | 'readOnly'> = {}): Tool[] {
+export function toolList(options: Pick<McpOptions, 'projectId' | 'readOnly' | 'role'> = {}): Tool[] {
   return offered(options).map((t) => {
     const meta = toolMeta(t)
     return {
       name: t.name,
-      description: t.description,
+      description: roleNote(t, options.role),
       inputSchema: inputSchema(t, options.projectId) as Tool['inputSchema'],
       outputSchema: t.outputSchema as Tool['outputSchema'],
       annotations: t.annotations,
@@ -99,8 +129,7 @@ export function createMcpServer(options: McpOptions): Server {
     // who is calling: the request's own envelope (2026-07-28), else what initialize said (2025):
     // to this server (stdio), or over HTTP to the server that answered it, as the session id says
     const envelope = (ctx.mcpReq as { envelope?: Record<string, unknown> }).envelope
-    const client =
-      (envelope?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion() ?? options.client
+    const client = (envelope?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion() ?? options.client
     return callTool({ ...options, client }, req.params.name, req.params.arguments ?? {})
   })
   server.setRequestHandler('resources/list', () => ({ resources: [PLAN_RESOURCE] }))
@@ -134,6 +163,11 @@ export async function callTool(
     )
   if (options.readOnly && !spec.annotations.readOnlyHint)
     return failure({ error: 'read_only', message: `${name} changes the plan, and this MCP server is read-only; its tools change nothing` })
+  if (!offered(options).includes(spec))
+    return failure({
+      error: 'key_scope',
+      message: `${name} is not for this key: its role ${options.role} allows ${ROLE_MAY[options.role!]}`,
+    })
   const args = { ...given }
   if (Object.hasOwn(spec.schema.properties, 'projectId') && (args.projectId === undefined || args.projectId === '')) {
     if (options.projectId) args.projectId = options.projectId

@@ -5,7 +5,9 @@
  * client (initialize) on the same pipe.
  */
 import { serveStdio } from '@modelcontextprotocol/server/stdio'
+import { KEY_ROLE_HEADER } from '../accounts/scope'
 import { loadMcpConfig, McpConfigError } from './config'
+import { roleOf } from './http'
 import { createMcpServer } from './server'
 
 let config: ReturnType<typeof loadMcpConfig>
@@ -16,6 +18,10 @@ try {
   console.error(`arbor mcp: ${err.message}`)
   process.exit(2)
 }
-serveStdio(() => createMcpServer(config), {
+// the key's role (live.md §6), asked once: a read key is offered only the tools that change nothing
+const role = await fetch(`${config.apiUrl}/tier-status`, { headers: { authorization: `Bearer ${config.apiKey}` } })
+  .then((res) => roleOf(res.ok ? res.headers.get(KEY_ROLE_HEADER) : null))
+  .catch(() => undefined)
+serveStdio(() => createMcpServer({ ...config, role }), {
   onerror: (err) => console.error(JSON.stringify({ level: 'warn', msg: 'arbor mcp: a message failed', reason: err.message })),
 })

@@ -10,6 +10,7 @@ import { requireProject } from '../projects/access'
 import { withProjectTip } from './hints'
 import { importOkf } from './import-okf'
 import { MutateBody, MutateResult } from './model'
+import { requireActionScope } from './scope'
 import { type Action, actionOf, afterCommit, authorOfRequest, NOT_IDEMPOTENT, runAction } from './service'
 
 /** Actions whose answer carries a secret. */
@@ -55,6 +56,8 @@ export const mutateRoutes = (deps: Deps) => {
   async function mutate(user: User, body: unknown, headers: Record<string, string | undefined>, set: Context['set']) {
     const { found, request: sent } = actionOf(body, headers['content-type'])
     const { idempotencyKey, ...request } = sent
+    // what the key may (live.md §6), before a first run or a replay
+    await requireActionScope(deps, user, sent)
     const key = NOT_IDEMPOTENT.has(request.action) ? undefined : (headers['idempotency-key'] ?? idempotencyKey)
     // the body is checked inside the idempotent run, so a refusal is stored and replayed like any answer
     // a replay needs the access a first run would: the caller may have lost the project since

@@ -1,4 +1,5 @@
 import type { User } from '../accounts/model'
+import { requireScopeProject } from '../accounts/scope'
 import type { Deps } from '../deps'
 import { projectAccessDenied, RefusalError } from '../errors'
 import { hasApiAccess } from '../tiers/service'
@@ -44,6 +45,8 @@ export function projectAccess(
 ): Access | Promise<Access> {
   const deny = () => (opts.deny === 'not-yours' ? new RefusalError(403, 'Not your project') : projectAccessDenied())
   if (typeof projectId !== 'string' || projectId === '') throw deny()
+  // a key with a project list (live.md §6) works on those only: 403 key_scope before anything is read
+  requireScopeProject(user.scope, projectId)
   // null (no such project) is cached too: creating one empties the cache
   const row = deps.auth.get('access', `${projectId}\n${user.id}`, async () => (await getAccess(deps.db, projectId, user.id)) ?? null)
   const check = (row: AccessRow | null): Access => {

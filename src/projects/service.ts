@@ -1,5 +1,6 @@
 import { authChanged } from '../accounts/auth-cache'
 import type { User } from '../accounts/model'
+import { requireScopeProject } from '../accounts/scope'
 import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, projectAccessDenied, RefusalError } from '../errors'
@@ -19,6 +20,13 @@ const MAX_NAME = 100
  * when it has none: such a membership is its only way into the API.
  */
 export async function listProjects(deps: Deps, user: User, includeArchived: boolean) {
+  const answer = await listAllProjects(deps, user, includeArchived)
+  // a key with a project list (live.md §6) sees only those
+  const only = user.scope?.projects
+  return only ? { projects: answer.projects.filter((p) => only.includes(p.id)) } : answer
+}
+
+async function listAllProjects(deps: Deps, user: User, includeArchived: boolean) {
   // a copy: the cached list is read-only
   if (hasApiAccess(user)) return { projects: [...(await cachedList(deps, user, includeArchived, false))] }
   const usable = await cachedList(deps, user, true, true)
@@ -32,7 +40,7 @@ export async function listProjects(deps: Deps, user: User, includeArchived: bool
  * once and dropped with the list (a WeakMap on it), which spares each request the serializing.
  */
 export function listProjectsJson(deps: Deps, user: User, includeArchived: boolean): string | Promise<string> {
-  if (!hasApiAccess(user)) return listProjects(deps, user, includeArchived).then((answer) => JSON.stringify(answer))
+  if (!hasApiAccess(user) || user.scope?.projects) return listProjects(deps, user, includeArchived).then((answer) => JSON.stringify(answer))
   // a cached list comes back as it is, not in a promise (the fast lane answers it without a tick)
   const list = cachedList(deps, user, includeArchived, false)
   return list instanceof Promise ? list.then((l) => listText(deps, l)) : listText(deps, list)
@@ -106,6 +114,7 @@ export async function renameProject(deps: Deps, user: User, body: RenameProjectB
 export async function setArchived(deps: Deps, user: User, body: ArchiveInput) {
   requireApiAccess(user)
   const id = body.projectId
+  requireScopeProject(user.scope, id)
   const project = await q.setArchived(deps.db, id, user.id, body.archived)
   if (project) await authChanged(deps)
   if (!project) throw notFound(`Project ${id} not found (you can only archive projects you own)`)

@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
+import { KEY_ROLE_HEADER } from '../accounts/scope'
 import type { Deps } from '../deps'
 import { tierStatus } from './service'
 
@@ -28,7 +29,15 @@ export const TierStatus = t.Object(
 )
 
 export const tierRoutes = (deps: Deps) =>
-  new Elysia({ name: 'tiers' }).derive(withUser(deps)).get('/tier-status', ({ user }) => tierStatus(deps.config, user, deps.now()), {
-    response: { 200: TierStatus },
-    detail: { summary: "The key's plan, credits and limits", tags: ['account'] },
-  })
+  new Elysia({ name: 'tiers' }).derive(withUser(deps)).get(
+    '/tier-status',
+    ({ user, set }) => {
+      // the key's role (live.md §6) in a header, so the answer's body stays api.md's: the MCP server reads it
+      set.headers[KEY_ROLE_HEADER] = user.scope?.role ?? 'write'
+      return tierStatus(deps.config, user, deps.now())
+    },
+    {
+      response: { 200: TierStatus },
+      detail: { summary: "The key's plan, credits and limits (the key's role in the X-Arbor-Key-Role header)", tags: ['account'] },
+    },
+  )

@@ -111,7 +111,7 @@ export async function claim(deps: Deps, user: User, body: ClaimBody) {
   const taken: { nodeId: string; agent: string; claimToken: string; expiresAt: string }[] = []
   const tryTake = async (nodeId: string) => {
     const token = newToken()
-    const row = await claimRows.take(deps.db, p.id, nodeId, body.agent, hashToken(token), expiresAt, now, lease)
+    const row = await claimRows.take(deps.db, p.id, nodeId, body.agent, hashToken(token), expiresAt, now, lease, user.keyId ?? null)
     if (row) taken.push({ nodeId, agent: row.agent, claimToken: token, expiresAt: iso(row.expires_at) })
     return !!row
   }
