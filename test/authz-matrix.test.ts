@@ -1,0 +1,219 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { ACTION_NEEDS, ROUTE_NEEDS, routeNeed } from '../src/accounts/roles'
+import { type KeyScope, type Need, ROLES, type Role } from '../src/accounts/scope'
+import { createApp } from '../src/app'
+import { actions } from '../src/mutate/service'
+import { ADMIN_TOKEN, startApp, type TestApp } from './helpers'
+
+/**
+ * live.md §6: the authorization matrix, generated from the route table. Every route the app
+ * serves × every role × (an unrestricted key on its own project | a key limited to that project
+ * | the same key on another project); POST /mutate once per action. A route or an action without
+ * a row in src/accounts/roles.ts, or without a sample request here, fails the first tests: a new
+ * endpoint cannot be added without its row. Runs on PGlite, and on PostgreSQL with TEST_DATABASE_URL.
+ */
+
+type Sample = { method: string; path: string; body?: unknown; project: boolean }
+type Col = 'unlimited' | 'own' | 'other'
+
+/** One request per route that reaches its checks (valid enough to get past validation); `p` is the project. */
+const SAMPLES: Record<string, (p: string) => Omit<Sample, 'project'> & { project?: boolean }> = {
+  'GET /api/v1/projects': () => ({ method: 'GET', path: '/api/v1/projects?includeArchived=true', project: false }),
+  'GET /api/v1/nodes': (p) => ({ method: 'GET', path: `/api/v1/nodes?projectId=${p}` }),
+  'GET /api/v1/tree': (p) => ({ method: 'GET', path: `/api/v1/tree?projectId=${p}&format=outline` }),
+  'GET /api/v1/outline': (p) => ({ method: 'GET', path: `/api/v1/outline?projectId=${p}` }),
+  'GET /api/v1/iterations': (p) => ({ method: 'GET', path: `/api/v1/iterations?projectId=${p}` }),
+  'GET /api/v1/search': (p) => ({ method: 'GET', path: `/api/v1/search?projectId=${p}&q=job` }),
+  'GET /api/v1/ready': (p) => ({ method: 'GET', path: `/api/v1/ready?projectId=${p}` }),
+  'GET /api/v1/events': (p) => ({ method: 'GET', path: `/api/v1/events?projectId=${p}` }),
+  'GET /api/v1/changelog': (p) => ({ method: 'GET', path: `/api/v1/changelog?projectId=${p}` }),
+  'GET /api/v1/history': (p) => ({ method: 'GET', path: `/api/v1/history?projectId=${p}` }),
+  'GET /api/v1/export-okf': (p) => ({ method: 'GET', path: `/api/v1/export-okf?projectId=${p}` }),
+  'GET /api/v1/members': (p) => ({ method: 'GET', path: `/api/v1/members?projectId=${p}` }),
+  'GET /api/v1/share': (p) => ({ method: 'GET', path: `/api/v1/share?projectId=${p}` }),
+  'GET /api/v1/webhooks': (p) => ({ method: 'GET', path: `/api/v1/webhooks?projectId=${p}` }),
+  'GET /api/v1/webhooks/deliveries': (p) => ({ method: 'GET', path: `/api/v1/webhooks/deliveries?projectId=${p}` }),
+  'GET /api/v1/view-state': (p) => ({ method: 'GET', path: `/api/v1/view-state?projectId=${p}` }),
+  'GET /api/v1/view/commands': (p) => ({ method: 'GET', path: `/api/v1/view/commands?projectId=${p}` }),
+  'GET /api/v1/workflow': () => ({ method: 'GET', path: '/api/v1/workflow', project: false }),
+  'GET /api/v1/tier-status': () => ({ method: 'GET', path: '/api/v1/tier-status', project: false }),
+  'GET /api/v1/guide': () => ({ method: 'GET', path: '/api/v1/guide', project: false }),
+  'GET /api/v1/public/share/:token': () => ({ method: 'GET', path: '/api/v1/public/share/shr_nope', project: false }),
+  // feedback's projectId is context: one the key cannot reach is dropped and the item kept (api.md), a project list included
+  'POST /api/v1/feedback': (p) => ({
+    method: 'POST',
+    path: '/api/v1/feedback',
+    body: { kind: 'note', summary: 'matrix', projectId: p },
+    project: false,
+  }),
+  'ALL /mcp': () => ({
+    method: 'POST',
+    path: '/mcp',
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+    project: false,
+  }),
+  'POST /api/v1/import-okf': () => ({ method: 'POST', path: '/api/v1/import-okf', body: { files: {} }, project: false }),
+  'PATCH /api/v1/projects': (p) => ({ method: 'PATCH', path: '/api/v1/projects', body: { projectId: p, archived: false } }),
+  'POST /api/v1/members': (p) => ({ method: 'POST', path: '/api/v1/members', body: { projectId: p, userId: 'usr_nobody' } }),
+  'DELETE /api/v1/members': (p) => ({ method: 'DELETE', path: `/api/v1/members?projectId=${p}&userId=usr_nobody` }),
+  'POST /api/v1/share': (p) => ({ method: 'POST', path: '/api/v1/share', body: { projectId: p } }),
+  'DELETE /api/v1/share': (p) => ({ method: 'DELETE', path: `/api/v1/share?projectId=${p}&token=shr_nope` }),
+  'POST /api/v1/webhooks': (p) => ({ method: 'POST', path: '/api/v1/webhooks', body: { projectId: p, url: 'https://example.com/hook' } }),
+  'PATCH /api/v1/webhooks': (p) => ({ method: 'PATCH', path: '/api/v1/webhooks', body: { projectId: p, id: 'whk_nope' } }),
+  'DELETE /api/v1/webhooks': (p) => ({ method: 'DELETE', path: `/api/v1/webhooks?projectId=${p}&id=whk_nope` }),
+  'POST /api/v1/view-command': (p) => ({
+    method: 'POST',
+    path: '/api/v1/view-command',
+    body: { projectId: p, command: { type: 'setViewMode', mode: 'tree' } },
+  }),
+  'POST /api/v1/view/report': (p) => ({
+    method: 'POST',
+    path: '/api/v1/view/report',
+    body: {
+      projectId: p,
+      state: { view_mode: 'tree', selected_iteration: null, expanded_nodes: [], focused_goals: [], selected_node: null },
+    },
+  }),
+  'POST /api/v1/workflow': (p) => ({ method: 'POST', path: '/api/v1/workflow', body: { projectId: p, action: 'start', flow: 'nope' } }),
+  'GET /api/v1/keys': () => ({ method: 'GET', path: '/api/v1/keys', project: false }),
+  'POST /api/v1/keys': () => ({ method: 'POST', path: '/api/v1/keys', body: { label: 'matrix' }, project: false }),
+  'DELETE /api/v1/keys': () => ({ method: 'DELETE', path: '/api/v1/keys?keyId=key_nope', project: false }),
+}
+
+/** One body per /mutate action that reaches its checks; the proposal actions join once they exist. */
+const ACTION_SAMPLES: Record<string, (p: string) => Record<string, unknown>> = {
+  add: (p) => ({ action: 'add', projectId: p, node: { type: 'goal', data: { label: 'Matrix' } } }),
+  update: (p) => ({ action: 'update', projectId: p, nodeId: 'goal-nope', data: { label: 'x' } }),
+  delete: (p) => ({ action: 'delete', projectId: p, nodeId: 'goal-nope' }),
+  restore: (p) => ({ action: 'restore', projectId: p, nodeId: 'goal-nope' }),
+  batch: (p) => ({ action: 'batch', projectId: p, mutations: [{ action: 'update', nodeId: 'goal-nope', data: { label: 'x' } }] }),
+  classify: (p) => ({ action: 'classify', projectId: p, nodeId: 'task-nope', classification: 'do-it' }),
+  addIteration: (p) => ({ action: 'addIteration', projectId: p, iteration: { name: 'Matrix' } }),
+  updateIteration: (p) => ({ action: 'updateIteration', projectId: p, iterationId: 'it-nope', updates: { name: 'x' } }),
+  deleteIteration: (p) => ({ action: 'deleteIteration', projectId: p, iterationId: 'it-nope' }),
+  reorderIterations: (p) => ({ action: 'reorderIterations', projectId: p, iterationIds: [] }),
+  addProject: () => ({ action: 'addProject', project: { name: `matrix ${Math.random().toString(36).slice(2)}` } }),
+  renameProject: (p) => ({ action: 'renameProject', projectId: p, name: p }),
+  claim: (p) => ({ action: 'claim', projectId: p, count: 1, agent: 'matrix/1' }),
+  renewClaim: (p) => ({ action: 'renewClaim', projectId: p, claimToken: 'clm_nope' }),
+  releaseClaim: (p) => ({ action: 'releaseClaim', projectId: p, claimToken: 'clm_nope' }),
+  revert: (p) => ({ action: 'revert', projectId: p, changeIds: ['999999'], dryRun: true }),
+}
+
+const RANK: Record<Role, number> = { read: 0, propose: 1, work: 2, write: 3 }
+
+/** Whether a key of `scope` passes what `need` asks (an update without a claim: `claimed` is write's). */
+function allowed(need: Need, scope: KeyScope): boolean {
+  if (need === 'account') return scope.role === 'write' && !scope.projects
+  if (need === 'claimed') return scope.role === 'write'
+  if (need === 'public' || need === 'admin' || need === 'action') return true
+  return RANK[scope.role] >= RANK[need]
+}
+
+let app: TestApp
+let routes: { method: string; path: string }[]
+let own: string
+let other: string
+const keys = {} as Record<Role, Record<'unlimited' | 'limited', string>>
+
+beforeAll(async () => {
+  app = await startApp()
+  routes = createApp(app.deps).app.routes.map((r) => ({ method: r.method, path: r.path }))
+  own = await app.project('matrix-own')
+  other = await app.project('matrix-other')
+  for (const role of ROLES)
+    keys[role] = {
+      unlimited: (await app.call('POST', '/api/v1/keys', { body: { label: `${role}`, scope: { role } } })).body.apiKey,
+      limited: (await app.call('POST', '/api/v1/keys', { body: { label: `${role} own`, scope: { role, projects: [own] } } })).body.apiKey,
+    }
+}, 60_000)
+afterAll(() => app?.close())
+
+const rowOf = (r: { method: string; path: string }) => `${r.method} ${r.path}`
+
+describe('the route table', () => {
+  it('declares what every route the app serves needs, and names no route it does not serve', () => {
+    const served = new Set(routes.map(rowOf))
+    expect(routes.filter((r) => routeNeed(r.method, r.path) === undefined).map(rowOf)).toEqual([])
+    expect(Object.keys(ROUTE_NEEDS).filter((row) => !served.has(row))).toEqual([])
+  })
+
+  it('declares what every /mutate action needs', () => {
+    expect([...actions.keys()].filter((a) => !ACTION_NEEDS[a])).toEqual([])
+  })
+
+  it('has a sample request for every route a key reaches and every action', () => {
+    // POST /mutate is sampled per action (ACTION_SAMPLES)
+    const keyed = routes.filter(
+      (r) =>
+        (!['public', 'admin', 'action'].includes(routeNeed(r.method, r.path) ?? '') || r.path.startsWith('/api/')) &&
+        routeNeed(r.method, r.path) !== 'action',
+    )
+    expect(keyed.map(rowOf).filter((row) => !SAMPLES[row])).toEqual([])
+    expect([...actions.keys()].filter((a) => !ACTION_SAMPLES[a])).toEqual([])
+  })
+
+  it('the operator routes take ADMIN_TOKEN, never an API key', async () => {
+    for (const r of routes.filter((r) => routeNeed(r.method, r.path) === 'admin')) {
+      const path = r.path.replace(':id', 'usr_nope').replace(':keyId', 'key_nope')
+      const res = await app.call(r.method, path, {
+        key: keys.write.unlimited,
+        body: r.method === 'GET' || r.method === 'DELETE' ? undefined : {},
+      })
+      expect({ row: rowOf(r), status: res.status }).toEqual({ row: rowOf(r), status: 401 })
+    }
+    expect((await app.call('GET', '/admin/v1/users', { key: ADMIN_TOKEN })).status).toBe(200)
+  })
+})
+
+/** Every cell: [row, role, column, request]. */
+function cells(): [string, Need, Role, Col, (p: string) => Sample][] {
+  const out: [string, Need, Role, Col, (p: string) => Sample][] = []
+  const rows: [string, Need, (p: string) => Sample][] = []
+  for (const [row, need] of Object.entries(ROUTE_NEEDS)) {
+    if (need === 'public' || need === 'admin' || need === 'action') continue
+    const sample = SAMPLES[row]
+    if (sample) rows.push([row, need, (p) => ({ project: true, ...sample(p) })])
+  }
+  for (const [action, sample] of Object.entries(ACTION_SAMPLES)) {
+    const need = ACTION_NEEDS[action] ?? 'write'
+    rows.push([
+      `POST /api/v1/mutate ${action}`,
+      need,
+      (p) => ({ method: 'POST', path: '/api/v1/mutate', body: sample(p), project: action !== 'addProject' }),
+    ])
+  }
+  for (const [row, need, sample] of rows)
+    for (const role of ROLES) for (const col of ['unlimited', 'own', 'other'] as const) out.push([row, need, role, col, sample])
+  return out
+}
+
+describe('the matrix: every route and action × every role × own project, limited key, other project', () => {
+  it('refuses exactly what each role may not do, with 403 key_scope, and lets the rest through', async () => {
+    const wrong: unknown[] = []
+    let n = 0
+    for (const [row, need, role, col, sample] of cells()) {
+      const scope: KeyScope = col === 'unlimited' ? { role } : { role, projects: [own] }
+      const req = sample(col === 'other' ? other : own)
+      const res = await app.call(req.method, req.path, { key: keys[role][col === 'unlimited' ? 'unlimited' : 'limited'], body: req.body })
+      const refused = res.status === 403 && res.body?.error === 'key_scope'
+      const expectRefused = !allowed(need, scope) || (col === 'other' && req.project)
+      n++
+      if (refused !== expectRefused || res.status >= 500)
+        wrong.push({
+          row,
+          role,
+          col,
+          status: res.status,
+          body: JSON.stringify(res.body).slice(0, 200),
+          expected: expectRefused ? 'key_scope' : 'through',
+        })
+      if (refused && !(String(res.body.message).includes(role) && typeof res.body._meta?._tip === 'string'))
+        wrong.push({ row, role, col, problem: 'a key_scope refusal names the role and gives a tip', body: res.body })
+    }
+    expect(wrong).toEqual([])
+    // the size of the matrix, for the record
+    console.log(`authorization matrix: ${n} cells`)
+    expect(n).toBeGreaterThan(500)
+  }, 300_000)
+})
