@@ -1,4 +1,4 @@
-import { api, describe, mutate, q } from './api.ts'
+import { api, describe, mutate, q, Refused } from './api.ts'
 import type { Ui } from './ctx.ts'
 import { $, el } from './dom.ts'
 
@@ -152,6 +152,8 @@ export function openIterations(ui: Ui, reload: () => Promise<void>) {
   })
 }
 
+type Role = 'read' | 'propose' | 'work' | 'write'
+
 interface Key {
   keyId: string
   label: string | null
@@ -159,18 +161,43 @@ interface Key {
   createdAt: string
   lastUsedAt: string | null
   current: boolean
+  /** live.md §6: {role:'write'} for a key minted without one */
+  scope?: { role: Role; projects?: string[] }
 }
+
+/**
+ * What each role may (live.md §6), in the words of the server's refusals (ROLE_MAY,
+ * src/accounts/scope.ts; test/app.keys.test.ts holds them equal).
+ */
+export const ROLE_MAY: Record<Role, string> = {
+  read: 'every read (GET), the stream, presence without a field, and POST /feedback; nothing else',
+  propose: 'what read may, presence with a field, and propose and withdrawProposal of its own proposals',
+  work: "what propose may, claim, renewClaim, releaseClaim, and update of a node whose live claim this key holds (sent with that claim's token)",
+  write: 'everything its user may',
+}
+const ROLES = Object.keys(ROLE_MAY) as Role[]
+/** The most projects one key may be limited to. */
+const MAX_KEY_PROJECTS = 50
+
+const scopeText = (scope: Key['scope']) => `${scope?.role ?? 'write'} · ${scope?.projects ? scope.projects.join(', ') : 'all projects'}`
 
 /** Settings → API keys: the person's own keys; a new one is shown once, with a copy button. */
 export function openKeys() {
   let keys: Key[] | null = null
+  let projects: { id: string; name: string }[] = []
   let error = ''
   let created: string | null = null
+  /** this browser's key may not manage keys (live.md §6): the server's words, and no list or form */
+  let scoped = ''
   const load = async () => {
     try {
-      keys = (await api<{ keys: Key[] }>('GET', '/keys')).keys
+      ;[keys, projects] = await Promise.all([
+        api<{ keys: Key[] }>('GET', '/keys').then((r) => r.keys),
+        api<{ projects: { id: string; name: string }[] }>('GET', '/projects').then((r) => r.projects),
+      ])
     } catch (err) {
-      error = describe(err)
+      if (err instanceof Refused && err.code === 'key_scope') scoped = err.message
+      else error = describe(err)
     }
     draw()
   }
@@ -182,12 +209,26 @@ export function openKeys() {
     maxlength: 100,
     autocomplete: 'off',
   })
+  // the new key's role and projects: kept across redraws (the form is drawn again with the list)
+  let role: Role = 'write'
+  const only = new Set<string>()
   const create = async (e: Event) => {
     e.preventDefault()
+    if (only.size > MAX_KEY_PROJECTS) {
+      error = `A key may be limited to at most ${MAX_KEY_PROJECTS} projects; ${only.size} are ticked.`
+      draw()
+      return
+    }
+    const scope = role === 'write' && only.size === 0 ? undefined : { role, ...(only.size ? { projects: [...only] } : {}) }
     try {
-      const res = await api<{ apiKey: string }>('POST', '/keys', label.value.trim() ? { label: label.value.trim() } : {})
+      const res = await api<{ apiKey: string }>('POST', '/keys', {
+        ...(label.value.trim() ? { label: label.value.trim() } : {}),
+        ...(scope ? { scope } : {}),
+      })
       created = res.apiKey
       label.value = ''
+      role = 'write'
+      only.clear()
       error = ''
     } catch (err) {
       error = describe(err)
@@ -213,7 +254,7 @@ export function openKeys() {
     }
     await load()
   }
-  const draw = openDialog('Settings · API keys', () => [
+  const keysPanel = () => [
     el('p', { class: 'sub', text: 'Keys let agents and scripts act as you. A new key is shown once: copy it then.' }),
     error ? el('p', { class: 'field-error', role: 'alert', text: error }) : null,
     created
@@ -236,7 +277,7 @@ export function openKeys() {
             el(
               'tr',
               {},
-              ['Label', 'Key', 'Created', 'Last used', ''].map((h) => el('th', { text: h })),
+              ['Label', 'Key', 'May', 'Created', 'Last used', ''].map((h) => el('th', { text: h })),
             ),
           ),
           el(
@@ -248,6 +289,7 @@ export function openKeys() {
                 { 'data-key': k.keyId },
                 el('td', { text: `${k.label ?? '—'}${k.current ? ' (this browser)' : ''}` }),
                 el('td', {}, el('code', { text: `${k.prefix}…` })),
+                el('td', { class: 'key-scope', title: ROLE_MAY[k.scope?.role ?? 'write'], text: scopeText(k.scope) }),
                 el('td', { text: new Date(k.createdAt).toLocaleDateString() }),
                 el('td', { text: k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : 'never' }),
                 el(
@@ -270,11 +312,75 @@ export function openKeys() {
         ),
     el(
       'form',
-      { class: 'inline', onsubmit: create },
+      { class: 'key-form', onsubmit: create },
+      el('h3', { text: 'New key' }),
       label,
+      el(
+        'fieldset',
+        { class: 'key-roles' },
+        el('legend', { text: 'What it may do' }),
+        ...ROLES.map((r) =>
+          el(
+            'label',
+            { class: 'key-role' },
+            el('input', {
+              type: 'radio',
+              name: 'key-role',
+              value: r,
+              id: `key-role-${r}`,
+              checked: role === r,
+              'aria-describedby': `key-role-${r}-may`,
+              onchange: () => {
+                role = r
+              },
+            }),
+            el('strong', { text: r }),
+            el('span', { class: 'may', id: `key-role-${r}-may`, text: ROLE_MAY[r] }),
+          ),
+        ),
+      ),
+      projects.length
+        ? el(
+            'fieldset',
+            { class: 'key-projects' },
+            el('legend', { text: 'Only these projects (none ticked: every project you can reach)' }),
+            ...projects.map((p) =>
+              el(
+                'label',
+                { class: 'check' },
+                el('input', {
+                  type: 'checkbox',
+                  value: p.id,
+                  checked: only.has(p.id),
+                  onchange: (e: Event) => {
+                    if ((e.target as HTMLInputElement).checked) only.add(p.id)
+                    else only.delete(p.id)
+                  },
+                }),
+                ` ${p.name}`,
+              ),
+            ),
+          )
+        : null,
+      el('p', {
+        class: 'sub',
+        text: 'Only a key that may do everything on every project (write, no project ticked) can list, create or revoke keys.',
+      }),
       el('button', { type: 'submit', id: 'key-create', class: 'primary', text: 'Create key' }),
     ),
-  ])
+  ]
+  const draw = openDialog('Settings · API keys', () => {
+    if (scoped)
+      return [
+        el('p', { class: 'sub', text: 'Keys let agents and scripts act as you.' }),
+        el('p', {
+          role: 'alert',
+          text: 'This browser is signed in with a key that may not list, create or revoke keys. Sign in with a key of role write that is not limited to some projects to manage keys.',
+        }),
+        el('p', { class: 'sub', text: scoped }),
+      ]
+    return keysPanel()
+  })
   void load()
 }
 
