@@ -61,7 +61,10 @@ export function createApp(deps: Deps) {
   const app = new Elysia({ normalize: false })
     .use(errorPlugin(deps))
     // what the key may (live.md §6): each route's need is declared in src/accounts/roles.ts
-    .onTransform({ as: 'global' }, ({ request, route }) => guardRoute(deps, request.method, route, request.headers.get('authorization')))
+    // (a transform runs once the body is parsed, before validation: a row may depend on the body)
+    .onTransform({ as: 'global' }, ({ request, route, body, query }) =>
+      guardRoute(deps, request.method, route, request.headers.get('authorization'), { body, query }),
+    )
     // every operation documents every error status it can answer (src/http/schemas.ts)
     .onAfterHandle({ as: 'global' }, ({ path, response }) => {
       if (path === '/openapi.json') completeOpenApi(response)

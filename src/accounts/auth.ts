@@ -22,8 +22,14 @@ export const withUser =
  * here: its route answers the 401 (or needs no key). The project list is checked where the
  * project is (projects/access.ts); POST /mutate checks its action (ACTION_NEEDS).
  */
-export function guardRoute(deps: Pick<Deps, 'db' | 'auth'>, method: string, route: string, authorization: string | null) {
-  const need = routeNeed(method, route) ?? 'write'
+export function guardRoute(
+  deps: Pick<Deps, 'db' | 'auth'>,
+  method: string,
+  route: string,
+  authorization: string | null,
+  request?: { body: unknown; query: Record<string, unknown> },
+) {
+  const need = routeNeed(method, route, request) ?? 'write'
   if (need === 'public' || need === 'admin' || need === 'action' || !authorization) return
   let user: User | Promise<User>
   try {

@@ -7,9 +7,19 @@ import type { Need } from './scope'
  * checks its action against ACTION_NEEDS. A route missing here is refused to every key but an
  * unrestricted one, and test/authz-matrix.test.ts fails for it: add its row.
  *
- * Keyed by `METHOD path` as Elysia registers the route (`ALL` for a route of every method).
+ * Keyed by `METHOD path` as Elysia registers the route (`ALL` for a route of every method). A
+ * row is a need, or a function of the request's parsed body and query when the need depends on
+ * them (presence: with a `field` it is an edit intent, the propose role's).
  */
-export const ROUTE_NEEDS: Readonly<Record<string, Need>> = {
+export type RouteNeed = Need | ((request: { body: unknown; query: Record<string, unknown> }) => Need)
+
+/** POST /presence: "I am here" is a read; with `field` it is an edit intent (live.md §4), propose's. */
+const presenceNeed: RouteNeed = ({ body }) => {
+  const field = (body as { field?: unknown } | null | undefined)?.field
+  return field === undefined || field === null ? 'read' : 'propose'
+}
+
+export const ROUTE_NEEDS: Readonly<Record<string, RouteNeed>> = {
   // reads: any role (a project list on the key is checked where the project is: projects/access.ts)
   'GET /api/v1/projects': 'read',
   'GET /api/v1/nodes': 'read',
@@ -31,6 +41,13 @@ export const ROUTE_NEEDS: Readonly<Record<string, Need>> = {
   'GET /api/v1/workflow': 'read',
   'GET /api/v1/tier-status': 'read',
   'POST /api/v1/feedback': 'read',
+  // live.md §2, §3, §5: the stream and presence are any role's (presence with a field: propose's); proposals are read
+  'GET /api/v1/stream': 'read',
+  'GET /api/v1/presence': 'read',
+  'POST /api/v1/presence': presenceNeed,
+  'DELETE /api/v1/presence': 'read',
+  'GET /api/v1/proposals': 'read',
+  'GET /api/v1/proposals/:proposalId': 'read',
   // the MCP endpoint: each tool's REST call is checked as its own request
   'ALL /mcp': 'read',
   // writes: the action decides (ACTION_NEEDS)
@@ -108,8 +125,32 @@ export const ACTION_NEEDS: Readonly<Record<string, Need>> = {
   rejectProposal: 'write',
 }
 
-/** What a request to `route` (Elysia's path) with `method` needs; a route without a row needs an unrestricted key. */
-export function routeNeed(method: string, route: string): Need | undefined {
+/**
+ * Rows declared ahead of their routes, which other work adds (live.md §2, §3, §5): the table is
+ * ready when they arrive. test/authz-matrix.test.ts lets these rows, and only these, name a route
+ * the app does not serve yet.
+ */
+export const DECLARED_AHEAD: ReadonlySet<string> = new Set([
+  'GET /api/v1/stream',
+  'GET /api/v1/presence',
+  'POST /api/v1/presence',
+  'DELETE /api/v1/presence',
+  'GET /api/v1/proposals',
+  'GET /api/v1/proposals/:proposalId',
+])
+
+/** The row of a request to `route` (Elysia's path) with `method`; none: the route needs an unrestricted key. */
+export function routeRow(method: string, route: string): RouteNeed | undefined {
   const m = method === 'HEAD' ? 'GET' : method
   return ROUTE_NEEDS[`${m} ${route}`] ?? ROUTE_NEEDS[`ALL ${route}`]
+}
+
+/** What a request needs: its route's row, applied to the request when it depends on it. */
+export function routeNeed(
+  method: string,
+  route: string,
+  request: { body: unknown; query: Record<string, unknown> } = { body: undefined, query: {} },
+): Need | undefined {
+  const row = routeRow(method, route)
+  return typeof row === 'function' ? row(request) : row
 }
