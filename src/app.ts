@@ -93,7 +93,14 @@ export function createApp(deps: Deps) {
           // PUBLIC_BASE_URL: the address clients reach this server at (paths begin with /api/v1)
           servers: [{ url: deps.config.publicBaseUrl }],
           components: {
-            securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'arb_… API key' } },
+            securitySchemes: {
+              apiKey: {
+                type: 'http',
+                scheme: 'bearer',
+                description:
+                  'arb_… API key. A key may carry a scope (role read, propose, work or write; projects): a call outside it gets 403 key_scope (docs/keys.md).',
+              },
+            },
           },
           security: [{ apiKey: [] }],
         },

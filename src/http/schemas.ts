@@ -38,7 +38,11 @@ const EitherBody = { anyOf: [{ $ref: '#/components/schemas/ErrorList' }, refusal
 const ERRORS: Record<string, { description: string; schema: unknown }> = {
   400: { description: 'Invalid request: a broken validation rule, a NUL character, a body nested too deep', schema: EitherBody },
   401: { description: 'Missing or invalid API key (admin paths: admin token)', schema: refusal },
-  403: { description: 'No access to the project, or the plan does not allow it', schema: refusal },
+  403: {
+    description:
+      "No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md)",
+    schema: refusal,
+  },
   404: { description: 'Unknown project, resource or endpoint', schema: refusal },
   409: { description: 'Conflict: the resource exists, or an Idempotency-Key was reused', schema: EitherBody },
   413: { description: 'Request body over MAX_BODY_BYTES', schema: refusal },
