@@ -542,3 +542,32 @@ describe('POST /mcp', () => {
     }
   })
 })
+
+describe('scoped keys (live.md §6)', () => {
+  it('stdio and HTTP offer a read key only the tools that change nothing; a work key also its writes, told what it may', async () => {
+    const readKey = (await server.call('POST', '/api/v1/keys', { body: { label: 'mcp reader', scope: { role: 'read' } } })).body.apiKey
+    const workKey = (await server.call('POST', '/api/v1/keys', { body: { label: 'mcp worker', scope: { role: 'work' } } })).body.apiKey
+    const writing = (tools: { name: string; annotations?: { readOnlyHint?: boolean } }[]) =>
+      tools.filter((t) => !t.annotations?.readOnlyHint).map((t) => t.name)
+    for (const [key, expected] of [
+      [readKey, []],
+      [workKey, ['mutate', 'claim_work', 'release_work']],
+    ] as const) {
+      const overStdio = await connect(stdio({ ARBOR_API_KEY: key }))
+      const overHttp = new Client({ name: 'arbor-test', version: '1.0.0' })
+      await overHttp.connect(
+        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+      )
+      try {
+        for (const client of [overStdio, overHttp]) {
+          const { tools } = await client.listTools()
+          expect(writing(tools).sort()).toEqual([...expected].sort())
+          if (expected.length) expect(tools.find((t) => t.name === 'mutate')!.description).toContain('This key has role work')
+        }
+      } finally {
+        await overStdio.close()
+        await overHttp.close()
+      }
+    }
+  }, 60_000)
+})
