@@ -1,5 +1,6 @@
 import { afterAll, expect, it } from 'bun:test'
 import { join } from 'node:path'
+import { ADMIN_TOKEN } from './helpers'
 import { freshDatabase, type ServerProcess, startServer } from './process'
 
 // live.md §6: `arbor key mint USER --role … --project …` mints a scoped key straight on the database
@@ -56,9 +57,20 @@ it('arbor key mint --role --project mints a scoped key offline; a bad role or pr
     ['reader', { role: 'read', projects: ['alpha'] }],
   ])
   expect((await server.call('GET', '/api/v1/nodes?projectId=alpha', { key })).status).toBe(200)
-  const add = await server.call('POST', '/api/v1/mutate', {
-    key,
-    body: { action: 'add', projectId: 'alpha', node: { type: 'goal', data: { label: 'G' } } },
-  })
-  expect([add.status, add.body.error]).toEqual([403, 'key_scope'])
+  const add = () =>
+    server.call('POST', '/api/v1/mutate', {
+      key,
+      body: { action: 'add', projectId: 'alpha', node: { type: 'goal', data: { label: 'G' } } },
+    })
+  const refused = await add()
+  expect([refused.status, refused.body.error]).toEqual([403, 'key_scope'])
+
+  // arbor key scope, through the running server's admin API: the key may write now, at once
+  const keyId = listed[1].keyId
+  const widened = await arbor(['key', 'scope', keyId, '--role', 'write', '--url', server.url], { ADMIN_TOKEN })
+  expect({ code: widened.code, stdout: widened.stdout }).toEqual({ code: 0, stdout: `key ${keyId}  role=write\n` })
+  expect((await add()).status).toBe(200)
+  expect((await server.call('GET', '/api/v1/keys')).body.keys[1].scope).toEqual({ role: 'write' })
+  const noRole = await arbor(['key', 'scope', keyId, '--url', server.url], { ADMIN_TOKEN })
+  expect(noRole.code).toBe(2)
 }, 120_000)

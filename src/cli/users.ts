@@ -103,6 +103,14 @@ export async function keyCommand(config: Config, argv: string[]): Promise<void> 
     })
     console.log(`key ${keyId}`)
     console.log(`API key (shown once): ${apiKey}`)
+  } else if (sub === 'scope') {
+    // a live key's new scope, through the admin API: it holds at once, on every replica
+    const { values, positionals } = parse(rest, { ...URL_OPTION, ...SCOPE_OPTIONS }, { min: 1, max: 1 })
+    if (values.role === undefined) throw new UsageError('key scope needs --role (read, propose, work or write)')
+    const scope = scopeFlags(values)!
+    const path = `/admin/v1/api-keys/${encodeURIComponent(positionals[0]!)}`
+    await adminServer(config, values.url).call('PATCH', path, { scope })
+    console.log(`key ${positionals[0]}  role=${scope.role}${scope.projects ? ` projects=${(scope.projects as string[]).join(',')}` : ''}`)
   } else if (sub === 'revoke') {
     const { values, positionals } = parse(rest, URL_OPTION, { min: 1, max: 1 })
     await adminServer(config, values.url).call('DELETE', `/admin/v1/api-keys/${encodeURIComponent(positionals[0]!)}`)
@@ -115,7 +123,7 @@ export async function keyCommand(config: Config, argv: string[]): Promise<void> 
     console.log(describe(minted.user))
     console.log(`key ${minted.keyId}${scope ? `  role=${scope.role}${scope.projects ? ` projects=${scope.projects.join(',')}` : ''}` : ''}`)
     console.log(`API key (shown once): ${minted.apiKey}`)
-  } else throw new UsageError(sub ? `unknown key command ${sub}` : 'key needs a command: create, mint or revoke')
+  } else throw new UsageError(sub ? `unknown key command ${sub}` : 'key needs a command: create, mint, scope or revoke')
 }
 
 /** The configured database itself (DATABASE_URL, or the embedded one in DATA_DIR), never created here. */
