@@ -29,11 +29,14 @@ fail() {
 free_port() { node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
 elapsed() { node -e "console.log(((Date.now() - $1) / 1000).toFixed(2))"; }
 now_ms() { node -e 'console.log(Date.now())'; }
+summary() {
+  printf '\ncontainer image: %s MB uncompressed, %s MB compressed; first /healthz %s s after run; stop with a held long poll %s s, exit code 0; %ss in all\n' \
+    "$SIZE_MB" "$GZ_MB" "$FIRST" "$STOP" "$SECONDS"
+}
 
 [ -x dist/arbor ] || fail 'no dist/arbor: run npm run build first'
 [ "$(id -u)" = 0 ] || fail 'run as root (Podman with runc and the cgroupfs manager, as ../shared/containers.md)'
 MEILI_BIN=${MEILI_BIN:-$ROOT/../shared/tools/meilisearch}
-[ -x "$MEILI_BIN" ] || fail "no Meilisearch executable at $MEILI_BIN (set MEILI_BIN)"
 
 T=$(mktemp -d /tmp/arbor-container.XXXXXX)
 ID=ct$$ # in the name of everything this run creates
@@ -119,7 +122,7 @@ echo 'the first start printed the owner key once'
 
 step 'HEALTHCHECK: podman healthcheck run arbor (the image has no curl: arbor healthcheck)'
 podman healthcheck run "arbor-$ID" || fail 'the HEALTHCHECK did not pass'
-STATUS=$(podman inspect -f '{{.State.Health.Status}}' "arbor-$ID" 2>/dev/null || podman inspect -f '{{.State.Healthcheck.Status}}' "arbor-$ID")
+STATUS=$(podman inspect -f '{{.State.Health.Status}}' "arbor-$ID")
 [ "$STATUS" = healthy ] || fail "health status: $STATUS"
 echo "health: $STATUS"
 
@@ -163,7 +166,7 @@ check read "http://127.0.0.1:$P2" "$KEY" box
 ! podman logs "arbor-restored-$ID" 2>&1 | grep -q 'API key for owner' || fail 'the restored server printed a new owner key'
 podman stop "arbor-restored-$ID" >/dev/null 2>>"$T/stop.err"
 [ "$(podman inspect -f '{{.State.ExitCode}}' "arbor-restored-$ID")" = 0 ] || fail 'the restored server did not exit 0'
-podman rm -v "arbor-$ID" "arbor-restored-$ID" >/dev/null
+podman rm -v "arbor-$ID" "arbor-restored-$ID" >/dev/null 2>&1
 
 if [ -n "${PG_URL:-}" ]; then
   step 'two containers on one PostgreSQL: docker run -d --name arbor-a --network host -e PORT=3001 -e DATABASE_URL=postgres://… arbor (and arbor-b on 3002)'
@@ -183,9 +186,15 @@ if [ -n "${PG_URL:-}" ]; then
   for c in "arbor-a-$ID" "arbor-b-$ID"; do
     [ "$(podman inspect -f '{{.State.ExitCode}}' "$c")" = 0 ] || fail "$c did not exit 0"
   done
-  podman rm -v "arbor-a-$ID" "arbor-b-$ID" >/dev/null
+  podman rm -v "arbor-a-$ID" "arbor-b-$ID" >/dev/null 2>&1
 else
   echo 'PG_URL is not set: two containers on one PostgreSQL not checked'
+fi
+
+if [ ! -x "$MEILI_BIN" ]; then
+  echo "no Meilisearch executable at $MEILI_BIN (set MEILI_BIN): compose.yaml not checked"
+  summary
+  exit 0
 fi
 
 step 'images for compose.yaml from Debian packages (examples/scale-out/local-images), in place of postgres, meilisearch and haproxy'
@@ -218,5 +227,4 @@ LEFT=$(podman ps -a -q --filter label=io.podman.compose.project=scale-out)
 [ -z "$LEFT" ] || fail "containers left after down: $LEFT"
 echo 'nothing left running'
 
-printf '\ncontainer image: %s MB uncompressed, %s MB compressed; first /healthz %s s after run; stop with a held long poll %s s, exit code 0; %ss in all\n' \
-  "$SIZE_MB" "$GZ_MB" "$FIRST" "$STOP" "$SECONDS"
+summary
