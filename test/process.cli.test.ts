@@ -71,6 +71,20 @@ describe('arbor, the command', () => {
     }
   })
 
+  it('healthcheck: exit 0 while the server answers /healthz, 1 with one line when nothing does', async () => {
+    const port = new URL(server.url).port
+    const up = await arbor(['healthcheck'], { PORT: port })
+    expect([up.code, up.stdout, up.stderr]).toEqual([0, '', ''])
+    expect((await arbor(['healthcheck', '--url', server.url])).code).toBe(0)
+    const other = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+    const closed = other.port
+    other.stop(true)
+    const down = await arbor(['healthcheck'], { PORT: String(closed) })
+    expect([down.code, down.stdout]).toEqual([1, ''])
+    expect(down.stderr).toStartWith(`arbor healthcheck: no answer from http://127.0.0.1:${closed}/healthz (`)
+    expect((await arbor(['healthcheck', 'extra'])).code).toBe(2)
+  })
+
   it('manages users and keys through the running server', async () => {
     const added = await admin(['user', 'add', 'Alice', '--tier', 'builder'])
     expect(added.code).toBe(0)

@@ -8,6 +8,7 @@ import { type Config, loadConfigOrExit } from '../config'
 import { CliError, UsageError } from './args'
 import { backupCommand, restoreCommand } from './backup'
 import { doctorCommand } from './doctor'
+import { healthcheckCommand } from './healthcheck'
 import { importCommand } from './import'
 import { USAGE } from './usage'
 import { keyCommand, userCommand } from './users'
@@ -19,6 +20,7 @@ const commands: Record<string, (config: Config, argv: string[]) => Promise<unkno
   restore: restoreCommand,
   import: importCommand,
   doctor: doctorCommand,
+  healthcheck: healthcheckCommand,
 }
 
 export async function run(argv: string[]): Promise<number> {

@@ -29,6 +29,7 @@ Data
   import PATH --key KEY      load an OKF bundle (a directory, or the JSON of GET /export-okf) as a new
                              project of the key's user [--name NAME] [--url URL]
   doctor                     check the configuration, database, model, port, data directory and disk
+  healthcheck [--url URL]    exit 0 when the running server answers GET /healthz with 200, else 1
 
   --help, -h                 this text          --version, -v    the version
 

@@ -108,6 +108,7 @@ export function createWaiters(db: Db, log: Pick<Logger, 'warn' | 'info'>): Waite
       closed = true
       wakeAll()
     },
+    closed: () => closed,
   }
 }
 
@@ -144,8 +145,8 @@ export async function waitFor<T>(
       sleeping()
     }
     const woken = await waiters.wait(keys, retry ? Math.min(retry, left) : left, since)
-    // the deadline passed, or the server stops: one last read
-    if (!woken && !retry) {
+    // the deadline passed, or the server stops (also while pausing after a wake-up found nothing): one last read
+    if (!woken && (!retry || waiters.closed())) {
       const last = await check()
       await waiters.turn()
       return last

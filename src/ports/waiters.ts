@@ -33,4 +33,6 @@ export interface Waiters {
   turn(): Promise<void>
   /** Release every waiter (shutdown: held requests answer at once instead of holding the drain). */
   close(): void
+  /** True once `close` ran: a request that was woken and is pausing to read again answers now too. */
+  closed(): boolean
 }
