@@ -204,6 +204,17 @@ describe('the admin API', () => {
       'ADMIN_TOKEN is too short (12 characters): expected at least 24, e.g. the output of openssl rand -hex 24',
     )
   })
+
+  it('holds REPLAY_SECRET to the rules of ADMIN_TOKEN: 30 spaces, a tab or a short one is refused (issue 50, 7)', () => {
+    for (const name of ['ADMIN_TOKEN', 'REPLAY_SECRET']) {
+      for (const value of [' '.repeat(30), `${'a'.repeat(24)}\t`, `${'a'.repeat(12)} ${'b'.repeat(12)}`, '\u00a0'.repeat(30)])
+        expect(() => loadConfig({ [name]: value })).toThrow(
+          `${name} holds spaces or control characters: expected at least 24 visible characters, e.g. the output of openssl rand -hex 24`,
+        )
+      expect(() => loadConfig({ [name]: 'short-secret' })).toThrow(`${name} is too short (12 characters): expected at least 24`)
+      expect(loadConfig({ [name]: 'r3play-r3play-r3play-r3play' })).toBeDefined()
+    }
+  })
 })
 
 describe('issue 50, 4: what the database cannot hold answers 400 naming the field', () => {
@@ -222,7 +233,9 @@ describe('issue 50, 4: what the database cannot hold answers 400 naming the fiel
 
   it('an imported frontmatter value with an escaped NUL or lone surrogate, in any field', async () => {
     const q = await app.project()
-    expect((await mutate({ action: 'add', projectId: q, node: { type: 'task', data: { label: 'Fix it', iteration: 'Later' } } })).status).toBe(200)
+    expect(
+      (await mutate({ action: 'add', projectId: q, node: { type: 'task', data: { label: 'Fix it', iteration: 'Later' } } })).status,
+    ).toBe(200)
     const exported = (await app.call('GET', `/api/v1/export-okf?projectId=${q}`)).body.files as Record<string, string>
     const path = Object.keys(exported).find((f) => f.startsWith('tasks/'))!
     // the same bundle with one line of the task's frontmatter replaced

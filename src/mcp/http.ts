@@ -9,7 +9,7 @@
  * the stdio server's and means nothing here.
  */
 // The MCP SDK (~15 MB resident once loaded) is imported by the first request to /mcp, not at start.
-import { flagOn } from './config'
+import { flagOff } from './config'
 import type { createMcpServer as CreateMcpServer } from './server'
 
 let sdk:
@@ -28,6 +28,14 @@ const loadSdk = () =>
   ))
 
 export const MCP_PATH = '/mcp'
+
+/**
+ * `?readOnly=…` with its name in any case (readonly, READONLY, readOnly: issue 50, 7): read-only
+ * unless its value says off (0, false, no, off in any case). A parameter the caller meant as
+ * read-only never leaves the writing tools on.
+ */
+export const readOnlyAsked = (params: URLSearchParams) =>
+  [...params].some(([name, value]) => name.toLowerCase() === 'readonly' && !flagOff(value))
 
 export interface McpEndpointOptions {
   publicBaseUrl: string
@@ -81,7 +89,7 @@ export async function handleMcp(req: Request, { publicBaseUrl, api, warn }: McpE
   if (check.status === 429) return new Response(check.body, { status: 429, headers: check.headers })
 
   const { createMcpServer, v2 } = await loadSdk()
-  const readOnly = flagOn(new URL(req.url).searchParams.get('readOnly'))
+  const readOnly = readOnlyAsked(new URL(req.url).searchParams)
   const server = () => createMcpServer({ apiUrl, apiKey, fetch: api, readOnly, warn })
   const onerror = (err: Error) => warn?.('mcp: a request to /mcp failed', { reason: err.message })
   // a 2025 client (initialize, no envelope): a fresh server answers as JSON, as before the v2 SDK
