@@ -39,6 +39,8 @@ export interface Config {
   onnxRuntime?: 'wasm'
   /** largest accepted request body, in bytes */
   maxBodyBytes: number
+  /** how long a request's body may take to arrive once its headers have (BODY_TIMEOUT_SECONDS, default 20); then 408 */
+  bodyTimeoutMs: number
   /** bytes the cached answers of project reads may hold (READ_CACHE_MB; 0 keeps none) */
   readCacheBytes: number
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
@@ -163,6 +165,7 @@ export function loadConfig(env: Env = process.env): Config {
     embeddingsModel: set(env.EMBEDDINGS_MODEL) ? env.EMBEDDINGS_MODEL : undefined,
     embeddingsApiKey: set(env.EMBEDDINGS_API_KEY) ? env.EMBEDDINGS_API_KEY : undefined,
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1_048_576, 1024),
+    bodyTimeoutMs: int(env, 'BODY_TIMEOUT_SECONDS', 20, 1, 3600) * 1000,
     readCacheBytes: int(env, 'READ_CACHE_MB', 64, 0) * 1024 * 1024,
     logLevel,
     historyDays: int(env, 'HISTORY_DAYS', 365, 0),
