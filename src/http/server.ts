@@ -171,7 +171,7 @@ const WORKFLOW = /^\/api\/(v1\/)?workflow$/
 /** A request body that did not arrive by its deadline (BODY_TIMEOUT_SECONDS, from when its headers came). */
 class BodyTimeout extends Error {}
 
-/** What the log and the metrics would count a request whose client went away as (nginx's "client closed request"); never sent. */
+/** The status of what is returned for a request whose client went away (nginx's "client closed request"): nobody receives it. */
 const CLIENT_GONE = 499
 
 /** `p`, or a BodyTimeout at `deadline` (performance.now() time) if it has not settled by then. */
