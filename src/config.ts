@@ -39,6 +39,8 @@ export interface Config {
   onnxRuntime?: 'wasm'
   /** largest accepted request body, in bytes */
   maxBodyBytes: number
+  /** how long a request's body may take to arrive once its headers have (BODY_TIMEOUT_SECONDS, default 20); then 408 */
+  bodyTimeoutMs: number
   /** bytes the cached answers of project reads may hold (READ_CACHE_MB; 0 keeps none) */
   readCacheBytes: number
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
@@ -108,23 +110,23 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
 
 /** The admin token guards every user's keys: a short one could be guessed. */
 export const MIN_ADMIN_TOKEN_LENGTH = 24
-function adminToken(env: Env): string | undefined {
-  if (!set(env.ADMIN_TOKEN)) return undefined
-  if (env.ADMIN_TOKEN.length < MIN_ADMIN_TOKEN_LENGTH)
+/**
+ * ADMIN_TOKEN, and REPLAY_SECRET (which guards the same kind of thing, the stored answers that
+ * carry secrets) by the same rules: at least MIN_ADMIN_TOKEN_LENGTH characters, none of them
+ * blank or a control character (the admin token travels as a Bearer token, which holds none; 30
+ * spaces were a secret anyone could guess).
+ */
+function secret(env: Env, name: 'ADMIN_TOKEN' | 'REPLAY_SECRET'): string | undefined {
+  const value = env[name]
+  if (!set(value)) return undefined
+  const example = 'e.g. the output of openssl rand -hex 24'
+  if (/[\s\p{Cc}]/u.test(value))
     throw new ConfigError(
-      `ADMIN_TOKEN is too short (${env.ADMIN_TOKEN.length} characters): expected at least ${MIN_ADMIN_TOKEN_LENGTH}, e.g. the output of openssl rand -hex 24`,
+      `${name} holds spaces or control characters: expected at least ${MIN_ADMIN_TOKEN_LENGTH} visible characters, ${example}`,
     )
-  return env.ADMIN_TOKEN
-}
-
-/** REPLAY_SECRET: at least as long as an admin token, since it guards the same kind of thing. */
-function replaySecret(env: Env): string | undefined {
-  if (!set(env.REPLAY_SECRET)) return undefined
-  if (env.REPLAY_SECRET.length < MIN_ADMIN_TOKEN_LENGTH)
-    throw new ConfigError(
-      `REPLAY_SECRET is too short (${env.REPLAY_SECRET.length} characters): expected at least ${MIN_ADMIN_TOKEN_LENGTH}, e.g. the output of openssl rand -hex 24`,
-    )
-  return env.REPLAY_SECRET
+  if (value.length < MIN_ADMIN_TOKEN_LENGTH)
+    throw new ConfigError(`${name} is too short (${value.length} characters): expected at least ${MIN_ADMIN_TOKEN_LENGTH}, ${example}`)
+  return value
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -147,8 +149,8 @@ export function loadConfig(env: Env = process.env): Config {
     cacheDir: set(env.ARBOR_CACHE_DIR) ? env.ARBOR_CACHE_DIR : `${set(env.DATA_DIR) ? env.DATA_DIR : './data'}/cache`,
     databaseUrl,
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`,
-    adminToken: adminToken(env),
-    replaySecret: replaySecret(env),
+    adminToken: secret(env, 'ADMIN_TOKEN'),
+    replaySecret: secret(env, 'REPLAY_SECRET'),
     metricsToken: set(env.METRICS_TOKEN) ? env.METRICS_TOKEN : undefined,
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 100, 0),
     trustProxy: flag(env, 'TRUST_PROXY'),
@@ -163,6 +165,7 @@ export function loadConfig(env: Env = process.env): Config {
     embeddingsModel: set(env.EMBEDDINGS_MODEL) ? env.EMBEDDINGS_MODEL : undefined,
     embeddingsApiKey: set(env.EMBEDDINGS_API_KEY) ? env.EMBEDDINGS_API_KEY : undefined,
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1_048_576, 1024),
+    bodyTimeoutMs: int(env, 'BODY_TIMEOUT_SECONDS', 20, 1, 3600) * 1000,
     readCacheBytes: int(env, 'READ_CACHE_MB', 64, 0) * 1024 * 1024,
     logLevel,
     historyDays: int(env, 'HISTORY_DAYS', 365, 0),

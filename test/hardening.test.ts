@@ -204,4 +204,54 @@ describe('the admin API', () => {
       'ADMIN_TOKEN is too short (12 characters): expected at least 24, e.g. the output of openssl rand -hex 24',
     )
   })
+
+  it('holds REPLAY_SECRET to the rules of ADMIN_TOKEN: 30 spaces, a tab or a short one is refused (issue 50, 7)', () => {
+    for (const name of ['ADMIN_TOKEN', 'REPLAY_SECRET']) {
+      for (const value of [' '.repeat(30), `${'a'.repeat(24)}\t`, `${'a'.repeat(12)} ${'b'.repeat(12)}`, '\u00a0'.repeat(30)])
+        expect(() => loadConfig({ [name]: value })).toThrow(
+          `${name} holds spaces or control characters: expected at least 24 visible characters, e.g. the output of openssl rand -hex 24`,
+        )
+      expect(() => loadConfig({ [name]: 'short-secret' })).toThrow(`${name} is too short (12 characters): expected at least 24`)
+      expect(loadConfig({ [name]: 'r3play-r3play-r3play-r3play' })).toBeDefined()
+    }
+  })
+})
+
+describe('issue 50, 4: what the database cannot hold answers 400 naming the field', () => {
+  it('a history filter of year 0000 (since, until), read or reverted', async () => {
+    for (const field of ['since', 'until']) {
+      const res = await app.call('GET', `/api/v1/history?projectId=${p}&${field}=0000-01-01`)
+      expect(res.status).toBe(400)
+      expect(JSON.stringify(res.body)).toContain(`${field} must be an ISO 8601 date-time`)
+      const revert = await mutate({ action: 'revert', projectId: p, filter: { [field]: '0000-01-01' } })
+      expect(revert.status).toBe(400)
+      expect(JSON.stringify(revert.body)).toContain(`${field} must be an ISO 8601 date-time`)
+    }
+    // the first year PostgreSQL has still reads
+    expect((await app.call('GET', `/api/v1/history?projectId=${p}&since=0001-01-01`)).status).toBe(200)
+  })
+
+  it('an imported frontmatter value with an escaped NUL or lone surrogate, in any field', async () => {
+    const q = await app.project()
+    expect(
+      (await mutate({ action: 'add', projectId: q, node: { type: 'task', data: { label: 'Fix it', iteration: 'Later' } } })).status,
+    ).toBe(200)
+    const exported = (await app.call('GET', `/api/v1/export-okf?projectId=${q}`)).body.files as Record<string, string>
+    const path = Object.keys(exported).find((f) => f.startsWith('tasks/'))!
+    // the same bundle with one line of the task's frontmatter replaced
+    const file = (edit: (text: string) => string) => ({ ...exported, [path]: edit(exported[path]!) })
+    const cases: [(text: string) => string, string][] = [
+      [(t) => t.replace(/^title: .*$/m, 'title: "a\\0b"'), `${path}: title must not contain NUL characters`],
+      [(t) => t.replace(/^title: .*$/m, 'title: "a\\uD800b"'), `${path}: title must be well-formed Unicode`],
+      [(t) => t.replace(/^title: .*$/m, 'title: "ok"\nnotes: "S\\0"'), `${path}: notes must not contain NUL characters`],
+      [(t) => t.replace(/^title: .*$/m, 'title: "ok"\n"\\uDC00": x'), `A key in body must be well-formed Unicode`],
+    ]
+    for (const [edit, message] of cases) {
+      const res = await app.call('POST', '/api/v1/import-okf', { body: { files: file(edit) } })
+      expect({ message, status: res.status }).toEqual({ message, status: 400 })
+      expect(res.body.errors).toEqual([expect.stringContaining(message)])
+    }
+    // the bundle as exported still imports
+    expect((await app.call('POST', '/api/v1/import-okf', { body: { files: exported } })).status).toBe(200)
+  })
 })

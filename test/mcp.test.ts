@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { asQuery } from '../src/http/query'
 import { loadMcpConfig } from '../src/mcp/config'
-import { originAllowed } from '../src/mcp/http'
+import { originAllowed, readOnlyAsked } from '../src/mcp/http'
 import { toolList } from '../src/mcp/server'
 import { ACTION_BODIES } from '../src/mutate/model'
 import { SearchParams } from '../src/search/model'
@@ -195,6 +195,23 @@ describe('src/mcp', () => {
     ])
     expect(() => loadMcpConfig({})).toThrow('ARBOR_API_KEY is required')
     expect(() => loadMcpConfig({ ARBOR_API_KEY: 'arb_x', ARBOR_API_URL: 'ftp://x' })).toThrow('ARBOR_API_URL=ftp://x is invalid')
+  })
+
+  it('reads /mcp?readOnly with its name and value in any case; only a value that says off leaves the writing tools on (issue 50, 7)', () => {
+    const asked = (query: string) => readOnlyAsked(new URLSearchParams(query))
+    for (const q of [
+      'readOnly=1',
+      'readonly=1',
+      'READONLY=1',
+      'readOnly=true',
+      'ReadOnly=TRUE',
+      'readonly=yes',
+      'readonly',
+      'x=1&readonly=on',
+    ])
+      expect({ q, readOnly: asked(q) }).toEqual({ q, readOnly: true })
+    for (const q of ['', 'readOnly=0', 'readonly=false', 'READONLY=No', 'readonly=off', 'read_only=1'])
+      expect({ q, readOnly: asked(q) }).toEqual({ q, readOnly: false })
   })
 
   it('accepts no Origin, PUBLIC_BASE_URL’s and loopback ones, and nothing else', () => {

@@ -115,6 +115,32 @@ describe('a refused import', () => {
   })
 })
 
+describe('issue 50, 7', () => {
+  it('refuses urgent without kind in a bundle, by the task, instead of dropping it', async () => {
+    const before = await projectIds()
+    const files = {
+      'index.md': INDEX,
+      'tasks/task-1.md': node('type: Task\ntitle: Urgent without a kind\nurgent: true\nid: task-1'),
+    }
+    const message = 'task-1: urgent is set without kind; urgent is only valid on a do-it task: add kind: do-it beside it, or remove urgent'
+    const res = await arbor(['import', bundleFile(files)])
+    expect([res.code, res.stdout, res.stderr]).toEqual([1, '', `arbor import: 400: ${message}\n`])
+    const api = await server.call('POST', '/api/v1/import-okf', { body: { files } })
+    expect([api.status, api.body.errors]).toEqual([400, [message]])
+    expect(await projectIds()).toEqual(before)
+  })
+
+  it('refuses a FIFO (or anything but a regular file or a directory) given as the path, at once', async () => {
+    const fifo = join(work, 'bundle.fifo')
+    const made = Bun.spawnSync(['mkfifo', fifo])
+    expect(made.exitCode).toBe(0)
+    const res = await arbor(['import', fifo])
+    expect([res.code, res.stdout, res.stderr]).toEqual([1, '', `arbor import: ${fifo} is not a regular file or a directory: refused\n`])
+    const device = await arbor(['import', '/dev/zero'])
+    expect([device.code, device.stderr]).toEqual([1, 'arbor import: /dev/zero is not a regular file or a directory: refused\n'])
+  })
+})
+
 describe('a bundle the YAML reader refuses', () => {
   const bomb = [
     'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',

@@ -146,6 +146,60 @@ describe('the chat view’s own command queue', () => {
   })
 })
 
+describe('plan_edit does only what it declares (issue 50, 6)', () => {
+  it('refuses revert, addProject, claim, renameProject, classify and a batch entry beyond add, update, delete, before any write', async () => {
+    const client = await http('modern')()
+    try {
+      const call = async (args: Record<string, unknown>) =>
+        (await client.callTool({ name: 'plan_edit', arguments: { projectId, ...args } })) as CallToolResult
+      const text = (r: CallToolResult) => JSON.parse((r.content[0] as { text: string }).text)
+      const before = await server.call('GET', `/api/v1/export-okf?projectId=${projectId}`)
+      const projects = (await server.call('GET', '/api/v1/projects')).body
+      const refused: [Record<string, unknown>, string][] = [
+        [{ action: 'revert', filter: { since: '2020-01-01T00:00:00Z' } }, '"revert" is not one of them'],
+        [{ action: 'addProject', project: { name: 'Sneaked in' } }, '"addProject" is not one of them'],
+        [{ action: 'claim', agent: 'view', nodeIds: [goal] }, '"claim" is not one of them'],
+        [{ action: 'renameProject', name: 'Renamed by the view' }, '"renameProject" is not one of them'],
+        [{ action: 'classify', nodeId: goal }, '"classify" is not one of them'],
+        [{ action: 'reorderIterations', order: ['Later'] }, '"reorderIterations" is not one of them'],
+        [{ nodeId: goal }, 'null is not one of them'],
+        [
+          {
+            action: 'batch',
+            mutations: [
+              { action: 'add', node: { type: 'task', data: { label: 'ok' } } },
+              { action: 'addIteration', iteration: { name: 'X' } },
+            ],
+          },
+          'mutations[1].action "addIteration" is not one of them',
+        ],
+        [{ action: 'batch', mutations: [{ action: 'claim' }] }, 'mutations[0].action "claim" is not one of them'],
+      ]
+      for (const [args, message] of refused) {
+        const res = await call(args)
+        expect({ args, isError: res.isError }).toEqual({ args, isError: true })
+        expect(text(res)).toEqual({ error: 'action_not_allowed', message: expect.stringContaining(message) })
+      }
+      // nothing was written: not the project, not its claims, not another project
+      const after = await server.call('GET', `/api/v1/export-okf?projectId=${projectId}`)
+      expect(after.body.files['index.md'].replace(/^exported.*$/m, '')).toBe(before.body.files['index.md'].replace(/^exported.*$/m, ''))
+      expect((await server.call('GET', '/api/v1/projects')).body).toEqual(projects)
+      expect((await server.call('GET', `/api/v1/nodes?projectId=${projectId}`)).body.nodes.every((n: any) => !n.claim)).toBe(true)
+      // what it declares still goes through: a batch of an add and a delete
+      const batch = await call({
+        action: 'batch',
+        mutations: [{ action: 'add', node: { id: 'draft-t', type: 'task', data: { label: 'From the view' } } }],
+      })
+      expect(batch.isError).toBeFalsy()
+      const added = (batch.structuredContent as any).idMap['draft-t']
+      expect(typeof added).toBe('string')
+      expect((await call({ action: 'delete', nodeId: added })).isError).toBeFalsy()
+    } finally {
+      await client.close()
+    }
+  })
+})
+
 describe('what the MCP server tells the REST API', () => {
   it('sends X-Arbor-Via: mcp and X-Agent-Id: <clientInfo name>/<version> on every call, in both revisions', async () => {
     const seen: { path: string; via: string | null; agent: string | null }[] = []

@@ -407,6 +407,9 @@ describe('read-only mode and the size of the tool list', () => {
   it.each([
     ['stdio (ARBOR_MCP_READ_ONLY=1)', () => stdio({ ARBOR_MCP_READ_ONLY: '1' })],
     ['HTTP (/mcp?readOnly=1)', () => http('/mcp?readOnly=1')],
+    // the parameter's name in any case, as flags are read (issue 50, 7)
+    ['HTTP (/mcp?readonly=1)', () => http('/mcp?readonly=1')],
+    ['HTTP (/mcp?READONLY=TRUE)', () => http('/mcp?READONLY=TRUE')],
   ] as const)('over %s lists and runs only the tools that change nothing', async (_, transport) => {
     const client = await connect(transport())
     try {

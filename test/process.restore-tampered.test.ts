@@ -62,6 +62,16 @@ const tablesWithRows = header.tables.map((t: { name: string }) => t.name)
 const withLine = (i: number, text: string) => lines.map((l, j) => (j === i ? text : l)).join('\n')
 const row = (r: Record<string, unknown>) => JSON.stringify({ t: 'nodes', r: { ...nodeRow.r, ...r } })
 const encoder = new TextEncoder()
+/** The good backup with every trace of `table` taken out, consistently: header, rows, end line. */
+const withoutTable = (table: string) => {
+  expect(lines.some((l) => l.startsWith(`{"t":"${table}"`))).toBe(true)
+  const { [table]: _, ...rows } = endLine.rows
+  return [
+    JSON.stringify({ ...header, tables: header.tables.filter((t: { name: string }) => t.name !== table) }),
+    ...lines.slice(1, end).filter((l) => !l.startsWith(`{"t":"${table}"`)),
+    JSON.stringify({ end: true, rows }),
+  ].join('\n')
+}
 const L = (i: number) => `line ${i + 1}: `
 
 /** [what, the tampered backup, what stderr says after "arbor restore: "] */
@@ -159,6 +169,12 @@ const cases: [string, string | Uint8Array, string | RegExp][] = [
     'an end line that counts a table the header does not list',
     withLine(end, JSON.stringify({ end: true, rows: { ...endLine.rows, ghosts: 0 } })),
     `${L(end)}the end line counts table ghosts, which the header does not list`,
+  ],
+  [
+    // issue 50, 7: a table dropped whole (its header entry, rows and count) restored with exit 0, that table empty
+    'a whole table dropped (its header entry, its rows and its count)',
+    withoutTable('changes'),
+    `the backup lacks table changes, which its schema (at ${header.migrations.at(-1)}) has: the file was altered or cut`,
   ],
   [
     'a row taken out (the end line announces more)',

@@ -230,7 +230,8 @@ describe('ReadCache', () => {
 
 it('is told about every statement that writes what a cached read returns', () => {
   // Each of these files' callers advances the project's revision in the same transaction:
-  // through emit (src/events/outbox.ts) or bumpRevision. A new writer fails this test until it
+  // through the changes it records (src/history/record.ts), emit (src/events/outbox.ts) or
+  // bumpRevision. A new writer fails this test until it
   // is added here with the way its callers advance the revision.
   const sqlDir = join(import.meta.dir, '..', 'sql')
   const writers: string[] = []
@@ -249,7 +250,7 @@ it('is told about every statement that writes what a cached read returns', () =>
       'claims/release.sql',
       'claims/renew.sql', // bumpRevision in renewClaim
       'claims/take.sql',
-      // emit: iteration.added/updated/deleted; reorderIterations calls bumpRevision (it has no event)
+      // the changes recorded (with or without an event: gitTags and sortOrder have none); reorderIterations calls bumpRevision too
       'iterations/delete.sql',
       'iterations/insert.sql',
       'iterations/set-order.sql',

@@ -211,6 +211,13 @@ async function checkTables(db: Db, header: BackupHeader): Promise<Map<string, Ta
     const columns = t.columns.filter((c) => !mine.generated.includes(c))
     out.set(t.name, { name: t.name, columns, generated: mine.generated, all: new Set(t.columns) })
   }
+  // a backup holds every table of its schema (src/backup/service.ts): one without a table it
+  // should hold (its header entry, rows and count dropped together) would restore it empty
+  const lacking = [...target.keys()].filter((name) => !out.has(name))
+  if (lacking.length)
+    throw new RestoreError(
+      `the backup lacks table${lacking.length > 1 ? 's' : ''} ${lacking.join(', ')}, which its schema (at ${header.migrations.at(-1)}) has: the file was altered or cut`,
+    )
   return out
 }
 

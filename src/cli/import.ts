@@ -32,7 +32,10 @@ export async function importCommand(config: Config, argv: string[]): Promise<voi
 /** The bundle's files by path: a directory's .md files, or the `files` of an export's JSON. */
 function readBundle(path: string): Record<string, string> {
   if (!existsSync(path)) throw new CliError(`no such file or directory: ${path}`)
-  if (statSync(path).isDirectory()) return readDirectory(path)
+  const stat = statSync(path)
+  if (stat.isDirectory()) return readDirectory(path)
+  // a FIFO, a socket or a device would be read for ever (or block until something writes to it)
+  if (!stat.isFile()) throw new CliError(`${path} is not a regular file or a directory: refused`)
   let json: unknown
   try {
     json = JSON.parse(readFileSync(path, 'utf8'))

@@ -1,4 +1,5 @@
 import { parse as parseYaml } from 'yaml'
+import { badString } from '../http/input-guard'
 import { FRONTMATTER_KEYS } from './fields'
 
 /**
@@ -53,6 +54,9 @@ function split(path: string, text: string): { meta: Record<string, unknown>; sec
   }
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta))
     throw new BundleError(`${path}: the YAML frontmatter must be a mapping of keys (type, title, id…)`)
+  // a YAML escape ("a\0b", "\uD800") makes what the input guard refused in the JSON that carried the file
+  const bad = badString(meta)
+  if (bad) throw new BundleError(`${path}: ${bad.message}`)
   const sections = new Map<string, string>()
   const parts = m[2]!.split(/^## (.+)$/m)
   for (let i = 1; i < parts.length; i += 2) sections.set(parts[i]!, parts[i + 1]!.replace(/^\n+|\n+$/g, ''))

@@ -53,7 +53,9 @@ export interface ChangeRow {
 }
 
 const ISO = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/
-const isTime = (s: string) => ISO.test(s) && !Number.isNaN(Date.parse(s))
+/** the first instant PostgreSQL takes: it has no year 0 (ISO 8601's 0000, JavaScript's too), and 0000-01-01 answered 500 */
+const YEAR_ONE = Date.parse('0001-01-01T00:00:00Z')
+const isTime = (s: string) => ISO.test(s) && Date.parse(s) >= YEAR_ONE
 /** A cursor: the last id a page showed and the snapshot its first page read (xmin:xmax:xip,…). */
 export const CURSOR = /^(\d{1,18})\.(\d{1,20}:\d{1,20}:(?:\d{1,20}(?:,\d{1,20}){0,999})?)$/
 

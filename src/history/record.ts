@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Db } from '../db'
 import type { Deps } from '../deps'
 import { type Author, SYSTEM_ACTOR } from '../ports/actor'
+import { bumpRevision, revisionAdvanced } from '../revisions/revision'
 import type { ChangeAction, ChangeDraft, State } from './model'
 import * as q from './queries'
 
@@ -80,10 +81,19 @@ export async function recordChanges(
   projectId: string,
   drafts: ChangeDraft[],
 ): Promise<number[]> {
+  if (drafts.length === 0) return []
   // recordHistory is off only in the benchmark that measures what recording costs (bench/history.ts)
-  if (drafts.length === 0 || !deps.config.recordHistory) return []
+  if (!deps.config.recordHistory) {
+    await bumpRevision(deps.db, projectId)
+    return []
+  }
   const author = authorOf(deps)
   const ids = await q.insertMany(deps.db, projectId, author.actor, author.requestId, drafts)
+  // a write that recorded changes changed what the project's reads return, whether or not it
+  // sends an event (updateIteration of gitTags or sortOrder sends none): the changes' trigger
+  // advances the project's revision at the commit (migration 0019), and the cached reads of
+  // every replica hear of it then (src/revisions/revision.ts)
+  await revisionAdvanced(deps.db, projectId)
   author.changeIds?.push(...ids)
   return ids
 }
@@ -124,6 +134,7 @@ export function recordChangesWithEvents(
       ids.push(...(await q.insertMany(tx, projectId, author.actor, author.requestId, drafts.slice(CHANGES_CHUNK))))
     const seqs = [...first.seqs]
     if (rows.length > EVENTS_CHUNK) seqs.push(...(await insertEvents(tx, projectId, rows.slice(EVENTS_CHUNK))))
+    // (the events' trigger advances the revision too, and emit says so)
     author.changeIds?.push(...ids)
     recorded.push(...ids)
     return seqs

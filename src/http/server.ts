@@ -45,6 +45,8 @@ export function createHandler(deps: Deps, app: App, options: HandlerOptions = {}
 
   async function full(received: Request, socketIp?: SocketIp): Promise<Response> {
     const started = performance.now()
+    // the request as Bun gave it: its signal says when the client went away
+    const original = received
     let line = requestLine(received)
     if (line) {
       if (options.prepare) line = options.prepare(line, socketIp)
@@ -97,23 +99,37 @@ export function createHandler(deps: Deps, app: App, options: HandlerOptions = {}
           )
       }
       if (!res) {
+        // a body that does not arrive by the deadline is answered 408 (the body is read only here)
+        const deadline = started + config.bodyTimeoutMs
         // a request without a body (most GETs) is checked without a promise
         let sized = limitBody(req, config.maxBodyBytes)
-        if (sized instanceof Promise) sized = await sized
+        if (sized instanceof Promise) sized = await inTime(sized, deadline)
         if (!sized) throw bodyTooLarge(url, config.maxBodyBytes)
         req = sized
         // NUL characters, lone surrogates and deep nesting: a 400 naming the field before anything parses or stores it
         let refusal = checkUrl(url) ?? checkHeaders(req.headers)
         if (!refusal && req.body && req.method !== 'GET' && req.method !== 'HEAD') {
-          const text = await req.text()
+          const text = await inTime(req.text(), deadline)
           refusal = checkJsonText(text, !OWN_STRING_CHECK.test(url.pathname))
           req = new Request(req.url, { method: req.method, headers: req.headers, body: text })
         }
         if (refusal) throw invalid(refusal)
       }
     } catch (err) {
-      // the early refusals above, and a body that failed to arrive, answered as the error plugin answers
-      res = renderError(deps, err, req)
+      if (err instanceof BodyTimeout) res = bodyTimeout(config.bodyTimeoutMs)
+      else if (original.signal.aborted || (err as Error)?.name === 'AbortError') {
+        // the client went away before its body arrived: nobody hears an answer, and it is no error of ours
+        log.info('client went away before its request body arrived', {
+          requestId,
+          method: req.method,
+          path: loggablePath(url.pathname),
+          ms: Math.round((performance.now() - started) * 10) / 10,
+          ip,
+        })
+        return new Response(null, { status: CLIENT_GONE })
+      }
+      // the early refusals above answered as the error plugin answers
+      else res = renderError(deps, err, req)
     }
     if (!res) {
       const rewrite = legacyRewrite(url.pathname)
@@ -151,6 +167,39 @@ export function createHandler(deps: Deps, app: App, options: HandlerOptions = {}
 }
 
 const WORKFLOW = /^\/api\/(v1\/)?workflow$/
+
+/** A request body that did not arrive by its deadline (BODY_TIMEOUT_SECONDS, from when its headers came). */
+class BodyTimeout extends Error {}
+
+/** The status of what is returned for a request whose client went away (nginx's "client closed request"): nobody receives it. */
+const CLIENT_GONE = 499
+
+/** `p`, or a BodyTimeout at `deadline` (performance.now() time) if it has not settled by then. */
+async function inTime<T>(p: Promise<T>, deadline: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new BodyTimeout()), Math.max(0, deadline - performance.now()))
+  })
+  p.catch(() => {}) // settling after the deadline is no unhandled rejection
+  try {
+    return await Promise.race([p, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** 408, and the connection closed: what is left of the body is never read (docs/http-trust.md). */
+function bodyTimeout(ms: number): Response {
+  return json(
+    408,
+    {
+      error: 'request_timeout',
+      message: `The request body did not arrive within ${ms / 1000} seconds`,
+      _meta: { _tip: 'Send the whole body at once, right after the headers; on a slow link, send a smaller one.' },
+    },
+    { connection: 'close' },
+  )
+}
 
 /** The refusal of a body over the size limit: api.md, Errors, makes an oversized workflow request a 400 with the guide like its other 400s. */
 function bodyTooLarge(url: URL, max: number): RefusalError {

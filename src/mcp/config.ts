@@ -9,6 +9,8 @@ export interface McpConfig {
 
 /** `1` or `true` (any case) switch a flag on; anything else leaves it off. */
 export const flagOn = (value: string | null | undefined) => value != null && /^(1|true)$/i.test(value.trim())
+/** A flag's value that says off, in any case. */
+export const flagOff = (value: string) => /^(0|false|no|off)$/i.test(value.trim())
 
 export const DEFAULT_API_URL = 'http://localhost:3000/api/v1'
 

@@ -11,7 +11,7 @@
 // The MCP SDK (~15 MB resident once loaded) is imported by the first request to /mcp, not at start.
 import type { Implementation } from '@modelcontextprotocol/server'
 import { KEY_ROLE_HEADER, ROLES, type Role } from '../accounts/scope'
-import { flagOn } from './config'
+import { flagOff } from './config'
 import type { createMcpServer as CreateMcpServer } from './server'
 import { clientFromSession, sessionForClient } from './session'
 
@@ -31,6 +31,14 @@ const loadSdk = () =>
   ))
 
 export const MCP_PATH = '/mcp'
+
+/**
+ * `?readOnly=…` with its name in any case (readonly, READONLY, readOnly: issue 50, 7): read-only
+ * unless its value says off (0, false, no, off in any case). A parameter the caller meant as
+ * read-only never leaves the writing tools on.
+ */
+export const readOnlyAsked = (params: URLSearchParams) =>
+  [...params].some(([name, value]) => name.toLowerCase() === 'readonly' && !flagOff(value))
 
 export interface McpEndpointOptions {
   publicBaseUrl: string
@@ -105,7 +113,7 @@ export async function handleMcp(req: Request, { publicBaseUrl, api, warn }: McpE
   if (check.status === 429) return new Response(check.body, { status: 429, headers: check.headers })
 
   const { createMcpServer, v2 } = await loadSdk()
-  const readOnly = flagOn(new URL(req.url).searchParams.get('readOnly'))
+  const readOnly = readOnlyAsked(new URL(req.url).searchParams)
   // the key's role (live.md §6): a read key is offered only the tools that change nothing
   const role = roleOf(check.headers.get(KEY_ROLE_HEADER))
   // a 2025 client named itself in initialize, to another fresh server (maybe on another replica):

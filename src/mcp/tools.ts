@@ -12,7 +12,7 @@ import { SearchParams } from '../search/model'
 import { DIRECTIONS, OutlineParams, TreeParams } from '../tree/model'
 import { ViewCommandBody, ViewStateParams } from '../view/model'
 import { WorkflowBody } from '../workflow/model'
-import { EditArgs, FollowArgs, OpenPlanArgs, ReadPlanArgs, ReportArgs } from './app-tools'
+import { EditArgs, editMistake, FollowArgs, OpenPlanArgs, ReadPlanArgs, ReportArgs } from './app-tools'
 import { HISTORY_TOOL } from './history'
 import { MutateArgs } from './mutate'
 import { OUTPUT } from './outputs'
@@ -293,6 +293,7 @@ TOOLS.push(
     annotations: write(true, false),
     outputSchema: OUTPUT.mutate,
     appOnly: true,
+    check: editMistake,
     request: keyed(),
   },
 )

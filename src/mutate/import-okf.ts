@@ -21,6 +21,12 @@ export async function importOkf(deps: Deps, user: User, body: { files: Record<st
     if (err instanceof BundleError) throw invalid(err.message)
     throw err
   }
+  // urgent is valid only beside kind do-it: without a kind it would have been dropped without a word
+  const unkind = bundle.nodes.find((n) => n.urgent !== undefined && n.kind === undefined)
+  if (unkind)
+    throw invalid(
+      `${unkind.id}: urgent is set without kind; urgent is only valid on a do-it task: add kind: do-it beside it, or remove urgent`,
+    )
   const name = body.name ?? bundle.name
   const iterations = [...new Set(bundle.nodes.map((n) => n.data.iteration).filter((i): i is string => typeof i === 'string'))]
   // kind is the classifier's, never sent on creation (api.md): the export's kind (and urgent, valid only
