@@ -140,8 +140,20 @@ describe('rules 2 and 3: addIteration first, draft ids remapped', () => {
     const nodes = await listNodes(p)
     expect(nodes.slice(4)).toEqual([
       { id: 'need-2', rev: expect.any(String), type: 'need', parentId: 'goal-1', data: { label: 'N2' } },
-      { id: 'approach-2', rev: expect.any(String), type: 'approach', parentId: 'need-1', data: { label: 'B', serves: ['need-2'], blockedBy: ['approach-1'] } },
-      { id: 'approach-3', rev: expect.any(String), type: 'approach', parentId: 'need-2', data: { label: 'C', blockedBy: ['approach-2'], measure: 'm' } },
+      {
+        id: 'approach-2',
+        rev: expect.any(String),
+        type: 'approach',
+        parentId: 'need-1',
+        data: { label: 'B', serves: ['need-2'], blockedBy: ['approach-1'] },
+      },
+      {
+        id: 'approach-3',
+        rev: expect.any(String),
+        type: 'approach',
+        parentId: 'need-2',
+        data: { label: 'C', blockedBy: ['approach-2'], measure: 'm' },
+      },
     ])
   })
 
@@ -205,7 +217,11 @@ describe('rules 4 and 5, improved: one transaction', () => {
       { action: 'add', node: { type: 'job', parentId: 'approach-1', data: { label: 'J2', iteration: 'Later' } } },
     ])
     expect(res.body.results).toEqual([
-      { action: 'update', nodeId: 'goal-1', node: { id: 'goal-1', rev: expect.any(String), type: 'goal', parentId: null, data: { label: 'G', description: 'd' } } },
+      {
+        action: 'update',
+        nodeId: 'goal-1',
+        node: { id: 'goal-1', rev: expect.any(String), type: 'goal', parentId: null, data: { label: 'G', description: 'd' } },
+      },
       { action: 'delete', nodeId: 'job-1', orphanedChildren: [], changelogId: expect.any(Number) },
       {
         action: 'add',

@@ -132,7 +132,13 @@ describe('restore', () => {
     const p = await seeded()
     const { changelogId } = (await del(p, 'task-1')).body
     const res = await restore(p, { changelogId })
-    expect(res.body.node).toEqual({ id: 'task-1', rev: expect.any(String), type: 'task', parentId: null, data: { label: 'T1', iteration: 'Later' } })
+    expect(res.body.node).toEqual({
+      id: 'task-1',
+      rev: expect.any(String),
+      type: 'task',
+      parentId: null,
+      data: { label: 'T1', iteration: 'Later' },
+    })
     expect(await ids(p)).toContain('task-1')
   })
 

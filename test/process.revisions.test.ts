@@ -47,7 +47,10 @@ describe.skipIf(!onPostgres)('ifRev across two replicas on one PostgreSQL databa
     // both replicas read the winner's text and rev
     for (const srv of [pair.a, pair.b]) {
       const nodes = (await srv.call('GET', '/api/v1/nodes?projectId=stale-replicas')).body.nodes
-      expect(nodes.find((n: { id: string }) => n.id === 'job-1')).toMatchObject({ rev: won.rev, data: { description: won.data.description } })
+      expect(nodes.find((n: { id: string }) => n.id === 'job-1')).toMatchObject({
+        rev: won.rev,
+        data: { description: won.data.description },
+      })
     }
   })
 
@@ -63,7 +66,9 @@ describe.skipIf(!onPostgres)('ifRev across two replicas on one PostgreSQL databa
       ),
     )
     expect(answers.map((r) => [r.status, r.body.error])).toEqual(fields.map(() => [200, undefined]))
-    const job = (await pair.a.call('GET', '/api/v1/nodes?projectId=fields-replicas')).body.nodes.find((n: { id: string }) => n.id === 'job-1')
+    const job = (await pair.a.call('GET', '/api/v1/nodes?projectId=fields-replicas')).body.nodes.find(
+      (n: { id: string }) => n.id === 'job-1',
+    )
     expect(job.data).toMatchObject(values)
   })
 })

@@ -125,7 +125,13 @@ describe('ifRev', () => {
     // nothing written
     expect((await node(p, 'job-1')).data.description).toBe('agent text')
     // retried with the new rev, it lands
-    const retried = await ok({ action: 'update', projectId: p, nodeId: 'job-1', data: { description: 'person text' }, ifRev: theirs.node.rev })
+    const retried = await ok({
+      action: 'update',
+      projectId: p,
+      nodeId: 'job-1',
+      data: { description: 'person text' },
+      ifRev: theirs.node.rev,
+    })
     expect(retried.node.data.description).toBe('person text')
   })
 
@@ -146,9 +152,7 @@ describe('ifRev', () => {
     await ok({ action: 'update', projectId: p, nodeId: 'job-1', parentId: 'approach-2' })
     const res = await mutate({ action: 'update', projectId: p, nodeId: 'job-1', parentId: 'approach-3', ifRev: r0 })
     expect(res.status).toBe(409)
-    expect(res.body.conflicts).toEqual([
-      expect.objectContaining({ field: 'parentId', yours: 'approach-3', theirs: 'approach-2' }),
-    ])
+    expect(res.body.conflicts).toEqual([expect.objectContaining({ field: 'parentId', yours: 'approach-3', theirs: 'approach-2' })])
     // a label write based on r0 is not about parentId
     expect((await mutate({ action: 'update', projectId: p, nodeId: 'job-1', data: { label: 'L' }, ifRev: r0 })).status).toBe(200)
   })
@@ -224,9 +228,9 @@ describe('ifRev', () => {
       expect.objectContaining({ target: { kind: 'iteration', id: 'S2' }, field: 'gitTags', yours: ['u'], theirs: ['t'] }),
     ])
     expect(stale.body.current[0]).toMatchObject({ name: 'S2', gitTags: ['t'], rev: expect.any(String) })
-    expect((await mutate({ action: 'updateIteration', projectId: p, iterationName: 'S2', data: { status: 'done' }, ifRev: r0 })).status).toBe(
-      200,
-    )
+    expect(
+      (await mutate({ action: 'updateIteration', projectId: p, iterationName: 'S2', data: { status: 'done' }, ifRev: r0 })).status,
+    ).toBe(200)
     const del = await mutate({ action: 'deleteIteration', projectId: p, iterationName: 'S2', ifRev: r0 })
     expect(del.status).toBe(409)
     expect(del.body.conflicts.map((c: any) => c.field).sort()).toEqual(['gitTags', 'status'])
@@ -238,7 +242,9 @@ describe('ifRev', () => {
     const p = await plan()
     const r0 = (await node(p, 'job-1')).rev
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => mutate({ action: 'update', projectId: p, nodeId: 'job-1', data: { label: `w${i}` }, ifRev: r0 })),
+      Array.from({ length: 10 }, (_, i) =>
+        mutate({ action: 'update', projectId: p, nodeId: 'job-1', data: { label: `w${i}` }, ifRev: r0 }),
+      ),
     )
     const statuses = answers.map((a) => a.status).sort()
     expect(statuses).toEqual([200, 409, 409, 409, 409, 409, 409, 409, 409, 409])

@@ -141,7 +141,9 @@ describe('claim', () => {
   it('claims listed items all or none, naming why each refused one is not claimable', async () => {
     const p = await seed()
     const held = await mutate({ action: 'claim', projectId: p, agent: 'first', nodeIds: ['job-4'], leaseSeconds: 60 })
-    expect(held.body.claims).toEqual([{ nodeId: 'job-4', rev: expect.any(String), agent: 'first', claimToken: expect.any(String), expiresAt: expect.any(String) }])
+    expect(held.body.claims).toEqual([
+      { nodeId: 'job-4', rev: expect.any(String), agent: 'first', claimToken: expect.any(String), expiresAt: expect.any(String) },
+    ])
     await mutate({ action: 'update', projectId: p, nodeId: 'job-1', data: { status: 'done' } })
     const res = await mutate({ action: 'claim', projectId: p, agent: 'second', nodeIds: ['job-2', 'job-4', 'job-1', 'job-3', 'goal-1'] })
     expect(res.status).toBe(409)

@@ -63,7 +63,13 @@ describe('phase-assign flow', () => {
     expect(res.status).toBe(200)
     const moved = (id: string, iteration: string) => {
       const b = before.get(id)!
-      return { action: 'update', nodeId: id, type: 'job', before: b, after: { ...b, rev: expect.any(String), data: { ...b.data, iteration } } }
+      return {
+        action: 'update',
+        nodeId: id,
+        type: 'job',
+        before: b,
+        after: { ...b, rev: expect.any(String), data: { ...b.data, iteration } },
+      }
     }
     const view = { projectId, command: { type: 'selectNode', nodeId: 'job-1' } }
     expect(res.body).toEqual({

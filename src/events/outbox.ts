@@ -59,7 +59,15 @@ export async function emit(
   const rows = events.map((e): EventInsertRow => {
     const subject =
       'node' in e
-        ? { node: { id: e.node.id, ...(e.node.rev ? { rev: e.node.rev } : {}), type: e.node.type, parentId: e.node.parentId, data: e.node.data } }
+        ? {
+            node: {
+              id: e.node.id,
+              ...(e.node.rev ? { rev: e.node.rev } : {}),
+              type: e.node.type,
+              parentId: e.node.parentId,
+              data: e.node.data,
+            },
+          }
         : 'claim' in e
           ? e.claim
           : { iteration: e.iteration }

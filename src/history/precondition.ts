@@ -55,7 +55,10 @@ export function staleFields(e: Expectation): StaleField[] {
   // `*`: the rev the row was inserted with (a restore after a delete changed every field)
   const changedSince = (f: string) => unknown || after(f) || after('*')
   const out = (field: string, yours: unknown): StaleField => ({ target, field, yours, theirs: target.values[field] ?? null, unknown })
-  if (sets) return Object.keys(sets).filter(changedSince).map((f) => out(f, sets[f] ?? null))
+  if (sets)
+    return Object.keys(sets)
+      .filter(changedSince)
+      .map((f) => out(f, sets[f] ?? null))
   // a delete: every field changed after ifRev (each with yours null)
   if (!unknown && rev === seq) return []
   const all = [...new Set([...Object.keys(target.values), ...Object.keys(target.fieldRevs).filter((f) => f !== '*')])]

@@ -1,8 +1,8 @@
 import getManySql from '../../sql/history/get-many.sql' with { type: 'text' }
 import insertManySql from '../../sql/history/insert-many.sql' with { type: 'text' }
 import insertWithEventsSql from '../../sql/history/insert-with-events.sql' with { type: 'text' }
-import latestOfTargetsSql from '../../sql/history/latest-of-targets.sql' with { type: 'text' }
 import laterSql from '../../sql/history/later.sql' with { type: 'text' }
+import latestOfTargetsSql from '../../sql/history/latest-of-targets.sql' with { type: 'text' }
 import listSql from '../../sql/history/list.sql' with { type: 'text' }
 import listByTargetSql from '../../sql/history/list-by-target.sql' with { type: 'text' }
 import pruneSql from '../../sql/history/prune.sql' with { type: 'text' }

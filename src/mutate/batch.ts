@@ -99,7 +99,11 @@ export async function batch(deps: Deps, user: User, body: BatchBody) {
   }
 }
 
-async function applyEntry(ctx: WriteCtx, e: BatchEntry, added: [Record<string, unknown>, { rev?: string }][]): Promise<Record<string, unknown>> {
+async function applyEntry(
+  ctx: WriteCtx,
+  e: BatchEntry,
+  added: [Record<string, unknown>, { rev?: string }][],
+): Promise<Record<string, unknown>> {
   switch (e.action) {
     case 'addIteration': {
       const iteration = await addIteration({ ...ctx.deps }, ctx.projectId, e.iteration)

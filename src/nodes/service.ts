@@ -10,7 +10,19 @@ import { currentOf } from '../iterations/model'
 import { iterationRows as iterationQueries } from '../iterations/service'
 import { requireProject } from '../projects/access'
 import { classifyTask } from './classify'
-import { capAdvisory, checkNodeCap, expectRev, finish, flush, getNode, inboxAdvisory, noteChange, openCtx, type WriteCtx, writeMeta } from './context'
+import {
+  capAdvisory,
+  checkNodeCap,
+  expectRev,
+  finish,
+  flush,
+  getNode,
+  inboxAdvisory,
+  noteChange,
+  openCtx,
+  type WriteCtx,
+  writeMeta,
+} from './context'
 import { type AddInput, ChangelogQuery, type ClassifyBody, type DeleteBody, NodesQuery, type RestoreBody, type UpdateBody } from './input'
 import { an, FieldError, NODE_TYPES, type Node, type NodeData, toNode } from './model'
 import * as q from './queries'

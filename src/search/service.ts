@@ -30,7 +30,15 @@ export async function search(deps: Deps, user: User, raw: Record<string, unknown
  */
 async function withRevs(deps: Deps, projectId: string, answer: SearchAnswer): Promise<SearchAnswer> {
   if (answer.hits.length === 0) return answer
-  const rows = new Map((await nodeRows.getMany(deps.db, projectId, answer.hits.map((h) => h.node.id))).map((r) => [r.id, toNode(r)]))
+  const rows = new Map(
+    (
+      await nodeRows.getMany(
+        deps.db,
+        projectId,
+        answer.hits.map((h) => h.node.id),
+      )
+    ).map((r) => [r.id, toNode(r)]),
+  )
   const hits = answer.hits.flatMap((h) => {
     const node = rows.get(h.node.id)
     return node ? [{ ...h, node }] : []

@@ -5,8 +5,8 @@ import { notFound, RefusalError } from '../errors'
 import { type DomainEvent, emit } from '../events/outbox'
 import { parseInput } from '../http/action-schema'
 import { nodeRows } from '../nodes/service'
-import { requireProject } from '../projects/access'
 import { formatRev } from '../ports/rev'
+import { requireProject } from '../projects/access'
 import { bumpRevision } from '../revisions/revision'
 import { type ClaimBody, READY_LIMIT, ReadyQuery, type ReleaseClaimBody, type RenewClaimBody } from './model'
 import * as q from './queries'
@@ -162,8 +162,22 @@ export async function claim(deps: Deps, user: User, body: ClaimBody) {
     deps.author?.actor,
   )
   // each claim with its node's rev (live.md, 1): a claim changes no rev, the writes it leads to send it as ifRev
-  const revs = new Map((await nodeRows.getMany(deps.db, p.id, taken.map((c) => c.nodeId))).map((r) => [r.id, formatRev('node', r.id, r.rev)]))
-  const claims = taken.map((c) => ({ nodeId: c.nodeId, rev: revs.get(c.nodeId) ?? '', agent: c.agent, claimToken: c.claimToken, expiresAt: c.expiresAt }))
+  const revs = new Map(
+    (
+      await nodeRows.getMany(
+        deps.db,
+        p.id,
+        taken.map((c) => c.nodeId),
+      )
+    ).map((r) => [r.id, formatRev('node', r.id, r.rev)]),
+  )
+  const claims = taken.map((c) => ({
+    nodeId: c.nodeId,
+    rev: revs.get(c.nodeId) ?? '',
+    agent: c.agent,
+    claimToken: c.claimToken,
+    expiresAt: c.expiresAt,
+  }))
   const tip = taken.length
     ? `Work on it, then send {action:"update", projectId, nodeId, claimToken, data:{status:"done"}}; renew with renewClaim before ${taken[0]!.expiresAt}.`
     : 'Nothing is ready to claim. Wait for a change with GET /events?wait=60 (or GET /ready) and try again.'
