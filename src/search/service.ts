@@ -1,8 +1,6 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { parseInput } from '../http/action-schema'
-import { toNode } from '../nodes/model'
-import { nodeRows } from '../nodes/service'
 import type { NodeData } from '../ports/node-data'
 import type { DuplicateAdvisory, SearchAnswer, SearchMode } from '../ports/search'
 import { requireProject } from '../projects/access'
@@ -19,31 +17,8 @@ export async function search(deps: Deps, user: User, raw: Record<string, unknown
 
   const key = `search\n${mode}\n${limit}\n${query.type ?? ''}\n${q}`
   return deps.reads.answer(project.id, key, { keep: (r) => settled(deps, r._meta.search) }, async () =>
-    searchAnswer(await withRevs(deps, project.id, await deps.search.search(project.id, { q, type: query.type, limit, mode }))),
+    searchAnswer(await deps.search.search(project.id, { q, type: query.type, limit, mode })),
   )
-}
-
-/**
- * Each hit's node as it is stored now, with its rev (live.md, 1): an index may lag behind the
- * tree (Meilisearch indexes after the commit), and a rev must name the data shown beside it. A
- * hit whose node is gone meanwhile is left out.
- */
-async function withRevs(deps: Deps, projectId: string, answer: SearchAnswer): Promise<SearchAnswer> {
-  if (answer.hits.length === 0) return answer
-  const rows = new Map(
-    (
-      await nodeRows.getMany(
-        deps.db,
-        projectId,
-        answer.hits.map((h) => h.node.id),
-      )
-    ).map((r) => [r.id, toNode(r)]),
-  )
-  const hits = answer.hits.flatMap((h) => {
-    const node = rows.get(h.node.id)
-    return node ? [{ ...h, node }] : []
-  })
-  return { ...answer, hits }
 }
 
 /**
