@@ -292,7 +292,8 @@ export async function revertIteration(
         },
       })
     if (renamed) for (const n of await moveNodes(deps, projectId, row.name, updated.name)) events.push({ type: 'node.updated', node: n })
-    if (updated.sort_order !== row.sort_order) await bumpRevision(deps.db, projectId)
+    // no event for order or tags alone, but GET /iterations shows them and the new rev (the read cache)
+    if (!renamed && updated.status === row.status && updated.rev !== row.rev) await bumpRevision(deps.db, projectId)
   }
   await emit(deps.db, projectId, events, deps.now(), deps.commits, deps.author?.actor)
   return { ids }
