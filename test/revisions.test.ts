@@ -184,6 +184,22 @@ describe('ifRev', () => {
     expect(bad.status).toBe(400)
   })
 
+  it('counts every field as changed when the changes after ifRev are no longer kept (HISTORY_DAYS)', async () => {
+    const p = await plan()
+    const r0 = (await node(p, 'job-1')).rev
+    await ok({ action: 'update', projectId: p, nodeId: 'job-1', data: { description: 'other field' } })
+    // the clean-up took every change of job-1 (as HISTORY_DAYS does, oldest first)
+    await app.db.query(`delete from changes where project_id = $1 and target_id = 'job-1'`, [p])
+    const res = await mutate({ action: 'update', projectId: p, nodeId: 'job-1', data: { label: 'mine' }, ifRev: r0 })
+    expect(res.status).toBe(409)
+    expect(res.body.conflicts).toEqual([
+      expect.objectContaining({ field: 'label', yours: 'mine', theirs: 'J', changeId: null, actor: null }),
+    ])
+    // with the current rev it lands
+    const now = (await node(p, 'job-1')).rev
+    expect((await mutate({ action: 'update', projectId: p, nodeId: 'job-1', data: { label: 'mine' }, ifRev: now })).status).toBe(200)
+  })
+
   it('refuses a whole batch, and an idempotent replay answers the same 409', async () => {
     const p = await plan()
     const r0 = (await node(p, 'job-1')).rev

@@ -45,12 +45,15 @@ export interface StaleField {
 
 const big = (v: unknown) => BigInt(v as string | number | bigint)
 
-/** The fields of `e` that changed after its ifRev: empty when the write may go ahead. */
-export function staleFields(e: Expectation): StaleField[] {
+/**
+ * The fields of `e` that changed after its ifRev: empty when the write may go ahead. `forgotten`:
+ * the changes after ifRev are no longer kept (HISTORY_DAYS), so every field counts as changed.
+ */
+export function staleFields(e: Expectation, forgotten = false): StaleField[] {
   const { target, sets } = e
   const seq = parseRev(target.kind, target.id, e.ifRev)
   const rev = big(target.rev)
-  const unknown = seq === null || seq > rev
+  const unknown = forgotten || seq === null || seq > rev
   const after = (f: string) => target.fieldRevs[f] !== undefined && big(target.fieldRevs[f]) > seq!
   // `*`: the rev the row was inserted with (a restore after a delete changed every field)
   const changedSince = (f: string) => unknown || after(f) || after('*')
@@ -65,6 +68,18 @@ export function staleFields(e: Expectation): StaleField[] {
   const changed = all.filter(changedSince)
   const fields = changed.length ? changed : all
   return fields.map((f) => out(f, null))
+}
+
+/**
+ * staleFields, with live.md's rule for a history that no longer reaches back: when the target
+ * changed after ifRev but none of its changes is kept any more, every field counts as changed.
+ * The extra read happens only when the target did change after ifRev.
+ */
+export async function checkExpectation(deps: Pick<Deps, 'db'>, projectId: string, e: Expectation): Promise<StaleField[]> {
+  const seq = parseRev(e.target.kind, e.target.id, e.ifRev)
+  const moved = seq !== null && seq < big(e.target.rev)
+  const forgotten = moved && !(await q.hasChanges(deps.db, projectId, e.target.kind, e.target.id))
+  return staleFields(e, forgotten)
 }
 
 type Latest = Pick<ChangeRow, 'id' | 'at' | 'user_id' | 'user_name' | 'key_id' | 'agent' | 'via' | 'target_kind' | 'target_id' | 'fields'>

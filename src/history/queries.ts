@@ -1,4 +1,5 @@
 import getManySql from '../../sql/history/get-many.sql' with { type: 'text' }
+import hasChangesSql from '../../sql/history/has-changes.sql' with { type: 'text' }
 import insertManySql from '../../sql/history/insert-many.sql' with { type: 'text' }
 import insertWithEventsSql from '../../sql/history/insert-with-events.sql' with { type: 'text' }
 import laterSql from '../../sql/history/later.sql' with { type: 'text' }
@@ -103,3 +104,6 @@ export const latestOfTargets = (db: Db, projectId: string, targetIds: string[], 
     latestOfTargetsSql,
     [projectId, targetIds, limit],
   )
+/** Whether any change of this target is still kept (pruning takes the oldest first: none kept, none after any rev). */
+export const hasChanges = async (db: Db, projectId: string, kind: string, id: string) =>
+  !!(await one<{ kept: boolean }>(db, hasChangesSql, [projectId, kind, id]))?.kept

@@ -2,7 +2,7 @@ import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid } from '../errors'
 import { type DomainEvent, type EventNode, emit } from '../events/outbox'
-import { type Expectation, staleFields, staleWrite } from '../history/precondition'
+import { checkExpectation, type Expectation, staleWrite } from '../history/precondition'
 import { iterationChange, recordChanges } from '../history/service'
 import { parseInput } from '../http/action-schema'
 import { requireProject } from '../projects/access'
@@ -112,7 +112,7 @@ async function expectRev(deps: Deps, projectId: string, name: string, ifRev: str
     ifRev,
     sets,
   }
-  const stale = staleFields(e)
+  const stale = await checkExpectation(deps, projectId, e)
   if (stale.length) throw await staleWrite(deps, projectId, stale)
 }
 

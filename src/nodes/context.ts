@@ -3,7 +3,7 @@ import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
 import { type DomainEvent, emit } from '../events/outbox'
-import { type Locked, type StaleField, staleFields, staleWrite } from '../history/precondition'
+import { checkExpectation, type Locked, type StaleField, staleWrite } from '../history/precondition'
 import { type ChangeDraft, nodeChange, nodeState, recordChanges, recordChangesWithEvents } from '../history/service'
 import { type IterationRow, iterationRows as iterationQueries } from '../iterations/service'
 import type { AccessRow } from '../projects/service'
@@ -114,7 +114,7 @@ export async function expectRev(ctx: WriteCtx, id: string, ifRev: string | undef
   if (ifRev === undefined) return
   await loadNodes(ctx, [id])
   const target = ctx.locked.get(id)
-  if (target) ctx.stale.push(...staleFields({ target, ifRev, sets }))
+  if (target) ctx.stale.push(...(await checkExpectation(ctx.deps, ctx.projectId, { target, ifRev, sets })))
 }
 
 /** Refuses the write (409 stale_write, nothing of it written) when an ifRev of it is stale. */
