@@ -44,7 +44,11 @@ const ERRORS: Record<string, { description: string; schema: unknown }> = {
     schema: refusal,
   },
   404: { description: 'Unknown project, resource or endpoint', schema: refusal },
-  409: { description: 'Conflict: the resource exists, or an Idempotency-Key was reused', schema: EitherBody },
+  409: {
+    description:
+      'Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current)',
+    schema: EitherBody,
+  },
   413: { description: 'Request body over MAX_BODY_BYTES', schema: refusal },
   429: { description: 'Rate limited; retry after the Retry-After header', schema: refusal },
   500: { description: 'Failed on our side; see the body for what survived', schema: EitherBody },

@@ -1,6 +1,7 @@
 import { api, describe, mutate, q, Refused } from './api.ts'
 import type { Ui, Undo } from './ctx.ts'
 import { CHILD_TYPE, type NodeType, type PlanNode } from './model.ts'
+import { askStale, resend, conflictWords as staleWords, takeStale } from './stale.ts'
 
 /**
  * Every change a person makes: one POST /mutate each (with its Idempotency-Key), the answer put
@@ -19,13 +20,39 @@ function remember(ui: Ui, res: Written, undo: Omit<Undo, 'changeIds'>) {
   if (res.changeIds?.length) ui.undo.push({ ...undo, changeIds: res.changeIds })
 }
 
-async function write(ui: Ui, id: string | null, body: Record<string, unknown>, errorKey = id): Promise<Written | null> {
+/**
+ * One write of this page; its edits carry the rev they were based on (ifRev, live.md 1). A stale
+ * one (409 stale_write) is never sent over someone else's change unasked: a field of the details
+ * form keeps what was typed and says who changed it (editor.ts); anything else asks in a dialog,
+ * and `kept` applies the answer when the person keeps theirs.
+ */
+async function write(
+  ui: Ui,
+  id: string | null,
+  body: Record<string, unknown>,
+  errorKey = id,
+  kept?: (res: Written) => void,
+): Promise<Written | null> {
   if (errorKey) ui.errors.delete(errorKey)
+  if (errorKey) ui.stale.delete(errorKey)
   try {
     const res = await mutate<Written>({ projectId: ui.projectId, ...body })
     if (id) touch(ui, id)
     return res
   } catch (err) {
+    const stale = takeStale(ui, err)
+    if (stale) {
+      if (errorKey && ui.drafts.has(errorKey)) ui.stale.set(errorKey, stale.map((c) => staleWords(ui, c)).join(' '))
+      else
+        askStale(ui, stale, async () => {
+          const res = await resend<Written>(ui, body)
+          if (id) touch(ui, id)
+          kept?.(res)
+          ui.render()
+        })
+      ui.render()
+      return null
+    }
     if (errorKey) ui.errors.set(errorKey, describe(err))
     else ui.say(describe(err))
     ui.render()
@@ -71,12 +98,21 @@ export async function saveEdit(ui: Ui) {
     }
   }
   const body = e.id
-    ? { action: 'update', nodeId: e.id, data: { label } }
+    ? { action: 'update', nodeId: e.id, data: { label }, ifRev: ui.plan.nodes.get(e.id)?.rev }
     : { action: 'add', node: { type: e.type, parentId: e.parentId, data: { label, ...iterationFor(ui, e.type) } } }
   let res: Written
   try {
     res = await mutate<Written>({ projectId: ui.projectId, ...body })
   } catch (err) {
+    const stale = takeStale(ui, err)
+    if (stale)
+      // the label typed stays in its input until the person chooses
+      return askStale(ui, stale, async () => {
+        const kept = await resend<Written>(ui, body)
+        touch(ui, kept.node.id)
+        ui.plan.upsert(kept.node)
+        if (ui.edit === e) ui.edit = null
+      })
     e.error = describe(err)
     return ui.render()
   }
@@ -102,7 +138,10 @@ function iterationFor(ui: Ui, type: NodeType): { iteration?: string } {
 /** One update; a refusal is kept under `errorKey` (the node, or one field of the panel: `<id>:<field>`). */
 export async function update(ui: Ui, id: string, data: Record<string, unknown>, parentId?: string, errorKey = id): Promise<boolean> {
   const label = ui.plan.nodes.get(id)?.data.label ?? id
-  const res = await write(ui, id, { action: 'update', nodeId: id, data, ...(parentId ? { parentId } : {}) }, errorKey)
+  const ifRev = ui.plan.nodes.get(id)?.rev
+  const res = await write(ui, id, { action: 'update', nodeId: id, data, ...(parentId ? { parentId } : {}), ifRev }, errorKey, (kept) =>
+    ui.plan.upsert(kept.node),
+  )
   if (!res) return false
   const fields = Object.keys(data)
   const [what, done] = parentId
@@ -134,7 +173,8 @@ export function toggleDone(ui: Ui, n: PlanNode) {
 export async function remove(ui: Ui, n: PlanNode) {
   const nodes = ui.plan.subtree(n.id)
   const order = [...nodes].reverse()
-  const res = await write(ui, n.id, { action: 'batch', mutations: order.map((x) => ({ action: 'delete', nodeId: x.id })) })
+  const mutations = order.map((x) => ({ action: 'delete', nodeId: x.id, ifRev: x.rev }))
+  const res = await write(ui, n.id, { action: 'batch', mutations }, n.id, () => ui.plan.drop(n.id))
   if (!res) return
   remember(ui, res, {
     nodes: nodes.map((x) => x.id),

@@ -45,6 +45,8 @@ export interface Ui {
   mine: Map<string, number>
   /** fields of the details panel typed but not saved: name → typed value and the value it started from */
   drafts: Map<string, { value: string; original: string }>
+  /** a field's save refused as stale (409 stale_write): who changed it, when, to what, in words (stale.ts) */
+  stale: Map<string, string>
   /** on a phone the details sheet shows only when asked */
   panelOpen: boolean
   /** this page's own changes, the last one last: Ctrl+Z takes back the last */

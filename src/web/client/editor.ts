@@ -105,7 +105,10 @@ function field(ui: Ui, n: PlanNode, f: Field): HTMLElement {
       ui.drafts.delete(key)
       return
     }
-    if (await update(ui, n.id, { [f.name]: fromText(f, d.value, now.data[f.name]) }, undefined, key)) ui.drafts.delete(key)
+    if (await update(ui, n.id, { [f.name]: fromText(f, d.value, now.data[f.name]) }, undefined, key)) {
+      ui.drafts.delete(key)
+      ui.stale.delete(key)
+    }
     ui.render()
   }
   let control: HTMLElement
@@ -148,7 +151,9 @@ function field(ui: Ui, n: PlanNode, f: Field): HTMLElement {
   }
   const error = ui.errors.get(key)
   if (error) control.setAttribute('aria-invalid', 'true')
-  const changedElsewhere = draft && draft.original !== current
+  // the server refused the save as stale (who changed it, when, both values), or a live change arrived while typing
+  const stale = ui.stale.get(key)
+  const changedElsewhere = draft && (draft.original !== current || stale)
   return el(
     'div',
     { class: `field f-${f.kind}` },
@@ -158,12 +163,13 @@ function field(ui: Ui, n: PlanNode, f: Field): HTMLElement {
       ? el(
           'p',
           { class: 'conflict', role: 'status' },
-          `Changed elsewhere to “${current || '(empty)'}” while you typed. `,
+          stale ? `Not saved: ${stale} ` : `Changed elsewhere to “${current || '(empty)'}” while you typed. `,
           el('button', {
             type: 'button',
             text: 'Use theirs',
             onclick: () => {
               ui.drafts.delete(key)
+              ui.stale.delete(key)
               ui.render()
             },
           }),

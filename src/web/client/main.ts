@@ -39,6 +39,7 @@ const ui: Ui = {
   marks: new Map(),
   mine: new Map(),
   drafts: new Map(),
+  stale: new Map(),
   panelOpen: !phone(),
   undo: [],
   undone: [],

@@ -8,6 +8,8 @@ export type NodeType = 'goal' | 'need' | 'approach' | 'job' | 'task'
 
 export interface PlanNode {
   id: string
+  /** the revision the page read (live.md, 1): every edit sends it back as ifRev */
+  rev?: string
   type: NodeType
   parentId: string | null
   data: NodeData
