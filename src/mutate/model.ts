@@ -45,6 +45,7 @@ export const BatchEntry = discriminated(
         data: UpdateBody.properties.data,
         parentId: UpdateBody.properties.parentId,
         claimToken: UpdateBody.properties.claimToken,
+        force: UpdateBody.properties.force,
       }),
       entry('delete', { nodeId: NodeId(), claimToken: DeleteBody.properties.claimToken }),
       entry('addIteration', { iteration: NewIteration }),

@@ -33,4 +33,6 @@ export interface Waiters {
   turn(): Promise<void>
   /** Release every waiter (shutdown: held requests answer at once instead of holding the drain). */
   close(): void
+  /** True once `close` was called (the server stops): streams end instead of waiting again. */
+  closed(): boolean
 }
