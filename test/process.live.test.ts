@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { join } from 'node:path'
 import { ADMIN_TOKEN } from './helpers'
 import { replicas, type ServerProcess, startServer } from './process'
 
 // live.md sections 2–4 through the real server process: the stream, presence and edit intents.
 
 const onPostgres = !!process.env.TEST_DATABASE_URL
+const haproxy = Bun.which('haproxy') ?? (Bun.file('/usr/sbin/haproxy').size ? '/usr/sbin/haproxy' : null)
 const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` }
 
 interface Msg {
@@ -464,4 +466,55 @@ describe.skipIf(!onPostgres)('the stream and presence across two replicas on one
     expect(events(again).map((m) => m.data.node.data.label)).toEqual(['through b'])
     again.close()
   })
+
+  it.skipIf(!haproxy)(
+    'holds a stream through HAProxy (examples/scale-out) and resumes it, nothing lost or twice, after a replica is killed',
+    async () => {
+      const port = 20000 + Math.floor(Math.random() * 20000)
+      const host = (u: string) => new URL(u).host
+      const lb = Bun.spawn([haproxy!, '-db', '-f', join(import.meta.dir, '..', 'examples', 'scale-out', 'haproxy.cfg')], {
+        env: {
+          ...process.env,
+          ARBOR_LB_PORT: String(port),
+          ARBOR_REPLICA_1: host(pair.a.url),
+          ARBOR_REPLICA_2: host(pair.b.url),
+          ARBOR_REPLICA_3: host(pair.a.url),
+        },
+        stdout: 'ignore',
+        stderr: 'ignore',
+      })
+      try {
+        const base = `http://127.0.0.1:${port}`
+        await pair.a.until(async () => (await fetch(`${base}/healthz`).catch(() => null))?.status === 200, 20_000, 'HAProxy up')
+        const url = `${base}/api/v1/stream?projectId=${P}`
+        const s = await openStream(url, pair.a.ownerKey)
+        expect(s.status).toBe(200)
+        await pair.a.until(async () => s.comments.includes('open'), 10_000, 'the stream open through HAProxy')
+        for (const label of ['lb1', 'lb2', 'lb3']) await addGoal(pair.a, P, label)
+        await pair.a.until(async () => events(s).length >= 3, 10_000, 'three events through HAProxy')
+        const seen = events(s).map((m) => m.data.node.data.label)
+        const last = events(s).at(-1)!.id!
+        // b dies without a word; the stream (on a or b) is dropped and opened again through HAProxy
+        pair.b.proc.kill('SIGKILL')
+        await pair.b.proc.exited
+        s.close()
+        for (const label of ['lb4', 'lb5']) await addGoal(pair.a, P, label)
+        const again = await pair.a.until(
+          async () => {
+            const r = await openStream(url, pair.a.ownerKey, { 'last-event-id': last })
+            return r.status === 200 ? r : null
+          },
+          20_000,
+          'the stream open again',
+        )
+        await addGoal(pair.a, P, 'lb6')
+        await pair.a.until(async () => events(again).length >= 3, 10_000, 'the missed events and a live one')
+        expect([...seen, ...events(again).map((m) => m.data.node.data.label)]).toEqual(['lb1', 'lb2', 'lb3', 'lb4', 'lb5', 'lb6'])
+        again.close()
+      } finally {
+        lb.kill('SIGKILL')
+        await lb.exited
+      }
+    },
+  )
 })
