@@ -199,7 +199,7 @@ async function withPresence(
   try {
     const res = await (options.fetch ?? fetch)(buildRequest(options, spec, { projectId }))
     if (!res.ok) return body
-    const { presence } = (await res.json()) as { presence?: Record<string, any>[] }
+    const { presence } = (await res.json()) as { presence?: { nodeId?: unknown; actor?: { via?: string; agent?: string } }[] }
     const self = agentId(options.client)
     const others = (presence ?? []).filter(
       (p) => typeof p.nodeId === 'string' && ids.has(p.nodeId) && !(p.actor?.via === 'mcp' && p.actor?.agent === self),
