@@ -80,8 +80,8 @@ export class Presence {
    */
   async sync(now = false) {
     if (this.stopped) return
-    clearTimeout(this.timer)
     if (document.visibilityState === 'hidden') {
+      clearTimeout(this.timer)
       if (this.posted !== 'gone') {
         this.posted = 'gone'
         await api('DELETE', `/presence?projectId=${q(this.ui.projectId)}`).catch(() => {})
@@ -90,22 +90,24 @@ export class Presence {
     }
     const ui = this.ui
     const active = document.activeElement as HTMLInputElement | null
-    const inPanel = active?.closest?.('#panel') && active.name ? active.name : undefined
+    // the details panel's field controls: id f-<name> (f-parent: parentId), name the field
+    const inPanel = active?.closest?.('#panel') && active.id?.startsWith('f-') && active.name ? active.name : undefined
     const nodeId = ui.edit?.id ?? ui.view.selected ?? undefined
     const field = ui.edit?.id ? 'label' : nodeId && inPanel ? inPanel : undefined
     const place = JSON.stringify([nodeId ?? null, field ?? null])
-    if (now || place !== this.posted) {
-      this.posted = place
-      try {
-        const res = await api<{ presence: PresenceEntry }>('POST', '/presence', {
-          projectId: ui.projectId,
-          ...(nodeId && ui.plan.nodes.has(nodeId) ? { nodeId } : {}),
-          ...(field && nodeId && ui.plan.nodes.has(nodeId) ? { field } : {}),
-        })
-        this.self = keyOf(res.presence.actor)
-      } catch {
-        this.posted = '' // try again at the next turn
-      }
+    // nothing moved: the timer set at the last post renews it (a redraw never puts it off)
+    if (!now && place === this.posted) return
+    clearTimeout(this.timer)
+    this.posted = place
+    try {
+      const res = await api<{ presence: PresenceEntry }>('POST', '/presence', {
+        projectId: ui.projectId,
+        ...(nodeId && ui.plan.nodes.has(nodeId) ? { nodeId } : {}),
+        ...(field && nodeId && ui.plan.nodes.has(nodeId) ? { field } : {}),
+      })
+      this.self = keyOf(res.presence.actor)
+    } catch {
+      // said again with the timer below, not at every redraw
     }
     this.timer = setTimeout(() => void this.sync(true), REPOST_MS)
   }
