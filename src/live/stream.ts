@@ -1,3 +1,4 @@
+import { AUTH_CHANNEL } from '../accounts/auth-cache'
 import type { User } from '../accounts/model'
 import { authenticate } from '../accounts/service'
 import type { Deps } from '../deps'
@@ -55,8 +56,25 @@ export function createStreamHub(deps: Deps) {
   let listening: Promise<unknown> | null = null
   let checker: ReturnType<typeof setInterval> | null = null
 
-  const listen = () =>
-    (listening ??= deps.db
+  // a change of keys or members (any replica) has open streams check their access at once, a
+  // moment after the auth cache forgot (the timer every ACCESS_CHECK_MS stays as the safety net)
+  let soon: ReturnType<typeof setTimeout> | null = null
+  const checkSoon = () => {
+    if (soon || byProject.size === 0) return
+    soon = setTimeout(() => {
+      soon = null
+      void checkAccess()
+    }, 100)
+  }
+  let followingAuth = false
+  const listen = () => {
+    if (!followingAuth) {
+      followingAuth = true
+      deps.db.listen(AUTH_CHANNEL, { message: checkSoon, up() {}, down() {} }).catch(() => {
+        followingAuth = false
+      })
+    }
+    return (listening ??= deps.db
       .listen(PRESENCE_CHANNEL, {
         message(payload) {
           let parsed: { projectId?: string; message?: PresenceMessage }
@@ -77,6 +95,7 @@ export function createStreamHub(deps: Deps) {
         listening = null
         deps.log.warn('presence channel unavailable', { error: String(err) })
       }))
+  }
 
   /** End every stream whose key was revoked or whose user is no longer a member (or owner). */
   async function checkAccess() {
