@@ -217,7 +217,9 @@ export function createStreamHub(deps: Deps) {
         conn.send(encoder.encode(message('reset', { reason: 'cursor_expired' })))
         cursor = undefined
       }
-      if (cursor === undefined) cursor = (await latestCursor(deps, projectId)) || undefined
+      // streams that open together (a reconnect storm after a replica stopped) share one read of it
+      if (cursor === undefined)
+        cursor = (await deps.waiters.shared(`stream-latest\n${projectId}`, () => latestCursor(deps, projectId))) || undefined
       let keepAliveAt = Date.now() + KEEP_ALIVE_MS
       /** after a wake-up that found nothing yet (an older transaction still running), read again after this long */
       let retry = 0
