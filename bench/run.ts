@@ -32,7 +32,9 @@
  *   - import50k: `bench/import50k.ts` in its own process (BENCH_IMPORT_NODES for fewer nodes);
  *   - ready: `bench/ready.ts` in its own process: GET /ready and claim count:1 p50 in a project of
  *     50,000 nodes (5,000 ready, 500 blocked) and one of 1,000, and their ratios
- *     (BENCH_READY_SAMPLES samples each, default 100).
+ *     (BENCH_READY_SAMPLES samples each, default 100);
+ *   - live: `bench/live.ts` in its own process (live.md, 7): 2,000 open streams and one write
+ *     reaching them all, /healthz meanwhile, memory per stream; 500 present actors over two replicas.
  * BENCH_FIGURES picks some (names above; all by default). BENCH_ROUNDS rounds (default 3) of
  * BENCH_SECONDS seconds (default 5): in each round the figures come in a random order and each
  * read's real and floor runs back to back in a random order, so load noise hits both sides; a
@@ -357,6 +359,13 @@ async function importBench(kind: 'pglite' | 'postgres'): Promise<Import50k> {
   return JSON.parse(readFileSync(join(ROOT, `bench/results/import50k-${kind}.json`), 'utf8'))
 }
 
+/** The stream and presence costs (bench/live.ts), in its own process, on the same databases: its table. */
+async function liveBench(): Promise<string> {
+  const proc = Bun.spawn([process.execPath, 'bench/live.ts'], { cwd: ROOT, env: process.env, stdout: 'ignore', stderr: 'inherit' })
+  if ((await proc.exited) !== 0) throw new Error(`bench/live.ts exited ${proc.exitCode}`)
+  return `\n\n${readFileSync(join(ROOT, 'bench/results/live.md'), 'utf8').trim()}`
+}
+
 /** What bench/ready.ts writes per database. */
 interface ReadyFigures {
   db: string
@@ -392,6 +401,7 @@ for (const kind of kinds) {
   if (wanted('ready')) readies.push(await readyBench(kind))
 }
 rmSync(tmp, { recursive: true, force: true })
+const liveMd = wanted('live') ? await liveBench() : ''
 
 const commit = Bun.spawnSync(['git', 'rev-parse', '--short', 'HEAD'], { cwd: ROOT }).stdout.toString().trim()
 const dirty = Bun.spawnSync(['git', 'status', '--porcelain', '--untracked-files=no', 'src'], { cwd: ROOT }).stdout.toString().trim()
@@ -412,11 +422,11 @@ const readyMd = readies.length
       ),
     ].join('\n')
   : ''
-console.log(`\n${md}${readyMd}`)
+console.log(`\n${md}${readyMd}${liveMd}`)
 const dir = join(ROOT, 'bench', 'results')
 mkdirSync(dir, { recursive: true })
 const stamp = new Date().toISOString().replace(/[:.]/g, '-')
-writeFileSync(join(dir, `bench-${stamp}.md`), `${md}${readyMd}\n`)
+writeFileSync(join(dir, `bench-${stamp}.md`), `${md}${readyMd}${liveMd}\n`)
 writeFileSync(
   join(dir, `bench-${stamp}.json`),
   `${JSON.stringify({ commit, rounds: ROUNDS, seconds: SECONDS, results, ready: readies }, null, 2)}\n`,

@@ -14,6 +14,7 @@ import { errorPlugin } from './http/error-plugin'
 import { completeOpenApi } from './http/schemas'
 import { createHandler } from './http/server'
 import { iterationRoutes } from './iterations/routes'
+import { liveRoutes } from './live/routes'
 import { handleMcp, MCP_PATH } from './mcp/http'
 import { metricsRoutes } from './metrics/routes'
 import { mutateRoutes } from './mutate/routes'
@@ -51,6 +52,7 @@ export function createApp(deps: Deps) {
     .use(webhookRoutes(deps))
     .use(shareRoutes(deps))
     .use(eventRoutes(deps))
+    .use(liveRoutes(deps))
     .use(historyRoutes(deps))
     .use(exportRoutes(deps))
     .use(viewRoutes(deps))

@@ -3,6 +3,7 @@ import type { Deps } from './deps'
 import { eventRetentionLoop } from './events/loop'
 import { pruneHistory } from './history/service'
 import { deleteExpiredKeys } from './http/idempotency'
+import { presenceExpiryLoop } from './live/loop'
 import type { Loop } from './loop'
 import { pgliteMaintenanceLoop } from './maintenance/loop'
 import { memoryLoop } from './maintenance/memory'
@@ -41,6 +42,7 @@ export const loops: Loop[] = [
   searchLoop,
   pgliteMaintenanceLoop,
   memoryLoop,
+  presenceExpiryLoop,
 ]
 
 /**

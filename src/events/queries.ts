@@ -1,4 +1,5 @@
 import deleteExpiredSql from '../../sql/events/delete-expired.sql' with { type: 'text' }
+import hasCursorSql from '../../sql/events/has-cursor.sql' with { type: 'text' }
 import insertManySql from '../../sql/events/insert-many.sql' with { type: 'text' }
 import latestSql from '../../sql/events/latest.sql' with { type: 'text' }
 import listPageSql from '../../sql/events/list-page.sql' with { type: 'text' }
@@ -14,6 +15,9 @@ export interface EventRow {
 
 export const listPage = (db: Db, projectId: string, after: { txid: string; seq: number } | null, limit: number) =>
   db.query<EventRow>(listPageSql, [projectId, after?.txid ?? null, after?.seq ?? null, limit])
+
+export const hasCursor = async (db: Db, projectId: string, at: { txid: string; seq: number }) =>
+  (await one<{ kept: boolean }>(db, hasCursorSql, [projectId, at.txid, at.seq]))?.kept === true
 
 export const latest = (db: Db, projectId: string) => one<Omit<EventRow, 'payload'>>(db, latestSql, [projectId])
 

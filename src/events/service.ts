@@ -85,6 +85,18 @@ export async function latestCursor(deps: Deps, projectId: string): Promise<strin
   return row ? encodeCursor(row) : ''
 }
 
+/** The stream (live.md, 2): the project's events after `after` (a cursor EventsQuery accepts), each with the cursor that follows it. */
+export async function eventsAfter(deps: Pick<Deps, 'db'>, projectId: string, after: string | undefined, limit: number) {
+  const rows = await q.listPage(deps.db, projectId, decodeCursor(after), limit)
+  return rows.map((r) => ({ cursor: encodeCursor(r), payload: orderPayload(r.payload) }))
+}
+
+/** Is the event at `cursor` still kept ('' and absent: the start, always)? A cursor whose event is gone is older than the events kept. */
+export async function cursorKept(deps: Pick<Deps, 'db'>, projectId: string, cursor: string | undefined): Promise<boolean> {
+  const at = decodeCursor(cursor)
+  return at === null || (await q.hasCursor(deps.db, projectId, at))
+}
+
 /** The retention loop: drop events past the window (see sql/events/delete-expired.sql). */
 export async function deleteExpiredEvents(deps: Deps, now: Date) {
   const deleted = await q.deleteExpired(deps.db, new Date(now.getTime() - RETENTION_DAYS * 86_400_000))

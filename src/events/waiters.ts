@@ -104,11 +104,11 @@ export function createWaiters(db: Db, log: Pick<Logger, 'warn' | 'info'>): Waite
     now: () => clock,
     signal: (tx, key) => tx.notify(WAKE_CHANNEL, key),
     size: () => count,
+    closed: () => closed,
     close() {
       closed = true
       wakeAll()
     },
-    closed: () => closed,
   }
 }
 

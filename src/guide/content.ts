@@ -315,6 +315,12 @@ export const commonGuide = {
       'A write that marks work done, resolves or retires an approach, or deletes a node answers _meta.unblocked:[ids]: the work items it made ready (present whenever the project had blocked work before the write).',
       'GET /api/v1/events?projectId&after=<cursor>&wait=<0-60>: an empty page is held until an event arrives or wait seconds pass. Waiting requests are not counted against the rate limit.',
       'Events node.claimed and node.released ({nodeId, agent, expiresAt?}) are in GET /events; webhooks get them only when they list them.',
+      'GET /api/v1/stream?projectId (text/event-stream): every event of GET /events as it commits, id: its cursor; reconnect with Last-Event-ID to resume without a gap; event: reset {reason:"cursor_expired"} means read the tree again; event: presence says who is where.',
+    ],
+    presence: [
+      'POST /api/v1/presence {projectId, nodeId?, field?, note? (≤100)} → {presence:{actor, nodeId?, field?, note?, since, expiresAt}, expiresAt}: held 30 s, post again to keep it; one per actor (user, X-Agent-Id, X-Arbor-Via) and project. DELETE /api/v1/presence?projectId ends it.',
+      'GET /api/v1/presence?projectId → {presence:[{actor:{userId, userName, agent?, via}, nodeId?, field?, note?, since, expiresAt, claim?}]}; agents holding a live claim are listed with claim:true.',
+      'A presence with field is an edit intent: another actor’s update setting that field of that node answers 409 {error:"being_edited", target, field, by:{actor}, until}; send force:true on the update (or batch entry) to write anyway.',
     ],
   },
   treeOutline: {

@@ -202,10 +202,49 @@ export async function callTool(
   if (!res.ok) return failure(isObject(body) ? { status: res.status, ...body } : { status: res.status, error: text })
   if (isObject(body) && spec.refused?.(body)) return failure(body)
   if (!isObject(body)) return { content: [{ type: 'text', text: typeof body === 'string' ? body : JSON.stringify(body) }] }
-  const structured = spec.opensView ? { projectId: args.projectId, ...(args.nodeId ? { nodeId: args.nodeId } : {}), ...body } : body
+  let structured = spec.opensView ? { projectId: args.projectId, ...(args.nodeId ? { nodeId: args.nodeId } : {}), ...body } : body
+  if (spec.presence && typeof args.projectId === 'string') structured = await withPresence(options, args.projectId, structured)
   return {
-    content: [{ type: 'text', text: spec.text ? spec.text(body) : JSON.stringify(body) }],
+    content: [{ type: 'text', text: spec.text ? spec.text(body) : JSON.stringify(structured) }],
     structuredContent: structured,
+  }
+}
+
+/** The ids of the node objects in an answer ({id, type, …} anywhere in it). */
+function nodeIds(value: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) for (const v of value) nodeIds(v, into)
+  else if (isObject(value)) {
+    if (typeof value.id === 'string' && typeof value.type === 'string') into.add(value.id)
+    for (const v of Object.values(value)) if (typeof v === 'object' && v !== null) nodeIds(v, into)
+  }
+  return into
+}
+
+/**
+ * A read of nodes, with `presence`: the people and other agents on those nodes now (live.md, 3;
+ * GET /presence, a second REST call), so a model leaves alone a field someone is editing. The
+ * caller's own presence is left out; nothing is added when nobody else is there, or when the
+ * presence cannot be read.
+ */
+async function withPresence(
+  options: McpOptions & { client?: Implementation },
+  projectId: string,
+  body: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const ids = nodeIds(body)
+  if (ids.size === 0) return body
+  const spec: ToolSpec = { ...TOOL_BY_NAME.get('list_projects')!, path: '/presence' }
+  try {
+    const res = await (options.fetch ?? fetch)(buildRequest(options, spec, { projectId }))
+    if (!res.ok) return body
+    const { presence } = (await res.json()) as { presence?: { nodeId?: unknown; actor?: { via?: string; agent?: string } }[] }
+    const self = agentId(options.client)
+    const others = (presence ?? []).filter(
+      (p) => typeof p.nodeId === 'string' && ids.has(p.nodeId) && !(p.actor?.via === 'mcp' && p.actor?.agent === self),
+    )
+    return others.length ? { ...body, presence: others } : body
+  } catch {
+    return body
   }
 }
 

@@ -51,6 +51,8 @@ export interface ToolSpec {
   describe?: Record<string, string>
   /** the text a model reads, when not the answer's JSON (open_plan: the outline) */
   text?: (body: Record<string, unknown>) => string
+  /** it reads nodes: its answer carries `presence`, the others on those nodes now (live.md, 3), when there are any */
+  presence?: boolean
 }
 
 /** The plan view's resource (an MCP App, extension io.modelcontextprotocol/ui). */
@@ -81,6 +83,7 @@ const keyed =
 export const TOOLS: ToolSpec[] = [
   {
     name: 'search',
+    presence: true,
     description: 'Semantic search over a project: nodes closest in meaning to q, each with its ancestors. GET /search.',
     method: 'GET',
     path: '/search',
@@ -90,6 +93,7 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'list_nodes',
+    presence: true,
     description:
       'Every node of a project in creation order, optionally filtered; _meta has the current iteration and node counts. GET /nodes.',
     method: 'GET',
@@ -100,8 +104,9 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'get_tree',
+    presence: true,
     description:
-      'Walk the tree from nodeId (up, down, lateral, context), or format=outline for the whole project as compact text. GET /tree.',
+      'Walk the tree from nodeId (up, down, lateral, context), or format=outline for the whole project as compact text. GET /tree. Reads of nodes add presence: who else is on them (field: editing it; leave it alone).',
     method: 'GET',
     path: '/tree',
     schema: TreeParams,
@@ -198,6 +203,7 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'ready_work',
+    presence: true,
     description:
       'Work ready to start: open, unclaimed, unblocked jobs and do-it tasks, most urgent first, with their ancestors. GET /ready.',
     method: 'GET',

@@ -1,7 +1,7 @@
 import type { User } from '../accounts/model'
 import { sqlState } from '../db/sqlstate'
 import type { Deps } from '../deps'
-import { ErrorListError, invalid } from '../errors'
+import { ErrorListError, invalid, RefusalError } from '../errors'
 import { focus } from '../http/meta'
 import { addIteration } from '../iterations/service'
 import { allocateBatchIds } from '../nodes/batch-ids'
@@ -75,7 +75,8 @@ export async function batch(deps: Deps, user: User, body: BatchBody) {
     try {
       results[i] = await rule(() => applyEntry(ctx, e, added), prefix)
     } catch (err) {
-      if (err instanceof ErrorListError || err instanceof FieldError) throw err
+      // a refusal of the rules (409 being_edited) is the client's to read, not a failed write
+      if (err instanceof ErrorListError || err instanceof FieldError || err instanceof RefusalError) throw err
       throw new BatchFailed(i, err, { ...ctx.created })
     }
   }

@@ -46,6 +46,7 @@ export const BatchEntry = discriminated(
         parentId: UpdateBody.properties.parentId,
         claimToken: UpdateBody.properties.claimToken,
         ifRev: UpdateBody.properties.ifRev,
+        force: UpdateBody.properties.force,
       }),
       entry('delete', { nodeId: NodeId(), claimToken: DeleteBody.properties.claimToken, ifRev: DeleteBody.properties.ifRev }),
       entry('addIteration', { iteration: NewIteration }),

@@ -68,6 +68,14 @@ const ClaimToken = ruled(
   'claimToken must be the claimToken string of a claim',
 )
 
+/** live.md, 4: write a field another actor is editing (409 being_edited without it). */
+const Force = ruled(
+  Type.Boolean({
+    description: 'true: write even a field another actor is editing now (an edit intent); without it such a write answers 409 being_edited',
+  }),
+  'force must be true or false',
+)
+
 export const AddBody = action('add', { projectId: ProjectId, node: nodeFor(false) }, 'Add one node.')
 export const UpdateBody = action(
   'update',
@@ -78,6 +86,7 @@ export const UpdateBody = action(
     parentId: Type.Optional(deferred(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'reparent' }))),
     claimToken: Type.Optional(ClaimToken),
     ifRev: Type.Optional(IfRev),
+    force: Type.Optional(Force),
   },
   'Change the sent fields of a node (PATCH), and/or reparent it; send data and/or parentId.',
 )
@@ -134,5 +143,5 @@ export interface NewNode {
 /** What the add handler reads: services and tests may call it without `action`. */
 export type AddInput = { projectId: string; node: NewNode }
 /** What an update names and changes, alone or in a batch. */
-export type NodeUpdate = Pick<UpdateBody, 'nodeId' | 'data' | 'parentId' | 'ifRev'>
+export type NodeUpdate = Pick<UpdateBody, 'nodeId' | 'data' | 'parentId' | 'ifRev' | 'force'>
 export type ClassifyBody = Static<typeof ClassifyBody>

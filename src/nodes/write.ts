@@ -1,6 +1,7 @@
 import { parseInput } from '../http/action-schema'
 import { LATER } from '../iterations/model'
 import { dataSchema } from '../ports/node-data'
+import { checkEditIntent } from '../presence/intents'
 import { expectRev, getNode, loadNodes, nextId, noteChange, storedBlockers, type WriteCtx } from './context'
 import type { NewNode, NodeUpdate } from './input'
 import { an, FieldError, type Node, type NodeData, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
@@ -232,6 +233,9 @@ export async function prepareUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<{
     applyStatus(ctx, id, data, patch, before!.data)
   }
   if (type === 'task') checkUrgent(data, patch)
+  // another actor's edit intent on a field this sets: 409 being_edited unless force (live.md, 4)
+  const sets = [...Object.keys(patch), ...(input.parentId === undefined ? [] : ['parentId'])]
+  await checkEditIntent(ctx.deps.db, ctx.projectId, id, sets, ctx.deps.author?.actor, input.force, ctx.deps.now())
   const node: Node = { ...before!, parentId, data }
   ctx.nodes.set(id, node)
   return { node, classified: 'kind' in patch, before: before! }

@@ -33,6 +33,6 @@ export interface Waiters {
   turn(): Promise<void>
   /** Release every waiter (shutdown: held requests answer at once instead of holding the drain). */
   close(): void
-  /** True once `close` ran: a request that was woken and is pausing to read again answers now too. */
+  /** True once `close` ran (the server stops): a woken request answers now, and streams end instead of waiting again. */
   closed(): boolean
 }

@@ -77,6 +77,7 @@ export function startAddOf(ui: Ui, type: NodeType, parentId: string | null) {
 }
 
 export function startRename(ui: Ui, n: PlanNode) {
+  if (!mayEdit(ui, n.id, 'label', 'Label')) return
   ui.edit = { id: n.id, type: n.type, parentId: n.parentId, value: n.data.label, original: n.data.label }
   ui.render()
 }
@@ -139,8 +140,14 @@ function iterationFor(ui: Ui, type: NodeType): { iteration?: string } {
 export async function update(ui: Ui, id: string, data: Record<string, unknown>, parentId?: string, errorKey = id): Promise<boolean> {
   const label = ui.plan.nodes.get(id)?.data.label ?? id
   const ifRev = ui.plan.nodes.get(id)?.rev
-  const res = await write(ui, id, { action: 'update', nodeId: id, data, ...(parentId ? { parentId } : {}), ifRev }, errorKey, (kept) =>
-    ui.plan.upsert(kept.node),
+  // a field someone else is editing, which the person chose to edit anyway (live.md, 4)
+  const force = [...Object.keys(data), ...(parentId ? ['parentId'] : [])].some((f) => ui.forced.has(`${id}:${f}`))
+  const res = await write(
+    ui,
+    id,
+    { action: 'update', nodeId: id, data, ...(parentId ? { parentId } : {}), ifRev, ...(force ? { force: true } : {}) },
+    errorKey,
+    (kept) => ui.plan.upsert(kept.node),
   )
   if (!res) return false
   const fields = Object.keys(data)
@@ -307,4 +314,20 @@ async function conflictWords(ui: Ui, u: Undo, conflicts: Conflict[]): Promise<st
   const field = first.field && first.field !== 'parentId' ? ` (${first.field})` : first.field === 'parentId' ? ' (its place)' : ''
   const more = conflicts.length > 1 ? ` and ${conflicts.length - 1} more conflict${conflicts.length > 2 ? 's' : ''}` : ''
   return `Could not undo ${u.what}: ${who} ${REASONS[first.reason]} — “${label}”${field}${more}. Nothing was changed.`
+}
+
+/**
+ * Someone else is editing this field (an edit intent, live.md 4): say so and ask before the
+ * person edits it too. True when nobody else is, or the person chose to go ahead (their save
+ * then overrules with force).
+ */
+export function mayEdit(ui: Ui, id: string, field: string, label: string): boolean {
+  const key = `${id}:${field}`
+  const by = ui.presence.editing(id, field)
+  if (!by || ui.forced.has(key)) return true
+  const who = by.actor.agent ? `${by.actor.agent} (an agent of ${by.actor.userName})` : by.actor.userName
+  if (!confirm(`${who} is editing ${label} of this item right now.\n\nEdit it anyway? What you save replaces what they write.`))
+    return false
+  ui.forced.add(key)
+  return true
 }

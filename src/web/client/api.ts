@@ -70,10 +70,13 @@ export async function api<T = unknown>(
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
+  /** the request outlives the page (a presence ended as the page goes) */
+  keepalive = false,
 ): Promise<T> {
   let res: Response
   try {
     res = await fetch(API + path, {
+      keepalive,
       method,
       headers: {
         authorization: `Bearer ${key}`,
@@ -123,3 +126,75 @@ export function describe(err: unknown): string {
 }
 
 export const q = encodeURIComponent
+
+/** One message of GET /stream (server-sent events): its id (events only), its name and its data. */
+export interface StreamMessage {
+  id?: string
+  event: string
+  data: unknown
+}
+
+/**
+ * Read GET /stream (live.md, 2) until it ends: `fetch`, not EventSource, so the key travels in the
+ * Authorization header. Resolves when the server ends it (a replica stopping); throws as `api`
+ * does when it is refused before it starts (401, 403, 429) or the network fails.
+ */
+export async function readStream(
+  path: string,
+  lastEventId: string | undefined,
+  onMessage: (m: StreamMessage) => void,
+  signal: AbortSignal,
+) {
+  let res: Response
+  try {
+    res = await fetch(API + path, {
+      headers: {
+        authorization: `Bearer ${key}`,
+        'x-arbor-via': 'app',
+        accept: 'text/event-stream',
+        ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+      },
+      cache: 'no-store',
+      signal,
+    })
+  } catch {
+    throw new Offline('No connection to the server.')
+  }
+  if (res.status === 401) throw new Unauthorized('Missing or invalid API key')
+  if (!res.ok || !res.body) {
+    const json = ((await res.json().catch(() => ({}))) ?? {}) as RefusalJson
+    throw new Refused(
+      res.status,
+      String(json.error ?? `HTTP ${res.status}`),
+      message(res.status, json),
+      Number(res.headers.get('retry-after')) || 0,
+    )
+  }
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
+  let buf = ''
+  try {
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) return
+      buf += value
+      let at = buf.indexOf('\n\n')
+      while (at >= 0) {
+        const block = buf.slice(0, at)
+        buf = buf.slice(at + 2)
+        at = buf.indexOf('\n\n')
+        let id: string | undefined
+        let event = ''
+        let data = ''
+        for (const line of block.split('\n')) {
+          if (line.startsWith('id: ')) id = line.slice(4)
+          else if (line.startsWith('event: ')) event = line.slice(7)
+          else if (line.startsWith('data: ')) data += line.slice(6)
+        }
+        if (event) onMessage({ id, event, data: data ? JSON.parse(data) : null })
+      }
+    }
+  } catch (err) {
+    if (signal.aborted) return
+    throw new Offline(`The stream broke off: ${(err as Error).message}`)
+  }
+}

@@ -1,4 +1,4 @@
-import type { Command, NodeType, Plan, View } from './model.ts'
+import type { Command, NodeType, Plan, PresenceEntry, View } from './model.ts'
 
 /** A label being edited in place: an existing node's (`id`), or a new one's not written yet (`id: null`). */
 export interface Edit {
@@ -59,4 +59,11 @@ export interface Ui {
   unfolded: Set<string>
   /** a short message in the status line (with an Undo button when given one) */
   say: (text: string, undo?: () => void) => void
+  /** who else is on the plan, and where (presence.ts) */
+  presence: {
+    on(nodeId: string): PresenceEntry[]
+    editing(nodeId: string, field: string): PresenceEntry | undefined
+  }
+  /** fields (`<node>:<field>`) the person chose to edit although someone else is editing them: their writes say force */
+  forced: Set<string>
 }

@@ -1,5 +1,5 @@
 import type { FieldName } from '../../ports/node-data'
-import { update } from './actions.ts'
+import { mayEdit, update } from './actions.ts'
 import type { Ui } from './ctx.ts'
 import { el } from './dom.ts'
 import { type NodeType, PARENT_TYPE, type PlanNode, TYPE_NAMES } from './model.ts'
@@ -113,6 +113,8 @@ function field(ui: Ui, n: PlanNode, f: Field): HTMLElement {
   }
   let control: HTMLElement
   const value = draft?.value ?? current
+  /** the person may change it: nobody else edits it, or they chose to go ahead */
+  const allowed = () => mayEdit(ui, n.id, f.name, f.label)
   if (f.kind === 'select') {
     const options = f.name === 'iteration' ? iterationOptions(ui, value) : f.options!
     control = el(
@@ -121,12 +123,14 @@ function field(ui: Ui, n: PlanNode, f: Field): HTMLElement {
       options.map((o) => el('option', { value: o, text: o || '—', selected: o === value })),
     )
     control.addEventListener('change', () => {
+      if (!allowed()) return ui.render()
       keep((control as HTMLSelectElement).value)
       void save()
     })
   } else if (f.kind === 'check') {
     control = el('input', { id, name: f.name, type: 'checkbox', checked: value === 'true' })
     control.addEventListener('change', () => {
+      if (!allowed()) return ui.render()
       keep(String((control as HTMLInputElement).checked))
       void save()
     })
@@ -136,6 +140,13 @@ function field(ui: Ui, n: PlanNode, f: Field): HTMLElement {
       ? el('textarea', { id, name: f.name, rows: f.kind === 'area' ? 3 : 2 })
       : el('input', { id, name: f.name, type: 'text', autocomplete: 'off' })
     ;(control as HTMLInputElement).value = value
+    // asked once, when the person starts typing in a field someone else is editing
+    control.addEventListener('keydown', (e) => {
+      if (!e.key.startsWith('Arrow') && e.key !== 'Tab' && e.key !== 'Escape' && !allowed()) {
+        e.preventDefault()
+        ;(control as HTMLInputElement).blur()
+      }
+    })
     control.addEventListener('input', () => keep((control as HTMLInputElement).value))
     control.addEventListener('blur', () => void save()) // not 'change': a field redrawn by a live update keeps the typing but would not fire it
     control.addEventListener('keydown', (e) => {
@@ -159,6 +170,7 @@ function field(ui: Ui, n: PlanNode, f: Field): HTMLElement {
     { class: `field f-${f.kind}` },
     f.kind === 'check' ? el('label', { class: 'check' }, control, ` ${f.label}`) : [el('label', { for: id, text: f.label }), control],
     f.hint ? el('small', { class: 'hint', text: f.hint }) : null,
+    editingNote(ui, n.id, f.name),
     changedElsewhere
       ? el(
           'p',
@@ -202,13 +214,33 @@ function parentField(ui: Ui, n: PlanNode): HTMLElement | null {
     { id: 'f-parent', name: 'parentId' },
     ui.plan.ofType(type).map((p) => el('option', { value: p.id, text: `${p.data.label} (${p.id})`, selected: p.id === n.parentId })),
   )
-  select.addEventListener('change', () => void update(ui, n.id, {}, select.value, key))
+  select.addEventListener('change', () => {
+    if (!mayEdit(ui, n.id, 'parentId', 'the parent')) return ui.render()
+    void update(ui, n.id, {}, select.value, key)
+  })
   const error = ui.errors.get(key)
   return el(
     'div',
     { class: 'field' },
     el('label', { for: 'f-parent', text: `Move to another ${TYPE_NAMES[type].toLowerCase()}` }),
     select,
+    editingNote(ui, n.id, 'parentId'),
     error ? el('p', { class: 'field-error', role: 'alert', text: error }) : null,
   )
+}
+
+/** A field's label as the form shows it (the details panel says who edits which). */
+export const fieldLabel = (name: string) =>
+  (FIELDS as Field[]).find((f) => f.name === name)?.label ?? (name === 'parentId' ? 'Parent' : name)
+
+/** “Ada is editing this field”, under a field someone else has open (live.md, 4). */
+function editingNote(ui: Ui, id: string, field: string): HTMLElement | null {
+  const by = ui.presence.editing(id, field)
+  if (!by) return null
+  const who = by.actor.agent ? `${by.actor.agent} (agent)` : by.actor.userName
+  return el('p', {
+    class: 'editing-by',
+    role: 'status',
+    text: `${who} is editing this field${ui.forced.has(`${id}:${field}`) ? ' — you chose to edit it too' : ''}.`,
+  })
 }

@@ -1,7 +1,8 @@
 import type { Activity } from './activity.ts'
-import { api, Offline, q, Refused, Unauthorized } from './api.ts'
+import { api, Offline, q, Refused, readStream, Unauthorized } from './api.ts'
 import type { Ui } from './ctx.ts'
 import type { Command } from './model.ts'
+import type { Presence } from './presence.ts'
 
 interface LiveState {
   revision: string | undefined
@@ -45,21 +46,7 @@ export async function startLive(d: Deps) {
       live.revision = res.revision
       let pruned = false
       let patch: Set<string> | null = null
-      if (treeChanged || unknownTarget) {
-        const before = new Map([...ui.plan.nodes].map(([id, n]) => [id, JSON.stringify([n.parentId, n.data, n.claim])]))
-        const parents = new Map([...ui.plan.nodes].map(([id, n]) => [id, n.parentId]))
-        const iterations = JSON.stringify(ui.plan.iterations)
-        await d.loadPlan()
-        const changed = markOthers(ui, before, d.patch)
-        // only data changed (no node added, removed or moved, same iterations): patch those rows
-        const same =
-          parents.size === ui.plan.nodes.size &&
-          [...ui.plan.nodes].every(([id, n]) => parents.has(id) && parents.get(id) === n.parentId) &&
-          iterations === JSON.stringify(ui.plan.iterations)
-        if (same) patch = changed
-        pruned = ui.view.prune()
-        if (treeChanged) void d.activity.refresh()
-      }
+      if (treeChanged || unknownTarget) ({ patch, pruned } = await reloadPlan(d, treeChanged))
       for (const c of res.commands) ui.view.apply(c)
       const last = res.commands.at(-1)
       if (last) live.applied = last.id
@@ -76,6 +63,83 @@ export async function startLive(d: Deps) {
         d.setLive('retry', `Rate limited by the server: trying again in ${wait} s`)
       } else if (err instanceof Offline || !navigator.onLine) d.setLive('retry', 'Offline: reconnecting when the network is back…')
       else d.setLive('retry', `Reconnecting… (${(err as Error).message})`)
+      await new Promise((r) => setTimeout(r, wait * 1000))
+    }
+  }
+}
+
+/** Load the plan again and mark what someone else changed; `patch`: the rows to redraw when only data changed. */
+async function reloadPlan(d: Deps, treeChanged: boolean): Promise<{ patch: Set<string> | null; pruned: boolean }> {
+  const { ui } = d
+  const before = new Map([...ui.plan.nodes].map(([id, n]) => [id, JSON.stringify([n.parentId, n.data, n.claim])]))
+  const parents = new Map([...ui.plan.nodes].map(([id, n]) => [id, n.parentId]))
+  const iterations = JSON.stringify(ui.plan.iterations)
+  await d.loadPlan()
+  const changed = markOthers(ui, before, d.patch)
+  // only data changed (no node added, removed or moved, same iterations): patch those rows
+  const same =
+    parents.size === ui.plan.nodes.size &&
+    [...ui.plan.nodes].every(([id, n]) => parents.has(id) && parents.get(id) === n.parentId) &&
+    iterations === JSON.stringify(ui.plan.iterations)
+  const pruned = ui.view.prune()
+  if (treeChanged) void d.activity.refresh()
+  return { patch: same ? changed : null, pruned }
+}
+
+/**
+ * The stream (live.md, 2): every event of the project as it commits, and presence. An event of
+ * the tree or its iterations loads the plan again (one load at a time; events that come during
+ * one load cause one more), this page's own writes and Review reverts included; a presence
+ * message updates who is shown where. It reconnects with Last-Event-ID, so nothing is missed;
+ * where the stream cannot be had, the long poll above keeps the page current.
+ */
+export async function startStream(d: Deps & { presence: Presence }) {
+  const { ui, live } = d
+  let cursor: string | undefined
+  let loading: Promise<void> | null = null
+  let again = false
+  const refresh = () => {
+    if (loading) {
+      again = true
+      return
+    }
+    loading = (async () => {
+      do {
+        again = false
+        const { patch, pruned } = await reloadPlan(d, true)
+        if (live.session !== d.session) return
+        if (patch && !ui.edit) d.patch(patch)
+        else ui.render()
+        if (pruned) await d.report(null).catch(() => {})
+      } while (again)
+    })()
+      .catch(() => {}) // the long poll says what is wrong with the connection
+      .finally(() => {
+        loading = null
+      })
+  }
+  let first = true
+  while (live.session === d.session) {
+    const ctl = new AbortController()
+    try {
+      if (!first) await d.presence.reload() // messages may have been missed while away
+      first = false
+      await readStream(
+        `/stream?projectId=${q(ui.projectId)}`,
+        cursor,
+        (m) => {
+          if (live.session !== d.session) return ctl.abort()
+          if (m.event === 'presence') return d.presence.heard(m.data as Parameters<Presence['heard']>[0])
+          if (m.id) cursor = m.id
+          if (m.event === 'reset' || m.event.startsWith('node.') || m.event.startsWith('iteration.')) refresh()
+        },
+        ctl.signal,
+      )
+      // the server ended it (a replica stopping): reconnect at once, from the cursor
+    } catch (err) {
+      if (live.session !== d.session || err instanceof Unauthorized) return
+      if (err instanceof Refused && err.status === 403) return
+      const wait = err instanceof Refused && err.status === 429 ? Math.max(2, err.retryAfter) : 2
       await new Promise((r) => setTimeout(r, wait * 1000))
     }
   }

@@ -11,10 +11,11 @@ import type { Ui } from './ctx.ts'
 import { openHelp, openIterations, openKeys } from './dialogs.ts'
 import { $, el, statusLine } from './dom.ts'
 import { onCanvasKey, onDocumentKey } from './keyboard.ts'
-import { startLive } from './live.ts'
+import { startLive, startStream } from './live.ts'
 import { renderMatrix } from './matrix.ts'
 import { type Command, type Iteration, Plan, type PlanNode, type Shown, View } from './model.ts'
 import { renderPanel } from './panel.ts'
+import { Presence } from './presence.ts'
 import { openNewProject, openProjects } from './projects.ts'
 import { Review } from './review.ts'
 import { setupSearch } from './search.ts'
@@ -46,7 +47,12 @@ const ui: Ui = {
   reload: () => loadPlan(),
   unfolded: new Set(),
   say,
+  presence: { on: () => [], editing: () => undefined },
+  forced: new Set(),
 }
+// who is where (live.md, 3): kept from the stream; this page's own presence posted while visible
+const presence = new Presence(ui, (ids) => patch(ids))
+ui.presence = presence
 const live = { revision: undefined as string | undefined, applied: 0, session: 0 }
 const activity = new Activity(ui, $('#activity'))
 const hooks: TreeHooks = {
@@ -102,13 +108,18 @@ function render() {
     }
   }
   if (activity.open) activity.draw()
+  void presence.sync()
 }
 
 // 'other' until the person moves the focus: a page that loads leaves it at the start, so one Tab reaches the tree
 let lastFocus: 'canvas' | 'other' = 'other'
 document.addEventListener('focusin', (e) => {
   lastFocus = (e.target as HTMLElement).closest('#canvas') ? 'canvas' : 'other'
+  if (started) void presence.sync() // a field's editor opened: its edit intent
 })
+// a field's editor left: the intent ends (the focus may move on to another field at once)
+document.addEventListener('focusout', () => started && setTimeout(() => void presence.sync(), 0))
+let started = false
 
 /** A live change of some nodes' data: their rows (and their parents' counts) redrawn in place, or everything. */
 function patch(ids: Set<string>) {
@@ -283,6 +294,11 @@ async function start() {
   if (live.revision === undefined) return setLive('off', 'View commands need the Builder or Team plan')
   setLive('live', 'Live') // the first long poll may wait its whole time before it answers
   void startLive({ ui, live, session, loadPlan, setLive, report, activity, signIn, patch })
+  // the stream keeps the page current at once (the long poll stays for view commands, and for
+  // when the stream cannot be had); presence shows who else is here
+  started = true
+  void presence.start().catch(() => {})
+  void startStream({ ui, live, session, loadPlan, setLive, report, activity, signIn, patch, presence })
 }
 
 /**

@@ -18,6 +18,22 @@ export interface PlanNode {
   claim?: { agent: string; expiresAt: string }
 }
 
+/** Who is present (live.md, 3): history.md's actor. */
+export interface PresenceActor {
+  userId: string
+  userName: string
+  agent?: string
+  via: string
+}
+/** One presence on the plan: where an actor is, the field it edits, or the claim it holds. */
+export interface PresenceEntry {
+  actor: PresenceActor
+  nodeId?: string
+  field?: string
+  note?: string
+  claim?: true
+}
+
 export interface Iteration {
   name: string
   status: 'active' | 'done'

@@ -2,9 +2,10 @@ import { remove, startAdd, startAddOf, toggleDone } from './actions.ts'
 import { badge, chips } from './chips.ts'
 import type { Ui } from './ctx.ts'
 import { el, plural } from './dom.ts'
-import { editorFields } from './editor.ts'
+import { editorFields, fieldLabel } from './editor.ts'
 import { historySection } from './history.ts'
 import { CHILD_NAMES, CHILD_TYPE, type PlanNode, TYPE_NAMES } from './model.ts'
+import { presenceLines } from './presence.ts'
 
 /** The side panel (a sheet on a phone): the selected node's fields to edit and its actions, or the project at a glance. */
 export function renderPanel(ui: Ui, panel: HTMLElement, close: () => void) {
@@ -61,6 +62,7 @@ function details(ui: Ui, n: PlanNode): (HTMLElement | null)[] {
       : null,
     el('div', { class: 'panel-head' }, badge(n), ...chips(n)),
     el('h2', { id: 'panel-label', text: d.label ?? '' }),
+    presenceLines(ui.presence.on(n.id), fieldLabel),
     el(
       'div',
       { class: 'actions', role: 'toolbar', 'aria-label': 'Actions' },

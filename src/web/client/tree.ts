@@ -2,6 +2,7 @@ import { badge, chips, summary } from './chips.ts'
 import type { Edit, Ui } from './ctx.ts'
 import { el, plural } from './dom.ts'
 import { type NodeType, type PlanNode, TYPE_NAMES } from './model.ts'
+import { presenceChips } from './presence.ts'
 
 /**
  * The tree view, a WAI-ARIA tree: goals → needs → bets → jobs, then tasks, each a treeitem with
@@ -107,6 +108,7 @@ function node(ui: Ui, hooks: TreeHooks, n: PlanNode, level: number, firstTask = 
       badge(n),
       editing ? labelInput(editing, n.data.label) : el('span', { class: 'label', text: n.data.label ?? '' }),
       ...chips(n),
+      presenceChips(ui.presence.on(n.id)),
       n.type !== 'task' && n.type !== 'job' ? summary(ui, n, open) : null,
       n.data.iteration ? el('span', { class: 'iter', text: n.data.iteration }) : null,
       mark ? el('span', { class: 'chip elsewhere', text: 'changed elsewhere' }) : null,
