@@ -260,7 +260,7 @@ export const commonGuide = {
   },
   mcp: {
     stdio:
-      'bun run mcp (or `arbor mcp` from the single executable), with ARBOR_API_KEY, ARBOR_PROJECT_ID (optional) and ARBOR_API_URL (default http://localhost:3000/api/v1)',
+      'npx arbor mcp in a checkout (or `arbor mcp` from the single executable), with ARBOR_API_KEY, ARBOR_PROJECT_ID (optional) and ARBOR_API_URL (default http://localhost:3000/api/v1)',
     http: 'Streamable HTTP at /mcp on this server, with Authorization: Bearer <API key>; ARBOR_PROJECT_ID means nothing there',
     tools:
       'search, list_nodes, get_tree, mutate (idempotencyKey), list_iterations (current), run_workflow, set_view, read_view, submit_feedback, list_projects, get_outline, ready_work, claim_work, release_work, get_history: each one REST call, with readOnlyHint/destructiveHint/idempotentHint, an outputSchema and structuredContent',
