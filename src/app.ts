@@ -58,7 +58,7 @@ export function createApp(deps: Deps) {
     .use(workRoutes(deps))
 
   const app = new Elysia({ normalize: false })
-    .use(errorPlugin(deps))
+    .use(errorPlugin(deps, () => routeTable()))
     // every operation documents every error status it can answer (src/http/schemas.ts)
     .onAfterHandle({ as: 'global' }, ({ path, response }) => {
       if (path === '/openapi.json') completeOpenApi(response)

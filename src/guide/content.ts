@@ -200,6 +200,8 @@ export const commonGuide = {
     validation: '{success:false, errors:[message], _meta?:{guide,_tip}}',
     refusal: '{error:<code or message>, message?}',
     unknownPath: '404 {error:"unknown_endpoint", _meta:{_tip}}',
+    wrongMethod: '405 {error:"method_not_allowed", message, _meta:{_tip}} with an Allow header',
+    notJson: '400 {success:false, errors:["Request body is not valid JSON: at line L, column C (offset O), <what>"]}',
   },
   idempotency: {
     header: 'Idempotency-Key (or body field idempotencyKey)',

@@ -3,6 +3,7 @@ import { SQLSTATE, sqlState, transient } from '../db/sqlstate'
 import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
 import { carriesRules, plainRefusal, refusalFor } from './action-schema'
+import { allowedMethods, type RouteEntry } from './allowed-methods'
 import { loggablePath } from './input-guard'
 import { isJsonType, notReadAsJson } from './json-body'
 import { guideUrl, isGuidedPath } from './meta'
@@ -69,11 +70,20 @@ function ruledRefusal(error: ValidationError): ErrorListError | RefusalError | n
  * (server.ts) renders its early refusals (Host, size, URL, headers, body) here too, through
  * `renderError`, before Elysia sees the request.
  */
-export const errorPlugin = (deps: Deps) =>
-  new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request }) => renderError(deps, error, request, code))
+export const errorPlugin = (deps: Deps, routes: () => readonly RouteEntry[] = () => []) =>
+  new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request }) => renderError(deps, error, request, code, routes))
 
-/** The response for an error thrown while answering `request`; `code` is Elysia's name for it, when Elysia caught it. */
-export function renderError(deps: Deps, err: unknown, request: Request, code?: string | number): Response {
+/**
+ * The response for an error thrown while answering `request`; `code` is Elysia's name for it, when
+ * Elysia caught it; `routes`, the app's route table, tells a wrong method (405) from an unknown path (404).
+ */
+export function renderError(
+  deps: Deps,
+  err: unknown,
+  request: Request,
+  code?: string | number,
+  routes: () => readonly RouteEntry[] = () => [],
+): Response {
   // a request whose Host made no URL (server.ts refuses it) still gets its answer
   let url: URL | null = null
   try {
@@ -104,12 +114,26 @@ export function renderError(deps: Deps, err: unknown, request: Request, code?: s
     return res
   }
   switch (code) {
-    case 'NOT_FOUND':
+    case 'NOT_FOUND': {
+      const allow = url ? allowedMethods(routes(), url.pathname) : []
+      if (allow.length)
+        return json(
+          405,
+          {
+            error: 'method_not_allowed',
+            message: `${url?.pathname} answers ${allow.filter((m) => m !== 'HEAD').join(', ')}, not ${request.method.slice(0, 20)}`,
+            _meta: {
+              _tip: `Send ${allow.filter((m) => m !== 'HEAD').join(' or ')} ${url?.pathname}; see ${guideUrl(deps.config.publicBaseUrl)}.`,
+            },
+          },
+          { allow: allow.join(', ') },
+        )
       return json(404, {
         error: 'unknown_endpoint',
         message: `No endpoint ${request.method} ${url?.pathname ?? ''}`,
         _meta: { _tip: `See ${guideUrl(deps.config.publicBaseUrl)} for every endpoint, or /openapi.json.` },
       })
+    }
     case 'VALIDATION':
       // Elysia's code VALIDATION is its ValidationError
       if ((err as ValidationError).type === 'response') break

@@ -4,6 +4,8 @@ import { clientIp, type SocketIp } from './client-ip'
 import { renderError } from './error-plugin'
 import { createFastLane, type FastRead, plainTarget } from './fast-lane'
 import { checkHeaders, checkJsonText, checkUrl, loggablePath } from './input-guard'
+import { isJsonType } from './json-body'
+import { jsonSyntaxMessage } from './json-syntax'
 import { rateExempt } from './rate-exempt'
 import { createFailureLimiter, createRateLimiter } from './rate-limit'
 import { requestIdOf, sizeRefusal } from './request-head'
@@ -107,6 +109,10 @@ export function createHandler(deps: Deps, app: App, options: HandlerOptions = {}
         if (!refusal && req.body && req.method !== 'GET' && req.method !== 'HEAD') {
           const text = await req.text()
           refusal = checkJsonText(text, !OWN_STRING_CHECK.test(url.pathname))
+          // a JSON syntax error, answered with where and what (Elysia's parser would say neither);
+          // /mcp answers its own (a JSON-RPC parse error)
+          if (!refusal && url.pathname !== '/mcp' && text.trim() !== '' && isJsonType(req.headers.get('content-type') ?? undefined))
+            refusal = jsonSyntaxMessage(text)
           req = new Request(req.url, { method: req.method, headers: req.headers, body: text })
         }
         if (refusal) throw invalid(refusal)

@@ -7,7 +7,7 @@ import { runIdempotent } from '../http/idempotency'
 import { MetaBody, ValidationBody } from '../http/schemas'
 import type { Author } from '../ports/actor'
 import { requireProject } from '../projects/access'
-import { withProjectTip } from './hints'
+import { withKeyTip, withProjectTip } from './hints'
 import { importOkf } from './import-okf'
 import { MutateBody, MutateResult } from './model'
 import { type Action, actionOf, afterCommit, authorOfRequest, NOT_IDEMPOTENT, runAction } from './service'
@@ -81,7 +81,7 @@ export const mutateRoutes = (deps: Deps) => {
         try {
           return await mutate(user, body, headers, set)
         } catch (err) {
-          throw withProjectTip(err, body)
+          throw withKeyTip(withProjectTip(err, body), body)
         }
       },
       {
