@@ -87,7 +87,7 @@ async function main() {
     process.exit(1)
   }
   // the owner is created only once the server listens: a start that cannot listen creates nobody,
-  // so the first start that does prints the key (self-hosting.md: printed once)
+  // so the first start that does prints the key (docs/operations.md: printed once)
   // another shell's `arbor doctor` or `arbor restore` finds this server even when its PORT differs
   const reach = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host
   if (!config.databaseUrl) writeAddress(config.dataDir, `http://${reach}:${server.port}`)
@@ -97,7 +97,7 @@ async function main() {
   // PostgreSQL: from now on writes wait to be heard here, and kept reads are answered from memory
   await deps.replicas?.start()
   scheduler = startScheduler(deps)
-  // where a person goes next, beside the owner key; the key itself is printed once only (self-hosting.md)
+  // where a person goes next, beside the owner key; the key itself is printed once only (docs/operations.md)
   const base = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${server.port}`
   console.log(`Arbor app: ${base}/app${firstKey ? ' (sign in with the owner key above)' : ''}`)
   console.log(`Arbor API docs: ${base}/docs`)

@@ -167,7 +167,7 @@ export const actionsGuide: Record<string, { body: Record<string, unknown>; resul
   },
 }
 
-/** The node rules of api.md, read from the node model. */
+/** The node rules of docs/reference/resources.md, read from the node model. */
 export const nodeGuide = {
   types: Object.fromEntries(Object.entries(PARENT_TYPE).map(([type, parent]) => [type, { parent: parent ?? 'none' }])),
   fields: Object.fromEntries(

@@ -138,7 +138,7 @@ export function renderError(
       // Elysia's code VALIDATION is its ValidationError
       if ((err as ValidationError).type === 'response') break
       {
-        // a route schema that carries api.md's messages refuses with them, as parseInput would
+        // a route schema that carries docs/reference/errors.md's messages refuses with them, as parseInput would
         const refusal = ruledRefusal(err as ValidationError)
         if (refusal) return withGuide(refusal.status, refusal.toBody())
       }

@@ -158,7 +158,7 @@ export function createHandler(deps: Deps, app: App, options: HandlerOptions = {}
 
 const WORKFLOW = /^\/api\/(v1\/)?workflow$/
 
-/** The refusal of a body over the size limit: api.md, Errors, makes an oversized workflow request a 400 with the guide like its other 400s. */
+/** The refusal of a body over the size limit: docs/reference/errors.md makes an oversized workflow request a 400 with the guide like its other 400s. */
 function bodyTooLarge(url: URL, max: number): RefusalError {
   if (WORKFLOW.test(url.pathname))
     return new RefusalError(400, `Request body is over the limit of ${max} bytes`, {

@@ -1,7 +1,7 @@
 import { ErrorListError, PROJECT_ACCESS_DENIED, RefusalError } from '../errors'
 
 /**
- * What a refused mutate adds to api.md's fixed bodies so a person can fix the call (issue 47):
+ * What a refused mutate adds to docs/reference/mutate.md's fixed bodies so a person can fix the call (issue 47):
  * the closest action to a misspelt one, and why a projectId was refused. Only `_meta._tip`
  * grows; status, `error` and `message` stay what the contract says.
  */
