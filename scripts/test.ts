@@ -12,7 +12,7 @@
  * The last lines are bun test's own summary (` N pass`, ` N fail`, ` N skip`) over every file,
  * which .ci/run adds up. Exit 1 when any file failed (or ended without its summary).
  */
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { basename, join } from 'node:path'
 
@@ -33,6 +33,8 @@ const SLOW: [RegExp, string][] = [
   [/^app\./, 'the app in Chromium'],
   [/^bench\./, 'a benchmark run as a test'],
 ]
+/** a file that starts the real server process or a browser, whatever its name */
+const STARTS_PROCESS = /from '\.\/(process|app\.lib)'|playwright-core/
 
 const args = process.argv.slice(2)
 const all = args.includes('--all')
@@ -42,7 +44,7 @@ const workers = Math.max(1, Number(process.env.TEST_WORKERS) || Math.min(4, avai
 const everyFile = readdirSync(join(ROOT, 'test'))
   .filter((f) => f.endsWith('.test.ts'))
   .sort()
-const isSlow = (f: string) => SLOW.some(([re]) => re.test(f))
+const isSlow = (f: string) => SLOW.some(([re]) => re.test(f)) || STARTS_PROCESS.test(readFileSync(join(ROOT, 'test', f), 'utf8'))
 // with --all the slow files start first, so that the workers end together
 const files = named.length
   ? named
@@ -110,7 +112,7 @@ const queue = [...files]
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 process.stdout.write(
   `${files.length} test files, ${workers} at a time; each file's output in test-output/logs/<file>.log` +
-    `${all || named.length ? '' : ` (left to npm run test:all: ${everyFile.length - files.length} files, ${SLOW.map(([, why]) => why).join('; ')})`}\n`,
+    `${all || named.length ? '' : ` (left to npm run test:all: ${everyFile.length - files.length} files that start the real server process or a browser, or time the machine)`}\n`,
 )
 await Promise.all(
   Array.from({ length: Math.min(workers, files.length) }, async () => {
