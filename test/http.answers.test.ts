@@ -111,6 +111,22 @@ describe('a misspelt top-level key', () => {
     })
   })
 
+  it('a route checked by its schema names the misspelt key too, in the query string or the body', async () => {
+    const project = await app.project()
+    const nodes = await app.call('GET', `/api/v1/nodes?projectID=${project}`)
+    expect(nodes.status).toBe(400)
+    expect(nodes.body).toEqual({
+      success: false,
+      errors: ['projectId is required', "projectID: Property 'projectID' should not be provided"],
+      _meta: { _tip: 'The query string has `projectID`: did you mean `projectId`?', guide: GUIDE },
+    })
+    const hook = await app.call('POST', '/api/v1/webhooks', { body: { projectID: project, url: 'https://example.com/hook' } })
+    expect(hook.status).toBe(400)
+    expect(hook.body._meta).toEqual({ _tip: 'The body has `projectID`: did you mean `projectId`?' })
+    const far = await app.call('GET', `/api/v1/nodes?pid=${project}`)
+    expect(far.body._meta).toEqual({ guide: GUIDE })
+  })
+
   it('no tip about a key when none is close', async () => {
     const res = await app.call('POST', '/api/v1/mutate', { body: { action: 'renameProject', name: 'x' } })
     expect(res.body._meta._tip).toStartWith('projectId is missing: send the id')

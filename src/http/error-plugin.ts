@@ -4,6 +4,7 @@ import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
 import { carriesRules, plainRefusal, refusalFor } from './action-schema'
 import { allowedMethods, type RouteEntry } from './allowed-methods'
+import { closestName } from './closest-name'
 import { loggablePath } from './input-guard'
 import { isJsonType, notReadAsJson } from './json-body'
 import { guideUrl, isGuidedPath } from './meta'
@@ -49,6 +50,24 @@ function validationMessages(error: ValidationError, contentType: string | null):
     }
   }
   return out.length ? out : [String(error.message ?? 'Invalid request')]
+}
+
+/**
+ * For a required field that is missing while the query or body has a key that looks like it
+ * misspelt (`projectID` for `projectId`): the tip that names that key (issue 55), or null.
+ */
+function misspeltKeyTip(errors: string[], error: ValidationError): string | null {
+  const value = error.value
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return null
+  for (const message of errors) {
+    const field = /^(\w+) is required\b/.exec(message)?.[1]
+    if (!field || Object.hasOwn(value, field)) continue
+    const key = Object.keys(value)
+      .slice(0, 50)
+      .find((k) => k !== field && closestName(k, [field]) === field)
+    if (key) return `The ${error.type === 'query' ? 'query string' : 'body'} has \`${key.slice(0, 100)}\`: did you mean \`${field}\`?`
+  }
+  return null
 }
 
 /** The refusal the engine of action-schema.ts gives for a route schema with messages of its own, or null. */
@@ -142,7 +161,11 @@ export function renderError(
         const refusal = ruledRefusal(err as ValidationError)
         if (refusal) return withGuide(refusal.status, refusal.toBody())
       }
-      return withGuide(400, { success: false, errors: validationMessages(err as ValidationError, request.headers.get('content-type')) })
+      {
+        const errors = validationMessages(err as ValidationError, request.headers.get('content-type'))
+        const tip = misspeltKeyTip(errors, err as ValidationError)
+        return withGuide(400, { success: false, errors, ...(tip ? { _meta: { _tip: tip } } : {}) })
+      }
     case 'PARSE':
       return withGuide(400, { success: false, errors: ['Request body is not valid JSON'] })
   }

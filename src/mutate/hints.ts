@@ -1,34 +1,13 @@
 import { ErrorListError, PROJECT_ACCESS_DENIED, RefusalError } from '../errors'
+import { closestName } from '../http/closest-name'
+
+export { closestName }
 
 /**
  * What a refused mutate adds to docs/reference/mutate.md's fixed bodies so a person can fix the call (issue 47):
  * the closest action to a misspelt one, and why a projectId was refused. Only `_meta._tip`
  * grows; status, `error` and `message` stay what the contract says.
  */
-
-/** The action `name` most likely meant: within a third of its length in edits (at least 1, at most 3), or null. */
-export function closestName(name: string, names: Iterable<string>): string | null {
-  const lower = name.toLowerCase()
-  let best: string | null = null
-  let bestDistance = Math.min(3, Math.max(1, Math.floor(name.length / 3))) + 1
-  for (const candidate of names) {
-    const d = distance(lower, candidate.toLowerCase())
-    if (d < bestDistance) [best, bestDistance] = [candidate, d]
-  }
-  return best
-}
-
-/** Levenshtein distance; names are short (an action), so the plain table is enough. */
-function distance(a: string, b: string): number {
-  if (a.length > 64 || b.length > 64) return Number.POSITIVE_INFINITY
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i]
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    row = next
-  }
-  return row[b.length]!
-}
 
 /**
  * A mutate refused because of its projectId gets a `_tip` that says whether it was missing or
