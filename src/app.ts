@@ -61,7 +61,7 @@ export function createApp(deps: Deps) {
     .use(workRoutes(deps))
 
   const app = new Elysia({ normalize: false })
-    .use(errorPlugin(deps))
+    .use(errorPlugin(deps, () => routeTable()))
     // what the key may (live.md §6): each route's need is declared in src/accounts/roles.ts
     // (a transform runs once the body is parsed, before validation: a row may depend on the body)
     .onTransform({ as: 'global' }, ({ request, route, body, query }) =>

@@ -1,11 +1,11 @@
 /**
- * The two error body shapes of api.md, each an Error that knows its status and body, named
+ * The two error body shapes of docs/reference/errors.md, each an Error that knows its status and body, named
  * after the body it answers with. Services throw them; the error plugin turns them into responses.
  */
 
 /**
  * Answers `{success:false, errors:[...]}`: mostly a request that breaks a rule (400), and also the
- * few other statuses api.md words this way (409 on a reused Idempotency-Key, the 500 of a
+ * few other statuses docs/reference/errors.md words this way (409 on a reused Idempotency-Key, the 500 of a
  * failed batch or restore).
  */
 export class ErrorListError extends Error {
@@ -27,7 +27,7 @@ export class ErrorListError extends Error {
 
 /**
  * Answers `{error, message?, ...}`: access, tier and other refusals. `error` is a code
- * (`project_access_denied`) or, where api.md words it so, a sentence (`Node <id> not found`,
+ * (`project_access_denied`) or, where docs/reference/errors.md words it so, a sentence (`Node <id> not found`,
  * `Invalid command`, 'REST API access requires Builder or Team tier').
  */
 export class RefusalError extends Error {
@@ -49,7 +49,7 @@ export const invalid = (message: string, meta?: Record<string, unknown>) => new 
 export const notFound = (error: string, extra?: Record<string, unknown>) => new RefusalError(404, error, extra)
 export const forbidden = (error: string, extra?: Record<string, unknown>) => new RefusalError(403, error, extra)
 
-/** api.md's message for a project the key cannot access (Authentication 4). */
+/** The message for a project the key cannot access (docs/reference/authentication.md, 4). */
 export const PROJECT_ACCESS_DENIED = 'API key does not have access to this project'
 
 export const projectAccessDenied = (message = PROJECT_ACCESS_DENIED) => new RefusalError(403, 'project_access_denied', { message })

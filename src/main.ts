@@ -4,6 +4,7 @@ import { createApp } from './app'
 import { type Config, loadConfigOrExit } from './config'
 import { createDeps } from './create-deps'
 import { openDb } from './db'
+import { removeAddress, writeAddress } from './db/address-file'
 import { DataDirLockedError } from './db/pglite'
 import type { Db } from './db/port'
 import type { Deps } from './deps'
@@ -48,6 +49,7 @@ async function main() {
     await scheduler?.stop()
     await deps.replicas?.stop()
     await db.close()
+    if (!config.databaseUrl) removeAddress(config.dataDir)
     log.info('stopped')
     process.exit(0)
   }
@@ -85,14 +87,17 @@ async function main() {
     process.exit(1)
   }
   // the owner is created only once the server listens: a start that cannot listen creates nobody,
-  // so the first start that does prints the key (self-hosting.md: printed once)
+  // so the first start that does prints the key (docs/operations.md: printed once)
+  // another shell's `arbor doctor` or `arbor restore` finds this server even when its PORT differs
+  const reach = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host
+  if (!config.databaseUrl) writeAddress(config.dataDir, `http://${reach}:${server.port}`)
   const firstKey = await bootstrapOwner(db)
   if (firstKey) console.log(`Arbor API key for owner: ${firstKey}`)
 
   // PostgreSQL: from now on writes wait to be heard here, and kept reads are answered from memory
   await deps.replicas?.start()
   scheduler = startScheduler(deps)
-  // where a person goes next, beside the owner key; the key itself is printed once only (self-hosting.md)
+  // where a person goes next, beside the owner key; the key itself is printed once only (docs/operations.md)
   const base = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${server.port}`
   console.log(`Arbor app: ${base}/app${firstKey ? ' (sign in with the owner key above)' : ''}`)
   console.log(`Arbor API docs: ${base}/docs`)

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { loadConfig } from '../src/config'
 import { ADMIN_TOKEN, jsonRequest, readRes } from './helpers'
@@ -133,7 +133,9 @@ export async function startServer(env: Record<string, string> = {}, on?: ServerP
 
   const stop = async () => {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM')
-    return await proc.exited
+    const code = await proc.exited
+    keepLog(proc.pid, output())
+    return code
   }
 
   return {
@@ -150,6 +152,15 @@ export async function startServer(env: Record<string, string> = {}, on?: ServerP
       await db.drop()
     },
   }
+}
+
+/**
+ * The server's output, once it has stopped, in ARBOR_TEST_OUTPUT (set by scripts/test.ts, the
+ * runner of npm test): test-output/logs/<test file>.server-<pid>.log, to read after a failure.
+ */
+function keepLog(pid: number, text: string) {
+  const dir = process.env.ARBOR_TEST_OUTPUT
+  if (dir) writeFileSync(join(dir, `${basename(Bun.main)}.server-${pid}.log`), text)
 }
 
 /**

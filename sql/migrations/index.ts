@@ -1,4 +1,7 @@
 // The migrations, in order. Bun imports each file as text, so they travel inside a compiled binary.
+// There is no 0015: the number was given to a change made at the same time as 0014 and 0016 that
+// was never merged. Numbers are not reused or closed up: a database records the names it applied,
+// and only the order matters (test/migrations.test.ts checks this list against the folder).
 import m0001 from './0001-accounts-projects.sql' with { type: 'text' }
 import m0002 from './0002-tree.sql' with { type: 'text' }
 import m0003 from './0003-node-parent-fk.sql' with { type: 'text' }

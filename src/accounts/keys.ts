@@ -13,7 +13,7 @@ export function randomBase62(n: number): string {
   return out
 }
 
-/** `arb_` + 43 base62 characters: about 256 bits, above the 190 that self-hosting.md asks for. */
+/** `arb_` + 43 base62 characters: about 256 bits, above the 190 that docs/reference/authentication.md asks for. */
 export function generateApiKey(): string {
   return `arb_${randomBase62(43)}`
 }

@@ -14,7 +14,7 @@ const Key = t.Object({
   scope: ScopeSchema,
 })
 
-/** The caller's own API keys (agents-and-app.md §5): any authenticated user, whatever the plan. */
+/** The caller's own API keys (docs/reference/authentication.md): any authenticated user, whatever the plan. */
 export const keyRoutes = (deps: Deps) =>
   new Elysia({ name: 'keys' })
     .derive(withUser(deps))

@@ -99,7 +99,7 @@ export async function mintKeyOffline(
   return { user, ...key }
 }
 
-/** Live keys a user may hold at once (agents-and-app.md §5). */
+/** Live keys a user may hold at once (docs/reference/authentication.md). */
 export const MAX_LIVE_KEYS = 20
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString())

@@ -18,7 +18,7 @@ function sameToken(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b)
 }
 
-/** The operator's API (self-hosting.md). Without ADMIN_TOKEN it does not exist: every path answers 404. */
+/** The operator's API (docs/operations.md). Without ADMIN_TOKEN it does not exist: every path answers 404. */
 export const adminRoutes = (deps: Deps) =>
   new Elysia({ name: 'admin', prefix: '/admin/v1' })
     .derive(({ headers }) => {

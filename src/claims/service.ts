@@ -4,7 +4,7 @@ import { RefusalError } from '../errors'
 import * as q from './queries'
 
 /**
- * Claims (agents-and-app.md, 2): the table and its rules, below every module that reads nodes,
+ * Claims (docs/agents.md): the table and its rules, below every module that reads nodes,
  * so the node reads (GET /nodes, GET /tree) can show claims and src/work can take them. What a
  * work item is and when it is ready lives in src/work.
  */
@@ -51,7 +51,7 @@ export const claimLost = (message: string, holder?: ClaimView) =>
   })
 
 /**
- * A write that carries claim tokens (agents-and-app.md, 2): each named node must not be held by a
+ * A write that carries claim tokens (docs/agents.md): each named node must not be held by a
  * live claim with another token, and each token must still be live. Locks the nodes' claim rows
  * for the rest of the transaction, so no claim can change under the write. Writes without a
  * token are never refused here.

@@ -40,6 +40,15 @@ export async function restoreCommand(config: Config, argv: string[]): Promise<vo
   if (file !== '-' && !existsSync(file)) throw new CliError(`no such file: ${file}`)
   if (file !== '-' && statSync(file).isDirectory()) throw new CliError(`${file} is a directory, not a backup file`)
   const input = file === '-' ? process.stdin : createReadStream(file)
+  // a refused restore leaves no trace: the embedded database it created (or its directory) goes
+  const dataDir = resolve(config.dataDir)
+  const created = config.databaseUrl
+    ? null
+    : !existsSync(dataDir)
+      ? dataDir
+      : !existsSync(join(dataDir, 'pgdata'))
+        ? join(dataDir, 'pgdata')
+        : null
   const counts = await withDb(
     config,
     async (db) => {
@@ -53,7 +62,10 @@ export async function restoreCommand(config: Config, argv: string[]): Promise<vo
       }
     },
     { create: true },
-  )
+  ).catch((err) => {
+    if (created && !(err instanceof CliError && err.exitCode === 3)) rmSync(created, { recursive: true, force: true })
+    throw err
+  })
   const total = Object.values(counts).reduce((a, b) => a + b, 0)
   console.error(`arbor: restored ${total} rows of ${Object.keys(counts).length} tables into ${where(config)}`)
 }
@@ -69,7 +81,12 @@ async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>, opts: { cre
     db = await openDbAsIs(config)
   } catch (err) {
     if (err instanceof DataDirLockedError)
-      throw new CliError(`${err.message}; to back up while it runs, set ADMIN_TOKEN (and --url) so the server writes the backup`, 3)
+      throw new CliError(
+        opts.create
+          ? `${err.message}. A restore goes only into an empty database that no server holds: restore into a new DATA_DIR, then start the server on it (arbor backup keeps what this one holds first)`
+          : `${err.message}; to back up while it runs, set ADMIN_TOKEN (and --url) so the server writes the backup`,
+        3,
+      )
     throw err
   }
   try {

@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path'
 import { appliedMigrations } from '../backup/service'
 import { type Config, ConfigError, loadConfig } from '../config'
 import { openDbAsIs } from '../db'
+import { readAddress } from '../db/address-file'
 import { migrationNames } from '../db/migrate'
 import { checkMiniLm } from '../search/embedder/minilm'
 import { parse } from './args'
@@ -47,6 +48,9 @@ export async function doctor(env: Record<string, string | undefined>): Promise<n
   const url = serverUrl(config)
   const running = await isUp(url)
   const lockPid = config.databaseUrl ? null : liveLock(config.dataDir)
+  // the server of this data directory, when it listens elsewhere than this shell's PORT says
+  const address = lockPid && !running ? readAddress(config.dataDir) : null
+  const elsewhere = address?.pid === lockPid && address.url !== url && (await isUp(address.url)) ? address.url : null
 
   dataDir(config, lockPid, add)
   disk(config, add)
@@ -64,7 +68,21 @@ export async function doctor(env: Record<string, string | undefined>): Promise<n
       `Arbor answers at ${url}${ready ? ' and its database is ready' : ' but /readyz says its database is unreachable'}`,
       ready ? undefined : 'see the server log; check DATABASE_URL and that PostgreSQL runs',
     )
-  }
+  } else if (elsewhere)
+    add(
+      'FAIL',
+      'server',
+      `the Arbor of this data directory (pid ${lockPid}) answers at ${elsewhere}, not at ${url} (PORT=${config.port}): arbor user, key and backup would not reach it`,
+      `set PORT=${new URL(elsewhere).port} in this shell, as the server has it (or pass --url ${elsewhere})`,
+    )
+  else if (lockPid)
+    add(
+      'FAIL',
+      'server',
+      `an Arbor (pid ${lockPid}) holds the data directory but does not answer at ${url} (PORT=${config.port})${address ? ` nor at ${address.url}` : ''}`,
+      'set PORT and HOST to where it listens (see its log), or wait for it to finish starting',
+    )
+  else add('ok', 'server', `no Arbor answers at ${url} (PORT=${config.port}); no running server to check`)
   if (!config.adminToken)
     add(
       'warn',
@@ -74,7 +92,13 @@ export async function doctor(env: Record<string, string | undefined>): Promise<n
     )
   else add('ok', 'admin', 'ADMIN_TOKEN is set')
   const failed = checks.filter((c) => c.verdict === 'FAIL').length
-  console.log(failed ? `\n${failed} problem${failed > 1 ? 's' : ''} to fix.` : '\nAll good.')
+  // "All good." only when the running server was checked too
+  const verdict = failed
+    ? `${failed} problem${failed > 1 ? 's' : ''} to fix.`
+    : running
+      ? 'All good.'
+      : `No problem found; no running Arbor was checked (none answers at ${url}).`
+  console.log(`\n${verdict}`)
   return failed ? 1 : 0
 }
 

@@ -3,7 +3,7 @@ import { CliError } from './args'
 
 /**
  * A running Arbor, as the CLI reaches it: `--url`, or this machine on the configured PORT.
- * Admin commands authenticate with ADMIN_TOKEN (self-hosting.md); the rest with an API key.
+ * Admin commands authenticate with ADMIN_TOKEN (docs/operations.md); the rest with an API key.
  */
 export interface Server {
   url: string

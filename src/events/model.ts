@@ -3,7 +3,7 @@ import { IntegerText, refined, ruled } from '../http/action-schema'
 
 export const DEFAULT_LIMIT = 100
 export const MAX_LIMIT = 500
-/** GET /events?wait: the longest an empty page is held open (agents-and-app.md, 3). */
+/** GET /events?wait: the longest an empty page is held open (docs/agents.md). */
 export const MAX_WAIT_SECONDS = 60
 
 /** A cursor is `<transaction id>_<seq>`, both bigints in the database. */
@@ -17,7 +17,7 @@ const isCursor = (after: string) => {
   return !!m && BigInt(m[1]!) <= MAX_BIGINT && BigInt(m[2]!) <= BigInt(Number.MAX_SAFE_INTEGER)
 }
 
-/** GET /events' query values (strings) with api.md's messages, checked in this order after the access check (parseInput). */
+/** GET /events' query values (strings) with docs/reference/events.md's messages, checked in this order after the access check (parseInput). */
 export const EventsQuery = Type.Object({
   limit: Type.Optional(IntegerText(1, MAX_LIMIT, `limit must be an integer from 1 to ${MAX_LIMIT}`)),
   wait: Type.Optional(

@@ -18,7 +18,7 @@ export interface EventNode {
 
 /**
  * Domain events, written to the `events` outbox in the caller's transaction. The payload is
- * exactly the webhook payload of api.md (Events); webhooks, the pull feed and search read it.
+ * exactly the webhook payload of docs/reference/events.md (Events); webhooks, the pull feed and search read it.
  */
 export type DomainEvent =
   | { type: 'node.added' | 'node.updated' | 'node.deleted'; node: EventNode }
@@ -26,7 +26,7 @@ export type DomainEvent =
       type: 'iteration.added' | 'iteration.updated' | 'iteration.deleted'
       iteration: { name: string; status?: string; previous_name?: string }
     }
-  /** a claim taken or ended (agents-and-app.md, 2); its fields sit at the top of the payload, beside `event` */
+  /** a claim taken or ended (docs/agents.md); its fields sit at the top of the payload, beside `event` */
   | { type: 'node.claimed' | 'node.released'; claim: { nodeId: string; agent: string; expiresAt?: string } }
 
 /** An event as the outbox stores it. */

@@ -1,7 +1,7 @@
-// The events' payloads as api.md writes them: pure, so the webhook delivery worker uses it too.
+// The events' payloads as docs/reference/events.md writes them: pure, so the webhook delivery worker uses it too.
 
 /**
- * A payload with its keys in the order api.md writes them. The outbox keeps payloads as jsonb,
+ * A payload with its keys in the order docs/reference/events.md writes them. The outbox keeps payloads as jsonb,
  * which stores keys by length; receivers parse JSON and do not care, but people read it too.
  */
 export interface EventPayload {

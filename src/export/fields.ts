@@ -2,7 +2,7 @@ import type { FieldName } from '../ports/node-data'
 
 /**
  * Where each node field stands in a node's file; a new field does not compile until it has a
- * place here. The frontmatter holds api.md's custom keys (plus goalStatus, the one status field
+ * place here. The frontmatter holds docs/reference/reads.md's custom keys (plus goalStatus, the one status field
  * it leaves out) in this order.
  */
 const PLACE: Record<FieldName, 'frontmatter' | 'title' | 'body' | 'not exported'> = {

@@ -13,7 +13,7 @@ export const FeedbackBody = Type.Object({
   projectId: Type.Optional(Type.String()),
 })
 
-/** api.md's refusal of a feedback field: its own error code, in words. */
+/** docs/reference/account.md's refusal of a feedback field: its own error code, in words. */
 const bad = (code: string, message: string) => () => new RefusalError(400, code, { message })
 
 /**

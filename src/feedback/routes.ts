@@ -9,7 +9,7 @@ import { submitFeedback } from './service'
 
 export const feedbackRoutes = (deps: Deps) =>
   new Elysia({ name: 'feedback' })
-    // api.md: feedback answers a bare 401 `Unauthorized`
+    // docs/reference/account.md: feedback answers a bare 401 `Unauthorized`
     .derive(async ({ headers }) => {
       try {
         return { user: await authenticate(deps, headers.authorization) }

@@ -11,7 +11,7 @@ const PER_DAY = 20
 const MAX_CONTEXT_BYTES = 4096
 
 /**
- * Store one feedback item as written (api.md, POST /feedback). It is not added to the plan
+ * Store one feedback item as written (docs/reference/account.md). It is not added to the plan
  * and not sent to a model. projectId is kept only when the key can reach that project.
  */
 export async function submitFeedback(deps: Deps, user: User, agentId: string | undefined, body: Record<string, unknown>) {

@@ -174,7 +174,7 @@ export const actionsGuide: Record<string, { body: Record<string, unknown>; resul
   },
 }
 
-/** The node rules of api.md, read from the node model. */
+/** The node rules of docs/reference/resources.md, read from the node model. */
 export const nodeGuide = {
   types: Object.fromEntries(Object.entries(PARENT_TYPE).map(([type, parent]) => [type, { parent: parent ?? 'none' }])),
   fields: Object.fromEntries(
@@ -214,6 +214,8 @@ export const commonGuide = {
     validation: '{success:false, errors:[message], _meta?:{guide,_tip}}',
     refusal: '{error:<code or message>, message?}',
     unknownPath: '404 {error:"unknown_endpoint", _meta:{_tip}}',
+    wrongMethod: '405 {error:"method_not_allowed", message, _meta:{_tip}} with an Allow header',
+    notJson: '400 {success:false, errors:["Request body is not valid JSON: at line L, column C (offset O), <what>"]}',
   },
   idempotency: {
     header: 'Idempotency-Key (or body field idempotencyKey)',
@@ -282,7 +284,7 @@ export const commonGuide = {
   },
   mcp: {
     stdio:
-      'bun run mcp (or `arbor mcp` from the single executable), with ARBOR_API_KEY, ARBOR_PROJECT_ID (optional) and ARBOR_API_URL (default http://localhost:3000/api/v1)',
+      'npx arbor mcp in a checkout (or `arbor mcp` from the single executable), with ARBOR_API_KEY, ARBOR_PROJECT_ID (optional) and ARBOR_API_URL (default http://localhost:3000/api/v1)',
     http: 'Streamable HTTP at /mcp on this server, with Authorization: Bearer <API key>; ARBOR_PROJECT_ID means nothing there',
     tools:
       'search, list_nodes, get_tree, mutate (idempotencyKey), list_iterations (current), run_workflow, set_view, read_view, submit_feedback, list_projects, get_outline, ready_work, claim_work, release_work, get_history: each one REST call, with readOnlyHint/destructiveHint/idempotentHint, an outputSchema and structuredContent',

@@ -123,7 +123,7 @@ export const RevertBody = action(
       ),
     ),
     // a record here (its fields are checked with RevertFilter by the handler): the MCP mutate
-    // tool then names it in a word, not field by field (agents-and-app.md 6: 3,500 tokens)
+    // tool then names it in a word, not field by field (docs/mcp.md: 3,500 tokens)
     filter: Type.Optional(
       ruled(
         Type.Record(Type.String(), Type.String(), {

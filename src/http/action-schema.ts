@@ -2,7 +2,7 @@
  * The engine behind every POST /mutate body schema (src/<module>/model.ts for nodes, iterations,
  * projects and claims; src/mutate/model.ts for the batch and the union of actions).
  *
- * Each schema also carries api.md's refusal message for its part (the marks of
+ * Each schema also carries docs/reference/errors.md's refusal message for its part (the marks of
  * src/ports/schema-rules.ts): `parseAction` checks a body and answers the first broken part with
  * exactly the message and `_tip` the contract expects. Parts marked `deferred` are documented
  * here and checked later with their own schema (a node's data, once its type is known).
@@ -188,7 +188,7 @@ function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: F
 }
 
 /**
- * `body` as the typed body of `schema`, or the refusal api.md gives for its first broken part
+ * `body` as the typed body of `schema`, or the refusal docs/reference/errors.md gives for its first broken part
  * (thrown: a ErrorListError, or the 403 of a missing projectId). Deferred parts pass through
  * unchecked to the node rules.
  */
@@ -199,7 +199,7 @@ export function parseAction<S extends TSchema>(schema: S, body: unknown): Static
   return body as Static<S>
 }
 
-/** The refusal api.md gives for `value`'s first broken part, or null when it holds (the error plugin's view of a route schema). */
+/** The refusal docs/reference/errors.md gives for `value`'s first broken part, or null when it holds (the error plugin's view of a route schema). */
 export function refusalFor(schema: TSchema, value: unknown): Error | null {
   return checkerOf(schema).Check(value) && !refinedInside(schema) ? null : firstRefusal(schema, value, '')
 }
@@ -217,7 +217,7 @@ export const carriesRules = (schema: TSchema): boolean => {
 
 /**
  * The same check for any other input a service reads after its access check (the values of a
- * query string, a loosely taken body): the input typed, or api.md's refusal for its first
+ * query string, a loosely taken body): the input typed, or docs/reference/errors.md's refusal for its first
  * broken part, parts checked in the order of the schema's properties.
  */
 export const parseInput = parseAction

@@ -10,7 +10,7 @@ export function documentedResponse(schema: TSchema, description = 'OK') {
   return { responses: { 200: { description, content: { 'application/json': { schema } } } } }
 }
 
-/** A request body for OpenAPI only: the route checks the body itself, with api.md's messages. */
+/** A request body for OpenAPI only: the route checks the body itself, with docs/reference/errors.md's messages. */
 export function documentedBody(schema: TSchema) {
   return { required: true, content: { 'application/json': { schema } } }
 }

@@ -3,6 +3,8 @@ import { SQLSTATE, sqlState, transient } from '../db/sqlstate'
 import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
 import { carriesRules, plainRefusal, refusalFor } from './action-schema'
+import { allowedMethods, type RouteEntry } from './allowed-methods'
+import { closestName } from './closest-name'
 import { loggablePath } from './input-guard'
 import { isJsonType, notReadAsJson } from './json-body'
 import { guideUrl, isGuidedPath } from './meta'
@@ -50,6 +52,24 @@ function validationMessages(error: ValidationError, contentType: string | null):
   return out.length ? out : [String(error.message ?? 'Invalid request')]
 }
 
+/**
+ * For a required field that is missing while the query or body has a key that looks like it
+ * misspelt (`projectID` for `projectId`): the tip that names that key (issue 55), or null.
+ */
+function misspeltKeyTip(errors: string[], error: ValidationError): string | null {
+  const value = error.value
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return null
+  for (const message of errors) {
+    const field = /^(\w+) is required\b/.exec(message)?.[1]
+    if (!field || Object.hasOwn(value, field)) continue
+    const key = Object.keys(value)
+      .slice(0, 50)
+      .find((k) => k !== field && closestName(k, [field]) === field)
+    if (key) return `The ${error.type === 'query' ? 'query string' : 'body'} has \`${key.slice(0, 100)}\`: did you mean \`${field}\`?`
+  }
+  return null
+}
+
 /** The refusal the engine of action-schema.ts gives for a route schema with messages of its own, or null. */
 function ruledRefusal(error: ValidationError): ErrorListError | RefusalError | null {
   const validator = error.validator as { schema?: TSchema }
@@ -69,11 +89,20 @@ function ruledRefusal(error: ValidationError): ErrorListError | RefusalError | n
  * (server.ts) renders its early refusals (Host, size, URL, headers, body) here too, through
  * `renderError`, before Elysia sees the request.
  */
-export const errorPlugin = (deps: Deps) =>
-  new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request }) => renderError(deps, error, request, code))
+export const errorPlugin = (deps: Deps, routes: () => readonly RouteEntry[] = () => []) =>
+  new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request }) => renderError(deps, error, request, code, routes))
 
-/** The response for an error thrown while answering `request`; `code` is Elysia's name for it, when Elysia caught it. */
-export function renderError(deps: Deps, err: unknown, request: Request, code?: string | number): Response {
+/**
+ * The response for an error thrown while answering `request`; `code` is Elysia's name for it, when
+ * Elysia caught it; `routes`, the app's route table, tells a wrong method (405) from an unknown path (404).
+ */
+export function renderError(
+  deps: Deps,
+  err: unknown,
+  request: Request,
+  code?: string | number,
+  routes: () => readonly RouteEntry[] = () => [],
+): Response {
   // a request whose Host made no URL (server.ts refuses it) still gets its answer
   let url: URL | null = null
   try {
@@ -104,21 +133,39 @@ export function renderError(deps: Deps, err: unknown, request: Request, code?: s
     return res
   }
   switch (code) {
-    case 'NOT_FOUND':
+    case 'NOT_FOUND': {
+      const allow = url ? allowedMethods(routes(), url.pathname) : []
+      if (allow.length)
+        return json(
+          405,
+          {
+            error: 'method_not_allowed',
+            message: `${url?.pathname} answers ${allow.filter((m) => m !== 'HEAD').join(', ')}, not ${request.method.slice(0, 20)}`,
+            _meta: {
+              _tip: `Send ${allow.filter((m) => m !== 'HEAD').join(' or ')} ${url?.pathname}; see ${guideUrl(deps.config.publicBaseUrl)}.`,
+            },
+          },
+          { allow: allow.join(', ') },
+        )
       return json(404, {
         error: 'unknown_endpoint',
         message: `No endpoint ${request.method} ${url?.pathname ?? ''}`,
         _meta: { _tip: `See ${guideUrl(deps.config.publicBaseUrl)} for every endpoint, or /openapi.json.` },
       })
+    }
     case 'VALIDATION':
       // Elysia's code VALIDATION is its ValidationError
       if ((err as ValidationError).type === 'response') break
       {
-        // a route schema that carries api.md's messages refuses with them, as parseInput would
+        // a route schema that carries docs/reference/errors.md's messages refuses with them, as parseInput would
         const refusal = ruledRefusal(err as ValidationError)
         if (refusal) return withGuide(refusal.status, refusal.toBody())
       }
-      return withGuide(400, { success: false, errors: validationMessages(err as ValidationError, request.headers.get('content-type')) })
+      {
+        const errors = validationMessages(err as ValidationError, request.headers.get('content-type'))
+        const tip = misspeltKeyTip(errors, err as ValidationError)
+        return withGuide(400, { success: false, errors, ...(tip ? { _meta: { _tip: tip } } : {}) })
+      }
     case 'PARSE':
       return withGuide(400, { success: false, errors: ['Request body is not valid JSON'] })
   }

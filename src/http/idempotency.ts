@@ -39,7 +39,7 @@ export function canonical(value: unknown): string {
 export const requestHash = (request: unknown) => createHash('sha256').update(canonical(request)).digest('hex')
 
 /**
- * Runs a write at most once per (user, Idempotency-Key) within 24 hours (api.md, Idempotency 1–6).
+ * Runs a write at most once per (user, Idempotency-Key) within 24 hours (docs/reference/mutate.md).
  * The write and the stored response commit in one transaction, so a crash can never leave a
  * committed write without its stored answer (which would let a retry write twice).
  * Client errors (4xx) are stored and replayed too; a 5xx frees the key for a retry.

@@ -11,7 +11,7 @@ export function focus(projectId: string, nodeId: string) {
   return { nodeId, viewCommand: { projectId, command: { type: 'selectNode', nodeId } } }
 }
 
-/** Endpoints whose 400/401/403 carry `_meta.guide` (api.md, `_meta.guide`). */
+/** Endpoints whose 400/401/403 carry `_meta.guide` (docs/reference/errors.md). */
 const GUIDED = ['mutate', 'search', 'nodes', 'tree', 'outline', 'iterations', 'workflow']
 
 export function isGuidedPath(pathname: string): boolean {

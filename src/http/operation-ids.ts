@@ -69,6 +69,6 @@ export const INTEGER_QUERY = new Set(['limit', 'wait', 'budget'])
 
 /**
  * Query parameters a route leaves optional in its schema so that its service answers a missing one
- * with api.md's message ("id is required"), but that every call needs: documented as required.
+ * with docs/reference/errors.md's message ("id is required"), but that every call needs: documented as required.
  */
 export const REQUIRED_QUERY = new Set(['DELETE /api/v1/webhooks id', 'GET /api/v1/webhooks/deliveries id', 'DELETE /api/v1/share token'])

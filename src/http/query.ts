@@ -4,7 +4,7 @@ import { Kind, OptionalKind, type TObject, type TOptional, type TSchema, type TS
  * The query-string form of a typed parameter schema (a model's `…Params`): every value
  * arrives as a string, so each property that is not a string becomes an optional-as-before
  * string with the same description (its enum values listed), and the service parses and
- * checks it with api.md's messages. Names in `loose` become optional here even when the
+ * checks it with docs/reference/errors.md's messages. Names in `loose` become optional here even when the
  * typed schema requires them (the service answers a missing one with its own message).
  * The typed schema itself is what the MCP tools publish.
  */

@@ -1,5 +1,5 @@
 /**
- * Requests the per-IP rate limit does not count (agents-and-app.md, 3 and 7): those that wait.
+ * Requests the per-IP rate limit does not count (docs/agents.md): those that wait.
  * A held GET /events?wait=N (N ≥ 1) and the canvas's long poll GET /view/commands?wait=N (its
  * heartbeat too) spend their time asleep in the waiter list, not in the database, and an agent
  * or an open page would otherwise use up the limit it needs for real work by waiting. Only a

@@ -1,5 +1,5 @@
 /**
- * Fixed-window request counter per client IP (api.md Limits: 100 requests per 60 s per IP).
+ * Fixed-window request counter per client IP (docs/reference/limits.md).
  * In memory, so each replica counts its own traffic; behind a load balancer the effective
  * limit is per replica, which docs/scaling-out.md says.
  */

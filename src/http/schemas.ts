@@ -162,7 +162,7 @@ export function completeOpenApi(doc: unknown): unknown {
   return doc
 }
 
-/** The advisory `_meta` next to a response's data (api.md: _tip, advisory, focus, guide, …). */
+/** The advisory `_meta` next to a response's data (docs/reference/errors.md: _tip, advisory, focus, guide, …). */
 export const MetaBody = t.Optional(
   t.Object({}, { additionalProperties: true, description: 'advisory: _tip, advisory, focus, guide; clients tolerate unknown fields' }),
 )

@@ -4,6 +4,8 @@ import { clientIp, type SocketIp } from './client-ip'
 import { renderError } from './error-plugin'
 import { createFastLane, type FastRead, plainTarget } from './fast-lane'
 import { checkHeaders, checkJsonText, checkUrl, loggablePath } from './input-guard'
+import { isJsonType } from './json-body'
+import { jsonSyntaxMessage } from './json-syntax'
 import { rateExempt } from './rate-exempt'
 import { createFailureLimiter, createRateLimiter } from './rate-limit'
 import { requestIdOf, sizeRefusal } from './request-head'
@@ -111,6 +113,10 @@ export function createHandler(deps: Deps, app: App, options: HandlerOptions = {}
         if (!refusal && req.body && req.method !== 'GET' && req.method !== 'HEAD') {
           const text = await inTime(req.text(), deadline)
           refusal = checkJsonText(text, !OWN_STRING_CHECK.test(url.pathname))
+          // a JSON syntax error, answered with where and what (Elysia's parser would say neither);
+          // /mcp answers its own (a JSON-RPC parse error)
+          if (!refusal && url.pathname !== '/mcp' && text.trim() !== '' && isJsonType(req.headers.get('content-type') ?? undefined))
+            refusal = jsonSyntaxMessage(text)
           req = new Request(req.url, { method: req.method, headers: req.headers, body: text })
         }
         if (refusal) throw invalid(refusal)
@@ -201,7 +207,7 @@ function bodyTimeout(ms: number): Response {
   )
 }
 
-/** The refusal of a body over the size limit: api.md, Errors, makes an oversized workflow request a 400 with the guide like its other 400s. */
+/** The refusal of a body over the size limit: docs/reference/errors.md makes an oversized workflow request a 400 with the guide like its other 400s. */
 function bodyTooLarge(url: URL, max: number): RefusalError {
   if (WORKFLOW.test(url.pathname))
     return new RefusalError(400, `Request body is over the limit of ${max} bytes`, {

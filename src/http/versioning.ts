@@ -1,5 +1,5 @@
 /**
- * Unversioned legacy paths (`/api/nodes`) answer exactly like `/api/v1/nodes` (api.md, Versioning 6).
+ * Unversioned legacy paths (`/api/nodes`) answer exactly like `/api/v1/nodes` (docs/reference/versioning.md).
  * Some carry `Deprecation: true` and a `Link` to their successor; the rest answer plainly.
  */
 const DEPRECATED = new Set([

@@ -10,7 +10,7 @@ export const IterationsParams = Type.Object({
   current: Type.Optional(Type.Boolean({ description: 'true: only the current iteration (first active, non-system)' })),
 })
 
-/** GET /iterations' query values (strings) with api.md's messages, checked after the access check (parseInput). */
+/** GET /iterations' query values (strings) with docs/reference/reads.md's messages, checked after the access check (parseInput). */
 export const IterationsQuery = Type.Object({
   status: Type.Optional(ruled(Type.Union([Type.Literal('active'), Type.Literal('done')]), 'status must be one of: active, done')),
   current: Type.Optional(ruled(Type.Union([Type.Literal('true'), Type.Literal('false')]), 'current must be true or false')),
@@ -48,7 +48,7 @@ export function currentOf<T extends { status: string; system: boolean }>(sorted:
   return sorted.find((i) => i.status === 'active' && !i.system) ?? null
 }
 
-// ---- the input of the iteration actions (POST /mutate), with api.md's messages ----
+// ---- the input of the iteration actions (POST /mutate), with docs/reference/mutate.md's messages ----
 
 /** At most this many git tags per iteration, each 1 to this many characters. */
 export const GIT_TAGS = { max: 50, length: 200 } as const

@@ -131,7 +131,7 @@ export async function updateIterationAction(deps: Deps, user: User, body: Update
     const updated = (await q.update(tx, project.id, row.name, { name, status, gitTags, sortOrder: data.sortOrder ?? row.sort_order }))!
     const events: DomainEvent[] = []
     const renamed = name !== row.name
-    // api.md Events: iteration.updated fires on a rename or a status change (not on tags or order),
+    // docs/reference/events.md: iteration.updated fires on a rename or a status change (not on tags or order),
     // with status only when it changed and previous_name on a rename
     const iterationEvent: { name: string; status?: string; previous_name?: string } = { name }
     if (status !== row.status) iterationEvent.status = status

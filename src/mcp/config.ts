@@ -1,4 +1,4 @@
-/** The MCP server's configuration (self-hosting.md, MCP configuration variables). */
+/** The MCP server's configuration (docs/mcp.md). */
 export interface McpConfig {
   apiUrl: string
   apiKey: string

@@ -1,6 +1,6 @@
 /**
- * The `mutate` tool's arguments, derived from the twelve action schemas of POST /mutate
- * (src/mutate/model.ts): `action`'s description lists each action's
+ * The `mutate` tool's arguments, derived from the action schemas of POST /mutate
+ * (ACTION_BODIES, src/mutate/model.ts; those with a tool of their own left out): `action`'s description lists each action's
  * fields and purpose, one level deep. The full union (every node field of every type) would
  * cost an agent thousands of tokens on every turn; the route checks the body with the same
  * schemas and answers a mistake with its message and `_tip`.

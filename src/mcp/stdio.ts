@@ -1,5 +1,6 @@
 /**
- * The MCP server over stdio: `bun run mcp`, or `arbor mcp` from the compiled binary.
+ * The MCP server over stdio: `npx arbor mcp` in a checkout (bin/arbor.mjs), or `arbor mcp` from
+ * the compiled binary; nothing else may write on stdout.
  * Configured by ARBOR_API_KEY (required), ARBOR_PROJECT_ID and ARBOR_API_URL. The v2 SDK's
  * `serveStdio` answers a 2026-07-28 client (server/discover, per-request envelope) and a 2025
  * client (initialize) on the same pipe.

@@ -18,7 +18,7 @@ import { MutateArgs } from './mutate'
 import { OUTPUT } from './outputs'
 import { ClaimArgs, ProjectsArgs, ReadyArgs, ReleaseArgs } from './work'
 
-/** The hints of agents-and-app.md section 6 (no `title`: the name says it, and the list is held to its tokens). */
+/** The hints of docs/mcp.md (no `title`: the name says it, and the list is held to its tokens). */
 export interface ToolAnnotations {
   readOnlyHint: boolean
   destructiveHint: boolean
@@ -161,7 +161,7 @@ export const TOOLS: ToolSpec[] = [
     schema: ViewCommandBody,
     annotations: write(false, true),
     outputSchema: OUTPUT.set_view,
-    // api.md answers a target that does not resolve with 200 success:false; to a model that is an error
+    // docs/reference/view.md answers a target that does not resolve with 200 success:false; to a model that is an error
     refused: (body) => body.success === false,
   },
   {

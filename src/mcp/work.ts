@@ -1,5 +1,5 @@
 /**
- * Arguments of the tools for agents (agents-and-app.md, sections 1, 2 and 6): GET /projects'
+ * Arguments of the tools for agents (docs/agents.md): GET /projects'
  * one flag, GET /ready's parameters, and the `claim` / `releaseClaim` bodies of POST /mutate
  * (the tool adds the action). Written compactly rather than derived from src/work/model.ts and
  * the action schemas: theirs repeat a title and a description per object and would cost the

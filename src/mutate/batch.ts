@@ -43,7 +43,7 @@ const reason = (cause: unknown) =>
   sqlState(cause) ? String((cause as Error).message) : 'an unexpected error, logged under this response’s x-request-id'
 
 /**
- * batch (api.md, rules for batch; improved): every entry is checked before the batch counts
+ * batch (docs/reference/mutate.md): every entry is checked before the batch counts
  * as applied, addIteration entries go first, draft- ids are remapped, other ids kept, and the
  * whole batch is one transaction — a failure part-way leaves nothing half-written.
  */

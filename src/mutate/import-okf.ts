@@ -29,7 +29,7 @@ export async function importOkf(deps: Deps, user: User, body: { files: Record<st
     )
   const name = body.name ?? bundle.name
   const iterations = [...new Set(bundle.nodes.map((n) => n.data.iteration).filter((i): i is string => typeof i === 'string'))]
-  // kind is the classifier's, never sent on creation (api.md): the export's kind (and urgent, valid only
+  // kind is the classifier's, never sent on creation (docs/reference/resources.md): the export's kind (and urgent, valid only
   // beside kind do-it) is set back by an update in the same transaction, after every node exists
   const entries = [
     ...iterations.filter((i) => i !== 'Later').map((i) => ({ action: 'addIteration', iteration: { name: i } })),

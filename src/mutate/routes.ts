@@ -7,7 +7,7 @@ import { runIdempotent } from '../http/idempotency'
 import { MetaBody, ValidationBody } from '../http/schemas'
 import type { Author } from '../ports/actor'
 import { requireProject } from '../projects/access'
-import { withProjectTip } from './hints'
+import { withKeyTip, withProjectTip } from './hints'
 import { importOkf } from './import-okf'
 import { MutateBody, MutateResult } from './model'
 import { requireActionScope } from './scope'
@@ -20,7 +20,7 @@ const SECRET_ANSWERS = new Set(['claim', 'renewClaim'])
  * Run the action and keep, in its answer, the changes it recorded (`changeIds`, history.md 2), so
  * that the caller can take its own write back with `revert` (the app's Ctrl+Z). Kept in the
  * stored answer, so a replay has them too; shown only to a caller that asks (`Prefer:
- * change-ids`), so every answer of api.md stays as it was. A revert's answer keeps its own.
+ * change-ids`), so every answer of docs/reference/mutate.md stays as it was. A revert's answer keeps its own.
  * Collected afresh for each run of the transaction.
  */
 async function withChangeIds(found: Action, deps: Deps & { author: Author }, user: User, request: Record<string, unknown>) {
@@ -84,11 +84,11 @@ export const mutateRoutes = (deps: Deps) => {
         try {
           return await mutate(user, body, headers, set)
         } catch (err) {
-          throw withProjectTip(err, body)
+          throw withKeyTip(withProjectTip(err, body), body)
         }
       },
       {
-        // no Elysia body schema: its messages are not api.md's. The body is checked by runAction
+        // no Elysia body schema: its messages are not docs/reference/mutate.md's. The body is checked by runAction
         // against the action's schema (ACTION_BODIES, src/mutate/model.ts); OpenAPI documents the same schemas.
         detail: {
           summary: 'Every write: nodes, iterations, projects',

@@ -29,7 +29,7 @@ export type ActionHandler<B> = (deps: Deps, user: User, body: B) => Promise<Reco
 /** An action: the schema of its body (ACTION_BODIES, src/mutate/model.ts) and the run of its handler. */
 export interface Action {
   schema: TSchema
-  /** Check `body` against `schema` (api.md's messages, thrown), then run the handler with the body typed. */
+  /** Check `body` against `schema` (docs/reference/mutate.md's messages, thrown), then run the handler with the body typed. */
   run(deps: Deps, user: User, body: Record<string, unknown>): Promise<Record<string, unknown>>
 }
 /** The jobs and tasks an iteration's rename or deletion moves, as nodes (iterations does not import nodes). */
@@ -67,19 +67,19 @@ export const actions = new Map<string, Action>([
   ['revert', action(bodies.revert, revert)],
 ])
 
-/** The actions of agents-and-app.md, 2 (claims), beside api.md's. */
+/** The actions of docs/agents.md (claims), beside docs/reference/mutate.md's. */
 const CLAIM_ACTIONS = new Set(['claim', 'renewClaim', 'releaseClaim'])
-/** Actions beside api.md's, left out of its list of actions (the guide describes them). */
+/** Actions beside docs/reference/mutate.md's, left out of its list of actions (the guide describes them). */
 const LATER_ACTIONS = new Set([...CLAIM_ACTIONS, 'revert'])
 
-/** Actions that ignore Idempotency-Key (api.md, Idempotency 5). */
+/** Actions that ignore Idempotency-Key (docs/reference/mutate.md). */
 export const NOT_IDEMPOTENT = new Set(['addProject'])
 
 /** A body `actionOf` accepted: a JSON object with a string `action` and, when sent, a valid `idempotencyKey`. */
 export type ActionRequest = Record<string, unknown> & { action: string; idempotencyKey?: string }
 
 /**
- * The action a body names, or the 400 of api.md. The body must be a JSON object with a string
+ * The action a body names, or the 400 of docs/reference/mutate.md. The body must be a JSON object with a string
  * `action` (and, when sent, a valid `idempotencyKey`); the rest is the action's own schema.
  */
 export function actionOf(body: unknown, contentType?: string): { found: Action; request: ActionRequest } {
@@ -93,7 +93,7 @@ export function actionOf(body: unknown, contentType?: string): { found: Action; 
   if (typeof name !== 'string') throw invalid('action: Expected string')
   const found = actions.get(name)
   if (!found)
-    // the message lists api.md's actions as it always has; the claim actions (agents-and-app.md) are named in the tip
+    // the message lists docs/reference/mutate.md's actions as it always has; the claim actions (docs/agents.md) are named in the tip
     throw invalid(`action must be one of: ${[...actions.keys()].filter((a) => !LATER_ACTIONS.has(a)).join(', ')}`, {
       _tip: `${didYouMean(name)}Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${[...CLAIM_ACTIONS].join(', ')}.`,
     })
@@ -108,7 +108,7 @@ function didYouMean(name: string): string {
   return close ? `Did you mean \`${close}\`? ` : ''
 }
 
-/** Check `body` against the action's schema (api.md's messages), then run its handler with the typed body. */
+/** Check `body` against the action's schema (docs/reference/mutate.md's messages), then run its handler with the typed body. */
 export function runAction(found: Action, deps: Deps, user: User, body: Record<string, unknown>) {
   return found.run(deps, user, body)
 }

@@ -189,7 +189,7 @@ export async function finish(ctx: WriteCtx): Promise<void> {
 }
 
 /**
- * The free-tier node cap (api.md Limits; self-hosting.md): counted over every project the
+ * The free-tier node cap (docs/reference/limits.md): counted over every project the
  * owner has. At or over the cap a new add or batch is refused; the one that crosses it succeeds.
  */
 export async function nodeCap(deps: Deps, project: AccessRow): Promise<{ owner: User; cap: number } | null> {

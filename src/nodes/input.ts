@@ -1,6 +1,6 @@
 /**
  * The input of the node writes (POST /mutate add, update, delete, restore, classify) as TypeBox
- * schemas, with api.md's refusal messages (src/http/action-schema.ts). A node's `data` is
+ * schemas, with docs/reference/resources.md's refusal messages (src/http/action-schema.ts). A node's `data` is
  * documented here and checked by the node rules (write.ts) once its type is known, with the
  * same schema (dataSchema, src/ports/node-data.ts); what needs the database is theirs too.
  */
@@ -58,7 +58,7 @@ export const nodeFor = (inBatch: boolean) =>
 
 // ---- the actions ----
 
-/** A write's claim (agents-and-app.md, 2): refused with 409 claim_lost when the claim is no longer this token's. */
+/** A write's claim (docs/agents.md): refused with 409 claim_lost when the claim is no longer this token's. */
 const ClaimToken = ruled(
   Type.String({
     minLength: 1,
@@ -122,13 +122,13 @@ export type AddBody = Static<typeof AddBody>
 export type UpdateBody = Static<typeof UpdateBody>
 export type DeleteBody = Static<typeof DeleteBody>
 export type RestoreBody = Static<typeof RestoreBody>
-/** GET /nodes' query values (strings) with api.md's messages, checked after the access check (parseInput). */
+/** GET /nodes' query values (strings) with docs/reference/reads.md's messages, checked after the access check (parseInput). */
 export const NodesQuery = Type.Object({
   type: Type.Optional(ruled(Type.Union(NODE_TYPES.map((n) => Type.Literal(n))), `type must be one of: ${NODE_TYPES.join(', ')}`)),
   iteration: Type.Optional(Type.String()),
 })
 
-/** GET /changelog's query values (strings) with api.md's messages, checked after the access check (parseInput). */
+/** GET /changelog's query values (strings) with docs/reference/resources.md's messages, checked after the access check (parseInput). */
 export const ChangelogQuery = Type.Object({
   limit: Type.Optional(IntegerText(1, 1000, 'limit must be an integer from 1 to 1000')),
 })

@@ -8,7 +8,7 @@ export type { NodeData, NodeType } from '../ports/node-data'
 export { an, ENUMS, FIELDS, isRfc3339, LIMITS, NODE_TYPES, SHAPES } from '../ports/node-data'
 
 /**
- * The node resource of api.md: types, parent rules, ids. The field table of `data` (schemas,
+ * The node resource of docs/reference/resources.md: types, parent rules, ids. The field table of `data` (schemas,
  * messages, the types each field is valid on) is NodeFields in src/ports/node-data.ts; checks
  * that need the database (parents, iterations, referenced ids, the status machine) live in write.ts.
  */

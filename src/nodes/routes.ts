@@ -12,7 +12,7 @@ export const NodeSchema = t.Object({
   claim: t.Optional(
     t.Object(
       { agent: t.String(), expiresAt: t.String({ description: 'ISO 8601 UTC' }) },
-      { description: 'only while a live claim holds this work item (agents-and-app.md, 2); never the token' },
+      { description: 'only while a live claim holds this work item (docs/agents.md); never the token' },
     ),
   ),
   depth: t.Optional(t.Integer()),

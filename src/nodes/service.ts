@@ -28,7 +28,7 @@ import { an, FieldError, NODE_TYPES, type Node, type NodeData, toNode } from './
 import * as q from './queries'
 import { prepareAdd, prepareUpdate } from './write'
 
-/** Run `fn` and turn a broken field rule into the 400 of api.md, with its tip. */
+/** Run `fn` and turn a broken field rule into the 400 of docs/reference/resources.md, with its tip. */
 export async function rule<T>(fn: () => Promise<T>, prefix = ''): Promise<T> {
   try {
     return await fn()
@@ -170,7 +170,7 @@ export async function restore(deps: Deps, user: User, body: RestoreBody) {
 
 /** classify: decide a task's kind (and urgency) now, with the same offline classifier as the background loop. */
 export async function classify(deps: Deps, user: User, body: ClassifyBody) {
-  // self-hosting.md: projectId is required as for every project-scoped action (ClassifyBody says so)
+  // docs/reference/mutate.md: projectId is required as for every project-scoped action (ClassifyBody says so)
   const { project } = await requireProject(deps, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
   const node = await getNode(ctx, body.nodeId)

@@ -104,7 +104,7 @@ function checkIteration(ctx: WriteCtx, name: unknown) {
 }
 
 /**
- * The status machine of api.md for jobs and tasks, applied to the data after the patch.
+ * The status machine of docs/reference/resources.md for jobs and tasks, applied to the data after the patch.
  * `before` is the stored data (undefined on add).
  */
 function applyStatus(

@@ -1,6 +1,6 @@
 /**
- * The node fields of api.md, declared once: `NodeFields` is the TypeBox schema of a node's
- * `data`, each field carrying the node types it is valid on (`on`) and api.md's refusal
+ * The node fields of docs/reference/resources.md, declared once: `NodeFields` is the TypeBox schema of a node's
+ * `data`, each field carrying the node types it is valid on (`on`) and docs/reference/resources.md's refusal
  * messages (src/ports/schema-rules.ts). From it come the type `NodeData`, the field table
  * `FIELDS` (guide, prompts), the schemas of an add's and an update's `data` per node type
  * (`dataSchema`, checked by the node rules once the type is known) and their OpenAPI document.
@@ -174,7 +174,7 @@ const repeatedRef = (refs: { system: string; key: string }[]) => {
 }
 
 const ALL = NODE_TYPES
-/** The field table of api.md: each field's schema, the types it is valid on and its messages, in api.md's order. */
+/** The field table of docs/reference/resources.md: each field's schema, the types it is valid on and its messages. */
 export const NodeFields = Type.Object({
   label: field(
     ALL,

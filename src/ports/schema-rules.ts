@@ -1,5 +1,5 @@
 /**
- * The marks an input schema carries for its refusals: api.md's message of each part (`ruled`),
+ * The marks an input schema carries for its refusals: docs/reference/errors.md's message of each part (`ruled`),
  * the tests TypeBox's keywords cannot state (`refined`), and how a part is walked. A leaf that
  * imports nothing of ours, so a schema on any floor (the node fields in ports/node-data.ts) can
  * carry its messages; src/http/action-schema.ts reads them.

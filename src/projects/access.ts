@@ -19,7 +19,7 @@ export interface Access {
 export type DenyStyle = 'access' | 'not-yours'
 
 /**
- * The caller's access to a project, with every tier rule of api.md (Authentication 3–6):
+ * The caller's access to a project, with every tier rule of docs/reference/authentication.md (3–5):
  * owners need API access themselves; members need the owner to be on team (a strategist or
  * contributor member of a team-owned project is let in). Unknown projects read as denied,
  * unless the endpoint says otherwise with `unknown`.

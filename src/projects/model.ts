@@ -1,4 +1,4 @@
-/** The input of the project actions (POST /mutate addProject, renameProject), with api.md's messages. */
+/** The input of the project actions (POST /mutate addProject, renameProject), with docs/reference/mutate.md's messages. */
 import { type Static, Type } from '@sinclair/typebox'
 import { action, NonBlank, ProjectId, ruled } from '../http/action-schema'
 

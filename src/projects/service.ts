@@ -15,7 +15,7 @@ export const PROJECT_ID_RE = /^[a-z0-9][a-z0-9-]{1,62}$/
 const MAX_NAME = 100
 
 /**
- * The projects usable as projectId (api.md, Authentication 5). A key without API access of its
+ * The projects usable as projectId (docs/reference/authentication.md). A key without API access of its
  * own (strategist, contributor) sees only member projects of team owners, and gets the tier 403
  * when it has none: such a membership is its only way into the API.
  */
@@ -62,7 +62,7 @@ function cleanName(name: string): string {
   return trimmed
 }
 
-/** The default id: the name lowercased, whitespace runs replaced by dashes, other punctuation kept (api.md). */
+/** The default id: the name lowercased, whitespace runs replaced by dashes, other punctuation kept (docs/reference/resources.md). */
 export function defaultProjectId(name: string): string {
   return name.toLowerCase().replace(/\s+/g, '-')
 }

@@ -5,29 +5,12 @@ import * as q from './queries'
 
 /**
  * PostgreSQL, one replica or many: when may this process answer a cached read from memory,
- * without looking the project's revision up first? When it is sure to have heard of every
- * commit that any replica has acknowledged. The database delivers notifications to each LISTEN
- * connection in commit order (and those of one transaction in the order they were sent); two
- * halves build on that:
- *
- * - **Readers renew.** Each replica sends a renewal marker on BARRIER_CHANNEL every RENEW_MS,
- *   and counts it only when it comes back on its own LISTEN connection (so that connection is
- *   alive and has delivered everything committed before it). It answers from memory until
- *   LEASE_MS - MARGIN_MS after it sent the marker. When the connection drops, or a renewal is
- *   late, it stops at once (`epoch` moves on) and looks revisions up again.
- * - **Writers wait to be heard.** A transaction that notified a followed channel (a revision
- *   advanced, an access changed) ends with a marker of its writer (`marker`, sent by
- *   src/db/postgres.ts before the commit); at the commit the writer's own listeners hear its
- *   notifications at once, and it does not return before `heard(marker)`: until its marker has
- *   come back on its own LISTEN connection (it has then heard every renewal committed before
- *   its write), and every other replica whose renewal it heard in the last LEASE_MS has
- *   acknowledged the marker, or could no longer be answering from memory on that renewal.
- *
- * A replica that renewed after the write's commit heard the write first. One that renewed
- * before it is waited for: at most LEASE_MS when it is frozen, cut off or gone. When it runs
- * again it finds its renewal too old before it answers anything from memory.
- * `test/process.reads.test.ts` holds it to that, with a frozen replica and one behind a proxy
- * that holds everything PostgreSQL sends it.
+ * without looking the project's revision up first? While it holds its lease: readers renew
+ * (a marker on BARRIER_CHANNEL every RENEW_MS, counted when it comes back on this process's own
+ * LISTEN connection), writers wait to be heard (`heard(marker)`) by every replica whose renewal
+ * they heard in the last LEASE_MS. docs/caching.md, "The replicas' lease", explains it once,
+ * with what it costs and the tests that hold it (`test/process.reads.test.ts`,
+ * `test/replicas.test.ts`).
  */
 export const BARRIER_CHANNEL = 'arbor_barrier'
 export const ACK_CHANNEL = 'arbor_ack'

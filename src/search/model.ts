@@ -14,7 +14,7 @@ export const SearchParams = Type.Object({
 })
 
 /**
- * The values of GET /search's query string (strings), each part with api.md's refusal, checked
+ * The values of GET /search's query string (strings), each part with docs/reference/reads.md's refusal, checked
  * by the service after the access check (parseInput, src/http/action-schema.ts), in this order.
  * The route's own schema (asQuery) has already refused a missing projectId or q.
  */

@@ -173,7 +173,7 @@ export class ProjectIndex {
     return [...out]
   }
 
-  /** Ancestors from the parent up to the root, as api.md's search result wants them. */
+  /** Ancestors from the parent up to the root, as docs/reference/reads.md's search result wants them. */
   ancestors(id: string): { id: string; type: string; label: string }[] {
     const out: { id: string; type: string; label: string }[] = []
     let parentId = this.nodes.get(id)?.node.parentId ?? null

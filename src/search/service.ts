@@ -7,7 +7,7 @@ import { requireProject } from '../projects/access'
 import { clip, MAX_QUERY_CHARS } from './document'
 import { SEARCH_LIMIT, SearchQuery } from './model'
 
-/** GET /search (api.md): the nodes closest in meaning to `q`, best first, with their ancestors. */
+/** GET /search (docs/reference/reads.md): the nodes closest in meaning to `q`, best first, with their ancestors. */
 export async function search(deps: Deps, user: User, raw: Record<string, unknown>) {
   const { project } = await requireProject(deps, user, raw.projectId)
   const query = parseInput(SearchQuery, raw)

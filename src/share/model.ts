@@ -25,7 +25,7 @@ const GoalIds = ruled(
 /** POST /share's body: the route's schema, checked after the project's access (a transform, before validation). */
 export const CreateShareBody = Type.Object({
   projectId: Type.String(),
-  // api.md, Share 1: only a positive number sets an expiry; any other value is accepted and means never
+  // docs/reference/share.md: only a positive number sets an expiry; any other value is accepted and means never
   expiresInDays: Type.Optional(Type.Unknown({ description: 'a positive number of days; anything else means the link never expires' })),
   settings: Type.Optional(
     ruled(

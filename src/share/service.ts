@@ -59,7 +59,7 @@ export async function createShare(deps: Deps, user: User, raw: CreateShareBody) 
   const settings = cleanSettings(body.settings)
   const now = deps.now()
   const days = body.expiresInDays
-  // api.md, Share 1: only a positive number sets an expiry; anything else is treated as absent
+  // docs/reference/share.md: only a positive number sets an expiry; anything else is treated as absent
   const expires = typeof days === 'number' && Number.isFinite(days) && days > 0
   const expiresAt = expires ? new Date(now.getTime() + Math.min(days, MAX_DAYS) * 86_400_000) : null
   const token = randomBytes(24).toString('base64url') // 192 random bits

@@ -3,7 +3,7 @@ import type { Config } from '../config'
 
 type Limits = { max_projects: number | null; max_seats: number | null; node_cap: number | null }
 
-/** A lapsed paid plan is reported, and capped, as free (api.md, tier-status). */
+/** A lapsed paid plan is reported, and capped, as free (docs/reference/account.md). */
 export function effectiveTier(user: User) {
   return user.lapsed ? 'free' : user.tier
 }

@@ -8,7 +8,7 @@ export const DIRECTIONS = ['up', 'down', 'lateral', 'context'] as const
 /**
  * GET /tree parameters, typed; the route takes their query-string form (asQuery). nodeId and
  * direction are optional here because the service checks them, so a bad or missing value gets
- * api.md's own message.
+ * docs/reference/reads.md's own message.
  */
 export const TreeParams = Type.Object({
   projectId: Type.String(),
@@ -31,7 +31,7 @@ export const TreeParams = Type.Object({
 })
 
 /**
- * A walk's query values with api.md's messages, checked in this order before the access check
+ * A walk's query values with docs/reference/reads.md's messages, checked in this order before the access check
  * is awaited (parseInput): a bad direction is a 400 {error}, a missing nodeId a 400 {errors}.
  */
 export const TreeWalkQuery = Type.Object({
@@ -54,7 +54,7 @@ export const TreeOutlineQuery = Type.Object({
   ),
 })
 
-/** GET /outline's token budget (agents-and-app.md, section 4). */
+/** GET /outline's token budget (docs/outline-and-mcp.md). */
 export const TOKEN_BUDGET = { default: 4_000, min: 200, max: 50_000 } as const
 
 /** GET /outline parameters, typed; the route takes their query-string form (asQuery) and the service checks budget. */

@@ -35,7 +35,7 @@ const notFound = (id: string) =>
   new RefusalError(404, `Node ${id} not found`, { _meta: { _tip: 'List node ids with GET /api/v1/nodes?projectId=…' } })
 
 /**
- * GET /tree in its four directions (api.md). Each direction is one to three queries, started
+ * GET /tree in its four directions (docs/reference/reads.md). Each direction is one to three queries, started
  * beside the access check rather than after it (one round trip less); nothing is returned
  * unless the check passes.
  */
@@ -55,7 +55,7 @@ export async function walk(
   })
 }
 
-/** The walk with each node's live claim beside its data (agents-and-app.md, 2). */
+/** The walk with each node's live claim beside its data (docs/agents.md). */
 function withClaims<T extends Record<string, unknown>>(result: T, claims: Map<string, ClaimView>): T {
   const out: Record<string, unknown> = { ...result }
   for (const part of ['nodes', 'ancestors', 'siblings', 'children'])
@@ -170,7 +170,7 @@ const loadTokenizer = () =>
   ))
 
 /**
- * GET /outline (agents-and-app.md, section 4): the project, or the subtree of `nodeId`, as
+ * GET /outline (docs/outline-and-mcp.md): the project, or the subtree of `nodeId`, as
  * indented markdown within `budget` o200k_base tokens (tree/token-outline.ts says what is kept
  * and how the rest is folded). Access as GET /tree.
  */

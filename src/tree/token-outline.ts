@@ -2,7 +2,7 @@ import type { Node } from '../nodes/model'
 import { add, type Counts, PLURAL, planFacts, TYPE_ORDER } from './outline'
 
 /**
- * GET /outline's text (agents-and-app.md, section 4): a project or a subtree as indented
+ * GET /outline's text (docs/outline-and-mcp.md): a project or a subtree as indented
  * markdown, one line per node (`- [job-12] label · open · Sprint 1 · claimed by x`), within a
  * budget of o200k_base tokens. Nodes are admitted open parts first, then done ones (a done job
  * or task, a resolved or retired approach, a done goal, and everything under them), each part

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { IntegerText } from '../http/action-schema'
 
-/** The commands of api.md's POST /view-command, and what each needs. */
+/** The commands of docs/reference/view.md's POST /view-command, and what each needs. */
 export const VIEW_COMMAND_TYPES = [
   'setViewMode',
   'selectIteration',
@@ -17,7 +17,7 @@ export const VIEW_MODES = ['tree', 'matrix'] as const
 
 /**
  * A command of POST /view-command, typed. The route checks commands in the service (so an
- * unknown type gets api.md's own 400) and documents their loose form (asLoose); the MCP tool
+ * unknown type gets docs/reference/view.md's own 400) and documents their loose form (asLoose); the MCP tool
  * set_view publishes this one.
  */
 export const ViewCommand = Type.Object(
@@ -52,7 +52,7 @@ export const ViewStateParams = Type.Object({ projectId: Type.String(), view: Vie
 /** POST /view-command body, typed. */
 export const ViewCommandBody = Type.Object({ projectId: Type.String(), view: ViewParam, command: ViewCommand })
 
-/** The view a request names: `app` when it names none; anything else is api.md's 400. */
+/** The view a request names: `app` when it names none; anything else is docs/reference/view.md's 400. */
 export const isViewName = (v: unknown): v is ViewName => typeof v === 'string' && (VIEW_NAMES as readonly string[]).includes(v)
 
 export const isCommandType = (t: unknown): t is ViewCommandType =>
@@ -70,7 +70,7 @@ export interface QueuedCommand {
   switchTo?: 'matrix'
 }
 
-/** A client counts as connected while its last heartbeat is at most this old (api.md, Limits). */
+/** A client counts as connected while its last heartbeat is at most this old (docs/reference/limits.md). */
 export const CONNECTED_MS = 30_000
 /** The longest a client's poll for commands may wait before answering with none (main.ts sets Bun's idle timeout past it). */
 export const POLL_WAIT_MS = 15_000

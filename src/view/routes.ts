@@ -39,7 +39,7 @@ export const viewRoutes = (deps: Deps) =>
   new Elysia({ name: 'view' })
     .derive(withUser(deps))
     .post('/view-command', ({ user, body }) => sendCommand(deps, user, body), {
-      // the command is checked by the service, so an unknown type gets api.md's own 400
+      // the command is checked by the service, so an unknown type gets docs/reference/view.md's own 400
       body: t.Object({
         projectId: t.String(),
         view: ViewParam,

@@ -46,7 +46,7 @@ function viewOf(view: unknown): ViewName {
   throw new RefusalError(400, 'Invalid view', { message: `view must be one of: ${VIEW_NAMES.join(', ')}` })
 }
 
-/** The view's name in a sentence: "app" as api.md words it, "chat view" for the other. */
+/** The view's name in a sentence: "app" as docs/reference/view.md words it, "chat view" for the other. */
 const named = (view: ViewName) => (view === 'app' ? 'app' : `${view} view`)
 
 /** Where a person sees the view: the canvas's address, or the chat that opened the plan. */
@@ -56,7 +56,7 @@ const whereShown = (deps: Deps, projectId: string, view: ViewName) =>
 const invalidCommand = (message?: string) =>
   new RefusalError(400, 'Invalid command', { ...(message ? { message } : {}), validTypes: [...VIEW_COMMAND_TYPES] })
 
-/** A command whose target does not resolve: 200 with success:false, nothing enqueued (api.md, View command 2). */
+/** A command whose target does not resolve: 200 with success:false, nothing enqueued (docs/reference/view.md). */
 const unresolved = (command: unknown, tip: string) => ({ success: false, command, commandId: null, _meta: { _tip: tip } })
 
 const str = (v: unknown): v is string => typeof v === 'string' && v.trim() !== ''

@@ -2,7 +2,7 @@ import type { Deps } from '../deps'
 import * as q from './queries'
 import type { SendOutcome } from './send'
 
-/** api.md, Limits: 6 attempts in total (5 seconds to answer each: send.ts). */
+/** docs/reference/limits.md: 6 attempts in total (5 seconds to answer each: send.ts). */
 export const MAX_ATTEMPTS = 6
 /** How long a claimed attempt is ours: well past the timeout, so a live attempt is never taken over. */
 const LEASE_MS = 60_000

@@ -10,11 +10,11 @@ import { checkUrl, RefusedUrl } from './ssrf'
 
 export type { SendJob, SendOutcome, StoredJob }
 
-/** api.md, Limits: 5 seconds to answer. */
+/** docs/reference/limits.md: 5 seconds to answer. */
 export const TIMEOUT_MS = 5_000
 
 /**
- * The bodies of a batch of stored jobs: each event's payload parsed and written in api.md's key
+ * The bodies of a batch of stored jobs: each event's payload parsed and written in docs/reference/events.md's key
  * order once, however many webhooks get it.
  */
 export function withBodies(jobs: StoredJob[]): SendJob[] {

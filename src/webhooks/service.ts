@@ -7,7 +7,7 @@ import * as q from './queries'
 import { newSecret } from './sign'
 import { checkUrl, RefusedUrl } from './ssrf'
 
-/** The six event types of api.md (Events), in the order they are listed there. */
+/** The six event types of docs/reference/events.md (Events), in the order they are listed there. */
 export const EVENT_TYPES = [
   'node.added',
   'node.updated',
@@ -18,7 +18,7 @@ export const EVENT_TYPES = [
 ] as const
 
 /**
- * Claim events (agents-and-app.md, 2): sent only to a webhook that lists them by name, so a
+ * Claim events (docs/agents.md): sent only to a webhook that lists them by name, so a
  * webhook registered for "all six" never receives them.
  */
 export const CLAIM_EVENT_TYPES = ['node.claimed', 'node.released'] as const
@@ -29,7 +29,7 @@ const MAX_URL = 2048
 
 const bad = (error: string, message?: string) => new RefusalError(400, error, message ? { message } : {})
 
-/** Share and webhook endpoints refuse with 403 'Not your project' and 404 for an unknown project (api.md, Webhooks 7). */
+/** Share and webhook endpoints refuse with 403 'Not your project' and 404 for an unknown project (docs/reference/events.md). */
 export const projectFor = (deps: Deps, user: User, projectId: string) =>
   requireProject(deps, user, projectId, {
     deny: 'not-yours',
@@ -48,7 +48,7 @@ async function cleanUrl(deps: Deps, url: unknown): Promise<string> {
 }
 
 function cleanEvents(events: unknown): string[] {
-  // api.md's message names the six; the claim events are listed in the guide
+  // docs/reference/events.md's message names the six; the claim events are listed in the guide
   const valid = `Valid: ${EVENT_TYPES.join(', ')}`
   if (!Array.isArray(events) || events.some((e) => typeof e !== 'string'))
     throw bad(`Invalid events: events must be an array of event names. ${valid}`)
@@ -62,7 +62,7 @@ function cleanEvents(events: unknown): string[] {
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
 
-/** The public shape of a webhook. The secret appears only where api.md shows it: creation and rotation. */
+/** The public shape of a webhook. The secret appears only where docs/reference/events.md shows it: creation and rotation. */
 function present(row: q.WebhookRow, withSecret = false) {
   return {
     id: row.id,

@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks'
  * One secret serves two signature schemes. It is a Standard Webhooks secret (`whsec_` + the
  * base64 of 32 random bytes), so receivers can verify `webhook-signature` with any Standard
  * Webhooks library; X-Arbor-Signature is keyed with the whole secret string as UTF-8 bytes
- * (self-hosting.md), which is what a receiver pasting the secret into an HMAC call does.
+ * (docs/reference/events.md), which is what a receiver pasting the secret into an HMAC call does.
  */
 export function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`

@@ -18,7 +18,7 @@ import ipaddr from 'ipaddr.js'
 export const MUST_USE_HTTPS = 'url must use https'
 export const MUST_BE_PUBLIC = 'url must be publicly routable'
 
-/** A refused URL: `message` is the api.md message, `detail` says why in this case. */
+/** A refused URL: `message` is the docs/reference/events.md message, `detail` says why in this case. */
 export class RefusedUrl extends Error {
   constructor(
     message: typeof MUST_USE_HTTPS | typeof MUST_BE_PUBLIC,

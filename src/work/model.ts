@@ -10,12 +10,12 @@ export const ReadyParams = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'at most this many items, 1 to 100 (default 20)' })),
 })
 
-/** GET /ready's query values (strings) with api.md's messages, checked after the access check (parseInput). */
+/** GET /ready's query values (strings) with their messages (docs/agents.md), checked after the access check (parseInput). */
 export const ReadyQuery = Type.Object({
   limit: Type.Optional(IntegerText(1, READY_LIMIT.max, `limit must be an integer from 1 to ${READY_LIMIT.max}`)),
 })
 
-// ---- the input of the claim actions (POST /mutate, agents-and-app.md 2), with api.md's messages ----
+// ---- the input of the claim actions (POST /mutate, docs/agents.md), with docs/reference/mutate.md's messages ----
 
 const LeaseSeconds = ruled(
   Type.Integer({ minimum: 30, maximum: 86_400, description: 'how long the claim lasts unless renewed, 30 to 86400 seconds (default 900)' }),

@@ -1,4 +1,4 @@
-// The shapes of agents-and-app.md (1) and the spread-first order of a claim with count. Which
+// The shapes of docs/agents.md and the spread-first order of a claim with count. Which
 // work item is ready is kept by the database, in every write's transaction (work_items,
 // sql/migrations/0016-work-state.sql), so a read never walks the whole project.
 

@@ -12,7 +12,7 @@ import { type ClaimBody, READY_LIMIT, ReadyQuery, type ReleaseClaimBody, type Re
 import * as q from './queries'
 import { type ReadyItem, spreadFirst, type TreeNode, type WorkState } from './ready'
 
-/** Ready work and claims (agents-and-app.md, 1 and 2). */
+/** Ready work and claims (docs/agents.md). */
 
 export const LEASE_SECONDS = { default: 900, min: 30, max: 86_400 } as const
 
@@ -256,7 +256,7 @@ export async function aroundWrite(
   await checkTokens(deps.db, p.id, tokened, deps.now())
   // a write with a live claim's token renews it to its own length: agents need not call renewClaim
   if (tokened.length) await claimRows.extendTokens(deps.db, p.id, [...new Set(tokened.map((e) => hashToken(e.claimToken)))], deps.now())
-  // a project where nothing was blocked answers as before (api.md's bodies stay as they were)
+  // a project where nothing was blocked answers as before (docs/reference/mutate.md's bodies stay as they were)
   const blockedBefore = triggers && (await q.hasBlocked(deps.db, p.id))
   const result = await run()
   const done = entries.filter((e) => e.action === 'update' && real(e) && e.data?.status === 'done').map((e) => e.nodeId!)

@@ -52,7 +52,7 @@ export function finishedEmpty(message: string, tip?: string) {
 /**
  * The terminal apply: the plan's entries go through the batch of POST /mutate (its checks, its
  * node cap, one transaction) under an idempotency key derived from the state and the answer,
- * so a retried advance never writes twice. Failures become the bodies of api.md's
+ * so a retried advance never writes twice. Failures become the bodies of docs/reference/workflow.md's
  * terminal-apply table; a batch refusal of one entry is a bad answer (400 retry:true).
  */
 export async function applyPlan(deps: Deps, user: User, run: RunState, state: string, response: unknown, plan: Plan) {
@@ -206,7 +206,7 @@ function terminalBody(projectId: string, plan: Plan, result: Applied, before: Ma
   }
 }
 
-/** One of the refusals of the apply, as its body says (api.md, terminal apply failure); exported for its tests. */
+/** One of the refusals of the apply, as its body says (docs/reference/workflow.md); exported for its tests. */
 export async function applyError(deps: Deps, user: User, key: string, plan: Plan, err: unknown): Promise<Error> {
   if (err instanceof StateSpent) return err
   if (err instanceof ErrorListError && err.status === 400) {

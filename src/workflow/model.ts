@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 
 /**
  * The workflow's vocabulary: flows, signals, the run carried inside `state`, and the limits of
- * api.md (Limits, workflow rows) plus the payload caps this server sets (docs/workflow.md).
+ * docs/reference/limits.md (Limits, workflow rows) plus the payload caps this server sets (docs/workflow.md).
  */
 export const FLOW_NAMES = ['add', 'task-curate', 'phase-assign'] as const
 export type FlowName = (typeof FLOW_NAMES)[number]
@@ -11,7 +11,7 @@ export const isFlowName = (v: unknown): v is FlowName => typeof v === 'string' &
 export const SIGNALS = ['classified', 'confirmed', 'draft_ready', 'needs_clarification'] as const
 export type Signal = (typeof SIGNALS)[number]
 
-/** POST /workflow body, typed; the route checks it loosely (asLoose) so each mistake gets api.md's message. */
+/** POST /workflow body, typed; the route checks it loosely (asLoose) so each mistake gets docs/reference/workflow.md's message. */
 export const WorkflowBody = Type.Object({
   projectId: Type.String(),
   action: Type.Union([Type.Literal('start'), Type.Literal('advance')]),
@@ -35,7 +35,7 @@ export const WorkflowBody = Type.Object({
 export const STATE_VERSION = 1
 /** a state is valid this long after it was issued (each step issues a new one) */
 export const STATE_LIFETIME_MS = 24 * 3_600_000
-/** only the most recent turns travel in the state and reach the prompt (api.md, Limits) */
+/** only the most recent turns travel in the state and reach the prompt (docs/reference/limits.md) */
 export const MAX_HISTORY = 100
 
 export const LIMITS = {
@@ -89,7 +89,7 @@ export interface RunState {
   expiresAt: number
 }
 
-/** No-value phase names (api.md): compared without case, spaces or punctuation. */
+/** No-value phase names (docs/reference/workflow.md): compared without case, spaces or punctuation. */
 export const NO_VALUE_PHASES = ['Later', 'Backlog', 'Polish', 'Catch-all']
 export const isNoValuePhase = (name: string) => {
   const key = name.toLowerCase().replace(/[^a-z0-9]/g, '')
@@ -99,7 +99,7 @@ export const isNoValuePhase = (name: string) => {
 /** A refused answer of the caller's model: 400 `{error, retry:true, state}` with the state unchanged. */
 export class BadResponse extends Error {}
 
-/** Terminal apply failures (api.md, the table under POST /workflow): a 500 with one of four bodies. */
+/** Terminal apply failures (docs/reference/workflow.md): a 500 with one of four bodies. */
 export class ApplyFailed extends Error {
   constructor(
     readonly body: { retry: boolean; partialApply: boolean; alreadyApplied?: boolean },

@@ -42,7 +42,7 @@ const refuse = (error: string, tip?: string) => new RefusalError(400, error, tip
 /** The tip of every mid-flow answer of a flow. */
 const tipOf = (flow: FlowName) => (flow === 'task-curate' ? CURATE_TIP : undefined)
 
-/** POST /workflow: start or advance a run (api.md, POST /workflow). */
+/** POST /workflow: start or advance a run (docs/reference/workflow.md). */
 export async function postWorkflow(deps: Deps, codec: StateCodec, user: User, body: Record<string, unknown>) {
   // a key without API access hears the tier refusal first, unless it may use this very project
   if (!hasApiAccess(user)) await requireProject(deps, user, body.projectId).catch(() => Promise.reject(tierRequired()))

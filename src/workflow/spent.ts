@@ -7,7 +7,7 @@ import { deleteExpiredSpent, isSpent, spendState } from './queries'
  * A state whose terminal step applied is spent: it cannot apply a second changeset, whatever
  * response comes with it. The very same advance again is answered from its stored outcome
  * (refuseRepeat, with the earlier changeset); a different response to the spent state gets
- * this error. Of the terminal-apply bodies of api.md it is the one that fits: an earlier
+ * this error. Of the terminal-apply bodies of docs/reference/workflow.md it is the one that fits: an earlier
  * attempt of this advance (this state's terminal step) already landed, nothing was written
  * now, and retrying cannot help (retry:false).
  */

@@ -46,7 +46,7 @@ export function forgetKey() {
 }
 
 /** What a person reads for a refusal: the API's own words, without codes. */
-/** The parts of a refusal's body a person reads (either error shape of api.md). */
+/** The parts of a refusal's body a person reads (either error shape of docs/reference/errors.md). */
 interface RefusalJson {
   errors?: unknown
   message?: unknown

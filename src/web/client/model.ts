@@ -52,7 +52,7 @@ export interface Command {
   switchTo?: 'matrix'
 }
 
-/** The five fields of the view state the page reports (api.md, View state). */
+/** The five fields of the view state the page reports (docs/reference/view.md). */
 export interface Shown {
   view_mode: 'tree' | 'matrix'
   selected_iteration: string | null
@@ -155,7 +155,7 @@ export class Plan {
     return this.iterations.filter((it) => it.status === 'active' || it.name === selected)
   }
 
-  /** The current iteration: the first active, non-system one in display order (api.md, Iteration). */
+  /** The current iteration: the first active, non-system one in display order (docs/reference/resources.md). */
   current(): string | null {
     return this.iterations.find((it) => it.status === 'active' && !it.system)?.name ?? null
   }
@@ -198,7 +198,7 @@ export class View {
     for (const a of this.plan.ancestors(id)) this.expanded.add(a)
   }
 
-  /** Apply one view command (api.md, POST /view-command). A command on a node that no longer exists changes nothing. */
+  /** Apply one view command (docs/reference/view.md). A command on a node that no longer exists changes nothing. */
   apply(c: Command) {
     const known = (id: string | undefined): id is string => !!id && this.plan.nodes.has(id)
     switch (c.type) {

@@ -1,0 +1,137 @@
+/**
+ * The test runner behind `npm test` and `npm run test:all` (docs/development.md): each test file
+ * in a `bun test` process of its own, WORKERS at a time (default: the CPU count, at most 4), so
+ * that the console shows one line per file as it ends (`[12/85] test/http.test.ts  41 pass  3.2 s`)
+ * and every failure in full, and everything a file prints (server logs, figures, `(pass)` lines)
+ * goes to test-output/logs/<file>.log instead of the console.
+ *
+ *   npx bun scripts/test.ts            the quick set: every file but those of SLOW below
+ *   npx bun scripts/test.ts --all      every file (what CI runs, on PGlite and on PostgreSQL)
+ *   npx bun scripts/test.ts FILE…      those files
+ *
+ * The last lines are bun test's own summary (` N pass`, ` N fail`, ` N skip`) over every file,
+ * which .ci/run adds up. Exit 1 when any file failed (or ended without its summary).
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
+import { basename, join } from 'node:path'
+
+const ROOT = join(import.meta.dir, '..')
+/** emptied at each run; the screenshots the app tests leave in test-output/ stay */
+const OUT = join(ROOT, 'test-output', 'logs')
+const TIMEOUT_MS = '30000'
+
+/**
+ * Left to `npm run test:all`: files that start the real server process or a browser, and those
+ * that time or load the machine. Each takes from 10 s to several minutes; together they are
+ * most of the suite's time. Every rule they hold through a process has a test through
+ * `app.handle` in the quick set; what only they prove is the wiring (loops, signals, the CLI,
+ * stdio MCP, replicas, the canvas in Chromium).
+ */
+const SLOW: [RegExp, string][] = [
+  [/^process\./, 'the real server process (test/process.ts), the CLI and stdio MCP'],
+  [/^app\./, 'the app in Chromium'],
+  [/^bench\./, 'a benchmark run as a test'],
+]
+/** a file that starts the real server process or a browser, whatever its name */
+const STARTS_PROCESS = /from '\.\/(process|app\.lib)'|playwright-core/
+
+const args = process.argv.slice(2)
+const all = args.includes('--all')
+const named = args.filter((a) => !a.startsWith('--'))
+const workers = Math.max(1, Number(process.env.TEST_WORKERS) || Math.min(4, availableParallelism()))
+
+const everyFile = readdirSync(join(ROOT, 'test'))
+  .filter((f) => f.endsWith('.test.ts'))
+  .sort()
+const isSlow = (f: string) => SLOW.some(([re]) => re.test(f)) || STARTS_PROCESS.test(readFileSync(join(ROOT, 'test', f), 'utf8'))
+// with --all the slow files start first, so that the workers end together
+const files = named.length
+  ? named
+  : everyFile
+      .filter((f) => all || !isSlow(f))
+      .sort((a, b) => Number(isSlow(b)) - Number(isSlow(a)))
+      .map((f) => `test/${f}`)
+
+rmSync(OUT, { recursive: true, force: true })
+mkdirSync(OUT, { recursive: true })
+
+interface Result {
+  file: string
+  pass: number
+  fail: number
+  skip: number
+  ms: number
+  ok: boolean
+}
+
+/** bun test's summary count (` 41 pass`), or null when the file ended without one. */
+const count = (out: string, what: string) => {
+  const m = new RegExp(`^ *(\\d+) ${what}$`, 'm').exec(out)
+  return m ? Number(m[1]) : null
+}
+
+/** A file's output as the console shows a failure: without the `(pass)` lines and the JSON log lines, which stay in its log file. */
+const failureText = (out: string) =>
+  out
+    .split('\n')
+    .filter((l) => !l.startsWith('(pass)') && !/^\{"time":/.test(l))
+    .join('\n')
+    .trim()
+
+async function runFile(file: string): Promise<Result> {
+  const started = performance.now()
+  const proc = Bun.spawn([process.execPath, 'test', '--timeout', TIMEOUT_MS, file], {
+    cwd: ROOT,
+    env: { ...process.env, ARBOR_TEST_OUTPUT: OUT },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  // one stream in the order each was read: a log line lands near the test that wrote it
+  let out = ''
+  const read = async (stream: ReadableStream<Uint8Array>) => {
+    const d = new TextDecoder()
+    for await (const chunk of stream) out += d.decode(chunk, { stream: true })
+  }
+  await Promise.all([read(proc.stdout), read(proc.stderr)])
+  const code = await proc.exited
+  writeFileSync(join(OUT, `${basename(file)}.log`), out)
+  const [pass, fail, skip] = [count(out, 'pass'), count(out, 'fail'), count(out, 'skip')]
+  const ok = code === 0 && pass !== null && !fail
+  if (!ok) {
+    const why = pass === null ? `ended with exit status ${code} before its summary` : `${fail} fail`
+    process.stdout.write(`\n${'='.repeat(20)} ${file}: ${why}\n${failureText(out)}\n${'='.repeat(20)}\n\n`)
+  }
+  return { file, pass: pass ?? 0, fail: fail ?? (ok ? 0 : 1), skip: skip ?? 0, ms: performance.now() - started, ok }
+}
+
+const started = performance.now()
+const results: Result[] = []
+const queue = [...files]
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
+process.stdout.write(
+  `${files.length} test files, ${workers} at a time; each file's output in test-output/logs/<file>.log` +
+    `${all || named.length ? '' : ` (left to npm run test:all: ${everyFile.length - files.length} files that start the real server process or a browser, or time the machine)`}\n`,
+)
+await Promise.all(
+  Array.from({ length: Math.min(workers, files.length) }, async () => {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+      const r = await runFile(file)
+      results.push(r)
+      const counts = `${r.pass} pass${r.skip ? `, ${r.skip} skip` : ''}${r.fail ? `, ${r.fail} FAIL` : ''}`
+      process.stdout.write(`[${results.length}/${files.length}] ${r.ok ? 'ok  ' : 'FAIL'} ${file}  ${counts}  ${seconds(r.ms)}\n`)
+    }
+  }),
+)
+
+const failed = results.filter((r) => !r.ok)
+const total = (k: 'pass' | 'fail' | 'skip') => results.reduce((n, r) => n + r[k], 0)
+if (failed.length) process.stdout.write(`\nFailed (output above and in test-output/logs/): ${failed.map((r) => r.file).join(' ')}\n`)
+const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5)
+process.stdout.write(`\nSlowest: ${slowest.map((r) => `${r.file} ${seconds(r.ms)}`).join(', ')}\n`)
+// bun test's summary format, last: .ci/run reads these three lines
+process.stdout.write(
+  `\n ${total('pass')} pass\n ${total('fail')} fail\n ${total('skip')} skip\nRan ${files.length} files in ${seconds(performance.now() - started)}\n`,
+)
+process.exit(failed.length ? 1 : 0)
