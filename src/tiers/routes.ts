@@ -32,7 +32,7 @@ export const tierRoutes = (deps: Deps) =>
   new Elysia({ name: 'tiers' }).derive(withUser(deps)).get(
     '/tier-status',
     ({ user, set }) => {
-      // the key's role (live.md §6) in a header, so the answer's body stays api.md's: the MCP server reads it
+      // the key's role (live.md §6) in a header, so the answer's body stays as docs/reference/account.md gives it: the MCP server reads it
       set.headers[KEY_ROLE_HEADER] = user.scope?.role ?? 'write'
       return tierStatus(deps.config, user, deps.now())
     },
