@@ -4,7 +4,7 @@
 // overall and per query kind, exactly as ../shared/eval/README.md defines them, plus nDCG@10 and
 // a fourth row: reciprocal-rank fusion of the keyword-only and semantic-only lists.
 //
-//   bun run eval:search [--file path] [--url http://host:3000 --key arb_...] [--duplicates]
+//   bun run eval:search [--file path] [--url http://host:3000 --key arb_...] [--duplicates] [--json out.json]
 //
 // Without --url it starts the app in-process on a throw-away embedded database with the
 // configured backend and embedder (EMBEDDINGS_URL, MEILI_URL as for the server). --duplicates
@@ -162,6 +162,18 @@ for (const [name, s] of rows)
     }).join(' | ')} |`,
   )
 console.log(`\n${perQuery.toFixed(1)} ms per search through the API (query vectors cached after the first mode)`)
+
+// --json path: the figures for npm run bench (bench/run.ts), per mode and query kind
+const jsonOut = option('json')
+if (jsonOut)
+  await Bun.write(
+    jsonOut,
+    JSON.stringify({
+      backend: meta?.backend,
+      embedder: meta?.embedder,
+      modes: Object.fromEntries(rows.map(([name, s]) => [name, Object.fromEntries(s)])),
+    }),
+  )
 
 if (args.includes('--duplicates')) await printThresholds(dev.tree)
 
