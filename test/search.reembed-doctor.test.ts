@@ -32,7 +32,7 @@ test('arbor doctor without a server: projects and nodes still waiting for the em
   expect(res.status).toBe(200)
   await app.project() // a project without nodes has nothing to embed
   await app.close()
-  const where = app.store.pgUrl ? { DATABASE_URL: app.store.pgUrl } : { DATA_DIR: app.store.dataDir! }
+  const where: Record<string, string> = app.store.pgUrl ? { DATABASE_URL: app.store.pgUrl } : { DATA_DIR: app.store.dataDir! }
   const embedder = { EMBEDDINGS_URL: 'http://127.0.0.1:9/v1', EMBEDDINGS_MODEL: 'next-model' }
   try {
     const lines = await doctorLines({ ...where, ...embedder })
