@@ -1,9 +1,10 @@
 // Search quality through the API (issue 4): loads the dev set into a fresh project with one
 // batch, waits until every node has its vectors, then asks GET /search?limit=10 for every query
 // in three modes (keyword-only, semantic-only, hybrid) and prints recall@5, MRR@10 and nDCG@5
-// overall and per query kind, exactly as ../shared/eval/README.md defines them.
+// overall and per query kind, exactly as ../shared/eval/README.md defines them, plus nDCG@10 and
+// a fourth row: reciprocal-rank fusion of the keyword-only and semantic-only lists.
 //
-//   bun run eval:search [--file path] [--url http://host:3000 --key arb_...] [--duplicates]
+//   bun run eval:search [--file path] [--url http://host:3000 --key arb_...] [--duplicates] [--json out.json]
 //
 // Without --url it starts the app in-process on a throw-away embedded database with the
 // configured backend and embedder (EMBEDDINGS_URL, MEILI_URL as for the server). --duplicates
@@ -114,33 +115,65 @@ const modes: [string, string][] = [
 ]
 let meta: any
 const rows: [string, ReturnType<typeof summarise>][] = []
+/** each mode's ranked draft ids per query, for the fusion row below */
+const rankedBy = new Map<string, string[][]>()
 t0 = performance.now()
 for (const [name, mode] of modes) {
   const scored = []
+  const lists: string[][] = []
+  rankedBy.set(mode, lists)
   for (const q of dev.queries) {
     const res = await search(q.q, { mode, ...(q.type ? { type: q.type } : {}) })
     if (!res.results) throw new Error(`search: ${JSON.stringify(res)}`)
     meta = res._meta?.search
     const ranked = res.results.map((r: any) => toDraft.get(r.node.id) ?? r.node.id)
+    lists.push(ranked)
     scored.push({ kind: q.kind, m: scoreQuery(ranked, new Set(q.relevant)) })
   }
   rows.push([name, summarise(scored)])
 }
+// the other common way to fuse the two lists, for comparison with the server's blend (the
+// hybrid row): reciprocal-rank fusion of the keyword-only and semantic-only top 10, k = 60
+const RRF_K = 60
+rows.push([
+  'RRF of the two (k=60, computed here)',
+  summarise(
+    dev.queries.map((q, i) => {
+      const fused = new Map<string, number>()
+      for (const mode of ['keyword', 'semantic'])
+        for (const [rank, id] of rankedBy.get(mode)![i]!.entries()) fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + rank + 1))
+      const ranked = [...fused].sort((a, b) => b[1] - a[1]).map(([id]) => id)
+      return { kind: q.kind, m: scoreQuery(ranked, new Set(q.relevant)) }
+    }),
+  ),
+])
 const perQuery = (performance.now() - t0) / (modes.length * dev.queries.length)
-const counts = summarise(dev.queries.map((q) => ({ kind: q.kind, m: { recall5: 0, mrr10: 0, ndcg5: 0 } })))
+const counts = summarise(dev.queries.map((q) => ({ kind: q.kind, m: { recall5: 0, mrr10: 0, ndcg5: 0, ndcg10: 0 } })))
 console.log(
   `backend ${meta?.backend}, embedder ${meta?.embedder}; queries: ${KINDS.map((k) => `${k} ${counts.get(k)?.n ?? 0}`).join(', ')}`,
 )
-console.log(`\n| mode | ${KINDS.map((k) => `${k} R@5 / MRR@10 / nDCG@5`).join(' | ')} |`)
+console.log(`\n| mode | ${KINDS.map((k) => `${k} R@5 / MRR@10 / nDCG@5 / nDCG@10`).join(' | ')} |`)
 console.log(`|---|${KINDS.map(() => '---').join('|')}|`)
 for (const [name, s] of rows)
   console.log(
     `| ${name} | ${KINDS.map((k) => {
       const m = s.get(k)
-      return m ? `${m.recall5.toFixed(3)} / ${m.mrr10.toFixed(3)} / ${m.ndcg5.toFixed(3)}` : '-'
+      return m ? `${m.recall5.toFixed(3)} / ${m.mrr10.toFixed(3)} / ${m.ndcg5.toFixed(3)} / ${m.ndcg10.toFixed(3)}` : '-'
     }).join(' | ')} |`,
   )
 console.log(`\n${perQuery.toFixed(1)} ms per search through the API (query vectors cached after the first mode)`)
+
+// --json path: the figures for npm run bench (bench/run.ts), per mode and query kind
+const jsonOut = option('json')
+if (jsonOut)
+  await Bun.write(
+    jsonOut,
+    JSON.stringify({
+      backend: meta?.backend,
+      embedder: meta?.embedder,
+      modes: Object.fromEntries(rows.map(([name, s]) => [name, Object.fromEntries(s)])),
+    }),
+  )
 
 if (args.includes('--duplicates')) await printThresholds(dev.tree)
 

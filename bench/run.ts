@@ -29,6 +29,9 @@
  *     pages' long polls held (GET /view/commands?wait=15000 on another project), each round
  *     ending with a view command that all 300 must receive (the side without polls measured
  *     first in one round and last in the next);
+ *   - eval: `bench/eval-search.ts` in its own process against this server: recall@5, MRR@10 and
+ *     nDCG@10 of the search dev set (../shared/eval/search-dev.json, or SEARCH_DEV_FILE; skipped
+ *     when absent) beside issue 57's goals;
  *   - import50k: `bench/import50k.ts` in its own process (BENCH_IMPORT_NODES for fewer nodes);
  *   - ready: `bench/ready.ts` in its own process: GET /ready and claim count:1 p50 in a project of
  *     50,000 nodes (5,000 ready, 500 blocked) and one of 1,000, and their ratios
@@ -51,7 +54,7 @@ import { listening, ownDatabase, quiet, serverEnv, spawnJsonLines, until } from 
 import { holdPolls } from './lib/polls'
 import { rssMb } from './lib/rss'
 import { benchGoal, OBJECTS, pick, QUALIFIERS, reseed, SUBJECTS, tree, VERBS } from './lib/synthetic-tree'
-import { type Import50k, type Row, table } from './lib/table'
+import { type EvalSearch, type Import50k, type Row, table } from './lib/table'
 import { median, shuffle, type WrkOpts, type WrkResult, wrk } from './lib/wrk'
 
 const ROOT = join(import.meta.dir, '..')
@@ -64,6 +67,8 @@ const wanted = (name: string) => !ONLY || ONLY.includes(name)
 const MODEL_DIR = loadConfig({ DATA_DIR: join(ROOT, 'data') }).embeddingsModelDir
 const HAS_MODEL = existsSync(MODEL_DIR)
 const NEW_QUERIES = 200
+/** the search dev set (../shared/eval, issue 4): the `eval` figure runs bench/eval-search.ts on it */
+const DEV_SET = process.env.SEARCH_DEV_FILE ?? join(ROOT, '../shared/eval/search-dev.json')
 /** canvas pages whose long polls the `polls` figure holds open (issue 26, item 4) */
 const POLLS = 300
 const tmp = mkdtempSync(join(tmpdir(), 'arbor-bench-'))
@@ -243,6 +248,18 @@ async function benchDatabase(kind: 'pglite' | 'postgres') {
       newQuery = { mode: searchMode, nodes: 10_000, p50: ms[Math.floor(ms.length / 2)]!, p99: ms[Math.floor(ms.length * 0.99)]! }
     }
     const rssAfter = rssMb(server.pid)
+    // search quality on the dev set, through this server (bench/eval-search.ts in its own process)
+    let evalSearch: EvalSearch | undefined
+    if (wanted('eval') && existsSync(DEV_SET)) {
+      const out = join(tmp, `eval-${kind}.json`)
+      const proc = Bun.spawn([process.execPath, 'bench/eval-search.ts', '--url', base, '--key', key, '--file', DEV_SET, '--json', out], {
+        cwd: ROOT,
+        stdout: 'ignore',
+        stderr: 'inherit',
+      })
+      if ((await proc.exited) !== 0) throw new Error(`bench/eval-search.ts on ${kind} exited ${proc.exitCode}`)
+      evalSearch = JSON.parse(readFileSync(out, 'utf8'))
+    }
 
     // held long polls: what /healthz and a write cost with POLLS canvas pages open, against none
     let polls: Row['polls']
@@ -330,6 +347,7 @@ async function benchDatabase(kind: 'pglite' | 'postgres') {
       figures: Object.fromEntries([...runs.keys()].map((k) => [k, fig(k)])) as Record<string, ReturnType<typeof fig>>,
       newQuery,
       polls,
+      evalSearch,
       rssMb: { start: rssStart, afterSetup: rssSetup, afterReads: rssAfter },
       deliveries: receiver.state.last.received ?? 0,
       settleSeconds,

@@ -53,6 +53,7 @@ export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<P
       db: base.db,
       searchPending: () => search.memory().pendingNodes,
       searchOutboxReads: () => search.outboxReads?.(),
+      searchBackfill: () => search.backfillProgress?.(),
       reads: () => reads.stats,
       replicaWaits: () => replicas?.stats ?? null,
     }),

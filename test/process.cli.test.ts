@@ -51,6 +51,10 @@ describe('arbor, the command', () => {
     expect([healthy.code, healthy.stdout.trimEnd().split('\n').at(-1)]).toEqual([0, 'All good.'])
     expect(healthy.stdout).toContain(`ok    server     Arbor answers at http://127.0.0.1:${port} and its database is ready\n`)
     expect(healthy.stdout).toMatch(/^ok {4}database {3}the embedded database is held by the running server \(pid \d+\)/m)
+    // how far the background embedding is, from the server's GET /metrics (its database is its alone)
+    expect(healthy.stdout).toMatch(
+      /^ok {4}search {5}(no project to embed yet \(embedder \S+\)|every project's nodes have vectors from \S+)$/m,
+    )
 
     const other = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
     try {

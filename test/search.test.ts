@@ -445,8 +445,21 @@ describe('embedder change, near-duplicates, late commits', () => {
     await batch(app, projectId, nodes)
     await search(app, projectId, { q: 'overdue' })
     for (let i = 0; i < 5 && (await tick(app.deps, new Date())).embedded; i++);
+    await tick(app.deps, new Date()) // marks the project done
+    expect(await app.deps.search.backfillProgress!()).toEqual({ embedder: 'openai:bag-of-words', projects: 1, waiting: 0, waitingNodes: 0 })
 
     const changed = replica(app, { ...env(), EMBEDDINGS_MODEL: 'bag-of-words-v2' })
+    // the progress of the re-embedding, as `arbor doctor` and GET /metrics say it
+    expect(await changed.deps.search.backfillProgress!()).toEqual({
+      embedder: 'openai:bag-of-words-v2',
+      projects: 1,
+      waiting: 1,
+      waitingNodes: 12,
+    })
+    const scraped = await changed.deps.metrics.scrape()
+    expect(scraped).toContain('arbor_search_reembed_projects{state="waiting",embedder="openai:bag-of-words-v2"} 1\n')
+    expect(scraped).toContain('arbor_search_reembed_projects{state="done",embedder="openai:bag-of-words-v2"} 0\n')
+    expect(scraped).toContain('arbor_search_reembed_nodes_waiting 12\n')
     const during = await changed.call(`/api/v1/search?projectId=${projectId}&q=overdue&limit=3`)
     expect(during.status).toBe(200)
     expect(during.body.results).toHaveLength(3)
@@ -464,6 +477,8 @@ describe('embedder change, near-duplicates, late commits', () => {
     for (let i = 0; i < 10 && (await tick(changed.deps, new Date())).embedded; i++);
     const after = await changed.call(`/api/v1/search?projectId=${projectId}&q=overdue&limit=3`)
     expect(after.body._meta.search).toMatchObject({ semantic: 'full', pendingNodes: 0 })
+    await tick(changed.deps, new Date())
+    expect(await changed.deps.search.backfillProgress!()).toMatchObject({ projects: 1, waiting: 0, waitingNodes: 0 })
     const models = await app.db.query<{ embedder: string; n: number }>(
       'select embedder, count(*)::int as n from search_vectors where project_id = $1 group by embedder order by embedder',
       [projectId],

@@ -26,6 +26,14 @@ export interface Row {
   polls?: { count: number; idle: { healthz: number; write: number }; held: { healthz: number; write: number } }
   rssMb: { start: number; afterSetup: number; afterReads: number }
   import50k?: Import50k
+  /** bench/eval-search.ts against the bench's server: the dev set's hybrid (default) figures */
+  evalSearch?: EvalSearch
+}
+
+/** What bench/eval-search.ts --json writes, as far as the table reads it. */
+export interface EvalSearch {
+  embedder: string
+  modes: Record<string, Record<string, { n: number; recall5: number; mrr10: number; ndcg10: number }>>
 }
 
 const k = (x: number) => (x >= 10_000 ? `${(x / 1000).toFixed(1)}k` : `${Math.round(x)}`)
@@ -93,6 +101,14 @@ export function table(results: Row[], run: { commit: string; rounds: number; sec
       lines.push(
         `| new search query p50 (p99), ${r.newQuery.nodes.toLocaleString('en')} nodes, ${r.newQuery.mode} | ${db(r)} | ${f1(r.newQuery.p50)} ms (${f1(r.newQuery.p99)} ms) | — | — | ≤ 10 ms | ${r.newQuery.p50 <= 10 ? 'yes' : '**no**'} |`,
       )
+  for (const r of results) {
+    const h = r.evalSearch?.modes['hybrid (default)']
+    if (!h?.paraphrase || !h.all) continue
+    const met = h.paraphrase.recall5 >= 0.85 && h.all.recall5 >= 0.9
+    lines.push(
+      `| dev-set search (\`npm run eval:search\`, hybrid, ${r.evalSearch!.embedder}): paraphrase R@5 / all R@5; all MRR@10 / nDCG@10 | ${db(r)} | ${f2(h.paraphrase.recall5)} / ${f2(h.all.recall5)}; ${f2(h.all.mrr10)} / ${f2(h.all.ndcg10)} | — | — | ≥ 0.85 / ≥ 0.90 | ${met ? 'yes' : '**no**'} |`,
+    )
+  }
   for (const r of results) {
     const p = r.polls
     if (!p) continue

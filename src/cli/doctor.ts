@@ -7,6 +7,8 @@ import { openDbAsIs } from '../db'
 import { readAddress } from '../db/address-file'
 import { migrationNames } from '../db/migrate'
 import { checkMiniLm } from '../search/embedder/minilm'
+import { chooseEmbedder } from '../search/embedder/runtime'
+import { backfillProgress } from '../search/service'
 import { parse } from './args'
 import { isUp, serverUrl } from './server-api'
 
@@ -56,6 +58,7 @@ export async function doctor(env: Record<string, string | undefined>): Promise<n
   disk(config, add)
   await database(config, lockPid, add)
   model(config, add)
+  await reembedding(config, running, lockPid, url, add)
   await port(config, running, add)
   if (running) {
     const ready = await fetch(`${url}/readyz`).then(
@@ -210,6 +213,56 @@ function model(config: Config, add: Add) {
       `delete ${dir} and run npm run model:fetch`,
     )
   add('ok', 'model', `${check.model.id} in ${dir}, hash checked`)
+}
+
+type Progress = { embedder: string; projects: number; waiting: number; waitingNodes: number }
+
+/**
+ * How far the built-in index's background (re-)embedding is for the embedder in use (after a
+ * first start or a change of model every project's nodes are embedded again; search answers
+ * meanwhile, by keyword for the nodes still waiting). A running server says it on GET /metrics
+ * (its own embedder, and the embedded database is its alone); otherwise the database is asked.
+ */
+async function reembedding(config: Config, running: boolean, lockPid: number | null, url: string, add: Add) {
+  if (config.meiliUrl) return // Meilisearch keeps its own index: its rebuild is said in _meta.search
+  let p: Progress | null = null
+  try {
+    if (running) p = await progressFromMetrics(url, config.metricsToken)
+    else if (config.databaseUrl || (!lockPid && existsSync(join(config.dataDir, 'pgdata', 'PG_VERSION')))) {
+      const embedder = chooseEmbedder(config).embedder.id
+      const db = await openDbAsIs(config)
+      try {
+        // a database the first start has not migrated yet has nothing to embed
+        if (!(await appliedMigrations(db)).some((name) => name.startsWith('0005-'))) return
+        p = { embedder, ...(await backfillProgress(db, embedder)) }
+      } finally {
+        await db.close()
+      }
+    }
+  } catch (err) {
+    return add('warn', 'search', `cannot tell how far the background embedding is: ${(err as Error).message}`)
+  }
+  if (!p) return
+  if (p.projects === 0) return add('ok', 'search', `no project to embed yet (embedder ${p.embedder})`)
+  if (p.waiting === 0) return add('ok', 'search', `every project's nodes have vectors from ${p.embedder}`)
+  const said = `${p.projects - p.waiting} of ${p.projects} project(s) have vectors from ${p.embedder}; ${p.waiting} (${p.waitingNodes} nodes) wait for the background embedding and match by keyword until then`
+  if (running) add('ok', 'search', `${said} (under way; GET /metrics: arbor_search_reembed_*)`)
+  else add('warn', 'search', said, 'start the server: it embeds them in the background while search answers')
+}
+
+/** The re-embedding gauges of a running server's GET /metrics, or null when it has none (Meilisearch, no access). */
+async function progressFromMetrics(url: string, token: string | undefined): Promise<Progress | null> {
+  const res = await fetch(`${url}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} })
+  if (!res.ok) return null
+  const text = await res.text()
+  const projects = [
+    ...text.matchAll(/^arbor_search_reembed_projects\{(?=[^}]*state="(done|waiting)")(?=[^}]*embedder="([^"]*)")[^}]*\} (\S+)$/gm),
+  ]
+  if (projects.length === 0) return null
+  const count = (state: string) => Number(projects.find((m) => m[1] === state)?.[3] ?? 0)
+  const nodes = /^arbor_search_reembed_nodes_waiting (\S+)$/m.exec(text)
+  const waiting = count('waiting')
+  return { embedder: projects[0]![2]!, projects: count('done') + waiting, waiting, waitingNodes: Number(nodes?.[1] ?? 0) }
 }
 
 async function port(config: Config, running: boolean, add: Add) {

@@ -26,6 +26,8 @@ export interface MetricSources {
   searchPending: () => number
   /** the built-in index's reads of the events outbox since start (undefined with Meilisearch) */
   searchOutboxReads?: () => number | undefined
+  /** the built-in index: how far the background re-embedding for the embedder in use is (undefined with Meilisearch) */
+  searchBackfill?: () => Promise<{ embedder: string; projects: number; waiting: number; waitingNodes: number }> | undefined
   /** the read cache's counts since start (src/reads/cache.ts) */
   reads: () => { hits: number; misses: number; lookups: number }
   /** PostgreSQL: writes that waited for the other replicas (src/revisions/replicas.ts); null on PGlite */
@@ -93,6 +95,12 @@ export function createMetrics(sources: MetricSources): Metrics {
   // prom-client only when /metrics is scraped: its labelled inc/observe hashed the labels on
   // every request, a tenth of what GET /healthz cost
   const series = new Map<string, RequestSeries>()
+  // the two re-embedding gauges of one scrape share one read of the database
+  let backfillRead: { at: number; read: ReturnType<NonNullable<MetricSources['searchBackfill']>> } | undefined
+  const backfill = () => {
+    if (!backfillRead || Date.now() - backfillRead.at > 1000) backfillRead = { at: Date.now(), read: sources.searchBackfill?.() }
+    return backfillRead.read
+  }
   new Counter({
     name: 'arbor_http_requests_total',
     help: 'HTTP requests answered, by method, route pattern and status',
@@ -143,6 +151,28 @@ export function createMetrics(sources: MetricSources): Metrics {
     registers: [registry],
     collect() {
       this.set(sources.searchPending())
+    },
+  })
+  new Gauge({
+    name: 'arbor_search_reembed_projects',
+    help: 'Built-in search: projects with nodes by state of their vectors from the embedder in use: done, or waiting for the background (re-)embedding after a first start or a change of model',
+    labelNames: ['state', 'embedder'] as const,
+    registers: [registry],
+    async collect() {
+      const p = await backfill()
+      if (!p) return
+      this.reset()
+      this.set({ state: 'done', embedder: p.embedder }, p.projects - p.waiting)
+      this.set({ state: 'waiting', embedder: p.embedder }, p.waiting)
+    },
+  })
+  new Gauge({
+    name: 'arbor_search_reembed_nodes_waiting',
+    help: 'Built-in search: nodes of the projects still waiting for the background (re-)embedding (they match by keyword until their project is done)',
+    registers: [registry],
+    async collect() {
+      const p = await backfill()
+      if (p) this.set(p.waitingNodes)
     },
   })
   new Counter({

@@ -36,6 +36,11 @@ export interface SearchBackend {
   memory(): { projects: number; nodes: number; vectorBytes: number; pendingNodes: number }
   /** The built-in index: reads of the events outbox since start, to catch an index up (GET /metrics). */
   outboxReads?(): number
+  /**
+   * The built-in index: how far the background backfill of the embedder in use is (after a first
+   * start or a change of model every project is re-embedded; `arbor doctor` and GET /metrics show it).
+   */
+  backfillProgress?(): Promise<{ embedder: string; projects: number; waiting: number; waitingNodes: number }>
 }
 
 export interface SearchRequest {

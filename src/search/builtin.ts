@@ -208,6 +208,10 @@ export class BuiltinSearch implements SearchBackend {
     return stats
   }
 
+  async backfillProgress() {
+    return { embedder: this.queue.id, ...(await q.backfillProgress(this.deps.db, this.queue.id)) }
+  }
+
   outboxReads(): number {
     return this.follower.reads
   }

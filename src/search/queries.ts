@@ -1,4 +1,5 @@
 import ancestorsManySql from '../../sql/search/ancestors-many.sql' with { type: 'text' }
+import backfillProgressSql from '../../sql/search/backfill-progress.sql' with { type: 'text' }
 import dropLeaseSql from '../../sql/search/drop-lease.sql' with { type: 'text' }
 import eventsAllSinceSql from '../../sql/search/events-all-since.sql' with { type: 'text' }
 import eventsSinceSql from '../../sql/search/events-since.sql' with { type: 'text' }
@@ -60,6 +61,13 @@ export const pruneVectors = (db: Db, projectId: string, embedder: string, live: 
 export const markBackfilled = (db: Db, projectId: string, embedder: string) => db.query(markBackfilledSql, [projectId, embedder])
 export const listUnbackfilled = async (db: Db, embedder: string, limit: number) =>
   (await db.query<{ id: string }>(listUnbackfilledSql, [embedder, limit])).map((r) => r.id)
+
+/** How far the background backfill is for `embedder`: projects with nodes, those still waiting, and their nodes. */
+export type BackfillProgress = { projects: number; waiting: number; waitingNodes: number }
+export const backfillProgress = async (db: Db, embedder: string): Promise<BackfillProgress> => {
+  const row = (await one<{ projects: number; waiting: number; waiting_nodes: number }>(db, backfillProgressSql, [embedder]))!
+  return { projects: Number(row.projects), waiting: Number(row.waiting), waitingNodes: Number(row.waiting_nodes) }
+}
 
 export const ancestorsMany = (db: Db, projectId: string, ids: string[]) =>
   db.query<{ node_id: string; depth: number; id: string; type: string; label: string | null }>(ancestorsManySql, [projectId, ids])

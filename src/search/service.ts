@@ -1,4 +1,5 @@
 import type { User } from '../accounts/model'
+import type { Db } from '../db'
 import type { Deps } from '../deps'
 import { parseInput } from '../http/action-schema'
 import type { NodeData } from '../ports/node-data'
@@ -6,6 +7,10 @@ import type { DuplicateAdvisory, SearchAnswer, SearchMode } from '../ports/searc
 import { requireProject } from '../projects/access'
 import { clip, MAX_QUERY_CHARS } from './document'
 import { SEARCH_LIMIT, SearchQuery } from './model'
+import { backfillProgress as readBackfillProgress } from './queries'
+
+/** How far the background (re-)embedding for `embedder` is (`arbor doctor` reads it when no server runs). */
+export const backfillProgress = (db: Db, embedder: string) => readBackfillProgress(db, embedder)
 
 /** GET /search (docs/reference/reads.md): the nodes closest in meaning to `q`, best first, with their ancestors. */
 export async function search(deps: Deps, user: User, raw: Record<string, unknown>) {

