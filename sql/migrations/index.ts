@@ -16,6 +16,7 @@ import m0014 from './0014-history.sql' with { type: 'text' }
 import m0016 from './0016-work-state.sql' with { type: 'text' }
 import m0017 from './0017-view-per-view.sql' with { type: 'text' }
 import m0018 from './0018-work-blockers.sql' with { type: 'text' }
+import m0023 from './0023-work-deferred.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
   { name: '0001-accounts-projects', sql: m0001 },
@@ -35,4 +36,5 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0016-work-state', sql: m0016 },
   { name: '0017-view-per-view', sql: m0017 },
   { name: '0018-work-blockers', sql: m0018 },
+  { name: '0023-work-deferred', sql: m0023 },
 ]
