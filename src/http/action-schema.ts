@@ -98,29 +98,31 @@ const withoutUniqueItems = (part: unknown): unknown => {
   for (const key of Object.keys(copy)) copy[key] = withoutUniqueItems(copy[key])
   return copy
 }
-const compiled = new Map<TSchema, ReturnType<typeof TypeCompiler.Compile>>()
+/** Per schema, once: its compiled validator, and whether a `uniqueItems` array sits anywhere in it. */
+const compiled = new Map<TSchema, { checker?: ReturnType<typeof TypeCompiler.Compile>; unique?: boolean }>()
+const knownOf = (schema: TSchema) => {
+  let known = compiled.get(schema)
+  if (!known) compiled.set(schema, (known = {}))
+  return known
+}
 const checkerOf = (schema: TSchema) => {
-  let c = compiled.get(schema)
-  if (!c) compiled.set(schema, (c = TypeCompiler.Compile(withoutUniqueItems(schema) as TSchema)))
-  return c
+  const known = knownOf(schema)
+  known.checker ??= TypeCompiler.Compile(withoutUniqueItems(schema) as TSchema)
+  return known.checker
 }
 const distinct = (list: unknown[]) =>
   list.every((v) => typeof v === 'string')
     ? new Set(list).size === list.length
     : new Set(list.map((v) => Value.Hash(v))).size === list.length
-const withUnique = new WeakMap<TSchema, boolean>()
-/** Does the schema hold a `uniqueItems` array anywhere? (Known once per schema.) */
+/** Does the schema hold a `uniqueItems` array anywhere? */
 const uniqueInside = (s: Marked): boolean => {
-  let known = withUnique.get(s)
-  if (known === undefined) {
-    known =
-      !!s.uniqueItems ||
-      (!!s.items && uniqueInside(s.items)) ||
-      Object.values(s.properties ?? {}).some(uniqueInside) ||
-      !!s.anyOf?.some(uniqueInside)
-    withUnique.set(s, known)
-  }
-  return known
+  const known = knownOf(s)
+  known.unique ??=
+    !!s.uniqueItems ||
+    (!!s.items && uniqueInside(s.items)) ||
+    Object.values(s.properties ?? {}).some(uniqueInside) ||
+    !!s.anyOf?.some(uniqueInside)
+  return known.unique
 }
 /** Does a `uniqueItems` array inside `value` repeat an item? (Every variant of a union is tried: a false alarm only costs the refusal's walk.) */
 const repeatsInside = (s: Marked, value: unknown): boolean => {
