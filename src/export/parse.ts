@@ -32,7 +32,19 @@ const YAML_OPTIONS = { schema: 'core', maxAliasCount: 20, uniqueKeys: true, pret
 const MAX_FILES = 20_000
 const MAX_FRONTMATTER = 64 * 1024
 
-const unescapeMd = (text: string) => text.replace(/\\(.)/g, '$1')
+/** The inverse of the export's `exact` (and of its older `inline`): `\u{hex}` is that character, `\x` is x. */
+const unescapeMd = (text: string) =>
+  text.replace(/\\(u\{[0-9a-f]{1,6}\}|[\s\S])/g, (_, c: string) =>
+    c.length > 1 ? String.fromCodePoint(Number.parseInt(c.slice(2, -1), 16)) : c,
+  )
+/** The inverse of the export's `block`: one leading backslash off each line that has one. */
+const unescapeBlock = (text: string) =>
+  text
+    .split(LINE_BREAK)
+    .map((part, i) => (i % 2 === 0 && part.startsWith('\\') ? part.slice(1) : part))
+    .join('')
+/** What ends a line for the sections' headings (`^` of a multiline RegExp), kept by split: lines at even places. */
+export const LINE_BREAK = /(\r\n|[\n\r\u2028\u2029])/
 /** `[label](../tasks/task-3.md)` → task-3; a reference the export marked "not in this project" → none */
 const linkedIds = (section: string | undefined) =>
   (section ?? '')
@@ -41,8 +53,10 @@ const linkedIds = (section: string | undefined) =>
     .filter((id): id is string => !!id)
 
 function split(path: string, text: string): { meta: Record<string, unknown>; sections: Map<string, string> } {
-  const m = /^---\n([\s\S]*?)\n?---\n([\s\S]*)$/.exec(text)
+  // the frontmatter ends at the first line that is `---` itself: a title ending in --- does not end it
+  const m = /^---\n(?:([\s\S]*?)\n)?---\n([\s\S]*)$/.exec(text)
   if (!m) throw new BundleError(`${path}: no YAML frontmatter`)
+  m[1] ??= ''
   if (m[1]!.length > MAX_FRONTMATTER) throw new BundleError(`${path}: a frontmatter longer than ${MAX_FRONTMATTER / 1024} KiB`)
   let meta: unknown
   try {
@@ -79,7 +93,7 @@ export function parseBundle(files: Record<string, string>): { name: string; node
     if (!type || typeof meta.id !== 'string') throw new BundleError(`${path}: frontmatter needs a type (Goal … Task) and an id`)
     const data: Record<string, unknown> = { label: meta.title }
     if (typeof meta.description === 'string') data.description = meta.description
-    if (sections.has('Notes')) data.notes = sections.get('Notes')
+    if (sections.has('Notes')) data.notes = unescapeBlock(sections.get('Notes')!)
     for (const key of CUSTOM_KEYS) if (meta[key] !== undefined) data[key] = meta[key]
     const blockedBy = linkedIds(sections.get('Blocked by'))
     if (blockedBy.length) data.blockedBy = blockedBy
