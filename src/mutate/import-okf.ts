@@ -2,7 +2,7 @@ import { authChanged } from '../accounts/auth-cache'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid } from '../errors'
-import { BundleError, parseBundle } from '../export/parse'
+import { BundleError, parseBundleYielding } from '../export/parse'
 import { MAX_BATCH } from './model'
 import { actions } from './service'
 
@@ -14,9 +14,10 @@ import { actions } from './service'
  * refuse anywhere leaves nothing behind, not even the new project.
  */
 export async function importOkf(deps: Deps, user: User, body: { files: Record<string, string>; name?: string }) {
-  let bundle: ReturnType<typeof parseBundle>
+  let bundle: Awaited<ReturnType<typeof parseBundleYielding>>
   try {
-    bundle = parseBundle(body.files)
+    // outside the transaction, a turn to the event loop every few hundred files
+    bundle = await parseBundleYielding(body.files)
   } catch (err) {
     if (err instanceof BundleError) throw invalid(err.message)
     throw err
