@@ -113,7 +113,9 @@ console.log(
   `bench:crash: ${ROUNDS} SIGKILLs of bun src/main.ts on ${db ? 'PostgreSQL' : dataDir}, ${WRITERS} writers, kill after ${MIN_KILL_MS}-${MAX_KILL_MS} ms`,
 )
 let server = await start(0)
-ownerKey = /Arbor API key for owner: (arb_\S+)/.exec(server.output())?.[1] ?? ''
+// the key is printed once the server listens, maybe a moment after /healthz first answers
+for (const end = Date.now() + 60_000; !ownerKey && Date.now() < end; await Bun.sleep(50))
+  ownerKey = /Arbor API key for owner: (arb_\S+)/.exec(server.output())?.[1] ?? ''
 if (!ownerKey) throw new Error(`no owner key on first start:\n${server.output()}`)
 
 try {
