@@ -45,10 +45,15 @@ begin
 end
 $$;
 
+-- At the commit, once per row set aside: only the first finds the flag still on (work_flush turns
+-- it off, and rows are set aside only while it is on); the others return at once instead of each
+-- scanning the deleted rows again (1,000 deletes of a revert: a million index entries).
 create function work_pending_at_commit() returns trigger
 language plpgsql as $$
 begin
-  perform work_flush();
+  if current_setting('arbor.work_defer', true) = 'on' then
+    perform work_flush();
+  end if;
   return null;
 end
 $$;
