@@ -116,7 +116,10 @@ let server = await start(0)
 // the key is printed once the server listens, maybe a moment after /healthz first answers
 for (const end = Date.now() + 60_000; !ownerKey && Date.now() < end; await Bun.sleep(50))
   ownerKey = /Arbor API key for owner: (arb_\S+)/.exec(server.output())?.[1] ?? ''
-if (!ownerKey) throw new Error(`no owner key on first start:\n${server.output()}`)
+if (!ownerKey) {
+  server.proc.kill('SIGKILL')
+  throw new Error(`no owner key on first start:\n${server.output()}`)
+}
 
 try {
   for (let round = 1; round <= ROUNDS; round++) {
