@@ -1,8 +1,9 @@
 /**
- * What survives a kill -9 on the embedded database (PGlite).
+ * What survives a kill -9 on the embedded database (PGlite), or of the server before a PostgreSQL.
  *
- *   bun run bench:crash                       # 30 kills
+ *   bun run bench:crash                       # 30 kills, 4 writers
  *   ROUNDS=5 WRITERS=8 MAX_KILL_MS=4000 bun run bench:crash
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun run bench:crash
  *
  * Starts the real server (`bun src/main.ts`, as `npm start` does) on a temporary DATA_DIR,
  * streams writes from WRITERS concurrent clients (each an `addProject` with a new id through
@@ -16,6 +17,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { ownDatabase } from './lib/harness'
 import { freePort, type Spawned, StartError, spawnServer } from './lib/spawn'
 
 const num = (name: string, fallback: number) => {
@@ -32,7 +34,11 @@ const START_ATTEMPTS = 3
 
 const dataDir = mkdtempSync(join(tmpdir(), 'arbor-crash-'))
 const port = freePort()
-const env = { DATA_DIR: dataDir, PORT: String(port), RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn' }
+// with BENCH_DATABASE_URL the server writes to a database created on that PostgreSQL (dropped after)
+const pgUrl = process.env.BENCH_DATABASE_URL
+const db = pgUrl ? await ownDatabase('postgres', dataDir, pgUrl) : null
+const env: Record<string, string> = { DATA_DIR: dataDir, PORT: String(port), RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn' }
+if (db) env.DATABASE_URL = db.env.DATABASE_URL as string
 
 const acknowledged = new Set<string>()
 let sent = 0
@@ -104,11 +110,16 @@ async function writer(server: Spawned, round: number, w: number, stop: { now: bo
 }
 
 console.log(
-  `bench:crash: ${ROUNDS} SIGKILLs of bun src/main.ts on ${dataDir}, ${WRITERS} writers, kill after ${MIN_KILL_MS}-${MAX_KILL_MS} ms`,
+  `bench:crash: ${ROUNDS} SIGKILLs of bun src/main.ts on ${db ? 'PostgreSQL' : dataDir}, ${WRITERS} writers, kill after ${MIN_KILL_MS}-${MAX_KILL_MS} ms`,
 )
 let server = await start(0)
-ownerKey = /Arbor API key for owner: (arb_\S+)/.exec(server.output())?.[1] ?? ''
-if (!ownerKey) throw new Error(`no owner key on first start:\n${server.output()}`)
+// the key is printed once the server listens, maybe a moment after /healthz first answers
+for (const end = Date.now() + 60_000; !ownerKey && Date.now() < end; await Bun.sleep(50))
+  ownerKey = /Arbor API key for owner: (arb_\S+)/.exec(server.output())?.[1] ?? ''
+if (!ownerKey) {
+  server.proc.kill('SIGKILL')
+  throw new Error(`no owner key on first start:\n${server.output()}`)
+}
 
 try {
   for (let round = 1; round <= ROUNDS; round++) {
@@ -121,9 +132,9 @@ try {
     await server.proc.exited
     stop.now = true
     await Promise.all(writers)
-    const lock = readFileSync(join(dataDir, 'arbor.lock'), 'utf8').trim()
+    const lock = db ? null : readFileSync(join(dataDir, 'arbor.lock'), 'utf8').trim()
     console.log(
-      `round ${round}: SIGKILL after ${delay} ms (${acknowledged.size - before} writes acknowledged this round, ${acknowledged.size} in all; stale lock of pid ${lock} left)`,
+      `round ${round}: SIGKILL after ${delay} ms (${acknowledged.size - before} writes acknowledged this round, ${acknowledged.size} in all${lock ? `; stale lock of pid ${lock} left` : ''})`,
     )
     server = await start(round)
     const missing = await verify(server, round)
@@ -147,7 +158,9 @@ try {
   console.log(`failed restarts:               ${failedRestarts}`)
   console.log(`acknowledged writes missing:   ${missingTotal}`)
   if (missingIds.size) console.log(`missing ids: ${[...missingIds].slice(0, 20).join(', ')}${missingIds.size > 20 ? ' …' : ''}`)
-  if (failedRestarts === 0 && missingTotal === 0) rmSync(dataDir, { recursive: true, force: true })
-  else console.log(`DATA_DIR kept for inspection: ${dataDir}`)
+  if (failedRestarts === 0 && missingTotal === 0) {
+    await db?.drop()
+    rmSync(dataDir, { recursive: true, force: true })
+  } else console.log(`DATA_DIR kept for inspection: ${dataDir}${db ? ` (and the database of ${db.env.DATABASE_URL})` : ''}`)
 }
 process.exit(failedRestarts === 0 && missingTotal === 0 ? 0 : 1)

@@ -33,7 +33,19 @@ const YAML_OPTIONS = { schema: 'core', maxAliasCount: 20, uniqueKeys: true, pret
 const MAX_FILES = 20_000
 const MAX_FRONTMATTER = 64 * 1024
 
-const unescapeMd = (text: string) => text.replace(/\\(.)/g, '$1')
+/** The inverse of the export's `exact` (and of its older `inline`): `\u{hex}` is that character, `\x` is x. */
+const unescapeMd = (text: string) =>
+  text.replace(/\\(u\{[0-9a-f]{1,6}\}|[\s\S])/g, (_, c: string) =>
+    c.length > 1 ? String.fromCodePoint(Number.parseInt(c.slice(2, -1), 16)) : c,
+  )
+/** The inverse of the export's `block`: one leading backslash off each line that has one. */
+const unescapeBlock = (text: string) =>
+  text
+    .split(LINE_BREAK)
+    .map((part, i) => (i % 2 === 0 && part.startsWith('\\') ? part.slice(1) : part))
+    .join('')
+/** What ends a line for the sections' headings (`^` of a multiline RegExp), kept by split: lines at even places. */
+export const LINE_BREAK = /(\r\n|[\n\r\u2028\u2029])/
 /** `[label](../tasks/task-3.md)` → task-3; a reference the export marked "not in this project" → none */
 const linkedIds = (section: string | undefined) =>
   (section ?? '')
@@ -42,8 +54,10 @@ const linkedIds = (section: string | undefined) =>
     .filter((id): id is string => !!id)
 
 function split(path: string, text: string): { meta: Record<string, unknown>; sections: Map<string, string> } {
-  const m = /^---\n([\s\S]*?)\n?---\n([\s\S]*)$/.exec(text)
+  // the frontmatter ends at the first line that is `---` itself: a title ending in --- does not end it
+  const m = /^---\n(?:([\s\S]*?)\n)?---\n([\s\S]*)$/.exec(text)
   if (!m) throw new BundleError(`${path}: no YAML frontmatter`)
+  m[1] ??= ''
   if (m[1]!.length > MAX_FRONTMATTER) throw new BundleError(`${path}: a frontmatter longer than ${MAX_FRONTMATTER / 1024} KiB`)
   let meta: unknown
   try {
@@ -65,6 +79,28 @@ function split(path: string, text: string): { meta: Record<string, unknown>; sec
 
 /** The bundle's project name and nodes, parents before children. */
 export function parseBundle(files: Record<string, string>): { name: string; nodes: ImportedNode[] } {
+  const { indexMeta, paths } = openBundle(files)
+  return closeBundle(
+    indexMeta,
+    paths.map((path) => nodeOf(path, files[path]!)),
+  )
+}
+
+/** Files read between two turns of the event loop: a 15,000-file bundle's YAML takes seconds. */
+const FILES_PER_TURN = 200
+
+/** parseBundle for the server: the same answer, giving the event loop a turn every FILES_PER_TURN files. */
+export async function parseBundleYielding(files: Record<string, string>): Promise<{ name: string; nodes: ImportedNode[] }> {
+  const { indexMeta, paths } = openBundle(files)
+  const nodes: ImportedNode[] = []
+  for (let i = 0; i < paths.length; i++) {
+    if (i > 0 && i % FILES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve))
+    nodes.push(nodeOf(paths[i]!, files[paths[i]!]!))
+  }
+  return closeBundle(indexMeta, nodes)
+}
+
+function openBundle(files: Record<string, string>) {
   if (typeof files !== 'object' || files === null || Array.isArray(files)) throw new BundleError('files must map each path to its text')
   const paths = Object.keys(files)
   if (paths.length > MAX_FILES) throw new BundleError(`the bundle has ${paths.length} files; at most ${MAX_FILES} are read`)
@@ -75,34 +111,37 @@ export function parseBundle(files: Record<string, string>): { name: string; node
   const { meta: indexMeta } = split('index.md', index)
   if (String(indexMeta.okf_version) !== '0.1')
     throw new BundleError(`index.md declares okf_version ${indexMeta.okf_version}; this Arbor reads 0.1`)
-  const nodes: ImportedNode[] = []
-  for (const [path, text] of Object.entries(files)) {
-    if (path === 'index.md') continue
-    const { meta, sections } = split(path, text)
-    const type = Object.hasOwn(TYPES, String(meta.type)) ? TYPES[String(meta.type)] : undefined
-    if (!type || typeof meta.id !== 'string') throw new BundleError(`${path}: frontmatter needs a type (Goal … Task) and an id`)
-    const data: Record<string, unknown> = { label: meta.title }
-    if (typeof meta.description === 'string') data.description = meta.description
-    if (sections.has('Notes')) data.notes = sections.get('Notes')
-    for (const key of CUSTOM_KEYS) if (meta[key] !== undefined) data[key] = meta[key]
-    const blockedBy = linkedIds(sections.get('Blocked by'))
-    if (blockedBy.length) data.blockedBy = blockedBy
-    const serves = linkedIds(sections.get('Serves'))
-    if (serves.length) data.serves = serves
-    const refs = (sections.get('External references') ?? '').split('\n').flatMap((line) => {
-      const r = /^- ((?:\\.|\S)+) (.*): <(.*)>$/.exec(line)
-      return r ? [{ system: unescapeMd(r[1]!), key: unescapeMd(r[2]!), url: r[3]! }] : []
-    })
-    if (refs.length) data.externalRefs = refs
-    const demand = (sections.get('Demand') ?? '').split('\n').flatMap((line) => {
-      const d = /^- (.*?) \(((?:\\.|[^()])*)\)(?:: (.*))?$/.exec(line)
-      return d ? [{ who: unescapeMd(d[1]!), at: unescapeMd(d[2]!), ...(d[3] ? { ask: unescapeMd(d[3]) } : {}) }] : []
-    })
-    if (demand.length) data.demand = demand
-    const [parentId] = linkedIds(sections.get('Parent'))
-    const flags = { ...(meta.kind !== undefined ? { kind: meta.kind } : {}), ...(meta.urgent !== undefined ? { urgent: meta.urgent } : {}) }
-    nodes.push({ id: meta.id, type, ...(parentId ? { parentId } : {}), data, ...flags })
-  }
+  return { indexMeta, paths: paths.filter((path) => path !== 'index.md') }
+}
+
+function nodeOf(path: string, text: string): ImportedNode {
+  const { meta, sections } = split(path, text)
+  const type = Object.hasOwn(TYPES, String(meta.type)) ? TYPES[String(meta.type)] : undefined
+  if (!type || typeof meta.id !== 'string') throw new BundleError(`${path}: frontmatter needs a type (Goal … Task) and an id`)
+  const data: Record<string, unknown> = { label: meta.title }
+  if (typeof meta.description === 'string') data.description = meta.description
+  if (sections.has('Notes')) data.notes = unescapeBlock(sections.get('Notes')!)
+  for (const key of CUSTOM_KEYS) if (meta[key] !== undefined) data[key] = meta[key]
+  const blockedBy = linkedIds(sections.get('Blocked by'))
+  if (blockedBy.length) data.blockedBy = blockedBy
+  const serves = linkedIds(sections.get('Serves'))
+  if (serves.length) data.serves = serves
+  const refs = (sections.get('External references') ?? '').split('\n').flatMap((line) => {
+    const r = /^- ((?:\\.|\S)+) (.*): <(.*)>$/.exec(line)
+    return r ? [{ system: unescapeMd(r[1]!), key: unescapeMd(r[2]!), url: r[3]! }] : []
+  })
+  if (refs.length) data.externalRefs = refs
+  const demand = (sections.get('Demand') ?? '').split('\n').flatMap((line) => {
+    const d = /^- (.*?) \(((?:\\.|[^()])*)\)(?:: (.*))?$/.exec(line)
+    return d ? [{ who: unescapeMd(d[1]!), at: unescapeMd(d[2]!), ...(d[3] ? { ask: unescapeMd(d[3]) } : {}) }] : []
+  })
+  if (demand.length) data.demand = demand
+  const [parentId] = linkedIds(sections.get('Parent'))
+  const flags = { ...(meta.kind !== undefined ? { kind: meta.kind } : {}), ...(meta.urgent !== undefined ? { urgent: meta.urgent } : {}) }
+  return { id: meta.id, type, ...(parentId ? { parentId } : {}), data, ...flags }
+}
+
+function closeBundle(indexMeta: Record<string, unknown>, nodes: ImportedNode[]): { name: string; nodes: ImportedNode[] } {
   // parents first: a parent is always of an earlier type; within a type, the export's creation order (by number)
   const num = (id: string) => Number(/-(\d+)$/.exec(id)?.[1] ?? 0)
   nodes.sort((a, b) => ORDER.indexOf(a.type) - ORDER.indexOf(b.type) || num(a.id) - num(b.id))

@@ -1,9 +1,10 @@
-import { stringify } from 'yaml'
+import { Document, parse, stringify, visit } from 'yaml'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
 import { requireProject } from '../projects/access'
 import { FRONTMATTER_KEYS as CUSTOM_KEYS } from './fields'
+import { LINE_BREAK } from './parse'
 import { listNodes, type NodeRow } from './queries'
 
 /**
@@ -29,7 +30,51 @@ export function inline(text: unknown): string {
     .replace(/[\\`*_[\]<>#|]/g, (c) => `\\${c}`)
 }
 
-const frontmatter = (data: Record<string, unknown>) => `---\n${stringify(data, { lineWidth: 0 })}---\n`
+/**
+ * Text written exactly in one line of a list (an external reference's system and key, a demand's
+ * who, date and ask): markdown punctuation and the backslash escaped, and each whitespace
+ * character but the space written as `\u{hex}` (a space as `\ ` when `space`), so the import
+ * (parse.ts, `unescapeText`) reads back the very text, newlines included.
+ */
+export function exact(text: unknown, space = false): string {
+  return String(text ?? '').replace(/[\\`*_[\]<>#|()]|\s/g, (c) =>
+    c === ' ' ? (space ? '\\ ' : ' ') : /\s/.test(c) ? `\\u{${c.codePointAt(0)!.toString(16)}}` : `\\${c}`,
+  )
+}
+
+/**
+ * A block of free text in a file's body (a description, notes), escaped so that no line reads as
+ * the file's structure: a backslash goes before every line that starts with one, with `#` (a
+ * heading: `## Blocked by` would become a relation) or that is empty and first or last (the
+ * import trims the blank lines around a section). The import takes one leading backslash off
+ * each line (parse.ts, `unescapeBlock`).
+ */
+export function block(text: string): string {
+  // lines as the import's section headings see them: after any line terminator, \r and U+2028 too
+  const parts = text.split(LINE_BREAK)
+  return parts
+    .map((part, i) =>
+      i % 2 === 1 ? part : /^[\\#]/.test(part) || (part === '' && (i === 0 || i === parts.length - 1)) ? `\\${part}` : part,
+    )
+    .join('')
+}
+
+/**
+ * A block scalar does not keep a line of only spaces (YAML reads it as an empty line): a text that
+ * would not parse back to itself is written double-quoted, with escapes, instead. Only texts that
+ * span lines or have whitespace at an end are tried.
+ */
+const readsBack = (text: string) => parse(stringify({ v: text }, { lineWidth: 0 })).v === text
+const frontmatter = (data: Record<string, unknown>) => {
+  const doc = new Document(data)
+  visit(doc, {
+    Scalar(_, node) {
+      if (typeof node.value === 'string' && /[\n\r\u0085\u2028\u2029]|^\s|\s$/.test(node.value) && !readsBack(node.value))
+        node.type = 'QUOTE_DOUBLE'
+    },
+  })
+  return `---\n${doc.toString({ lineWidth: 0 })}---\n`
+}
 
 function nodeFile(n: NodeRow, byId: Map<string, NodeRow>, children: NodeRow[]): string {
   const d = n.data
@@ -45,8 +90,8 @@ function nodeFile(n: NodeRow, byId: Map<string, NodeRow>, children: NodeRow[]): 
     return target ? `[${inline(target.data.label)}](../${pathOf(target)})` : `${inline(id)} (not in this project)`
   }
   const sections: string[] = [`# ${inline(d.label)}`]
-  if (d.description) sections.push(String(d.description))
-  if (d.notes) sections.push(`## Notes\n\n${d.notes}`)
+  if (d.description) sections.push(block(String(d.description)))
+  if (d.notes) sections.push(`## Notes\n\n${block(String(d.notes))}`)
   if (n.parent_id) sections.push(`## Parent\n\n- ${link(n.parent_id)}`)
   const list = (title: string, ids: unknown) =>
     Array.isArray(ids) && ids.length ? sections.push(`## ${title}\n\n${ids.map((id) => `- ${link(String(id))}`).join('\n')}`) : 0
@@ -55,12 +100,10 @@ function nodeFile(n: NodeRow, byId: Map<string, NodeRow>, children: NodeRow[]): 
   if (children.length) sections.push(`## Children\n\n${children.map((c) => `- ${link(c.id)}`).join('\n')}`)
   if (Array.isArray(d.externalRefs) && d.externalRefs.length)
     sections.push(
-      `## External references\n\n${d.externalRefs.map((r) => `- ${inline(r.system)} ${inline(r.key)}: <${String(r.url).replace(/[<>\s]/g, encodeURIComponent)}>`).join('\n')}`,
+      `## External references\n\n${d.externalRefs.map((r) => `- ${exact(r.system, true)} ${exact(r.key)}: <${String(r.url).replace(/[<>\s]/g, encodeURIComponent)}>`).join('\n')}`,
     )
   if (Array.isArray(d.demand) && d.demand.length)
-    sections.push(
-      `## Demand\n\n${d.demand.map((e) => `- ${inline(e.who)} (${inline(e.at)})${e.ask ? `: ${inline(e.ask)}` : ''}`).join('\n')}`,
-    )
+    sections.push(`## Demand\n\n${d.demand.map((e) => `- ${exact(e.who)} (${exact(e.at)})${e.ask ? `: ${exact(e.ask)}` : ''}`).join('\n')}`)
   return `${frontmatter(meta)}\n${sections.join('\n\n')}\n`
 }
 

@@ -6,6 +6,7 @@ import { focus } from '../http/meta'
 import { addIteration } from '../iterations/service'
 import { allocateBatchIds } from '../nodes/batch-ids'
 import { capAdvisory, checkNodeCap, checkPreconditions, finish, inboxAdvisory, openCtx, type WriteCtx, writeMeta } from '../nodes/context'
+import { batchCycleFree } from '../nodes/cycle-free'
 import type { NodeUpdate } from '../nodes/input'
 import { FieldError } from '../nodes/model'
 import { deleteNode, rule, writeUpdate } from '../nodes/service'
@@ -61,6 +62,7 @@ export async function batch(deps: Deps, user: User, body: BatchBody) {
 
   const ctx = await openCtx(deps, project.id)
   await allocateBatchIds(ctx, entries)
+  ctx.cycleFree = await batchCycleFree(ctx, entries)
 
   // addIteration entries first, so nodes may name an iteration created in the same batch
   const order = [...entries.keys()].sort(

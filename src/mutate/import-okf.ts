@@ -2,7 +2,7 @@ import { authChanged } from '../accounts/auth-cache'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid } from '../errors'
-import { BundleError, parseBundle } from '../export/parse'
+import { BundleError, parseBundleYielding } from '../export/parse'
 import { MAX_BATCH } from './model'
 import { actions } from './service'
 
@@ -14,9 +14,10 @@ import { actions } from './service'
  * refuse anywhere leaves nothing behind, not even the new project.
  */
 export async function importOkf(deps: Deps, user: User, body: { files: Record<string, string>; name?: string }) {
-  let bundle: ReturnType<typeof parseBundle>
+  let bundle: Awaited<ReturnType<typeof parseBundleYielding>>
   try {
-    bundle = parseBundle(body.files)
+    // outside the transaction, a turn to the event loop every few hundred files
+    bundle = await parseBundleYielding(body.files)
   } catch (err) {
     if (err instanceof BundleError) throw invalid(err.message)
     throw err
@@ -31,9 +32,19 @@ export async function importOkf(deps: Deps, user: User, body: { files: Record<st
   const iterations = [...new Set(bundle.nodes.map((n) => n.data.iteration).filter((i): i is string => typeof i === 'string'))]
   // kind is the classifier's, never sent on creation (docs/reference/resources.md): the export's kind (and urgent, valid only
   // beside kind do-it) is set back by an update in the same transaction, after every node exists
+  // blockedBy and serves name nodes that may come later in the bundle (an approach blocked by one
+  // made after it): they are set by an update once every node exists
+  const relations = (data: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(data).filter(([key]) => key === 'blockedBy' || key === 'serves'))
   const entries = [
     ...iterations.filter((i) => i !== 'Later').map((i) => ({ action: 'addIteration', iteration: { name: i } })),
-    ...bundle.nodes.map(({ kind: _kind, urgent: _urgent, ...node }) => ({ action: 'add', node })),
+    ...bundle.nodes.map(({ kind: _kind, urgent: _urgent, data: { blockedBy: _b, serves: _s, ...data }, ...node }) => ({
+      action: 'add',
+      node: { ...node, data },
+    })),
+    ...bundle.nodes
+      .filter((n) => Object.keys(relations(n.data)).length > 0)
+      .map((n) => ({ action: 'update', nodeId: n.id, data: relations(n.data) })),
     ...bundle.nodes
       .filter((n) => n.kind !== undefined)
       .map((n) => ({ action: 'update', nodeId: n.id, data: { kind: n.kind, ...(n.urgent !== undefined ? { urgent: n.urgent } : {}) } })),

@@ -32,6 +32,8 @@ export interface WriteCtx {
   idPool: Map<NodeType, { next: number; end: number }>
   /** approach id → its stored blockedBy, read once per write when a blockedBy is sent (the cycle check) */
   blockers?: Map<string, readonly unknown[]>
+  /** set by a batch whose blockedBy can close no cycle (src/nodes/cycle-free.ts): the cycle walk is skipped */
+  cycleFree?: boolean
   /** the changes of this write (history.md, 2), stored with its events in `finish` */
   changes: ChangeDraft[]
   /** the ids `finish` gave them, in order */

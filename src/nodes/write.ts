@@ -68,6 +68,7 @@ const WALK_SLICE = 20_000
  * batch included, read from the context) or are stored. Each approach is visited once.
  */
 async function checkNoCycle(ctx: WriteCtx, id: string, blockers: string[]): Promise<void> {
+  if (ctx.cycleFree) return
   const stored = await storedBlockers(ctx)
   const next = (at: string): readonly unknown[] => {
     if (ctx.nodes.has(at)) {

@@ -1,3 +1,5 @@
+import deferSql from '../../sql/work/defer.sql' with { type: 'text' }
+import flushSql from '../../sql/work/flush.sql' with { type: 'text' }
 import hasBlockedSql from '../../sql/work/has-blocked.sql' with { type: 'text' }
 import lockProjectSql from '../../sql/work/lock-project.sql' with { type: 'text' }
 import readyCountsSql from '../../sql/work/ready-counts.sql' with { type: 'text' }
@@ -24,3 +26,6 @@ export const states = (db: Db, projectId: string, nodeIds: string[]) =>
 export const hasBlocked = async (db: Db, projectId: string) => !!(await one<{ blocked: boolean }>(db, hasBlockedSql, [projectId]))?.blocked
 export const unblocked = async (db: Db, projectId: string, now: Date) =>
   (await db.query<{ node_id: string }>(unblockedSql, [projectId, now])).map((r) => r.node_id)
+/** A batch's or a revert's node writes set their work-state changes aside until `flushWork` (migration 0023). */
+export const deferWork = (db: Db) => db.query(deferSql)
+export const flushWork = (db: Db) => db.query(flushSql)

@@ -241,10 +241,20 @@ export async function aroundWrite(
   user: User,
   action: string,
   body: Record<string, unknown>,
-  run: () => Promise<Record<string, unknown>>,
+  write: () => Promise<Record<string, unknown>>,
 ): Promise<Record<string, unknown>> {
-  if (!NODE_WRITES.has(action)) return run()
+  if (!NODE_WRITES.has(action)) return write()
   if (typeof body.projectId === 'string') await q.lockProject(deps.db, body.projectId)
+  // many statements: the work state is recomputed once at their end, not after each (migration 0023)
+  const run =
+    action === 'batch' || action === 'revert'
+      ? async () => {
+          await q.deferWork(deps.db)
+          const result = await write()
+          await q.flushWork(deps.db)
+          return result
+        }
+      : write
   if (action !== 'update' && action !== 'delete' && action !== 'batch' && action !== 'revert') return run()
   const entries: Entry[] = action === 'batch' ? (Array.isArray(body.mutations) ? body.mutations : []) : [{ ...body, action }]
   const real = (e: Entry) => typeof e.nodeId === 'string' && !e.nodeId.startsWith('draft-')

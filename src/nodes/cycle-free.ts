@@ -1,0 +1,56 @@
+import { loadNodes, storedBlockers, type WriteCtx } from './context'
+
+/**
+ * Whether a batch's blockedBy can close no cycle whatever order its entries run in: the graph of
+ * the stored blockedBy and every blockedBy the batch sends (all of them at once, a superset of
+ * each state the batch passes through) has no cycle. Then the cycle walk of each entry
+ * (src/nodes/write.ts), which would find none, is skipped: 449 updates of 50 blockers each walked
+ * 25,000 edges apiece. When the union has a cycle, or names an id this check cannot place (a
+ * generated id named before the batch made it), each entry is walked as before, so a refusal
+ * names the same entry and path.
+ */
+export async function batchCycleFree(
+  ctx: WriteCtx,
+  entries: readonly { action: string; nodeId?: unknown; node?: { id?: unknown; data?: unknown }; data?: unknown }[],
+): Promise<boolean> {
+  const sent: [from: string | null, to: string[]][] = []
+  for (const e of entries) {
+    const data = (e.action === 'add' ? e.node?.data : e.action === 'update' ? e.data : undefined) as { blockedBy?: unknown } | undefined
+    if (!data || typeof data !== 'object' || !Array.isArray(data.blockedBy)) continue
+    const from = e.action === 'add' ? e.node?.id : e.nodeId
+    sent.push([typeof from === 'string' ? from : null, data.blockedBy.filter((id): id is string => typeof id === 'string')])
+  }
+  if (sent.length === 0) return true
+  // an add's own id: the batch's explicit ids and drafts; any other id must exist already
+  const added = new Set(entries.flatMap((e) => (e.action === 'add' && typeof e.node?.id === 'string' ? [e.node.id] : [])))
+  const named = new Set(sent.flatMap(([from, to]) => (from === null ? to : [from, ...to])))
+  const real = [...named].filter((id) => !added.has(id) && !id.startsWith('draft-'))
+  await loadNodes(ctx, real)
+  if (real.some((id) => !ctx.nodes.get(id))) return false
+
+  const edges = new Map<string, Set<string>>()
+  const edge = (from: string, to: unknown) => {
+    if (typeof to !== 'string') return
+    let set = edges.get(from)
+    if (!set) edges.set(from, (set = new Set()))
+    set.add(to)
+  }
+  for (const [id, list] of await storedBlockers(ctx)) for (const to of list) edge(id, to)
+  for (const [from, to] of sent) if (from !== null) for (const id of to) edge(from, id)
+  // Kahn's algorithm: the graph is acyclic when every node can be taken once nothing left points to it
+  const pointedTo = new Map<string, number>()
+  for (const set of edges.values()) for (const to of set) pointedTo.set(to, (pointedTo.get(to) ?? 0) + 1)
+  const nodes = new Set([...edges.keys(), ...pointedTo.keys()])
+  const free = [...nodes].filter((id) => !pointedTo.get(id))
+  let taken = 0
+  while (free.length) {
+    const at = free.pop()!
+    taken++
+    for (const to of edges.get(at) ?? []) {
+      const left = pointedTo.get(to)! - 1
+      pointedTo.set(to, left)
+      if (left === 0) free.push(to)
+    }
+  }
+  return taken === nodes.size
+}
