@@ -197,7 +197,9 @@ export function createStreamHub(deps: Deps) {
         remove(conn)
         try {
           controller.close()
-        } catch {}
+        } catch {
+          // the client closed it first (Bun cancelled the stream): nothing is left to close
+        }
         wakeUp()
       },
     }
