@@ -101,6 +101,27 @@ function render() {
     }
   }
   if (activity.open) activity.draw()
+  keepTree()
+}
+
+/**
+ * This browser's open branches and selection of this project, kept across reloads (per project
+ * and per key, so two people sharing a browser each get their own); ids gone since are dropped.
+ */
+const treeKey = () => `arbor.tree.${projectId}.${loadKey().slice(-8)}`
+function keepTree() {
+  try {
+    localStorage.setItem(treeKey(), JSON.stringify({ expanded: [...view.expanded], selected: view.selected }))
+  } catch {} // storage full or refused: the tree still works, it is only not kept
+}
+function restoreTree() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(treeKey()) ?? 'null') as { expanded?: unknown; selected?: unknown } | null
+    if (!kept) return
+    if (Array.isArray(kept.expanded))
+      for (const id of kept.expanded) if (typeof id === 'string' && plan.nodes.has(id)) view.expanded.add(id)
+    if (typeof kept.selected === 'string' && plan.nodes.has(kept.selected)) view.selected = kept.selected
+  } catch {} // unreadable: start as a fresh page does
 }
 
 // 'other' until the person moves the focus: a page that loads leaves it at the start, so one Tab reaches the tree
@@ -185,6 +206,7 @@ function select(id: string | null) {
   renderPanel(ui, $('#panel'), closeDetails)
   after?.focus()
   after?.scrollIntoView({ block: 'nearest' })
+  keepTree()
   scheduleReport()
 }
 
@@ -264,6 +286,7 @@ async function start() {
     await loadPlan()
     // a reload shows what this project's canvas showed before, then the commands queued since
     if (live.revision !== undefined) view.adopt(await api<Shown>('GET', `/view-state?projectId=${q(projectId)}`))
+    restoreTree()
     view.prune()
   } catch (err) {
     if (err instanceof Unauthorized) return signIn('This API key is not valid. Paste a current one.')
