@@ -77,6 +77,89 @@ describe.skipIf(!haveChromium)('the app, second contact', () => {
     for (let i = 0; i < 100 && (await node('job-2')).data.status !== 'done'; i++) await Bun.sleep(100)
     expect((await node('job-2')).data.status).toBe('done')
   }, 90_000)
+
+  it('item 6: Review lists every change (people and agents) over a chosen time, by who; a second visit is not empty', async () => {
+    const R = 'second-review'
+    await addProject(env.server, R, 'Review')
+    const mutateR = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      call({ projectId: R, ...body }, { prefer: 'change-ids', ...headers })
+    await mutateR({ action: 'add', node: { type: 'goal', data: { label: 'People goal' } } })
+    await mutateR({ action: 'add', node: { type: 'goal', data: { label: 'Bot goal' } } }, { 'x-agent-id': 'bulk-bot' })
+    const p = await openApp(env, R)
+    await p.click('#open-review')
+    await p.waitForSelector('#review .review-groups > li')
+    const groups = () => p.$$eval('#review .review-groups > li strong', (s) => s.map((x) => x.textContent).sort())
+    expect(await groups()).toEqual(['bulk-bot (owner): 1 change', 'owner: 1 change'])
+    const choices = await p.$$eval('#review-when option', (o) => o.map((x) => (x as any).value))
+    expect(choices).toEqual(['hour', 'today', 'week', 'visit', 'custom'])
+    await p.selectOption('#review-who', 'owner')
+    await p.waitForFunction(() => (globalThis as any).document.querySelectorAll('#review .review-groups > li').length === 1)
+    expect(await groups()).toEqual(['owner: 1 change'])
+    // a second visit: the same changes are still there (the last visit is a choice, not the default)
+    await p.reload()
+    await p.waitForSelector('#tree')
+    await p.click('#open-review')
+    await p.waitForSelector('#review .review-groups > li')
+    expect(await groups()).toEqual(['bulk-bot (owner): 1 change', 'owner: 1 change'])
+    // since my last visit: nothing changed since the page before this one was opened
+    await p.selectOption('#review-when', 'visit')
+    await p.waitForSelector('#review p.empty')
+    expect(await p.textContent('#review p.empty')).toMatch(/^No change since /)
+    await p.selectOption('#review-when', 'hour')
+    await p.waitForSelector('#review .review-groups > li')
+    expect(await groups()).toEqual(['bulk-bot (owner): 1 change', 'owner: 1 change'])
+    await p.close()
+  }, 90_000)
+
+  it('item 6: a History entry in the details is reverted: the dry run first, then Revert', async () => {
+    const H = 'second-history'
+    await addProject(env.server, H, 'History')
+    await call({ action: 'add', projectId: H, node: { type: 'goal', data: { label: 'Old name' } } })
+    await call({ action: 'update', projectId: H, nodeId: 'goal-1', data: { label: 'New name' } }, { 'x-agent-id': 'bot' })
+    const p = await openApp(env, H)
+    await p.click('#tree [data-id="goal-1"] .label')
+    await p.waitForSelector('#panel section.history li .history-revert')
+    await p.click('#panel section.history li:first-child .history-revert')
+    await p.waitForSelector('#panel section.history .review-plan')
+    expect(await p.textContent('#panel section.history .review-plan')).toContain('Reverting this would make 1 change.')
+    // a dry run wrote nothing
+    expect((await env.server.call('GET', `/api/v1/nodes?projectId=${H}`)).body.nodes[0].data.label).toBe('New name')
+    await p.click('#panel section.history .history-confirm')
+    await p.waitForFunction(
+      () => (globalThis as any).document.querySelector('#tree [data-id="goal-1"] .label')?.textContent === 'Old name',
+      undefined,
+      { timeout: 20_000 },
+    )
+    expect((await env.server.call('GET', `/api/v1/nodes?projectId=${H}`)).body.nodes[0].data.label).toBe('Old name')
+    // the revert is itself in the History, and can be taken back in turn
+    await p.waitForFunction(
+      () => /took a change back|label: New name → Old name/.test((globalThis as any).document.querySelector('#panel section.history li')?.textContent ?? ''),
+      undefined,
+      { timeout: 20_000 },
+    )
+    await p.close()
+  }, 90_000)
+
+  it('item 7: Activity says "reverted" and who, not "deleted" or "changed"', async () => {
+    const A = 'second-activity'
+    await addProject(env.server, A, 'Activity')
+    const w = async (body: Record<string, unknown>, headers: Record<string, string> = {}) => {
+      const res = await call({ projectId: A, ...body }, { prefer: 'change-ids', ...headers })
+      expect(res.status).toBe(200)
+      return res.body.changeIds as string[]
+    }
+    await w({ action: 'add', node: { type: 'goal', data: { label: 'Kept goal' } } })
+    const renamed = await w({ action: 'update', nodeId: 'goal-1', data: { label: 'Kept goal, renamed' } })
+    const added = await w({ action: 'add', node: { type: 'goal', data: { label: 'Gone goal' } } })
+    await w({ action: 'revert', changeIds: renamed }, { 'x-agent-id': 'fixer' })
+    await w({ action: 'revert', changeIds: added }, { 'x-agent-id': 'fixer' })
+    const p = await openApp(env, A)
+    await p.click('#open-activity')
+    await p.waitForFunction(() => (globalThis as any).document.querySelectorAll('#activity li').length >= 5, undefined, { timeout: 20_000 })
+    const lines = await p.$$eval('#activity li', (l) => l.map((x) => (x.textContent ?? '').replace(/^.*? ago|^just now/, '')))
+    expect(lines.slice(0, 2)).toEqual(['fixer (owner) reverted, removing Gone goal', 'fixer (owner) reverted a change of Kept goal'])
+    await p.close()
+  }, 90_000)
 })
 
 describe.skipIf(!haveChromium)('the MCP plan view outside a host (item 9)', () => {
