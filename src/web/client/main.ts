@@ -18,7 +18,7 @@ import { renderPanel } from './panel.ts'
 import { openNewProject, openProjects } from './projects.ts'
 import { Review } from './review.ts'
 import { setupSearch } from './search.ts'
-import { askForKey, chooseProject } from './signin.ts'
+import { askForKey, BAD_KEY, chooseProject } from './signin.ts'
 import { patchRows, renderTree, type TreeHooks } from './tree.ts'
 
 const projectId = new URLSearchParams(location.search).get('projectId') ?? ''
@@ -69,6 +69,7 @@ function render() {
     : null
   document.body.dataset.mode = view.mode
   document.body.classList.toggle('panel-open', ui.panelOpen)
+  document.body.classList.toggle('empty-plan', plan.nodes.size === 0) // one "Add a goal": the empty state's
   for (const m of ['tree', 'matrix'] as const) {
     $(`#mode-${m}`).classList.toggle('on', view.mode === m)
     $(`#mode-${m}`).setAttribute('aria-pressed', String(view.mode === m))
@@ -253,9 +254,9 @@ function setLive(state: 'live' | 'off' | 'retry', text: string) {
 // --- start ----------------------------------------------------------------------------------
 
 /** The key failed, or there is none: the long poll of the old key stops, and the person is asked for one. */
-function signIn(message: string) {
+function signIn(message: string, error = false) {
   live.session++
-  askForKey(message, () => void start())
+  askForKey(message, () => void start(), error)
 }
 
 const pickProject = () => chooseProject(signIn, () => void openNewProject())
@@ -289,7 +290,7 @@ async function start() {
     restoreTree()
     view.prune()
   } catch (err) {
-    if (err instanceof Unauthorized) return signIn('This API key is not valid. Paste a current one.')
+    if (err instanceof Unauthorized) return signIn(BAD_KEY, true)
     $('#canvas').replaceChildren(el('p', { class: 'empty error', text: `Cannot open ${projectId}: ${(err as Error).message}` }))
     // rate-limited or offline: say so, and try again by itself
     const wait = err instanceof Refused && err.status === 429 ? Math.max(2, err.retryAfter) : err instanceof Offline ? 5 : 0
@@ -358,6 +359,21 @@ function wire() {
   $('#add-goal').onclick = () => startAddOf(ui, 'goal', null)
   $('#add-task').onclick = () => startAddOf(ui, 'task', null)
   $('#open-help').onclick = openHelp
+  // on a phone the menu folds behind one button (6-density.css); a choice in it closes it
+  const menu = (open: boolean) => {
+    document.body.classList.toggle('menu-open', open)
+    $('#open-menu').setAttribute('aria-expanded', String(open))
+  }
+  $('#open-menu').onclick = () => menu(!document.body.classList.contains('menu-open'))
+  $('#menu').addEventListener('click', (e) => {
+    if ((e.target as HTMLElement).closest('button')) menu(false)
+  })
+  $('#menu').addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && document.body.classList.contains('menu-open')) {
+      menu(false)
+      $('#open-menu').focus()
+    }
+  })
   $('#open-projects').onclick = () => void openProjects(projectId)
   $('#open-settings').onclick = openKeys
   $('#open-iterations').onclick = () => openIterations(ui, loadPlan)
