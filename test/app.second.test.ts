@@ -133,7 +133,10 @@ describe.skipIf(!haveChromium)('the app, second contact', () => {
     expect((await env.server.call('GET', `/api/v1/nodes?projectId=${H}`)).body.nodes[0].data.label).toBe('Old name')
     // the revert is itself in the History, and can be taken back in turn
     await p.waitForFunction(
-      () => /took a change back|label: New name → Old name/.test((globalThis as any).document.querySelector('#panel section.history li')?.textContent ?? ''),
+      () =>
+        /took a change back|label: New name → Old name/.test(
+          (globalThis as any).document.querySelector('#panel section.history li')?.textContent ?? '',
+        ),
       undefined,
       { timeout: 20_000 },
     )
@@ -180,6 +183,7 @@ describe.skipIf(!haveChromium)('the MCP plan view outside a host (item 9)', () =
     page.on('pageerror', (e) => errors.push(e.message))
     await page.goto(`file://${file}`)
     await page.waitForSelector('.no-host', { timeout: 20_000 })
+    // biome-ignore lint/performance/useDomNodeTextContent: what is shown, not the inline script's text
     const text = await page.innerText('body')
     expect(text).toContain('MCP App')
     expect(text).toContain('open_plan')

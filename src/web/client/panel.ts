@@ -152,11 +152,11 @@ function overview(ui: Ui): (HTMLElement | null)[] {
     ui.plan.nodes.size === 0
       ? null
       : el(
-      'div',
-      { class: 'actions' },
-      el('button', { type: 'button', text: 'Add a goal', onclick: () => startAddOf(ui, 'goal', null) }),
-      el('button', { type: 'button', text: 'Add a task', onclick: () => startAddOf(ui, 'task', null) }),
-    ),
+          'div',
+          { class: 'actions' },
+          el('button', { type: 'button', text: 'Add a goal', onclick: () => startAddOf(ui, 'goal', null) }),
+          el('button', { type: 'button', text: 'Add a task', onclick: () => startAddOf(ui, 'task', null) }),
+        ),
     el(
       'dl',
       { class: 'facts overview' },
