@@ -368,6 +368,9 @@ function wire() {
   $('#menu').addEventListener('click', (e) => {
     if ((e.target as HTMLElement).closest('button')) menu(false)
   })
+  document.addEventListener('click', (e) => {
+    if (document.body.classList.contains('menu-open') && !(e.target as HTMLElement).closest('#menu, #open-menu')) menu(false)
+  })
   $('#menu').addEventListener('keydown', (e) => {
     if (e.key === 'Escape' && document.body.classList.contains('menu-open')) {
       menu(false)
