@@ -117,6 +117,11 @@ describe.skipIf(!haveChromium)('the planning app: first contact and phones', () 
         return out
       })
     expect(await page.$eval('header', (h: any) => h.getBoundingClientRect().width)).toBeLessThanOrEqual(390)
+    // the menu folds behind one button on a phone (issue 55): opened, every choice is on screen
+    expect(await page.isVisible('#sign-out')).toBe(false)
+    await page.click('#open-menu')
+    expect(await page.getAttribute('#open-menu', 'aria-expanded')).toBe('true')
+    expect(await overflow()).toEqual([])
     for (const id of [
       '#search',
       '#iteration',
@@ -130,6 +135,8 @@ describe.skipIf(!haveChromium)('the planning app: first contact and phones', () 
       '#add-task',
     ])
       expect({ id, visible: await page.isVisible(id) }).toEqual({ id, visible: true })
+    await page.click('#open-menu') // closed again
+    expect(await page.isVisible('#sign-out')).toBe(false)
     // the whole tree open: every row and chip within the screen
     await page.focus('#tree [role=treeitem]')
     await page.keyboard.press('*')

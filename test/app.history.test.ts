@@ -25,7 +25,7 @@ describe.skipIf(!haveChromium)('the app: a node’s history', () => {
   it('shows who changed the node, when and what, newest first', async () => {
     await page.click('#tree [data-id="goal-1"] .label')
     const item = await page.waitForSelector('#panel section.history li', { timeout: 15_000 })
-    expect(await item.textContent()).toMatch(/^just nowclaude-code \(owner\) label: Grow revenue → Grow revenue 20% $/)
+    expect(await item.textContent()).toMatch(/^just nowclaude-code \(owner\) label: Grow revenue → Grow revenue 20% Revert…$/)
     const all = await page.$$eval('#panel section.history li', (lis) => lis.map((li) => li.textContent))
     expect(all).toEqual([expect.stringContaining('claude-code (owner) label'), expect.stringContaining('owner added it')])
     await shots(page, 'history-panel')
@@ -50,7 +50,8 @@ describe.skipIf(!haveChromium)('the app: a node’s history', () => {
     await page.click('#open-review')
     await page.waitForSelector('#review .review-groups > li')
     const groups = await page.$$eval('#review .review-groups > li strong', (s) => s.map((x) => x.textContent))
-    expect(groups).toEqual(['bulk-bot (owner): 2 changes', 'claude-code (owner): 1 change'])
+    // every change, by agents and people (issue 55): the owner's own two writes too
+    expect(groups).toEqual(['bulk-bot (owner): 2 changes', 'claude-code (owner): 1 change', 'owner: 1 change', 'owner: 1 change'])
     await page.click('#review .review-groups > li:first-child .review-revert')
     await page.waitForSelector('#review .review-plan')
     expect(await page.textContent('#review .review-plan')).toContain("goal-3's label was changed again later by someone else")

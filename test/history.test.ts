@@ -445,6 +445,9 @@ describe('revert', () => {
       return all.length >= 8 ? all : null
     })
     expect(events.at(-1)).toMatchObject({ event: 'node.updated', node: { id: 'job-1', data: { status: 'done' } }, actor: { via: 'app' } })
+    // a revert's events say so (the app's Activity reads "reverted"); an ordinary write's do not
+    expect(events.at(-1).revert).toBe(true)
+    expect(events.at(-2).revert).toBeUndefined()
   })
 
   it('never leaves a half-reverted plan while others write the same nodes', async () => {

@@ -21,7 +21,7 @@ export interface EventNode {
  * exactly the webhook payload of docs/reference/events.md (Events); webhooks, the pull feed and search read it.
  */
 export type DomainEvent =
-  | { type: 'node.added' | 'node.updated' | 'node.deleted'; node: EventNode }
+  | { type: 'node.added' | 'node.updated' | 'node.deleted'; node: EventNode; revert?: true }
   | {
       type: 'iteration.added' | 'iteration.updated' | 'iteration.deleted'
       iteration: { name: string; status?: string; previous_name?: string }
@@ -71,7 +71,8 @@ export async function emit(
         : 'claim' in e
           ? e.claim
           : { iteration: e.iteration }
-    return { type: e.type, payload: { event: e.type, project_id: projectId, timestamp, ...subject, actor } }
+    const revert = 'revert' in e && e.revert ? { revert: true } : {}
+    return { type: e.type, payload: { event: e.type, project_id: projectId, timestamp, ...subject, actor, ...revert } }
   })
   const seqs = await insert(tx, projectId, rows, insertMany)
   // the events' trigger advances the project's revision at the commit (migration 0013); this

@@ -182,7 +182,8 @@ export async function finish(ctx: WriteCtx): Promise<void> {
     await emit(
       ctx.deps.db,
       ctx.projectId,
-      events,
+      // a revert's events say so (the app's Activity reads "reverted"; history.md, Revert)
+      changes.some((c) => c.action === 'revert') ? events.map((e) => ({ ...e, revert: true as const })) : events,
       ctx.deps.now(),
       ctx.deps.commits,
       ctx.deps.author?.actor,

@@ -11,9 +11,10 @@ import canvas from './styles/2-canvas.css' with { type: 'text' }
 import views from './styles/3-views.css' with { type: 'text' }
 import planning from './styles/4-planning.css' with { type: 'text' }
 import phone from './styles/5-phone.css' with { type: 'text' }
+import density from './styles/6-density.css' with { type: 'text' }
 
 /** /app/app.css: the stylesheet in its parts (src/web/styles), in cascade order, served as one file. */
-const css = [base, canvas, views, planning, phone].join('\n')
+const css = [base, canvas, views, planning, phone, density].join('\n')
 
 /**
  * The live canvas at /app?projectId=…: one page, one script, one stylesheet, all served from

@@ -16,6 +16,8 @@ interface Event {
   nodeId?: string
   /** who made the write (history.md, 4); an older form was a plain name */
   actor?: string | { userName?: string | null; agent?: string; via?: string }
+  /** a revert's events (history.md, Revert): said as "reverted", not as the delete or change it made */
+  revert?: boolean
   /** an older form of node.claimed and node.released carried the agent here */
   payload?: { agent?: string }
 }
@@ -29,6 +31,13 @@ const VERBS: Record<string, string> = {
   'iteration.added': 'added iteration',
   'iteration.updated': 'changed iteration',
   'iteration.deleted': 'deleted iteration',
+}
+
+/** what a revert did to the node, in words */
+const REVERTED: Record<string, string> = {
+  'node.added': 'reverted, bringing back',
+  'node.updated': 'reverted a change of',
+  'node.deleted': 'reverted, removing',
 }
 
 export class Activity {
@@ -90,7 +99,7 @@ export class Activity {
             {},
             el('time', { datetime: e.timestamp, text: ago(e.timestamp) }),
             el('span', { class: 'who', text: who ? `${who} ` : '' }),
-            el('span', { text: `${VERBS[e.event] ?? e.event} ` }),
+            el('span', { text: `${e.revert ? (REVERTED[e.event] ?? 'reverted') : (VERBS[e.event] ?? e.event)} ` }),
             known
               ? el('button', { type: 'button', class: 'link', text: what, onclick: () => this.ui.select(id!) })
               : el('q', { text: what }),

@@ -23,6 +23,23 @@ export function openDialog(title: string, body: () => (HTMLElement | null)[], on
     if (back?.isConnected) back.focus()
     else document.querySelector<HTMLElement>('#canvas [tabindex="0"]')?.focus()
   }
+  // the WAI-ARIA dialog pattern: Tab and Shift+Tab go round inside the dialog, never out of it
+  dialog.onkeydown = (e) => {
+    if (e.key !== 'Tab') return
+    const stops = [...dialog.querySelectorAll<HTMLElement>('button, input, select, textarea, a[href], [tabindex="0"]')].filter(
+      (x) => !(x as HTMLButtonElement).disabled && x.offsetParent !== null,
+    )
+    const first = stops[0]
+    const last = stops.at(-1)
+    if (!first || !last) return
+    if (e.shiftKey && (document.activeElement === first || !dialog.contains(document.activeElement))) {
+      e.preventDefault()
+      last.focus()
+    } else if (!e.shiftKey && (document.activeElement === last || !dialog.contains(document.activeElement))) {
+      e.preventDefault()
+      first.focus()
+    }
+  }
   if (!dialog.open) dialog.showModal()
   return draw
 }

@@ -1,4 +1,4 @@
-import { api, describe, q } from './api.ts'
+import { api, describe, mutate, q } from './api.ts'
 import type { Ui } from './ctx.ts'
 import { el } from './dom.ts'
 
@@ -6,7 +6,9 @@ import { el } from './dom.ts'
  * The History section of the details panel (history.md, 5): the node's changes from
  * GET /history, newest first, each with who (a person, or an agent and its person), when and
  * what (field: old → new). The panel is drawn again often; the last answer per node is kept
- * and read again in the background, so a redraw shows it at once.
+ * and read again in the background, so a redraw shows it at once. Each change can be taken
+ * back (POST /mutate action revert): its dry run first, in words with its conflicts, then Revert
+ * (forced, and said so, over later changes).
  */
 interface Change {
   changeId: string
@@ -19,6 +21,8 @@ interface Change {
 }
 
 const kept = new Map<string, { changes: Change[]; error: string }>()
+/** a change whose Revert was asked for: its dry run's changes and conflicts, or the refusal */
+const asked = new Map<string, { count: number; conflicts: string[]; error: string }>()
 const reading = new Set<string>()
 
 const ACTIONS: Record<string, string> = {
@@ -51,7 +55,83 @@ function ago(iso: string): string {
   return new Date(iso).toLocaleString()
 }
 
-function fill(box: HTMLElement, nodeId: string) {
+const CONFLICTS: Record<string, string> = {
+  changed_later: 'was changed again later',
+  gone: 'no longer exists',
+  has_children: 'has items added under it later',
+}
+
+async function dryRun(ui: Ui, box: HTMLElement, nodeId: string, changeId: string) {
+  try {
+    const res = await mutate<{ changes: unknown[]; conflicts: { target: { id: string }; field?: string; reason: string }[] }>({
+      action: 'revert',
+      projectId: ui.projectId,
+      changeIds: [changeId],
+      dryRun: true,
+    })
+    const conflicts = res.conflicts.map((c) => `${c.target.id}${c.field ? `'s ${c.field}` : ''} ${CONFLICTS[c.reason] ?? c.reason}`)
+    asked.set(changeId, { count: res.changes.length, conflicts, error: '' })
+  } catch (err) {
+    asked.set(changeId, { count: 0, conflicts: [], error: describe(err) })
+  }
+  fill(ui, box, nodeId)
+}
+
+async function revert(ui: Ui, box: HTMLElement, nodeId: string, changeId: string, force: boolean) {
+  try {
+    await mutate({ action: 'revert', projectId: ui.projectId, changeIds: [changeId], force })
+    asked.delete(changeId)
+    kept.delete(nodeId)
+    await ui.reload()
+    ui.say('Change reverted.')
+    ui.render() // the panel, and this section with it, drawn again and read again
+  } catch (err) {
+    asked.set(changeId, { count: 0, conflicts: [], error: describe(err) })
+    fill(ui, box, nodeId)
+  }
+}
+
+/** Under a change whose Revert was asked for: what the dry run found, and the confirmation. */
+function plan(ui: Ui, box: HTMLElement, nodeId: string, c: Change): HTMLElement | null {
+  const a = asked.get(c.changeId)
+  if (!a) return null
+  const cancel = el('button', {
+    type: 'button',
+    class: 'quiet',
+    text: 'Cancel',
+    onclick: () => {
+      asked.delete(c.changeId)
+      fill(ui, box, nodeId)
+    },
+  })
+  if (a.error) return el('div', { class: 'review-plan' }, el('p', { class: 'field-error', role: 'alert', text: a.error }), cancel)
+  return el(
+    'div',
+    { class: 'review-plan', role: 'region', 'aria-label': 'What the revert would do' },
+    el('p', { text: `Reverting this would make ${a.count} ${a.count === 1 ? 'change' : 'changes'}.` }),
+    a.conflicts.length
+      ? el(
+          'div',
+          { class: 'field-error', role: 'alert' },
+          el('p', { text: 'Someone changed things since:' }),
+          el(
+            'ul',
+            {},
+            a.conflicts.map((t) => el('li', { text: t })),
+          ),
+        )
+      : null,
+    el('button', {
+      type: 'button',
+      class: a.conflicts.length ? 'danger history-confirm' : 'history-confirm',
+      text: a.conflicts.length ? 'Revert anyway (later changes are overwritten)' : 'Revert',
+      onclick: () => void revert(ui, box, nodeId, c.changeId, a.conflicts.length > 0),
+    }),
+    cancel,
+  )
+}
+
+function fill(ui: Ui, box: HTMLElement, nodeId: string) {
   const got = kept.get(nodeId)
   box.replaceChildren(
     el('h4', { text: 'History' }),
@@ -70,6 +150,15 @@ function fill(box: HTMLElement, nodeId: string) {
                   el('time', { datetime: c.at, title: new Date(c.at).toLocaleString(), text: ago(c.at) }),
                   el('span', { class: 'who', text: `${who(c.actor)} ` }),
                   ...what(c).map((line) => el('span', { class: 'what', text: `${line} ` })),
+                  asked.has(c.changeId)
+                    ? plan(ui, box, nodeId, c)
+                    : el('button', {
+                        type: 'button',
+                        class: 'link history-revert',
+                        text: 'Revert…',
+                        'aria-label': `Revert this change (${what(c).join('; ')})`,
+                        onclick: () => void dryRun(ui, box, nodeId, c.changeId),
+                      }),
                 ),
               ),
             )
@@ -80,7 +169,7 @@ function fill(box: HTMLElement, nodeId: string) {
 /** The History section of a node: drawn from what is kept, then read again. */
 export function historySection(ui: Ui, nodeId: string): HTMLElement {
   const box = el('section', { class: 'history', 'aria-label': 'History' })
-  fill(box, nodeId)
+  fill(ui, box, nodeId)
   if (!reading.has(nodeId)) {
     reading.add(nodeId)
     api<{ changes: Change[] }>('GET', `/history?projectId=${q(ui.projectId)}&nodeId=${q(nodeId)}&limit=20`)
@@ -90,7 +179,7 @@ export function historySection(ui: Ui, nodeId: string): HTMLElement {
         reading.delete(nodeId)
         // the panel may have been drawn again meanwhile: fill the section on the page now
         const live = document.querySelector<HTMLElement>('#panel section.history')
-        if (live && ui.view.selected === nodeId) fill(live, nodeId)
+        if (live && ui.view.selected === nodeId) fill(ui, live, nodeId)
       })
   }
   return box

@@ -19,7 +19,7 @@ import { Presence } from './presence.ts'
 import { openNewProject, openProjects } from './projects.ts'
 import { Review } from './review.ts'
 import { setupSearch } from './search.ts'
-import { askForKey, chooseProject } from './signin.ts'
+import { askForKey, BAD_KEY, chooseProject } from './signin.ts'
 import { patchRows, renderTree, type TreeHooks } from './tree.ts'
 
 const projectId = new URLSearchParams(location.search).get('projectId') ?? ''
@@ -76,6 +76,7 @@ function render() {
     : null
   document.body.dataset.mode = view.mode
   document.body.classList.toggle('panel-open', ui.panelOpen)
+  document.body.classList.toggle('empty-plan', plan.nodes.size === 0) // one "Add a goal": the empty state's
   for (const m of ['tree', 'matrix'] as const) {
     $(`#mode-${m}`).classList.toggle('on', view.mode === m)
     $(`#mode-${m}`).setAttribute('aria-pressed', String(view.mode === m))
@@ -109,6 +110,27 @@ function render() {
   }
   if (activity.open) activity.draw()
   void presence.sync()
+  keepTree()
+}
+
+/**
+ * This browser's open branches and selection of this project, kept across reloads (per project
+ * and per key, so two people sharing a browser each get their own); ids gone since are dropped.
+ */
+const treeKey = () => `arbor.tree.${projectId}.${loadKey().slice(-8)}`
+function keepTree() {
+  try {
+    localStorage.setItem(treeKey(), JSON.stringify({ expanded: [...view.expanded], selected: view.selected }))
+  } catch {} // storage full or refused: the tree still works, it is only not kept
+}
+function restoreTree() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(treeKey()) ?? 'null') as { expanded?: unknown; selected?: unknown } | null
+    if (!kept) return
+    if (Array.isArray(kept.expanded))
+      for (const id of kept.expanded) if (typeof id === 'string' && plan.nodes.has(id)) view.expanded.add(id)
+    if (typeof kept.selected === 'string' && plan.nodes.has(kept.selected)) view.selected = kept.selected
+  } catch {} // unreadable: start as a fresh page does
 }
 
 // 'other' until the person moves the focus: a page that loads leaves it at the start, so one Tab reaches the tree
@@ -197,6 +219,7 @@ function select(id: string | null) {
   renderPanel(ui, $('#panel'), closeDetails)
   after?.focus()
   after?.scrollIntoView({ block: 'nearest' })
+  keepTree()
   scheduleReport()
 }
 
@@ -243,9 +266,9 @@ function setLive(state: 'live' | 'off' | 'retry', text: string) {
 // --- start ----------------------------------------------------------------------------------
 
 /** The key failed, or there is none: the long poll of the old key stops, and the person is asked for one. */
-function signIn(message: string) {
+function signIn(message: string, error = false) {
   live.session++
-  askForKey(message, () => void start())
+  askForKey(message, () => void start(), error)
 }
 
 const pickProject = () => chooseProject(signIn, () => void openNewProject())
@@ -276,9 +299,10 @@ async function start() {
     await loadPlan()
     // a reload shows what this project's canvas showed before, then the commands queued since
     if (live.revision !== undefined) view.adopt(await api<Shown>('GET', `/view-state?projectId=${q(projectId)}`))
+    restoreTree()
     view.prune()
   } catch (err) {
-    if (err instanceof Unauthorized) return signIn('This API key is not valid. Paste a current one.')
+    if (err instanceof Unauthorized) return signIn(BAD_KEY, true)
     $('#canvas').replaceChildren(el('p', { class: 'empty error', text: `Cannot open ${projectId}: ${(err as Error).message}` }))
     // rate-limited or offline: say so, and try again by itself
     const wait = err instanceof Refused && err.status === 429 ? Math.max(2, err.retryAfter) : err instanceof Offline ? 5 : 0
@@ -352,6 +376,24 @@ function wire() {
   $('#add-goal').onclick = () => startAddOf(ui, 'goal', null)
   $('#add-task').onclick = () => startAddOf(ui, 'task', null)
   $('#open-help').onclick = openHelp
+  // on a phone the menu folds behind one button (6-density.css); a choice in it closes it
+  const menu = (open: boolean) => {
+    document.body.classList.toggle('menu-open', open)
+    $('#open-menu').setAttribute('aria-expanded', String(open))
+  }
+  $('#open-menu').onclick = () => menu(!document.body.classList.contains('menu-open'))
+  $('#menu').addEventListener('click', (e) => {
+    if ((e.target as HTMLElement).closest('button')) menu(false)
+  })
+  document.addEventListener('click', (e) => {
+    if (document.body.classList.contains('menu-open') && !(e.target as HTMLElement).closest('#menu, #open-menu')) menu(false)
+  })
+  $('#menu').addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && document.body.classList.contains('menu-open')) {
+      menu(false)
+      $('#open-menu').focus()
+    }
+  })
   $('#open-projects').onclick = () => void openProjects(projectId)
   $('#open-settings').onclick = openKeys
   $('#open-iterations').onclick = () => openIterations(ui, loadPlan)

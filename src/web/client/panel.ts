@@ -7,6 +7,12 @@ import { historySection } from './history.ts'
 import { CHILD_NAMES, CHILD_TYPE, type PlanNode, TYPE_NAMES } from './model.ts'
 import { presenceLines } from './presence.ts'
 
+/**
+ * A key's hint on a button, " (Shift+A)": shown only where a keyboard is likely (a fine pointer
+ * that hovers, 6-density.css); the button names its key in `aria-keyshortcuts` everywhere.
+ */
+const keyHint = (key: string) => el('span', { class: 'key-hint', 'aria-hidden': 'true', text: ` (${key})` })
+
 /** The side panel (a sheet on a phone): the selected node's fields to edit and its actions, or the project at a glance. */
 export function renderPanel(ui: Ui, panel: HTMLElement, close: () => void) {
   const n = ui.view.selected ? ui.plan.nodes.get(ui.view.selected) : undefined
@@ -67,28 +73,33 @@ function details(ui: Ui, n: PlanNode): (HTMLElement | null)[] {
       'div',
       { class: 'actions', role: 'toolbar', 'aria-label': 'Actions' },
       work
-        ? el('button', {
-            type: 'button',
-            id: 'act-done',
-            text: d.status === 'done' ? 'Reopen (x)' : 'Mark done (x)',
-            onclick: () => void toggleDone(ui, n),
-          })
+        ? el(
+            'button',
+            { type: 'button', id: 'act-done', 'aria-keyshortcuts': 'X', onclick: () => void toggleDone(ui, n) },
+            d.status === 'done' ? 'Reopen' : 'Mark done',
+            keyHint('x'),
+          )
         : null,
       child
-        ? el('button', {
-            type: 'button',
-            id: 'act-add-child',
-            text: `Add ${TYPE_NAMES[child].toLowerCase()} (a)`,
-            onclick: () => startAdd(ui, n, false),
-          })
+        ? el(
+            'button',
+            { type: 'button', id: 'act-add-child', 'aria-keyshortcuts': 'A', onclick: () => startAdd(ui, n, false) },
+            `Add ${TYPE_NAMES[child].toLowerCase()}`,
+            keyHint('a'),
+          )
         : null,
-      el('button', {
-        type: 'button',
-        id: 'act-add-sibling',
-        text: `Add ${TYPE_NAMES[n.type].toLowerCase()} beside (Shift+A)`,
-        onclick: () => startAdd(ui, n, true),
-      }),
-      el('button', { type: 'button', id: 'act-delete', class: 'danger', text: 'Delete (Del)', onclick: () => void remove(ui, n) }),
+      el(
+        'button',
+        { type: 'button', id: 'act-add-sibling', 'aria-keyshortcuts': 'Shift+A', onclick: () => startAdd(ui, n, true) },
+        `Add ${TYPE_NAMES[n.type].toLowerCase()} beside`,
+        keyHint('Shift+A'),
+      ),
+      el(
+        'button',
+        { type: 'button', id: 'act-delete', class: 'danger', 'aria-keyshortcuts': 'Delete', onclick: () => void remove(ui, n) },
+        'Delete',
+        keyHint('Del'),
+      ),
     ),
     ui.errors.has(n.id) ? el('p', { class: 'field-error', role: 'alert', text: ui.errors.get(n.id) }) : null,
     total && n.type !== 'job' ? el('p', { class: 'progress-line', text: `${done} of ${plural(total, 'job')} done` }) : null,
@@ -132,19 +143,22 @@ function details(ui: Ui, n: PlanNode): (HTMLElement | null)[] {
   ]
 }
 
-function overview(ui: Ui): HTMLElement[] {
+function overview(ui: Ui): (HTMLElement | null)[] {
   const count = (t: PlanNode['type']) => ui.plan.ofType(t).length
   const jobs = ui.plan.ofType('job')
   const done = jobs.filter((j) => j.data.status === 'done').length
   const current = ui.plan.current()
   return [
-    el('p', { class: 'empty', text: 'Select a node to see and edit its details.' }),
-    el(
-      'div',
-      { class: 'actions' },
-      el('button', { type: 'button', text: 'Add a goal', onclick: () => startAddOf(ui, 'goal', null) }),
-      el('button', { type: 'button', text: 'Add a task', onclick: () => startAddOf(ui, 'task', null) }),
-    ),
+    el('p', { class: 'empty', text: ui.plan.nodes.size ? 'Select a node to see and edit its details.' : 'Nothing planned yet.' }),
+    // an empty plan's one "Add a goal" is the tree's own (tree.ts)
+    ui.plan.nodes.size === 0
+      ? null
+      : el(
+          'div',
+          { class: 'actions' },
+          el('button', { type: 'button', text: 'Add a goal', onclick: () => startAddOf(ui, 'goal', null) }),
+          el('button', { type: 'button', text: 'Add a task', onclick: () => startAddOf(ui, 'task', null) }),
+        ),
     el(
       'dl',
       { class: 'facts overview' },

@@ -37,7 +37,8 @@ export function suggestId(name: string): string {
 export function limitInWords(status: TierStatus, owned: number): string {
   const max = status.limits.max_projects
   const plan = `The ${status.tier} plan`
-  if (max === null) return `${plan} has no limit on projects; you own ${owned}.`
+  // unlimited (a self-hosted server's owner): no plan to name
+  if (max === null) return `No limit on projects here; you own ${owned}.`
   if (max === 0) return `${plan} of this key cannot create projects; a team project's owner can add you to theirs.`
   const cap = status.limits.node_cap ? ` of up to ${status.limits.node_cap} items each` : ''
   const full = owned >= max ? ' You are at the limit: archive one in the API, or move to a paid plan, to create another.' : ''

@@ -3,9 +3,10 @@ import type { Ui } from './ctx.ts'
 import { el, plural } from './dom.ts'
 
 /**
- * Review changes (history.md, 5): the changes made with an agent since a time the person picks
- * (by default their last visit), grouped by agent and request. Each group's Revert shows the
- * dry run first, then the conflicts in words, and only then takes the changes back.
+ * Review changes (history.md, 5): every change, by people and agents, since a time the person
+ * picks (the last hour, today, 7 days (the default), since their last visit, or a time of their
+ * own), narrowed to one person or agent if they like, grouped by who and request. Each group's
+ * Revert shows the dry run first, then the conflicts in words, and only then takes the changes back.
  */
 interface Change {
   changeId: string
@@ -25,6 +26,7 @@ interface Conflict {
   reason: 'changed_later' | 'gone' | 'has_children'
 }
 interface Group {
+  /** who, in words: "claude-code (ana)" for an agent, "ana" for a person */
   agent: string
   user: string
   requestId: string
@@ -43,11 +45,27 @@ const labelOf = (c: { target: { id: string }; before: Change['before']; after: C
 const line = (c: { action: string; target: { id: string }; before: Change['before']; after: Change['after'] }) =>
   `${c.action === 'revert' ? (c.after ? (c.before ? 'set back' : 'bring back') : 'remove') : c.action} “${labelOf(c)}”`
 
+type Since = 'visit' | 'hour' | 'today' | 'week' | 'custom'
+const SINCE: [Since, string][] = [
+  ['hour', 'The last hour'],
+  ['today', 'Today'],
+  ['week', 'The last 7 days'],
+  ['visit', 'Since my last visit'],
+  ['custom', 'Since a time…'],
+]
+const whoOf = (a: Change['actor']) => (a.agent ? `${a.agent}${a.userName ? ` (${a.userName})` : ''}` : (a.userName ?? 'Arbor'))
+
 const toLocal = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16)
 
 export class Review {
   open = false
   private since: Date
+  private sinceChoice: Since = 'week'
+  /** the previous visit to this project, in this browser (none: the first) */
+  private readonly lastVisit: Date | null
+  /** one person or agent (whoOf), or everyone ('') */
+  private who = ''
+  private everyone: string[] = []
   private groups: Group[] = []
   private error = ''
   /** the group whose Revert was asked for: its dry run, then a confirmation */
@@ -59,11 +77,21 @@ export class Review {
     private readonly reload: () => Promise<void>,
     private readonly close: () => void,
   ) {
-    // since the last visit to this project (else a day ago); this visit is the next one's mark
+    // the last visit is one choice among others (by default the last 7 days); this visit is the next one's mark
     const key = `arbor.lastVisit.${ui.projectId}`
     const last = Number(localStorage.getItem(key))
-    this.since = last ? new Date(last) : new Date(Date.now() - 86_400_000)
+    this.lastVisit = last ? new Date(last) : null
+    this.since = this.sinceOf('week')
     localStorage.setItem(key, String(Date.now()))
+  }
+
+  private sinceOf(choice: Since): Date {
+    const now = Date.now()
+    if (choice === 'hour') return new Date(now - 3_600_000)
+    if (choice === 'today') return new Date(new Date().setHours(0, 0, 0, 0))
+    if (choice === 'visit') return this.lastVisit ?? new Date(now - 7 * 86_400_000)
+    if (choice === 'custom') return this.since
+    return new Date(now - 7 * 86_400_000)
   }
 
   async refresh() {
@@ -81,9 +109,10 @@ export class Review {
         after = res.next
       }
       const groups = new Map<string, Group>()
+      this.everyone = [...new Set(changes.map((c) => whoOf(c.actor)))].sort()
       for (const c of changes) {
-        if (!c.actor.agent) continue
-        const g = groups.get(c.requestId) ?? { agent: c.actor.agent, user: c.actor.userName ?? '', requestId: c.requestId, changes: [] }
+        if (this.who && whoOf(c.actor) !== this.who) continue
+        const g = groups.get(c.requestId) ?? { agent: whoOf(c.actor), user: '', requestId: c.requestId, changes: [] }
         g.changes.push(c)
         groups.set(c.requestId, g)
       }
@@ -137,25 +166,78 @@ export class Review {
           text: '×',
           onclick: () => this.close(),
         }),
-        el('h2', { text: 'Review changes by agents' }),
+        el('h2', { text: 'Review changes' }),
         el(
-          'label',
-          { class: 'review-since' },
-          'Since ',
-          el('input', {
-            type: 'datetime-local',
-            id: 'review-since',
-            value: toLocal(this.since),
-            onchange: (e: Event) => {
-              const v = (e.target as HTMLInputElement).value
-              if (!v) return
-              this.since = new Date(v)
-              void this.refresh()
-            },
-          }),
+          'div',
+          { class: 'review-filters' },
+          el(
+            'label',
+            {},
+            'When ',
+            el(
+              'select',
+              {
+                id: 'review-when',
+                onchange: (e: Event) => {
+                  this.sinceChoice = (e.target as HTMLSelectElement).value as Since
+                  this.since = this.sinceOf(this.sinceChoice)
+                  void this.refresh()
+                },
+              },
+              SINCE.map(([v, text]) =>
+                el('option', {
+                  value: v,
+                  text: v === 'visit' && this.lastVisit ? `${text} (${this.lastVisit.toLocaleString()})` : text,
+                  selected: v === this.sinceChoice,
+                }),
+              ),
+            ),
+          ),
+          this.sinceChoice === 'custom'
+            ? el(
+                'label',
+                {},
+                'From ',
+                el('input', {
+                  type: 'datetime-local',
+                  id: 'review-since',
+                  value: toLocal(this.since),
+                  onchange: (e: Event) => {
+                    const v = (e.target as HTMLInputElement).value
+                    if (!v) return
+                    this.since = new Date(v)
+                    void this.refresh()
+                  },
+                }),
+              )
+            : null,
+          el(
+            'label',
+            {},
+            'Who ',
+            el(
+              'select',
+              {
+                id: 'review-who',
+                onchange: (e: Event) => {
+                  this.who = (e.target as HTMLSelectElement).value
+                  void this.refresh()
+                },
+              },
+              el('option', { value: '', text: 'Everyone', selected: !this.who }),
+              [...new Set([...this.everyone, ...(this.who ? [this.who] : [])])].map((w) =>
+                el('option', { value: w, text: w, selected: w === this.who }),
+              ),
+            ),
+          ),
         ),
         this.error ? el('p', { class: 'field-error', role: 'alert', text: this.error }) : null,
-        this.groups.length ? null : el('p', { class: 'empty', text: 'No agent changed anything since then.' }),
+        this.groups.length
+          ? null
+          : el('p', {
+              class: 'empty',
+              text: `No change ${this.who ? `by ${this.who} ` : ''}since ${this.since.toLocaleString()}.`,
+            }),
         el(
           'ol',
           { class: 'feed review-groups' },
@@ -164,7 +246,7 @@ export class Review {
               'li',
               { 'data-request': g.requestId },
               el('time', { datetime: g.changes[0]!.at, text: new Date(g.changes[0]!.at).toLocaleString() }),
-              el('strong', { text: `${g.agent}${g.user ? ` (${g.user})` : ''}: ${plural(g.changes.length, 'change')}` }),
+              el('strong', { text: `${g.agent}: ${plural(g.changes.length, 'change')}` }),
               el(
                 'ul',
                 {},

@@ -1,14 +1,22 @@
 import { api, forgetKey, q, setKey, Unauthorized } from './api.ts'
 import { $, el } from './dom.ts'
 
-/** The sign-in card: paste a key (it stays in this browser), then `start` again. */
-export function askForKey(message: string, start: () => void) {
+/** What a refused key is told: that it failed, and where a key comes from. */
+export const BAD_KEY =
+  'This API key is not valid (revoked, expired, or mistyped). Paste a current one. The owner key is printed once, at the first start of the server; ' +
+  '“arbor key mint” on the server makes another, and an owner can create keys in the app under Settings → API keys.'
+
+/** The sign-in card: paste a key (it stays in this browser), then `start` again; an error is said as one. */
+export function askForKey(message: string, start: () => void, error = false) {
   forgetKey()
   $('#app').hidden = true
   $('#signin').hidden = false
   $('#signin-form').hidden = false
   $('#signin-title').textContent = 'Open Arbor'
   $('#signin-message').textContent = message
+  $('#signin-message').classList.toggle('error', error)
+  if (error) $('#signin-message').setAttribute('role', 'alert')
+  else $('#signin-message').removeAttribute('role')
   $<HTMLFormElement>('#signin-form').onsubmit = (e) => {
     e.preventDefault()
     setKey($<HTMLInputElement>('#signin-key').value)
@@ -19,7 +27,9 @@ export function askForKey(message: string, start: () => void) {
 }
 
 /** No projectId in the address: the person's projects to open. */
-export async function chooseProject(signIn: (message: string) => void, newProject: () => void) {
+export async function chooseProject(signIn: (message: string, error?: boolean) => void, newProject: () => void) {
+  $('#signin-message').classList.remove('error')
+  $('#signin-message').removeAttribute('role')
   $('#app').hidden = true
   $('#signin').hidden = false
   $('#signin-form').hidden = true
@@ -48,7 +58,7 @@ export async function chooseProject(signIn: (message: string) => void, newProjec
     )
     if (!projects.length) $('#signin-new-project').focus()
   } catch (err) {
-    if (err instanceof Unauthorized) return signIn('This API key is not valid. Paste a current one.')
+    if (err instanceof Unauthorized) return signIn(BAD_KEY, true)
     $('#signin-message').textContent = String((err as Error).message)
   }
 }

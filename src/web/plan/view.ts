@@ -432,5 +432,41 @@ $('#full').addEventListener('click', () => {
   void app.requestDisplayMode({ mode }).then((r) => hostContext({ ...app.getHostContext(), displayMode: r.mode }))
 })
 
-await app.connect()
-hostContext(app.getHostContext())
+/**
+ * Opened on its own (a saved file, a browser tab, a frame whose parent is no MCP Apps host) no
+ * host answers `ui/initialize`: say what this page is and how to open it, instead of an empty
+ * shell and a "Method not found" of the page answering itself.
+ */
+function noHost(why: string) {
+  document.body.dataset.host = 'none'
+  $('#title').textContent = 'Arbor plan view'
+  for (const b of ['#ask', '#full']) ($(b) as HTMLButtonElement).hidden = true
+  $('#tree').removeAttribute('role') // a note now, not a tree
+  $('#tree').replaceChildren(
+    Object.assign(document.createElement('div'), {
+      className: 'no-host',
+      role: 'note',
+      innerHTML:
+        '<p><strong>This is Arbor’s plan view, an MCP App.</strong> It shows a project’s plan inside an MCP Apps host ' +
+        '(a chat client that shows MCP Apps) and reads the plan through that host, so on its own it has nothing to show.</p>' +
+        '<p>To open it: connect the host to Arbor’s MCP server and ask for the plan; the <code>open_plan</code> tool opens this view in the conversation. ' +
+        'To see and edit the plan in a browser, open the Arbor app at <code>/app</code> on your Arbor server.</p>',
+    }),
+  )
+  document.querySelector('.keys')?.setAttribute('hidden', '')
+  say(why)
+}
+
+if (window.parent === window) noHost('No MCP Apps host: this page was opened on its own.')
+else {
+  // a frame whose parent never answers: after a while, say so (a real host answers at once)
+  const silent = setTimeout(() => noHost('No MCP Apps host answered.'), 8000)
+  try {
+    await app.connect()
+    clearTimeout(silent)
+    hostContext(app.getHostContext())
+  } catch (err) {
+    clearTimeout(silent)
+    noHost(`No MCP Apps host answered (${(err as Error).message}).`)
+  }
+}

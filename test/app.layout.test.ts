@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import { type AppEnv, addProject, haveChromium, OUT, openApp, startApp } from './app.lib'
+
+/**
+ * Issue 55, item 8: the app's layout at 1280 × 800 and at 390 × 844, measured in real Chromium
+ * (the header in one row, a compact phone header, one "add a goal", Review beside the tree
+ * without wrapping its rows, a badge beside its label on a phone, no key hints on touch
+ * buttons), the new-project dialog's focus trap and words, and the sign-in page's error. The
+ * screenshots are test-output/app/second-contact-*.png.
+ */
+if (!haveChromium) console.warn('app.layout.test.ts: skipped, /usr/bin/chromium is not installed')
+const P = 'layout-app'
+const E = 'layout-empty'
+
+describe.skipIf(!haveChromium)('the app: layout (issue 55, item 8)', () => {
+  let env: AppEnv
+  const shot = (page: Page, name: string) => page.screenshot({ path: join(OUT, `second-contact-${name}.png`) })
+  const box = (page: Page, sel: string) =>
+    page.$eval(sel, (e) => {
+      const r = e.getBoundingClientRect()
+      return { top: r.top, left: r.left, width: r.width, height: r.height, bottom: r.bottom }
+    })
+
+  beforeAll(async () => {
+    env = await startApp()
+    await addProject(env.server, P, 'Layout')
+    await addProject(env.server, E, 'Empty')
+    const res = await env.server.call('POST', '/api/v1/mutate', {
+      body: {
+        action: 'batch',
+        projectId: P,
+        mutations: [
+          { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'Grow revenue 20% this year' } } },
+          {
+            action: 'add',
+            node: {
+              id: 'draft-n',
+              type: 'need',
+              parentId: 'draft-g',
+              data: { label: 'Checkout is far too slow on older phones with small screens' },
+            },
+          },
+          {
+            action: 'add',
+            node: { id: 'draft-b', type: 'approach', parentId: 'draft-n', data: { label: 'A one-page checkout form', size: 'car' } },
+          },
+          {
+            action: 'add',
+            node: { type: 'job', parentId: 'draft-b', data: { label: 'Design the one-page form' } },
+          },
+          { action: 'add', node: { type: 'job', parentId: 'draft-b', data: { label: 'Ship the form behind a flag' } } },
+          { action: 'add', node: { id: 'draft-g2', type: 'goal', data: { label: 'Keep churn under 2%' } } },
+          { action: 'add', node: { type: 'task', data: { label: 'Renew the TLS certificate' } } },
+        ],
+      },
+    })
+    if (res.status !== 200) throw new Error(JSON.stringify(res.body))
+  }, 90_000)
+  afterAll(async () => {
+    await env?.browser.close()
+    await env?.server.close()
+  })
+
+  it('desktop: the header is one row; with Review open the tree keeps its rows on one line', async () => {
+    const page = await openApp(env, P)
+    await page.focus('#tree [role=treeitem]')
+    await page.keyboard.press('*')
+    await page.waitForSelector('#tree [data-id="job-2"]')
+    await shot(page, 'tree-1280')
+    const header = await box(page, 'header.bar')
+    const title = await box(page, '#project-name')
+    const review = await box(page, '#open-review')
+    expect(header.height).toBeLessThanOrEqual(56)
+    expect(Math.abs(review.top + review.height / 2 - (title.top + title.height / 2))).toBeLessThan(12)
+    await page.click('#open-review')
+    await page.waitForSelector('#review h2')
+    await shot(page, 'review-1280')
+    // every row of the tree stays one line high: its chips do not wrap under its label
+    const rows = await page.$$eval('#tree .row', (rs) => rs.map((r) => r.getBoundingClientRect().height))
+    const badge = await box(page, '#tree [data-id="job-1"] > .row .label')
+    expect(Math.max(...rows)).toBeLessThan(2 * badge.height + 4)
+    expect((await box(page, '#canvas')).width).toBeGreaterThan(440)
+    await page.close()
+  }, 90_000)
+
+  it('an empty project offers one "add a goal"', async () => {
+    const page = await openApp(env, E)
+    await shot(page, 'empty-1280')
+    const adds = await page.$$eval('button', (bs) =>
+      bs.filter((b) => (b as any).offsetParent !== null && /add a goal|\+ goal/i.test(b.textContent ?? '')).map((b) => b.textContent),
+    )
+    expect(adds).toHaveLength(1)
+    await page.close()
+  }, 60_000)
+
+  it('phone: a compact header, a badge beside its label, no key hints on touch buttons', async () => {
+    const page = await openApp(env, P, { phone: true })
+    await page.focus('#tree [role=treeitem]')
+    await page.keyboard.press('*')
+    await page.waitForSelector('#tree [data-id="job-2"]')
+    await shot(page, 'tree-390')
+    expect((await box(page, 'header.bar')).height).toBeLessThanOrEqual(120)
+    expect(await page.isVisible('#sign-out')).toBe(false) // in the menu
+    const badge = await box(page, '#tree [data-id="need-1"] > .row > .type')
+    const label = await box(page, '#tree [data-id="need-1"] > .row .label')
+    expect(Math.abs(badge.top + badge.height / 2 - (label.top + label.height / 2))).toBeLessThan(10)
+    await page.tap('#tree [data-id="job-1"] > .row .label')
+    await page.waitForSelector('#act-add-sibling')
+    await shot(page, 'details-390')
+    // innerText, not textContent: what the person sees, without what the CSS hides (the key hints)
+    // biome-ignore lint/performance/useDomNodeTextContent: the hidden hints must not count
+    const buttons = await page.$$eval('#panel button', (bs) => bs.map((b) => (b as any).innerText))
+    expect(buttons.filter((t) => /\((Shift\+\w|Del|a|x|Ctrl\+\w)\)/.test(t))).toEqual([])
+    await page.click('#panel-close')
+    await page.click('#mode-matrix')
+    await page.waitForSelector('.matrix, #matrix')
+    await shot(page, 'matrix-390')
+    await page.close()
+  }, 90_000)
+
+  it('the new-project dialog keeps Tab inside and does not speak of a plan tier on an unlimited server', async () => {
+    const page = await openApp(env, P)
+    await page.click('#open-projects')
+    await page.click('#new-project')
+    await page.waitForSelector('#np-limit:not(:text("Reading"))')
+    await page.locator('#np-limit', { hasNotText: 'Reading' }).waitFor()
+    await shot(page, 'new-project-1280')
+    expect(await page.textContent('#np-limit')).not.toContain('team plan')
+    for (let i = 0; i < 8; i++) {
+      await page.keyboard.press('Tab')
+      expect(await page.evaluate(() => !!(globalThis as any).document.activeElement?.closest('#dialog'))).toBe(true)
+    }
+    for (let i = 0; i < 8; i++) {
+      await page.keyboard.press('Shift+Tab')
+      expect(await page.evaluate(() => !!(globalThis as any).document.activeElement?.closest('#dialog'))).toBe(true)
+    }
+    await page.close()
+  }, 60_000)
+
+  it('sign-in: a wrong key is an error, and says where a key comes from', async () => {
+    const page = await env.browser.newPage({ viewport: { width: 1280, height: 800 } })
+    await page.goto(`${env.server.url}/app?projectId=${P}#key=arb_wrong_key_0000000000000000`)
+    await page.waitForSelector('#signin:not([hidden]) #signin-message')
+    await page.locator('#signin-message', { hasText: 'not valid' }).waitFor()
+    await shot(page, 'signin-wrong-key-1280')
+    expect(await page.getAttribute('#signin-message', 'role')).toBe('alert')
+    const text = (await page.textContent('#signin-message')) ?? ''
+    expect(text).toContain('arbor key mint')
+    expect(text).toContain('Settings')
+    expect(text).toMatch(/printed|first start/)
+    const [r, g, b] = (await page.$eval('#signin-message', (e) => (globalThis as any).getComputedStyle(e).color)).match(/\d+/g)!.map(Number)
+    expect(r! > g! + 60 && r! > b! + 60).toBe(true) // an error's red, not the help text's grey
+    await page.setViewportSize({ width: 390, height: 844 })
+    await shot(page, 'signin-wrong-key-390')
+    await page.close()
+  }, 60_000)
+})
