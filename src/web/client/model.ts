@@ -20,6 +20,8 @@ export interface PlanNode {
 
 export interface Iteration {
   name: string
+  /** the revision the page read: its edits send it back as ifRev */
+  rev?: string
   status: 'active' | 'done'
   system: boolean
   sortOrder: number
