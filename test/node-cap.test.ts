@@ -42,7 +42,7 @@ describe('free-tier node cap', () => {
     expect(crossing.status).toBe(200)
     expect(crossing.body).toEqual({
       success: true,
-      node: { id: 'goal-3', type: 'goal', parentId: null, data: { label: 'G' } },
+      node: { id: 'goal-3', rev: expect.any(String), type: 'goal', parentId: null, data: { label: 'G' } },
       _meta: {
         _tip: capTip,
         advisory: { type: 'node_cap_reached', current: CAP, node_cap: CAP },

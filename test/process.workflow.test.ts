@@ -81,6 +81,7 @@ describe('bun run workflow:demo', () => {
             before: null,
             after: {
               id: 'job-1',
+              rev: expect.any(String),
               type: 'job',
               parentId: 'approach-1',
               data: { label: 'A manager downloads the summary as CSV', iteration: 'Later' },

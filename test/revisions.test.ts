@@ -76,10 +76,16 @@ describe('rev', () => {
     expect(b.results[1].node.rev).toEqual(expect.any(String))
     expect((await node(p, 'job-1')).rev).toBe(b.results[0].node.rev)
     expect((await node(p, b.results[1].nodeId)).rev).toBe(b.results[1].node.rev)
-    const events = await app.call('GET', `/api/v1/events?projectId=${p}&limit=200`)
-    const last = events.body.events.filter((e: any) => e.node?.id === 'job-1').at(-1)
+    // the feed lists an event once every transaction before it has ended: read until it shows the batch's
+    let events: any[] = []
+    for (const deadline = Date.now() + 15_000; Date.now() < deadline; ) {
+      events = (await app.call('GET', `/api/v1/events?projectId=${p}&limit=200`)).body.events
+      if (events.some((e: any) => e.event === 'node.added' && e.node.id === b.results[1].nodeId)) break
+      await Bun.sleep(50)
+    }
+    const last = events.filter((e: any) => e.node?.id === 'job-1').at(-1)
     expect(last.node.rev).toBe(b.results[0].node.rev)
-    const added = events.body.events.find((e: any) => e.event === 'node.added' && e.node.id === b.results[1].nodeId)
+    const added = events.find((e: any) => e.event === 'node.added' && e.node.id === b.results[1].nodeId)
     expect(added.node.rev).toBe(b.results[1].node.rev)
   })
 

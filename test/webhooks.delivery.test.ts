@@ -70,7 +70,7 @@ describe('delivery', () => {
       event: 'node.added',
       project_id: p,
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-      node: { id: node.id, type: 'goal', parentId: null, data: { label: 'Ship: "v1" #now' } },
+      node: { id: node.id, rev: expect.any(String), type: 'goal', parentId: null, data: { label: 'Ship: "v1" #now' } },
       // history.md, 4: who made the write
       actor: { userId: expect.stringMatching(/^usr_/), userName: 'owner', via: 'api' },
     })
@@ -117,7 +117,13 @@ describe('delivery', () => {
     // deliveries run side by side, so the order of arrival is not the order of commit
     const canonical = (list: unknown[]) => list.map((x) => JSON.stringify(x)).sort()
     for (const r of got) expect(r.json.actor).toEqual({ userId: expect.stringMatching(/^usr_/), userName: 'owner', via: 'api' })
-    const byEvent = got.map(({ json: { actor, ...payload } }) => payload)
+    // every node carries its rev after the event (live.md, 1); compared below without it
+    for (const r of got) if (r.json.node) expect(r.json.node.rev).toEqual(expect.any(String))
+    const byEvent = got.map(({ json: { actor, ...payload } }) => {
+      if (!payload.node) return payload
+      const { rev, ...node } = payload.node
+      return { ...payload, node }
+    })
     expect(canonical(byEvent)).toEqual(
       canonical([
         { event: 'node.added', ...base, node: { id: g.id, type: 'goal', parentId: null, data: { label: 'Grow' } } },

@@ -43,7 +43,7 @@ export interface WriteCtx {
   /** a revert's dry run: `finish` stores no change and emits no event (the transaction is rolled back after) */
   dryRun?: boolean
   /** id → the node as this write first read (and locked) it, before anything of the write changed it: what an ifRev is checked against */
-  locked: Map<string, Locked>
+  locked: Map<string, { node: Node; rev: unknown; fieldRevs: Record<string, unknown> }>
   /** the fields of this write's ifRevs that changed since (live.md, 1); any refuses the whole write in `finish` */
   stale: StaleField[]
 }
@@ -95,15 +95,7 @@ export async function loadNodes(ctx: WriteCtx, ids: Iterable<string>): Promise<v
   for (const row of rows) {
     const node = toNode(row, true)
     ctx.nodes.set(row.id, node)
-    const { createdAt: _, ...current } = node
-    ctx.locked.set(row.id, {
-      kind: 'node',
-      id: row.id,
-      rev: row.rev,
-      fieldRevs: row.field_revs ?? {},
-      values: { parentId: node.parentId, ...node.data },
-      current,
-    })
+    ctx.locked.set(row.id, { node, rev: row.rev, fieldRevs: row.field_revs ?? {} })
   }
 }
 
@@ -115,8 +107,18 @@ export async function loadNodes(ctx: WriteCtx, ids: Iterable<string>): Promise<v
 export async function expectRev(ctx: WriteCtx, id: string, ifRev: string | undefined, sets: Record<string, unknown> | null) {
   if (ifRev === undefined) return
   await loadNodes(ctx, [id])
-  const target = ctx.locked.get(id)
-  if (target) ctx.stale.push(...(await checkExpectation(ctx.deps, ctx.projectId, { target, ifRev, sets })))
+  const read = ctx.locked.get(id)
+  if (!read) return // not found: the write says so
+  const { createdAt: _, ...current } = read.node
+  const target: Locked = {
+    kind: 'node',
+    id,
+    rev: read.rev,
+    fieldRevs: read.fieldRevs,
+    values: { parentId: read.node.parentId, ...read.node.data },
+    current,
+  }
+  ctx.stale.push(...(await checkExpectation(ctx.deps, ctx.projectId, { target, ifRev, sets })))
 }
 
 /** Refuses the write (409 stale_write, nothing of it written) when an ifRev of it is stale. */

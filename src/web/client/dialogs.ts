@@ -1,6 +1,7 @@
 import { api, describe, mutate, q, Refused } from './api.ts'
 import type { Ui } from './ctx.ts'
 import { $, el } from './dom.ts'
+import { conflictWords, takeStale } from './stale-words.ts'
 
 /** One modal at a time (<dialog>: it keeps the focus inside, Escape closes it, focus returns after). */
 export function openDialog(title: string, body: () => (HTMLElement | null)[], onClose?: () => void) {
@@ -80,12 +81,19 @@ export function openHelp() {
 export function openIterations(ui: Ui, reload: () => Promise<void>) {
   let error = ''
   const run = async (body: Record<string, unknown>) => {
+    // an edit of one iteration carries the rev the dialog showed (ifRev, live.md 1)
+    const rev = ui.plan.iterations.find((i) => i.name === body.iterationName)?.rev
     try {
-      await mutate({ projectId: ui.projectId, ...body })
+      await mutate({ projectId: ui.projectId, ...body, ...(rev && body.iterationName ? { ifRev: rev } : {}) })
       error = ''
       await reload()
     } catch (err) {
-      error = describe(err)
+      const stale = takeStale(ui, err)
+      // changed by someone else meanwhile: say who and what, show theirs; doing it again keeps yours
+      error = stale
+        ? `Not changed: ${stale.map((c) => conflictWords(ui, c)).join(' ')} It shows theirs now; do it again to keep yours.`
+        : describe(err)
+      if (stale) await reload().catch(() => {})
     }
     draw()
     ui.render()

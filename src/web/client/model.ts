@@ -36,6 +36,8 @@ export interface PresenceEntry {
 
 export interface Iteration {
   name: string
+  /** the revision the page read: its edits send it back as ifRev */
+  rev?: string
   status: 'active' | 'done'
   system: boolean
   sortOrder: number
