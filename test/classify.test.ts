@@ -111,7 +111,13 @@ describe('classify action', () => {
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
       success: true,
-      node: { id: task.id, type: 'task', parentId: null, data: { label: URGENT, iteration: 'Later', kind: 'do-it', urgent: true } },
+      node: {
+        id: task.id,
+        rev: expect.any(String),
+        type: 'task',
+        parentId: null,
+        data: { label: URGENT, iteration: 'Later', kind: 'do-it', urgent: true },
+      },
       _meta: {
         _tip: 'Classified as do-it, urgent. Correct it with update data:{kind}.',
         focus: { nodeId: task.id, viewCommand: { projectId: p, command: { type: 'selectNode', nodeId: task.id } } },

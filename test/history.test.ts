@@ -411,7 +411,10 @@ describe('revert', () => {
     await ok({ action: 'reorderIterations', projectId: p, order: ['Sprint one', 'Later'] }, AGENT)
     const res = await ok({ action: 'revert', projectId: p, filter: { agent: 'claude-code@laptop' } })
     expect(res.reverted).toBe(7) // 4 nodes, a rename, 2 places
-    expect((await srv.call('GET', `/api/v1/nodes?projectId=${p}`)).body.nodes).toEqual(before)
+    const back = (await srv.call('GET', `/api/v1/nodes?projectId=${p}`)).body.nodes
+    // as they were, each with a new rev: coming back is a change (live.md, 1)
+    expect(back).toEqual(before.map((n: any) => ({ ...n, rev: expect.any(String) })))
+    for (const [i, n] of back.entries()) expect(n.rev).not.toBe(before[i].rev)
     const iterations = (await srv.call('GET', `/api/v1/iterations?projectId=${p}`)).body.iterations
     expect(iterations.map((i: any) => i.name)).toEqual(['Later', 'S1'])
   })

@@ -14,9 +14,10 @@ const updateIteration = (projectId: string, iterationName: string, data: unknown
 const iterations = async (p: string, query = '') => (await app.call('GET', `/api/v1/iterations?projectId=${p}${query}`)).body
 const nodes = async (p: string, query = '') => (await app.call('GET', `/api/v1/nodes?projectId=${p}${query}`)).body.nodes
 const rejected = (errors: string[], meta: Record<string, unknown> = {}) => ({ success: false, errors, _meta: { ...meta, guide: GUIDE } })
-const LATER = { name: 'Later', status: 'active', system: true, sortOrder: 0, gitTags: [], completedAt: null }
+const LATER = { name: 'Later', rev: expect.any(String), status: 'active', system: true, sortOrder: 0, gitTags: [], completedAt: null }
 const it_ = (name: string, sortOrder: number, extra: Record<string, unknown> = {}) => ({
   name,
+  rev: expect.any(String),
   status: 'active',
   system: false,
   sortOrder,

@@ -64,29 +64,33 @@ describe('add: parent rules (api.md Node, parent table)', () => {
     expect(g.status).toBe(200)
     expect(g.body).toEqual({
       success: true,
-      node: { id: 'goal-1', type: 'goal', parentId: null, data: { label: 'G' } },
+      node: { id: 'goal-1', rev: expect.any(String), type: 'goal', parentId: null, data: { label: 'G' } },
       _meta: { focus: focus(p, 'goal-1') },
     })
     expect((await add(p, { type: 'need', parentId: 'goal-1', data: { label: 'N' } })).body.node).toEqual({
       id: 'need-1',
+      rev: expect.any(String),
       type: 'need',
       parentId: 'goal-1',
       data: { label: 'N' },
     })
     expect((await add(p, { type: 'approach', parentId: 'need-1', data: { label: 'A' } })).body.node).toEqual({
       id: 'approach-1',
+      rev: expect.any(String),
       type: 'approach',
       parentId: 'need-1',
       data: { label: 'A' },
     })
     expect((await add(p, { type: 'job', parentId: 'approach-1', data: { label: 'J' } })).body.node).toEqual({
       id: 'job-1',
+      rev: expect.any(String),
       type: 'job',
       parentId: 'approach-1',
       data: { label: 'J', iteration: 'Later' },
     })
     expect((await add(p, { type: 'task', parentId: null, data: { label: 'T' } })).body.node).toEqual({
       id: 'task-1',
+      rev: expect.any(String),
       type: 'task',
       parentId: null,
       data: { label: 'T', iteration: 'Later' },
@@ -350,7 +354,7 @@ describe('add: iterations of jobs and tasks', () => {
     const res = await add(p, { type: 'task', data: { label: 'Call Acme back' } })
     expect(res.body).toEqual({
       success: true,
-      node: { id: 'task-1', type: 'task', parentId: null, data: { label: 'Call Acme back', iteration: 'Later' } },
+      node: { id: 'task-1', rev: expect.any(String), type: 'task', parentId: null, data: { label: 'Call Acme back', iteration: 'Later' } },
       _meta: { _tip: 'task-1 has no iteration, so it landed in Later.', focus: focus(p, 'task-1') },
     })
     const job = await add(p, { type: 'job', parentId: 'approach-1', data: { label: 'J' } })
@@ -410,6 +414,7 @@ describe('update: PATCH semantics', () => {
       success: true,
       node: {
         id: 'approach-1',
+        rev: expect.any(String),
         type: 'approach',
         parentId: 'need-1',
         data: { label: 'Shared workspaces', measure: 'new', kano: 'must-have' },
@@ -457,12 +462,14 @@ describe('update: reparenting', () => {
     const res = await update(p, 'job-1', undefined, 'approach-2')
     expect(res.body.node).toEqual({
       id: 'job-1',
+      rev: expect.any(String),
       type: 'job',
       parentId: 'approach-2',
       data: { label: 'Two people edit one plan', iteration: 'S1' },
     })
     expect((await update(p, 'need-1', { label: 'Moved need' }, 'goal-2')).body.node).toEqual({
       id: 'need-1',
+      rev: expect.any(String),
       type: 'need',
       parentId: 'goal-2',
       data: { label: 'Moved need' },
@@ -491,6 +498,7 @@ describe('update: reparenting', () => {
     const res = await update(p, 'approach-1', undefined, 'need-2')
     expect(res.body.node).toEqual({
       id: 'approach-1',
+      rev: expect.any(String),
       type: 'approach',
       parentId: 'need-2',
       data: { label: 'Shared workspaces', serves: ['need-3'] },

@@ -97,11 +97,11 @@ describe('rules 2 and 3: addIteration first, draft ids remapped', () => {
         {
           action: 'add',
           nodeId: 'job-2',
-          node: { id: 'job-2', type: 'job', parentId: 'approach-1', data: { label: 'J2', iteration: 'S1' } },
+          node: { id: 'job-2', rev: expect.any(String), type: 'job', parentId: 'approach-1', data: { label: 'J2', iteration: 'S1' } },
         },
         {
           action: 'addIteration',
-          iteration: { name: 'S1', status: 'active', system: false, sortOrder: 1, gitTags: [], completedAt: null },
+          iteration: { name: 'S1', rev: expect.any(String), status: 'active', system: false, sortOrder: 1, gitTags: [], completedAt: null },
         },
       ],
       idMap: {},
@@ -139,9 +139,21 @@ describe('rules 2 and 3: addIteration first, draft ids remapped', () => {
     ])
     const nodes = await listNodes(p)
     expect(nodes.slice(4)).toEqual([
-      { id: 'need-2', type: 'need', parentId: 'goal-1', data: { label: 'N2' } },
-      { id: 'approach-2', type: 'approach', parentId: 'need-1', data: { label: 'B', serves: ['need-2'], blockedBy: ['approach-1'] } },
-      { id: 'approach-3', type: 'approach', parentId: 'need-2', data: { label: 'C', blockedBy: ['approach-2'], measure: 'm' } },
+      { id: 'need-2', rev: expect.any(String), type: 'need', parentId: 'goal-1', data: { label: 'N2' } },
+      {
+        id: 'approach-2',
+        rev: expect.any(String),
+        type: 'approach',
+        parentId: 'need-1',
+        data: { label: 'B', serves: ['need-2'], blockedBy: ['approach-1'] },
+      },
+      {
+        id: 'approach-3',
+        rev: expect.any(String),
+        type: 'approach',
+        parentId: 'need-2',
+        data: { label: 'C', blockedBy: ['approach-2'], measure: 'm' },
+      },
     ])
   })
 
@@ -205,12 +217,16 @@ describe('rules 4 and 5, improved: one transaction', () => {
       { action: 'add', node: { type: 'job', parentId: 'approach-1', data: { label: 'J2', iteration: 'Later' } } },
     ])
     expect(res.body.results).toEqual([
-      { action: 'update', nodeId: 'goal-1', node: { id: 'goal-1', type: 'goal', parentId: null, data: { label: 'G', description: 'd' } } },
+      {
+        action: 'update',
+        nodeId: 'goal-1',
+        node: { id: 'goal-1', rev: expect.any(String), type: 'goal', parentId: null, data: { label: 'G', description: 'd' } },
+      },
       { action: 'delete', nodeId: 'job-1', orphanedChildren: [], changelogId: expect.any(Number) },
       {
         action: 'add',
         nodeId: 'job-2',
-        node: { id: 'job-2', type: 'job', parentId: 'approach-1', data: { label: 'J2', iteration: 'Later' } },
+        node: { id: 'job-2', rev: expect.any(String), type: 'job', parentId: 'approach-1', data: { label: 'J2', iteration: 'Later' } },
       },
     ])
     expect(res.body._meta.focus).toEqual(focus(p, 'goal-1'))

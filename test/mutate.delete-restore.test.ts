@@ -62,6 +62,7 @@ describe('delete', () => {
         action: 'delete',
         node: {
           id: 'need-1',
+          rev: expect.any(String),
           type: 'need',
           parentId: 'goal-1',
           data: { label: 'N1', description: 'first need' },
@@ -116,11 +117,13 @@ describe('restore', () => {
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
       success: true,
-      node: { id: 'need-1', type: 'need', parentId: 'goal-1', data: { label: 'N1', description: 'first need' } },
+      node: { id: 'need-1', rev: expect.any(String), type: 'need', parentId: 'goal-1', data: { label: 'N1', description: 'first need' } },
       _meta: { focus: focus(p, 'need-1') },
     })
     const after = (await app.call('GET', `/api/v1/tree?projectId=${p}&nodeId=need-1&direction=up`)).body.nodes[0]
-    expect(after).toEqual(before)
+    // all as it was but its rev: a restore is a change (live.md, 1)
+    expect(after).toEqual({ ...before, rev: res.body.node.rev })
+    expect(after.rev).not.toBe(before.rev)
     // back in its place in creation order, without its children
     expect(await ids(p)).toEqual(['goal-1', 'need-1', 'need-2', 'task-1'])
   })
@@ -129,7 +132,13 @@ describe('restore', () => {
     const p = await seeded()
     const { changelogId } = (await del(p, 'task-1')).body
     const res = await restore(p, { changelogId })
-    expect(res.body.node).toEqual({ id: 'task-1', type: 'task', parentId: null, data: { label: 'T1', iteration: 'Later' } })
+    expect(res.body.node).toEqual({
+      id: 'task-1',
+      rev: expect.any(String),
+      type: 'task',
+      parentId: null,
+      data: { label: 'T1', iteration: 'Later' },
+    })
     expect(await ids(p)).toContain('task-1')
   })
 
@@ -201,6 +210,7 @@ describe('restore', () => {
     expect((await restore(p, { nodeId: 'approach-1' })).status).toBe(200)
     expect((await restore(p, { nodeId: 'job-1' })).body.node).toEqual({
       id: 'job-1',
+      rev: expect.any(String),
       type: 'job',
       parentId: 'approach-1',
       data: { label: 'J1', iteration: 'Later' },

@@ -126,8 +126,12 @@ describe('the action schemas', () => {
 
   it('describe a node as answered by the field types without the write limits (a row stored before a limit was raised)', () => {
     const old = { label: 'x'.repeat(600), blockedBy: Array.from({ length: 60 }, (_, i) => `approach-${i + 1}`) }
-    expect(Value.Check(NodeOut, { id: 'approach-99', type: 'approach', parentId: 'need-1', data: old })).toBe(true)
-    expect(Value.Check(NodeOut, { id: 'task-1', type: 'task', parentId: null, data: { label: 'T', status: 'someday' } })).toBe(false)
-    expect(Value.Check(NodeOut, { id: 'task-1', type: 'task', parentId: null, data: { label: 'T', urgent: 'yes' } })).toBe(false)
+    expect(Value.Check(NodeOut, { id: 'approach-99', rev: '1-abcd', type: 'approach', parentId: 'need-1', data: old })).toBe(true)
+    expect(
+      Value.Check(NodeOut, { id: 'task-1', rev: '1-abcd', type: 'task', parentId: null, data: { label: 'T', status: 'someday' } }),
+    ).toBe(false)
+    expect(Value.Check(NodeOut, { id: 'task-1', rev: '1-abcd', type: 'task', parentId: null, data: { label: 'T', urgent: 'yes' } })).toBe(
+      false,
+    )
   })
 })

@@ -37,14 +37,14 @@ describe('GET /nodes', () => {
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
       nodes: [
-        { id: 'goal-1', type: 'goal', parentId: null, data: { label: 'G1' } },
-        { id: 'task-1', type: 'task', parentId: null, data: { label: 'T1', iteration: 'Later' } },
-        { id: 'need-1', type: 'need', parentId: 'goal-1', data: { label: 'N1' } },
-        { id: 'approach-1', type: 'approach', parentId: 'need-1', data: { label: 'A1' } },
-        { id: 'job-1', type: 'job', parentId: 'approach-1', data: { label: 'J1', iteration: 'S1' } },
-        { id: 'task-2', type: 'task', parentId: null, data: { label: 'T2', iteration: 'S1' } },
-        { id: 'goal-2', type: 'goal', parentId: null, data: { label: 'G2' } },
-        { id: 'job-2', type: 'job', parentId: 'approach-1', data: { label: 'J2', iteration: 'Later' } },
+        { id: 'goal-1', rev: expect.any(String), type: 'goal', parentId: null, data: { label: 'G1' } },
+        { id: 'task-1', rev: expect.any(String), type: 'task', parentId: null, data: { label: 'T1', iteration: 'Later' } },
+        { id: 'need-1', rev: expect.any(String), type: 'need', parentId: 'goal-1', data: { label: 'N1' } },
+        { id: 'approach-1', rev: expect.any(String), type: 'approach', parentId: 'need-1', data: { label: 'A1' } },
+        { id: 'job-1', rev: expect.any(String), type: 'job', parentId: 'approach-1', data: { label: 'J1', iteration: 'S1' } },
+        { id: 'task-2', rev: expect.any(String), type: 'task', parentId: null, data: { label: 'T2', iteration: 'S1' } },
+        { id: 'goal-2', rev: expect.any(String), type: 'goal', parentId: null, data: { label: 'G2' } },
+        { id: 'job-2', rev: expect.any(String), type: 'job', parentId: 'approach-1', data: { label: 'J2', iteration: 'Later' } },
       ],
       _meta: {
         currentIteration: 'S1',

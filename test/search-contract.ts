@@ -11,6 +11,7 @@ export function expectSepaJobFirst(res: Res, ids: { job: string; approach: strin
   expect(res.body.results[0]).toEqual({
     node: {
       id: ids.job,
+      rev: expect.any(String),
       type: 'job',
       parentId: ids.approach,
       data: { label: 'Payers in the eurozone can pay by SEPA Direct Debit', iteration: 'Later' },

@@ -156,7 +156,11 @@ describe('GET /search on the built-in offline model', () => {
   test('a root node has no ancestors; type filters the results', async () => {
     const res = await search(app, projectId, { q: 'get paid faster', type: 'goal' })
     expect(res.body.results).toEqual([
-      { node: { id: ids['draft-g'], type: 'goal', parentId: null, data: TREE[0]!.data }, similarity: expect.any(Number), ancestors: [] },
+      {
+        node: { id: ids['draft-g'], rev: expect.any(String), type: 'goal', parentId: null, data: TREE[0]!.data },
+        similarity: expect.any(Number),
+        ancestors: [],
+      },
     ])
   })
 })

@@ -49,6 +49,7 @@ describe('every node in a tree response', () => {
     const [node] = (await tree(p, 'job-1', 'up')).body.nodes
     expect(node).toEqual({
       id: 'job-1',
+      rev: expect.any(String),
       type: 'job',
       parentId: 'approach-1',
       data: { label: 'J1', iteration: 'Later' },

@@ -57,7 +57,7 @@ describe('GET /ready', () => {
     expect(ids(res)).toEqual(['task-1', 'job-2', 'job-4', 'job-1'])
     expect(res.body._meta).toEqual({ total: 4, claimed: 0, blocked: 1, _tip: expect.any(String) })
     expect(res.body.items[1]).toEqual({
-      node: { id: 'job-2', type: 'job', parentId: 'approach-1', data: { label: 'J2', iteration: 'S1' } },
+      node: { id: 'job-2', rev: expect.any(String), type: 'job', parentId: 'approach-1', data: { label: 'J2', iteration: 'S1' } },
       ancestors: [
         { id: 'goal-1', type: 'goal', label: 'G1' },
         { id: 'need-1', type: 'need', label: 'N1' },
@@ -119,6 +119,7 @@ describe('claim', () => {
       success: true,
       claims: ['task-1', 'job-1', 'job-4'].map((nodeId) => ({
         nodeId,
+        rev: expect.any(String),
         agent: 'bot@a',
         claimToken: expect.stringMatching(/^clm_[A-Za-z0-9_-]{43}$/),
         expiresAt: expect.any(String),
@@ -140,7 +141,9 @@ describe('claim', () => {
   it('claims listed items all or none, naming why each refused one is not claimable', async () => {
     const p = await seed()
     const held = await mutate({ action: 'claim', projectId: p, agent: 'first', nodeIds: ['job-4'], leaseSeconds: 60 })
-    expect(held.body.claims).toEqual([{ nodeId: 'job-4', agent: 'first', claimToken: expect.any(String), expiresAt: expect.any(String) }])
+    expect(held.body.claims).toEqual([
+      { nodeId: 'job-4', rev: expect.any(String), agent: 'first', claimToken: expect.any(String), expiresAt: expect.any(String) },
+    ])
     await mutate({ action: 'update', projectId: p, nodeId: 'job-1', data: { status: 'done' } })
     const res = await mutate({ action: 'claim', projectId: p, agent: 'second', nodeIds: ['job-2', 'job-4', 'job-1', 'job-3', 'goal-1'] })
     expect(res.status).toBe(409)
@@ -285,6 +288,7 @@ describe('claim tokens on writes', () => {
     const job2 = nodes.body.nodes.find((n: any) => n.id === 'job-2')
     expect(job2).toEqual({
       id: 'job-2',
+      rev: expect.any(String),
       type: 'job',
       parentId: 'approach-1',
       data: { label: 'J2', iteration: 'S1' },

@@ -71,13 +71,19 @@ describe('task-curate flow', () => {
     expect(res.body).toEqual({
       done: true,
       changeset: [
-        { action: 'update', nodeId: 'task-1', type: 'task', before: t1, after: { ...t1, data: merged } },
+        { action: 'update', nodeId: 'task-1', type: 'task', before: t1, after: { ...t1, rev: expect.any(String), data: merged } },
         {
           action: 'add',
           nodeId: 'job-3',
           type: 'job',
           before: null,
-          after: { id: 'job-3', type: 'job', parentId: 'approach-2', data: { label: 'Weekly digest by Slack', iteration: 'Later' } },
+          after: {
+            id: 'job-3',
+            rev: expect.any(String),
+            type: 'job',
+            parentId: 'approach-2',
+            data: { label: 'Weekly digest by Slack', iteration: 'Later' },
+          },
         },
         { action: 'delete', nodeId: 'task-2', type: 'task', before: before.get('task-2'), after: null },
         { action: 'delete', nodeId: 'task-3', type: 'task', before: before.get('task-3'), after: null },

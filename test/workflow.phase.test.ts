@@ -63,7 +63,13 @@ describe('phase-assign flow', () => {
     expect(res.status).toBe(200)
     const moved = (id: string, iteration: string) => {
       const b = before.get(id)!
-      return { action: 'update', nodeId: id, type: 'job', before: b, after: { ...b, data: { ...b.data, iteration } } }
+      return {
+        action: 'update',
+        nodeId: id,
+        type: 'job',
+        before: b,
+        after: { ...b, rev: expect.any(String), data: { ...b.data, iteration } },
+      }
     }
     const view = { projectId, command: { type: 'selectNode', nodeId: 'job-1' } }
     expect(res.body).toEqual({
@@ -74,7 +80,15 @@ describe('phase-assign flow', () => {
           nodeId: null,
           type: 'iteration',
           before: null,
-          after: { name: 'Instant dashboard', status: 'active', system: false, sortOrder: 2, gitTags: [], completedAt: null },
+          after: {
+            name: 'Instant dashboard',
+            rev: expect.any(String),
+            status: 'active',
+            system: false,
+            sortOrder: 2,
+            gitTags: [],
+            completedAt: null,
+          },
         },
         moved('job-1', 'Managers see progress'),
         moved('job-2', 'Managers see progress'),

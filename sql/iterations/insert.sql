@@ -4,4 +4,4 @@ select $1, $2, $3, coalesce(max(sort_order) + 1, 0), $4::jsonb, case when $3 = '
 from iterations
 where project_id = $1
 on conflict (project_id, name) do nothing
-returning name, status, system, sort_order, git_tags, completed_at
+returning name, status, system, sort_order, git_tags, completed_at, rev, field_revs

@@ -7,4 +7,4 @@ set name = $3,
   git_tags = $5::jsonb,
   sort_order = $6
 where project_id = $1 and name = $2
-returning name, status, system, sort_order, git_tags, completed_at
+returning name, status, system, sort_order, git_tags, completed_at, rev, field_revs

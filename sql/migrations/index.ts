@@ -16,6 +16,7 @@ import m0014 from './0014-history.sql' with { type: 'text' }
 import m0016 from './0016-work-state.sql' with { type: 'text' }
 import m0017 from './0017-view-per-view.sql' with { type: 'text' }
 import m0018 from './0018-work-blockers.sql' with { type: 'text' }
+import m0020 from './0020-revisions.sql' with { type: 'text' }
 import m0022 from './0022-key-scopes.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
@@ -36,5 +37,6 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0016-work-state', sql: m0016 },
   { name: '0017-view-per-view', sql: m0017 },
   { name: '0018-work-blockers', sql: m0018 },
+  { name: '0020-revisions', sql: m0020 },
   { name: '0022-key-scopes', sql: m0022 },
 ]

@@ -6,4 +6,4 @@ select $1, e.v ->> 'id', e.v ->> 'type', e.v ->> 'parent_id', e.v -> 'data',
   case when (e.v ->> 'classified')::boolean then now() end
 from jsonb_array_elements($2::jsonb) with ordinality as e(v, n)
 order by e.n
-returning id, type, parent_id, data, created_at
+returning id, type, parent_id, data, created_at, rev

@@ -1,5 +1,5 @@
 -- $1 project_id text, $2 type text|null, $3 iteration text|null: in creation order
-select id, type, parent_id, data
+select id, type, parent_id, data, rev
 from nodes
 where project_id = $1
   and ($2::text is null or type = $2)

@@ -9,6 +9,8 @@ import { eventsKey, WAKE_CHANNEL } from './waiters'
 /** A node as events carry it (the Node of src/nodes/model.ts; the nodes module writes events, so it is named here by shape). */
 export interface EventNode {
   id: string
+  /** its revision after this event (live.md, 1) */
+  rev?: string
   type: string
   parentId: string | null
   data: NodeData
@@ -57,7 +59,15 @@ export async function emit(
   const rows = events.map((e): EventInsertRow => {
     const subject =
       'node' in e
-        ? { node: { id: e.node.id, type: e.node.type, parentId: e.node.parentId, data: e.node.data } }
+        ? {
+            node: {
+              id: e.node.id,
+              ...(e.node.rev ? { rev: e.node.rev } : {}),
+              type: e.node.type,
+              parentId: e.node.parentId,
+              data: e.node.data,
+            },
+          }
         : 'claim' in e
           ? e.claim
           : { iteration: e.iteration }

@@ -8,7 +8,7 @@ export interface EventPayload {
   event: string
   project_id: string
   timestamp: string
-  node?: { id: string; type: string; parentId: string | null; data: Record<string, unknown> }
+  node?: { id: string; rev?: string; type: string; parentId: string | null; data: Record<string, unknown> }
   iteration?: { name: string; status?: string; previous_name?: string }
 }
 
@@ -23,8 +23,8 @@ export function orderPayload(p: StoredPayload): EventPayload {
   const { event, project_id, timestamp, node, iteration, ...rest } = p
   const out: EventPayload = { event, project_id, timestamp }
   if (node) {
-    const { id, type, parentId, data, ...more } = node
-    out.node = { id, type, parentId: parentId ?? null, data, ...more }
+    const { id, rev, type, parentId, data, ...more } = node
+    out.node = { id, ...(rev !== undefined ? { rev } : {}), type, parentId: parentId ?? null, data, ...more }
   }
   if (iteration) {
     const { name, status, previous_name, ...more } = iteration

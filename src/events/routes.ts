@@ -14,7 +14,15 @@ const Payload = t.Object(
     }),
     project_id: t.String(),
     timestamp: t.String({ description: 'ISO 8601 UTC' }),
-    node: t.Optional(t.Object({ id: t.String(), type: t.String(), parentId: t.Union([t.String(), t.Null()]), data: t.Unknown() })),
+    node: t.Optional(
+      t.Object({
+        id: t.String(),
+        rev: t.Optional(t.String({ description: "the node's revision after this event (absent on events written before revisions)" })),
+        type: t.String(),
+        parentId: t.Union([t.String(), t.Null()]),
+        data: t.Unknown(),
+      }),
+    ),
     iteration: t.Optional(
       t.Object({ name: t.String(), status: t.Optional(t.String()), previous_name: t.Optional(t.String()) }, { additionalProperties: true }),
     ),

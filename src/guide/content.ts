@@ -37,6 +37,7 @@ export const actionsGuide: Record<string, { body: Record<string, unknown>; resul
       nodeId: 'string',
       data: { '<field>': 'new value; null clears it' },
       parentId: 'optional: reparent',
+      ifRev: 'optional: the rev you read; 409 stale_write if a field you set changed since',
     },
     result: '{success:true, node, _meta}',
     notes: [
@@ -46,7 +47,12 @@ export const actionsGuide: Record<string, { body: Record<string, unknown>; resul
     ],
   },
   delete: {
-    body: { action: 'delete', projectId: 'string', nodeId: 'string' },
+    body: {
+      action: 'delete',
+      projectId: 'string',
+      nodeId: 'string',
+      ifRev: 'optional: the rev you read; 409 stale_write if anything changed since',
+    },
     result: '{success:true, deleted:{id,type}, orphanedChildren:[ids], changelogId, _meta}',
     notes: ['Removes everything beneath the node too; only the named node is kept in the changelog (GET /api/v1/changelog).'],
   },
@@ -229,6 +235,14 @@ export const commonGuide = {
     timestamps: 'RFC 3339 with a zone, e.g. 2026-05-01T12:00:00Z',
   },
   versioning: 'Paths are under /api/v1. Unversioned /api/<name> paths keep working; most carry Deprecation: true and a Link to /api/v1.',
+  revisions: {
+    rev: 'Every node (beside id, in every answer) and every iteration carries rev: an opaque string that changes with every committed change of it and never repeats (a claim leaves it as it is).',
+    ifRev:
+      'update (moves included), delete, updateIteration, deleteIteration and their batch entries take ifRev, the rev the write is based on. Refused only when a field the write sets changed after it (a delete: anything); other fields may have changed. Without ifRev the last write wins.',
+    conflict:
+      "409 {error:'stale_write', message, conflicts:[{target:{kind, id}, field, yours, theirs, changeId, actor, at}], current:[the targets now, with rev], _meta:{_tip}}; nothing written (a batch as a whole); a replay of the Idempotency-Key answers the same 409; an unknown rev counts every field as changed.",
+    retry: 'Merge your change into current, then send it again with ifRev set to the rev in current.',
+  },
   history: {
     actors:
       "Every write names its actor {userId, userName, keyId, agent?, via}: agent from a claim's agent, else the X-Agent-Id header (1-100 characters); via from X-Arbor-Via: app|mcp|cli, workflow for a workflow's apply, else api. agent and via are labels, never a permission.",

@@ -2,6 +2,7 @@ import getManySql from '../../sql/history/get-many.sql' with { type: 'text' }
 import insertManySql from '../../sql/history/insert-many.sql' with { type: 'text' }
 import insertWithEventsSql from '../../sql/history/insert-with-events.sql' with { type: 'text' }
 import laterSql from '../../sql/history/later.sql' with { type: 'text' }
+import latestOfTargetsSql from '../../sql/history/latest-of-targets.sql' with { type: 'text' }
 import listSql from '../../sql/history/list.sql' with { type: 'text' }
 import listByTargetSql from '../../sql/history/list-by-target.sql' with { type: 'text' }
 import pruneSql from '../../sql/history/prune.sql' with { type: 'text' }
@@ -95,3 +96,10 @@ export const later = (db: Db, projectId: string, targetIds: string[], afterId: n
     afterId,
   ])
 export const prune = async (db: Db, before: Date) => (await one<{ count: number }>(db, pruneSql, [before.toISOString()]))!.count
+
+/** The newest changes of these targets (at most `limit`), newest first: who last changed each field (a stale write). */
+export const latestOfTargets = (db: Db, projectId: string, targetIds: string[], limit: number) =>
+  db.query<Pick<ChangeRow, 'id' | 'at' | 'user_id' | 'user_name' | 'key_id' | 'agent' | 'via' | 'target_kind' | 'target_id' | 'fields'>>(
+    latestOfTargetsSql,
+    [projectId, targetIds, limit],
+  )

@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { action, NodeId, NonBlank, ProjectId, ruled } from '../http/action-schema'
+import { formatRev, IfRev } from '../ports/rev'
 import type { IterationRow } from './queries'
 
 /** GET /iterations parameters, typed; the route takes their query-string form (asQuery). */
@@ -20,6 +21,7 @@ export const LATER = 'Later'
 /** An iteration as the API answers it (GET /iterations and the iteration actions). */
 export const IterationOut = Type.Object({
   name: Type.String(),
+  rev: Type.String({ description: 'the revision: changes with every committed change of the iteration; send it back as ifRev' }),
   status: Type.Union([Type.Literal('active'), Type.Literal('done')]),
   system: Type.Boolean(),
   sortOrder: Type.Integer(),
@@ -31,6 +33,8 @@ export type Iteration = Static<typeof IterationOut>
 export function toIteration(row: IterationRow): Iteration {
   return {
     name: row.name,
+    // a row of this write's own making (a batch's new iteration, read back by name) may have none yet
+    rev: row.rev == null ? '' : formatRev('iteration', row.name, row.rev),
     status: row.status,
     system: row.system,
     sortOrder: row.sort_order,
@@ -89,12 +93,13 @@ export const UpdateIterationBody = action(
         return `Unknown iteration fields: ${unknown.join(', ')}; valid: ${ITERATION_FIELDS.join(', ')}`
       },
     ),
+    ifRev: Type.Optional(IfRev),
   },
   'Rename an iteration, change its status, gitTags or sortOrder (PATCH).',
 )
 export const DeleteIterationBody = action(
   'deleteIteration',
-  { projectId: ProjectId, iterationName: NodeId('iterationName is required') },
+  { projectId: ProjectId, iterationName: NodeId('iterationName is required'), ifRev: Type.Optional(IfRev) },
   'Delete an iteration; its jobs and tasks move to Later. Refused for system iterations.',
 )
 export const ReorderIterationsBody = action(

@@ -2,6 +2,7 @@ import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid } from '../errors'
 import { type DomainEvent, type EventNode, emit } from '../events/outbox'
+import { type Expectation, staleFields, staleWrite } from '../history/precondition'
 import { iterationChange, recordChanges } from '../history/service'
 import { parseInput } from '../http/action-schema'
 import { requireProject } from '../projects/access'
@@ -90,11 +91,37 @@ async function findIteration(deps: Deps, projectId: string, name: string) {
   return { row, all }
 }
 
+/**
+ * The precondition of an iteration write that names the rev it read (live.md, 1): the row is
+ * locked first, so concurrent writes with one ifRev check one after the other; a field of
+ * `sets` (null: a delete, every field) changed since ifRev refuses the write with 409 stale_write.
+ */
+async function expectRev(deps: Deps, projectId: string, name: string, ifRev: string | undefined, sets: Record<string, unknown> | null) {
+  if (ifRev === undefined) return
+  const row = await q.lock(deps.db, projectId, name)
+  if (!row) return // not found: findIteration says so
+  const e: Expectation = {
+    target: {
+      kind: 'iteration',
+      id: row.name,
+      rev: row.rev,
+      fieldRevs: row.field_revs ?? {},
+      values: iterationState(row),
+      current: toIteration(row),
+    },
+    ifRev,
+    sets,
+  }
+  const stale = staleFields(e)
+  if (stale.length) throw await staleWrite(deps, projectId, stale)
+}
+
 export async function updateIterationAction(deps: Deps, user: User, body: UpdateIterationBody, moveNodes: MoveNodes) {
   const { project } = await requireProject(deps, user, body.projectId)
   const data = body.data
   return deps.db.tx(async (tx) => {
     const d = { ...deps, db: tx }
+    await expectRev(d, project.id, body.iterationName, body.ifRev, data)
     const { row, all } = await findIteration(d, project.id, body.iterationName)
     const name = data.name === undefined ? row.name : cleanName(data.name, 'data.name')
     const status = data.status ?? row.status
@@ -118,6 +145,8 @@ export async function updateIterationAction(deps: Deps, user: User, body: Update
         moved++
       }
     await emit(tx, project.id, events, deps.now(), deps.commits, deps.author?.actor)
+    // no event for tags or order alone, but GET /iterations shows them and the new rev (the read cache)
+    if (events.length === 0 && updated.rev !== row.rev) await bumpRevision(tx, project.id)
     const tips: string[] = []
     if (renamed) tips.push(`Renamed; ${moved} job(s) and task(s) now name ${name}.`)
     if (status === 'done' && row.status !== 'done')
@@ -130,6 +159,7 @@ export async function deleteIterationAction(deps: Deps, user: User, body: Delete
   const { project } = await requireProject(deps, user, body.projectId)
   return deps.db.tx(async (tx) => {
     const d = { ...deps, db: tx }
+    await expectRev(d, project.id, body.iterationName, body.ifRev, null)
     const { row } = await findIteration(d, project.id, body.iterationName)
     if (row.system) throw new ErrorListError([`Cannot delete system iteration ${row.name}`])
     await q.remove(tx, project.id, row.name)

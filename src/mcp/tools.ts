@@ -119,7 +119,7 @@ export const TOOLS: ToolSpec[] = [
   {
     name: 'mutate',
     description:
-      'Every write (nodes, iterations, projects): the POST /mutate body of the action; node data holds the node fields (label required on add).',
+      'Every write (nodes, iterations, projects): the POST /mutate body of the action; node data holds the node fields (label required on add). Pass ifRev: the rev you read; 409 stale_write lists conflicts and current: merge, retry with its rev.',
     method: 'POST',
     path: '/mutate',
     schema: MutateArgs,

@@ -5,7 +5,7 @@ import { ErrorListError, invalid } from '../errors'
 import { focus } from '../http/meta'
 import { addIteration } from '../iterations/service'
 import { allocateBatchIds } from '../nodes/batch-ids'
-import { capAdvisory, checkNodeCap, finish, inboxAdvisory, openCtx, type WriteCtx, writeMeta } from '../nodes/context'
+import { capAdvisory, checkNodeCap, checkPreconditions, finish, inboxAdvisory, openCtx, type WriteCtx, writeMeta } from '../nodes/context'
 import type { NodeUpdate } from '../nodes/input'
 import { FieldError } from '../nodes/model'
 import { deleteNode, rule, writeUpdate } from '../nodes/service'
@@ -67,21 +67,25 @@ export async function batch(deps: Deps, user: User, body: BatchBody) {
     (a, b) => Number(entries[b].action === 'addIteration') - Number(entries[a].action === 'addIteration'),
   )
   const results: Record<string, unknown>[] = new Array(entries.length)
+  /** each add's answered node and the node it wrote: its rev is known once the batch's rows are stored */
+  const added: [Record<string, unknown>, { rev?: string }][] = []
   for (const i of order) {
     const e = entries[i]
     const prefix = `mutations[${i}]: `
     try {
-      results[i] = await rule(() => applyEntry(ctx, e), prefix)
+      results[i] = await rule(() => applyEntry(ctx, e, added), prefix)
     } catch (err) {
       if (err instanceof ErrorListError || err instanceof FieldError) throw err
       throw new BatchFailed(i, err, { ...ctx.created })
     }
   }
+  await checkPreconditions(ctx) // a stale ifRev refuses the whole batch (409), not a write failure
   try {
     await finish(ctx)
   } catch (err) {
     throw new BatchFailed(null, err, { ...ctx.created })
   }
+  for (const [answered, written] of added) answered.rev = written.rev
   await capAdvisory(ctx, capped)
   if (entries.some((e) => e.action === 'add' && e.node?.type === 'task')) await inboxAdvisory(ctx)
   ctx.tips.unshift(`Applied ${entries.length} mutation(s).`)
@@ -95,7 +99,11 @@ export async function batch(deps: Deps, user: User, body: BatchBody) {
   }
 }
 
-async function applyEntry(ctx: WriteCtx, e: BatchEntry): Promise<Record<string, unknown>> {
+async function applyEntry(
+  ctx: WriteCtx,
+  e: BatchEntry,
+  added: [Record<string, unknown>, { rev?: string }][],
+): Promise<Record<string, unknown>> {
   switch (e.action) {
     case 'addIteration': {
       const iteration = await addIteration({ ...ctx.deps }, ctx.projectId, e.iteration)
@@ -112,20 +120,21 @@ async function applyEntry(ctx: WriteCtx, e: BatchEntry): Promise<Record<string, 
     }
     case 'add': {
       const node = await prepareAdd(ctx, e.node, true)
-      return {
-        action: 'add',
-        nodeId: node.id,
-        ...(e.node?.id ? { draftId: e.node.id } : {}),
-        node: { id: node.id, type: node.type, parentId: node.parentId, data: node.data },
-      }
+      const answered = { id: node.id, rev: undefined as string | undefined, type: node.type, parentId: node.parentId, data: node.data }
+      added.push([answered, node])
+      return { action: 'add', nodeId: node.id, ...(e.node?.id ? { draftId: e.node.id } : {}), node: answered }
     }
     case 'update': {
       const { node, classified, before } = await prepareUpdate(ctx, e as unknown as NodeUpdate)
       const saved = await writeUpdate(ctx, node, classified, before)
-      return { action: 'update', nodeId: saved.id, node: { id: saved.id, type: saved.type, parentId: saved.parentId, data: saved.data } }
+      return {
+        action: 'update',
+        nodeId: saved.id,
+        node: { id: saved.id, rev: saved.rev, type: saved.type, parentId: saved.parentId, data: saved.data },
+      }
     }
     default: {
-      const { node, orphanedChildren, changelogId } = await deleteNode(ctx, e.nodeId && (ctx.drafts.get(e.nodeId) ?? e.nodeId))
+      const { node, orphanedChildren, changelogId } = await deleteNode(ctx, e.nodeId && (ctx.drafts.get(e.nodeId) ?? e.nodeId), e.ifRev)
       return { action: 'delete', nodeId: node.id, orphanedChildren, changelogId }
     }
   }

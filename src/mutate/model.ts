@@ -45,8 +45,9 @@ export const BatchEntry = discriminated(
         data: UpdateBody.properties.data,
         parentId: UpdateBody.properties.parentId,
         claimToken: UpdateBody.properties.claimToken,
+        ifRev: UpdateBody.properties.ifRev,
       }),
-      entry('delete', { nodeId: NodeId(), claimToken: DeleteBody.properties.claimToken }),
+      entry('delete', { nodeId: NodeId(), claimToken: DeleteBody.properties.claimToken, ifRev: DeleteBody.properties.ifRev }),
       entry('addIteration', { iteration: NewIteration }),
     ]),
     `action must be one of: ${BATCH_ACTIONS.join(', ')}`,
@@ -105,6 +106,7 @@ const ClaimOut = Type.Object({
   nodeId: Type.String(),
   agent: Type.String(),
   claimToken: Type.String({ description: 'secret: send it with your writes of this node, renewClaim and releaseClaim' }),
+  rev: Type.String({ description: "the node's rev (send it as ifRev with your writes)" }),
   expiresAt: Type.String({ description: 'ISO 8601 UTC' }),
 })
 /** The changes a write recorded (history.md 2), to take it back with `revert`; absent when it recorded none. */

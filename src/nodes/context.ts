@@ -3,6 +3,7 @@ import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
 import { type DomainEvent, emit } from '../events/outbox'
+import { type Locked, type StaleField, staleFields, staleWrite } from '../history/precondition'
 import { type ChangeDraft, nodeChange, nodeState, recordChanges, recordChangesWithEvents } from '../history/service'
 import { type IterationRow, iterationRows as iterationQueries } from '../iterations/service'
 import type { AccessRow } from '../projects/service'
@@ -39,6 +40,10 @@ export interface WriteCtx {
   revertOf?: number
   /** a revert's dry run: `finish` stores no change and emits no event (the transaction is rolled back after) */
   dryRun?: boolean
+  /** id → the node as this write first read (and locked) it, before anything of the write changed it: what an ifRev is checked against */
+  locked: Map<string, Locked>
+  /** the fields of this write's ifRevs that changed since (live.md, 1); any refuses the whole write in `finish` */
+  stale: StaleField[]
 }
 
 export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> {
@@ -57,6 +62,8 @@ export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> 
     idPool: new Map(),
     changes: [],
     changeIds: [],
+    locked: new Map(),
+    stale: [],
   }
 }
 
@@ -83,7 +90,36 @@ export async function loadNodes(ctx: WriteCtx, ids: Iterable<string>): Promise<v
   if (missing.length === 0) return
   const rows = await q.lockMany(ctx.deps.db, ctx.projectId, missing)
   for (const id of missing) ctx.nodes.set(id, null)
-  for (const row of rows) ctx.nodes.set(row.id, toNode(row, true))
+  for (const row of rows) {
+    const node = toNode(row, true)
+    ctx.nodes.set(row.id, node)
+    const { createdAt: _, ...current } = node
+    ctx.locked.set(row.id, {
+      kind: 'node',
+      id: row.id,
+      rev: row.rev,
+      fieldRevs: row.field_revs ?? {},
+      values: { parentId: node.parentId, ...node.data },
+      current,
+    })
+  }
+}
+
+/**
+ * The precondition of a node write (live.md, 1): `ifRev` is the rev the caller read, `sets` the
+ * fields the write sets with their values (null: a delete). The node was read, locked, by this
+ * write; a field changed since ifRev is kept and refuses the whole write when it finishes.
+ */
+export async function expectRev(ctx: WriteCtx, id: string, ifRev: string | undefined, sets: Record<string, unknown> | null) {
+  if (ifRev === undefined) return
+  await loadNodes(ctx, [id])
+  const target = ctx.locked.get(id)
+  if (target) ctx.stale.push(...staleFields({ target, ifRev, sets }))
+}
+
+/** Refuses the write (409 stale_write, nothing of it written) when an ifRev of it is stale. */
+export async function checkPreconditions(ctx: WriteCtx): Promise<void> {
+  if (ctx.stale.length) throw await staleWrite(ctx.deps, ctx.projectId, ctx.stale)
 }
 
 export async function getNode(ctx: WriteCtx, id: string): Promise<Node | null> {
@@ -119,11 +155,19 @@ export async function flush(ctx: WriteCtx): Promise<void> {
   const rows = ctx.pending
   ctx.pending = []
   const inserted = await q.insertMany(ctx.deps.db, ctx.projectId, rows)
-  for (const row of inserted) ctx.nodes.set(row.id, toNode(row, true))
+  const revs = new Map<string, string | undefined>()
+  for (const row of inserted) {
+    const node = toNode(row, true)
+    revs.set(row.id, node.rev)
+    ctx.nodes.set(row.id, node)
+  }
+  // the nodes the adds (and a restore) answer with and their events carry get the rev they were stored with
+  for (const e of ctx.events) if (e.type === 'node.added' && revs.has(e.node.id)) e.node.rev = revs.get(e.node.id)
 }
 
 /** Flush, record the changes and emit: the last step of every write, still inside its transaction. */
 export async function finish(ctx: WriteCtx): Promise<void> {
+  await checkPreconditions(ctx)
   await flush(ctx)
   if (ctx.dryRun) return
   const changes = ctx.changes

@@ -7,6 +7,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { action, deferred, discriminated, IntegerText, NodeId, ProjectId, ruled } from '../http/action-schema'
 import { dataSchema, NodeDataPatch as NodeFieldsPatch } from '../ports/node-data'
+import { IfRev } from '../ports/rev'
 import { NODE_TYPES, type NodeType } from './model'
 
 /** The `data` of an update, documented for every type; the node rules check it by the node's type (dataSchema.update). */
@@ -76,12 +77,13 @@ export const UpdateBody = action(
     data: Type.Optional(ruled(Type.Union([NodeDataPatch, Type.Null()]), 'data must be an object of the fields to change')),
     parentId: Type.Optional(deferred(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'reparent' }))),
     claimToken: Type.Optional(ClaimToken),
+    ifRev: Type.Optional(IfRev),
   },
   'Change the sent fields of a node (PATCH), and/or reparent it; send data and/or parentId.',
 )
 export const DeleteBody = action(
   'delete',
-  { projectId: ProjectId, nodeId: NodeId(), claimToken: Type.Optional(ClaimToken) },
+  { projectId: ProjectId, nodeId: NodeId(), claimToken: Type.Optional(ClaimToken), ifRev: Type.Optional(IfRev) },
   'Delete a node and everything beneath it.',
 )
 export const RestoreBody = action(
@@ -132,5 +134,5 @@ export interface NewNode {
 /** What the add handler reads: services and tests may call it without `action`. */
 export type AddInput = { projectId: string; node: NewNode }
 /** What an update names and changes, alone or in a batch. */
-export type NodeUpdate = Pick<UpdateBody, 'nodeId' | 'data' | 'parentId'>
+export type NodeUpdate = Pick<UpdateBody, 'nodeId' | 'data' | 'parentId' | 'ifRev'>
 export type ClassifyBody = Static<typeof ClassifyBody>

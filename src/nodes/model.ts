@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import type { Row } from '../db/port'
 import { NODE_TYPES, type NodeType, StoredNodeData } from '../ports/node-data'
+import { formatRev } from '../ports/rev'
 import { literals } from '../ports/schema-rules'
 
 export type { NodeData, NodeType } from '../ports/node-data'
@@ -22,12 +23,14 @@ export const NodesParams = Type.Object({
 /** A node as the API answers it: every read and write that returns nodes builds on this schema. */
 export const NodeOut = Type.Object({
   id: Type.String(),
+  rev: Type.String({ description: 'the revision: changes with every committed change of the node; send it back as ifRev (live.md, 1)' }),
   type: literals(NODE_TYPES),
   parentId: Type.Union([Type.String(), Type.Null()]),
   data: StoredNodeData,
   createdAt: Type.Optional(Type.String()),
 })
-export type Node = Static<typeof NodeOut>
+/** rev is in every answer (NodeOut); a node being built inside a write has none until it is stored. */
+export type Node = Omit<Static<typeof NodeOut>, 'rev'> & { rev?: string }
 
 /** Which type a parent must have; null: the type has no parent. */
 export const PARENT_TYPE: Record<NodeType, NodeType | null> = {
@@ -65,7 +68,10 @@ export const isNodeType = (t: unknown): t is NodeType => typeof t === 'string' &
 
 /** Node row from SQL to the API shape. */
 export function toNode(row: Row, withCreatedAt = false): Node {
-  const node: Node = { id: row.id, type: row.type, parentId: row.parent_id ?? null, data: row.data }
+  const node: Node =
+    row.rev == null
+      ? { id: row.id, type: row.type, parentId: row.parent_id ?? null, data: row.data }
+      : { id: row.id, rev: formatRev('node', row.id, row.rev), type: row.type, parentId: row.parent_id ?? null, data: row.data }
   if (withCreatedAt) node.createdAt = new Date(row.created_at).toISOString()
   return node
 }

@@ -30,7 +30,16 @@ import { one } from '../db/port'
 import type { NodeData } from '../ports/node-data'
 import type { Node, NodeType } from './model'
 
-export type NodeRow = { id: string; type: NodeType; parent_id: string | null; data: NodeData; created_at: Date }
+export type NodeRow = {
+  id: string
+  type: NodeType
+  parent_id: string | null
+  data: NodeData
+  created_at: Date
+  /** the stored rev (sql/migrations/0020-revisions.sql); field_revs only where a write locks the row */
+  rev: string | number
+  field_revs?: Record<string, unknown>
+}
 export type TreeRow = NodeRow & { depth: number }
 /** A deletion (the changelog logs nothing else: `action` is its column's default) and the node in full. */
 export type ChangelogRow = { id: number; node_id: string; action: 'delete'; node: Node; deleted_at: Date; restored_at: Date | null }

@@ -49,7 +49,14 @@ export const nodeRoutes = (deps: Deps) =>
       response: {
         200: t.Object({
           changelog: t.Array(
-            t.Object({ id: t.Integer(), nodeId: t.String(), action: t.Literal('delete'), node: NodeSchema, deletedAt: t.String() }),
+            t.Object({
+              id: t.Integer(),
+              nodeId: t.String(),
+              action: t.Literal('delete'),
+              // the node as it was deleted: with the rev it had (a deletion recorded before revisions has none)
+              node: t.Object({ ...NodeSchema.properties, rev: t.Optional(t.String()) }),
+              deletedAt: t.String(),
+            }),
           ),
         }),
       },

@@ -10,7 +10,19 @@ import { currentOf } from '../iterations/model'
 import { iterationRows as iterationQueries } from '../iterations/service'
 import { requireProject } from '../projects/access'
 import { classifyTask } from './classify'
-import { capAdvisory, checkNodeCap, finish, flush, getNode, inboxAdvisory, noteChange, openCtx, type WriteCtx, writeMeta } from './context'
+import {
+  capAdvisory,
+  checkNodeCap,
+  expectRev,
+  finish,
+  flush,
+  getNode,
+  inboxAdvisory,
+  noteChange,
+  openCtx,
+  type WriteCtx,
+  writeMeta,
+} from './context'
 import { type AddInput, ChangelogQuery, type ClassifyBody, type DeleteBody, NodesQuery, type RestoreBody, type UpdateBody } from './input'
 import { an, FieldError, NODE_TYPES, type Node, type NodeData, toNode } from './model'
 import * as q from './queries'
@@ -32,7 +44,7 @@ export async function rule<T>(fn: () => Promise<T>, prefix = ''): Promise<T> {
 }
 
 const nodeFocus = (projectId: string, node: Node) => focus(projectId, node.id)
-const publicNode = (n: Node): Node => ({ id: n.id, type: n.type, parentId: n.parentId, data: n.data })
+const publicNode = (n: Node): Node => ({ id: n.id, rev: n.rev, type: n.type, parentId: n.parentId, data: n.data })
 
 export async function add(deps: Deps, user: User, body: AddInput) {
   const { project } = await requireProject(deps, user, body.projectId)
@@ -70,7 +82,8 @@ export async function update(deps: Deps, user: User, body: UpdateBody) {
  * gets one change per removed node, deepest first, so that taking the delete back (newest
  * first) brings parents back before their children.
  */
-export async function deleteNode(ctx: WriteCtx, nodeId: string) {
+export async function deleteNode(ctx: WriteCtx, nodeId: string, ifRev?: string) {
+  await expectRev(ctx, nodeId, ifRev, null)
   await flush(ctx)
   const rows = await q.subtree(ctx.deps.db, ctx.projectId, [nodeId])
   const root = rows.find((r) => r.depth === 0)
@@ -94,7 +107,7 @@ export async function deleteNode(ctx: WriteCtx, nodeId: string) {
 export async function remove(deps: Deps, user: User, body: DeleteBody) {
   const { project } = await requireProject(deps, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
-  const result = await rule(() => deleteNode(ctx, body.nodeId))
+  const result = await rule(() => deleteNode(ctx, body.nodeId, body.ifRev))
   await finish(ctx)
   const { node, changelogId, orphanedChildren, removed } = result
   ctx.tips.push(

@@ -1,7 +1,7 @@
 import { parseInput } from '../http/action-schema'
 import { LATER } from '../iterations/model'
 import { dataSchema } from '../ports/node-data'
-import { getNode, loadNodes, nextId, noteChange, storedBlockers, type WriteCtx } from './context'
+import { expectRev, getNode, loadNodes, nextId, noteChange, storedBlockers, type WriteCtx } from './context'
 import type { NewNode, NodeUpdate } from './input'
 import { an, FieldError, type Node, type NodeData, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
 
@@ -213,6 +213,7 @@ export async function prepareUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<{
   if (input.data === undefined && input.parentId === undefined) fail('Send data (fields to change) and/or parentId')
   const type = before!.type
   parseInput(dataSchema.update[type], patch)
+  await expectRev(ctx, id, input.ifRev, { ...(input.parentId === undefined ? {} : { parentId: input.parentId }), ...patch })
 
   const parentId = input.parentId === undefined ? before!.parentId : await checkParent(ctx, type, input.parentId)
   const data = dropNulls({ ...before!.data, ...patch })

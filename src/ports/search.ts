@@ -47,7 +47,7 @@ export interface SearchRequest {
 
 export interface SearchAnswer {
   hits: {
-    node: { id: string; type: string; parentId: string | null; data: NodeData }
+    node: { id: string; rev?: string; type: string; parentId: string | null; data: NodeData }
     similarity: number
     ancestors: { id: string; type: string; label: string }[]
   }[]

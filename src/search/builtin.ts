@@ -7,6 +7,7 @@
 
 import type { CommitHandOff } from '../ports/commits'
 import type { NodeData } from '../ports/node-data'
+import { formatRev } from '../ports/rev'
 import type { DuplicateAdvisory, SearchAnswer, SearchBackend, SearchDeps, SearchRequest } from '../ports/search'
 import { OutboxFollower } from './catch-up'
 import { OUTBOX_COMMITTED } from './commits'
@@ -255,7 +256,10 @@ export class BuiltinSearch implements SearchBackend {
     const idx = new ProjectIndex(projectId)
     idx.seq = seq
     idx.horizon = horizon
-    for (const r of rows) idx.upsert({ id: r.id, type: r.type, parentId: r.parent_id, data: r.data }, (h) => vectors.get(h))
+    for (const r of rows)
+      idx.upsert({ id: r.id, rev: formatRev('node', r.id, r.rev), type: r.type, parentId: r.parent_id, data: r.data }, (h) =>
+        vectors.get(h),
+      )
     idx.takeUnchecked() // every stored vector was just read
     return idx
   }

@@ -111,7 +111,7 @@ export class OutboxFollower {
       const node = payload?.node as IndexNode | undefined
       if (node?.id) {
         if (payload.event === 'node.deleted') idx.delete(node.id)
-        else idx.upsert({ id: node.id, type: node.type, parentId: node.parentId ?? null, data: node.data ?? {} }, vectorOf)
+        else idx.upsert({ id: node.id, rev: node.rev, type: node.type, parentId: node.parentId ?? null, data: node.data ?? {} }, vectorOf)
       }
       if (txid !== undefined) idx.recent.set(seq, txid)
       if (seq > idx.seq) idx.seq = seq

@@ -17,6 +17,8 @@ export interface Doc {
   id: string
   type: string
   parentId: string | null
+  /** the node's rev when the document was written (absent on documents written before revisions) */
+  rev?: string
   label: string
   description?: string
   notes?: string
@@ -25,7 +27,7 @@ export interface Doc {
   _vectors: Record<string, number[][]>
 }
 
-export type DocInput = { projectId: string; node: { id: string; type: string; parentId: string | null; data: NodeData } }
+export type DocInput = { projectId: string; node: { id: string; rev?: string; type: string; parentId: string | null; data: NodeData } }
 
 /** Document ids allow letters, digits, - and _: project ids have no _, so this is unambiguous. */
 const uid = (projectId: string, id: string) => `${projectId}_${id}`
@@ -41,6 +43,7 @@ export async function toDocs(queue: EmbedQueue, items: DocInput[]): Promise<Doc[
     id: node.id,
     type: node.type,
     parentId: node.parentId ?? null,
+    ...(node.rev ? { rev: node.rev } : {}),
     label: String(node.data.label ?? ''),
     description: node.data.description,
     notes: node.data.notes,

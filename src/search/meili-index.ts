@@ -12,6 +12,7 @@
 import { type Index, type Meilisearch, MeilisearchApiError } from 'meilisearch'
 import type { Db } from '../db'
 import type { NodeData } from '../ports/node-data'
+import { formatRev } from '../ports/rev'
 import * as q from './queries'
 
 /** the settings every index of ours has, besides its embedder */
@@ -133,7 +134,10 @@ export async function rebuildIndex<D>(r: Rebuild<D>): Promise<{ total: number; s
     const rows = await q.listAllNodes(r.db, after, 200)
     if (rows.length === 0) break
     const docs = await r.docs(
-      rows.map((n) => ({ projectId: n.project_id, node: { id: n.id, type: n.type, parentId: n.parent_id, data: n.data } })),
+      rows.map((n) => ({
+        projectId: n.project_id,
+        node: { id: n.id, rev: formatRev('node', n.id, n.rev), type: n.type, parentId: n.parent_id, data: n.data },
+      })),
     )
     if (!(await r.mayWrite())) return null
     await succeeded(r.client.index(next).addDocuments(docs as Record<string, unknown>[]))

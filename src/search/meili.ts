@@ -151,7 +151,7 @@ export class MeiliBackend implements SearchBackend {
     }
     return {
       hits: res.hits.map((h) => ({
-        node: { id: h.id, type: h.type, parentId: h.parentId, data: h.data },
+        node: { id: h.id, ...(h.rev ? { rev: h.rev } : {}), type: h.type, parentId: h.parentId, data: h.data },
         similarity: Math.round(Math.min(1, Math.max(0, h._rankingScore ?? 0)) * 10000) / 10000,
         ancestors: ancestors.get(h.id) ?? [],
       })),

@@ -19,6 +19,8 @@ export const FIRST_READ: ReadPoint = { at: new Date(0), xmin: 0n }
 
 export interface IndexNode {
   id: string
+  /** its rev as the event or row it was read from carried it (live.md, 1): a search hit answers it */
+  rev?: string
   type: string
   parentId: string | null
   data: NodeData

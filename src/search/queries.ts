@@ -24,9 +24,10 @@ import type { NodeData } from '../ports/node-data'
 import { vectorToBase64 } from './hash'
 import type { ReadPoint } from './project-index'
 
-export type NodeRow = { id: string; type: string; parent_id: string | null; data: NodeData }
+/** rev: the stored rev (sql/migrations/0020-revisions.sql), shown with formatRev */
+export type NodeRow = { id: string; type: string; parent_id: string | null; data: NodeData; rev: string | number }
 /** What search reads of an outbox payload (src/events/payload.ts): its event and, for a node event, the node. */
-export type NodeEvent = { event: string; node?: { id: string; type: string; parentId: string | null; data: NodeData } }
+export type NodeEvent = { event: string; node?: { id: string; rev?: string; type: string; parentId: string | null; data: NodeData } }
 export type EventRow = { seq: number; txid: string; payload: NodeEvent }
 
 export const listNodes = (db: Db, projectId: string) => db.query<NodeRow>(listNodesSql, [projectId])

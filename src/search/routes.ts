@@ -8,7 +8,8 @@ import { SearchParams } from './model'
 import { search } from './service'
 
 const Result = t.Object({
-  node: t.Omit(NodeSchema, ['createdAt', 'depth']),
+  // rev: absent only on a Meilisearch document indexed before revisions (until the index is rebuilt)
+  node: t.Composite([t.Omit(NodeSchema, ['createdAt', 'depth', 'rev']), t.Object({ rev: t.Optional(t.String()) })]),
   similarity: t.Number({ minimum: 0, maximum: 1 }),
   ancestors: t.Array(t.Object({ id: t.String(), type: t.String(), label: t.String() }), {
     description: 'from the immediate parent up to the root goal',

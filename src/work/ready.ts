@@ -6,6 +6,7 @@ import type { NodeData } from '../ports/node-data'
 
 export interface TreeNode {
   id: string
+  rev?: string
   type: string
   parentId: string | null
   data: NodeData

@@ -9,7 +9,13 @@ import { listReady } from './service'
 const ReadyResponse = t.Object({
   items: t.Array(
     t.Object({
-      node: t.Object({ id: t.String(), type: t.String(), parentId: t.Nullable(t.String()), data: t.Record(t.String(), t.Unknown()) }),
+      node: t.Object({
+        id: t.String(),
+        rev: t.String({ description: 'the revision: send it as ifRev with your writes of this node' }),
+        type: t.String(),
+        parentId: t.Nullable(t.String()),
+        data: t.Record(t.String(), t.Unknown()),
+      }),
       ancestors: t.Array(t.Object({ id: t.String(), type: t.String(), label: t.String() }), { description: 'root first' }),
       blockedBy: t.Array(t.String(), { description: 'blockers not clear yet: always empty on a ready item' }),
     }),

@@ -5,6 +5,7 @@ import { notFound, RefusalError } from '../errors'
 import { type DomainEvent, emit } from '../events/outbox'
 import { parseInput } from '../http/action-schema'
 import { nodeRows } from '../nodes/service'
+import { formatRev } from '../ports/rev'
 import { requireProject } from '../projects/access'
 import { bumpRevision } from '../revisions/revision'
 import { type ClaimBody, READY_LIMIT, ReadyQuery, type ReleaseClaimBody, type RenewClaimBody } from './model'
@@ -49,14 +50,16 @@ export async function listReady(deps: Deps, user: User, query: { projectId?: str
 async function readyItems(deps: Deps, projectId: string, ids: string[]): Promise<ReadyItem[]> {
   if (!ids.length) return []
   const rows = await nodeRows.withAncestors(deps.db, projectId, ids)
-  const known = new Map<string, TreeNode>(rows.map((r) => [r.id, { id: r.id, type: r.type, parentId: r.parent_id, data: r.data }]))
+  const known = new Map<string, TreeNode>(
+    rows.map((r) => [r.id, { id: r.id, rev: formatRev('node', r.id, r.rev), type: r.type, parentId: r.parent_id, data: r.data }]),
+  )
   return ids.flatMap((id) => {
     const n = known.get(id)
     if (!n) return [] // deleted since the page was read (a read outside a transaction)
     const ancestors: ReadyItem['ancestors'] = []
     for (let at = n.parentId ? known.get(n.parentId) : undefined; at; at = at.parentId ? known.get(at.parentId) : undefined)
       ancestors.unshift({ id: at.id, type: at.type, label: String(at.data.label ?? '') })
-    return [{ node: { id: n.id, type: n.type, parentId: n.parentId, data: n.data }, ancestors, blockedBy: [] }]
+    return [{ node: { id: n.id, rev: n.rev, type: n.type, parentId: n.parentId, data: n.data }, ancestors, blockedBy: [] }]
   })
 }
 
@@ -158,10 +161,27 @@ export async function claim(deps: Deps, user: User, body: ClaimBody) {
     deps.commits,
     deps.author?.actor,
   )
+  // each claim with its node's rev (live.md, 1): a claim changes no rev, the writes it leads to send it as ifRev
+  const revs = new Map(
+    (
+      await nodeRows.getMany(
+        deps.db,
+        p.id,
+        taken.map((c) => c.nodeId),
+      )
+    ).map((r) => [r.id, formatRev('node', r.id, r.rev)]),
+  )
+  const claims = taken.map((c) => ({
+    nodeId: c.nodeId,
+    rev: revs.get(c.nodeId) ?? '',
+    agent: c.agent,
+    claimToken: c.claimToken,
+    expiresAt: c.expiresAt,
+  }))
   const tip = taken.length
     ? `Work on it, then send {action:"update", projectId, nodeId, claimToken, data:{status:"done"}}; renew with renewClaim before ${taken[0]!.expiresAt}.`
     : 'Nothing is ready to claim. Wait for a change with GET /events?wait=60 (or GET /ready) and try again.'
-  return { success: true, claims: taken, _meta: { _tip: tip } }
+  return { success: true, claims, _meta: { _tip: tip } }
 }
 
 export async function renewClaim(deps: Deps, user: User, body: RenewClaimBody) {

@@ -42,7 +42,7 @@ export function applyKey(state: string, response: unknown): string {
 const failed = (message: string, body: { retry: boolean; partialApply: boolean; alreadyApplied?: boolean }, extra = {}) =>
   new RefusalError(500, message, { ...body, ...extra })
 
-const publicNode = (n: Node) => ({ id: n.id, type: n.type, parentId: n.parentId, data: n.data })
+const publicNode = (n: Node) => ({ id: n.id, rev: n.rev, type: n.type, parentId: n.parentId, data: n.data })
 
 /** `{done:true, changeset:[], ...}`: a run that ends without writing. */
 export function finishedEmpty(message: string, tip?: string) {
