@@ -18,6 +18,7 @@ import m0017 from './0017-view-per-view.sql' with { type: 'text' }
 import m0018 from './0018-work-blockers.sql' with { type: 'text' }
 import m0020 from './0020-revisions.sql' with { type: 'text' }
 import m0022 from './0022-key-scopes.sql' with { type: 'text' }
+import m0024 from './0024-proposals.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
   { name: '0001-accounts-projects', sql: m0001 },
@@ -39,4 +40,5 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0018-work-blockers', sql: m0018 },
   { name: '0020-revisions', sql: m0020 },
   { name: '0022-key-scopes', sql: m0022 },
+  { name: '0024-proposals', sql: m0024 },
 ]

@@ -22,6 +22,7 @@ import { aroundWrite, claim, releaseClaim, renewClaim } from '../work/service'
 import { batch } from './batch'
 import { closestName } from './hints'
 import { ACTION_BODIES as bodies } from './model'
+import { applyProposal, propose, rejectProposal, withdrawProposal } from './proposals'
 import { revert } from './revert'
 
 export type ActionHandler<B> = (deps: Deps, user: User, body: B) => Promise<Record<string, unknown>>
@@ -65,12 +66,18 @@ export const actions = new Map<string, Action>([
   ['renewClaim', action(bodies.renewClaim, renewClaim)],
   ['releaseClaim', action(bodies.releaseClaim, releaseClaim)],
   ['revert', action(bodies.revert, revert)],
+  ['propose', action(bodies.propose, propose)],
+  ['applyProposal', action(bodies.applyProposal, applyProposal)],
+  ['rejectProposal', action(bodies.rejectProposal, rejectProposal)],
+  ['withdrawProposal', action(bodies.withdrawProposal, withdrawProposal)],
 ])
 
 /** The actions of agents-and-app.md, 2 (claims), beside api.md's. */
 const CLAIM_ACTIONS = new Set(['claim', 'renewClaim', 'releaseClaim'])
 /** Actions beside api.md's, left out of its list of actions (the guide describes them). */
-const LATER_ACTIONS = new Set([...CLAIM_ACTIONS, 'revert'])
+/** The proposal actions of live.md §5. */
+const PROPOSAL_ACTIONS = ['propose', 'applyProposal', 'rejectProposal', 'withdrawProposal']
+const LATER_ACTIONS = new Set([...CLAIM_ACTIONS, 'revert', ...PROPOSAL_ACTIONS])
 
 /** Actions that ignore Idempotency-Key (api.md, Idempotency 5). */
 export const NOT_IDEMPOTENT = new Set(['addProject'])
@@ -95,7 +102,7 @@ export function actionOf(body: unknown, contentType?: string): { found: Action; 
   if (!found)
     // the message lists api.md's actions as it always has; the claim actions (agents-and-app.md) are named in the tip
     throw invalid(`action must be one of: ${[...actions.keys()].filter((a) => !LATER_ACTIONS.has(a)).join(', ')}`, {
-      _tip: `${didYouMean(name)}Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${[...CLAIM_ACTIONS].join(', ')}.`,
+      _tip: `${didYouMean(name)}Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${[...CLAIM_ACTIONS].join(', ')}; proposals: ${PROPOSAL_ACTIONS.join(', ')}.`,
     })
   const key = (body as Record<string, unknown>).idempotencyKey
   if (key !== undefined && (typeof key !== 'string' || key.length < 1 || key.length > 255))
