@@ -363,7 +363,7 @@ describe('idempotency and events', () => {
       await until(async () => {
         await deliverDue(app.deps)
         return rx.on('/named').length >= 3 && rx.on('/all').length >= 1
-      })
+      }, 'the proposal events delivered')
       const got = rx.on('/named').map((r) => r.json)
       expect(got.map((e) => e.event)).toEqual(['proposal.created', 'node.added', 'proposal.applied'])
       expect(got[0]).toMatchObject({ project_id: p, proposalId: made.proposalId, title: 'Hooked', actor: { via: 'api' } })

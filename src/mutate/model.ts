@@ -99,7 +99,7 @@ export const ProposeBody = action(
       { [PREFIX_ITEMS]: 'mutations' },
     ),
   },
-  'Propose a batch (1–500 entries) for a person to apply: checked now, nothing written to the tree.',
+  'Writes nothing; a person applies it.',
 )
 export type ProposeBody = Static<typeof ProposeBody>
 
@@ -115,7 +115,7 @@ export const ApplyProposalBody = action(
       ),
     ),
   },
-  'Apply an open proposal as one batch, checked against its baseRevs (409 stale_write unless force).',
+  'Apply as one batch; 409 stale_write unless force.',
 )
 export type ApplyProposalBody = Static<typeof ApplyProposalBody>
 
@@ -126,15 +126,11 @@ export const RejectProposalBody = action(
     proposalId: ProposalId,
     reason: Type.Optional(ruled(Type.String({ maxLength: MAX_REASON }), `reason must be a string of at most ${MAX_REASON} characters`)),
   },
-  'Reject an open proposal; nothing is written to the tree.',
+  'Close it unapplied.',
 )
 export type RejectProposalBody = Static<typeof RejectProposalBody>
 
-export const WithdrawProposalBody = action(
-  'withdrawProposal',
-  { projectId: ProjectId, proposalId: ProposalId },
-  'Withdraw an open proposal of your own.',
-)
+export const WithdrawProposalBody = action('withdrawProposal', { projectId: ProjectId, proposalId: ProposalId }, 'Yours.')
 export type WithdrawProposalBody = Static<typeof WithdrawProposalBody>
 
 /** Every action's body by name: what the mutate route and the MCP tool validate against. */

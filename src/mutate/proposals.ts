@@ -72,7 +72,7 @@ async function dryRun(deps: Deps, user: User, projectId: string, mutations: Entr
       ...mutations.map((e) => e.nodeId),
     ]) {
       const locked = real(id) ? c.locked.get(id) : undefined
-      if (locked) revs[id] = formatRev('node', id, locked.rev)
+      if (locked) revs[locked.id] = formatRev('node', locked.id, locked.rev)
     }
     const stale: StaleField[] = []
     if (baseRevs)
