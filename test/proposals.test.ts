@@ -327,7 +327,11 @@ describe('idempotency and events', () => {
     await ok({ action: 'applyProposal', projectId: p, proposalId: a.proposalId })
     await ok({ action: 'rejectProposal', projectId: p, proposalId: b.proposalId })
     await ok({ action: 'withdrawProposal', projectId: p, proposalId: c.proposalId })
-    const events = (await app.call('GET', `/api/v1/events?projectId=${p}&limit=500`)).body.events as any[]
+    // an event shows once every transaction that began before it has ended (on a shared PostgreSQL, others' too): wait for all six
+    const events = await until(async () => {
+      const all = (await app.call('GET', `/api/v1/events?projectId=${p}&limit=500`)).body.events as any[]
+      return all.filter((e) => e.event.startsWith('proposal.')).length >= 6 && all
+    }, 'the six proposal events listed')
     const mine = events.filter((e) => e.event.startsWith('proposal.'))
     expect(mine.map((e) => [e.event, e.proposalId, e.title])).toEqual([
       ['proposal.created', a.proposalId, 'First'],
@@ -384,5 +388,40 @@ describe('kept HISTORY_DAYS', () => {
     expect(await pruneProposals(app.deps, new Date(Date.now() + (days - 1) * 86_400_000))).toBe(0)
     expect(await pruneProposals(app.deps, new Date(Date.now() + (days + 1) * 86_400_000))).toBeGreaterThanOrEqual(1)
     expect((await app.call('GET', `/api/v1/proposals?projectId=${p}`)).body.proposals).toEqual([])
+  })
+})
+
+describe('who: scoped keys (live.md §6) and the OpenAPI document', () => {
+  it('a propose key proposes and withdraws its own; applying and rejecting need a key that may write; a read key reads', async () => {
+    const p = await plan()
+    const key = async (role: string) =>
+      (await app.call('POST', '/api/v1/keys', { body: { label: role, scope: { role, projects: [p] } } })).body.apiKey as string
+    const proposeKey = await key('propose')
+    const readKey = await key('read')
+    const made = await mutate(proposal(p, [{ action: 'update', nodeId: 'job-1', data: { label: 'From a narrow key' } }]), {
+      key: proposeKey,
+    })
+    expect(made.status).toBe(200)
+    const id = made.body.proposal.proposalId
+    for (const action of ['applyProposal', 'rejectProposal']) {
+      const res = await mutate({ action, projectId: p, proposalId: id }, { key: proposeKey })
+      expect({ action, status: res.status, error: res.body.error }).toEqual({ action, status: 403, error: 'key_scope' })
+    }
+    expect((await mutate(proposal(p, [{ action: 'delete', nodeId: 'job-1' }]), { key: readKey })).body.error).toBe('key_scope')
+    expect((await app.call('GET', `/api/v1/proposals?projectId=${p}`, { key: readKey })).body.proposals).toHaveLength(1)
+    expect((await app.call('GET', `/api/v1/proposals/${id}?projectId=${p}`, { key: readKey })).body.proposal.conflicts).toEqual([])
+    // the same user's own proposal: the owner's narrow key withdraws it
+    expect((await ok({ action: 'withdrawProposal', projectId: p, proposalId: id }, { key: proposeKey })).proposal.status).toBe('withdrawn')
+  })
+
+  it('documents both reads and the answer of the four actions', async () => {
+    const doc = (await app.call('GET', '/openapi.json')).body
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/proposals', '/api/v1/proposals/{proposalId}']))
+    const list = doc.paths['/api/v1/proposals'].get.responses['200'].content['application/json'].schema
+    expect(JSON.stringify(list)).toContain('baseRevs')
+    const one = doc.paths['/api/v1/proposals/{proposalId}'].get.responses['200'].content['application/json'].schema
+    expect(JSON.stringify(one)).toContain('conflicts')
+    const result = JSON.stringify(doc.paths['/api/v1/mutate'].post.responses['200'])
+    expect(result).toContain('propose, applyProposal, rejectProposal, withdrawProposal')
   })
 })
