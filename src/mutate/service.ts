@@ -102,7 +102,7 @@ export function actionOf(body: unknown, contentType?: string): { found: Action; 
   if (!found)
     // the message lists api.md's actions as it always has; the claim actions (agents-and-app.md) are named in the tip
     throw invalid(`action must be one of: ${[...actions.keys()].filter((a) => !LATER_ACTIONS.has(a)).join(', ')}`, {
-      _tip: `${didYouMean(name)}Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${[...CLAIM_ACTIONS].join(', ')}; proposals: ${PROPOSAL_ACTIONS.join(', ')}.`,
+      _tip: `${didYouMean(name)}Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${[...CLAIM_ACTIONS].join(', ')}.`,
     })
   const key = (body as Record<string, unknown>).idempotencyKey
   if (key !== undefined && (typeof key !== 'string' || key.length < 1 || key.length > 255))
