@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { type AppEnv, addProject, focused, haveChromium, openApp, shots, startApp } from './app.lib'
+import { until } from './receiver'
 
 // live.md §5: the app's Proposals view, in real Chromium against the real server, by keyboard
 // only: an agent proposes twenty jobs; a person reads the difference in the plan's words and
-// applies it; a second proposal, made stale by a later edit, shows its conflict in words and is
+// applies it, then takes it back with Review; a second proposal, made stale by a later edit, shows its conflict in words and is
 // rejected.
 if (!haveChromium) console.warn('app.proposals.test.ts: skipped, /usr/bin/chromium is not installed')
 const P = 'proposals-app'
@@ -78,6 +79,29 @@ describe.skipIf(!haveChromium)('the app: proposals', () => {
     expect(history.proposal.actor.agent).toBe('planner')
   }, 90_000)
 
+  it('takes the applied proposal back with Review, by keyboard', async () => {
+    await tabTo(page, '#proposals-close')
+    await page.keyboard.press('Enter')
+    await tabTo(page, '#open-review')
+    await page.keyboard.press('Enter')
+    await page.waitForSelector('#review .review-groups > li')
+    const groups = await page.$$eval('#review .review-groups > li strong', (s) => s.map((x) => x.textContent))
+    expect(groups[0]).toBe('proposal by planner (owner): 20 changes')
+    await tabTo(page, '#review .review-groups > li:first-child .review-revert')
+    await page.keyboard.press('Enter')
+    await page.waitForSelector('#review .review-plan')
+    expect(await page.textContent('#review .review-plan')).toContain('Taking these back would make 20 changes')
+    await shots(page, 'proposals-taken-back')
+    await tabTo(page, '#review .review-confirm')
+    await page.keyboard.press('Enter')
+    await until(async () => {
+      const nodes = (await env.server.call('GET', `/api/v1/nodes?projectId=${P}`)).body.nodes
+      return nodes.every((n: any) => n.type !== 'job')
+    }, 'the twenty jobs taken back')
+    await tabTo(page, '#review-close')
+    await page.keyboard.press('Enter')
+  }, 90_000)
+
   it('says in words what changed since, and rejects it', async () => {
     const made = await call(
       {
@@ -93,6 +117,9 @@ describe.skipIf(!haveChromium)('the app: proposals', () => {
     await page.waitForFunction(() => (globalThis as any).document.querySelector('#open-proposals')?.textContent === 'Proposals (1)', null, {
       timeout: 15_000,
     })
+    await tabTo(page, '#open-proposals')
+    await page.keyboard.press('Enter')
+    await page.waitForSelector('#proposals .proposal-open')
     await tabTo(page, '#proposals .proposal-open')
     await page.keyboard.press('Enter')
     await page.waitForSelector('#proposals [role=alert] li')

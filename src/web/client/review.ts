@@ -17,6 +17,8 @@ interface Change {
   before: { data?: { label?: string }; name?: string } | null
   after: { data?: { label?: string }; name?: string } | null
   fields: string[]
+  /** the proposal this change applied (live.md §5): its author is the agent to review */
+  proposal?: { proposalId: string; actor: { userName: string | null; agent?: string } }
 }
 interface Conflict {
   changeId: string
@@ -82,8 +84,11 @@ export class Review {
       }
       const groups = new Map<string, Group>()
       for (const c of changes) {
-        if (!c.actor.agent) continue
-        const g = groups.get(c.requestId) ?? { agent: c.actor.agent, user: c.actor.userName ?? '', requestId: c.requestId, changes: [] }
+        // a proposal applied by a person is the proposing agent's change too
+        const proposer = c.proposal ? `proposal by ${c.proposal.actor.agent ?? c.proposal.actor.userName ?? 'someone'}` : undefined
+        const agent = c.actor.agent ?? proposer
+        if (!agent) continue
+        const g = groups.get(c.requestId) ?? { agent, user: c.actor.userName ?? '', requestId: c.requestId, changes: [] }
         g.changes.push(c)
         groups.set(c.requestId, g)
       }
