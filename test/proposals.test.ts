@@ -85,6 +85,20 @@ describe('propose', () => {
       after: { data: { label: 'J renamed' } },
     })
     expect(changes.find((c: any) => c.action === 'delete')).toMatchObject({ target: { id: 'job-2' }, after: null })
+    // an iteration it adds, in the shape the history keeps
+    const withIteration = await ok(
+      proposal(p, [
+        { action: 'addIteration', iteration: { name: 'S9' } },
+        { action: 'add', node: { type: 'job', parentId: 'approach-1', data: { label: 'In S9', iteration: 'S9' } } },
+      ]),
+    )
+    expect(withIteration.proposal.preview.changes[0]).toEqual({
+      target: { kind: 'iteration', id: 'S9' },
+      action: 'addIteration',
+      before: null,
+      after: { name: 'S9', status: 'active', sortOrder: expect.any(Number), gitTags: [] },
+    })
+    expect((await app.call('GET', `/api/v1/iterations?projectId=${p}`)).body.iterations.some((i: any) => i.name === 'S9')).toBe(false)
     expect(pr.baseRevs).toEqual({ 'job-1': j.rev, 'job-2': before.find((n) => n.id === 'job-2').rev })
     // nothing of it was written
     expect(await nodes(p)).toEqual(before)

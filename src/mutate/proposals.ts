@@ -48,13 +48,15 @@ async function dryRun(deps: Deps, user: User, projectId: string, mutations: Entr
       // every existing node an entry names, read (and locked) as it stands: its rev is the proposal's base
       await loadNodes(c, mutations.map((e) => e.nodeId).filter(real))
     })
-    const iterations = (done.results as { action: string; iteration?: { name: string } }[])
+    // an iteration as a change keeps it (history.md): its name, status, sortOrder and gitTags
+    type Added = { name: string; status: string; sortOrder: number; gitTags: string[] }
+    const iterations = (done.results as { action: string; iteration?: Added }[])
       .filter((r) => r.action === 'addIteration' && r.iteration)
-      .map((r) => ({
-        target: { kind: 'iteration', id: r.iteration!.name },
+      .map(({ iteration: i }) => ({
+        target: { kind: 'iteration', id: i!.name },
         action: 'addIteration',
         before: null,
-        after: r.iteration as State,
+        after: { name: i!.name, status: i!.status, sortOrder: i!.sortOrder, gitTags: i!.gitTags } as State,
       }))
     const c = ctx!
     const changes = [
