@@ -17,9 +17,11 @@ import { iterationRoutes } from './iterations/routes'
 import { liveRoutes } from './live/routes'
 import { handleMcp, MCP_PATH } from './mcp/http'
 import { metricsRoutes } from './metrics/routes'
+import { readProposal } from './mutate/proposals'
 import { mutateRoutes } from './mutate/routes'
 import { nodeRoutes } from './nodes/routes'
 import { projectRoutes } from './projects/routes'
+import { proposalRoutes } from './proposals/routes'
 import { fastReads, HEALTHZ } from './reads/fast-reads'
 import { searchRoutes } from './search/routes'
 import { sharePageRoutes, shareRoutes } from './share/routes'
@@ -59,6 +61,7 @@ export function createApp(deps: Deps) {
     .use(workflowRoutes(deps))
     .use(keyRoutes(deps))
     .use(workRoutes(deps))
+    .use(proposalRoutes(deps, readProposal))
 
   const app = new Elysia({ normalize: false })
     .use(errorPlugin(deps, () => routeTable()))

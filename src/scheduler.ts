@@ -8,6 +8,7 @@ import type { Loop } from './loop'
 import { pgliteMaintenanceLoop } from './maintenance/loop'
 import { memoryLoop } from './maintenance/memory'
 import { tick as classifyTick } from './nodes/classify-loop'
+import { pruneProposals } from './proposals/service'
 import { searchLoop } from './search/loop'
 import { shareExpiryLoop } from './share/loop'
 import { webhookDeliveryLoop } from './webhooks/loop'
@@ -26,6 +27,7 @@ export const loops: Loop[] = [
       keys: await deleteExpiredKeys(deps.db, now),
       spentStates: await forgetSpentStates(deps.db, now),
       changes: await pruneHistory(deps, now),
+      proposals: await pruneProposals(deps, now),
     }),
   },
   {

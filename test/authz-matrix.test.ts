@@ -78,7 +78,7 @@ const SAMPLES: Record<string, SampleOf | SampleOf[]> = {
     },
   }),
   'POST /api/v1/workflow': (p) => ({ method: 'POST', path: '/api/v1/workflow', body: { projectId: p, action: 'start', flow: 'nope' } }),
-  // the rows declared ahead (src/accounts/roles.ts), used once their routes are served
+  // the rows declared ahead (src/accounts/roles.ts), used once their routes are served; then proposals (live.md §5)
   'GET /api/v1/stream': (p) => ({ method: 'GET', path: `/api/v1/stream?projectId=${p}`, stream: true }),
   'GET /api/v1/presence': (p) => ({ method: 'GET', path: `/api/v1/presence?projectId=${p}` }),
   'POST /api/v1/presence': [
@@ -93,7 +93,7 @@ const SAMPLES: Record<string, SampleOf | SampleOf[]> = {
   'DELETE /api/v1/keys': () => ({ method: 'DELETE', path: '/api/v1/keys?keyId=key_nope', project: false }),
 }
 
-/** One body per /mutate action that reaches its checks; the proposal actions join once they exist. */
+/** One body per /mutate action that reaches its checks. */
 const ACTION_SAMPLES: Record<string, (p: string) => Record<string, unknown>> = {
   add: (p) => ({ action: 'add', projectId: p, node: { type: 'goal', data: { label: 'Matrix' } } }),
   update: (p) => ({ action: 'update', projectId: p, nodeId: 'goal-nope', data: { label: 'x' } }),
@@ -108,7 +108,7 @@ const ACTION_SAMPLES: Record<string, (p: string) => Record<string, unknown>> = {
   addProject: () => ({ action: 'addProject', project: { name: `matrix ${Math.random().toString(36).slice(2)}` } }),
   renameProject: (p) => ({ action: 'renameProject', projectId: p, name: p }),
   claim: (p) => ({ action: 'claim', projectId: p, count: 1, agent: 'matrix/1' }),
-  // live.md §5's actions, used once they exist
+  // live.md §5's actions (an unknown proposal: 404 once the key may, key_scope before)
   propose: (p) => ({
     action: 'propose',
     projectId: p,

@@ -58,6 +58,7 @@ describe('src/mcp', () => {
       'src/mutate/model.ts',
       'src/nodes/model.ts',
       'src/projects/model.ts',
+      'src/proposals/model.ts',
       'src/search/model.ts',
       'src/tree/model.ts',
       'src/view/model.ts',
@@ -123,7 +124,8 @@ describe('src/mcp', () => {
     expect(action).toEqual({ type: 'string', description: expect.any(String) })
     // claim and releaseClaim have tools of their own (claim_work, release_work)
     expect(action.description.split(' | ').map((a: string) => a.split(' ')[0])).toEqual(
-      Object.keys(ACTION_BODIES).filter((a) => a !== 'claim' && a !== 'releaseClaim'),
+      // applyProposal and rejectProposal are a person's (live.md §5): not described to the model
+      Object.keys(ACTION_BODIES).filter((a) => !['claim', 'releaseClaim', 'applyProposal', 'rejectProposal'].includes(a)),
     )
     expect(action.description.split(' | ').map((a: string) => a.split(':')[0])).toEqual([
       'add {node',
@@ -140,6 +142,8 @@ describe('src/mcp', () => {
       'renameProject {name}',
       'renewClaim {claimToken,leaseSeconds?}',
       'revert {changeIds?,filter?,dryRun?,force?}',
+      'propose {title,note?,mutations',
+      'withdrawProposal {proposalId}',
     ])
     expect(action.description).toContain('batch {mutations:[add|update|delete|addIteration entries (no projectId)]}')
   })

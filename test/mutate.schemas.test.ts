@@ -85,6 +85,10 @@ describe('the action schemas', () => {
       renewClaim: { action: 'renewClaim', projectId: p, claimToken: 'clm_x' },
       releaseClaim: { action: 'releaseClaim', projectId: p, claimToken: 'clm_x' },
       revert: { action: 'revert', projectId: p, filter: { agent: 'bot@host', since: '2026-01-01T00:00:00Z' }, dryRun: true },
+      propose: { action: 'propose', projectId: p, title: 'T', note: 'n', mutations: [{ action: 'delete', nodeId: 'task-1' }] },
+      applyProposal: { action: 'applyProposal', projectId: p, proposalId: 'prp_x', force: true },
+      rejectProposal: { action: 'rejectProposal', projectId: p, proposalId: 'prp_x', reason: 'no' },
+      withdrawProposal: { action: 'withdrawProposal', projectId: p, proposalId: 'prp_x' },
     }
     for (const [name, schema] of Object.entries(ACTION_BODIES)) {
       const body = bodies[name as keyof typeof bodies]

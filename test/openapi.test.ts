@@ -65,7 +65,7 @@ describe('/openapi.json', () => {
 })
 
 describe('/openapi.json types every write and every answer', () => {
-  it('documents the body of each of the sixteen /mutate actions, chosen by action', () => {
+  it('documents the body of each of the twenty /mutate actions, chosen by action', () => {
     const schema = doc.paths['/api/v1/mutate'].post.requestBody.content['application/json'].schema
     expect(schema.anyOf.map((s: any) => s.properties.action.const)).toEqual([
       'add',
@@ -84,6 +84,10 @@ describe('/openapi.json types every write and every answer', () => {
       'renewClaim',
       'releaseClaim',
       'revert',
+      'propose',
+      'applyProposal',
+      'rejectProposal',
+      'withdrawProposal',
     ])
     const batch = schema.anyOf[4]
     expect(batch.required).toEqual(['action', 'projectId', 'mutations'])
@@ -229,6 +233,7 @@ describe('/openapi.json types every write and every answer', () => {
       '../nodes/input',
       '../nodes/model',
       '../projects/model',
+      '../proposals/model',
       '../work/model',
     ])
   })

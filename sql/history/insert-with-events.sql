@@ -6,13 +6,13 @@
 with ch as (
   insert into changes (
     project_id, user_id, user_name, key_id, agent, via, request_id,
-    action, target_kind, target_id, target_type, before, after, fields, revert_of
+    action, target_kind, target_id, target_type, before, after, fields, revert_of, proposal
   )
   select $1, $2, $3, $4, $5, $6, $7,
-    c.action, c.kind, c.id, c.type, nullif(c.before, 'null'), nullif(c.after, 'null'), c.fields, c."revertOf"
+    c.action, c.kind, c.id, c.type, nullif(c.before, 'null'), nullif(c.after, 'null'), c.fields, c."revertOf", c.proposal
   from rows from (
-    jsonb_to_recordset($8::jsonb) as (action text, kind text, id text, type text, before jsonb, after jsonb, fields jsonb, "revertOf" bigint)
-  ) with ordinality as c(action, kind, id, type, before, after, fields, "revertOf", n)
+    jsonb_to_recordset($8::jsonb) as (action text, kind text, id text, type text, before jsonb, after jsonb, fields jsonb, "revertOf" bigint, proposal jsonb)
+  ) with ordinality as c(action, kind, id, type, before, after, fields, "revertOf", proposal, n)
   order by c.n
   returning id
 ), ev as (

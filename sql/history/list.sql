@@ -4,7 +4,7 @@
 -- keep to the changes that snapshot saw, so a change committed meanwhile by a transaction that
 -- took a smaller id is neither slipped in between pages nor skipped (it is newer than the read).
 select id, at, user_id, user_name, key_id, agent, via, request_id, action, target_kind, target_id,
-  target_type, before, after, fields, revert_of, pg_current_snapshot()::text as snapshot
+  target_type, before, after, fields, revert_of, proposal, pg_current_snapshot()::text as snapshot
 from changes
 where project_id = $1
   and ($2::text is null or user_id = $2)

@@ -24,6 +24,7 @@ import m0020 from './0020-revisions.sql' with { type: 'text' }
 import m0021 from './0021-presence.sql' with { type: 'text' }
 import m0022 from './0022-key-scopes.sql' with { type: 'text' }
 import m0023 from './0023-work-deferred.sql' with { type: 'text' }
+import m0024 from './0024-proposals.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
   { name: '0001-accounts-projects', sql: m0001 },
@@ -48,4 +49,5 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0021-presence', sql: m0021 },
   { name: '0022-key-scopes', sql: m0022 },
   { name: '0023-work-deferred', sql: m0023 },
+  { name: '0024-proposals', sql: m0024 },
 ]

@@ -98,9 +98,9 @@ export const ROUTE_NEEDS: Readonly<Record<string, RouteNeed>> = {
 }
 
 /**
- * What each /mutate action needs; a batch needs `write` whatever its entries. The proposal
- * actions (live.md §5) are declared ahead of their handlers: propose and withdrawProposal are
- * the propose role's, applying and rejecting need a key that may write.
+ * What each /mutate action needs; a batch needs `write` whatever its entries. Of the proposal
+ * actions (live.md §5), propose and withdrawProposal are the propose role's (a withdrawal by
+ * anyone but the author is 403 not_author), applying and rejecting need a key that may write.
  */
 export const ACTION_NEEDS: Readonly<Record<string, Need>> = {
   add: 'write',
@@ -126,7 +126,7 @@ export const ACTION_NEEDS: Readonly<Record<string, Need>> = {
 }
 
 /**
- * Rows declared ahead of their routes, which other work adds (live.md §2, §3, §5): the table is
+ * Rows declared ahead of their routes, which other work adds (live.md §2, §3): the table is
  * ready when they arrive. test/authz-matrix.test.ts lets these rows, and only these, name a route
  * the app does not serve yet.
  */
@@ -135,8 +135,6 @@ export const DECLARED_AHEAD: ReadonlySet<string> = new Set([
   'GET /api/v1/presence',
   'POST /api/v1/presence',
   'DELETE /api/v1/presence',
-  'GET /api/v1/proposals',
-  'GET /api/v1/proposals/:proposalId',
 ])
 
 /** The row of a request to `route` (Elysia's path) with `method`; none: the route needs an unrestricted key. */

@@ -28,6 +28,11 @@ export type DomainEvent =
     }
   /** a claim taken or ended (docs/agents.md); its fields sit at the top of the payload, beside `event` */
   | { type: 'node.claimed' | 'node.released'; claim: { nodeId: string; agent: string; expiresAt?: string } }
+  /** a proposal made, applied, rejected or withdrawn (live.md §5); {proposalId, title} at the top, beside `actor` */
+  | {
+      type: 'proposal.created' | 'proposal.applied' | 'proposal.rejected' | 'proposal.withdrawn'
+      proposal: { proposalId: string; title: string }
+    }
 
 /** An event as the outbox stores it. */
 export interface EventInsertRow {
@@ -70,7 +75,9 @@ export async function emit(
           }
         : 'claim' in e
           ? e.claim
-          : { iteration: e.iteration }
+          : 'proposal' in e
+            ? e.proposal
+            : { iteration: e.iteration }
     const revert = 'revert' in e && e.revert ? { revert: true } : {}
     return { type: e.type, payload: { event: e.type, project_id: projectId, timestamp, ...subject, actor, ...revert } }
   })

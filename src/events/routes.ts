@@ -10,7 +10,7 @@ const Payload = t.Object(
   {
     event: t.String({
       description:
-        'node.added, node.updated, node.deleted, iteration.added, iteration.updated, iteration.deleted, node.claimed, node.released (with nodeId, agent, expiresAt?)',
+        'node.added, node.updated, node.deleted, iteration.added, iteration.updated, iteration.deleted, node.claimed, node.released (with nodeId, agent, expiresAt?), proposal.created, proposal.applied, proposal.rejected, proposal.withdrawn (with proposalId, title, actor)',
     }),
     project_id: t.String(),
     timestamp: t.String({ description: 'ISO 8601 UTC' }),

@@ -172,6 +172,41 @@ export const actionsGuide: Record<string, { body: Record<string, unknown>; resul
       "Recorded as changes with action 'revert' and revertOf, so a revert can be reverted. Events, webhooks and _meta.unblocked as for ordinary writes; the node cap does not apply; a claimed node is reverted like an edit without a token.",
     ],
   },
+  propose: {
+    body: {
+      action: 'propose',
+      projectId: 'string',
+      title: 'string, 1-200 characters',
+      note: 'optional string, at most 2000 characters',
+      mutations: '1 to 500 batch entries (add, update, delete, addIteration; draft- ids as in batch)',
+    },
+    result:
+      '{success:true, proposal:{proposalId, projectId, status:"open", title, note?, actor, createdAt, mutations, preview:{changes:[{target, action, before, after}]}, baseRevs:{nodeId: rev}}}',
+    notes: [
+      "Every rule of batch is checked now (a bad entry: batch's 400), but nothing is written to the tree: the batch runs as a dry run and is rolled back.",
+      "preview is what applying it now would do, in the history's change shape; an added node's target.id is the id the batch would give it. baseRevs holds the rev of every existing node the mutations touch.",
+      'Any member may propose (a key with role propose is enough). Event proposal.created.',
+    ],
+  },
+  applyProposal: {
+    body: { action: 'applyProposal', projectId: 'string', proposalId: 'string', force: 'optional boolean: apply despite conflicts' },
+    result: '{success:true, proposal:{…, status:"applied", appliedBy, appliedAt, changeIds}, idMap}',
+    notes: [
+      "Its mutations as one batch in one transaction, each update and delete with its baseRevs entry as ifRev: a field changed since answers 409 stale_write (section 1's conflicts) and nothing is written; force:true applies it anyway.",
+      'The changes it records carry proposal:{proposalId, actor} (the proposer); their own actor is who applied it. Take it back with revert of proposal.changeIds. Needs a key that may write. Event proposal.applied.',
+      "Only an open proposal can be applied, rejected or withdrawn: 409 {error:'proposal_closed'}; an unknown proposalId: 404.",
+    ],
+  },
+  rejectProposal: {
+    body: { action: 'rejectProposal', projectId: 'string', proposalId: 'string', reason: 'optional string, at most 2000 characters' },
+    result: '{success:true, proposal:{…, status:"rejected", rejectedBy, rejectedAt, reason?}}',
+    notes: ['Nothing is written to the tree. Needs a key that may write. Event proposal.rejected.'],
+  },
+  withdrawProposal: {
+    body: { action: 'withdrawProposal', projectId: 'string', proposalId: 'string' },
+    result: '{success:true, proposal:{…, status:"withdrawn", withdrawnAt}}',
+    notes: ["By its author only (the same user): anyone else gets 403 {error:'not_author'}. Event proposal.withdrawn."],
+  },
 }
 
 /** The node rules of docs/reference/resources.md, read from the node model. */
@@ -244,6 +279,15 @@ export const commonGuide = {
     conflict:
       "409 {error:'stale_write', message, conflicts:[{target:{kind, id}, field, yours, theirs, changeId, actor, at}], current:[the targets now, with rev], _meta:{_tip}}; nothing written (a batch as a whole); a replay of the Idempotency-Key answers the same 409; an unknown rev counts every field as changed.",
     retry: 'Merge your change into current, then send it again with ifRev set to the rev in current.',
+  },
+  proposals: {
+    what: 'Agents propose, people decide: mutate propose stores a checked batch without touching the tree; a person applies (applyProposal) or rejects it; its author may withdraw it.',
+    list: 'GET /api/v1/proposals?projectId&status?(open|applied|rejected|withdrawn)&after?&limit?(1-100, default 20) → {proposals:[…] newest first, next?, _meta:{open}}; pass next as after.',
+    read: 'GET /api/v1/proposals/:proposalId?projectId → {proposal:{…, preview (fresh: what applying it now would do), conflicts:[section 1 conflicts against baseRevs], problem?}}; problem when a batch rule now refuses it (a target deleted since).',
+    events:
+      'proposal.created, proposal.applied, proposal.rejected, proposal.withdrawn: {event, project_id, timestamp, proposalId, title, actor} in GET /events; webhooks get them when they list them by name.',
+    retention: 'Kept HISTORY_DAYS, as the changes.',
+    mcp: "The mutate tool takes propose and withdrawProposal; get_history with proposals:'open'|'all'|<proposalId> reads them.",
   },
   history: {
     actors:

@@ -1,7 +1,7 @@
 import { RETENTION_DAYS } from '../events/service'
 import { MAX_ATTEMPTS } from '../webhooks/delivery'
 import { TIMEOUT_MS } from '../webhooks/send'
-import { CLAIM_EVENT_TYPES, EVENT_TYPES, MAX_WEBHOOKS } from '../webhooks/service'
+import { CLAIM_EVENT_TYPES, EVENT_TYPES, MAX_WEBHOOKS, PROPOSAL_EVENT_TYPES } from '../webhooks/service'
 
 /** The guide's part on webhooks, share links, the pull feed and the OKF export. */
 export const integrationsGuide = {
@@ -10,6 +10,9 @@ export const integrationsGuide = {
     claimTypes: CLAIM_EVENT_TYPES,
     claimPayload:
       '{event, project_id, timestamp, nodeId, agent, expiresAt?}: node.claimed carries expiresAt; webhooks get these only when they list them by name',
+    proposalTypes: PROPOSAL_EVENT_TYPES,
+    proposalPayload:
+      '{event, project_id, timestamp, proposalId, title, actor}: a proposal made, applied, rejected or withdrawn (live.md §5); webhooks get these only when they list them by name',
     nodePayload: '{event, project_id, timestamp (ISO 8601 UTC), node:{id,type,parentId,data}}',
     iterationPayload:
       '{event, project_id, timestamp, iteration:{name, status?, previous_name?}}: status only when it changed, previous_name on a rename',

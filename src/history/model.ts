@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { action, IntegerText, ProjectId, refined, ruled } from '../http/action-schema'
-import { VIAS } from '../ports/actor'
+import { type Actor, VIAS } from '../ports/actor'
 
 /** GET /history: at most this many changes a page (history.md, 2). */
 export const MAX_LIMIT = 200
@@ -30,6 +30,14 @@ export interface ChangeDraft {
   after: State | null
   fields: string[]
   revertOf?: number
+  /** the change applied a proposal (live.md §5): its id and its author */
+  proposal?: ChangeProposal
+}
+
+/** The proposal a change applied, and who proposed it (live.md §5). */
+export interface ChangeProposal {
+  proposalId: string
+  actor: Actor
 }
 
 /** A stored change as the history and the revert read it. */
@@ -50,6 +58,8 @@ export interface ChangeRow {
   after: State | null
   fields: string[]
   revert_of: string | number | null
+  /** set when the change applied a proposal (migration 0024); absent from reads that do not select it */
+  proposal?: ChangeProposal | null
 }
 
 const ISO = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/

@@ -88,7 +88,7 @@ export async function recordChanges(
     return []
   }
   const author = authorOf(deps)
-  const ids = await q.insertMany(deps.db, projectId, author.actor, author.requestId, drafts)
+  const ids = await q.insertMany(deps.db, projectId, author.actor, author.requestId, withProposal(author, drafts))
   // a write that recorded changes changed what the project's reads return, whether or not it
   // sends an event (updateIteration of gitTags or sortOrder sends none): the changes' trigger
   // advances the project's revision at the commit (migration 0019), and the cached reads of
@@ -97,6 +97,10 @@ export async function recordChanges(
   author.changeIds?.push(...ids)
   return ids
 }
+
+/** A proposal's changes name it and its author (live.md §5). */
+const withProposal = (author: Author, drafts: ChangeDraft[]): ChangeDraft[] =>
+  author.proposal ? drafts.map((d) => ({ ...d, proposal: author.proposal })) : drafts
 
 /** Events per statement, as the events' own insert (src/events/queries.ts) writes them. */
 const EVENTS_CHUNK = 200
@@ -121,17 +125,18 @@ export function recordChangesWithEvents(
   return async (tx, projectId, rows, insertEvents) => {
     if (drafts.length === 0 || !deps.config.recordHistory) return insertEvents(tx, projectId, rows)
     const author = authorOf(deps)
+    const marked = withProposal(author, drafts)
     const first = await q.insertWithEvents(
       tx,
       projectId,
       author.actor,
       author.requestId,
-      drafts.slice(0, CHANGES_CHUNK),
+      marked.slice(0, CHANGES_CHUNK),
       rows.slice(0, EVENTS_CHUNK),
     )
     const ids = [...first.ids]
-    if (drafts.length > CHANGES_CHUNK)
-      ids.push(...(await q.insertMany(tx, projectId, author.actor, author.requestId, drafts.slice(CHANGES_CHUNK))))
+    if (marked.length > CHANGES_CHUNK)
+      ids.push(...(await q.insertMany(tx, projectId, author.actor, author.requestId, marked.slice(CHANGES_CHUNK))))
     const seqs = [...first.seqs]
     if (rows.length > EVENTS_CHUNK) seqs.push(...(await insertEvents(tx, projectId, rows.slice(EVENTS_CHUNK))))
     // (the events' trigger advances the revision too, and emit says so)

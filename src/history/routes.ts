@@ -28,6 +28,12 @@ export const Change = t.Object({
   after: State,
   fields: t.Array(t.String(), { description: 'the names that differ: parentId and the keys of data (an iteration: its fields)' }),
   revertOf: t.Optional(t.String({ description: 'the change this revert change undid' })),
+  proposal: t.Optional(
+    t.Object(
+      { proposalId: t.String(), actor: t.Object({}, { additionalProperties: true, description: 'who proposed it' }) },
+      { description: 'the proposal this change applied (live.md §5); actor above is who applied it' },
+    ),
+  ),
 })
 
 const q = (description: string) => t.Optional(t.String({ description }))

@@ -22,6 +22,7 @@ export function toChange(r: ChangeRow) {
     after: r.after,
     fields: r.fields,
     ...(r.revert_of !== null ? { revertOf: String(r.revert_of) } : {}),
+    ...(r.proposal ? { proposal: r.proposal } : {}),
   }
 }
 

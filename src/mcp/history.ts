@@ -10,20 +10,36 @@ export const HistoryArgs = Type.Object({
   nodeId: Type.Optional(Type.String()),
   agent: Type.Optional(Type.String()),
   userId: Type.Optional(Type.String()),
-  via: Type.Optional(Type.Union(['api', 'mcp', 'app', 'workflow', 'cli'].map((v) => Type.Literal(v)))),
+  // api, mcp, app, workflow or cli: named by the route's 400, not listed here (the 3,500 tokens)
+  via: Type.Optional(Type.String()),
   requestId: Type.Optional(Type.String()),
   since: Type.Optional(Type.String()),
   until: Type.Optional(Type.String()),
   after: Type.Optional(Type.String()),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+  proposals: Type.Optional(Type.String({ description: 'open|all|prp_…' })),
 })
+
+/**
+ * The proposals mode (live.md §5): `proposals` reads GET /proposals (open ones, or all) or one
+ * proposal with its fresh preview and conflicts, in place of the changes; within the 16 tools.
+ */
+function request(given: Record<string, unknown>) {
+  const { proposals, ...args } = given
+  if (typeof proposals !== 'string' || proposals === '') return { args }
+  const { projectId, after, limit } = args
+  if (proposals.startsWith('prp_')) return { args: { projectId }, path: `/proposals/${encodeURIComponent(proposals)}` }
+  return { args: { projectId, after, limit, ...(proposals === 'all' ? {} : { status: proposals }) }, path: '/proposals' }
+}
 
 export const HISTORY_TOOL = {
   name: 'get_history',
-  description: 'Who changed what, newest first, with changeIds for mutate revert. GET /history.',
+  description: 'Who changed what, newest first (changeIds for revert); or proposals.',
   method: 'GET' as const,
   path: '/history',
   schema: HistoryArgs,
+  request,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  outputSchema: { type: 'object', properties: { changes: { type: 'array' } }, required: ['changes'] },
+  // changes, or in the proposals mode proposals or proposal: not required, so both answers fit
+  outputSchema: { type: 'object', properties: { changes: { type: 'array' } } },
 }

@@ -12,7 +12,12 @@ const COMMON = new Set(['action', 'projectId', 'idempotencyKey'])
 
 /** Actions with a tool of their own (claim_work, release_work): left out of mutate, so each thing has one way and no second description. */
 export const OWN_TOOL_ACTIONS = new Set(['claim', 'releaseClaim'])
-const MUTATE_ACTIONS = Object.entries(ACTION_BODIES).filter(([name]) => !OWN_TOOL_ACTIONS.has(name))
+/**
+ * Actions the tool does not describe (live.md §5: agents propose, people decide): applying and
+ * rejecting a proposal are a person's, in the app or through the API; the route still takes them.
+ */
+export const PEOPLE_ACTIONS = new Set(['applyProposal', 'rejectProposal'])
+const MUTATE_ACTIONS = Object.entries(ACTION_BODIES).filter(([name]) => !OWN_TOOL_ACTIONS.has(name) && !PEOPLE_ACTIONS.has(name))
 
 const optional = (s: TSchema) => (s[OptionalKind] === 'Optional' ? '?' : '')
 
@@ -36,12 +41,16 @@ function shape(schema: TSchema): string {
 }
 
 export function actionSummaries(): string {
+  // a shape already spelled out (propose's mutations, as batch's) is named by the action that has it
+  const seen = new Map<string, string>()
   return MUTATE_ACTIONS.map(([name, body]) => {
     const fields = Object.entries(body.properties as Record<string, TSchema>)
       .filter(([k]) => !COMMON.has(k))
       .map(([k, v]) => {
         const inner = shape(v)
-        return `${k}${optional(v)}${inner ? `:${inner}` : ''}`
+        const first = seen.get(`${k}=${inner}`)
+        if (inner && !first) seen.set(`${k}=${inner}`, name)
+        return `${k}${optional(v)}${inner ? `:${first ? `as ${first}` : inner}` : ''}`
       })
     return `${name} {${fields.join(',')}}: ${body.description}`
   }).join(' | ')

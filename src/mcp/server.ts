@@ -253,7 +253,7 @@ function warnOnStderr(msg: string, fields: Record<string, unknown>) {
 }
 
 function buildRequest(options: McpOptions & { client?: Implementation }, spec: ToolSpec, given: Record<string, unknown>): Request {
-  const { args, headers: extra } = spec.request?.(given) ?? { args: given }
+  const { args, headers: extra, path } = spec.request?.(given) ?? { args: given }
   const agent = agentId(options.client)
   const headers: Record<string, string> = {
     authorization: `Bearer ${options.apiKey}`,
@@ -264,7 +264,7 @@ function buildRequest(options: McpOptions & { client?: Implementation }, spec: T
     ...(agent ? { 'x-agent-id': agent } : {}),
     ...extra,
   }
-  const url = new URL(options.apiUrl + spec.path)
+  const url = new URL(options.apiUrl + (path ?? spec.path))
   if (spec.method === 'GET') {
     for (const [key, value] of Object.entries(args))
       if (value !== undefined && value !== null)

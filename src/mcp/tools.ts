@@ -36,7 +36,7 @@ export interface ToolSpec {
   /** the JSON Schema of the result's structuredContent (outputs.ts) */
   outputSchema: Record<string, unknown>
   /** the request of a call: query parameters or a JSON body, and extra headers */
-  request?: (args: Record<string, unknown>) => { args: Record<string, unknown>; headers?: Record<string, string> }
+  request?: (args: Record<string, unknown>) => { args: Record<string, unknown>; headers?: Record<string, string>; path?: string }
   /** whether a call needs projectId (default: when the route's schema requires it) */
   needsProject?: (args: Record<string, unknown>) => boolean
   /** a mistake told better here than by the route: the tool error's body */

@@ -48,7 +48,13 @@ const reason = (cause: unknown) =>
  * as applied, addIteration entries go first, draft- ids are remapped, other ids kept, and the
  * whole batch is one transaction — a failure part-way leaves nothing half-written.
  */
-export async function batch(deps: Deps, user: User, body: BatchBody) {
+export async function batch(
+  deps: Deps,
+  user: User,
+  body: BatchBody,
+  /** a proposal's preview (./proposals.ts) makes the write a dry run (ctx.dryRun) and reads its changes */
+  watch?: (ctx: WriteCtx) => Promise<void>,
+) {
   const { project } = await requireProject(deps, user, body.projectId)
   const entries: BatchEntry[] = body.mutations // 1 to MAX_BATCH entries of known actions (schema)
   entries.forEach((e, i) => {
@@ -61,6 +67,7 @@ export async function batch(deps: Deps, user: User, body: BatchBody) {
   const capped = hasAdds ? await checkNodeCap(deps, project) : null
 
   const ctx = await openCtx(deps, project.id)
+  await watch?.(ctx)
   await allocateBatchIds(ctx, entries)
   ctx.cycleFree = await batchCycleFree(ctx, entries)
 

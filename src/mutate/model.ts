@@ -18,6 +18,7 @@ import {
 import { AddBody, ClassifyBody, DeleteBody, nodeFor, RestoreBody, UpdateBody } from '../nodes/input'
 import { NodeOut } from '../nodes/model'
 import { AddProjectBody, RenameProjectBody } from '../projects/model'
+import { MAX_NOTE, MAX_PROPOSAL_MUTATIONS, MAX_REASON, MAX_TITLE, ProposalOut } from '../proposals/model'
 import { ClaimBody, ReleaseClaimBody, RenewClaimBody } from '../work/model'
 
 const BATCH_ACTIONS = ['add', 'update', 'delete', 'addIteration'] as const
@@ -74,6 +75,65 @@ export const BatchBody = action(
 export type BatchBody = Static<typeof BatchBody>
 export type BatchEntry = Static<typeof BatchEntry>
 
+// ---- live.md §5: proposals (a batch's entries, at most 500, checked as a batch's) ----
+
+const ProposalId = ruled(
+  Type.String({ minLength: 1, maxLength: 100, description: 'prp_… (GET /proposals)' }),
+  'proposalId is required: the id of a proposal (GET /api/v1/proposals)',
+)
+
+export const ProposeBody = action(
+  'propose',
+  {
+    projectId: ProjectId,
+    title: ruled(
+      Type.String({ minLength: 1, maxLength: MAX_TITLE, pattern: '\\S' }),
+      `title is required: 1 to ${MAX_TITLE} characters saying what the proposal does`,
+    ),
+    note: Type.Optional(ruled(Type.String({ maxLength: MAX_NOTE }), `note must be a string of at most ${MAX_NOTE} characters`)),
+    mutations: Object.assign(
+      ruled(Type.Array(BatchEntry, { minItems: 1, maxItems: MAX_PROPOSAL_MUTATIONS }), (value) =>
+        Array.isArray(value) && value.length > MAX_PROPOSAL_MUTATIONS
+          ? `mutations has ${value.length} entries; at most ${MAX_PROPOSAL_MUTATIONS} are allowed per proposal`
+          : 'mutations is required: a non-empty array of add, update, delete or addIteration entries (as a batch)',
+      ),
+      { [PREFIX_ITEMS]: 'mutations' },
+    ),
+  },
+  'Writes nothing; a person applies it.',
+)
+export type ProposeBody = Static<typeof ProposeBody>
+
+export const ApplyProposalBody = action(
+  'applyProposal',
+  {
+    projectId: ProjectId,
+    proposalId: ProposalId,
+    force: Type.Optional(
+      ruled(
+        Type.Boolean({ description: 'apply even if its targets changed since it was proposed (their values are overwritten)' }),
+        'force must be true or false',
+      ),
+    ),
+  },
+  'Apply as one batch; 409 stale_write unless force.',
+)
+export type ApplyProposalBody = Static<typeof ApplyProposalBody>
+
+export const RejectProposalBody = action(
+  'rejectProposal',
+  {
+    projectId: ProjectId,
+    proposalId: ProposalId,
+    reason: Type.Optional(ruled(Type.String({ maxLength: MAX_REASON }), `reason must be a string of at most ${MAX_REASON} characters`)),
+  },
+  'Close it unapplied.',
+)
+export type RejectProposalBody = Static<typeof RejectProposalBody>
+
+export const WithdrawProposalBody = action('withdrawProposal', { projectId: ProjectId, proposalId: ProposalId }, 'Yours.')
+export type WithdrawProposalBody = Static<typeof WithdrawProposalBody>
+
 /** Every action's body by name: what the mutate route and the MCP tool validate against. */
 export const ACTION_BODIES = {
   add: AddBody,
@@ -92,10 +152,14 @@ export const ACTION_BODIES = {
   renewClaim: RenewClaimBody,
   releaseClaim: ReleaseClaimBody,
   revert: RevertBody,
+  propose: ProposeBody,
+  applyProposal: ApplyProposalBody,
+  rejectProposal: RejectProposalBody,
+  withdrawProposal: WithdrawProposalBody,
 } as const
 export type ActionName = keyof typeof ACTION_BODIES
 
-/** The body of POST /mutate: one of the sixteen actions, chosen by `action`. */
+/** The body of POST /mutate: one of the twenty actions, chosen by `action`. */
 export const MutateBody = Type.Union(Object.values(ACTION_BODIES), {
   description: 'One action per call, chosen by action; project-scoped actions also need projectId.',
 })
@@ -147,6 +211,7 @@ export const MutateResult = Type.Union(
     ok('claim', { claims: Type.Array(ClaimOut, { description: 'empty when nothing was ready' }) }),
     ok('renewClaim', { claim: ClaimOut }),
     ok('releaseClaim', { released: Type.Object({ nodeId: Type.String() }) }),
+    ok('propose, applyProposal, rejectProposal, withdrawProposal', { proposal: ProposalOut }),
     ok('revert', {
       reverted: Type.Optional(Type.Integer({ description: 'how many changes were taken back' })),
       changeIds: Type.Optional(Type.Array(Type.String(), { description: 'the changes the revert made (action revert)' })),

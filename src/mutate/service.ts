@@ -22,6 +22,7 @@ import { aroundWrite, claim, releaseClaim, renewClaim } from '../work/service'
 import { batch } from './batch'
 import { closestName } from './hints'
 import { ACTION_BODIES as bodies } from './model'
+import { applyProposal, propose, rejectProposal, withdrawProposal } from './proposals'
 import { revert } from './revert'
 
 export type ActionHandler<B> = (deps: Deps, user: User, body: B) => Promise<Record<string, unknown>>
@@ -65,12 +66,18 @@ export const actions = new Map<string, Action>([
   ['renewClaim', action(bodies.renewClaim, renewClaim)],
   ['releaseClaim', action(bodies.releaseClaim, releaseClaim)],
   ['revert', action(bodies.revert, revert)],
+  ['propose', action(bodies.propose, propose)],
+  ['applyProposal', action(bodies.applyProposal, applyProposal)],
+  ['rejectProposal', action(bodies.rejectProposal, rejectProposal)],
+  ['withdrawProposal', action(bodies.withdrawProposal, withdrawProposal)],
 ])
 
 /** The actions of docs/agents.md (claims), beside docs/reference/mutate.md's. */
 const CLAIM_ACTIONS = new Set(['claim', 'renewClaim', 'releaseClaim'])
+/** The proposal actions of live.md §5. */
+const PROPOSAL_ACTIONS = ['propose', 'applyProposal', 'rejectProposal', 'withdrawProposal']
 /** Actions beside docs/reference/mutate.md's, left out of its list of actions (the guide describes them). */
-const LATER_ACTIONS = new Set([...CLAIM_ACTIONS, 'revert'])
+const LATER_ACTIONS = new Set([...CLAIM_ACTIONS, 'revert', ...PROPOSAL_ACTIONS])
 
 /** Actions that ignore Idempotency-Key (docs/reference/mutate.md). */
 export const NOT_IDEMPOTENT = new Set(['addProject'])

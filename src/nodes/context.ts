@@ -107,10 +107,17 @@ export async function loadNodes(ctx: WriteCtx, ids: Iterable<string>): Promise<v
 export async function expectRev(ctx: WriteCtx, id: string, ifRev: string | undefined, sets: Record<string, unknown> | null) {
   if (ifRev === undefined) return
   await loadNodes(ctx, [id])
+  const target = lockedTarget(ctx, id)
+  if (!target) return // not found: the write says so
+  ctx.stale.push(...(await checkExpectation(ctx.deps, ctx.projectId, { target, ifRev, sets })))
+}
+
+/** The node `id` as this write first read and locked it, as the precondition reads a target. */
+export function lockedTarget(ctx: WriteCtx, id: string): Locked | undefined {
   const read = ctx.locked.get(id)
-  if (!read) return // not found: the write says so
+  if (!read) return undefined
   const { createdAt: _, ...current } = read.node
-  const target: Locked = {
+  return {
     kind: 'node',
     id,
     rev: read.rev,
@@ -118,7 +125,6 @@ export async function expectRev(ctx: WriteCtx, id: string, ifRev: string | undef
     values: { parentId: read.node.parentId, ...read.node.data },
     current,
   }
-  ctx.stale.push(...(await checkExpectation(ctx.deps, ctx.projectId, { target, ifRev, sets })))
 }
 
 /** Refuses the write (409 stale_write, nothing of it written) when an ifRev of it is stale. */

@@ -9,6 +9,7 @@ import {
   EVENT_TYPES,
   listWebhookDeliveries,
   listWebhooks,
+  PROPOSAL_EVENT_TYPES,
   registerWebhook,
   updateWebhook,
 } from './service'
@@ -24,7 +25,7 @@ const Webhook = t.Object({
   lastError: Nullable(t.String({ description: 'why the last attempt failed, null when it succeeded' })),
   createdAt: t.String(),
 })
-const eventsDoc = `event names; omitted means all six: ${EVENT_TYPES.join(', ')}; ${CLAIM_EVENT_TYPES.join(' and ')} only when listed`
+const eventsDoc = `event names; omitted means all six: ${EVENT_TYPES.join(', ')}; ${[...CLAIM_EVENT_TYPES, ...PROPOSAL_EVENT_TYPES].join(', ')} only when listed`
 
 export const webhookRoutes = (deps: Deps) =>
   new Elysia({ name: 'webhooks' })

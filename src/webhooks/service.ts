@@ -22,7 +22,9 @@ export const EVENT_TYPES = [
  * webhook registered for "all six" never receives them.
  */
 export const CLAIM_EVENT_TYPES = ['node.claimed', 'node.released'] as const
-const ALL_EVENT_TYPES: readonly string[] = [...EVENT_TYPES, ...CLAIM_EVENT_TYPES]
+/** Proposal events (live.md §5): like the claim events, sent only to a webhook that lists them by name. */
+export const PROPOSAL_EVENT_TYPES = ['proposal.created', 'proposal.applied', 'proposal.rejected', 'proposal.withdrawn'] as const
+const ALL_EVENT_TYPES: readonly string[] = [...EVENT_TYPES, ...CLAIM_EVENT_TYPES, ...PROPOSAL_EVENT_TYPES]
 
 export const MAX_WEBHOOKS = 10
 const MAX_URL = 2048

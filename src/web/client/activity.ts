@@ -11,6 +11,8 @@ interface Event {
   timestamp: string
   node?: { id: string; type: string; data: { label?: string } }
   iteration?: { name: string; previous_name?: string }
+  /** a proposal's (live.md §5) */
+  title?: string
   agent?: string
   /** node.claimed and node.released name the node by id */
   nodeId?: string
@@ -31,6 +33,10 @@ const VERBS: Record<string, string> = {
   'iteration.added': 'added iteration',
   'iteration.updated': 'changed iteration',
   'iteration.deleted': 'deleted iteration',
+  'proposal.created': 'proposed',
+  'proposal.applied': 'applied the proposal',
+  'proposal.rejected': 'rejected the proposal',
+  'proposal.withdrawn': 'withdrew the proposal',
 }
 
 /** what a revert did to the node, in words */
@@ -92,7 +98,7 @@ export class Activity {
             ? (e.node.data?.label ?? e.node.id)
             : id
               ? (this.ui.plan.nodes.get(id)?.data.label ?? id)
-              : (e.iteration?.name ?? '')
+              : (e.iteration?.name ?? e.title ?? '')
           const known = !!id && this.ui.plan.nodes.has(id)
           return el(
             'li',

@@ -17,6 +17,7 @@ import { type Command, type Iteration, Plan, type PlanNode, type Shown, View } f
 import { renderPanel } from './panel.ts'
 import { Presence } from './presence.ts'
 import { openNewProject, openProjects } from './projects.ts'
+import { Proposals } from './proposals.ts'
 import { Review } from './review.ts'
 import { setupSearch } from './search.ts'
 import { askForKey, BAD_KEY, chooseProject } from './signin.ts'
@@ -256,7 +257,11 @@ async function loadPlan() {
     api<{ iterations: Iteration[] }>('GET', `/iterations?projectId=${q(projectId)}`),
   ])
   plan.set(n.nodes, it.iterations)
+  onPlanLoaded()
 }
+
+/** What follows every load of the plan (the proposals' open count, once wired). */
+let onPlanLoaded = () => {}
 
 function setLive(state: 'live' | 'off' | 'retry', text: string) {
   $('#live').dataset.state = state
@@ -405,6 +410,19 @@ function wire() {
   }
   const review = new Review(ui, $('#review'), loadPlan, toggleReview)
   $('#open-review').onclick = toggleReview
+  // live.md §5: the proposals waiting for a decision, their count always on the menu
+  const toggleProposals = () => {
+    proposals.open = !proposals.open
+    $('#proposals').hidden = !proposals.open
+    $('#open-proposals').setAttribute('aria-expanded', String(proposals.open))
+    if (proposals.open)
+      void proposals.refresh().then(() => $('#proposals').querySelector<HTMLElement>('button.proposal-open, #proposals-close')?.focus())
+    else $('#open-proposals').focus()
+  }
+  const proposals = new Proposals(ui, $('#proposals'), $('#open-proposals'), loadPlan, toggleProposals)
+  onPlanLoaded = () => void proposals.refreshCount()
+  onPlanLoaded()
+  $('#open-proposals').onclick = toggleProposals
   $('#open-activity').onclick = () => {
     activity.open = !activity.open
     $('#activity').hidden = !activity.open

@@ -18,6 +18,8 @@ interface Change {
   before: { data?: { label?: string }; name?: string } | null
   after: { data?: { label?: string }; name?: string } | null
   fields: string[]
+  /** the proposal this change applied (live.md §5): its author is the agent to review */
+  proposal?: { proposalId: string; actor: { userName: string | null; agent?: string } }
 }
 interface Conflict {
   changeId: string
@@ -111,8 +113,13 @@ export class Review {
       const groups = new Map<string, Group>()
       this.everyone = [...new Set(changes.map((c) => whoOf(c.actor)))].sort()
       for (const c of changes) {
-        if (this.who && whoOf(c.actor) !== this.who) continue
-        const g = groups.get(c.requestId) ?? { agent: whoOf(c.actor), user: '', requestId: c.requestId, changes: [] }
+        const who = whoOf(c.actor)
+        if (this.who && who !== this.who) continue
+        // a proposal applied by a person is the proposing agent's change too
+        const label = c.proposal
+          ? `proposal by ${c.proposal.actor.agent ?? c.proposal.actor.userName ?? 'someone'}${c.actor.userName ? ` (${c.actor.userName})` : ''}`
+          : who
+        const g = groups.get(c.requestId) ?? { agent: label, user: '', requestId: c.requestId, changes: [] }
         g.changes.push(c)
         groups.set(c.requestId, g)
       }

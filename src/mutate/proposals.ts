@@ -1,0 +1,230 @@
+import type { User } from '../accounts/model'
+import type { Deps } from '../deps'
+import { ErrorListError, forbidden, RefusalError } from '../errors'
+import type { State } from '../history/model'
+import { type StaleField, staleFields, staleWrite } from '../history/precondition'
+import { loadNodes, lockedTarget, type WriteCtx } from '../nodes/context'
+import { type Actor, SYSTEM_ACTOR } from '../ports/actor'
+import { formatRev } from '../ports/rev'
+import { requireProject } from '../projects/access'
+import type { ProposalRead, ProposalRow } from '../proposals/model'
+import { closeProposal, findProposal, requireOpen, storeProposal, toProposal } from '../proposals/service'
+import { aroundWrite } from '../work/service'
+import { batch } from './batch'
+import type { ApplyProposalBody, BatchEntry, ProposeBody, RejectProposalBody, WithdrawProposalBody } from './model'
+
+/**
+ * Proposals (live.md §5): a batch checked now and stored without touching the tree, applied
+ * later as one batch against the revs it was based on. The storage and events are
+ * src/proposals; the batch runs here, where it lives.
+ */
+
+type Entry = BatchEntry & { nodeId?: string; data?: Record<string, unknown>; parentId?: unknown; ifRev?: string }
+const real = (id: unknown): id is string => typeof id === 'string' && !id.startsWith('draft-')
+const actorOf = (deps: Deps): Actor => deps.author?.actor ?? SYSTEM_ACTOR
+
+interface Preview {
+  changes: { target: { kind: string; id: string; type?: string }; action: string; before: State | null; after: State | null }[]
+  baseRevs: Record<string, string>
+  /** the fields of the entries that changed after baseRevs (when given) */
+  stale: StaleField[]
+}
+
+/**
+ * What applying `mutations` now would do: the batch run under a savepoint, as a dry run, and
+ * rolled back (as a revert's dry run, src/mutate/revert.ts). Every rule of a batch is checked;
+ * a broken one throws as the batch would. With `baseRevs`, the entries' targets are also checked
+ * against them (section 1's rule, per field), without refusing.
+ */
+async function dryRun(deps: Deps, user: User, projectId: string, mutations: Entry[], baseRevs?: Record<string, string>): Promise<Preview> {
+  // nothing of the dry run may count as this request's changes
+  const quiet: Deps = { ...deps, author: deps.author ? { ...deps.author, changeIds: undefined } : undefined }
+  let ctx: WriteCtx | undefined
+  await deps.db.query('savepoint arbor_proposal_preview')
+  try {
+    const done = await batch(quiet, user, { action: 'batch', projectId, mutations }, async (c) => {
+      c.dryRun = true
+      ctx = c
+      // every existing node an entry names, read (and locked) as it stands: its rev is the proposal's base
+      await loadNodes(c, mutations.map((e) => e.nodeId).filter(real))
+    })
+    // an iteration as a change keeps it (history.md): its name, status, sortOrder and gitTags
+    type Added = { name: string; status: string; sortOrder: number; gitTags: string[] }
+    const iterations = (done.results as { action: string; iteration?: Added }[])
+      .filter((r) => r.action === 'addIteration' && r.iteration)
+      .map(({ iteration: i }) => ({
+        target: { kind: 'iteration', id: i!.name },
+        action: 'addIteration',
+        before: null,
+        after: { name: i!.name, status: i!.status, sortOrder: i!.sortOrder, gitTags: i!.gitTags } as State,
+      }))
+    const c = ctx!
+    const changes = [
+      ...iterations,
+      ...c.changes.map((d) => ({
+        target: { kind: d.kind, id: d.id, ...(d.type ? { type: d.type } : {}) },
+        action: d.action,
+        before: d.before,
+        after: d.after,
+      })),
+    ]
+    const revs: Record<string, string> = {}
+    for (const id of [
+      ...c.changes.filter((d) => d.kind === 'node' && d.before !== null).map((d) => d.id),
+      ...mutations.map((e) => e.nodeId),
+    ]) {
+      const locked = real(id) ? lockedTarget(c, id!) : undefined
+      if (locked) revs[locked.id] = formatRev('node', locked.id, locked.rev)
+    }
+    const stale: StaleField[] = []
+    if (baseRevs)
+      for (const e of mutations) {
+        const id = e.nodeId
+        const target = real(id) ? lockedTarget(c, id!) : undefined
+        if (!target || !baseRevs[id!] || (e.action !== 'update' && e.action !== 'delete')) continue
+        const sets = e.action === 'delete' ? null : { ...(e.parentId === undefined ? {} : { parentId: e.parentId }), ...(e.data ?? {}) }
+        stale.push(...staleFields({ target, ifRev: baseRevs[id!]!, sets }))
+      }
+    return { changes, baseRevs: revs, stale }
+  } finally {
+    await deps.db.query('rollback to savepoint arbor_proposal_preview')
+  }
+}
+
+/** propose: the batch checked as a batch, nothing written to the tree, the proposal stored. */
+export async function propose(deps: Deps, user: User, body: ProposeBody): Promise<Record<string, unknown>> {
+  const { project } = await requireProject(deps, user, body.projectId)
+  const mutations = body.mutations as Entry[]
+  const { changes, baseRevs } = await dryRun(deps, user, project.id, mutations)
+  const row = await storeProposal(deps, {
+    projectId: project.id,
+    title: body.title,
+    note: body.note ?? null,
+    actor: actorOf(deps),
+    mutations,
+    preview: { changes },
+    baseRevs,
+  })
+  return {
+    success: true,
+    proposal: toProposal(row),
+    _meta: {
+      _tip: `Proposed ${mutations.length} mutation(s) as ${row.id}: nothing was written to the plan. A person applies it with {action:"applyProposal", projectId, proposalId:"${row.id}"} or rejects it; you may withdraw it with withdrawProposal.`,
+    },
+  }
+}
+
+/** The entries to apply: each update and delete of an existing node checked against its base rev (none with force). */
+function entriesToApply(row: ProposalRow, force: boolean): Entry[] {
+  return (row.mutations as Entry[]).map((e) => {
+    if (e.action !== 'update' && e.action !== 'delete') return e
+    const { ifRev, ...rest } = e
+    if (force) return rest as Entry
+    const base = real(e.nodeId) ? row.base_revs[e.nodeId] : undefined
+    return (base ? { ...rest, ifRev: base } : ifRev === undefined ? rest : { ...rest, ifRev }) as Entry
+  })
+}
+
+/** applyProposal: its mutations as one batch, in this transaction; the changes name the proposal and its author. */
+export async function applyProposal(deps: Deps, user: User, body: ApplyProposalBody): Promise<Record<string, unknown>> {
+  const { project } = await requireProject(deps, user, body.projectId)
+  const row = await findProposal(deps, project.id, body.proposalId, true)
+  requireOpen(row, 'applied')
+  const mutations = entriesToApply(row, body.force === true)
+  const ids: number[] = []
+  const author = { ...(deps.author ?? { actor: SYSTEM_ACTOR, requestId: '' }), changeIds: ids }
+  const applying: Deps = { ...deps, author: { ...author, proposal: { proposalId: row.id, actor: row.actor as unknown as Actor } } }
+  const request = { action: 'batch' as const, projectId: project.id, mutations }
+  let done: Record<string, unknown>
+  try {
+    done = await aroundWrite(applying, user, 'batch', request, () => batch(applying, user, request))
+  } catch (err) {
+    if (err instanceof RefusalError && err.error === 'stale_write')
+      throw new RefusalError(409, 'stale_write', {
+        ...err.extra,
+        message: `Nothing was applied: the plan changed since proposal ${row.id} was made. ${String(err.extra.message ?? '').replace(/^Nothing was written: your write is based on an older revision\. /, '')}`,
+        _meta: {
+          _tip: `Read GET /api/v1/proposals/${row.id}?projectId=${project.id} for its fresh preview and conflicts; then apply it with force:true (its values win), or reject it and ask for a new one.`,
+        },
+      })
+    throw err
+  }
+  deps.author?.changeIds?.push(...ids)
+  const changeIds = [...ids].sort((a, b) => a - b).map(String)
+  const closed = await closeProposal(deps, row, 'applied', actorOf(deps), { changeIds })
+  const meta = (done._meta ?? {}) as Record<string, unknown>
+  return {
+    success: true,
+    proposal: toProposal(closed),
+    idMap: done.idMap,
+    _meta: {
+      ...meta,
+      _tip: `Applied proposal ${row.id}: ${changeIds.length} change(s). Take it back with {action:"revert", projectId, changeIds} of proposal.changeIds.`,
+    },
+  }
+}
+
+/** rejectProposal: closed, nothing written to the tree. */
+export async function rejectProposal(deps: Deps, user: User, body: RejectProposalBody): Promise<Record<string, unknown>> {
+  const { project } = await requireProject(deps, user, body.projectId)
+  const row = await findProposal(deps, project.id, body.proposalId, true)
+  requireOpen(row, 'rejected')
+  const closed = await closeProposal(deps, row, 'rejected', actorOf(deps), body.reason === undefined ? {} : { reason: body.reason })
+  return { success: true, proposal: toProposal(closed), _meta: { _tip: `Rejected proposal ${row.id}; nothing was written to the plan.` } }
+}
+
+/** withdrawProposal: by its author only (403 not_author). */
+export async function withdrawProposal(deps: Deps, user: User, body: WithdrawProposalBody): Promise<Record<string, unknown>> {
+  const { project } = await requireProject(deps, user, body.projectId)
+  const row = await findProposal(deps, project.id, body.proposalId, true)
+  if ((row.actor as { userId?: unknown }).userId !== user.id)
+    throw forbidden('not_author', {
+      message: `Only the author of proposal ${row.id} may withdraw it`,
+      _meta: { _tip: 'A key that may write the project rejects it instead: {action:"rejectProposal", projectId, proposalId, reason?}.' },
+    })
+  requireOpen(row, 'withdrawn')
+  const closed = await closeProposal(deps, row, 'withdrawn', actorOf(deps))
+  return { success: true, proposal: toProposal(closed), _meta: { _tip: `Withdrew proposal ${row.id}.` } }
+}
+
+/** A refusal's status and body, for a preview that cannot be made now. */
+function problemOf(err: unknown): { status: number; error: string; message: string } {
+  if (err instanceof RefusalError) return { status: err.status, error: err.error, message: err.message }
+  if (err instanceof ErrorListError) return { status: err.status, error: 'invalid', message: err.message }
+  throw err
+}
+
+/**
+ * GET /proposals/:proposalId: the proposal with a fresh preview (what applying it now would do)
+ * and its conflicts (section 1's, against its baseRevs). An open one only: a closed proposal
+ * keeps the preview it was made with and has no conflicts. When applying it now would break a
+ * batch rule (a target was deleted since), the stored preview stays and `problem` says why.
+ */
+export async function readProposal(deps: Deps, user: User, projectId: unknown, proposalId: string): Promise<ProposalRead> {
+  const { project } = await requireProject(deps, user, projectId)
+  const row = await findProposal(deps, project.id, proposalId)
+  const proposal = toProposal(row)
+  if (row.status !== 'open') return { proposal: { ...proposal, conflicts: [] } }
+  const fresh = await deps.db.tx(async (tx) => {
+    const inTx: Deps = { ...deps, db: tx }
+    try {
+      const p = await dryRun(inTx, user, project.id, row.mutations as Entry[], row.base_revs)
+      type Conflicts = ProposalRead['proposal']['conflicts']
+      const conflicts = p.stale.length ? ((await staleWrite(inTx, project.id, p.stale)).extra.conflicts as Conflicts) : []
+      return { preview: { changes: p.changes }, conflicts, problem: undefined }
+    } catch (err) {
+      return { conflicts: [], problem: problemOf(err) }
+    }
+  })
+  const n = fresh.conflicts.length
+  return {
+    proposal: { ...proposal, ...fresh },
+    _meta: {
+      _tip: fresh.problem
+        ? `It cannot be applied as it stands: ${fresh.problem.message}. Reject it, or ask its author for a new one.`
+        : n
+          ? `${n} field(s) changed since it was proposed (conflicts): applyProposal answers 409 stale_write unless force:true.`
+          : 'No conflicts: {action:"applyProposal", projectId, proposalId} applies it as the preview shows.',
+    },
+  }
+}
