@@ -75,6 +75,10 @@ interface State {
   iterations: string[]
   claimTokens: { token: string; nodeId: string }[]
   changeIds: string[]
+  /** node id or iteration name → its rev as last read (live.md §1: a write may be based on it) */
+  revs: Map<string, string>
+  /** the open proposals' ids, newest last (live.md §5) */
+  proposals: string[]
 }
 
 /** The picks one write is made of: which fields it carries (`mask`), which ids and values (`n`, `text`). */
@@ -169,8 +173,12 @@ function bodyOf(pick: Pick, s: State): Record<string, unknown> {
     const parentId = parentFor(type)
     return { type, ...(parentId ? { parentId } : {}), data: nodeData(type, s, pick, false) }
   }
+  // bit 20: the write says the rev it is based on (the one just read: it goes through)
+  const ifRev = (key: string | undefined) => (bit(pick, 20) && key && s.revs.has(key) ? { ifRev: s.revs.get(key) } : {})
   const updateOf = (x: State['nodes'][number]) => ({
     nodeId: x.id,
+    ...ifRev(x.id),
+    ...(bit(pick, 21) ? { force: true } : {}),
     ...(bit(pick, 0) || pick.mask >> 4 !== 0 ? { data: nodeData(x.type, s, pick, true) } : {}),
     ...(bit(pick, 1) && PARENT[x.type] ? { parentId: parentFor(x.type) ?? null } : {}),
     ...(claimed && claimed.nodeId === x.id ? { claimToken: claimed.token } : {}),
@@ -185,6 +193,7 @@ function bodyOf(pick: Pick, s: State): Record<string, unknown> {
         action: 'delete',
         projectId: p,
         nodeId: node?.id ?? 'job-1',
+        ...ifRev(node?.id),
         ...(claimed && claimed.nodeId === node?.id ? { claimToken: claimed.token } : {}),
       }
     case 'restore':
@@ -227,10 +236,37 @@ function bodyOf(pick: Pick, s: State): Record<string, unknown> {
       if (bit(pick, 1)) data.status = at(['active', 'done'], n1)
       if (bit(pick, 2)) data.gitTags = n2 % 3 === 0 ? [] : [`v${n2 % 10}`, `${pick.text}x`.trim()].filter((t) => t.length > 0)
       if (bit(pick, 3)) data.sortOrder = n2 % 7
-      return { action: 'updateIteration', projectId: p, iterationName: at(s.iterations, n0) ?? 'S1', data }
+      const iterationName = at(s.iterations, n0) ?? 'S1'
+      return { action: 'updateIteration', projectId: p, iterationName, data, ...ifRev(`iteration:${iterationName}`) }
     }
-    case 'deleteIteration':
-      return { action: 'deleteIteration', projectId: p, iterationName: at(s.iterations, n0) ?? 'S1' }
+    case 'deleteIteration': {
+      const iterationName = at(s.iterations, n0) ?? 'S1'
+      return { action: 'deleteIteration', projectId: p, iterationName, ...ifRev(`iteration:${iterationName}`) }
+    }
+    case 'propose':
+      return {
+        action: 'propose',
+        projectId: p,
+        title: `Proposal ${pick.text}`.trim(),
+        ...(bit(pick, 0) ? { note: `why ${pick.text}` } : {}),
+        mutations: [{ action: 'add', node: addNode() }, ...(node && bit(pick, 1) ? [{ action: 'update', ...updateOf(node) }] : [])],
+      }
+    case 'applyProposal':
+      return {
+        action: 'applyProposal',
+        projectId: p,
+        proposalId: at(s.proposals, n0) ?? 'prp_none',
+        ...(bit(pick, 0) ? { force: true } : {}),
+      }
+    case 'rejectProposal':
+      return {
+        action: 'rejectProposal',
+        projectId: p,
+        proposalId: at(s.proposals, n0) ?? 'prp_none',
+        ...(bit(pick, 0) ? { reason: `no ${pick.text}` } : {}),
+      }
+    case 'withdrawProposal':
+      return { action: 'withdrawProposal', projectId: p, proposalId: at(s.proposals, n0) ?? 'prp_none' }
     case 'reorderIterations': {
       const order = [...s.iterations]
       for (let i = order.length - 1; i > 0; i--) {
@@ -325,7 +361,10 @@ async function newProject(a: Replica): Promise<{ s: State; token: string }> {
   expect(seed.status).toBe(200)
   const share = await a.call('POST', '/api/v1/share', { body: { projectId: p } })
   expect(share.status).toBe(201)
-  return { s: { p, nodes: [], deleted: [], iterations: [], claimTokens: [], changeIds: [] }, token: share.body.token }
+  return {
+    s: { p, nodes: [], deleted: [], iterations: [], claimTokens: [], changeIds: [], revs: new Map(), proposals: [] },
+    token: share.body.token,
+  }
 }
 
 /** The project as it stands (read without the cache), into `s`. */
@@ -334,6 +373,10 @@ async function refresh(a: Replica, s: State): Promise<void> {
   s.nodes = nodes.body.nodes.map((x: any) => ({ id: x.id, type: x.type, parentId: x.parentId }))
   const its = await a.uncached(`/api/v1/iterations?projectId=${s.p}`)
   s.iterations = its.body.iterations.map((i: any) => i.name)
+  s.revs = new Map([
+    ...nodes.body.nodes.map((x: any): [string, string] => [x.id, x.rev]),
+    ...its.body.iterations.map((i: any): [string, string] => [`iteration:${i.name}`, i.rev]),
+  ])
 }
 
 /**
@@ -349,6 +392,19 @@ export async function run(replicas: Replica[], picks: WritePick[], covered: Set<
   expect(await readAll(replicas, s.p, token, 'the seed')).toEqual([])
   const stale: string[] = []
   for (const pick of picks) {
+    // closing a proposal needs an open one: proposed first when none is left
+    if (pick.action.endsWith('Proposal') && s.proposals.length === 0) {
+      const made = await a.call('POST', '/api/v1/mutate', {
+        body: {
+          action: 'propose',
+          projectId: s.p,
+          title: 'Spare',
+          mutations: [{ action: 'add', node: { type: 'task', data: { label: 'survey spare' } } }],
+        },
+      })
+      expect(made.status).toBe(200)
+      s.proposals.push(String(made.body.proposal.proposalId))
+    }
     const body = bodyOf(pick, s)
     if (bit(pick, 23)) body.idempotencyKey = `idem-${crypto.randomUUID()}`
     if (pick.action === 'restore' && bit(pick, 0)) {
@@ -371,6 +427,8 @@ export async function run(replicas: Replica[], picks: WritePick[], covered: Set<
       if (body.action === 'delete') s.deleted.push(String(body.nodeId))
       if (body.action === 'restore') s.deleted = s.deleted.filter((id) => id !== (body.nodeId ?? res.body.node?.id))
       if (body.action === 'releaseClaim') s.claimTokens = s.claimTokens.filter((c) => c.token !== body.claimToken)
+      if (body.action === 'propose') s.proposals.push(String(res.body.proposal.proposalId))
+      else if (body.proposalId) s.proposals = s.proposals.filter((id) => id !== body.proposalId)
     } else if (process.env.DEBUG_PICKS) console.log(res.status, JSON.stringify(body).slice(0, 300), JSON.stringify(res.body).slice(0, 300))
     await refresh(a, s)
     stale.push(...(await readAll(replicas, s.p, token, `${body.action} ${JSON.stringify(body).slice(0, 200)} (${res.status})`)))
