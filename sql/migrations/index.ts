@@ -19,6 +19,7 @@ import m0018 from './0018-work-blockers.sql' with { type: 'text' }
 import m0019 from './0019-changes-advance-revision.sql' with { type: 'text' }
 import m0020 from './0020-revisions.sql' with { type: 'text' }
 import m0022 from './0022-key-scopes.sql' with { type: 'text' }
+import m0026 from './0026-work-counts.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
   { name: '0001-accounts-projects', sql: m0001 },
@@ -41,4 +42,5 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0019-changes-advance-revision', sql: m0019 },
   { name: '0020-revisions', sql: m0020 },
   { name: '0022-key-scopes', sql: m0022 },
+  { name: '0026-work-counts', sql: m0026 },
 ]
