@@ -21,6 +21,11 @@ language plpgsql volatile as $$
 declare
   p text;
 begin
+  -- most statements on work_items move no count (work_refresh's delete of rows that stay, a
+  -- recompute that changed nothing counted, a rerank): nothing to lock or write
+  if jsonb_array_length(delta) = 0 then
+    return;
+  end if;
   for p in select distinct e ->> 'p' from jsonb_array_elements(delta) e order by 1 loop
     perform pg_advisory_xact_lock(hashtextextended('arbor.unblock:' || p, 0));
   end loop;
