@@ -131,7 +131,11 @@ async function run(kind: 'pglite' | 'postgres') {
       }
       const none = () => ({ small: [] as number[], large: [] as number[], most: [] as number[] })
       const samples = { ready: none(), claim: none() }
-      const orders = [['small', 'large', 'most'], ['large', 'most', 'small'], ['most', 'small', 'large']] as const
+      const orders = [
+        ['small', 'large', 'most'],
+        ['large', 'most', 'small'],
+        ['most', 'small', 'large'],
+      ] as const
       for (let i = 0; i < SAMPLES; i++)
         for (const p of orders[i % 3]!) {
           samples.ready[p].push(await timed(() => get(p)))

@@ -3,13 +3,17 @@
 // and on PostgreSQL the time of each trigger function it ran (track_functions, pg_stat_user_functions:
 // the triggers of migrations 0016/0018/0019/0020/0026 and what they call).
 //
-//   bun bench/write-sql.ts [goal|job|task|update|delete] [--repeat 20]
+//   bun bench/write-sql.ts [goal|job|task|update|delete|batch] [--repeat 20]
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/write-sql.ts job
 //
 // Each write is made `repeat` times (after as many untimed ones); the table shows each statement
 // in order with its median time, and the sum beside the median time of the whole request.
+//
+// Where the JavaScript time goes, in the timed writes only (start-up and set-up left out):
+//   bun --cpu-prof --cpu-prof-dir=/tmp/p bench/write-sql.ts job --repeat 300 --profile-dir /tmp/p
+//   bun bench/write-sql.ts --shares /tmp/p
 
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { bootstrapOwner } from '../src/accounts/service'
@@ -19,11 +23,36 @@ import { createDeps } from '../src/create-deps'
 import { type Db, openDb } from '../src/db'
 import { openPostgres } from '../src/db/postgres'
 import { createLogger } from '../src/log'
+import { sampleShares } from './profile'
 
 const args = process.argv.slice(2)
-const what = (args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a)) ?? 'goal') as 'goal' | 'job' | 'task' | 'update' | 'delete'
+const what = (args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a)) ?? 'goal') as
+  | 'goal'
+  | 'job'
+  | 'task'
+  | 'update'
+  | 'delete'
+  | 'batch'
 const REPEAT = args.includes('--repeat') ? Number(args[args.indexOf('--repeat') + 1]) : 20
 const PG_URL = process.env.BENCH_DATABASE_URL
+const PROFILE_DIR = args.includes('--profile-dir') ? args[args.indexOf('--profile-dir') + 1] : undefined
+
+if (args.includes('--shares')) {
+  const dir = args[args.indexOf('--shares') + 1]!
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!
+  const window = JSON.parse(readFileSync(join(dir, 'window.json'), 'utf8')) as { fromEndUs: number; untilEndUs: number }
+  const { samples, self, total } = sampleShares(JSON.parse(readFileSync(join(dir, file), 'utf8')), window.fromEndUs, window.untilEndUs)
+  const rows = (m: Map<string, number>) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 30)
+      .map(([f, n]) => `| ${((100 * n) / samples).toFixed(1)}% | ${f} |`)
+      .join('\n')
+  console.log(
+    `${samples} samples in the timed writes\n\n| self | function |\n|---|---|\n${rows(self)}\n\n| total | function |\n|---|---|\n${rows(total)}`,
+  )
+  process.exit(0)
+}
 
 interface Logged {
   sql: string
@@ -62,7 +91,8 @@ function traced(db: Db, log: Logged[], on: { value: boolean }): Db {
               return await target.tx((tx) => fn(wrap(tx)))
             } finally {
               // the whole transaction, begin to commit, statements included (its own line, before them)
-              if (on.value) log.splice(at, 0, { sql: '[transaction, begin to commit, the statements below included]', ms: performance.now() - s })
+              if (on.value)
+                log.splice(at, 0, { sql: '[transaction, begin to commit, the statements below included]', ms: performance.now() - s })
             }
           }
         if (key === 'root') return target.root === target ? wrapped : wrap(target.root)
@@ -124,7 +154,11 @@ try {
   await call({ action: 'addProject', project: { id: 'ww', name: 'ww' } })
   const g = await call({ action: 'add', projectId: 'ww', node: { type: 'goal', data: { label: 'G' } } })
   const n = await call({ action: 'add', projectId: 'ww', node: { type: 'need', parentId: g.nodeId ?? g.node?.id, data: { label: 'N' } } })
-  const a = await call({ action: 'add', projectId: 'ww', node: { type: 'approach', parentId: n.nodeId ?? n.node?.id, data: { label: 'A' } } })
+  const a = await call({
+    action: 'add',
+    projectId: 'ww',
+    node: { type: 'approach', parentId: n.nodeId ?? n.node?.id, data: { label: 'A' } },
+  })
   const approach = a.nodeId ?? a.node?.id
   let k = 0
   const body = async () => {
@@ -132,6 +166,15 @@ try {
     if (what === 'goal') return { action: 'add', projectId: 'ww', node: { type: 'goal', data: { label: `G${k}` } } }
     if (what === 'job') return { action: 'add', projectId: 'ww', node: { type: 'job', parentId: approach, data: { label: `J${k}` } } }
     if (what === 'task') return { action: 'add', projectId: 'ww', node: { type: 'task', data: { label: `T${k}` } } }
+    if (what === 'batch')
+      return {
+        action: 'batch',
+        projectId: 'ww',
+        mutations: Array.from({ length: 100 }, (_, i) => ({
+          action: 'add',
+          node: { type: 'job', parentId: approach, data: { label: `B${k} ${i}` } },
+        })),
+      }
     if (what === 'update') return { action: 'update', projectId: 'ww', nodeId: approach, data: { label: `A${k}` } }
     const made = await call({ action: 'add', projectId: 'ww', node: { type: 'goal', data: { label: `D${k}` } } })
     return { action: 'delete', projectId: 'ww', nodeId: made.nodeId ?? made.node?.id }
@@ -139,6 +182,7 @@ try {
   for (let i = 0; i < REPEAT; i++) await call(await body())
   const runs: Logged[][] = []
   const totals: number[] = []
+  const windowStart = performance.now()
   for (let i = 0; i < REPEAT; i++) {
     const b = await body()
     log.length = 0
@@ -149,13 +193,24 @@ try {
     on.value = false
     runs.push([...log])
   }
+  const windowEnd = performance.now()
+  if (PROFILE_DIR)
+    process.on('exit', () => {
+      const exit = performance.now()
+      writeFileSync(
+        join(PROFILE_DIR, 'window.json'),
+        JSON.stringify({ fromEndUs: (exit - windowStart) * 1000, untilEndUs: (exit - windowEnd) * 1000 }),
+      )
+    })
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
   const first = runs[0]!
   const rows = first.map((st, i) => ({ sql: nameOf(st.sql), ms: median(runs.map((r) => r[i]?.ms ?? 0)) }))
   const statements = rows.filter((r) => !r.sql.startsWith('['))
-  console.log(`\n${what} on ${PG_URL ? 'postgres' : 'pglite'}: ${statements.length} statements, request p50 ${median(totals).toFixed(2)} ms`)
+  console.log(
+    `\n${what} on ${PG_URL ? 'postgres' : 'pglite'}: ${statements.length} statements, request p50 ${median(totals).toFixed(2)} ms`,
+  )
   console.log('| # | ms p50 | statement |\n|---|---|---|')
-  rows.forEach((r, i) => console.log(`| ${i + 1} | ${r.ms.toFixed(3)} | \`${r.sql.replace(/\|/g, '\\|')}\` |`))
+  for (const [i, r] of rows.entries()) console.log(`| ${i + 1} | ${r.ms.toFixed(3)} | \`${r.sql.replace(/\|/g, '\\|')}\` |`)
   console.log(`sum of statements p50: ${statements.reduce((s, r) => s + r.ms, 0).toFixed(2)} ms`)
   if (PG_URL) {
     const fns = await rawDb.query<{ funcname: string; calls: number; total: number; self: number }>(

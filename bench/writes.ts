@@ -109,11 +109,16 @@ function driver(target: Target, call: (b: unknown) => Promise<Record<string, any
           await call({
             action: 'batch',
             projectId: P,
-            mutations: Array.from({ length: count }, (_, i) => ({ action: 'add', node: { type, parentId, data: { label: `b${++k} ${i}` } } })),
+            mutations: Array.from({ length: count }, (_, i) => ({
+              action: 'add',
+              node: { type, parentId, data: { label: `b${++k} ${i}` } },
+            })),
           })
         ).results,
       ).map((r: any) => r.node?.id)
-    return [(await call({ action: 'add', projectId: P, node: { type, ...(parentId ? { parentId } : {}), data: { label: `x${++k}` } } })).node.id]
+    return [
+      (await call({ action: 'add', projectId: P, node: { type, ...(parentId ? { parentId } : {}), data: { label: `x${++k}` } } })).node.id,
+    ]
   }
   const update = (nodeId: string, extra: Record<string, unknown> = {}) =>
     floor
@@ -164,7 +169,10 @@ async function run(kind: Kind, refDir: string) {
     for (const t of TARGETS) {
       const db = t === 'floor' && kind === 'postgres' ? { env: headEnv, drop: async () => {} } : await ownDatabase(kind, tmp, PG_URL)
       dbs.push(db)
-      const env = Object.fromEntries(Object.entries(db.env).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]]))) as Record<string, string>
+      const env = Object.fromEntries(Object.entries(db.env).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]]))) as Record<
+        string,
+        string
+      >
       if (t === 'head') headEnv = env
       const port = String(freePort())
       if (t === 'floor') {
@@ -263,7 +271,10 @@ async function run(kind: Kind, refDir: string) {
         headOverNoHistory: r2(m.head / m.nohist),
       }
     })
-    const throughput = Object.fromEntries(TARGETS.map((t) => [t, Math.round((done[t].writes * 1000) / done[t].ms)])) as Record<Target, number>
+    const throughput = Object.fromEntries(TARGETS.map((t) => [t, Math.round((done[t].writes * 1000) / done[t].ms)])) as Record<
+      Target,
+      number
+    >
     const out = {
       db: kind,
       samples: SAMPLES,

@@ -62,7 +62,13 @@ async function write(b: Body) {
     ])
     if (!old) throw new Error(`no node ${b.nodeId}`)
     if (b.op === 'update') {
-      const [after] = await tx.query(updateSql, [b.projectId, b.nodeId, old.parent_id, JSON.stringify({ ...old.data, label: b.label }), false])
+      const [after] = await tx.query(updateSql, [
+        b.projectId,
+        b.nodeId,
+        old.parent_id,
+        JSON.stringify({ ...old.data, label: b.label }),
+        false,
+      ])
       await record(
         tx,
         b.projectId,

@@ -13,29 +13,30 @@ create table work_counts (
   constraint work_counts_key unique nulls not distinct (project_id, iteration)
 );
 
--- Add the difference between these rows after (sign 1) and before (sign -1) a statement. The
+-- Add the difference between these rows after (positive counts) and before (negative) a statement,
+-- given as rows of work_counts (a composite array: nothing to build or parse per row). The
 -- project's work-state lock (sql/work/lock-project.sql) comes first, in project order, so a write
 -- that holds it and waits for a counts row never waits for one that holds the row and waits for it.
-create function work_counts_add(delta jsonb) returns void
+create function work_counts_add(delta work_counts[]) returns void
 language plpgsql volatile as $$
 declare
   p text;
 begin
   -- most statements on work_items move no count (work_refresh's delete of rows that stay, a
   -- recompute that changed nothing counted, a rerank): nothing to lock or write
-  if jsonb_array_length(delta) = 0 then
+  if coalesce(cardinality(delta), 0) = 0 then
     return;
   end if;
-  for p in select distinct e ->> 'p' from jsonb_array_elements(delta) e order by 1 loop
+  for p in select distinct d.project_id from unnest(delta) d order by 1 loop
     perform pg_advisory_xact_lock(hashtextextended('arbor.unblock:' || p, 0));
   end loop;
   insert into work_counts as c (project_id, iteration, unblocked, blocked)
-  select e ->> 'p', e ->> 'i', sum((e ->> 'u')::integer), sum((e ->> 'b')::integer)
-  from jsonb_array_elements(delta) e
+  select d.project_id, d.iteration, sum(d.unblocked), sum(d.blocked)
+  from unnest(delta) d
   -- a deleted project takes its counts along
-  where exists (select 1 from projects x where x.id = e ->> 'p')
-  group by e ->> 'p', e ->> 'i'
-  having sum((e ->> 'u')::integer) <> 0 or sum((e ->> 'b')::integer) <> 0
+  where exists (select 1 from projects x where x.id = d.project_id)
+  group by d.project_id, d.iteration
+  having sum(d.unblocked) <> 0 or sum(d.blocked) <> 0
   on conflict on constraint work_counts_key do update
     set unblocked = c.unblocked + excluded.unblocked, blocked = c.blocked + excluded.blocked;
 end
@@ -44,9 +45,9 @@ $$;
 create function work_counts_inserted() returns trigger
 language plpgsql as $$
 begin
-  perform work_counts_add(coalesce((
-    select jsonb_agg(jsonb_build_object('p', n.project_id, 'i', n.iteration, 'u', (not n.blocked)::integer, 'b', n.blocked::integer))
-    from new_items n where n.open), '[]'::jsonb));
+  perform work_counts_add(array(
+    select row(n.project_id, n.iteration, (not n.blocked)::integer, n.blocked::integer)::work_counts
+    from new_items n where n.open));
   return null;
 end
 $$;
@@ -55,14 +56,12 @@ create function work_counts_updated() returns trigger
 language plpgsql as $$
 begin
   -- only the rows whose count moved: a rerank or a recompute that changed nothing counted adds nothing
-  perform work_counts_add(coalesce((
-    select jsonb_agg(x.e) from (
-      select jsonb_build_array(
-          jsonb_build_object('p', n.project_id, 'i', n.iteration, 'u', (n.open and not n.blocked)::integer, 'b', (n.open and n.blocked)::integer),
-          jsonb_build_object('p', o.project_id, 'i', o.iteration, 'u', -(o.open and not o.blocked)::integer, 'b', -(o.open and o.blocked)::integer)) as pair
-      from new_items n join old_items o on o.project_id = n.project_id and o.node_id = n.node_id
-      where (n.open, n.blocked, n.iteration) is distinct from (o.open, o.blocked, o.iteration) and (n.open or o.open)
-    ) y cross join lateral jsonb_array_elements(y.pair) x(e)), '[]'::jsonb));
+  perform work_counts_add(array(
+    select x.d from new_items n join old_items o on o.project_id = n.project_id and o.node_id = n.node_id
+    cross join lateral (values
+      (row(n.project_id, n.iteration, (n.open and not n.blocked)::integer, (n.open and n.blocked)::integer)::work_counts),
+      (row(o.project_id, o.iteration, -(o.open and not o.blocked)::integer, -(o.open and o.blocked)::integer)::work_counts)) x(d)
+    where (n.open, n.blocked, n.iteration) is distinct from (o.open, o.blocked, o.iteration) and (n.open or o.open)));
   return null;
 end
 $$;
@@ -70,9 +69,9 @@ $$;
 create function work_counts_deleted() returns trigger
 language plpgsql as $$
 begin
-  perform work_counts_add(coalesce((
-    select jsonb_agg(jsonb_build_object('p', o.project_id, 'i', o.iteration, 'u', -(not o.blocked)::integer, 'b', -o.blocked::integer))
-    from old_items o where o.open), '[]'::jsonb));
+  perform work_counts_add(array(
+    select row(o.project_id, o.iteration, -(not o.blocked)::integer, -o.blocked::integer)::work_counts
+    from old_items o where o.open));
   return null;
 end
 $$;
@@ -89,3 +88,24 @@ insert into work_counts (project_id, iteration, unblocked, blocked)
 select project_id, iteration, count(*) filter (where not blocked), count(*) filter (where blocked)
 from work_items where open
 group by project_id, iteration;
+
+-- An added goal, need or any other node that is neither work (a job, a task) nor an approach (a
+-- blocker: an approach that comes may block the jobs of approaches that name it) changes no work
+-- item: nothing is under a node that did not exist (its children come in the same statement and
+-- are recomputed as changed rows themselves), and only an approach blocks. The insert trigger now
+-- leaves such rows out, so adding a goal runs no recompute at all (issue 51, 3: it ran the whole
+-- of work_after_change on an empty set, a few set-wide statements and the project's lock).
+create or replace function work_nodes_inserted() returns trigger
+language plpgsql as $$
+declare
+  changed jsonb;
+begin
+  select jsonb_agg(jsonb_build_object('project_id', n.project_id, 'id', n.id, 'type', n.type, 'parent_id', n.parent_id, 'data', n.data))
+  into changed
+  from new_nodes n where n.type in ('job', 'task', 'approach');
+  if changed is not null then
+    perform work_after_change(changed);
+  end if;
+  return null;
+end
+$$;
