@@ -177,6 +177,27 @@ describe('the work state', () => {
         total: after.rule.ready.length,
         blocked: after.rule.blocked,
       })
+      // the counts the writes keep (work_counts, migration 0026) equal a recount, for each iteration
+      const kept = await app.db.query<{ iteration: string | null; unblocked: number; blocked: number }>(
+        `select iteration, unblocked, blocked from work_counts where project_id = $1 and (unblocked <> 0 or blocked <> 0)
+         order by iteration nulls first`,
+        [p],
+      )
+      const recount = await app.db.query<{ iteration: string | null; unblocked: number; blocked: number }>(
+        `select iteration, (count(*) filter (where not blocked))::integer as unblocked, (count(*) filter (where blocked))::integer as blocked
+         from work_items where project_id = $1 and open group by iteration order by iteration nulls first`,
+        [p],
+      )
+      expect({ what, counts: kept }).toEqual({ what, counts: recount })
+      const one = r.pick(after.iterations).name
+      const inOne = (await app.call('GET', `/api/v1/ready?projectId=${p}&iteration=${encodeURIComponent(one)}&limit=1`)).body._meta
+      const ruleOne = after.nodes.filter((n) => n.data.iteration === one)
+      expect({ what, one, total: inOne.total, blocked: inOne.blocked }).toEqual({
+        what,
+        one,
+        total: ruleOne.filter((n) => after.rule.states.get(n.id) === 'ready').length,
+        blocked: ruleOne.filter((n) => after.rule.states.get(n.id) === 'blocked').length,
+      })
       if (res._meta?.unblocked !== undefined) {
         const made = [...after.rule.states].flatMap(([id, s]) => (s === 'ready' && before.rule.states.get(id) === 'blocked' ? [id] : []))
         expect({ what, unblocked: res._meta.unblocked.toSorted() }).toEqual({ what, unblocked: made.toSorted() })
@@ -250,6 +271,12 @@ describe('the migration of the work state', () => {
           focus: 0,
         },
         { node_id: 'task-1', approach_id: null, goal_id: null, open: true, blocked: false, urgent: 0, iter_rank: LAST, focus: 1 },
+      ])
+      // and GET /ready's counts (migration 0026) for them: job-1 and task-1 open, job-3 blocked
+      expect(await db.query('select iteration, unblocked, blocked from work_counts order by iteration nulls first')).toEqual([
+        { iteration: null, unblocked: 1, blocked: 0 },
+        { iteration: 'Later', unblocked: 0, blocked: 1 },
+        { iteration: 'S1', unblocked: 1, blocked: 0 },
       ])
     } finally {
       await db.close()

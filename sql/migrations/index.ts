@@ -25,6 +25,7 @@ import m0021 from './0021-presence.sql' with { type: 'text' }
 import m0022 from './0022-key-scopes.sql' with { type: 'text' }
 import m0023 from './0023-work-deferred.sql' with { type: 'text' }
 import m0024 from './0024-proposals.sql' with { type: 'text' }
+import m0026 from './0026-work-counts.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
   { name: '0001-accounts-projects', sql: m0001 },
@@ -50,4 +51,5 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0022-key-scopes', sql: m0022 },
   { name: '0023-work-deferred', sql: m0023 },
   { name: '0024-proposals', sql: m0024 },
+  { name: '0026-work-counts', sql: m0026 },
 ]

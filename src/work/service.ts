@@ -223,11 +223,27 @@ const unblocks = (e: Entry) =>
 
 /**
  * The actions that write nodes. Each takes the project's work lock (sql/work/lock-project.sql)
- * before it writes anything: the triggers that keep the work state (sql/migrations/0016) take it
+ * before it writes anything (but an update that leaves the work state alone, leavesWorkAlone): the triggers that keep the work state (sql/migrations/0016) take it
  * too, and taking it first means no write waits for it while holding a node row another write
  * of the project needs.
  */
 const NODE_WRITES = new Set(['add', 'update', 'delete', 'batch', 'restore', 'revert', 'updateIteration', 'deleteIteration'])
+
+/** What of a node the work state reads or sorts by (sql/migrations/0016, 0026): the triggers take the lock only when one of these changes. */
+const WORK_FIELDS = new Set(['status', 'approachStatus', 'blockedBy', 'goalStatus', 'kind', 'iteration', 'urgent'])
+
+/**
+ * An update that moves no node and sets none of WORK_FIELDS (a label, a description): its
+ * triggers never take the project's work lock, so it need not wait for it either. Eight writers
+ * of labels in one project then run side by side on PostgreSQL instead of one at a time (issue 51, 3).
+ */
+const leavesWorkAlone = (action: string, body: Record<string, unknown>) =>
+  action === 'update' &&
+  body.parentId === undefined &&
+  typeof body.data === 'object' &&
+  body.data !== null &&
+  !Array.isArray(body.data) &&
+  !Object.keys(body.data).some((k) => WORK_FIELDS.has(k))
 
 /**
  * Around the node writes, in their transaction: the project's work lock first; for update,
@@ -244,7 +260,7 @@ export async function aroundWrite(
   write: () => Promise<Record<string, unknown>>,
 ): Promise<Record<string, unknown>> {
   if (!NODE_WRITES.has(action)) return write()
-  if (typeof body.projectId === 'string') await q.lockProject(deps.db, body.projectId)
+  if (typeof body.projectId === 'string' && !leavesWorkAlone(action, body)) await q.lockProject(deps.db, body.projectId)
   // many statements: the work state is recomputed once at their end, not after each (migration 0023)
   const run =
     action === 'batch' || action === 'revert'

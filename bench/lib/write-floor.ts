@@ -1,0 +1,113 @@
+// The floor of a write (bench/writes.ts): a bare Bun process that answers POST / by running the
+// SQL statements a write needs and nothing else, through src/db (the same drivers, the app's own
+// SQL files): reserve the node's id (sql/nodes/allocate-ids.sql), write the node
+// (sql/nodes/insert-many.sql, update.sql or delete-many.sql; an update and a delete first lock and
+// read the node, sql/nodes/lock-many.sql) and its change and event (sql/history/insert-with-events.sql),
+// in one transaction. The database's own triggers (the work state, revisions, counts) run as they
+// do for the app. No auth, no validation, no routing beyond the op, no search outbox, no cache.
+//
+//   DATA_DIR=… | DATABASE_URL=… PORT=… bun bench/lib/write-floor.ts   (prints "listening <url>")
+
+import changesSql from '../../sql/history/insert-with-events.sql' with { type: 'text' }
+import counterSql from '../../sql/nodes/allocate-ids.sql' with { type: 'text' }
+import deleteManySql from '../../sql/nodes/delete-many.sql' with { type: 'text' }
+import insertManySql from '../../sql/nodes/insert-many.sql' with { type: 'text' }
+import lockManySql from '../../sql/nodes/lock-many.sql' with { type: 'text' }
+import updateSql from '../../sql/nodes/update.sql' with { type: 'text' }
+import { type Db, openDb } from '../../src/db'
+
+const db: Db = await openDb({
+  dataDir: process.env.DATA_DIR,
+  ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {}),
+} as Parameters<typeof openDb>[0])
+
+interface Body {
+  op: 'add' | 'update' | 'delete' | 'batch'
+  projectId: string
+  type?: string
+  parentId?: string | null
+  nodeId?: string
+  label?: string
+  count?: number
+}
+
+const record = (tx: Db, projectId: string, changes: unknown[], events: unknown[]) =>
+  tx.query(changesSql, [projectId, 'floor', 'floor', null, null, 'api', 'floor', JSON.stringify(changes), JSON.stringify(events)])
+
+async function write(b: Body) {
+  return db.tx(async (tx) => {
+    if (b.op === 'add' || b.op === 'batch') {
+      const n = b.op === 'batch' ? (b.count ?? 100) : 1
+      const [{ last }] = (await tx.query<{ last: number }>(counterSql, [b.projectId, b.type, n])) as [{ last: number }]
+      const rows = Array.from({ length: n }, (_, i) => ({
+        id: `${b.type}-${last - n + 1 + i}`,
+        type: b.type,
+        parent_id: b.parentId ?? null,
+        data: { label: `${b.label ?? 'x'} ${i}` },
+        created_at: null,
+        classified: false,
+      }))
+      const made = await tx.query<{ id: string; type: string; data: unknown }>(insertManySql, [b.projectId, JSON.stringify(rows)])
+      await record(
+        tx,
+        b.projectId,
+        made.map((m) => ({ action: 'add', kind: 'node', id: m.id, type: m.type, before: null, after: m, fields: [] })),
+        made.map((m) => ({ type: 'node.created', payload: { node: m } })),
+      )
+      return { ids: made.map((m) => m.id) }
+    }
+    const [old] = await tx.query<{ id: string; type: string; parent_id: string | null; data: Record<string, unknown> }>(lockManySql, [
+      b.projectId,
+      [b.nodeId],
+    ])
+    if (!old) throw new Error(`no node ${b.nodeId}`)
+    if (b.op === 'update') {
+      const [after] = await tx.query(updateSql, [
+        b.projectId,
+        b.nodeId,
+        old.parent_id,
+        JSON.stringify({ ...old.data, label: b.label }),
+        false,
+      ])
+      await record(
+        tx,
+        b.projectId,
+        [{ action: 'update', kind: 'node', id: old.id, type: old.type, before: old, after, fields: ['label'] }],
+        [{ type: 'node.updated', payload: { node: after } }],
+      )
+      return { node: after }
+    }
+    await tx.query(deleteManySql, [b.projectId, [b.nodeId]])
+    await record(
+      tx,
+      b.projectId,
+      [{ action: 'delete', kind: 'node', id: old.id, type: old.type, before: old, after: null, fields: [] }],
+      [{ type: 'node.deleted', payload: { id: old.id } }],
+    )
+    return { deleted: old.id }
+  })
+}
+
+const server = Bun.serve({
+  hostname: '127.0.0.1',
+  port: Number(process.env.PORT ?? 0),
+  async fetch(req) {
+    const b = (await req.json()) as Body
+    if (b.op === ('project' as string)) {
+      await db.query(`insert into users (id, name) values ('floor', 'floor') on conflict do nothing`)
+      await db.query(`insert into projects (id, name, owner_id) values ($1, $1, 'floor') on conflict do nothing`, [b.projectId])
+      return Response.json({ ok: true })
+    }
+    try {
+      return Response.json(await write(b))
+    } catch (err) {
+      return new Response(`floor: ${(err as Error).message}`, { status: 500 })
+    }
+  },
+})
+console.log(`listening http://127.0.0.1:${server.port}`)
+process.on('SIGTERM', async () => {
+  server.stop(true)
+  await db.close()
+  process.exit(0)
+})
