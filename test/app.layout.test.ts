@@ -82,6 +82,14 @@ describe.skipIf(!haveChromium)('the app: layout (issue 55, item 8)', () => {
     const badge = await box(page, '#tree [data-id="job-1"] > .row .label')
     expect(Math.max(...rows)).toBeLessThan(2 * badge.height + 4)
     expect((await box(page, '#canvas')).width).toBeGreaterThan(440)
+    // a narrower screen (1024): the header still fits its width, the menu behind ☰
+    await page.setViewportSize({ width: 1024, height: 768 })
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(1024)
+    expect(await page.isVisible('#sign-out')).toBe(false)
+    await page.click('#open-menu')
+    expect(await page.isVisible('#sign-out')).toBe(true)
+    expect((await box(page, '#sign-out')).left + (await box(page, '#sign-out')).width).toBeLessThanOrEqual(1024)
+    await page.keyboard.press('Escape')
     await page.close()
   }, 90_000)
 

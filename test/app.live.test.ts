@@ -87,6 +87,29 @@ describe.skipIf(!haveChromium)('the app, live: presence, edit intents and the st
       'planner-bot (agent of owner) is looking at it — drafting the page copy',
     )
     await owner.click(`${row(ids['draft-a']!)} .label`)
+    // an agent with a long name: its mark is cut with "…" (the title has it whole), and on a phone
+    // the row's marks stay inside the row instead of running past the screen's edge
+    const long = 'research-assistant-with-a-very-long-name'
+    const here = await env.server.call('POST', '/api/v1/presence', {
+      headers: { 'x-agent-id': long },
+      body: { projectId: P, nodeId: ids['draft-j2'] },
+    })
+    expect(here.status).toBe(200)
+    const mark = `${row(ids['draft-j2']!)} .who.agent[title^="${long}"]`
+    await owner.waitForSelector(mark, { timeout: 15_000 })
+    const fits = () =>
+      owner.$eval(mark, (m) => {
+        const name = m.querySelector('.name') as any
+        const r = m.getBoundingClientRect()
+        const rowBox = m.closest('.row')!.getBoundingClientRect()
+        return { cut: name.scrollWidth > name.clientWidth, inside: r.right <= rowBox.right + 0.5 && r.left >= rowBox.left - 0.5 }
+      })
+    expect(await fits()).toEqual({ cut: true, inside: true })
+    await owner.setViewportSize({ width: 390, height: 844 })
+    expect(await fits()).toEqual({ cut: true, inside: true })
+    await owner.setViewportSize({ width: 1280, height: 800 })
+    await env.server.call('DELETE', `/api/v1/presence?projectId=${P}`, { headers: { 'x-agent-id': long } })
+    await owner.waitForSelector(mark, { state: 'detached', timeout: 15_000 })
   }, 60_000)
 
   it('holds an agent’s write of the field a person edits until the person leaves it, and says so to the other person', async () => {

@@ -21,8 +21,14 @@ describe.skipIf(!haveChromium)('the planning app: a person and an agent on one j
   const held: Route[] = []
   let holding = false
   const node = async () => (await env.server.call('GET', `/api/v1/nodes?projectId=${P}&type=job`)).body.nodes[0]
+  // force: the page's open editor posts an edit intent on its field (live.md, 4), which would
+  // refuse the agent's write (being_edited); here the agent overrules it, so the person's save
+  // meets a newer revision than the one it was typed on (live.md, 1)
   const agent = (data: Record<string, unknown>) =>
-    env.server.call('POST', '/api/v1/mutate', { headers: AGENT, body: { action: 'update', projectId: P, nodeId: job, data } })
+    env.server.call('POST', '/api/v1/mutate', {
+      headers: AGENT,
+      body: { action: 'update', projectId: P, nodeId: job, data, force: true },
+    })
   const release = async () => {
     holding = false
     for (const r of held.splice(0)) await r.continue().catch(() => {})

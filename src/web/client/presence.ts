@@ -154,7 +154,8 @@ export function presenceChips(list: PresenceEntry[]): HTMLElement | null {
             'span',
             { class: `who agent${p.field ? ' editing' : ''}`, title },
             el('span', { class: 'mark', 'aria-hidden': 'true', text: '◆' }),
-            p.actor.agent,
+            // its own box, so a long agent name is cut with "…" (the title has it whole)
+            el('span', { class: 'name', text: p.actor.agent }),
           )
         : el('span', { class: `who person${p.field ? ' editing' : ''}`, title, text: initials(p.actor.userName) }),
     )
