@@ -86,11 +86,11 @@ describe('bounded arrays', () => {
 
   it('bounds webhook events, share goal ids and focusGoals goal ids', async () => {
     const hook = await server.call('POST', '/api/v1/webhooks', {
-      body: { projectId: 'bounds', url: 'http://127.0.0.1:9/hook', events: Array(9).fill('node.added') },
+      body: { projectId: 'bounds', url: 'http://127.0.0.1:9/hook', events: Array(13).fill('node.added') },
     })
     expect(hook.status).toBe(400)
     expect(hook.body.error).toBe(
-      'Invalid events: 9 entries; at most 8, each event name once. Valid: node.added, node.updated, node.deleted, iteration.added, iteration.updated, iteration.deleted',
+      'Invalid events: 13 entries; at most 12, each event name once. Valid: node.added, node.updated, node.deleted, iteration.added, iteration.updated, iteration.deleted',
     )
     const ids = Array.from({ length: 1001 }, (_, i) => `goal-${i + 1}`)
     const share = await server.call('POST', '/api/v1/share', { body: { projectId: 'bounds', settings: { includedGoalIds: ids } } })

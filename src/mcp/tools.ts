@@ -106,7 +106,7 @@ export const TOOLS: ToolSpec[] = [
     name: 'get_tree',
     presence: true,
     description:
-      'Walk the tree from nodeId (up, down, lateral, context), or format=outline for the whole project as compact text. GET /tree. Reads of nodes add presence: who else is on them (field: editing it; leave it alone).',
+      'Walk the tree from nodeId (up, down, lateral, context), or format=outline for the whole project as compact text. GET /tree. Adds presence: others on these nodes (a field: being edited, leave it).',
     method: 'GET',
     path: '/tree',
     schema: TreeParams,
@@ -124,7 +124,7 @@ export const TOOLS: ToolSpec[] = [
   {
     name: 'mutate',
     description:
-      'Every write (nodes, iterations, projects): the POST /mutate body of the action; node data holds the node fields (label required on add). Pass ifRev: the rev you read; 409 stale_write lists conflicts and current: merge, retry with its rev.',
+      'Every write: the POST /mutate body of the action (node data: the node fields; label required on add). Pass ifRev: the rev you read; on 409 stale_write merge its current and retry.',
     method: 'POST',
     path: '/mutate',
     schema: MutateArgs,
@@ -175,7 +175,7 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'submit_feedback',
-    description: "Tell Arbor's maintainers about a bug, friction or a missing feature. Not added to the plan. POST /feedback.",
+    description: "A bug, friction or missing feature, for Arbor's maintainers (not the plan). POST /feedback.",
     method: 'POST',
     path: '/feedback',
     schema: FeedbackBody,
@@ -184,7 +184,7 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'list_projects',
-    description: 'Your projects: id, name, role. Where a projectId comes from. GET /projects.',
+    description: 'Your projects (id, name, role): where projectIds come from. GET /projects.',
     method: 'GET',
     path: '/projects',
     schema: ProjectsArgs,
@@ -204,8 +204,7 @@ export const TOOLS: ToolSpec[] = [
   {
     name: 'ready_work',
     presence: true,
-    description:
-      'Work ready to start: open, unclaimed, unblocked jobs and do-it tasks, most urgent first, with their ancestors. GET /ready.',
+    description: 'Work ready to start (open, unclaimed, unblocked jobs and do-it tasks), most urgent first, with ancestors. GET /ready.',
     method: 'GET',
     path: '/ready',
     schema: ReadyArgs,
