@@ -155,6 +155,13 @@ describe.skipIf(!haveChromium)('the app: Ctrl+Z takes back this page’s changes
     await page.fill('#edit-label', 'Beta, mine')
     await page.keyboard.press('Enter')
     await env.server.until(async () => (await node(b))?.data.label === 'Beta, mine', 10_000, 'renamed')
+    // the rename's editor is closed: its edit intent on the label (live.md §4) ends with it
+    await env.server.until(
+      async () =>
+        !(await env.server.call('GET', `/api/v1/presence?projectId=${P}`)).body.presence?.some((p: { field?: string }) => p.field),
+      10_000,
+      'the edit intent ended',
+    )
     const theirs = await env.server.call('POST', '/api/v1/mutate', {
       key: minted.body.apiKey,
       headers: { 'x-agent-id': 'planner-bot' },
