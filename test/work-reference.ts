@@ -1,5 +1,5 @@
-// The readiness rule of agents-and-app.md (1) the whole project's way, for tests that hold the work
-// state (work_items) to it: a copy of test/work.state.test.ts's reference.
+// The readiness rule (docs/agents.md) the whole project's way, for tests that hold the work
+// state (work_items) to it: test/work.state.test.ts and test/work.deferred.test.ts.
 export type N = { id: string; type: string; parentId: string | null; data: Record<string, any> }
 export type It = { name: string; status: string; system: boolean }
 
