@@ -225,7 +225,9 @@ describe('what the MCP server tells the REST API', () => {
           await client.close()
         }
       }
-      expect(seen).toEqual([
+      // the key's role is asked once as the server starts (src/mcp/stdio.ts, live.md §6), before any
+      // client has named itself: every call a client's tools make carries its name
+      expect(seen.filter((s) => s.path !== '/api/v1/tier-status')).toEqual([
         { path: '/api/v1/projects', via: 'mcp', agent: 'app-test/2.0.0' },
         { path: '/api/v1/outline', via: 'mcp', agent: 'app-test/2.0.0' },
         { path: '/api/v1/projects', via: 'mcp', agent: 'app-test/2.0.0' },

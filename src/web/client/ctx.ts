@@ -45,6 +45,8 @@ export interface Ui {
   mine: Map<string, number>
   /** fields of the details panel typed but not saved: name → typed value and the value it started from */
   drafts: Map<string, { value: string; original: string }>
+  /** the fields (`<id>:<field>`) whose save is on its way: Enter and the blur that follows send it once */
+  saving: Set<string>
   /** a field's save refused as stale (409 stale_write): who changed it, when, to what, in words (stale.ts) */
   stale: Map<string, string>
   /** on a phone the details sheet shows only when asked */

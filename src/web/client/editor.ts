@@ -98,16 +98,25 @@ function field(ui: Ui, n: PlanNode, f: Field): HTMLElement {
   const save = async () => {
     const d = ui.drafts.get(key)
     const now = ui.plan.nodes.get(n.id)
-    if (!d || !now) return
+    // one save of a field at a time: Ctrl+Enter, then the blur of the redrawn field, would send the
+    // same text twice on the same rev, and the second would meet the first as a change made since
+    if (!d || !now || ui.saving.has(key)) return
     const nowText = toText(f, now.data[f.name])
     if (d.original !== nowText) return // changed elsewhere: the note under the field asks the person to choose first
     if (d.value === nowText) {
       ui.drafts.delete(key)
       return
     }
-    if (await update(ui, n.id, { [f.name]: fromText(f, d.value, now.data[f.name]) }, undefined, key)) {
-      ui.drafts.delete(key)
-      ui.stale.delete(key)
+    ui.saving.add(key)
+    try {
+      if (await update(ui, n.id, { [f.name]: fromText(f, d.value, now.data[f.name]) }, undefined, key)) {
+        // what was typed while it was on its way stays a draft, saved by the next Enter or blur
+        if (ui.drafts.get(key)?.value === d.value) ui.drafts.delete(key)
+        else ui.drafts.set(key, { value: ui.drafts.get(key)?.value ?? d.value, original: d.value })
+        ui.stale.delete(key)
+      }
+    } finally {
+      ui.saving.delete(key)
     }
     ui.render()
   }

@@ -41,6 +41,7 @@ const ui: Ui = {
   marks: new Map(),
   mine: new Map(),
   drafts: new Map(),
+  saving: new Set(),
   stale: new Map(),
   panelOpen: !phone(),
   undo: [],
