@@ -22,8 +22,7 @@ try {
 // the key's role (live.md §6), asked once: a read key is offered only the tools that change nothing
 const role = await fetch(`${config.apiUrl}/tier-status`, { headers: { authorization: `Bearer ${config.apiKey}` } })
   .then((res) => roleOf(res.ok ? res.headers.get(KEY_ROLE_HEADER) : null))
-  // no server yet: every tool is offered and the API still refuses what the key may not do
-  .catch(() => undefined)
+  .catch(() => undefined) // no server yet: every tool is offered, and the API still refuses what the key may not do
 serveStdio(() => createMcpServer({ ...config, role }), {
   onerror: (err) => console.error(JSON.stringify({ level: 'warn', msg: 'arbor mcp: a message failed', reason: err.message })),
 })

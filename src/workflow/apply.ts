@@ -239,7 +239,7 @@ export async function applyError(deps: Deps, user: User, key: string, plan: Plan
     )
   // the database failed in a way we cannot read: did the transaction commit?
   deps.log.error('workflow apply failed', { error: String((err as Error)?.stack ?? err) })
-  const stored = await storedOutcome(deps.db, user.id, key).catch(() => undefined)
+  const stored = await storedOutcome(deps.db, user.id, key).catch(() => undefined) // unreadable too: answered below as unknown, the failure logged above
   if (stored === null)
     return failed(
       'The apply failed before anything was written',
