@@ -64,7 +64,7 @@ describe.skipIf(!haveChromium)('the app: proposals', () => {
     await page.waitForSelector('#proposals .proposal-diff li')
     const lines = await page.$$eval('#proposals .proposal-diff li', (lis) => lis.map((li) => li.textContent))
     expect(lines).toHaveLength(20)
-    expect(lines[0]).toBe('Add job “Job 1” under approach “A sign-up page”')
+    expect(lines[0]).toBe('Add job “Job 1” under bet “A sign-up page”')
     expect(await page.textContent('#proposals [data-proposal] .sub')).toContain('planner')
     await shots(page, 'proposals-review')
     // Review… leaves the focus on Apply

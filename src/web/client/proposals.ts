@@ -1,6 +1,11 @@
 import { api, describe, mutate, q, Refused } from './api.ts'
 import type { Ui } from './ctx.ts'
 import { el, plural } from './dom.ts'
+import { TYPE_NAMES } from './model.ts'
+
+/** A node type in the app's words (an approach is a bet), lower case as it reads in a sentence. */
+const kind = (type: string | undefined) =>
+  type && Object.hasOwn(TYPE_NAMES, type) ? TYPE_NAMES[type as keyof typeof TYPE_NAMES].toLowerCase() : (type ?? 'node')
 
 /**
  * Proposals (live.md §5): what agents propose, for a person to apply or reject. The menu's
@@ -111,17 +116,17 @@ export class Proposals {
   private name(id: string | null | undefined, changes: Change[]): string {
     if (!id) return 'the top level'
     const n = this.ui.plan.nodes.get(id)
-    if (n) return `${n.type} “${String(n.data.label ?? id)}”`
+    if (n) return `${kind(n.type)} “${String(n.data.label ?? id)}”`
     const added = changes.find((c) => c.target.id === id && c.after)
-    return added ? `${added.target.type ?? 'node'} “${String(added.after?.data?.label ?? id)}”` : id
+    return added ? `${kind(added.target.type)} “${String(added.after?.data?.label ?? id)}”` : id
   }
 
   /** One change as a sentence (or a few: one per field). */
   private words(c: Change, all: Change[]): string[] {
     const label = String(c.after?.data?.label ?? c.before?.data?.label ?? c.after?.name ?? c.target.id)
     if (c.target.kind === 'iteration') return [`Add iteration “${label}”`]
-    if (!c.before) return [`Add ${c.target.type ?? 'node'} “${label}” under ${this.name(c.after?.parentId, all)}`]
-    if (!c.after) return [`Remove ${c.target.type ?? 'node'} “${label}”`]
+    if (!c.before) return [`Add ${kind(c.target.type)} “${label}” under ${this.name(c.after?.parentId, all)}`]
+    if (!c.after) return [`Remove ${kind(c.target.type)} “${label}”`]
     const out: string[] = []
     if ((c.before.parentId ?? null) !== (c.after.parentId ?? null))
       out.push(`Move “${label}” from under ${this.name(c.before.parentId, all)} to under ${this.name(c.after.parentId, all)}`)
