@@ -235,7 +235,7 @@ describe('GET /api/v1/guide', () => {
 
   it('documents every action POST /mutate accepts', async () => {
     const res = await app.call('GET', '/api/v1/guide', { key: null })
-    expect(Object.keys(res.body.actions).sort()).toEqual([...actions.keys()].sort())
+    expect(Object.keys(res.body.actions).sort()).toEqual(Object.keys(actions).sort())
   })
 
   it('is the URL that _meta.guide points at', async () => {

@@ -52,10 +52,10 @@ export async function importOkf(deps: Deps, user: User, body: { files: Record<st
   try {
     return await deps.db.tx(async (db) => {
       const inTx = { ...deps, db }
-      const added = await actions.get('addProject')!.run(inTx, user, { action: 'addProject', project: { name, id: projectId(name) } })
+      const added = await actions.addProject.run(inTx, user, { action: 'addProject', project: { name, id: projectId(name) } })
       const project = added.project as { id: string; name: string }
       for (let i = 0; i < entries.length; i += MAX_BATCH)
-        await actions.get('batch')!.run(inTx, user, { action: 'batch', projectId: project.id, mutations: entries.slice(i, i + MAX_BATCH) })
+        await actions.batch.run(inTx, user, { action: 'batch', projectId: project.id, mutations: entries.slice(i, i + MAX_BATCH) })
       return {
         success: true as const,
         project,

@@ -18,10 +18,10 @@ import { add, classify, moveIterationNodes, remove, restore, update } from '../n
 import type { Author } from '../ports/actor'
 import { addProject, renameProject } from '../projects/service'
 import { possibleDuplicate } from '../search/service'
-import { aroundWrite, claim, releaseClaim, renewClaim } from '../work/service'
+import { aroundWrite, claim, releaseClaim, renewClaim, type WorkPlan, workPlan } from '../work/service'
 import { batch } from './batch'
 import { closestName } from './hints'
-import { ACTION_BODIES as bodies } from './model'
+import { type ActionName, ACTION_BODIES as bodies } from './model'
 import { applyProposal, propose, rejectProposal, withdrawProposal } from './proposals'
 import { revert } from './revert'
 
@@ -36,41 +36,71 @@ export interface Action {
 /** The jobs and tasks an iteration's rename or deletion moves, as nodes (iterations does not import nodes). */
 const moveNodes: MoveNodes = moveIterationNodes
 
+/** An action whose handler writes no node: its body checked, then its handler run. */
 const action = <S extends TSchema>(schema: S, handler: ActionHandler<Static<S>>): Action => ({
   schema,
   run: (deps, user, body) => {
     const typed = parseAction(schema, body) // the same object, now known to match the schema
-    // claim tokens, claims ended by done work, and _meta.unblocked (src/work) wrap the node writes
-    return aroundWrite(deps, user, String(body.action), body, () => handler(deps, user, typed))
+    return handler(deps, user, typed)
   },
 })
 
 /**
- * Every write of the API goes through POST /mutate and one of these actions. A Map, not an
- * object: the action name is the client's, and `constructor` or `__proto__` must find nothing.
+ * An action that writes nodes: its body checked, then its handler run inside the work state's
+ * steps (src/work: the project's work lock, claim tokens, claims ended by done work and
+ * `_meta.unblocked`), as `work` reads them from the checked body.
  */
-export const actions = new Map<string, Action>([
-  ['add', action(bodies.add, add)],
-  ['update', action(bodies.update, update)],
-  ['delete', action(bodies.delete, remove)],
-  ['restore', action(bodies.restore, restore)],
-  ['batch', action(bodies.batch, batch)],
-  ['classify', action(bodies.classify, classify)],
-  ['addIteration', action(bodies.addIteration, addIterationAction)],
-  ['updateIteration', action(bodies.updateIteration, (deps, user, body) => updateIterationAction(deps, user, body, moveNodes))],
-  ['deleteIteration', action(bodies.deleteIteration, (deps, user, body) => deleteIterationAction(deps, user, body, moveNodes))],
-  ['reorderIterations', action(bodies.reorderIterations, reorderIterationsAction)],
-  ['addProject', action(bodies.addProject, addProject)],
-  ['renameProject', action(bodies.renameProject, renameProject)],
-  ['claim', action(bodies.claim, claim)],
-  ['renewClaim', action(bodies.renewClaim, renewClaim)],
-  ['releaseClaim', action(bodies.releaseClaim, releaseClaim)],
-  ['revert', action(bodies.revert, revert)],
-  ['propose', action(bodies.propose, propose)],
-  ['applyProposal', action(bodies.applyProposal, applyProposal)],
-  ['rejectProposal', action(bodies.rejectProposal, rejectProposal)],
-  ['withdrawProposal', action(bodies.withdrawProposal, withdrawProposal)],
-])
+const nodeWrite = <S extends TSchema & { static: { projectId: string } }>(
+  schema: S,
+  handler: ActionHandler<Static<S>>,
+  work: (body: Static<S>) => WorkPlan,
+): Action => ({
+  schema,
+  run: (deps, user, body) => {
+    const typed = parseAction(schema, body)
+    return aroundWrite(deps, user, typed.projectId, work(typed), () => handler(deps, user, typed))
+  },
+})
+
+/**
+ * Every write of the API goes through POST /mutate and one of these actions: the name a body
+ * sends → its schema (ACTION_BODIES, src/mutate/model.ts) and its handler. A client's name is
+ * looked up with `Object.hasOwn` (`actionNamed`), so `constructor` or `__proto__` finds nothing.
+ */
+export const actions: { readonly [A in ActionName]: Action } = {
+  add: nodeWrite(bodies.add, add, workPlan.lockOnly),
+  update: nodeWrite(bodies.update, update, workPlan.update),
+  delete: nodeWrite(bodies.delete, remove, workPlan.delete),
+  restore: nodeWrite(bodies.restore, restore, workPlan.lockOnly),
+  batch: nodeWrite(bodies.batch, batch, workPlan.batch),
+  classify: action(bodies.classify, classify),
+  addIteration: action(bodies.addIteration, addIterationAction),
+  updateIteration: nodeWrite(
+    bodies.updateIteration,
+    (deps, user, body) => updateIterationAction(deps, user, body, moveNodes),
+    workPlan.lockOnly,
+  ),
+  deleteIteration: nodeWrite(
+    bodies.deleteIteration,
+    (deps, user, body) => deleteIterationAction(deps, user, body, moveNodes),
+    workPlan.lockOnly,
+  ),
+  reorderIterations: action(bodies.reorderIterations, reorderIterationsAction),
+  addProject: action(bodies.addProject, addProject),
+  renameProject: action(bodies.renameProject, renameProject),
+  claim: action(bodies.claim, claim),
+  renewClaim: action(bodies.renewClaim, renewClaim),
+  releaseClaim: action(bodies.releaseClaim, releaseClaim),
+  revert: nodeWrite(bodies.revert, revert, workPlan.revert),
+  propose: action(bodies.propose, propose),
+  applyProposal: action(bodies.applyProposal, applyProposal),
+  rejectProposal: action(bodies.rejectProposal, rejectProposal),
+  withdrawProposal: action(bodies.withdrawProposal, withdrawProposal),
+}
+
+const ACTION_NAMES = Object.keys(actions)
+/** The action a client names, or undefined (a name of Object.prototype is no action). */
+const actionNamed = (name: string): Action | undefined => (Object.hasOwn(actions, name) ? actions[name as ActionName] : undefined)
 
 /** The actions of docs/agents.md (claims), beside docs/reference/mutate.md's. */
 const CLAIM_ACTIONS = new Set(['claim', 'renewClaim', 'releaseClaim'])
@@ -98,10 +128,10 @@ export function actionOf(body: unknown, contentType?: string): { found: Action; 
   const name = (body as Record<string, unknown>).action
   if (name === undefined) throw invalid('action is required')
   if (typeof name !== 'string') throw invalid('action: Expected string')
-  const found = actions.get(name)
+  const found = actionNamed(name)
   if (!found)
     // the message lists docs/reference/mutate.md's actions as it always has; the claim actions (docs/agents.md) are named in the tip
-    throw invalid(`action must be one of: ${[...actions.keys()].filter((a) => !LATER_ACTIONS.has(a)).join(', ')}`, {
+    throw invalid(`action must be one of: ${ACTION_NAMES.filter((a) => !LATER_ACTIONS.has(a)).join(', ')}`, {
       _tip: `${didYouMean(name)}Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${[...CLAIM_ACTIONS].join(', ')}.`,
     })
   const key = (body as Record<string, unknown>).idempotencyKey
@@ -111,7 +141,7 @@ export function actionOf(body: unknown, contentType?: string): { found: Action; 
 }
 
 function didYouMean(name: string): string {
-  const close = closestName(name, actions.keys())
+  const close = closestName(name, ACTION_NAMES)
   return close ? `Did you mean \`${close}\`? ` : ''
 }
 

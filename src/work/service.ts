@@ -214,20 +214,19 @@ export async function releaseClaim(deps: Deps, user: User, body: ReleaseClaimBod
   return { success: true, released: { nodeId: row.node_id } }
 }
 
-type Entry = { action?: string; nodeId?: string; claimToken?: string; data?: Record<string, unknown> | null }
+/** A node entry of a write, as the work state reads it: an update's or a delete's checked body, or a batch's entry. */
+type Entry = {
+  action: string
+  nodeId?: string
+  claimToken?: string
+  parentId?: unknown
+  data?: Record<string, unknown> | null
+}
 
 /** Does this entry mark work done, resolve or retire an approach, or delete a node (so it may unblock work)? */
 const unblocks = (e: Entry) =>
   e.action === 'delete' ||
   (e.action === 'update' && (e.data?.status === 'done' || e.data?.approachStatus === 'resolved' || e.data?.approachStatus === 'retired'))
-
-/**
- * The actions that write nodes. Each takes the project's work lock (sql/work/lock-project.sql)
- * before it writes anything (but an update that leaves the work state alone, leavesWorkAlone): the triggers that keep the work state (sql/migrations/0016) take it
- * too, and taking it first means no write waits for it while holding a node row another write
- * of the project needs.
- */
-const NODE_WRITES = new Set(['add', 'update', 'delete', 'batch', 'restore', 'revert', 'updateIteration', 'deleteIteration'])
 
 /** What of a node the work state reads or sorts by (sql/migrations/0016, 0026): the triggers take the lock only when one of these changes. */
 const WORK_FIELDS = new Set(['status', 'approachStatus', 'blockedBy', 'goalStatus', 'kind', 'iteration', 'urgent'])
@@ -237,55 +236,85 @@ const WORK_FIELDS = new Set(['status', 'approachStatus', 'blockedBy', 'goalStatu
  * triggers never take the project's work lock, so it need not wait for it either. Eight writers
  * of labels in one project then run side by side on PostgreSQL instead of one at a time (issue 51, 3).
  */
-const leavesWorkAlone = (action: string, body: Record<string, unknown>) =>
-  action === 'update' &&
-  body.parentId === undefined &&
-  typeof body.data === 'object' &&
-  body.data !== null &&
-  !Array.isArray(body.data) &&
-  !Object.keys(body.data).some((k) => WORK_FIELDS.has(k))
+const leavesWorkAlone = (e: Entry) =>
+  e.action === 'update' &&
+  e.parentId === undefined &&
+  typeof e.data === 'object' &&
+  e.data !== null &&
+  !Object.keys(e.data).some((k) => WORK_FIELDS.has(k))
 
 /**
- * Around the node writes, in their transaction: the project's work lock first; for update,
- * delete and batch, claim tokens checked (409 claim_lost), the claims of work marked done ended
- * after, and `_meta.unblocked` (the work items the write made ready, maybe none) when it marks
- * work done, resolves or retires an approach, or deletes, in a project that had blocked work
- * before it.
+ * What a write of nodes means to the work state, read from its checked body: the table of
+ * POST /mutate's actions (src/mutate/service.ts) names one per action that writes nodes.
+ */
+export interface WorkPlan {
+  /**
+   * Take the project's work lock (sql/work/lock-project.sql) before anything is written: the
+   * triggers that keep the work state (sql/migrations/0016) take it too, and taking it first
+   * means no write waits for it while holding a node row another write of the project needs.
+   */
+  lock: boolean
+  /** many statements: the triggers set their changes aside and the work state is recomputed once at the end (migration 0023) */
+  deferred: boolean
+  /** the entries that update or delete nodes: their claim tokens are checked, and claims of work they mark done end */
+  entries: Entry[]
+  /** it may unblock work: `_meta.unblocked` says what, in a project that had blocked work before */
+  mayUnblock: boolean
+}
+
+const plan = (entries: Entry[], more: Partial<WorkPlan> = {}): WorkPlan => ({
+  lock: !(entries.length === 1 && leavesWorkAlone(entries[0]!)),
+  deferred: false,
+  entries,
+  mayUnblock: entries.some(unblocks),
+  ...more,
+})
+
+/** The work plan of each action that writes nodes (POST /mutate's table), from its checked body. */
+export const workPlan = {
+  /** add, restore, updateIteration, deleteIteration: only the lock */
+  lockOnly: (): WorkPlan => plan([]),
+  update: (body: Omit<Entry, 'action'>): WorkPlan => plan([{ ...body, action: 'update' }]),
+  delete: (body: { nodeId: string; claimToken?: string }): WorkPlan => plan([{ ...body, action: 'delete' }]),
+  batch: (body: { mutations: Entry[] }): WorkPlan => ({ ...plan(body.mutations), lock: true, deferred: true }),
+  /** a revert may take back any write, so it may unblock work as any of them */
+  revert: (): WorkPlan => plan([], { deferred: true, mayUnblock: true }),
+}
+
+/**
+ * Around a write of nodes, in its transaction: the project's work lock first (unless the plan
+ * leaves the work state alone); claim tokens checked (409 claim_lost) and renewed; the claims of
+ * work marked done ended after, and `_meta.unblocked` (the work items the write made ready,
+ * maybe none) when it may unblock work in a project that had blocked work before it.
  */
 export async function aroundWrite(
   deps: Deps,
   user: User,
-  action: string,
-  body: Record<string, unknown>,
+  projectId: string,
+  work: WorkPlan,
   write: () => Promise<Record<string, unknown>>,
 ): Promise<Record<string, unknown>> {
-  if (!NODE_WRITES.has(action)) return write()
-  if (typeof body.projectId === 'string' && !leavesWorkAlone(action, body)) await q.lockProject(deps.db, body.projectId)
+  if (work.lock) await q.lockProject(deps.db, projectId)
   // many statements: the work state is recomputed once at their end, not after each (migration 0023)
-  const run =
-    action === 'batch' || action === 'revert'
-      ? async () => {
-          await q.deferWork(deps.db)
-          const result = await write()
-          await q.flushWork(deps.db)
-          return result
-        }
-      : write
-  if (action !== 'update' && action !== 'delete' && action !== 'batch' && action !== 'revert') return run()
-  const entries: Entry[] = action === 'batch' ? (Array.isArray(body.mutations) ? body.mutations : []) : [{ ...body, action }]
+  const run = work.deferred
+    ? async () => {
+        await q.deferWork(deps.db)
+        const result = await write()
+        await q.flushWork(deps.db)
+        return result
+      }
+    : write
   const real = (e: Entry) => typeof e.nodeId === 'string' && !e.nodeId.startsWith('draft-')
-  const tokened = entries.filter((e) => real(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
-  // a revert may take back any write, so it may unblock work as any of them
-  const triggers = action === 'revert' || entries.some(unblocks)
-  if (!tokened.length && !triggers) return run()
-  const { project: p } = await requireProject(deps, user, body.projectId)
+  const tokened = work.entries.filter((e) => real(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
+  if (!tokened.length && !work.mayUnblock) return run()
+  const { project: p } = await requireProject(deps, user, projectId)
   await checkTokens(deps.db, p.id, tokened, deps.now())
   // a write with a live claim's token renews it to its own length: agents need not call renewClaim
   if (tokened.length) await claimRows.extendTokens(deps.db, p.id, [...new Set(tokened.map((e) => hashToken(e.claimToken)))], deps.now())
   // a project where nothing was blocked answers as before (docs/reference/mutate.md's bodies stay as they were)
-  const blockedBefore = triggers && (await q.hasBlocked(deps.db, p.id))
+  const blockedBefore = work.mayUnblock && (await q.hasBlocked(deps.db, p.id))
   const result = await run()
-  const done = entries.filter((e) => e.action === 'update' && real(e) && e.data?.status === 'done').map((e) => e.nodeId!)
+  const done = work.entries.filter((e) => e.action === 'update' && real(e) && e.data?.status === 'done').map((e) => e.nodeId!)
   const ended = await endClaims(deps.db, p.id, done, deps.now())
   await emit(
     deps.db,
