@@ -3,12 +3,12 @@
  * (history.md, 7), each in its own transaction, the three interleaved (3,000 rounds, the first
  * 200 dropped): the events of an update alone; the events, then the change in its own
  * statement (as before 2026-11-27); the change and the events in one statement
- * (sql/history/insert-with-events.sql). PGlite: CPU time of this process (the database runs in
+ * (sql/events/insert-with-changes.sql). PGlite: CPU time of this process (the database runs in
  * it); PostgreSQL (BENCH_DATABASE_URL): wall clock. Medians and means in ms.
  */
-import { insertMany as insertEvents } from '../src/events/queries'
+import { insertMany as insertEvents, insertWithChanges } from '../src/events/queries'
 import type { ChangeDraft } from '../src/history/model'
-import { insertMany as insertChanges, insertWithEvents } from '../src/history/queries'
+import { changeParams, insertMany as insertChanges } from '../src/history/queries'
 import type { Actor } from '../src/ports/actor'
 import { startBenchServer } from './lib/app'
 
@@ -53,7 +53,7 @@ async function run(label: string, postgresUrl?: string) {
           await insertEvents(tx, 'bench', [event])
           await insertChanges(tx, 'bench', actor, 'r', [draft])
         }),
-      'one statement': () => db.tx((tx) => insertWithEvents(tx, 'bench', actor, 'r', [draft], [event])),
+      'one statement': () => db.tx((tx) => insertWithChanges(tx, 'bench', changeParams(actor, 'r', [draft]), [event])),
     }
     const names = Object.keys(ways)
     const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]))

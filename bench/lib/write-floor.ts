@@ -2,13 +2,13 @@
 // SQL statements a write needs and nothing else, through src/db (the same drivers, the app's own
 // SQL files): reserve the node's id (sql/nodes/allocate-ids.sql), write the node
 // (sql/nodes/insert-many.sql, update.sql or delete-many.sql; an update and a delete first lock and
-// read the node, sql/nodes/lock-many.sql) and its change and event (sql/history/insert-with-events.sql),
+// read the node, sql/nodes/lock-many.sql) and its change and event (sql/events/insert-with-changes.sql),
 // in one transaction. The database's own triggers (the work state, revisions, counts) run as they
 // do for the app. No auth, no validation, no routing beyond the op, no search outbox, no cache.
 //
 //   DATA_DIR=… | DATABASE_URL=… PORT=… bun bench/lib/write-floor.ts   (prints "listening <url>")
 
-import changesSql from '../../sql/history/insert-with-events.sql' with { type: 'text' }
+import changesSql from '../../sql/events/insert-with-changes.sql' with { type: 'text' }
 import counterSql from '../../sql/nodes/allocate-ids.sql' with { type: 'text' }
 import deleteManySql from '../../sql/nodes/delete-many.sql' with { type: 'text' }
 import insertManySql from '../../sql/nodes/insert-many.sql' with { type: 'text' }

@@ -3,7 +3,7 @@ import { type Actor, eventActor } from '../ports/actor'
 import type { CommitHandOff } from '../ports/commits'
 import type { NodeData } from '../ports/node-data'
 import { revisionAdvanced } from '../revisions/revision'
-import { insertMany } from './queries'
+import { insertMany, insertWithChanges } from './queries'
 import { eventsKey, WAKE_CHANNEL } from './waiters'
 
 /** A node as events carry it (the Node of src/nodes/model.ts; the nodes module writes events, so it is named here by shape). */
@@ -43,6 +43,9 @@ export interface EventInsertRow {
 /**
  * Write `events` to the outbox in `tx`. On PGlite they are also handed to the built-in search
  * through `commits` (src/search/commits.ts), which applies them at the commit without a read.
+ * A write's changes (history.md, 2) ride in the same statement: `changes` is their statement's
+ * parameters as the history module builds them (src/history/record.ts `changeChunks`). Returns
+ * the ids of those changes, in order.
  */
 export async function emit(
   tx: Db,
@@ -52,13 +55,9 @@ export async function emit(
   commits: CommitHandOff,
   /** who made the write (history.md, 4); none: Arbor itself */
   by?: Actor,
-  /**
-   * the statement that stores the rows and returns their seqs in order (a write's changes ride
-   * with them: src/nodes/context.ts); it is handed the plain events' insert for what it does not fold in
-   */
-  insert: (tx: Db, projectId: string, rows: EventInsertRow[], plain: typeof insertMany) => Promise<number[]> = insertMany,
-): Promise<void> {
-  if (events.length === 0) return
+  changes?: readonly unknown[],
+): Promise<number[]> {
+  if (events.length === 0) return []
   const timestamp = now.toISOString()
   const actor = eventActor(by)
   const rows = events.map((e): EventInsertRow => {
@@ -81,16 +80,19 @@ export async function emit(
     const revert = 'revert' in e && e.revert ? { revert: true } : {}
     return { type: e.type, payload: { event: e.type, project_id: projectId, timestamp, ...subject, actor, ...revert } }
   })
-  const seqs = await insert(tx, projectId, rows, insertMany)
+  const { changeIds, seqs } = changes
+    ? await insertWithChanges(tx, projectId, changes, rows)
+    : { changeIds: [], seqs: await insertMany(tx, projectId, rows) }
   // the events' trigger advances the project's revision at the commit (migration 0013); this
   // process's cache hears of it then too
   await revisionAdvanced(tx, projectId)
   // held GET /events and canvas polls of every replica read again once this commits
   await tx.notify(WAKE_CHANNEL, eventsKey(projectId))
-  if (tx.kind !== 'pglite') return
-  await commits.announce(
-    tx,
-    projectId,
-    rows.map((r, i) => ({ seq: seqs[i]!, payload: r.payload })),
-  )
+  if (tx.kind === 'pglite')
+    await commits.announce(
+      tx,
+      projectId,
+      rows.map((r, i) => ({ seq: seqs[i]!, payload: r.payload })),
+    )
+  return changeIds
 }

@@ -1,6 +1,7 @@
 import deleteExpiredSql from '../../sql/events/delete-expired.sql' with { type: 'text' }
 import hasCursorSql from '../../sql/events/has-cursor.sql' with { type: 'text' }
 import insertManySql from '../../sql/events/insert-many.sql' with { type: 'text' }
+import insertWithChangesSql from '../../sql/events/insert-with-changes.sql' with { type: 'text' }
 import latestSql from '../../sql/events/latest.sql' with { type: 'text' }
 import listPageSql from '../../sql/events/list-page.sql' with { type: 'text' }
 import type { Db } from '../db'
@@ -36,4 +37,31 @@ export async function insertMany(db: Db, projectId: string, rows: unknown[]): Pr
     seqs.push(...got.map((r) => Number(r.seq)).sort((a, b) => a - b))
   }
   return seqs
+}
+
+/**
+ * Insert `rows` and a write's changes in one statement (sql/events/insert-with-changes.sql):
+ * `changes` are the statement's parameters after the project, as the history module builds them
+ * (at most one statement's worth). Events past INSERT_CHUNK go in statements of their own.
+ * Returns the changes' ids and the events' seqs, each in order.
+ */
+export async function insertWithChanges(
+  db: Db,
+  projectId: string,
+  changes: readonly unknown[],
+  rows: unknown[],
+): Promise<{ changeIds: number[]; seqs: number[] }> {
+  const got = await db.query<{ event: boolean; id: string | number }>(insertWithChangesSql, [
+    projectId,
+    ...changes,
+    JSON.stringify(rows.slice(0, INSERT_CHUNK)),
+  ])
+  const changeIds: number[] = []
+  const seqs: number[] = []
+  for (const r of got) (r.event ? seqs : changeIds).push(Number(r.id))
+  // ids and seqs are taken in the rows' order; RETURNING does not promise an order
+  changeIds.sort((a, b) => a - b)
+  seqs.sort((a, b) => a - b)
+  if (rows.length > INSERT_CHUNK) seqs.push(...(await insertMany(db, projectId, rows.slice(INSERT_CHUNK))))
+  return { changeIds, seqs }
 }

@@ -1,7 +1,6 @@
 import getManySql from '../../sql/history/get-many.sql' with { type: 'text' }
 import hasChangesSql from '../../sql/history/has-changes.sql' with { type: 'text' }
 import insertManySql from '../../sql/history/insert-many.sql' with { type: 'text' }
-import insertWithEventsSql from '../../sql/history/insert-with-events.sql' with { type: 'text' }
 import laterSql from '../../sql/history/later.sql' with { type: 'text' }
 import latestOfTargetsSql from '../../sql/history/latest-of-targets.sql' with { type: 'text' }
 import listSql from '../../sql/history/list.sql' with { type: 'text' }
@@ -13,56 +12,35 @@ import type { Actor } from '../ports/actor'
 import type { ChangeDraft, ChangeRow } from './model'
 
 /** Changes per insert statement: on PGlite a statement holds the server's thread while it runs (src/db/pglite.ts). */
-const INSERT_CHUNK = 1000
-
-/** Insert `drafts` (in order) for one request; returns their ids, in order. */
-export async function insertMany(db: Db, projectId: string, actor: Actor, requestId: string, drafts: ChangeDraft[]): Promise<number[]> {
-  const ids: number[] = []
-  for (let i = 0; i < drafts.length; i += INSERT_CHUNK) {
-    const rows = await db.query<{ id: string | number }>(insertManySql, [
-      projectId,
-      actor.userId,
-      actor.userName,
-      actor.keyId,
-      actor.agent ?? null,
-      actor.via,
-      requestId,
-      JSON.stringify(drafts.slice(i, i + INSERT_CHUNK)),
-    ])
-    ids.push(...rows.map((r) => Number(r.id)).sort((a, b) => a - b))
-  }
-  return ids
-}
+export const INSERT_CHUNK = 1000
 
 /**
- * Insert `drafts` (at most INSERT_CHUNK) and the events `rows` ({type, payload}, in order) of one
- * write in one statement; returns the changes' ids and the events' seqs, each in order.
+ * The parameters, after the project id, of one statement storing `drafts` (at most INSERT_CHUNK,
+ * in order) for one request: sql/history/insert-many.sql binds them, and so does the events'
+ * statement that a write's changes ride in (sql/events/insert-with-changes.sql).
  */
-export async function insertWithEvents(
-  db: Db,
-  projectId: string,
-  actor: Actor,
-  requestId: string,
-  drafts: ChangeDraft[],
-  rows: unknown[],
-): Promise<{ ids: number[]; seqs: number[] }> {
-  if (drafts.length > INSERT_CHUNK) throw new Error(`insertWithEvents takes at most ${INSERT_CHUNK} changes, got ${drafts.length}`)
-  const got = await db.query<{ event: boolean; id: string | number }>(insertWithEventsSql, [
-    projectId,
-    actor.userId,
-    actor.userName,
-    actor.keyId,
-    actor.agent ?? null,
-    actor.via,
-    requestId,
-    JSON.stringify(drafts),
-    JSON.stringify(rows),
-  ])
+export const changeParams = (actor: Actor, requestId: string, drafts: ChangeDraft[]): unknown[] => [
+  actor.userId,
+  actor.userName,
+  actor.keyId,
+  actor.agent ?? null,
+  actor.via,
+  requestId,
+  JSON.stringify(drafts),
+]
+
+/** Store one statement's changes (`changeParams`); returns their ids, in order. */
+export async function insertChunk(db: Db, projectId: string, params: readonly unknown[]): Promise<number[]> {
+  const rows = await db.query<{ id: string | number }>(insertManySql, [projectId, ...params])
+  return rows.map((r) => Number(r.id)).sort((a, b) => a - b)
+}
+
+/** Insert `drafts` (in order) for one request, INSERT_CHUNK per statement; returns their ids, in order. */
+export async function insertMany(db: Db, projectId: string, actor: Actor, requestId: string, drafts: ChangeDraft[]): Promise<number[]> {
   const ids: number[] = []
-  const seqs: number[] = []
-  for (const r of got) (r.event ? seqs : ids).push(Number(r.id))
-  // ids and seqs are taken in the rows' order; RETURNING does not promise an order
-  return { ids: ids.sort((a, b) => a - b), seqs: seqs.sort((a, b) => a - b) }
+  for (let i = 0; i < drafts.length; i += INSERT_CHUNK)
+    ids.push(...(await insertChunk(db, projectId, changeParams(actor, requestId, drafts.slice(i, i + INSERT_CHUNK)))))
+  return ids
 }
 
 export interface Filters {

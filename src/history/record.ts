@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import type { Db } from '../db'
 import type { Deps } from '../deps'
 import { type Author, SYSTEM_ACTOR } from '../ports/actor'
 import { bumpRevision, revisionAdvanced } from '../revisions/revision'
@@ -73,8 +72,9 @@ export function iterationChange(
 }
 
 /**
- * Store the changes of a write in its transaction (`deps.db`), in one statement: every
- * committed write has them, a rolled-back one leaves none. Returns their ids, in order.
+ * Store the changes of a write that sends no event in its transaction (`deps.db`): every
+ * committed write has them, a rolled-back one leaves none. Returns their ids, in order. (A write
+ * with events has its changes ride in the events' statement: `changeChunks`, then `storeChanges`.)
  */
 export async function recordChanges(
   deps: Pick<Deps, 'db' | 'author' | 'config'>,
@@ -87,14 +87,12 @@ export async function recordChanges(
     await bumpRevision(deps.db, projectId)
     return []
   }
-  const author = authorOf(deps)
-  const ids = await q.insertMany(deps.db, projectId, author.actor, author.requestId, withProposal(author, drafts))
+  const ids = await storeChanges(deps, projectId, changeChunks(deps, drafts))
   // a write that recorded changes changed what the project's reads return, whether or not it
   // sends an event (updateIteration of gitTags or sortOrder sends none): the changes' trigger
   // advances the project's revision at the commit (migration 0019), and the cached reads of
   // every replica hear of it then (src/revisions/revision.ts)
   await revisionAdvanced(deps.db, projectId)
-  author.changeIds?.push(...ids)
   return ids
 }
 
@@ -102,46 +100,35 @@ export async function recordChanges(
 const withProposal = (author: Author, drafts: ChangeDraft[]): ChangeDraft[] =>
   author.proposal ? drafts.map((d) => ({ ...d, proposal: author.proposal })) : drafts
 
-/** Events per statement, as the events' own insert (src/events/queries.ts) writes them. */
-const EVENTS_CHUNK = 200
-/** Changes per statement, as src/history/queries.ts writes them. */
-const CHANGES_CHUNK = 1000
+/**
+ * The changes of a write as the statements that store them take them: one parameter list per
+ * statement (sql/history/insert-many.sql's, after the project id), at most INSERT_CHUNK changes
+ * each, with the write's author. None when there is nothing to record or history is off
+ * (bench/history.ts). The first may ride in the write's events' statement (src/events/outbox.ts).
+ */
+export function changeChunks(deps: Pick<Deps, 'author' | 'config'>, drafts: ChangeDraft[]): unknown[][] {
+  if (drafts.length === 0 || !deps.config.recordHistory) return []
+  const author = authorOf(deps)
+  const marked = withProposal(author, drafts)
+  const chunks: unknown[][] = []
+  for (let i = 0; i < marked.length; i += q.INSERT_CHUNK)
+    chunks.push(q.changeParams(author.actor, author.requestId, marked.slice(i, i + q.INSERT_CHUNK)))
+  return chunks
+}
 
 /**
- * `recordChanges` riding on the write's events: the first statement stores the changes (up to
- * CHANGES_CHUNK) and the events (up to EVENTS_CHUNK) together, the rest go in their own
- * statements. The events' insert for `emit` (src/events/outbox.ts); returns their seqs in order.
+ * Store `chunks` (`changeChunks`) in `deps.db`; `carried`: the ids of the changes that already
+ * rode in the events' statement. All of the write's change ids, in order, go to its answer
+ * (`author.changeIds`) and are returned.
  */
-export function recordChangesWithEvents(
-  deps: Pick<Deps, 'db' | 'author' | 'config'>,
-  drafts: ChangeDraft[],
-  recorded: number[],
-): (
-  tx: Db,
+export async function storeChanges(
+  deps: Pick<Deps, 'db' | 'author'>,
   projectId: string,
-  rows: unknown[],
-  insertEvents: (tx: Db, projectId: string, rows: unknown[]) => Promise<number[]>,
-) => Promise<number[]> {
-  return async (tx, projectId, rows, insertEvents) => {
-    if (drafts.length === 0 || !deps.config.recordHistory) return insertEvents(tx, projectId, rows)
-    const author = authorOf(deps)
-    const marked = withProposal(author, drafts)
-    const first = await q.insertWithEvents(
-      tx,
-      projectId,
-      author.actor,
-      author.requestId,
-      marked.slice(0, CHANGES_CHUNK),
-      rows.slice(0, EVENTS_CHUNK),
-    )
-    const ids = [...first.ids]
-    if (marked.length > CHANGES_CHUNK)
-      ids.push(...(await q.insertMany(tx, projectId, author.actor, author.requestId, marked.slice(CHANGES_CHUNK))))
-    const seqs = [...first.seqs]
-    if (rows.length > EVENTS_CHUNK) seqs.push(...(await insertEvents(tx, projectId, rows.slice(EVENTS_CHUNK))))
-    // (the events' trigger advances the revision too, and emit says so)
-    author.changeIds?.push(...ids)
-    recorded.push(...ids)
-    return seqs
-  }
+  chunks: unknown[][],
+  carried: number[] = [],
+): Promise<number[]> {
+  const ids = [...carried]
+  for (const chunk of chunks) ids.push(...(await q.insertChunk(deps.db, projectId, chunk)))
+  deps.author?.changeIds?.push(...ids)
+  return ids
 }

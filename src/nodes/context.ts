@@ -4,7 +4,7 @@ import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
 import { type DomainEvent, emit } from '../events/outbox'
 import { checkExpectation, type Locked, type StaleField, staleWrite } from '../history/precondition'
-import { type ChangeDraft, nodeChange, nodeState, recordChanges, recordChangesWithEvents } from '../history/service'
+import { type ChangeDraft, changeChunks, nodeChange, nodeState, recordChanges, storeChanges } from '../history/service'
 import { type IterationRow, iterationRows as iterationQueries } from '../iterations/service'
 import type { AccessRow } from '../projects/service'
 import { limitsOf } from '../tiers/service'
@@ -185,18 +185,22 @@ export async function finish(ctx: WriteCtx): Promise<void> {
   ctx.changes = []
   ctx.events = []
   // without events the changes go alone; with them, in the events' statement (history.md, 7)
-  if (events.length === 0) ctx.changeIds.push(...(await recordChanges(ctx.deps, ctx.projectId, changes)))
-  else
-    await emit(
-      ctx.deps.db,
-      ctx.projectId,
-      // a revert's events say so (the app's Activity reads "reverted"; history.md, Revert)
-      changes.some((c) => c.action === 'revert') ? events.map((e) => ({ ...e, revert: true as const })) : events,
-      ctx.deps.now(),
-      ctx.deps.commits,
-      ctx.deps.author?.actor,
-      recordChangesWithEvents(ctx.deps, changes, ctx.changeIds),
-    )
+  if (events.length === 0) {
+    ctx.changeIds.push(...(await recordChanges(ctx.deps, ctx.projectId, changes)))
+    return
+  }
+  const [first, ...rest] = changeChunks(ctx.deps, changes)
+  const carried = await emit(
+    ctx.deps.db,
+    ctx.projectId,
+    // a revert's events say so (the app's Activity reads "reverted"; history.md, Revert)
+    changes.some((c) => c.action === 'revert') ? events.map((e) => ({ ...e, revert: true as const })) : events,
+    ctx.deps.now(),
+    ctx.deps.commits,
+    ctx.deps.author?.actor,
+    first,
+  )
+  ctx.changeIds.push(...(await storeChanges(ctx.deps, ctx.projectId, rest, carried)))
 }
 
 /**

@@ -1,8 +1,8 @@
--- $1 project_id text, $2 user_id text|null, $3 user_name text|null, $4 key_id text|null, $5 agent text|null,
--- $6 via text, $7 request_id text, $8 changes jsonb (as sql/history/insert-many.sql), $9 events jsonb
--- [{type, payload}] (as sql/events/insert-many.sql). A write's changes and its events in one statement
--- (history.md, 7: recording costs no statement of its own); returns the changes' ids (event false)
--- and the events' seqs (event true).
+-- $1 project_id text, $2..$8 the changes of a write as sql/history/insert-many.sql binds them after the
+-- project (user_id, user_name, key_id, agent, via, request_id, changes jsonb; history builds them,
+-- src/history/record.ts changeChunks), $9 events jsonb [{type, payload}] (as sql/events/insert-many.sql).
+-- A write's events and its changes in one statement (history.md, 7: recording costs no statement of
+-- its own); returns the changes' ids (event false) and the events' seqs (event true).
 with ch as (
   insert into changes (
     project_id, user_id, user_name, key_id, agent, via, request_id,
