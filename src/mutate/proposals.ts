@@ -9,7 +9,7 @@ import { formatRev } from '../ports/rev'
 import { requireProject } from '../projects/access'
 import type { ProposalRead, ProposalRow } from '../proposals/model'
 import { closeProposal, findProposal, requireOpen, storeProposal, toProposal } from '../proposals/service'
-import { aroundWrite, workPlan } from '../work/service'
+import { afterWrite, beforeWrite, workPlan } from '../work/service'
 import { batch } from './batch'
 import type { ApplyProposalBody, BatchEntry, ProposeBody, RejectProposalBody, WithdrawProposalBody } from './model'
 
@@ -137,7 +137,8 @@ export async function applyProposal(deps: Deps, user: User, body: ApplyProposalB
   const request = { action: 'batch' as const, projectId: project.id, mutations }
   let done: Record<string, unknown>
   try {
-    done = await aroundWrite(applying, user, project.id, workPlan.batch(request), () => batch(applying, user, request))
+    const held = await beforeWrite(applying, user, project.id, workPlan.batch(request))
+    done = await afterWrite(applying, held, await batch(applying, user, request))
   } catch (err) {
     if (err instanceof RefusalError && err.error === 'stale_write')
       throw new RefusalError(409, 'stale_write', {

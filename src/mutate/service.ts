@@ -18,7 +18,7 @@ import { add, classify, moveIterationNodes, remove, restore, update } from '../n
 import type { Author } from '../ports/actor'
 import { addProject, renameProject } from '../projects/service'
 import { possibleDuplicate } from '../search/service'
-import { aroundWrite, claim, releaseClaim, renewClaim, type WorkPlan, workPlan } from '../work/service'
+import { afterWrite, beforeWrite, claim, releaseClaim, renewClaim, type WorkPlan, workPlan } from '../work/service'
 import { batch } from './batch'
 import { closestName } from './hints'
 import { type ActionName, ACTION_BODIES as bodies } from './model'
@@ -46,9 +46,8 @@ const action = <S extends TSchema>(schema: S, handler: ActionHandler<Static<S>>)
 })
 
 /**
- * An action that writes nodes: its body checked, then its handler run inside the work state's
- * steps (src/work: the project's work lock, claim tokens, claims ended by done work and
- * `_meta.unblocked`), as `work` reads them from the checked body.
+ * An action that writes nodes, in the order every such write happens inside its transaction
+ * (ARCHITECTURE.md, How a write flows):
  */
 const nodeWrite = <S extends TSchema & { static: { projectId: string } }>(
   schema: S,
@@ -56,9 +55,16 @@ const nodeWrite = <S extends TSchema & { static: { projectId: string } }>(
   work: (body: Static<S>) => WorkPlan,
 ): Action => ({
   schema,
-  run: (deps, user, body) => {
+  run: async (deps, user, body) => {
+    // 1. the body against its action's schema (docs/reference/mutate.md's messages)
     const typed = parseAction(schema, body)
-    return aroundWrite(deps, user, typed.projectId, work(typed), () => handler(deps, user, typed))
+    // 2. the work state before: the project's work lock, claim tokens (src/work)
+    const held = await beforeWrite(deps, user, typed.projectId, work(typed))
+    // 3. the action: access, its rules, its rows, then its changes, events, revision and search
+    //    outbox in one step at its end (src/nodes/context.ts `finish`)
+    const answer = await handler(deps, user, typed)
+    // 4. the work state after: claims ended by done work, `_meta.unblocked` (src/work)
+    return afterWrite(deps, held, answer)
   },
 })
 

@@ -281,51 +281,61 @@ export const workPlan = {
   revert: (): WorkPlan => plan([], { deferred: true, mayUnblock: true }),
 }
 
+/** What `beforeWrite` learned, for `afterWrite`. */
+export interface WorkHeld {
+  plan: WorkPlan
+  projectId: string
+  /** the project had blocked work before the write (read only when the write may unblock some) */
+  blockedBefore: boolean
+}
+
+const isReal = (e: Entry) => typeof e.nodeId === 'string' && !e.nodeId.startsWith('draft-')
+
 /**
- * Around a write of nodes, in its transaction: the project's work lock first (unless the plan
- * leaves the work state alone); claim tokens checked (409 claim_lost) and renewed; the claims of
- * work marked done ended after, and `_meta.unblocked` (the work items the write made ready,
- * maybe none) when it may unblock work in a project that had blocked work before it.
+ * The work state before a write of nodes, in its transaction: the project's work lock first
+ * (unless the plan leaves the work state alone); claim tokens checked (409 claim_lost) and
+ * renewed; whether the project had blocked work; the triggers told to set the work state aside
+ * (a deferred plan).
  */
-export async function aroundWrite(
-  deps: Deps,
-  user: User,
-  projectId: string,
-  work: WorkPlan,
-  write: () => Promise<Record<string, unknown>>,
-): Promise<Record<string, unknown>> {
-  if (work.lock) await q.lockProject(deps.db, projectId)
+export async function beforeWrite(deps: Deps, user: User, projectId: string, plan: WorkPlan): Promise<WorkHeld> {
+  if (plan.lock) await q.lockProject(deps.db, projectId)
+  const held = { plan, projectId, blockedBefore: false }
+  const tokened = plan.entries.filter((e) => isReal(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
+  if (tokened.length || plan.mayUnblock) {
+    const { project: p } = await requireProject(deps, user, projectId)
+    await checkTokens(deps.db, p.id, tokened, deps.now())
+    // a write with a live claim's token renews it to its own length: agents need not call renewClaim
+    if (tokened.length) await claimRows.extendTokens(deps.db, p.id, [...new Set(tokened.map((e) => hashToken(e.claimToken)))], deps.now())
+    // a project where nothing was blocked answers as before (docs/reference/mutate.md's bodies stay as they were)
+    held.blockedBefore = plan.mayUnblock && (await q.hasBlocked(deps.db, p.id))
+  }
   // many statements: the work state is recomputed once at their end, not after each (migration 0023)
-  const run = work.deferred
-    ? async () => {
-        await q.deferWork(deps.db)
-        const result = await write()
-        await q.flushWork(deps.db)
-        return result
-      }
-    : write
-  const real = (e: Entry) => typeof e.nodeId === 'string' && !e.nodeId.startsWith('draft-')
-  const tokened = work.entries.filter((e) => real(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
-  if (!tokened.length && !work.mayUnblock) return run()
-  const { project: p } = await requireProject(deps, user, projectId)
-  await checkTokens(deps.db, p.id, tokened, deps.now())
-  // a write with a live claim's token renews it to its own length: agents need not call renewClaim
-  if (tokened.length) await claimRows.extendTokens(deps.db, p.id, [...new Set(tokened.map((e) => hashToken(e.claimToken)))], deps.now())
-  // a project where nothing was blocked answers as before (docs/reference/mutate.md's bodies stay as they were)
-  const blockedBefore = work.mayUnblock && (await q.hasBlocked(deps.db, p.id))
-  const result = await run()
-  const done = work.entries.filter((e) => e.action === 'update' && real(e) && e.data?.status === 'done').map((e) => e.nodeId!)
-  const ended = await endClaims(deps.db, p.id, done, deps.now())
-  await emit(
-    deps.db,
-    p.id,
-    ended.map((c) => claimEvent('node.released', { nodeId: c.node_id, agent: c.agent })),
-    deps.now(),
-    deps.commits,
-    deps.author?.actor,
-  )
-  if (!blockedBefore) return result
+  if (plan.deferred) await q.deferWork(deps.db)
+  return held
+}
+
+/**
+ * The work state after the write, in its transaction: recomputed (a deferred plan); the claims of
+ * work marked done ended; `_meta.unblocked` (the work items the write made ready, maybe none)
+ * added to the answer when the write may unblock work in a project that had blocked work before.
+ */
+export async function afterWrite(deps: Deps, held: WorkHeld, result: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const { plan, projectId } = held
+  if (plan.deferred) await q.flushWork(deps.db)
+  const done = plan.entries.filter((e) => e.action === 'update' && isReal(e) && e.data?.status === 'done').map((e) => e.nodeId!)
+  if (done.length) {
+    const ended = await endClaims(deps.db, projectId, done, deps.now())
+    await emit(
+      deps.db,
+      projectId,
+      ended.map((c) => claimEvent('node.released', { nodeId: c.node_id, agent: c.agent })),
+      deps.now(),
+      deps.commits,
+      deps.author?.actor,
+    )
+  }
+  if (!held.blockedBefore) return result
   // the work state that the write's triggers kept (sql/migrations/0016) says what it unblocked
-  const unblocked = await q.unblocked(deps.db, p.id, deps.now())
+  const unblocked = await q.unblocked(deps.db, projectId, deps.now())
   return { ...result, _meta: { ...(result._meta ?? {}), unblocked } }
 }
