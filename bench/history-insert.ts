@@ -8,7 +8,8 @@
  */
 import { insertMany as insertEvents, insertWithChanges } from '../src/events/queries'
 import type { ChangeDraft } from '../src/history/model'
-import { changeParams, insertMany as insertChanges } from '../src/history/queries'
+import { insertChunk } from '../src/history/queries'
+import { changeParams } from '../src/history/record'
 import type { Actor } from '../src/ports/actor'
 import { startBenchServer } from './lib/app'
 
@@ -51,7 +52,7 @@ async function run(label: string, postgresUrl?: string) {
       'events, then the change': () =>
         db.tx(async (tx) => {
           await insertEvents(tx, 'bench', [event])
-          await insertChanges(tx, 'bench', actor, 'r', [draft])
+          await insertChunk(tx, 'bench', changeParams(actor, 'r', [draft]))
         }),
       'one statement': () => db.tx((tx) => insertWithChanges(tx, 'bench', changeParams(actor, 'r', [draft]), [event])),
     }

@@ -17,7 +17,7 @@ const WRITERS: Record<string, { runs: string[]; recordedIn: string[] } | { exemp
   // nodes: every write of a WriteCtx notes its change (noteChange) and `finish` records them in one statement
   'nodes/insert-many.sql': { runs: ['insertMany'], recordedIn: ['src/nodes/context.ts'] },
   'nodes/update.sql': { runs: ['update'], recordedIn: ['src/nodes/service.ts'] },
-  'nodes/delete-many.sql': { runs: ['deleteMany'], recordedIn: ['src/nodes/service.ts', 'src/mutate/revert.ts'] },
+  'nodes/delete-many.sql': { runs: ['deleteMany'], recordedIn: ['src/nodes/service.ts'] },
   'nodes/set-classified.sql': { runs: ['setClassified'], recordedIn: ['src/nodes/service.ts'] },
   'nodes/set-classified-many.sql': { runs: ['setClassifiedMany'], recordedIn: ['src/nodes/classify-loop.ts'] },
   'nodes/move-iteration.sql': { runs: ['moveIteration'], recordedIn: ['src/nodes/service.ts'] },

@@ -8,39 +8,18 @@ import listByTargetSql from '../../sql/history/list-by-target.sql' with { type: 
 import pruneSql from '../../sql/history/prune.sql' with { type: 'text' }
 import type { Db } from '../db'
 import { one } from '../db/port'
-import type { Actor } from '../ports/actor'
-import type { ChangeDraft, ChangeRow } from './model'
+import type { ChangeRow } from './model'
 
 /** Changes per insert statement: on PGlite a statement holds the server's thread while it runs (src/db/pglite.ts). */
 export const INSERT_CHUNK = 1000
 
 /**
- * The parameters, after the project id, of one statement storing `drafts` (at most INSERT_CHUNK,
- * in order) for one request: sql/history/insert-many.sql binds them, and so does the events'
- * statement that a write's changes ride in (sql/events/insert-with-changes.sql).
+ * Store one statement's changes: `params` are sql/history/insert-many.sql's after the project id
+ * (src/history/record.ts `changeParams`, at most INSERT_CHUNK changes). Returns their ids, in order.
  */
-export const changeParams = (actor: Actor, requestId: string, drafts: ChangeDraft[]): unknown[] => [
-  actor.userId,
-  actor.userName,
-  actor.keyId,
-  actor.agent ?? null,
-  actor.via,
-  requestId,
-  JSON.stringify(drafts),
-]
-
-/** Store one statement's changes (`changeParams`); returns their ids, in order. */
 export async function insertChunk(db: Db, projectId: string, params: readonly unknown[]): Promise<number[]> {
   const rows = await db.query<{ id: string | number }>(insertManySql, [projectId, ...params])
   return rows.map((r) => Number(r.id)).sort((a, b) => a - b)
-}
-
-/** Insert `drafts` (in order) for one request, INSERT_CHUNK per statement; returns their ids, in order. */
-export async function insertMany(db: Db, projectId: string, actor: Actor, requestId: string, drafts: ChangeDraft[]): Promise<number[]> {
-  const ids: number[] = []
-  for (let i = 0; i < drafts.length; i += INSERT_CHUNK)
-    ids.push(...(await insertChunk(db, projectId, changeParams(actor, requestId, drafts.slice(i, i + INSERT_CHUNK)))))
-  return ids
 }
 
 export interface Filters {

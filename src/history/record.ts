@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Deps } from '../deps'
-import { type Author, SYSTEM_ACTOR } from '../ports/actor'
+import { type Actor, type Author, SYSTEM_ACTOR } from '../ports/actor'
 import { bumpRevision, revisionAdvanced } from '../revisions/revision'
 import type { ChangeAction, ChangeDraft, State } from './model'
 import * as q from './queries'
@@ -112,9 +112,24 @@ export function changeChunks(deps: Pick<Deps, 'author' | 'config'>, drafts: Chan
   const marked = withProposal(author, drafts)
   const chunks: unknown[][] = []
   for (let i = 0; i < marked.length; i += q.INSERT_CHUNK)
-    chunks.push(q.changeParams(author.actor, author.requestId, marked.slice(i, i + q.INSERT_CHUNK)))
+    chunks.push(changeParams(author.actor, author.requestId, marked.slice(i, i + q.INSERT_CHUNK)))
   return chunks
 }
+
+/**
+ * The parameters, after the project id, of one statement storing `drafts` (in order) for one
+ * request: sql/history/insert-many.sql binds them, and so does the events' statement that a
+ * write's changes ride in (sql/events/insert-with-changes.sql).
+ */
+export const changeParams = (actor: Actor, requestId: string, drafts: ChangeDraft[]): unknown[] => [
+  actor.userId,
+  actor.userName,
+  actor.keyId,
+  actor.agent ?? null,
+  actor.via,
+  requestId,
+  JSON.stringify(drafts),
+]
 
 /**
  * Store `chunks` (`changeChunks`) in `deps.db`; `carried`: the ids of the changes that already

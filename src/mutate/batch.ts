@@ -5,12 +5,22 @@ import { ErrorListError, invalid, RefusalError } from '../errors'
 import { focus } from '../http/meta'
 import { addIteration } from '../iterations/service'
 import { allocateBatchIds } from '../nodes/batch-ids'
-import { capAdvisory, checkNodeCap, checkPreconditions, finish, inboxAdvisory, openCtx, type WriteCtx, writeMeta } from '../nodes/context'
+import {
+  capAdvisory,
+  checkNodeCap,
+  checkPreconditions,
+  finish,
+  inboxAdvisory,
+  noteIteration,
+  openCtx,
+  type WriteCtx,
+  writeMeta,
+} from '../nodes/context'
 import { batchCycleFree } from '../nodes/cycle-free'
 import type { NodeUpdate } from '../nodes/input'
 import { FieldError } from '../nodes/model'
-import { deleteNode, rule, writeUpdate } from '../nodes/service'
-import { prepareAdd, prepareUpdate } from '../nodes/write'
+import { deleteNode, rule, updateNode } from '../nodes/service'
+import { prepareAdd } from '../nodes/write'
 import { requireProject } from '../projects/access'
 import type { BatchBody, BatchEntry } from './model'
 
@@ -117,15 +127,7 @@ async function applyEntry(
   switch (e.action) {
     case 'addIteration': {
       const iteration = await addIteration({ ...ctx.deps }, ctx.projectId, e.iteration)
-      ctx.iterations.set(iteration.name, {
-        name: iteration.name,
-        status: iteration.status,
-        system: false,
-        sort_order: iteration.sortOrder,
-        git_tags: iteration.gitTags,
-        completed_at: null,
-      })
-      ctx.created.iterations++
+      noteIteration(ctx, iteration)
       return { action: 'addIteration', iteration }
     }
     case 'add': {
@@ -135,8 +137,7 @@ async function applyEntry(
       return { action: 'add', nodeId: node.id, ...(e.node?.id ? { draftId: e.node.id } : {}), node: answered }
     }
     case 'update': {
-      const { node, classified, before } = await prepareUpdate(ctx, e as unknown as NodeUpdate)
-      const saved = await writeUpdate(ctx, node, classified, before)
+      const saved = await updateNode(ctx, e as unknown as NodeUpdate)
       return {
         action: 'update',
         nodeId: saved.id,

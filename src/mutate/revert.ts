@@ -5,11 +5,10 @@ import { MAX_REVERT, type RevertBody, RevertFilter } from '../history/model'
 import { type ChangeRow, changesById, filtersOf, laterChanges, selectByFilter } from '../history/service'
 import { parseInput } from '../http/action-schema'
 import { LATER } from '../iterations/model'
-import { iterationRows, revertIteration } from '../iterations/service'
-import { finish, flush, getNode, loadNodes, noteChange, openCtx, type WriteCtx, writeMeta } from '../nodes/context'
-import { type Node, type NodeData, type NodeType, toNode } from '../nodes/model'
-import { moveIterationNodes, nodeRows, rule, type TreeRow, writeUpdate } from '../nodes/service'
-import { prepareUpdate } from '../nodes/write'
+import { revertIteration } from '../iterations/service'
+import { finish, flush, getNode, loadNodes, openCtx, reloadIterations, type WriteCtx, writeMeta } from '../nodes/context'
+import type { Node, NodeData, NodeType } from '../nodes/model'
+import { bringBack, moveIterationNodes, removeRows, rule, subtrees, type TreeRow, updateNode } from '../nodes/service'
 import { requireProject } from '../projects/access'
 
 type Reason = 'changed_later' | 'gone' | 'has_children'
@@ -75,9 +74,10 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
       : { success: true, reverted: 0, changeIds: [], _meta: { _tip: 'No change matches the filter: nothing to take back.' } }
 
   const nodeTargets = [...new Set(selected.filter((c) => c.target_kind === 'node').map((c) => c.target_id))]
-  // hold the nodes this revert takes back: a write to them waits for its commit, one that came
-  // before is among the later changes read next
-  await nodeRows.lockMany(deps.db, project.id, nodeTargets)
+  const ctx = await openCtx(deps, project.id)
+  // hold the nodes this revert takes back (read locked): a write to them waits for its commit, one
+  // that came before is among the later changes read next
+  await loadNodes(ctx, nodeTargets)
   const picked = new Set(selected.map((c) => Number(c.id)))
   const oldest = Number(selected.at(-1)!.id)
   const later = new Map<string, Later[]>()
@@ -90,9 +90,7 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
 
   const dryRun = body.dryRun === true
   if (dryRun) await deps.db.query('savepoint arbor_revert_dry_run')
-  const ctx = await openCtx(deps, project.id)
   ctx.dryRun = dryRun
-  await loadNodes(ctx, nodeTargets)
   const conflicts: Conflict[] = []
   const removals: ChangeRow[] = []
   const iterationChanges: { target: { kind: string; id: string }; action: string; before: unknown; after: unknown }[] = []
@@ -120,7 +118,7 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
         iterationIds.push(...done.ids)
         iterationChanges.push({ target: targetOf(c), action: 'revert', before: c.after, after: c.before })
       }
-      ctx.iterations = new Map((await iterationRows.list(deps.db, project.id)).map((i) => [i.name, i]))
+      await reloadIterations(ctx)
       continue
     }
     ctx.revertOf = Number(c.id)
@@ -152,10 +150,7 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
       }
       const type = c.target_type as NodeType
       const back: Node = { id: c.target_id, type, parentId: before.parentId, data: data as NodeData }
-      ctx.pending.push({ id: back.id, type, parent_id: back.parentId, data, created_at: null, classified: true })
-      ctx.nodes.set(back.id, back)
-      ctx.events.push({ type: 'node.added', node: back })
-      noteChange(ctx, 'restore', back, null, back)
+      bringBack(ctx, back, null, true)
     } else {
       if (!node) {
         conflict('gone', lastNewer)
@@ -215,11 +210,10 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
  */
 async function removeAll(ctx: WriteCtx, run: ChangeRow[], conflicts: Conflict[]) {
   if (run.length === 0) return
-  await flush(ctx)
   const { deps, projectId } = ctx
   const changeOf = new Map(run.map((c) => [c.target_id, c]))
   const byId = new Map<string, TreeRow>()
-  for (const r of await nodeRows.subtree(deps.db, projectId, [...changeOf.keys()])) if (!byId.has(r.id)) byId.set(r.id, r)
+  for (const r of await subtrees(ctx, [...changeOf.keys()])) if (!byId.has(r.id)) byId.set(r.id, r)
   const outside = [...byId.values()].filter((r) => r.parent_id && changeOf.has(r.parent_id) && !changeOf.has(r.id))
   if (outside.length) {
     const oldest = Math.min(...run.map((c) => Number(c.id)))
@@ -252,20 +246,13 @@ async function removeAll(ctx: WriteCtx, run: ChangeRow[], conflicts: Conflict[])
     const above = row!.parent_id && byId.has(row!.parent_id) ? under(row!.parent_id).depth + 1 : 0
     return { root, depth: depth + above }
   }
-  const rows = [...byId.values()].map((r) => ({ row: r, ...under(r.id) }))
-  await nodeRows.deleteMany(
-    deps.db,
-    projectId,
-    rows.map((r) => r.row.id),
+  await removeRows(
+    ctx,
+    [...byId.values()].map((row) => {
+      const { root, depth } = under(row.id)
+      return { row, depth, revertOf: Number(root.id) }
+    }),
   )
-  for (const { row } of rows) {
-    ctx.nodes.set(row.id, null)
-    ctx.events.push({ type: 'node.deleted', node: toNode(row) })
-  }
-  for (const { row, root } of rows.sort((a, b) => b.depth - a.depth)) {
-    ctx.revertOf = Number(root.id)
-    noteChange(ctx, 'delete', row, toNode(row), null)
-  }
 }
 
 /** Set `fields` of the change's node back to `before` (parentId included), through the update rules. */
@@ -278,6 +265,5 @@ async function setBack(ctx: WriteCtx, c: ChangeRow, before: NodeState, fields: s
     ...(fields.includes('parentId') ? { parentId: before.parentId } : {}),
   }
   if (!input.data && !('parentId' in input)) return
-  const prepared = await rule(() => prepareUpdate(ctx, input as Parameters<typeof prepareUpdate>[1]))
-  await writeUpdate(ctx, prepared.node, prepared.classified, prepared.before)
+  await rule(() => updateNode(ctx, input))
 }

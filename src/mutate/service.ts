@@ -46,8 +46,9 @@ const action = <S extends TSchema>(schema: S, handler: ActionHandler<Static<S>>)
 })
 
 /**
- * An action that writes nodes, in the order every such write happens inside its transaction
- * (ARCHITECTURE.md, How a write flows):
+ * An action that writes nodes: the steps every such write takes inside its transaction, in the
+ * order it takes them (steps 4 to 7 of ARCHITECTURE.md's "How a write flows"). `work` reads
+ * from the checked body what the write means to the work state (src/work `workPlan`).
  */
 const nodeWrite = <S extends TSchema & { static: { projectId: string } }>(
   schema: S,

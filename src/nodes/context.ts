@@ -69,6 +69,27 @@ export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> 
   }
 }
 
+/** Read the project's iterations again (a revert put one back or took one away). */
+export async function reloadIterations(ctx: WriteCtx): Promise<void> {
+  ctx.iterations = new Map((await iterationQueries.list(ctx.deps.db, ctx.projectId)).map((i) => [i.name, i]))
+}
+
+/** An iteration this write created (a batch's addIteration entry): its later entries may name it. */
+export function noteIteration(
+  ctx: WriteCtx,
+  iteration: { name: string; status: IterationRow['status']; sortOrder: number; gitTags: string[] },
+): void {
+  ctx.iterations.set(iteration.name, {
+    name: iteration.name,
+    status: iteration.status,
+    system: false,
+    sort_order: iteration.sortOrder,
+    git_tags: iteration.gitTags,
+    completed_at: null,
+  })
+  ctx.created.iterations++
+}
+
 /** The stored blockedBy of every approach of the project, read once per write. */
 export async function storedBlockers(ctx: WriteCtx): Promise<Map<string, readonly unknown[]>> {
   if (!ctx.blockers) ctx.blockers = new Map((await q.blockerEdges(ctx.deps.db, ctx.projectId)).map((r) => [r.id, r.blocked_by]))

@@ -23,7 +23,16 @@ import {
   type WriteCtx,
   writeMeta,
 } from './context'
-import { type AddInput, ChangelogQuery, type ClassifyBody, type DeleteBody, NodesQuery, type RestoreBody, type UpdateBody } from './input'
+import {
+  type AddInput,
+  ChangelogQuery,
+  type ClassifyBody,
+  type DeleteBody,
+  NodesQuery,
+  type NodeUpdate,
+  type RestoreBody,
+  type UpdateBody,
+} from './input'
 import { an, FieldError, NODE_TYPES, type Node, type NodeData, toNode } from './model'
 import * as q from './queries'
 import { prepareAdd, prepareUpdate } from './write'
@@ -58,7 +67,7 @@ export async function add(deps: Deps, user: User, body: AddInput) {
 }
 
 /** Persist an update prepared in `ctx` (`before`: the node as it was), and queue its event and change. */
-export async function writeUpdate(ctx: WriteCtx, node: Node, classified: boolean, before: Node): Promise<Node> {
+async function writeUpdate(ctx: WriteCtx, node: Node, classified: boolean, before: Node): Promise<Node> {
   await flush(ctx)
   const row = await q.update(ctx.deps.db, ctx.projectId, node.id, node.parentId, node.data, classified)
   const saved = toNode(row!, true)
@@ -68,11 +77,19 @@ export async function writeUpdate(ctx: WriteCtx, node: Node, classified: boolean
   return saved
 }
 
+/**
+ * Update a node in `ctx` through the update rules (./write.ts): the update of an action, a
+ * batch's entry or a revert's step. A broken rule throws FieldError (the caller words it).
+ */
+export async function updateNode(ctx: WriteCtx, input: NodeUpdate): Promise<Node> {
+  const { node, classified, before } = await prepareUpdate(ctx, input)
+  return writeUpdate(ctx, node, classified, before)
+}
+
 export async function update(deps: Deps, user: User, body: UpdateBody) {
   const { project } = await requireProject(deps, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
-  const { node, classified, before } = await rule(() => prepareUpdate(ctx, body))
-  const saved = await writeUpdate(ctx, node, classified, before)
+  const saved = await rule(() => updateNode(ctx, body))
   await finish(ctx)
   return { success: true, node: publicNode(saved), _meta: writeMeta(ctx, nodeFocus(project.id, saved)) }
 }
@@ -84,24 +101,57 @@ export async function update(deps: Deps, user: User, body: UpdateBody) {
  */
 export async function deleteNode(ctx: WriteCtx, nodeId: string, ifRev?: string) {
   await expectRev(ctx, nodeId, ifRev, null)
-  await flush(ctx)
-  const rows = await q.subtree(ctx.deps.db, ctx.projectId, [nodeId])
+  const rows = await subtrees(ctx, [nodeId])
   const root = rows.find((r) => r.depth === 0)
   if (!root) throw new FieldError(`Node with id ${nodeId} not found`)
   const node = toNode(root, true)
   const changelogId = await q.changelogInsert(ctx.deps.db, ctx.projectId, node.id, node)
+  await removeRows(
+    ctx,
+    rows.map((row) => ({ row, depth: row.depth })),
+  )
+  const orphanedChildren = rows.filter((r) => r.depth === 1).map((r) => r.id)
+  return { node, changelogId: Number(changelogId), orphanedChildren, removed: rows.length }
+}
+
+/** The nodes `ids` with everything beneath them, as they stand in this write (its pending adds written first). */
+export async function subtrees(ctx: WriteCtx, ids: string[]): Promise<q.TreeRow[]> {
+  await flush(ctx)
+  return q.subtree(ctx.deps.db, ctx.projectId, ids)
+}
+
+/**
+ * Delete `rows` (whole subtrees, read by `subtrees`) in one statement, with an event each in
+ * their order and a change each, the deepest first, so that taking the delete back (newest
+ * first) brings parents back before their children. A revert's removal names, per row, the
+ * change it takes back (`revertOf`).
+ */
+export async function removeRows(ctx: WriteCtx, rows: { row: q.TreeRow; depth: number; revertOf?: number }[]): Promise<void> {
   await q.deleteMany(
     ctx.deps.db,
     ctx.projectId,
-    rows.map((r) => r.id),
+    rows.map((r) => r.row.id),
   )
-  for (const r of rows) {
-    ctx.nodes.set(r.id, null)
-    ctx.events.push({ type: 'node.deleted', node: toNode(r) })
+  for (const { row } of rows) {
+    ctx.nodes.set(row.id, null)
+    ctx.events.push({ type: 'node.deleted', node: toNode(row) })
   }
-  for (const r of [...rows].sort((a, b) => b.depth - a.depth)) noteChange(ctx, 'delete', r, toNode(r), null)
-  const orphanedChildren = rows.filter((r) => r.depth === 1).map((r) => r.id)
-  return { node, changelogId: Number(changelogId), orphanedChildren, removed: rows.length }
+  for (const { row, revertOf } of [...rows].sort((a, b) => b.depth - a.depth)) {
+    if (revertOf !== undefined) ctx.revertOf = revertOf
+    noteChange(ctx, 'delete', row, toNode(row), null)
+  }
+}
+
+/**
+ * Bring a deleted node back with its id, type, parent and data: queued with this write's adds,
+ * with its event and its change (a restore, or a revert's step). `classified`: false for a task
+ * the classifier has not read yet.
+ */
+export function bringBack(ctx: WriteCtx, node: Node, createdAt: string | null, classified: boolean): void {
+  ctx.pending.push({ id: node.id, type: node.type, parent_id: node.parentId, data: node.data, created_at: createdAt, classified })
+  ctx.nodes.set(node.id, node)
+  ctx.events.push({ type: 'node.added', node })
+  noteChange(ctx, 'restore', node, null, node)
 }
 
 export async function remove(deps: Deps, user: User, body: DeleteBody) {
@@ -159,10 +209,7 @@ export async function restore(deps: Deps, user: User, body: RestoreBody) {
   }
   const node: Node = { id: saved.id, type: saved.type, parentId: saved.parentId, data }
   // a task deleted before the classifier reached it is classified once it is back
-  const classified = node.type !== 'task' || data.kind !== undefined
-  ctx.pending.push({ id: node.id, type: node.type, parent_id: node.parentId, data, created_at: saved.createdAt ?? null, classified })
-  ctx.events.push({ type: 'node.added', node })
-  noteChange(ctx, 'restore', node, null, node)
+  bringBack(ctx, node, saved.createdAt ?? null, node.type !== 'task' || data.kind !== undefined)
   await finish(ctx)
   await q.changelogMarkRestored(db, entry.id)
   return { success: true, node, _meta: writeMeta(ctx, nodeFocus(project.id, node)) }
@@ -265,8 +312,8 @@ export async function nodeTypesOf(db: Deps['db'], projectId: string, ids: string
   return new Map((await q.getMany(db, projectId, ids)).map((r) => [r.id, r.type]))
 }
 
-// The stored nodes, for the modules that read them (tree, work, workflow, and mutate's iteration
-// moves): this module's public surface, named one by one.
+// The stored nodes, for the modules that read them (tree, work, workflow): reads only, named one
+// by one. Other modules write nodes through this file's functions on a WriteCtx.
 export const nodeRows = {
   list: q.list,
   getMany: q.getMany,
@@ -275,8 +322,5 @@ export const nodeRows = {
   ancestors: q.ancestors,
   siblings: q.siblings,
   siblingsOf: q.siblingsOf,
-  moveIteration: q.moveIteration,
-  lockMany: q.lockMany,
-  deleteMany: q.deleteMany,
 }
 export type { NodeRow, TreeRow } from './queries'
