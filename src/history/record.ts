@@ -33,43 +33,32 @@ export function iterationFields(before: State | null, after: State | null): stri
   return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => !same(before[k], after[k]))
 }
 
-export function nodeChange(
+/** A change of one target, with the names of what differs (`fields`); `revertOf`: the change a revert takes back. */
+const change = (
+  kind: ChangeDraft['kind'],
+  action: ChangeAction,
+  target: { id: string; type: string | null },
+  before: State | null,
+  after: State | null,
+  fields: string[],
+  revertOf?: number,
+): ChangeDraft => ({ action, kind, ...target, before, after, fields, ...(revertOf ? { revertOf } : {}) })
+
+export const nodeChange = (
   action: ChangeAction,
   node: { id: string; type: string },
   before: State | null,
   after: State | null,
   revertOf?: number,
-): ChangeDraft {
-  return {
-    action,
-    kind: 'node',
-    id: node.id,
-    type: node.type,
-    before,
-    after,
-    fields: nodeFields(before, after),
-    ...(revertOf ? { revertOf } : {}),
-  }
-}
+): ChangeDraft => change('node', action, { id: node.id, type: node.type }, before, after, nodeFields(before, after), revertOf)
 
-export function iterationChange(
+export const iterationChange = (
   action: ChangeAction,
   name: string,
   before: State | null,
   after: State | null,
   revertOf?: number,
-): ChangeDraft {
-  return {
-    action,
-    kind: 'iteration',
-    id: name,
-    type: null,
-    before,
-    after,
-    fields: iterationFields(before, after),
-    ...(revertOf ? { revertOf } : {}),
-  }
-}
+): ChangeDraft => change('iteration', action, { id: name, type: null }, before, after, iterationFields(before, after), revertOf)
 
 /**
  * Store the changes of a write that sends no event in its transaction (`deps.db`): every
