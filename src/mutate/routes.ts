@@ -11,10 +11,7 @@ import { withKeyTip, withProjectTip } from './hints'
 import { importOkf } from './import-okf'
 import { MutateBody, MutateResult } from './model'
 import { requireActionScope } from './scope'
-import { type Action, actionOf, afterCommit, authorOfRequest, NOT_IDEMPOTENT, runAction } from './service'
-
-/** Actions whose answer carries a secret. */
-const SECRET_ANSWERS = new Set(['claim', 'renewClaim'])
+import { type Action, actionOf, authorOfRequest, runAction } from './service'
 
 /**
  * Run the action and keep, in its answer, the changes it recorded (`changeIds`, history.md 2), so
@@ -41,8 +38,8 @@ const prefersChangeIds = (prefer: string | undefined) =>
     .includes(CHANGE_IDS)
 
 /** The answer as the caller sees it: a write's `changeIds` only when asked for (a revert's are its own result). */
-function shown(action: string, body: Record<string, unknown>, wanted: boolean, set: Context['set']): Record<string, unknown> {
-  if (action === 'revert' || !('changeIds' in body)) return body
+function shown(found: Action, body: Record<string, unknown>, wanted: boolean, set: Context['set']): Record<string, unknown> {
+  if (found.changeIdsAreResult || !('changeIds' in body)) return body
   if (wanted) {
     set.headers['preference-applied'] = CHANGE_IDS
     return body
@@ -58,22 +55,23 @@ export const mutateRoutes = (deps: Deps) => {
     const { idempotencyKey, ...request } = sent
     // what the key may (live.md §6), before a first run or a replay
     await requireActionScope(deps, user, sent)
-    const key = NOT_IDEMPOTENT.has(request.action) ? undefined : (headers['idempotency-key'] ?? idempotencyKey)
+    const key = found.notIdempotent ? undefined : (headers['idempotency-key'] ?? idempotencyKey)
     // the body is checked inside the idempotent run, so a refusal is stored and replayed like any answer
     // a replay needs the access a first run would: the caller may have lost the project since
     const authorize = typeof request.projectId === 'string' ? () => requireProject(deps, user, request.projectId) : undefined
-    const author = await authorOfRequest(deps, user, headers, sent)
+    const author = await authorOfRequest(deps, user, headers, sent, found.author)
     const outcome = await runIdempotent(deps, user.id, key, request, (db) => withChangeIds(found, { ...deps, db, author }, user, request), {
       authorize,
       // a claim's answer holds its claim tokens (a renewal echoes the one sent): kept sealed, never readable at rest
-      sealed: SECRET_ANSWERS.has(request.action),
+      sealed: found.secretAnswer === true,
     })
     if (outcome.replayed) set.headers['idempotent-replayed'] = 'true'
     set.status = outcome.status
     deps.wake('events')
     deps.wake('classify')
-    const answer = outcome.replayed || outcome.status !== 200 ? outcome.body : await afterCommit(deps, request, outcome.body)
-    return shown(request.action, answer, prefersChangeIds(headers.prefer), set)
+    const fresh = !outcome.replayed && outcome.status === 200
+    const answer = fresh && found.afterCommit ? await found.afterCommit(deps, sent, outcome.body) : outcome.body
+    return shown(found, answer, prefersChangeIds(headers.prefer), set)
   }
 
   return new Elysia({ name: 'mutate' })

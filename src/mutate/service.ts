@@ -27,12 +27,36 @@ import { revert } from './revert'
 
 export type ActionHandler<B> = (deps: Deps, user: User, body: B) => Promise<Record<string, unknown>>
 
-/** An action: the schema of its body (ACTION_BODIES, src/mutate/model.ts) and the run of its handler. */
+/**
+ * An action: the schema of its body (ACTION_BODIES, src/mutate/model.ts), the run of its handler,
+ * and what POST /mutate does around that run for this action (each false or absent by default).
+ */
 export interface Action {
   schema: TSchema
   /** Check `body` against `schema` (docs/reference/mutate.md's messages, thrown), then run the handler with the body typed. */
   run(deps: Deps, user: User, body: Record<string, unknown>): Promise<Record<string, unknown>>
+  /** Where the body names the write's agent or claim (history.md, 1); `byClaimToken` when absent. */
+  author?: AuthorRule
+  /** The action ignores Idempotency-Key (docs/reference/mutate.md): every request runs. */
+  notIdempotent?: true
+  /** The answer holds a secret (claim tokens): stored sealed (http/seal.ts), never readable at rest. */
+  secretAnswer?: true
+  /** The answer's `changeIds` are its result (a revert's), shown whatever `Prefer` says. */
+  changeIdsAreResult?: true
+  /** Work after the commit, outside the transaction, on a fresh 200 answer (never a replay). */
+  afterCommit?: (deps: Deps, request: ActionRequest, answer: Record<string, unknown>) => Promise<Record<string, unknown>>
 }
+
+/** What a body says of its author before it is checked: an agent it names, the claim tokens it carries. */
+export type AuthorRule = (request: Record<string, unknown>) => { agent?: unknown; claimTokens: unknown[] }
+/** The author rule of most actions: the body's own claimToken. */
+const byClaimToken: AuthorRule = (request) => ({ claimTokens: [request.claimToken] })
+/** A claim names its agent (`agent`). */
+const byClaimAgent: AuthorRule = (request) => ({ agent: request.agent, claimTokens: [request.claimToken] })
+/** A batch: the claim token of its first entry that carries one. */
+const byEntryClaimTokens: AuthorRule = (request) => ({
+  claimTokens: Array.isArray(request.mutations) ? request.mutations.map((e) => (e as { claimToken?: unknown } | null)?.claimToken) : [],
+})
 /** The jobs and tasks an iteration's rename or deletion moves, as nodes (iterations does not import nodes). */
 const moveNodes: MoveNodes = moveIterationNodes
 
@@ -75,11 +99,11 @@ const nodeWrite = <S extends TSchema & { static: { projectId: string } }>(
  * looked up with `Object.hasOwn` (`actionNamed`), so `constructor` or `__proto__` finds nothing.
  */
 export const actions: { readonly [A in ActionName]: Action } = {
-  add: nodeWrite(bodies.add, add, workPlan.lockOnly),
+  add: { ...nodeWrite(bodies.add, add, workPlan.lockOnly), afterCommit: afterAdd },
   update: nodeWrite(bodies.update, update, workPlan.update),
   delete: nodeWrite(bodies.delete, remove, workPlan.delete),
   restore: nodeWrite(bodies.restore, restore, workPlan.lockOnly),
-  batch: nodeWrite(bodies.batch, batch, workPlan.batch),
+  batch: { ...nodeWrite(bodies.batch, batch, workPlan.batch), author: byEntryClaimTokens },
   classify: action(bodies.classify, classify),
   addIteration: action(bodies.addIteration, addIterationAction),
   updateIteration: nodeWrite(
@@ -93,12 +117,12 @@ export const actions: { readonly [A in ActionName]: Action } = {
     workPlan.lockOnly,
   ),
   reorderIterations: action(bodies.reorderIterations, reorderIterationsAction),
-  addProject: action(bodies.addProject, addProject),
+  addProject: { ...action(bodies.addProject, addProject), notIdempotent: true },
   renameProject: action(bodies.renameProject, renameProject),
-  claim: action(bodies.claim, claim),
-  renewClaim: action(bodies.renewClaim, renewClaim),
+  claim: { ...action(bodies.claim, claim), author: byClaimAgent, secretAnswer: true },
+  renewClaim: { ...action(bodies.renewClaim, renewClaim), secretAnswer: true },
   releaseClaim: action(bodies.releaseClaim, releaseClaim),
-  revert: nodeWrite(bodies.revert, revert, workPlan.revert),
+  revert: { ...nodeWrite(bodies.revert, revert, workPlan.revert), changeIdsAreResult: true },
   propose: action(bodies.propose, propose),
   applyProposal: action(bodies.applyProposal, applyProposal),
   rejectProposal: action(bodies.rejectProposal, rejectProposal),
@@ -115,9 +139,6 @@ const CLAIM_ACTIONS = new Set(['claim', 'renewClaim', 'releaseClaim'])
 const PROPOSAL_ACTIONS = ['propose', 'applyProposal', 'rejectProposal', 'withdrawProposal']
 /** Actions beside docs/reference/mutate.md's, left out of its list of actions (the guide describes them). */
 const LATER_ACTIONS = new Set([...CLAIM_ACTIONS, 'revert', ...PROPOSAL_ACTIONS])
-
-/** Actions that ignore Idempotency-Key (docs/reference/mutate.md). */
-export const NOT_IDEMPOTENT = new Set(['addProject'])
 
 /** A body `actionOf` accepted: a JSON object with a string `action` and, when sent, a valid `idempotencyKey`. */
 export type ActionRequest = Record<string, unknown> & { action: string; idempotencyKey?: string }
@@ -158,32 +179,24 @@ export function runAction(found: Action, deps: Deps, user: User, body: Record<st
 }
 
 /**
- * Who makes this write (history.md, 1): the claim's `agent` when the action claims or carries a
- * claim token (the first one of a batch), else X-Agent-Id; `via` from X-Arbor-Via.
+ * Who makes this write (history.md, 1): the agent the body names (a claim's `agent`), else the
+ * claim's agent of the first claim token it carries (`rule`: the action's row), else X-Agent-Id;
+ * `via` from X-Arbor-Via.
  */
 export async function authorOfRequest(
   deps: Deps,
   user: User,
   headers: Record<string, string | undefined>,
-  request: ActionRequest,
+  request: Record<string, unknown>,
+  rule: AuthorRule = byClaimToken,
 ): Promise<Author> {
-  let agent: string | null = request.action === 'claim' ? (agentName(request.agent) ?? null) : null
+  const { agent: named, claimTokens } = rule(request)
+  let agent: string | null = agentName(named) ?? null
   if (!agent && typeof request.projectId === 'string') {
-    const entries = request.action === 'batch' && Array.isArray(request.mutations) ? request.mutations : [request]
-    const token = entries.map((e) => (e as { claimToken?: unknown })?.claimToken).find((t) => typeof t === 'string' && t.length <= 200)
+    const token = claimTokens.find((t) => typeof t === 'string' && t.length <= 200)
     if (typeof token === 'string') agent = await claimAgent(deps.db, request.projectId, token)
   }
   return requestAuthor(user, headers, { agent })
-}
-
-/** Work that follows a committed write and must stay outside its transaction. */
-export async function afterCommit(
-  deps: Deps,
-  request: Record<string, unknown>,
-  body: Record<string, unknown>,
-): Promise<Record<string, unknown>> {
-  if (request.action === 'add' && typeof request.projectId === 'string') return afterAdd(deps, request.projectId, body)
-  return body
 }
 
 /**
@@ -191,10 +204,11 @@ export async function afterCommit(
  * Never inside the write's transaction (an embedding there would hold every other writer on
  * PGlite); advisory only, so a replayed answer carries what the first one stored.
  */
-export async function afterAdd(deps: Deps, projectId: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function afterAdd(deps: Deps, request: ActionRequest, body: Record<string, unknown>): Promise<Record<string, unknown>> {
   // the answer of a fresh `add` (src/nodes/service.ts): its node and its _meta
   const added = body as { success?: unknown; node?: Node; _meta?: Record<string, unknown> }
-  if (added.success !== true || !added.node) return body
+  const projectId = request.projectId
+  if (added.success !== true || !added.node || typeof projectId !== 'string') return body
   const duplicate = await possibleDuplicate(deps, projectId, added.node)
   if (!duplicate) return body
   const meta: Record<string, unknown> = { ...(added._meta ?? {}) }
