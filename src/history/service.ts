@@ -6,7 +6,6 @@ import { type ChangeRow, CURSOR, DEFAULT_LIMIT, HistoryQuery } from './model'
 import * as q from './queries'
 
 export { type ChangeDraft, type ChangeRow, filterProperties } from './model'
-export { changeChunks, iterationChange, nodeChange, nodeFields, nodeState, recordChanges, storeChanges } from './record'
 
 /** A change as GET /history and a revert's answers show it (history.md, 2). */
 export function toChange(r: ChangeRow) {

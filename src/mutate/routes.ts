@@ -11,7 +11,7 @@ import { withKeyTip, withProjectTip } from './hints'
 import { importOkf } from './import-okf'
 import { MutateBody, MutateResult } from './model'
 import { requireActionScope } from './scope'
-import { type Action, actionOf, authorOfRequest, runAction } from './service'
+import { type Action, actionOf, authorOfRequest } from './service'
 
 /**
  * Run the action and keep, in its answer, the changes it recorded (`changeIds`, history.md 2), so
@@ -22,7 +22,7 @@ import { type Action, actionOf, authorOfRequest, runAction } from './service'
  */
 async function withChangeIds(found: Action, deps: Deps & { author: Author }, user: User, request: Record<string, unknown>) {
   const changeIds: number[] = []
-  const answer = await runAction(found, { ...deps, author: { ...deps.author, changeIds } }, user, request)
+  const answer = await found.run({ ...deps, author: { ...deps.author, changeIds } }, user, request)
   if (changeIds.length === 0 || 'changeIds' in answer) return answer
   const { _meta, ...rest } = answer
   return { ...rest, changeIds: changeIds.sort((a, b) => a - b).map(String), ...(_meta === undefined ? {} : { _meta }) }
@@ -86,7 +86,7 @@ export const mutateRoutes = (deps: Deps) => {
         }
       },
       {
-        // no Elysia body schema: its messages are not docs/reference/mutate.md's. The body is checked by runAction
+        // no Elysia body schema: its messages are not docs/reference/mutate.md's. The body is checked by the action's run
         // against the action's schema (ACTION_BODIES, src/mutate/model.ts); OpenAPI documents the same schemas.
         detail: {
           summary: 'Every write: nodes, iterations, projects',

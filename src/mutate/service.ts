@@ -173,11 +173,6 @@ function didYouMean(name: string): string {
   return close ? `Did you mean \`${close}\`? ` : ''
 }
 
-/** Check `body` against the action's schema (docs/reference/mutate.md's messages), then run its handler with the typed body. */
-export function runAction(found: Action, deps: Deps, user: User, body: Record<string, unknown>) {
-  return found.run(deps, user, body)
-}
-
 /**
  * Who makes this write (history.md, 1): the agent the body names (a claim's `agent`), else the
  * claim's agent of the first claim token it carries (`rule`: the action's row), else X-Agent-Id;

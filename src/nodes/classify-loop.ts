@@ -1,6 +1,7 @@
 import type { Deps } from '../deps'
 import { type DomainEvent, emit } from '../events/outbox'
-import { type ChangeDraft, nodeChange, nodeState, recordChanges } from '../history/service'
+import type { ChangeDraft } from '../history/model'
+import { nodeChange, nodeState, recordChanges } from '../history/record'
 import { toNode } from './model'
 import { claimUnclassified, setClassifiedMany } from './queries'
 import { withClassification } from './service'
