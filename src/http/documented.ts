@@ -1,4 +1,5 @@
-import type { TSchema } from 'elysia'
+import type { TObject, TSchema } from '@sinclair/typebox'
+import { describe } from './query'
 
 /**
  * The 200 schema of a large read, for OpenAPI only. Elysia would otherwise check every response
@@ -13,4 +14,20 @@ export function documentedResponse(schema: TSchema, description = 'OK') {
 /** A request body for OpenAPI only: the route checks the body itself, with docs/reference/errors.md's messages. */
 export function documentedBody(schema: TSchema) {
   return { required: true, content: { 'application/json': { schema } } }
+}
+
+/**
+ * The query parameters of a route, for OpenAPI only: the route checks its query string itself
+ * (checkInput, src/http/action-schema.ts), with docs/reference/errors.md's messages. `schema` gives each
+ * parameter typed (its enum, its bounds), as the MCP tools publish it.
+ */
+export function documentedQuery(schema: TObject) {
+  return {
+    parameters: Object.entries(schema.properties).map(([name, prop]) => ({
+      name,
+      in: 'query',
+      required: schema.required?.includes(name) ?? false,
+      schema: { ...prop, description: describe(prop) },
+    })),
+  }
 }
