@@ -94,21 +94,25 @@ export const filterProperties = {
   until: Type.Optional(time('until')),
 }
 
-/** GET /history's query values (strings), checked after the access check. */
-export const HistoryQuery = Type.Object({
-  nodeId: Type.Optional(text('nodeId')),
-  ...filterProperties,
-  after: Type.Optional(
-    refined(
-      ruled(Type.String(), {
-        message: 'after must be the next cursor of a previous page of GET /history',
-        tip: 'Omit after to read from the newest change.',
-      }),
-      isCursor,
+/** GET /history's query string, checked after the access check (checkInput). */
+export const HistoryQuery = Type.Object(
+  {
+    projectId: Type.String(),
+    nodeId: Type.Optional(text('nodeId')),
+    ...filterProperties,
+    after: Type.Optional(
+      refined(
+        ruled(Type.String(), {
+          message: 'after must be the next cursor of a previous page of GET /history',
+          tip: 'Omit after to read from the newest change.',
+        }),
+        isCursor,
+      ),
     ),
-  ),
-  limit: Type.Optional(IntegerText(1, MAX_LIMIT, `limit must be an integer from 1 to ${MAX_LIMIT}`)),
-})
+    limit: Type.Optional(IntegerText(1, MAX_LIMIT, `limit must be an integer from 1 to ${MAX_LIMIT}`)),
+  },
+  { additionalProperties: false },
+)
 
 /** The filter of a revert, checked by its handler. */
 export const RevertFilter = ruled(

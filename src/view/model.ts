@@ -75,8 +75,30 @@ export const CONNECTED_MS = 30_000
 /** The longest a client's poll for commands may wait before answering with none (main.ts sets Bun's idle timeout past it). */
 export const POLL_WAIT_MS = 15_000
 
-/** GET /view/commands' query values, checked in this order after the access check (parseInput). */
-export const CommandsQuery = Type.Object({
-  after: Type.Optional(IntegerText(0, Number.MAX_SAFE_INTEGER, 'after must be a command id (a non-negative integer)')),
-  wait: Type.Optional(IntegerText(0, POLL_WAIT_MS, `wait must be 0 to ${POLL_WAIT_MS} milliseconds`)),
-})
+/** GET /view/commands' query string, checked in this order after the access check (checkInput). */
+export const CommandsQuery = Type.Object(
+  {
+    projectId: Type.String(),
+    view: ViewParam,
+    after: Type.Optional(
+      IntegerText(
+        0,
+        Number.MAX_SAFE_INTEGER,
+        'after must be a command id (a non-negative integer)',
+        'the id of the last command this client applied',
+      ),
+    ),
+    wait: Type.Optional(
+      IntegerText(
+        0,
+        POLL_WAIT_MS,
+        `wait must be 0 to ${POLL_WAIT_MS} milliseconds`,
+        `milliseconds to wait for a command, 0 to ${POLL_WAIT_MS} (default 0: answer at once)`,
+      ),
+    ),
+    revision: Type.Optional(
+      Type.String({ description: 'the revision of the previous answer: answer as soon as the tree or its iterations change' }),
+    ),
+  },
+  { additionalProperties: false },
+)

@@ -1,9 +1,10 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { asLoose, QueryText } from '../http/query'
+import { documentedQuery } from '../http/documented'
+import { asLoose } from '../http/query'
 import { MetaBody } from '../http/schemas'
-import { POLL_WAIT_MS, VIEW_COMMAND_TYPES, ViewCommand, ViewParam, ViewStateParams } from './model'
+import { CommandsQuery, VIEW_COMMAND_TYPES, ViewCommand, ViewParam, ViewStateParams } from './model'
 import { nextCommands, reportView, sendCommand, viewState } from './service'
 
 const Mode = t.Union([t.Literal('tree'), t.Literal('matrix')])
@@ -69,20 +70,6 @@ export const viewRoutes = (deps: Deps) =>
       detail: { summary: 'What the live canvas shows, and the last command it applied', tags: ['view'] },
     })
     .get('/view/commands', ({ user, query, request }) => nextCommands(deps, user, query, () => deps.waiters.waited.add(request)), {
-      query: t.Object({
-        projectId: t.String(),
-        view: ViewParam,
-        after: t.Optional(t.String({ description: 'the id of the last command this client applied' })),
-        wait: t.Optional(
-          QueryText(
-            t.Integer({ minimum: 0, maximum: POLL_WAIT_MS }),
-            `milliseconds to wait for a command, 0 to ${POLL_WAIT_MS} (default 0: answer at once)`,
-          ),
-        ),
-        revision: t.Optional(
-          t.String({ description: 'the revision of the previous answer: answer as soon as the tree or its iterations change' }),
-        ),
-      }),
       response: {
         200: t.Object({
           commands: t.Array(t.Intersect([QueuedCommand, t.Object({ id: t.Integer(), at: t.Nullable(t.String()) })])),
@@ -93,6 +80,7 @@ export const viewRoutes = (deps: Deps) =>
         }),
       },
       detail: {
+        ...documentedQuery(CommandsQuery),
         summary: "The app's own call: heartbeat, then the queued commands after `after`, or a tree change after `revision` (long poll)",
         tags: ['view'],
       },

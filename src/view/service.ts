@@ -3,7 +3,7 @@ import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
 import { latestCursor } from '../events/service'
 import { eventsKey, viewKey, waitFor } from '../events/waiters'
-import { parseInput } from '../http/action-schema'
+import { afterAccess } from '../http/action-schema'
 import { projectIterations } from '../iterations/service'
 import { nodeTypesOf } from '../nodes/service'
 import { requireProject } from '../projects/access'
@@ -171,15 +171,14 @@ export async function viewState(deps: Deps, user: User, query: { projectId?: str
 export async function nextCommands(
   deps: Deps,
   user: User,
-  query: { projectId?: string; view?: string; after?: string; wait?: string; revision?: string },
+  raw: Record<string, string>,
   /** told when the poll goes to sleep (only then does the rate limit leave it uncounted) */
   sleeping: () => void = () => {},
 ) {
-  const { project } = await canvasProject(deps, user, query.projectId)
+  const { project, input: query } = await afterAccess((id) => canvasProject(deps, user, id), 'query', CommandsQuery, raw)
   const view = viewOf(query.view)
-  const checked = parseInput(CommandsQuery, query)
-  const after = checked.after === undefined ? 0 : Number(checked.after)
-  const wait = checked.wait === undefined ? 0 : Number(checked.wait)
+  const after = query.after === undefined ? 0 : Number(query.after)
+  const wait = query.wait === undefined ? 0 : Number(query.wait)
   // one heartbeat per poll: a poll waits at most POLL_WAIT_MS, well inside the connected window
   await q.heartbeat(deps.db, project.id, view, deps.now())
   // the polls one commit wakes with the same view and `after` read once and send the same bytes, serialised once

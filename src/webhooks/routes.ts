@@ -1,10 +1,11 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { QueryText } from '../http/query'
+import { documentedQuery } from '../http/documented'
 import { MetaBody, RefusalBody as Refusal } from '../http/schemas'
 import {
   CLAIM_EVENT_TYPES,
+  DeliveriesQuery,
   deleteWebhook,
   EVENT_TYPES,
   listWebhookDeliveries,
@@ -82,14 +83,6 @@ export const webhookRoutes = (deps: Deps) =>
       detail: { summary: 'Delete a webhook by id', tags: ['webhooks'] },
     })
     .get('/webhooks/deliveries', ({ user, query }) => listWebhookDeliveries(deps, user, query), {
-      query: t.Object(
-        {
-          projectId: t.String(),
-          id: t.Optional(t.String({ description: 'the webhook id' })),
-          limit: t.Optional(QueryText(t.Integer({ minimum: 1, maximum: 200 }), '1 to 200, default 50')),
-        },
-        { additionalProperties: true },
-      ),
       response: {
         200: t.Object({
           deliveries: t.Array(
@@ -110,5 +103,9 @@ export const webhookRoutes = (deps: Deps) =>
         403: Refusal,
         404: Refusal,
       },
-      detail: { summary: 'Recent deliveries of one webhook, newest first: status, attempts, last error', tags: ['webhooks'] },
+      detail: {
+        ...documentedQuery(DeliveriesQuery),
+        summary: 'Recent deliveries of one webhook, newest first: status, attempts, last error',
+        tags: ['webhooks'],
+      },
     })

@@ -1,7 +1,9 @@
+import { Type } from '@sinclair/typebox'
 import { newId } from '../accounts/keys'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { notFound, RefusalError } from '../errors'
+import { afterAccess, IntegerText, ruled } from '../http/action-schema'
 import { requireProject } from '../projects/access'
 import * as q from './queries'
 import { newSecret } from './sign'
@@ -30,6 +32,16 @@ export const MAX_WEBHOOKS = 10
 const MAX_URL = 2048
 
 const bad = (error: string, message?: string) => new RefusalError(400, error, message ? { message } : {})
+
+/** GET /webhooks/deliveries' query string with docs/reference/webhooks.md's messages, checked after the access check (checkInput). */
+export const DeliveriesQuery = Type.Object(
+  {
+    projectId: Type.String(),
+    id: ruled(Type.String({ minLength: 1, description: 'the webhook id' }), () => bad('id is required')),
+    limit: Type.Optional(IntegerText(1, 200, () => bad('limit must be an integer from 1 to 200'), '1 to 200, default 50')),
+  },
+  { additionalProperties: true },
+)
 
 /** Share and webhook endpoints refuse with 403 'Not your project' and 404 for an unknown project (docs/reference/events.md). */
 export const projectFor = (deps: Deps, user: User, projectId: string) =>
@@ -146,11 +158,9 @@ export async function deleteWebhook(deps: Deps, user: User, query: { projectId: 
   }
 }
 
-export async function listWebhookDeliveries(deps: Deps, user: User, query: { projectId: string; id?: string; limit?: string }) {
-  const { project } = await projectFor(deps, user, query.projectId)
-  if (!query.id) throw bad('id is required')
+export async function listWebhookDeliveries(deps: Deps, user: User, raw: Record<string, string>) {
+  const { project, input: query } = await afterAccess((id) => projectFor(deps, user, id), 'query', DeliveriesQuery, raw)
   const limit = query.limit === undefined ? 50 : Number(query.limit)
-  if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw bad('limit must be an integer from 1 to 200')
   const exists = (await q.listByProject(deps.db, project.id)).some((w) => w.id === query.id)
   if (!exists) throw notFound('Webhook not found')
   const rows = await q.listDeliveries(deps.db, project.id, query.id, limit)
