@@ -287,6 +287,9 @@ export function checkInput<S extends TSchema>(where: 'query' | 'body', schema: S
   throw refusal instanceof PlainRefusal ? new ValidationError(where, schema, value) : refusal
 }
 
+/** A body any JSON object passes: for an input whose fields its service checks with what no schema sees (a workflow run's state). */
+export const JsonObject = Type.Record(Type.String(), Type.Unknown())
+
 /**
  * `checkInput` after the caller's access to the project the input names (`access`, which throws
  * the 403 or 404): a caller without access hears that before any 400 about a value. An input

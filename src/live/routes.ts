@@ -2,7 +2,6 @@ import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
 import { documentedBody, documentedResponse } from '../http/documented'
-import { asLoose } from '../http/query'
 import { PresenceBody } from './model'
 import { deletePresenceOf, listPresenceOf, postPresenceOf } from './service'
 import { createStreamHub } from './stream'
@@ -77,8 +76,7 @@ export function liveRoutes(deps: Deps) {
         ...documentedResponse(t.Object({ presence: t.Array(PresenceOut) })),
       },
     })
-    .post('/presence', ({ user, body, headers }) => postPresenceOf(deps, user, headers, body as Record<string, unknown>), {
-      body: asLoose(PresenceBody),
+    .post('/presence', ({ user, body, headers }) => postPresenceOf(deps, user, headers, body), {
       detail: {
         summary: 'Say where you are (held 30 s; post again to keep it). With field: an edit intent on that field',
         tags: ['events'],

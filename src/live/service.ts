@@ -2,7 +2,7 @@ import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid, notFound } from '../errors'
 import { requestAuthor } from '../history/author'
-import { parseInput } from '../http/action-schema'
+import { afterAccess } from '../http/action-schema'
 import { nodeTypesOf } from '../nodes/service'
 import { fieldsOf, type NodeType } from '../ports/node-data'
 import {
@@ -28,9 +28,8 @@ function actorOf(user: User, headers: Headers): PresenceActor {
 }
 
 /** POST /presence: "I am here" (live.md, 3). */
-export async function postPresenceOf(deps: Deps, user: User, headers: Headers, body: Record<string, unknown> | undefined) {
-  const { project } = await requireProject(deps, user, body?.projectId)
-  const input = parseInput(PresenceBody, { ...body, projectId: project.id })
+export async function postPresenceOf(deps: Deps, user: User, headers: Headers, body: unknown) {
+  const { project, input } = await afterAccess((id) => requireProject(deps, user, id), 'body', PresenceBody, body)
   if (input.field !== undefined && input.nodeId === undefined) throw invalid('field needs nodeId: the field of which node you are editing')
   if (input.nodeId !== undefined) {
     const type = (await nodeTypesOf(deps.db, project.id, [input.nodeId])).get(input.nodeId) as NodeType | undefined

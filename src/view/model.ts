@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
-import { IntegerText } from '../http/action-schema'
+import { RefusalError } from '../errors'
+import { IntegerText, ruled } from '../http/action-schema'
 
 /** The commands of docs/reference/view.md's POST /view-command, and what each needs. */
 export const VIEW_COMMAND_TYPES = [
@@ -16,9 +17,9 @@ export type ViewCommandType = (typeof VIEW_COMMAND_TYPES)[number]
 export const VIEW_MODES = ['tree', 'matrix'] as const
 
 /**
- * A command of POST /view-command, typed. The route checks commands in the service (so an
- * unknown type gets docs/reference/view.md's own 400) and documents their loose form (asLoose); the MCP tool
- * set_view publishes this one.
+ * A command of POST /view-command, typed, as OpenAPI and the MCP tool set_view publish it. What
+ * is checked is CommandBody: the command's type, then (in the service) its target, which answers
+ * 200 success:false when it does not resolve (docs/reference/view.md).
  */
 export const ViewCommand = Type.Object(
   {
@@ -51,6 +52,22 @@ export const ViewStateParams = Type.Object({ projectId: Type.String(), view: Vie
 
 /** POST /view-command body, typed. */
 export const ViewCommandBody = Type.Object({ projectId: Type.String(), view: ViewParam, command: ViewCommand })
+
+/** docs/reference/view.md's 400 for a command it does not know: `{error:'Invalid command', validTypes}`. */
+export const invalidCommand = (message?: string) =>
+  new RefusalError(400, 'Invalid command', { ...(message ? { message } : {}), validTypes: [...VIEW_COMMAND_TYPES] })
+
+/** POST /view-command's body as checked after the access check (checkInput): a command of a known type. */
+export const CommandBody = Type.Object(
+  {
+    projectId: Type.String(),
+    view: ViewParam,
+    command: ruled(Type.Object({ type: Type.Union(VIEW_COMMAND_TYPES.map((c) => Type.Literal(c))) }, { additionalProperties: true }), () =>
+      invalidCommand(),
+    ),
+  },
+  { additionalProperties: false },
+)
 
 /** The view a request names: `app` when it names none; anything else is docs/reference/view.md's 400. */
 export const isViewName = (v: unknown): v is ViewName => typeof v === 'string' && (VIEW_NAMES as readonly string[]).includes(v)

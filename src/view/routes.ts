@@ -1,10 +1,9 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { documentedQuery } from '../http/documented'
-import { asLoose } from '../http/query'
+import { documentedBody, documentedQuery } from '../http/documented'
 import { MetaBody } from '../http/schemas'
-import { CommandsQuery, VIEW_COMMAND_TYPES, ViewCommand, ViewParam, ViewStateParams } from './model'
+import { CommandsQuery, VIEW_COMMAND_TYPES, ViewCommandBody, ViewParam, ViewStateParams } from './model'
 import { nextCommands, reportView, sendCommand, viewState } from './service'
 
 const Mode = t.Union([t.Literal('tree'), t.Literal('matrix')])
@@ -34,18 +33,10 @@ export const ViewState = t.Object({
   _meta: MetaBody,
 })
 
-const CommandInput = asLoose(ViewCommand)
-
 export const viewRoutes = (deps: Deps) =>
   new Elysia({ name: 'view' })
     .derive(withUser(deps))
     .post('/view-command', ({ user, body }) => sendCommand(deps, user, body), {
-      // the command is checked by the service, so an unknown type gets docs/reference/view.md's own 400
-      body: t.Object({
-        projectId: t.String(),
-        view: ViewParam,
-        command: t.Optional(t.Unknown({ description: 'the command: {type, …}' })),
-      }),
       response: {
         200: t.Object({
           success: t.Boolean({ description: 'true: enqueued (not yet applied); false: the target did not resolve, nothing enqueued' }),
@@ -57,11 +48,7 @@ export const viewRoutes = (deps: Deps) =>
       detail: {
         summary: 'Drive the live canvas: queue a view command for the app (applied within about 2 s while a client is connected)',
         tags: ['view'],
-        requestBody: {
-          content: {
-            'application/json': { schema: t.Object({ projectId: t.String(), view: ViewParam, command: CommandInput }) },
-          },
-        },
+        requestBody: documentedBody(ViewCommandBody),
       },
     })
     .get('/view-state', ({ user, query }) => viewState(deps, user, query), {

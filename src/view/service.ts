@@ -10,13 +10,14 @@ import { requireProject } from '../projects/access'
 import { tierStatus } from '../tiers/service'
 import {
   CONNECTED_MS,
+  CommandBody,
   CommandsQuery,
-  isCommandType,
+  invalidCommand,
   isViewName,
   type QueuedCommand,
-  VIEW_COMMAND_TYPES,
   VIEW_MODES,
   VIEW_NAMES,
+  type ViewCommandType,
   type ViewName,
 } from './model'
 import * as q from './queries'
@@ -53,20 +54,16 @@ const named = (view: ViewName) => (view === 'app' ? 'app' : `${view} view`)
 const whereShown = (deps: Deps, projectId: string, view: ViewName) =>
   view === 'app' ? `${deps.config.publicBaseUrl}/app?projectId=${projectId}` : 'the plan in the chat (the MCP tool open_plan)'
 
-const invalidCommand = (message?: string) =>
-  new RefusalError(400, 'Invalid command', { ...(message ? { message } : {}), validTypes: [...VIEW_COMMAND_TYPES] })
-
 /** A command whose target does not resolve: 200 with success:false, nothing enqueued (docs/reference/view.md). */
 const unresolved = (command: unknown, tip: string) => ({ success: false, command, commandId: null, _meta: { _tip: tip } })
 
 const str = (v: unknown): v is string => typeof v === 'string' && v.trim() !== ''
 
 /** POST /view-command: check the command, resolve its target, queue it for the app. */
-export async function sendCommand(deps: Deps, user: User, body: { projectId?: unknown; view?: unknown; command?: unknown }) {
-  const { project } = await canvasProject(deps, user, body.projectId)
+export async function sendCommand(deps: Deps, user: User, raw: unknown) {
+  const { project, input: body } = await afterAccess((id) => canvasProject(deps, user, id), 'body', CommandBody, raw)
   const view = viewOf(body.view)
-  const c = body.command as Record<string, unknown> | undefined
-  if (!c || typeof c !== 'object' || Array.isArray(c) || !isCommandType(c.type)) throw invalidCommand()
+  const c = body.command as Record<string, unknown> & { type: ViewCommandType }
   const queued: QueuedCommand = { type: c.type }
   switch (c.type) {
     case 'setViewMode':
