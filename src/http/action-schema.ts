@@ -252,20 +252,9 @@ export function parseAction<S extends TSchema>(schema: S, body: unknown): Static
   return body as Static<S>
 }
 
-/** The refusal docs/reference/errors.md gives for `value`'s first broken part, or null when it holds (the error plugin's view of a route schema). */
-export function refusalFor(schema: TSchema, value: unknown): Error | null {
+/** The refusal docs/reference/errors.md gives for `value`'s first broken part, or null when it holds. */
+function refusalFor(schema: TSchema, value: unknown): Error | null {
   return checkerOf(schema).Check(value) && !refinedInside(schema) && !repeatsInside(schema, value) ? null : firstRefusal(schema, value, '')
-}
-
-/** Does the schema, or a part of it, carry a message of its own (`ruled`)? */
-export const carriesRules = (schema: TSchema): boolean => {
-  const s = schema as Marked
-  return (
-    s[RULE] !== undefined ||
-    Object.values(s.properties ?? {}).some(carriesRules) ||
-    (!!s.items && carriesRules(s.items)) ||
-    !!s.anyOf?.some(carriesRules)
-  )
 }
 
 /**
@@ -287,13 +276,17 @@ export function checkInput<S extends TSchema>(where: 'query' | 'body', schema: S
   throw refusal instanceof PlainRefusal ? new ValidationError(where, schema, value) : refusal
 }
 
+/** The query string of a route that takes only the project (GET /members, /share, /webhooks, /export-okf, …). */
+export const ProjectQuery = Type.Object({ projectId: Type.String() }, { additionalProperties: false })
+
 /** A body any JSON object passes: for an input whose fields its service checks with what no schema sees (a workflow run's state). */
 export const JsonObject = Type.Record(Type.String(), Type.Unknown())
 
 /**
  * `checkInput` after the caller's access to the project the input names (`access`, which throws
  * the 403 or 404): a caller without access hears that before any 400 about a value. An input
- * without a projectId names no project to ask about: its schema refuses it (projectId is required).
+ * without a projectId string names no project to ask about: its schema refuses it first
+ * (`projectId is required`, `projectId: Expected string`).
  */
 export async function afterAccess<A extends object, S extends TSchema>(
   access: (projectId: string) => A | Promise<A>,
@@ -302,7 +295,7 @@ export async function afterAccess<A extends object, S extends TSchema>(
   value: unknown,
 ): Promise<A & { input: Static<S> }> {
   const projectId = isObject(value) ? value.projectId : undefined
-  if (projectId === undefined) checkInput(where, schema, value)
+  if (typeof projectId !== 'string') checkInput(where, schema, value)
   const granted = await access(projectId as string)
   return { ...granted, input: checkInput(where, schema, value) }
 }
