@@ -2,7 +2,7 @@ import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid, notFound } from '../errors'
 import { requestAuthor } from '../history/author'
-import { afterAccess } from '../http/action-schema'
+import { afterAccess, ProjectQuery } from '../http/action-schema'
 import { nodeTypesOf } from '../nodes/service'
 import { fieldsOf, type NodeType } from '../ports/node-data'
 import {
@@ -52,16 +52,16 @@ export async function postPresenceOf(deps: Deps, user: User, headers: Headers, b
 }
 
 /** DELETE /presence: the caller's own presence ends at once. */
-export async function deletePresenceOf(deps: Deps, user: User, headers: Headers, query: { projectId?: string }) {
-  const { project } = await requireProject(deps, user, query.projectId)
+export async function deletePresenceOf(deps: Deps, user: User, headers: Headers, query: unknown) {
+  const { project } = await afterAccess((id) => requireProject(deps, user, id), 'query', ProjectQuery, query)
   const gone = await endPresence(deps.db, project.id, actorOf(user, headers), deps.now())
   if (gone) await announcePresence(deps.db, project.id, gone)
   return { success: true as const }
 }
 
 /** GET /presence: who is on the project now, posted presence first, then agents holding a live claim (claim:true). */
-export async function listPresenceOf(deps: Deps, user: User, query: { projectId?: string }) {
-  const { project } = await requireProject(deps, user, query.projectId)
+export async function listPresenceOf(deps: Deps, user: User, query: unknown) {
+  const { project } = await afterAccess((id) => requireProject(deps, user, id), 'query', ProjectQuery, query)
   return { presence: await projectPresence(deps, project.id) }
 }
 

@@ -48,7 +48,26 @@ export type ViewName = (typeof VIEW_NAMES)[number]
 export const ViewParam = Type.Optional(Type.Union(VIEW_NAMES.map((v) => Type.Literal(v))))
 
 /** GET /view-state parameters. */
-export const ViewStateParams = Type.Object({ projectId: Type.String(), view: ViewParam })
+export const ViewStateParams = Type.Object({ projectId: Type.String(), view: ViewParam }, { additionalProperties: false })
+
+/** POST /view/report's body (the app's own call), checked after the canvas access (checkInput). */
+export const ReportBody = Type.Object(
+  {
+    projectId: Type.String(),
+    view: ViewParam,
+    applied: Type.Optional(
+      Type.Union([Type.Object({ id: Type.Integer({ minimum: 1 }), type: Type.String({ maxLength: 40 }) }), Type.Null()]),
+    ),
+    state: Type.Object({
+      view_mode: Type.Union(VIEW_MODES.map((m) => Type.Literal(m))),
+      selected_iteration: Type.Union([Type.String({ maxLength: 200 }), Type.Null()]),
+      expanded_nodes: Type.Array(Type.String({ maxLength: 40 }), { maxItems: 100_000 }),
+      focused_goals: Type.Array(Type.String({ maxLength: 40 }), { maxItems: 10_000 }),
+      selected_node: Type.Union([Type.String({ maxLength: 40 }), Type.Null()]),
+    }),
+  },
+  { additionalProperties: false },
+)
 
 /** POST /view-command body, typed. */
 export const ViewCommandBody = Type.Object({ projectId: Type.String(), view: ViewParam, command: ViewCommand })

@@ -3,7 +3,7 @@ import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
 import { documentedBody, documentedQuery } from '../http/documented'
 import { MetaBody } from '../http/schemas'
-import { CommandsQuery, VIEW_COMMAND_TYPES, ViewCommandBody, ViewParam, ViewStateParams } from './model'
+import { CommandsQuery, ReportBody, VIEW_COMMAND_TYPES, ViewCommandBody, ViewStateParams } from './model'
 import { nextCommands, reportView, sendCommand, viewState } from './service'
 
 const Mode = t.Union([t.Literal('tree'), t.Literal('matrix')])
@@ -52,9 +52,12 @@ export const viewRoutes = (deps: Deps) =>
       },
     })
     .get('/view-state', ({ user, query }) => viewState(deps, user, query), {
-      query: ViewStateParams,
       response: { 200: ViewState },
-      detail: { summary: 'What the live canvas shows, and the last command it applied', tags: ['view'] },
+      detail: {
+        summary: 'What the live canvas shows, and the last command it applied',
+        tags: ['view'],
+        ...documentedQuery(ViewStateParams),
+      },
     })
     .get('/view/commands', ({ user, query, request }) => nextCommands(deps, user, query, () => deps.waiters.waited.add(request)), {
       response: {
@@ -73,18 +76,10 @@ export const viewRoutes = (deps: Deps) =>
       },
     })
     .post('/view/report', ({ user, body }) => reportView(deps, user, body), {
-      body: t.Object({
-        projectId: t.String(),
-        view: ViewParam,
-        applied: t.Optional(t.Nullable(t.Object({ id: t.Integer({ minimum: 1 }), type: t.String({ maxLength: 40 }) }))),
-        state: t.Object({
-          view_mode: Mode,
-          selected_iteration: t.Nullable(t.String({ maxLength: 200 })),
-          expanded_nodes: t.Array(t.String({ maxLength: 40 }), { maxItems: 100_000 }),
-          focused_goals: t.Array(t.String({ maxLength: 40 }), { maxItems: 10_000 }),
-          selected_node: t.Nullable(t.String({ maxLength: 40 })),
-        }),
-      }),
       response: { 200: ViewState },
-      detail: { summary: "The app's own call: what it shows now and the command it just applied (also a heartbeat)", tags: ['view'] },
+      detail: {
+        summary: "The app's own call: what it shows now and the command it just applied (also a heartbeat)",
+        tags: ['view'],
+        requestBody: documentedBody(ReportBody),
+      },
     })

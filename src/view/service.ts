@@ -15,10 +15,12 @@ import {
   invalidCommand,
   isViewName,
   type QueuedCommand,
+  ReportBody,
   VIEW_MODES,
   VIEW_NAMES,
   type ViewCommandType,
   type ViewName,
+  ViewStateParams,
 } from './model'
 import * as q from './queries'
 
@@ -133,8 +135,8 @@ const isConnected = (seen: Date | string | null, now: Date) => !!seen && now.get
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString())
 
 /** GET /view-state: what the app shows, as it last reported it; the defaults before any client. */
-export async function viewState(deps: Deps, user: User, query: { projectId?: string; view?: string }) {
-  const { project } = await canvasProject(deps, user, query.projectId)
+export async function viewState(deps: Deps, user: User, raw: unknown) {
+  const { project, input: query } = await afterAccess((id) => canvasProject(deps, user, id), 'query', ViewStateParams, raw)
   const view = viewOf(query.view)
   const row = await q.getState(deps.db, project.id, view)
   const now = deps.now()
@@ -198,22 +200,9 @@ export async function nextCommands(
   return new Response(found.body, { headers: { 'content-type': 'application/json;charset=utf-8' } })
 }
 
-export interface ReportBody {
-  projectId?: string
-  view?: string
-  applied?: { id: number; type: string } | null
-  state: {
-    view_mode: 'tree' | 'matrix'
-    selected_iteration: string | null
-    expanded_nodes: string[]
-    focused_goals: string[]
-    selected_node: string | null
-  }
-}
-
 /** POST /view/report (the app's own call): what it shows now, the command it just applied, and a heartbeat. */
-export async function reportView(deps: Deps, user: User, body: ReportBody) {
-  const { project } = await canvasProject(deps, user, body.projectId)
+export async function reportView(deps: Deps, user: User, raw: unknown) {
+  const { project, input: body } = await afterAccess((id) => canvasProject(deps, user, id), 'body', ReportBody, raw)
   const view = viewOf(body.view)
   const applied = body.applied ?? null
   await deps.db.tx(async (db) => {
