@@ -42,6 +42,12 @@ export const ArchiveInput = Type.Object(
   { additionalProperties: false },
 )
 
+/** GET /projects' query string. */
+export const ProjectsQuery = Type.Object(
+  { includeArchived: Type.Optional(Type.String({ description: '`true` also lists archived projects' })) },
+  { additionalProperties: false },
+)
+
 /** The body of POST /members and the query string of DELETE /members, checked after the owner check (checkInput). */
 export const MemberInput = Type.Object(
   { projectId: Type.String(), userId: ruled(Type.String({ minLength: 1 }), 'userId is required') },

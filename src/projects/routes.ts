@@ -1,11 +1,11 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { ProjectQuery } from '../http/action-schema'
+import { checkInput, ProjectQuery } from '../http/action-schema'
 import { documentedBody, documentedQuery } from '../http/documented'
 import { jsonText } from '../http/respond'
 import { MetaBody } from '../http/schemas'
-import { ArchiveInput, MemberInput } from './model'
+import { ArchiveInput, MemberInput, ProjectsQuery } from './model'
 import { addMember, listMembers, listProjectsJson, removeMember, setArchived } from './service'
 
 const Project = t.Object({
@@ -19,11 +19,19 @@ const Member = t.Object({ userId: t.String(), name: t.String(), role: t.Union([t
 export const projectRoutes = (deps: Deps) =>
   new Elysia({ name: 'projects' })
     .derive(withUser(deps))
-    .get('/projects', async ({ user, query }) => jsonText(await listProjectsJson(deps, user, query.includeArchived === 'true')), {
-      query: t.Object({ includeArchived: t.Optional(t.String({ description: '`true` also lists archived projects' })) }),
-      response: { 200: t.Object({ projects: t.Array(Project) }) },
-      detail: { summary: 'Projects usable as projectId: owned first, then member projects', tags: ['projects'] },
-    })
+    .get(
+      '/projects',
+      async ({ user, query }) =>
+        jsonText(await listProjectsJson(deps, user, checkInput('query', ProjectsQuery, query).includeArchived === 'true')),
+      {
+        response: { 200: t.Object({ projects: t.Array(Project) }) },
+        detail: {
+          summary: 'Projects usable as projectId: owned first, then member projects',
+          tags: ['projects'],
+          ...documentedQuery(ProjectsQuery),
+        },
+      },
+    )
     .patch('/projects', ({ user, body }) => setArchived(deps, user, body), {
       response: { 200: t.Object({ project: Project, _meta: MetaBody }) },
       detail: { summary: 'Archive or unarchive a project (owner only)', tags: ['projects'], requestBody: documentedBody(ArchiveInput) },
