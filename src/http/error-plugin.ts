@@ -142,7 +142,8 @@ export function renderError(
       })
     }
     case 'VALIDATION':
-      // Elysia's code VALIDATION is its ValidationError
+      // Elysia's code VALIDATION is its ValidationError: checkInput's refusal of a part without a message of its own
+      // (src/http/action-schema.ts), worded here, every such name at once with the misspelt-key tip
       if ((err as ValidationError).type === 'response') break
       {
         const errors = validationMessages(err as ValidationError, request.headers.get('content-type'))

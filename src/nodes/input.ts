@@ -122,7 +122,7 @@ export type AddBody = Static<typeof AddBody>
 export type UpdateBody = Static<typeof UpdateBody>
 export type DeleteBody = Static<typeof DeleteBody>
 export type RestoreBody = Static<typeof RestoreBody>
-/** GET /nodes' query values (strings) with docs/reference/reads.md's messages, checked after the access check (parseInput). */
+/** GET /nodes' query values (strings) with docs/reference/reads.md's messages, checked after the access check (checkInput). */
 export const NodesQuery = Type.Object(
   {
     projectId: Type.String(),
@@ -132,7 +132,7 @@ export const NodesQuery = Type.Object(
   { additionalProperties: false },
 )
 
-/** GET /changelog's query values (strings) with docs/reference/resources.md's messages, checked after the access check (parseInput). */
+/** GET /changelog's query values (strings) with docs/reference/resources.md's messages, checked after the access check (checkInput). */
 export const ChangelogQuery = Type.Object(
   {
     projectId: Type.String(),

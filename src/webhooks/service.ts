@@ -33,7 +33,7 @@ const MAX_URL = 2048
 
 const bad = (error: string, message?: string) => new RefusalError(400, error, message ? { message } : {})
 
-/** GET /webhooks/deliveries' query string with docs/reference/webhooks.md's messages, checked after the access check (checkInput). */
+/** GET /webhooks/deliveries' query string with docs/reference/events.md's messages, checked after the access check (checkInput). */
 export const DeliveriesQuery = Type.Object(
   {
     projectId: Type.String(),
@@ -67,7 +67,7 @@ export const UpdateBody = Type.Object(
   { additionalProperties: false },
 )
 
-/** DELETE /webhooks' query string: `id`, any other name (webhookId) answering docs/reference/webhooks.md's 400. */
+/** DELETE /webhooks' query string: `id`, any other name (webhookId) answering docs/reference/events.md's 400. */
 export const DeleteQuery = Type.Object(
   { projectId: Type.String(), id: ruled(Type.String({ minLength: 1 }), () => bad('id is required')) },
   { additionalProperties: true },
