@@ -48,7 +48,9 @@ export type ViewName = (typeof VIEW_NAMES)[number]
 export const ViewParam = Type.Optional(Type.Union(VIEW_NAMES.map((v) => Type.Literal(v))))
 
 /** GET /view-state parameters. */
-export const ViewStateParams = Type.Object({ projectId: Type.String(), view: ViewParam }, { additionalProperties: false })
+export const ViewStateParams = Type.Object({ projectId: Type.String(), view: ViewParam })
+/** GET /view-state's query string as checked (checkInput): ViewStateParams, no other name. */
+export const ViewStateQuery = Type.Object(ViewStateParams.properties, { additionalProperties: false })
 
 /** POST /view/report's body (the app's own call), checked after the canvas access (checkInput). */
 export const ReportBody = Type.Object(

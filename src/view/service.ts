@@ -20,7 +20,7 @@ import {
   VIEW_NAMES,
   type ViewCommandType,
   type ViewName,
-  ViewStateParams,
+  ViewStateQuery,
 } from './model'
 import * as q from './queries'
 
@@ -136,7 +136,7 @@ const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOS
 
 /** GET /view-state: what the app shows, as it last reported it; the defaults before any client. */
 export async function viewState(deps: Deps, user: User, raw: unknown) {
-  const { project, input: query } = await afterAccess((id) => canvasProject(deps, user, id), 'query', ViewStateParams, raw)
+  const { project, input: query } = await afterAccess((id) => canvasProject(deps, user, id), 'query', ViewStateQuery, raw)
   const view = viewOf(query.view)
   const row = await q.getState(deps.db, project.id, view)
   const now = deps.now()
