@@ -31,3 +31,13 @@ export function documentedQuery(schema: TObject) {
     })),
   }
 }
+
+/**
+ * The query parameters of a route with a path parameter (`/proposals/:proposalId`), for OpenAPI
+ * only: @elysiajs/openapi replaces such a route's `parameters` with its path parameters, so they
+ * ride in QUERY_OF_PATH and completeOpenApi (./schemas.ts) adds them back.
+ */
+export function documentedPathQuery(schema: TObject) {
+  return { [QUERY_OF_PATH]: documentedQuery(schema).parameters }
+}
+export const QUERY_OF_PATH = 'x-arbor-query'

@@ -2,13 +2,14 @@ import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { documentedQuery } from '../http/documented'
+import { ProjectQuery } from '../http/action-schema'
+import { documentedPathQuery, documentedQuery } from '../http/documented'
 import { MetaBody } from '../http/schemas'
 import { MAX_LIMIT, PROPOSAL_STATUSES, ProposalOut, type ProposalRead, ProposalReadOut } from './model'
 import { listProposals } from './service'
 
 /** The fresh preview and conflicts of one proposal: the batch's dry run, handed in by app.ts (src/mutate/proposals.ts). */
-export type ReadProposal = (deps: Deps, user: User, projectId: unknown, proposalId: string) => Promise<ProposalRead>
+export type ReadProposal = (deps: Deps, user: User, query: unknown, proposalId: string) => Promise<ProposalRead>
 
 /** GET /proposals and GET /proposals/:proposalId (live.md §5). */
 export const proposalRoutes = (deps: Deps, read: ReadProposal) =>
@@ -40,13 +41,16 @@ export const proposalRoutes = (deps: Deps, read: ReadProposal) =>
         ),
       },
     })
-    .get('/proposals/:proposalId', ({ user, query, params }) => read(deps, user, query.projectId, params.proposalId), {
-      query: t.Object({ projectId: t.String() }),
+    .get('/proposals/:proposalId', ({ user, query, params }) => read(deps, user, query, params.proposalId), {
       response: {
         200: t.Object({
           proposal: ProposalReadOut,
           _meta: MetaBody,
         }),
       },
-      detail: { summary: 'One proposal, with a fresh preview and its conflicts (live.md §5)', tags: ['proposals'] },
+      detail: {
+        summary: 'One proposal, with a fresh preview and its conflicts (live.md §5)',
+        tags: ['proposals'],
+        ...documentedPathQuery(ProjectQuery),
+      },
     })
