@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
-import { asQuery } from '../src/http/query'
+import { documentedQuery } from '../src/http/documented'
 import { loadMcpConfig } from '../src/mcp/config'
 import { originAllowed, readOnlyAsked } from '../src/mcp/http'
 import { toolList } from '../src/mcp/server'
@@ -148,25 +148,21 @@ describe('src/mcp', () => {
     expect(action.description).toContain('batch {mutations:[add|update|delete|addIteration entries (no projectId)]}')
   })
 
-  it('gives the REST route the query-string form of the same schema', () => {
-    expect(JSON.parse(JSON.stringify(asQuery(SearchParams)))).toEqual({
-      type: 'object',
-      properties: {
-        projectId: { type: 'string' },
-        q: { type: 'string', description: 'natural language; only the first 1,000 characters are used' },
-        // the typed schema rides along for the OpenAPI document only (x-arbor-typed, http/query.ts)
-        type: {
-          type: 'string',
-          description: 'goal, need, approach, job, task',
-          'x-arbor-typed': JSON.parse(JSON.stringify(SearchParams.properties.type)),
+  it('documents the REST route with the same typed schema', () => {
+    const typed = (name: 'type' | 'limit') => JSON.parse(JSON.stringify(SearchParams.properties[name]))
+    expect(JSON.parse(JSON.stringify(documentedQuery(SearchParams)))).toEqual({
+      parameters: [
+        { name: 'projectId', in: 'query', required: true, schema: { type: 'string' } },
+        {
+          name: 'q',
+          in: 'query',
+          required: true,
+          schema: { type: 'string', description: 'natural language; only the first 1,000 characters are used' },
         },
-        limit: {
-          type: 'string',
-          description: '1 to 20, default 5',
-          'x-arbor-typed': JSON.parse(JSON.stringify(SearchParams.properties.limit)),
-        },
-      },
-      required: ['projectId', 'q'],
+        // an enumeration's values are listed in its description
+        { name: 'type', in: 'query', required: false, schema: { ...typed('type'), description: 'goal, need, approach, job, task' } },
+        { name: 'limit', in: 'query', required: false, schema: typed('limit') },
+      ],
     })
   })
 

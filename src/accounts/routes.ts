@@ -1,7 +1,18 @@
+import { Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
+import { checkInput } from '../http/action-schema'
+import { documentedBody, documentedQuery } from '../http/documented'
 import { withUser } from './auth'
 import { checkedScope, ScopeSchema } from './scope'
+
+/** POST /keys' body (optional) and DELETE /keys' query string, checked by checkInput before the key is minted or revoked. */
+const KeyBody = Type.Object(
+  { label: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), scope: Type.Optional(ScopeSchema) },
+  { additionalProperties: false },
+)
+const KeyQuery = Type.Object({ keyId: Type.String() }, { additionalProperties: false })
+
 import { createOwnKey, listOwnKeys, revokeOwnKey } from './service'
 
 const Key = t.Object({
@@ -24,24 +35,28 @@ export const keyRoutes = (deps: Deps) =>
     })
     .post(
       '/keys',
-      async ({ user, body, set }) => {
-        const scope = body?.scope === undefined ? undefined : checkedScope(body.scope)
-        const key = await createOwnKey(deps, user, body?.label ?? null, scope)
+      async ({ user, body: raw, set }) => {
+        const body = checkInput('body', KeyBody, raw === undefined ? {} : raw)
+        const scope = body.scope === undefined ? undefined : checkedScope(body.scope)
+        const key = await createOwnKey(deps, user, body.label ?? null, scope)
         set.status = 201
         return key
       },
       {
-        body: t.Optional(t.Object({ label: t.Optional(t.String({ minLength: 1, maxLength: 100 })), scope: t.Optional(ScopeSchema) })),
         response: { 201: t.Object({ apiKey: t.String(), keyId: t.String() }) },
         detail: {
+          requestBody: { ...documentedBody(KeyBody), required: false },
           summary:
             'Mint an API key for yourself (shown once; at most 20 live keys), with an optional scope: a role and the projects it works on (live.md §6). Only a key of role write without a project list may list, mint or revoke keys.',
           tags: ['keys'],
         },
       },
     )
-    .delete('/keys', ({ user, query }) => revokeOwnKey(deps, user, query.keyId), {
-      query: t.Object({ keyId: t.String() }),
+    .delete('/keys', ({ user, query }) => revokeOwnKey(deps, user, checkInput('query', KeyQuery, query).keyId), {
       response: { 200: t.Object({ success: t.Literal(true) }) },
-      detail: { summary: 'Revoke one of your API keys at once, on every replica (never your last one)', tags: ['keys'] },
+      detail: {
+        summary: 'Revoke one of your API keys at once, on every replica (never your last one)',
+        tags: ['keys'],
+        ...documentedQuery(KeyQuery),
+      },
     })

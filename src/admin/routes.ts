@@ -7,9 +7,38 @@ import { createApiKey, createUser, getApiKey, getUser, listUsers, rescopeKey, re
 import { backupStream } from '../backup/service'
 import type { Deps } from '../deps'
 import { notFound, RefusalError } from '../errors'
+import { checkInput } from '../http/action-schema'
+import { documentedBody } from '../http/documented'
 
 const Tier = t.Union([t.Literal('free'), t.Literal('strategist'), t.Literal('builder'), t.Literal('team')])
 const Status = t.Union([t.Literal('active'), t.Literal('trialing'), t.Literal('past_due'), t.Literal('canceled')])
+
+// the bodies, checked by checkInput in the handlers (the admin token is checked before, in derive)
+const NewUser = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+    tier: t.Optional(Tier),
+    status: t.Optional(Status),
+    contributor: t.Optional(t.Boolean()),
+  },
+  { additionalProperties: false },
+)
+const UserPatch = t.Object(
+  {
+    name: t.Optional(t.String({ minLength: 1, maxLength: 100, pattern: '\\S' })),
+    tier: t.Optional(Tier),
+    status: t.Optional(Status),
+    lapsed: t.Optional(t.Boolean()),
+    contributor: t.Optional(t.Boolean()),
+    creditsLimit: t.Optional(t.Nullable(t.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'a 32-bit count; null: unlimited' }))),
+  },
+  { additionalProperties: false },
+)
+const NewKey = t.Object(
+  { label: t.Optional(t.String({ maxLength: 100 })), scope: t.Optional(ScopeSchema) },
+  { additionalProperties: false },
+)
+const Rescope = t.Object({ scope: ScopeSchema }, { additionalProperties: false })
 const User = t.Object({ id: t.String(), name: t.String(), tier: Tier, status: Status, lapsed: t.Boolean(), contributor: t.Boolean() })
 
 function sameToken(given: string, expected: string): boolean {
@@ -35,7 +64,8 @@ export const adminRoutes = (deps: Deps) =>
     })
     .post(
       '/users',
-      async ({ body, set }) => {
+      async ({ body: raw, set }) => {
+        const body = checkInput('body', NewUser, raw)
         const { user, apiKey } = await createUser(deps.db, {
           name: body.name.trim(),
           tier: body.tier,
@@ -47,19 +77,14 @@ export const adminRoutes = (deps: Deps) =>
         return { user: publicUser(user), apiKey }
       },
       {
-        body: t.Object({
-          name: t.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
-          tier: t.Optional(Tier),
-          status: t.Optional(Status),
-          contributor: t.Optional(t.Boolean()),
-        }),
         response: { 201: t.Object({ user: User, apiKey: t.String() }) },
-        detail: { summary: 'Create a user and its first API key (shown once)', tags: ['admin'] },
+        detail: { summary: 'Create a user and its first API key (shown once)', tags: ['admin'], requestBody: documentedBody(NewUser) },
       },
     )
     .patch(
       '/users/:id',
-      async ({ params, body }) => {
+      async ({ params, body: raw }) => {
+        const body = checkInput('body', UserPatch, raw)
         const user = await updateUser(deps.db, params.id, { ...body, name: body.name?.trim() })
         await authChanged(deps)
         if (!user) throw notFound('user_not_found', { message: `User ${params.id} not found` })
@@ -67,46 +92,48 @@ export const adminRoutes = (deps: Deps) =>
       },
       {
         params: t.Object({ id: t.String() }),
-        body: t.Object({
-          name: t.Optional(t.String({ minLength: 1, maxLength: 100, pattern: '\\S' })),
-          tier: t.Optional(Tier),
-          status: t.Optional(Status),
-          lapsed: t.Optional(t.Boolean()),
-          contributor: t.Optional(t.Boolean()),
-          creditsLimit: t.Optional(
-            t.Nullable(t.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'a 32-bit count; null: unlimited' })),
-          ),
-        }),
         response: { 200: t.Object({ user: User }) },
-        detail: { summary: 'Change a user: plan, status, lapsed, contributor, credits', tags: ['admin'] },
+        detail: {
+          summary: 'Change a user: plan, status, lapsed, contributor, credits',
+          tags: ['admin'],
+          requestBody: documentedBody(UserPatch),
+        },
       },
     )
     .post(
       '/users/:id/api-keys',
-      async ({ params, body, set }) => {
+      async ({ params, body: raw, set }) => {
+        const body = checkInput('body', NewKey, raw === undefined ? {} : raw)
         if (!(await getUser(deps.db, params.id))) throw notFound('user_not_found', { message: `User ${params.id} not found` })
-        const scope = body?.scope === undefined ? undefined : checkedScope(body.scope)
-        const key = await createApiKey(deps.db, params.id, body?.label ?? null, scope)
+        const scope = body.scope === undefined ? undefined : checkedScope(body.scope)
+        const key = await createApiKey(deps.db, params.id, body.label ?? null, scope)
         await authChanged(deps)
         set.status = 201
         return key
       },
       {
         params: t.Object({ id: t.String() }),
-        body: t.Optional(t.Object({ label: t.Optional(t.String({ maxLength: 100 })), scope: t.Optional(ScopeSchema) })),
         response: { 201: t.Object({ apiKey: t.String(), keyId: t.String() }) },
-        detail: { summary: 'Mint another API key for a user (shown once), with an optional scope (live.md §6)', tags: ['admin'] },
+        detail: {
+          summary: 'Mint another API key for a user (shown once), with an optional scope (live.md §6)',
+          tags: ['admin'],
+          requestBody: { ...documentedBody(NewKey), required: false },
+        },
       },
     )
-    .patch('/api-keys/:keyId', ({ params, body }) => rescopeKey(deps, params.keyId, checkedScope(body.scope)), {
-      params: t.Object({ keyId: t.String() }),
-      body: t.Object({ scope: ScopeSchema }),
-      response: { 200: t.Object({ keyId: t.String(), scope: ScopeSchema }) },
-      detail: {
-        summary: "Change a live key's scope; it holds at once, on every replica, as a revocation does",
-        tags: ['admin'],
+    .patch(
+      '/api-keys/:keyId',
+      ({ params, body }) => rescopeKey(deps, params.keyId, checkedScope(checkInput('body', Rescope, body).scope)),
+      {
+        params: t.Object({ keyId: t.String() }),
+        response: { 200: t.Object({ keyId: t.String(), scope: ScopeSchema }) },
+        detail: {
+          summary: "Change a live key's scope; it holds at once, on every replica, as a revocation does",
+          tags: ['admin'],
+          requestBody: documentedBody(Rescope),
+        },
       },
-    })
+    )
     .delete(
       '/api-keys/:keyId',
       async ({ params }) => {

@@ -17,22 +17,26 @@ const isCursor = (after: string) => {
   return !!m && BigInt(m[1]!) <= MAX_BIGINT && BigInt(m[2]!) <= BigInt(Number.MAX_SAFE_INTEGER)
 }
 
-/** GET /events' query values (strings) with docs/reference/events.md's messages, checked in this order after the access check (parseInput). */
-export const EventsQuery = Type.Object({
-  limit: Type.Optional(IntegerText(1, MAX_LIMIT, `limit must be an integer from 1 to ${MAX_LIMIT}`)),
-  wait: Type.Optional(
-    refined(
-      ruled(Type.String({ pattern: '^\\d{0,2}$' }), `wait must be an integer from 0 to ${MAX_WAIT_SECONDS} (seconds)`),
-      (wait) => Number(wait) <= MAX_WAIT_SECONDS,
+/** GET /events' query values (strings) with docs/reference/events.md's messages, checked in this order after the access check (checkInput). */
+export const EventsQuery = Type.Object(
+  {
+    projectId: Type.String(),
+    limit: Type.Optional(IntegerText(1, MAX_LIMIT, `limit must be an integer from 1 to ${MAX_LIMIT}`)),
+    wait: Type.Optional(
+      refined(
+        ruled(Type.String({ pattern: '^\\d{0,2}$' }), `wait must be an integer from 0 to ${MAX_WAIT_SECONDS} (seconds)`),
+        (wait) => Number(wait) <= MAX_WAIT_SECONDS,
+      ),
     ),
-  ),
-  after: Type.Optional(
-    refined(
-      ruled(Type.String(), {
-        message: 'after must be a nextCursor returned by this endpoint',
-        tip: 'Omit after to start from the oldest event kept (7 days).',
-      }),
-      isCursor,
+    after: Type.Optional(
+      refined(
+        ruled(Type.String(), {
+          message: 'after must be a nextCursor returned by this endpoint',
+          tip: 'Omit after to start from the oldest event kept (7 days).',
+        }),
+        isCursor,
+      ),
     ),
-  ),
-})
+  },
+  { additionalProperties: false },
+)

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { QueryText } from '../http/query'
+import { documentedQuery } from '../http/documented'
 import { MetaBody } from '../http/schemas'
 import { MAX_LIMIT, MAX_WAIT_SECONDS } from './model'
 import { listEvents } from './service'
@@ -35,19 +35,6 @@ export const eventRoutes = (deps: Deps) =>
   new Elysia({ name: 'events' })
     .derive(withUser(deps))
     .get('/events', ({ user, query, request }) => listEvents(deps, user, query, () => deps.waiters.waited.add(request)), {
-      query: t.Object({
-        projectId: t.String(),
-        after: t.Optional(t.String({ description: 'the nextCursor of the previous call; omit to start at the oldest event kept' })),
-        limit: t.Optional(
-          QueryText(t.Integer({ minimum: 1, maximum: MAX_LIMIT }), `at most this many events, 1 to ${MAX_LIMIT} (default 100)`),
-        ),
-        wait: t.Optional(
-          QueryText(
-            t.Integer({ minimum: 0, maximum: MAX_WAIT_SECONDS }),
-            `seconds, 0 to ${MAX_WAIT_SECONDS} (default 0): hold an empty page open until an event arrives or wait passes; a waiting request is not counted against the rate limit`,
-          ),
-        ),
-      }),
       response: {
         200: t.Object({
           events: t.Array(Payload, { description: 'oldest first; each exactly the body a webhook receives' }),
@@ -57,6 +44,22 @@ export const eventRoutes = (deps: Deps) =>
         }),
       },
       detail: {
+        ...documentedQuery(
+          t.Object({
+            projectId: t.String(),
+            after: t.Optional(t.String({ description: 'the nextCursor of the previous call; omit to start at the oldest event kept' })),
+            limit: t.Optional(
+              t.Integer({ minimum: 1, maximum: MAX_LIMIT, description: `at most this many events, 1 to ${MAX_LIMIT} (default 100)` }),
+            ),
+            wait: t.Optional(
+              t.Integer({
+                minimum: 0,
+                maximum: MAX_WAIT_SECONDS,
+                description: `seconds, 0 to ${MAX_WAIT_SECONDS} (default 0): hold an empty page open until an event arrives or wait passes; a waiting request is not counted against the rate limit`,
+              }),
+            ),
+          }),
+        ),
         summary: 'Pull feed of the project events webhooks deliver, oldest first after a cursor (kept 7 days)',
         tags: ['events'],
       },

@@ -1,6 +1,6 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { parseInput } from '../http/action-schema'
+import { afterAccess } from '../http/action-schema'
 import { requireProject } from '../projects/access'
 import { CURSOR, DEFAULT_LIMIT, EventsQuery } from './model'
 import { orderPayload } from './payload'
@@ -25,12 +25,11 @@ function decodeCursor(after: string | undefined) {
 export async function listEvents(
   deps: Deps,
   user: User,
-  query: { projectId: string; after?: string; limit?: string; wait?: string },
+  query: Record<string, string>,
   /** told when the request goes to sleep waiting for events (only then does the rate limit leave it uncounted) */
   sleeping: () => void = () => {},
 ) {
-  const { project } = await requireProject(deps, user, query.projectId)
-  const checked = parseInput(EventsQuery, query)
+  const { project, input: checked } = await afterAccess((id) => requireProject(deps, user, id), 'query', EventsQuery, query)
   const limit = checked.limit === undefined ? DEFAULT_LIMIT : Number(checked.limit)
   const wait = checked.wait ? Number(checked.wait) : 0
   const after = decodeCursor(checked.after)

@@ -1,12 +1,13 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
+import { ProjectQuery } from '../http/action-schema'
+import { documentedQuery } from '../http/documented'
 import { MetaBody, RefusalBody } from '../http/schemas'
 import { exportOkf } from './service'
 
 export const exportRoutes = (deps: Deps) =>
-  new Elysia({ name: 'export' }).derive(withUser(deps)).get('/export-okf', ({ user, query }) => exportOkf(deps, user, query.projectId), {
-    query: t.Object({ projectId: t.String() }),
+  new Elysia({ name: 'export' }).derive(withUser(deps)).get('/export-okf', ({ user, query }) => exportOkf(deps, user, query), {
     response: {
       200: t.Object({
         okf_version: t.Literal('0.1'),
@@ -20,5 +21,9 @@ export const exportRoutes = (deps: Deps) =>
       400: RefusalBody,
       403: RefusalBody,
     },
-    detail: { summary: 'Export the project as an Open Knowledge Format (OKF v0.1) bundle', tags: ['export'] },
+    detail: {
+      ...documentedQuery(ProjectQuery),
+      summary: 'Export the project as an Open Knowledge Format (OKF v0.1) bundle',
+      tags: ['export'],
+    },
   })

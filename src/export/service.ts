@@ -2,6 +2,7 @@ import { Document, parse, stringify, visit } from 'yaml'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
+import { afterAccess, ProjectQuery } from '../http/action-schema'
 import { requireProject } from '../projects/access'
 import { FRONTMATTER_KEYS as CUSTOM_KEYS } from './fields'
 import { LINE_BREAK } from './parse'
@@ -119,10 +120,16 @@ function indexFile(project: { id: string; name: string }, nodes: NodeRow[], now:
 }
 
 /** GET /export-okf: the whole project as files keyed by path. */
-export async function exportOkf(deps: Deps, user: User, projectId: string) {
-  const { project } = await requireProject(deps, user, projectId, {
-    unknown: () => new RefusalError(400, 'unknown_project', { message: `Project ${projectId} not found` }),
-  })
+export async function exportOkf(deps: Deps, user: User, query: unknown) {
+  const { project } = await afterAccess(
+    (projectId) =>
+      requireProject(deps, user, projectId, {
+        unknown: () => new RefusalError(400, 'unknown_project', { message: `Project ${projectId} not found` }),
+      }),
+    'query',
+    ProjectQuery,
+    query,
+  )
   // the bundle's timestamp says when it was made: a kept one is made again after a minute
   return deps.reads.answer(project.id, 'export-okf', { ttlMs: 60_000 }, () => bundle(deps, project))
 }

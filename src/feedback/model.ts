@@ -4,7 +4,7 @@ import { ruled } from '../http/action-schema'
 
 export const FEEDBACK_KINDS = ['feature_request', 'friction', 'bug', 'note'] as const
 
-/** POST /feedback body, typed; the route checks it loosely (asLoose) so each field gets its own error code. */
+/** POST /feedback body, typed, as OpenAPI documents it; FeedbackInput is what is checked. */
 export const FeedbackBody = Type.Object({
   kind: Type.Union(FEEDBACK_KINDS.map((k) => Type.Literal(k))),
   summary: Type.String({ minLength: 1, maxLength: 200, description: '1 to 200 characters' }),
@@ -17,7 +17,7 @@ export const FeedbackBody = Type.Object({
 const bad = (code: string, message: string) => () => new RefusalError(400, code, { message })
 
 /**
- * The body as the service checks it (parseInput, src/http/action-schema.ts), field by field in
+ * The body as the service checks it (checkInput, src/http/action-schema.ts), field by field in
  * this order, each with its error code; null counts as absent for the optional fields. The size of
  * `context` (4 KB of JSON) is the one rule the service checks itself.
  */

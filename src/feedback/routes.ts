@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import { authenticate } from '../accounts/service'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
-import { asLoose } from '../http/query'
+import { documentedBody } from '../http/documented'
 import { MetaBody } from '../http/schemas'
 import { FeedbackBody } from './model'
 import { submitFeedback } from './service'
@@ -18,8 +18,7 @@ export const feedbackRoutes = (deps: Deps) =>
       }
     })
     .post('/feedback', ({ user, body, headers }) => submitFeedback(deps, user, headers['x-agent-id'], body), {
-      // fields are checked by the service so each gets its own error code (invalid_kind, …)
-      body: asLoose(FeedbackBody),
       response: { 200: t.Object({ success: t.Literal(true), id: t.String(), createdAt: t.String(), _meta: MetaBody }) },
-      detail: { summary: 'Send feedback about the service', tags: ['account'] },
+      // the body is checked by the service (FeedbackInput), each field with its own error code (invalid_kind, …)
+      detail: { summary: 'Send feedback about the service', tags: ['account'], requestBody: documentedBody(FeedbackBody) },
     })

@@ -2,7 +2,7 @@ import { newId } from '../accounts/keys'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
-import { parseInput } from '../http/action-schema'
+import { checkInput } from '../http/action-schema'
 import { requireProject } from '../projects/access'
 import { FeedbackInput } from './model'
 import * as q from './queries'
@@ -14,8 +14,8 @@ const MAX_CONTEXT_BYTES = 4096
  * Store one feedback item as written (docs/reference/account.md). It is not added to the plan
  * and not sent to a model. projectId is kept only when the key can reach that project.
  */
-export async function submitFeedback(deps: Deps, user: User, agentId: string | undefined, body: Record<string, unknown>) {
-  const { kind, summary, details, context, projectId } = parseInput(FeedbackInput, body)
+export async function submitFeedback(deps: Deps, user: User, agentId: string | undefined, body: unknown) {
+  const { kind, summary, details, context, projectId } = checkInput('body', FeedbackInput, body)
   if (context && new TextEncoder().encode(JSON.stringify(context)).length > MAX_CONTEXT_BYTES)
     throw new RefusalError(400, 'invalid_context', { message: 'context must be at most 4 KB of JSON' })
 

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { action, IntegerText, ProjectId, refined, ruled } from '../http/action-schema'
+import { action, IntegerText, ProjectId, parseInput, refined, ruled } from '../http/action-schema'
 import { type Actor, VIAS } from '../ports/actor'
 
 /** GET /history: at most this many changes a page (history.md, 2). */
@@ -94,61 +94,97 @@ export const filterProperties = {
   until: Type.Optional(time('until')),
 }
 
-/** GET /history's query values (strings), checked after the access check. */
-export const HistoryQuery = Type.Object({
-  nodeId: Type.Optional(text('nodeId')),
-  ...filterProperties,
-  after: Type.Optional(
-    refined(
-      ruled(Type.String(), {
-        message: 'after must be the next cursor of a previous page of GET /history',
-        tip: 'Omit after to read from the newest change.',
-      }),
-      isCursor,
+/** GET /history's query string, checked after the access check (checkInput). */
+export const HistoryQuery = Type.Object(
+  {
+    projectId: Type.String(),
+    nodeId: Type.Optional(text('nodeId')),
+    ...filterProperties,
+    after: Type.Optional(
+      refined(
+        ruled(Type.String(), {
+          message: 'after must be the next cursor of a previous page of GET /history',
+          tip: 'Omit after to read from the newest change.',
+        }),
+        isCursor,
+      ),
     ),
-  ),
-  limit: Type.Optional(IntegerText(1, MAX_LIMIT, `limit must be an integer from 1 to ${MAX_LIMIT}`)),
-})
-
-/** The filter of a revert, checked by its handler. */
-export const RevertFilter = ruled(
-  Type.Object(filterProperties, { additionalProperties: false }),
-  'filter may hold only userId, agent, via, requestId, since and until',
+    limit: Type.Optional(IntegerText(1, MAX_LIMIT, `limit must be an integer from 1 to ${MAX_LIMIT}`)),
+  },
+  { additionalProperties: false },
 )
+
+const FILTER_NAMES = 'userId, agent, via, requestId, since and until'
+/** The fields of a revert's filter. */
+export const RevertFilter = ruled(Type.Object(filterProperties, { additionalProperties: false }), `filter may hold only ${FILTER_NAMES}`)
+export type RevertFilter = Static<typeof RevertFilter>
 
 /** A revert takes back at most this many changes in one call (history.md, 3). */
 export const MAX_REVERT = 1000
 
 const ChangeId = Type.Union([Type.String({ pattern: '^[1-9]\\d{0,17}$' }), Type.Integer({ minimum: 1 })])
 
+const isStringRecord = (v: unknown): v is Record<string, unknown> =>
+  !!v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string')
+/** A revert's filter: null when it is an object of GET /history's filters naming at least one, else its refusal. */
+function filterRefusal(filter: unknown): string | Error | null {
+  if (!isStringRecord(filter)) return `filter must be an object of ${FILTER_NAMES}`
+  try {
+    parseInput(RevertFilter, filter)
+  } catch (err) {
+    return err as Error
+  }
+  return Object.keys(filter).length ? null : 'filter must name at least one of userId, agent, via, requestId, since, until'
+}
+/** changeIds or filter, exactly one of them. */
+const oneSelection = (body: Record<string, unknown>) => (body.changeIds === undefined) !== (body.filter === undefined)
+
 /** revert (history.md, 3): changes by id or by filter, newest first, one transaction. */
-export const RevertBody = action(
-  'revert',
-  {
-    projectId: ProjectId,
-    changeIds: Type.Optional(
-      ruled(
-        Type.Array(ChangeId, { minItems: 1, maxItems: MAX_REVERT, description: 'the changes to take back (changeId of GET /history)' }),
-        `changeIds must be an array of 1 to ${MAX_REVERT} change ids`,
-      ),
+export const RevertBody = refined(
+  ruled(
+    action(
+      'revert',
+      {
+        projectId: ProjectId,
+        changeIds: Type.Optional(
+          ruled(
+            Type.Array(ChangeId, { minItems: 1, maxItems: MAX_REVERT, description: 'the changes to take back (changeId of GET /history)' }),
+            `changeIds must be an array of 1 to ${MAX_REVERT} change ids`,
+          ),
+        ),
+        // documented as a record (its fields are checked with RevertFilter, a refined test): the MCP
+        // mutate tool then names it in a word, not field by field (docs/mcp.md: 3,500 tokens)
+        filter: Type.Optional(
+          refined(
+            ruled(
+              Type.Record(Type.String(), Type.String(), {
+                description: 'userId, agent, via, requestId, since, until: the changes GET /history shows with the same filters',
+              }),
+              (filter) => filterRefusal(filter)!,
+            ),
+            (filter) => filterRefusal(filter) === null,
+          ),
+        ),
+        dryRun: Type.Optional(
+          ruled(Type.Boolean({ description: 'write nothing; answer what the call would do' }), 'dryRun must be true or false'),
+        ),
+        force: Type.Optional(
+          ruled(Type.Boolean({ description: 'go ahead despite conflicts: the reverted values win' }), 'force must be true or false'),
+        ),
+      },
+      'Undo changes by changeIds or get_history filter; 409 revert_conflict unless force; dryRun previews.',
     ),
-    // a record here (its fields are checked with RevertFilter by the handler): the MCP mutate
-    // tool then names it in a word, not field by field (docs/mcp.md: 3,500 tokens)
-    filter: Type.Optional(
-      ruled(
-        Type.Record(Type.String(), Type.String(), {
-          description: 'userId, agent, via, requestId, since, until: the changes GET /history shows with the same filters',
-        }),
-        'filter must be an object of userId, agent, via, requestId, since and until',
-      ),
-    ),
-    dryRun: Type.Optional(
-      ruled(Type.Boolean({ description: 'write nothing; answer what the call would do' }), 'dryRun must be true or false'),
-    ),
-    force: Type.Optional(
-      ruled(Type.Boolean({ description: 'go ahead despite conflicts: the reverted values win' }), 'force must be true or false'),
-    ),
-  },
-  'Undo changes by changeIds or get_history filter; 409 revert_conflict unless force; dryRun previews.',
+    (body) =>
+      (body as { changeIds?: unknown }).changeIds !== undefined
+        ? {
+            message: 'Send changeIds or filter, not both',
+            tip: 'changeIds takes back those changes; filter those GET /history shows with it.',
+          }
+        : {
+            message: 'changeIds or filter is required',
+            tip: 'Send changeIds:[ids from GET /history], or filter:{agent:"…"} to take back what one agent did.',
+          },
+  ),
+  oneSelection,
 )
 export type RevertBody = Static<typeof RevertBody>

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { QueryText } from '../http/query'
+import { documentedQuery } from '../http/documented'
 import { MetaBody } from '../http/schemas'
 import { VIAS } from '../ports/actor'
 import { MAX_LIMIT } from './model'
@@ -41,27 +41,34 @@ const q = (description: string) => t.Optional(t.String({ description }))
 /** GET /history (history.md, 2): who changed what, newest first. */
 export const historyRoutes = (deps: Deps) =>
   new Elysia({ name: 'history' }).derive(withUser(deps)).get('/history', ({ user, query }) => listHistory(deps, user, query), {
-    query: t.Object({
-      projectId: t.String(),
-      nodeId: q('only the changes of this node (it may no longer exist)'),
-      userId: q('only changes by this user'),
-      agent: q('only changes made with this agent name (X-Agent-Id, a claim, the MCP client)'),
-      via: t.Optional(QueryText(t.Union(VIAS.map((v) => t.Literal(v))), `only changes that came in this way: ${VIAS.join(', ')}`)),
-      requestId: q('only the changes of one request'),
-      since: q('ISO 8601: changes at or after'),
-      until: q('ISO 8601: changes at or before'),
-      after: q('the next cursor of the previous page'),
-      limit: t.Optional(QueryText(t.Integer({ minimum: 1, maximum: MAX_LIMIT }), `1 to ${MAX_LIMIT} (default 50)`)),
-    }),
+    detail: {
+      ...documentedQuery(
+        t.Object({
+          projectId: t.String(),
+          nodeId: q('only the changes of this node (it may no longer exist)'),
+          userId: q('only changes by this user'),
+          agent: q('only changes made with this agent name (X-Agent-Id, a claim, the MCP client)'),
+          via: t.Optional(
+            t.Union(
+              VIAS.map((v) => t.Literal(v)),
+              { description: `only changes that came in this way: ${VIAS.join(', ')}` },
+            ),
+          ),
+          requestId: q('only the changes of one request'),
+          since: q('ISO 8601: changes at or after'),
+          until: q('ISO 8601: changes at or before'),
+          after: q('the next cursor of the previous page'),
+          limit: t.Optional(t.Integer({ minimum: 1, maximum: MAX_LIMIT, description: `1 to ${MAX_LIMIT} (default 50)` })),
+        }),
+      ),
+      summary: 'The changes made to the project: who changed what and when, newest first, with filters (history.md)',
+      tags: ['history'],
+    },
     response: {
       200: t.Object({
         changes: t.Array(Change, { description: 'newest first' }),
         next: t.Optional(t.String({ description: 'pass as after for the next page' })),
         _meta: MetaBody,
       }),
-    },
-    detail: {
-      summary: 'The changes made to the project: who changed what and when, newest first, with filters (history.md)',
-      tags: ['history'],
     },
   })

@@ -1,6 +1,6 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { parseInput } from '../http/action-schema'
+import { afterAccess } from '../http/action-schema'
 import { requireProject } from '../projects/access'
 import { type ChangeRow, CURSOR, DEFAULT_LIMIT, HistoryQuery } from './model'
 import * as q from './queries'
@@ -48,8 +48,7 @@ const encodeCursor = (id: string | number, snapshot: string) => `${id}.${snapsho
 
 /** GET /history: the project's changes, newest first, filtered, a page at a time. */
 export async function listHistory(deps: Deps, user: User, raw: Record<string, string | undefined>) {
-  const { project } = await requireProject(deps, user, raw.projectId)
-  const query = parseInput(HistoryQuery, raw)
+  const { project, input: query } = await afterAccess((id) => requireProject(deps, user, id), 'query', HistoryQuery, raw)
   const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit)
   const m = query.after ? CURSOR.exec(query.after) : null
   const cursor = m ? { below: m[1]!, snapshot: m[2]! } : null

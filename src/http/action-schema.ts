@@ -10,6 +10,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
+import { ValidationError } from 'elysia'
 import { ErrorListError, projectAccessDenied } from '../errors'
 import {
   DEFERRED,
@@ -28,6 +29,7 @@ import {
   ruled,
   UNKNOWN_FIRST,
 } from '../ports/schema-rules'
+import { TYPED } from './query'
 
 /** A schema as the checker below reads it: TypeBox's JSON Schema and the marks of ports/schema-rules.ts. */
 type Marked = TSchema & {
@@ -52,9 +54,12 @@ type Marked = TSchema & {
 
 export { deferred, discriminated, nullable, PREFIX_ITEMS, refined, ruled }
 
-/** A whole number from `min` to `max` written in a query string, read as Number() reads it (' 5', '5.0' and '1e1' count). */
-export const IntegerText = (min: number, max: number, rule: Rule) =>
-  refined(ruled(Type.String(), rule), (text) => {
+/**
+ * A whole number from `min` to `max` written in a query string, read as Number() reads it (' 5', '5.0' and '1e1' count);
+ * OpenAPI documents it as the integer it must be (TYPED).
+ */
+export const IntegerText = (min: number, max: number, rule: Rule, description?: string) =>
+  refined(ruled(Type.String({ description, [TYPED]: Type.Integer({ minimum: min, maximum: max }) }), rule), (text) => {
     const n = Number(text)
     return Number.isInteger(n) && n >= min && n <= max
   })
@@ -139,6 +144,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 
 type Fallback = (() => Error) | null
 
+/** The refusal of a part without a message of its own: `checkInput` has the error plugin word it, as it words any failed TypeBox check. */
+class PlainRefusal extends ErrorListError {}
+
 /**
  * The message of a broken part that has no rule of its own: `<path> is required`, or `<path>:
  * <what is wrong>`. The one wording of a validation failure, here and for the routes' own
@@ -158,6 +166,7 @@ function refusalOf(schema: TSchema, value: unknown, path: string, fallback: Fall
         ? rule(value, path)
         : rule
   if (refusal instanceof Error) return refusal
+  if (rule === undefined) return new PlainRefusal([refusal as string])
   if (typeof refusal === 'string') return new ErrorListError([refusal])
   return new ErrorListError([refusal.message], refusal.tip ? { _tip: refusal.tip } : {})
 }
@@ -243,25 +252,50 @@ export function parseAction<S extends TSchema>(schema: S, body: unknown): Static
   return body as Static<S>
 }
 
-/** The refusal docs/reference/errors.md gives for `value`'s first broken part, or null when it holds (the error plugin's view of a route schema). */
-export function refusalFor(schema: TSchema, value: unknown): Error | null {
+/** The refusal docs/reference/errors.md gives for `value`'s first broken part, or null when it holds. */
+function refusalFor(schema: TSchema, value: unknown): Error | null {
   return checkerOf(schema).Check(value) && !refinedInside(schema) && !repeatsInside(schema, value) ? null : firstRefusal(schema, value, '')
 }
 
-/** Does the schema, or a part of it, carry a message of its own (`ruled`)? */
-export const carriesRules = (schema: TSchema): boolean => {
-  const s = schema as Marked
-  return (
-    s[RULE] !== undefined ||
-    Object.values(s.properties ?? {}).some(carriesRules) ||
-    (!!s.items && carriesRules(s.items)) ||
-    !!s.anyOf?.some(carriesRules)
-  )
-}
-
 /**
- * The same check for any other input a service reads after its access check (the values of a
- * query string, a loosely taken body): the input typed, or docs/reference/errors.md's refusal for its first
- * broken part, parts checked in the order of the schema's properties.
+ * A value checked against a schema of its own (a node's `data` once its type is known, a revert's
+ * filter): typed, or the refusal of its first broken part, as `parseAction` gives it.
  */
 export const parseInput = parseAction
+
+/**
+ * The one check of a request's input (docs/validation.md): the query string or the body against
+ * the route's input schema (`src/<module>/model.ts`), strict, parts checked in the order of the
+ * schema's properties. A broken part with a message of its own is refused with it; a part without
+ * one (a missing or unknown name, a body that is no JSON object) is refused as Elysia words a
+ * failed TypeBox check, every such name at once (src/http/error-plugin.ts, with the misspelt-key tip).
+ */
+export function checkInput<S extends TSchema>(where: 'query' | 'body', schema: S, value: unknown): Static<S> {
+  const refusal = refusalFor(schema, value)
+  if (!refusal) return value as Static<S>
+  throw refusal instanceof PlainRefusal ? new ValidationError(where, schema, value) : refusal
+}
+
+/** The query string of a route that takes only the project (GET /members, /share, /webhooks, /export-okf, …). */
+export const ProjectQuery = Type.Object({ projectId: Type.String() }, { additionalProperties: false })
+
+/** A body any JSON object passes: for an input whose fields its service checks with what no schema sees (a workflow run's state). */
+export const JsonObject = Type.Record(Type.String(), Type.Unknown())
+
+/**
+ * `checkInput` after the caller's access to the project the input names (`access`, which throws
+ * the 403 or 404): a caller without access hears that before any 400 about a value. An input
+ * without a projectId string names no project to ask about: its schema refuses it first
+ * (`projectId is required`, `projectId: Expected string`).
+ */
+export async function afterAccess<A extends object, S extends TSchema>(
+  access: (projectId: string) => A | Promise<A>,
+  where: 'query' | 'body',
+  schema: S,
+  value: unknown,
+): Promise<A & { input: Static<S> }> {
+  const projectId = isObject(value) ? value.projectId : undefined
+  if (typeof projectId !== 'string') checkInput(where, schema, value)
+  const granted = await access(projectId as string)
+  return { ...granted, input: checkInput(where, schema, value) }
+}

@@ -1,4 +1,5 @@
-import type { TSchema } from 'elysia'
+import type { TObject, TSchema } from '@sinclair/typebox'
+import { describe } from './query'
 
 /**
  * The 200 schema of a large read, for OpenAPI only. Elysia would otherwise check every response
@@ -14,3 +15,29 @@ export function documentedResponse(schema: TSchema, description = 'OK') {
 export function documentedBody(schema: TSchema) {
   return { required: true, content: { 'application/json': { schema } } }
 }
+
+/**
+ * The query parameters of a route, for OpenAPI only: the route checks its query string itself
+ * (checkInput, src/http/action-schema.ts), with docs/reference/errors.md's messages. `schema` gives each
+ * parameter typed (its enum, its bounds), as the MCP tools publish it.
+ */
+export function documentedQuery(schema: TObject) {
+  return {
+    parameters: Object.entries(schema.properties).map(([name, prop]) => ({
+      name,
+      in: 'query',
+      required: schema.required?.includes(name) ?? false,
+      schema: { ...prop, description: describe(prop) },
+    })),
+  }
+}
+
+/**
+ * The query parameters of a route with a path parameter (`/proposals/:proposalId`), for OpenAPI
+ * only: @elysiajs/openapi replaces such a route's `parameters` with its path parameters, so they
+ * ride in QUERY_OF_PATH and completeOpenApi (./schemas.ts) adds them back.
+ */
+export function documentedPathQuery(schema: TObject) {
+  return { [QUERY_OF_PATH]: documentedQuery(schema).parameters }
+}
+export const QUERY_OF_PATH = 'x-arbor-query'

@@ -1,8 +1,8 @@
-import { Elysia, type TSchema, type ValidationError } from 'elysia'
+import { Elysia, type ValidationError } from 'elysia'
 import { SQLSTATE, sqlState, transient } from '../db/sqlstate'
 import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
-import { carriesRules, plainRefusal, refusalFor } from './action-schema'
+import { plainRefusal } from './action-schema'
 import { allowedMethods, type RouteEntry } from './allowed-methods'
 import { closestName } from './closest-name'
 import { loggablePath } from './input-guard'
@@ -68,18 +68,6 @@ function misspeltKeyTip(errors: string[], error: ValidationError): string | null
     if (key) return `The ${error.type === 'query' ? 'query string' : 'body'} has \`${key.slice(0, 100)}\`: did you mean \`${field}\`?`
   }
   return null
-}
-
-/** The refusal the engine of action-schema.ts gives for a route schema with messages of its own, or null. */
-function ruledRefusal(error: ValidationError): ErrorListError | RefusalError | null {
-  const validator = error.validator as { schema?: TSchema }
-  const schema = validator && typeof validator === 'object' && 'schema' in validator ? validator.schema : undefined
-  if (!schema || !carriesRules(schema)) return null
-  // a body that is no JSON object keeps the plain answer (validationMessages): no part of it to name
-  const value = error.value
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return null
-  const refusal = refusalFor(schema, value)
-  return refusal instanceof ErrorListError || refusal instanceof RefusalError ? refusal : null
 }
 
 /**
@@ -154,13 +142,9 @@ export function renderError(
       })
     }
     case 'VALIDATION':
-      // Elysia's code VALIDATION is its ValidationError
+      // Elysia's code VALIDATION is its ValidationError: checkInput's refusal of a part without a message of its own
+      // (src/http/action-schema.ts), worded here, every such name at once with the misspelt-key tip
       if ((err as ValidationError).type === 'response') break
-      {
-        // a route schema that carries docs/reference/errors.md's messages refuses with them, as parseInput would
-        const refusal = ruledRefusal(err as ValidationError)
-        if (refusal) return withGuide(refusal.status, refusal.toBody())
-      }
       {
         const errors = validationMessages(err as ValidationError, request.headers.get('content-type'))
         const tip = misspeltKeyTip(errors, err as ValidationError)

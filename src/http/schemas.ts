@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { QUERY_OF_PATH } from './documented'
 import { portableSchemas, uniqueTitles } from './openapi-portable'
 import { INTEGER_QUERY, operationId, REQUIRED_QUERY } from './operation-ids'
 import { TYPED } from './query'
@@ -56,6 +57,7 @@ const ERRORS: Record<string, { description: string; schema: unknown }> = {
 
 /** The parts of an OpenAPI operation completed here. */
 interface Operation {
+  [QUERY_OF_PATH]?: NonNullable<Operation['parameters']>
   operationId?: string
   parameters?: {
     in: string
@@ -116,6 +118,9 @@ export function completeOpenApi(doc: unknown): unknown {
       if (!op || typeof op !== 'object' || !('responses' in op || 'summary' in op)) continue
       op.operationId = operationId(method, path)
       for (const tag of op.tags ?? []) tags.add(tag)
+      // the query parameters of a route with a path parameter (./documented.ts)
+      if (op[QUERY_OF_PATH]) op.parameters = [...(op.parameters ?? []), ...op[QUERY_OF_PATH]]
+      delete op[QUERY_OF_PATH]
       for (const p of op.parameters ?? []) {
         // a value read as text and checked by the service: documented as the value it must be (./query.ts)
         const typed = p.schema?.[TYPED]

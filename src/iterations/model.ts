@@ -3,18 +3,22 @@ import { action, NodeId, NonBlank, ProjectId, ruled } from '../http/action-schem
 import { formatRev, IfRev } from '../ports/rev'
 import type { IterationRow } from './queries'
 
-/** GET /iterations parameters, typed; the route takes their query-string form (asQuery). */
+/** GET /iterations parameters, typed, as OpenAPI and the MCP tool document them. */
 export const IterationsParams = Type.Object({
   projectId: Type.String(),
   status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('done')])),
   current: Type.Optional(Type.Boolean({ description: 'true: only the current iteration (first active, non-system)' })),
 })
 
-/** GET /iterations' query values (strings) with docs/reference/reads.md's messages, checked after the access check (parseInput). */
-export const IterationsQuery = Type.Object({
-  status: Type.Optional(ruled(Type.Union([Type.Literal('active'), Type.Literal('done')]), 'status must be one of: active, done')),
-  current: Type.Optional(ruled(Type.Union([Type.Literal('true'), Type.Literal('false')]), 'current must be true or false')),
-})
+/** GET /iterations' query values (strings) with docs/reference/reads.md's messages, checked after the access check (checkInput). */
+export const IterationsQuery = Type.Object(
+  {
+    projectId: Type.String(),
+    status: Type.Optional(ruled(Type.Union([Type.Literal('active'), Type.Literal('done')]), 'status must be one of: active, done')),
+    current: Type.Optional(ruled(Type.Union([Type.Literal('true'), Type.Literal('false')]), 'current must be true or false')),
+  },
+  { additionalProperties: false },
+)
 
 export const LATER = 'Later'
 

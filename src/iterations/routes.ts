@@ -1,15 +1,18 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { asQuery } from '../http/query'
+import { documentedQuery } from '../http/documented'
 import { IterationOut, IterationsParams } from './model'
 import { listIterations } from './service'
 
 export const iterationRoutes = (deps: Deps) =>
   new Elysia({ name: 'iterations' }).derive(withUser(deps)).get('/iterations', ({ user, query }) => listIterations(deps, user, query), {
-    query: asQuery(IterationsParams),
     response: {
       200: t.Union([t.Object({ iterations: t.Array(IterationOut) }), t.Object({ iteration: t.Nullable(IterationOut) })]),
     },
-    detail: { summary: 'Iterations in display order; current=true gives the first active, non-system one', tags: ['iterations'] },
+    detail: {
+      summary: 'Iterations in display order; current=true gives the first active, non-system one',
+      tags: ['iterations'],
+      ...documentedQuery(IterationsParams),
+    },
   })

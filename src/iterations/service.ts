@@ -4,7 +4,7 @@ import { ErrorListError, invalid } from '../errors'
 import { type DomainEvent, type EventNode, emit } from '../events/outbox'
 import { checkExpectation, type Expectation, staleWrite } from '../history/precondition'
 import { iterationChange, recordChanges } from '../history/record'
-import { parseInput } from '../http/action-schema'
+import { afterAccess } from '../http/action-schema'
 import { requireProject } from '../projects/access'
 import { bumpRevision } from '../revisions/revision'
 import {
@@ -45,9 +45,8 @@ function cleanName(value: string, field: string): string {
 export type MoveNodes = (deps: Deps, projectId: string, from: string, to: string) => Promise<EventNode[]>
 
 /** GET /iterations */
-export async function listIterations(deps: Deps, user: User, raw: { projectId?: string }) {
-  const { project } = await requireProject(deps, user, raw.projectId)
-  const query = parseInput(IterationsQuery, raw)
+export async function listIterations(deps: Deps, user: User, raw: Record<string, string>) {
+  const { project, input: query } = await afterAccess((id) => requireProject(deps, user, id), 'query', IterationsQuery, raw)
   const current = query.current === 'true'
   const status = query.status ?? null
   return deps.reads.answer(project.id, `iterations\n${current}\n${status ?? ''}`, {}, async () => {

@@ -24,7 +24,16 @@ const Cursor = refined(
 /** GET /stream's query (and Last-Event-ID), checked after the access check. */
 export const StreamQuery = Type.Object({ after: Type.Optional(Cursor) })
 
-/** POST /presence's body, typed (the route takes it loosely; each part has its message, checked after the access check). */
+/** GET /stream's query string, checked after the access check (checkInput); its cursor, which Last-Event-ID may replace, by StreamQuery. */
+export const StreamParams = Type.Object(
+  {
+    projectId: Type.String(),
+    after: Type.Optional(Type.String({ description: 'a cursor (an event id, or nextCursor of GET /events); Last-Event-ID wins over it' })),
+  },
+  { additionalProperties: false },
+)
+
+/** POST /presence's body, each part with its message, checked after the access check (checkInput); other names are ignored. */
 export const PresenceBody = Type.Object({
   projectId: Type.String({ description: 'the project you are on' }),
   nodeId: Type.Optional(

@@ -1,9 +1,9 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { documentedBody, documentedResponse } from '../http/documented'
-import { asLoose } from '../http/query'
-import { PresenceBody } from './model'
+import { ProjectQuery } from '../http/action-schema'
+import { documentedBody, documentedQuery, documentedResponse } from '../http/documented'
+import { PresenceBody, StreamParams } from './model'
 import { deletePresenceOf, listPresenceOf, postPresenceOf } from './service'
 import { createStreamHub } from './stream'
 
@@ -41,15 +41,12 @@ export function liveRoutes(deps: Deps) {
       ({ user, query, headers, request }) =>
         hub.open(user, headers.authorization ?? '', query, request.headers.get('last-event-id'), request),
       {
-        query: t.Object({
-          projectId: t.String(),
-          after: t.Optional(t.String({ description: 'a cursor (an event id, or nextCursor of GET /events); Last-Event-ID wins over it' })),
-        }),
         detail: {
           summary: 'Live stream of the project events (SSE) and of presence',
           description: STREAM_DESCRIPTION,
           tags: ['events'],
           parameters: [
+            ...documentedQuery(StreamParams).parameters,
             {
               name: 'Last-Event-ID',
               in: 'header',
@@ -70,15 +67,14 @@ export function liveRoutes(deps: Deps) {
       },
     )
     .get('/presence', ({ user, query }) => listPresenceOf(deps, user, query), {
-      query: t.Object({ projectId: t.String() }),
       detail: {
+        ...documentedQuery(ProjectQuery),
         summary: 'Who is on the project now: posted presence, and agents holding a live claim (claim:true)',
         tags: ['events'],
         ...documentedResponse(t.Object({ presence: t.Array(PresenceOut) })),
       },
     })
-    .post('/presence', ({ user, body, headers }) => postPresenceOf(deps, user, headers, body as Record<string, unknown>), {
-      body: asLoose(PresenceBody),
+    .post('/presence', ({ user, body, headers }) => postPresenceOf(deps, user, headers, body), {
       detail: {
         summary: 'Say where you are (held 30 s; post again to keep it). With field: an edit intent on that field',
         tags: ['events'],
@@ -87,8 +83,8 @@ export function liveRoutes(deps: Deps) {
       },
     })
     .delete('/presence', ({ user, query, headers }) => deletePresenceOf(deps, user, headers, query), {
-      query: t.Object({ projectId: t.String() }),
       detail: {
+        ...documentedQuery(ProjectQuery),
         summary: 'End your own presence on the project at once',
         tags: ['events'],
         ...documentedResponse(t.Object({ success: t.Literal(true) })),

@@ -2,7 +2,7 @@ import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid, notFound } from '../errors'
 import { requestAuthor } from '../history/author'
-import { parseInput } from '../http/action-schema'
+import { afterAccess, ProjectQuery } from '../http/action-schema'
 import { nodeTypesOf } from '../nodes/service'
 import { fieldsOf, type NodeType } from '../ports/node-data'
 import {
@@ -28,9 +28,8 @@ function actorOf(user: User, headers: Headers): PresenceActor {
 }
 
 /** POST /presence: "I am here" (live.md, 3). */
-export async function postPresenceOf(deps: Deps, user: User, headers: Headers, body: Record<string, unknown> | undefined) {
-  const { project } = await requireProject(deps, user, body?.projectId)
-  const input = parseInput(PresenceBody, { ...body, projectId: project.id })
+export async function postPresenceOf(deps: Deps, user: User, headers: Headers, body: unknown) {
+  const { project, input } = await afterAccess((id) => requireProject(deps, user, id), 'body', PresenceBody, body)
   if (input.field !== undefined && input.nodeId === undefined) throw invalid('field needs nodeId: the field of which node you are editing')
   if (input.nodeId !== undefined) {
     const type = (await nodeTypesOf(deps.db, project.id, [input.nodeId])).get(input.nodeId) as NodeType | undefined
@@ -53,16 +52,16 @@ export async function postPresenceOf(deps: Deps, user: User, headers: Headers, b
 }
 
 /** DELETE /presence: the caller's own presence ends at once. */
-export async function deletePresenceOf(deps: Deps, user: User, headers: Headers, query: { projectId?: string }) {
-  const { project } = await requireProject(deps, user, query.projectId)
+export async function deletePresenceOf(deps: Deps, user: User, headers: Headers, query: unknown) {
+  const { project } = await afterAccess((id) => requireProject(deps, user, id), 'query', ProjectQuery, query)
   const gone = await endPresence(deps.db, project.id, actorOf(user, headers), deps.now())
   if (gone) await announcePresence(deps.db, project.id, gone)
   return { success: true as const }
 }
 
 /** GET /presence: who is on the project now, posted presence first, then agents holding a live claim (claim:true). */
-export async function listPresenceOf(deps: Deps, user: User, query: { projectId?: string }) {
-  const { project } = await requireProject(deps, user, query.projectId)
+export async function listPresenceOf(deps: Deps, user: User, query: unknown) {
+  const { project } = await afterAccess((id) => requireProject(deps, user, id), 'query', ProjectQuery, query)
   return { presence: await projectPresence(deps, project.id) }
 }
 

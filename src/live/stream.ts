@@ -5,11 +5,11 @@ import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
 import { cursorKept, type EventPayload, eventsAfter, latestCursor } from '../events/service'
 import { eventsKey } from '../events/waiters'
-import { parseInput } from '../http/action-schema'
+import { afterAccess, checkInput } from '../http/action-schema'
 import { json } from '../http/respond'
 import { PRESENCE_CHANNEL, type PresenceMessage } from '../presence/store'
 import { requireProject } from '../projects/access'
-import { ACCESS_CHECK_MS, KEEP_ALIVE_MS, MAX_STREAMS_PER_KEY, STREAM_PAGE, StreamQuery } from './model'
+import { ACCESS_CHECK_MS, KEEP_ALIVE_MS, MAX_STREAMS_PER_KEY, STREAM_PAGE, StreamParams, StreamQuery } from './model'
 
 /**
  * GET /stream (live.md, 2): the events of GET /events as server-sent events, with presence.
@@ -147,17 +147,11 @@ export function createStreamHub(deps: Deps) {
   }
 
   /** Open a stream: the checks of GET /events answer JSON before anything streams. */
-  async function open(
-    user: User,
-    authorization: string,
-    query: { projectId?: string; after?: string },
-    lastEventId: string | null,
-    request: Request,
-  ) {
-    const { project } = await requireProject(deps, user, query.projectId)
+  async function open(user: User, authorization: string, raw: unknown, lastEventId: string | null, request: Request) {
+    const { project, input: query } = await afterAccess((id) => requireProject(deps, user, id), 'query', StreamParams, raw)
     // Last-Event-ID (a reconnecting EventSource) wins over `after`
     const after = lastEventId !== null && lastEventId !== '' ? lastEventId : query.after
-    parseInput(StreamQuery, after === undefined ? {} : { after })
+    checkInput('query', StreamQuery, after === undefined ? {} : { after })
     const keyId = user.keyId ?? authorization
     if ((perKey.get(keyId) ?? 0) >= MAX_STREAMS_PER_KEY)
       return json(

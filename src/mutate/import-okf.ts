@@ -1,3 +1,4 @@
+import { type Static, Type } from '@sinclair/typebox'
 import { authChanged } from '../accounts/auth-cache'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
@@ -13,7 +14,16 @@ import { actions } from './service'
  * POST /mutate (addProject, then batches of at most MAX_BATCH entries): a bundle the rules
  * refuse anywhere leaves nothing behind, not even the new project.
  */
-export async function importOkf(deps: Deps, user: User, body: { files: Record<string, string>; name?: string }) {
+/** POST /import-okf's body, checked by checkInput in the route. */
+export const ImportBody = Type.Object(
+  {
+    files: Type.Record(Type.String(), Type.String(), { description: 'path → markdown, as GET /export-okf answers them' }),
+    name: Type.Optional(Type.String({ description: "the new project's name; the bundle's title when absent" })),
+  },
+  { additionalProperties: false },
+)
+
+export async function importOkf(deps: Deps, user: User, body: Static<typeof ImportBody>) {
   let bundle: Awaited<ReturnType<typeof parseBundleYielding>>
   try {
     // outside the transaction, a turn to the event loop every few hundred files

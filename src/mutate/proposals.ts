@@ -3,6 +3,7 @@ import type { Deps } from '../deps'
 import { ErrorListError, forbidden, RefusalError } from '../errors'
 import type { State } from '../history/model'
 import { type StaleField, staleFields, staleWrite } from '../history/precondition'
+import { afterAccess, ProjectQuery } from '../http/action-schema'
 import { loadNodes, lockedTarget, type WriteCtx } from '../nodes/context'
 import { type Actor, SYSTEM_ACTOR } from '../ports/actor'
 import { formatRev } from '../ports/rev'
@@ -201,8 +202,8 @@ function problemOf(err: unknown): { status: number; error: string; message: stri
  * keeps the preview it was made with and has no conflicts. When applying it now would break a
  * batch rule (a target was deleted since), the stored preview stays and `problem` says why.
  */
-export async function readProposal(deps: Deps, user: User, projectId: unknown, proposalId: string): Promise<ProposalRead> {
-  const { project } = await requireProject(deps, user, projectId)
+export async function readProposal(deps: Deps, user: User, query: unknown, proposalId: string): Promise<ProposalRead> {
+  const { project } = await afterAccess((id) => requireProject(deps, user, id), 'query', ProjectQuery, query)
   const row = await findProposal(deps, project.id, proposalId)
   const proposal = toProposal(row)
   if (row.status !== 'open') return { proposal: { ...proposal, conflicts: [] } }

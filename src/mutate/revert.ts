@@ -1,9 +1,8 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid, notFound, RefusalError } from '../errors'
-import { MAX_REVERT, type RevertBody, RevertFilter } from '../history/model'
+import { MAX_REVERT, type RevertBody, type RevertFilter } from '../history/model'
 import { type ChangeRow, changesById, filtersOf, laterChanges, selectByFilter } from '../history/service'
-import { parseInput } from '../http/action-schema'
 import { LATER } from '../iterations/model'
 import { revertIteration } from '../iterations/service'
 import { finish, flush, getNode, loadNodes, openCtx, reloadIterations, type WriteCtx, writeMeta } from '../nodes/context'
@@ -25,10 +24,7 @@ const targetOf = (c: ChangeRow) => ({ kind: c.target_kind, id: c.target_id, ...(
 
 /** The changes a revert selects, newest first: by id (every one must be the project's) or by filter. */
 async function select(deps: Deps, projectId: string, body: RevertBody): Promise<ChangeRow[]> {
-  if (body.changeIds !== undefined && body.filter !== undefined)
-    throw invalid('Send changeIds or filter, not both', {
-      _tip: 'changeIds takes back those changes; filter those GET /history shows with it.',
-    })
+  // RevertBody has checked the input: changeIds or filter (one of GET /history's filters), never both
   if (body.changeIds !== undefined) {
     const ids = [...new Set(body.changeIds.map(Number))]
     const rows = await changesById(deps, projectId, ids)
@@ -41,13 +37,7 @@ async function select(deps: Deps, projectId: string, body: RevertBody): Promise<
       })
     return rows
   }
-  if (body.filter === undefined)
-    throw invalid('changeIds or filter is required', {
-      _tip: 'Send changeIds:[ids from GET /history], or filter:{agent:"…"} to take back what one agent did.',
-    })
-  const filter = parseInput(RevertFilter, body.filter)
-  if (Object.values(filter).every((v) => v === undefined))
-    throw invalid('filter must name at least one of userId, agent, via, requestId, since, until')
+  const filter = body.filter as RevertFilter
   const rows = await selectByFilter(deps, projectId, filtersOf(filter), MAX_REVERT + 1)
   if (rows.length > MAX_REVERT)
     throw invalid(`filter selects more than ${MAX_REVERT} changes; a revert takes back at most ${MAX_REVERT}`, {

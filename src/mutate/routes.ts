@@ -2,13 +2,14 @@ import { type Context, Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
+import { checkInput } from '../http/action-schema'
 import { documentedBody, documentedResponse } from '../http/documented'
 import { runIdempotent } from '../http/idempotency'
 import { MetaBody, ValidationBody } from '../http/schemas'
 import type { Author } from '../ports/actor'
 import { requireProject } from '../projects/access'
 import { withKeyTip, withProjectTip } from './hints'
-import { importOkf } from './import-okf'
+import { ImportBody, importOkf } from './import-okf'
 import { MutateBody, MutateResult } from './model'
 import { requireActionScope } from './scope'
 import { type Action, actionOf, authorOfRequest } from './service'
@@ -100,17 +101,14 @@ export const mutateRoutes = (deps: Deps) => {
       '/import-okf',
       async ({ user, body, headers }) => {
         // the whole import is one request of the history (its changes share one requestId), made `via` the caller's X-Arbor-Via
+        const input = checkInput('body', ImportBody, body)
         const author = await authorOfRequest(deps, user, headers, { action: 'import' })
-        const imported = await importOkf({ ...deps, author }, user, body)
+        const imported = await importOkf({ ...deps, author }, user, input)
         deps.wake('events')
         deps.wake('classify')
         return imported
       },
       {
-        body: t.Object({
-          files: t.Record(t.String(), t.String(), { description: 'path → markdown, as GET /export-okf answers them' }),
-          name: t.Optional(t.String({ description: "the new project's name; the bundle's title when absent" })),
-        }),
         response: {
           200: t.Object({
             success: t.Literal(true),
@@ -121,6 +119,7 @@ export const mutateRoutes = (deps: Deps) => {
           400: ValidationBody,
         },
         detail: {
+          requestBody: documentedBody(ImportBody),
           summary: 'Import an OKF bundle as a new project: all of it in one transaction, or nothing',
           tags: ['export'],
         },

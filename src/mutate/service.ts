@@ -1,10 +1,10 @@
-import type { Static, TSchema } from '@sinclair/typebox'
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import type { User } from '../accounts/model'
 import { claimAgent } from '../claims/service'
 import type { Deps } from '../deps'
 import { invalid } from '../errors'
 import { agentName, requestAuthor } from '../history/author'
-import { parseAction } from '../http/action-schema'
+import { checkInput, IdempotencyKey, parseAction, ruled } from '../http/action-schema'
 import { isJsonType, notReadAsJson } from '../http/json-body'
 import {
   addIterationAction,
@@ -144,28 +144,34 @@ const LATER_ACTIONS = new Set([...CLAIM_ACTIONS, 'revert', ...PROPOSAL_ACTIONS])
 export type ActionRequest = Record<string, unknown> & { action: string; idempotencyKey?: string }
 
 /**
- * The action a body names, or the 400 of docs/reference/mutate.md. The body must be a JSON object with a string
- * `action` (and, when sent, a valid `idempotencyKey`); the rest is the action's own schema.
+ * The envelope every POST /mutate body shares, with docs/reference/mutate.md's messages: a JSON object naming
+ * one of the actions, with a valid `idempotencyKey` when sent; the rest is the action's own schema.
  */
+const Envelope = Type.Object(
+  {
+    action: ruled(Type.Union(ACTION_NAMES.map((name) => Type.Literal(name))), (name) =>
+      name === undefined
+        ? 'action is required'
+        : typeof name !== 'string'
+          ? 'action: Expected string'
+          : // the message lists docs/reference/mutate.md's actions as it always has; the claim actions (docs/agents.md) are named in the tip
+            {
+              message: `action must be one of: ${ACTION_NAMES.filter((a) => !LATER_ACTIONS.has(a)).join(', ')}`,
+              tip: `${didYouMean(name)}Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${[...CLAIM_ACTIONS].join(', ')}.`,
+            },
+    ),
+    idempotencyKey: IdempotencyKey,
+  },
+  { additionalProperties: true },
+)
+
+/** The action a body names (its envelope checked by checkInput), or the 400 of docs/reference/mutate.md. */
 export function actionOf(body: unknown, contentType?: string): { found: Action; request: ActionRequest } {
   // a body sent as a form or text is not ours to guess at: say how it was read
   if (contentType === undefined ? typeof body === 'string' && body !== '' : !isJsonType(contentType))
     throw invalid(notReadAsJson(contentType))
-  if (!body || typeof body !== 'object' || Array.isArray(body))
-    throw invalid('Request body must be a JSON object (Content-Type: application/json)')
-  const name = (body as Record<string, unknown>).action
-  if (name === undefined) throw invalid('action is required')
-  if (typeof name !== 'string') throw invalid('action: Expected string')
-  const found = actionNamed(name)
-  if (!found)
-    // the message lists docs/reference/mutate.md's actions as it always has; the claim actions (docs/agents.md) are named in the tip
-    throw invalid(`action must be one of: ${ACTION_NAMES.filter((a) => !LATER_ACTIONS.has(a)).join(', ')}`, {
-      _tip: `${didYouMean(name)}Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${[...CLAIM_ACTIONS].join(', ')}.`,
-    })
-  const key = (body as Record<string, unknown>).idempotencyKey
-  if (key !== undefined && (typeof key !== 'string' || key.length < 1 || key.length > 255))
-    throw invalid('Idempotency-Key must be 1 to 255 characters')
-  return { found, request: body as ActionRequest }
+  const request = checkInput('body', Envelope, body) as ActionRequest
+  return { found: actionNamed(request.action)!, request }
 }
 
 function didYouMean(name: string): string {

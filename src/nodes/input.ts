@@ -122,16 +122,24 @@ export type AddBody = Static<typeof AddBody>
 export type UpdateBody = Static<typeof UpdateBody>
 export type DeleteBody = Static<typeof DeleteBody>
 export type RestoreBody = Static<typeof RestoreBody>
-/** GET /nodes' query values (strings) with docs/reference/reads.md's messages, checked after the access check (parseInput). */
-export const NodesQuery = Type.Object({
-  type: Type.Optional(ruled(Type.Union(NODE_TYPES.map((n) => Type.Literal(n))), `type must be one of: ${NODE_TYPES.join(', ')}`)),
-  iteration: Type.Optional(Type.String()),
-})
+/** GET /nodes' query values (strings) with docs/reference/reads.md's messages, checked after the access check (checkInput). */
+export const NodesQuery = Type.Object(
+  {
+    projectId: Type.String(),
+    type: Type.Optional(ruled(Type.Union(NODE_TYPES.map((n) => Type.Literal(n))), `type must be one of: ${NODE_TYPES.join(', ')}`)),
+    iteration: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+)
 
-/** GET /changelog's query values (strings) with docs/reference/resources.md's messages, checked after the access check (parseInput). */
-export const ChangelogQuery = Type.Object({
-  limit: Type.Optional(IntegerText(1, 1000, 'limit must be an integer from 1 to 1000')),
-})
+/** GET /changelog's query values (strings) with docs/reference/resources.md's messages, checked after the access check (checkInput). */
+export const ChangelogQuery = Type.Object(
+  {
+    projectId: Type.String(),
+    limit: Type.Optional(IntegerText(1, 1000, 'limit must be an integer from 1 to 1000', '1 to 1000, default 100')),
+  },
+  { additionalProperties: false },
+)
 
 /** The node of an add, as its handler reads it (a batch's may carry an id). */
 export interface NewNode {

@@ -13,7 +13,7 @@ export { an, ENUMS, FIELDS, isRfc3339, LIMITS, NODE_TYPES, SHAPES } from '../por
  * that need the database (parents, iterations, referenced ids, the status machine) live in write.ts.
  */
 
-/** GET /nodes parameters, typed; the route takes their query-string form (asQuery). */
+/** GET /nodes parameters, typed, as OpenAPI and the MCP tool document them (NodesQuery is what is checked). */
 export const NodesParams = Type.Object({
   projectId: Type.String(),
   type: Type.Optional(Type.Union(NODE_TYPES.map((n) => Type.Literal(n)))),

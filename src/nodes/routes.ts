@@ -1,8 +1,8 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { documentedResponse } from '../http/documented'
-import { asQuery, QueryText } from '../http/query'
+import { documentedQuery, documentedResponse } from '../http/documented'
+import { ChangelogQuery } from './input'
 import { NodeOut, NodesParams } from './model'
 import { listChangelog, listNodes } from './service'
 
@@ -34,18 +34,14 @@ export const nodeRoutes = (deps: Deps) =>
   new Elysia({ name: 'nodes' })
     .derive(withUser(deps))
     .get('/nodes', ({ user, query }) => listNodes(deps, user, query), {
-      query: asQuery(NodesParams),
       detail: {
+        ...documentedQuery(NodesParams),
         summary: 'Every node of a project in creation order (the JSON export); filters by type and iteration',
         tags: ['tree'],
         ...documentedResponse(NodesResponse),
       },
     })
     .get('/changelog', ({ user, query }) => listChangelog(deps, user, query), {
-      query: t.Object({
-        projectId: t.String(),
-        limit: t.Optional(QueryText(t.Integer({ minimum: 1, maximum: 1000 }), '1 to 1000, default 100')),
-      }),
       response: {
         200: t.Object({
           changelog: t.Array(
@@ -60,5 +56,9 @@ export const nodeRoutes = (deps: Deps) =>
           ),
         }),
       },
-      detail: { summary: 'Deleted nodes, newest first; restore one with mutate restore', tags: ['tree'] },
+      detail: {
+        summary: 'Deleted nodes, newest first; restore one with mutate restore',
+        tags: ['tree'],
+        ...documentedQuery(ChangelogQuery),
+      },
     })

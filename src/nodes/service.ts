@@ -4,7 +4,7 @@ import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, RefusalError } from '../errors'
 import type { EventNode } from '../events/outbox'
 import { nodeChange, nodeState, recordChanges } from '../history/record'
-import { parseInput } from '../http/action-schema'
+import { afterAccess } from '../http/action-schema'
 import { focus } from '../http/meta'
 import { currentOf } from '../iterations/model'
 import { iterationRows as iterationQueries } from '../iterations/service'
@@ -264,9 +264,8 @@ export async function moveIterationNodes(deps: Deps, projectId: string, from: st
 
 // ---- reads ----
 
-export async function listNodes(deps: Deps, user: User, raw: { projectId?: string }) {
-  const { project } = await requireProject(deps, user, raw.projectId)
-  const query = parseInput(NodesQuery, raw)
+export async function listNodes(deps: Deps, user: User, raw: Record<string, string>) {
+  const { project, input: query } = await afterAccess((id) => requireProject(deps, user, id), 'query', NodesQuery, raw)
   const key = `nodes\n${query.type ?? ''}\n${query.iteration === undefined ? '' : `=${query.iteration}`}`
   return deps.reads.answer(project.id, key, { claims: true }, () => nodesAnswer(deps, project.id, query))
 }
@@ -291,9 +290,8 @@ async function nodesAnswer(deps: Deps, projectId: string, query: { type?: string
   return { nodes: rows.map((r) => withClaim(toNode(r), claims)), _meta: meta }
 }
 
-export async function listChangelog(deps: Deps, user: User, query: { projectId?: string; limit?: string }) {
-  const { project } = await requireProject(deps, user, query.projectId)
-  const checked = parseInput(ChangelogQuery, query)
+export async function listChangelog(deps: Deps, user: User, query: Record<string, string>) {
+  const { project, input: checked } = await afterAccess((id) => requireProject(deps, user, id), 'query', ChangelogQuery, query)
   const limit = checked.limit === undefined ? 100 : Number(checked.limit)
   const rows = await q.changelogList(deps.db, project.id, limit)
   return {

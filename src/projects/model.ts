@@ -34,13 +34,25 @@ export const RenameProjectBody = action(
 )
 
 /** PATCH /projects' body: the route's schema, checked after the tier check (a transform, before validation). */
-export const ArchiveInput = Type.Object({
-  projectId: Type.String(),
-  archived: ruled(Type.Boolean(), 'archived must be a boolean (true or false)'),
-})
+export const ArchiveInput = Type.Object(
+  {
+    projectId: Type.String(),
+    archived: ruled(Type.Boolean(), 'archived must be a boolean (true or false)'),
+  },
+  { additionalProperties: false },
+)
 
-/** The userId of POST and DELETE /members, checked after the owner check (parseInput). */
-export const MemberInput = Type.Object({ userId: ruled(Type.String({ minLength: 1 }), 'userId is required') })
+/** GET /projects' query string. */
+export const ProjectsQuery = Type.Object(
+  { includeArchived: Type.Optional(Type.String({ description: '`true` also lists archived projects' })) },
+  { additionalProperties: false },
+)
+
+/** The body of POST /members and the query string of DELETE /members, checked after the owner check (checkInput). */
+export const MemberInput = Type.Object(
+  { projectId: Type.String(), userId: ruled(Type.String({ minLength: 1 }), 'userId is required') },
+  { additionalProperties: false },
+)
 
 export type AddProjectBody = Static<typeof AddProjectBody>
 export type ArchiveInput = Static<typeof ArchiveInput>

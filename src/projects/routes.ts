@@ -1,10 +1,11 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
+import { checkInput, ProjectQuery } from '../http/action-schema'
+import { documentedBody, documentedQuery } from '../http/documented'
 import { jsonText } from '../http/respond'
 import { MetaBody } from '../http/schemas'
-import { requireApiAccess } from './access'
-import { ArchiveInput } from './model'
+import { ArchiveInput, MemberInput, ProjectsQuery } from './model'
 import { addMember, listMembers, listProjectsJson, removeMember, setArchived } from './service'
 
 const Project = t.Object({
@@ -18,22 +19,26 @@ const Member = t.Object({ userId: t.String(), name: t.String(), role: t.Union([t
 export const projectRoutes = (deps: Deps) =>
   new Elysia({ name: 'projects' })
     .derive(withUser(deps))
-    .get('/projects', async ({ user, query }) => jsonText(await listProjectsJson(deps, user, query.includeArchived === 'true')), {
-      query: t.Object({ includeArchived: t.Optional(t.String({ description: '`true` also lists archived projects' })) }),
-      response: { 200: t.Object({ projects: t.Array(Project) }) },
-      detail: { summary: 'Projects usable as projectId: owned first, then member projects', tags: ['projects'] },
-    })
+    .get(
+      '/projects',
+      async ({ user, query }) =>
+        jsonText(await listProjectsJson(deps, user, checkInput('query', ProjectsQuery, query).includeArchived === 'true')),
+      {
+        response: { 200: t.Object({ projects: t.Array(Project) }) },
+        detail: {
+          summary: 'Projects usable as projectId: owned first, then member projects',
+          tags: ['projects'],
+          ...documentedQuery(ProjectsQuery),
+        },
+      },
+    )
     .patch('/projects', ({ user, body }) => setArchived(deps, user, body), {
-      // the tier check before the body's (403 before 400): transform runs before validation
-      transform: ({ user }) => requireApiAccess(user),
-      body: ArchiveInput,
       response: { 200: t.Object({ project: Project, _meta: MetaBody }) },
-      detail: { summary: 'Archive or unarchive a project (owner only)', tags: ['projects'] },
+      detail: { summary: 'Archive or unarchive a project (owner only)', tags: ['projects'], requestBody: documentedBody(ArchiveInput) },
     })
-    .get('/members', ({ user, query }) => listMembers(deps, user, query.projectId), {
-      query: t.Object({ projectId: t.String() }),
+    .get('/members', ({ user, query }) => listMembers(deps, user, query), {
       response: { 200: t.Object({ members: t.Array(Member) }) },
-      detail: { summary: 'People on a project, owner first', tags: ['projects'] },
+      detail: { summary: 'People on a project, owner first', tags: ['projects'], ...documentedQuery(ProjectQuery) },
     })
     .post(
       '/members',
@@ -43,13 +48,11 @@ export const projectRoutes = (deps: Deps) =>
         return result
       },
       {
-        body: t.Object({ projectId: t.String(), userId: t.String() }),
         response: { 201: t.Object({ member: Member }) },
-        detail: { summary: 'Add a member (owner only)', tags: ['projects'] },
+        detail: { summary: 'Add a member (owner only)', tags: ['projects'], requestBody: documentedBody(MemberInput) },
       },
     )
     .delete('/members', ({ user, query }) => removeMember(deps, user, query), {
-      query: t.Object({ projectId: t.String(), userId: t.String() }),
       response: { 200: t.Object({ success: t.Literal(true) }) },
-      detail: { summary: 'Remove a member (owner only; never the owner)', tags: ['projects'] },
+      detail: { summary: 'Remove a member (owner only; never the owner)', tags: ['projects'], ...documentedQuery(MemberInput) },
     })

@@ -4,11 +4,11 @@ import { requireScopeProject } from '../accounts/scope'
 import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, projectAccessDenied, RefusalError } from '../errors'
-import { parseInput } from '../http/action-schema'
+import { afterAccess, checkInput, ProjectQuery } from '../http/action-schema'
 import { bumpRevision } from '../revisions/revision'
 import { hasApiAccess, limitsOf } from '../tiers/service'
 import { requireApiAccess, requireProject, tierRequired } from './access'
-import { type AddProjectBody, type ArchiveInput, MemberInput, type RenameProjectBody } from './model'
+import { type AddProjectBody, ArchiveInput, MemberInput, type RenameProjectBody } from './model'
 import * as q from './queries'
 
 export const PROJECT_ID_RE = /^[a-z0-9][a-z0-9-]{1,62}$/
@@ -110,9 +110,10 @@ export async function renameProject(deps: Deps, user: User, body: RenameProjectB
   return { success: true, project: renamed, _meta: { _tip: 'The project id never changes; only its display name did.' } }
 }
 
-/** PATCH /projects: its body was checked by the route (ArchiveInput), after the tier check. */
-export async function setArchived(deps: Deps, user: User, body: ArchiveInput) {
+/** PATCH /projects: the tier check, then the body (ArchiveInput), then the owner's row (404). */
+export async function setArchived(deps: Deps, user: User, raw: unknown) {
   requireApiAccess(user)
+  const body = checkInput('body', ArchiveInput, raw)
   const id = body.projectId
   requireScopeProject(user.scope, id)
   const project = await q.setArchived(deps.db, id, user.id, body.archived)
@@ -126,8 +127,8 @@ export async function setArchived(deps: Deps, user: User, body: ArchiveInput) {
 
 // ---- members ----
 
-export async function listMembers(deps: Deps, user: User, projectId: unknown) {
-  const { project } = await requireProject(deps, user, projectId)
+export async function listMembers(deps: Deps, user: User, query: unknown) {
+  const { project } = await afterAccess((id) => requireProject(deps, user, id), 'query', ProjectQuery, query)
   const rows = await q.listMembers(deps.db, project.id)
   return { members: rows.map((r) => ({ userId: r.user_id, name: r.name, role: r.role })) }
 }
@@ -135,12 +136,14 @@ export async function listMembers(deps: Deps, user: User, projectId: unknown) {
 async function requireOwner(deps: Deps, user: User, projectId: unknown) {
   const access = await requireProject(deps, user, projectId)
   if (access.role !== 'owner') throw projectAccessDenied('Only the project owner can manage members')
-  return access.project
+  return access
 }
 
-export async function addMember(deps: Deps, user: User, body: { projectId?: unknown; userId?: unknown }) {
-  const project = await requireOwner(deps, user, body.projectId)
-  const { userId } = parseInput(MemberInput, body)
+export async function addMember(deps: Deps, user: User, body: unknown) {
+  const {
+    project,
+    input: { userId },
+  } = await afterAccess((id) => requireOwner(deps, user, id), 'body', MemberInput, body)
   const member = await getUser(deps.db, userId)
   if (!member) throw notFound('user_not_found', { message: `User ${userId} not found` })
   if (member.id === user.id) throw new RefusalError(409, 'already_member', { message: 'The owner is already on the project' })
@@ -159,9 +162,11 @@ export async function addMember(deps: Deps, user: User, body: { projectId?: unkn
   return added
 }
 
-export async function removeMember(deps: Deps, user: User, query: { projectId?: unknown; userId?: unknown }) {
-  const project = await requireOwner(deps, user, query.projectId)
-  const { userId } = parseInput(MemberInput, query)
+export async function removeMember(deps: Deps, user: User, query: unknown) {
+  const {
+    project,
+    input: { userId },
+  } = await afterAccess((id) => requireOwner(deps, user, id), 'query', MemberInput, query)
   if (userId === project.owner_id) throw new ErrorListError(['The project owner cannot be removed'])
   if (!(await q.deleteMember(deps.db, project.id, userId)))
     throw notFound('member_not_found', { message: `User ${userId} is not a member of ${project.id}` })

@@ -42,21 +42,25 @@ export interface ProposalRow {
 }
 
 /** GET /proposals' query values (strings), checked after the access check. */
-export const ProposalsQuery = Type.Object({
-  status: Type.Optional(
-    ruled(Type.Union(PROPOSAL_STATUSES.map((s) => Type.Literal(s))), `status must be one of ${PROPOSAL_STATUSES.join(', ')}`),
-  ),
-  after: Type.Optional(
-    refined(
-      ruled(Type.String(), {
-        message: 'after must be the next value of a previous page of GET /proposals',
-        tip: 'Omit after to read from the newest proposal.',
-      }),
-      (s) => PROPOSAL_ID.test(s),
+export const ProposalsQuery = Type.Object(
+  {
+    projectId: Type.String(),
+    status: Type.Optional(
+      ruled(Type.Union(PROPOSAL_STATUSES.map((s) => Type.Literal(s))), `status must be one of ${PROPOSAL_STATUSES.join(', ')}`),
     ),
-  ),
-  limit: Type.Optional(IntegerText(1, MAX_LIMIT, `limit must be an integer from 1 to ${MAX_LIMIT}`)),
-})
+    after: Type.Optional(
+      refined(
+        ruled(Type.String(), {
+          message: 'after must be the next value of a previous page of GET /proposals',
+          tip: 'Omit after to read from the newest proposal.',
+        }),
+        (s) => PROPOSAL_ID.test(s),
+      ),
+    ),
+    limit: Type.Optional(IntegerText(1, MAX_LIMIT, `limit must be an integer from 1 to ${MAX_LIMIT}`)),
+  },
+  { additionalProperties: false },
+)
 export type ProposalsQuery = Static<typeof ProposalsQuery>
 
 const Actor = Type.Object(

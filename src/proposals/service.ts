@@ -3,7 +3,7 @@ import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid, notFound, RefusalError } from '../errors'
 import { emit } from '../events/outbox'
-import { parseInput } from '../http/action-schema'
+import { afterAccess } from '../http/action-schema'
 import type { Actor } from '../ports/actor'
 import { requireProject } from '../projects/access'
 import { DEFAULT_LIMIT, PROPOSAL_ID, type ProposalRow, type ProposalStatus, ProposalsQuery, type ProposalView } from './model'
@@ -103,8 +103,7 @@ export async function closeProposal(
 
 /** GET /proposals (live.md §5): newest first, a page at a time. */
 export async function listProposals(deps: Deps, user: User, raw: Record<string, string | undefined>) {
-  const { project } = await requireProject(deps, user, raw.projectId)
-  const query = parseInput(ProposalsQuery, raw)
+  const { project, input: query } = await afterAccess((id) => requireProject(deps, user, id), 'query', ProposalsQuery, raw)
   const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit)
   let below: string | null = null
   if (query.after !== undefined) {

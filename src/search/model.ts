@@ -5,7 +5,7 @@ import { NODE_TYPES } from '../nodes/model'
 export const SEARCH_LIMIT = { default: 5, max: 20 } as const
 export const SEARCH_MODES = ['hybrid', 'keyword', 'semantic'] as const
 
-/** GET /search parameters, typed; the route takes their query-string form (asQuery). */
+/** GET /search parameters, typed, as OpenAPI and the MCP tool document them. */
 export const SearchParams = Type.Object({
   projectId: Type.String(),
   q: Type.String({ description: 'natural language; only the first 1,000 characters are used' }),
@@ -15,22 +15,25 @@ export const SearchParams = Type.Object({
 
 /**
  * The values of GET /search's query string (strings), each part with docs/reference/reads.md's refusal, checked
- * by the service after the access check (parseInput, src/http/action-schema.ts), in this order.
- * The route's own schema (asQuery) has already refused a missing projectId or q.
+ * by the service after the access check (checkInput, src/http/action-schema.ts), in this order.
  */
-export const SearchQuery = Type.Object({
-  projectId: Type.String(),
-  q: ruled(Type.String({ pattern: '\\S' }), {
-    message: 'q is required: a natural-language query',
-    tip: 'Send q=<what you are looking for>, e.g. q=where do we track churn',
-  }),
-  type: Type.Optional(ruled(Type.Union(NODE_TYPES.map((n) => Type.Literal(n))), `type must be one of: ${NODE_TYPES.join(', ')}`)),
-  limit: Type.Optional(
-    ruled(Type.String({ pattern: '^0*([1-9]|1[0-9]|20)$' }), {
-      message: `limit must be an integer from 1 to ${SEARCH_LIMIT.max}`,
-      tip: `Omit limit for the default of ${SEARCH_LIMIT.default}.`,
-    }),
-  ),
-  mode: Type.Optional(ruled(Type.Union(SEARCH_MODES.map((m) => Type.Literal(m))), `mode must be one of: ${SEARCH_MODES.join(', ')}`)),
-})
+export const SearchQuery = Type.Object(
+  {
+    projectId: Type.String(),
+    q: ruled(Type.String({ pattern: '\\S' }), (q) =>
+      q === undefined
+        ? 'q is required'
+        : { message: 'q is required: a natural-language query', tip: 'Send q=<what you are looking for>, e.g. q=where do we track churn' },
+    ),
+    type: Type.Optional(ruled(Type.Union(NODE_TYPES.map((n) => Type.Literal(n))), `type must be one of: ${NODE_TYPES.join(', ')}`)),
+    limit: Type.Optional(
+      ruled(Type.String({ pattern: '^0*([1-9]|1[0-9]|20)$' }), {
+        message: `limit must be an integer from 1 to ${SEARCH_LIMIT.max}`,
+        tip: `Omit limit for the default of ${SEARCH_LIMIT.default}.`,
+      }),
+    ),
+    mode: Type.Optional(ruled(Type.Union(SEARCH_MODES.map((m) => Type.Literal(m))), `mode must be one of: ${SEARCH_MODES.join(', ')}`)),
+  },
+  { additionalProperties: false },
+)
 export type SearchQuery = Static<typeof SearchQuery>

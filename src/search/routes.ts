@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { asQuery } from '../http/query'
+import { documentedQuery } from '../http/documented'
 import { RefusalBody } from '../http/schemas'
 import { NodeSchema } from '../nodes/routes'
 import { SearchParams } from './model'
@@ -18,10 +18,6 @@ const Result = t.Object({
 
 export const searchRoutes = (deps: Deps) => {
   return new Elysia({ name: 'search' }).derive(withUser(deps)).get('/search', ({ user, query }) => search(deps, user, query), {
-    query: t.Object({
-      ...asQuery(SearchParams).properties,
-      mode: t.Optional(t.String({ description: 'Arbor extension for evaluation: hybrid (default), keyword or semantic' })),
-    }),
     response: {
       200: t.Object({
         results: t.Array(Result),
@@ -32,6 +28,12 @@ export const searchRoutes = (deps: Deps) => {
       }),
     },
     detail: {
+      ...documentedQuery(
+        t.Object({
+          ...SearchParams.properties,
+          mode: t.Optional(t.String({ description: 'Arbor extension for evaluation: hybrid (default), keyword or semantic' })),
+        }),
+      ),
       summary: 'Semantic search: nodes closest in meaning to q, ranked by similarity (0 to 1), each with its ancestors',
       tags: ['tree'],
     },

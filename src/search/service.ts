@@ -1,7 +1,7 @@
 import type { User } from '../accounts/model'
 import type { Db } from '../db'
 import type { Deps } from '../deps'
-import { parseInput } from '../http/action-schema'
+import { afterAccess } from '../http/action-schema'
 import type { NodeData } from '../ports/node-data'
 import type { DuplicateAdvisory, SearchAnswer, SearchMode } from '../ports/search'
 import { requireProject } from '../projects/access'
@@ -14,8 +14,7 @@ export const backfillProgress = (db: Db, embedder: string) => readBackfillProgre
 
 /** GET /search (docs/reference/reads.md): the nodes closest in meaning to `q`, best first, with their ancestors. */
 export async function search(deps: Deps, user: User, raw: Record<string, unknown>) {
-  const { project } = await requireProject(deps, user, raw.projectId)
-  const query = parseInput(SearchQuery, raw)
+  const { project, input: query } = await afterAccess((id) => requireProject(deps, user, id), 'query', SearchQuery, raw)
   const q = clip(query.q.trim(), MAX_QUERY_CHARS)
   const limit = query.limit === undefined ? SEARCH_LIMIT.default : Number(query.limit)
   const mode: SearchMode = query.mode ?? 'hybrid'

@@ -23,24 +23,27 @@ const GoalIds = ruled(
 )
 
 /** POST /share's body: the route's schema, checked after the project's access (a transform, before validation). */
-export const CreateShareBody = Type.Object({
-  projectId: Type.String(),
-  // docs/reference/share.md: only a positive number sets an expiry; any other value is accepted and means never
-  expiresInDays: Type.Optional(Type.Unknown({ description: 'a positive number of days; anything else means the link never expires' })),
-  settings: Type.Optional(
-    ruled(
-      nullable(
-        Type.Object(
-          {
-            includedGoalIds: Type.Optional(nullable(GoalIds)),
-          },
-          { description: '{includedGoalIds?: goal ids}: share only these goals and what is beneath them' },
+export const CreateShareBody = Type.Object(
+  {
+    projectId: Type.String(),
+    // docs/reference/share.md: only a positive number sets an expiry; any other value is accepted and means never
+    expiresInDays: Type.Optional(Type.Unknown({ description: 'a positive number of days; anything else means the link never expires' })),
+    settings: Type.Optional(
+      ruled(
+        nullable(
+          Type.Object(
+            {
+              includedGoalIds: Type.Optional(nullable(GoalIds)),
+            },
+            { description: '{includedGoalIds?: goal ids}: share only these goals and what is beneath them' },
+          ),
         ),
+        bad('settings must be an object: {includedGoalIds?}'),
       ),
-      bad('settings must be an object: {includedGoalIds?}'),
     ),
-  ),
-})
+  },
+  { additionalProperties: false },
+)
 export type CreateShareBody = Static<typeof CreateShareBody>
 
 /** A node as a share link shows it: its data without `notes`. */

@@ -2,10 +2,12 @@ import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
+import { ProjectQuery } from '../http/action-schema'
+import { documentedBody, documentedQuery } from '../http/documented'
 import { MetaBody, RefusalBody as Refusal } from '../http/schemas'
 import { CreateShareBody, PublicNode } from './model'
 import { PAGE_HEADERS, renderNotFoundPage, renderSharePage } from './page'
-import { createShare, listShares, publicView, revokeShare, shareAccess } from './service'
+import { createShare, listShares, publicView, RevokeQuery, revokeShare } from './service'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
 
@@ -27,23 +29,20 @@ export const shareRoutes = (deps: Deps) =>
         return result
       },
       {
-        // the project's access before the body's check (403 and 404 before 400): transform runs before validation
-        transform: async ({ user, body }) => {
-          const projectId = (body as { projectId?: unknown } | null)?.projectId
-          if (typeof projectId === 'string') await shareAccess(deps, user, projectId)
-        },
-        body: CreateShareBody,
         response: {
           201: t.Object({ token: t.String(), url: t.String(), expiresAt: Nullable(t.String()), _meta: MetaBody }),
           400: Refusal,
           403: Refusal,
           404: Refusal,
         },
-        detail: { summary: 'Mint a read-only share link ($PUBLIC_BASE_URL/s/<token>)', tags: ['share'] },
+        detail: {
+          summary: 'Mint a read-only share link ($PUBLIC_BASE_URL/s/<token>)',
+          tags: ['share'],
+          requestBody: documentedBody(CreateShareBody),
+        },
       },
     )
-    .get('/share', ({ user, query }) => listShares(deps, user, query.projectId), {
-      query: t.Object({ projectId: t.String() }),
+    .get('/share', ({ user, query }) => listShares(deps, user, query), {
       response: {
         200: t.Object({
           tokens: t.Array(
@@ -62,17 +61,20 @@ export const shareRoutes = (deps: Deps) =>
         403: Refusal,
         404: Refusal,
       },
-      detail: { summary: 'List share links, newest first', tags: ['share'] },
+      detail: { summary: 'List share links, newest first', tags: ['share'], ...documentedQuery(ProjectQuery) },
     })
     .delete('/share', ({ user, query }) => revokeShare(deps, user, query), {
-      query: t.Object({ projectId: t.String(), token: t.Optional(t.String()) }, { additionalProperties: true }),
       response: {
         200: t.Object({ success: t.Literal(true), revoked: Nullable(t.String()), _meta: MetaBody }),
         400: Refusal,
         403: Refusal,
         404: Refusal,
       },
-      detail: { summary: 'Revoke a share link at once (revoked:null when there was nothing to revoke)', tags: ['share'] },
+      detail: {
+        summary: 'Revoke a share link at once (revoked:null when there was nothing to revoke)',
+        tags: ['share'],
+        ...documentedQuery(RevokeQuery),
+      },
     })
 
 /** GET /s/<token>: the HTML page of a share link, outside /api. */

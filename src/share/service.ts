@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto'
+import { Type } from '@sinclair/typebox'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { notFound, RefusalError } from '../errors'
 import { listNodes, type NodeRow } from '../export/service'
-import { parseInput } from '../http/action-schema'
+import { afterAccess, ProjectQuery, ruled } from '../http/action-schema'
 import { type Access, requireProject } from '../projects/access'
 import { tierStatus } from '../tiers/service'
 import { CreateShareBody, type PublicNode } from './model'
@@ -50,12 +51,8 @@ export const shareUrl = (deps: Deps, token: string) => `${deps.config.publicBase
 const cleanSettings = (settings: CreateShareBody['settings']): { includedGoalIds?: string[] } =>
   settings?.includedGoalIds ? { includedGoalIds: [...new Set(settings.includedGoalIds)] } : {}
 
-/** The project a caller may share, or the refusal (403, 404): the route asks it before it checks the body. */
-export const shareAccess = (deps: Deps, user: User, projectId: string) => projectFor(deps, user, projectId)
-
-export async function createShare(deps: Deps, user: User, raw: CreateShareBody) {
-  const { project } = await projectFor(deps, user, raw.projectId)
-  const body = parseInput(CreateShareBody, raw) // the route checked its shape; this adds the refined rule (distinct goal ids)
+export async function createShare(deps: Deps, user: User, raw: unknown) {
+  const { project, input: body } = await afterAccess((id) => projectFor(deps, user, id), 'body', CreateShareBody, raw)
   const settings = cleanSettings(body.settings)
   const now = deps.now()
   const days = body.expiresInDays
@@ -79,8 +76,8 @@ export async function createShare(deps: Deps, user: User, raw: CreateShareBody) 
   return { token: row.token, url: shareUrl(deps, row.token), expiresAt: iso(row.expires_at), _meta: { _tip: tips.join(' ') } }
 }
 
-export async function listShares(deps: Deps, user: User, projectId: string) {
-  const access = await projectFor(deps, user, projectId)
+export async function listShares(deps: Deps, user: User, query: unknown) {
+  const access = await afterAccess((id) => projectFor(deps, user, id), 'query', ProjectQuery, query)
   const createdBy = managedCreator(deps, user, access)
   const rows = await q.listByProject(deps.db, access.project.id, deps.now(), createdBy)
   const scope = createdBy ? ' Your plan lists the links you minted yourself.' : ''
@@ -101,10 +98,15 @@ export async function listShares(deps: Deps, user: User, projectId: string) {
   }
 }
 
-export async function revokeShare(deps: Deps, user: User, query: { projectId: string; token?: string }) {
-  const access = await projectFor(deps, user, query.projectId)
+/** DELETE /share's query string, checked after the access check (checkInput); other names are ignored. */
+export const RevokeQuery = Type.Object(
+  { projectId: Type.String(), token: ruled(Type.String({ minLength: 1 }), () => bad('token is required')) },
+  { additionalProperties: true },
+)
+
+export async function revokeShare(deps: Deps, user: User, raw: unknown) {
+  const { input: query, ...access } = await afterAccess((id) => projectFor(deps, user, id), 'query', RevokeQuery, raw)
   const createdBy = managedCreator(deps, user, access)
-  if (!query.token) throw bad('token is required')
   const now = deps.now()
   const revoked = await q.revoke(deps.db, access.project.id, query.token, now, createdBy)
   // only after the revoke (its own condition decides): a live link someone else minted is refused

@@ -6,9 +6,8 @@ import { OUTLINE_BUDGET } from './outline'
 export const DIRECTIONS = ['up', 'down', 'lateral', 'context'] as const
 
 /**
- * GET /tree parameters, typed; the route takes their query-string form (asQuery). nodeId and
- * direction are optional here because the service checks them, so a bad or missing value gets
- * docs/reference/reads.md's own message.
+ * GET /tree parameters, typed, as OpenAPI and the MCP tool document them. nodeId and direction are
+ * optional here: a walk needs both, an outline neither (TreeWalkQuery, TreeOutlineQuery).
  */
 export const TreeParams = Type.Object({
   projectId: Type.String(),
@@ -31,33 +30,44 @@ export const TreeParams = Type.Object({
 })
 
 /**
- * A walk's query values with docs/reference/reads.md's messages, checked in this order before the access check
- * is awaited (parseInput): a bad direction is a 400 {error}, a missing nodeId a 400 {errors}.
+ * A walk's query string with docs/reference/reads.md's messages, checked in this order after the access check
+ * (checkInput): a bad direction is a 400 {error}, a missing nodeId a 400 {errors}.
  */
-export const TreeWalkQuery = Type.Object({
-  direction: ruled(
-    Type.Union(DIRECTIONS.map((d) => Type.Literal(d))),
-    () => new RefusalError(400, `direction must be one of: ${DIRECTIONS.join(', ')}`),
-  ),
-  nodeId: ruled(Type.String({ minLength: 1 }), 'nodeId is required'),
-})
-
-/** GET /tree?format=…'s values, checked in this order after the access check (parseInput). */
-export const TreeOutlineQuery = Type.Object({
-  format: ruled(Type.Literal('outline'), () => new RefusalError(400, 'format must be outline (or left out for a walk with direction)')),
-  budget: Type.Optional(
-    IntegerText(
-      OUTLINE_BUDGET.min,
-      OUTLINE_BUDGET.max,
-      `budget must be an integer from ${OUTLINE_BUDGET.min} to ${OUTLINE_BUDGET.max} (characters)`,
+export const TreeWalkQuery = Type.Object(
+  {
+    projectId: Type.String(),
+    direction: ruled(
+      Type.Union(DIRECTIONS.map((d) => Type.Literal(d))),
+      () => new RefusalError(400, `direction must be one of: ${DIRECTIONS.join(', ')}`),
     ),
-  ),
-})
+    nodeId: ruled(Type.String({ minLength: 1 }), 'nodeId is required'),
+    budget: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+)
+
+/** GET /tree?format=…'s values, checked in this order after the access check (checkInput). */
+export const TreeOutlineQuery = Type.Object(
+  {
+    projectId: Type.String(),
+    nodeId: Type.Optional(Type.String()),
+    direction: Type.Optional(Type.String()),
+    format: ruled(Type.Literal('outline'), () => new RefusalError(400, 'format must be outline (or left out for a walk with direction)')),
+    budget: Type.Optional(
+      IntegerText(
+        OUTLINE_BUDGET.min,
+        OUTLINE_BUDGET.max,
+        `budget must be an integer from ${OUTLINE_BUDGET.min} to ${OUTLINE_BUDGET.max} (characters)`,
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
 
 /** GET /outline's token budget (docs/outline-and-mcp.md). */
 export const TOKEN_BUDGET = { default: 4_000, min: 200, max: 50_000 } as const
 
-/** GET /outline parameters, typed; the route takes their query-string form (asQuery) and the service checks budget. */
+/** GET /outline parameters, typed, as OpenAPI and the MCP tool document them. */
 export const OutlineParams = Type.Object({
   projectId: Type.String(),
   nodeId: Type.Optional(Type.String({ description: 'outline this subtree; default the whole project' })),
@@ -70,15 +80,20 @@ export const OutlineParams = Type.Object({
   ),
 })
 
-/** GET /outline's values, checked after the access check (parseInput): budget in digits only. */
-export const OutlineQuery = Type.Object({
-  budget: Type.Optional(
-    refined(
-      ruled(
-        Type.String({ pattern: '^[0-9]{1,6}$' }),
-        `budget must be an integer from ${TOKEN_BUDGET.min} to ${TOKEN_BUDGET.max} (o200k_base tokens)`,
+/** GET /outline's values, checked after the access check (checkInput): budget in digits only. */
+export const OutlineQuery = Type.Object(
+  {
+    projectId: Type.String(),
+    nodeId: Type.Optional(Type.String()),
+    budget: Type.Optional(
+      refined(
+        ruled(
+          Type.String({ pattern: '^[0-9]{1,6}$' }),
+          `budget must be an integer from ${TOKEN_BUDGET.min} to ${TOKEN_BUDGET.max} (o200k_base tokens)`,
+        ),
+        (budget) => Number(budget) >= TOKEN_BUDGET.min && Number(budget) <= TOKEN_BUDGET.max,
       ),
-      (budget) => Number(budget) >= TOKEN_BUDGET.min && Number(budget) <= TOKEN_BUDGET.max,
     ),
-  ),
-})
+  },
+  { additionalProperties: false },
+)

@@ -2,7 +2,7 @@ import type { User } from '../accounts/model'
 import { type ClaimView, liveClaims, withClaim } from '../claims/service'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
-import { parseInput } from '../http/action-schema'
+import { afterAccess } from '../http/action-schema'
 import { type Node, toNode } from '../nodes/model'
 import { nodeRows as q, type TreeRow } from '../nodes/service'
 import { requireProject } from '../projects/access'
@@ -39,16 +39,12 @@ const notFound = (id: string) =>
  * beside the access check rather than after it (one round trip less); nothing is returned
  * unless the check passes.
  */
-export async function walk(
-  deps: Deps,
-  user: User,
-  query: { projectId?: string; nodeId?: string; direction?: string; format?: string; budget?: string },
-) {
+export async function walk(deps: Deps, user: User, query: Record<string, string>) {
   if (query.format !== undefined) return outline(deps, user, query)
-  const access = requireProject(deps, user, query.projectId)
-  access.catch(() => {}) // awaited below; an early refusal must not count as unhandled
-  const { direction, nodeId } = parseInput(TreeWalkQuery, query)
-  const { project } = await access
+  const {
+    project,
+    input: { direction, nodeId },
+  } = await afterAccess((id) => requireProject(deps, user, id), 'query', TreeWalkQuery, query)
   return deps.reads.answer(project.id, `tree\n${direction}\n${nodeId}`, { claims: true }, async () => {
     const [result, claims] = await Promise.all([read(deps, project.id, nodeId, direction), liveClaims(deps.db, project.id, deps.now())])
     return claims.size ? withClaims(result, claims) : result
@@ -112,9 +108,8 @@ async function read(deps: Deps, projectId: string, nodeId: string, direction: st
  * as a text outline within `budget` characters (tree/outline.ts says what is kept and how the
  * rest is summarised). `direction` does not apply.
  */
-async function outline(deps: Deps, user: User, query: { projectId?: string; nodeId?: string; format?: string; budget?: string }) {
-  const { project } = await requireProject(deps, user, query.projectId)
-  const checked = parseInput(TreeOutlineQuery, query)
+async function outline(deps: Deps, user: User, query: Record<string, string>) {
+  const { project, input: checked } = await afterAccess((id) => requireProject(deps, user, id), 'query', TreeOutlineQuery, query)
   const budget = checked.budget === undefined ? OUTLINE_BUDGET.default : Number(checked.budget)
   const key = `tree-outline\n${budget}\n${query.nodeId ?? ''}`
   return deps.reads.answer(project.id, key, {}, () => textOutline(deps, project.id, query.nodeId, budget))
@@ -174,11 +169,10 @@ const loadTokenizer = () =>
  * indented markdown within `budget` o200k_base tokens (tree/token-outline.ts says what is kept
  * and how the rest is folded). Access as GET /tree.
  */
-export async function tokenOutline(deps: Deps, user: User, query: { projectId?: string; nodeId?: string; budget?: string }) {
+export async function tokenOutline(deps: Deps, user: User, query: Record<string, string>) {
   const count = loadTokenizer()
   count.catch(() => {}) // awaited below, after the checks
-  const { project } = await requireProject(deps, user, query.projectId)
-  const checked = parseInput(OutlineQuery, query)
+  const { project, input: checked } = await afterAccess((id) => requireProject(deps, user, id), 'query', OutlineQuery, query)
   const budget = checked.budget === undefined ? TOKEN_BUDGET.default : Number(checked.budget)
   const key = `outline\n${budget}\n${query.nodeId ?? ''}`
   return deps.reads.answer(project.id, key, { claims: true }, () => modelOutline(deps, project.id, query.nodeId, budget, count))

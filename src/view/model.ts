@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
-import { IntegerText } from '../http/action-schema'
+import { RefusalError } from '../errors'
+import { IntegerText, ruled } from '../http/action-schema'
 
 /** The commands of docs/reference/view.md's POST /view-command, and what each needs. */
 export const VIEW_COMMAND_TYPES = [
@@ -16,9 +17,9 @@ export type ViewCommandType = (typeof VIEW_COMMAND_TYPES)[number]
 export const VIEW_MODES = ['tree', 'matrix'] as const
 
 /**
- * A command of POST /view-command, typed. The route checks commands in the service (so an
- * unknown type gets docs/reference/view.md's own 400) and documents their loose form (asLoose); the MCP tool
- * set_view publishes this one.
+ * A command of POST /view-command, typed, as OpenAPI and the MCP tool set_view publish it. What
+ * is checked is CommandBody: the command's type, then (in the service) its target, which answers
+ * 200 success:false when it does not resolve (docs/reference/view.md).
  */
 export const ViewCommand = Type.Object(
   {
@@ -48,9 +49,46 @@ export const ViewParam = Type.Optional(Type.Union(VIEW_NAMES.map((v) => Type.Lit
 
 /** GET /view-state parameters. */
 export const ViewStateParams = Type.Object({ projectId: Type.String(), view: ViewParam })
+/** GET /view-state's query string as checked (checkInput): ViewStateParams, no other name. */
+export const ViewStateQuery = Type.Object(ViewStateParams.properties, { additionalProperties: false })
+
+/** POST /view/report's body (the app's own call), checked after the canvas access (checkInput). */
+export const ReportBody = Type.Object(
+  {
+    projectId: Type.String(),
+    view: ViewParam,
+    applied: Type.Optional(
+      Type.Union([Type.Object({ id: Type.Integer({ minimum: 1 }), type: Type.String({ maxLength: 40 }) }), Type.Null()]),
+    ),
+    state: Type.Object({
+      view_mode: Type.Union(VIEW_MODES.map((m) => Type.Literal(m))),
+      selected_iteration: Type.Union([Type.String({ maxLength: 200 }), Type.Null()]),
+      expanded_nodes: Type.Array(Type.String({ maxLength: 40 }), { maxItems: 100_000 }),
+      focused_goals: Type.Array(Type.String({ maxLength: 40 }), { maxItems: 10_000 }),
+      selected_node: Type.Union([Type.String({ maxLength: 40 }), Type.Null()]),
+    }),
+  },
+  { additionalProperties: false },
+)
 
 /** POST /view-command body, typed. */
 export const ViewCommandBody = Type.Object({ projectId: Type.String(), view: ViewParam, command: ViewCommand })
+
+/** docs/reference/view.md's 400 for a command it does not know: `{error:'Invalid command', validTypes}`. */
+export const invalidCommand = (message?: string) =>
+  new RefusalError(400, 'Invalid command', { ...(message ? { message } : {}), validTypes: [...VIEW_COMMAND_TYPES] })
+
+/** POST /view-command's body as checked after the access check (checkInput): a command of a known type. */
+export const CommandBody = Type.Object(
+  {
+    projectId: Type.String(),
+    view: ViewParam,
+    command: ruled(Type.Object({ type: Type.Union(VIEW_COMMAND_TYPES.map((c) => Type.Literal(c))) }, { additionalProperties: true }), () =>
+      invalidCommand(),
+    ),
+  },
+  { additionalProperties: false },
+)
 
 /** The view a request names: `app` when it names none; anything else is docs/reference/view.md's 400. */
 export const isViewName = (v: unknown): v is ViewName => typeof v === 'string' && (VIEW_NAMES as readonly string[]).includes(v)
@@ -75,8 +113,30 @@ export const CONNECTED_MS = 30_000
 /** The longest a client's poll for commands may wait before answering with none (main.ts sets Bun's idle timeout past it). */
 export const POLL_WAIT_MS = 15_000
 
-/** GET /view/commands' query values, checked in this order after the access check (parseInput). */
-export const CommandsQuery = Type.Object({
-  after: Type.Optional(IntegerText(0, Number.MAX_SAFE_INTEGER, 'after must be a command id (a non-negative integer)')),
-  wait: Type.Optional(IntegerText(0, POLL_WAIT_MS, `wait must be 0 to ${POLL_WAIT_MS} milliseconds`)),
-})
+/** GET /view/commands' query string, checked in this order after the access check (checkInput). */
+export const CommandsQuery = Type.Object(
+  {
+    projectId: Type.String(),
+    view: ViewParam,
+    after: Type.Optional(
+      IntegerText(
+        0,
+        Number.MAX_SAFE_INTEGER,
+        'after must be a command id (a non-negative integer)',
+        'the id of the last command this client applied',
+      ),
+    ),
+    wait: Type.Optional(
+      IntegerText(
+        0,
+        POLL_WAIT_MS,
+        `wait must be 0 to ${POLL_WAIT_MS} milliseconds`,
+        `milliseconds to wait for a command, 0 to ${POLL_WAIT_MS} (default 0: answer at once)`,
+      ),
+    ),
+    revision: Type.Optional(
+      Type.String({ description: 'the revision of the previous answer: answer as soon as the tree or its iterations change' }),
+    ),
+  },
+  { additionalProperties: false },
+)

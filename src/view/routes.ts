@@ -1,9 +1,9 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { asLoose, QueryText } from '../http/query'
+import { documentedBody, documentedQuery } from '../http/documented'
 import { MetaBody } from '../http/schemas'
-import { POLL_WAIT_MS, VIEW_COMMAND_TYPES, ViewCommand, ViewParam, ViewStateParams } from './model'
+import { CommandsQuery, ReportBody, VIEW_COMMAND_TYPES, ViewCommandBody, ViewStateParams } from './model'
 import { nextCommands, reportView, sendCommand, viewState } from './service'
 
 const Mode = t.Union([t.Literal('tree'), t.Literal('matrix')])
@@ -33,18 +33,10 @@ export const ViewState = t.Object({
   _meta: MetaBody,
 })
 
-const CommandInput = asLoose(ViewCommand)
-
 export const viewRoutes = (deps: Deps) =>
   new Elysia({ name: 'view' })
     .derive(withUser(deps))
     .post('/view-command', ({ user, body }) => sendCommand(deps, user, body), {
-      // the command is checked by the service, so an unknown type gets docs/reference/view.md's own 400
-      body: t.Object({
-        projectId: t.String(),
-        view: ViewParam,
-        command: t.Optional(t.Unknown({ description: 'the command: {type, …}' })),
-      }),
       response: {
         200: t.Object({
           success: t.Boolean({ description: 'true: enqueued (not yet applied); false: the target did not resolve, nothing enqueued' }),
@@ -56,33 +48,18 @@ export const viewRoutes = (deps: Deps) =>
       detail: {
         summary: 'Drive the live canvas: queue a view command for the app (applied within about 2 s while a client is connected)',
         tags: ['view'],
-        requestBody: {
-          content: {
-            'application/json': { schema: t.Object({ projectId: t.String(), view: ViewParam, command: CommandInput }) },
-          },
-        },
+        requestBody: documentedBody(ViewCommandBody),
       },
     })
     .get('/view-state', ({ user, query }) => viewState(deps, user, query), {
-      query: ViewStateParams,
       response: { 200: ViewState },
-      detail: { summary: 'What the live canvas shows, and the last command it applied', tags: ['view'] },
+      detail: {
+        summary: 'What the live canvas shows, and the last command it applied',
+        tags: ['view'],
+        ...documentedQuery(ViewStateParams),
+      },
     })
     .get('/view/commands', ({ user, query, request }) => nextCommands(deps, user, query, () => deps.waiters.waited.add(request)), {
-      query: t.Object({
-        projectId: t.String(),
-        view: ViewParam,
-        after: t.Optional(t.String({ description: 'the id of the last command this client applied' })),
-        wait: t.Optional(
-          QueryText(
-            t.Integer({ minimum: 0, maximum: POLL_WAIT_MS }),
-            `milliseconds to wait for a command, 0 to ${POLL_WAIT_MS} (default 0: answer at once)`,
-          ),
-        ),
-        revision: t.Optional(
-          t.String({ description: 'the revision of the previous answer: answer as soon as the tree or its iterations change' }),
-        ),
-      }),
       response: {
         200: t.Object({
           commands: t.Array(t.Intersect([QueuedCommand, t.Object({ id: t.Integer(), at: t.Nullable(t.String()) })])),
@@ -93,23 +70,16 @@ export const viewRoutes = (deps: Deps) =>
         }),
       },
       detail: {
+        ...documentedQuery(CommandsQuery),
         summary: "The app's own call: heartbeat, then the queued commands after `after`, or a tree change after `revision` (long poll)",
         tags: ['view'],
       },
     })
     .post('/view/report', ({ user, body }) => reportView(deps, user, body), {
-      body: t.Object({
-        projectId: t.String(),
-        view: ViewParam,
-        applied: t.Optional(t.Nullable(t.Object({ id: t.Integer({ minimum: 1 }), type: t.String({ maxLength: 40 }) }))),
-        state: t.Object({
-          view_mode: Mode,
-          selected_iteration: t.Nullable(t.String({ maxLength: 200 })),
-          expanded_nodes: t.Array(t.String({ maxLength: 40 }), { maxItems: 100_000 }),
-          focused_goals: t.Array(t.String({ maxLength: 40 }), { maxItems: 10_000 }),
-          selected_node: t.Nullable(t.String({ maxLength: 40 })),
-        }),
-      }),
       response: { 200: ViewState },
-      detail: { summary: "The app's own call: what it shows now and the command it just applied (also a heartbeat)", tags: ['view'] },
+      detail: {
+        summary: "The app's own call: what it shows now and the command it just applied (also a heartbeat)",
+        tags: ['view'],
+        requestBody: documentedBody(ReportBody),
+      },
     })

@@ -3,21 +3,24 @@ import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
 import { latestCursor } from '../events/service'
 import { eventsKey, viewKey, waitFor } from '../events/waiters'
-import { parseInput } from '../http/action-schema'
+import { afterAccess } from '../http/action-schema'
 import { projectIterations } from '../iterations/service'
 import { nodeTypesOf } from '../nodes/service'
 import { requireProject } from '../projects/access'
 import { tierStatus } from '../tiers/service'
 import {
   CONNECTED_MS,
+  CommandBody,
   CommandsQuery,
-  isCommandType,
+  invalidCommand,
   isViewName,
   type QueuedCommand,
-  VIEW_COMMAND_TYPES,
+  ReportBody,
   VIEW_MODES,
   VIEW_NAMES,
+  type ViewCommandType,
   type ViewName,
+  ViewStateQuery,
 } from './model'
 import * as q from './queries'
 
@@ -53,20 +56,16 @@ const named = (view: ViewName) => (view === 'app' ? 'app' : `${view} view`)
 const whereShown = (deps: Deps, projectId: string, view: ViewName) =>
   view === 'app' ? `${deps.config.publicBaseUrl}/app?projectId=${projectId}` : 'the plan in the chat (the MCP tool open_plan)'
 
-const invalidCommand = (message?: string) =>
-  new RefusalError(400, 'Invalid command', { ...(message ? { message } : {}), validTypes: [...VIEW_COMMAND_TYPES] })
-
 /** A command whose target does not resolve: 200 with success:false, nothing enqueued (docs/reference/view.md). */
 const unresolved = (command: unknown, tip: string) => ({ success: false, command, commandId: null, _meta: { _tip: tip } })
 
 const str = (v: unknown): v is string => typeof v === 'string' && v.trim() !== ''
 
 /** POST /view-command: check the command, resolve its target, queue it for the app. */
-export async function sendCommand(deps: Deps, user: User, body: { projectId?: unknown; view?: unknown; command?: unknown }) {
-  const { project } = await canvasProject(deps, user, body.projectId)
+export async function sendCommand(deps: Deps, user: User, raw: unknown) {
+  const { project, input: body } = await afterAccess((id) => canvasProject(deps, user, id), 'body', CommandBody, raw)
   const view = viewOf(body.view)
-  const c = body.command as Record<string, unknown> | undefined
-  if (!c || typeof c !== 'object' || Array.isArray(c) || !isCommandType(c.type)) throw invalidCommand()
+  const c = body.command as Record<string, unknown> & { type: ViewCommandType }
   const queued: QueuedCommand = { type: c.type }
   switch (c.type) {
     case 'setViewMode':
@@ -136,8 +135,8 @@ const isConnected = (seen: Date | string | null, now: Date) => !!seen && now.get
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString())
 
 /** GET /view-state: what the app shows, as it last reported it; the defaults before any client. */
-export async function viewState(deps: Deps, user: User, query: { projectId?: string; view?: string }) {
-  const { project } = await canvasProject(deps, user, query.projectId)
+export async function viewState(deps: Deps, user: User, raw: unknown) {
+  const { project, input: query } = await afterAccess((id) => canvasProject(deps, user, id), 'query', ViewStateQuery, raw)
   const view = viewOf(query.view)
   const row = await q.getState(deps.db, project.id, view)
   const now = deps.now()
@@ -171,15 +170,14 @@ export async function viewState(deps: Deps, user: User, query: { projectId?: str
 export async function nextCommands(
   deps: Deps,
   user: User,
-  query: { projectId?: string; view?: string; after?: string; wait?: string; revision?: string },
+  raw: Record<string, string>,
   /** told when the poll goes to sleep (only then does the rate limit leave it uncounted) */
   sleeping: () => void = () => {},
 ) {
-  const { project } = await canvasProject(deps, user, query.projectId)
+  const { project, input: query } = await afterAccess((id) => canvasProject(deps, user, id), 'query', CommandsQuery, raw)
   const view = viewOf(query.view)
-  const checked = parseInput(CommandsQuery, query)
-  const after = checked.after === undefined ? 0 : Number(checked.after)
-  const wait = checked.wait === undefined ? 0 : Number(checked.wait)
+  const after = query.after === undefined ? 0 : Number(query.after)
+  const wait = query.wait === undefined ? 0 : Number(query.wait)
   // one heartbeat per poll: a poll waits at most POLL_WAIT_MS, well inside the connected window
   await q.heartbeat(deps.db, project.id, view, deps.now())
   // the polls one commit wakes with the same view and `after` read once and send the same bytes, serialised once
@@ -202,22 +200,9 @@ export async function nextCommands(
   return new Response(found.body, { headers: { 'content-type': 'application/json;charset=utf-8' } })
 }
 
-export interface ReportBody {
-  projectId?: string
-  view?: string
-  applied?: { id: number; type: string } | null
-  state: {
-    view_mode: 'tree' | 'matrix'
-    selected_iteration: string | null
-    expanded_nodes: string[]
-    focused_goals: string[]
-    selected_node: string | null
-  }
-}
-
 /** POST /view/report (the app's own call): what it shows now, the command it just applied, and a heartbeat. */
-export async function reportView(deps: Deps, user: User, body: ReportBody) {
-  const { project } = await canvasProject(deps, user, body.projectId)
+export async function reportView(deps: Deps, user: User, raw: unknown) {
+  const { project, input: body } = await afterAccess((id) => canvasProject(deps, user, id), 'body', ReportBody, raw)
   const view = viewOf(body.view)
   const applied = body.applied ?? null
   await deps.db.tx(async (db) => {

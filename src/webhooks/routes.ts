@@ -1,16 +1,18 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { QueryText } from '../http/query'
+import { ProjectQuery } from '../http/action-schema'
+import { documentedBody, documentedQuery } from '../http/documented'
 import { MetaBody, RefusalBody as Refusal } from '../http/schemas'
 import {
-  CLAIM_EVENT_TYPES,
+  DeleteQuery,
+  DeliveriesQuery,
   deleteWebhook,
-  EVENT_TYPES,
   listWebhookDeliveries,
   listWebhooks,
-  PROPOSAL_EVENT_TYPES,
+  RegisterBody,
   registerWebhook,
+  UpdateBody,
   updateWebhook,
 } from './service'
 
@@ -25,7 +27,6 @@ const Webhook = t.Object({
   lastError: Nullable(t.String({ description: 'why the last attempt failed, null when it succeeded' })),
   createdAt: t.String(),
 })
-const eventsDoc = `event names; omitted means all six: ${EVENT_TYPES.join(', ')}; ${[...CLAIM_EVENT_TYPES, ...PROPOSAL_EVENT_TYPES].join(', ')} only when listed`
 
 export const webhookRoutes = (deps: Deps) =>
   new Elysia({ name: 'webhooks' })
@@ -38,11 +39,6 @@ export const webhookRoutes = (deps: Deps) =>
         return result
       },
       {
-        body: t.Object({
-          projectId: t.String(),
-          url: t.String({ description: 'https, publicly routable receiver URL' }),
-          events: t.Optional(t.Array(t.String(), { description: eventsDoc })),
-        }),
         response: {
           201: t.Object({
             webhook: t.Object({ id: t.String(), url: t.String(), events: t.Array(t.String()), secret: t.String() }),
@@ -52,44 +48,39 @@ export const webhookRoutes = (deps: Deps) =>
           403: Refusal,
           404: Refusal,
         },
-        detail: { summary: 'Register a webhook (at most 10 per project); its secret is shown once', tags: ['webhooks'] },
+        detail: {
+          summary: 'Register a webhook (at most 10 per project); its secret is shown once',
+          tags: ['webhooks'],
+          requestBody: documentedBody(RegisterBody),
+        },
       },
     )
-    .get('/webhooks', ({ user, query }) => listWebhooks(deps, user, query.projectId), {
-      query: t.Object({ projectId: t.String() }),
+    .get('/webhooks', ({ user, query }) => listWebhooks(deps, user, query), {
       response: { 200: t.Object({ webhooks: t.Array(Webhook) }), 403: Refusal, 404: Refusal },
-      detail: { summary: 'List webhooks with lastDeliveryAt and lastStatus (never secrets)', tags: ['webhooks'] },
+      detail: {
+        summary: 'List webhooks with lastDeliveryAt and lastStatus (never secrets)',
+        tags: ['webhooks'],
+        ...documentedQuery(ProjectQuery),
+      },
     })
     .patch('/webhooks', ({ user, body }) => updateWebhook(deps, user, body), {
-      body: t.Object({
-        projectId: t.String(),
-        id: t.Optional(t.String()),
-        url: t.Optional(t.String()),
-        events: t.Optional(t.Array(t.String(), { description: eventsDoc })),
-        rotateSecret: t.Optional(t.Boolean({ description: 'true mints a new secret, shown once; the old one stops working at once' })),
-      }),
       response: { 200: t.Object({ webhook: Webhook, _meta: MetaBody }), 400: Refusal, 403: Refusal, 404: Refusal },
-      detail: { summary: 'Update a webhook in place (keeps id and secret) or rotate its secret', tags: ['webhooks'] },
+      detail: {
+        summary: 'Update a webhook in place (keeps id and secret) or rotate its secret',
+        tags: ['webhooks'],
+        requestBody: documentedBody(UpdateBody),
+      },
     })
     .delete('/webhooks', ({ user, query }) => deleteWebhook(deps, user, query), {
-      query: t.Object({ projectId: t.String(), id: t.Optional(t.String()) }, { additionalProperties: true }),
       response: {
         200: t.Object({ success: t.Literal(true), deleted: t.String(), _meta: MetaBody }),
         400: Refusal,
         403: Refusal,
         404: Refusal,
       },
-      detail: { summary: 'Delete a webhook by id', tags: ['webhooks'] },
+      detail: { summary: 'Delete a webhook by id', tags: ['webhooks'], ...documentedQuery(DeleteQuery) },
     })
     .get('/webhooks/deliveries', ({ user, query }) => listWebhookDeliveries(deps, user, query), {
-      query: t.Object(
-        {
-          projectId: t.String(),
-          id: t.Optional(t.String({ description: 'the webhook id' })),
-          limit: t.Optional(QueryText(t.Integer({ minimum: 1, maximum: 200 }), '1 to 200, default 50')),
-        },
-        { additionalProperties: true },
-      ),
       response: {
         200: t.Object({
           deliveries: t.Array(
@@ -110,5 +101,9 @@ export const webhookRoutes = (deps: Deps) =>
         403: Refusal,
         404: Refusal,
       },
-      detail: { summary: 'Recent deliveries of one webhook, newest first: status, attempts, last error', tags: ['webhooks'] },
+      detail: {
+        ...documentedQuery(DeliveriesQuery),
+        summary: 'Recent deliveries of one webhook, newest first: status, attempts, last error',
+        tags: ['webhooks'],
+      },
     })

@@ -1,7 +1,9 @@
+import { Type } from '@sinclair/typebox'
 import { newId } from '../accounts/keys'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { notFound, RefusalError } from '../errors'
+import { afterAccess, IntegerText, ProjectQuery, ruled } from '../http/action-schema'
 import { requireProject } from '../projects/access'
 import * as q from './queries'
 import { newSecret } from './sign'
@@ -30,6 +32,46 @@ export const MAX_WEBHOOKS = 10
 const MAX_URL = 2048
 
 const bad = (error: string, message?: string) => new RefusalError(400, error, message ? { message } : {})
+
+/** GET /webhooks/deliveries' query string with docs/reference/events.md's messages, checked after the access check (checkInput). */
+export const DeliveriesQuery = Type.Object(
+  {
+    projectId: Type.String(),
+    id: ruled(Type.String({ minLength: 1, description: 'the webhook id' }), () => bad('id is required')),
+    limit: Type.Optional(IntegerText(1, 200, () => bad('limit must be an integer from 1 to 200'), '1 to 200, default 50')),
+  },
+  { additionalProperties: true },
+)
+
+const eventsDoc = `event names; omitted means all six: ${EVENT_TYPES.join(', ')}; ${[...CLAIM_EVENT_TYPES, ...PROPOSAL_EVENT_TYPES].join(', ')} only when listed`
+
+/** POST /webhooks' body, checked after the access check (checkInput); the URL and the events are checked below (cleanUrl, cleanEvents). */
+export const RegisterBody = Type.Object(
+  {
+    projectId: Type.String(),
+    url: Type.String({ description: 'https, publicly routable receiver URL' }),
+    events: Type.Optional(Type.Array(Type.String(), { description: eventsDoc })),
+  },
+  { additionalProperties: false },
+)
+
+/** PATCH /webhooks' body, checked after the access check (checkInput). */
+export const UpdateBody = Type.Object(
+  {
+    projectId: Type.String(),
+    id: ruled(Type.String({ minLength: 1 }), () => bad('id is required')),
+    url: Type.Optional(Type.String()),
+    events: Type.Optional(Type.Array(Type.String(), { description: eventsDoc })),
+    rotateSecret: Type.Optional(Type.Boolean({ description: 'true mints a new secret, shown once; the old one stops working at once' })),
+  },
+  { additionalProperties: false },
+)
+
+/** DELETE /webhooks' query string: `id`, any other name (webhookId) answering docs/reference/events.md's 400. */
+export const DeleteQuery = Type.Object(
+  { projectId: Type.String(), id: ruled(Type.String({ minLength: 1 }), () => bad('id is required')) },
+  { additionalProperties: true },
+)
 
 /** Share and webhook endpoints refuse with 403 'Not your project' and 404 for an unknown project (docs/reference/events.md). */
 export const projectFor = (deps: Deps, user: User, projectId: string) =>
@@ -78,8 +120,8 @@ function present(row: q.WebhookRow, withSecret = false) {
   }
 }
 
-export async function registerWebhook(deps: Deps, user: User, body: { projectId: string; url?: unknown; events?: unknown }) {
-  const { project } = await projectFor(deps, user, body.projectId)
+export async function registerWebhook(deps: Deps, user: User, raw: unknown) {
+  const { project, input: body } = await afterAccess((id) => projectFor(deps, user, id), 'body', RegisterBody, raw)
   const url = await cleanUrl(deps, body.url)
   const events = body.events === undefined || body.events === null ? [...EVENT_TYPES] : cleanEvents(body.events)
   const row = await deps.db.tx(async (tx) => {
@@ -100,19 +142,13 @@ export async function registerWebhook(deps: Deps, user: User, body: { projectId:
   }
 }
 
-export async function listWebhooks(deps: Deps, user: User, projectId: string) {
-  const { project } = await projectFor(deps, user, projectId)
+export async function listWebhooks(deps: Deps, user: User, query: unknown) {
+  const { project } = await afterAccess((id) => projectFor(deps, user, id), 'query', ProjectQuery, query)
   return { webhooks: (await q.listByProject(deps.db, project.id)).map((r) => present(r)) }
 }
 
-export async function updateWebhook(
-  deps: Deps,
-  user: User,
-  body: { projectId: string; id?: unknown; url?: unknown; events?: unknown; rotateSecret?: unknown },
-) {
-  const { project } = await projectFor(deps, user, body.projectId)
-  if (typeof body.id !== 'string' || body.id === '') throw bad('id is required')
-  if (body.rotateSecret !== undefined && typeof body.rotateSecret !== 'boolean') throw bad('rotateSecret must be a boolean')
+export async function updateWebhook(deps: Deps, user: User, raw: unknown) {
+  const { project, input: body } = await afterAccess((id) => projectFor(deps, user, id), 'body', UpdateBody, raw)
   const wantsUrl = body.url !== undefined && body.url !== null
   const wantsEvents = body.events !== undefined && body.events !== null
   if (!wantsUrl && !wantsEvents && body.rotateSecret !== true)
@@ -135,9 +171,8 @@ export async function updateWebhook(
   }
 }
 
-export async function deleteWebhook(deps: Deps, user: User, query: { projectId: string; id?: string }) {
-  const { project } = await projectFor(deps, user, query.projectId)
-  if (!query.id) throw bad('id is required')
+export async function deleteWebhook(deps: Deps, user: User, raw: unknown) {
+  const { project, input: query } = await afterAccess((id) => projectFor(deps, user, id), 'query', DeleteQuery, raw)
   if (!(await q.remove(deps.db, project.id, query.id))) throw notFound('Webhook not found')
   return {
     success: true as const,
@@ -146,11 +181,9 @@ export async function deleteWebhook(deps: Deps, user: User, query: { projectId: 
   }
 }
 
-export async function listWebhookDeliveries(deps: Deps, user: User, query: { projectId: string; id?: string; limit?: string }) {
-  const { project } = await projectFor(deps, user, query.projectId)
-  if (!query.id) throw bad('id is required')
+export async function listWebhookDeliveries(deps: Deps, user: User, raw: Record<string, string>) {
+  const { project, input: query } = await afterAccess((id) => projectFor(deps, user, id), 'query', DeliveriesQuery, raw)
   const limit = query.limit === undefined ? 50 : Number(query.limit)
-  if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw bad('limit must be an integer from 1 to 200')
   const exists = (await q.listByProject(deps.db, project.id)).some((w) => w.id === query.id)
   if (!exists) throw notFound('Webhook not found')
   const rows = await q.listDeliveries(deps.db, project.id, query.id, limit)

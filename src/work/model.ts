@@ -10,10 +10,15 @@ export const ReadyParams = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'at most this many items, 1 to 100 (default 20)' })),
 })
 
-/** GET /ready's query values (strings) with their messages (docs/agents.md), checked after the access check (parseInput). */
-export const ReadyQuery = Type.Object({
-  limit: Type.Optional(IntegerText(1, READY_LIMIT.max, `limit must be an integer from 1 to ${READY_LIMIT.max}`)),
-})
+/** GET /ready's query string with its messages (docs/agents.md), checked after the access check (checkInput). */
+export const ReadyQuery = Type.Object(
+  {
+    projectId: Type.String(),
+    iteration: Type.Optional(Type.String()),
+    limit: Type.Optional(IntegerText(1, READY_LIMIT.max, `limit must be an integer from 1 to ${READY_LIMIT.max}`)),
+  },
+  { additionalProperties: false },
+)
 
 // ---- the input of the claim actions (POST /mutate, docs/agents.md), with docs/reference/mutate.md's messages ----
 

@@ -1,8 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { documentedResponse } from '../http/documented'
-import { asQuery } from '../http/query'
+import { documentedQuery, documentedResponse } from '../http/documented'
 import { ReadyParams } from './model'
 import { listReady } from './service'
 
@@ -32,8 +31,8 @@ const ReadyResponse = t.Object({
 
 export const workRoutes = (deps: Deps) =>
   new Elysia({ name: 'work' }).derive(withUser(deps)).get('/ready', ({ user, query }) => listReady(deps, user, query), {
-    query: asQuery(ReadyParams),
     detail: {
+      ...documentedQuery(ReadyParams),
       summary:
         'Work ready to start: open jobs and do-it tasks, unclaimed, not blocked; urgent tasks, then by iteration, focus goals, creation',
       tags: ['work'],

@@ -3,7 +3,7 @@ import { type ClaimView, checkTokens, claimLost, claimRows, endClaims, hashToken
 import type { Deps } from '../deps'
 import { notFound, RefusalError } from '../errors'
 import { type DomainEvent, emit } from '../events/outbox'
-import { parseInput } from '../http/action-schema'
+import { afterAccess } from '../http/action-schema'
 import { nodeRows } from '../nodes/service'
 import { formatRev } from '../ports/rev'
 import { requireProject } from '../projects/access'
@@ -17,10 +17,9 @@ import { type ReadyItem, spreadFirst, type TreeNode, type WorkState } from './re
 export const LEASE_SECONDS = { default: 900, min: 30, max: 86_400 } as const
 
 /** GET /ready: the ready work items, in the order an agent should take them. */
-export async function listReady(deps: Deps, user: User, query: { projectId?: string; iteration?: string; limit?: string }) {
-  const { project: p } = await requireProject(deps, user, query.projectId)
-  const checked = parseInput(ReadyQuery, query)
-  const limit = checked.limit === undefined ? READY_LIMIT.default : Number(checked.limit)
+export async function listReady(deps: Deps, user: User, raw: Record<string, string>) {
+  const { project: p, input: query } = await afterAccess((id) => requireProject(deps, user, id), 'query', ReadyQuery, raw)
+  const limit = query.limit === undefined ? READY_LIMIT.default : Number(query.limit)
   const now = deps.now()
   const iteration = query.iteration ?? null
   const [rows, counts] = await Promise.all([

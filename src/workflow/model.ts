@@ -11,7 +11,7 @@ export const isFlowName = (v: unknown): v is FlowName => typeof v === 'string' &
 export const SIGNALS = ['classified', 'confirmed', 'draft_ready', 'needs_clarification'] as const
 export type Signal = (typeof SIGNALS)[number]
 
-/** POST /workflow body, typed; the route checks it loosely (asLoose) so each mistake gets docs/reference/workflow.md's message. */
+/** POST /workflow body, typed, as OpenAPI documents it; the service checks it field by field with docs/reference/workflow.md's messages. */
 export const WorkflowBody = Type.Object({
   projectId: Type.String(),
   action: Type.Union([Type.Literal('start'), Type.Literal('advance')]),

@@ -2,9 +2,8 @@ import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
 import { requestAuthor } from '../history/author'
-import { documentedResponse } from '../http/documented'
+import { documentedBody, documentedResponse } from '../http/documented'
 import { guideUrl } from '../http/meta'
-import { asLoose } from '../http/query'
 import { MetaBody } from '../http/schemas'
 import { catalog } from './catalog'
 import { WorkflowBody } from './model'
@@ -29,7 +28,7 @@ export const workflowRoutes = (deps: Deps) => {
       async ({ user, body, headers }) => {
         // a terminal advance applies its plan as the workflow (history.md, 1)
         const author = requestAuthor(user, headers, { via: 'workflow' })
-        const result = await postWorkflow({ ...deps, author }, codec, user, body as Record<string, unknown>)
+        const result = await postWorkflow({ ...deps, author }, codec, user, body)
         if (result.done && (result as { changeset: unknown[] }).changeset.length) {
           deps.wake('events')
           deps.wake('classify')
@@ -37,8 +36,8 @@ export const workflowRoutes = (deps: Deps) => {
         return result
       },
       {
-        body: asLoose(WorkflowBody),
         detail: {
+          requestBody: documentedBody(WorkflowBody),
           summary:
             'Start or advance a planning flow driven by your own model: mid-flow {done:false, prompt, state}; at the end {done:true, changeset, focus, message, _meta:{viewCommand}}',
           tags: ['workflow'],

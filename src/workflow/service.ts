@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
+import { checkInput, JsonObject } from '../http/action-schema'
 import { badString } from '../http/input-guard'
 import { requireProject, tierRequired } from '../projects/access'
 import { hasApiAccess } from '../tiers/service'
@@ -43,7 +44,9 @@ const refuse = (error: string, tip?: string) => new RefusalError(400, error, tip
 const tipOf = (flow: FlowName) => (flow === 'task-curate' ? CURATE_TIP : undefined)
 
 /** POST /workflow: start or advance a run (docs/reference/workflow.md). */
-export async function postWorkflow(deps: Deps, codec: StateCodec, user: User, body: Record<string, unknown>) {
+export async function postWorkflow(deps: Deps, codec: StateCodec, user: User, raw: unknown) {
+  // the body's fields are checked below, with the run's state its refusals carry (docs/validation.md)
+  const body = checkInput('body', JsonObject, raw)
   // a key without API access hears the tier refusal first, unless it may use this very project
   if (!hasApiAccess(user)) await requireProject(deps, user, body.projectId).catch(() => Promise.reject(tierRequired()))
   // a NUL or lone surrogate in the run's answer is a bad response (the run is kept); anywhere else, a plain 400

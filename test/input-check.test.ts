@@ -1,0 +1,62 @@
+import { afterAll, describe, expect, it } from 'bun:test'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { startApp } from './helpers'
+
+// docs/validation.md: one way to check input (checkInput after the access check), 403 before 400
+const app = await startApp()
+afterAll(() => app.close())
+
+const SRC = join(import.meta.dir, '..', 'src')
+const routeFiles = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? routeFiles(join(dir, e.name)) : e.name === 'routes.ts' ? [join(dir, e.name)] : [],
+  )
+
+describe('one way to check input', () => {
+  it('leaves no query or body schema for Elysia to check before the service', () => {
+    const checked = routeFiles(SRC).flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (/^\s*(query|body): /.test(line) ? [`${relative(SRC, file)}:${i + 1}`] : [])),
+    )
+    expect(checked).toEqual([])
+  })
+
+  it('answers a caller without access 403 before any 400 about a value', async () => {
+    const p = await app.project()
+    const stranger = await app.user()
+    const reads = [`/api/v1/ready?projectId=${p}&limit=0`, `/api/v1/nodes?projectId=${p}&type=epic`, `/api/v1/events?projectId=${p}&wait=x`]
+    for (const path of reads) {
+      const denied = await app.call('GET', path, { key: stranger.key })
+      expect([path, denied.status, denied.body.error]).toEqual([path, 403, 'project_access_denied'])
+      expect([path, (await app.call('GET', path)).status]).toEqual([path, 400])
+    }
+    const share = { projectId: p, settings: 'all' }
+    expect((await app.call('POST', '/api/v1/share', { key: stranger.key, body: share })).body).toEqual({ error: 'Not your project' })
+    expect((await app.call('POST', '/api/v1/share', { body: share })).status).toBe(400)
+    const unknownName = await app.call('GET', `/api/v1/iterations?projectId=${p}&stauts=done`, { key: stranger.key })
+    expect(unknownName.status).toBe(403)
+  })
+
+  it('refuses a missing projectId with 400 (there is no project to ask about), every plain mistake at once', async () => {
+    const res = await app.call('GET', '/api/v1/ready?projectID=p&limit=5')
+    expect(res.status).toBe(400)
+    expect(res.body).toEqual({
+      success: false,
+      errors: ['projectId is required', "projectID: Property 'projectID' should not be provided"],
+      _meta: { _tip: 'The query string has `projectID`: did you mean `projectId`?' },
+    })
+  })
+
+  it('refuses a body that is no JSON object the same way on every route', async () => {
+    for (const path of ['/api/v1/feedback', '/api/v1/presence', '/api/v1/webhooks', '/api/v1/mutate', '/api/v1/view-command']) {
+      const res = await app.call('POST', path, { body: [1] })
+      expect([path, res.status, res.body.errors]).toEqual([
+        path,
+        400,
+        ['Request body must be a JSON object (Content-Type: application/json)'],
+      ])
+    }
+  })
+})
