@@ -12,6 +12,8 @@ import { FieldError } from '../nodes/model'
 import { deleteNode, rule, writeUpdate } from '../nodes/service'
 import { prepareAdd, prepareUpdate } from '../nodes/write'
 import { requireProject } from '../projects/access'
+import { prefetchUpdated } from './batch-prefetch'
+import { checkBatchCost } from './cost-limit'
 import type { BatchBody, BatchEntry } from './model'
 
 /**
@@ -63,6 +65,7 @@ export async function batch(
     if (own !== undefined && own !== project.id)
       throw invalid(`mutations[${i}]: entries carry no projectId of their own (the batch's projectId applies)`)
   })
+  checkBatchCost(deps, entries) // on PGlite, 413 before anything is read or written (issue 50, item 3)
   const hasAdds = entries.some((e) => e.action === 'add')
   const capped = hasAdds ? await checkNodeCap(deps, project) : null
 
@@ -70,6 +73,7 @@ export async function batch(
   await watch?.(ctx)
   await allocateBatchIds(ctx, entries)
   ctx.cycleFree = await batchCycleFree(ctx, entries)
+  await prefetchUpdated(ctx, entries)
 
   // addIteration entries first, so nodes may name an iteration created in the same batch
   const order = [...entries.keys()].sort(

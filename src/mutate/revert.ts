@@ -11,6 +11,7 @@ import { type Node, type NodeData, type NodeType, toNode } from '../nodes/model'
 import { moveIterationNodes, nodeRows, rule, type TreeRow, writeUpdate } from '../nodes/service'
 import { prepareUpdate } from '../nodes/write'
 import { requireProject } from '../projects/access'
+import { checkRevertCost } from './cost-limit'
 
 type Reason = 'changed_later' | 'gone' | 'has_children'
 interface Conflict {
@@ -73,6 +74,7 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
     return body.dryRun
       ? { success: true, dryRun: true, changes: [], conflicts: [], _meta: { _tip: 'No change matches the filter.' } }
       : { success: true, reverted: 0, changeIds: [], _meta: { _tip: 'No change matches the filter: nothing to take back.' } }
+  checkRevertCost(deps, selected) // on PGlite, 413 before anything is locked or written (issue 50, item 3)
 
   const nodeTargets = [...new Set(selected.filter((c) => c.target_kind === 'node').map((c) => c.target_id))]
   // hold the nodes this revert takes back: a write to them waits for its commit, one that came
