@@ -55,6 +55,15 @@ describe('the cost limit of one write (PGLITE_WRITE_BUDGET_MS)', () => {
     for (const id of ids.slice(0, 51)) expect(stored.get(id).data.blockedBy).toBeUndefined()
     expect((await changes('over')).length).toBe(before)
     expect((await server.call('GET', '/api/v1/ready?projectId=over&limit=100')).body._meta.total).toBe(101)
+    // a body that is also invalid, or a project out of reach, gets its own answer first
+    const invalidToo = await mutate({ action: 'batch', projectId: 'over', mutations: [...chain(ids, 51), { action: 'bogus' }] })
+    expect(invalidToo.status).toBe(400)
+    expect(invalidToo.body.errors[0]).toStartWith('mutations[51]: ')
+    expect((await mutate({ action: 'batch', projectId: 'no-such-project', mutations: chain(ids, 51) })).status).toBe(403)
+    // a proposal of the same entries is refused as the batch would be
+    const proposal = await mutate({ action: 'propose', projectId: 'over', title: 'Block them all', mutations: chain(ids, 51) })
+    expect(proposal.status).toBe(413)
+    expect(proposal.body._meta._tip).toContain('Send at most 50 entries of this kind per proposal')
     // the split the tip gives is applied: 50, then the one left
     expect((await mutate({ action: 'batch', projectId: 'over', mutations: chain(ids, 51).slice(0, 50) })).status).toBe(200)
     expect((await mutate({ action: 'batch', projectId: 'over', mutations: chain(ids, 51).slice(50) })).status).toBe(200)
@@ -78,7 +87,11 @@ describe('the cost limit of one write (PGLITE_WRITE_BUDGET_MS)', () => {
     const changeIds: string[] = []
     for (const part of [ids.slice(0, 150), ids.slice(150)]) {
       const res = await mutate(
-        { action: 'batch', projectId: 'revert', mutations: part.map((id) => ({ action: 'update', nodeId: id, data: { label: `New ${id}` } })) },
+        {
+          action: 'batch',
+          projectId: 'revert',
+          mutations: part.map((id) => ({ action: 'update', nodeId: id, data: { label: `New ${id}` } })),
+        },
         { prefer: 'change-ids' },
       )
       expect(res.status).toBe(200)

@@ -13,7 +13,6 @@ import { deleteNode, rule, writeUpdate } from '../nodes/service'
 import { prepareAdd, prepareUpdate } from '../nodes/write'
 import { requireProject } from '../projects/access'
 import { prefetchUpdated } from './batch-prefetch'
-import { checkBatchCost } from './cost-limit'
 import type { BatchBody, BatchEntry } from './model'
 
 /**
@@ -65,7 +64,6 @@ export async function batch(
     if (own !== undefined && own !== project.id)
       throw invalid(`mutations[${i}]: entries carry no projectId of their own (the batch's projectId applies)`)
   })
-  checkBatchCost(deps, entries) // on PGlite, 413 before anything is read or written (issue 50, item 3)
   const hasAdds = entries.some((e) => e.action === 'add')
   const capped = hasAdds ? await checkNodeCap(deps, project) : null
 

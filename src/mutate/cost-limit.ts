@@ -16,9 +16,13 @@
  * work-state recompute at the commit. PostgreSQL has no such limit: there a transaction holds one
  * connection of a pool, and other tenants' statements run beside it.
  */
+import type { TSchema } from '@sinclair/typebox'
+import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
 import type { ChangeRow } from '../history/service'
+import { parseAction } from '../http/action-schema'
+import { requireProject } from '../projects/access'
 
 /** Estimated PGlite microseconds per unit of work (bench/README.md, "A cost limit per write on PGlite"). */
 export const COST_US = {
@@ -53,17 +57,18 @@ function relationIds(data: unknown): number {
   return n
 }
 
-/** A batch entry as far as its cost goes (the schema has checked it). */
+/** A batch entry as far as its cost goes: what a client sent, not checked yet (anything else costs as an addIteration). */
 interface CostedEntry {
-  action: string
+  action?: unknown
   node?: { data?: unknown }
   data?: unknown
 }
 
 /** The estimated PGlite microseconds of a batch's entries. */
-export function batchCostUs(entries: readonly CostedEntry[]): number {
+export function batchCostUs(entries: readonly unknown[]): number {
   let us = 0
-  for (const e of entries) {
+  for (const entry of entries) {
+    const e = (entry && typeof entry === 'object' ? entry : {}) as CostedEntry
     if (e.action === 'add') us += COST_US.add + COST_US.relationId * relationIds(e.node?.data)
     else if (e.action === 'update') us += COST_US.update + COST_US.relationId * relationIds(e.data)
     else if (e.action === 'delete') us += COST_US.delete
@@ -109,19 +114,32 @@ function tooCostly(what: string, costUs: number, budget: number, tip: string, pe
   })
 }
 
-/** Refuses (413, nothing written) a batch whose estimated database time is over the budget on PGlite. */
-export function checkBatchCost(deps: Deps, entries: readonly CostedEntry[]): void {
+/**
+ * Refuses (413, nothing written) a client's `batch`, or a `propose` of one (its preview runs the
+ * batch, and applying it would), whose estimated database time is over the budget on PGlite. Only
+ * requests: the batches a workflow step or an import runs are parts of their own request. Checked
+ * before the action runs, so a body that is also invalid, or a project the caller cannot reach,
+ * gets its 400 or 403 first (checked here only on the way to a 413: the usual path costs nothing).
+ */
+export async function checkBatchCost(deps: Deps, user: User, request: Record<string, unknown>, schema: TSchema): Promise<void> {
+  if ((request.action !== 'batch' && request.action !== 'propose') || !Array.isArray(request.mutations)) return
   const budget = budgetUs(deps)
   if (budget === null) return
+  const entries: unknown[] = request.mutations
   const cost = batchCostUs(entries)
   if (cost <= budget) return
+  parseAction(schema, request)
+  await requireProject(deps, user, request.projectId as string)
   const n = perRequest(entries.length, cost, budget)
-  const relations = entries.some((e) => relationIds(e.action === 'add' ? e.node?.data : e.data) > 0)
+  const relations = entries.some((e) => {
+    const entry = e as CostedEntry
+    return relationIds(entry.action === 'add' ? entry.node?.data : entry.data) > 0
+  })
   throw tooCostly(
-    `This batch of ${entries.length} entries`,
+    `This ${request.action === 'batch' ? 'batch' : 'proposal'} of ${entries.length} entries`,
     cost,
     budget,
-    `Send at most ${n} entries of this kind per batch: split the mutations into several batches, in order (each batch is applied on its own; draft- ids resolve only within one batch, so keep a new node and the entries that name its draft id together)${relations ? ', or name fewer ids in blockedBy and serves per batch' : ''}. Updates and deletes cost more than adds (about ${COST_US.update / COST_US.add} and ${COST_US.delete / COST_US.add} adds each, plus ${COST_US.relationId / COST_US.add} of an add for each id a blockedBy or serves names). This limit is the server's PGlite budget (PGLITE_WRITE_BUDGET_MS); a server on PostgreSQL has none.`,
+    `Send at most ${n} entries of this kind per ${request.action === 'batch' ? 'batch' : 'proposal'}: split the mutations into several, in order (each is applied on its own; draft- ids resolve only within one batch, so keep a new node and the entries that name its draft id together)${relations ? ', or name fewer ids in blockedBy and serves per batch' : ''}. Updates and deletes cost more than adds (about ${COST_US.update / COST_US.add} and ${COST_US.delete / COST_US.add} adds each, plus ${COST_US.relationId / COST_US.add} of an add for each id a blockedBy or serves names). This limit is the server's PGlite budget (PGLITE_WRITE_BUDGET_MS); a server on PostgreSQL has none.`,
     n,
   )
 }
