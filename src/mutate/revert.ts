@@ -78,8 +78,10 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
 
   const nodeTargets = [...new Set(selected.filter((c) => c.target_kind === 'node').map((c) => c.target_id))]
   // hold the nodes this revert takes back: a write to them waits for its commit, one that came
-  // before is among the later changes read next
-  await nodeRows.lockMany(deps.db, project.id, nodeTargets)
+  // before is among the later changes read next (read into the write's context as they are locked:
+  // one statement, not a second read of the same rows)
+  const ctx = await openCtx(deps, project.id)
+  await loadNodes(ctx, nodeTargets)
   const picked = new Set(selected.map((c) => Number(c.id)))
   const oldest = Number(selected.at(-1)!.id)
   const later = new Map<string, Later[]>()
@@ -92,9 +94,7 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
 
   const dryRun = body.dryRun === true
   if (dryRun) await deps.db.query('savepoint arbor_revert_dry_run')
-  const ctx = await openCtx(deps, project.id)
   ctx.dryRun = dryRun
-  await loadNodes(ctx, nodeTargets)
   const conflicts: Conflict[] = []
   const removals: ChangeRow[] = []
   const iterationChanges: { target: { kind: string; id: string }; action: string; before: unknown; after: unknown }[] = []
