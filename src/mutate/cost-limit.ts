@@ -1,11 +1,12 @@
 /**
- * The cost limit of one write on PGlite (issue 50, item 3; docs/self-hosting.md, "Limits").
+ * The cost limit of one write on PGlite (issue 50, item 3; docs/reference/limits.md, "One write's
+ * cost on the embedded database").
  *
  * PGlite is one embedded database with one session: while a write's transaction is open, no other
  * tenant's statement runs, so a write's time in its transaction is every other tenant's wait. A
- * batch or a revert within api.md's limits (1,000 entries, 1,000 changes) can hold it for seconds
- * (449 updates each setting `blockedBy` to 50 approaches: 0.4-2.5 s on this machine). So before
- * such a write opens anything, its database time is estimated from what it sends and, over the
+ * batch or a revert within the API's limits (1,000 entries, 1,000 changes) can hold it for seconds
+ * (449 updates each setting `blockedBy` to 50 approaches: 0.4-2.5 s on a 2-core machine). So
+ * before such a write opens anything, its database time is estimated from what it sends and, over the
  * budget (PGLITE_WRITE_BUDGET_MS, 150 by default; 0 lifts it), it is refused with 413 and a `_tip`
  * that says how to split it. Nothing of a refused write is written.
  *
