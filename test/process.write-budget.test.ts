@@ -49,7 +49,7 @@ describe('the cost limit of one write (PGLITE_WRITE_BUDGET_MS)', () => {
     expect(res.status).toBe(413)
     expect(res.body).toMatchObject({ error: 'write_too_costly', estimatedMs: 153, limitMs: 150, perRequestMax: 50 })
     expect(res.body.message).toContain('about 153 ms')
-    expect(res.body._meta._tip).toContain('Send at most 50 entries of this kind per batch')
+    expect(res.body._meta._tip).toContain('Send at most 50 entries per batch')
     expect(res.body._meta._tip).toContain('PGLITE_WRITE_BUDGET_MS')
     // nothing written: no blockedBy, no change recorded, every job still ready
     for (const id of ids.slice(0, 51)) expect(stored.get(id).data.blockedBy).toBeUndefined()
@@ -63,7 +63,16 @@ describe('the cost limit of one write (PGLITE_WRITE_BUDGET_MS)', () => {
     // a proposal of the same entries is refused as the batch would be
     const proposal = await mutate({ action: 'propose', projectId: 'over', title: 'Block them all', mutations: chain(ids, 51) })
     expect(proposal.status).toBe(413)
-    expect(proposal.body._meta._tip).toContain('Send at most 50 entries of this kind per proposal')
+    expect(proposal.body._meta._tip).toContain('Send at most 50 entries per proposal')
+    // a mix: perRequestMax fits any run of that many entries (here 300 updates), not the average
+    const mixed = [
+      ...Array.from({ length: 600 }, (_, i) => ({ action: 'add', node: { type: 'goal', data: { label: `G${i}` } } })),
+      ...ids.slice(0, 100).map((id) => ({ action: 'update', nodeId: id, data: { label: `L ${id}` } })),
+      ...ids.slice(0, 100).map((id) => ({ action: 'update', nodeId: id, data: { label: `M ${id}` } })),
+    ]
+    const mix = await mutate({ action: 'batch', projectId: 'over', mutations: mixed }) // 60 + 100 ms estimated
+    expect(mix.status).toBe(413)
+    expect(mix.body).toMatchObject({ estimatedMs: 160, perRequestMax: 300 })
     // the split the tip gives is applied: 50, then the one left
     expect((await mutate({ action: 'batch', projectId: 'over', mutations: chain(ids, 51).slice(0, 50) })).status).toBe(200)
     expect((await mutate({ action: 'batch', projectId: 'over', mutations: chain(ids, 51).slice(50) })).status).toBe(200)

@@ -65,34 +65,32 @@ interface CostedEntry {
   data?: unknown
 }
 
-/** The estimated PGlite microseconds of a batch's entries. */
-export function batchCostUs(entries: readonly unknown[]): number {
-  let us = 0
-  for (const entry of entries) {
-    const e = (entry && typeof entry === 'object' ? entry : {}) as CostedEntry
-    if (e.action === 'add') us += COST_US.add + COST_US.relationId * relationIds(e.node?.data)
-    else if (e.action === 'update') us += COST_US.update + COST_US.relationId * relationIds(e.data)
-    else if (e.action === 'delete') us += COST_US.delete
-    else us += COST_US.addIteration
-  }
-  return us
+/** The estimated PGlite microseconds of one batch entry. */
+function entryCostUs(entry: unknown): number {
+  const e = (entry && typeof entry === 'object' ? entry : {}) as CostedEntry
+  if (e.action === 'add') return COST_US.add + COST_US.relationId * relationIds(e.node?.data)
+  if (e.action === 'update') return COST_US.update + COST_US.relationId * relationIds(e.data)
+  if (e.action === 'delete') return COST_US.delete
+  return COST_US.addIteration
 }
 
-/** The estimated PGlite microseconds of undoing `changes` (history.md, 3: how revert.ts takes each back). */
-export function revertCostUs(changes: readonly Pick<ChangeRow, 'target_kind' | 'before' | 'after' | 'fields'>[]): number {
-  let us = 0
-  for (const c of changes) {
-    if (c.target_kind !== 'node') us += COST_US.revertUpdate
-    else if (c.before === null) us += COST_US.revertAdd
-    else if (c.after === null) us += COST_US.revertDelete + COST_US.relationId * relationIds((c.before as { data?: unknown }).data)
-    else {
-      const data = (c.before as { data?: Record<string, unknown> }).data ?? {}
-      const set = Object.fromEntries(c.fields.filter((f) => f in data).map((f) => [f, data[f]]))
-      us += COST_US.revertUpdate + COST_US.relationId * relationIds(set)
-    }
-  }
-  return us
+/** The estimated PGlite microseconds of a batch's entries. */
+export const batchCostUs = (entries: readonly unknown[]): number => entries.reduce<number>((us, e) => us + entryCostUs(e), 0)
+
+type CostedChange = Pick<ChangeRow, 'target_kind' | 'before' | 'after' | 'fields'>
+
+/** The estimated PGlite microseconds of undoing one change (history.md, 3: how revert.ts takes each back). */
+function changeCostUs(c: CostedChange): number {
+  if (c.target_kind !== 'node') return COST_US.revertUpdate
+  if (c.before === null) return COST_US.revertAdd
+  const data = (c.before as { data?: Record<string, unknown> }).data ?? {}
+  if (c.after === null) return COST_US.revertDelete + COST_US.relationId * relationIds(data)
+  const set = Object.fromEntries(c.fields.filter((f) => f in data).map((f) => [f, data[f]]))
+  return COST_US.revertUpdate + COST_US.relationId * relationIds(set)
 }
+
+/** The estimated PGlite microseconds of undoing `changes`. */
+export const revertCostUs = (changes: readonly CostedChange[]): number => changes.reduce((us, c) => us + changeCostUs(c), 0)
 
 /** The budget of one write in microseconds, or null when there is none (PostgreSQL, or a budget of 0). */
 function budgetUs(deps: Deps): number | null {
@@ -101,8 +99,11 @@ function budgetUs(deps: Deps): number | null {
   return ms > 0 ? ms * 1000 : null
 }
 
-/** How many of `count` parts (of equal average cost) fit in the budget: at least 1. */
-const perRequest = (count: number, costUs: number, budget: number) => Math.max(1, Math.floor(budget / (costUs / count)))
+/**
+ * How many consecutive parts (entries, changes) one request may carry so that any run of that many
+ * fits the budget, whatever the mix: the budget over the costliest part (at least 1).
+ */
+const perRequest = (costsUs: number[], budget: number) => Math.max(1, Math.floor(budget / Math.max(...costsUs)))
 
 function tooCostly(what: string, costUs: number, budget: number, tip: string, perRequestMax: number) {
   const ms = Math.ceil(costUs / 1000)
@@ -127,11 +128,12 @@ export async function checkBatchCost(deps: Deps, user: User, request: Record<str
   const budget = budgetUs(deps)
   if (budget === null) return
   const entries: unknown[] = request.mutations
-  const cost = batchCostUs(entries)
+  const costs = entries.map(entryCostUs)
+  const cost = costs.reduce((a, b) => a + b, 0)
   if (cost <= budget) return
   parseAction(schema, request)
   await requireProject(deps, user, request.projectId as string)
-  const n = perRequest(entries.length, cost, budget)
+  const n = perRequest(costs, budget)
   const relations = entries.some((e) => {
     const entry = e as CostedEntry
     return relationIds(entry.action === 'add' ? entry.node?.data : entry.data) > 0
@@ -140,18 +142,19 @@ export async function checkBatchCost(deps: Deps, user: User, request: Record<str
     `This ${request.action === 'batch' ? 'batch' : 'proposal'} of ${entries.length} entries`,
     cost,
     budget,
-    `Send at most ${n} entries of this kind per ${request.action === 'batch' ? 'batch' : 'proposal'}: split the mutations into several, in order (each is applied on its own; draft- ids resolve only within one batch, so keep a new node and the entries that name its draft id together)${relations ? ', or name fewer ids in blockedBy and serves per batch' : ''}. Updates and deletes cost more than adds (about ${COST_US.update / COST_US.add} and ${COST_US.delete / COST_US.add} adds each, plus ${COST_US.relationId / COST_US.add} of an add for each id a blockedBy or serves names). This limit is the server's PGlite budget (PGLITE_WRITE_BUDGET_MS); a server on PostgreSQL has none.`,
+    `Send at most ${n} entries per ${request.action === 'batch' ? 'batch' : 'proposal'}: split the mutations into several, in order (each is applied on its own; draft- ids resolve only within one batch, so keep a new node and the entries that name its draft id together)${relations ? ', or name fewer ids in blockedBy and serves per batch' : ''}. Updates and deletes cost more than adds (about ${COST_US.update / COST_US.add} and ${COST_US.delete / COST_US.add} adds each, plus ${COST_US.relationId / COST_US.add} of an add for each id a blockedBy or serves names). This limit is the server's PGlite budget (PGLITE_WRITE_BUDGET_MS); a server on PostgreSQL has none.`,
     n,
   )
 }
 
 /** Refuses (413, nothing written) a revert (or its dry run, the same plan) whose estimated database time is over the budget on PGlite. */
-export function checkRevertCost(deps: Deps, changes: readonly Pick<ChangeRow, 'target_kind' | 'before' | 'after' | 'fields'>[]): void {
+export function checkRevertCost(deps: Deps, changes: readonly CostedChange[]): void {
   const budget = budgetUs(deps)
   if (budget === null) return
-  const cost = revertCostUs(changes)
+  const costs = changes.map(changeCostUs)
+  const cost = costs.reduce((a, b) => a + b, 0)
   if (cost <= budget) return
-  const n = perRequest(changes.length, cost, budget)
+  const n = perRequest(costs, budget)
   throw tooCostly(
     `Reverting these ${changes.length} changes`,
     cost,
