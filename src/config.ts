@@ -48,6 +48,8 @@ export interface Config {
   historyDays: number
   /** false only for bench/history.ts, which measures what recording changes costs (ARBOR_BENCH_NO_HISTORY=1) */
   recordHistory: boolean
+  /** on PGlite, the estimated database time one batch or revert may hold (PGLITE_WRITE_BUDGET_MS, default 150; 0: no limit; src/mutate/cost-limit.ts) */
+  pgliteWriteBudgetMs: number
 }
 
 export class ConfigError extends Error {}
@@ -170,6 +172,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     historyDays: int(env, 'HISTORY_DAYS', 365, 0),
     recordHistory: !flag(env, 'ARBOR_BENCH_NO_HISTORY'),
+    pgliteWriteBudgetMs: int(env, 'PGLITE_WRITE_BUDGET_MS', 150, 0),
   }
 }
 

@@ -60,6 +60,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       historyDays: 365,
       recordHistory: true,
+      pgliteWriteBudgetMs: 150,
     })
   })
 
@@ -93,6 +94,7 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'warn',
       HISTORY_DAYS: '0',
       ARBOR_BENCH_NO_HISTORY: '1',
+      PGLITE_WRITE_BUDGET_MS: '0',
     })
     expect(config).toEqual({
       port: 8080,
@@ -123,6 +125,7 @@ describe('loadConfig', () => {
       logLevel: 'warn',
       historyDays: 0,
       recordHistory: false,
+      pgliteWriteBudgetMs: 0,
     })
   })
 

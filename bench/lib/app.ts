@@ -21,9 +21,10 @@ export interface BenchServer {
  * The app on a real port, in this process, the way src/main.ts serves it (Bun.serve around
  * createApp's handle), on a fresh database: PGlite under a temporary DATA_DIR, or a new
  * database created on the PostgreSQL server of `postgresUrl` and dropped at close.
- * Rate limiting and request logs are off: both would measure something else.
+ * Rate limiting and request logs are off: both would measure something else. `env` adds to (or
+ * overrides) the configuration's variables.
  */
-export async function startBenchServer(postgresUrl?: string): Promise<BenchServer> {
+export async function startBenchServer(postgresUrl?: string, env: Record<string, string> = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'arbor-bench-'))
   let databaseUrl: string | undefined
   let dropDatabase = async () => {}
@@ -46,6 +47,7 @@ export async function startBenchServer(postgresUrl?: string): Promise<BenchServe
     PORT: '0',
     RATE_LIMIT_PER_MINUTE: '0',
     LOG_LEVEL: 'silent',
+    ...env,
   })
   const db = await openDb(config)
   const deps: Deps = createDeps({ config, db, log: createLogger(config.logLevel) })

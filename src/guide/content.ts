@@ -270,6 +270,8 @@ export const commonGuide = {
     nulCharacters: 'a NUL (\\u0000) in a body, query parameter or path is a 400 naming the field',
     gitTags: 'at most 50 per iteration, each 1-200 characters',
     timestamps: 'RFC 3339 with a zone, e.g. 2026-05-01T12:00:00Z',
+    writeCost:
+      'embedded database (PGlite) only: a batch, propose or revert whose estimated database time is over PGLITE_WRITE_BUDGET_MS (default 150 ms; an add 0.1 ms, an update 0.5, a delete 1, each blockedBy/serves id 0.05) gets 413 write_too_costly {estimatedMs, limitMs, perRequestMax, _meta:{_tip}}, nothing written: send at most perRequestMax entries per batch, or revert in windows of at most perRequestMax changes',
   },
   versioning: 'Paths are under /api/v1. Unversioned /api/<name> paths keep working; most carry Deprecation: true and a Link to /api/v1.',
   revisions: {

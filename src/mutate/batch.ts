@@ -22,6 +22,7 @@ import { FieldError } from '../nodes/model'
 import { deleteNode, rule, updateNode } from '../nodes/service'
 import { prepareAdd } from '../nodes/write'
 import { requireProject } from '../projects/access'
+import { prefetchUpdated } from './batch-prefetch'
 import type { BatchBody, BatchEntry } from './model'
 
 /**
@@ -80,6 +81,7 @@ export async function batch(
   await watch?.(ctx)
   await allocateBatchIds(ctx, entries)
   ctx.cycleFree = await batchCycleFree(ctx, entries)
+  await prefetchUpdated(ctx, entries)
 
   // addIteration entries first, so nodes may name an iteration created in the same batch
   const order = [...entries.keys()].sort(

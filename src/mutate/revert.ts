@@ -9,6 +9,7 @@ import { finish, flush, getNode, loadNodes, openCtx, reloadIterations, type Writ
 import type { Node, NodeData, NodeType } from '../nodes/model'
 import { bringBack, moveIterationNodes, removeRows, rule, subtrees, type TreeRow, updateNode } from '../nodes/service'
 import { requireProject } from '../projects/access'
+import { checkRevertCost } from './cost-limit'
 
 type Reason = 'changed_later' | 'gone' | 'has_children'
 interface Conflict {
@@ -62,6 +63,7 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
     return body.dryRun
       ? { success: true, dryRun: true, changes: [], conflicts: [], _meta: { _tip: 'No change matches the filter.' } }
       : { success: true, reverted: 0, changeIds: [], _meta: { _tip: 'No change matches the filter: nothing to take back.' } }
+  checkRevertCost(deps, selected) // on PGlite, 413 before anything is locked or written (issue 50, item 3)
 
   const nodeTargets = [...new Set(selected.filter((c) => c.target_kind === 'node').map((c) => c.target_id))]
   const ctx = await openCtx(deps, project.id)

@@ -8,6 +8,7 @@ import { runIdempotent } from '../http/idempotency'
 import { MetaBody, ValidationBody } from '../http/schemas'
 import type { Author } from '../ports/actor'
 import { requireProject } from '../projects/access'
+import { checkBatchCost } from './cost-limit'
 import { withKeyTip, withProjectTip } from './hints'
 import { ImportBody, importOkf } from './import-okf'
 import { MutateBody, MutateResult } from './model'
@@ -23,6 +24,7 @@ import { type Action, actionOf, authorOfRequest } from './service'
  */
 async function withChangeIds(found: Action, deps: Deps & { author: Author }, user: User, request: Record<string, unknown>) {
   const changeIds: number[] = []
+  await checkBatchCost(deps, user, request, found.schema) // on PGlite, 413 before anything is written (issue 50, item 3)
   const answer = await found.run({ ...deps, author: { ...deps.author, changeIds } }, user, request)
   if (changeIds.length === 0 || 'changeIds' in answer) return answer
   const { _meta, ...rest } = answer

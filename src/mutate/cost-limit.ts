@@ -1,0 +1,165 @@
+/**
+ * The cost limit of one write on PGlite (issue 50, item 3; docs/reference/limits.md, "One write's
+ * cost on the embedded database").
+ *
+ * PGlite is one embedded database with one session: while a write's transaction is open, no other
+ * tenant's statement runs, so a write's time in its transaction is every other tenant's wait. A
+ * batch or a revert within the API's limits (1,000 entries, 1,000 changes) can hold it for seconds
+ * (449 updates each setting `blockedBy` to 50 approaches: 0.4-2.5 s on a 2-core machine). So
+ * before such a write opens anything, its database time is estimated from what it sends and, over the
+ * budget (PGLITE_WRITE_BUDGET_MS, 150 by default; 0 lifts it), it is refused with 413 and a `_tip`
+ * that says how to split it. Nothing of a refused write is written.
+ *
+ * The estimate is in microseconds of PGlite's time on a 2-core machine, measured per kind of work
+ * (`bun bench/stall-cost.ts`, bench/README.md): each batch entry or reverted change has its own
+ * statements, except adds (one statement for all of a batch's new nodes, one for a revert's
+ * removals), and every id a `blockedBy` or `serves` names costs its share of the update and of the
+ * work-state recompute at the commit. PostgreSQL has no such limit: there a transaction holds one
+ * connection of a pool, and other tenants' statements run beside it.
+ */
+import type { TSchema } from '@sinclair/typebox'
+import type { User } from '../accounts/model'
+import type { Deps } from '../deps'
+import { RefusalError } from '../errors'
+import type { ChangeRow } from '../history/service'
+import { parseAction } from '../http/action-schema'
+import { requireProject } from '../projects/access'
+
+/** Estimated PGlite microseconds per unit of work (bench/README.md, "A cost limit per write on PGlite"). */
+export const COST_US = {
+  /** a batch `add`: its share of the one insert of the batch's nodes, its event and its change */
+  add: 100,
+  /** a batch `update`: the row read and locked, the update, its edit mark, its change */
+  update: 500,
+  /** a batch `delete`: the subtree read, the delete, the deleted node kept for restore */
+  delete: 1000,
+  /** a batch `addIteration` */
+  addIteration: 500,
+  /** each id a `blockedBy` or `serves` names: the update's share and the work-state recompute's */
+  relationId: 50,
+  /** a reverted add: its node's share of the one statement that removes them all */
+  revertAdd: 100,
+  /** a reverted delete: its node's share of the one insert that brings them back */
+  revertDelete: 200,
+  /** a reverted update (or revert), through the update rules one node at a time; an iteration change */
+  revertUpdate: 500,
+} as const
+
+const RELATION_FIELDS = ['blockedBy', 'serves'] as const
+
+/** Ids named by `blockedBy` and `serves` in a node's data (whatever else it holds). */
+function relationIds(data: unknown): number {
+  if (!data || typeof data !== 'object') return 0
+  let n = 0
+  for (const f of RELATION_FIELDS) {
+    const list = (data as Record<string, unknown>)[f]
+    if (Array.isArray(list)) n += list.length
+  }
+  return n
+}
+
+/** A batch entry as far as its cost goes: what a client sent, not checked yet (anything else costs as an addIteration). */
+interface CostedEntry {
+  action?: unknown
+  node?: { data?: unknown }
+  data?: unknown
+}
+
+/** The estimated PGlite microseconds of one batch entry. */
+function entryCostUs(entry: unknown): number {
+  const e = (entry && typeof entry === 'object' ? entry : {}) as CostedEntry
+  if (e.action === 'add') return COST_US.add + COST_US.relationId * relationIds(e.node?.data)
+  if (e.action === 'update') return COST_US.update + COST_US.relationId * relationIds(e.data)
+  if (e.action === 'delete') return COST_US.delete
+  return COST_US.addIteration
+}
+
+/** The estimated PGlite microseconds of a batch's entries. */
+export const batchCostUs = (entries: readonly unknown[]): number => entries.reduce<number>((us, e) => us + entryCostUs(e), 0)
+
+type CostedChange = Pick<ChangeRow, 'target_kind' | 'before' | 'after' | 'fields'>
+
+/** The estimated PGlite microseconds of undoing one change (history.md, 3: how revert.ts takes each back). */
+function changeCostUs(c: CostedChange): number {
+  if (c.target_kind !== 'node') return COST_US.revertUpdate
+  if (c.before === null) return COST_US.revertAdd
+  const data = (c.before as { data?: Record<string, unknown> }).data ?? {}
+  if (c.after === null) return COST_US.revertDelete + COST_US.relationId * relationIds(data)
+  const set = Object.fromEntries(c.fields.filter((f) => f in data).map((f) => [f, data[f]]))
+  return COST_US.revertUpdate + COST_US.relationId * relationIds(set)
+}
+
+/** The estimated PGlite microseconds of undoing `changes`. */
+export const revertCostUs = (changes: readonly CostedChange[]): number => changes.reduce((us, c) => us + changeCostUs(c), 0)
+
+/** The budget of one write in microseconds, or null when there is none (PostgreSQL, or a budget of 0). */
+function budgetUs(deps: Deps): number | null {
+  if (deps.db.kind !== 'pglite') return null
+  const ms = deps.config.pgliteWriteBudgetMs
+  return ms > 0 ? ms * 1000 : null
+}
+
+/**
+ * How many consecutive parts (entries, changes) one request may carry so that any run of that many
+ * fits the budget, whatever the mix: the budget over the costliest part (at least 1).
+ */
+const perRequest = (costsUs: number[], budget: number) => Math.max(1, Math.floor(budget / Math.max(...costsUs)))
+
+function tooCostly(what: string, costUs: number, budget: number, tip: string, perRequestMax: number) {
+  const ms = Math.ceil(costUs / 1000)
+  return new RefusalError(413, 'write_too_costly', {
+    message: `${what} would hold the embedded database (PGlite) for about ${ms} ms; one write may hold it for at most ${budget / 1000} ms, so that other requests are not kept waiting`,
+    estimatedMs: ms,
+    limitMs: budget / 1000,
+    perRequestMax,
+    _meta: { _tip: tip },
+  })
+}
+
+/**
+ * Refuses (413, nothing written) a client's `batch`, or a `propose` of one (its preview runs the
+ * batch, and applying it would), whose estimated database time is over the budget on PGlite. Only
+ * requests: the batches a workflow step or an import runs are parts of their own request. Checked
+ * before the action runs, so a body that is also invalid, or a project the caller cannot reach,
+ * gets its 400 or 403 first (checked here only on the way to a 413: the usual path costs nothing).
+ */
+export async function checkBatchCost(deps: Deps, user: User, request: Record<string, unknown>, schema: TSchema): Promise<void> {
+  if ((request.action !== 'batch' && request.action !== 'propose') || !Array.isArray(request.mutations)) return
+  const budget = budgetUs(deps)
+  if (budget === null) return
+  const entries: unknown[] = request.mutations
+  const costs = entries.map(entryCostUs)
+  const cost = costs.reduce((a, b) => a + b, 0)
+  if (cost <= budget) return
+  parseAction(schema, request)
+  await requireProject(deps, user, request.projectId as string)
+  const n = perRequest(costs, budget)
+  const relations = entries.some((e) => {
+    const entry = e as CostedEntry
+    return relationIds(entry.action === 'add' ? entry.node?.data : entry.data) > 0
+  })
+  throw tooCostly(
+    `This ${request.action === 'batch' ? 'batch' : 'proposal'} of ${entries.length} entries`,
+    cost,
+    budget,
+    `Send at most ${n} entries per ${request.action === 'batch' ? 'batch' : 'proposal'}: split the mutations into several, in order (each is applied on its own; draft- ids resolve only within one batch, so keep a new node and the entries that name its draft id together)${relations ? ', or name fewer ids in blockedBy and serves per batch' : ''}. Updates and deletes cost more than adds (about ${COST_US.update / COST_US.add} and ${COST_US.delete / COST_US.add} adds each, plus ${COST_US.relationId / COST_US.add} of an add for each id a blockedBy or serves names). This limit is the server's PGlite budget (PGLITE_WRITE_BUDGET_MS); a server on PostgreSQL has none.`,
+    n,
+  )
+}
+
+/** Refuses (413, nothing written) a revert (or its dry run, the same plan) whose estimated database time is over the budget on PGlite. */
+export function checkRevertCost(deps: Deps, changes: readonly CostedChange[]): void {
+  const budget = budgetUs(deps)
+  if (budget === null) return
+  const costs = changes.map(changeCostUs)
+  const cost = costs.reduce((a, b) => a + b, 0)
+  if (cost <= budget) return
+  const n = perRequest(costs, budget)
+  throw tooCostly(
+    `Reverting these ${changes.length} changes`,
+    cost,
+    budget,
+    `Revert in windows of at most ${n} changes, newest window first: narrow filter.since/filter.until (GET /history with the same filter shows each window's changes), or send changeIds in groups of at most ${n}. Taking back an update costs more than taking back an add (about ${COST_US.revertUpdate / COST_US.revertAdd} times). This limit is the server's PGlite budget (PGLITE_WRITE_BUDGET_MS); a server on PostgreSQL has none.`,
+    n,
+  )
+}
