@@ -55,8 +55,12 @@ const files = named.length
 
 rmSync(OUT, { recursive: true, force: true })
 mkdirSync(OUT, { recursive: true })
-/** where test/process.ts keeps the one initdb'd PGlite cluster of this run that it copies into each server's DATA_DIR */
-const INITDB = mkdtempSync(join(tmpdir(), 'arbor-test-initdb-'))
+/**
+ * The run's PGlite templates, each made once by the first test file that needs it (an empty
+ * database, a migrated one, an initdb'd data directory: test/helpers.ts, test/process.ts), not
+ * once per file; removed at the end.
+ */
+const TEMPLATES = mkdtempSync(join(tmpdir(), 'arbor-test-templates-'))
 
 interface Result {
   file: string
@@ -85,7 +89,7 @@ async function runFile(file: string): Promise<Result> {
   const started = performance.now()
   const proc = Bun.spawn([process.execPath, 'test', '--timeout', TIMEOUT_MS, file], {
     cwd: ROOT,
-    env: { ...process.env, ARBOR_TEST_OUTPUT: OUT, ARBOR_TEST_INITDB: INITDB },
+    env: { ...process.env, ARBOR_TEST_OUTPUT: OUT, ARBOR_TEST_TEMPLATES: TEMPLATES },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',
@@ -149,5 +153,5 @@ process.stdout.write(`\nSlowest: ${slowest.map((r) => `${r.file} ${seconds(r.ms)
 process.stdout.write(
   `\n ${total('pass')} pass\n ${total('fail')} fail\n ${total('skip')} skip\nRan ${files.length} files in ${seconds(performance.now() - started)}\n`,
 )
-rmSync(INITDB, { recursive: true, force: true })
+rmSync(TEMPLATES, { recursive: true, force: true })
 process.exit(failed.length ? 1 : 0)

@@ -53,13 +53,13 @@ async function drain(stream: ReadableStream<Uint8Array>, sink: string[]) {
 
 /**
  * An initdb'd PGlite cluster, empty (no schema, no user), in `<dir>/pgdata`: made once per run of
- * scripts/test.ts (ARBOR_TEST_INITDB, a directory it makes and removes), else once per test file.
+ * scripts/test.ts (ARBOR_TEST_TEMPLATES, a directory it makes and removes), else once per test file.
  * Whoever makes it first renames it into place; a second one made at the same time is dropped.
  */
 let initdbDir: Promise<string> | undefined
 function initdbCluster(): Promise<string> {
   initdbDir ??= (async () => {
-    let dir = process.env.ARBOR_TEST_INITDB
+    let dir = process.env.ARBOR_TEST_TEMPLATES
     if (!dir) {
       const own = mkdtempSync(join(tmpdir(), 'arbor-initdb-'))
       process.on('exit', () => rmSync(own, { recursive: true, force: true }))
