@@ -52,19 +52,15 @@ async function drain(stream: ReadableStream<Uint8Array>, sink: string[]) {
 }
 
 /**
- * An initdb'd PGlite cluster, empty (no schema, no user), in `<dir>/pgdata`: made once per run of
- * scripts/test.ts (ARBOR_TEST_TEMPLATES, a directory it makes and removes), else once per test file.
+ * An initdb'd PGlite cluster, empty (no schema, no user), in `<ARBOR_TEST_TEMPLATES>/pgdata`: made
+ * once per run of scripts/test.ts (which makes that directory and removes it); null outside it.
  * Whoever makes it first renames it into place; a second one made at the same time is dropped.
  */
-let initdbDir: Promise<string> | undefined
-function initdbCluster(): Promise<string> {
+let initdbDir: Promise<string | null> | undefined
+function initdbCluster(): Promise<string | null> {
   initdbDir ??= (async () => {
-    let dir = process.env.ARBOR_TEST_TEMPLATES
-    if (!dir) {
-      const own = mkdtempSync(join(tmpdir(), 'arbor-initdb-'))
-      process.on('exit', () => rmSync(own, { recursive: true, force: true }))
-      dir = own
-    }
+    const dir = process.env.ARBOR_TEST_TEMPLATES
+    if (!dir) return null
     if (!existsSync(join(dir, 'pgdata', 'PG_VERSION'))) {
       const build = mkdtempSync(join(dir, 'build-'))
       await (await openPglite(build)).close()
@@ -81,15 +77,16 @@ function initdbCluster(): Promise<string> {
 }
 
 /**
- * A fresh database. On PGlite, a new DATA_DIR that holds a copy of an empty initdb'd cluster:
- * the server skips initdb (3 s of CPU at each start) and still migrates and makes its owner as
- * on a first start. `empty`: a DATA_DIR with nothing in it, for the tests of the very first start
- * (the server runs initdb itself).
+ * A fresh database. On PGlite, a new DATA_DIR; under scripts/test.ts it holds a copy of the run's
+ * empty initdb'd cluster: the server skips initdb (2-3 s of CPU at each start) and still migrates
+ * and makes its owner as on a first start. `empty`: a DATA_DIR with nothing in it, for the tests
+ * of the very first start (the server runs initdb itself).
  */
 export async function freshDatabase(opts: { empty?: boolean } = {}): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
   if (!PG_URL) {
     const dataDir = mkdtempSync(join(tmpdir(), 'arbor-proc-'))
-    if (!opts.empty) cpSync(await initdbCluster(), join(dataDir, 'pgdata'), { recursive: true })
+    const cluster = opts.empty ? null : await initdbCluster()
+    if (cluster) cpSync(cluster, join(dataDir, 'pgdata'), { recursive: true })
     return { env: { DATA_DIR: dataDir }, drop: async () => rmSync(dataDir, { recursive: true, force: true }) }
   }
   const { default: postgres } = await import('postgres')
