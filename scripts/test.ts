@@ -12,8 +12,8 @@
  * The last lines are bun test's own summary (` N pass`, ` N fail`, ` N skip`) over every file,
  * which .ci/run adds up. Exit 1 when any file failed (or ended without its summary).
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 
 const ROOT = join(import.meta.dir, '..')
@@ -55,6 +55,12 @@ const files = named.length
 
 rmSync(OUT, { recursive: true, force: true })
 mkdirSync(OUT, { recursive: true })
+/**
+ * The run's PGlite templates, each made once by the first test file that needs it (an empty
+ * database, a migrated one, an initdb'd data directory: test/helpers.ts, test/process.ts), not
+ * once per file; removed at the end.
+ */
+const TEMPLATES = mkdtempSync(join(tmpdir(), 'arbor-test-templates-'))
 
 interface Result {
   file: string
@@ -83,7 +89,7 @@ async function runFile(file: string): Promise<Result> {
   const started = performance.now()
   const proc = Bun.spawn([process.execPath, 'test', '--timeout', TIMEOUT_MS, file], {
     cwd: ROOT,
-    env: { ...process.env, ARBOR_TEST_OUTPUT: OUT },
+    env: { ...process.env, ARBOR_TEST_OUTPUT: OUT, ARBOR_TEST_TEMPLATES: TEMPLATES },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',
@@ -147,4 +153,5 @@ process.stdout.write(`\nSlowest: ${slowest.map((r) => `${r.file} ${seconds(r.ms)
 process.stdout.write(
   `\n ${total('pass')} pass\n ${total('fail')} fail\n ${total('skip')} skip\nRan ${files.length} files in ${seconds(performance.now() - started)}\n`,
 )
+rmSync(TEMPLATES, { recursive: true, force: true })
 process.exit(failed.length ? 1 : 0)

@@ -1,6 +1,7 @@
 import { openPglite } from '../src/db/pglite'
 import type { Db } from '../src/db/port'
 import { openPostgres } from '../src/db/postgres'
+import { sharedDump } from './helpers'
 
 /**
  * Empty databases for restore tests (no schema: a restore builds it), and a whole-database
@@ -26,7 +27,17 @@ export async function emptyPostgres(): Promise<{ url: string; db: () => Promise<
   }
 }
 
-export const emptyPglite = () => openPglite(null)
+/** an empty PGlite (no schema): a copy of one made once per run (sharedDump), without an initdb of its own */
+let emptyDump: Promise<Blob> | undefined
+export async function emptyPglite(): Promise<Db> {
+  emptyDump ??= sharedDump('empty', async () => {
+    const db = await openPglite(null)
+    const blob = await db.dump()
+    await db.close()
+    return blob
+  })
+  return openPglite(null, await emptyDump)
+}
 
 /** table → its rows (row_to_json text, sorted), for every table of the schema; `skip` drops columns by name. */
 export async function contents(db: Db, skip: RegExp = /^$/): Promise<Record<string, string[]>> {

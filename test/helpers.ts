@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { bootstrapOwner } from '../src/accounts/service'
@@ -16,20 +16,37 @@ import { startScheduler } from '../src/scheduler'
 
 /**
  * Every test file starts its own app on a fresh database: PGlite by default (cloned from a
- * migrated template, so each start skips initdb), or a new database on the PostgreSQL server
- * of TEST_DATABASE_URL.
+ * migrated template, made once per run: each start skips initdb and the migrations), or a new
+ * database on the PostgreSQL server of TEST_DATABASE_URL.
  */
 const PG_URL = process.env.TEST_DATABASE_URL
 
+/**
+ * A PGlite dump (a template for `openPglite`) made once per run of scripts/test.ts and kept in
+ * its ARBOR_TEST_TEMPLATES directory under `name`, else made in this process; `make` builds it.
+ * Two files that make it at the same time each write it whole, and the rename keeps one.
+ */
+export async function sharedDump(name: string, make: () => Promise<Blob>): Promise<Blob> {
+  const dir = process.env.ARBOR_TEST_TEMPLATES
+  const file = dir ? join(dir, `${name}.dump`) : null
+  if (file && existsSync(file)) return new Blob([readFileSync(file)])
+  const blob = await make()
+  if (file) {
+    writeFileSync(`${file}.${process.pid}`, new Uint8Array(await blob.arrayBuffer()))
+    renameSync(`${file}.${process.pid}`, file)
+  }
+  return blob
+}
+
 let template: Promise<Blob> | undefined
 async function freshPglite(dataDir: string | null = null): Promise<Db> {
-  template ??= (async () => {
+  template ??= sharedDump('migrated', async () => {
     const db = await openPglite(null)
     await migrate(db)
     const blob = await db.dump()
     await db.close()
     return blob
-  })()
+  })
   return openPglite(dataDir, await template)
 }
 

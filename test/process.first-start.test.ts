@@ -29,7 +29,8 @@ async function until(fn: () => Promise<boolean> | boolean, ms: number, what: str
   }
 }
 
-const db = await freshDatabase()
+// an empty DATA_DIR on PGlite: the server runs initdb itself, as on a user's first start
+const db = await freshDatabase({ empty: true })
 const servers: ServerProcess[] = []
 afterAll(async () => {
   for (const s of servers) await s.stop()

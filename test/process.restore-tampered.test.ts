@@ -28,6 +28,11 @@ const good = chunks.join('')
 const lines = good.trimEnd().split('\n')
 const pg = PG ? await emptyPostgres() : null
 const targetEnv: Record<string, string> = pg ? { DATABASE_URL: pg.url, DATA_DIR: join(work, 'unused') } : { DATA_DIR: join(work, 'target') }
+// On PGlite the target is an empty database made once here, as emptyPostgres makes one on
+// PostgreSQL: a restore into a DATA_DIR without one runs initdb (3 s of CPU) and a refused one
+// removes what it made, so 30 restores would cost 30 initdbs. A refused restore into a new
+// DATA_DIR leaving no directory is test/process.cli-elsewhere's.
+if (!pg) await (await openDbAsIs({ dataDir: targetEnv.DATA_DIR! })).close()
 afterAll(async () => {
   await pg?.drop()
   rmSync(work, { recursive: true, force: true })

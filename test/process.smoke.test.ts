@@ -4,7 +4,8 @@ import { type ServerProcess, startServer } from './process'
 describe('the server process (test/process.ts)', () => {
   let server: ServerProcess
   beforeAll(async () => {
-    server = await startServer()
+    // an empty DATA_DIR on PGlite: the first start runs initdb itself
+    server = await startServer({}, undefined, { emptyDataDir: true })
   }, 60_000)
   afterAll(() => server.close())
 
