@@ -108,6 +108,33 @@ for (const target of ['protocol fake', 'real server'] as const)
         expect((await search({ q: 'x', limit: '21' })).status).toBe(400)
       })
 
+      test("a node's meaning score draws on its parent's, as in the built-in index", async () => {
+        // the same text twice (so the same vector): under the approach the query names, and alone
+        const twin = 'Receipts are emailed once settled'
+        const res = await app.call('POST', '/api/v1/mutate', {
+          body: {
+            action: 'batch',
+            projectId,
+            mutations: [
+              { action: 'add', node: { id: 'draft-child', type: 'job', parentId: ids['draft-a'], data: { label: twin } } },
+              { action: 'add', node: { id: 'draft-alone', type: 'task', data: { label: twin } } },
+            ],
+          },
+        })
+        const twins = res.body.idMap as Record<string, string>
+        await sync()
+        const hits = (await search({ q: 'Hosted pay-by-link checkout', mode: 'semantic', limit: '20' })).body.results
+        const sim = (id: string) => hits.find((h: any) => h.node.id === id)?.similarity as number
+        const parent = sim(ids['draft-a']!)
+        const alone = sim(twins['draft-alone']!)
+        expect(parent).toBeGreaterThan(alone)
+        // max(own, 0.5 * own + 0.5 * parent), with the built-in parentWeight
+        expect(sim(twins['draft-child']!)).toBeCloseTo((alone + parent) / 2, 3)
+        for (const id of Object.values(twins))
+          await app.call('POST', '/api/v1/mutate', { body: { action: 'delete', projectId, nodeId: id } })
+        await sync()
+      })
+
       test('documents follow updates and deletes through the outbox', async () => {
         await app.call('POST', '/api/v1/mutate', {
           body: { action: 'update', projectId, nodeId: ids['draft-t'], data: { label: 'Rotate the webhook signing keys' } },

@@ -115,14 +115,16 @@ describe('semantic scores', () => {
     expect(calibrate(0.99, c)).toBe(1)
   })
 
-  test("a node's best vector counts; a node still waiting for its vectors has no semantic score", () => {
+  test("a node's vector is scored; a node still waiting for its vector has no semantic score", () => {
     const idx = new ProjectIndex('p')
-    // a node's texts are its label alone and its label with its description (embeddingTexts)
+    // a node's one text is its label with its description, or its label alone (embeddingTexts)
     const vectors = new Map<string, Float32Array>()
     const give = (data: { label: string; description?: string }, ...vs: Float32Array[]) => {
-      for (const [i, t] of embeddingTexts(data).entries()) vectors.set(textHash(t), vs[i]!)
+      const texts = embeddingTexts(data)
+      expect(texts).toHaveLength(vs.length)
+      for (const [i, t] of texts.entries()) vectors.set(textHash(t), vs[i]!)
     }
-    give({ label: 'a', description: 'alpha' }, unit(0, 1), unit(1, 0))
+    give({ label: 'a', description: 'alpha' }, unit(1, 0))
     give({ label: 'b' }, unit(1, 1))
     idx.upsert({ id: 'a', type: 'task', parentId: null, data: { label: 'a', description: 'alpha' } }, (h) => vectors.get(h))
     idx.upsert({ id: 'b', type: 'task', parentId: null, data: { label: 'b' } }, (h) => vectors.get(h))
@@ -382,11 +384,20 @@ describe('clip', () => {
     expect(clip('pay by link today', 12)).toBe('pay by link')
     expect(clip('x'.repeat(50), 10)).toBe('x'.repeat(10))
   })
+  test('a node is embedded as one text: its label with its description, else whichever it has', () => {
+    expect(embeddingTexts({ label: ' Pay by link ', description: 'Invoices carry a checkout link.' })).toEqual([
+      'Pay by link. Invoices carry a checkout link.',
+    ])
+    expect(embeddingTexts({ label: 'Pay by link', description: '  ' })).toEqual(['Pay by link'])
+    expect(embeddingTexts({ label: '', description: 'Invoices carry a checkout link.' })).toEqual(['Invoices carry a checkout link.'])
+    // notes and measure are the keyword index's alone
+    expect(embeddingTexts({ label: 'Pay by link', notes: 'Stripe', measure: 'share paid' })).toEqual(['Pay by link'])
+  })
   test('embedding texts never exceed MAX_EMBED_CHARS', () => {
     const texts = embeddingTexts({ label: 'Bulk', description: 'word '.repeat(5000) })
-    expect(texts[0]).toBe('Bulk')
-    expect(texts[1]!.startsWith('Bulk. word')).toBe(true)
-    expect(texts[1]!.length).toBeLessThanOrEqual(MAX_EMBED_CHARS)
+    expect(texts).toHaveLength(1)
+    expect(texts[0]!.startsWith('Bulk. word')).toBe(true)
+    expect(texts[0]!.length).toBeLessThanOrEqual(MAX_EMBED_CHARS)
   })
 })
 

@@ -40,17 +40,22 @@ export function keywordDoc(id: string, data: IndexedText): KeywordDoc {
 }
 
 /**
- * Texts to embed for a node; the node's semantic score is its best cosine
- * over them. The label alone matches short queries that name the thing; the
- * label with its description matches queries that paraphrase the detail.
- * Notes and measure are left to the keyword index: on the dev set adding them
- * to the vectors diluted the paraphrase matches more than it helped.
+ * Texts to embed for a node; the node's semantic score is its best cosine over them (the last
+ * is always its full text, which the near-duplicate check compares). One text: the label with
+ * its description, or the label alone when there is no description. Notes and measure are left
+ * to the keyword index: on the dev set adding them to the vectors diluted the paraphrase matches
+ * more than it helped. A second vector of the label alone was dropped (issue 57): a short
+ * label's cosine with an unrelated query runs high (a goal such as "Win and keep mid-market
+ * customers" came near the top for many of the dev set's questions), and the best of two
+ * vectors favours the nodes that have two. Without it, 5 of the dev set's 80 queries found more
+ * and none fewer (semantic only; paraphrase recall@5 0.541 -> 0.600, docs/search.md), label
+ * queries still come first through the keyword half, and a node costs one vector instead of two.
  */
 export function embeddingTexts(data: IndexedText): string[] {
   const label = (data.label ?? '').trim()
   const description = (data.description ?? '').trim()
-  const texts = !description ? [label] : !label ? [description] : [label, `${label}. ${description}`]
-  return texts.map((t) => clip(t, MAX_EMBED_CHARS))
+  const text = !description ? label : !label ? description : `${label}. ${description}`
+  return [clip(text, MAX_EMBED_CHARS)]
 }
 
 /**

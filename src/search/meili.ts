@@ -26,6 +26,7 @@ import { type Doc, pushEvents, toDocs } from './meili-docs'
 import { type Embedding, ensureIndex, type IndexState, keywordOnly, readState, rebuildIndex, succeeded } from './meili-index'
 import { FIRST_READ, type ReadPoint } from './project-index'
 import * as q from './queries'
+import { hybridRank } from './rank'
 
 export const MEILI_INDEX = 'arbor_nodes'
 /** how long a reading of the index's embedder is trusted (an embedder change is seen within this) */
@@ -33,6 +34,8 @@ const STATE_TTL_MS = 2_000
 const CURSOR = `meili:${MEILI_INDEX}`
 /** how long the sync lease lasts unless renewed (it is renewed before every push) */
 export const MEILI_LEASE_MS = 30_000
+/** nodes a search with a query vector reads by vector, to give each its parent's score (withParents) */
+const CONTEXT_POOL = 50
 
 export class MeiliBackend implements SearchBackend {
   readonly name = 'meilisearch' as const
@@ -131,17 +134,9 @@ export class MeiliBackend implements SearchBackend {
       )
     const mode = vector ? req.mode : 'keyword'
     const filter = [`projectId = "${projectId}"`, ...(req.type ? [`type = "${req.type}"`] : [])]
-    const res = await this.index.search(mode === 'semantic' ? '' : req.q, {
-      filter,
-      limit: req.limit,
-      showRankingScore: true,
-      ...(vector
-        ? {
-            vector: Array.from(vector),
-            hybrid: { embedder: this.queue.id, semanticRatio: mode === 'semantic' ? 1 : this.choice.semanticRatio },
-          }
-        : {}),
-    })
+    const res = vector
+      ? await this.withParents(projectId, req, filter, vector, mode === 'semantic' ? 1 : this.choice.semanticRatio)
+      : await this.index.search(req.q, { filter, limit: req.limit, showRankingScore: true })
     const notOurs = state.ready ? undefined : keywordOnly(state, this.queue.id, { holding: this.holding, contested: this.contested })
     const ids = res.hits.map((h) => h.id)
     const ancestors = new Map<string, { id: string; type: string; label: string }[]>()
@@ -165,6 +160,58 @@ export class MeiliBackend implements SearchBackend {
         ...(notOurs ? { reason: notOurs.reason } : {}),
       },
     }
+  }
+
+  /**
+   * A search with a query vector, ranked as the built-in index ranks (ProjectIndex.rank): a
+   * node's semantic score also draws on its parent's, max(own, (1 - w) * own + w * parent) with
+   * the built-in parentWeight, and the keyword and semantic scores are blended as Meilisearch's
+   * hybrid search blends them (rank.ts: hybridRank). Meilisearch gives the scores: the best
+   * CONTEXT_POOL nodes by vector (of any type when a type is asked for, so that their parents
+   * are among them) and, for a hybrid search, the best `limit` by keyword. A parent outside
+   * that pool adds nothing. Without the parent's context Meilisearch mode found less than the
+   * built-in index on the dev set once a node had one vector (docs/search.md).
+   */
+  private async withParents(
+    projectId: string,
+    req: SearchRequest,
+    filter: string[],
+    vector: Float32Array,
+    semanticRatio: number,
+  ): Promise<{ hits: (Doc & { _rankingScore?: number })[] }> {
+    const byVector = (f: string[]) =>
+      this.index.search('', {
+        filter: f,
+        limit: Math.max(CONTEXT_POOL, req.limit),
+        showRankingScore: true,
+        vector: Array.from(vector),
+        hybrid: { embedder: this.queue.id, semanticRatio: 1 },
+      })
+    const [semantic, all, keyword] = await Promise.all([
+      byVector(filter),
+      req.type ? byVector([`projectId = "${projectId}"`]) : undefined,
+      semanticRatio < 1 ? this.index.search(req.q, { filter, limit: req.limit, showRankingScore: true }) : undefined,
+    ])
+    const docs = new Map<string, Doc & { _rankingScore?: number }>()
+    const own = new Map<string, number>()
+    for (const h of [...(all?.hits ?? []), ...semantic.hits]) {
+      docs.set(h.id, h)
+      own.set(h.id, h._rankingScore ?? 0)
+    }
+    const w = BUILTIN_TUNING.parentWeight
+    const withParent = new Map<string, number>()
+    for (const h of semantic.hits) {
+      const o = own.get(h.id)!
+      const p = (h.parentId && own.get(h.parentId)) || 0
+      withParent.set(h.id, Math.max(o, (1 - w) * o + w * p))
+    }
+    const keywordScores = new Map<string, number>()
+    for (const h of keyword?.hits ?? []) {
+      docs.set(h.id, h)
+      keywordScores.set(h.id, h._rankingScore ?? 0)
+    }
+    const ranked = hybridRank({ keyword: keywordScores, semantic: withParent, semanticRatio, limit: req.limit })
+    return { hits: ranked.map((r) => ({ ...docs.get(r.id)!, _rankingScore: r.similarity })) }
   }
 
   /** Vector search among same-type nodes; time-boxed like the built-in check. */
