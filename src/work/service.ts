@@ -245,6 +245,10 @@ const leavesWorkAlone = (action: string, body: Record<string, unknown>) =>
   !Array.isArray(body.data) &&
   !Object.keys(body.data).some((k) => WORK_FIELDS.has(k))
 
+/** An add of a goal, a need or a task (added without kind): no work item, no blocker; its triggers skip the work state (migration 0027). */
+const addsNoWork = (action: string, body: Record<string, unknown>) =>
+  action === 'add' && ['goal', 'need', 'task'].includes((body.node as { type?: string } | null | undefined)?.type ?? '')
+
 /**
  * Around the node writes, in their transaction: the project's work lock first; for update,
  * delete and batch, claim tokens checked (409 claim_lost), the claims of work marked done ended
@@ -260,7 +264,8 @@ export async function aroundWrite(
   write: () => Promise<Record<string, unknown>>,
 ): Promise<Record<string, unknown>> {
   if (!NODE_WRITES.has(action)) return write()
-  if (typeof body.projectId === 'string' && !leavesWorkAlone(action, body)) await q.lockProject(deps.db, body.projectId)
+  if (typeof body.projectId === 'string' && !leavesWorkAlone(action, body) && !addsNoWork(action, body))
+    await q.lockProject(deps.db, body.projectId)
   // many statements: the work state is recomputed once at their end, not after each (migration 0023)
   const run =
     action === 'batch' || action === 'revert'
