@@ -6,6 +6,7 @@
 //   npm run bench:writes -- --full              (more samples, longer 8-writer windows)
 //   npm run bench:writes -- --only pglite|postgres --samples 40 --seconds 3
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:writes
+//   BENCH_REF=<commit> npm run bench:writes     (another reference than 26c0789: a before/after)
 //
 // Four real processes per database, each on a fresh database of its own, requests over HTTP:
 // - head: `bun src/main.ts` of this checkout;
@@ -36,7 +37,7 @@ const num = (name: string, fallback: number) => (args.includes(`--${name}`) ? Nu
 const SAMPLES = num('samples', FULL ? 150 : 25)
 const SECONDS = num('seconds', FULL ? 10 : 2)
 const WRITERS = 8
-const REF = '26c0789'
+const REF = process.env.BENCH_REF ?? '26c0789'
 const PG_URL = process.env.BENCH_DATABASE_URL
 const ROOT = join(import.meta.dir, '..')
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined
@@ -295,7 +296,7 @@ async function run(kind: Kind, refDir: string) {
   }
 }
 
-// 26c0789 in a temporary worktree of this repository, node_modules a symlink to ours
+// REF (26c0789 unless BENCH_REF) in a temporary worktree of this repository, node_modules a symlink to ours
 const refDir = mkdtempSync(join(tmpdir(), 'arbor-ref-'))
 rmSync(refDir, { recursive: true, force: true })
 const git = (...a: string[]) => {
@@ -313,14 +314,14 @@ try {
 }
 
 console.log(`\none run, ${SAMPLES} samples a write a target, a shared noisy machine: compare ratios, not times\n`)
-console.log('| db | write | head p50 | 26c0789 p50 | no history p50 | floor p50 | head ÷ 26c0789 | head ÷ floor | head ÷ no history |')
+console.log(`| db | write | head p50 | ${REF} p50 | no history p50 | floor p50 | head ÷ ${REF} | head ÷ floor | head ÷ no history |`)
 console.log('|---|---|---|---|---|---|---|---|---|')
 for (const r of results)
   for (const s of r.single)
     console.log(
       `| ${r.db} | ${s.op} | ${s.p50.head} ms | ${s.p50.ref} ms | ${s.p50.nohist} ms | ${s.p50.floor} ms | ${s.headOverRef}× | ${s.headOverFloor}× | ${s.headOverNoHistory}× |`,
     )
-console.log('\n| db | 8 writers, update w/s: head | 26c0789 | no history | floor | head ÷ 26c0789 | ifRev p50 with / without |')
+console.log(`\n| db | 8 writers, update w/s: head | ${REF} | no history | floor | head ÷ ${REF} | ifRev p50 with / without |`)
 console.log('|---|---|---|---|---|---|---|')
 for (const r of results) {
   const w = r.eightWriters.writesPerSecond

@@ -99,7 +99,7 @@ const nodeWrite = <S extends TSchema & { static: { projectId: string } }>(
  * looked up with `Object.hasOwn` (`actionNamed`), so `constructor` or `__proto__` finds nothing.
  */
 export const actions: { readonly [A in ActionName]: Action } = {
-  add: { ...nodeWrite(bodies.add, add, workPlan.lockOnly), afterCommit: afterAdd },
+  add: { ...nodeWrite(bodies.add, add, workPlan.add), afterCommit: afterAdd },
   update: nodeWrite(bodies.update, update, workPlan.update),
   delete: nodeWrite(bodies.delete, remove, workPlan.delete),
   restore: nodeWrite(bodies.restore, restore, workPlan.lockOnly),

@@ -242,6 +242,9 @@ const leavesWorkAlone = (e: Entry) =>
   e.data !== null &&
   !Object.keys(e.data).some((k) => WORK_FIELDS.has(k))
 
+/** An add of a goal, a need or a task (added without kind): no work item, no blocker; its triggers skip the work state (migration 0027). */
+const addsNoWork = (body: { node?: { type?: string } | null }) => ['goal', 'need', 'task'].includes(body.node?.type ?? '')
+
 /**
  * What a write of nodes means to the work state, read from its checked body: the table of
  * POST /mutate's actions (src/mutate/service.ts) names one per action that writes nodes.
@@ -271,8 +274,10 @@ const plan = (entries: Entry[], more: Partial<WorkPlan> = {}): WorkPlan => ({
 
 /** The work plan of each action that writes nodes (POST /mutate's table), from its checked body. */
 export const workPlan = {
-  /** add, restore, updateIteration, deleteIteration: only the lock */
+  /** restore, updateIteration, deleteIteration: only the lock */
   lockOnly: (): WorkPlan => plan([]),
+  /** add: only the lock, and not even that for a goal, a need or a task, whose triggers leave the work state alone */
+  add: (body: { node?: { type?: string } | null }): WorkPlan => plan([], { lock: !addsNoWork(body) }),
   update: (body: Omit<Entry, 'action'>): WorkPlan => plan([{ ...body, action: 'update' }]),
   delete: (body: { nodeId: string; claimToken?: string }): WorkPlan => plan([{ ...body, action: 'delete' }]),
   batch: (body: { mutations: Entry[] }): WorkPlan => ({ ...plan(body.mutations), lock: true, deferred: true }),
