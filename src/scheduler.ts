@@ -9,6 +9,7 @@ import { pgliteMaintenanceLoop } from './maintenance/loop'
 import { memoryLoop } from './maintenance/memory'
 import { tick as classifyTick } from './nodes/classify-loop'
 import { pruneProposals } from './proposals/service'
+import { importCleanupLoop } from './projects/importing'
 import { searchLoop } from './search/loop'
 import { shareExpiryLoop } from './share/loop'
 import { webhookDeliveryLoop } from './webhooks/loop'
@@ -45,6 +46,7 @@ export const loops: Loop[] = [
   pgliteMaintenanceLoop,
   memoryLoop,
   presenceExpiryLoop,
+  importCleanupLoop,
 ]
 
 /**

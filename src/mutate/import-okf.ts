@@ -1,23 +1,27 @@
 import { authChanged } from '../accounts/auth-cache'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { invalid } from '../errors'
-import { BundleError, parseBundleYielding } from '../export/parse'
-import { MAX_BATCH } from './model'
+import { ErrorListError, invalid, RefusalError } from '../errors'
+import { BundleError, parseBundleOffThread } from '../export/parse'
+import { beginImport, giveWay, importLease, removeImport, renewImport } from '../projects/importing'
 import { actions } from './service'
 
 /**
  * POST /import-okf (`arbor import`): an OKF bundle (the files of GET /export-okf) becomes a new
  * project of the caller. The project, its iterations, its nodes (ids kept, so links hold) and
- * the kind of each classified task are written in ONE transaction, through the same actions as
- * POST /mutate (addProject, then batches of at most MAX_BATCH entries): a bundle the rules
- * refuse anywhere leaves nothing behind, not even the new project.
+ * the kind of each classified task are written through the same actions as POST /mutate
+ * (addProject, then batches), in chunks: each a short transaction of its own, with the other
+ * requests' turn between them, so that a 15,000-task import does not hold PGlite's one session
+ * for seconds (issue 50, 3). Until the last chunk commits the project is the import's alone
+ * (src/projects/importing.ts: listed nowhere, refused to every other request); a bundle the rules
+ * refuse anywhere, or a failure, removes all it wrote, the project too, and a killed process's
+ * import is removed by the clean-up loop. All or nothing, as a user sees it.
  */
 export async function importOkf(deps: Deps, user: User, body: { files: Record<string, string>; name?: string }) {
-  let bundle: Awaited<ReturnType<typeof parseBundleYielding>>
+  let bundle: Awaited<ReturnType<typeof parseBundleOffThread>>
   try {
-    // outside the transaction, a turn to the event loop every few hundred files
-    bundle = await parseBundleYielding(body.files)
+    // on a thread of its own: seconds of YAML for a large bundle
+    bundle = await parseBundleOffThread(body.files)
   } catch (err) {
     if (err instanceof BundleError) throw invalid(err.message)
     throw err
@@ -49,27 +53,78 @@ export async function importOkf(deps: Deps, user: User, body: { files: Record<st
       .filter((n) => n.kind !== undefined)
       .map((n) => ({ action: 'update', nodeId: n.id, data: { kind: n.kind, ...(n.urgent !== undefined ? { urgent: n.urgent } : {}) } })),
   ]
+  // the project first, in a transaction of its own, marked as the import's: nobody sees it until the end
+  const project = await deps.db.tx(async (db) => {
+    const added = await actions.get('addProject')!.run({ ...deps, db }, user, { action: 'addProject', project: { name, id: projectId(name) } })
+    const project = added.project as { id: string; name: string }
+    await beginImport(db, project.id, importLease(deps.now()))
+    return project
+  })
+  const own = { ...deps, importing: project.id }
+  let written = 0
+  let told = performance.now()
   try {
-    return await deps.db.tx(async (db) => {
-      const inTx = { ...deps, db }
-      const added = await actions.get('addProject')!.run(inTx, user, { action: 'addProject', project: { name, id: projectId(name) } })
-      const project = added.project as { id: string; name: string }
-      for (let i = 0; i < entries.length; i += MAX_BATCH)
-        await actions.get('batch')!.run(inTx, user, { action: 'batch', projectId: project.id, mutations: entries.slice(i, i + MAX_BATCH) })
-      return {
-        success: true as const,
-        project,
-        nodes: bundle.nodes.length,
-        _meta: {
-          _tip: `Imported ${bundle.nodes.length} nodes into project ${project.id}. Read them with GET /nodes?projectId=${project.id}.`,
-        },
+    for (let size = FIRST_CHUNK; written < entries.length; ) {
+      const chunk = entries.slice(written, written + size)
+      const started = performance.now()
+      await deps.db.tx(async (db) => {
+        if (!(await renewImport(db, project.id, importLease(deps.now()))))
+          throw new RefusalError(409, 'import_abandoned', { message: `Project ${project.id} was removed while the import wrote it` })
+        await actions.get('batch')!.run({ ...own, db }, user, { action: 'batch', projectId: project.id, mutations: chunk })
+      })
+      written += chunk.length
+      const took = performance.now() - started
+      if (performance.now() - told >= PROGRESS_MS || written === chunk.length) {
+        told = performance.now()
+        deps.log.info('import progress', { projectId: project.id, written, entries: entries.length })
       }
-    })
+      // the next chunk sized to take about CHUNK_MS; then the others' turn, for as long as this one held the database
+      size = Math.max(MIN_CHUNK, Math.min(MAX_CHUNK, Math.round((chunk.length * CHUNK_MS) / Math.max(took, 1))))
+      await giveWay(deps.db, took)
+    }
+    // the import's one commit as a user sees it: the project appears, whole
+    if (!(await renewImport(deps.db, project.id, null)))
+      throw new RefusalError(409, 'import_abandoned', { message: `Project ${project.id} was removed while the import wrote it` })
   } catch (err) {
-    // a read inside the undone transaction may have cached the project that no longer exists
+    throw await undone(deps, project.id, written, err)
+  } finally {
+    // reads may have cached the project as importing (or, undone, as existing)
     await authChanged(deps)
-    throw err
   }
+  return {
+    success: true as const,
+    project,
+    nodes: bundle.nodes.length,
+    _meta: {
+      _tip: `Imported ${bundle.nodes.length} nodes into project ${project.id}. Read them with GET /nodes?projectId=${project.id}.`,
+    },
+  }
+}
+
+/** Entries of the first chunk; later ones are sized by the time the last took. */
+const FIRST_CHUNK = 50
+const MIN_CHUNK = 10
+const MAX_CHUNK = 200
+/** how often the log says how far an import is (and once after its first chunk) */
+const PROGRESS_MS = 1000
+/** how long one chunk's transaction should hold the database (PGlite's one session) */
+const CHUNK_MS = 40
+
+/**
+ * The import failed part-way: what it wrote goes (the project too), and the answer says so. A
+ * refusal of the rules keeps its status and words, with a `_tip` that nothing was kept.
+ */
+async function undone(deps: Deps, projectId: string, written: number, err: unknown): Promise<unknown> {
+  try {
+    await removeImport(deps, projectId)
+  } catch (removal) {
+    // left to the clean-up loop (src/projects/importing.ts): the project stays invisible until it is removed
+    deps.log.error('import: removing the unfinished project failed; the clean-up loop will', { projectId, error: String(removal) })
+  }
+  const tip = `Nothing of this import was kept: project ${projectId} and the ${written} of its entries already written were removed. Fix the bundle and import it again.`
+  if (err instanceof ErrorListError) return new ErrorListError(err.errors, { ...err.meta, _tip: tip }, err.status, err.retryAfter)
+  if (err instanceof RefusalError) return new RefusalError(err.status, err.error, { ...err.extra, _tip: tip })
+  return err
 }
 
 /** A project id from the name, with a suffix so a second import of the same bundle gets its own. */
