@@ -123,7 +123,7 @@ export const mutateRoutes = (deps: Deps) => {
           400: ValidationBody,
         },
         detail: {
-          summary: 'Import an OKF bundle as a new project: all of it in one transaction, or nothing',
+          summary: 'Import an OKF bundle as a new project: all of it, or nothing (written in chunks; the project is shown once whole)',
           tags: ['export'],
         },
       },
