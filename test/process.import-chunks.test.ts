@@ -66,7 +66,12 @@ describe('an import in chunks', () => {
       if (done) break // answered after the import: they say nothing about while it ran
       othersServed++
       expect(listed).toBe(false)
-      expect([owners.status, owners.body.error, write.status, write.body.error]).toEqual([409, 'project_importing', 409, 'project_importing'])
+      expect([owners.status, owners.body.error, write.status, write.body.error]).toEqual([
+        409,
+        'project_importing',
+        409,
+        'project_importing',
+      ])
       expect([others.status, others.body.error]).toEqual([403, 'project_access_denied'])
       hiddenSeen++
     }
@@ -83,9 +88,12 @@ describe('an import in chunks', () => {
     expect(importedNodes.map((n) => n.id).sort()).toEqual(Array.from({ length: 3000 }, (_, i) => `task-${i + 1}`).sort())
     // one request of the history, however many chunks it took
     const added = async (nodeId: string) =>
-      ((await server.call('GET', `/api/v1/history?projectId=${projectId}&nodeId=${nodeId}`)).body.changes as { action: string; requestId: string }[]).find(
-        (c) => c.action === 'add',
-      )!.requestId
+      (
+        (await server.call('GET', `/api/v1/history?projectId=${projectId}&nodeId=${nodeId}`)).body.changes as {
+          action: string
+          requestId: string
+        }[]
+      ).find((c) => c.action === 'add')!.requestId
     expect(await added('task-3000')).toBe(await added('task-1')) // the first chunk's and the last's
     const first = (await server.call('GET', `/api/v1/events?projectId=${projectId}&limit=1`)).body.events
     expect(first[0].event).toBe('node.added')

@@ -55,7 +55,9 @@ export async function importOkf(deps: Deps, user: User, body: { files: Record<st
   ]
   // the project first, in a transaction of its own, marked as the import's: nobody sees it until the end
   const project = await deps.db.tx(async (db) => {
-    const added = await actions.get('addProject')!.run({ ...deps, db }, user, { action: 'addProject', project: { name, id: projectId(name) } })
+    const added = await actions
+      .get('addProject')!
+      .run({ ...deps, db }, user, { action: 'addProject', project: { name, id: projectId(name) } })
     const project = added.project as { id: string; name: string }
     await beginImport(db, project.id, importLease(deps.now()))
     return project

@@ -60,8 +60,7 @@ export const countSeatsWith = async (db: Db, ownerId: string, candidateId: strin
 
 /** A project an import still writes (migration 0029, src/projects/importing.ts). */
 export const beginImport = async (db: Db, id: string, lease: Date) => (await db.query(beginImportSql, [id, lease])).length > 0
-export const setImportLease = async (db: Db, id: string, lease: Date | null) =>
-  (await db.query(setImportLeaseSql, [id, lease])).length > 0
+export const setImportLease = async (db: Db, id: string, lease: Date | null) => (await db.query(setImportLeaseSql, [id, lease])).length > 0
 export const listAbandonedImports = (db: Db, before: Date) => db.query<{ id: string }>(listAbandonedImportsSql, [before])
 export const deleteImportPart = async (db: Db, id: string, perTable: number) =>
   (await one<{ removed: number }>(db, deleteImportPartSql, [id, perTable]))!.removed
