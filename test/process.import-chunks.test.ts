@@ -45,7 +45,7 @@ describe('an import in chunks', () => {
     expect((await server.call('POST', '/api/v1/mutate', { key: otherKey, body: mine })).status).toBe(200)
 
     let done = false
-    const imported = server.call('POST', '/api/v1/import-okf', { body: { files: bundle('Big', 3000) } }).finally(() => (done = true))
+    const imported = server.call('POST', '/api/v1/import-okf', { body: { files: bundle('Big', 1500) } }).finally(() => (done = true))
     const projectId = await importing(server, 'big')
     // from outside, while the import has not answered: the other tenant is served, the project is hidden
     let othersServed = 0
@@ -79,13 +79,13 @@ describe('an import in chunks', () => {
     expect(hiddenSeen).toBeGreaterThan(0)
 
     const answer = await imported
-    expect([answer.status, answer.body.project.id, answer.body.nodes]).toEqual([200, projectId, 3000])
+    expect([answer.status, answer.body.project.id, answer.body.nodes]).toEqual([200, projectId, 1500])
     expect(await projectIds(server)).toContain(projectId)
     const nodes = (await server.call('GET', `/api/v1/nodes?projectId=${projectId}`)).body.nodes as { id: string; data: { label: string } }[]
     // the loop's last write may have been answered once the import was done: it is no import's
     const importedNodes = nodes.filter((n) => n.data.label !== 'too early')
     expect(nodes.length - importedNodes.length).toBeLessThanOrEqual(1)
-    expect(importedNodes.map((n) => n.id).sort()).toEqual(Array.from({ length: 3000 }, (_, i) => `task-${i + 1}`).sort())
+    expect(importedNodes.map((n) => n.id).sort()).toEqual(Array.from({ length: 1500 }, (_, i) => `task-${i + 1}`).sort())
     // one request of the history, however many chunks it took
     const added = async (nodeId: string) =>
       (
@@ -94,7 +94,7 @@ describe('an import in chunks', () => {
           requestId: string
         }[]
       ).find((c) => c.action === 'add')!.requestId
-    expect(await added('task-3000')).toBe(await added('task-1')) // the first chunk's and the last's
+    expect(await added('task-1500')).toBe(await added('task-1')) // the first chunk's and the last's
     const first = (await server.call('GET', `/api/v1/events?projectId=${projectId}&limit=1`)).body.events
     expect(first[0].event).toBe('node.added')
     expect((await server.call('GET', `/api/v1/nodes?projectId=${projectId}`, { key: otherKey })).status).toBe(403)
@@ -102,8 +102,8 @@ describe('an import in chunks', () => {
 
   it('removes all it wrote when a late chunk is refused, and says so', async () => {
     // the last task names a parent the bundle does not hold: refused in the import's last chunks
-    const last = node('type: Task\ntitle: Orphan\nid: task-2000', '# Orphan\n\n## Parent\n\n- [Nowhere](../jobs/job-999.md)\n')
-    const answer = await server.call('POST', '/api/v1/import-okf', { body: { files: bundle('Broken', 2000, last) } })
+    const last = node('type: Task\ntitle: Orphan\nid: task-600', '# Orphan\n\n## Parent\n\n- [Nowhere](../jobs/job-999.md)\n')
+    const answer = await server.call('POST', '/api/v1/import-okf', { body: { files: bundle('Broken', 600, last) } })
     const projectId = await importing(server, 'broken')
     expect(answer.status).toBe(400)
     expect(answer.body.success).toBe(false)
@@ -118,7 +118,7 @@ describe('an import cut short by SIGKILL', () => {
     const first = await startServer()
     const killed: ServerProcess[] = [first]
     try {
-      void first.call('POST', '/api/v1/import-okf', { body: { files: bundle('Killed', 3000) } }).catch(() => {})
+      void first.call('POST', '/api/v1/import-okf', { body: { files: bundle('Killed', 1500) } }).catch(() => {})
       const projectId = await importing(first, 'killed')
       first.proc.kill('SIGKILL')
       await first.proc.exited

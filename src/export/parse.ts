@@ -92,20 +92,29 @@ function parseWorkerUrl(): string {
   return new URL('./parse-worker.ts', import.meta.url).href
 }
 
+/** A bundle read for an import: its project name, its node count, and the entries that write it (entries.ts). */
+export interface ReadBundle {
+  name: string
+  nodes: number
+  /** how many batch entries write it */
+  entries: number
+  /** the batch entries, ENTRY_BLOCK to a block, each block a JSON text */
+  blocks: string[]
+}
+
 /**
- * parseBundle for the server, on a worker thread of its own (parse-worker.ts) that ends with it: the
- * same answer and the same BundleError, while the thread that serves requests goes on serving them.
+ * parseBundle and the import's entries for the server, on a worker thread of its own
+ * (parse-worker.ts) that ends with it: the same BundleError, while the thread that serves
+ * requests goes on serving them.
  */
-export async function parseBundleOffThread(files: Record<string, string>): Promise<{ name: string; nodes: ImportedNode[] }> {
+export async function readBundleOffThread(files: Record<string, string>): Promise<ReadBundle> {
   const worker = new Worker(parseWorkerUrl())
   try {
-    const reply = await new Promise<{ bundle?: { name: string; nodes: ImportedNode[] }; refused?: string; failed?: string }>(
-      (resolve, reject) => {
-        worker.onmessage = (event) => resolve(event.data)
-        worker.onerror = (event) => reject(new Error(`the bundle reader's worker failed: ${event.message}`))
-        worker.postMessage(files)
-      },
-    )
+    const reply = await new Promise<{ bundle?: ReadBundle; refused?: string; failed?: string }>((resolve, reject) => {
+      worker.onmessage = (event) => resolve(event.data)
+      worker.onerror = (event) => reject(new Error(`the bundle reader's worker failed: ${event.message}`))
+      worker.postMessage(JSON.stringify(files))
+    })
     if (reply.refused !== undefined) throw new BundleError(reply.refused)
     if (!reply.bundle) throw new Error(`the bundle reader's worker failed: ${reply.failed}`)
     return reply.bundle

@@ -2,7 +2,8 @@ import { authChanged } from '../accounts/auth-cache'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, RefusalError } from '../errors'
-import { BundleError, parseBundleOffThread } from '../export/parse'
+import { ENTRY_BLOCK } from '../export/entries'
+import { BundleError, type ReadBundle, readBundleOffThread } from '../export/parse'
 import { beginImport, giveWay, importLease, removeImport, renewImport } from '../projects/importing'
 import { actions } from './service'
 
@@ -18,41 +19,15 @@ import { actions } from './service'
  * import is removed by the clean-up loop. All or nothing, as a user sees it.
  */
 export async function importOkf(deps: Deps, user: User, body: { files: Record<string, string>; name?: string }) {
-  let bundle: Awaited<ReturnType<typeof parseBundleOffThread>>
+  let bundle: ReadBundle
   try {
     // on a thread of its own: seconds of YAML for a large bundle
-    bundle = await parseBundleOffThread(body.files)
+    bundle = await readBundleOffThread(body.files)
   } catch (err) {
     if (err instanceof BundleError) throw invalid(err.message)
     throw err
   }
-  // urgent is valid only beside kind do-it: without a kind it would have been dropped without a word
-  const unkind = bundle.nodes.find((n) => n.urgent !== undefined && n.kind === undefined)
-  if (unkind)
-    throw invalid(
-      `${unkind.id}: urgent is set without kind; urgent is only valid on a do-it task: add kind: do-it beside it, or remove urgent`,
-    )
   const name = body.name ?? bundle.name
-  const iterations = [...new Set(bundle.nodes.map((n) => n.data.iteration).filter((i): i is string => typeof i === 'string'))]
-  // kind is the classifier's, never sent on creation (docs/reference/resources.md): the export's kind (and urgent, valid only
-  // beside kind do-it) is set back by an update in the same transaction, after every node exists
-  // blockedBy and serves name nodes that may come later in the bundle (an approach blocked by one
-  // made after it): they are set by an update once every node exists
-  const relations = (data: Record<string, unknown>) =>
-    Object.fromEntries(Object.entries(data).filter(([key]) => key === 'blockedBy' || key === 'serves'))
-  const entries = [
-    ...iterations.filter((i) => i !== 'Later').map((i) => ({ action: 'addIteration', iteration: { name: i } })),
-    ...bundle.nodes.map(({ kind: _kind, urgent: _urgent, data: { blockedBy: _b, serves: _s, ...data }, ...node }) => ({
-      action: 'add',
-      node: { ...node, data },
-    })),
-    ...bundle.nodes
-      .filter((n) => Object.keys(relations(n.data)).length > 0)
-      .map((n) => ({ action: 'update', nodeId: n.id, data: relations(n.data) })),
-    ...bundle.nodes
-      .filter((n) => n.kind !== undefined)
-      .map((n) => ({ action: 'update', nodeId: n.id, data: { kind: n.kind, ...(n.urgent !== undefined ? { urgent: n.urgent } : {}) } })),
-  ]
   // the project first, in a transaction of its own, marked as the import's: nobody sees it until the end
   const project = await deps.db.tx(async (db) => {
     const added = await actions
@@ -66,22 +41,25 @@ export async function importOkf(deps: Deps, user: User, body: { files: Record<st
   let written = 0
   let told = performance.now()
   try {
-    for (let size = FIRST_CHUNK; written < entries.length; ) {
-      const chunk = entries.slice(written, written + size)
+    for (let block = 0, size = FIRST_CHUNK; block < bundle.blocks.length; ) {
+      // a block's JSON is read only now: the serving thread never holds all the entries at once
+      const chunk = bundle.blocks.slice(block, block + size / ENTRY_BLOCK).flatMap((text) => JSON.parse(text) as unknown[])
       const started = performance.now()
       await deps.db.tx(async (db) => {
         if (!(await renewImport(db, project.id, importLease(deps.now()))))
           throw new RefusalError(409, 'import_abandoned', { message: `Project ${project.id} was removed while the import wrote it` })
         await actions.get('batch')!.run({ ...own, db }, user, { action: 'batch', projectId: project.id, mutations: chunk })
       })
+      block += size / ENTRY_BLOCK
       written += chunk.length
       const took = performance.now() - started
       if (performance.now() - told >= PROGRESS_MS || written === chunk.length) {
         told = performance.now()
-        deps.log.info('import progress', { projectId: project.id, written, entries: entries.length })
+        deps.log.info('import progress', { projectId: project.id, written, entries: bundle.entries })
       }
-      // the next chunk sized to take about CHUNK_MS; then the others' turn, for as long as this one held the database
-      size = Math.max(MIN_CHUNK, Math.min(MAX_CHUNK, Math.round((chunk.length * CHUNK_MS) / Math.max(took, 1))))
+      // the next chunk sized to take about CHUNK_MS, in whole blocks; then the others' turn, for as long as this one held the database
+      const fit = Math.round((chunk.length * CHUNK_MS) / Math.max(took, 1) / ENTRY_BLOCK) * ENTRY_BLOCK
+      size = Math.max(MIN_CHUNK, Math.min(MAX_CHUNK, fit))
       await giveWay(deps.db, took)
     }
     // the import's one commit as a user sees it: the project appears, whole
@@ -96,14 +74,14 @@ export async function importOkf(deps: Deps, user: User, body: { files: Record<st
   return {
     success: true as const,
     project,
-    nodes: bundle.nodes.length,
+    nodes: bundle.nodes,
     _meta: {
-      _tip: `Imported ${bundle.nodes.length} nodes into project ${project.id}. Read them with GET /nodes?projectId=${project.id}.`,
+      _tip: `Imported ${bundle.nodes} nodes into project ${project.id}. Read them with GET /nodes?projectId=${project.id}.`,
     },
   }
 }
 
-/** Entries of the first chunk; later ones are sized by the time the last took. */
+/** Entries of the first chunk; later ones are sized by the time the last took (all in whole blocks of ENTRY_BLOCK). */
 const FIRST_CHUNK = 50
 const MIN_CHUNK = 10
 const MAX_CHUNK = 200
