@@ -30,6 +30,8 @@ export interface Deps {
   search: SearchBackend
   /** Users, keys and project access kept in memory, emptied by every write to them on any replica. */
   auth: AuthCache
+  /** set only on the deps of an import's writes: the project it writes, which nobody else may see yet (src/projects/importing.ts) */
+  importing?: string
   /** PGlite: the events of each transaction, handed to the built-in search at its commit (`emit` takes it). */
   commits: CommitHandOff
   /** Where webhook attempts run: a worker thread of their own, off the thread that serves requests. */

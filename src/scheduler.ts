@@ -8,6 +8,7 @@ import type { Loop } from './loop'
 import { pgliteMaintenanceLoop } from './maintenance/loop'
 import { memoryLoop } from './maintenance/memory'
 import { tick as classifyTick } from './nodes/classify-loop'
+import { importCleanupLoop } from './projects/importing'
 import { pruneProposals } from './proposals/service'
 import { searchLoop } from './search/loop'
 import { shareExpiryLoop } from './share/loop'
@@ -45,6 +46,7 @@ export const loops: Loop[] = [
   pgliteMaintenanceLoop,
   memoryLoop,
   presenceExpiryLoop,
+  importCleanupLoop,
 ]
 
 /**

@@ -9,7 +9,8 @@ import { connect, serverUrl } from './server-api'
  * `arbor import PATH --key KEY [--name NAME]`: an OKF bundle (a directory of its files, or the
  * JSON that GET /export-okf answers) becomes a new project of the key's user, through the
  * running server's POST /import-okf: the project and every node (ids kept, so links between
- * them hold, and each task's kind) in one transaction, so a refused bundle leaves nothing.
+ * them hold, and each task's kind), all or nothing (written in chunks, the project shown only
+ * once whole: src/mutate/import-okf.ts), so a refused bundle leaves nothing.
  */
 export async function importCommand(config: Config, argv: string[]): Promise<void> {
   const { values, positionals } = parse(argv, { ...URL_OPTION, key: { type: 'string' }, name: { type: 'string' } }, { min: 1, max: 1 })

@@ -86,18 +86,41 @@ export function parseBundle(files: Record<string, string>): { name: string; node
   )
 }
 
-/** Files read between two turns of the event loop: a 15,000-file bundle's YAML takes seconds. */
-const FILES_PER_TURN = 200
+/** The worker's module; in the single executable it sits at its path under src/ (src/binary.ts). */
+function parseWorkerUrl(): string {
+  if (import.meta.url.startsWith('file:///$bunfs/')) return new URL('./export/parse-worker.ts', import.meta.url).href
+  return new URL('./parse-worker.ts', import.meta.url).href
+}
 
-/** parseBundle for the server: the same answer, giving the event loop a turn every FILES_PER_TURN files. */
-export async function parseBundleYielding(files: Record<string, string>): Promise<{ name: string; nodes: ImportedNode[] }> {
-  const { indexMeta, paths } = openBundle(files)
-  const nodes: ImportedNode[] = []
-  for (let i = 0; i < paths.length; i++) {
-    if (i > 0 && i % FILES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve))
-    nodes.push(nodeOf(paths[i]!, files[paths[i]!]!))
+/** A bundle read for an import: its project name, its node count, and the entries that write it (entries.ts). */
+export interface ReadBundle {
+  name: string
+  nodes: number
+  /** how many batch entries write it */
+  entries: number
+  /** the batch entries, ENTRY_BLOCK to a block, each block a JSON text */
+  blocks: string[]
+}
+
+/**
+ * parseBundle and the import's entries for the server, on a worker thread of its own
+ * (parse-worker.ts) that ends with it: the same BundleError, while the thread that serves
+ * requests goes on serving them.
+ */
+export async function readBundleOffThread(files: Record<string, string>): Promise<ReadBundle> {
+  const worker = new Worker(parseWorkerUrl())
+  try {
+    const reply = await new Promise<{ bundle?: ReadBundle; refused?: string; failed?: string }>((resolve, reject) => {
+      worker.onmessage = (event) => resolve(event.data)
+      worker.onerror = (event) => reject(new Error(`the bundle reader's worker failed: ${event.message}`))
+      worker.postMessage(JSON.stringify(files))
+    })
+    if (reply.refused !== undefined) throw new BundleError(reply.refused)
+    if (!reply.bundle) throw new Error(`the bundle reader's worker failed: ${reply.failed}`)
+    return reply.bundle
+  } finally {
+    worker.terminate()
   }
-  return closeBundle(indexMeta, nodes)
 }
 
 function openBundle(files: Record<string, string>) {

@@ -122,7 +122,7 @@ export const mutateRoutes = (deps: Deps) => {
         },
         detail: {
           requestBody: documentedBody(ImportBody),
-          summary: 'Import an OKF bundle as a new project: all of it in one transaction, or nothing',
+          summary: 'Import an OKF bundle as a new project: all of it, or nothing (written in chunks; the project is shown once whole)',
           tags: ['export'],
         },
       },

@@ -3,6 +3,7 @@ import { requireScopeProject } from '../accounts/scope'
 import type { Deps } from '../deps'
 import { projectAccessDenied, RefusalError } from '../errors'
 import { hasApiAccess } from '../tiers/service'
+import { importingRefusal } from './importing'
 import { type AccessRow, getAccess } from './queries'
 
 export const TIER_REQUIRED = 'REST API access requires Builder or Team tier'
@@ -25,7 +26,7 @@ export type DenyStyle = 'access' | 'not-yours'
  * unless the endpoint says otherwise with `unknown`.
  */
 export async function requireProject(
-  deps: Pick<Deps, 'db' | 'auth'>,
+  deps: Pick<Deps, 'db' | 'auth' | 'importing'>,
   user: User,
   projectId: unknown,
   opts: { deny?: DenyStyle; unknown?: () => Error } = {},
@@ -38,7 +39,7 @@ export async function requireProject(
  * fast lane's case, src/reads/fast-reads.ts); a refusal is thrown, not returned in a promise.
  */
 export function projectAccess(
-  deps: Pick<Deps, 'db' | 'auth'>,
+  deps: Pick<Deps, 'db' | 'auth' | 'importing'>,
   user: User,
   projectId: unknown,
   opts: { deny?: DenyStyle; unknown?: () => Error } = {},
@@ -52,6 +53,8 @@ export function projectAccess(
   const check = (row: AccessRow | null): Access => {
     if (!row) throw opts.unknown ? opts.unknown() : deny()
     if (!row.role) throw deny()
+    // an import still writes it: its owner hears so, anyone else as of a project that is not theirs
+    if (row.importing && deps.importing !== row.id) throw row.role === 'owner' ? importingRefusal(row.id) : deny()
     if (row.role === 'owner') {
       if (!hasApiAccess(user)) throw tierRequired()
     } else {

@@ -1,15 +1,20 @@
+import beginImportSql from '../../sql/projects/begin-import.sql' with { type: 'text' }
 import countOwnedSql from '../../sql/projects/count-owned.sql' with { type: 'text' }
 import countSeatsSql from '../../sql/projects/count-seats.sql' with { type: 'text' }
+import deleteImportSql from '../../sql/projects/delete-import.sql' with { type: 'text' }
+import deleteImportPartSql from '../../sql/projects/delete-import-part.sql' with { type: 'text' }
 import deleteMemberSql from '../../sql/projects/delete-member.sql' with { type: 'text' }
 import getAccessSql from '../../sql/projects/get-access.sql' with { type: 'text' }
 import insertMemberSql from '../../sql/projects/insert-member.sql' with { type: 'text' }
 import insertProjectSql from '../../sql/projects/insert-project.sql' with { type: 'text' }
 import insertSystemIterationSql from '../../sql/projects/insert-system-iteration.sql' with { type: 'text' }
+import listAbandonedImportsSql from '../../sql/projects/list-abandoned-imports.sql' with { type: 'text' }
 import listForUserSql from '../../sql/projects/list-for-user.sql' with { type: 'text' }
 import listMembersSql from '../../sql/projects/list-members.sql' with { type: 'text' }
 import lockOwnerSql from '../../sql/projects/lock-owner.sql' with { type: 'text' }
 import renameSql from '../../sql/projects/rename.sql' with { type: 'text' }
 import setArchivedSql from '../../sql/projects/set-archived.sql' with { type: 'text' }
+import setImportLeaseSql from '../../sql/projects/set-import-lease.sql' with { type: 'text' }
 import type { Db } from '../db'
 import { one } from '../db/port'
 
@@ -22,6 +27,8 @@ export interface AccessRow {
   owner_lapsed: boolean
   owner_contributor: boolean
   role: 'owner' | 'member' | null
+  /** an import still writes it (migration 0029): only that import may see it */
+  importing: boolean
 }
 
 export type ProjectRow = { id: string; name: string; archived: boolean }
@@ -50,3 +57,11 @@ export const deleteMember = async (db: Db, projectId: string, userId: string) =>
   (await db.query(deleteMemberSql, [projectId, userId])).length > 0
 export const countSeatsWith = async (db: Db, ownerId: string, candidateId: string) =>
   (await one<{ count: number }>(db, countSeatsSql, [ownerId, candidateId]))!.count
+
+/** A project an import still writes (migration 0029, src/projects/importing.ts). */
+export const beginImport = async (db: Db, id: string, lease: Date) => (await db.query(beginImportSql, [id, lease])).length > 0
+export const setImportLease = async (db: Db, id: string, lease: Date | null) => (await db.query(setImportLeaseSql, [id, lease])).length > 0
+export const listAbandonedImports = (db: Db, before: Date) => db.query<{ id: string }>(listAbandonedImportsSql, [before])
+export const deleteImportPart = async (db: Db, id: string, perTable: number) =>
+  (await one<{ removed: number }>(db, deleteImportPartSql, [id, perTable]))!.removed
+export const deleteImport = async (db: Db, id: string) => (await db.query(deleteImportSql, [id])).length > 0
