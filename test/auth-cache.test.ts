@@ -111,11 +111,15 @@ describe('the auth cache (src/accounts/auth-cache.ts)', () => {
       'accounts/revoke-api-key.sql',
       'accounts/set-key-scope.sql',
       'accounts/update-user.sql',
+      // an import's own project (src/projects/importing.ts): authChanged once the import ends or is removed
+      'projects/begin-import.sql',
+      'projects/delete-import.sql',
       'projects/delete-member.sql',
       'projects/insert-member.sql',
       'projects/insert-project.sql',
       'projects/rename.sql',
       'projects/set-archived.sql',
+      'projects/set-import-lease.sql',
     ])
   })
 })

@@ -28,6 +28,8 @@ const WRITERS: Record<string, { runs: string[]; recordedIn: string[] } | { exemp
   'iterations/set-order.sql': { runs: ['setOrder'], recordedIn: ['src/iterations/service.ts'] },
   // a project is born with its system iteration Later: part of creating the project, not a change of a plan
   'projects/insert-system-iteration.sql': { exempt: 'the system iteration Later, created with its project' },
+  // an import that never finished is removed whole, its changes with it: nobody ever saw its project (src/projects/importing.ts)
+  'projects/delete-import-part.sql': { exempt: 'the nodes of an import that never finished, removed with their changes' },
 }
 
 const RECORDERS = /\b(noteChange|recordChanges)\(/
