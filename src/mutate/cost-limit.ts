@@ -118,13 +118,19 @@ function tooCostly(what: string, costUs: number, budget: number, tip: string, pe
 
 /**
  * Refuses (413, nothing written) a client's `batch`, or a `propose` of one (its preview runs the
- * batch, and applying it would), whose estimated database time is over the budget on PGlite. Only
+ * batch, and applying it would; the actions whose row is `costLimited`), whose estimated database time is over the budget on PGlite. Only
  * requests: the batches a workflow step or an import runs are parts of their own request. Checked
  * before the action runs, so a body that is also invalid, or a project the caller cannot reach,
  * gets its 400 or 403 first (checked here only on the way to a 413: the usual path costs nothing).
  */
-export async function checkBatchCost(deps: Deps, user: User, request: Record<string, unknown>, schema: TSchema): Promise<void> {
-  if ((request.action !== 'batch' && request.action !== 'propose') || !Array.isArray(request.mutations)) return
+export async function checkBatchCost(
+  deps: Deps,
+  user: User,
+  request: Record<string, unknown>,
+  schema: TSchema,
+  noun: 'batch' | 'proposal',
+): Promise<void> {
+  if (!Array.isArray(request.mutations)) return
   const budget = budgetUs(deps)
   if (budget === null) return
   const entries: unknown[] = request.mutations
@@ -139,10 +145,10 @@ export async function checkBatchCost(deps: Deps, user: User, request: Record<str
     return relationIds(entry.action === 'add' ? entry.node?.data : entry.data) > 0
   })
   throw tooCostly(
-    `This ${request.action === 'batch' ? 'batch' : 'proposal'} of ${entries.length} entries`,
+    `This ${noun} of ${entries.length} entries`,
     cost,
     budget,
-    `Send at most ${n} entries per ${request.action === 'batch' ? 'batch' : 'proposal'}: split the mutations into several, in order (each is applied on its own; draft- ids resolve only within one batch, so keep a new node and the entries that name its draft id together)${relations ? ', or name fewer ids in blockedBy and serves per batch' : ''}. Updates and deletes cost more than adds (about ${COST_US.update / COST_US.add} and ${COST_US.delete / COST_US.add} adds each, plus ${COST_US.relationId / COST_US.add} of an add for each id a blockedBy or serves names). This limit is the server's PGlite budget (PGLITE_WRITE_BUDGET_MS); a server on PostgreSQL has none.`,
+    `Send at most ${n} entries per ${noun}: split the mutations into several, in order (each is applied on its own; draft- ids resolve only within one batch, so keep a new node and the entries that name its draft id together)${relations ? ', or name fewer ids in blockedBy and serves per batch' : ''}. Updates and deletes cost more than adds (about ${COST_US.update / COST_US.add} and ${COST_US.delete / COST_US.add} adds each, plus ${COST_US.relationId / COST_US.add} of an add for each id a blockedBy or serves names). This limit is the server's PGlite budget (PGLITE_WRITE_BUDGET_MS); a server on PostgreSQL has none.`,
     n,
   )
 }

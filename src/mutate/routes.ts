@@ -24,7 +24,8 @@ import { type Action, actionOf, authorOfRequest } from './service'
  */
 async function withChangeIds(found: Action, deps: Deps & { author: Author }, user: User, request: Record<string, unknown>) {
   const changeIds: number[] = []
-  await checkBatchCost(deps, user, request, found.schema) // on PGlite, 413 before anything is written (issue 50, item 3)
+  // on PGlite, 413 before anything is written (issue 50, item 3)
+  if (found.costLimited) await checkBatchCost(deps, user, request, found.schema, found.costLimited)
   const answer = await found.run({ ...deps, author: { ...deps.author, changeIds } }, user, request)
   if (changeIds.length === 0 || 'changeIds' in answer) return answer
   const { _meta, ...rest } = answer

@@ -43,6 +43,11 @@ export interface Action {
   secretAnswer?: true
   /** The answer's `changeIds` are its result (a revert's), shown whatever `Prefer` says. */
   changeIdsAreResult?: true
+  /**
+   * Its `mutations` are weighed against PGlite's write budget before it runs (src/mutate/cost-limit.ts:
+   * 413 over it); the word is what the refusal calls the request.
+   */
+  costLimited?: 'batch' | 'proposal'
   /** Work after the commit, outside the transaction, on a fresh 200 answer (never a replay). */
   afterCommit?: (deps: Deps, request: ActionRequest, answer: Record<string, unknown>) => Promise<Record<string, unknown>>
 }
@@ -103,7 +108,7 @@ export const actions: { readonly [A in ActionName]: Action } = {
   update: nodeWrite(bodies.update, update, workPlan.update),
   delete: nodeWrite(bodies.delete, remove, workPlan.delete),
   restore: nodeWrite(bodies.restore, restore, workPlan.lockOnly),
-  batch: { ...nodeWrite(bodies.batch, batch, workPlan.batch), author: byEntryClaimTokens },
+  batch: { ...nodeWrite(bodies.batch, batch, workPlan.batch), author: byEntryClaimTokens, costLimited: 'batch' },
   classify: action(bodies.classify, classify),
   addIteration: action(bodies.addIteration, addIterationAction),
   updateIteration: nodeWrite(
@@ -123,7 +128,7 @@ export const actions: { readonly [A in ActionName]: Action } = {
   renewClaim: { ...action(bodies.renewClaim, renewClaim), secretAnswer: true },
   releaseClaim: action(bodies.releaseClaim, releaseClaim),
   revert: { ...nodeWrite(bodies.revert, revert, workPlan.revert), changeIdsAreResult: true },
-  propose: action(bodies.propose, propose),
+  propose: { ...action(bodies.propose, propose), costLimited: 'proposal' },
   applyProposal: action(bodies.applyProposal, applyProposal),
   rejectProposal: action(bodies.rejectProposal, rejectProposal),
   withdrawProposal: action(bodies.withdrawProposal, withdrawProposal),
