@@ -55,8 +55,7 @@ export async function importOkf(deps: Deps, user: User, body: Static<typeof Impo
       const chunk = bundle.blocks.slice(block, block + size / ENTRY_BLOCK).flatMap((text) => JSON.parse(text) as unknown[])
       const started = performance.now()
       await deps.db.tx(async (db) => {
-        if (!(await renewImport(db, project.id, importLease(deps.now()))))
-          throw new RefusalError(409, 'import_abandoned', { message: `Project ${project.id} was removed while the import wrote it` })
+        await moveLease(db, project.id, importLease(deps.now()))
         await actions.batch.run({ ...own, db }, user, { action: 'batch', projectId: project.id, mutations: chunk })
       })
       block += size / ENTRY_BLOCK
@@ -72,8 +71,7 @@ export async function importOkf(deps: Deps, user: User, body: Static<typeof Impo
       await giveWay(deps.db, pace.wait ? took : 0)
     }
     // the import's one commit as a user sees it: the project appears, whole
-    if (!(await renewImport(deps.db, project.id, null)))
-      throw new RefusalError(409, 'import_abandoned', { message: `Project ${project.id} was removed while the import wrote it` })
+    await moveLease(deps.db, project.id, null)
   } catch (err) {
     throw await undone(deps, project.id, written, err)
   } finally {
@@ -88,6 +86,12 @@ export async function importOkf(deps: Deps, user: User, body: Static<typeof Impo
       _tip: `Imported ${bundle.nodes} nodes into project ${project.id}. Read them with GET /nodes?projectId=${project.id}.`,
     },
   }
+}
+
+/** The import's lease moved on (null: the import ends, the project appears), or 409 when its project was removed meanwhile. */
+async function moveLease(db: Deps['db'], projectId: string, lease: Date | null): Promise<void> {
+  if (!(await renewImport(db, projectId, lease)))
+    throw new RefusalError(409, 'import_abandoned', { message: `Project ${projectId} was removed while the import wrote it` })
 }
 
 /** Entries of the first chunk; later ones are sized by the time the last took (all in whole blocks of ENTRY_BLOCK). */
