@@ -6,7 +6,7 @@ import { loadMcpConfig } from '../src/mcp/config'
 import { originAllowed, readOnlyAsked } from '../src/mcp/http'
 import { toolList } from '../src/mcp/server'
 import { ACTION_BODIES } from '../src/mutate/model'
-import { SearchParams } from '../src/search/model'
+import { SearchToolParams } from '../src/search/model'
 
 const ROOT = join(import.meta.dir, '..')
 const MCP = join(ROOT, 'src/mcp')
@@ -69,7 +69,7 @@ describe('src/mcp', () => {
 
   it('publishes the routes’ typed schemas: literal unions as enums, descriptions kept, projectId optional only with a default project', () => {
     const properties = {
-      q: { type: 'string', description: 'natural language; only the first 1,000 characters are used' },
+      q: { type: 'string', pattern: '\\S', description: 'natural language; only the first 1,000 characters are used' },
       type: { type: 'string', enum: ['goal', 'need', 'approach', 'job', 'task'] },
       limit: { type: 'integer', minimum: 1, maximum: 20, description: '1 to 20, default 5' },
     }
@@ -149,15 +149,15 @@ describe('src/mcp', () => {
   })
 
   it('documents the REST route with the same typed schema', () => {
-    const typed = (name: 'type' | 'limit') => JSON.parse(JSON.stringify(SearchParams.properties[name]))
-    expect(JSON.parse(JSON.stringify(documentedQuery(SearchParams)))).toEqual({
+    const typed = (name: 'type' | 'limit') => JSON.parse(JSON.stringify(SearchToolParams.properties[name]))
+    expect(JSON.parse(JSON.stringify(documentedQuery(SearchToolParams)))).toEqual({
       parameters: [
         { name: 'projectId', in: 'query', required: true, schema: { type: 'string' } },
         {
           name: 'q',
           in: 'query',
           required: true,
-          schema: { type: 'string', description: 'natural language; only the first 1,000 characters are used' },
+          schema: { type: 'string', pattern: '\\S', description: 'natural language; only the first 1,000 characters are used' },
         },
         // an enumeration's values are listed in its description
         { name: 'type', in: 'query', required: false, schema: { ...typed('type'), description: 'goal, need, approach, job, task' } },
