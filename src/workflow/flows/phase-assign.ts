@@ -1,8 +1,7 @@
-import type { Node } from '../../nodes/model'
 import { BadResponse, isNoValuePhase, LIMITS, NO_VALUE_PHASES } from '../model'
 import { isOpen, pathOf, treeText, unplannedJobs } from '../project'
 import { conversation, fill, introFor, TEMPLATES } from '../prompts'
-import { type Flow, type FlowCtx, type Plan, withTurns } from './shared'
+import { type Flow, type FlowCtx, type Plan, takeNodes, takenNodes, withTurns } from './shared'
 
 /**
  * phase-assign: one step over the open jobs in Later. The answer groups them into themed
@@ -13,14 +12,12 @@ export const phaseAssignFlow: Flow = {
   name: 'phase-assign',
 
   start(ctx, _input, run) {
-    const jobs = unplannedJobs(ctx.snap)
-    if (!jobs.length) return { kind: 'done', message: 'No open job waits in Later: nothing to plan.' }
-    return { kind: 'next', run: { ...run, step: 'assign', ids: jobs.slice(0, LIMITS.laterJobs).map((j) => j.id) } }
+    return takeNodes(run, 'assign', unplannedJobs(ctx.snap), LIMITS.laterJobs, 'No open job waits in Later: nothing to plan.')
   },
 
   prompt(ctx, run) {
     const all = unplannedJobs(ctx.snap).length
-    const jobs = (run.ids ?? []).map((id) => ctx.snap.byId.get(id)).filter((j): j is Node => !!j)
+    const jobs = takenNodes(ctx, run)
     const counts = new Map<string, number>()
     for (const n of ctx.snap.nodes)
       if ((n.type === 'job' || n.type === 'task') && n.data?.iteration)

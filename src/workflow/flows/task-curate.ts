@@ -3,7 +3,7 @@ import { BadResponse, LIMITS } from '../model'
 import { inbox, treeText } from '../project'
 import { conversation, FIELD_RULES, fill, introFor, TEMPLATES } from '../prompts'
 import { checkDrafts } from './drafts'
-import { type Flow, type FlowCtx, type Plan, withTurns } from './shared'
+import { type Flow, type FlowCtx, type Plan, takeNodes, takenNodes, withTurns } from './shared'
 
 /**
  * task-curate: one step over the open tasks (the inbox). The answer proposes skip, discard,
@@ -34,14 +34,12 @@ export const taskCurateFlow: Flow = {
   name: 'task-curate',
 
   start(ctx, _input, run) {
-    const tasks = inbox(ctx.snap)
-    if (!tasks.length) return { kind: 'done', message: 'The task inbox is empty: nothing to curate.' }
-    return { kind: 'next', run: { ...run, step: 'curate', ids: tasks.slice(0, LIMITS.inboxTasks).map((t) => t.id) } }
+    return takeNodes(run, 'curate', inbox(ctx.snap), LIMITS.inboxTasks, 'The task inbox is empty: nothing to curate.')
   },
 
   prompt(ctx, run) {
     const all = inbox(ctx.snap).length
-    const tasks = (run.ids ?? []).map((id) => ctx.snap.byId.get(id)).filter((t): t is Node => !!t)
+    const tasks = takenNodes(ctx, run)
     return fill(
       TEMPLATES.get('task-curate')!,
       new Map([
