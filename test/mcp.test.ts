@@ -69,7 +69,7 @@ describe('src/mcp', () => {
 
   it('publishes the routes’ typed schemas: literal unions as enums, descriptions kept, projectId optional only with a default project', () => {
     const properties = {
-      q: { type: 'string', pattern: '\\S', description: 'natural language; only the first 1,000 characters are used' },
+      q: { type: 'string', description: 'natural language; only the first 1,000 characters are used' },
       type: { type: 'string', enum: ['goal', 'need', 'approach', 'job', 'task'] },
       limit: { type: 'integer', minimum: 1, maximum: 20, description: '1 to 20, default 5' },
     }
@@ -157,7 +157,7 @@ describe('src/mcp', () => {
           name: 'q',
           in: 'query',
           required: true,
-          schema: { type: 'string', pattern: '\\S', description: 'natural language; only the first 1,000 characters are used' },
+          schema: { type: 'string', description: 'natural language; only the first 1,000 characters are used' },
         },
         // an enumeration's values are listed in its description
         { name: 'type', in: 'query', required: false, schema: { ...typed('type'), description: 'goal, need, approach, job, task' } },

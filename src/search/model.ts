@@ -48,5 +48,5 @@ export const SearchQuery = Type.Object(
 export type SearchQuery = Static<typeof SearchQuery>
 /** GET /search parameters, typed, as OpenAPI documents them. */
 export const SearchParams = typedParams(SearchQuery)
-/** The same for the MCP tool, without mode (an evaluation switch). */
-export const SearchToolParams = typedParams(SearchQuery, ['mode'])
+/** The same for the MCP tool, without mode (an evaluation switch) and q's pattern (the tool list's token budget). */
+export const SearchToolParams = typedParams(SearchQuery, { without: ['mode'], patterns: false })
