@@ -1,6 +1,13 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
+import type { TObject, TSchema } from '@sinclair/typebox'
+import { checkInput } from '../src/http/action-schema'
+import { IterationsParams, IterationsQuery } from '../src/iterations/model'
+import { NodesParams, NodesQuery } from '../src/nodes/input'
+import { SearchParams, SearchQuery } from '../src/search/model'
+import { OutlineParams, OutlineQuery, TreeOutlineQuery, TreeParams, TreeWalkQuery } from '../src/tree/model'
+import { ReadyParams, ReadyQuery } from '../src/work/model'
 import { startApp } from './helpers'
 
 // docs/validation.md: one way to check input (checkInput after the access check), 403 before 400
@@ -57,6 +64,54 @@ describe('one way to check input', () => {
         400,
         ['Request body must be a JSON object (Content-Type: application/json)'],
       ])
+    }
+  })
+
+  it("documents each typed read parameter as its query's checker reads it: the same names, bounds, values", () => {
+    const p = { projectId: 'p' }
+    const reads: { params: TObject; query: TObject; base: Record<string, string>; names?: string[] }[] = [
+      { params: NodesParams, query: NodesQuery, base: p },
+      { params: ReadyParams, query: ReadyQuery, base: p },
+      { params: SearchParams, query: SearchQuery, base: { ...p, q: 'churn' } },
+      { params: IterationsParams, query: IterationsQuery, base: p },
+      { params: OutlineParams, query: OutlineQuery, base: p },
+      // GET /tree documents a walk's parameters and an outline's in one
+      { params: TreeParams, query: TreeOutlineQuery, base: { ...p, format: 'outline' }, names: ['nodeId', 'format', 'budget'] },
+      { params: TreeParams, query: TreeWalkQuery, base: { ...p, nodeId: 'goal-1', direction: 'up' }, names: ['nodeId', 'direction'] },
+    ]
+    const passes = (query: TObject, value: Record<string, string>) => {
+      try {
+        checkInput('query', query, value)
+        return true
+      } catch {
+        return false
+      }
+    }
+    for (const { params, query, base, names } of reads) {
+      if (!names) {
+        expect(Object.keys(params.properties)).toEqual(Object.keys(query.properties))
+        expect(params.required).toEqual(query.required)
+      }
+      for (const name of names ?? Object.keys(params.properties)) {
+        const typed = params.properties[name] as TSchema
+        const values: unknown[] | null = typed.anyOf ? typed.anyOf.map((v: TSchema) => v.const) : 'const' in typed ? [typed.const] : null
+        const [good, bad] =
+          typed.type === 'integer'
+            ? [
+                [typed.minimum, typed.maximum],
+                [typed.minimum - 1, typed.maximum + 1, 1.5],
+              ]
+            : typed.type === 'boolean'
+              ? [
+                  ['true', 'false'],
+                  ['yes', '1'],
+                ]
+              : values
+                ? [values, ['none-of-these']]
+                : [['x'], []]
+        for (const v of good) expect([name, v, passes(query, { ...base, [name]: String(v) })]).toEqual([name, v, true])
+        for (const v of bad) expect([name, v, passes(query, { ...base, [name]: String(v) })]).toEqual([name, v, false])
+      }
     }
   })
 })

@@ -6,7 +6,7 @@ import { loadMcpConfig } from '../src/mcp/config'
 import { originAllowed, readOnlyAsked } from '../src/mcp/http'
 import { toolList } from '../src/mcp/server'
 import { ACTION_BODIES } from '../src/mutate/model'
-import { SearchParams } from '../src/search/model'
+import { SearchToolParams } from '../src/search/model'
 
 const ROOT = join(import.meta.dir, '..')
 const MCP = join(ROOT, 'src/mcp')
@@ -149,8 +149,8 @@ describe('src/mcp', () => {
   })
 
   it('documents the REST route with the same typed schema', () => {
-    const typed = (name: 'type' | 'limit') => JSON.parse(JSON.stringify(SearchParams.properties[name]))
-    expect(JSON.parse(JSON.stringify(documentedQuery(SearchParams)))).toEqual({
+    const typed = (name: 'type' | 'limit') => JSON.parse(JSON.stringify(SearchToolParams.properties[name]))
+    expect(JSON.parse(JSON.stringify(documentedQuery(SearchToolParams)))).toEqual({
       parameters: [
         { name: 'projectId', in: 'query', required: true, schema: { type: 'string' } },
         {

@@ -117,11 +117,15 @@ describe('propose', () => {
     const badType = await mutate(proposal(p, [{ action: 'add', node: { type: 'task', parentId: 'goal-1', data: { label: 'x' } } }]))
     expect(badType.status).toBe(400)
     expect(JSON.stringify(badType.body)).toContain('mutations[0]')
-    expect((await mutate(proposal(p, []))).status).toBe(400)
+    const none = await mutate(proposal(p, []))
+    expect([none.status, none.body.errors]).toEqual([
+      400,
+      ['mutations is required: a non-empty array of add, update, delete or addIteration entries (as a batch)'],
+    ])
     const many = Array.from({ length: 501 }, (_, i) => ({ action: 'add', node: { type: 'goal', data: { label: `g${i}` } } }))
     const tooMany = await mutate(proposal(p, many))
     expect(tooMany.status).toBe(400)
-    expect(tooMany.body.errors[0]).toContain('at most 500')
+    expect(tooMany.body.errors).toEqual(['mutations has 501 entries; at most 500 are allowed per proposal'])
     expect((await mutate(proposal(p, [{ action: 'delete', nodeId: 'job-1' }], { title: '' }))).status).toBe(400)
     expect((await mutate(proposal(p, [{ action: 'delete', nodeId: 'job-1' }], { title: 'x'.repeat(201) }))).status).toBe(400)
     expect((await mutate(proposal(p, [{ action: 'delete', nodeId: 'job-1' }], { title: 'x'.repeat(200) }))).status).toBe(200)

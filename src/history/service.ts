@@ -2,10 +2,21 @@ import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { afterAccess } from '../http/action-schema'
 import { requireProject } from '../projects/access'
-import { type ChangeRow, CURSOR, DEFAULT_LIMIT, HistoryQuery } from './model'
+import { type ChangeDraft, type ChangeRow, CURSOR, DEFAULT_LIMIT, HistoryQuery } from './model'
 import * as q from './queries'
 
 export { type ChangeDraft, type ChangeRow, filterProperties } from './model'
+
+/** What a stored change changed: a node (with its type) or an iteration. */
+export const targetOf = (r: ChangeRow) => ({ kind: r.target_kind, id: r.target_id, ...(r.target_type ? { type: r.target_type } : {}) })
+
+/** A change a write would make, as a dry run shows it: a revert's `dryRun`, a proposal's preview. */
+export const plannedChange = (d: ChangeDraft) => ({
+  target: { kind: d.kind, id: d.id, ...(d.type ? { type: d.type } : {}) },
+  action: d.action,
+  before: d.before,
+  after: d.after,
+})
 
 /** A change as GET /history and a revert's answers show it (history.md, 2). */
 export function toChange(r: ChangeRow) {
@@ -16,7 +27,7 @@ export function toChange(r: ChangeRow) {
     actor,
     requestId: r.request_id,
     action: r.action,
-    target: { kind: r.target_kind, id: r.target_id, ...(r.target_type ? { type: r.target_type } : {}) },
+    target: targetOf(r),
     before: r.before,
     after: r.after,
     fields: r.fields,

@@ -1,24 +1,29 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { action, NodeId, NonBlank, ProjectId, ruled } from '../http/action-schema'
+import { TYPED } from '../http/query'
+import { typedParams } from '../http/typed-params'
 import { formatRev, IfRev } from '../ports/rev'
 import type { IterationRow } from './queries'
-
-/** GET /iterations parameters, typed, as OpenAPI and the MCP tool document them. */
-export const IterationsParams = Type.Object({
-  projectId: Type.String(),
-  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('done')])),
-  current: Type.Optional(Type.Boolean({ description: 'true: only the current iteration (first active, non-system)' })),
-})
 
 /** GET /iterations' query values (strings) with docs/reference/reads.md's messages, checked after the access check (checkInput). */
 export const IterationsQuery = Type.Object(
   {
     projectId: Type.String(),
     status: Type.Optional(ruled(Type.Union([Type.Literal('active'), Type.Literal('done')]), 'status must be one of: active, done')),
-    current: Type.Optional(ruled(Type.Union([Type.Literal('true'), Type.Literal('false')]), 'current must be true or false')),
+    current: Type.Optional(
+      ruled(
+        Type.Union([Type.Literal('true'), Type.Literal('false')], {
+          description: 'true: only the current iteration (first active, non-system)',
+          [TYPED]: Type.Boolean(),
+        }),
+        'current must be true or false',
+      ),
+    ),
   },
   { additionalProperties: false },
 )
+/** GET /iterations parameters, typed, as OpenAPI and the MCP tool document them. */
+export const IterationsParams = typedParams(IterationsQuery)
 
 export const LATER = 'Later'
 

@@ -7,8 +7,8 @@
 import type { TObject } from '@sinclair/typebox'
 import { FeedbackBody } from '../feedback/model'
 import { IterationsParams } from '../iterations/model'
-import { NodesParams } from '../nodes/model'
-import { SearchParams } from '../search/model'
+import { NodesParams } from '../nodes/input'
+import { SearchToolParams } from '../search/model'
 import { DIRECTIONS, OutlineParams, TreeParams } from '../tree/model'
 import { ViewCommandBody, ViewStateParams } from '../view/model'
 import { WorkflowBody } from '../workflow/model'
@@ -87,7 +87,7 @@ export const TOOLS: ToolSpec[] = [
     description: 'Semantic search over a project: nodes closest in meaning to q, each with its ancestors. GET /search.',
     method: 'GET',
     path: '/search',
-    schema: SearchParams,
+    schema: SearchToolParams,
     annotations: read(),
     outputSchema: OUTPUT.search,
   },

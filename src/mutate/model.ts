@@ -56,18 +56,21 @@ export const BatchEntry = discriminated(
   ),
   'action',
 )
+/** A batch's `mutations` (a proposal's too): 1 to `max` entries, each checked as a batch's, with docs/reference/mutate.md's messages. */
+const Mutations = (max: number, per: 'batch' | 'proposal', asWhat: string) =>
+  Object.assign(
+    ruled(Type.Array(BatchEntry, { minItems: 1, maxItems: max }), (value) =>
+      Array.isArray(value) && value.length > max
+        ? `mutations has ${value.length} entries; at most ${max} are allowed per ${per}`
+        : `mutations is required: a non-empty array of add, update, delete or addIteration entries${asWhat}`,
+    ),
+    { [PREFIX_ITEMS]: 'mutations' },
+  )
 export const BatchBody = action(
   'batch',
   {
     projectId: ProjectId,
-    mutations: Object.assign(
-      ruled(Type.Array(BatchEntry, { minItems: 1, maxItems: MAX_BATCH }), (value) =>
-        Array.isArray(value) && value.length > MAX_BATCH
-          ? `mutations has ${value.length} entries; at most ${MAX_BATCH} are allowed per batch`
-          : 'mutations is required: a non-empty array of add, update, delete or addIteration entries',
-      ),
-      { [PREFIX_ITEMS]: 'mutations' },
-    ),
+    mutations: Mutations(MAX_BATCH, 'batch', ''),
   },
   'Up to 1,000 add, update, delete and addIteration entries in one transaction; draft- ids are remapped.',
 )
@@ -91,14 +94,7 @@ export const ProposeBody = action(
       `title is required: 1 to ${MAX_TITLE} characters saying what the proposal does`,
     ),
     note: Type.Optional(ruled(Type.String({ maxLength: MAX_NOTE }), `note must be a string of at most ${MAX_NOTE} characters`)),
-    mutations: Object.assign(
-      ruled(Type.Array(BatchEntry, { minItems: 1, maxItems: MAX_PROPOSAL_MUTATIONS }), (value) =>
-        Array.isArray(value) && value.length > MAX_PROPOSAL_MUTATIONS
-          ? `mutations has ${value.length} entries; at most ${MAX_PROPOSAL_MUTATIONS} are allowed per proposal`
-          : 'mutations is required: a non-empty array of add, update, delete or addIteration entries (as a batch)',
-      ),
-      { [PREFIX_ITEMS]: 'mutations' },
-    ),
+    mutations: Mutations(MAX_PROPOSAL_MUTATIONS, 'proposal', ' (as a batch)'),
   },
   'Writes nothing; a person applies it.',
 )

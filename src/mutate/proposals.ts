@@ -3,6 +3,7 @@ import type { Deps } from '../deps'
 import { ErrorListError, forbidden, RefusalError } from '../errors'
 import type { State } from '../history/model'
 import { type StaleField, staleFields, staleWrite } from '../history/precondition'
+import { plannedChange } from '../history/service'
 import { afterAccess, ProjectQuery } from '../http/action-schema'
 import { loadNodes, lockedTarget, type WriteCtx } from '../nodes/context'
 import { type Actor, SYSTEM_ACTOR } from '../ports/actor'
@@ -60,15 +61,7 @@ async function dryRun(deps: Deps, user: User, projectId: string, mutations: Entr
         after: { name: i!.name, status: i!.status, sortOrder: i!.sortOrder, gitTags: i!.gitTags } as State,
       }))
     const c = ctx!
-    const changes = [
-      ...iterations,
-      ...c.changes.map((d) => ({
-        target: { kind: d.kind, id: d.id, ...(d.type ? { type: d.type } : {}) },
-        action: d.action,
-        before: d.before,
-        after: d.after,
-      })),
-    ]
+    const changes = [...iterations, ...c.changes.map(plannedChange)]
     const revs: Record<string, string> = {}
     for (const id of [
       ...c.changes.filter((d) => d.kind === 'node' && d.before !== null).map((d) => d.id),

@@ -2,7 +2,7 @@ import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid, notFound, RefusalError } from '../errors'
 import { MAX_REVERT, type RevertBody, type RevertFilter } from '../history/model'
-import { type ChangeRow, changesById, filtersOf, laterChanges, selectByFilter } from '../history/service'
+import { type ChangeRow, changesById, filtersOf, laterChanges, plannedChange, selectByFilter, targetOf } from '../history/service'
 import { LATER } from '../iterations/model'
 import { revertIteration } from '../iterations/service'
 import { finish, flush, getNode, loadNodes, openCtx, reloadIterations, type WriteCtx, writeMeta } from '../nodes/context'
@@ -20,8 +20,6 @@ interface Conflict {
   reason: Reason
 }
 type Later = Awaited<ReturnType<typeof laterChanges>>[number]
-
-const targetOf = (c: ChangeRow) => ({ kind: c.target_kind, id: c.target_id, ...(c.target_type ? { type: c.target_type } : {}) })
 
 /** The changes a revert selects, newest first: by id (every one must be the project's) or by filter. */
 async function select(deps: Deps, projectId: string, body: RevertBody): Promise<ChangeRow[]> {
@@ -160,15 +158,7 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
   const tip =
     'A revert changed later fields, or the target is gone, or it has children added later: nothing was written. Send force:true to take the changes back anyway (reverted values win; later children are deleted), or leave the conflicting changes out.'
   if (dryRun) {
-    const planned = [
-      ...iterationChanges,
-      ...ctx.changes.map((d) => ({
-        target: { kind: d.kind, id: d.id, ...(d.type ? { type: d.type } : {}) },
-        action: d.action,
-        before: d.before,
-        after: d.after,
-      })),
-    ]
+    const planned = [...iterationChanges, ...ctx.changes.map(plannedChange)]
     await deps.db.query('rollback to savepoint arbor_revert_dry_run')
     return {
       success: true,

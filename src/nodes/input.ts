@@ -6,6 +6,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox'
 import { action, deferred, discriminated, IntegerText, NodeId, ProjectId, ruled } from '../http/action-schema'
+import { typedParams } from '../http/typed-params'
 import { dataSchema, NodeDataPatch as NodeFieldsPatch } from '../ports/node-data'
 import { IfRev } from '../ports/rev'
 import { NODE_TYPES, type NodeType } from './model'
@@ -127,10 +128,12 @@ export const NodesQuery = Type.Object(
   {
     projectId: Type.String(),
     type: Type.Optional(ruled(Type.Union(NODE_TYPES.map((n) => Type.Literal(n))), `type must be one of: ${NODE_TYPES.join(', ')}`)),
-    iteration: Type.Optional(Type.String()),
+    iteration: Type.Optional(Type.String({ description: 'iteration name (jobs and tasks only)' })),
   },
   { additionalProperties: false },
 )
+/** GET /nodes parameters, typed, as OpenAPI and the MCP tool document them. */
+export const NodesParams = typedParams(NodesQuery)
 
 /** GET /changelog's query values (strings) with docs/reference/resources.md's messages, checked after the access check (checkInput). */
 export const ChangelogQuery = Type.Object(

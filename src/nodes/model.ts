@@ -13,13 +13,6 @@ export { an, ENUMS, FIELDS, isRfc3339, LIMITS, NODE_TYPES, SHAPES } from '../por
  * that need the database (parents, iterations, referenced ids, the status machine) live in write.ts.
  */
 
-/** GET /nodes parameters, typed, as OpenAPI and the MCP tool document them (NodesQuery is what is checked). */
-export const NodesParams = Type.Object({
-  projectId: Type.String(),
-  type: Type.Optional(Type.Union(NODE_TYPES.map((n) => Type.Literal(n)))),
-  iteration: Type.Optional(Type.String({ description: 'iteration name (jobs and tasks only)' })),
-})
-
 /** A node as the API answers it: every read and write that returns nodes builds on this schema. */
 export const NodeOut = Type.Object({
   id: Type.String(),

@@ -2,8 +2,8 @@ import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
 import { documentedQuery, documentedResponse } from '../http/documented'
-import { ChangelogQuery } from './input'
-import { NodeOut, NodesParams } from './model'
+import { ChangelogQuery, NodesParams } from './input'
+import { NodeOut } from './model'
 import { listChangelog, listNodes } from './service'
 
 /** A node as the reads answer it: NodeOut, with its live claim (work items) and its depth (tree reads). */

@@ -40,18 +40,10 @@ export const projectRoutes = (deps: Deps) =>
       response: { 200: t.Object({ members: t.Array(Member) }) },
       detail: { summary: 'People on a project, owner first', tags: ['projects'], ...documentedQuery(ProjectQuery) },
     })
-    .post(
-      '/members',
-      async ({ user, body, set }) => {
-        const result = await addMember(deps, user, body)
-        set.status = 201
-        return result
-      },
-      {
-        response: { 201: t.Object({ member: Member }) },
-        detail: { summary: 'Add a member (owner only)', tags: ['projects'], requestBody: documentedBody(MemberInput) },
-      },
-    )
+    .post('/members', async ({ user, body, status }) => status(201, await addMember(deps, user, body)), {
+      response: { 201: t.Object({ member: Member }) },
+      detail: { summary: 'Add a member (owner only)', tags: ['projects'], requestBody: documentedBody(MemberInput) },
+    })
     .delete('/members', ({ user, query }) => removeMember(deps, user, query), {
       response: { 200: t.Object({ success: t.Literal(true) }) },
       detail: { summary: 'Remove a member (owner only; never the owner)', tags: ['projects'], ...documentedQuery(MemberInput) },

@@ -28,12 +28,7 @@ export const searchRoutes = (deps: Deps) => {
       }),
     },
     detail: {
-      ...documentedQuery(
-        t.Object({
-          ...SearchParams.properties,
-          mode: t.Optional(t.String({ description: 'Arbor extension for evaluation: hybrid (default), keyword or semantic' })),
-        }),
-      ),
+      ...documentedQuery(SearchParams),
       summary: 'Semantic search: nodes closest in meaning to q, ranked by similarity (0 to 1), each with its ancestors',
       tags: ['tree'],
     },

@@ -21,27 +21,19 @@ export const shareRoutes = (deps: Deps) =>
       detail: { summary: 'The public view of a share link as JSON (no authentication; notes removed)', tags: ['share'], security: [] },
     })
     .derive(withUser(deps))
-    .post(
-      '/share',
-      async ({ user, body, set }) => {
-        const result = await createShare(deps, user, body)
-        set.status = 201
-        return result
+    .post('/share', async ({ user, body, status }) => status(201, await createShare(deps, user, body)), {
+      response: {
+        201: t.Object({ token: t.String(), url: t.String(), expiresAt: Nullable(t.String()), _meta: MetaBody }),
+        400: Refusal,
+        403: Refusal,
+        404: Refusal,
       },
-      {
-        response: {
-          201: t.Object({ token: t.String(), url: t.String(), expiresAt: Nullable(t.String()), _meta: MetaBody }),
-          400: Refusal,
-          403: Refusal,
-          404: Refusal,
-        },
-        detail: {
-          summary: 'Mint a read-only share link ($PUBLIC_BASE_URL/s/<token>)',
-          tags: ['share'],
-          requestBody: documentedBody(CreateShareBody),
-        },
+      detail: {
+        summary: 'Mint a read-only share link ($PUBLIC_BASE_URL/s/<token>)',
+        tags: ['share'],
+        requestBody: documentedBody(CreateShareBody),
       },
-    )
+    })
     .get('/share', ({ user, query }) => listShares(deps, user, query), {
       response: {
         200: t.Object({

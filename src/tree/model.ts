@@ -1,33 +1,11 @@
 import { Type } from '@sinclair/typebox'
 import { RefusalError } from '../errors'
 import { IntegerText, refined, ruled } from '../http/action-schema'
+import { TYPED } from '../http/query'
+import { typedParams } from '../http/typed-params'
 import { OUTLINE_BUDGET } from './outline'
 
 export const DIRECTIONS = ['up', 'down', 'lateral', 'context'] as const
-
-/**
- * GET /tree parameters, typed, as OpenAPI and the MCP tool document them. nodeId and direction are
- * optional here: a walk needs both, an outline neither (TreeWalkQuery, TreeOutlineQuery).
- */
-export const TreeParams = Type.Object({
-  projectId: Type.String(),
-  nodeId: Type.Optional(Type.String({ description: 'required for a walk; with format=outline, outline this node and the path to it' })),
-  direction: Type.Optional(
-    Type.Union(
-      DIRECTIONS.map((d) => Type.Literal(d)),
-      { description: 'required unless format=outline' },
-    ),
-  ),
-  format: Type.Optional(
-    Type.Literal('outline', {
-      description:
-        'the whole project (or nodeId and the path to it) as indented text for a model: ids, labels and statuses, breadth-first within budget, the rest summarised as counts per subtree',
-    }),
-  ),
-  budget: Type.Optional(
-    Type.Integer({ minimum: 200, maximum: 200_000, description: 'format=outline only: characters, default 12000 (about 3,000 tokens)' }),
-  ),
-})
 
 /**
  * A walk's query string with docs/reference/reads.md's messages, checked in this order after the access check
@@ -37,7 +15,10 @@ export const TreeWalkQuery = Type.Object(
   {
     projectId: Type.String(),
     direction: ruled(
-      Type.Union(DIRECTIONS.map((d) => Type.Literal(d))),
+      Type.Union(
+        DIRECTIONS.map((d) => Type.Literal(d)),
+        { description: 'required unless format=outline' },
+      ),
       () => new RefusalError(400, `direction must be one of: ${DIRECTIONS.join(', ')}`),
     ),
     nodeId: ruled(Type.String({ minLength: 1 }), 'nodeId is required'),
@@ -50,45 +31,56 @@ export const TreeWalkQuery = Type.Object(
 export const TreeOutlineQuery = Type.Object(
   {
     projectId: Type.String(),
-    nodeId: Type.Optional(Type.String()),
+    nodeId: Type.Optional(Type.String({ description: 'required for a walk; with format=outline, outline this node and the path to it' })),
     direction: Type.Optional(Type.String()),
-    format: ruled(Type.Literal('outline'), () => new RefusalError(400, 'format must be outline (or left out for a walk with direction)')),
+    format: ruled(
+      Type.Literal('outline', {
+        description:
+          'the whole project (or nodeId and the path to it) as indented text for a model: ids, labels and statuses, breadth-first within budget, the rest summarised as counts per subtree',
+      }),
+      () => new RefusalError(400, 'format must be outline (or left out for a walk with direction)'),
+    ),
     budget: Type.Optional(
       IntegerText(
         OUTLINE_BUDGET.min,
         OUTLINE_BUDGET.max,
         `budget must be an integer from ${OUTLINE_BUDGET.min} to ${OUTLINE_BUDGET.max} (characters)`,
+        `format=outline only: characters, default ${OUTLINE_BUDGET.default} (about 3,000 tokens)`,
       ),
     ),
   },
   { additionalProperties: false },
 )
 
+/**
+ * GET /tree parameters, typed, as OpenAPI and the MCP tool document them: a walk's and an
+ * outline's in one, so nodeId, direction and format are optional (a walk needs the first two, an
+ * outline the last).
+ */
+export const TreeParams = typedParams(
+  Type.Object({
+    ...TreeOutlineQuery.properties,
+    direction: Type.Optional(TreeWalkQuery.properties.direction),
+    format: Type.Optional(TreeOutlineQuery.properties.format),
+  }),
+)
+
 /** GET /outline's token budget (docs/outline-and-mcp.md). */
 export const TOKEN_BUDGET = { default: 4_000, min: 200, max: 50_000 } as const
-
-/** GET /outline parameters, typed, as OpenAPI and the MCP tool document them. */
-export const OutlineParams = Type.Object({
-  projectId: Type.String(),
-  nodeId: Type.Optional(Type.String({ description: 'outline this subtree; default the whole project' })),
-  budget: Type.Optional(
-    Type.Integer({
-      minimum: TOKEN_BUDGET.min,
-      maximum: TOKEN_BUDGET.max,
-      description: `o200k_base tokens, default ${TOKEN_BUDGET.default}`,
-    }),
-  ),
-})
 
 /** GET /outline's values, checked after the access check (checkInput): budget in digits only. */
 export const OutlineQuery = Type.Object(
   {
     projectId: Type.String(),
-    nodeId: Type.Optional(Type.String()),
+    nodeId: Type.Optional(Type.String({ description: 'outline this subtree; default the whole project' })),
     budget: Type.Optional(
       refined(
         ruled(
-          Type.String({ pattern: '^[0-9]{1,6}$' }),
+          Type.String({
+            pattern: '^[0-9]{1,6}$',
+            description: `o200k_base tokens, default ${TOKEN_BUDGET.default}`,
+            [TYPED]: Type.Integer({ minimum: TOKEN_BUDGET.min, maximum: TOKEN_BUDGET.max }),
+          }),
           `budget must be an integer from ${TOKEN_BUDGET.min} to ${TOKEN_BUDGET.max} (o200k_base tokens)`,
         ),
         (budget) => Number(budget) >= TOKEN_BUDGET.min && Number(budget) <= TOKEN_BUDGET.max,
@@ -97,3 +89,5 @@ export const OutlineQuery = Type.Object(
   },
   { additionalProperties: false },
 )
+/** GET /outline parameters, typed, as OpenAPI and the MCP tool document them. */
+export const OutlineParams = typedParams(OutlineQuery)

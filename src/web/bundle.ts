@@ -1,5 +1,5 @@
-import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { bundleScript, writeScript } from './build-script'
 
 /**
  * The live canvas's script: the TypeScript of src/web/client bundled by Bun.build into one
@@ -14,25 +14,10 @@ export function useBundledCanvas(js: string) {
   bundled = js
 }
 
-export async function buildCanvas(): Promise<string> {
-  const out = await Bun.build({
-    entrypoints: [join(import.meta.dir, 'client', 'main.ts')],
-    target: 'browser',
-    format: 'esm',
-    minify: true,
-  })
-  if (!out.success || !out.outputs[0]) throw new AggregateError(out.logs, 'the live canvas script did not build')
-  return out.outputs[0].text()
-}
+export const buildCanvas = (): Promise<string> => bundleScript(join(import.meta.dir, 'client', 'main.ts'), 'the live canvas script')
 
 /** The script to serve: the embedded bundle, or one built now. */
 export const canvasScript = (): Promise<string> => (bundled !== undefined ? Promise.resolve(bundled) : buildCanvas())
 
 // `bun src/web/bundle.ts <dir>`: write <dir>/canvas.js for the single executable
-if (import.meta.main) {
-  const dir = process.argv[2] ?? 'dist/assets'
-  mkdirSync(dir, { recursive: true })
-  const js = await buildCanvas()
-  await Bun.write(join(dir, 'canvas.js'), js)
-  console.log(`${join(dir, 'canvas.js')}: ${js.length} bytes`)
-}
+if (import.meta.main) await writeScript(buildCanvas, 'canvas.js')

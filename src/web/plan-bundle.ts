@@ -1,5 +1,5 @@
-import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { bundleScript, writeScript } from './build-script'
 import page from './plan/plan.html' with { type: 'text' }
 
 /**
@@ -19,16 +19,7 @@ export function useBundledPlan(js: string) {
   bundled = js
 }
 
-export async function buildPlanScript(): Promise<string> {
-  const out = await Bun.build({
-    entrypoints: [join(import.meta.dir, 'plan', 'view.ts')],
-    target: 'browser',
-    format: 'esm',
-    minify: true,
-  })
-  if (!out.success || !out.outputs[0]) throw new AggregateError(out.logs, 'the plan view script did not build')
-  return out.outputs[0].text()
-}
+export const buildPlanScript = (): Promise<string> => bundleScript(join(import.meta.dir, 'plan', 'view.ts'), 'the plan view script')
 
 /** The script inside an HTML <script>: a `</script` in it would end the element early. */
 const inline = (js: string) => js.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--')
@@ -46,10 +37,4 @@ export function planHtml(): Promise<string> {
 }
 
 // `bun src/web/plan-bundle.ts <dir>`: write <dir>/plan.js for the single executable
-if (import.meta.main) {
-  const dir = process.argv[2] ?? 'dist/assets'
-  mkdirSync(dir, { recursive: true })
-  const js = await buildPlanScript()
-  await Bun.write(join(dir, 'plan.js'), js)
-  console.log(`${join(dir, 'plan.js')}: ${js.length} bytes`)
-}
+if (import.meta.main) await writeScript(buildPlanScript, 'plan.js')

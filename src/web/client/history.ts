@@ -1,6 +1,6 @@
 import { api, describe, mutate, q } from './api.ts'
 import type { Ui } from './ctx.ts'
-import { el } from './dom.ts'
+import { ago, closeButton, conflictList, el, revertButton } from './dom.ts'
 
 /**
  * The History section of the details panel (history.md, 5): the node's changes from
@@ -47,14 +47,6 @@ function what(c: Change): string[] {
   })
 }
 
-function ago(iso: string): string {
-  const s = Math.max(0, (Date.now() - Date.parse(iso)) / 1000)
-  if (s < 60) return 'just now'
-  if (s < 3600) return `${Math.floor(s / 60)} min ago`
-  if (s < 86400) return `${Math.floor(s / 3600)} h ago`
-  return new Date(iso).toLocaleString()
-}
-
 const CONFLICTS: Record<string, string> = {
   changed_later: 'was changed again later',
   gone: 'no longer exists',
@@ -95,38 +87,17 @@ async function revert(ui: Ui, box: HTMLElement, nodeId: string, changeId: string
 function plan(ui: Ui, box: HTMLElement, nodeId: string, c: Change): HTMLElement | null {
   const a = asked.get(c.changeId)
   if (!a) return null
-  const cancel = el('button', {
-    type: 'button',
-    class: 'quiet',
-    text: 'Cancel',
-    onclick: () => {
-      asked.delete(c.changeId)
-      fill(ui, box, nodeId)
-    },
+  const cancel = closeButton('Cancel', () => {
+    asked.delete(c.changeId)
+    fill(ui, box, nodeId)
   })
   if (a.error) return el('div', { class: 'review-plan' }, el('p', { class: 'field-error', role: 'alert', text: a.error }), cancel)
   return el(
     'div',
     { class: 'review-plan', role: 'region', 'aria-label': 'What the revert would do' },
     el('p', { text: `Reverting this would make ${a.count} ${a.count === 1 ? 'change' : 'changes'}.` }),
-    a.conflicts.length
-      ? el(
-          'div',
-          { class: 'field-error', role: 'alert' },
-          el('p', { text: 'Someone changed things since:' }),
-          el(
-            'ul',
-            {},
-            a.conflicts.map((t) => el('li', { text: t })),
-          ),
-        )
-      : null,
-    el('button', {
-      type: 'button',
-      class: a.conflicts.length ? 'danger history-confirm' : 'history-confirm',
-      text: a.conflicts.length ? 'Revert anyway (later changes are overwritten)' : 'Revert',
-      onclick: () => void revert(ui, box, nodeId, c.changeId, a.conflicts.length > 0),
-    }),
+    conflictList('Someone changed things since:', a.conflicts),
+    revertButton('history-confirm', a.conflicts.length > 0, () => void revert(ui, box, nodeId, c.changeId, a.conflicts.length > 0)),
     cancel,
   )
 }
@@ -147,7 +118,7 @@ function fill(ui: Ui, box: HTMLElement, nodeId: string) {
                 el(
                   'li',
                   {},
-                  el('time', { datetime: c.at, title: new Date(c.at).toLocaleString(), text: ago(c.at) }),
+                  el('time', { datetime: c.at, title: new Date(c.at).toLocaleString(), text: ago(c.at, (d) => d.toLocaleString()) }),
                   el('span', { class: 'who', text: `${who(c.actor)} ` }),
                   ...what(c).map((line) => el('span', { class: 'what', text: `${line} ` })),
                   asked.has(c.changeId)

@@ -1,7 +1,7 @@
 import { remove, startAdd, startAddOf, toggleDone } from './actions.ts'
 import { badge, chips } from './chips.ts'
 import type { Ui } from './ctx.ts'
-import { el, plural } from './dom.ts'
+import { closeColumn, el, plural } from './dom.ts'
 import { editorFields, fieldLabel } from './editor.ts'
 import { historySection } from './history.ts'
 import { CHILD_NAMES, CHILD_TYPE, type PlanNode, TYPE_NAMES } from './model.ts'
@@ -13,19 +13,15 @@ import { presenceLines } from './presence.ts'
  */
 const keyHint = (key: string) => el('span', { class: 'key-hint', 'aria-hidden': 'true', text: ` (${key})` })
 
+/** A node of the path or a child, as a button that selects it: its badge and label (and what follows). */
+const goTo = (ui: Ui, n: PlanNode, name: string, ...more: HTMLElement[]) =>
+  el('button', { type: 'button', class: name, onclick: () => ui.select(n.id) }, badge(n), el('span', { text: n.data.label }), ...more)
+
 /** The side panel (a sheet on a phone): the selected node's fields to edit and its actions, or the project at a glance. */
 export function renderPanel(ui: Ui, panel: HTMLElement, close: () => void) {
   const n = ui.view.selected ? ui.plan.nodes.get(ui.view.selected) : undefined
   panel.replaceChildren(
-    el('button', {
-      type: 'button',
-      class: 'close quiet',
-      id: 'panel-close',
-      'aria-label': 'Close the details',
-      title: 'Close (Escape)',
-      text: '×',
-      onclick: close,
-    }),
+    closeColumn('panel-close', 'details', close, 'Close (Escape)'),
     ...(n ? details(ui, n) : overview(ui)).filter((x): x is HTMLElement => x !== null),
   )
 }
@@ -52,18 +48,7 @@ function details(ui: Ui, n: PlanNode): (HTMLElement | null)[] {
       ? el(
           'ol',
           { class: 'path', 'aria-label': 'path' },
-          path.map((p) =>
-            el(
-              'li',
-              {},
-              el(
-                'button',
-                { type: 'button', class: 'crumb', onclick: () => ui.select(p.id) },
-                badge(p),
-                el('span', { text: p.data.label }),
-              ),
-            ),
-          ),
+          path.map((p) => el('li', {}, goTo(ui, p, 'crumb'))),
         )
       : null,
     el('div', { class: 'panel-head' }, badge(n), ...chips(n)),
@@ -124,19 +109,7 @@ function details(ui: Ui, n: PlanNode): (HTMLElement | null)[] {
           el(
             'ul',
             {},
-            kids.map((k) =>
-              el(
-                'li',
-                {},
-                el(
-                  'button',
-                  { type: 'button', class: 'kid', onclick: () => ui.select(k.id) },
-                  badge(k),
-                  el('span', { text: k.data.label }),
-                  ...chips(k),
-                ),
-              ),
-            ),
+            kids.map((k) => el('li', {}, goTo(ui, k, 'kid', ...chips(k)))),
           ),
         )
       : null,

@@ -1,6 +1,6 @@
 import { api, describe, mutate, q, Refused } from './api.ts'
 import type { Ui } from './ctx.ts'
-import { el, plural } from './dom.ts'
+import { closeButton, closeColumn, conflictList, el, plural } from './dom.ts'
 import { TYPE_NAMES } from './model.ts'
 
 /** A node type in the app's words (an approach is a bet), lower case as it reads in a sentence. */
@@ -145,14 +145,7 @@ export class Proposals {
       el(
         'div',
         {},
-        el('button', {
-          type: 'button',
-          class: 'close quiet',
-          id: 'proposals-close',
-          'aria-label': 'Close the proposals',
-          text: '×',
-          onclick: () => this.close(),
-        }),
+        closeColumn('proposals-close', 'proposals', () => this.close()),
         el('h2', { text: `Proposals: ${plural(this.count, 'open one')}` }),
         this.error ? el('p', { class: 'field-error', role: 'alert', text: this.error }) : null,
         this.list.length ? null : el('p', { class: 'empty', text: 'Nothing is waiting for a decision.' }),
@@ -180,22 +173,13 @@ export class Proposals {
                     open.problem
                       ? el('p', { class: 'field-error', role: 'alert', text: `It cannot be applied now: ${open.problem.message}` })
                       : null,
-                    open.conflicts?.length
-                      ? el(
-                          'div',
-                          { class: 'field-error', role: 'alert' },
-                          el('p', { text: 'Changed since it was proposed:' }),
-                          el(
-                            'ul',
-                            {},
-                            open.conflicts.map((c) =>
-                              el('li', {
-                                text: `${this.name(c.target.id, changes)}: ${c.field} was changed by ${who(c.actor)}${c.at ? ` at ${new Date(c.at).toLocaleString()}` : ''} to ${value(c.theirs)}; this proposal sets ${value(c.yours)}`,
-                              }),
-                            ),
-                          ),
-                        )
-                      : null,
+                    conflictList(
+                      'Changed since it was proposed:',
+                      (open.conflicts ?? []).map(
+                        (c) =>
+                          `${this.name(c.target.id, changes)}: ${c.field} was changed by ${who(c.actor)}${c.at ? ` at ${new Date(c.at).toLocaleString()}` : ''} to ${value(c.theirs)}; this proposal sets ${value(c.yours)}`,
+                      ),
+                    ),
                     el('button', {
                       type: 'button',
                       class: open.conflicts?.length ? 'danger proposal-apply' : 'primary proposal-apply',
@@ -209,14 +193,9 @@ export class Proposals {
                       text: 'Reject',
                       onclick: () => void this.decide(p, 'rejectProposal'),
                     }),
-                    el('button', {
-                      type: 'button',
-                      class: 'quiet',
-                      text: 'Close',
-                      onclick: () => {
-                        this.shown = null
-                        this.draw()
-                      },
+                    closeButton('Close', () => {
+                      this.shown = null
+                      this.draw()
                     }),
                   )
                 : el('button', { type: 'button', class: 'proposal-open', text: 'Review…', onclick: () => void this.read(p) }),

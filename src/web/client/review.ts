@@ -1,6 +1,6 @@
 import { api, describe, mutate, q } from './api.ts'
 import type { Ui } from './ctx.ts'
-import { el, plural } from './dom.ts'
+import { closeButton, closeColumn, conflictList, el, plural, revertButton } from './dom.ts'
 
 /**
  * Review changes (history.md, 5): every change, by people and agents, since a time the person
@@ -165,14 +165,7 @@ export class Review {
       el(
         'div',
         {},
-        el('button', {
-          type: 'button',
-          class: 'close quiet',
-          id: 'review-close',
-          'aria-label': 'Close the review',
-          text: '×',
-          onclick: () => this.close(),
-        }),
+        closeColumn('review-close', 'review', () => this.close()),
         el('h2', { text: 'Review changes' }),
         el(
           'div',
@@ -270,32 +263,14 @@ export class Review {
                       {},
                       p.changes.slice(0, 8).map((c) => el('li', { text: line(c) })),
                     ),
-                    p.conflicts.length
-                      ? el(
-                          'div',
-                          { class: 'field-error', role: 'alert' },
-                          el('p', { text: 'Someone changed things since:' }),
-                          el(
-                            'ul',
-                            {},
-                            p.conflicts.map((c) => el('li', { text: REASONS[c.reason](c) })),
-                          ),
-                        )
-                      : null,
-                    el('button', {
-                      type: 'button',
-                      class: p.conflicts.length ? 'danger review-confirm' : 'review-confirm',
-                      text: p.conflicts.length ? 'Revert anyway (later changes are overwritten)' : 'Revert',
-                      onclick: () => void this.revert(g, p.conflicts.length > 0),
-                    }),
-                    el('button', {
-                      type: 'button',
-                      class: 'quiet',
-                      text: 'Cancel',
-                      onclick: () => {
-                        this.pending = null
-                        this.draw()
-                      },
+                    conflictList(
+                      'Someone changed things since:',
+                      p.conflicts.map((c) => REASONS[c.reason](c)),
+                    ),
+                    revertButton('review-confirm', p.conflicts.length > 0, () => void this.revert(g, p.conflicts.length > 0)),
+                    closeButton('Cancel', () => {
+                      this.pending = null
+                      this.draw()
                     }),
                   )
                 : el('button', { type: 'button', class: 'review-revert', text: 'Revert…', onclick: () => void this.dryRun(g) }),

@@ -1,26 +1,30 @@
-import type { Node } from '../../nodes/model'
 import { BadResponse, isNoValuePhase, LIMITS, NO_VALUE_PHASES } from '../model'
 import { isOpen, pathOf, treeText, unplannedJobs } from '../project'
 import { conversation, fill, introFor, TEMPLATES } from '../prompts'
-import { type Flow, type FlowCtx, type Plan, withTurns } from './shared'
+import { type Flow, type FlowCtx, overNodes, type Plan } from './shared'
 
 /**
  * phase-assign: one step over the open jobs in Later. The answer groups them into themed
  * phases; a name equal to an active iteration (letter case aside) reuses it, any other name
  * creates one. Applied as one batch: addIteration entries, then one update per job.
  */
+const later = overNodes({
+  flow: 'phase-assign',
+  list: unplannedJobs,
+  step: 'assign',
+  limit: LIMITS.laterJobs,
+  none: 'No open job waits in Later: nothing to plan.',
+  field: 'phases',
+  drafted: (ctx, ids, phases) => ({ kind: 'apply', plan: phasePlan(ctx, ids, phases) }),
+})
+
 export const phaseAssignFlow: Flow = {
   name: 'phase-assign',
 
-  start(ctx, _input, run) {
-    const jobs = unplannedJobs(ctx.snap)
-    if (!jobs.length) return { kind: 'done', message: 'No open job waits in Later: nothing to plan.' }
-    return { kind: 'next', run: { ...run, step: 'assign', ids: jobs.slice(0, LIMITS.laterJobs).map((j) => j.id) } }
-  },
+  start: later.start,
 
   prompt(ctx, run) {
-    const all = unplannedJobs(ctx.snap).length
-    const jobs = (run.ids ?? []).map((id) => ctx.snap.byId.get(id)).filter((j): j is Node => !!j)
+    const { nodes: jobs, all } = later.taken(ctx, run)
     const counts = new Map<string, number>()
     for (const n of ctx.snap.nodes)
       if ((n.type === 'job' || n.type === 'task') && n.data?.iteration)
@@ -50,15 +54,7 @@ export const phaseAssignFlow: Flow = {
     )
   },
 
-  advance(ctx, run, answer, nextInput) {
-    if (answer.signal === 'needs_clarification') {
-      if (!answer.message.trim()) throw new BadResponse('needs_clarification needs message: the question for the user')
-      return { kind: 'next', run: withTurns(run, answer, nextInput) }
-    }
-    if (answer.signal !== 'draft_ready')
-      throw new BadResponse('phase-assign answers with signal "draft_ready" and phases (or needs_clarification)')
-    return { kind: 'apply', plan: phasePlan(ctx, run.ids ?? [], answer.body.phases) }
-  },
+  advance: later.advance,
 }
 
 function phasePlan(ctx: FlowCtx, ids: string[], phases: unknown): Plan {

@@ -1,5 +1,7 @@
-import { LIMITS, MAX_HISTORY, type RunState, type Turn } from '../model'
-import type { Answer } from './types'
+import type { Node } from '../../nodes/model'
+import { BadResponse, LIMITS, MAX_HISTORY, type RunState, type Turn } from '../model'
+import type { Snapshot } from '../project'
+import type { Answer, Flow, FlowCtx, StepResult } from './types'
 
 export type { Answer, Flow, FlowCtx, Plan, StepResult } from './types'
 
@@ -10,4 +12,42 @@ export function withTurns(run: RunState, answer: Answer, nextInput: string | und
   const turns: Turn[] = [{ by: 'model', signal: answer.signal, text: clip(answer.message), ...(context ? { context } : {}) }]
   if (nextInput !== undefined && nextInput.trim() !== '') turns.push({ by: 'user', text: clip(nextInput.trim()) })
   return { ...run, history: [...run.history, ...turns].slice(-MAX_HISTORY) }
+}
+
+/**
+ * A flow of one step over a list of nodes (task-curate over the task inbox, phase-assign over the
+ * open jobs in Later): `start` takes the first `limit` (done at once when there is none); `taken`
+ * reads them back as they are now (one deleted since is left out), with how many the list holds
+ * now; `advance` takes the model's question to the user (needs_clarification) or its draft
+ * (draft_ready, its `field` turned into a step's result by `drafted`).
+ */
+export function overNodes(o: {
+  flow: string
+  list: (snap: Snapshot) => Node[]
+  step: string
+  limit: number
+  none: string
+  field: string
+  drafted: (ctx: FlowCtx, ids: string[], value: unknown) => StepResult
+}) {
+  return {
+    start(ctx: FlowCtx, _input: unknown, run: RunState): ReturnType<Flow['start']> {
+      const nodes = o.list(ctx.snap)
+      if (!nodes.length) return { kind: 'done', message: o.none }
+      return { kind: 'next', run: { ...run, step: o.step, ids: nodes.slice(0, o.limit).map((n) => n.id) } }
+    },
+    taken: (ctx: FlowCtx, run: RunState) => ({
+      nodes: (run.ids ?? []).map((id) => ctx.snap.byId.get(id)).filter((n): n is Node => !!n),
+      all: o.list(ctx.snap).length,
+    }),
+    advance(ctx: FlowCtx, run: RunState, answer: Answer, nextInput: string | undefined): StepResult {
+      if (answer.signal === 'needs_clarification') {
+        if (!answer.message.trim()) throw new BadResponse('needs_clarification needs message: the question for the user')
+        return { kind: 'next', run: withTurns(run, answer, nextInput) }
+      }
+      if (answer.signal !== 'draft_ready')
+        throw new BadResponse(`${o.flow} answers with signal "draft_ready" and ${o.field} (or needs_clarification)`)
+      return o.drafted(ctx, run.ids ?? [], answer.body[o.field])
+    },
+  }
 }

@@ -3,7 +3,7 @@ import { BadResponse, LIMITS } from '../model'
 import { inbox, treeText } from '../project'
 import { conversation, FIELD_RULES, fill, introFor, TEMPLATES } from '../prompts'
 import { checkDrafts } from './drafts'
-import { type Flow, type FlowCtx, type Plan, withTurns } from './shared'
+import { type Flow, type FlowCtx, overNodes, type Plan } from './shared'
 
 /**
  * task-curate: one step over the open tasks (the inbox). The answer proposes skip, discard,
@@ -30,18 +30,27 @@ function taskLine(t: Node): string {
   return `- ${t.id} ${JSON.stringify(String(d.label ?? ''))}${facts.length ? ` [${facts.join(', ')}]` : ''}${desc}`
 }
 
+const inboxTasks = overNodes({
+  flow: 'task-curate',
+  list: inbox,
+  step: 'curate',
+  limit: LIMITS.inboxTasks,
+  none: 'The task inbox is empty: nothing to curate.',
+  field: 'actions',
+  drafted(ctx, ids, actions) {
+    const plan = curatePlan(ctx, ids, actions)
+    if (!plan.mutations.length) return { kind: 'done', message: 'Nothing to change: every task stays as it is.' }
+    return { kind: 'apply', plan }
+  },
+})
+
 export const taskCurateFlow: Flow = {
   name: 'task-curate',
 
-  start(ctx, _input, run) {
-    const tasks = inbox(ctx.snap)
-    if (!tasks.length) return { kind: 'done', message: 'The task inbox is empty: nothing to curate.' }
-    return { kind: 'next', run: { ...run, step: 'curate', ids: tasks.slice(0, LIMITS.inboxTasks).map((t) => t.id) } }
-  },
+  start: inboxTasks.start,
 
   prompt(ctx, run) {
-    const all = inbox(ctx.snap).length
-    const tasks = (run.ids ?? []).map((id) => ctx.snap.byId.get(id)).filter((t): t is Node => !!t)
+    const { nodes: tasks, all } = inboxTasks.taken(ctx, run)
     return fill(
       TEMPLATES.get('task-curate')!,
       new Map([
@@ -58,17 +67,7 @@ export const taskCurateFlow: Flow = {
     )
   },
 
-  advance(ctx, run, answer, nextInput) {
-    if (answer.signal === 'needs_clarification') {
-      if (!answer.message.trim()) throw new BadResponse('needs_clarification needs message: the question for the user')
-      return { kind: 'next', run: withTurns(run, answer, nextInput) }
-    }
-    if (answer.signal !== 'draft_ready')
-      throw new BadResponse('task-curate answers with signal "draft_ready" and actions (or needs_clarification)')
-    const plan = curatePlan(ctx, run.ids ?? [], answer.body.actions)
-    if (!plan.mutations.length) return { kind: 'done', message: 'Nothing to change: every task stays as it is.' }
-    return { kind: 'apply', plan }
-  },
+  advance: inboxTasks.advance,
 }
 
 function curatePlan(ctx: FlowCtx, ids: string[], actions: unknown): Plan {
