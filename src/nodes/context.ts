@@ -197,7 +197,7 @@ export async function flush(ctx: WriteCtx): Promise<void> {
   for (const e of ctx.events) if (e.type === 'node.added' && revs.has(e.node.id)) e.node.rev = revs.get(e.node.id)
 }
 
-/** Flush, record the changes and emit: the last step of every write, still inside its transaction. */
+/** Saving, the step of POST /mutate's `nodeWrite` after the handler: flush, record the changes and emit, inside the write's transaction. */
 export async function finish(ctx: WriteCtx): Promise<void> {
   await checkPreconditions(ctx)
   await flush(ctx)
