@@ -2,7 +2,6 @@ import type { User } from '../accounts/model'
 import { sqlState } from '../db/sqlstate'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, RefusalError } from '../errors'
-import { focus } from '../http/meta'
 import { addIteration } from '../iterations/service'
 import { allocateBatchIds } from '../nodes/batch-ids'
 import {
@@ -11,6 +10,7 @@ import {
   checkPreconditions,
   finish,
   flush,
+  focus,
   inboxAdvisory,
   noteIteration,
   openCtx,

@@ -274,6 +274,11 @@ export async function inboxAdvisory(ctx: WriteCtx): Promise<void> {
     ctx.advisories.push({ type: 'inbox_overflow', memos, threshold: MEMO_INBOX_THRESHOLD, suggestedFlow: 'task-curate' })
 }
 
+/** `_meta.focus` after a write: the node, and a complete POST /view-command body that shows it. */
+export function focus(projectId: string, nodeId: string) {
+  return { nodeId, viewCommand: { projectId, command: { type: 'selectNode', nodeId } } }
+}
+
 /** `_meta` of a write: tips joined, the first advisory, and focus when given. */
 export function writeMeta(ctx: WriteCtx, focus?: Record<string, unknown>): Record<string, unknown> {
   const meta: Record<string, unknown> = {}

@@ -5,7 +5,6 @@ import { ErrorListError, invalid, notFound, RefusalError } from '../errors'
 import type { EventNode } from '../events/outbox'
 import { nodeChange, nodeState, recordChanges } from '../history/record'
 import { afterAccess } from '../http/action-schema'
-import { focus } from '../http/meta'
 import { currentOf } from '../iterations/model'
 import { iterationRows as iterationQueries } from '../iterations/service'
 import { requireProject } from '../projects/access'
@@ -15,6 +14,7 @@ import {
   checkNodeCap,
   expectRev,
   flush,
+  focus,
   getNode,
   inboxAdvisory,
   noteChange,
