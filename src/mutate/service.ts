@@ -126,7 +126,8 @@ const itsAnswer = (written: { answer: Record<string, unknown> }) => written.answ
 
 /**
  * Every write of the API goes through POST /mutate and one of these actions: the name a body
- * sends → its schema (ACTION_BODIES, src/mutate/model.ts) and its handler. A client's name is
+ * sends → its schema (ACTION_BODIES, src/mutate/model.ts) and its handler (a node write's: its
+ * work plan, handler and answer, in the order `nodeWrite` runs them). A client's name is
  * looked up with `Object.hasOwn` (`actionNamed`), so `constructor` or `__proto__` finds nothing.
  */
 export const actions: { readonly [A in ActionName]: Action } = {
