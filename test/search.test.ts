@@ -509,7 +509,7 @@ describe('embedder change, near-duplicates, late commits', () => {
 
   test.skipIf(!process.env.TEST_DATABASE_URL)('an event that commits after a later one was read is still applied', async () => {
     const { authenticate } = await import('../src/accounts/service')
-    const { update } = await import('../src/nodes/service')
+    const { actions } = await import('../src/mutate/service')
     const owner = await authenticate(app.deps, `Bearer ${app.ownerKey}`)
     const [goalId] = Object.values(await batch(app, projectId, [{ id: 'draft-slow', type: 'goal', data: { label: 'Check the refunds' } }]))
     await search(app, projectId, { q: 'warm' })
@@ -520,7 +520,7 @@ describe('embedder change, near-duplicates, late commits', () => {
     // state's lock (sql/migrations/0016, taken by every write that adds nodes or moves what the
     // readiness rule reads) does not serialise against the batch below
     const slow = app.db.tx(async (tx) => {
-      const res = await update({ ...app.deps, db: tx }, owner, {
+      const res = await actions.update.run({ ...app.deps, db: tx }, owner, {
         action: 'update',
         projectId,
         nodeId: goalId!,

@@ -6,11 +6,6 @@ export function guideUrl(publicBaseUrl: string): string {
   return publicBaseUrl + guidePath
 }
 
-/** `_meta.focus` after a write: the node, and a complete POST /view-command body that shows it. */
-export function focus(projectId: string, nodeId: string) {
-  return { nodeId, viewCommand: { projectId, command: { type: 'selectNode', nodeId } } }
-}
-
 /** Endpoints whose 400/401/403 carry `_meta.guide` (docs/reference/errors.md). */
 const GUIDED = ['mutate', 'search', 'nodes', 'tree', 'outline', 'iterations', 'workflow']
 

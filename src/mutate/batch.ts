@@ -2,7 +2,6 @@ import type { User } from '../accounts/model'
 import { sqlState } from '../db/sqlstate'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, RefusalError } from '../errors'
-import { focus } from '../http/meta'
 import { addIteration } from '../iterations/service'
 import { allocateBatchIds } from '../nodes/batch-ids'
 import {
@@ -10,6 +9,8 @@ import {
   checkNodeCap,
   checkPreconditions,
   finish,
+  flush,
+  focus,
   inboxAdvisory,
   noteIteration,
   openCtx,
@@ -103,10 +104,15 @@ export async function batch(
   }
   await checkPreconditions(ctx) // a stale ifRev refuses the whole batch (409), not a write failure
   try {
-    await finish(ctx)
+    await flush(ctx)
   } catch (err) {
     throw new BatchFailed(null, err, { ...ctx.created })
   }
+  return { ctx, entries, results, added, capped }
+}
+
+/** The answer of a saved batch: each add's node with the rev it was stored with, the cap's and the inbox's advisories. */
+export async function batchAnswer({ ctx, entries, results, added, capped }: Awaited<ReturnType<typeof batch>>) {
   for (const [answered, written] of added) answered.rev = written.rev
   await capAdvisory(ctx, capped)
   if (entries.some((e) => e.action === 'add' && e.node?.type === 'task')) await inboxAdvisory(ctx)
@@ -117,8 +123,19 @@ export async function batch(
     success: true,
     results,
     idMap: Object.fromEntries(ctx.drafts),
-    _meta: writeMeta(ctx, focused ? focus(project.id, focused.nodeId as string) : undefined),
+    _meta: writeMeta(ctx, focused ? focus(ctx.projectId, focused.nodeId as string) : undefined),
   }
+}
+
+/**
+ * A batch run inside another write (a proposal applied or previewed, a workflow's plan): the
+ * steps of POST /mutate's `nodeWrite` (src/mutate/service.ts) from the handler on: written,
+ * saved (`finish`), answered.
+ */
+export async function savedBatch(...args: Parameters<typeof batch>) {
+  const written = await batch(...args)
+  await finish(written.ctx)
+  return batchAnswer(written)
 }
 
 async function applyEntry(

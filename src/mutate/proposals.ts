@@ -12,7 +12,7 @@ import { requireProject } from '../projects/access'
 import type { ProposalRead, ProposalRow } from '../proposals/model'
 import { closeProposal, findProposal, requireOpen, storeProposal, toProposal } from '../proposals/service'
 import { afterWrite, beforeWrite, workPlan } from '../work/service'
-import { batch } from './batch'
+import { savedBatch } from './batch'
 import type { ApplyProposalBody, BatchEntry, ProposeBody, RejectProposalBody, WithdrawProposalBody } from './model'
 
 /**
@@ -44,7 +44,7 @@ async function dryRun(deps: Deps, user: User, projectId: string, mutations: Entr
   let ctx: WriteCtx | undefined
   await deps.db.query('savepoint arbor_proposal_preview')
   try {
-    const done = await batch(quiet, user, { action: 'batch', projectId, mutations }, async (c) => {
+    const done = await savedBatch(quiet, user, { action: 'batch', projectId, mutations }, async (c) => {
       c.dryRun = true
       ctx = c
       // every existing node an entry names, read (and locked) as it stands: its rev is the proposal's base
@@ -132,7 +132,7 @@ export async function applyProposal(deps: Deps, user: User, body: ApplyProposalB
   let done: Record<string, unknown>
   try {
     const held = await beforeWrite(applying, user, project.id, workPlan.batch(request))
-    done = await afterWrite(applying, held, await batch(applying, user, request))
+    done = await afterWrite(applying, held, await savedBatch(applying, user, request))
   } catch (err) {
     if (err instanceof RefusalError && err.error === 'stale_write')
       throw new RefusalError(409, 'stale_write', {

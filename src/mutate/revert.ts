@@ -5,7 +5,7 @@ import { MAX_REVERT, type RevertBody, type RevertFilter } from '../history/model
 import { type ChangeRow, changesById, filtersOf, laterChanges, plannedChange, selectByFilter, targetOf } from '../history/service'
 import { LATER } from '../iterations/model'
 import { revertIteration } from '../iterations/service'
-import { finish, flush, getNode, loadNodes, openCtx, reloadIterations, type WriteCtx, writeMeta } from '../nodes/context'
+import { flush, getNode, loadNodes, openCtx, reloadIterations, type WriteCtx, writeMeta } from '../nodes/context'
 import type { Node, NodeData, NodeType } from '../nodes/model'
 import { bringBack, moveIterationNodes, removeRows, rule, subtrees, type TreeRow, updateNode } from '../nodes/service'
 import { requireProject } from '../projects/access'
@@ -54,13 +54,15 @@ type NodeState = { parentId: string | null; data: Record<string, unknown> }
  * transaction is refused (409) and nothing stays written; a dry run runs the same plan under a
  * savepoint and rolls it back, so it says exactly what the real call does.
  */
-export async function revert(deps: Deps, user: User, body: RevertBody): Promise<Record<string, unknown>> {
+export async function revert(deps: Deps, user: User, body: RevertBody): Promise<Reverted> {
   const { project } = await requireProject(deps, user, body.projectId)
   const selected = (await select(deps, project.id, body)).sort((a, b) => Number(b.id) - Number(a.id))
   if (selected.length === 0)
-    return body.dryRun
-      ? { success: true, dryRun: true, changes: [], conflicts: [], _meta: { _tip: 'No change matches the filter.' } }
-      : { success: true, reverted: 0, changeIds: [], _meta: { _tip: 'No change matches the filter: nothing to take back.' } }
+    return {
+      answer: body.dryRun
+        ? { success: true, dryRun: true, changes: [], conflicts: [], _meta: { _tip: 'No change matches the filter.' } }
+        : { success: true, reverted: 0, changeIds: [], _meta: { _tip: 'No change matches the filter: nothing to take back.' } },
+    }
   checkRevertCost(deps, selected) // on PGlite, 413 before anything is locked or written (issue 50, item 3)
 
   const nodeTargets = [...new Set(selected.filter((c) => c.target_kind === 'node').map((c) => c.target_id))]
@@ -161,19 +163,31 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
     const planned = [...iterationChanges, ...ctx.changes.map(plannedChange)]
     await deps.db.query('rollback to savepoint arbor_revert_dry_run')
     return {
-      success: true,
-      dryRun: true,
-      changes: planned,
-      conflicts,
-      _meta: {
-        _tip: conflicts.length && !body.force ? `Conflicts: ${tip}` : 'Nothing was written. Send the same call without dryRun to apply it.',
+      answer: {
+        success: true,
+        dryRun: true,
+        changes: planned,
+        conflicts,
+        _meta: {
+          _tip:
+            conflicts.length && !body.force ? `Conflicts: ${tip}` : 'Nothing was written. Send the same call without dryRun to apply it.',
+        },
       },
     }
   }
   if (conflicts.length && !body.force) throw new RefusalError(409, 'revert_conflict', { conflicts, _meta: { _tip: tip } })
-  await finish(ctx)
   // a forced revert skips what is gone: there is nothing left to take back
   const reverted = selected.length - new Set(conflicts.filter((c) => c.reason === 'gone').map((c) => c.changeId)).size
+  return { ctx, reverted, iterationIds }
+}
+
+/** What a revert leaves for saving: its WriteCtx, or (nothing selected, a dry run) its whole answer. */
+type Reverted = { ctx?: undefined; answer: Record<string, unknown> } | { ctx: WriteCtx; reverted: number; iterationIds: number[] }
+
+/** The answer of a saved revert: its change ids (history.md, 3), those of its iterations' among them. */
+export function revertAnswer(written: Reverted): Record<string, unknown> {
+  if (written.ctx === undefined) return written.answer
+  const { ctx, reverted, iterationIds } = written
   ctx.tips.unshift(`Reverted ${reverted} change(s). Take this back with {action:"revert", projectId, changeIds} of its changeIds.`)
   return {
     success: true,

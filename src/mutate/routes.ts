@@ -12,8 +12,7 @@ import { checkBatchCost } from './cost-limit'
 import { withKeyTip, withProjectTip } from './hints'
 import { ImportBody, importOkf } from './import-okf'
 import { MutateBody, MutateResult } from './model'
-import { requireActionScope } from './scope'
-import { type Action, actionOf, authorOfRequest } from './service'
+import { type Action, actionOf, authorOfRequest, requireActionScope } from './service'
 
 /**
  * Run the action and keep, in its answer, the changes it recorded (`changeIds`, history.md 2), so

@@ -1,6 +1,8 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import type { User } from '../accounts/model'
-import { claimAgent } from '../claims/service'
+import { ACTION_NEEDS } from '../accounts/roles'
+import { requireNeed, requireScopeProject, roleRefusal, unrestricted } from '../accounts/scope'
+import { claimAgent, claimHeldByKey } from '../claims/service'
 import type { Deps } from '../deps'
 import { invalid } from '../errors'
 import { agentName, requestAuthor } from '../history/author'
@@ -13,17 +15,30 @@ import {
   reorderIterationsAction,
   updateIterationAction,
 } from '../iterations/service'
+import { finish, type WriteCtx } from '../nodes/context'
 import type { Node } from '../nodes/model'
-import { add, classify, moveIterationNodes, remove, restore, update } from '../nodes/service'
+import {
+  add,
+  addAnswer,
+  classify,
+  classifyAnswer,
+  moveIterationNodes,
+  remove,
+  removeAnswer,
+  restore,
+  restoreAnswer,
+  update,
+  updateAnswer,
+} from '../nodes/service'
 import type { Author } from '../ports/actor'
 import { addProject, renameProject } from '../projects/service'
 import { possibleDuplicate } from '../search/service'
 import { afterWrite, beforeWrite, claim, releaseClaim, renewClaim, type WorkPlan, workPlan } from '../work/service'
-import { batch } from './batch'
+import { batch, batchAnswer } from './batch'
 import { closestName } from './hints'
 import { type ActionName, ACTION_BODIES as bodies } from './model'
 import { applyProposal, propose, rejectProposal, withdrawProposal } from './proposals'
-import { revert } from './revert'
+import { revert, revertAnswer } from './revert'
 
 export type ActionHandler<B> = (deps: Deps, user: User, body: B) => Promise<Record<string, unknown>>
 
@@ -74,15 +89,21 @@ const action = <S extends TSchema>(schema: S, handler: ActionHandler<Static<S>>)
   },
 })
 
+/** What a node write's handler leaves for saving: the WriteCtx it wrote into, or an answer already whole (nothing to save). */
+type Written = { ctx?: WriteCtx; answer?: Record<string, unknown> }
+
 /**
  * An action that writes nodes: the steps every such write takes inside its transaction, in the
- * order it takes them (steps 4 to 7 of ARCHITECTURE.md's "How a write flows"). `work` reads
- * from the checked body what the write means to the work state (src/work `workPlan`).
+ * order it takes them (steps 5 to 8 of ARCHITECTURE.md's "How a write flows"). `work` reads
+ * from the checked body what the write means to the work state (src/work `workPlan`); `write`,
+ * the handler, prepares and writes the action's nodes into a WriteCtx (src/nodes/context.ts)
+ * and saves nothing; `answer` reads the answer from what was saved.
  */
-const nodeWrite = <S extends TSchema & { static: { projectId: string } }>(
+const nodeWrite = <S extends TSchema & { static: { projectId: string } }, W extends Written>(
   schema: S,
-  handler: ActionHandler<Static<S>>,
   work: (body: Static<S>) => WorkPlan,
+  write: (deps: Deps, user: User, body: Static<S>) => Promise<W>,
+  answer: (written: W) => Record<string, unknown> | Promise<Record<string, unknown>>,
 ): Action => ({
   schema,
   run: async (deps, user, body) => {
@@ -90,36 +111,44 @@ const nodeWrite = <S extends TSchema & { static: { projectId: string } }>(
     const typed = parseAction(schema, body)
     // 2. the work state before: the project's work lock, claim tokens (src/work)
     const held = await beforeWrite(deps, user, typed.projectId, work(typed))
-    // 3. the action: access, its rules, its rows, then its changes, events, revision and search
-    //    outbox in one step at its end (src/nodes/context.ts `finish`)
-    const answer = await handler(deps, user, typed)
-    // 4. the work state after: claims ended by done work, `_meta.unblocked` (src/work)
-    return afterWrite(deps, held, answer)
+    // 3. the handler: access, its rules, its nodes written into its WriteCtx
+    const written = await write(deps, user, typed)
+    // 4. saving: the ifRev preconditions, the nodes stored, the events and the changes in one
+    //    statement, the revision, the search outbox (src/nodes/context.ts `finish`)
+    if (written.ctx) await finish(written.ctx)
+    // 5. the work state after, around the answer: claims ended by done work, `_meta.unblocked` (src/work)
+    return afterWrite(deps, held, await answer(written))
   },
 })
 
+/** The answer of a handler that writes through no WriteCtx (an iteration renamed or deleted saves its own changes and events). */
+const itsAnswer = (written: { answer: Record<string, unknown> }) => written.answer
+
 /**
  * Every write of the API goes through POST /mutate and one of these actions: the name a body
- * sends → its schema (ACTION_BODIES, src/mutate/model.ts) and its handler. A client's name is
+ * sends → its schema (ACTION_BODIES, src/mutate/model.ts) and its handler (a node write's: its
+ * work plan, handler and answer, in the order `nodeWrite` runs them). A client's name is
  * looked up with `Object.hasOwn` (`actionNamed`), so `constructor` or `__proto__` finds nothing.
  */
 export const actions: { readonly [A in ActionName]: Action } = {
-  add: { ...nodeWrite(bodies.add, add, workPlan.add), afterCommit: afterAdd },
-  update: nodeWrite(bodies.update, update, workPlan.update),
-  delete: nodeWrite(bodies.delete, remove, workPlan.delete),
-  restore: nodeWrite(bodies.restore, restore, workPlan.lockOnly),
-  batch: { ...nodeWrite(bodies.batch, batch, workPlan.batch), author: byEntryClaimTokens, costLimited: 'batch' },
-  classify: action(bodies.classify, classify),
+  add: { ...nodeWrite(bodies.add, workPlan.add, add, addAnswer), afterCommit: afterAdd },
+  update: nodeWrite(bodies.update, workPlan.update, update, updateAnswer),
+  delete: nodeWrite(bodies.delete, workPlan.delete, remove, removeAnswer),
+  restore: nodeWrite(bodies.restore, workPlan.lockOnly, restore, restoreAnswer),
+  batch: { ...nodeWrite(bodies.batch, workPlan.batch, batch, batchAnswer), author: byEntryClaimTokens, costLimited: 'batch' },
+  classify: nodeWrite(bodies.classify, workPlan.none, classify, classifyAnswer),
   addIteration: action(bodies.addIteration, addIterationAction),
   updateIteration: nodeWrite(
     bodies.updateIteration,
-    (deps, user, body) => updateIterationAction(deps, user, body, moveNodes),
     workPlan.lockOnly,
+    async (deps, user, body) => ({ answer: await updateIterationAction(deps, user, body, moveNodes) }),
+    itsAnswer,
   ),
   deleteIteration: nodeWrite(
     bodies.deleteIteration,
-    (deps, user, body) => deleteIterationAction(deps, user, body, moveNodes),
     workPlan.lockOnly,
+    async (deps, user, body) => ({ answer: await deleteIterationAction(deps, user, body, moveNodes) }),
+    itsAnswer,
   ),
   reorderIterations: action(bodies.reorderIterations, reorderIterationsAction),
   addProject: { ...action(bodies.addProject, addProject), notIdempotent: true },
@@ -127,7 +156,7 @@ export const actions: { readonly [A in ActionName]: Action } = {
   claim: { ...action(bodies.claim, claim), author: byClaimAgent, secretAnswer: true },
   renewClaim: { ...action(bodies.renewClaim, renewClaim), secretAnswer: true },
   releaseClaim: action(bodies.releaseClaim, releaseClaim),
-  revert: { ...nodeWrite(bodies.revert, revert, workPlan.revert), changeIdsAreResult: true },
+  revert: { ...nodeWrite(bodies.revert, workPlan.revert, revert, revertAnswer), changeIdsAreResult: true },
   propose: { ...action(bodies.propose, propose), costLimited: 'proposal' },
   applyProposal: action(bodies.applyProposal, applyProposal),
   rejectProposal: action(bodies.rejectProposal, rejectProposal),
@@ -182,6 +211,36 @@ export function actionOf(body: unknown, contentType?: string): { found: Action; 
 function didYouMean(name: string): string {
   const close = closestName(name, ACTION_NAMES)
   return close ? `Did you mean \`${close}\`? ` : ''
+}
+
+/**
+ * What the caller's key may do with this action (live.md §6), before it runs or is replayed: the
+ * action's need (ACTION_NEEDS in src/accounts/roles.ts; an action without a row needs `write`),
+ * the key's project list, and for a `work` key's `update` a live claim on the node that this key
+ * took, sent as `claimToken`. Throws 403 key_scope.
+ */
+export async function requireActionScope(deps: Pick<Deps, 'db' | 'now'>, user: User, request: ActionRequest): Promise<void> {
+  const scope = user.scope
+  if (unrestricted(scope)) return
+  if (typeof request.projectId === 'string') requireScopeProject(scope, request.projectId)
+  const need = ACTION_NEEDS[request.action] ?? 'write'
+  requireNeed(scope, need, `The action ${request.action}`)
+  if (need !== 'claimed' || scope!.role === 'write') return
+  const { projectId, nodeId, claimToken } = request
+  if (
+    typeof projectId === 'string' &&
+    typeof nodeId === 'string' &&
+    typeof claimToken === 'string' &&
+    claimToken.length <= 200 &&
+    user.keyId &&
+    (await claimHeldByKey(deps.db, projectId, nodeId, claimToken, user.keyId, deps.now()))
+  )
+    return
+  throw roleRefusal(
+    scope!,
+    `An update of ${typeof nodeId === 'string' ? nodeId : 'a node'} without a live claim of this key`,
+    `a key with role write, or this key's live claim on the node sent as claimToken (claim it first: {action:'claim', projectId, nodeIds:['${typeof nodeId === 'string' ? nodeId : 'NODE_ID'}'], agent})`,
+  )
 }
 
 /**

@@ -197,7 +197,7 @@ export async function flush(ctx: WriteCtx): Promise<void> {
   for (const e of ctx.events) if (e.type === 'node.added' && revs.has(e.node.id)) e.node.rev = revs.get(e.node.id)
 }
 
-/** Flush, record the changes and emit: the last step of every write, still inside its transaction. */
+/** Saving, the step of POST /mutate's `nodeWrite` after the handler: flush, record the changes and emit, inside the write's transaction. */
 export async function finish(ctx: WriteCtx): Promise<void> {
   await checkPreconditions(ctx)
   await flush(ctx)
@@ -272,6 +272,11 @@ export async function inboxAdvisory(ctx: WriteCtx): Promise<void> {
   const memos = await q.countOpenMemos(ctx.deps.db, ctx.projectId)
   if (memos > MEMO_INBOX_THRESHOLD)
     ctx.advisories.push({ type: 'inbox_overflow', memos, threshold: MEMO_INBOX_THRESHOLD, suggestedFlow: 'task-curate' })
+}
+
+/** `_meta.focus` after a write: the node, and a complete POST /view-command body that shows it. */
+export function focus(projectId: string, nodeId: string) {
+  return { nodeId, viewCommand: { projectId, command: { type: 'selectNode', nodeId } } }
 }
 
 /** `_meta` of a write: tips joined, the first advisory, and focus when given. */

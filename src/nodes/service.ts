@@ -5,7 +5,6 @@ import { ErrorListError, invalid, notFound, RefusalError } from '../errors'
 import type { EventNode } from '../events/outbox'
 import { nodeChange, nodeState, recordChanges } from '../history/record'
 import { afterAccess } from '../http/action-schema'
-import { focus } from '../http/meta'
 import { currentOf } from '../iterations/model'
 import { iterationRows as iterationQueries } from '../iterations/service'
 import { requireProject } from '../projects/access'
@@ -14,8 +13,8 @@ import {
   capAdvisory,
   checkNodeCap,
   expectRev,
-  finish,
   flush,
+  focus,
   getNode,
   inboxAdvisory,
   noteChange,
@@ -55,15 +54,20 @@ export async function rule<T>(fn: () => Promise<T>, prefix = ''): Promise<T> {
 const nodeFocus = (projectId: string, node: Node) => focus(projectId, node.id)
 const publicNode = (n: Node): Node => ({ id: n.id, rev: n.rev, type: n.type, parentId: n.parentId, data: n.data })
 
+/** add: its node prepared into a WriteCtx (saved by POST /mutate's `nodeWrite`, then answered by `addAnswer`). */
 export async function add(deps: Deps, user: User, body: AddInput) {
   const { project } = await requireProject(deps, user, body.projectId)
   const capped = await checkNodeCap(deps, project)
   const ctx = await openCtx(deps, project.id)
   const node = await rule(() => prepareAdd(ctx, body.node, false))
-  await finish(ctx)
+  return { ctx, node, capped }
+}
+
+/** The answer of a saved add: its node with the rev it was stored with, the cap's and the inbox's advisories. */
+export async function addAnswer({ ctx, node, capped }: Awaited<ReturnType<typeof add>>) {
   await capAdvisory(ctx, capped)
   if (node.type === 'task') await inboxAdvisory(ctx)
-  return { success: true, node: publicNode(node), _meta: writeMeta(ctx, nodeFocus(project.id, node)) }
+  return { success: true, node: publicNode(node), _meta: writeMeta(ctx, nodeFocus(ctx.projectId, node)) }
 }
 
 /** Persist an update prepared in `ctx` (`before`: the node as it was), and queue its event and change. */
@@ -90,8 +94,11 @@ export async function update(deps: Deps, user: User, body: UpdateBody) {
   const { project } = await requireProject(deps, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
   const saved = await rule(() => updateNode(ctx, body))
-  await finish(ctx)
-  return { success: true, node: publicNode(saved), _meta: writeMeta(ctx, nodeFocus(project.id, saved)) }
+  return { ctx, saved }
+}
+
+export function updateAnswer({ ctx, saved }: Awaited<ReturnType<typeof update>>) {
+  return { success: true, node: publicNode(saved), _meta: writeMeta(ctx, nodeFocus(ctx.projectId, saved)) }
 }
 
 /**
@@ -158,19 +165,22 @@ export async function remove(deps: Deps, user: User, body: DeleteBody) {
   const { project } = await requireProject(deps, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
   const result = await rule(() => deleteNode(ctx, body.nodeId, body.ifRev))
-  await finish(ctx)
+  return { ctx, result }
+}
+
+export function removeAnswer({ ctx, result }: Awaited<ReturnType<typeof remove>>) {
   const { node, changelogId, orphanedChildren, removed } = result
   ctx.tips.push(
     `Deleted ${node.id}` +
       (removed > 1 ? ` and ${removed - 1} node(s) beneath it` : '') +
-      `. Undo with {action:"restore", projectId:"${project.id}", nodeId:"${node.id}"} (children are not restored with it).`,
+      `. Undo with {action:"restore", projectId:"${ctx.projectId}", nodeId:"${node.id}"} (children are not restored with it).`,
   )
   return {
     success: true,
     deleted: { id: node.id, type: node.type },
     orphanedChildren,
     changelogId,
-    _meta: writeMeta(ctx, node.parentId ? focus(project.id, node.parentId) : undefined),
+    _meta: writeMeta(ctx, node.parentId ? focus(ctx.projectId, node.parentId) : undefined),
   }
 }
 
@@ -210,9 +220,13 @@ export async function restore(deps: Deps, user: User, body: RestoreBody) {
   const node: Node = { id: saved.id, type: saved.type, parentId: saved.parentId, data }
   // a task deleted before the classifier reached it is classified once it is back
   bringBack(ctx, node, saved.createdAt ?? null, node.type !== 'task' || data.kind !== undefined)
-  await finish(ctx)
-  await q.changelogMarkRestored(db, entry.id)
-  return { success: true, node, _meta: writeMeta(ctx, nodeFocus(project.id, node)) }
+  return { ctx, node, entryId: entry.id }
+}
+
+/** The answer of a saved restore: its changelog entry marked restored, its node with the rev it was stored with. */
+export async function restoreAnswer({ ctx, node, entryId }: Awaited<ReturnType<typeof restore>>) {
+  await q.changelogMarkRestored(ctx.deps.db, entryId)
+  return { success: true, node, _meta: writeMeta(ctx, nodeFocus(ctx.projectId, node)) }
 }
 
 /** classify: decide a task's kind (and urgency) now, with the same offline classifier as the background loop. */
@@ -224,10 +238,13 @@ export async function classify(deps: Deps, user: User, body: ClassifyBody) {
   if (!node) throw invalid(`Node with id ${body.nodeId} not found`)
   if (node.type !== 'task') throw invalid(`Only tasks are classified; ${node.id} is ${an(node.type)}`)
   const saved = await classifyNode(ctx, node)
-  await finish(ctx)
+  return { ctx, saved }
+}
+
+export async function classifyAnswer({ ctx, saved }: Awaited<ReturnType<typeof classify>>) {
   if (saved.data.kind === 'memo') await inboxAdvisory(ctx)
   ctx.tips.push(`Classified as ${saved.data.kind}${saved.data.urgent ? ', urgent' : ''}. Correct it with update data:{kind}.`)
-  return { success: true, node: publicNode(saved), _meta: writeMeta(ctx, nodeFocus(project.id, saved)) }
+  return { success: true, node: publicNode(saved), _meta: writeMeta(ctx, nodeFocus(ctx.projectId, saved)) }
 }
 
 /** A task's data with the classifier's kind (and urgent, for a do-it). */

@@ -274,6 +274,8 @@ const plan = (entries: Entry[], more: Partial<WorkPlan> = {}): WorkPlan => ({
 
 /** The work plan of each action that writes nodes (POST /mutate's table), from its checked body. */
 export const workPlan = {
+  /** classify: nothing before it, not even the lock (its triggers take it when the task's new kind makes it work) */
+  none: (): WorkPlan => plan([], { lock: false }),
   /** restore, updateIteration, deleteIteration: only the lock */
   lockOnly: (): WorkPlan => plan([]),
   /** add: only the lock, and not even that for a goal, a need or a task, whose triggers leave the work state alone */

@@ -4,9 +4,9 @@ import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
 import { parseAction } from '../http/action-schema'
 import { canonical, runIdempotent, storedOutcome } from '../http/idempotency'
-import { focus } from '../http/meta'
-import { batch } from '../mutate/batch'
+import { savedBatch } from '../mutate/batch'
 import { BatchBody, MAX_BATCH } from '../mutate/model'
+import { focus } from '../nodes/context'
 import { type Node, toNode } from '../nodes/model'
 import { nodeRows as nodeQueries } from '../nodes/service'
 import type { Plan } from './flows/types'
@@ -150,7 +150,7 @@ async function batchInChunks(deps: Deps, user: User, projectId: string, plan: Pl
       return m.nodeId === undefined ? m : { ...m, nodeId: real(m.nodeId) }
     })
     try {
-      const result = await batch(deps, user, parseAction(BatchBody, { action: 'batch', projectId, mutations }))
+      const result = await savedBatch(deps, user, parseAction(BatchBody, { action: 'batch', projectId, mutations }))
       results.push(...(result.results as BatchResult[]))
       for (const [draft, id] of Object.entries(result.idMap)) idMap.set(draft, id)
       meta = result._meta
