@@ -161,33 +161,34 @@ export function createDeliveryRunner(deps: Deps) {
       return
     }
     lastClaim = performance.now()
+    again = false
     claiming = (async () => {
-      do {
-        again = false
-        const fresh = await fanOut(deps, BATCH * Math.max(0, MAX_ROUNDS - rounds.size))
-        for (const batch of inRounds(fresh.claimed)) startRound(batch)
-        backlog ||= fresh.backlog
-        // deliveries the fan-out could not claim, and now and then retries and lapsed leases
-        // (the loop's tick claims those too, every SCHEDULER_INTERVAL_MS)
-        if (!backlog && performance.now() - lastSweep < SWEEP_EVERY_MS) continue
-        lastSweep = performance.now()
-        for (;;) {
-          if (stopped || rounds.size >= MAX_ROUNDS) {
-            backlog = true // more may be due: a finished round's wake-up claims again
-            break
-          }
-          const claimed = await claim(deps, deps.now())
-          if (claimed.length) startRound(claimed)
-          if (claimed.length < BATCH) {
-            backlog = false
-            break
-          }
+      const fresh = await fanOut(deps, BATCH * Math.max(0, MAX_ROUNDS - rounds.size))
+      for (const batch of inRounds(fresh.claimed)) startRound(batch)
+      backlog ||= fresh.backlog
+      // deliveries the fan-out could not claim, and now and then retries and lapsed leases
+      // (the loop's tick claims those too, every SCHEDULER_INTERVAL_MS)
+      if (!backlog && performance.now() - lastSweep < SWEEP_EVERY_MS) return
+      lastSweep = performance.now()
+      for (;;) {
+        if (stopped || rounds.size >= MAX_ROUNDS) {
+          backlog = true // more may be due: a finished round's wake-up claims again
+          break
         }
-      } while (again && !stopped)
+        const claimed = await claim(deps, deps.now())
+        if (claimed.length) startRound(claimed)
+        if (claimed.length < BATCH) {
+          backlog = false
+          break
+        }
+      }
     })()
       .catch((err) => deps.log.error('webhook delivery claim failed', { error: String(err) }))
       .finally(() => {
         claiming = null
+        // the wake-ups that came meanwhile: one more fan-out, CLAIM_EVERY_MS after this one began
+        // (run at once, they made about one fan-out per write under a stream of writes)
+        if (again && !stopped) pump()
       })
   }
   return {

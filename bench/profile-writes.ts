@@ -1,0 +1,138 @@
+/**
+ * Where the server's thread spends a write (issue 51, 3): eight writers updating labels.
+ *
+ *   bun bench/profile-writes.ts                          (PGlite)
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/profile-writes.ts postgres
+ *   BENCH_CHECKOUT=<a checkout of 26c0789> bun bench/profile-writes.ts   (another commit's server, the same load)
+ *
+ * Starts the real server (`bun --cpu-prof src/main.ts` of this checkout or BENCH_CHECKOUT) as
+ * `npm run bench:writes` does (no request log, no model, rate limit off) on a database of its
+ * own, makes eight goals and warms up; then eight writers update their own goal's label back to
+ * back for PROFILE_SECONDS (10 by default), and the server is stopped with SIGINT. Prints the
+ * writes a second, the server's main-thread CPU per write (Linux: /proc, 10 ms ticks, so read
+ * it over thousands of writes), the share of the thread's samples inside PGlite (its
+ * WebAssembly and its JavaScript: the SQL; on PostgreSQL the SQL runs in the server's own
+ * processes and this is near 0) and the functions with the most samples, self and in their
+ * stack, of the load window only. The CPU per write is what a shared, loaded machine changes
+ * least: compare it, and the shares, between commits, not the writes a second.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ownDatabase, serverEnv, until } from './lib/harness'
+import { freePort } from './lib/spawn'
+import { sampleShares } from './profile'
+
+const ROOT = join(import.meta.dir, '..')
+const kind = (process.argv[2] ?? 'pglite') as 'pglite' | 'postgres'
+const SECONDS = Number(process.env.PROFILE_SECONDS ?? 10)
+const WRITERS = 8
+const TOP = 25
+
+/** CPU ms the process's main thread (its tid is the pid) has used, or NaN where /proc has no such file. */
+function mainThreadCpuMs(pid: number): number {
+  const file = `/proc/${pid}/task/${pid}/stat`
+  if (!existsSync(file)) return Number.NaN
+  const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+async function main() {
+  if (kind !== 'pglite' && kind !== 'postgres') {
+    console.error('usage: bun bench/profile-writes.ts [pglite|postgres]')
+    process.exit(2)
+  }
+  if (kind === 'postgres' && !process.env.BENCH_DATABASE_URL) {
+    console.error('postgres needs BENCH_DATABASE_URL (a server on which we may CREATE DATABASE)')
+    process.exit(2)
+  }
+  const checkout = process.env.BENCH_CHECKOUT ?? ROOT
+  const tmp = mkdtempSync(join(tmpdir(), 'arbor-profile-writes-'))
+  const db = await ownDatabase(kind, tmp, process.env.BENCH_DATABASE_URL)
+  const port = freePort()
+  let out = ''
+  const server = Bun.spawn([process.execPath, '--cpu-prof', `--cpu-prof-dir=${tmp}`, 'src/main.ts'], {
+    cwd: checkout,
+    env: serverEnv({ ...db.env, PORT: String(port), LOG_LEVEL: 'warn', EMBEDDINGS_MODEL_DIR: join(tmp, 'no-model') }),
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
+  void (async () => {
+    for await (const chunk of server.stdout) out += new TextDecoder().decode(chunk)
+  })()
+  try {
+    const key = await until(() => /Arbor API key for owner: (arb_[0-9A-Za-z]+)/.exec(out)?.[1], 'owner key', 120_000)
+    const base = `http://127.0.0.1:${port}`
+    await until(async () => ((await fetch(`${base}/healthz`).catch(() => null))?.ok ? true : undefined), 'healthz')
+    const call = async (body: unknown) => {
+      const res = await fetch(`${base}/api/v1/mutate`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+      const json = (await res.json()) as Record<string, any>
+      if (res.status !== 200) throw new Error(`mutate: ${res.status} ${JSON.stringify(json).slice(0, 300)}`)
+      return json
+    }
+    await call({ action: 'addProject', project: { id: 'bench', name: 'bench' } })
+    const goals: string[] = []
+    for (let i = 0; i < WRITERS; i++)
+      goals.push((await call({ action: 'add', projectId: 'bench', node: { type: 'goal', data: { label: `g${i}` } } })).node.id)
+    let k = 0
+    const writers = async (seconds: number) => {
+      const end = performance.now() + seconds * 1000
+      let writes = 0
+      await Promise.all(
+        goals.map(async (nodeId) => {
+          while (performance.now() < end) {
+            await call({ action: 'update', projectId: 'bench', nodeId, data: { label: `u${++k}` } })
+            writes++
+          }
+        }),
+      )
+      return writes
+    }
+    await writers(2) // warm-up: the code compiled, the search index loaded
+    const cpuBefore = mainThreadCpuMs(server.pid)
+    const started = performance.now()
+    const writes = await writers(SECONDS)
+    const ended = performance.now()
+    const cpu = mainThreadCpuMs(server.pid) - cpuBefore
+    server.kill('SIGINT')
+    await server.exited
+    const exited = performance.now()
+    const file = readdirSync(tmp).find((f) => f.endsWith('.cpuprofile'))
+    if (!file) throw new Error('the server wrote no .cpuprofile')
+    const profile = JSON.parse(readFileSync(join(tmp, file), 'utf8'))
+    const { samples, self, total } = sampleShares(profile, (exited - started) * 1000, (exited - ended) * 1000)
+    // a sample is the SQL's when PGlite's code or WebAssembly is on its stack ('(unknown)': WebAssembly without a caller)
+    const inPglite = [...self].reduce((n, [f, c]) => n + (/pglite|wasm|^`\(unknown\)`/.test(f) ? c : 0), 0)
+    const sqlStack = total.get([...total.keys()].find((f) => f.startsWith('`execProtocolRawSync`')) ?? '') ?? 0
+    const rows = (m: Map<string, number>) =>
+      [...m]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, TOP)
+        .map(([f, n]) => `| ${((100 * n) / samples).toFixed(1)}% | ${f} |`)
+        .join('\n')
+    const load = existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : '?'
+    console.log(
+      `## ${WRITERS} writers updating labels, ${kind === 'pglite' ? 'PGlite' : 'PostgreSQL'}, ${checkout === ROOT ? 'this checkout' : checkout}: ` +
+        `${Math.round(writes / ((ended - started) / 1000))} writes/s, main thread ${(cpu / writes).toFixed(2)} ms CPU a write, ` +
+        `${samples} samples in ${SECONDS} s (load average ${load})\n`,
+    )
+    console.log(
+      `Samples inside PGlite (self): ${((100 * inPglite) / samples).toFixed(1)}%; under PGlite's execProtocolRawSync (our prepared statements): ${((100 * sqlStack) / samples).toFixed(1)}%\n`,
+    )
+    console.log(`| self | function |\n|---|---|\n${rows(self)}\n`)
+    console.log(`| total | function |\n|---|---|\n${rows(total)}`)
+  } finally {
+    if (server.exitCode === null) {
+      server.kill('SIGKILL')
+      await server.exited
+    }
+    await db.drop()
+    rmSync(tmp, { recursive: true, force: true })
+  }
+}
+
+if (import.meta.main) await main()
