@@ -5,7 +5,7 @@ import { basename, join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { loadConfig } from '../src/config'
 import { openPglite } from '../src/db/pglite'
-import { ADMIN_TOKEN, jsonRequest, readRes } from './helpers'
+import { ADMIN_TOKEN, createPostgres, jsonRequest, readRes } from './helpers'
 
 /**
  * The real server as its own process (`bun src/main.ts`, loops on), for tests that must see what
@@ -80,7 +80,9 @@ function initdbCluster(): Promise<string | null> {
  * A fresh database. On PGlite, a new DATA_DIR; under scripts/test.ts it holds a copy of the run's
  * empty initdb'd cluster: the server skips initdb (2-3 s of CPU at each start) and still migrates
  * and makes its owner as on a first start. `empty`: a DATA_DIR with nothing in it, for the tests
- * of the very first start (the server runs initdb itself).
+ * of the very first start (the server runs initdb itself). On PostgreSQL, a new database: under
+ * scripts/test.ts a copy of the run's migrated template (the server finds nothing to migrate and
+ * makes its owner), or with `empty` an empty one that the server migrates itself.
  */
 export async function freshDatabase(opts: { empty?: boolean } = {}): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
   if (!PG_URL) {
@@ -91,14 +93,10 @@ export async function freshDatabase(opts: { empty?: boolean } = {}): Promise<{ e
   }
   const { default: postgres } = await import('postgres')
   const name = `arbor_proc_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
-  const admin = postgres(PG_URL, { max: 1, onnotice: () => {} })
-  await admin.unsafe(`create database ${name}`)
-  await admin.end()
-  const url = new URL(PG_URL)
-  url.pathname = `/${name}`
+  const { url } = await createPostgres(name, !opts.empty)
   const dataDir = mkdtempSync(join(tmpdir(), 'arbor-proc-'))
   return {
-    env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir },
+    env: { DATABASE_URL: url, DATA_DIR: dataDir },
     drop: async () => {
       const a = postgres(PG_URL, { max: 1, onnotice: () => {} })
       await a.unsafe(`drop database if exists ${name} with (force)`)
