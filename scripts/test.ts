@@ -92,12 +92,13 @@ if (PG_URL) {
     await db.close()
   }
 }
-/** the run's templates go, on PostgreSQL too (also when the run is stopped with Ctrl-C) */
+/** the run's templates go, on PostgreSQL too (also when the run is stopped: Ctrl-C, or SIGTERM) */
 async function removeTemplates() {
   rmSync(TEMPLATES, { recursive: true, force: true })
   if (PG_URL) await onPgServer(`drop database if exists ${PG_TEMPLATE} with (force)`)
 }
 process.once('SIGINT', () => void removeTemplates().finally(() => process.exit(130)))
+process.once('SIGTERM', () => void removeTemplates().finally(() => process.exit(143)))
 
 interface Result {
   file: string
