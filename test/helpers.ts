@@ -17,7 +17,8 @@ import { startScheduler } from '../src/scheduler'
 /**
  * Every test file starts its own app on a fresh database: PGlite by default (cloned from a
  * migrated template, made once per run: each start skips initdb and the migrations), or a new
- * database on the PostgreSQL server of TEST_DATABASE_URL.
+ * database on the PostgreSQL server of TEST_DATABASE_URL (under scripts/test.ts a copy of the
+ * run's migrated template database, which also skips the migrations).
  */
 const PG_URL = process.env.TEST_DATABASE_URL
 
@@ -56,21 +57,34 @@ async function dropPostgres(url: string) {
   await admin.close()
 }
 
-async function freshPostgres(): Promise<{ db: Db; url: string; drop: () => Promise<void> }> {
-  const name = `arbor_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
+/**
+ * A new database `name` on the PostgreSQL server of TEST_DATABASE_URL, and its URL. `migrated`:
+ * under scripts/test.ts, a copy of the run's migrated template (ARBOR_TEST_PG_TEMPLATE), made in
+ * milliseconds; else (or outside the runner) an empty one, to migrate. Returns whether it is migrated.
+ */
+export async function createPostgres(name: string, migrated: boolean): Promise<{ url: string; migrated: boolean }> {
+  const template = migrated ? process.env.ARBOR_TEST_PG_TEMPLATE : undefined
   const admin = await openPostgres(PG_URL!)
-  await admin.exec(`create database ${name}`)
-  await admin.close()
+  try {
+    await admin.exec(`create database ${name}${template ? ` template ${template}` : ''}`)
+  } finally {
+    await admin.close()
+  }
   const url = new URL(PG_URL!)
   url.pathname = `/${name}`
-  const db = await openPostgres(url.toString())
-  await migrate(db)
+  return { url: url.toString(), migrated: !!template }
+}
+
+async function freshPostgres(): Promise<{ db: Db; url: string; drop: () => Promise<void> }> {
+  const made = await createPostgres(`arbor_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`, true)
+  const db = await openPostgres(made.url)
+  if (!made.migrated) await migrate(db)
   return {
     db,
-    url: url.toString(),
+    url: made.url,
     drop: async () => {
       await db.close()
-      await dropPostgres(url.toString())
+      await dropPostgres(made.url)
     },
   }
 }

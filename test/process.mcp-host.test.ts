@@ -150,6 +150,23 @@ describe.skipIf(!haveChromium)('the plan view in a chat host (Chromium, ext-apps
     await page.close()
   }, 60_000)
 
+  it('keeps the keyboard on the selected item when a change made elsewhere redraws the tree', async () => {
+    const { page, view } = await open('light')
+    await view.click(`[data-id="${ids.goal}"]`)
+    const added = await server.call('POST', '/api/v1/mutate', {
+      body: { action: 'add', projectId, node: { type: 'task', data: { label: 'Written elsewhere' } } },
+    })
+    expect(added.status).toBe(200)
+    await until(async () => (await labels(view)).includes('Written elsewhere'), 'the other write in the view')
+    // the key goes where the focus is, as a person's does (not to an element focused for it first):
+    // a redraw that dropped the focus (to the body) would lose it
+    await page.keyboard.press('ArrowDown')
+    await until(async () => (await selected(view)) === ids.need, 'the selection moved by the key')
+    const removed = await server.call('POST', '/api/v1/mutate', { body: { action: 'delete', projectId, nodeId: added.body.node.id } })
+    expect(removed.status).toBe(200)
+    await page.close()
+  }, 60_000)
+
   it('follows the agent: set_view view:"chat" moves the view, and read_view reads it back; delete and undo on a phone', async () => {
     const { page, view } = await open('light', { width: 390, height: 844 })
     const sent = await server.call('POST', '/api/v1/view-command', {

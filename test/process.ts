@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { loadConfig } from '../src/config'
+import { migrate } from '../src/db/migrate'
 import { openPglite } from '../src/db/pglite'
-import { ADMIN_TOKEN, jsonRequest, readRes } from './helpers'
+import { ADMIN_TOKEN, createPostgres, jsonRequest, readRes } from './helpers'
 
 /**
  * The real server as its own process (`bun src/main.ts`, loops on), for tests that must see what
@@ -52,9 +53,9 @@ async function drain(stream: ReadableStream<Uint8Array>, sink: string[]) {
 }
 
 /**
- * An initdb'd PGlite cluster, empty (no schema, no user), in `<ARBOR_TEST_TEMPLATES>/pgdata`: made
- * once per run of scripts/test.ts (which makes that directory and removes it); null outside it.
- * Whoever makes it first renames it into place; a second one made at the same time is dropped.
+ * An initdb'd PGlite cluster, migrated (the schema, no user), in `<ARBOR_TEST_TEMPLATES>/pgdata`:
+ * made once per run of scripts/test.ts (which makes that directory and removes it); null outside
+ * it. Whoever makes it first renames it into place; a second one made at the same time is dropped.
  */
 let initdbDir: Promise<string | null> | undefined
 function initdbCluster(): Promise<string | null> {
@@ -63,7 +64,9 @@ function initdbCluster(): Promise<string | null> {
     if (!dir) return null
     if (!existsSync(join(dir, 'pgdata', 'PG_VERSION'))) {
       const build = mkdtempSync(join(dir, 'build-'))
-      await (await openPglite(build)).close()
+      const db = await openPglite(build)
+      await migrate(db)
+      await db.close()
       try {
         renameSync(join(build, 'pgdata'), join(dir, 'pgdata'))
       } catch (err) {
@@ -78,9 +81,11 @@ function initdbCluster(): Promise<string | null> {
 
 /**
  * A fresh database. On PGlite, a new DATA_DIR; under scripts/test.ts it holds a copy of the run's
- * empty initdb'd cluster: the server skips initdb (2-3 s of CPU at each start) and still migrates
- * and makes its owner as on a first start. `empty`: a DATA_DIR with nothing in it, for the tests
- * of the very first start (the server runs initdb itself).
+ * initdb'd and migrated cluster: the server skips initdb (2-3 s of CPU at each start) and finds
+ * nothing to migrate (about a second more), and makes its owner as on a first start. On
+ * PostgreSQL, a new database: under scripts/test.ts a copy of the run's migrated template. `empty`:
+ * a DATA_DIR with nothing in it, or an empty database, for the tests of the very first start
+ * (the server runs initdb, on PGlite, and every migration itself).
  */
 export async function freshDatabase(opts: { empty?: boolean } = {}): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
   if (!PG_URL) {
@@ -91,14 +96,10 @@ export async function freshDatabase(opts: { empty?: boolean } = {}): Promise<{ e
   }
   const { default: postgres } = await import('postgres')
   const name = `arbor_proc_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
-  const admin = postgres(PG_URL, { max: 1, onnotice: () => {} })
-  await admin.unsafe(`create database ${name}`)
-  await admin.end()
-  const url = new URL(PG_URL)
-  url.pathname = `/${name}`
+  const { url } = await createPostgres(name, !opts.empty)
   const dataDir = mkdtempSync(join(tmpdir(), 'arbor-proc-'))
   return {
-    env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir },
+    env: { DATABASE_URL: url, DATA_DIR: dataDir },
     drop: async () => {
       const a = postgres(PG_URL, { max: 1, onnotice: () => {} })
       await a.unsafe(`drop database if exists ${name} with (force)`)

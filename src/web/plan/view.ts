@@ -90,6 +90,8 @@ function visible(): { node: PlanNode; level: number }[] {
 
 function render() {
   const tree = $('#tree')
+  // a redraw (a change made elsewhere, from the live feed) keeps the keyboard in the tree
+  const hadFocus = tree.contains(document.activeElement)
   tree.replaceChildren()
   const items = visible()
   if (!items.length) tree.append(el('div', { class: 'empty' }, 'Nothing planned yet: press a to add a goal.'))
@@ -126,6 +128,7 @@ function render() {
     li.addEventListener('click', () => select(node.id))
     tree.append(li)
   }
+  if (hadFocus && !state.editing) focusSelected()
   document.body.dataset.mode = state.mode
   $('#mode').textContent = state.mode === 'matrix' ? 'Matrix (asked by the agent)' : ''
 }
