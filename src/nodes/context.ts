@@ -1,5 +1,4 @@
 import type { User } from '../accounts/model'
-import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
 import { type DomainEvent, emit } from '../events/outbox'
@@ -7,6 +6,7 @@ import type { ChangeDraft } from '../history/model'
 import { checkExpectation, type Locked, type StaleField, staleWrite } from '../history/precondition'
 import { changeChunks, nodeChange, nodeState, recordChanges, storeChanges } from '../history/record'
 import { type IterationRow, iterationRows as iterationQueries } from '../iterations/service'
+import type { IntentProbe, IntentRow } from '../presence/intents'
 import type { AccessRow } from '../projects/service'
 import { limitsOf } from '../tiers/service'
 import { NODE_TYPES, type Node, type NodeType, toNode } from './model'
@@ -22,7 +22,8 @@ export interface WriteCtx {
   projectId: string
   /** id → node as it stands in this transaction; null: known not to exist */
   nodes: Map<string, Node | null>
-  iterations: Map<string, IterationRow>
+  /** the project's iterations by name, read at their first use (`iterationsOf`): a write that needs none reads none */
+  iterations?: Map<string, IterationRow>
   /** draft id → real id (batch only) */
   drafts: Map<string, string>
   pending: q.InsertRow[]
@@ -50,12 +51,10 @@ export interface WriteCtx {
 }
 
 export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> {
-  const iterations = new Map((await iterationQueries.list(deps.db, projectId)).map((i) => [i.name, i]))
   return {
     deps,
     projectId,
     nodes: new Map(),
-    iterations,
     drafts: new Map(),
     pending: [],
     events: [],
@@ -70,17 +69,26 @@ export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> 
   }
 }
 
-/** Read the project's iterations again (a revert put one back or took one away). */
-export async function reloadIterations(ctx: WriteCtx): Promise<void> {
-  ctx.iterations = new Map((await iterationQueries.list(ctx.deps.db, ctx.projectId)).map((i) => [i.name, i]))
+/** The project's iterations by name, as they stand in this write: read once, when first needed (a job's or a task's iteration). */
+export async function iterationsOf(ctx: WriteCtx): Promise<Map<string, IterationRow>> {
+  ctx.iterations ??= new Map((await iterationQueries.list(ctx.deps.db, ctx.projectId)).map((i) => [i.name, i]))
+  return ctx.iterations
 }
 
-/** An iteration this write created (a batch's addIteration entry): its later entries may name it. */
+/** Read the project's iterations again at their next use (a revert put one back or took one away). */
+export async function reloadIterations(ctx: WriteCtx): Promise<void> {
+  ctx.iterations = undefined
+}
+
+/**
+ * An iteration this write created (a batch's addIteration entry): its later entries may name it.
+ * Not read yet, the iterations are read with it (it was inserted in this transaction).
+ */
 export function noteIteration(
   ctx: WriteCtx,
   iteration: { name: string; status: IterationRow['status']; sortOrder: number; gitTags: string[] },
 ): void {
-  ctx.iterations.set(iteration.name, {
+  ctx.iterations?.set(iteration.name, {
     name: iteration.name,
     status: iteration.status,
     system: false,
@@ -114,11 +122,35 @@ export async function loadNodes(ctx: WriteCtx, ids: Iterable<string>): Promise<v
   if (missing.length === 0) return
   const rows = await q.lockMany(ctx.deps.db, ctx.projectId, missing)
   for (const id of missing) ctx.nodes.set(id, null)
-  for (const row of rows) {
-    const node = toNode(row, true)
-    ctx.nodes.set(row.id, node)
-    ctx.locked.set(row.id, { node, rev: row.rev, fieldRevs: row.field_revs ?? {} })
+  for (const row of rows) noteLocked(ctx, row)
+}
+
+/** A node this write read and locked: as it stands in the write, and as it was first read (what an ifRev is checked against). */
+function noteLocked(ctx: WriteCtx, row: q.NodeRow): void {
+  const node = toNode(row, true)
+  ctx.nodes.set(row.id, node)
+  ctx.locked.set(row.id, { node, rev: row.rev, fieldRevs: row.field_revs ?? {} })
+}
+
+/**
+ * The node an update names (getNode) and the edit intent that holds a field it sets (`probe`,
+ * src/presence/intents.ts: null, none is looked for), read in one statement
+ * (sql/nodes/lock-with-intent.sql). A node this write read before is not read again: its intent
+ * alone is, when one is looked for.
+ */
+export async function getNodeWithIntent(
+  ctx: WriteCtx,
+  id: string,
+  probe: IntentProbe | null,
+): Promise<{ node: Node | null; intent: IntentRow | null }> {
+  const known = ctx.nodes.has(id)
+  if ((known && !probe) || (!known && id.startsWith('draft-'))) return { node: ctx.nodes.get(id) ?? null, intent: null }
+  const row = await q.lockWithIntent(ctx.deps.db, ctx.projectId, id, probe, ctx.deps.now())
+  if (!known) {
+    ctx.nodes.set(id, null)
+    if (row.id !== null && row.id !== undefined) noteLocked(ctx, row as q.NodeRow)
   }
+  return { node: ctx.nodes.get(id) ?? null, intent: row.intent }
 }
 
 /**
@@ -228,11 +260,14 @@ export async function finish(ctx: WriteCtx): Promise<void> {
 /**
  * The free-tier node cap (docs/reference/limits.md): counted over every project the
  * owner has. At or over the cap a new add or batch is refused; the one that crosses it succeeds.
+ * The owner's plan is the access row's (sql/projects/get-access.sql, read or cached with the
+ * caller's access: a change of plan empties that cache, src/accounts/auth-cache.ts), so an
+ * owner without a cap costs the write no statement.
  */
-export async function nodeCap(deps: Deps, project: AccessRow): Promise<{ owner: User; cap: number } | null> {
-  const owner = await getUser(deps.db, project.owner_id)
-  const cap = owner ? limitsOf(deps.config, owner).node_cap : null
-  return owner && cap !== null ? { owner, cap } : null
+export function nodeCap(deps: Deps, project: AccessRow): { ownerId: string; cap: number } | null {
+  const owner = { tier: project.owner_tier as User['tier'], lapsed: project.owner_lapsed, contributor: project.owner_contributor }
+  const cap = limitsOf(deps.config, owner).node_cap
+  return cap !== null ? { ownerId: project.owner_id, cap } : null
 }
 
 /**
@@ -241,10 +276,10 @@ export async function nodeCap(deps: Deps, project: AccessRow): Promise<{ owner: 
  * count one after another, so only the first of them can start under the cap.
  */
 export async function checkNodeCap(deps: Deps, project: AccessRow) {
-  const capped = await nodeCap(deps, project)
+  const capped = nodeCap(deps, project)
   if (!capped) return null
-  await q.lockCapOwner(deps.db, capped.owner.id)
-  const current = await q.countOwned(deps.db, capped.owner.id)
+  await q.lockCapOwner(deps.db, capped.ownerId)
+  const current = await q.countOwned(deps.db, capped.ownerId)
   if (current >= capped.cap)
     throw new RefusalError(403, 'node_cap_reached', {
       message: `The free plan holds ${capped.cap} nodes across your projects; delete ${current - capped.cap + 1} to add more`,
@@ -256,9 +291,9 @@ export async function checkNodeCap(deps: Deps, project: AccessRow) {
 }
 
 /** After an add or batch under the cap: the advisory when it reached or crossed it. */
-export async function capAdvisory(ctx: WriteCtx, capped: { owner: User; cap: number } | null): Promise<void> {
+export async function capAdvisory(ctx: WriteCtx, capped: { ownerId: string; cap: number } | null): Promise<void> {
   if (!capped) return
-  const current = await q.countOwned(ctx.deps.db, capped.owner.id)
+  const current = await q.countOwned(ctx.deps.db, capped.ownerId)
   if (current >= capped.cap) {
     ctx.advisories.push({ type: 'node_cap_reached', current, node_cap: capped.cap })
     ctx.tips.push(`You have reached the free plan's ${capped.cap}-node cap: further adds are refused until you delete nodes.`)

@@ -16,6 +16,7 @@ import insertManySql from '../../sql/nodes/insert-many.sql' with { type: 'text' 
 import listSql from '../../sql/nodes/list.sql' with { type: 'text' }
 import lockCapOwnerSql from '../../sql/nodes/lock-cap-owner.sql' with { type: 'text' }
 import lockManySql from '../../sql/nodes/lock-many.sql' with { type: 'text' }
+import lockWithIntentSql from '../../sql/nodes/lock-with-intent.sql' with { type: 'text' }
 import moveIterationSql from '../../sql/nodes/move-iteration.sql' with { type: 'text' }
 import reserveIdSql from '../../sql/nodes/reserve-id.sql' with { type: 'text' }
 import setClassifiedSql from '../../sql/nodes/set-classified.sql' with { type: 'text' }
@@ -28,6 +29,7 @@ import withAncestorsSql from '../../sql/nodes/with-ancestors.sql' with { type: '
 import type { Db } from '../db'
 import { one } from '../db/port'
 import type { NodeData } from '../ports/node-data'
+import type { IntentProbe, IntentRow } from '../presence/intents'
 import type { Node, NodeType } from './model'
 
 export type NodeRow = {
@@ -49,6 +51,18 @@ export const getMany = (db: Db, projectId: string, ids: string[]) => db.query<No
 export const blockerEdges = (db: Db, projectId: string) => db.query<{ id: string; blocked_by: unknown[] }>(blockerEdgesSql, [projectId])
 /** getMany for a write: the rows stay locked until its transaction ends (sql/nodes/lock-many.sql). */
 export const lockMany = (db: Db, projectId: string, ids: string[]) => db.query<NodeRow>(lockManySql, [projectId, ids])
+/**
+ * lockMany for the one node an update names, with the edit intent that holds a field it sets
+ * (`probe`; none looked for when null), in one statement: the node's columns are null when it does not exist.
+ */
+export const lockWithIntent = async (db: Db, projectId: string, id: string, probe: IntentProbe | null, now: Date) =>
+  (await one<Partial<NodeRow> & { intent: IntentRow | null }>(db, lockWithIntentSql, [
+    projectId,
+    id,
+    probe?.fields ?? [],
+    now,
+    probe?.actorKey ?? '',
+  ]))!
 export const withAncestors = (db: Db, projectId: string, ids: string[]) => db.query<NodeRow>(withAncestorsSql, [projectId, ids])
 export const list = (db: Db, projectId: string, type: string | null, iteration: string | null) =>
   db.query<NodeRow>(listSql, [projectId, type, iteration])

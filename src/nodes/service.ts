@@ -18,6 +18,7 @@ import {
   flush,
   getNode,
   inboxAdvisory,
+  iterationsOf,
   noteChange,
   openCtx,
   type WriteCtx,
@@ -203,7 +204,7 @@ export async function restore(deps: Deps, user: User, body: RestoreBody) {
       500,
     )
   const data = { ...saved.data }
-  if ((saved.type === 'job' || saved.type === 'task') && data.iteration && !ctx.iterations.has(data.iteration)) {
+  if ((saved.type === 'job' || saved.type === 'task') && data.iteration && !(await iterationsOf(ctx)).has(data.iteration)) {
     ctx.tips.push(`Its iteration ${data.iteration} no longer exists; it is in Later.`)
     data.iteration = 'Later'
   }
