@@ -148,7 +148,7 @@ export async function getNodeWithIntent(
   const row = await q.lockWithIntent(ctx.deps.db, ctx.projectId, id, probe, ctx.deps.now())
   if (!known) {
     ctx.nodes.set(id, null)
-    if (row.id !== null && row.id !== undefined) noteLocked(ctx, row as q.NodeRow)
+    if (row.id != null) noteLocked(ctx, row as q.NodeRow)
   }
   return { node: ctx.nodes.get(id) ?? null, intent: row.intent }
 }
@@ -204,10 +204,20 @@ export async function reserveIds(ctx: WriteCtx, counts: Partial<Record<NodeType,
   }
 }
 
-export async function nextId(ctx: WriteCtx, type: NodeType): Promise<string> {
+/**
+ * The id of a new node of `type`. `parentId`: the parent it goes under, when this write has not
+ * read it yet: read and locked (loadNodes) in the statement that reserves the id, so the add's
+ * parent check that follows finds it without a round trip of its own.
+ */
+export async function nextId(ctx: WriteCtx, type: NodeType, parentId?: string): Promise<string> {
   let pool = ctx.idPool.get(type)
   if (!pool || pool.next >= pool.end) {
-    await reserveIds(ctx, { [type]: 1 })
+    if (parentId !== undefined && !ctx.nodes.has(parentId) && !parentId.startsWith('draft-')) {
+      const row = await q.allocateIdLockingParent(ctx.deps.db, ctx.projectId, type, parentId)
+      ctx.idPool.set(type, { next: row.last, end: row.last + 1 })
+      ctx.nodes.set(parentId, null)
+      if (row.id != null) noteLocked(ctx, row as q.NodeRow)
+    } else await reserveIds(ctx, { [type]: 1 })
     pool = ctx.idPool.get(type)!
   }
   return `${type}-${pool.next++}`

@@ -106,10 +106,10 @@ export async function deleteNode(ctx: WriteCtx, nodeId: string, ifRev?: string) 
   const root = rows.find((r) => r.depth === 0)
   if (!root) throw new FieldError(`Node with id ${nodeId} not found`)
   const node = toNode(root, true)
-  const changelogId = await q.changelogInsert(ctx.deps.db, ctx.projectId, node.id, node)
-  await removeRows(
+  const changelogId = await removeRows(
     ctx,
     rows.map((row) => ({ row, depth: row.depth })),
+    node,
   )
   const orphanedChildren = rows.filter((r) => r.depth === 1).map((r) => r.id)
   return { node, changelogId: Number(changelogId), orphanedChildren, removed: rows.length }
@@ -127,12 +127,16 @@ export async function subtrees(ctx: WriteCtx, ids: string[]): Promise<q.TreeRow[
  * first) brings parents back before their children. A revert's removal names, per row, the
  * change it takes back (`revertOf`).
  */
-export async function removeRows(ctx: WriteCtx, rows: { row: q.TreeRow; depth: number; revertOf?: number }[]): Promise<void> {
-  await q.deleteMany(
-    ctx.deps.db,
-    ctx.projectId,
-    rows.map((r) => r.row.id),
-  )
+export async function removeRows(
+  ctx: WriteCtx,
+  rows: { row: q.TreeRow; depth: number; revertOf?: number }[],
+  /** the node deleted by name: logged to the changelog in the same statement, whose entry's id is returned */
+  logged?: Node,
+): Promise<number | undefined> {
+  const ids = rows.map((r) => r.row.id)
+  const changelogId = logged
+    ? await q.deleteLogged(ctx.deps.db, ctx.projectId, ids, logged)
+    : void (await q.deleteMany(ctx.deps.db, ctx.projectId, ids))
   for (const { row } of rows) {
     ctx.nodes.set(row.id, null)
     ctx.events.push({ type: 'node.deleted', node: toNode(row) })
@@ -141,6 +145,7 @@ export async function removeRows(ctx: WriteCtx, rows: { row: q.TreeRow; depth: n
     if (revertOf !== undefined) ctx.revertOf = revertOf
     noteChange(ctx, 'delete', row, toNode(row), null)
   }
+  return changelogId
 }
 
 /**

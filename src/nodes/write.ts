@@ -195,7 +195,7 @@ export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean
       if (await getNode(ctx, n.id)) fail(`Node with id ${n.id} already exists`)
       id = n.id
     }
-  } else id = await nextId(ctx, type)
+  } else id = await nextId(ctx, type, PARENT_TYPE[type] !== null && typeof n.parentId === 'string' ? resolveId(ctx, n.parentId) : undefined)
 
   const parentId = await checkParent(ctx, type, n.parentId)
   const data = dropNulls({ ...patch })
