@@ -136,6 +136,9 @@ const config = loadConfig({
 const rawDb = await openDb(config)
 const db = traced(rawDb, log, on)
 const deps = createDeps({ config, db, log: createLogger(config.logLevel) })
+// on PostgreSQL, as the server does once it listens (src/main.ts): the replica's lease, so the
+// caller's access and the project's row come from memory as they do in a running server
+await deps.replicas?.start()
 const ownerKey = (await bootstrapOwner(rawDb))!
 const { handle } = createApp(deps)
 const http = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req, srv) => handle(req, srv.requestIP(req)?.address) })
@@ -221,6 +224,7 @@ try {
   }
 } finally {
   http.stop(true)
+  await deps.replicas?.stop()
   await rawDb.close()
   if (admin) {
     await admin.exec(`drop database if exists ${dbName} with (force)`)

@@ -23,7 +23,7 @@ export interface WriteCtx {
   /** id → node as it stands in this transaction; null: known not to exist */
   nodes: Map<string, Node | null>
   /** the project's iterations by name, read at their first use (`iterationsOf`): a write that needs none reads none */
-  iterations?: Map<string, IterationRow>
+  iterations?: Promise<Map<string, IterationRow>>
   /** draft id → real id (batch only) */
   drafts: Map<string, string>
   pending: q.InsertRow[]
@@ -69,9 +69,18 @@ export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> 
   }
 }
 
-/** The project's iterations by name, as they stand in this write: read once, when first needed (a job's or a task's iteration). */
-export async function iterationsOf(ctx: WriteCtx): Promise<Map<string, IterationRow>> {
-  ctx.iterations ??= new Map((await iterationQueries.list(ctx.deps.db, ctx.projectId)).map((i) => [i.name, i]))
+/**
+ * The project's iterations by name, as they stand in this write: read once, when first needed (a
+ * job's or a task's iteration). An add of a job or a task asks before it reserves its id, and
+ * awaits them after: on PostgreSQL the two statements then go out together (postgres.js sends a
+ * transaction's statements without waiting for the answer of the one before), one round trip.
+ */
+export function iterationsOf(ctx: WriteCtx): Promise<Map<string, IterationRow>> {
+  if (!ctx.iterations) {
+    ctx.iterations = iterationQueries.list(ctx.deps.db, ctx.projectId).then((rows) => new Map(rows.map((i) => [i.name, i])))
+    // asked for ahead of its use, it may fail while nothing awaits it yet: the use that awaits it throws
+    ctx.iterations.catch(() => {})
+  }
   return ctx.iterations
 }
 
@@ -88,14 +97,17 @@ export function noteIteration(
   ctx: WriteCtx,
   iteration: { name: string; status: IterationRow['status']; sortOrder: number; gitTags: string[] },
 ): void {
-  ctx.iterations?.set(iteration.name, {
-    name: iteration.name,
-    status: iteration.status,
-    system: false,
-    sort_order: iteration.sortOrder,
-    git_tags: iteration.gitTags,
-    completed_at: null,
-  })
+  ctx.iterations = ctx.iterations?.then((known) =>
+    known.set(iteration.name, {
+      name: iteration.name,
+      status: iteration.status,
+      system: false,
+      sort_order: iteration.sortOrder,
+      git_tags: iteration.gitTags,
+      completed_at: null,
+    }),
+  )
+  ctx.iterations?.catch(() => {}) // as in iterationsOf: the use that awaits it throws
   ctx.created.iterations++
 }
 
@@ -313,10 +325,22 @@ export async function capAdvisory(ctx: WriteCtx, capped: { ownerId: string; cap:
 /** The memo inbox threshold past which writes suggest the task-curate workflow. */
 export const MEMO_INBOX_THRESHOLD = 20
 
-export async function inboxAdvisory(ctx: WriteCtx): Promise<void> {
-  const memos = await q.countOpenMemos(ctx.deps.db, ctx.projectId)
+/**
+ * The advisory when the project's memo inbox overflows. `counted`: the count, asked for earlier
+ * in the write (an add of a task, which adds no memo: it is not classified yet, and asks along
+ * with its first statements, one round trip with them on PostgreSQL).
+ */
+export async function inboxAdvisory(ctx: WriteCtx, counted?: Promise<number>): Promise<void> {
+  const memos = await (counted ?? openMemos(ctx))
   if (memos > MEMO_INBOX_THRESHOLD)
     ctx.advisories.push({ type: 'inbox_overflow', memos, threshold: MEMO_INBOX_THRESHOLD, suggestedFlow: 'task-curate' })
+}
+
+/** The project's open memos, asked for now and awaited later (inboxAdvisory): may fail while nothing awaits it yet, the use that awaits it throws. */
+export function openMemos(ctx: WriteCtx): Promise<number> {
+  const count = q.countOpenMemos(ctx.deps.db, ctx.projectId)
+  count.catch(() => {})
+  return count
 }
 
 /** `_meta` of a write: tips joined, the first advisory, and focus when given. */

@@ -21,6 +21,7 @@ import {
   iterationsOf,
   noteChange,
   openCtx,
+  openMemos,
   type WriteCtx,
   writeMeta,
 } from './context'
@@ -60,10 +61,12 @@ export async function add(deps: Deps, user: User, body: AddInput) {
   const { project } = await requireProject(deps, user, body.projectId)
   const capped = await checkNodeCap(deps, project)
   const ctx = await openCtx(deps, project.id)
+  // a task is added unclassified (no memo): the inbox it may overflow is counted with its first statements
+  const memos = body.node.type === 'task' ? openMemos(ctx) : undefined
   const node = await rule(() => prepareAdd(ctx, body.node, false))
   await finish(ctx)
   await capAdvisory(ctx, capped)
-  if (node.type === 'task') await inboxAdvisory(ctx)
+  if (memos) await inboxAdvisory(ctx, memos)
   return { success: true, node: publicNode(node), _meta: writeMeta(ctx, nodeFocus(project.id, node)) }
 }
 

@@ -182,6 +182,8 @@ export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean
       'Add the task without kind; it is classified within seconds, or call {action:"classify", projectId, nodeId} at once.',
     )
 
+  // a job's or a task's iteration is checked below: asked for now, its read goes with the id's
+  if (type === 'job' || type === 'task') void iterationsOf(ctx)
   let id: string
   if (n.id !== undefined) {
     if (!allowId) fail('node.id cannot be supplied: ids are generated (draft- ids are allowed inside a batch only)')
