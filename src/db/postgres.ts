@@ -7,9 +7,11 @@ import { SQLSTATE, sqlState } from './sqlstate'
 type NoTypes = {}
 type Conn = postgres.Sql<NoTypes> | postgres.TransactionSql<NoTypes>
 
-/** Inside a transaction: what it notified on the channels whose commits writers wait to be heard (waitHeard). */
+/** Inside a transaction: what it notified. */
 interface TxState {
-  /** the notifications sent on those channels, delivered in this process at the commit */
+  /** every notification, sent together in one statement just before the commit (delivered at the commit all the same) */
+  notes: [channel: string, payload: string][]
+  /** those on the channels whose commits writers wait to be heard (waitHeard), delivered in this process at the commit */
   heard: [channel: string, payload: string][]
 }
 
@@ -38,15 +40,16 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listene
       // deadlock (or serialization) error. Nothing of it was committed, so run it again.
       for (let attempt = 1; ; attempt++) {
         try {
-          const sent: TxState = { heard: [] }
+          const sent: TxState = { notes: [], heard: [] }
           let marker: [string, string] | null = null
           const result = (await root.begin(async (t) => {
             const answer = await fn(wrap(t, root, db, listeners, sent))
             // the writer's marker, delivered after the transaction's notifications (waitHeard)
-            if (sent.heard.length > 0 && listeners.wait) {
-              marker = listeners.wait.marker()
-              await t.unsafe('select pg_notify($1, $2)', marker)
-            }
+            if (sent.heard.length > 0 && listeners.wait) marker = listeners.wait.marker()
+            // the notifications and the marker, in their order, in one statement: one round trip, not one each
+            const notes = marker ? [...sent.notes, marker] : sent.notes
+            if (notes.length > 0)
+              await t.unsafe(`select ${notes.map((_, i) => `pg_notify($${2 * i + 1}, $${2 * i + 2})`).join(', ')}`, notes.flat())
             return answer
           })) as T
           if (sent.heard.length > 0) await listeners.committed(sent.heard, marker)
@@ -69,13 +72,17 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listene
     },
     async notify(channel, payload) {
       const waited = listeners.waited.has(channel)
+      // inside a transaction: sent with the others just before the commit (tx), which delivers them
+      if (state) {
+        if (!state.notes.some(([c, p]) => c === channel && p === payload)) state.notes.push([channel, payload])
+        if (waited) state.heard.push([channel, payload])
+        return
+      }
       // outside a transaction, a waited notification carries the writer's marker in the same statement
-      const marker = waited && !state ? (listeners.wait?.marker() ?? null) : null
+      const marker = waited ? (listeners.wait?.marker() ?? null) : null
       if (marker) await sql.unsafe('select pg_notify($1, $2), pg_notify($3, $4)', [channel, payload, ...marker])
       else await sql.unsafe('select pg_notify($1, $2)', [channel, payload])
-      if (!waited) return
-      if (state) state.heard.push([channel, payload])
-      else await listeners.committed([[channel, payload]], marker)
+      if (waited) await listeners.committed([[channel, payload]], marker)
     },
     waitHeard(channels, wait) {
       for (const c of channels) listeners.waited.add(c)
