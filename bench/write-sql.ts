@@ -83,6 +83,13 @@ function traced(db: Db, log: Logged[], on: { value: boolean }): Db {
               if (on.value) log.push({ sql: text, ms: performance.now() - s })
             }
           }
+        // not a statement of its own: on PostgreSQL a transaction's notifications go out together
+        // in one statement before its commit (src/db/postgres.ts), on PGlite they stay in the process
+        if (key === 'notify')
+          return async (channel: string, payload: string) => {
+            await target.notify(channel, payload)
+            if (on.value) log.push({ sql: `[notify ${channel}]`, ms: 0 })
+          }
         if (key === 'tx')
           return async <T>(fn: (tx: Db) => Promise<T>) => {
             const at = log.length
