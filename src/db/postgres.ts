@@ -42,16 +42,22 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listene
         try {
           const sent: TxState = { notes: [], heard: [] }
           let marker: [string, string] | null = null
+          let notified: Promise<unknown> | null = null
           const result = (await root.begin(async (t) => {
             const answer = await fn(wrap(t, root, db, listeners, sent))
             // the writer's marker, delivered after the transaction's notifications (waitHeard)
             if (sent.heard.length > 0 && listeners.wait) marker = listeners.wait.marker()
-            // the notifications and the marker, in their order, in one statement: one round trip, not one each
+            // the notifications and the marker, in their order, in one statement, sent with the
+            // commit (one round trip for both): it runs before the commit, and should it fail the
+            // commit rolls the transaction back, which awaiting it below reports
             const notes = marker ? [...sent.notes, marker] : sent.notes
-            if (notes.length > 0)
-              await t.unsafe(`select ${notes.map((_, i) => `pg_notify($${2 * i + 1}, $${2 * i + 2})`).join(', ')}`, notes.flat())
+            if (notes.length > 0) {
+              notified = t.unsafe(`select ${notes.map((_, i) => `pg_notify($${2 * i + 1}, $${2 * i + 2})`).join(', ')}`, notes.flat())
+              notified.catch(() => {})
+            }
             return answer
           })) as T
+          await notified
           if (sent.heard.length > 0) await listeners.committed(sent.heard, marker)
           return result
         } catch (err) {
