@@ -222,6 +222,9 @@ export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean
 /** Validate an update (PATCH semantics; arrays replaced whole) and return the node after it. */
 export async function prepareUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<{ node: Node; classified: boolean; before: Node }> {
   const id = resolveId(ctx, input.nodeId)
+  // a job's or a task's iteration is checked below: its id says its type, so the read goes with the node's
+  const named = parseNodeId(id)?.type
+  if (named === 'job' || named === 'task') void iterationsOf(ctx)
   const patch: Record<string, unknown> = input.data ?? {}
   // the fields it sets: another actor's edit intent on one refuses it (live.md, 4), read with the node
   const sets = [...Object.keys(patch), ...(input.parentId === undefined ? [] : ['parentId'])]
