@@ -83,6 +83,13 @@ function traced(db: Db, log: Logged[], on: { value: boolean }): Db {
               if (on.value) log.push({ sql: text, ms: performance.now() - s })
             }
           }
+        // not a statement of its own: on PostgreSQL a transaction's notifications go out together
+        // in one statement before its commit (src/db/postgres.ts), on PGlite they stay in the process
+        if (key === 'notify')
+          return async (channel: string, payload: string) => {
+            await target.notify(channel, payload)
+            if (on.value) log.push({ sql: `[notify ${channel}]`, ms: 0 })
+          }
         if (key === 'tx')
           return async <T>(fn: (tx: Db) => Promise<T>) => {
             const at = log.length
@@ -136,6 +143,9 @@ const config = loadConfig({
 const rawDb = await openDb(config)
 const db = traced(rawDb, log, on)
 const deps = createDeps({ config, db, log: createLogger(config.logLevel) })
+// on PostgreSQL, as the server does once it listens (src/main.ts): the replica's lease, so the
+// caller's access and the project's row come from memory as they do in a running server
+await deps.replicas?.start()
 const ownerKey = (await bootstrapOwner(rawDb))!
 const { handle } = createApp(deps)
 const http = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req, srv) => handle(req, srv.requestIP(req)?.address) })
@@ -221,6 +231,7 @@ try {
   }
 } finally {
   http.stop(true)
+  await deps.replicas?.stop()
   await rawDb.close()
   if (admin) {
     await admin.exec(`drop database if exists ${dbName} with (force)`)

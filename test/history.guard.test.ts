@@ -18,6 +18,7 @@ const WRITERS: Record<string, { runs: string[]; recordedIn: string[] } | { exemp
   'nodes/insert-many.sql': { runs: ['insertMany'], recordedIn: ['src/nodes/context.ts'] },
   'nodes/update.sql': { runs: ['update'], recordedIn: ['src/nodes/service.ts'] },
   'nodes/delete-many.sql': { runs: ['deleteMany'], recordedIn: ['src/nodes/service.ts'] },
+  'nodes/delete-logged.sql': { runs: ['deleteLogged'], recordedIn: ['src/nodes/service.ts'] },
   'nodes/set-classified.sql': { runs: ['setClassified'], recordedIn: ['src/nodes/service.ts'] },
   'nodes/set-classified-many.sql': { runs: ['setClassifiedMany'], recordedIn: ['src/nodes/classify-loop.ts'] },
   'nodes/move-iteration.sql': { runs: ['moveIteration'], recordedIn: ['src/nodes/service.ts'] },

@@ -7,22 +7,12 @@ import { SQLSTATE, sqlState } from './sqlstate'
 type NoTypes = {}
 type Conn = postgres.Sql<NoTypes> | postgres.TransactionSql<NoTypes>
 
-/** Inside a transaction: what it notified, sent in one statement at its end (`notifyAll`). */
+/** Inside a transaction: what it notified. */
 interface TxState {
-  /** every notification of the transaction, in order */
-  sent: [channel: string, payload: string][]
+  /** every notification, sent together in one statement just before the commit (delivered at the commit all the same) */
+  notes: [channel: string, payload: string][]
   /** those on the channels whose commits writers wait to be heard (waitHeard), delivered in this process at the commit */
   heard: [channel: string, payload: string][]
-}
-
-/**
- * One statement that sends `notes` in their order (PostgreSQL delivers a transaction's
- * notifications in the order they were sent, at its commit): a write's notifications cost one
- * round trip, not one each.
- */
-function notifyAll(sql: Conn, notes: [string, string][]) {
-  const calls = notes.map((_, i) => `pg_notify($${2 * i + 1}, $${2 * i + 2})`)
-  return sql.unsafe(`select ${calls.join(', ')}`, notes.flat())
 }
 
 function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listeners: Listeners, state: TxState | null = null): Db {
@@ -50,15 +40,24 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listene
       // deadlock (or serialization) error. Nothing of it was committed, so run it again.
       for (let attempt = 1; ; attempt++) {
         try {
-          const sent: TxState = { sent: [], heard: [] }
+          const sent: TxState = { notes: [], heard: [] }
           let marker: [string, string] | null = null
+          let notified: Promise<unknown> | null = null
           const result = (await root.begin(async (t) => {
             const answer = await fn(wrap(t, root, db, listeners, sent))
             // the writer's marker, delivered after the transaction's notifications (waitHeard)
             if (sent.heard.length > 0 && listeners.wait) marker = listeners.wait.marker()
-            if (sent.sent.length > 0) await notifyAll(t, marker ? [...sent.sent, marker] : sent.sent)
+            // the notifications and the marker, in their order, in one statement, sent with the
+            // commit (one round trip for both): it runs before the commit, and should it fail the
+            // commit rolls the transaction back, which awaiting it below reports
+            const notes = marker ? [...sent.notes, marker] : sent.notes
+            if (notes.length > 0) {
+              notified = t.unsafe(`select ${notes.map((_, i) => `pg_notify($${2 * i + 1}, $${2 * i + 2})`).join(', ')}`, notes.flat())
+              notified.catch(() => {})
+            }
             return answer
           })) as T
+          await notified
           if (sent.heard.length > 0) await listeners.committed(sent.heard, marker)
           return result
         } catch (err) {
@@ -79,15 +78,16 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listene
     },
     async notify(channel, payload) {
       const waited = listeners.waited.has(channel)
+      // inside a transaction: sent with the others just before the commit (tx), which delivers them
       if (state) {
-        // sent with the others at the transaction's end (they leave at its commit either way)
-        state.sent.push([channel, payload])
+        if (!state.notes.some(([c, p]) => c === channel && p === payload)) state.notes.push([channel, payload])
         if (waited) state.heard.push([channel, payload])
         return
       }
       // outside a transaction, a waited notification carries the writer's marker in the same statement
       const marker = waited ? (listeners.wait?.marker() ?? null) : null
-      await notifyAll(sql, marker ? [[channel, payload], marker] : [[channel, payload]])
+      if (marker) await sql.unsafe('select pg_notify($1, $2), pg_notify($3, $4)', [channel, payload, ...marker])
+      else await sql.unsafe('select pg_notify($1, $2)', [channel, payload])
       if (waited) await listeners.committed([[channel, payload]], marker)
     },
     waitHeard(channels, wait) {

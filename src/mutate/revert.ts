@@ -5,7 +5,7 @@ import { MAX_REVERT, type RevertBody, type RevertFilter } from '../history/model
 import { type ChangeRow, changesById, filtersOf, laterChanges, plannedChange, selectByFilter, targetOf } from '../history/service'
 import { LATER } from '../iterations/model'
 import { revertIteration } from '../iterations/service'
-import { flush, getNode, loadNodes, openCtx, reloadIterations, type WriteCtx, writeMeta } from '../nodes/context'
+import { flush, getNode, iterationsOf, loadNodes, openCtx, reloadIterations, type WriteCtx, writeMeta } from '../nodes/context'
 import type { Node, NodeData, NodeType } from '../nodes/model'
 import { bringBack, moveIterationNodes, removeRows, rule, subtrees, type TreeRow, updateNode } from '../nodes/service'
 import { requireProject } from '../projects/access'
@@ -136,7 +136,7 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
         continue
       }
       const data = { ...before.data }
-      if (typeof data.iteration === 'string' && !ctx.iterations.has(data.iteration)) {
+      if (typeof data.iteration === 'string' && !(await iterationsOf(ctx)).has(data.iteration)) {
         ctx.tips.push(`${c.target_id}'s iteration ${data.iteration} no longer exists; it is in ${LATER}.`)
         data.iteration = LATER
       }

@@ -1,5 +1,4 @@
 import type { User } from '../accounts/model'
-import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
 import { type DomainEvent, emit } from '../events/outbox'
@@ -7,6 +6,7 @@ import type { ChangeDraft } from '../history/model'
 import { checkExpectation, type Locked, type StaleField, staleWrite } from '../history/precondition'
 import { changeChunks, nodeChange, nodeState, recordChanges, storeChanges } from '../history/record'
 import { type IterationRow, iterationRows as iterationQueries } from '../iterations/service'
+import type { IntentProbe, IntentRow } from '../presence/intents'
 import type { AccessRow } from '../projects/service'
 import { limitsOf } from '../tiers/service'
 import { NODE_TYPES, type Node, type NodeType, toNode } from './model'
@@ -22,7 +22,8 @@ export interface WriteCtx {
   projectId: string
   /** id → node as it stands in this transaction; null: known not to exist */
   nodes: Map<string, Node | null>
-  iterations: Map<string, IterationRow>
+  /** the project's iterations by name, read at their first use (`iterationsOf`): a write that needs none reads none */
+  iterations?: Promise<Map<string, IterationRow>>
   /** draft id → real id (batch only) */
   drafts: Map<string, string>
   pending: q.InsertRow[]
@@ -50,12 +51,10 @@ export interface WriteCtx {
 }
 
 export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> {
-  const iterations = new Map((await iterationQueries.list(deps.db, projectId)).map((i) => [i.name, i]))
   return {
     deps,
     projectId,
     nodes: new Map(),
-    iterations,
     drafts: new Map(),
     pending: [],
     events: [],
@@ -70,24 +69,45 @@ export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> 
   }
 }
 
-/** Read the project's iterations again (a revert put one back or took one away). */
-export async function reloadIterations(ctx: WriteCtx): Promise<void> {
-  ctx.iterations = new Map((await iterationQueries.list(ctx.deps.db, ctx.projectId)).map((i) => [i.name, i]))
+/**
+ * The project's iterations by name, as they stand in this write: read once, when first needed (a
+ * job's or a task's iteration). An add of a job or a task asks before it reserves its id, and
+ * awaits them after: on PostgreSQL the two statements then go out together (postgres.js sends a
+ * transaction's statements without waiting for the answer of the one before), one round trip.
+ */
+export function iterationsOf(ctx: WriteCtx): Promise<Map<string, IterationRow>> {
+  if (!ctx.iterations) {
+    ctx.iterations = iterationQueries.list(ctx.deps.db, ctx.projectId).then((rows) => new Map(rows.map((i) => [i.name, i])))
+    // asked for ahead of its use, it may fail while nothing awaits it yet: the use that awaits it throws
+    ctx.iterations.catch(() => {})
+  }
+  return ctx.iterations
 }
 
-/** An iteration this write created (a batch's addIteration entry): its later entries may name it. */
+/** Read the project's iterations again at their next use (a revert put one back or took one away). */
+export async function reloadIterations(ctx: WriteCtx): Promise<void> {
+  ctx.iterations = undefined
+}
+
+/**
+ * An iteration this write created (a batch's addIteration entry): its later entries may name it.
+ * Not read yet, the iterations are read with it (it was inserted in this transaction).
+ */
 export function noteIteration(
   ctx: WriteCtx,
   iteration: { name: string; status: IterationRow['status']; sortOrder: number; gitTags: string[] },
 ): void {
-  ctx.iterations.set(iteration.name, {
-    name: iteration.name,
-    status: iteration.status,
-    system: false,
-    sort_order: iteration.sortOrder,
-    git_tags: iteration.gitTags,
-    completed_at: null,
-  })
+  ctx.iterations = ctx.iterations?.then((known) =>
+    known.set(iteration.name, {
+      name: iteration.name,
+      status: iteration.status,
+      system: false,
+      sort_order: iteration.sortOrder,
+      git_tags: iteration.gitTags,
+      completed_at: null,
+    }),
+  )
+  ctx.iterations?.catch(() => {}) // as in iterationsOf: the use that awaits it throws
   ctx.created.iterations++
 }
 
@@ -114,11 +134,35 @@ export async function loadNodes(ctx: WriteCtx, ids: Iterable<string>): Promise<v
   if (missing.length === 0) return
   const rows = await q.lockMany(ctx.deps.db, ctx.projectId, missing)
   for (const id of missing) ctx.nodes.set(id, null)
-  for (const row of rows) {
-    const node = toNode(row, true)
-    ctx.nodes.set(row.id, node)
-    ctx.locked.set(row.id, { node, rev: row.rev, fieldRevs: row.field_revs ?? {} })
+  for (const row of rows) noteLocked(ctx, row)
+}
+
+/** A node this write read and locked: as it stands in the write, and as it was first read (what an ifRev is checked against). */
+function noteLocked(ctx: WriteCtx, row: q.NodeRow): void {
+  const node = toNode(row, true)
+  ctx.nodes.set(row.id, node)
+  ctx.locked.set(row.id, { node, rev: row.rev, fieldRevs: row.field_revs ?? {} })
+}
+
+/**
+ * The node an update names (getNode) and the edit intent that holds a field it sets (`probe`,
+ * src/presence/intents.ts: null, none is looked for), read in one statement
+ * (sql/nodes/lock-with-intent.sql). A node this write read before is not read again: its intent
+ * alone is, when one is looked for.
+ */
+export async function getNodeWithIntent(
+  ctx: WriteCtx,
+  id: string,
+  probe: IntentProbe | null,
+): Promise<{ node: Node | null; intent: IntentRow | null }> {
+  const known = ctx.nodes.has(id)
+  if ((known && !probe) || (!known && id.startsWith('draft-'))) return { node: ctx.nodes.get(id) ?? null, intent: null }
+  const row = await q.lockWithIntent(ctx.deps.db, ctx.projectId, id, probe, ctx.deps.now())
+  if (!known) {
+    ctx.nodes.set(id, null)
+    if (row.id != null) noteLocked(ctx, row as q.NodeRow)
   }
+  return { node: ctx.nodes.get(id) ?? null, intent: row.intent }
 }
 
 /**
@@ -172,10 +216,20 @@ export async function reserveIds(ctx: WriteCtx, counts: Partial<Record<NodeType,
   }
 }
 
-export async function nextId(ctx: WriteCtx, type: NodeType): Promise<string> {
+/**
+ * The id of a new node of `type`. `parentId`: the parent it goes under, when this write has not
+ * read it yet: read and locked (loadNodes) in the statement that reserves the id, so the add's
+ * parent check that follows finds it without a round trip of its own.
+ */
+export async function nextId(ctx: WriteCtx, type: NodeType, parentId?: string): Promise<string> {
   let pool = ctx.idPool.get(type)
   if (!pool || pool.next >= pool.end) {
-    await reserveIds(ctx, { [type]: 1 })
+    if (parentId !== undefined && !ctx.nodes.has(parentId) && !parentId.startsWith('draft-')) {
+      const row = await q.allocateIdLockingParent(ctx.deps.db, ctx.projectId, type, parentId)
+      ctx.idPool.set(type, { next: row.last, end: row.last + 1 })
+      ctx.nodes.set(parentId, null)
+      if (row.id != null) noteLocked(ctx, row as q.NodeRow)
+    } else await reserveIds(ctx, { [type]: 1 })
     pool = ctx.idPool.get(type)!
   }
   return `${type}-${pool.next++}`
@@ -228,11 +282,14 @@ export async function finish(ctx: WriteCtx): Promise<void> {
 /**
  * The free-tier node cap (docs/reference/limits.md): counted over every project the
  * owner has. At or over the cap a new add or batch is refused; the one that crosses it succeeds.
+ * The owner's plan is the access row's (sql/projects/get-access.sql, read or cached with the
+ * caller's access: a change of plan empties that cache, src/accounts/auth-cache.ts), so an
+ * owner without a cap costs the write no statement.
  */
-export async function nodeCap(deps: Deps, project: AccessRow): Promise<{ owner: User; cap: number } | null> {
-  const owner = await getUser(deps.db, project.owner_id)
-  const cap = owner ? limitsOf(deps.config, owner).node_cap : null
-  return owner && cap !== null ? { owner, cap } : null
+export function nodeCap(deps: Deps, project: AccessRow): { ownerId: string; cap: number } | null {
+  const owner = { tier: project.owner_tier as User['tier'], lapsed: project.owner_lapsed, contributor: project.owner_contributor }
+  const cap = limitsOf(deps.config, owner).node_cap
+  return cap !== null ? { ownerId: project.owner_id, cap } : null
 }
 
 /**
@@ -241,10 +298,10 @@ export async function nodeCap(deps: Deps, project: AccessRow): Promise<{ owner: 
  * count one after another, so only the first of them can start under the cap.
  */
 export async function checkNodeCap(deps: Deps, project: AccessRow) {
-  const capped = await nodeCap(deps, project)
+  const capped = nodeCap(deps, project)
   if (!capped) return null
-  await q.lockCapOwner(deps.db, capped.owner.id)
-  const current = await q.countOwned(deps.db, capped.owner.id)
+  await q.lockCapOwner(deps.db, capped.ownerId)
+  const current = await q.countOwned(deps.db, capped.ownerId)
   if (current >= capped.cap)
     throw new RefusalError(403, 'node_cap_reached', {
       message: `The free plan holds ${capped.cap} nodes across your projects; delete ${current - capped.cap + 1} to add more`,
@@ -256,9 +313,9 @@ export async function checkNodeCap(deps: Deps, project: AccessRow) {
 }
 
 /** After an add or batch under the cap: the advisory when it reached or crossed it. */
-export async function capAdvisory(ctx: WriteCtx, capped: { owner: User; cap: number } | null): Promise<void> {
+export async function capAdvisory(ctx: WriteCtx, capped: { ownerId: string; cap: number } | null): Promise<void> {
   if (!capped) return
-  const current = await q.countOwned(ctx.deps.db, capped.owner.id)
+  const current = await q.countOwned(ctx.deps.db, capped.ownerId)
   if (current >= capped.cap) {
     ctx.advisories.push({ type: 'node_cap_reached', current, node_cap: capped.cap })
     ctx.tips.push(`You have reached the free plan's ${capped.cap}-node cap: further adds are refused until you delete nodes.`)
@@ -268,8 +325,13 @@ export async function capAdvisory(ctx: WriteCtx, capped: { owner: User; cap: num
 /** The memo inbox threshold past which writes suggest the task-curate workflow. */
 export const MEMO_INBOX_THRESHOLD = 20
 
-export async function inboxAdvisory(ctx: WriteCtx): Promise<void> {
-  const memos = await q.countOpenMemos(ctx.deps.db, ctx.projectId)
+/**
+ * The advisory when the project's memo inbox overflows. `counted`: the count, asked for earlier
+ * in the write (an add of a task, which adds no memo: it is not classified yet, and asks along
+ * with its first statements, one round trip with them on PostgreSQL).
+ */
+export async function inboxAdvisory(ctx: WriteCtx, counted?: Promise<number>): Promise<void> {
+  const memos = await (counted ?? openMemos(ctx))
   if (memos > MEMO_INBOX_THRESHOLD)
     ctx.advisories.push({ type: 'inbox_overflow', memos, threshold: MEMO_INBOX_THRESHOLD, suggestedFlow: 'task-curate' })
 }
@@ -277,6 +339,13 @@ export async function inboxAdvisory(ctx: WriteCtx): Promise<void> {
 /** `_meta.focus` after a write: the node, and a complete POST /view-command body that shows it. */
 export function focus(projectId: string, nodeId: string) {
   return { nodeId, viewCommand: { projectId, command: { type: 'selectNode', nodeId } } }
+}
+
+/** The project's open memos, asked for now and awaited later (inboxAdvisory): may fail while nothing awaits it yet, the use that awaits it throws. */
+export function openMemos(ctx: WriteCtx): Promise<number> {
+  const count = q.countOpenMemos(ctx.deps.db, ctx.projectId)
+  count.catch(() => {})
+  return count
 }
 
 /** `_meta` of a write: tips joined, the first advisory, and focus when given. */

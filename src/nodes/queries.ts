@@ -1,8 +1,8 @@
 import changelogGetSql from '../../sql/changelog/get.sql' with { type: 'text' }
-import changelogInsertSql from '../../sql/changelog/insert.sql' with { type: 'text' }
 import changelogLatestSql from '../../sql/changelog/latest-for-node.sql' with { type: 'text' }
 import changelogListSql from '../../sql/changelog/list.sql' with { type: 'text' }
 import changelogRestoredSql from '../../sql/changelog/mark-restored.sql' with { type: 'text' }
+import allocateIdLockingParentSql from '../../sql/nodes/allocate-id-locking-parent.sql' with { type: 'text' }
 import allocateIdsSql from '../../sql/nodes/allocate-ids.sql' with { type: 'text' }
 import ancestorsSql from '../../sql/nodes/ancestors.sql' with { type: 'text' }
 import blockerEdgesSql from '../../sql/nodes/blocker-edges.sql' with { type: 'text' }
@@ -10,12 +10,14 @@ import claimUnclassifiedSql from '../../sql/nodes/claim-unclassified.sql' with {
 import countByTypeSql from '../../sql/nodes/count-by-type.sql' with { type: 'text' }
 import countOpenMemosSql from '../../sql/nodes/count-open-memos.sql' with { type: 'text' }
 import countOwnedSql from '../../sql/nodes/count-owned.sql' with { type: 'text' }
+import deleteLoggedSql from '../../sql/nodes/delete-logged.sql' with { type: 'text' }
 import deleteManySql from '../../sql/nodes/delete-many.sql' with { type: 'text' }
 import getManySql from '../../sql/nodes/get-many.sql' with { type: 'text' }
 import insertManySql from '../../sql/nodes/insert-many.sql' with { type: 'text' }
 import listSql from '../../sql/nodes/list.sql' with { type: 'text' }
 import lockCapOwnerSql from '../../sql/nodes/lock-cap-owner.sql' with { type: 'text' }
 import lockManySql from '../../sql/nodes/lock-many.sql' with { type: 'text' }
+import lockWithIntentSql from '../../sql/nodes/lock-with-intent.sql' with { type: 'text' }
 import moveIterationSql from '../../sql/nodes/move-iteration.sql' with { type: 'text' }
 import reserveIdSql from '../../sql/nodes/reserve-id.sql' with { type: 'text' }
 import setClassifiedSql from '../../sql/nodes/set-classified.sql' with { type: 'text' }
@@ -28,6 +30,7 @@ import withAncestorsSql from '../../sql/nodes/with-ancestors.sql' with { type: '
 import type { Db } from '../db'
 import { one } from '../db/port'
 import type { NodeData } from '../ports/node-data'
+import type { IntentProbe, IntentRow } from '../presence/intents'
 import type { Node, NodeType } from './model'
 
 export type NodeRow = {
@@ -49,6 +52,18 @@ export const getMany = (db: Db, projectId: string, ids: string[]) => db.query<No
 export const blockerEdges = (db: Db, projectId: string) => db.query<{ id: string; blocked_by: unknown[] }>(blockerEdgesSql, [projectId])
 /** getMany for a write: the rows stay locked until its transaction ends (sql/nodes/lock-many.sql). */
 export const lockMany = (db: Db, projectId: string, ids: string[]) => db.query<NodeRow>(lockManySql, [projectId, ids])
+/**
+ * lockMany for the one node an update names, with the edit intent that holds a field it sets
+ * (`probe`; none looked for when null), in one statement: the node's columns are null when it does not exist.
+ */
+export const lockWithIntent = async (db: Db, projectId: string, id: string, probe: IntentProbe | null, now: Date) =>
+  (await one<Partial<NodeRow> & { intent: IntentRow | null }>(db, lockWithIntentSql, [
+    projectId,
+    id,
+    probe?.fields ?? [],
+    now,
+    probe?.actorKey ?? '',
+  ]))!
 export const withAncestors = (db: Db, projectId: string, ids: string[]) => db.query<NodeRow>(withAncestorsSql, [projectId, ids])
 export const list = (db: Db, projectId: string, type: string | null, iteration: string | null) =>
   db.query<NodeRow>(listSql, [projectId, type, iteration])
@@ -79,12 +94,18 @@ export const siblings = (db: Db, projectId: string, parentId: string, id: string
   db.query<NodeRow>(siblingsSql, [projectId, parentId, id])
 export const siblingsOf = (db: Db, projectId: string, id: string) => db.query<NodeRow>(siblingsOfSql, [projectId, id])
 export const deleteMany = (db: Db, projectId: string, ids: string[]) => db.query(deleteManySql, [projectId, ids])
+/** deleteMany, and `node` (deleted by name) logged to the changelog in the same statement: the changelog entry's id. */
+export const deleteLogged = async (db: Db, projectId: string, ids: string[], node: Node) =>
+  (await one<{ id: number }>(db, deleteLoggedSql, [projectId, ids, node.id, JSON.stringify(node)]))!.id
 
 /** Reserve `n` new numbers for a type; returns the first one. */
 export async function allocateIds(db: Db, projectId: string, type: NodeType, n: number): Promise<number> {
   const last = (await one<{ last: number }>(db, allocateIdsSql, [projectId, type, n]))!.last
   return last - n + 1
 }
+/** One new number for a type, and the parent the new node goes under read and locked (null columns: no such node), in one statement. */
+export const allocateIdLockingParent = async (db: Db, projectId: string, type: NodeType, parentId: string) =>
+  (await one<Partial<NodeRow> & { last: number }>(db, allocateIdLockingParentSql, [projectId, type, parentId]))!
 export const reserveId = (db: Db, projectId: string, type: NodeType, n: number) => db.query(reserveIdSql, [projectId, type, n])
 
 export const countOwned = async (db: Db, ownerId: string) => (await one<{ count: number }>(db, countOwnedSql, [ownerId]))!.count
@@ -102,8 +123,6 @@ export const setClassifiedMany = (db: Db, rows: { project_id: string; id: string
 export const moveIteration = (db: Db, projectId: string, from: string, to: string) =>
   db.query<NodeRow>(moveIterationSql, [projectId, from, to])
 
-export const changelogInsert = async (db: Db, projectId: string, nodeId: string, node: unknown) =>
-  (await one<{ id: number }>(db, changelogInsertSql, [projectId, nodeId, JSON.stringify(node)]))!.id
 export const changelogGet = (db: Db, projectId: string, id: number) => one<ChangelogRow>(db, changelogGetSql, [projectId, id])
 export const changelogLatest = (db: Db, projectId: string, nodeId: string) => one<ChangelogRow>(db, changelogLatestSql, [projectId, nodeId])
 export const changelogMarkRestored = (db: Db, id: number) => db.query(changelogRestoredSql, [id])

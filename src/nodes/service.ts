@@ -17,8 +17,10 @@ import {
   focus,
   getNode,
   inboxAdvisory,
+  iterationsOf,
   noteChange,
   openCtx,
+  openMemos,
   type WriteCtx,
   writeMeta,
 } from './context'
@@ -59,14 +61,16 @@ export async function add(deps: Deps, user: User, body: AddInput) {
   const { project } = await requireProject(deps, user, body.projectId)
   const capped = await checkNodeCap(deps, project)
   const ctx = await openCtx(deps, project.id)
+  // a task is added unclassified (no memo): the inbox it may overflow is counted with its first statements
+  const memos = body.node.type === 'task' ? openMemos(ctx) : undefined
   const node = await rule(() => prepareAdd(ctx, body.node, false))
-  return { ctx, node, capped }
+  return { ctx, node, capped, memos }
 }
 
 /** The answer of a saved add: its node with the rev it was stored with, the cap's and the inbox's advisories. */
-export async function addAnswer({ ctx, node, capped }: Awaited<ReturnType<typeof add>>) {
+export async function addAnswer({ ctx, node, capped, memos }: Awaited<ReturnType<typeof add>>) {
   await capAdvisory(ctx, capped)
-  if (node.type === 'task') await inboxAdvisory(ctx)
+  if (memos) await inboxAdvisory(ctx, memos)
   return { success: true, node: publicNode(node), _meta: writeMeta(ctx, nodeFocus(ctx.projectId, node)) }
 }
 
@@ -112,10 +116,10 @@ export async function deleteNode(ctx: WriteCtx, nodeId: string, ifRev?: string) 
   const root = rows.find((r) => r.depth === 0)
   if (!root) throw new FieldError(`Node with id ${nodeId} not found`)
   const node = toNode(root, true)
-  const changelogId = await q.changelogInsert(ctx.deps.db, ctx.projectId, node.id, node)
-  await removeRows(
+  const changelogId = await removeRows(
     ctx,
     rows.map((row) => ({ row, depth: row.depth })),
+    node,
   )
   const orphanedChildren = rows.filter((r) => r.depth === 1).map((r) => r.id)
   return { node, changelogId: Number(changelogId), orphanedChildren, removed: rows.length }
@@ -133,12 +137,16 @@ export async function subtrees(ctx: WriteCtx, ids: string[]): Promise<q.TreeRow[
  * first) brings parents back before their children. A revert's removal names, per row, the
  * change it takes back (`revertOf`).
  */
-export async function removeRows(ctx: WriteCtx, rows: { row: q.TreeRow; depth: number; revertOf?: number }[]): Promise<void> {
-  await q.deleteMany(
-    ctx.deps.db,
-    ctx.projectId,
-    rows.map((r) => r.row.id),
-  )
+export async function removeRows(
+  ctx: WriteCtx,
+  rows: { row: q.TreeRow; depth: number; revertOf?: number }[],
+  /** the node deleted by name: logged to the changelog in the same statement, whose entry's id is returned */
+  logged?: Node,
+): Promise<number | undefined> {
+  const ids = rows.map((r) => r.row.id)
+  const changelogId = logged
+    ? await q.deleteLogged(ctx.deps.db, ctx.projectId, ids, logged)
+    : void (await q.deleteMany(ctx.deps.db, ctx.projectId, ids))
   for (const { row } of rows) {
     ctx.nodes.set(row.id, null)
     ctx.events.push({ type: 'node.deleted', node: toNode(row) })
@@ -147,6 +155,7 @@ export async function removeRows(ctx: WriteCtx, rows: { row: q.TreeRow; depth: n
     if (revertOf !== undefined) ctx.revertOf = revertOf
     noteChange(ctx, 'delete', row, toNode(row), null)
   }
+  return changelogId
 }
 
 /**
@@ -213,7 +222,7 @@ export async function restore(deps: Deps, user: User, body: RestoreBody) {
       500,
     )
   const data = { ...saved.data }
-  if ((saved.type === 'job' || saved.type === 'task') && data.iteration && !ctx.iterations.has(data.iteration)) {
+  if ((saved.type === 'job' || saved.type === 'task') && data.iteration && !(await iterationsOf(ctx)).has(data.iteration)) {
     ctx.tips.push(`Its iteration ${data.iteration} no longer exists; it is in Later.`)
     data.iteration = 'Later'
   }

@@ -1,8 +1,18 @@
 import { parseInput } from '../http/action-schema'
 import { LATER } from '../iterations/model'
 import { dataSchema } from '../ports/node-data'
-import { checkEditIntent } from '../presence/intents'
-import { expectRev, getNode, loadNodes, nextId, noteChange, storedBlockers, type WriteCtx } from './context'
+import { intentProbe, refuseIfHeld } from '../presence/intents'
+import {
+  expectRev,
+  getNode,
+  getNodeWithIntent,
+  iterationsOf,
+  loadNodes,
+  nextId,
+  noteChange,
+  storedBlockers,
+  type WriteCtx,
+} from './context'
 import type { NewNode, NodeUpdate } from './input'
 import { an, FieldError, type Node, type NodeData, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
 
@@ -98,9 +108,10 @@ async function checkNoCycle(ctx: WriteCtx, id: string, blockers: string[]): Prom
   }
 }
 
-function checkIteration(ctx: WriteCtx, name: unknown) {
-  const it = ctx.iterations.get(name as string)
-  if (!it) fail(`Iteration ${name} not found; iterations: ${[...ctx.iterations.keys()].join(', ')}`)
+async function checkIteration(ctx: WriteCtx, name: unknown) {
+  const iterations = await iterationsOf(ctx)
+  const it = iterations.get(name as string)
+  if (!it) fail(`Iteration ${name} not found; iterations: ${[...iterations.keys()].join(', ')}`)
   return it!
 }
 
@@ -108,7 +119,7 @@ function checkIteration(ctx: WriteCtx, name: unknown) {
  * The status machine of docs/reference/resources.md for jobs and tasks, applied to the data after the patch.
  * `before` is the stored data (undefined on add).
  */
-function applyStatus(
+async function applyStatus(
   ctx: WriteCtx,
   id: string,
   data: Record<string, unknown>,
@@ -116,7 +127,7 @@ function applyStatus(
   before?: Record<string, unknown>,
 ) {
   const wasDone = before?.status === 'done'
-  const iteration = checkIteration(ctx, data.iteration)
+  const iteration = await checkIteration(ctx, data.iteration)
   if ('status' in patch) {
     const status = patch.status
     if (status === 'done') {
@@ -171,6 +182,8 @@ export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean
       'Add the task without kind; it is classified within seconds, or call {action:"classify", projectId, nodeId} at once.',
     )
 
+  // a job's or a task's iteration is checked below: asked for now, its read goes with the id's
+  if (type === 'job' || type === 'task') void iterationsOf(ctx)
   let id: string
   if (n.id !== undefined) {
     if (!allowId) fail('node.id cannot be supplied: ids are generated (draft- ids are allowed inside a batch only)')
@@ -184,7 +197,7 @@ export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean
       if (await getNode(ctx, n.id)) fail(`Node with id ${n.id} already exists`)
       id = n.id
     }
-  } else id = await nextId(ctx, type)
+  } else id = await nextId(ctx, type, PARENT_TYPE[type] !== null && typeof n.parentId === 'string' ? resolveId(ctx, n.parentId) : undefined)
 
   const parentId = await checkParent(ctx, type, n.parentId)
   const data = dropNulls({ ...patch })
@@ -194,7 +207,7 @@ export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean
       data.iteration = LATER
       ctx.tips.push(`${id} has no iteration, so it landed in ${LATER}.`)
     }
-    applyStatus(ctx, id, data, patch)
+    await applyStatus(ctx, id, data, patch)
   }
   if (type === 'task') checkUrgent(data, patch)
   const node: Node = { id, type, parentId, data, createdAt: new Date().toISOString() }
@@ -209,9 +222,14 @@ export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean
 /** Validate an update (PATCH semantics; arrays replaced whole) and return the node after it. */
 export async function prepareUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<{ node: Node; classified: boolean; before: Node }> {
   const id = resolveId(ctx, input.nodeId)
-  const before = await getNode(ctx, id)
-  if (!before) fail(`Node with id ${id} not found`)
+  // a job's or a task's iteration is checked below: its id says its type, so the read goes with the node's
+  const named = parseNodeId(id)?.type
+  if (named === 'job' || named === 'task') void iterationsOf(ctx)
   const patch: Record<string, unknown> = input.data ?? {}
+  // the fields it sets: another actor's edit intent on one refuses it (live.md, 4), read with the node
+  const sets = [...Object.keys(patch), ...(input.parentId === undefined ? [] : ['parentId'])]
+  const { node: before, intent } = await getNodeWithIntent(ctx, id, intentProbe(sets, ctx.deps.author?.actor, input.force))
+  if (!before) fail(`Node with id ${id} not found`)
   if (input.data === undefined && input.parentId === undefined) fail('Send data (fields to change) and/or parentId')
   const type = before!.type
   parseInput(dataSchema.update[type], patch)
@@ -231,12 +249,11 @@ export async function prepareUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<{
   Object.assign(data, refs)
   if (type === 'job' || type === 'task') {
     if (data.iteration === undefined) data.iteration = LATER
-    applyStatus(ctx, id, data, patch, before!.data)
+    await applyStatus(ctx, id, data, patch, before!.data)
   }
   if (type === 'task') checkUrgent(data, patch)
   // another actor's edit intent on a field this sets: 409 being_edited unless force (live.md, 4)
-  const sets = [...Object.keys(patch), ...(input.parentId === undefined ? [] : ['parentId'])]
-  await checkEditIntent(ctx.deps.db, ctx.projectId, id, sets, ctx.deps.author?.actor, input.force, ctx.deps.now())
+  refuseIfHeld(ctx.projectId, id, intent)
   const node: Node = { ...before!, parentId, data }
   ctx.nodes.set(id, node)
   return { node, classified: 'kind' in patch, before: before! }

@@ -1,27 +1,35 @@
-import type { Db } from '../db'
 import { RefusalError } from '../errors'
 import type { Actor } from '../ports/actor'
-import { intentOn } from './store'
+import type { IntentRow } from './queries'
+import { actorKey, heldIntent } from './store'
+
+export type { IntentRow }
 
 /**
  * Edit intents (live.md, 4): a presence with `field` holds that field of that node for its actor.
  * A write by any other actor (another user, or the same user under another agent or via) that
  * sets it is refused with 409 being_edited, unless it says `force:true`; the actor's own writes
- * pass, and so do Arbor's own (no actor). Called by the node update, alone or in a batch, before
- * anything is written.
+ * pass, and so do Arbor's own (no actor). The node update, alone or in a batch, reads the intent
+ * with the node it locks (sql/nodes/lock-with-intent.sql: `intentProbe` says what to look for)
+ * and refuses with `refuseIfHeld` before anything is written.
  */
-export async function checkEditIntent(
-  db: Db,
-  projectId: string,
-  nodeId: string,
-  fields: string[],
-  actor: Actor | undefined,
-  force: unknown,
-  now: Date,
-): Promise<void> {
-  if (force === true || fields.length === 0 || !actor?.userId) return
+
+/** What an update's intent read looks for: the fields it sets, and who writes (their own intents never hold them). */
+export interface IntentProbe {
+  fields: string[]
+  actorKey: string
+}
+
+/** The probe of a write that sets `fields`, or null when no intent can hold it: forced, setting nothing, or Arbor's own write. */
+export function intentProbe(fields: string[], actor: Actor | undefined, force: unknown): IntentProbe | null {
+  if (force === true || fields.length === 0 || !actor?.userId) return null
   const writer = { userId: actor.userId, userName: actor.userName ?? '', ...(actor.agent ? { agent: actor.agent } : {}), via: actor.via }
-  const held = await intentOn(db, projectId, nodeId, fields, writer, now)
+  return { fields, actorKey: actorKey(writer) }
+}
+
+/** 409 being_edited when another actor's intent (`row`, read with the node) holds a field this write sets. */
+export function refuseIfHeld(projectId: string, nodeId: string, row: IntentRow | null): void {
+  const held = heldIntent(row)
   if (!held) return
   const who = held.actor.agent ? `${held.actor.agent} (${held.actor.userName})` : held.actor.userName
   throw new RefusalError(409, 'being_edited', {

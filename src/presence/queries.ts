@@ -1,5 +1,4 @@
 import expireSql from '../../sql/presence/expire.sql' with { type: 'text' }
-import intentSql from '../../sql/presence/intent.sql' with { type: 'text' }
 import listSql from '../../sql/presence/list.sql' with { type: 'text' }
 import removeSql from '../../sql/presence/remove.sql' with { type: 'text' }
 import upsertSql from '../../sql/presence/upsert.sql' with { type: 'text' }
@@ -44,5 +43,5 @@ export const list = (db: Db, projectId: string, now: Date) => db.query<PresenceR
 
 export const expire = (db: Db, now: Date) => db.query<Omit<PresenceRow, 'since' | 'expires_at'> & { project_id: string }>(expireSql, [now])
 
-export const intent = (db: Db, projectId: string, nodeId: string, fields: string[], now: Date, actorKey: string) =>
-  one<ActorCols & { field: string; expires_at: Date | string }>(db, intentSql, [projectId, nodeId, fields, now, actorKey])
+/** An edit intent as a node write reads it with its node (sql/nodes/lock-with-intent.sql: `intent`, a JSON object). */
+export type IntentRow = ActorCols & { field: string; expires_at: string }

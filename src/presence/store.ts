@@ -108,8 +108,7 @@ export function announcePresence(db: Db, projectId: string, message: PresenceMes
   return db.notify(PRESENCE_CHANNEL, JSON.stringify({ projectId, message }))
 }
 
-/** The live edit intent of another actor on one of `fields` of the node, or undefined. */
-export async function intentOn(db: Db, projectId: string, nodeId: string, fields: string[], actor: PresenceActor | null, now: Date) {
-  const row = await q.intent(db, projectId, nodeId, fields, now, actor ? actorKey(actor) : '')
+/** The edit intent a node write read with its node (sql/nodes/lock-with-intent.sql: the row's `intent`), or null. */
+export function heldIntent(row: q.IntentRow | null): { actor: PresenceActor; field: string; until: string } | null {
   return row && { actor: actorOf(row), field: row.field, until: iso(row.expires_at) }
 }

@@ -4,7 +4,7 @@ import type { Config } from '../config'
 type Limits = { max_projects: number | null; max_seats: number | null; node_cap: number | null }
 
 /** A lapsed paid plan is reported, and capped, as free (docs/reference/account.md). */
-export function effectiveTier(user: User) {
+export function effectiveTier(user: Pick<User, 'tier' | 'lapsed'>) {
   return user.lapsed ? 'free' : user.tier
 }
 
@@ -22,7 +22,10 @@ export function isTeam(user: User): boolean {
  * distinct people across the user's projects, the owner included: free and strategist plans are
  * single-seat.
  */
-export function limitsOf(config: Pick<Config, 'freeTierNodeCap' | 'freeTierMaxProjects'>, user: User): Limits {
+export function limitsOf(
+  config: Pick<Config, 'freeTierNodeCap' | 'freeTierMaxProjects'>,
+  user: Pick<User, 'tier' | 'lapsed' | 'contributor'>,
+): Limits {
   if (user.contributor) return { max_projects: 0, max_seats: 1, node_cap: null }
   switch (effectiveTier(user)) {
     case 'free':

@@ -299,21 +299,25 @@ const isReal = (e: Entry) => typeof e.nodeId === 'string' && !e.nodeId.startsWit
 
 /**
  * The work state before a write of nodes, in its transaction: the project's work lock first
- * (unless the plan leaves the work state alone); claim tokens checked (409 claim_lost) and
- * renewed; whether the project had blocked work; the triggers told to set the work state aside
- * (a deferred plan).
+ * (unless the plan leaves the work state alone), and whether the project had blocked work (when
+ * the write may unblock some); claim tokens checked (409 claim_lost) and renewed; the triggers
+ * told to set the work state aside (a deferred plan).
  */
 export async function beforeWrite(deps: Deps, user: User, projectId: string, plan: WorkPlan): Promise<WorkHeld> {
-  if (plan.lock) await q.lockProject(deps.db, projectId)
-  const held = { plan, projectId, blockedBefore: false }
+  // a project where nothing was blocked answers as before (docs/reference/mutate.md's bodies stay
+  // as they were). Read right behind the lock and sent with it: one round trip on PostgreSQL
+  // (postgres.js does not wait for the lock's answer to send it), and it still runs once the lock is held.
+  const [, blockedBefore] = await Promise.all([
+    plan.lock ? q.lockProject(deps.db, projectId) : undefined,
+    plan.mayUnblock ? q.hasBlocked(deps.db, projectId) : false,
+  ])
+  const held = { plan, projectId, blockedBefore }
   const tokened = plan.entries.filter((e) => isReal(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
-  if (tokened.length || plan.mayUnblock) {
+  if (tokened.length) {
     const { project: p } = await requireProject(deps, user, projectId)
     await checkTokens(deps.db, p.id, tokened, deps.now())
     // a write with a live claim's token renews it to its own length: agents need not call renewClaim
-    if (tokened.length) await claimRows.extendTokens(deps.db, p.id, [...new Set(tokened.map((e) => hashToken(e.claimToken)))], deps.now())
-    // a project where nothing was blocked answers as before (docs/reference/mutate.md's bodies stay as they were)
-    held.blockedBefore = plan.mayUnblock && (await q.hasBlocked(deps.db, p.id))
+    await claimRows.extendTokens(deps.db, p.id, [...new Set(tokened.map((e) => hashToken(e.claimToken)))], deps.now())
   }
   // many statements: the work state is recomputed once at their end, not after each (migration 0023)
   if (plan.deferred) await q.deferWork(deps.db)
