@@ -65,6 +65,8 @@ interface Logged {
 /** `db` with every statement logged into `log` while `on.value` is true. */
 function traced(db: Db, log: Logged[], on: { value: boolean }): Db {
   let wrapped: Db
+  // when the last statement ended: the commit is what the transaction takes after it
+  let lastEnd = 0
   const wrap = (inner: Db): Db =>
     new Proxy(inner, {
       get(target, key) {
@@ -74,7 +76,8 @@ function traced(db: Db, log: Logged[], on: { value: boolean }): Db {
             try {
               return await target.query(text, params)
             } finally {
-              if (on.value) log.push({ sql: text, ms: performance.now() - s })
+              lastEnd = performance.now()
+              if (on.value) log.push({ sql: text, ms: lastEnd - s })
             }
           }
         if (key === 'exec')
@@ -83,7 +86,8 @@ function traced(db: Db, log: Logged[], on: { value: boolean }): Db {
             try {
               return await target.exec(text)
             } finally {
-              if (on.value) log.push({ sql: text, ms: performance.now() - s })
+              lastEnd = performance.now()
+              if (on.value) log.push({ sql: text, ms: lastEnd - s })
             }
           }
         if (key === 'tx')
@@ -93,9 +97,13 @@ function traced(db: Db, log: Logged[], on: { value: boolean }): Db {
             try {
               return await target.tx((tx) => fn(wrap(tx)))
             } finally {
-              // the whole transaction, begin to commit, statements included (its own line, before them)
-              if (on.value)
-                log.splice(at, 0, { sql: '[transaction, begin to commit, the statements below included]', ms: performance.now() - s })
+              // the whole transaction, begin to commit, statements included (its own line, before them),
+              // and the commit (the deferred triggers: revisions, work_pending) after the last statement
+              const end = performance.now()
+              if (on.value) {
+                log.splice(at, 0, { sql: '[transaction, begin to commit, the statements below included]', ms: end - s })
+                log.push({ sql: '[commit: from the end of the last statement to the end of the transaction]', ms: end - lastEnd })
+              }
             }
           }
         if (key === 'root') return target.root === target ? wrapped : wrap(target.root)

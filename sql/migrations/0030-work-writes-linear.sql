@@ -37,7 +37,10 @@ begin
 end
 $$;
 
--- The work_refresh of 0016, its nodes found by their ids (the primary key) and nothing else.
+-- The work_refresh of 0016, every node it reads found by its id (the primary key) and nothing
+-- else: each lookup a lateral subquery with offset 0, which the planner keeps as it is written
+-- (left as joins, a planner without statistics, as on PGlite before its first analyze, turned
+-- them around: every node of the project read, and the ids matched against it).
 create or replace function work_refresh(p text, ids text[]) returns void
 language plpgsql volatile
 -- index lookups by id, whatever the statistics say: a table filled a moment ago has none, and
@@ -46,29 +49,37 @@ set enable_seqscan = off set enable_hashjoin = off set enable_mergejoin = off
 as $$
 declare
   tx bigint := txid_current();
+  gone text[];
 begin
-  delete from work_items w
-  where w.project_id = p and w.node_id = any(ids)
-    and not exists (
-      select 1 from nodes n
-      where n.project_id = p and n.id = w.node_id and (n.type = 'job' or (n.type = 'task' and n.data ->> 'kind' = 'do-it'))
-    );
+  -- the rows of nodes that are no longer work (a task's kind changed), found id by id; most writes
+  -- have none, and then no statement runs on work_items for them (nor its count trigger)
+  gone := array(
+    select i.id from unnest(ids) i(id)
+    where exists (select 1 from work_items w where w.project_id = p and w.node_id = i.id offset 0)
+      and not exists (
+        select 1 from nodes n
+        where n.project_id = p and n.id = i.id and (n.type = 'job' or (n.type = 'task' and n.data ->> 'kind' = 'do-it'))
+        offset 0
+      ));
+  if cardinality(gone) > 0 then
+    delete from work_items w where w.project_id = p and w.node_id = any(gone);
+  end if;
   with recursive
   work as (
     select n.id, n.type, n.parent_id, n.data, n.created_at, n.ord,
       case when jsonb_typeof(n.data -> 'iteration') = 'string' then n.data ->> 'iteration' end as iteration
     from (select distinct i.id from unnest(ids) i(id)) i
-    join nodes n on n.project_id = p and n.id = i.id
+    cross join lateral (select * from nodes n where n.project_id = p and n.id = i.id offset 0) n
     where n.type = 'job' or (n.type = 'task' and n.data ->> 'kind' = 'do-it')
   ),
   -- each job's ancestors, its parent first, up to the nearest goal
   up (job_id, at_id, at_type, at_parent, depth) as (
     select j.id, a.id, a.type, a.parent_id, 0
-    from work j join nodes a on a.project_id = p and a.id = j.parent_id
+    from work j cross join lateral (select * from nodes a where a.project_id = p and a.id = j.parent_id offset 0) a
     where j.type = 'job'
     union all
     select up.job_id, a.id, a.type, a.parent_id, up.depth + 1
-    from up join nodes a on a.project_id = p and a.id = up.at_parent
+    from up cross join lateral (select * from nodes a where a.project_id = p and a.id = up.at_parent offset 0) a
     where up.at_type <> 'goal' and up.depth < 100
   ),
   goals as (select job_id, at_id as goal_id from up where at_type = 'goal'),
@@ -76,20 +87,21 @@ begin
   blockers as (
     select distinct j.id as job_id, b.v #>> '{}' as blocker
     from work j
-    join nodes a on a.project_id = p and a.id = j.parent_id
+    cross join lateral (select * from nodes a where a.project_id = p and a.id = j.parent_id offset 0) a
     cross join lateral jsonb_array_elements(case when jsonb_typeof(a.data -> 'blockedBy') = 'array' then a.data -> 'blockedBy' else '[]'::jsonb end) b(v)
     where j.type = 'job' and jsonb_typeof(b.v) = 'string'
   ),
   unclear as (
     select a.id
     from (select distinct blocker from blockers) bl
-    join nodes a on a.project_id = p and a.id = bl.blocker and a.type = 'approach'
+    cross join lateral (select * from nodes a where a.project_id = p and a.id = bl.blocker and a.type = 'approach' offset 0) a
     where (a.data ->> 'approachStatus') is distinct from 'resolved' and (a.data ->> 'approachStatus') is distinct from 'retired'
       and not (
-        exists (select 1 from nodes j where j.project_id = p and j.parent_id = a.id and j.type = 'job')
+        exists (select 1 from nodes j where j.project_id = p and j.parent_id = a.id and j.type = 'job' offset 0)
         and not exists (
           select 1 from nodes j
           where j.project_id = p and j.parent_id = a.id and j.type = 'job' and (j.data ->> 'status') is distinct from 'done'
+          offset 0
         )
       )
   ),
@@ -121,8 +133,8 @@ begin
     n.created_at, n.ord, tx, false
   from work n
   cross join maps m
-  left join nodes a on n.type = 'job' and a.project_id = p and a.id = n.parent_id
-  left join nodes goal on goal.project_id = p and goal.id = (m.goal_of ->> n.id)
+  left join lateral (select * from nodes a where n.type = 'job' and a.project_id = p and a.id = n.parent_id offset 0) a on true
+  left join lateral (select * from nodes g where g.project_id = p and g.id = (m.goal_of ->> n.id) offset 0) goal on true
   on conflict (project_id, node_id) do update set
     type = excluded.type, approach_id = excluded.approach_id, goal_id = excluded.goal_id, open = excluded.open,
     blocked = excluded.blocked, urgent = excluded.urgent, iteration = excluded.iteration, iter_rank = excluded.iter_rank,
@@ -185,6 +197,9 @@ begin
       select 1 from nodes j
       where j.project_id = p and j.parent_id = x.b and j.type = 'job' and (j.data ->> 'status') is distinct from 'done'
         and not (j.id = any(ids))
+      -- asked of each approach through nodes_parent (without offset 0 a planner without
+      -- statistics hashes the answer for all of them: every open job of the project read)
+      offset 0
     );
     if cardinality(blockers) > 0 then
       select coalesce(array_agg(a.id), '{}') into blocked_apps from nodes a
@@ -194,9 +209,11 @@ begin
     -- approaches and goals, and the jobs of approaches blocked by a blocker that may have changed:
     -- one probe of work_items_approach and one of work_items_goal (0016) by these ids
     affected := ids || array(
-      select w.node_id from work_items w where w.project_id = p and w.approach_id = any(rel_ids || blocked_apps)
+      select w.node_id from unnest(rel_ids || blocked_apps) x(id)
+      cross join lateral (select w.node_id from work_items w where w.project_id = p and w.approach_id = x.id offset 0) w
       union all
-      select w.node_id from work_items w where w.project_id = p and w.goal_id = any(rel_ids)
+      select w.node_id from unnest(rel_ids) x(id)
+      cross join lateral (select w.node_id from work_items w where w.project_id = p and w.goal_id = x.id offset 0) w
     );
     -- every node under a moved one (its goal may have changed)
     if cardinality(moved) > 0 then
@@ -213,3 +230,30 @@ begin
   end loop;
 end
 $$;
+
+-- The revision of migrations 0013/0019 advances once per project and transaction, at the commit,
+-- through a deferred trigger for each row of changes and events: a batch of 100 adds queued 200
+-- calls of advance_project_revision for the commit, 199 of which found the project advanced and
+-- returned (on PGlite most of the commit's time). The trigger's WHEN now queues a project's first
+-- row of the transaction only: a constraint trigger's WHEN is read as the row is inserted, not at
+-- the commit, and a row it turns away is never queued. The mark lives in a transaction-local
+-- setting, as arbor.revised does, so a rolled-back savepoint takes its mark along with its rows.
+create function revision_first_row(p text) returns boolean
+language sql volatile as $$
+  select case
+    when position('/' || p || '/' in coalesce(current_setting('arbor.revision_queued', true), '')) > 0 then false
+    else set_config('arbor.revision_queued', coalesce(current_setting('arbor.revision_queued', true), '') || '/' || p || '/', true) is not null
+  end
+$$;
+
+drop trigger events_advance_revision on events;
+create constraint trigger events_advance_revision
+after insert on events
+deferrable initially deferred
+for each row when (revision_first_row(new.project_id)) execute function advance_project_revision();
+
+drop trigger changes_advance_revision on changes;
+create constraint trigger changes_advance_revision
+after insert on changes
+deferrable initially deferred
+for each row when (revision_first_row(new.project_id)) execute function advance_project_revision();
