@@ -1,22 +1,29 @@
 -- A job added to an approach, or 100 jobs added by a batch, cost more the more work items the
--- project already held (issue 51, 3: bun bench/write-sql.ts job --siblings N). Three statements of
--- the work-state triggers read the project, or the rows of the statement once per row, instead of
--- the rows at hand; each is written again here, and every function keeps its result:
+-- project already held (issue 51, 3: bun bench/write-sql.ts job --siblings N). Statements of the
+-- work-state triggers read the whole project, or read the rows of the statement once per row,
+-- instead of reading the rows at hand; each is written again here, and every function keeps its
+-- result:
 --
 -- 1. work_after_change read the work items of the changed approaches and goals in one statement
 --    whose OR of three array conditions no index serves: it read every work item of the project
 --    (3,000 for a job added beside 3,000 others). It is now one probe of each index by the ids.
+--    And it asked "does this approach keep another open job" once per changed job, not once per
+--    approach: 100 x 100 jobs read for a batch of 100 adds under one approach.
 -- 2. work_refresh found the changed nodes through whichever index of nodes the planner liked; with
 --    the ids spelled out (the custom plans of 0027 for more than 20 rows) that was nodes_iteration,
---    every job and task of the project, for a batch of 100 adds. The ids now drive the lookups.
+--    every job and task of the project, for a batch of 100 adds. The ids now drive the lookups,
+--    and each job's ancestors and blockers are read once per approach, not once per job.
 -- 3. work_counts_updated joined the statement's old and new rows, and inside work_refresh (whose
 --    settings turn hash and merge joins off) that join was a nested loop: every new row against
 --    every old one, 1,000 x 1,000 for a 1,000-item recompute. It now adds the new rows' counts and
 --    takes the old rows' away, grouped, without pairing them: an unchanged row cancels out.
 --
--- And the recompute's statements take their generic plans whatever the number of rows: with the
--- ids driving every lookup the generic plan is the plan a custom one would make, and planning
--- work_refresh's recursive insert anew for each batch cost more than running it.
+-- Every lookup by id is a lateral subquery with offset 0, which the planner keeps as written: as
+-- joins, a planner without statistics (PGlite before the maintenance loop's first analyze) turned
+-- them around and read the project to match the ids. The recompute's statements take their
+-- generic plans whatever the number of rows: with the ids driving every lookup the generic plan is
+-- the plan a custom one would make, and planning work_refresh's recursive insert anew for each
+-- batch (0027) cost more than running it.
 
 create or replace function work_counts_updated() returns trigger
 language plpgsql as $$
@@ -38,9 +45,7 @@ end
 $$;
 
 -- The work_refresh of 0016, every node it reads found by its id (the primary key) and nothing
--- else: each lookup a lateral subquery with offset 0, which the planner keeps as it is written
--- (left as joins, a planner without statistics, as on PGlite before its first analyze, turned
--- them around: every node of the project read, and the ids matched against it).
+-- else, and the ancestors and blockers of the jobs' approaches read once per approach.
 create or replace function work_refresh(p text, ids text[]) returns void
 language plpgsql volatile
 -- index lookups by id, whatever the statistics say: a table filled a moment ago has none, and
@@ -72,28 +77,31 @@ begin
     cross join lateral (select * from nodes n where n.project_id = p and n.id = i.id offset 0) n
     where n.type = 'job' or (n.type = 'task' and n.data ->> 'kind' = 'do-it')
   ),
-  -- each job's ancestors, its parent first, up to the nearest goal
-  up (job_id, at_id, at_type, at_parent, depth) as (
-    select j.id, a.id, a.type, a.parent_id, 0
-    from work j cross join lateral (select * from nodes a where a.project_id = p and a.id = j.parent_id offset 0) a
-    where j.type = 'job'
+  -- the jobs' parents (their approaches), each once: 100 jobs added under one approach walk up
+  -- from it and read its blockers once, not 100 times
+  parents as (
+    select a.* from (select distinct j.parent_id from work j where j.type = 'job') j
+    cross join lateral (select * from nodes a where a.project_id = p and a.id = j.parent_id offset 0) a
+  ),
+  -- each parent's ancestors, itself first, up to the nearest goal
+  up (from_id, at_id, at_type, at_parent, depth) as (
+    select a.id, a.id, a.type, a.parent_id, 0 from parents a
     union all
-    select up.job_id, a.id, a.type, a.parent_id, up.depth + 1
+    select up.from_id, a.id, a.type, a.parent_id, up.depth + 1
     from up cross join lateral (select * from nodes a where a.project_id = p and a.id = up.at_parent offset 0) a
     where up.at_type <> 'goal' and up.depth < 100
   ),
-  goals as (select job_id, at_id as goal_id from up where at_type = 'goal'),
-  -- each job's blockers (its approach's blockedBy), and which of them are not clear
+  goals as (select from_id, at_id as goal_id from up where at_type = 'goal'),
+  -- the parents' blockers (an approach's blockedBy), and which of them are not clear
   blockers as (
-    select distinct j.id as job_id, b.v #>> '{}' as blocker
-    from work j
-    cross join lateral (select * from nodes a where a.project_id = p and a.id = j.parent_id offset 0) a
+    select distinct b.v #>> '{}' as blocker
+    from parents a
     cross join lateral jsonb_array_elements(case when jsonb_typeof(a.data -> 'blockedBy') = 'array' then a.data -> 'blockedBy' else '[]'::jsonb end) b(v)
-    where j.type = 'job' and jsonb_typeof(b.v) = 'string'
+    where jsonb_typeof(b.v) = 'string'
   ),
   unclear as (
     select a.id
-    from (select distinct blocker from blockers) bl
+    from blockers bl
     cross join lateral (select * from nodes a where a.project_id = p and a.id = bl.blocker and a.type = 'approach' offset 0) a
     where (a.data ->> 'approachStatus') is distinct from 'resolved' and (a.data ->> 'approachStatus') is distinct from 'retired'
       and not (
@@ -109,7 +117,7 @@ begin
   -- otherwise read a whole set once per row
   maps as (
     select
-      coalesce((select jsonb_object_agg(job_id, goal_id) from goals), '{}'::jsonb) as goal_of,
+      coalesce((select jsonb_object_agg(from_id, goal_id) from goals), '{}'::jsonb) as goal_of,
       coalesce((select array_agg(id) from unclear), '{}'::text[]) as unclear,
       coalesce((select jsonb_object_agg(coalesce(name, ''), rank) from work_iter_ranks(p)), '{}'::jsonb) as rank_of
   )
@@ -134,7 +142,7 @@ begin
   from work n
   cross join maps m
   left join lateral (select * from nodes a where n.type = 'job' and a.project_id = p and a.id = n.parent_id offset 0) a on true
-  left join lateral (select * from nodes g where g.project_id = p and g.id = (m.goal_of ->> n.id) offset 0) goal on true
+  left join lateral (select * from nodes g where n.type = 'job' and g.project_id = p and g.id = (m.goal_of ->> n.parent_id) offset 0) goal on true
   on conflict (project_id, node_id) do update set
     type = excluded.type, approach_id = excluded.approach_id, goal_id = excluded.goal_id, open = excluded.open,
     blocked = excluded.blocked, urgent = excluded.urgent, iteration = excluded.iteration, iter_rank = excluded.iter_rank,
@@ -231,29 +239,3 @@ begin
 end
 $$;
 
--- The revision of migrations 0013/0019 advances once per project and transaction, at the commit,
--- through a deferred trigger for each row of changes and events: a batch of 100 adds queued 200
--- calls of advance_project_revision for the commit, 199 of which found the project advanced and
--- returned (on PGlite most of the commit's time). The trigger's WHEN now queues a project's first
--- row of the transaction only: a constraint trigger's WHEN is read as the row is inserted, not at
--- the commit, and a row it turns away is never queued. The mark lives in a transaction-local
--- setting, as arbor.revised does, so a rolled-back savepoint takes its mark along with its rows.
-create function revision_first_row(p text) returns boolean
-language sql volatile as $$
-  select case
-    when position('/' || p || '/' in coalesce(current_setting('arbor.revision_queued', true), '')) > 0 then false
-    else set_config('arbor.revision_queued', coalesce(current_setting('arbor.revision_queued', true), '') || '/' || p || '/', true) is not null
-  end
-$$;
-
-drop trigger events_advance_revision on events;
-create constraint trigger events_advance_revision
-after insert on events
-deferrable initially deferred
-for each row when (revision_first_row(new.project_id)) execute function advance_project_revision();
-
-drop trigger changes_advance_revision on changes;
-create constraint trigger changes_advance_revision
-after insert on changes
-deferrable initially deferred
-for each row when (revision_first_row(new.project_id)) execute function advance_project_revision();
