@@ -176,7 +176,10 @@ try {
     await call({
       action: 'batch',
       projectId: 'ww',
-      mutations: Array.from({ length: n }, (_, i) => ({ action: 'add', node: { type: 'job', parentId: approach, data: { label: `S${made + i}` } } })),
+      mutations: Array.from({ length: n }, (_, i) => ({
+        action: 'add',
+        node: { type: 'job', parentId: approach, data: { label: `S${made + i}` } },
+      })),
     })
   }
   let k = 0

@@ -94,22 +94,25 @@ try {
       await tx.query(`select work_flush()`)
     },
     batchChanges: async (tx) => {
-      await record(tx, Array.from({ length: 100 }, (_, i) => ({ id: `job-c${i}`, type: 'job', data: { label: 'x' } })))
+      await record(
+        tx,
+        Array.from({ length: 100 }, (_, i) => ({ id: `job-c${i}`, type: 'job', data: { label: 'x' } })),
+      )
       await tx.exec(`set constraints all immediate`)
     },
   }
   async function record(tx: Db, made: { id: string; type: string; data: unknown }[]) {
-      await tx.query(changesSql, [
-        'ww',
-        'u',
-        'u',
-        null,
-        null,
-        'api',
-        'bench',
-        JSON.stringify(made.map((m) => ({ action: 'add', kind: 'node', id: m.id, type: m.type, before: null, after: m, fields: [] }))),
-        JSON.stringify(made.map((m) => ({ type: 'node.created', payload: { node: m } }))),
-      ])
+    await tx.query(changesSql, [
+      'ww',
+      'u',
+      'u',
+      null,
+      null,
+      'api',
+      'bench',
+      JSON.stringify(made.map((m) => ({ action: 'add', kind: 'node', id: m.id, type: m.type, before: null, after: m, fields: [] }))),
+      JSON.stringify(made.map((m) => ({ type: 'node.created', payload: { node: m } }))),
+    ])
   }
   const names = opt('ops', Object.keys(ops).join(',')).split(',')
   const times: Record<string, { before: number[]; after: number[] }> = {}
