@@ -3,7 +3,7 @@
 // and on PostgreSQL the time of each trigger function it ran (track_functions, pg_stat_user_functions:
 // the triggers of migrations 0016/0018/0019/0020/0026 and what they call).
 //
-//   bun bench/write-sql.ts [goal|job|task|update|delete|batch] [--repeat 20]
+//   bun bench/write-sql.ts [goal|job|task|update|delete|batch] [--repeat 20] [--siblings 0]
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/write-sql.ts job
 //
 // Each write is made `repeat` times (after as many untimed ones); the table shows each statement
@@ -34,6 +34,9 @@ const what = (args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a)) ?? 'goal
   | 'delete'
   | 'batch'
 const REPEAT = args.includes('--repeat') ? Number(args[args.indexOf('--repeat') + 1]) : 20
+// jobs the approach holds before the first write (a job's add and a batch add under it): the cost
+// of one more job must not grow with them
+const SIBLINGS = args.includes('--siblings') ? Number(args[args.indexOf('--siblings') + 1]) : 0
 const PG_URL = process.env.BENCH_DATABASE_URL
 const PROFILE_DIR = args.includes('--profile-dir') ? args[args.indexOf('--profile-dir') + 1] : undefined
 
@@ -62,6 +65,8 @@ interface Logged {
 /** `db` with every statement logged into `log` while `on.value` is true. */
 function traced(db: Db, log: Logged[], on: { value: boolean }): Db {
   let wrapped: Db
+  // when the last statement ended: the commit is what the transaction takes after it
+  let lastEnd = 0
   const wrap = (inner: Db): Db =>
     new Proxy(inner, {
       get(target, key) {
@@ -71,7 +76,8 @@ function traced(db: Db, log: Logged[], on: { value: boolean }): Db {
             try {
               return await target.query(text, params)
             } finally {
-              if (on.value) log.push({ sql: text, ms: performance.now() - s })
+              lastEnd = performance.now()
+              if (on.value) log.push({ sql: text, ms: lastEnd - s })
             }
           }
         if (key === 'exec')
@@ -80,7 +86,8 @@ function traced(db: Db, log: Logged[], on: { value: boolean }): Db {
             try {
               return await target.exec(text)
             } finally {
-              if (on.value) log.push({ sql: text, ms: performance.now() - s })
+              lastEnd = performance.now()
+              if (on.value) log.push({ sql: text, ms: lastEnd - s })
             }
           }
         // not a statement of its own: on PostgreSQL a transaction's notifications go out together
@@ -97,9 +104,13 @@ function traced(db: Db, log: Logged[], on: { value: boolean }): Db {
             try {
               return await target.tx((tx) => fn(wrap(tx)))
             } finally {
-              // the whole transaction, begin to commit, statements included (its own line, before them)
-              if (on.value)
-                log.splice(at, 0, { sql: '[transaction, begin to commit, the statements below included]', ms: performance.now() - s })
+              // the whole transaction, begin to commit, statements included (its own line, before them),
+              // and the commit (the deferred triggers: revisions, work_pending) after the last statement
+              const end = performance.now()
+              if (on.value) {
+                log.splice(at, 0, { sql: '[transaction, begin to commit, the statements below included]', ms: end - s })
+                log.push({ sql: '[commit: from the end of the last statement to the end of the transaction]', ms: end - lastEnd })
+              }
             }
           }
         if (key === 'root') return target.root === target ? wrapped : wrap(target.root)
@@ -170,6 +181,17 @@ try {
     node: { type: 'approach', parentId: n.nodeId ?? n.node?.id, data: { label: 'A' } },
   })
   const approach = a.nodeId ?? a.node?.id
+  for (let made = 0; made < SIBLINGS; made += 500) {
+    const n = Math.min(500, SIBLINGS - made)
+    await call({
+      action: 'batch',
+      projectId: 'ww',
+      mutations: Array.from({ length: n }, (_, i) => ({
+        action: 'add',
+        node: { type: 'job', parentId: approach, data: { label: `S${made + i}` } },
+      })),
+    })
+  }
   let k = 0
   const body = async () => {
     k++
@@ -217,7 +239,7 @@ try {
   const rows = first.map((st, i) => ({ sql: nameOf(st.sql), ms: median(runs.map((r) => r[i]?.ms ?? 0)) }))
   const statements = rows.filter((r) => !r.sql.startsWith('['))
   console.log(
-    `\n${what} on ${PG_URL ? 'postgres' : 'pglite'}: ${statements.length} statements, request p50 ${median(totals).toFixed(2)} ms`,
+    `\n${what} on ${PG_URL ? 'postgres' : 'pglite'}, ${SIBLINGS} jobs in the approach before: ${statements.length} statements, request p50 ${median(totals).toFixed(2)} ms`,
   )
   console.log('| # | ms p50 | statement |\n|---|---|---|')
   for (const [i, r] of rows.entries()) console.log(`| ${i + 1} | ${r.ms.toFixed(3)} | \`${r.sql.replace(/\|/g, '\\|')}\` |`)

@@ -28,6 +28,7 @@ import m0024 from './0024-proposals.sql' with { type: 'text' }
 import m0026 from './0026-work-counts.sql' with { type: 'text' }
 import m0027 from './0027-work-triggers-lighter.sql' with { type: 'text' }
 import m0029 from './0029-importing-projects.sql' with { type: 'text' }
+import m0030 from './0030-work-writes-linear.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
   { name: '0001-accounts-projects', sql: m0001 },
@@ -56,4 +57,5 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0026-work-counts', sql: m0026 },
   { name: '0027-work-triggers-lighter', sql: m0027 },
   { name: '0029-importing-projects', sql: m0029 },
+  { name: '0030-work-writes-linear', sql: m0030 },
 ]

@@ -1,0 +1,155 @@
+// The SQL of a job's add and of a 100-add batch with the trigger functions before migration 0030
+// and after it, alternating in one process on one PGlite database (issue 51, 3), beside an approach
+// that already holds --jobs jobs. Each sample is timed by the CPU time of this process (PGlite runs
+// in it, synchronously), which a loaded machine disturbs far less than the wall clock; each runs in
+// a transaction that is rolled back, so every sample sees the same project.
+//
+//   bun bench/write-triggers-0030.ts [--jobs 3000] [--rounds 6] [--samples 40] [--analyze]
+//
+// Ops: a goal's insert (no work trigger either way: the yardstick), a job's insert, and a batch's
+// SQL: 100 jobs inserted with the work state deferred (migration 0023), their 100 changes and
+// events (sql/events/insert-with-changes.sql), the work state flushed, and the deferred triggers
+// run as at a commit (`set constraints all immediate`: the revision's, migrations 0013/0019). --analyze runs ANALYZE
+// first (the maintenance loop's, src/maintenance); without it the planner has no statistics, as
+// on PGlite before that loop's first pass.
+
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import changesSql from '../sql/events/insert-with-changes.sql' with { type: 'text' }
+import type { Db } from '../src/db'
+import { startBenchServer } from './lib/app'
+
+const args = process.argv.slice(2)
+const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)
+const JOBS = Number(opt('jobs', '3000'))
+const ROUNDS = Number(opt('rounds', '6'))
+const SAMPLES = Number(opt('samples', '40'))
+const MIGRATIONS = join(import.meta.dir, '../sql/migrations')
+const read = (file: string) => readFileSync(join(MIGRATIONS, file), 'utf8')
+
+/** A function's definition as a migration created it, made a `create or replace`. */
+function definition(file: string, name: string): string {
+  const m = new RegExp(`create (or replace )?function ${name}\\(.*?\\n\\$\\$;\\n`, 's').exec(read(file))
+  if (!m) throw new Error(`${name} not in ${file}`)
+  return m[0].replace(/^create function/, 'create or replace function')
+}
+// what 0030 replaces, as it stood before: the functions of 0016, 0026 and 0027
+const before = [
+  definition('0026-work-counts.sql', 'work_counts_updated'),
+  definition('0016-work-state.sql', 'work_refresh'),
+  definition('0027-work-triggers-lighter.sql', 'work_after_change'),
+].join('\n')
+const after = read('0030-work-writes-linear.sql')
+
+const s = await startBenchServer()
+try {
+  const call = async (body: unknown) => {
+    const res = await fetch(`${s.url}/api/v1/mutate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.ownerKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    const json = (await res.json()) as { success: boolean; node?: { id: string } }
+    if (!json.success) throw new Error(JSON.stringify(json).slice(0, 300))
+    return json
+  }
+  await call({ action: 'addProject', project: { id: 'ww', name: 'ww' } })
+  const add = async (type: string, parentId: string | null) =>
+    (await call({ action: 'add', projectId: 'ww', node: { type, ...(parentId ? { parentId } : {}), data: { label: type } } })).node!.id
+  const approach = await add('approach', await add('need', await add('goal', null)))
+  for (let made = 0; made < JOBS; made += 500)
+    await call({
+      action: 'batch',
+      projectId: 'ww',
+      mutations: Array.from({ length: Math.min(500, JOBS - made) }, (_, i) => ({
+        action: 'add',
+        node: { type: 'job', parentId: approach, data: { label: `J${made + i}` } },
+      })),
+    })
+  const db: Db = s.deps.db
+  if (args.includes('--analyze')) await db.exec('analyze')
+
+  let k = 0
+  const insert = (tx: Db, type: string, parentId: string | null, n = 1) =>
+    tx.query<{ id: string; type: string; data: unknown }>(
+      `insert into nodes (project_id, id, type, parent_id, data, created_at)
+       select 'ww', $1 || '-' || i, $2, $3, '{"label":"x"}', now() from generate_series(1, $4::integer) i
+       returning id, type, data`,
+      [`${type}-x${k++}`, type, parentId, n],
+    )
+  const ops: Record<string, (tx: Db) => Promise<unknown>> = {
+    goal: (tx) => insert(tx, 'goal', null),
+    job: (tx) => insert(tx, 'job', approach),
+    batch: async (tx) => {
+      await tx.query(`select set_config('arbor.work_defer', 'on', true)`)
+      const made = await insert(tx, 'job', approach, 100)
+      await record(tx, made)
+      await tx.query(`select work_flush()`)
+      await tx.exec(`set constraints all immediate`)
+    },
+    // the batch's parts: its nodes and work state; its changes, events and revision
+    batchNodes: async (tx) => {
+      await tx.query(`select set_config('arbor.work_defer', 'on', true)`)
+      await insert(tx, 'job', approach, 100)
+      await tx.query(`select work_flush()`)
+    },
+    batchChanges: async (tx) => {
+      await record(
+        tx,
+        Array.from({ length: 100 }, (_, i) => ({ id: `job-c${i}`, type: 'job', data: { label: 'x' } })),
+      )
+      await tx.exec(`set constraints all immediate`)
+    },
+  }
+  async function record(tx: Db, made: { id: string; type: string; data: unknown }[]) {
+    await tx.query(changesSql, [
+      'ww',
+      'u',
+      'u',
+      null,
+      null,
+      'api',
+      'bench',
+      JSON.stringify(made.map((m) => ({ action: 'add', kind: 'node', id: m.id, type: m.type, before: null, after: m, fields: [] }))),
+      JSON.stringify(made.map((m) => ({ type: 'node.created', payload: { node: m } }))),
+    ])
+  }
+  const names = opt('ops', Object.keys(ops).join(',')).split(',')
+  const times: Record<string, { before: number[]; after: number[] }> = {}
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
+  class Rollback extends Error {}
+  const measure = async (side: 'before' | 'after') => {
+    await db.exec(side === 'before' ? before : after)
+    for (const name of names) {
+      const xs: number[] = []
+      const n = name === 'batch' ? Math.ceil(SAMPLES / 4) : SAMPLES
+      for (let i = 0; i < n + 3; i++) {
+        await db
+          .tx(async (tx) => {
+            // the project's work lock, as the app takes it first
+            await tx.query(`select pg_advisory_xact_lock(hashtextextended('arbor.unblock:' || 'ww', 0))`)
+            const cpu = process.cpuUsage()
+            await ops[name]!(tx)
+            const d = process.cpuUsage(cpu)
+            if (i >= 3) xs.push((d.user + d.system) / 1000) // the first three plan the statements
+            throw new Rollback()
+          })
+          .catch((e) => {
+            if (!(e instanceof Rollback)) throw e
+          })
+      }
+      ;(times[name] ??= { before: [], after: [] })[side].push(median(xs))
+    }
+  }
+  for (let r = 0; r < ROUNDS; r++)
+    for (const side of r % 2 ? (['after', 'before'] as const) : (['before', 'after'] as const)) await measure(side)
+  console.log(
+    `${JOBS} jobs in the approach, ${args.includes('--analyze') ? 'analyzed' : 'no statistics'}\n\n| SQL | before 0030 (CPU ms) | 0030 (CPU ms) | ratio |\n|---|---|---|---|`,
+  )
+  for (const [name, t] of Object.entries(times))
+    console.log(
+      `| ${name} | ${median(t.before).toFixed(3)} | ${median(t.after).toFixed(3)} | ${(median(t.after) / median(t.before)).toFixed(2)}× |`,
+    )
+} finally {
+  await s.close()
+}
