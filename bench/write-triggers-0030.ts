@@ -12,6 +12,9 @@
 // run as at a commit (`set constraints all immediate`: the revision's, migrations 0013/0019). --analyze runs ANALYZE
 // first (the maintenance loop's, src/maintenance); without it the planner has no statistics, as
 // on PGlite before that loop's first pass.
+//
+// --fk compares instead work_items with its foreign key to projects (before migration 0032) and
+// without it (0032), the functions of 0030 both times: `bun bench/write-triggers-0030.ts --fk --jobs 0`.
 
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -34,12 +37,19 @@ function definition(file: string, name: string): string {
   return m[0].replace(/^create function/, 'create or replace function')
 }
 // what 0030 replaces, as it stood before: the functions of 0016, 0026 and 0027
-const before = [
-  definition('0026-work-counts.sql', 'work_counts_updated'),
-  definition('0016-work-state.sql', 'work_refresh'),
-  definition('0027-work-triggers-lighter.sql', 'work_after_change'),
-].join('\n')
-const after = read('0030-work-writes-linear.sql')
+const FK = args.includes('--fk')
+// --fk: the key as 0016 made it (not valid: the rows already there are not checked again), and none
+const fkBefore = `alter table work_items drop constraint if exists work_items_project_id_fkey;
+alter table work_items add constraint work_items_project_id_fkey foreign key (project_id) references projects (id) on delete cascade not valid;`
+const fkAfter = 'alter table work_items drop constraint if exists work_items_project_id_fkey'
+const before = FK
+  ? fkBefore
+  : [
+      definition('0026-work-counts.sql', 'work_counts_updated'),
+      definition('0016-work-state.sql', 'work_refresh'),
+      definition('0027-work-triggers-lighter.sql', 'work_after_change'),
+    ].join('\n')
+const after = FK ? fkAfter : read('0030-work-writes-linear.sql')
 
 const s = await startBenchServer()
 try {
@@ -144,7 +154,7 @@ try {
   for (let r = 0; r < ROUNDS; r++)
     for (const side of r % 2 ? (['after', 'before'] as const) : (['before', 'after'] as const)) await measure(side)
   console.log(
-    `${JOBS} jobs in the approach, ${args.includes('--analyze') ? 'analyzed' : 'no statistics'}\n\n| SQL | before 0030 (CPU ms) | 0030 (CPU ms) | ratio |\n|---|---|---|---|`,
+    `${JOBS} jobs in the approach, ${args.includes('--analyze') ? 'analyzed' : 'no statistics'}\n\n| SQL | ${FK ? 'with the key (before 0032)' : 'before 0030'} (CPU ms) | ${FK ? 'without (0032)' : '0030'} (CPU ms) | ratio |\n|---|---|---|---|`,
   )
   for (const [name, t] of Object.entries(times))
     console.log(

@@ -300,16 +300,20 @@ const isReal = (e: Entry) => typeof e.nodeId === 'string' && !e.nodeId.startsWit
 /**
  * The work state before a write of nodes, in its transaction: the project's work lock first
  * (unless the plan leaves the work state alone), and whether the project had blocked work (when
- * the write may unblock some); claim tokens checked (409 claim_lost) and renewed; the triggers
- * told to set the work state aside (a deferred plan).
+ * the write may unblock some), and the triggers told to set the work state aside (a deferred
+ * plan: many statements, the work state recomputed once at their end, migration 0023); claim
+ * tokens checked (409 claim_lost) and renewed.
  */
 export async function beforeWrite(deps: Deps, user: User, projectId: string, plan: WorkPlan): Promise<WorkHeld> {
   // a project where nothing was blocked answers as before (docs/reference/mutate.md's bodies stay
   // as they were). Read right behind the lock and sent with it: one round trip on PostgreSQL
   // (postgres.js does not wait for the lock's answer to send it), and it still runs once the lock is held.
+  // A deferred plan's deferral goes out with them too: it only tells the node triggers to wait,
+  // and the claim checks below write no node.
   const [, blockedBefore] = await Promise.all([
     plan.lock ? q.lockProject(deps.db, projectId) : undefined,
     plan.mayUnblock ? q.hasBlocked(deps.db, projectId) : false,
+    plan.deferred ? q.deferWork(deps.db) : undefined,
   ])
   const held = { plan, projectId, blockedBefore }
   const tokened = plan.entries.filter((e) => isReal(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
@@ -319,8 +323,6 @@ export async function beforeWrite(deps: Deps, user: User, projectId: string, pla
     // a write with a live claim's token renews it to its own length: agents need not call renewClaim
     await claimRows.extendTokens(deps.db, p.id, [...new Set(tokened.map((e) => hashToken(e.claimToken)))], deps.now())
   }
-  // many statements: the work state is recomputed once at their end, not after each (migration 0023)
-  if (plan.deferred) await q.deferWork(deps.db)
   return held
 }
 
