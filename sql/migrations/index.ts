@@ -29,6 +29,7 @@ import m0026 from './0026-work-counts.sql' with { type: 'text' }
 import m0027 from './0027-work-triggers-lighter.sql' with { type: 'text' }
 import m0029 from './0029-importing-projects.sql' with { type: 'text' }
 import m0030 from './0030-work-writes-linear.sql' with { type: 'text' }
+import m0031 from './0031-label-update-lighter.sql' with { type: 'text' }
 import m0032 from './0032-work-items-no-fk.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
@@ -59,5 +60,6 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0027-work-triggers-lighter', sql: m0027 },
   { name: '0029-importing-projects', sql: m0029 },
   { name: '0030-work-writes-linear', sql: m0030 },
+  { name: '0031-label-update-lighter', sql: m0031 },
   { name: '0032-work-items-no-fk', sql: m0032 },
 ]

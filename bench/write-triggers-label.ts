@@ -1,0 +1,137 @@
+// What each trigger costs a label update, in one PGlite process (issue 51, 3): the SQL of
+// `update` with `data: { label }` on a goal (sql/nodes/update.sql, then its change and event,
+// sql/events/insert-with-changes.sql, then the deferred triggers as at a commit: `set constraints
+// all immediate`), timed by this process's CPU time (PGlite runs in it, synchronously), each sample
+// in a transaction rolled back, with every trigger on and with each trigger disabled in turn
+// (`alter table … disable trigger`), taking turns round by round.
+//
+//   bun bench/write-triggers-label.ts [--rounds 6] [--samples 200] [--type goal|job] [--only nodes_rev,all off]
+//
+// `--type job` updates a job's label (a work item) instead of a goal's. Two more rows, all
+// triggers on: nodes_rev_update as migration 0020 made it and as 0031 makes it, taking turns too.
+
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import changesSql from '../sql/events/insert-with-changes.sql' with { type: 'text' }
+import updateSql from '../sql/nodes/update.sql' with { type: 'text' }
+import type { Db } from '../src/db'
+import { startBenchServer } from './lib/app'
+
+const args = process.argv.slice(2)
+const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)
+const ROUNDS = Number(opt('rounds', '6'))
+const SAMPLES = Number(opt('samples', '200'))
+const TYPE = opt('type', 'goal')
+
+const MIGRATIONS = join(import.meta.dir, '../sql/migrations')
+const m0020 = /create function nodes_rev_update\(.*?end \$\$;\n/s.exec(readFileSync(join(MIGRATIONS, '0020-revisions.sql'), 'utf8'))![0]
+const revBefore = m0020.replace(/^create function/, 'create or replace function')
+const revAfter = readFileSync(join(MIGRATIONS, '0031-label-update-lighter.sql'), 'utf8')
+
+const s = await startBenchServer()
+try {
+  const call = async (body: unknown) => {
+    const res = await fetch(`${s.url}/api/v1/mutate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.ownerKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    const json = (await res.json()) as { success: boolean; node?: { id: string } }
+    if (!json.success) throw new Error(JSON.stringify(json).slice(0, 300))
+    return json
+  }
+  await call({ action: 'addProject', project: { id: 'ww', name: 'ww' } })
+  const add = async (type: string, parentId: string | null) =>
+    (await call({ action: 'add', projectId: 'ww', node: { type, ...(parentId ? { parentId } : {}), data: { label: type } } })).node!.id
+  const goal = await add('goal', null)
+  const approach = await add('approach', await add('need', goal))
+  const job = await add('job', approach)
+  for (let i = 0; i < 8; i++) await add('goal', null)
+  const target = TYPE === 'job' ? job : goal
+  const db: Db = s.deps.db
+  await db.exec('analyze')
+  const node = (
+    await db.query<{ parent_id: string | null; data: Record<string, unknown> }>(
+      `select parent_id, data from nodes where project_id = 'ww' and id = $1`,
+      [target],
+    )
+  )[0]!
+
+  let k = 0
+  const labelUpdate = async (tx: Db) => {
+    const data = { ...node.data, label: `u${++k}` }
+    const after = (await tx.query<Record<string, unknown>>(updateSql, ['ww', target, node.parent_id, JSON.stringify(data), false]))[0]!
+    await tx.query(changesSql, [
+      'ww',
+      'u',
+      'u',
+      null,
+      null,
+      'api',
+      'bench',
+      JSON.stringify([{ action: 'update', kind: 'node', id: target, type: TYPE, before: node, after, fields: ['label'] }]),
+      JSON.stringify([{ type: 'node.updated', payload: { node: after, fields: ['label'] } }]),
+    ])
+    await tx.exec('set constraints all immediate')
+  }
+
+  const triggers = await db.query<{ rel: string; name: string }>(
+    `select tgrelid::regclass::text as rel, tgname as name from pg_trigger
+       where not tgisinternal and tgrelid::regclass::text in ('nodes', 'changes', 'events', 'work_items', 'work_pending')
+       order by 1, 2`,
+  )
+  const variants = [
+    'all on',
+    ...triggers.map((t) => `${t.rel}.${t.name}`),
+    'all off',
+    'nodes_rev_update of 0020',
+    'nodes_rev_update of 0031',
+  ]
+  // --only a,b: the rows whose name contains one of these words (all of them by default)
+  const only = opt('only', '').split(',').filter(Boolean)
+  if (only.length) variants.splice(0, variants.length, ...variants.filter((v) => v === 'all on' || only.some((w) => v.includes(w))))
+  const setVariant = async (v: string) => {
+    await db.exec(v === 'nodes_rev_update of 0020' ? revBefore : revAfter)
+    for (const t of triggers) {
+      const off = v === 'all off' || v === `${t.rel}.${t.name}`
+      await db.exec(`alter table ${t.rel} ${off ? 'disable' : 'enable'} trigger ${t.name}`)
+    }
+  }
+  class Rollback extends Error {}
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
+  const times: Record<string, number[]> = {}
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = r % 2 ? [...variants].reverse() : variants
+    for (const v of order) {
+      await setVariant(v)
+      const xs: number[] = []
+      for (let i = 0; i < SAMPLES + 5; i++) {
+        await db
+          .tx(async (tx) => {
+            const cpu = process.cpuUsage()
+            await labelUpdate(tx)
+            const d = process.cpuUsage(cpu)
+            if (i >= 5) xs.push((d.user + d.system) / 1000)
+            throw new Rollback()
+          })
+          .catch((e) => {
+            if (!(e instanceof Rollback)) throw e
+          })
+      }
+      ;(times[v] ??= []).push(median(xs))
+    }
+  }
+  await setVariant('all on')
+  const base = median(times['all on']!)
+  console.log(
+    `a ${TYPE}'s label update, ${ROUNDS} rounds of ${SAMPLES}\n\n| triggers | CPU ms (p50 of the rounds' p50s) | less than all on |\n|---|---|---|`,
+  )
+  for (const v of variants) {
+    const m = median(times[v]!)
+    console.log(
+      `| ${v === 'all on' || v === 'all off' || v.startsWith('nodes_rev_update') ? v : `${v} off`} | ${m.toFixed(3)} | ${(base - m).toFixed(3)} |`,
+    )
+  }
+} finally {
+  await s.close()
+}
