@@ -11,24 +11,14 @@
 // same project. Prints each statement's median CPU time (the median of the rounds' medians)
 // before and after, and their ratio.
 
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Db } from '../src/db'
 import { startBenchServer } from './lib/app'
+import { cpuMsRolledBack, definition, median, migration, mutate, workLock } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)
 const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)
 const ROUNDS = Number(opt('rounds', '6'))
 const SAMPLES = Number(opt('samples', '50'))
-const MIGRATIONS = join(import.meta.dir, '../sql/migrations')
-
-/** A function's definition as a migration created it, made a `create or replace`. */
-function definition(file: string, name: string): string {
-  const text = readFileSync(join(MIGRATIONS, file), 'utf8')
-  const m = new RegExp(`create (or replace )?function ${name}\\(.*?\\n\\$\\$;\\n`, 's').exec(text)
-  if (!m) throw new Error(`${name} not in ${file}`)
-  return m[0].replace(/^create function/, 'create or replace function')
-}
 const before = [
   definition('0026-work-counts.sql', 'work_nodes_inserted'),
   definition('0023-work-deferred.sql', 'work_nodes_deleted'),
@@ -36,27 +26,14 @@ const before = [
   definition('0018-work-blockers.sql', 'work_after_change'),
   definition('0026-work-counts.sql', 'work_counts_add'),
 ].join('\n')
-const after = readFileSync(join(MIGRATIONS, '0027-work-triggers-lighter.sql'), 'utf8')
+const after = migration('0027-work-triggers-lighter.sql')
 
 const s = await startBenchServer()
 try {
-  const call = async (body: unknown) => {
-    const res = await fetch(`${s.url}/api/v1/mutate`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${s.ownerKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    })
-    const json = (await res.json()) as { success: boolean; node?: { id: string } }
-    if (!json.success) throw new Error(JSON.stringify(json).slice(0, 300))
-    return json.node!.id
-  }
-  const add = (type: string, parentId: string | null, data: Record<string, unknown>) =>
-    call({ action: 'add', projectId: 'ww', node: { type, ...(parentId ? { parentId } : {}), data } })
-  await fetch(`${s.url}/api/v1/mutate`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${s.ownerKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ action: 'addProject', project: { id: 'ww', name: 'ww' } }),
-  })
+  const call = mutate(s)
+  const add = async (type: string, parentId: string | null, data: Record<string, unknown>) =>
+    (await call({ action: 'add', projectId: 'ww', node: { type, ...(parentId ? { parentId } : {}), data } })).node!.id
+  await call({ action: 'addProject', project: { id: 'ww', name: 'ww' } })
   const goal = await add('goal', null, { label: 'G' })
   const need = await add('need', goal, { label: 'N' })
   const approach = await add('approach', need, { label: 'A' })
@@ -95,27 +72,11 @@ try {
   await db.query(`insert into nodes (project_id, id, type, data) values ('ww', $1, 'goal', '{"label":"D"}')`, ['goal-999'])
   const names = opt('ops', Object.keys(ops).join(',')).split(',')
   const times: Record<string, { before: number[]; after: number[] }> = {}
-  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
-  class Rollback extends Error {}
   const measure = async (side: 'before' | 'after') => {
     await db.exec(side === 'before' ? before : after)
     for (const name of names) {
-      const xs: number[] = []
-      for (let i = 0; i < (name === 'batch' ? Math.ceil(SAMPLES / 10) : SAMPLES); i++) {
-        await db
-          .tx(async (tx) => {
-            await tx.query(`select pg_advisory_xact_lock(hashtextextended('arbor.unblock:' || 'ww', 0))`)
-            const cpu = process.cpuUsage()
-            await ops[name]!(tx)
-            const d = process.cpuUsage(cpu)
-            xs.push((d.user + d.system) / 1000)
-            throw new Rollback()
-          })
-          .catch((e) => {
-            if (!(e instanceof Rollback)) throw e
-          })
-      }
-      ;(times[name] ??= { before: [], after: [] })[side].push(median(xs))
+      const samples = name === 'batch' ? Math.ceil(SAMPLES / 10) : SAMPLES
+      ;(times[name] ??= { before: [], after: [] })[side].push(await cpuMsRolledBack(db, ops[name]!, { samples, before: workLock('ww') }))
     }
   }
   for (let r = 0; r < ROUNDS; r++)

@@ -16,26 +16,16 @@
 // --fk compares instead work_items with its foreign key to projects (before migration 0032) and
 // without it (0032), the functions of 0030 both times: `bun bench/write-triggers-0030.ts --fk --jobs 0`.
 
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import changesSql from '../sql/events/insert-with-changes.sql' with { type: 'text' }
 import type { Db } from '../src/db'
 import { startBenchServer } from './lib/app'
+import { cpuMsRolledBack, definition, median, migration, mutate, workLock } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)
 const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)
 const JOBS = Number(opt('jobs', '3000'))
 const ROUNDS = Number(opt('rounds', '6'))
 const SAMPLES = Number(opt('samples', '40'))
-const MIGRATIONS = join(import.meta.dir, '../sql/migrations')
-const read = (file: string) => readFileSync(join(MIGRATIONS, file), 'utf8')
-
-/** A function's definition as a migration created it, made a `create or replace`. */
-function definition(file: string, name: string): string {
-  const m = new RegExp(`create (or replace )?function ${name}\\(.*?\\n\\$\\$;\\n`, 's').exec(read(file))
-  if (!m) throw new Error(`${name} not in ${file}`)
-  return m[0].replace(/^create function/, 'create or replace function')
-}
 // what 0030 replaces, as it stood before: the functions of 0016, 0026 and 0027
 const FK = args.includes('--fk')
 // --fk: the key as 0016 made it (not valid: the rows already there are not checked again), and none
@@ -49,20 +39,11 @@ const before = FK
       definition('0016-work-state.sql', 'work_refresh'),
       definition('0027-work-triggers-lighter.sql', 'work_after_change'),
     ].join('\n')
-const after = FK ? fkAfter : read('0030-work-writes-linear.sql')
+const after = FK ? fkAfter : migration('0030-work-writes-linear.sql')
 
 const s = await startBenchServer()
 try {
-  const call = async (body: unknown) => {
-    const res = await fetch(`${s.url}/api/v1/mutate`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${s.ownerKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    })
-    const json = (await res.json()) as { success: boolean; node?: { id: string } }
-    if (!json.success) throw new Error(JSON.stringify(json).slice(0, 300))
-    return json
-  }
+  const call = mutate(s)
   await call({ action: 'addProject', project: { id: 'ww', name: 'ww' } })
   const add = async (type: string, parentId: string | null) =>
     (await call({ action: 'add', projectId: 'ww', node: { type, ...(parentId ? { parentId } : {}), data: { label: type } } })).node!.id
@@ -126,29 +107,14 @@ try {
   }
   const names = opt('ops', Object.keys(ops).join(',')).split(',')
   const times: Record<string, { before: number[]; after: number[] }> = {}
-  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
-  class Rollback extends Error {}
   const measure = async (side: 'before' | 'after') => {
     await db.exec(side === 'before' ? before : after)
     for (const name of names) {
-      const xs: number[] = []
-      const n = name === 'batch' ? Math.ceil(SAMPLES / 4) : SAMPLES
-      for (let i = 0; i < n + 3; i++) {
-        await db
-          .tx(async (tx) => {
-            // the project's work lock, as the app takes it first
-            await tx.query(`select pg_advisory_xact_lock(hashtextextended('arbor.unblock:' || 'ww', 0))`)
-            const cpu = process.cpuUsage()
-            await ops[name]!(tx)
-            const d = process.cpuUsage(cpu)
-            if (i >= 3) xs.push((d.user + d.system) / 1000) // the first three plan the statements
-            throw new Rollback()
-          })
-          .catch((e) => {
-            if (!(e instanceof Rollback)) throw e
-          })
-      }
-      ;(times[name] ??= { before: [], after: [] })[side].push(median(xs))
+      const samples = name === 'batch' ? Math.ceil(SAMPLES / 4) : SAMPLES
+      // the first three plan the statements
+      ;(times[name] ??= { before: [], after: [] })[side].push(
+        await cpuMsRolledBack(db, ops[name]!, { samples, warmup: 3, before: workLock('ww') }),
+      )
     }
   }
   for (let r = 0; r < ROUNDS; r++)

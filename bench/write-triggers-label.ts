@@ -10,12 +10,11 @@
 // `--type job` updates a job's label (a work item) instead of a goal's. Two more rows, all
 // triggers on: nodes_rev_update as migration 0020 made it and as 0031 makes it, taking turns too.
 
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import changesSql from '../sql/events/insert-with-changes.sql' with { type: 'text' }
 import updateSql from '../sql/nodes/update.sql' with { type: 'text' }
 import type { Db } from '../src/db'
 import { startBenchServer } from './lib/app'
+import { cpuMsRolledBack, median, migration, mutate } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)
 const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)
@@ -23,23 +22,13 @@ const ROUNDS = Number(opt('rounds', '6'))
 const SAMPLES = Number(opt('samples', '200'))
 const TYPE = opt('type', 'goal')
 
-const MIGRATIONS = join(import.meta.dir, '../sql/migrations')
-const m0020 = /create function nodes_rev_update\(.*?end \$\$;\n/s.exec(readFileSync(join(MIGRATIONS, '0020-revisions.sql'), 'utf8'))![0]
+const m0020 = /create function nodes_rev_update\(.*?end \$\$;\n/s.exec(migration('0020-revisions.sql'))![0]
 const revBefore = m0020.replace(/^create function/, 'create or replace function')
-const revAfter = readFileSync(join(MIGRATIONS, '0031-label-update-lighter.sql'), 'utf8')
+const revAfter = migration('0031-label-update-lighter.sql')
 
 const s = await startBenchServer()
 try {
-  const call = async (body: unknown) => {
-    const res = await fetch(`${s.url}/api/v1/mutate`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${s.ownerKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    })
-    const json = (await res.json()) as { success: boolean; node?: { id: string } }
-    if (!json.success) throw new Error(JSON.stringify(json).slice(0, 300))
-    return json
-  }
+  const call = mutate(s)
   await call({ action: 'addProject', project: { id: 'ww', name: 'ww' } })
   const add = async (type: string, parentId: string | null) =>
     (await call({ action: 'add', projectId: 'ww', node: { type, ...(parentId ? { parentId } : {}), data: { label: type } } })).node!.id
@@ -97,28 +86,12 @@ try {
       await db.exec(`alter table ${t.rel} ${off ? 'disable' : 'enable'} trigger ${t.name}`)
     }
   }
-  class Rollback extends Error {}
-  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
   const times: Record<string, number[]> = {}
   for (let r = 0; r < ROUNDS; r++) {
     const order = r % 2 ? [...variants].reverse() : variants
     for (const v of order) {
       await setVariant(v)
-      const xs: number[] = []
-      for (let i = 0; i < SAMPLES + 5; i++) {
-        await db
-          .tx(async (tx) => {
-            const cpu = process.cpuUsage()
-            await labelUpdate(tx)
-            const d = process.cpuUsage(cpu)
-            if (i >= 5) xs.push((d.user + d.system) / 1000)
-            throw new Rollback()
-          })
-          .catch((e) => {
-            if (!(e instanceof Rollback)) throw e
-          })
-      }
-      ;(times[v] ??= []).push(median(xs))
+      ;(times[v] ??= []).push(await cpuMsRolledBack(db, labelUpdate, { samples: SAMPLES, warmup: 5 }))
     }
   }
   await setVariant('all on')

@@ -1,0 +1,69 @@
+// What the trigger benchmarks (bench/work-triggers.ts, write-triggers-0030.ts,
+// write-triggers-label.ts) share: a migration's function as it stood, the median CPU time of some
+// SQL run in a transaction that is rolled back (so every sample starts from the same rows), and
+// POST /mutate against the in-process bench server.
+
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Db } from '../../src/db'
+import type { BenchServer } from './app'
+
+const MIGRATIONS = join(import.meta.dir, '../../sql/migrations')
+
+export const migration = (file: string) => readFileSync(join(MIGRATIONS, file), 'utf8')
+
+/** A function's definition as a migration created it, made a `create or replace`. */
+export function definition(file: string, name: string): string {
+  const m = new RegExp(`create (or replace )?function ${name}\\(.*?\\n\\$\\$;\\n`, 's').exec(migration(file))
+  if (!m) throw new Error(`${name} not in ${file}`)
+  return m[0].replace(/^create function/, 'create or replace function')
+}
+
+export const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
+
+class Rollback extends Error {}
+
+/**
+ * The median process CPU time (ms) of `run`, each of `samples` runs in a transaction of its own
+ * that is rolled back; `warmup` more runs first, not counted (they plan the statements), and
+ * `before` in each transaction, untimed (the project's work lock, as the app takes it first).
+ */
+export async function cpuMsRolledBack(
+  db: Db,
+  run: (tx: Db) => Promise<unknown>,
+  { samples, warmup = 0, before }: { samples: number; warmup?: number; before?: (tx: Db) => Promise<unknown> },
+): Promise<number> {
+  const xs: number[] = []
+  for (let i = 0; i < samples + warmup; i++)
+    await db
+      .tx(async (tx) => {
+        if (before) await before(tx)
+        const cpu = process.cpuUsage()
+        await run(tx)
+        const d = process.cpuUsage(cpu)
+        if (i >= warmup) xs.push((d.user + d.system) / 1000)
+        throw new Rollback()
+      })
+      .catch((e) => {
+        if (!(e instanceof Rollback)) throw e
+      })
+  return median(xs)
+}
+
+/** The project's work lock, as a write takes it first (sql/work/lock-project.sql). */
+export const workLock = (projectId: string) => (tx: Db) =>
+  tx.query(`select pg_advisory_xact_lock(hashtextextended('arbor.unblock:' || $1, 0))`, [projectId])
+
+/** POST /api/v1/mutate as the owner; throws unless it succeeded. */
+export function mutate(s: BenchServer) {
+  return async (body: unknown) => {
+    const res = await fetch(`${s.url}/api/v1/mutate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.ownerKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    const json = (await res.json()) as { success: boolean; node?: { id: string } }
+    if (!json.success) throw new Error(JSON.stringify(json).slice(0, 300))
+    return json
+  }
+}
