@@ -77,6 +77,7 @@ function databaseError(bytes: Uint8Array, at: number, end: number, length: numbe
 function createDecoder(st: Statement) {
   const rows: Record<string, unknown>[] = []
   let error: Error | undefined
+  let tag = ''
   let carry: Uint8Array | null = null
   const cols = st.columns
   const view = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength)
@@ -105,6 +106,7 @@ function createDecoder(st: Statement) {
         }
         rows.push(row)
       } else if (type === 69 /* E: ErrorResponse */ && !error) error = databaseError(bytes, at + 5, end, length)
+      else if (type === 67 /* C: CommandComplete */) tag = decoder.decode(bytes.subarray(at + 5, end - 1))
       // everything else (BindComplete, CommandComplete, ReadyForQuery, notices) says nothing we need
       at = end
     }
@@ -136,6 +138,8 @@ function createDecoder(st: Statement) {
       if (error) throw error
       return rows
     },
+    /** the command tag of the last statement completed ('COMMIT', 'ROLLBACK', 'UPDATE 1'...) */
+    tag: () => tag,
   }
 }
 
@@ -177,7 +181,7 @@ export function preparedRunner(pg: PGlite) {
     return st
   }
 
-  async function execute<T>(text: string, params: unknown[], inTx: boolean): Promise<T[]> {
+  async function send(text: string, params: unknown[], syncToFs: boolean) {
     const st = await prepare(text)
     const values = params.map((v, i) => {
       if (v === null || v === undefined) return null
@@ -186,13 +190,17 @@ export function preparedRunner(pg: PGlite) {
     })
     const decode = createDecoder(st)
     await pg.execProtocolRawStream(concat([serialize.bind({ statement: st.name, values }), EXECUTE_SYNC]), {
-      syncToFs: !inTx,
+      syncToFs,
       onRawData: decode.onRawData,
     })
-    return decode.result() as T[]
+    return decode
   }
 
-  return async function run<T>(text: string, params: unknown[], inTx: boolean): Promise<T[]> {
+  async function execute<T>(text: string, params: unknown[], inTx: boolean): Promise<T[]> {
+    return (await send(text, params, !inTx)).result() as T[]
+  }
+
+  async function run<T>(text: string, params: unknown[], inTx: boolean): Promise<T[]> {
     const once = () => internals._runExclusiveQuery(() => execute<T>(text, params, inTx))
     const attempt = () => (inTx ? once() : internals._runExclusiveTransaction(once))
     try {
@@ -205,4 +213,45 @@ export function preparedRunner(pg: PGlite) {
       return attempt()
     }
   }
+
+  /** BEGIN, COMMIT or ROLLBACK, prepared like any statement; its command tag */
+  const control = (text: 'begin' | 'commit' | 'rollback', syncToFs: boolean) =>
+    internals._runExclusiveQuery(async () => {
+      const decode = await send(text, [], syncToFs)
+      decode.result()
+      return decode.tag()
+    })
+
+  /**
+   * PGlite's transaction() under the same lock, with BEGIN and COMMIT sent as prepared
+   * statements, one call into the backend each: its own sends each as a simple query and a Sync
+   * (two calls), decoded through its generic message objects. As there, a failure rolls back,
+   * and a COMMIT that the server answers with ROLLBACK (the transaction had failed and the error
+   * was caught) rejects with 25P02.
+   */
+  function transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return internals._runExclusiveTransaction(async () => {
+      await control('begin', false)
+      let result: T
+      try {
+        result = await fn()
+      } catch (err) {
+        await control('rollback', true)
+        throw err
+      }
+      if ((await control('commit', true)) === 'ROLLBACK')
+        throw Object.assign(new protocol.messages.DatabaseError('Transaction was rolled back instead of committed', 0, 'error'), {
+          severity: 'ERROR',
+          code: '25P02',
+        })
+      return result
+    })
+  }
+
+  /** Simple-protocol SQL (several statements, no parameters) inside `transaction`: the query lock only. */
+  async function execInTransaction(text: string): Promise<void> {
+    await internals._runExclusiveQuery(() => pg.execProtocol(concat([serialize.query(text), SYNC]), { syncToFs: false }))
+  }
+
+  return { run, transaction, execInTransaction }
 }
