@@ -41,6 +41,13 @@ describe('a transaction on PGlite', () => {
       const atCommit = await db.tx((tx) => tx.query('insert into d values (1, 99)')).catch((e: { code?: string }) => e.code)
       expect(atCommit).toBe('23503')
 
+      // BEGIN goes with the first statement: one that fails to parse leaves no transaction open,
+      // and a transaction that sends nothing still returns its result
+      const unparsed = await db.tx((tx) => tx.query('insert into t valuez (6)')).catch((e: { code?: string }) => e.code)
+      expect(unparsed).toBe('42601')
+      expect(await db.tx(async () => 'nothing sent')).toBe('nothing sent')
+      expect(await db.query('select count(*)::int as n from t')).toEqual([{ n: 3 }])
+
       expect(await db.query('select id from t order by id')).toEqual([{ id: 1 }, { id: 3 }, { id: 4 }])
       expect(await db.query('select count(*)::int as n from d')).toEqual([{ n: 0 }])
       // and the connection is usable after each of them

@@ -181,6 +181,12 @@ export function preparedRunner(pg: PGlite) {
     return st
   }
 
+  /**
+   * A transaction's BEGIN, not sent yet: it goes in front of the transaction's first statement,
+   * in the same call into the backend (at most one transaction runs: the transaction lock).
+   */
+  let beginPending: Uint8Array | null = null
+
   async function send(text: string, params: unknown[], syncToFs: boolean) {
     const st = await prepare(text)
     const values = params.map((v, i) => {
@@ -189,10 +195,10 @@ export function preparedRunner(pg: PGlite) {
       return serializer ? serializer(v) : String(v)
     })
     const decode = createDecoder(st)
-    await pg.execProtocolRawStream(concat([serialize.bind({ statement: st.name, values }), EXECUTE_SYNC]), {
-      syncToFs,
-      onRawData: decode.onRawData,
-    })
+    const parts = [serialize.bind({ statement: st.name, values }), EXECUTE_SYNC]
+    if (beginPending) parts.unshift(beginPending)
+    beginPending = null
+    await pg.execProtocolRawStream(concat(parts), { syncToFs, onRawData: decode.onRawData })
     return decode
   }
 
@@ -222,22 +228,33 @@ export function preparedRunner(pg: PGlite) {
       return decode.tag()
     })
 
+  let begin: Uint8Array | undefined
+
   /**
    * PGlite's transaction() under the same lock, with BEGIN and COMMIT sent as prepared
-   * statements, one call into the backend each: its own sends each as a simple query and a Sync
-   * (two calls), decoded through its generic message objects. As there, a failure rolls back,
-   * and a COMMIT that the server answers with ROLLBACK (the transaction had failed and the error
-   * was caught) rejects with 25P02.
+   * statements: its own sends each as a simple query and a Sync (two calls into the backend),
+   * decoded through its generic message objects. Here BEGIN goes with the first statement and
+   * COMMIT alone, one call each; a transaction that sent no statement sends neither. As there, a
+   * failure rolls back, and a COMMIT that the server answers with ROLLBACK (the transaction had
+   * failed and the error was caught) rejects with 25P02.
    */
   function transaction<T>(fn: () => Promise<T>): Promise<T> {
     return internals._runExclusiveTransaction(async () => {
-      await control('begin', false)
+      begin ??= await internals._runExclusiveQuery(async () =>
+        concat([serialize.bind({ statement: (await prepare('begin')).name, values: [] }), serialize.execute({})]),
+      )
+      beginPending = begin
       let result: T
       try {
         result = await fn()
       } catch (err) {
-        await control('rollback', true)
+        if (beginPending) beginPending = null
+        else await control('rollback', true)
         throw err
+      }
+      if (beginPending) {
+        beginPending = null
+        return result
       }
       if ((await control('commit', true)) === 'ROLLBACK')
         throw Object.assign(new protocol.messages.DatabaseError('Transaction was rolled back instead of committed', 0, 'error'), {
@@ -250,7 +267,13 @@ export function preparedRunner(pg: PGlite) {
 
   /** Simple-protocol SQL (several statements, no parameters) inside `transaction`: the query lock only. */
   async function execInTransaction(text: string): Promise<void> {
-    await internals._runExclusiveQuery(() => pg.execProtocol(concat([serialize.query(text), SYNC]), { syncToFs: false }))
+    await internals._runExclusiveQuery(async () => {
+      if (beginPending) {
+        beginPending = null
+        await send('begin', [], false)
+      }
+      await pg.execProtocol(concat([serialize.query(text), SYNC]), { syncToFs: false })
+    })
   }
 
   return { run, transaction, execInTransaction }
