@@ -107,7 +107,7 @@ function createDecoder(st: Statement) {
         rows.push(row)
       } else if (type === 69 /* E: ErrorResponse */ && !error) error = databaseError(bytes, at + 5, end, length)
       else if (type === 67 /* C: CommandComplete */) tag = decoder.decode(bytes.subarray(at + 5, end - 1))
-      // everything else (BindComplete, CommandComplete, ReadyForQuery, notices) says nothing we need
+      // everything else (ParseComplete, BindComplete, ReadyForQuery, notices) says nothing we need
       at = end
     }
     return at
