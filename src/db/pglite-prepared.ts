@@ -39,6 +39,47 @@ function concat(parts: Uint8Array[]): Uint8Array {
 const decoder = new TextDecoder()
 const SYNC = serialize.sync()
 const EXECUTE_SYNC = concat([serialize.execute({}), SYNC])
+const encoder = new TextEncoder()
+
+/**
+ * `before` (or nothing), then Bind (the unnamed portal, statement `name`, every parameter and
+ * result in text), Execute and Sync, in one buffer: the bytes PGlite's `serialize.bind` and
+ * `concat` produce, written once (about a fifth of their time; test/pglite-internals.test.ts
+ * compares the two).
+ */
+export function bindExecuteSync(name: string, values: (string | null)[], before?: Uint8Array): Uint8Array {
+  const head = before?.length ?? 0
+  // room enough: UTF-8 takes at most 3 bytes for each UTF-16 unit
+  let size = head + 1 + 4 + 1 + name.length * 3 + 1 + 2 + 2 * values.length + 2 + 2 + EXECUTE_SYNC.length
+  for (const v of values) size += 4 + (v === null ? 0 : v.length * 3)
+  const buf = new Uint8Array(size)
+  const dv = new DataView(buf.buffer)
+  if (before) buf.set(before)
+  let at = head + 5
+  buf[head] = 66 // B: Bind; its length at head + 1, once known
+  buf[at++] = 0 // the unnamed portal
+  at += encoder.encodeInto(name, buf.subarray(at)).written
+  buf[at++] = 0
+  dv.setInt16(at, values.length) // a format code for each parameter: 0, text (the buffer is zeroed)
+  at += 2 + 2 * values.length
+  dv.setInt16(at, values.length)
+  at += 2
+  for (const v of values) {
+    if (v === null) {
+      dv.setInt32(at, -1)
+      at += 4
+      continue
+    }
+    const n = encoder.encodeInto(v, buf.subarray(at + 4)).written
+    dv.setInt32(at, n)
+    at += 4 + n
+  }
+  dv.setInt16(at, 0) // results: text
+  at += 2
+  dv.setInt32(head + 1, at - head - 1)
+  buf.set(EXECUTE_SYNC, at)
+  return buf.subarray(0, at + EXECUTE_SYNC.length)
+}
 
 /** The fields of an ErrorResponse, as PGlite's own parser reports them (a DatabaseError). */
 function databaseError(bytes: Uint8Array, at: number, end: number, length: number): Error {
@@ -195,10 +236,9 @@ export function preparedRunner(pg: PGlite) {
       return serializer ? serializer(v) : String(v)
     })
     const decode = createDecoder(st)
-    const parts = [serialize.bind({ statement: st.name, values }), EXECUTE_SYNC]
-    if (beginPending) parts.unshift(beginPending)
+    const message = bindExecuteSync(st.name, values, beginPending ?? undefined)
     beginPending = null
-    await pg.execProtocolRawStream(concat(parts), { syncToFs, onRawData: decode.onRawData })
+    await pg.execProtocolRawStream(message, { syncToFs, onRawData: decode.onRawData })
     return decode
   }
 
