@@ -10,7 +10,7 @@ export type FlowName = (typeof FLOW_NAMES)[number]
 export const SIGNALS = ['classified', 'confirmed', 'draft_ready', 'needs_clarification'] as const
 export type Signal = (typeof SIGNALS)[number]
 
-/** POST /workflow body, typed, as OpenAPI documents it; the service checks it field by field with docs/reference/workflow.md's messages. */
+/** POST /workflow body, typed, as OpenAPI documents it; the service checks it part by part with the schemas of src/workflow/input.ts and of each flow. */
 export const WorkflowBody = Type.Object({
   projectId: Type.String(),
   action: Type.Union([Type.Literal('start'), Type.Literal('advance')]),
