@@ -39,10 +39,10 @@ const Placement = ruled(discriminated(Type.Union(NODE_TYPES.map(placementOf)), '
     ? `context.type must be one of: ${NODE_TYPES.join(', ')}`
     : 'context is required: {type, parentId}, e.g. {"type":"job","parentId":"approach-3"}',
 )
-type Placement = { type: string; parentId: string | null }
+type Placed = { type: string; parentId: string | null }
 
 /** The placement's parent, as the project has it now. */
-function checkPlacement(ctx: FlowCtx, context: unknown): Placement {
+function checkPlacement(ctx: FlowCtx, context: unknown): Placed {
   const { type, parentId } = context as Static<typeof Placement>
   const parentType = PARENT_TYPE[type]
   if (parentType === null || typeof parentId !== 'string') return { type, parentId: null }
