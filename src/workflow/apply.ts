@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { ErrorListError, RefusalError } from '../errors'
+import { ErrorListError, invalid, RefusalError } from '../errors'
 import { parseAction } from '../http/action-schema'
 import { canonical, runIdempotent, storedOutcome } from '../http/idempotency'
 import { savedBatch } from '../mutate/batch'
@@ -10,7 +10,7 @@ import { focus } from '../nodes/context'
 import { type Node, toNode } from '../nodes/model'
 import { nodeRows as nodeQueries } from '../nodes/service'
 import type { Plan } from './flows/types'
-import { BadResponse, type RunState } from './model'
+import type { RunState } from './model'
 import { StateSpent, spend } from './spent'
 
 export interface Change {
@@ -215,7 +215,7 @@ export async function applyError(deps: Deps, user: User, key: string, plan: Plan
       e.replace(/^mutations\[(\d+)\]: /, (_, i: string) => `${plan.source[Number(i)] ?? `entry ${i}`}: `),
     )
     const tip = typeof err.meta._tip === 'string' ? ` (${err.meta._tip})` : ''
-    return new BadResponse(errors.join('; ') + tip)
+    return invalid(errors.join('; ') + tip)
   }
   if (err instanceof ErrorListError && err.status === 409) return stillRunning()
   if (err instanceof RefusalError && err.status < 500) {
