@@ -75,7 +75,7 @@ const byClaimAgent: AuthorRule = (request) => ({ agent: request.agent, claimToke
 const byEntryClaimTokens: AuthorRule = (request) => ({
   claimTokens: Array.isArray(request.mutations) ? request.mutations.map((e) => (e as { claimToken?: unknown } | null)?.claimToken) : [],
 })
-/** The jobs and tasks an iteration's rename or deletion moves, as nodes (iterations does not import nodes). */
+/** The jobs and tasks an iteration's rename or deletion moves, noted in its outbox (iterations does not import nodes). */
 const moveNodes: MoveNodes = moveIterationNodes
 
 /** The project a checked body names ('' for addProject's, which names a new one: its plan reads none). */
