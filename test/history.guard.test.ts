@@ -22,7 +22,7 @@ const WRITERS: Record<string, { runs: string[]; recordedIn: string[] } | { exemp
   'nodes/set-classified.sql': { runs: ['setClassified'], recordedIn: ['src/nodes/service.ts'] },
   'nodes/set-classified-many.sql': { runs: ['setClassifiedMany'], recordedIn: ['src/nodes/classify-loop.ts'] },
   'nodes/move-iteration.sql': { runs: ['moveIteration'], recordedIn: ['src/nodes/service.ts'] },
-  // iterations: each action records its own change beside its write
+  // iterations: each action notes its own change beside its write, in the outbox its write saves
   'iterations/insert.sql': { runs: ['insert'], recordedIn: ['src/iterations/service.ts'] },
   'iterations/update.sql': { runs: ['update'], recordedIn: ['src/iterations/service.ts'] },
   'iterations/delete.sql': { runs: ['remove'], recordedIn: ['src/iterations/service.ts'] },
@@ -33,7 +33,8 @@ const WRITERS: Record<string, { runs: string[]; recordedIn: string[] } | { exemp
   'projects/delete-import-part.sql': { exempt: 'the nodes of an import that never finished, removed with their changes' },
 }
 
-const RECORDERS = /\b(noteChange|recordChanges)\(/
+/** a change noted in a WriteCtx (noteChange) or an outbox (src/events/outbox.ts: saved by the write's `save`), or recorded at once */
+const RECORDERS = /\b(noteChange|recordChanges)\(|\.changes\.push\((nodeChange|iterationChange)\(/
 
 it('knows every statement that writes nodes or iterations, and each is recorded where it runs', () => {
   const writers: string[] = []

@@ -8,7 +8,6 @@ import {
   capAdvisory,
   checkNodeCap,
   checkPreconditions,
-  finish,
   flush,
   focus,
   inboxAdvisory,
@@ -128,17 +127,6 @@ export async function batchAnswer({ ctx, entries, results, added, capped }: Awai
   }
 }
 
-/**
- * A batch run inside another write (a proposal applied or previewed, a workflow's plan): the
- * steps of POST /mutate's `nodeWrite` (src/mutate/service.ts) from the handler on: written,
- * saved (`finish`), answered.
- */
-export async function savedBatch(...args: Parameters<typeof batch>) {
-  const written = await batch(...args)
-  await finish(written.ctx)
-  return batchAnswer(written)
-}
-
 async function applyEntry(
   ctx: WriteCtx,
   e: BatchEntry,
@@ -146,7 +134,7 @@ async function applyEntry(
 ): Promise<Record<string, unknown>> {
   switch (e.action) {
     case 'addIteration': {
-      const iteration = await addIteration({ ...ctx.deps }, ctx.projectId, e.iteration)
+      const iteration = await addIteration(ctx.deps, ctx, e.iteration)
       noteIteration(ctx, iteration)
       return { action: 'addIteration', iteration }
     }

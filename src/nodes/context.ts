@@ -1,10 +1,9 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
-import { type DomainEvent, emit } from '../events/outbox'
-import type { ChangeDraft } from '../history/model'
+import { type Outbox, save } from '../events/outbox'
 import { checkExpectation, type Locked, type StaleField, staleWrite } from '../history/precondition'
-import { changeChunks, nodeChange, nodeState, recordChanges, storeChanges } from '../history/record'
+import { nodeChange, nodeState } from '../history/record'
 import { type IterationRow, iterationRows as iterationQueries } from '../iterations/service'
 import type { IntentProbe, IntentRow } from '../presence/intents'
 import type { AccessRow } from '../projects/service'
@@ -15,11 +14,11 @@ import * as q from './queries'
 /**
  * The state of one write (an action, or a whole batch) inside its transaction: nodes read so
  * far (and those written by earlier batch entries), the project's iterations, new ids handed
- * out, rows waiting to be inserted in one statement, and the events to emit with them.
+ * out, rows waiting to be inserted in one statement, and (as an Outbox) the events and changes
+ * saved with them.
  */
-export interface WriteCtx {
+export interface WriteCtx extends Outbox {
   deps: Deps
-  projectId: string
   /** id → node as it stands in this transaction; null: known not to exist */
   nodes: Map<string, Node | null>
   /** the project's iterations by name, read at their first use (`iterationsOf`): a write that needs none reads none */
@@ -27,7 +26,6 @@ export interface WriteCtx {
   /** draft id → real id (batch only) */
   drafts: Map<string, string>
   pending: q.InsertRow[]
-  events: DomainEvent[]
   tips: string[]
   advisories: Record<string, unknown>[]
   created: { nodes: number; iterations: number }
@@ -36,9 +34,7 @@ export interface WriteCtx {
   blockers?: Map<string, readonly unknown[]>
   /** set by a batch whose blockedBy can close no cycle (src/nodes/cycle-free.ts): the cycle walk is skipped */
   cycleFree?: boolean
-  /** the changes of this write (history.md, 2), stored with its events in `finish` */
-  changes: ChangeDraft[]
-  /** the ids `finish` gave them, in order */
+  /** the ids `finish` gave its changes (history.md, 2), in order */
   changeIds: number[]
   /** set while a revert undoes a change: what is written now is recorded as `revert` of it */
   revertOf?: number
@@ -289,32 +285,21 @@ export async function flush(ctx: WriteCtx): Promise<void> {
   for (const e of ctx.events) if (e.type === 'node.added' && revs.has(e.node.id)) e.node.rev = revs.get(e.node.id)
 }
 
-/** Saving, the step of POST /mutate's `nodeWrite` after the handler: flush, record the changes and emit, inside the write's transaction. */
+/**
+ * Saving a node write, the saving step of its sequence (src/mutate/sequence.ts): the ifRev
+ * preconditions, the pending nodes stored, then its events and changes saved (`save`), inside
+ * the write's transaction.
+ */
 export async function finish(ctx: WriteCtx): Promise<void> {
   await checkPreconditions(ctx)
   await flush(ctx)
   if (ctx.dryRun) return
-  const changes = ctx.changes
-  const events = ctx.events
+  const { changes, events } = ctx
   ctx.changes = []
   ctx.events = []
-  // without events the changes go alone; with them, in the events' statement (history.md, 7)
-  if (events.length === 0) {
-    ctx.changeIds.push(...(await recordChanges(ctx.deps, ctx.projectId, changes)))
-    return
-  }
-  const [first, ...rest] = changeChunks(ctx.deps, changes)
-  const carried = await emit(
-    ctx.deps.db,
-    ctx.projectId,
-    // a revert's events say so (the app's Activity reads "reverted"; history.md, Revert)
-    changes.some((c) => c.action === 'revert') ? events.map((e) => ({ ...e, revert: true as const })) : events,
-    ctx.deps.now(),
-    ctx.deps.commits,
-    ctx.deps.author?.actor,
-    first,
-  )
-  ctx.changeIds.push(...(await storeChanges(ctx.deps, ctx.projectId, rest, carried)))
+  // a revert's events say so (the app's Activity reads "reverted"; history.md, Revert)
+  const marked = changes.some((c) => c.action === 'revert') ? events.map((e) => ({ ...e, revert: true as const })) : events
+  ctx.changeIds.push(...(await save(ctx.deps, { projectId: ctx.projectId, events: marked, changes })))
 }
 
 /**

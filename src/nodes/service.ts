@@ -2,8 +2,8 @@ import type { User } from '../accounts/model'
 import { liveClaims, withClaim } from '../claims/service'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, RefusalError } from '../errors'
-import type { EventNode } from '../events/outbox'
-import { nodeChange, nodeState, recordChanges } from '../history/record'
+import type { EventNode, Outbox } from '../events/outbox'
+import { nodeChange, nodeState } from '../history/record'
 import { afterAccess } from '../http/action-schema'
 import { currentOf } from '../iterations/model'
 import { iterationRows as iterationQueries } from '../iterations/service'
@@ -30,7 +30,7 @@ import { bringBack, deleteNode, prepareAdd, updateNode } from './write'
 const nodeFocus = (projectId: string, node: Node) => focus(projectId, node.id)
 const publicNode = (n: Node): Node => ({ id: n.id, rev: n.rev, type: n.type, parentId: n.parentId, data: n.data })
 
-/** add: its node prepared into a WriteCtx (saved by POST /mutate's `nodeWrite`, then answered by `addAnswer`). */
+/** add: its node prepared into a WriteCtx (saved by the write's sequence, src/mutate/sequence.ts, then answered by `addAnswer`). */
 export async function add(deps: Deps, user: User, body: AddInput) {
   const { project } = await requireProject(deps, user, body.projectId)
   const capped = await checkNodeCap(deps, project)
@@ -165,15 +165,15 @@ async function classifyNode(ctx: WriteCtx, node: Node): Promise<Node> {
 
 /**
  * Moves every job and task naming iteration `from` to `to` (an iteration renamed or deleted),
- * records each as an update, and returns them as nodes (for the iteration's events).
+ * notes each in `outbox` as an update (its change and its `node.updated` event, after the
+ * iteration's own), and returns them as nodes.
  */
-export async function moveIterationNodes(deps: Deps, projectId: string, from: string, to: string): Promise<EventNode[]> {
-  const moved = (await q.moveIteration(deps.db, projectId, from, to)).map((r) => toNode(r))
-  await recordChanges(
-    deps,
-    projectId,
-    moved.map((n) => nodeChange('update', n, nodeState({ parentId: n.parentId, data: { ...n.data, iteration: from } }), nodeState(n))),
-  )
+export async function moveIterationNodes(deps: Deps, outbox: Outbox, from: string, to: string): Promise<EventNode[]> {
+  const moved = (await q.moveIteration(deps.db, outbox.projectId, from, to)).map((r) => toNode(r))
+  for (const n of moved) {
+    outbox.changes.push(nodeChange('update', n, nodeState({ parentId: n.parentId, data: { ...n.data, iteration: from } }), nodeState(n)))
+    outbox.events.push({ type: 'node.updated', node: n })
+  }
   return moved
 }
 
