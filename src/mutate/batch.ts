@@ -18,9 +18,7 @@ import {
 } from '../nodes/context'
 import { batchCycleFree } from '../nodes/cycle-free'
 import type { NodeUpdate } from '../nodes/input'
-import { FieldError } from '../nodes/model'
-import { deleteNode, rule, updateNode } from '../nodes/service'
-import { prepareAdd } from '../nodes/write'
+import { deleteNode, prepareAdd, updateNode } from '../nodes/write'
 import { requireProject } from '../projects/access'
 import { prefetchUpdated } from './batch-prefetch'
 import type { BatchBody, BatchEntry } from './model'
@@ -91,13 +89,16 @@ export async function batch(
   /** each add's answered node and the node it wrote: its rev is known once the batch's rows are stored */
   const added: [Record<string, unknown>, { rev?: string }][] = []
   for (const i of order) {
-    const e = entries[i]
-    const prefix = `mutations[${i}]: `
     try {
-      results[i] = await rule(() => applyEntry(ctx, e, added), prefix)
+      results[i] = await applyEntry(ctx, entries[i], added)
     } catch (err) {
-      // a refusal of the rules (409 being_edited) is the client's to read, not a failed write
-      if (err instanceof ErrorListError || err instanceof FieldError || err instanceof RefusalError) throw err
+      // a refusal is the client's to read, not a failed write: a broken rule's 400 names its entry
+      if (err instanceof ErrorListError)
+        throw new ErrorListError(
+          err.errors.map((e) => `mutations[${i}]: ${e}`),
+          err.meta,
+        )
+      if (err instanceof RefusalError) throw err // 409 being_edited
       throw new BatchFailed(i, err, { ...ctx.created })
     }
   }

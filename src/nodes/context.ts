@@ -113,6 +113,44 @@ export async function storedBlockers(ctx: WriteCtx): Promise<Map<string, readonl
   return ctx.blockers
 }
 
+/** The real id behind an id a client sent (draft ids map to the ids of earlier batch entries). */
+export const resolveId = (ctx: WriteCtx, id: string) => ctx.drafts.get(id) ?? id
+
+/** What the rules of an add or an update read beside the node itself (`readAround`). */
+export interface Around {
+  /** the parent sent (a draft resolved), and the node under it as this write sees it (null: none, or not found) */
+  parentId?: string
+  parent: Node | null
+  /** the ids `serves` and `blockedBy` send (drafts resolved), each read into this write */
+  refs: { serves?: string[]; blockedBy?: string[] }
+  /** the stored blockedBy of the project, when a blockedBy is sent that may close a cycle */
+  stored?: Map<string, readonly unknown[]>
+  /** the project's iterations, for a job or a task */
+  iterations?: Map<string, IterationRow>
+}
+
+/**
+ * Read what the rules of a node of `type` (./rules.ts) need beside the node: the parent it sends
+ * (`parentId`), the nodes its `serves` and `blockedBy` name (in `data`; one statement), the
+ * stored blockedBy when a cycle is looked for, and the iterations of a job or a task.
+ */
+export async function readAround(ctx: WriteCtx, parentId: unknown, data: Record<string, unknown>, type?: NodeType): Promise<Around> {
+  const resolved = typeof parentId === 'string' && parentId !== '' ? resolveId(ctx, parentId) : undefined
+  const parent = resolved === undefined ? null : await getNode(ctx, resolved)
+  // an update's data is read before its schema check (its type is the node's): what is no id is
+  // left as it is, for that check to refuse before a rule reads it
+  const refs: Around['refs'] = {}
+  for (const f of ['serves', 'blockedBy'] as const)
+    if (Array.isArray(data[f])) refs[f] = data[f].map((id: unknown) => (typeof id === 'string' ? resolveId(ctx, id) : id)) as string[]
+  await loadNodes(
+    ctx,
+    [...(refs.serves ?? []), ...(refs.blockedBy ?? [])].filter((id) => typeof id === 'string'),
+  )
+  const stored = refs.blockedBy?.length && !ctx.cycleFree ? await storedBlockers(ctx) : undefined
+  const iterations = type === 'job' || type === 'task' ? await iterationsOf(ctx) : undefined
+  return { parentId: resolved, parent, refs, stored, iterations }
+}
+
 /** Note a change of a node in this write (a revert's own action when one is running). */
 export function noteChange(
   ctx: WriteCtx,
