@@ -14,7 +14,7 @@
 // in ticks of 10 ms: each part's figure is its ticks summed over a round's samples, divided by
 // them, so a round wants --samples 40 or more).
 //
-// --jobs: the approach holds that many jobs first. --only: the rows whose name holds one of these
+// --jobs: the approach holds that many jobs first (ANALYZE runs after them, unless --no-analyze). --only: the rows whose name holds one of these
 // words (and "all on"). --variants a.sql,b.sql: files of SQL (create or replace …) run before
 // their own rows, each a variant against "all on" (the migration's functions put back after, and
 // a.undo.sql run when there is one: for a variant that changes more than functions).
@@ -86,7 +86,8 @@ try {
   // the same ids again in each sample: the batch above is deleted first, each sample rolled back
   const ids = (JSON.parse(nodes.params![1] as string) as { id: string }[]).map((r) => r.id)
   await db.query(`delete from nodes where project_id = 'ww' and id = any($1)`, [ids])
-  await db.exec('analyze')
+  // --no-analyze: the planner without statistics, as on PGlite before the maintenance loop's first pass
+  if (!args.includes('--no-analyze')) await db.exec('analyze')
 
   const parts = ['nodes', 'changes', 'flush', 'commit'] as const
   type Part = (typeof parts)[number]
