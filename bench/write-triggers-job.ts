@@ -5,6 +5,7 @@
 // it, synchronously), the variants taking turns round by round.
 //
 //   bun bench/write-triggers-job.ts [--jobs 3000] [--rounds 6] [--samples 100] [--analyze]
+//   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/write-triggers-job.ts
 //
 // Rows: the goal; the job under the functions as migration 0030 left them and under those of
 // 0033; the job with the work-state insert trigger off (its node and rev only); the job without
@@ -20,7 +21,33 @@ const JOBS = Number(opt('jobs', '3000'))
 const ROUNDS = Number(opt('rounds', '6'))
 const SAMPLES = Number(opt('samples', '100'))
 
-const s = await startBenchServer()
+// on PostgreSQL the SQL runs in the server's backend, not in this process: there each sample is
+// timed inside the backend (clock_timestamp around the insert, in a subtransaction rolled back),
+// a wall time, and only the rows that insert a node
+const PG_URL = process.env.BENCH_DATABASE_URL
+const timedInBackend = `create or replace function pg_temp.insert_ms(n integer, kind text, parent text) returns float8
+language plpgsql as $$
+declare
+  t0 timestamptz;
+  xs float8[] := '{}';
+begin
+  for i in 1..n loop
+    begin
+      perform pg_advisory_xact_lock(hashtextextended('arbor.unblock:' || 'ww', 0));
+      t0 := clock_timestamp();
+      insert into nodes (project_id, id, type, parent_id, data, created_at)
+      values ('ww', kind || '-pg' || i, kind, parent, '{"label":"x"}', now());
+      xs := xs || extract(epoch from clock_timestamp() - t0) * 1000;
+      raise exception using errcode = 'P0001';
+    exception when sqlstate 'P0001' then
+      null;
+    end;
+  end loop;
+  return (select percentile_disc(0.5) within group (order by x) from unnest(xs) x);
+end
+$$`
+
+const s = await startBenchServer(PG_URL)
 try {
   const call = mutate(s)
   await call({ action: 'addProject', project: { id: 'ww', name: 'ww' } })
@@ -101,17 +128,28 @@ try {
       run: (tx) => tx.query(`select work_jobs_added('ww', array[$1], array[$2])`, [`job-x${k - 1}`, approach]),
     },
   }
-  const names = Object.keys(variants)
+  const names = Object.keys(variants).filter((v) => !PG_URL || !v.includes('alone'))
+  const inBackend = async (v: string) =>
+    db.tx(async (tx) => {
+      await tx.exec(timedInBackend)
+      const [kind, parent] = v === 'goal' ? ['goal', null] : ['job', approach]
+      await tx.query('select pg_temp.insert_ms(5, $1, $2)', [kind, parent])
+      return (await tx.query<{ ms: number }>('select pg_temp.insert_ms($1, $2, $3) as ms', [SAMPLES, kind, parent]))[0]!.ms
+    })
   const times: Record<string, number[]> = {}
   for (let r = 0; r < ROUNDS; r++)
     for (const v of r % 2 ? [...names].reverse() : names) {
       await variants[v]!.set()
       ;(times[v] ??= []).push(
-        await cpuMsRolledBack(db, variants[v]!.run, { samples: SAMPLES, warmup: 5, before: variants[v]!.before ?? workLock('ww') }),
+        PG_URL
+          ? await inBackend(v)
+          : await cpuMsRolledBack(db, variants[v]!.run, { samples: SAMPLES, warmup: 5, before: variants[v]!.before ?? workLock('ww') }),
       )
     }
   await variant(after)()
-  console.log(`beside ${JOBS} jobs, ${ROUNDS} rounds of ${SAMPLES}\n\n| SQL | CPU ms (p50 of the rounds' p50s) | rounds |\n|---|---|---|`)
+  console.log(
+    `${PG_URL ? 'PostgreSQL, wall ms in the backend' : 'PGlite, CPU ms'}, beside ${JOBS} jobs, ${ROUNDS} rounds of ${SAMPLES}\n\n| SQL | ms (p50 of the rounds' p50s) | rounds |\n|---|---|---|`,
+  )
   for (const v of names) console.log(`| ${v} | ${median(times[v]!).toFixed(3)} | ${times[v]!.map((x) => x.toFixed(2)).join(' ')} |`)
 } finally {
   await s.close()
