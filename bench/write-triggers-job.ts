@@ -125,7 +125,7 @@ try {
         await workLock('ww')(tx)
         await insert(tx, 'job', approach)
       },
-      run: (tx) => tx.query(`select work_jobs_added('ww', array[$1], array[$2])`, [`job-x${k - 1}`, approach]),
+      run: (tx) => tx.query(`select work_jobs_added('ww', array[$1])`, [`job-x${k - 1}`]),
     },
   }
   const names = Object.keys(variants).filter((v) => !PG_URL || !v.includes('alone'))
