@@ -19,13 +19,13 @@ class Rollback extends Error {}
 /** The project's work items as stored, and as work_refresh recomputes them (in a transaction rolled back). */
 async function storedAndRecomputed(db: Db, p: string) {
   const read = (tx: Db) =>
-    tx.query(
+    tx.query<{ open: boolean; blocked: boolean }>(
       `select node_id, type, approach_id, goal_id, open, blocked, urgent, iteration, iter_rank, focus, created_at, ord
        from work_items where project_id = $1 order by node_id`,
       [p],
     )
   const stored = await read(db)
-  let recomputed: unknown[] = []
+  let recomputed: { open: boolean; blocked: boolean }[] = []
   await db
     .tx(async (tx) => {
       await tx.query(`delete from work_items where project_id = $1`, [p])
@@ -94,6 +94,6 @@ describe("a job's add beside an open sibling", () => {
     expect(stored.length).toBe(13)
     expect(stored).toEqual(recomputed)
     const blocked = (await app.call('GET', `/api/v1/ready?projectId=${p}&limit=100`)).body._meta.blocked
-    expect(blocked).toBe(stored.filter((w: any) => w.open && w.blocked).length)
+    expect(blocked).toBe(stored.filter((w) => w.open && w.blocked).length)
   })
 })

@@ -12,8 +12,9 @@
 -- a revert) goes through work_changed as in 0027. work_refresh and work_after_change are unchanged.
 --
 -- A job's insert beside 3,000 jobs, its triggers included (bun bench/write-triggers-job.ts, the
--- functions of 0030 and of 0033 taking turns): PGlite CPU 0.52 -> 0.33 ms, PostgreSQL (timed in
--- the backend) 0.23 -> 0.12 ms; a goal's insert 0.07 and 0.02 ms.
+-- functions of 0030 and of 0033 taking turns): PGlite CPU 0.47 -> 0.25 ms, PostgreSQL (timed in
+-- the backend) 0.21 -> 0.10 ms; a goal's insert 0.06 and 0.02 ms. The first job of an approach
+-- (no open sibling) pays for the attempt before the whole recompute: 0.22 -> 0.30 ms on PostgreSQL.
 
 -- The work items of jobs `ids` just inserted into project p, written as
 -- work_after_change would write them; false, when the insert needs the whole recompute: the caller
