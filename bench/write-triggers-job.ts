@@ -9,7 +9,9 @@
 //
 // Rows: the goal; the job under the functions as migration 0030 left them and under those of
 // 0033; the job with the work-state insert trigger off (its node and rev only); the job without
-// the count triggers of work_items (0026).
+// the count triggers of work_items (0026); and on PGlite, on a job's node inserted without its
+// trigger, work_refresh alone and work_jobs_added alone (which returns false, having written
+// nothing, when the approach holds no open job: `--jobs 0`, the first job of an approach).
 
 import type { Db } from '../src/db'
 import { startBenchServer } from './lib/app'
