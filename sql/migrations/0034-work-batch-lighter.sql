@@ -13,7 +13,7 @@
 --    the node's id, type and parent, and the nodes table itself. The inserted rows now carry
 --    those only.
 --
--- The rest of both functions is as 0030 and 0027 left them.
+-- The rest of both functions is as 0030 and 0033 left them (0033: the jobs-only insert first).
 
 create or replace function work_refresh(p text, ids text[]) returns void
 language plpgsql volatile
@@ -129,14 +129,27 @@ create or replace function work_nodes_inserted() returns trigger
 language plpgsql as $$
 declare
   changed jsonb;
+  jobs_only boolean;
+  p text;
+  last_p text;
+  ids text[];
 begin
-  -- no `data`: work_after_change reads none of a node that came (its old version is null)
+  -- 0033's jobs-only insert first (work_jobs_added); otherwise the change set aside, with no
+  -- `data`: work_after_change reads none of a node that came (its old version is null)
+  select bool_and(n.type = 'job'), min(n.project_id), max(n.project_id), array_agg(n.id)
+  into jobs_only, p, last_p, ids
+  from new_nodes n where n.type in ('job', 'approach') or (n.type = 'task' and n.data ->> 'kind' = 'do-it');
+  if ids is null then
+    return null;
+  end if;
+  if jobs_only and p = last_p and current_setting('arbor.work_defer', true) is distinct from 'on'
+    and work_jobs_added(p, ids) then
+    return null;
+  end if;
   select jsonb_agg(jsonb_build_object('project_id', n.project_id, 'id', n.id, 'type', n.type, 'parent_id', n.parent_id))
   into changed
   from new_nodes n where n.type in ('job', 'approach') or (n.type = 'task' and n.data ->> 'kind' = 'do-it');
-  if changed is not null then
-    perform work_changed(changed); -- deferred to the end of a batch or revert (0023)
-  end if;
+  perform work_changed(changed); -- deferred to the end of a batch or revert (0023)
   return null;
 end
 $$;
