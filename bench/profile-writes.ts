@@ -1,7 +1,10 @@
 /**
- * Where the server's thread spends a write (issue 51, 3): eight writers updating labels.
+ * Where the server's thread spends a write (issue 51, 3): eight writers updating labels, or one
+ * writer adding jobs under one approach (PROFILE_WRITE=job; PROFILE_SIBLINGS jobs added there first,
+ * as `npm run bench:writes` leaves thousands there) or goals (PROFILE_WRITE=goal).
  *
  *   bun bench/profile-writes.ts                          (PGlite)
+ *   PROFILE_WRITE=job PROFILE_SIBLINGS=3000 PROFILE_WARMUP=8 bun bench/profile-writes.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/profile-writes.ts postgres
  *   BENCH_CHECKOUT=<a checkout of 26c0789> bun bench/profile-writes.ts   (another commit's server, the same load)
  *
@@ -29,7 +32,9 @@ import { sampleShares } from './profile'
 const ROOT = join(import.meta.dir, '..')
 const kind = (process.argv[2] ?? 'pglite') as 'pglite' | 'postgres'
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 10)
-const WRITERS = 8
+const WRITE = (process.env.PROFILE_WRITE ?? 'update') as 'update' | 'job' | 'goal'
+const WRITERS = WRITE === 'update' ? 8 : 1
+const SIBLINGS = Number(process.env.PROFILE_SIBLINGS ?? 0)
 const TOP = Number(process.env.PROFILE_TOP ?? 25)
 
 /**
@@ -84,21 +89,45 @@ async function main() {
     const goals: string[] = []
     for (let i = 0; i < WRITERS; i++)
       goals.push((await call({ action: 'add', projectId: 'bench', node: { type: 'goal', data: { label: `g${i}` } } })).node.id)
+    const need = async () => {
+      const n = (await call({ action: 'add', projectId: 'bench', node: { type: 'need', parentId: goals[0], data: { label: 'n' } } })).node
+        .id
+      return (await call({ action: 'add', projectId: 'bench', node: { type: 'approach', parentId: n, data: { label: 'a' } } })).node
+        .id as string
+    }
+    const approach = WRITE === 'job' ? await need() : ''
+    for (let made = 0; WRITE === 'job' && made < SIBLINGS; made += 500)
+      await call({
+        action: 'batch',
+        projectId: 'bench',
+        mutations: Array.from({ length: Math.min(500, SIBLINGS - made) }, (_, i) => ({
+          action: 'add',
+          node: { type: 'job', parentId: approach, data: { label: `s${made + i}` } },
+        })),
+      })
     let k = 0
+    const write = (nodeId: string) =>
+      WRITE === 'update'
+        ? call({ action: 'update', projectId: 'bench', nodeId, data: { label: `u${++k}` } })
+        : call({
+            action: 'add',
+            projectId: 'bench',
+            node: { type: WRITE, ...(WRITE === 'job' ? { parentId: approach } : {}), data: { label: `x${++k}` } },
+          })
     const writers = async (seconds: number) => {
       const end = performance.now() + seconds * 1000
       let writes = 0
       await Promise.all(
         goals.map(async (nodeId) => {
           while (performance.now() < end) {
-            await call({ action: 'update', projectId: 'bench', nodeId, data: { label: `u${++k}` } })
+            await write(nodeId)
             writes++
           }
         }),
       )
       return writes
     }
-    await writers(2) // warm-up: the code compiled, the search index loaded
+    await writers(Number(process.env.PROFILE_WARMUP ?? 2)) // warm-up: the code compiled, the search index and the embedder loaded
     const cpuBefore = mainThreadCpuMs(server.pid)
     const allBefore = mainThreadCpuMs(server.pid, true)
     const started = performance.now()
@@ -124,7 +153,7 @@ async function main() {
         .join('\n')
     const load = existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : '?'
     console.log(
-      `## ${WRITERS} writers updating labels, ${kind === 'pglite' ? 'PGlite' : 'PostgreSQL'}, ${checkout === ROOT ? 'this checkout' : checkout}: ` +
+      `## ${WRITE === 'update' ? `${WRITERS} writers updating labels` : `one writer adding ${WRITE}s${WRITE === 'job' ? ` beside ${SIBLINGS} jobs` : ''}`}, ${kind === 'pglite' ? 'PGlite' : 'PostgreSQL'}, ${checkout === ROOT ? 'this checkout' : checkout}: ` +
         `${Math.round(writes / ((ended - started) / 1000))} writes/s, main thread ${(cpu / writes).toFixed(2)} ms CPU a write ` +
         `(all threads ${(cpuAll / writes).toFixed(2)} ms), ` +
         `${samples} samples in ${SECONDS} s (load average ${load})\n`,

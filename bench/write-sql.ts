@@ -6,6 +6,9 @@
 //   bun bench/write-sql.ts [goal|job|task|update|delete|batch] [--repeat 20] [--siblings 0]
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/write-sql.ts job
 //
+// Beside each statement's time, this process's CPU time over it (on PGlite the statement runs in
+// this thread, so that is its own CPU, robust to a loaded machine), and over the whole request.
+//
 // Each write is made `repeat` times (after as many untimed ones); the table shows each statement
 // in order with its median time, and the sum beside the median time of the whole request.
 //
@@ -60,6 +63,13 @@ if (args.includes('--shares')) {
 interface Logged {
   sql: string
   ms: number
+  /** this process's CPU time over the statement (on PGlite the statement's own, which runs in this thread) */
+  cpu?: number
+}
+
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const d = process.cpuUsage(since)
+  return (d.user + d.system) / 1000
 }
 
 /** `db` with every statement logged into `log` while `on.value` is true. */
@@ -73,21 +83,23 @@ function traced(db: Db, log: Logged[], on: { value: boolean }): Db {
         if (key === 'query')
           return async (text: string, params?: unknown[]) => {
             const s = performance.now()
+            const c = process.cpuUsage()
             try {
               return await target.query(text, params)
             } finally {
               lastEnd = performance.now()
-              if (on.value) log.push({ sql: text, ms: lastEnd - s })
+              if (on.value) log.push({ sql: text, ms: lastEnd - s, cpu: cpuMs(c) })
             }
           }
         if (key === 'exec')
           return async (text: string) => {
             const s = performance.now()
+            const c = process.cpuUsage()
             try {
               return await target.exec(text)
             } finally {
               lastEnd = performance.now()
-              if (on.value) log.push({ sql: text, ms: lastEnd - s })
+              if (on.value) log.push({ sql: text, ms: lastEnd - s, cpu: cpuMs(c) })
             }
           }
         // not a statement of its own: on PostgreSQL a transaction's notifications go out together
@@ -101,6 +113,7 @@ function traced(db: Db, log: Logged[], on: { value: boolean }): Db {
           return async <T>(fn: (tx: Db) => Promise<T>) => {
             const at = log.length
             const s = performance.now()
+            const c = process.cpuUsage()
             try {
               return await target.tx((tx) => fn(wrap(tx)))
             } finally {
@@ -108,7 +121,7 @@ function traced(db: Db, log: Logged[], on: { value: boolean }): Db {
               // and the commit (the deferred triggers: revisions, work_pending) after the last statement
               const end = performance.now()
               if (on.value) {
-                log.splice(at, 0, { sql: '[transaction, begin to commit, the statements below included]', ms: end - s })
+                log.splice(at, 0, { sql: '[transaction, begin to commit, the statements below included]', ms: end - s, cpu: cpuMs(c) })
                 log.push({ sql: '[commit: from the end of the last statement to the end of the transaction]', ms: end - lastEnd })
               }
             }
@@ -214,14 +227,17 @@ try {
   for (let i = 0; i < REPEAT; i++) await call(await body())
   const runs: Logged[][] = []
   const totals: number[] = []
+  const cpus: number[] = []
   const windowStart = performance.now()
   for (let i = 0; i < REPEAT; i++) {
     const b = await body()
     log.length = 0
     on.value = true
     const s = performance.now()
+    const c = process.cpuUsage()
     await call(b)
     totals.push(performance.now() - s)
+    cpus.push(cpuMs(c))
     on.value = false
     runs.push([...log])
   }
@@ -236,14 +252,21 @@ try {
     })
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
   const first = runs[0]!
-  const rows = first.map((st, i) => ({ sql: nameOf(st.sql), ms: median(runs.map((r) => r[i]?.ms ?? 0)) }))
+  const rows = first.map((st, i) => ({
+    sql: nameOf(st.sql),
+    ms: median(runs.map((r) => r[i]?.ms ?? 0)),
+    cpu: st.cpu === undefined ? undefined : median(runs.map((r) => r[i]?.cpu ?? 0)),
+  }))
   const statements = rows.filter((r) => !r.sql.startsWith('['))
   console.log(
-    `\n${what} on ${PG_URL ? 'postgres' : 'pglite'}, ${SIBLINGS} jobs in the approach before: ${statements.length} statements, request p50 ${median(totals).toFixed(2)} ms`,
+    `\n${what} on ${PG_URL ? 'postgres' : 'pglite'}, ${SIBLINGS} jobs in the approach before: ${statements.length} statements, request p50 ${median(totals).toFixed(2)} ms, this process's CPU over the request p50 ${median(cpus).toFixed(2)} ms (server and client)`,
   )
-  console.log('| # | ms p50 | statement |\n|---|---|---|')
-  for (const [i, r] of rows.entries()) console.log(`| ${i + 1} | ${r.ms.toFixed(3)} | \`${r.sql.replace(/\|/g, '\\|')}\` |`)
-  console.log(`sum of statements p50: ${statements.reduce((s, r) => s + r.ms, 0).toFixed(2)} ms`)
+  console.log('| # | ms p50 | CPU ms p50 | statement |\n|---|---|---|---|')
+  for (const [i, r] of rows.entries())
+    console.log(`| ${i + 1} | ${r.ms.toFixed(3)} | ${r.cpu?.toFixed(3) ?? ''} | \`${r.sql.replace(/\|/g, '\\|')}\` |`)
+  console.log(
+    `sum of statements p50: ${statements.reduce((s, r) => s + r.ms, 0).toFixed(2)} ms, CPU ${statements.reduce((s, r) => s + (r.cpu ?? 0), 0).toFixed(2)} ms (on PostgreSQL the statements' CPU is the server's, not counted here)`,
+  )
   if (PG_URL) {
     const fns = await rawDb.query<{ funcname: string; calls: number; total: number; self: number }>(
       `select funcname, calls::integer, total_time as total, self_time as self from pg_stat_user_functions order by total_time desc limit 15`,

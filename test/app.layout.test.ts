@@ -95,6 +95,8 @@ describe.skipIf(!haveChromium)('the app: layout (issue 55, item 8)', () => {
 
   it('an empty project offers one "add a goal"', async () => {
     const page = await openApp(env, E)
+    // the project's empty state, not the first screen before the project is read
+    await page.waitForSelector('#empty-add-goal')
     await shot(page, 'empty-1280')
     const adds = await page.$$eval('button', (bs) =>
       bs.filter((b) => (b as any).offsetParent !== null && /add a goal|\+ goal/i.test(b.textContent ?? '')).map((b) => b.textContent),

@@ -38,7 +38,7 @@ export async function openApp(env: AppEnv, projectId: string, opts: { phone?: bo
   })
   page.on('pageerror', (err) => console.error(`page error: ${err.message}`))
   await page.goto(`${env.server.url}/app?projectId=${projectId}#key=${opts.key ?? env.server.ownerKey}`)
-  await page.waitForSelector('#tree, .empty-state')
+  await page.waitForSelector('#tree, .empty-state', { timeout: 60_000 }) // a loaded CI machine can take long over the first page
   return page
 }
 

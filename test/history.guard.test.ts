@@ -16,13 +16,13 @@ const SQL = join(ROOT, 'sql')
 const WRITERS: Record<string, { runs: string[]; recordedIn: string[] } | { exempt: string }> = {
   // nodes: every write of a WriteCtx notes its change (noteChange) and `finish` records them in one statement
   'nodes/insert-many.sql': { runs: ['insertMany'], recordedIn: ['src/nodes/context.ts'] },
-  'nodes/update.sql': { runs: ['update'], recordedIn: ['src/nodes/service.ts'] },
-  'nodes/delete-many.sql': { runs: ['deleteMany'], recordedIn: ['src/nodes/service.ts'] },
-  'nodes/delete-logged.sql': { runs: ['deleteLogged'], recordedIn: ['src/nodes/service.ts'] },
+  'nodes/update.sql': { runs: ['update'], recordedIn: ['src/nodes/write.ts'] },
+  'nodes/delete-many.sql': { runs: ['deleteMany'], recordedIn: ['src/nodes/write.ts'] },
+  'nodes/delete-logged.sql': { runs: ['deleteLogged'], recordedIn: ['src/nodes/write.ts'] },
   'nodes/set-classified.sql': { runs: ['setClassified'], recordedIn: ['src/nodes/service.ts'] },
   'nodes/set-classified-many.sql': { runs: ['setClassifiedMany'], recordedIn: ['src/nodes/classify-loop.ts'] },
   'nodes/move-iteration.sql': { runs: ['moveIteration'], recordedIn: ['src/nodes/service.ts'] },
-  // iterations: each action records its own change beside its write
+  // iterations: each action notes its own change beside its write, in the outbox its write saves
   'iterations/insert.sql': { runs: ['insert'], recordedIn: ['src/iterations/service.ts'] },
   'iterations/update.sql': { runs: ['update'], recordedIn: ['src/iterations/service.ts'] },
   'iterations/delete.sql': { runs: ['remove'], recordedIn: ['src/iterations/service.ts'] },
@@ -33,7 +33,8 @@ const WRITERS: Record<string, { runs: string[]; recordedIn: string[] } | { exemp
   'projects/delete-import-part.sql': { exempt: 'the nodes of an import that never finished, removed with their changes' },
 }
 
-const RECORDERS = /\b(noteChange|recordChanges)\(/
+/** a change noted in a WriteCtx (noteChange) or an outbox (src/events/outbox.ts: saved by the write's `save`), or recorded at once */
+const RECORDERS = /\b(noteChange|recordChanges)\(|\.changes\.push\((nodeChange|iterationChange)\(/
 
 it('knows every statement that writes nodes or iterations, and each is recorded where it runs', () => {
   const writers: string[] = []

@@ -73,6 +73,18 @@ describe('rule 1: every entry is validated; one invalid entry rejects the whole 
     expect((await listNodes(p)).filter((n: any) => n.data.label === 'ok')).toEqual([])
   })
 
+  it("reads an entry's own draft id as the id it is given, in its parent and its references", async () => {
+    const p = await seeded()
+    const blocked = await batch(p, [
+      { action: 'add', node: { id: 'draft-self', type: 'approach', parentId: 'need-1', data: { label: 'x', blockedBy: ['draft-self'] } } },
+    ])
+    expect(blocked.body.errors).toEqual(['mutations[0]: blockedBy names approach-2, which is not an existing approach'])
+    const under = await batch(p, [
+      { action: 'add', node: { id: 'draft-self', type: 'need', parentId: 'draft-self', data: { label: 'x' } } },
+    ])
+    expect(under.body.errors).toEqual(['mutations[0]: Parent node need-2 not found'])
+  })
+
   it('requires a non-empty mutations array of at most 1000 entries', async () => {
     const p = await seeded()
     expect((await batch(p, [])).body).toEqual(

@@ -31,6 +31,8 @@ import m0029 from './0029-importing-projects.sql' with { type: 'text' }
 import m0030 from './0030-work-writes-linear.sql' with { type: 'text' }
 import m0031 from './0031-label-update-lighter.sql' with { type: 'text' }
 import m0032 from './0032-work-items-no-fk.sql' with { type: 'text' }
+import m0033 from './0033-job-add-lighter.sql' with { type: 'text' }
+import m0034 from './0034-work-batch-lighter.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
   { name: '0001-accounts-projects', sql: m0001 },
@@ -62,4 +64,6 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0030-work-writes-linear', sql: m0030 },
   { name: '0031-label-update-lighter', sql: m0031 },
   { name: '0032-work-items-no-fk', sql: m0032 },
+  { name: '0033-job-add-lighter', sql: m0033 },
+  { name: '0034-work-batch-lighter', sql: m0034 },
 ]

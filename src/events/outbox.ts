@@ -1,8 +1,11 @@
 import type { Db } from '../db'
+import type { Deps } from '../deps'
+import type { ChangeDraft } from '../history/model'
+import { changeChunks, recordChanges, storeChanges } from '../history/record'
 import { type Actor, eventActor } from '../ports/actor'
 import type { CommitHandOff } from '../ports/commits'
 import type { NodeData } from '../ports/node-data'
-import { revisionAdvanced } from '../revisions/revision'
+import { bumpRevision, revisionAdvanced } from '../revisions/revision'
 import { insertMany, insertWithChanges } from './queries'
 import { eventsKey, WAKE_CHANNEL } from './waiters'
 
@@ -34,6 +37,48 @@ export type DomainEvent =
       proposal: { proposalId: string; title: string }
     }
 
+/**
+ * What a write leaves to be saved, in the order it happened: its events and its changes
+ * (history.md, 2). A handler notes them here and saves nothing; the saving step of the write's
+ * sequence (src/mutate/sequence.ts) hands them to `save`. A node write's WriteCtx
+ * (src/nodes/context.ts) is one.
+ */
+export interface Outbox {
+  projectId: string
+  events: DomainEvent[]
+  changes: ChangeDraft[]
+  /**
+   * The write changed what the project's reads return without an event or a change to say so (a
+   * claim renewed, a project renamed, iterations reordered, an iteration's tags): its revision is
+   * advanced all the same (src/revisions/revision.ts).
+   */
+  revised?: boolean
+}
+
+/** An outbox of `projectId` (empty unless given its events and changes), for a handler to note what it wrote. */
+export const outboxOf = (projectId: string, events: DomainEvent[] = [], changes: ChangeDraft[] = []): Outbox => ({
+  projectId,
+  events,
+  changes,
+})
+
+/**
+ * Save what a write noted in `outbox`, inside its transaction (`deps.db`): the revision advanced
+ * when the write says so (`revised`); then its events and changes in one statement (the
+ * changes alone when it has no event); the search outbox (`emit`). The one way a write saves:
+ * the sequence of POST /mutate calls it, and so do the writes Arbor makes by itself (the
+ * classify loop). Returns the ids of the changes, in order.
+ */
+export async function save(deps: Pick<Deps, 'db' | 'now' | 'commits' | 'author' | 'config'>, outbox: Outbox): Promise<number[]> {
+  const { projectId, events, changes } = outbox
+  if (outbox.revised) await bumpRevision(deps.db, projectId)
+  // without events the changes go alone; with them, in the events' statement (history.md, 7)
+  if (events.length === 0) return recordChanges(deps, projectId, changes)
+  const [first, ...rest] = changeChunks(deps, changes)
+  const carried = await emit(deps.db, projectId, events, deps.now(), deps.commits, deps.author?.actor, first)
+  return storeChanges(deps, projectId, rest, carried)
+}
+
 /** An event as the outbox stores it. */
 export interface EventInsertRow {
   type: DomainEvent['type']
@@ -41,7 +86,7 @@ export interface EventInsertRow {
 }
 
 /**
- * Write `events` to the outbox in `tx`. On PGlite they are also handed to the built-in search
+ * Write `events` to the outbox in `tx` (the statement of `save`). On PGlite they are also handed to the built-in search
  * through `commits` (src/search/commits.ts), which applies them at the commit without a read.
  * A write's changes (history.md, 2) ride in the same statement: `changes` is their statement's
  * parameters as the history module builds them (src/history/record.ts `changeChunks`). Returns

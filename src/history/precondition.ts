@@ -48,10 +48,10 @@ const big = (v: unknown) => BigInt(v as string | number | bigint)
 /**
  * The fields of `e` that changed after its ifRev: empty when the write may go ahead. `forgotten`:
  * the changes after ifRev are no longer kept (HISTORY_DAYS), so every field counts as changed.
+ * `seq`: the ifRev's sequence (null: no rev of this target), when the caller has read it already.
  */
-export function staleFields(e: Expectation, forgotten = false): StaleField[] {
+export function staleFields(e: Expectation, forgotten = false, seq = parseRev(e.target.kind, e.target.id, e.ifRev)): StaleField[] {
   const { target, sets } = e
-  const seq = parseRev(target.kind, target.id, e.ifRev)
   const rev = big(target.rev)
   const unknown = forgotten || seq === null || seq > rev
   const after = (f: string) => target.fieldRevs[f] !== undefined && big(target.fieldRevs[f]) > seq!
@@ -79,7 +79,7 @@ export async function checkExpectation(deps: Pick<Deps, 'db'>, projectId: string
   const seq = parseRev(e.target.kind, e.target.id, e.ifRev)
   const moved = seq !== null && seq < big(e.target.rev)
   const forgotten = moved && !(await q.hasChanges(deps.db, projectId, e.target.kind, e.target.id))
-  return staleFields(e, forgotten)
+  return staleFields(e, forgotten, seq)
 }
 
 type Latest = Pick<ChangeRow, 'id' | 'at' | 'user_id' | 'user_name' | 'key_id' | 'agent' | 'via' | 'target_kind' | 'target_id' | 'fields'>

@@ -279,7 +279,7 @@ export function checkInput<S extends TSchema>(where: 'query' | 'body', schema: S
 /** The query string of a route that takes only the project (GET /members, /share, /webhooks, /export-okf, …). */
 export const ProjectQuery = Type.Object({ projectId: Type.String() }, { additionalProperties: false })
 
-/** A body any JSON object passes: for an input whose fields its service checks with what no schema sees (a workflow run's state). */
+/** A body any JSON object passes: for an input its service checks part by part with this checker (POST /workflow, whose refusals carry the run's state). */
 export const JsonObject = Type.Record(Type.String(), Type.Unknown())
 
 /**

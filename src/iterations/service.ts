@@ -1,12 +1,11 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid } from '../errors'
-import { type DomainEvent, type EventNode, emit } from '../events/outbox'
+import { type EventNode, type Outbox, outboxOf, save } from '../events/outbox'
 import { checkExpectation, type Expectation, staleWrite } from '../history/precondition'
-import { iterationChange, recordChanges } from '../history/record'
+import { iterationChange } from '../history/record'
 import { afterAccess } from '../http/action-schema'
 import { requireProject } from '../projects/access'
-import { bumpRevision } from '../revisions/revision'
 import {
   type AddIterationBody,
   currentOf,
@@ -38,11 +37,12 @@ function cleanName(value: string, field: string): string {
 }
 
 /**
- * Moves every job and task naming iteration `from` to `to` and returns them as nodes. The nodes
- * module owns those rows and reads iterations, so its query is passed in (by mutate/service.ts)
+ * Moves every job and task of `outbox`'s project naming iteration `from` to `to`, notes their
+ * changes and `node.updated` events in `outbox`, and returns them as nodes. The nodes module
+ * owns those rows and reads iterations, so its function is passed in (by mutate/service.ts)
  * rather than imported: an import would close a circle between the two modules.
  */
-export type MoveNodes = (deps: Deps, projectId: string, from: string, to: string) => Promise<EventNode[]>
+export type MoveNodes = (deps: Deps, outbox: Outbox, from: string, to: string) => Promise<EventNode[]>
 
 /** GET /iterations */
 export async function listIterations(deps: Deps, user: User, raw: Record<string, string>) {
@@ -63,24 +63,29 @@ export async function projectIterations(deps: Deps, projectId: string) {
   return (await q.list(deps.db, projectId, null)).map(toIteration)
 }
 
-/** addIteration, also used by batch entries (without their own transaction). */
-export async function addIteration(deps: Deps, projectId: string, it: NewIteration) {
+/**
+ * addIteration, also used by batch entries: the row written, its change and event noted in
+ * `outbox` (a batch's WriteCtx, or the action's own) to be saved with the write's.
+ */
+export async function addIteration(deps: Deps, outbox: Outbox, it: NewIteration) {
   const name = cleanName(it.name, 'iteration.name')
   const status = it.status ?? 'active'
   const gitTags = it.gitTags ?? []
-  const row = await q.insert(deps.db, projectId, name, status, gitTags)
+  const row = await q.insert(deps.db, outbox.projectId, name, status, gitTags)
   if (!row) throw invalid(`Iteration ${name} already exists in this project`)
-  await recordChanges(deps, projectId, [iterationChange('addIteration', name, null, iterationState(row))])
-  await emit(deps.db, projectId, [{ type: 'iteration.added', iteration: { name, status } }], deps.now(), deps.commits, deps.author?.actor)
+  outbox.changes.push(iterationChange('addIteration', name, null, iterationState(row)))
+  outbox.events.push({ type: 'iteration.added', iteration: { name, status } })
   return toIteration(row)
 }
 
 export async function addIterationAction(deps: Deps, user: User, body: AddIterationBody) {
   const { project } = await requireProject(deps, user, body.projectId)
-  return deps.db.tx(async (tx) => {
-    const iteration = await addIteration({ ...deps, db: tx }, project.id, body.iteration)
-    return { success: true, iteration, _meta: { _tip: `Assign jobs and tasks with data.iteration: "${iteration.name}".` } }
-  })
+  const outbox = outboxOf(project.id)
+  const iteration = await addIteration(deps, outbox, body.iteration)
+  return {
+    outbox,
+    answer: { success: true, iteration, _meta: { _tip: `Assign jobs and tasks with data.iteration: "${iteration.name}".` } },
+  }
 }
 
 async function findIteration(deps: Deps, projectId: string, name: string) {
@@ -118,105 +123,84 @@ async function expectRev(deps: Deps, projectId: string, name: string, ifRev: str
 export async function updateIterationAction(deps: Deps, user: User, body: UpdateIterationBody, moveNodes: MoveNodes) {
   const { project } = await requireProject(deps, user, body.projectId)
   const data = body.data
-  return deps.db.tx(async (tx) => {
-    const d = { ...deps, db: tx }
-    await expectRev(d, project.id, body.iterationName, body.ifRev, data)
-    const { row, all } = await findIteration(d, project.id, body.iterationName)
-    const name = data.name === undefined ? row.name : cleanName(data.name, 'data.name')
-    const status = data.status ?? row.status
-    if (row.system && (name !== row.name || status !== row.status)) throw invalid(`Cannot rename or close system iteration ${row.name}`)
-    if (name !== row.name && all.some((i) => i.name === name)) throw invalid(`Iteration ${name} already exists in this project`)
-    const gitTags = data.gitTags ?? row.git_tags
-    const updated = (await q.update(tx, project.id, row.name, { name, status, gitTags, sortOrder: data.sortOrder ?? row.sort_order }))!
-    const events: DomainEvent[] = []
-    const renamed = name !== row.name
-    // docs/reference/events.md: iteration.updated fires on a rename or a status change (not on tags or order),
-    // with status only when it changed and previous_name on a rename
-    const iterationEvent: { name: string; status?: string; previous_name?: string } = { name }
-    if (status !== row.status) iterationEvent.status = status
-    if (renamed) iterationEvent.previous_name = row.name
-    if (renamed || status !== row.status) events.push({ type: 'iteration.updated', iteration: iterationEvent })
-    await recordChanges(d, project.id, [iterationChange('updateIteration', name, iterationState(row), iterationState(updated))])
-    let moved = 0
-    if (renamed)
-      for (const n of await moveNodes(d, project.id, row.name, name)) {
-        events.push({ type: 'node.updated', node: n })
-        moved++
-      }
-    await emit(tx, project.id, events, deps.now(), deps.commits, deps.author?.actor)
-    // no event for tags or order alone, but GET /iterations shows them and the new rev (the read cache)
-    if (events.length === 0 && updated.rev !== row.rev) await bumpRevision(tx, project.id)
-    const tips: string[] = []
-    if (renamed) tips.push(`Renamed; ${moved} job(s) and task(s) now name ${name}.`)
-    if (status === 'done' && row.status !== 'done')
-      tips.push('Marked done: hidden from the app dropdown and matrix; open work in it moves to Later on its next update.')
-    return { success: true, iteration: toIteration(updated), _meta: tips.length ? { _tip: tips.join(' ') } : {} }
-  })
+  await expectRev(deps, project.id, body.iterationName, body.ifRev, data)
+  const { row, all } = await findIteration(deps, project.id, body.iterationName)
+  const name = data.name === undefined ? row.name : cleanName(data.name, 'data.name')
+  const status = data.status ?? row.status
+  if (row.system && (name !== row.name || status !== row.status)) throw invalid(`Cannot rename or close system iteration ${row.name}`)
+  if (name !== row.name && all.some((i) => i.name === name)) throw invalid(`Iteration ${name} already exists in this project`)
+  const gitTags = data.gitTags ?? row.git_tags
+  const updated = (await q.update(deps.db, project.id, row.name, { name, status, gitTags, sortOrder: data.sortOrder ?? row.sort_order }))!
+  const outbox = outboxOf(project.id)
+  const renamed = name !== row.name
+  // docs/reference/events.md: iteration.updated fires on a rename or a status change (not on tags or order),
+  // with status only when it changed and previous_name on a rename
+  const iterationEvent: { name: string; status?: string; previous_name?: string } = { name }
+  if (status !== row.status) iterationEvent.status = status
+  if (renamed) iterationEvent.previous_name = row.name
+  if (renamed || status !== row.status) outbox.events.push({ type: 'iteration.updated', iteration: iterationEvent })
+  outbox.changes.push(iterationChange('updateIteration', name, iterationState(row), iterationState(updated)))
+  const moved = renamed ? (await moveNodes(deps, outbox, row.name, name)).length : 0
+  // no event for tags or order alone, but GET /iterations shows them and the new rev (the read cache)
+  outbox.revised = outbox.events.length === 0 && updated.rev !== row.rev
+  const tips: string[] = []
+  if (renamed) tips.push(`Renamed; ${moved} job(s) and task(s) now name ${name}.`)
+  if (status === 'done' && row.status !== 'done')
+    tips.push('Marked done: hidden from the app dropdown and matrix; open work in it moves to Later on its next update.')
+  return { outbox, answer: { success: true, iteration: toIteration(updated), _meta: tips.length ? { _tip: tips.join(' ') } : {} } }
 }
 
 export async function deleteIterationAction(deps: Deps, user: User, body: DeleteIterationBody, moveNodes: MoveNodes) {
   const { project } = await requireProject(deps, user, body.projectId)
-  return deps.db.tx(async (tx) => {
-    const d = { ...deps, db: tx }
-    await expectRev(d, project.id, body.iterationName, body.ifRev, null)
-    const { row } = await findIteration(d, project.id, body.iterationName)
-    if (row.system) throw new ErrorListError([`Cannot delete system iteration ${row.name}`])
-    await q.remove(tx, project.id, row.name)
-    await recordChanges(d, project.id, [iterationChange('deleteIteration', row.name, iterationState(row), null)])
-    const moved = await moveNodes(d, project.id, row.name, LATER)
-    await emit(
-      tx,
-      project.id,
-      [
-        { type: 'iteration.deleted', iteration: { name: row.name, status: row.status } },
-        ...moved.map((n) => ({ type: 'node.updated' as const, node: n })),
-      ],
-      deps.now(),
-      deps.commits,
-      deps.author?.actor,
-    )
-    return {
+  await expectRev(deps, project.id, body.iterationName, body.ifRev, null)
+  const { row } = await findIteration(deps, project.id, body.iterationName)
+  if (row.system) throw new ErrorListError([`Cannot delete system iteration ${row.name}`])
+  await q.remove(deps.db, project.id, row.name)
+  const outbox = outboxOf(project.id)
+  outbox.changes.push(iterationChange('deleteIteration', row.name, iterationState(row), null))
+  outbox.events.push({ type: 'iteration.deleted', iteration: { name: row.name, status: row.status } })
+  const moved = await moveNodes(deps, outbox, row.name, LATER)
+  return {
+    outbox,
+    answer: {
       success: true,
       deleted: { name: row.name },
       movedToLater: moved.map((n) => n.id),
       _meta: { _tip: `Deleted iteration ${row.name}; ${moved.length} job(s) and task(s) moved to ${LATER}.` },
-    }
-  })
+    },
+  }
 }
 
 export async function reorderIterationsAction(deps: Deps, user: User, body: ReorderIterationsBody) {
   const { project } = await requireProject(deps, user, body.projectId)
   const order = body.order
-  return deps.db.tx(async (tx) => {
-    const rows = await q.list(tx, project.id)
-    const names = rows.map((i) => i.name)
-    const missing = names.filter((n) => !order.includes(n))
-    const unknown = order.filter((n: string) => !names.includes(n))
-    if (missing.length || unknown.length || new Set(order).size !== order.length)
-      throw new ErrorListError(
-        [
-          'order must list every iteration of the project exactly once' +
-            (missing.length ? `; missing: ${missing.join(', ')}` : '') +
-            (unknown.length ? `; unknown: ${unknown.join(', ')}` : ''),
-        ],
-        { _tip: `Current iterations: ${names.join(', ')}` },
-      )
-    await q.setOrder(tx, project.id, order)
-    await bumpRevision(tx, project.id) // no event says so, but every read that lists iterations changes
-    const after = await q.list(tx, project.id)
-    // one change per iteration whose place moved
-    const was = new Map(rows.map((r) => [r.name, r]))
-    await recordChanges(
-      { ...deps, db: tx },
-      project.id,
-      after.flatMap((r) =>
-        was.get(r.name)!.sort_order === r.sort_order
-          ? []
-          : [iterationChange('reorderIterations', r.name, iterationState(was.get(r.name)!), iterationState(r))],
-      ),
+  const rows = await q.list(deps.db, project.id)
+  const names = rows.map((i) => i.name)
+  const missing = names.filter((n) => !order.includes(n))
+  const unknown = order.filter((n: string) => !names.includes(n))
+  if (missing.length || unknown.length || new Set(order).size !== order.length)
+    throw new ErrorListError(
+      [
+        'order must list every iteration of the project exactly once' +
+          (missing.length ? `; missing: ${missing.join(', ')}` : '') +
+          (unknown.length ? `; unknown: ${unknown.join(', ')}` : ''),
+      ],
+      { _tip: `Current iterations: ${names.join(', ')}` },
     )
-    return { success: true, iterations: after.map(toIteration) }
-  })
+  await q.setOrder(deps.db, project.id, order)
+  const after = await q.list(deps.db, project.id)
+  // one change per iteration whose place moved
+  const was = new Map(rows.map((r) => [r.name, r]))
+  const changes = after.flatMap((r) =>
+    was.get(r.name)!.sort_order === r.sort_order
+      ? []
+      : [iterationChange('reorderIterations', r.name, iterationState(was.get(r.name)!), iterationState(r))],
+  )
+  return {
+    // no event says so, but every read that lists iterations changes
+    outbox: { ...outboxOf(project.id, [], changes), revised: true },
+    answer: { success: true, iterations: after.map(toIteration) },
+  }
 }
 
 export type { IterationRow } from './queries'
@@ -240,29 +224,28 @@ export async function revertIteration(
 ): Promise<{ stood: 'gone' | 'exists' } | { ids: number[] }> {
   const all = await q.list(deps.db, projectId)
   const row = all.find((i) => i.name === change.target_id)
-  const events: DomainEvent[] = []
+  const outbox = outboxOf(projectId)
   const { before, after } = change
-  const ids: number[] = []
   if (before === null) {
     if (!row) return { stood: 'gone' }
     if (row.system) throw invalid(`Cannot delete system iteration ${row.name}`)
-    if (!write) return { ids }
+    if (!write) return { ids: [] }
     await q.remove(deps.db, projectId, row.name)
-    ids.push(...(await recordChanges(deps, projectId, [iterationChange('revert', row.name, iterationState(row), null, revertOf)])))
-    events.push({ type: 'iteration.deleted', iteration: { name: row.name, status: row.status } })
-    for (const n of await moveNodes(deps, projectId, row.name, LATER)) events.push({ type: 'node.updated', node: n })
+    outbox.changes.push(iterationChange('revert', row.name, iterationState(row), null, revertOf))
+    outbox.events.push({ type: 'iteration.deleted', iteration: { name: row.name, status: row.status } })
+    await moveNodes(deps, outbox, row.name, LATER)
   } else if (after === null) {
     const name = String(before.name)
     if (all.some((i) => i.name === name)) return { stood: 'exists' }
-    if (!write) return { ids }
+    if (!write) return { ids: [] }
     const status = String(before.status ?? 'active')
     const added = (await q.insert(deps.db, projectId, name, status, (before.gitTags as string[] | undefined) ?? []))!
     const placed =
       typeof before.sortOrder === 'number'
         ? (await q.update(deps.db, projectId, name, { name, status, gitTags: added.git_tags, sortOrder: before.sortOrder }))!
         : added
-    ids.push(...(await recordChanges(deps, projectId, [iterationChange('revert', name, null, iterationState(placed), revertOf)])))
-    events.push({ type: 'iteration.added', iteration: { name, status } })
+    outbox.changes.push(iterationChange('revert', name, null, iterationState(placed), revertOf))
+    outbox.events.push({ type: 'iteration.added', iteration: { name, status } })
   } else {
     if (!row) return { stood: 'gone' }
     const was = (f: string, now: unknown) => (change.fields.includes(f) && before[f] !== undefined ? before[f] : now)
@@ -273,16 +256,12 @@ export async function revertIteration(
       sortOrder: Number(was('sortOrder', row.sort_order)),
     }
     if (next.name !== row.name && all.some((i) => i.name === next.name)) return { stood: 'exists' }
-    if (!write) return { ids }
+    if (!write) return { ids: [] }
     const updated = (await q.update(deps.db, projectId, row.name, next))!
-    ids.push(
-      ...(await recordChanges(deps, projectId, [
-        iterationChange('revert', updated.name, iterationState(row), iterationState(updated), revertOf),
-      ])),
-    )
+    outbox.changes.push(iterationChange('revert', updated.name, iterationState(row), iterationState(updated), revertOf))
     const renamed = updated.name !== row.name
     if (renamed || updated.status !== row.status)
-      events.push({
+      outbox.events.push({
         type: 'iteration.updated',
         iteration: {
           name: updated.name,
@@ -290,10 +269,12 @@ export async function revertIteration(
           ...(renamed ? { previous_name: row.name } : {}),
         },
       })
-    if (renamed) for (const n of await moveNodes(deps, projectId, row.name, updated.name)) events.push({ type: 'node.updated', node: n })
+    if (renamed) await moveNodes(deps, outbox, row.name, updated.name)
     // no event for order or tags alone, but GET /iterations shows them and the new rev (the read cache)
-    if (!renamed && updated.status === row.status && updated.rev !== row.rev) await bumpRevision(deps.db, projectId)
+    outbox.revised = outbox.events.length === 0 && updated.rev !== row.rev
   }
-  await emit(deps.db, projectId, events, deps.now(), deps.commits, deps.author?.actor)
-  return { ids }
+  // saved at once, the revert's own step (src/mutate/revert.ts); its ids are the iteration's
+  // change (the first): the moved jobs' and tasks' changes are recorded but are not the revert's
+  const ids = await save(deps, outbox)
+  return { ids: ids.slice(0, 1) }
 }

@@ -8,7 +8,6 @@ import {
   capAdvisory,
   checkNodeCap,
   checkPreconditions,
-  finish,
   flush,
   focus,
   inboxAdvisory,
@@ -19,9 +18,7 @@ import {
 } from '../nodes/context'
 import { batchCycleFree } from '../nodes/cycle-free'
 import type { NodeUpdate } from '../nodes/input'
-import { FieldError } from '../nodes/model'
-import { deleteNode, rule, updateNode } from '../nodes/service'
-import { prepareAdd } from '../nodes/write'
+import { deleteNode, prepareAdd, updateNode } from '../nodes/write'
 import { requireProject } from '../projects/access'
 import { prefetchUpdated } from './batch-prefetch'
 import type { BatchBody, BatchEntry } from './model'
@@ -92,13 +89,16 @@ export async function batch(
   /** each add's answered node and the node it wrote: its rev is known once the batch's rows are stored */
   const added: [Record<string, unknown>, { rev?: string }][] = []
   for (const i of order) {
-    const e = entries[i]
-    const prefix = `mutations[${i}]: `
     try {
-      results[i] = await rule(() => applyEntry(ctx, e, added), prefix)
+      results[i] = await applyEntry(ctx, entries[i], added)
     } catch (err) {
-      // a refusal of the rules (409 being_edited) is the client's to read, not a failed write
-      if (err instanceof ErrorListError || err instanceof FieldError || err instanceof RefusalError) throw err
+      // a refusal is the client's to read, not a failed write: a broken rule's 400 names its entry
+      if (err instanceof ErrorListError)
+        throw new ErrorListError(
+          err.errors.map((e) => `mutations[${i}]: ${e}`),
+          err.meta,
+        )
+      if (err instanceof RefusalError) throw err // 409 being_edited
       throw new BatchFailed(i, err, { ...ctx.created })
     }
   }
@@ -127,17 +127,6 @@ export async function batchAnswer({ ctx, entries, results, added, capped }: Awai
   }
 }
 
-/**
- * A batch run inside another write (a proposal applied or previewed, a workflow's plan): the
- * steps of POST /mutate's `nodeWrite` (src/mutate/service.ts) from the handler on: written,
- * saved (`finish`), answered.
- */
-export async function savedBatch(...args: Parameters<typeof batch>) {
-  const written = await batch(...args)
-  await finish(written.ctx)
-  return batchAnswer(written)
-}
-
 async function applyEntry(
   ctx: WriteCtx,
   e: BatchEntry,
@@ -145,7 +134,7 @@ async function applyEntry(
 ): Promise<Record<string, unknown>> {
   switch (e.action) {
     case 'addIteration': {
-      const iteration = await addIteration({ ...ctx.deps }, ctx.projectId, e.iteration)
+      const iteration = await addIteration(ctx.deps, ctx, e.iteration)
       noteIteration(ctx, iteration)
       return { action: 'addIteration', iteration }
     }

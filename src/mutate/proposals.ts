@@ -10,10 +10,11 @@ import { type Actor, SYSTEM_ACTOR } from '../ports/actor'
 import { formatRev } from '../ports/rev'
 import { requireProject } from '../projects/access'
 import type { ProposalRead, ProposalRow } from '../proposals/model'
-import { closeProposal, findProposal, requireOpen, storeProposal, toProposal } from '../proposals/service'
-import { afterWrite, beforeWrite, workPlan } from '../work/service'
-import { savedBatch } from './batch'
+import { announced, closeProposal, findProposal, requireOpen, storeProposal, toProposal } from '../proposals/service'
+import { workPlan } from '../work/service'
+import { batch, batchAnswer } from './batch'
 import type { ApplyProposalBody, BatchEntry, ProposeBody, RejectProposalBody, WithdrawProposalBody } from './model'
+import { type Answer, runWrite } from './sequence'
 
 /**
  * Proposals (live.md §5): a batch checked now and stored without touching the tree, applied
@@ -44,24 +45,18 @@ async function dryRun(deps: Deps, user: User, projectId: string, mutations: Entr
   let ctx: WriteCtx | undefined
   await deps.db.query('savepoint arbor_proposal_preview')
   try {
-    const done = await savedBatch(quiet, user, { action: 'batch', projectId, mutations }, async (c) => {
+    // the batch through the write's sequence, as a dry run: nothing of the work state, nothing saved
+    const watch = async (c: WriteCtx) => {
       c.dryRun = true
       ctx = c
       // every existing node an entry names, read (and locked) as it stands: its rev is the proposal's base
       await loadNodes(c, mutations.map((e) => e.nodeId).filter(real))
-    })
-    // an iteration as a change keeps it (history.md): its name, status, sortOrder and gitTags
-    type Added = { name: string; status: string; sortOrder: number; gitTags: string[] }
-    const iterations = (done.results as { action: string; iteration?: Added }[])
-      .filter((r) => r.action === 'addIteration' && r.iteration)
-      .map(({ iteration: i }) => ({
-        target: { kind: 'iteration', id: i!.name },
-        action: 'addIteration',
-        before: null,
-        after: { name: i!.name, status: i!.status, sortOrder: i!.sortOrder, gitTags: i!.gitTags } as State,
-      }))
+    }
+    const request = { action: 'batch' as const, projectId, mutations }
+    await runWrite(quiet, user, projectId, workPlan.none(), () => batch(quiet, user, request, watch), batchAnswer)
     const c = ctx!
-    const changes = [...iterations, ...c.changes.map(plannedChange)]
+    // the batch's changes, its iterations' (added first) and its nodes', as history.md keeps them
+    const changes = c.changes.map(plannedChange)
     const revs: Record<string, string> = {}
     for (const id of [
       ...c.changes.filter((d) => d.kind === 'node' && d.before !== null).map((d) => d.id),
@@ -86,7 +81,7 @@ async function dryRun(deps: Deps, user: User, projectId: string, mutations: Entr
 }
 
 /** propose: the batch checked as a batch, nothing written to the tree, the proposal stored. */
-export async function propose(deps: Deps, user: User, body: ProposeBody): Promise<Record<string, unknown>> {
+export async function propose(deps: Deps, user: User, body: ProposeBody) {
   const { project } = await requireProject(deps, user, body.projectId)
   const mutations = body.mutations as Entry[]
   const { changes, baseRevs } = await dryRun(deps, user, project.id, mutations)
@@ -100,10 +95,13 @@ export async function propose(deps: Deps, user: User, body: ProposeBody): Promis
     baseRevs,
   })
   return {
-    success: true,
-    proposal: toProposal(row),
-    _meta: {
-      _tip: `Proposed ${mutations.length} mutation(s) as ${row.id}: nothing was written to the plan. A person applies it with {action:"applyProposal", projectId, proposalId:"${row.id}"} or rejects it; you may withdraw it with withdrawProposal.`,
+    outbox: announced('proposal.created', row),
+    answer: {
+      success: true,
+      proposal: toProposal(row),
+      _meta: {
+        _tip: `Proposed ${mutations.length} mutation(s) as ${row.id}: nothing was written to the plan. A person applies it with {action:"applyProposal", projectId, proposalId:"${row.id}"} or rejects it; you may withdraw it with withdrawProposal.`,
+      },
     },
   }
 }
@@ -119,8 +117,11 @@ function entriesToApply(row: ProposalRow, force: boolean): Entry[] {
   })
 }
 
-/** applyProposal: its mutations as one batch, in this transaction; the changes name the proposal and its author. */
-export async function applyProposal(deps: Deps, user: User, body: ApplyProposalBody): Promise<Record<string, unknown>> {
+/**
+ * applyProposal: its mutations as one batch through the write's sequence (the work state of a
+ * batch before and after it), in this transaction; the changes name the proposal and its author.
+ */
+export async function applyProposal(deps: Deps, user: User, body: ApplyProposalBody) {
   const { project } = await requireProject(deps, user, body.projectId)
   const row = await findProposal(deps, project.id, body.proposalId, true)
   requireOpen(row, 'applied')
@@ -129,10 +130,9 @@ export async function applyProposal(deps: Deps, user: User, body: ApplyProposalB
   const author = { ...(deps.author ?? { actor: SYSTEM_ACTOR, requestId: '' }), changeIds: ids }
   const applying: Deps = { ...deps, author: { ...author, proposal: { proposalId: row.id, actor: row.actor as unknown as Actor } } }
   const request = { action: 'batch' as const, projectId: project.id, mutations }
-  let done: Record<string, unknown>
+  let done: Answer
   try {
-    const held = await beforeWrite(applying, user, project.id, workPlan.batch(request))
-    done = await afterWrite(applying, held, await savedBatch(applying, user, request))
+    done = await runWrite(applying, user, project.id, workPlan.batch(request), () => batch(applying, user, request), batchAnswer)
   } catch (err) {
     if (err instanceof RefusalError && err.error === 'stale_write')
       throw new RefusalError(409, 'stale_write', {
@@ -149,27 +149,37 @@ export async function applyProposal(deps: Deps, user: User, body: ApplyProposalB
   const closed = await closeProposal(deps, row, 'applied', actorOf(deps), { changeIds })
   const meta = (done._meta ?? {}) as Record<string, unknown>
   return {
-    success: true,
-    proposal: toProposal(closed),
-    idMap: done.idMap,
-    _meta: {
-      ...meta,
-      _tip: `Applied proposal ${row.id}: ${changeIds.length} change(s). Take it back with {action:"revert", projectId, changeIds} of proposal.changeIds.`,
+    outbox: announced('proposal.applied', closed),
+    answer: {
+      success: true,
+      proposal: toProposal(closed),
+      idMap: done.idMap,
+      _meta: {
+        ...meta,
+        _tip: `Applied proposal ${row.id}: ${changeIds.length} change(s). Take it back with {action:"revert", projectId, changeIds} of proposal.changeIds.`,
+      },
     },
   }
 }
 
 /** rejectProposal: closed, nothing written to the tree. */
-export async function rejectProposal(deps: Deps, user: User, body: RejectProposalBody): Promise<Record<string, unknown>> {
+export async function rejectProposal(deps: Deps, user: User, body: RejectProposalBody) {
   const { project } = await requireProject(deps, user, body.projectId)
   const row = await findProposal(deps, project.id, body.proposalId, true)
   requireOpen(row, 'rejected')
   const closed = await closeProposal(deps, row, 'rejected', actorOf(deps), body.reason === undefined ? {} : { reason: body.reason })
-  return { success: true, proposal: toProposal(closed), _meta: { _tip: `Rejected proposal ${row.id}; nothing was written to the plan.` } }
+  return {
+    outbox: announced('proposal.rejected', closed),
+    answer: {
+      success: true,
+      proposal: toProposal(closed),
+      _meta: { _tip: `Rejected proposal ${row.id}; nothing was written to the plan.` },
+    },
+  }
 }
 
 /** withdrawProposal: by its author only (403 not_author). */
-export async function withdrawProposal(deps: Deps, user: User, body: WithdrawProposalBody): Promise<Record<string, unknown>> {
+export async function withdrawProposal(deps: Deps, user: User, body: WithdrawProposalBody) {
   const { project } = await requireProject(deps, user, body.projectId)
   const row = await findProposal(deps, project.id, body.proposalId, true)
   if ((row.actor as { userId?: unknown }).userId !== user.id)
@@ -179,7 +189,10 @@ export async function withdrawProposal(deps: Deps, user: User, body: WithdrawPro
     })
   requireOpen(row, 'withdrawn')
   const closed = await closeProposal(deps, row, 'withdrawn', actorOf(deps))
-  return { success: true, proposal: toProposal(closed), _meta: { _tip: `Withdrew proposal ${row.id}.` } }
+  return {
+    outbox: announced('proposal.withdrawn', closed),
+    answer: { success: true, proposal: toProposal(closed), _meta: { _tip: `Withdrew proposal ${row.id}.` } },
+  }
 }
 
 /** A refusal's status and body, for a preview that cannot be made now. */

@@ -7,7 +7,8 @@ import { LATER } from '../iterations/model'
 import { revertIteration } from '../iterations/service'
 import { flush, getNode, iterationsOf, loadNodes, openCtx, reloadIterations, type WriteCtx, writeMeta } from '../nodes/context'
 import type { Node, NodeData, NodeType } from '../nodes/model'
-import { bringBack, moveIterationNodes, removeRows, rule, subtrees, type TreeRow, updateNode } from '../nodes/service'
+import { moveIterationNodes, type TreeRow } from '../nodes/service'
+import { bringBack, removeRows, subtrees, updateNode } from '../nodes/write'
 import { requireProject } from '../projects/access'
 import { checkRevertCost } from './cost-limit'
 
@@ -261,5 +262,5 @@ async function setBack(ctx: WriteCtx, c: ChangeRow, before: NodeState, fields: s
     ...(fields.includes('parentId') ? { parentId: before.parentId } : {}),
   }
   if (!input.data && !('parentId' in input)) return
-  await rule(() => updateNode(ctx, input))
+  await updateNode(ctx, input)
 }

@@ -15,7 +15,6 @@ import {
   reorderIterationsAction,
   updateIterationAction,
 } from '../iterations/service'
-import { finish, type WriteCtx } from '../nodes/context'
 import type { Node } from '../nodes/model'
 import {
   add,
@@ -33,14 +32,13 @@ import {
 import type { Author } from '../ports/actor'
 import { addProject, renameProject } from '../projects/service'
 import { possibleDuplicate } from '../search/service'
-import { afterWrite, beforeWrite, claim, releaseClaim, renewClaim, type WorkPlan, workPlan } from '../work/service'
+import { claim, releaseClaim, renewClaim, type WorkPlan, workPlan } from '../work/service'
 import { batch, batchAnswer } from './batch'
 import { closestName } from './hints'
 import { type ActionName, ACTION_BODIES as bodies } from './model'
 import { applyProposal, propose, rejectProposal, withdrawProposal } from './proposals'
 import { revert, revertAnswer } from './revert'
-
-export type ActionHandler<B> = (deps: Deps, user: User, body: B) => Promise<Record<string, unknown>>
+import { type Answer, runWrite, type Written } from './sequence'
 
 /**
  * An action: the schema of its body (ACTION_BODIES, src/mutate/model.ts), the run of its handler,
@@ -77,77 +75,66 @@ const byClaimAgent: AuthorRule = (request) => ({ agent: request.agent, claimToke
 const byEntryClaimTokens: AuthorRule = (request) => ({
   claimTokens: Array.isArray(request.mutations) ? request.mutations.map((e) => (e as { claimToken?: unknown } | null)?.claimToken) : [],
 })
-/** The jobs and tasks an iteration's rename or deletion moves, as nodes (iterations does not import nodes). */
+/** The jobs and tasks an iteration's rename or deletion moves, noted in its outbox (iterations does not import nodes). */
 const moveNodes: MoveNodes = moveIterationNodes
 
-/** An action whose handler writes no node: its body checked, then its handler run. */
-const action = <S extends TSchema>(schema: S, handler: ActionHandler<Static<S>>): Action => ({
+/** The project a checked body names ('' for addProject's, which names a new one: its plan reads none). */
+const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 'string' ? body.projectId : '')
+
+/**
+ * An action's row: its body checked against its schema (docs/reference/mutate.md's messages),
+ * then the sequence of every write (src/mutate/sequence.ts `runWrite`, steps 5 to 8 of
+ * ARCHITECTURE.md's "How a write flows") with the action's parts: `work` reads from the checked
+ * body what the write means to the work state (src/work `workPlan`); `handler` writes the
+ * action's rows and notes its events and changes (in a WriteCtx for nodes, src/nodes/context.ts,
+ * or in an outbox) and saves nothing; `answer` reads the answer from what was saved.
+ */
+const write = <S extends TSchema, W extends Written>(
+  schema: S,
+  work: (body: Static<S>) => WorkPlan,
+  handler: (deps: Deps, user: User, body: Static<S>) => Promise<W>,
+  answer: (written: W) => Answer | Promise<Answer>,
+): Action => ({
   schema,
   run: (deps, user, body) => {
     const typed = parseAction(schema, body) // the same object, now known to match the schema
-    return handler(deps, user, typed)
+    return runWrite(deps, user, projectOf(typed as { projectId?: unknown }), work(typed), () => handler(deps, user, typed), answer)
   },
 })
 
-/** What a node write's handler leaves for saving: the WriteCtx it wrote into, or an answer already whole (nothing to save). */
-type Written = { ctx?: WriteCtx; answer?: Record<string, unknown> }
+/** The answer of a handler that writes no node: the one it returned beside its outbox. */
+const itsAnswer = (written: { answer: Answer }) => written.answer
 
-/**
- * An action that writes nodes: the steps every such write takes inside its transaction, in the
- * order it takes them (steps 5 to 8 of ARCHITECTURE.md's "How a write flows"). `work` reads
- * from the checked body what the write means to the work state (src/work `workPlan`); `write`,
- * the handler, prepares and writes the action's nodes into a WriteCtx (src/nodes/context.ts)
- * and saves nothing; `answer` reads the answer from what was saved.
- */
-const nodeWrite = <S extends TSchema & { static: { projectId: string } }, W extends Written>(
+/** An action that writes no node: nothing of the work state before or after it, its answer its handler's. */
+const action = <S extends TSchema>(
   schema: S,
-  work: (body: Static<S>) => WorkPlan,
-  write: (deps: Deps, user: User, body: Static<S>) => Promise<W>,
-  answer: (written: W) => Record<string, unknown> | Promise<Record<string, unknown>>,
-): Action => ({
-  schema,
-  run: async (deps, user, body) => {
-    // 1. the body against its action's schema (docs/reference/mutate.md's messages)
-    const typed = parseAction(schema, body)
-    // 2. the work state before: the project's work lock, claim tokens (src/work)
-    const held = await beforeWrite(deps, user, typed.projectId, work(typed))
-    // 3. the handler: access, its rules, its nodes written into its WriteCtx
-    const written = await write(deps, user, typed)
-    // 4. saving: the ifRev preconditions, the nodes stored, the events and the changes in one
-    //    statement, the revision, the search outbox (src/nodes/context.ts `finish`)
-    if (written.ctx) await finish(written.ctx)
-    // 5. the work state after, around the answer: claims ended by done work, `_meta.unblocked` (src/work)
-    return afterWrite(deps, held, await answer(written))
-  },
-})
-
-/** The answer of a handler that writes through no WriteCtx (an iteration renamed or deleted saves its own changes and events). */
-const itsAnswer = (written: { answer: Record<string, unknown> }) => written.answer
+  handler: (deps: Deps, user: User, body: Static<S>) => Promise<Written & { answer: Answer }>,
+): Action => write(schema, workPlan.none, handler, itsAnswer)
 
 /**
  * Every write of the API goes through POST /mutate and one of these actions: the name a body
- * sends → its schema (ACTION_BODIES, src/mutate/model.ts) and its handler (a node write's: its
- * work plan, handler and answer, in the order `nodeWrite` runs them). A client's name is
+ * sends → its schema (ACTION_BODIES, src/mutate/model.ts), its work plan, its handler and its
+ * answer, in the order the sequence runs them (`write`). A client's name is
  * looked up with `Object.hasOwn` (`actionNamed`), so `constructor` or `__proto__` finds nothing.
  */
 export const actions: { readonly [A in ActionName]: Action } = {
-  add: { ...nodeWrite(bodies.add, workPlan.add, add, addAnswer), afterCommit: afterAdd },
-  update: nodeWrite(bodies.update, workPlan.update, update, updateAnswer),
-  delete: nodeWrite(bodies.delete, workPlan.delete, remove, removeAnswer),
-  restore: nodeWrite(bodies.restore, workPlan.lockOnly, restore, restoreAnswer),
-  batch: { ...nodeWrite(bodies.batch, workPlan.batch, batch, batchAnswer), author: byEntryClaimTokens, costLimited: 'batch' },
-  classify: nodeWrite(bodies.classify, workPlan.none, classify, classifyAnswer),
+  add: { ...write(bodies.add, workPlan.add, add, addAnswer), afterCommit: afterAdd },
+  update: write(bodies.update, workPlan.update, update, updateAnswer),
+  delete: write(bodies.delete, workPlan.delete, remove, removeAnswer),
+  restore: write(bodies.restore, workPlan.lockOnly, restore, restoreAnswer),
+  batch: { ...write(bodies.batch, workPlan.batch, batch, batchAnswer), author: byEntryClaimTokens, costLimited: 'batch' },
+  classify: write(bodies.classify, workPlan.none, classify, classifyAnswer),
   addIteration: action(bodies.addIteration, addIterationAction),
-  updateIteration: nodeWrite(
+  updateIteration: write(
     bodies.updateIteration,
     workPlan.lockOnly,
-    async (deps, user, body) => ({ answer: await updateIterationAction(deps, user, body, moveNodes) }),
+    (deps, user, body) => updateIterationAction(deps, user, body, moveNodes),
     itsAnswer,
   ),
-  deleteIteration: nodeWrite(
+  deleteIteration: write(
     bodies.deleteIteration,
     workPlan.lockOnly,
-    async (deps, user, body) => ({ answer: await deleteIterationAction(deps, user, body, moveNodes) }),
+    (deps, user, body) => deleteIterationAction(deps, user, body, moveNodes),
     itsAnswer,
   ),
   reorderIterations: action(bodies.reorderIterations, reorderIterationsAction),
@@ -156,7 +143,7 @@ export const actions: { readonly [A in ActionName]: Action } = {
   claim: { ...action(bodies.claim, claim), author: byClaimAgent, secretAnswer: true },
   renewClaim: { ...action(bodies.renewClaim, renewClaim), secretAnswer: true },
   releaseClaim: action(bodies.releaseClaim, releaseClaim),
-  revert: { ...nodeWrite(bodies.revert, workPlan.revert, revert, revertAnswer), changeIdsAreResult: true },
+  revert: { ...write(bodies.revert, workPlan.revert, revert, revertAnswer), changeIdsAreResult: true },
   propose: { ...action(bodies.propose, propose), costLimited: 'proposal' },
   applyProposal: action(bodies.applyProposal, applyProposal),
   rejectProposal: action(bodies.rejectProposal, rejectProposal),

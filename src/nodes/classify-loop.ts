@@ -1,7 +1,6 @@
 import type { Deps } from '../deps'
-import { type DomainEvent, emit } from '../events/outbox'
-import type { ChangeDraft } from '../history/model'
-import { nodeChange, nodeState, recordChanges } from '../history/record'
+import { type Outbox, outboxOf, save } from '../events/outbox'
+import { nodeChange, nodeState } from '../history/record'
 import { toNode } from './model'
 import { claimUnclassified, setClassifiedMany } from './queries'
 import { withClassification } from './service'
@@ -27,26 +26,22 @@ export async function tick(deps: Deps, now: Date): Promise<number> {
       )
       const order = new Map(rows.map((r, i) => [`${r.project_id}/${r.id}`, i]))
       const byHand = new Set(rows.filter((r) => r.data.kind).map((r) => `${r.project_id}/${r.id}`))
-      const events = new Map<string, DomainEvent[]>()
-      const changes = new Map<string, ChangeDraft[]>()
+      // each project's events and changes, saved as a write of POST /mutate saves them (`save`)
+      const outboxes = new Map<string, Outbox>()
       const was = new Map(rows.map((r) => [`${r.project_id}/${r.id}`, r.data]))
       // events in the order the tasks were added, as one by one would have written them
       saved.sort((a, b) => order.get(`${a.project_id}/${a.id}`)! - order.get(`${b.project_id}/${b.id}`)!)
       for (const row of saved) {
         if (byHand.has(`${row.project_id}/${row.id}`)) continue
-        const list = events.get(row.project_id) ?? []
+        let outbox = outboxes.get(row.project_id)
+        if (!outbox) outboxes.set(row.project_id, (outbox = outboxOf(row.project_id)))
         const node = toNode(row)
-        list.push({ type: 'node.updated', node })
-        events.set(row.project_id, list)
+        outbox.events.push({ type: 'node.updated', node })
         // recorded as Arbor's own change (no author): history is whole, and a revert does not count it as a conflict
         const data = was.get(`${row.project_id}/${row.id}`)!
-        changes.set(row.project_id, [
-          ...(changes.get(row.project_id) ?? []),
-          nodeChange('update', node, nodeState({ parentId: node.parentId, data }), nodeState(node)),
-        ])
+        outbox.changes.push(nodeChange('update', node, nodeState({ parentId: node.parentId, data }), nodeState(node)))
       }
-      for (const [projectId, list] of changes) await recordChanges({ ...deps, db: tx }, projectId, list)
-      for (const [projectId, list] of events) await emit(tx, projectId, list, now, deps.commits)
+      for (const outbox of outboxes.values()) await save({ ...deps, db: tx, now: () => now }, outbox)
       return rows.length
     })
     done += n

@@ -1,10 +1,9 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
-import { type DomainEvent, emit } from '../events/outbox'
-import type { ChangeDraft } from '../history/model'
+import { type Outbox, save } from '../events/outbox'
 import { checkExpectation, type Locked, type StaleField, staleWrite } from '../history/precondition'
-import { changeChunks, nodeChange, nodeState, recordChanges, storeChanges } from '../history/record'
+import { nodeChange, nodeState } from '../history/record'
 import { type IterationRow, iterationRows as iterationQueries } from '../iterations/service'
 import type { IntentProbe, IntentRow } from '../presence/intents'
 import type { AccessRow } from '../projects/service'
@@ -15,11 +14,11 @@ import * as q from './queries'
 /**
  * The state of one write (an action, or a whole batch) inside its transaction: nodes read so
  * far (and those written by earlier batch entries), the project's iterations, new ids handed
- * out, rows waiting to be inserted in one statement, and the events to emit with them.
+ * out, rows waiting to be inserted in one statement, and (as an Outbox) the events and changes
+ * saved with them.
  */
-export interface WriteCtx {
+export interface WriteCtx extends Outbox {
   deps: Deps
-  projectId: string
   /** id → node as it stands in this transaction; null: known not to exist */
   nodes: Map<string, Node | null>
   /** the project's iterations by name, read at their first use (`iterationsOf`): a write that needs none reads none */
@@ -27,7 +26,6 @@ export interface WriteCtx {
   /** draft id → real id (batch only) */
   drafts: Map<string, string>
   pending: q.InsertRow[]
-  events: DomainEvent[]
   tips: string[]
   advisories: Record<string, unknown>[]
   created: { nodes: number; iterations: number }
@@ -36,9 +34,7 @@ export interface WriteCtx {
   blockers?: Map<string, readonly unknown[]>
   /** set by a batch whose blockedBy can close no cycle (src/nodes/cycle-free.ts): the cycle walk is skipped */
   cycleFree?: boolean
-  /** the changes of this write (history.md, 2), stored with its events in `finish` */
-  changes: ChangeDraft[]
-  /** the ids `finish` gave them, in order */
+  /** the ids `finish` gave its changes (history.md, 2), in order */
   changeIds: number[]
   /** set while a revert undoes a change: what is written now is recorded as `revert` of it */
   revertOf?: number
@@ -115,6 +111,44 @@ export function noteIteration(
 export async function storedBlockers(ctx: WriteCtx): Promise<Map<string, readonly unknown[]>> {
   if (!ctx.blockers) ctx.blockers = new Map((await q.blockerEdges(ctx.deps.db, ctx.projectId)).map((r) => [r.id, r.blocked_by]))
   return ctx.blockers
+}
+
+/** The real id behind an id a client sent (draft ids map to the ids of earlier batch entries). */
+export const resolveId = (ctx: WriteCtx, id: string) => ctx.drafts.get(id) ?? id
+
+/** What the rules of an add or an update read beside the node itself (`readAround`). */
+export interface Around {
+  /** the parent sent (a draft resolved), and the node under it as this write sees it (null: none, or not found) */
+  parentId?: string
+  parent: Node | null
+  /** the ids `serves` and `blockedBy` send (drafts resolved), each read into this write */
+  refs: { serves?: string[]; blockedBy?: string[] }
+  /** the stored blockedBy of the project, when a blockedBy is sent that may close a cycle */
+  stored?: Map<string, readonly unknown[]>
+  /** the project's iterations, for a job or a task */
+  iterations?: Map<string, IterationRow>
+}
+
+/**
+ * Read what the rules of a node of `type` (./rules.ts) need beside the node: the parent it sends
+ * (`parentId`), the nodes its `serves` and `blockedBy` name (in `data`; one statement), the
+ * stored blockedBy when a cycle is looked for, and the iterations of a job or a task.
+ */
+export async function readAround(ctx: WriteCtx, parentId: unknown, data: Record<string, unknown>, type?: NodeType): Promise<Around> {
+  const resolved = typeof parentId === 'string' && parentId !== '' ? resolveId(ctx, parentId) : undefined
+  const parent = resolved === undefined ? null : await getNode(ctx, resolved)
+  // an update's data is read before its schema check (its type is the node's): what is no id is
+  // left as it is, for that check to refuse before a rule reads it
+  const refs: Around['refs'] = {}
+  for (const f of ['serves', 'blockedBy'] as const)
+    if (Array.isArray(data[f])) refs[f] = data[f].map((id: unknown) => (typeof id === 'string' ? resolveId(ctx, id) : id)) as string[]
+  await loadNodes(
+    ctx,
+    [...(refs.serves ?? []), ...(refs.blockedBy ?? [])].filter((id) => typeof id === 'string'),
+  )
+  const stored = refs.blockedBy?.length && !ctx.cycleFree ? await storedBlockers(ctx) : undefined
+  const iterations = type === 'job' || type === 'task' ? await iterationsOf(ctx) : undefined
+  return { parentId: resolved, parent, refs, stored, iterations }
 }
 
 /** Note a change of a node in this write (a revert's own action when one is running). */
@@ -251,32 +285,21 @@ export async function flush(ctx: WriteCtx): Promise<void> {
   for (const e of ctx.events) if (e.type === 'node.added' && revs.has(e.node.id)) e.node.rev = revs.get(e.node.id)
 }
 
-/** Saving, the step of POST /mutate's `nodeWrite` after the handler: flush, record the changes and emit, inside the write's transaction. */
+/**
+ * Saving a node write, the saving step of its sequence (src/mutate/sequence.ts): the ifRev
+ * preconditions, the pending nodes stored, then its events and changes saved (`save`), inside
+ * the write's transaction.
+ */
 export async function finish(ctx: WriteCtx): Promise<void> {
   await checkPreconditions(ctx)
   await flush(ctx)
   if (ctx.dryRun) return
-  const changes = ctx.changes
-  const events = ctx.events
+  const { changes, events } = ctx
   ctx.changes = []
   ctx.events = []
-  // without events the changes go alone; with them, in the events' statement (history.md, 7)
-  if (events.length === 0) {
-    ctx.changeIds.push(...(await recordChanges(ctx.deps, ctx.projectId, changes)))
-    return
-  }
-  const [first, ...rest] = changeChunks(ctx.deps, changes)
-  const carried = await emit(
-    ctx.deps.db,
-    ctx.projectId,
-    // a revert's events say so (the app's Activity reads "reverted"; history.md, Revert)
-    changes.some((c) => c.action === 'revert') ? events.map((e) => ({ ...e, revert: true as const })) : events,
-    ctx.deps.now(),
-    ctx.deps.commits,
-    ctx.deps.author?.actor,
-    first,
-  )
-  ctx.changeIds.push(...(await storeChanges(ctx.deps, ctx.projectId, rest, carried)))
+  // a revert's events say so (the app's Activity reads "reverted"; history.md, Revert)
+  const marked = changes.some((c) => c.action === 'revert') ? events.map((e) => ({ ...e, revert: true as const })) : events
+  ctx.changeIds.push(...(await save(ctx.deps, { projectId: ctx.projectId, events: marked, changes })))
 }
 
 /**

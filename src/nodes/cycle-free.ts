@@ -4,7 +4,7 @@ import { loadNodes, storedBlockers, type WriteCtx } from './context'
  * Whether a batch's blockedBy can close no cycle whatever order its entries run in: the graph of
  * the stored blockedBy and every blockedBy the batch sends (all of them at once, a superset of
  * each state the batch passes through) has no cycle. Then the cycle walk of each entry
- * (src/nodes/write.ts), which would find none, is skipped: 449 updates of 50 blockers each walked
+ * (src/nodes/rules.ts), which would find none, is skipped: 449 updates of 50 blockers each walked
  * 25,000 edges apiece. When the union has a cycle, or names an id this check cannot place (a
  * generated id named before the batch made it), each entry is walked as before, so a refusal
  * names the same entry and path.

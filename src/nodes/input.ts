@@ -1,8 +1,8 @@
 /**
  * The input of the node writes (POST /mutate add, update, delete, restore, classify) as TypeBox
  * schemas, with docs/reference/resources.md's refusal messages (src/http/action-schema.ts). A node's `data` is
- * documented here and checked by the node rules (write.ts) once its type is known, with the
- * same schema (dataSchema, src/ports/node-data.ts); what needs the database is theirs too.
+ * documented here and checked by the node writes (write.ts) once its type is known, with the
+ * same schema (dataSchema, src/ports/node-data.ts); what needs the database is rules.ts's.
  */
 import { type Static, Type } from '@sinclair/typebox'
 import { action, deferred, discriminated, IntegerText, NodeId, ProjectId, ruled } from '../http/action-schema'

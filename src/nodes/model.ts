@@ -10,7 +10,7 @@ export { an, ENUMS, FIELDS, isRfc3339, LIMITS, NODE_TYPES, SHAPES } from '../por
 /**
  * The node resource of docs/reference/resources.md: types, parent rules, ids. The field table of `data` (schemas,
  * messages, the types each field is valid on) is NodeFields in src/ports/node-data.ts; checks
- * that need the database (parents, iterations, referenced ids, the status machine) live in write.ts.
+ * that need the database (parents, iterations, referenced ids, the status machine) live in rules.ts.
  */
 
 /** A node as the API answers it: every read and write that returns nodes builds on this schema. */
@@ -32,15 +32,6 @@ export const PARENT_TYPE: Record<NodeType, NodeType | null> = {
   approach: 'need',
   job: 'approach',
   task: null,
-}
-
-export class FieldError extends Error {
-  constructor(
-    message: string,
-    readonly tip?: string,
-  ) {
-    super(message)
-  }
 }
 
 /**

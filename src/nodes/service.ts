@@ -2,8 +2,8 @@ import type { User } from '../accounts/model'
 import { liveClaims, withClaim } from '../claims/service'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, RefusalError } from '../errors'
-import type { EventNode } from '../events/outbox'
-import { nodeChange, nodeState, recordChanges } from '../history/record'
+import type { EventNode, Outbox } from '../events/outbox'
+import { nodeChange, nodeState } from '../history/record'
 import { afterAccess } from '../http/action-schema'
 import { currentOf } from '../iterations/model'
 import { iterationRows as iterationQueries } from '../iterations/service'
@@ -12,8 +12,6 @@ import { classifyTask } from './classify'
 import {
   capAdvisory,
   checkNodeCap,
-  expectRev,
-  flush,
   focus,
   getNode,
   inboxAdvisory,
@@ -24,46 +22,22 @@ import {
   type WriteCtx,
   writeMeta,
 } from './context'
-import {
-  type AddInput,
-  ChangelogQuery,
-  type ClassifyBody,
-  type DeleteBody,
-  NodesQuery,
-  type NodeUpdate,
-  type RestoreBody,
-  type UpdateBody,
-} from './input'
-import { an, FieldError, NODE_TYPES, type Node, type NodeData, toNode } from './model'
+import { type AddInput, ChangelogQuery, type ClassifyBody, type DeleteBody, NodesQuery, type RestoreBody, type UpdateBody } from './input'
+import { an, NODE_TYPES, type Node, type NodeData, toNode } from './model'
 import * as q from './queries'
-import { prepareAdd, prepareUpdate } from './write'
-
-/** Run `fn` and turn a broken field rule into the 400 of docs/reference/resources.md, with its tip. */
-export async function rule<T>(fn: () => Promise<T>, prefix = ''): Promise<T> {
-  try {
-    return await fn()
-  } catch (err) {
-    if (err instanceof FieldError) throw new ErrorListError([prefix + err.message], err.tip ? { _tip: err.tip } : {})
-    if (err instanceof ErrorListError && prefix)
-      throw new ErrorListError(
-        err.errors.map((e) => prefix + e),
-        err.meta,
-      )
-    throw err
-  }
-}
+import { bringBack, deleteNode, prepareAdd, updateNode } from './write'
 
 const nodeFocus = (projectId: string, node: Node) => focus(projectId, node.id)
 const publicNode = (n: Node): Node => ({ id: n.id, rev: n.rev, type: n.type, parentId: n.parentId, data: n.data })
 
-/** add: its node prepared into a WriteCtx (saved by POST /mutate's `nodeWrite`, then answered by `addAnswer`). */
+/** add: its node prepared into a WriteCtx (saved by the write's sequence, src/mutate/sequence.ts, then answered by `addAnswer`). */
 export async function add(deps: Deps, user: User, body: AddInput) {
   const { project } = await requireProject(deps, user, body.projectId)
   const capped = await checkNodeCap(deps, project)
   const ctx = await openCtx(deps, project.id)
   // a task is added unclassified (no memo): the inbox it may overflow is counted with its first statements
   const memos = body.node.type === 'task' ? openMemos(ctx) : undefined
-  const node = await rule(() => prepareAdd(ctx, body.node, false))
+  const node = await prepareAdd(ctx, body.node, false)
   return { ctx, node, capped, memos }
 }
 
@@ -74,30 +48,10 @@ export async function addAnswer({ ctx, node, capped, memos }: Awaited<ReturnType
   return { success: true, node: publicNode(node), _meta: writeMeta(ctx, nodeFocus(ctx.projectId, node)) }
 }
 
-/** Persist an update prepared in `ctx` (`before`: the node as it was), and queue its event and change. */
-async function writeUpdate(ctx: WriteCtx, node: Node, classified: boolean, before: Node): Promise<Node> {
-  await flush(ctx)
-  const row = await q.update(ctx.deps.db, ctx.projectId, node.id, node.parentId, node.data, classified)
-  const saved = toNode(row!, true)
-  ctx.nodes.set(saved.id, saved)
-  ctx.events.push({ type: 'node.updated', node: saved })
-  noteChange(ctx, 'update', saved, before, saved)
-  return saved
-}
-
-/**
- * Update a node in `ctx` through the update rules (./write.ts): the update of an action, a
- * batch's entry or a revert's step. A broken rule throws FieldError (the caller words it).
- */
-export async function updateNode(ctx: WriteCtx, input: NodeUpdate): Promise<Node> {
-  const { node, classified, before } = await prepareUpdate(ctx, input)
-  return writeUpdate(ctx, node, classified, before)
-}
-
 export async function update(deps: Deps, user: User, body: UpdateBody) {
   const { project } = await requireProject(deps, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
-  const saved = await rule(() => updateNode(ctx, body))
+  const saved = await updateNode(ctx, body)
   return { ctx, saved }
 }
 
@@ -105,75 +59,10 @@ export function updateAnswer({ ctx, saved }: Awaited<ReturnType<typeof update>>)
   return { success: true, node: publicNode(saved), _meta: writeMeta(ctx, nodeFocus(ctx.projectId, saved)) }
 }
 
-/**
- * Delete a node and everything beneath it; only the named node goes to the changelog. History
- * gets one change per removed node, deepest first, so that taking the delete back (newest
- * first) brings parents back before their children.
- */
-export async function deleteNode(ctx: WriteCtx, nodeId: string, ifRev?: string) {
-  await expectRev(ctx, nodeId, ifRev, null)
-  const rows = await subtrees(ctx, [nodeId])
-  const root = rows.find((r) => r.depth === 0)
-  if (!root) throw new FieldError(`Node with id ${nodeId} not found`)
-  const node = toNode(root, true)
-  const changelogId = await removeRows(
-    ctx,
-    rows.map((row) => ({ row, depth: row.depth })),
-    node,
-  )
-  const orphanedChildren = rows.filter((r) => r.depth === 1).map((r) => r.id)
-  return { node, changelogId: Number(changelogId), orphanedChildren, removed: rows.length }
-}
-
-/** The nodes `ids` with everything beneath them, as they stand in this write (its pending adds written first). */
-export async function subtrees(ctx: WriteCtx, ids: string[]): Promise<q.TreeRow[]> {
-  await flush(ctx)
-  return q.subtree(ctx.deps.db, ctx.projectId, ids)
-}
-
-/**
- * Delete `rows` (whole subtrees, read by `subtrees`) in one statement, with an event each in
- * their order and a change each, the deepest first, so that taking the delete back (newest
- * first) brings parents back before their children. A revert's removal names, per row, the
- * change it takes back (`revertOf`).
- */
-export async function removeRows(
-  ctx: WriteCtx,
-  rows: { row: q.TreeRow; depth: number; revertOf?: number }[],
-  /** the node deleted by name: logged to the changelog in the same statement, whose entry's id is returned */
-  logged?: Node,
-): Promise<number | undefined> {
-  const ids = rows.map((r) => r.row.id)
-  const changelogId = logged
-    ? await q.deleteLogged(ctx.deps.db, ctx.projectId, ids, logged)
-    : void (await q.deleteMany(ctx.deps.db, ctx.projectId, ids))
-  for (const { row } of rows) {
-    ctx.nodes.set(row.id, null)
-    ctx.events.push({ type: 'node.deleted', node: toNode(row) })
-  }
-  for (const { row, revertOf } of [...rows].sort((a, b) => b.depth - a.depth)) {
-    if (revertOf !== undefined) ctx.revertOf = revertOf
-    noteChange(ctx, 'delete', row, toNode(row), null)
-  }
-  return changelogId
-}
-
-/**
- * Bring a deleted node back with its id, type, parent and data: queued with this write's adds,
- * with its event and its change (a restore, or a revert's step). `classified`: false for a task
- * the classifier has not read yet.
- */
-export function bringBack(ctx: WriteCtx, node: Node, createdAt: string | null, classified: boolean): void {
-  ctx.pending.push({ id: node.id, type: node.type, parent_id: node.parentId, data: node.data, created_at: createdAt, classified })
-  ctx.nodes.set(node.id, node)
-  ctx.events.push({ type: 'node.added', node })
-  noteChange(ctx, 'restore', node, null, node)
-}
-
 export async function remove(deps: Deps, user: User, body: DeleteBody) {
   const { project } = await requireProject(deps, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
-  const result = await rule(() => deleteNode(ctx, body.nodeId, body.ifRev))
+  const result = await deleteNode(ctx, body.nodeId, body.ifRev)
   return { ctx, result }
 }
 
@@ -276,15 +165,15 @@ async function classifyNode(ctx: WriteCtx, node: Node): Promise<Node> {
 
 /**
  * Moves every job and task naming iteration `from` to `to` (an iteration renamed or deleted),
- * records each as an update, and returns them as nodes (for the iteration's events).
+ * notes each in `outbox` as an update (its change and its `node.updated` event, after the
+ * iteration's own), and returns them as nodes.
  */
-export async function moveIterationNodes(deps: Deps, projectId: string, from: string, to: string): Promise<EventNode[]> {
-  const moved = (await q.moveIteration(deps.db, projectId, from, to)).map((r) => toNode(r))
-  await recordChanges(
-    deps,
-    projectId,
-    moved.map((n) => nodeChange('update', n, nodeState({ parentId: n.parentId, data: { ...n.data, iteration: from } }), nodeState(n))),
-  )
+export async function moveIterationNodes(deps: Deps, outbox: Outbox, from: string, to: string): Promise<EventNode[]> {
+  const moved = (await q.moveIteration(deps.db, outbox.projectId, from, to)).map((r) => toNode(r))
+  for (const n of moved) {
+    outbox.changes.push(nodeChange('update', n, nodeState({ parentId: n.parentId, data: { ...n.data, iteration: from } }), nodeState(n)))
+    outbox.events.push({ type: 'node.updated', node: n })
+  }
   return moved
 }
 

@@ -1,215 +1,73 @@
+import { invalid } from '../errors'
 import { parseInput } from '../http/action-schema'
 import { LATER } from '../iterations/model'
 import { dataSchema } from '../ports/node-data'
 import { intentProbe, refuseIfHeld } from '../presence/intents'
 import {
   expectRev,
+  flush,
   getNode,
   getNodeWithIntent,
   iterationsOf,
-  loadNodes,
   nextId,
   noteChange,
-  storedBlockers,
+  readAround,
+  resolveId,
   type WriteCtx,
 } from './context'
 import type { NewNode, NodeUpdate } from './input'
-import { an, FieldError, type Node, type NodeData, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
+import { type Node, PARENT_TYPE, parseNodeId, toNode } from './model'
+import * as q from './queries'
+import { applyStatus, checkNoKind, checkParent, checkRefs, checkSentId, checkTarget, checkUrgent, dropNulls } from './rules'
 
 /**
- * The rules of add and update that need the database: parents, referenced ids, iterations,
- * and the job/task status machine. Each returns the node to write and queues its event;
- * a broken rule throws FieldError, which the caller turns into a 400 (prefixed in a batch).
+ * Every node write into a WriteCtx: an action's, a batch's entry, a revert's step. An add or an
+ * update takes three steps, each in its own file: what its rules need is read first, into the
+ * context (./context.ts, in as few statements as it can); then the rules (./rules.ts), in the order
+ * of docs/reference/mutate.md, on what was read; then the node goes into the write with its event
+ * and its change. Nothing here saves: POST /mutate's `nodeWrite` does (./context.ts `finish`).
  */
-
-const fail = (message: string, tip?: string): never => {
-  throw new FieldError(message, tip)
-}
-
-const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1)
-
-/** The real id behind an id a client sent (draft ids map to the ids of earlier batch entries). */
-export const resolveId = (ctx: WriteCtx, id: string) => ctx.drafts.get(id) ?? id
-
-async function checkParent(ctx: WriteCtx, type: NodeType, parentId: unknown): Promise<string | null> {
-  const expected = PARENT_TYPE[type]
-  if (expected === null) {
-    if (parentId !== undefined && parentId !== null) fail(`${cap(an(type))} has no parent; send parentId: null or leave it out`)
-    return null
-  }
-  if (typeof parentId !== 'string' || parentId === '')
-    fail(
-      `parentId is required: ${an(type)} sits under ${an(expected)}`,
-      `Send node:{type:"${type}", parentId:"<${expected} id>", data:{label}}`,
-    )
-  const id = resolveId(ctx, parentId as string)
-  if ((parentId as string).startsWith('draft-') && id === parentId) fail(`parentId ${parentId} names no earlier draft of this batch`)
-  const parent = await getNode(ctx, id)
-  if (!parent) fail(`Parent node ${id} not found`)
-  if (parent!.type !== expected) fail(`${cap(an(type))}'s parent must be ${an(expected)}; ${id} is ${an(parent!.type)}`)
-  return id
-}
-
-async function checkRefs(ctx: WriteCtx, node: { id: string; parentId: string | null }, data: Record<string, unknown>) {
-  for (const field of ['serves', 'blockedBy'] as const) {
-    if (!Array.isArray(data[field])) continue
-    const ids = data[field].map((id: string) => resolveId(ctx, id))
-    await loadNodes(ctx, ids)
-    const wanted = field === 'serves' ? 'need' : 'approach'
-    for (const id of ids) {
-      const target = ctx.nodes.get(id)
-      if (!target) fail(`${field} names ${id}, which is not an existing ${wanted}`, SHAPES[field])
-      if (target!.type !== wanted)
-        fail(`${field} must name ${wanted === 'need' ? 'needs' : 'approaches'}; ${id} is ${an(target!.type)}`, SHAPES[field])
-      if (field === 'serves' && id === node.parentId) fail(`serves must not name the bet's own parent ${id}`, SHAPES.serves)
-      if (field === 'blockedBy' && id === node.id) fail('blockedBy must not name the approach itself', SHAPES.blockedBy)
-    }
-    if (field === 'blockedBy') await checkNoCycle(ctx, node.id, ids)
-    data[field] = ids
-  }
-}
-
-/** Steps of the cycle walk between two yields to the event loop: a large project never holds other requests up. */
-const WALK_SLICE = 20_000
-
-/**
- * Refuses a blockedBy that would close a cycle: `id` must not be reachable from its new blockers
- * along the blockedBy of other approaches, as they stand in this write (earlier entries of a
- * batch included, read from the context) or are stored. Each approach is visited once.
- */
-async function checkNoCycle(ctx: WriteCtx, id: string, blockers: string[]): Promise<void> {
-  if (ctx.cycleFree) return
-  const stored = await storedBlockers(ctx)
-  const next = (at: string): readonly unknown[] => {
-    if (ctx.nodes.has(at)) {
-      const node = ctx.nodes.get(at)
-      const list = node?.type === 'approach' ? node.data.blockedBy : undefined
-      return Array.isArray(list) ? list : []
-    }
-    return stored.get(at) ?? []
-  }
-  const cameFrom = new Map<string, string>(blockers.map((b) => [b, id]))
-  const stack = [...new Set(blockers)]
-  let steps = 0
-  while (stack.length) {
-    const at = stack.pop()!
-    for (const to of next(at)) {
-      if (++steps % WALK_SLICE === 0) await new Promise((resolve) => setImmediate(resolve))
-      if (typeof to !== 'string') continue
-      if (to === id) {
-        const path = [id, at]
-        for (let back = cameFrom.get(at); back !== undefined && back !== id; back = cameFrom.get(back)) path.splice(1, 0, back)
-        fail(`blockedBy would make a cycle (each blocked by the next): ${[...path, id].join(' → ')}`, SHAPES.blockedBy)
-      }
-      if (cameFrom.has(to)) continue
-      cameFrom.set(to, at)
-      stack.push(to)
-    }
-  }
-}
-
-async function checkIteration(ctx: WriteCtx, name: unknown) {
-  const iterations = await iterationsOf(ctx)
-  const it = iterations.get(name as string)
-  if (!it) fail(`Iteration ${name} not found; iterations: ${[...iterations.keys()].join(', ')}`)
-  return it!
-}
-
-/**
- * The status machine of docs/reference/resources.md for jobs and tasks, applied to the data after the patch.
- * `before` is the stored data (undefined on add).
- */
-async function applyStatus(
-  ctx: WriteCtx,
-  id: string,
-  data: Record<string, unknown>,
-  patch: Record<string, unknown>,
-  before?: Record<string, unknown>,
-) {
-  const wasDone = before?.status === 'done'
-  const iteration = await checkIteration(ctx, data.iteration)
-  if ('status' in patch) {
-    const status = patch.status
-    if (status === 'done') {
-      if (!wasDone && before && iteration.status === 'done')
-        fail(
-          `Cannot mark ${id} done: its iteration ${iteration.name} is done`,
-          `Iteration ${iteration.name} is done. Either reopen it ({action:"updateIteration", iterationName:"${iteration.name}", data:{status:"active"}}) and retry, or move the node in the same call: data:{status:"done", iteration:"<an active iteration>"}.`,
-        )
-      data.status = 'done'
-      data.completedAt = wasDone ? before!.completedAt : (patch.completedAt ?? ctx.deps.now().toISOString())
-    } else if (status === 'delivered') {
-      data.status = 'delivered' // deprecated: accepted, means not done yet
-      delete data.completedAt
-    } else {
-      delete data.status // open is stored as absent
-      delete data.completedAt
-    }
-  } else if (patch.completedAt !== undefined) {
-    fail('completedAt is set by the service when status becomes done')
-  }
-  if (data.status !== 'done' && iteration.status === 'done') {
-    ctx.tips.push(`${id} is not done and sat in done iteration ${iteration.name}; it moved to ${LATER}.`)
-    data.iteration = LATER
-  }
-}
-
-/** The data to store: its fields were checked against dataSchema, so it is a NodeData once nulls are gone. */
-function dropNulls(data: Record<string, unknown>): NodeData {
-  for (const k of Object.keys(data)) if (data[k] === null) delete data[k]
-  if (typeof data.label === 'string') data.label = data.label.trim()
-  return data as NodeData
-}
-
-function checkUrgent(data: Record<string, unknown>, patch: Record<string, unknown>) {
-  if (patch.urgent !== undefined && patch.urgent !== null && data.kind !== 'do-it')
-    fail('urgent is only valid on a do-it task (kind: do-it, stored or sent in the same call)')
-  if (data.kind !== 'do-it') delete data.urgent
-}
 
 /**
  * Validate an add and queue its row; returns the new node. `allowId`: inside a batch. The node's
- * shape (an object with a known type and a data object) was checked by its schema
- * (./input.ts); the rules here are the ones that need the type or the database.
+ * shape (an object with a known type and a data object) was checked by its schema (./input.ts).
  */
 export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean): Promise<Node> {
   const n = input as NewNode & { id?: string }
-  const type = n.type
+  const { type, id: sent } = n
   const patch: Record<string, unknown> = parseInput(dataSchema.add[type], n.data) // first, so kind on a goal reads as a field on the wrong type
-  if ('kind' in patch && patch.kind !== null)
-    fail(
-      'kind is not supplied on creation; it is assigned by classification',
-      'Add the task without kind; it is classified within seconds, or call {action:"classify", projectId, nodeId} at once.',
-    )
 
-  // a job's or a task's iteration is checked below: asked for now, its read goes with the id's
+  // 1. read: a job's or a task's iterations are asked for first, so that on PostgreSQL their read
+  // goes with the id's; a new id is read with the parent in one statement, a sent one's node (it must be free)
   if (type === 'job' || type === 'task') void iterationsOf(ctx)
-  let id: string
-  if (n.id !== undefined) {
-    if (!allowId) fail('node.id cannot be supplied: ids are generated (draft- ids are allowed inside a batch only)')
-    if (n.id.startsWith('draft-')) {
-      if (ctx.drafts.has(n.id)) fail(`draft id ${n.id} is used twice in this batch`)
-      id = await nextId(ctx, type)
-      ctx.drafts.set(n.id, id)
-    } else {
-      const parsed = parseNodeId(n.id)
-      if (!parsed || parsed.type !== type) fail(`node.id ${n.id} must be a draft- id or ${an(type)}-<number> id`)
-      if (await getNode(ctx, n.id)) fail(`Node with id ${n.id} already exists`)
-      id = n.id
-    }
-  } else id = await nextId(ctx, type, PARENT_TYPE[type] !== null && typeof n.parentId === 'string' ? resolveId(ctx, n.parentId) : undefined)
+  const hasParent = PARENT_TYPE[type] !== null && typeof n.parentId === 'string'
+  const draft = sent?.startsWith('draft-') === true
+  const duplicate = draft && ctx.drafts.has(sent!)
+  const id =
+    sent === undefined || draft
+      ? await nextId(ctx, type, sent === undefined && hasParent ? resolveId(ctx, n.parentId as string) : undefined)
+      : sent
+  if (draft && !duplicate) ctx.drafts.set(sent!, id) // later entries of the batch, and this one's references, name it so
+  const existing = sent === undefined || draft ? null : await getNode(ctx, sent)
+  const around = await readAround(ctx, hasParent ? n.parentId : undefined, patch, type)
 
-  const parentId = await checkParent(ctx, type, n.parentId)
+  // 2. the rules
+  checkNoKind(patch)
+  if (sent !== undefined) checkSentId(type, sent, allowId, duplicate, existing)
+  const parentId = checkParent(type, n.parentId, around)
   const data = dropNulls({ ...patch })
-  await checkRefs(ctx, { id, parentId }, data)
-  if (type === 'job' || type === 'task') {
+  await checkRefs(ctx, { id, parentId }, around)
+  Object.assign(data, around.refs)
+  if (around.iterations) {
     if (data.iteration === undefined) {
       data.iteration = LATER
       ctx.tips.push(`${id} has no iteration, so it landed in ${LATER}.`)
     }
-    await applyStatus(ctx, id, data, patch)
+    applyStatus(ctx, id, data, patch, around.iterations)
   }
   if (type === 'task') checkUrgent(data, patch)
+
+  // 3. into the write: its row inserted with the write's other adds (./context.ts `flush`)
   const node: Node = { id, type, parentId, data, createdAt: new Date().toISOString() }
   ctx.nodes.set(id, node)
   ctx.pending.push({ id, type, parent_id: parentId, data, created_at: null, classified: type !== 'task' })
@@ -219,42 +77,115 @@ export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean
   return node
 }
 
-/** Validate an update (PATCH semantics; arrays replaced whole) and return the node after it. */
-export async function prepareUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<{ node: Node; classified: boolean; before: Node }> {
-  const id = resolveId(ctx, input.nodeId)
-  // a job's or a task's iteration is checked below: its id says its type, so the read goes with the node's
-  const named = parseNodeId(id)?.type
-  if (named === 'job' || named === 'task') void iterationsOf(ctx)
+/** Update a node (PATCH semantics; arrays replaced whole) and return it as stored. */
+export async function updateNode(ctx: WriteCtx, input: NodeUpdate): Promise<Node> {
   const patch: Record<string, unknown> = input.data ?? {}
-  // the fields it sets: another actor's edit intent on one refuses it (live.md, 4), read with the node
+  // the fields it sets, and another actor's edit intent on one of them to look for (live.md, 4)
   const sets = [...Object.keys(patch), ...(input.parentId === undefined ? [] : ['parentId'])]
-  const { node: before, intent } = await getNodeWithIntent(ctx, id, intentProbe(sets, ctx.deps.author?.actor, input.force))
-  if (!before) fail(`Node with id ${id} not found`)
-  if (input.data === undefined && input.parentId === undefined) fail('Send data (fields to change) and/or parentId')
-  const type = before!.type
-  parseInput(dataSchema.update[type], patch)
+  const probe = intentProbe(sets, ctx.deps.author?.actor, input.force)
+  // a job's or a task's iterations: its id says its type (a draft's were read with its add)
+  const named = parseNodeId(input.nodeId)?.type
+
+  // 1. read: the node, with that intent in the same statement (and the iterations along); its parent,
+  // its references; last its ifRev (live.md, 1): a field changed since refuses the whole write when it is saved
+  if (named === 'job' || named === 'task') void iterationsOf(ctx)
+  const id = resolveId(ctx, input.nodeId)
+  const { node: before, intent } = await getNodeWithIntent(ctx, id, probe)
+  // only the reference arrays this update sends are checked: a stored one may name a node deleted
+  // since, which must not block an unrelated change such as a move
+  const around = await readAround(ctx, input.parentId, patch, before?.type)
   await expectRev(ctx, id, input.ifRev, { ...(input.parentId === undefined ? {} : { parentId: input.parentId }), ...patch })
 
-  const parentId = input.parentId === undefined ? before!.parentId : await checkParent(ctx, type, input.parentId)
+  // 2. the rules
+  checkTarget(id, before, input)
+  const type = before!.type
+  parseInput(dataSchema.update[type], patch)
+  const parentId = input.parentId === undefined ? before!.parentId : checkParent(type, input.parentId, around)
   const data = dropNulls({ ...before!.data, ...patch })
   if (patch.kind === null) delete data.urgent
   if (type === 'approach' && parentId !== before!.parentId && Array.isArray(data.serves) && !('serves' in patch))
     data.serves = data.serves.filter((s: string) => s !== parentId) // moved under a need it served
-  // check only the reference arrays this update sent: a stored one may name a node deleted
-  // since, which must not block an unrelated change such as a move (the filter above already
-  // keeps a moved bet from serving its new parent)
-  const refs: Record<string, unknown> = {}
-  for (const f of ['serves', 'blockedBy'] as const) if (f in patch && Array.isArray(data[f])) refs[f] = data[f]
-  await checkRefs(ctx, { id, parentId }, refs)
-  Object.assign(data, refs)
-  if (type === 'job' || type === 'task') {
+  await checkRefs(ctx, { id, parentId }, around)
+  Object.assign(data, around.refs)
+  if (around.iterations) {
     if (data.iteration === undefined) data.iteration = LATER
-    await applyStatus(ctx, id, data, patch, before!.data)
+    applyStatus(ctx, id, data, patch, around.iterations, before!.data)
   }
   if (type === 'task') checkUrgent(data, patch)
   // another actor's edit intent on a field this sets: 409 being_edited unless force (live.md, 4)
   refuseIfHeld(ctx.projectId, id, intent)
-  const node: Node = { ...before!, parentId, data }
-  ctx.nodes.set(id, node)
-  return { node, classified: 'kind' in patch, before: before! }
+
+  // 3. stored now (the write's pending adds first), with its event and its change
+  await flush(ctx)
+  const row = await q.update(ctx.deps.db, ctx.projectId, id, parentId, data, 'kind' in patch)
+  const saved = toNode(row!, true)
+  ctx.nodes.set(saved.id, saved)
+  ctx.events.push({ type: 'node.updated', node: saved })
+  noteChange(ctx, 'update', saved, before, saved)
+  return saved
+}
+
+/**
+ * Delete a node and everything beneath it; only the named node goes to the changelog. History
+ * gets one change per removed node, deepest first, so that taking the delete back (newest
+ * first) brings parents back before their children.
+ */
+export async function deleteNode(ctx: WriteCtx, nodeId: string, ifRev?: string) {
+  await expectRev(ctx, nodeId, ifRev, null)
+  const rows = await subtrees(ctx, [nodeId])
+  const root = rows.find((r) => r.depth === 0)
+  if (!root) throw invalid(`Node with id ${nodeId} not found`)
+  const node = toNode(root, true)
+  const changelogId = await removeRows(
+    ctx,
+    rows.map((row) => ({ row, depth: row.depth })),
+    node,
+  )
+  const orphanedChildren = rows.filter((r) => r.depth === 1).map((r) => r.id)
+  return { node, changelogId: Number(changelogId), orphanedChildren, removed: rows.length }
+}
+
+/** The nodes `ids` with everything beneath them, as they stand in this write (its pending adds written first). */
+export async function subtrees(ctx: WriteCtx, ids: string[]): Promise<q.TreeRow[]> {
+  await flush(ctx)
+  return q.subtree(ctx.deps.db, ctx.projectId, ids)
+}
+
+/**
+ * Delete `rows` (whole subtrees, read by `subtrees`) in one statement, with an event each in
+ * their order and a change each, the deepest first, so that taking the delete back (newest
+ * first) brings parents back before their children. A revert's removal names, per row, the
+ * change it takes back (`revertOf`).
+ */
+export async function removeRows(
+  ctx: WriteCtx,
+  rows: { row: q.TreeRow; depth: number; revertOf?: number }[],
+  /** the node deleted by name: logged to the changelog in the same statement, whose entry's id is returned */
+  logged?: Node,
+): Promise<number | undefined> {
+  const ids = rows.map((r) => r.row.id)
+  const changelogId = logged
+    ? await q.deleteLogged(ctx.deps.db, ctx.projectId, ids, logged)
+    : void (await q.deleteMany(ctx.deps.db, ctx.projectId, ids))
+  for (const { row } of rows) {
+    ctx.nodes.set(row.id, null)
+    ctx.events.push({ type: 'node.deleted', node: toNode(row) })
+  }
+  for (const { row, revertOf } of [...rows].sort((a, b) => b.depth - a.depth)) {
+    if (revertOf !== undefined) ctx.revertOf = revertOf
+    noteChange(ctx, 'delete', row, toNode(row), null)
+  }
+  return changelogId
+}
+
+/**
+ * Bring a deleted node back with its id, type, parent and data: queued with this write's adds,
+ * with its event and its change (a restore, or a revert's step). `classified`: false for a task
+ * the classifier has not read yet.
+ */
+export function bringBack(ctx: WriteCtx, node: Node, createdAt: string | null, classified: boolean): void {
+  ctx.pending.push({ id: node.id, type: node.type, parent_id: node.parentId, data: node.data, created_at: createdAt, classified })
+  ctx.nodes.set(node.id, node)
+  ctx.events.push({ type: 'node.added', node })
+  noteChange(ctx, 'restore', node, null, node)
 }

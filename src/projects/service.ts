@@ -5,7 +5,6 @@ import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, projectAccessDenied, RefusalError } from '../errors'
 import { afterAccess, checkInput, ProjectQuery } from '../http/action-schema'
-import { bumpRevision } from '../revisions/revision'
 import { hasApiAccess, limitsOf } from '../tiers/service'
 import { requireApiAccess, requireProject, tierRequired } from './access'
 import { type AddProjectBody, ArchiveInput, MemberInput, type RenameProjectBody } from './model'
@@ -97,7 +96,7 @@ export async function addProject(deps: Deps, user: User, body: AddProjectBody) {
     }
   })
   await authChanged(deps)
-  return added
+  return { answer: added } // a new project has no cached read: nothing to save
 }
 
 export async function renameProject(deps: Deps, user: User, body: RenameProjectBody) {
@@ -105,9 +104,12 @@ export async function renameProject(deps: Deps, user: User, body: RenameProjectB
   if (role !== 'owner') throw projectAccessDenied('Only the project owner can rename a project')
   const name = cleanName(body.name)
   const renamed = await q.rename(deps.db, project.id, name)
-  await bumpRevision(deps.db, project.id) // the export, the outline and share views show the name
   await authChanged(deps)
-  return { success: true, project: renamed, _meta: { _tip: 'The project id never changes; only its display name did.' } }
+  return {
+    // no event, no change: the revision advanced when the write is saved (the export, the outline and share views show the name)
+    outbox: { projectId: project.id, events: [], changes: [], revised: true },
+    answer: { success: true, project: renamed, _meta: { _tip: 'The project id never changes; only its display name did.' } },
+  }
 }
 
 /** PATCH /projects: the tier check, then the body (ArchiveInput), then the owner's row (404). */

@@ -2,7 +2,7 @@ import { newId } from '../accounts/keys'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid, notFound, RefusalError } from '../errors'
-import { emit } from '../events/outbox'
+import { type Outbox, outboxOf } from '../events/outbox'
 import { afterAccess } from '../http/action-schema'
 import type { Actor } from '../ports/actor'
 import { requireProject } from '../projects/access'
@@ -36,11 +36,14 @@ export function toProposal(r: ProposalRow): ProposalView {
 
 type ProposalEvent = 'proposal.created' | 'proposal.applied' | 'proposal.rejected' | 'proposal.withdrawn'
 
-/** The event of a proposal (live.md §5): {proposalId, title} beside the actor of the write, in its transaction. */
-const announce = (deps: Deps, type: ProposalEvent, r: ProposalRow) =>
-  emit(deps.db, r.project_id, [{ type, proposal: { proposalId: r.id, title: r.title } }], deps.now(), deps.commits, deps.author?.actor)
+/**
+ * The event of a proposal (live.md §5), {proposalId, title} beside the actor of the write, in an
+ * outbox for the write's sequence to save (src/mutate/sequence.ts).
+ */
+export const announced = (type: ProposalEvent, r: ProposalRow): Outbox =>
+  outboxOf(r.project_id, [{ type, proposal: { proposalId: r.id, title: r.title } }])
 
-/** Store a new open proposal and its `proposal.created` event, in the write's transaction. */
+/** Store a new open proposal in the write's transaction (its `proposal.created` event: `announced`). */
 export async function storeProposal(
   deps: Deps,
   p: {
@@ -53,9 +56,7 @@ export async function storeProposal(
     baseRevs: Record<string, string>
   },
 ): Promise<ProposalRow> {
-  const row = await q.insert(deps.db, { id: newId('prp'), createdAt: deps.now(), ...p })
-  await announce(deps, 'proposal.created', row)
-  return row
+  return q.insert(deps.db, { id: newId('prp'), createdAt: deps.now(), ...p })
 }
 
 const unknownProposal = (projectId: string, proposalId: string) =>
@@ -81,7 +82,7 @@ export function requireOpen(row: ProposalRow, doing: string): void {
   })
 }
 
-/** Close an open proposal (held by `findProposal(…, true)`) and announce it. */
+/** Close an open proposal (held by `findProposal(…, true)`); its event: `announced`. */
 export async function closeProposal(
   deps: Deps,
   row: ProposalRow,
@@ -97,7 +98,6 @@ export async function closeProposal(
     changeIds: extra.changeIds ?? null,
   })
   if (!closed) throw new Error(`proposal ${row.id} was not open when closed`) // it was locked open
-  await announce(deps, `proposal.${status}`, closed)
   return closed
 }
 

@@ -8,8 +8,8 @@ import * as q from './queries'
  * node or an iteration, with or without events), advances it through a trigger on the outbox
  * table and on `changes`, deferred to the commit (migrations 0013, 0019), so an open transaction
  * holds no lock on it; `emit` and `recordChanges` then call `revisionAdvanced`. The few changes
- * that have neither (a project renamed, a claim renewed: short transactions) call
- * `bumpRevision`. The guard in test/reads-cache.test.ts lists the SQL that writes those tables,
+ * that have neither (a project renamed, a claim renewed: short transactions) mark their outbox
+ * `revised`, and saving it (src/events/outbox.ts `save`) calls `bumpRevision`. The guard in test/reads-cache.test.ts lists the SQL that writes those tables,
  * and test/reads-cache.property.test.ts runs every write against every cached read.
  *
  * Cached reads (src/reads/) are keyed by it. The commit also says so on REVISION_CHANNEL, which

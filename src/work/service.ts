@@ -2,12 +2,11 @@ import type { User } from '../accounts/model'
 import { type ClaimView, checkTokens, claimLost, claimRows, endClaims, hashToken, iso, liveClaims, newToken } from '../claims/service'
 import type { Deps } from '../deps'
 import { notFound, RefusalError } from '../errors'
-import { type DomainEvent, emit } from '../events/outbox'
+import { type DomainEvent, outboxOf, save } from '../events/outbox'
 import { afterAccess } from '../http/action-schema'
 import { nodeRows } from '../nodes/service'
 import { formatRev } from '../ports/rev'
 import { requireProject } from '../projects/access'
-import { bumpRevision } from '../revisions/revision'
 import { type ClaimBody, READY_LIMIT, ReadyQuery, type ReleaseClaimBody, type RenewClaimBody } from './model'
 import * as q from './queries'
 import { type ReadyItem, spreadFirst, type TreeNode, type WorkState } from './ready'
@@ -152,14 +151,6 @@ export async function claim(deps: Deps, user: User, body: ClaimBody) {
       if (taken.length >= count) break
     }
   }
-  await emit(
-    deps.db,
-    p.id,
-    taken.map((c) => claimEvent('node.claimed', { nodeId: c.nodeId, agent: c.agent, expiresAt: c.expiresAt })),
-    now,
-    deps.commits,
-    deps.author?.actor,
-  )
   // each claim with its node's rev (live.md, 1): a claim changes no rev, the writes it leads to send it as ifRev
   const revs = new Map(
     (
@@ -180,7 +171,9 @@ export async function claim(deps: Deps, user: User, body: ClaimBody) {
   const tip = taken.length
     ? `Work on it, then send {action:"update", projectId, nodeId, claimToken, data:{status:"done"}}; renew with renewClaim before ${taken[0]!.expiresAt}.`
     : 'Nothing is ready to claim. Wait for a change with GET /events?wait=60 (or GET /ready) and try again.'
-  return { success: true, claims, _meta: { _tip: tip } }
+  // its events, saved by the write's sequence (src/mutate/sequence.ts)
+  const events = taken.map((c) => claimEvent('node.claimed', { nodeId: c.nodeId, agent: c.agent, expiresAt: c.expiresAt }))
+  return { outbox: outboxOf(p.id, events), answer: { success: true, claims, _meta: { _tip: tip } } }
 }
 
 export async function renewClaim(deps: Deps, user: User, body: RenewClaimBody) {
@@ -189,8 +182,13 @@ export async function renewClaim(deps: Deps, user: User, body: RenewClaimBody) {
   const lease = body.leaseSeconds ?? LEASE_SECONDS.default
   const row = await claimRows.renew(deps.db, p.id, hashToken(body.claimToken), new Date(now.getTime() + lease * 1000), now)
   if (!row) throw claimLost('This claimToken is unknown, expired or released')
-  await bumpRevision(deps.db, p.id) // /nodes and /tree show the new expiresAt
-  return { success: true, claim: { nodeId: row.node_id, agent: row.agent, claimToken: body.claimToken, expiresAt: iso(row.expires_at) } }
+  return {
+    outbox: { ...outboxOf(p.id), revised: true }, // /nodes and /tree show the new expiresAt
+    answer: {
+      success: true,
+      claim: { nodeId: row.node_id, agent: row.agent, claimToken: body.claimToken, expiresAt: iso(row.expires_at) },
+    },
+  }
 }
 
 /**
@@ -200,7 +198,7 @@ export async function renewClaim(deps: Deps, user: User, body: RenewClaimBody) {
 export async function renewForReader(deps: Deps, projectId: string, nodeId: string, agent: string): Promise<void> {
   await deps.db.tx(async (tx) => {
     const renewed = await claimRows.extendForReader(tx, projectId, nodeId, agent, deps.now())
-    if (renewed.length) await bumpRevision(tx, projectId) // /nodes and /tree show the new expiresAt
+    if (renewed.length) await save({ ...deps, db: tx }, { ...outboxOf(projectId), revised: true }) // /nodes and /tree show the new expiresAt
   })
 }
 
@@ -209,8 +207,8 @@ export async function releaseClaim(deps: Deps, user: User, body: ReleaseClaimBod
   const now = deps.now()
   const row = await claimRows.release(deps.db, p.id, hashToken(body.claimToken), now)
   if (!row) throw claimLost('This claimToken is unknown, expired or released')
-  await emit(deps.db, p.id, [claimEvent('node.released', { nodeId: row.node_id, agent: row.agent })], now, deps.commits, deps.author?.actor)
-  return { success: true, released: { nodeId: row.node_id } }
+  const released = claimEvent('node.released', { nodeId: row.node_id, agent: row.agent })
+  return { outbox: outboxOf(p.id, [released]), answer: { success: true, released: { nodeId: row.node_id } } }
 }
 
 /** A node entry of a write, as the work state reads it: an update's or a delete's checked body, or a batch's entry. */
@@ -327,25 +325,24 @@ export async function beforeWrite(deps: Deps, user: User, projectId: string, pla
 }
 
 /**
- * The work state after the write, in its transaction: recomputed (a deferred plan); the claims of
- * work marked done ended; `_meta.unblocked` (the work items the write made ready, maybe none)
- * added to the answer when the write may unblock work in a project that had blocked work before.
+ * The claims of work the write marked done, ended (docs/agents.md), in its transaction: their
+ * `node.released` events, for the write to save with its own (src/mutate/sequence.ts).
+ */
+export async function claimsEnded(deps: Deps, held: WorkHeld): Promise<DomainEvent[]> {
+  const done = held.plan.entries.filter((e) => e.action === 'update' && isReal(e) && e.data?.status === 'done').map((e) => e.nodeId!)
+  if (!done.length) return []
+  const ended = await endClaims(deps.db, held.projectId, done, deps.now())
+  return ended.map((c) => claimEvent('node.released', { nodeId: c.node_id, agent: c.agent }))
+}
+
+/**
+ * The work state after the write, in its transaction: recomputed (a deferred plan);
+ * `_meta.unblocked` (the work items the write made ready, maybe none) added to the answer when
+ * the write may unblock work in a project that had blocked work before.
  */
 export async function afterWrite(deps: Deps, held: WorkHeld, result: Record<string, unknown>): Promise<Record<string, unknown>> {
   const { plan, projectId } = held
   if (plan.deferred) await q.flushWork(deps.db)
-  const done = plan.entries.filter((e) => e.action === 'update' && isReal(e) && e.data?.status === 'done').map((e) => e.nodeId!)
-  if (done.length) {
-    const ended = await endClaims(deps.db, projectId, done, deps.now())
-    await emit(
-      deps.db,
-      projectId,
-      ended.map((c) => claimEvent('node.released', { nodeId: c.node_id, agent: c.agent })),
-      deps.now(),
-      deps.commits,
-      deps.author?.actor,
-    )
-  }
   if (!held.blockedBefore) return result
   // the work state that the write's triggers kept (sql/migrations/0016) says what it unblocked
   const unblocked = await q.unblocked(deps.db, projectId, deps.now())

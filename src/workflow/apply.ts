@@ -1,16 +1,18 @@
 import { createHash } from 'node:crypto'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { ErrorListError, RefusalError } from '../errors'
+import { ErrorListError, invalid, RefusalError } from '../errors'
 import { parseAction } from '../http/action-schema'
 import { canonical, runIdempotent, storedOutcome } from '../http/idempotency'
-import { savedBatch } from '../mutate/batch'
+import { batch, batchAnswer } from '../mutate/batch'
 import { BatchBody, MAX_BATCH } from '../mutate/model'
+import { runWrite } from '../mutate/sequence'
 import { focus } from '../nodes/context'
 import { type Node, toNode } from '../nodes/model'
 import { nodeRows as nodeQueries } from '../nodes/service'
+import { workPlan } from '../work/service'
 import type { Plan } from './flows/types'
-import { BadResponse, type RunState } from './model'
+import type { RunState } from './model'
 import { StateSpent, spend } from './spent'
 
 export interface Change {
@@ -150,7 +152,9 @@ async function batchInChunks(deps: Deps, user: User, projectId: string, plan: Pl
       return m.nodeId === undefined ? m : { ...m, nodeId: real(m.nodeId) }
     })
     try {
-      const result = await savedBatch(deps, user, parseAction(BatchBody, { action: 'batch', projectId, mutations }))
+      const body = parseAction(BatchBody, { action: 'batch', projectId, mutations })
+      // the write's sequence, as a batch of POST /mutate runs it, with the work state left to the triggers (as ever)
+      const result = await runWrite(deps, user, projectId, workPlan.none(), () => batch(deps, user, body), batchAnswer)
       results.push(...(result.results as BatchResult[]))
       for (const [draft, id] of Object.entries(result.idMap)) idMap.set(draft, id)
       meta = result._meta
@@ -215,7 +219,7 @@ export async function applyError(deps: Deps, user: User, key: string, plan: Plan
       e.replace(/^mutations\[(\d+)\]: /, (_, i: string) => `${plan.source[Number(i)] ?? `entry ${i}`}: `),
     )
     const tip = typeof err.meta._tip === 'string' ? ` (${err.meta._tip})` : ''
-    return new BadResponse(errors.join('; ') + tip)
+    return invalid(errors.join('; ') + tip)
   }
   if (err instanceof ErrorListError && err.status === 409) return stillRunning()
   if (err instanceof RefusalError && err.status < 500) {

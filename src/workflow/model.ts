@@ -6,12 +6,11 @@ import { Type } from '@sinclair/typebox'
  */
 export const FLOW_NAMES = ['add', 'task-curate', 'phase-assign'] as const
 export type FlowName = (typeof FLOW_NAMES)[number]
-export const isFlowName = (v: unknown): v is FlowName => typeof v === 'string' && (FLOW_NAMES as readonly string[]).includes(v)
 
 export const SIGNALS = ['classified', 'confirmed', 'draft_ready', 'needs_clarification'] as const
 export type Signal = (typeof SIGNALS)[number]
 
-/** POST /workflow body, typed, as OpenAPI documents it; the service checks it field by field with docs/reference/workflow.md's messages. */
+/** POST /workflow body, typed, as OpenAPI documents it; the service checks it part by part with the schemas of src/workflow/input.ts and of each flow. */
 export const WorkflowBody = Type.Object({
   projectId: Type.String(),
   action: Type.Union([Type.Literal('start'), Type.Literal('advance')]),
@@ -95,9 +94,6 @@ export const isNoValuePhase = (name: string) => {
   const key = name.toLowerCase().replace(/[^a-z0-9]/g, '')
   return NO_VALUE_PHASES.some((n) => n.toLowerCase().replace(/[^a-z0-9]/g, '') === key)
 }
-
-/** A refused answer of the caller's model: 400 `{error, retry:true, state}` with the state unchanged. */
-export class BadResponse extends Error {}
 
 /** Terminal apply failures (docs/reference/workflow.md): a 500 with one of four bodies. */
 export class ApplyFailed extends Error {

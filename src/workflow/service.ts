@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
-import { RefusalError } from '../errors'
-import { checkInput, JsonObject } from '../http/action-schema'
+import { ErrorListError, RefusalError } from '../errors'
+import { checkInput, JsonObject, parseInput } from '../http/action-schema'
 import { badString } from '../http/input-guard'
 import { requireProject, tierRequired } from '../projects/access'
 import { hasApiAccess } from '../tiers/service'
@@ -10,19 +10,9 @@ import { applyPlan, finishedEmpty, refuseRepeat } from './apply'
 import { addFlow } from './flows/add'
 import { phaseAssignFlow } from './flows/phase-assign'
 import { CURATE_TIP, taskCurateFlow } from './flows/task-curate'
-import type { Flow, FlowCtx } from './flows/types'
-import {
-  BadResponse,
-  FLOW_NAMES,
-  type FlowName,
-  isFlowName,
-  LIMITS,
-  type RunState,
-  SIGNALS,
-  type Signal,
-  STATE_LIFETIME_MS,
-  STATE_VERSION,
-} from './model'
+import type { Answer, Flow, FlowCtx } from './flows/types'
+import { ActionPart, AdvanceBody, AdvanceState, AnswerBase, StartPart } from './input'
+import { type FlowName, type RunState, STATE_LIFETIME_MS, STATE_VERSION } from './model'
 import { loadSnapshot } from './project'
 import { refuseSpent } from './spent'
 import type { StateCodec } from './state'
@@ -33,12 +23,27 @@ const FLOWS = new Map<FlowName, Flow>([
   ['phase-assign', phaseAssignFlow],
 ])
 
-export const ADVANCE_REQUIRES =
-  'advance requires state and a structured response: response is the parsed JSON object of your model ({message, signal, ...}), with signal a string'
-
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
+export { ADVANCE_REQUIRES } from './input'
 
 const refuse = (error: string, tip?: string) => new RefusalError(400, error, tip ? { _meta: { _tip: tip } } : {})
+
+/**
+ * `work()`, with a refusal of the input (the checker's, or a rule a flow checks against the
+ * project or the run: both an ErrorListError of 400) drawn by `draw`, as this endpoint answers it.
+ */
+function drawn<T>(draw: (error: string, tip?: string) => Error, work: () => T): T {
+  const redraw = (err: unknown): never => {
+    if (err instanceof ErrorListError && err.status === 400)
+      throw draw(err.errors.join('; '), typeof err.meta._tip === 'string' ? err.meta._tip : undefined)
+    throw err
+  }
+  try {
+    const result = work()
+    return (result instanceof Promise ? result.catch(redraw) : result) as T
+  } catch (err) {
+    return redraw(err)
+  }
+}
 
 /** The tip of every mid-flow answer of a flow. */
 const tipOf = (flow: FlowName) => (flow === 'task-curate' ? CURATE_TIP : undefined)
@@ -52,22 +57,24 @@ export async function postWorkflow(deps: Deps, codec: StateCodec, user: User, ra
   // a NUL or lone surrogate in the run's answer is a bad response (the run is kept); anywhere else, a plain 400
   const bad = badString(body)
   if (bad && !(body.action === 'advance' && /^(response|nextInput)\b/.test(bad.path))) throw refuse(bad.message)
-  if (body.action !== 'start' && body.action !== 'advance')
-    throw refuse('action must be start or advance', 'Send {projectId, action:"start", flow, input} first; see GET /api/v1/workflow.')
+  drawn(refuse, () => parseInput(ActionPart, body))
   const { project } = await requireProject(deps, user, body.projectId)
   return body.action === 'start' ? start(deps, codec, user, project.id, body) : advance(deps, codec, user, project.id, body)
 }
 
 async function start(deps: Deps, codec: StateCodec, user: User, projectId: string, body: Record<string, unknown>) {
-  if (!isFlowName(body.flow)) throw refuse(`flow must be one of: ${FLOW_NAMES.join(', ')}`, 'GET /api/v1/workflow describes each flow.')
-  if (typeof body.input === 'string' && body.input.length > LIMITS.inputChars)
-    throw refuse(`input is ${body.input.length} characters; at most ${LIMITS.inputChars} are allowed`)
-  const flow = FLOWS.get(body.flow)!
+  // the one check of a start: the flow, then its input (src/workflow/input.ts, each flow's `input`)
+  const flow = drawn(refuse, () => {
+    const named = FLOWS.get(parseInput(StartPart, body).flow)!
+    parseInput(named.input, body)
+    return named
+  })
+  const flowName = flow.name
   const now = deps.now().getTime()
   const fresh: RunState = {
     v: STATE_VERSION,
     runId: randomBytes(9).toString('base64url'),
-    flow: body.flow,
+    flow: flowName,
     projectId,
     userId: user.id,
     step: '',
@@ -77,14 +84,8 @@ async function start(deps: Deps, codec: StateCodec, user: User, projectId: strin
     expiresAt: now + STATE_LIFETIME_MS,
   }
   const ctx: FlowCtx = { deps, user, projectId, snap: await loadSnapshot(deps.db, projectId) }
-  let begun: ReturnType<Flow['start']>
-  try {
-    begun = flow.start(ctx, body.input, fresh)
-  } catch (err) {
-    if (err instanceof BadResponse) throw refuse(err.message)
-    throw err
-  }
-  if (begun.kind === 'done') return finishedEmpty(begun.message, tipOf(body.flow))
+  const begun = flow.start(ctx, body.input, fresh)
+  if (begun.kind === 'done') return finishedEmpty(begun.message, tipOf(flowName))
   return midFlow(codec, ctx, flow, begun.run)
 }
 
@@ -99,9 +100,21 @@ async function midFlow(codec: StateCodec, ctx: FlowCtx, flow: Flow, run: RunStat
   }
 }
 
+/**
+ * The one check of an advance's answer, in this order: the envelope (a response object with a
+ * string signal, its size, nextInput), what every answer holds (the signal, the message), then
+ * what the flow takes for that signal (each flow's `answers`). What is left to the flow is only
+ * what reads the project or the run.
+ */
+function checkAnswer(flow: Flow, body: Record<string, unknown>): { answer: Answer; nextInput: string | undefined } {
+  const { response, nextInput } = parseInput(AdvanceBody, body)
+  const { signal, message } = parseInput(AnswerBase, response)
+  parseInput(flow.answers[signal], response)
+  return { answer: { signal, message: message ?? '', body: response }, nextInput: nextInput ?? undefined }
+}
+
 async function advance(deps: Deps, codec: StateCodec, user: User, projectId: string, body: Record<string, unknown>) {
-  if (typeof body.state !== 'string' || body.state === '') throw refuse(ADVANCE_REQUIRES)
-  const state: string = body.state
+  const { state } = drawn(refuse, () => parseInput(AdvanceState, body))
   const run = await codec.open(state, { projectId, userId: user.id })
   // from here on, every refusal keeps the run: the same state comes back with retry:true
   const retry = (error: string) =>
@@ -112,35 +125,19 @@ async function advance(deps: Deps, codec: StateCodec, user: User, projectId: str
     })
   const bad = badString(body)
   if (bad) throw retry(bad.message)
-  const response = body.response
-  if (!isObject(response) || typeof response.signal !== 'string') throw retry(ADVANCE_REQUIRES)
-  const size = JSON.stringify(response).length
-  if (size > LIMITS.responseChars) throw retry(`response is ${size} characters of JSON; at most ${LIMITS.responseChars} are allowed`)
-  const nextInput = body.nextInput
-  if (nextInput !== undefined && nextInput !== null && typeof nextInput !== 'string') throw retry('nextInput must be a string')
-  if (typeof nextInput === 'string' && nextInput.length > LIMITS.inputChars)
-    throw retry(`nextInput is ${nextInput.length} characters; at most ${LIMITS.inputChars} are allowed`)
-  if (!(SIGNALS as readonly string[]).includes(response.signal)) throw retry(`signal must be one of: ${SIGNALS.join(', ')}`)
-  if (response.message !== undefined && typeof response.message !== 'string') throw retry('message must be a string')
-  if (typeof response.message === 'string' && response.message.length > LIMITS.messageChars)
-    throw retry(`message is ${response.message.length} characters; at most ${LIMITS.messageChars} are allowed`)
+  const flow = FLOWS.get(run.flow)!
+  const { answer, nextInput } = drawn(retry, () => checkAnswer(flow, body))
 
-  await refuseRepeat(deps, user, state, response)
+  await refuseRepeat(deps, user, state, answer.body)
   // a state whose terminal step applied is spent, whatever the response (src/workflow/spent.ts)
   await refuseSpent(deps.db, state)
-  const flow = FLOWS.get(run.flow)!
   const ctx: FlowCtx = { deps, user, projectId, snap: await loadSnapshot(deps.db, projectId) }
-  const answer = { signal: response.signal as Signal, message: response.message ?? '', body: response as Record<string, unknown> }
-  try {
-    const step = flow.advance(ctx, run, answer, nextInput ?? undefined)
-    if (step.kind === 'next') {
-      const next = deps.now().getTime()
-      return await midFlow(codec, ctx, flow, { ...step.run, issuedAt: next, expiresAt: next + STATE_LIFETIME_MS })
-    }
-    if (step.kind === 'done') return finishedEmpty(step.message)
-    return await applyPlan(deps, user, run, state, response, step.plan)
-  } catch (err) {
-    if (err instanceof BadResponse) throw retry(err.message)
-    throw err
+  const step = drawn(retry, () => flow.advance(ctx, run, answer, nextInput))
+  if (step.kind === 'next') {
+    const next = deps.now().getTime()
+    return midFlow(codec, ctx, flow, { ...step.run, issuedAt: next, expiresAt: next + STATE_LIFETIME_MS })
   }
+  if (step.kind === 'done') return finishedEmpty(step.message)
+  // a batch entry that breaks a mutate rule is a bad answer too (applyError)
+  return drawn(retry, () => applyPlan(deps, user, run, state, answer.body, step.plan))
 }

@@ -1,8 +1,12 @@
-import { an, isNodeType, NODE_TYPES, PARENT_TYPE } from '../../nodes/model'
-import { BadResponse, LIMITS, type RunState } from '../model'
+import { type Static, Type } from '@sinclair/typebox'
+import { invalid } from '../../errors'
+import { an, NODE_TYPES, type NodeType, PARENT_TYPE } from '../../nodes/model'
+import { discriminated, ruled } from '../../ports/schema-rules'
+import { Clarify } from '../input'
+import { LIMITS, type RunState } from '../model'
 import { treeText } from '../project'
 import { conversation, FIELD_RULES, fill, introFor, TEMPLATES, userSaid } from '../prompts'
-import { checkDrafts } from './drafts'
+import { AnswerDrafts, asNodes, type Draft } from './drafts'
 import { type Answer, type Flow, type FlowCtx, type StepResult, withTurns } from './shared'
 
 /**
@@ -16,21 +20,35 @@ const STEP_TEMPLATE = new Map([
   ['draft', 'add-draft'],
 ])
 
-function checkPlacement(ctx: FlowCtx, context: unknown): { type: string; parentId: string | null } {
-  if (!context || typeof context !== 'object' || Array.isArray(context))
-    throw new BadResponse('context is required: {type, parentId}, e.g. {"type":"job","parentId":"approach-3"}')
-  const { type, parentId } = context as Record<string, unknown>
-  if (!isNodeType(type)) throw new BadResponse(`context.type must be one of: ${NODE_TYPES.join(', ')}`)
+/** Where the idea goes: a type, and a parent of the type above it (none for a goal or task). */
+const placementOf = (type: NodeType) => {
+  const parent = PARENT_TYPE[type]
+  return Type.Object({
+    type: Type.Literal(type),
+    parentId:
+      parent === null
+        ? Type.Optional(ruled(Type.Null(), `context.parentId must be null: ${an(type)} has no parent`))
+        : ruled(
+            Type.String({ minLength: 1 }),
+            `context.parentId is required: ${an(type)} sits under ${an(parent)}; give the id of one shown in the prompt`,
+          ),
+  })
+}
+const Placement = ruled(discriminated(Type.Union(NODE_TYPES.map(placementOf)), 'type'), (v) =>
+  v && typeof v === 'object' && !Array.isArray(v)
+    ? `context.type must be one of: ${NODE_TYPES.join(', ')}`
+    : 'context is required: {type, parentId}, e.g. {"type":"job","parentId":"approach-3"}',
+)
+type Placed = { type: string; parentId: string | null }
+
+/** The placement's parent, as the project has it now. */
+function checkPlacement(ctx: FlowCtx, context: unknown): Placed {
+  const { type, parentId } = context as Static<typeof Placement>
   const parentType = PARENT_TYPE[type]
-  if (parentType === null) {
-    if (parentId !== undefined && parentId !== null) throw new BadResponse(`context.parentId must be null: ${an(type)} has no parent`)
-    return { type, parentId: null }
-  }
-  if (typeof parentId !== 'string' || !parentId)
-    throw new BadResponse(`context.parentId is required: ${an(type)} sits under ${an(parentType)}; give the id of one shown in the prompt`)
+  if (parentType === null || typeof parentId !== 'string') return { type, parentId: null }
   const parent = ctx.snap.byId.get(parentId)
-  if (!parent) throw new BadResponse(`context.parentId ${parentId} is not a node of this project`)
-  if (parent.type !== parentType) throw new BadResponse(`${an(type)}'s parent must be ${an(parentType)}; ${parentId} is ${an(parent.type)}`)
+  if (!parent) throw invalid(`context.parentId ${parentId} is not a node of this project`)
+  if (parent.type !== parentType) throw invalid(`${an(type)}'s parent must be ${an(parentType)}; ${parentId} is ${an(parent.type)}`)
   return { type, parentId }
 }
 
@@ -50,10 +68,23 @@ function iterationNames(ctx: FlowCtx): string {
 export const addFlow: Flow = {
   name: 'add',
 
+  input: Type.Object({
+    input: ruled(Type.String({ pattern: '\\S', maxLength: LIMITS.inputChars }), (v) =>
+      typeof v === 'string' && v.length > LIMITS.inputChars
+        ? `input is ${v.length} characters; at most ${LIMITS.inputChars} are allowed`
+        : 'input is required for add: a short description of the idea, as a string',
+    ),
+  }),
+
+  answers: {
+    classified: Type.Object({ context: Placement }),
+    confirmed: Type.Object({ context: Type.Optional(Placement) }),
+    draft_ready: Type.Object({ draftNodes: AnswerDrafts(LIMITS.drafts) }),
+    needs_clarification: Clarify,
+  },
+
   start(_ctx, input, run) {
-    if (typeof input !== 'string' || input.trim() === '')
-      throw new BadResponse('input is required for add: a short description of the idea, as a string')
-    return { kind: 'next', run: { ...run, step: 'classify', input: input.trim() } }
+    return { kind: 'next', run: { ...run, step: 'classify', input: String(input).trim() } }
   },
 
   prompt(ctx, run) {
@@ -92,7 +123,6 @@ export const addFlow: Flow = {
       case 'draft_ready':
         return { kind: 'apply', plan: draftPlan(answer) }
       case 'needs_clarification':
-        if (!answer.message.trim()) throw new BadResponse('needs_clarification needs message: the question for the user')
         return turned(run.step)
       case 'classified': {
         // also at the draft step: the user may still move the idea, which then needs a new confirmation
@@ -101,10 +131,10 @@ export const addFlow: Flow = {
       }
       default: {
         // confirmed
-        if (run.step === 'draft') throw new BadResponse('The placement is already confirmed: answer draft_ready with draftNodes')
+        if (run.step === 'draft') throw invalid('The placement is already confirmed: answer draft_ready with draftNodes')
         const given = answer.body.context
         if (given === undefined && !run.placement)
-          throw new BadResponse('Nothing to confirm yet: answer classified with context {type, parentId} first')
+          throw invalid('Nothing to confirm yet: answer classified with context {type, parentId} first')
         const placement = given === undefined ? run.placement! : checkPlacement(ctx, given)
         return turned('draft', { placement }, placement)
       }
@@ -113,9 +143,9 @@ export const addFlow: Flow = {
 }
 
 function draftPlan(answer: Answer) {
-  const drafts = checkDrafts(answer.body.draftNodes, 'draftNodes', LIMITS.drafts)
+  const drafts = answer.body.draftNodes as Draft[]
   return {
-    mutations: drafts.map((d) => ({ action: 'add', node: d })),
+    mutations: asNodes(drafts).map((node) => ({ action: 'add', node })),
     source: drafts.map((_, i) => `draftNodes[${i}]`),
     focusDraft: drafts[0]!.id as string,
     message: (n: number) => `Added ${n} node(s) to the plan.`,

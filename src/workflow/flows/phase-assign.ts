@@ -1,4 +1,8 @@
-import { BadResponse, isNoValuePhase, LIMITS, NO_VALUE_PHASES } from '../model'
+import { type Static, Type } from '@sinclair/typebox'
+import { invalid } from '../../errors'
+import { refined, ruled } from '../../ports/schema-rules'
+import { NoInput } from '../input'
+import { isNoValuePhase, LIMITS, NO_VALUE_PHASES } from '../model'
 import { isOpen, pathOf, treeText, unplannedJobs } from '../project'
 import { conversation, fill, introFor, TEMPLATES } from '../prompts'
 import { type Flow, type FlowCtx, overNodes, type Plan } from './shared'
@@ -8,6 +12,56 @@ import { type Flow, type FlowCtx, overNodes, type Plan } from './shared'
  * phases; a name equal to an active iteration (letter case aside) reuses it, any other name
  * creates one. Applied as one batch: addIteration entries, then one update per job.
  */
+/** A phase: a name that says what users get, and the jobs it takes. */
+const Phase = ruled(
+  Type.Object({
+    name: refined(
+      ruled(Type.String({ pattern: '\\S' }), (v, at) => {
+        const name = typeof v === 'string' ? v.trim() : ''
+        if (!name) return `${at} is required: a non-empty string`
+        if (name.length > LIMITS.phaseName) return `${at} must be at most ${LIMITS.phaseName} characters`
+        return `${at} "${name}" describes no user value (refused: ${NO_VALUE_PHASES.join(', ')} and their variants); name the phase after what users get`
+      }),
+      (name) => name.trim().length <= LIMITS.phaseName && !isNoValuePhase(name.trim()),
+    ),
+    jobIds: ruled(
+      Type.Array(
+        ruled(Type.String(), (_, at) => `${at} must be a job id from the list in the prompt`),
+        { minItems: 1 },
+      ),
+      (_, at) => `${at} is required: a non-empty array of job ids`,
+    ),
+  }),
+  (_, at) => `${at} must be an object {name, jobIds}`,
+)
+type Phase = Static<typeof Phase>
+
+/** The answer's own contradictions: too many job ids in all, a name used twice (letter case aside), a job in two phases. */
+function overOrRepeated(phases: Phase[]): string | null {
+  const total = phases.reduce((n, p) => n + p.jobIds.length, 0)
+  if (total > LIMITS.assignments) return `phases assign ${total} job ids; at most ${LIMITS.assignments} are allowed`
+  const names = new Set<string>()
+  const assigned = new Set<string>()
+  for (const [i, p] of phases.entries()) {
+    const name = p.name.trim()
+    if (names.has(name.toLowerCase())) return `phases[${i}].name "${name}" is used by another phase of this answer`
+    names.add(name.toLowerCase())
+    for (const [k, id] of p.jobIds.entries()) {
+      if (assigned.has(id)) return `phases[${i}].jobIds[${k}]: ${id} is assigned twice`
+      assigned.add(id)
+    }
+  }
+  return null
+}
+const Phases = refined(
+  ruled(Type.Array(Phase, { minItems: 1, maxItems: LIMITS.phases }), (v) =>
+    Array.isArray(v) && v.length > LIMITS.phases
+      ? `phases has ${v.length} entries; at most ${LIMITS.phases} are allowed`
+      : (Array.isArray(v) && v.length && overOrRepeated(v)) || 'phases is required: a non-empty array of {name, jobIds:[…]}',
+  ),
+  (list) => !overOrRepeated(list),
+)
+
 const later = overNodes({
   flow: 'phase-assign',
   list: unplannedJobs,
@@ -15,12 +69,14 @@ const later = overNodes({
   limit: LIMITS.laterJobs,
   none: 'No open job waits in Later: nothing to plan.',
   field: 'phases',
+  schema: Phases,
   drafted: (ctx, ids, phases) => ({ kind: 'apply', plan: phasePlan(ctx, ids, phases) }),
 })
 
 export const phaseAssignFlow: Flow = {
   name: 'phase-assign',
-
+  input: NoInput,
+  answers: later.answers,
   start: later.start,
 
   prompt(ctx, run) {
@@ -57,50 +113,29 @@ export const phaseAssignFlow: Flow = {
   advance: later.advance,
 }
 
-function phasePlan(ctx: FlowCtx, ids: string[], phases: unknown): Plan {
-  if (!Array.isArray(phases) || phases.length === 0) throw new BadResponse('phases is required: a non-empty array of {name, jobIds:[…]}')
-  if (phases.length > LIMITS.phases) throw new BadResponse(`phases has ${phases.length} entries; at most ${LIMITS.phases} are allowed`)
-  const total = phases.reduce((n, p) => n + (Array.isArray(p?.jobIds) ? p.jobIds.length : 0), 0)
-  if (total > LIMITS.assignments) throw new BadResponse(`phases assign ${total} job ids; at most ${LIMITS.assignments} are allowed`)
+function phasePlan(ctx: FlowCtx, ids: string[], phases: Phase[]): Plan {
   const inRun = new Set(ids)
   const active = new Map(ctx.snap.iterations.filter((i) => i.status === 'active').map((i) => [i.name.toLowerCase(), i.name]))
   const done = new Set(ctx.snap.iterations.filter((i) => i.status === 'done').map((i) => i.name.toLowerCase()))
-  const names = new Set<string>()
-  const assigned = new Set<string>()
   const creates: Record<string, unknown>[] = []
   const createSource: string[] = []
   const updates: Record<string, unknown>[] = []
   const updateSource: string[] = []
   phases.forEach((p, i) => {
     const at = `phases[${i}]`
-    if (!p || typeof p !== 'object' || Array.isArray(p)) throw new BadResponse(`${at} must be an object {name, jobIds}`)
-    const raw = (p as Record<string, unknown>).name
-    if (typeof raw !== 'string' || !raw.trim()) throw new BadResponse(`${at}.name is required: a non-empty string`)
-    const name = raw.trim()
-    if (name.length > LIMITS.phaseName) throw new BadResponse(`${at}.name must be at most ${LIMITS.phaseName} characters`)
-    if (isNoValuePhase(name))
-      throw new BadResponse(
-        `${at}.name "${name}" describes no user value (refused: ${NO_VALUE_PHASES.join(', ')} and their variants); name the phase after what users get`,
-      )
-    const key = name.toLowerCase()
-    if (names.has(key)) throw new BadResponse(`${at}.name "${name}" is used by another phase of this answer`)
-    names.add(key)
-    if (done.has(key)) throw new BadResponse(`${at}.name "${name}" is a done iteration; choose another name`)
-    const existing = active.get(key)
+    const name = p.name.trim()
+    if (done.has(name.toLowerCase())) throw invalid(`${at}.name "${name}" is a done iteration; choose another name`)
+    const existing = active.get(name.toLowerCase())
     const iteration = existing ?? name
     if (!existing) {
       creates.push({ action: 'addIteration', iteration: { name } })
       createSource.push(at)
     }
-    const jobIds = (p as Record<string, unknown>).jobIds
-    if (!Array.isArray(jobIds) || jobIds.length === 0) throw new BadResponse(`${at}.jobIds is required: a non-empty array of job ids`)
-    jobIds.forEach((id, k) => {
-      if (typeof id !== 'string' || !inRun.has(id)) throw new BadResponse(`${at}.jobIds[${k}] must be a job id from the list in the prompt`)
-      if (assigned.has(id)) throw new BadResponse(`${at}.jobIds[${k}]: ${id} is assigned twice`)
-      assigned.add(id)
+    p.jobIds.forEach((id, k) => {
+      if (!inRun.has(id)) throw invalid(`${at}.jobIds[${k}] must be a job id from the list in the prompt`)
       const job = ctx.snap.byId.get(id)
       if (!job || !isOpen(job) || (job.data?.iteration ?? 'Later') !== 'Later')
-        throw new BadResponse(`${at}.jobIds[${k}]: ${id} is no longer an open job in Later; leave it out`)
+        throw invalid(`${at}.jobIds[${k}]: ${id} is no longer an open job in Later; leave it out`)
       updates.push({ action: 'update', nodeId: id, data: { iteration } })
       updateSource.push(`${at}.jobIds[${k}]`)
     })
@@ -109,6 +144,6 @@ function phasePlan(ctx: FlowCtx, ids: string[], phases: unknown): Plan {
     mutations: [...creates, ...updates],
     source: [...createSource, ...updateSource],
     focusDraft: updates[0]?.nodeId as string | undefined,
-    message: (n) => `Planned ${assigned.size} job(s) in ${phases.length} phase(s): ${n} change(s) applied.`,
+    message: (n) => `Planned ${updates.length} job(s) in ${phases.length} phase(s): ${n} change(s) applied.`,
   }
 }

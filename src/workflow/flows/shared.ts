@@ -1,5 +1,7 @@
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import type { Node } from '../../nodes/model'
-import { BadResponse, LIMITS, MAX_HISTORY, type RunState, type Turn } from '../model'
+import { Clarify, Refused } from '../input'
+import { LIMITS, MAX_HISTORY, type RunState, type Signal, type Turn } from '../model'
 import type { Snapshot } from '../project'
 import type { Answer, Flow, FlowCtx, StepResult } from './types'
 
@@ -18,19 +20,29 @@ export function withTurns(run: RunState, answer: Answer, nextInput: string | und
  * A flow of one step over a list of nodes (task-curate over the task inbox, phase-assign over the
  * open jobs in Later): `start` takes the first `limit` (done at once when there is none); `taken`
  * reads them back as they are now (one deleted since is left out), with how many the list holds
- * now; `advance` takes the model's question to the user (needs_clarification) or its draft
- * (draft_ready, its `field` turned into a step's result by `drafted`).
+ * now; `answers` takes the model's question to the user (needs_clarification) or its draft
+ * (draft_ready, with `field` as `schema` says), which `advance` turns into a step's result by
+ * `drafted`.
  */
-export function overNodes(o: {
+export function overNodes<S extends TSchema>(o: {
   flow: string
   list: (snap: Snapshot) => Node[]
   step: string
   limit: number
   none: string
   field: string
-  drafted: (ctx: FlowCtx, ids: string[], value: unknown) => StepResult
+  schema: S
+  drafted: (ctx: FlowCtx, ids: string[], value: Static<S>) => StepResult
 }) {
+  const other = Refused(`${o.flow} answers with signal "draft_ready" and ${o.field} (or needs_clarification)`)
+  const answers: Record<Signal, TSchema> = {
+    draft_ready: Type.Object({ [o.field]: o.schema }),
+    needs_clarification: Clarify,
+    classified: other,
+    confirmed: other,
+  }
   return {
+    answers,
     start(ctx: FlowCtx, _input: unknown, run: RunState): ReturnType<Flow['start']> {
       const nodes = o.list(ctx.snap)
       if (!nodes.length) return { kind: 'done', message: o.none }
@@ -41,13 +53,8 @@ export function overNodes(o: {
       all: o.list(ctx.snap).length,
     }),
     advance(ctx: FlowCtx, run: RunState, answer: Answer, nextInput: string | undefined): StepResult {
-      if (answer.signal === 'needs_clarification') {
-        if (!answer.message.trim()) throw new BadResponse('needs_clarification needs message: the question for the user')
-        return { kind: 'next', run: withTurns(run, answer, nextInput) }
-      }
-      if (answer.signal !== 'draft_ready')
-        throw new BadResponse(`${o.flow} answers with signal "draft_ready" and ${o.field} (or needs_clarification)`)
-      return o.drafted(ctx, run.ids ?? [], answer.body[o.field])
+      if (answer.signal === 'needs_clarification') return { kind: 'next', run: withTurns(run, answer, nextInput) }
+      return o.drafted(ctx, run.ids ?? [], answer.body[o.field] as Static<S>)
     },
   }
 }

@@ -1,8 +1,12 @@
+import { type Static, Type } from '@sinclair/typebox'
+import { invalid } from '../../errors'
 import type { Node } from '../../nodes/model'
-import { BadResponse, LIMITS } from '../model'
+import { discriminated, refined, ruled } from '../../ports/schema-rules'
+import { NoInput } from '../input'
+import { LIMITS } from '../model'
 import { inbox, treeText } from '../project'
 import { conversation, FIELD_RULES, fill, introFor, TEMPLATES } from '../prompts'
-import { checkDrafts } from './drafts'
+import { asNodes, type Draft, Drafts, repeatedDraft } from './drafts'
 import { type Flow, type FlowCtx, overNodes, type Plan } from './shared'
 
 /**
@@ -13,7 +17,7 @@ import { type Flow, type FlowCtx, overNodes, type Plan } from './shared'
  */
 export const CURATE_TIP =
   'Promotions and discards are proposals: show them to the user first and submit only the choices they confirm; set the rest to skip.'
-const ACTIONS = ['skip', 'discard', 'merge', 'promote']
+const ACTIONS = ['skip', 'discard', 'merge', 'promote'] as const
 const DONE_TO = new Map([
   ['discard', 'discarded'],
   ['merge', 'merged'],
@@ -30,6 +34,48 @@ function taskLine(t: Node): string {
   return `- ${t.id} ${JSON.stringify(String(d.label ?? ''))}${facts.length ? ` [${facts.join(', ')}]` : ''}${desc}`
 }
 
+/** One action per task: merge names the task it goes into, promote the nodes it becomes. */
+const curateAction = (action: (typeof ACTIONS)[number], more = {}) =>
+  Type.Object({
+    taskId: ruled(Type.String(), (_, at) => `${at} must be a task id of the inbox in the prompt`),
+    action: Type.Literal(action),
+    ...more,
+  })
+const CurateAction = ruled(
+  discriminated(
+    Type.Union([
+      curateAction('skip'),
+      curateAction('discard'),
+      curateAction('merge', { intoTaskId: ruled(Type.String(), (_, at) => `${at} must be another task id of the inbox in the prompt`) }),
+      curateAction('promote', { nodes: Drafts(LIMITS.nodesPerAction) }),
+    ]),
+    'action',
+  ),
+  (v, at) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? `${at}.action must be one of: ${ACTIONS.join(', ')}`
+      : `${at} must be an object {taskId, action}`,
+)
+type CurateAction = { taskId: string; action: (typeof ACTIONS)[number]; intoTaskId?: string; nodes?: Draft[] } & Record<string, unknown>
+
+/** The answer's own contradictions: a task with two actions, a draft id taken twice (over every promote). */
+function repeatedIn(actions: CurateAction[]): string | null {
+  const tasks = new Set<string>()
+  for (const [i, a] of actions.entries()) {
+    if (tasks.has(a.taskId)) return `actions[${i}]: ${a.taskId} has more than one action`
+    tasks.add(a.taskId)
+  }
+  return repeatedDraft(actions.flatMap((a, i) => (a.action === 'promote' ? [{ at: `actions[${i}].nodes`, drafts: a.nodes! }] : [])))
+}
+const Actions = refined(
+  ruled(Type.Array(CurateAction, { maxItems: LIMITS.actions }), (v) => {
+    if (!Array.isArray(v)) return 'actions is required: an array of {taskId, action} (an empty array skips every task)'
+    if (v.length > LIMITS.actions) return `actions has ${v.length} entries; at most ${LIMITS.actions} are allowed`
+    return repeatedIn(v) ?? 'actions must be an array of {taskId, action}'
+  }),
+  (list) => !repeatedIn(list as CurateAction[]),
+)
+
 const inboxTasks = overNodes({
   flow: 'task-curate',
   list: inbox,
@@ -37,6 +83,7 @@ const inboxTasks = overNodes({
   limit: LIMITS.inboxTasks,
   none: 'The task inbox is empty: nothing to curate.',
   field: 'actions',
+  schema: Actions,
   drafted(ctx, ids, actions) {
     const plan = curatePlan(ctx, ids, actions)
     if (!plan.mutations.length) return { kind: 'done', message: 'Nothing to change: every task stays as it is.' }
@@ -46,7 +93,8 @@ const inboxTasks = overNodes({
 
 export const taskCurateFlow: Flow = {
   name: 'task-curate',
-
+  input: NoInput,
+  answers: inboxTasks.answers,
   start: inboxTasks.start,
 
   prompt(ctx, run) {
@@ -70,21 +118,14 @@ export const taskCurateFlow: Flow = {
   advance: inboxTasks.advance,
 }
 
-function curatePlan(ctx: FlowCtx, ids: string[], actions: unknown): Plan {
-  if (!Array.isArray(actions)) throw new BadResponse('actions is required: an array of {taskId, action} (an empty array skips every task)')
-  if (actions.length > LIMITS.actions) throw new BadResponse(`actions has ${actions.length} entries; at most ${LIMITS.actions} are allowed`)
+function curatePlan(ctx: FlowCtx, ids: string[], checked: Static<typeof Actions>): Plan {
+  const actions = checked as CurateAction[]
   const inRun = new Set(ids)
-  const byTask = new Map<string, Record<string, unknown> & { action: string; index: number }>()
+  const byTask = new Map<string, CurateAction & { index: number }>()
   actions.forEach((a, i) => {
-    if (!a || typeof a !== 'object' || Array.isArray(a)) throw new BadResponse(`actions[${i}] must be an object {taskId, action}`)
-    const { taskId, action } = a as Record<string, unknown>
-    if (typeof taskId !== 'string' || !inRun.has(taskId))
-      throw new BadResponse(`actions[${i}].taskId must be a task id of the inbox in the prompt`)
-    if (byTask.has(taskId)) throw new BadResponse(`actions[${i}]: ${taskId} has more than one action`)
-    if (typeof action !== 'string' || !ACTIONS.includes(action))
-      throw new BadResponse(`actions[${i}].action must be one of: ${ACTIONS.join(', ')}`)
-    if (!ctx.snap.byId.get(taskId)) throw new BadResponse(`actions[${i}]: ${taskId} no longer exists; leave it out`)
-    byTask.set(taskId, { ...(a as object), action, index: i })
+    if (!inRun.has(a.taskId)) throw invalid(`actions[${i}].taskId must be a task id of the inbox in the prompt`)
+    if (!ctx.snap.byId.get(a.taskId)) throw invalid(`actions[${i}]: ${a.taskId} no longer exists; leave it out`)
+    byTask.set(a.taskId, { ...a, index: i })
   })
 
   const mutations: Record<string, unknown>[] = []
@@ -93,14 +134,13 @@ function curatePlan(ctx: FlowCtx, ids: string[], actions: unknown): Plan {
     mutations.push(m)
     source.push(from)
   }
-  const draftIds = new Set<string>()
   const merged = new Map<string, string>() // target → its description so far
   let focusDraft: string | undefined
   for (const [taskId, a] of byTask) {
     const at = `actions[${a.index}]`
     const task = ctx.snap.byId.get(taskId)!
     if (a.action === 'promote') {
-      const nodes = checkDrafts(a.nodes, `${at}.nodes`, LIMITS.nodesPerAction, draftIds)
+      const nodes = asNodes(a.nodes!)
       const first = nodes[0]!
       if (
         first.data &&
@@ -113,14 +153,13 @@ function curatePlan(ctx: FlowCtx, ids: string[], actions: unknown): Plan {
       for (const [k, n] of nodes.entries()) push({ action: 'add', node: n }, `${at}.nodes[${k}]`)
       focusDraft ??= first.id as string
     } else if (a.action === 'merge') {
-      const into = a.intoTaskId
-      if (typeof into !== 'string' || !inRun.has(into) || into === taskId)
-        throw new BadResponse(`${at}.intoTaskId must be another task id of the inbox in the prompt`)
+      const into = a.intoTaskId!
+      if (!inRun.has(into) || into === taskId) throw invalid(`${at}.intoTaskId must be another task id of the inbox in the prompt`)
       const targetAction = byTask.get(into)?.action ?? 'skip'
       if (targetAction !== 'skip')
-        throw new BadResponse(`${at}: ${into} is itself ${DONE_TO.get(targetAction)} in this answer; merge into a task that stays`)
+        throw invalid(`${at}: ${into} is itself ${DONE_TO.get(targetAction)} in this answer; merge into a task that stays`)
       const target = ctx.snap.byId.get(into)
-      if (!target) throw new BadResponse(`${at}: ${into} no longer exists`)
+      if (!target) throw invalid(`${at}: ${into} no longer exists`)
       const before = merged.get(into) ?? String(target.data?.description ?? '')
       const text = [task.data?.label, task.data?.description].filter((s) => typeof s === 'string' && s.trim()).join('\n')
       const description = before ? `${before}\n\n${text}` : text

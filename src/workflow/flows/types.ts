@@ -1,6 +1,7 @@
+import type { TSchema } from '@sinclair/typebox'
 import type { User } from '../../accounts/model'
 import type { Deps } from '../../deps'
-import type { RunState, Signal } from '../model'
+import type { FlowName, RunState, Signal } from '../model'
 import type { Snapshot } from '../project'
 
 /** What a flow sees of one call. */
@@ -11,7 +12,7 @@ export interface FlowCtx {
   snap: Snapshot
 }
 
-/** A checked answer of the caller's model (signal and message already validated). */
+/** A checked answer of the caller's model: `body` holds what the flow's schema for `signal` says. */
 export interface Answer {
   signal: Signal
   message: string
@@ -35,7 +36,11 @@ export type StepResult =
   | { kind: 'done'; message: string }
 
 export interface Flow {
-  name: string
+  name: FlowName
+  /** start's body: its `input`, checked before `start` (src/workflow/input.ts) */
+  input: TSchema
+  /** advance: the answer each signal takes, checked before `advance`, which keeps only the rules of the project and the run */
+  answers: Record<Signal, TSchema>
   /** a new run, or done at once when there is nothing to do */
   start(ctx: FlowCtx, input: unknown, run: RunState): { kind: 'next'; run: RunState } | { kind: 'done'; message: string }
   prompt(ctx: FlowCtx, run: RunState): string

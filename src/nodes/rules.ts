@@ -1,0 +1,185 @@
+import { invalid } from '../errors'
+import { LATER } from '../iterations/model'
+import type { IterationRow } from '../iterations/service'
+import type { Around, WriteCtx } from './context'
+import type { NodeUpdate } from './input'
+import { an, type Node, type NodeData, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
+
+/**
+ * The rules of add and update that need what the write read (./write.ts reads it first, through
+ * ./context.ts): the id, the parent, the referenced nodes, the iterations, the status machine.
+ * Each is checked on what is passed to it and reads nothing more; a broken rule throws the 400 of
+ * docs/reference/resources.md with its tip (an ErrorListError, which a batch prefixes with its
+ * entry's index). A precondition on a field goes here, in the order of docs/reference/mutate.md.
+ */
+
+const fail = (message: string, tip?: string): never => {
+  throw invalid(message, tip ? { _tip: tip } : undefined)
+}
+
+const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1)
+
+/** An add sends no kind: the classifier assigns it. */
+export function checkNoKind(patch: Record<string, unknown>): void {
+  if ('kind' in patch && patch.kind !== null)
+    fail(
+      'kind is not supplied on creation; it is assigned by classification',
+      'Add the task without kind; it is classified within seconds, or call {action:"classify", projectId, nodeId} at once.',
+    )
+}
+
+/**
+ * The id an add sent (`sent`, inside a batch only): a draft- id used once in the batch
+ * (`duplicate`: an earlier entry used it), or a `<type>-<number>` id of the node's type that no
+ * node has (`existing`: the node read under it).
+ */
+export function checkSentId(type: NodeType, sent: string, allowId: boolean, duplicate: boolean, existing: Node | null): void {
+  if (!allowId) fail('node.id cannot be supplied: ids are generated (draft- ids are allowed inside a batch only)')
+  if (sent.startsWith('draft-')) {
+    if (duplicate) fail(`draft id ${sent} is used twice in this batch`)
+    return
+  }
+  const parsed = parseNodeId(sent)
+  if (!parsed || parsed.type !== type) fail(`node.id ${sent} must be a draft- id or ${an(type)}-<number> id`)
+  if (existing) fail(`Node with id ${sent} already exists`)
+}
+
+/** An update names a node that exists (`before`, read under its id) and sends something to change. */
+export function checkTarget(id: string, before: Node | null, input: NodeUpdate): void {
+  if (!before) fail(`Node with id ${id} not found`)
+  if (input.data === undefined && input.parentId === undefined) fail('Send data (fields to change) and/or parentId')
+}
+
+/** The parent a node of `type` sends (`sent`; `around`: its id with drafts resolved, and the node under it); returns that id. */
+export function checkParent(type: NodeType, sent: unknown, around: Around): string | null {
+  const expected = PARENT_TYPE[type]
+  if (expected === null) {
+    if (sent !== undefined && sent !== null) fail(`${cap(an(type))} has no parent; send parentId: null or leave it out`)
+    return null
+  }
+  const { parentId: id, parent } = around
+  if (typeof sent !== 'string' || sent === '' || id === undefined)
+    return fail(
+      `parentId is required: ${an(type)} sits under ${an(expected)}`,
+      `Send node:{type:"${type}", parentId:"<${expected} id>", data:{label}}`,
+    )
+  if (sent.startsWith('draft-') && id === sent) fail(`parentId ${sent} names no earlier draft of this batch`)
+  if (!parent) fail(`Parent node ${id} not found`)
+  if (parent!.type !== expected) fail(`${cap(an(type))}'s parent must be ${an(expected)}; ${id} is ${an(parent!.type)}`)
+  return id
+}
+
+/**
+ * The ids `serves` and `blockedBy` send (`around.refs`, drafts resolved): each an existing need
+ * (an approach), neither the bet's own parent nor the approach itself, and no blockedBy closing a
+ * cycle (walked over `around.stored`, read when a cycle may close).
+ */
+export async function checkRefs(ctx: WriteCtx, node: { id: string; parentId: string | null }, around: Around): Promise<void> {
+  for (const field of ['serves', 'blockedBy'] as const) {
+    const ids = around.refs[field]
+    if (!ids) continue
+    const wanted = field === 'serves' ? 'need' : 'approach'
+    for (const id of ids) {
+      const target = ctx.nodes.get(id)
+      if (!target) fail(`${field} names ${id}, which is not an existing ${wanted}`, SHAPES[field])
+      if (target!.type !== wanted)
+        fail(`${field} must name ${wanted === 'need' ? 'needs' : 'approaches'}; ${id} is ${an(target!.type)}`, SHAPES[field])
+      if (field === 'serves' && id === node.parentId) fail(`serves must not name the bet's own parent ${id}`, SHAPES.serves)
+      if (field === 'blockedBy' && id === node.id) fail('blockedBy must not name the approach itself', SHAPES.blockedBy)
+    }
+    if (field === 'blockedBy' && around.stored) await checkNoCycle(ctx, node.id, ids, around.stored)
+  }
+}
+
+/** Steps of the cycle walk between two yields to the event loop: a large project never holds other requests up. */
+const WALK_SLICE = 20_000
+
+/**
+ * Refuses a blockedBy that would close a cycle: `id` must not be reachable from its new blockers
+ * along the blockedBy of other approaches, as they stand in this write (earlier entries of a
+ * batch included, read from the context) or are stored. Each approach is visited once.
+ */
+async function checkNoCycle(ctx: WriteCtx, id: string, blockers: string[], stored: Map<string, readonly unknown[]>): Promise<void> {
+  const next = (at: string): readonly unknown[] => {
+    if (ctx.nodes.has(at)) {
+      const node = ctx.nodes.get(at)
+      const list = node?.type === 'approach' ? node.data.blockedBy : undefined
+      return Array.isArray(list) ? list : []
+    }
+    return stored.get(at) ?? []
+  }
+  const cameFrom = new Map<string, string>(blockers.map((b) => [b, id]))
+  const stack = [...new Set(blockers)]
+  let steps = 0
+  while (stack.length) {
+    const at = stack.pop()!
+    for (const to of next(at)) {
+      if (++steps % WALK_SLICE === 0) await new Promise((resolve) => setImmediate(resolve))
+      if (typeof to !== 'string') continue
+      if (to === id) {
+        const path = [id, at]
+        for (let back = cameFrom.get(at); back !== undefined && back !== id; back = cameFrom.get(back)) path.splice(1, 0, back)
+        fail(`blockedBy would make a cycle (each blocked by the next): ${[...path, id].join(' → ')}`, SHAPES.blockedBy)
+      }
+      if (cameFrom.has(to)) continue
+      cameFrom.set(to, at)
+      stack.push(to)
+    }
+  }
+}
+
+/**
+ * The status machine of docs/reference/resources.md for jobs and tasks, applied to the data after the patch,
+ * in the iteration it names (one of `iterations`, the project's). `before` is the stored data (undefined on add).
+ */
+export function applyStatus(
+  ctx: WriteCtx,
+  id: string,
+  data: Record<string, unknown>,
+  patch: Record<string, unknown>,
+  iterations: Map<string, IterationRow>,
+  before?: Record<string, unknown>,
+): void {
+  const wasDone = before?.status === 'done'
+  const iteration =
+    iterations.get(data.iteration as string) ??
+    fail(`Iteration ${data.iteration} not found; iterations: ${[...iterations.keys()].join(', ')}`)
+  if ('status' in patch) {
+    const status = patch.status
+    if (status === 'done') {
+      if (!wasDone && before && iteration.status === 'done')
+        fail(
+          `Cannot mark ${id} done: its iteration ${iteration.name} is done`,
+          `Iteration ${iteration.name} is done. Either reopen it ({action:"updateIteration", iterationName:"${iteration.name}", data:{status:"active"}}) and retry, or move the node in the same call: data:{status:"done", iteration:"<an active iteration>"}.`,
+        )
+      data.status = 'done'
+      data.completedAt = wasDone ? before!.completedAt : (patch.completedAt ?? ctx.deps.now().toISOString())
+    } else if (status === 'delivered') {
+      data.status = 'delivered' // deprecated: accepted, means not done yet
+      delete data.completedAt
+    } else {
+      delete data.status // open is stored as absent
+      delete data.completedAt
+    }
+  } else if (patch.completedAt !== undefined) {
+    fail('completedAt is set by the service when status becomes done')
+  }
+  if (data.status !== 'done' && iteration.status === 'done') {
+    ctx.tips.push(`${id} is not done and sat in done iteration ${iteration.name}; it moved to ${LATER}.`)
+    data.iteration = LATER
+  }
+}
+
+/** The data to store: its fields were checked against dataSchema, so it is a NodeData once nulls are gone. */
+export function dropNulls(data: Record<string, unknown>): NodeData {
+  for (const k of Object.keys(data)) if (data[k] === null) delete data[k]
+  if (typeof data.label === 'string') data.label = data.label.trim()
+  return data as NodeData
+}
+
+/** urgent belongs to a do-it task only. */
+export function checkUrgent(data: Record<string, unknown>, patch: Record<string, unknown>): void {
+  if (patch.urgent !== undefined && patch.urgent !== null && data.kind !== 'do-it')
+    fail('urgent is only valid on a do-it task (kind: do-it, stored or sent in the same call)')
+  if (data.kind !== 'do-it') delete data.urgent
+}

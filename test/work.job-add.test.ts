@@ -1,0 +1,99 @@
+import { afterAll, describe, expect, it } from 'bun:test'
+import type { Db } from '../src/db'
+import { startApp } from './helpers'
+
+// A job added beside an open sibling takes its approach, goal, blocked and focus from the
+// sibling's work item (migration 0033, work_jobs_added) instead of work_refresh's recompute: each
+// row it writes must be the row work_refresh would write, whatever the approach's state.
+const app = await startApp()
+afterAll(() => app.close())
+
+const mutate = async (body: Record<string, unknown>) => {
+  const res = (await app.call('POST', '/api/v1/mutate', { body })).body
+  if (!res.success) throw new Error(JSON.stringify(res))
+  return res
+}
+
+class Rollback extends Error {}
+
+/** The project's work items as stored, and as work_refresh recomputes them (in a transaction rolled back). */
+async function storedAndRecomputed(db: Db, p: string) {
+  const read = (tx: Db) =>
+    tx.query<{ open: boolean; blocked: boolean }>(
+      `select node_id, type, approach_id, goal_id, open, blocked, urgent, iteration, iter_rank, focus, created_at, ord
+       from work_items where project_id = $1 order by node_id`,
+      [p],
+    )
+  const stored = await read(db)
+  let recomputed: { open: boolean; blocked: boolean }[] = []
+  await db
+    .tx(async (tx) => {
+      await tx.query(`delete from work_items where project_id = $1`, [p])
+      await tx.query(
+        `select work_refresh($1, array(select id from nodes where project_id = $1 and type in ('job', 'task')))
+         from (select set_config('enable_seqscan', 'off', true)) s`,
+        [p],
+      )
+      recomputed = await read(tx)
+      throw new Rollback()
+    })
+    .catch((e) => {
+      if (!(e instanceof Rollback)) throw e
+    })
+  return { stored, recomputed }
+}
+
+describe("a job's add beside an open sibling", () => {
+  it('writes the work item the whole recompute writes: blocked, clear, focus, done goal, retired approach, iterations', async () => {
+    const p = await app.project()
+    await mutate({
+      action: 'batch',
+      projectId: p,
+      mutations: [
+        { action: 'addIteration', iteration: { name: 'S1' } },
+        { action: 'addIteration', iteration: { name: 'S2' } },
+        { action: 'add', node: { id: 'draft-g1', type: 'goal', data: { label: 'G1', goalStatus: 'focus' } } },
+        { action: 'add', node: { id: 'draft-g2', type: 'goal', data: { label: 'G2' } } },
+        { action: 'add', node: { id: 'draft-n1', type: 'need', parentId: 'draft-g1', data: { label: 'N1' } } },
+        { action: 'add', node: { id: 'draft-n2', type: 'need', parentId: 'draft-g2', data: { label: 'N2' } } },
+        // a blocker with an open job (not clear), one whose jobs are all done (clear), and their dependants
+        { action: 'add', node: { id: 'draft-a1', type: 'approach', parentId: 'draft-n1', data: { label: 'A1' } } },
+        { action: 'add', node: { id: 'draft-a2', type: 'approach', parentId: 'draft-n2', data: { label: 'A2' } } },
+        { action: 'add', node: { id: 'draft-a3', type: 'approach', parentId: 'draft-n1', data: { label: 'A3' } } },
+        { action: 'add', node: { id: 'draft-a4', type: 'approach', parentId: 'draft-n2', data: { label: 'A4' } } },
+        { action: 'add', node: { type: 'job', parentId: 'draft-a1', data: { label: 'open blocker job' } } },
+        { action: 'add', node: { type: 'job', parentId: 'draft-a2', data: { label: 'done blocker job', status: 'done' } } },
+        { action: 'add', node: { type: 'job', parentId: 'draft-a3', data: { label: 'J3', iteration: 'S2' } } },
+        { action: 'add', node: { type: 'job', parentId: 'draft-a4', data: { label: 'J4' } } },
+      ],
+    })
+    const nodes = (await app.call('GET', `/api/v1/nodes?projectId=${p}`)).body.nodes as { id: string; data: { label: string } }[]
+    const id = (label: string) => nodes.find((n) => n.data.label === label)!.id
+    const [a1, a2, a3, a4] = ['A1', 'A2', 'A3', 'A4'].map(id) as [string, string, string, string]
+    await mutate({ action: 'update', projectId: p, nodeId: a3, data: { blockedBy: [a1] } })
+    await mutate({ action: 'update', projectId: p, nodeId: a4, data: { blockedBy: [a2] } })
+    const addJob = (parentId: string, data: Record<string, unknown> = {}) =>
+      mutate({ action: 'add', projectId: p, node: { type: 'job', parentId, data: { label: 'new', ...data } } })
+    // under a blocked approach (its blocker has an open job), in a focus goal, with and without an iteration
+    await addJob(a3)
+    await addJob(a3, { iteration: 'S1' })
+    await addJob(a3, { iteration: 'Later', status: 'done' })
+    // under an unblocked approach (its blocker is clear), and under the blockers themselves
+    await addJob(a4, { iteration: 'S2' })
+    await addJob(a1)
+    await addJob(a1, { status: 'done' })
+    // the goal done, the approach retired: the next jobs take that from their sibling's row
+    await mutate({ action: 'update', projectId: p, nodeId: id('G2'), data: { goalStatus: 'done' } })
+    await addJob(a4)
+    await mutate({ action: 'update', projectId: p, nodeId: a3, data: { approachStatus: 'retired' } })
+    await addJob(a3, { iteration: 'S2' })
+    // a job of a clear blocker (all its jobs done) goes the whole way: a4's jobs are blocked again
+    await addJob(a2)
+
+    const { stored, recomputed } = await storedAndRecomputed(app.db, p)
+    expect(stored.length).toBe(13)
+    expect(stored).toEqual(recomputed)
+    const blocked = (await app.call('GET', `/api/v1/ready?projectId=${p}&limit=100`)).body._meta.blocked
+    expect(blocked).toBe(stored.filter((w) => w.open && w.blocked).length)
+  })
+})
