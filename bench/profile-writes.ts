@@ -17,7 +17,10 @@
  * WebAssembly and its JavaScript: the SQL; on PostgreSQL the SQL runs in the server's own
  * processes and this is near 0) and the functions with the most samples, self and in their
  * stack, of the load window only. The CPU per write is what a shared, loaded machine changes
- * least: compare it, and the shares, between commits, not the writes a second.
+ * least: compare it, and the shares, between commits, not the writes a second. Beside it, the
+ * whole process's CPU per write (every thread: the search's embedding worker, the JIT and the
+ * collector run beside the main thread and share the machine's cores with it). PROFILE_TOP sets
+ * how many functions the two tables list (25 by default).
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -34,9 +37,12 @@ const WRITERS = WRITE === 'update' ? 8 : 1
 const SIBLINGS = Number(process.env.PROFILE_SIBLINGS ?? 0)
 const TOP = Number(process.env.PROFILE_TOP ?? 25)
 
-/** CPU ms the process's main thread (its tid is the pid) has used, or NaN where /proc has no such file. */
-function mainThreadCpuMs(pid: number): number {
-  const file = `/proc/${pid}/task/${pid}/stat`
+/**
+ * CPU ms the process's main thread (its tid is the pid) has used, or with `all` every thread of
+ * it (the HTTP and collector threads, the search's workers); NaN where /proc has no such file.
+ */
+function mainThreadCpuMs(pid: number, all = false): number {
+  const file = all ? `/proc/${pid}/stat` : `/proc/${pid}/task/${pid}/stat`
   if (!existsSync(file)) return Number.NaN
   const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ')
   return (Number(fields[11]) + Number(fields[12])) * 10
@@ -123,10 +129,12 @@ async function main() {
     }
     await writers(Number(process.env.PROFILE_WARMUP ?? 2)) // warm-up: the code compiled, the search index and the embedder loaded
     const cpuBefore = mainThreadCpuMs(server.pid)
+    const allBefore = mainThreadCpuMs(server.pid, true)
     const started = performance.now()
     const writes = await writers(SECONDS)
     const ended = performance.now()
     const cpu = mainThreadCpuMs(server.pid) - cpuBefore
+    const cpuAll = mainThreadCpuMs(server.pid, true) - allBefore
     server.kill('SIGINT')
     await server.exited
     const exited = performance.now()
@@ -146,7 +154,8 @@ async function main() {
     const load = existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : '?'
     console.log(
       `## ${WRITE === 'update' ? `${WRITERS} writers updating labels` : `one writer adding ${WRITE}s${WRITE === 'job' ? ` beside ${SIBLINGS} jobs` : ''}`}, ${kind === 'pglite' ? 'PGlite' : 'PostgreSQL'}, ${checkout === ROOT ? 'this checkout' : checkout}: ` +
-        `${Math.round(writes / ((ended - started) / 1000))} writes/s, main thread ${(cpu / writes).toFixed(2)} ms CPU a write, ` +
+        `${Math.round(writes / ((ended - started) / 1000))} writes/s, main thread ${(cpu / writes).toFixed(2)} ms CPU a write ` +
+        `(all threads ${(cpuAll / writes).toFixed(2)} ms), ` +
         `${samples} samples in ${SECONDS} s (load average ${load})\n`,
     )
     console.log(

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
+import { PGlite, protocol } from '@electric-sql/pglite'
 import { openPglite } from '../src/db/pglite'
 import { pgliteAssets } from '../src/db/pglite-assets'
-import type { PgliteInternals } from '../src/db/pglite-prepared'
+import { bindExecuteSync, type PgliteInternals } from '../src/db/pglite-prepared'
 
 /**
  * src/db/pglite-prepared.ts relies on parts of PGlite that are not its documented API: the two
@@ -53,6 +53,17 @@ describe('the PGlite internals src/db/pglite-prepared.ts uses', () => {
       await pg.close()
     }
   }, 30_000)
+
+  it("writes Bind, Execute and Sync byte for byte as PGlite's own serializer does", () => {
+    const { serialize } = protocol
+    const cat = (parts: Uint8Array[]) => new Uint8Array(parts.flatMap((p) => [...p]))
+    const before = cat([serialize.bind({ statement: 'arbor_1', values: [] }), serialize.execute({})])
+    for (const values of [[], ['a'], [null, '', 'ünïcode ✓ 𝄞', '{"k":[1,2]}', 'x'.repeat(70_000), null]]) {
+      const theirs = cat([serialize.bind({ statement: 'arbor_42', values }), serialize.execute({}), serialize.sync()])
+      expect([...bindExecuteSync('arbor_42', values)]).toEqual([...theirs])
+      expect([...bindExecuteSync('arbor_42', values, before)]).toEqual([...before, ...theirs])
+    }
+  })
 
   it('decodes rows, nulls, types, arrays, multi-chunk answers and errors through the Db port as PGlite itself does', async () => {
     const db = await openPglite(null)

@@ -64,6 +64,8 @@ interface Shared {
   root: PgliteDb | null
   pg: PGlite
   run: ReturnType<typeof preparedRunner>
+  /** what a transaction's `exec` and `ping` run on */
+  inTransaction: Queryable
   channels: Map<string, Set<Listener>>
   close: () => Promise<void>
   /** statements waiting for PGlite or running (GET /metrics) */
@@ -100,7 +102,7 @@ function wrap(conn: Queryable, inTx: boolean, shared: Shared, queued: [string, s
       shared.inFlight++
       try {
         await takeTurns()
-        return await shared.run<T>(text, params, inTx)
+        return await shared.run.run<T>(text, params, inTx)
       } finally {
         shared.inFlight--
       }
@@ -113,7 +115,7 @@ function wrap(conn: Queryable, inTx: boolean, shared: Shared, queued: [string, s
       if (inTx) return fn(db)
       // notifications sent in the transaction leave once it commits
       const sent: [string, string][] = []
-      const result = await shared.pg.transaction((t) => fn(wrap(t as unknown as Queryable, true, shared, sent)))
+      const result = await shared.run.transaction(() => fn(wrap(shared.inTransaction, true, shared, sent)))
       for (const [channel, payload] of sent) deliver(shared, channel, payload)
       return result
     },
@@ -202,7 +204,12 @@ export async function openPglite(dataDir: string | null, template?: Blob): Promi
       if (lockPath) rmSync(lockPath, { force: true })
     }
   }
-  const shared: Shared = { root: null, pg, run: preparedRunner(pg), channels: new Map(), close, inFlight: 0 }
+  const run = preparedRunner(pg)
+  const inTransaction: Queryable = {
+    query: async <T>(text: string, params: unknown[] = []) => ({ rows: await run.run<T>(text, params, true) }),
+    exec: run.execInTransaction,
+  }
+  const shared: Shared = { root: null, pg, run, inTransaction, channels: new Map(), close, inFlight: 0 }
   shared.root = wrap(pg as unknown as Queryable, false, shared)
   return shared.root
 }
