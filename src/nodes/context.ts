@@ -11,7 +11,7 @@ import { limitsOf } from '../tiers/service'
 import { NODE_TYPES, type Node, type NodeType, toNode } from './model'
 import * as q from './queries'
 
-/*
+/**
  * A node write's context and its reads (step 1 of ./write.ts): the nodes it reads and locks
  * (`getNode`, `getNodeWithIntent`, `readAround` for what ./rules.ts checks), its ifRevs
  * (`expectRev`), new ids (`nextId`), pending rows (`flush`); then its saving step (`finish`,
