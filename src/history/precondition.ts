@@ -9,7 +9,8 @@ import * as q from './queries'
  * based on is refused when a field it sets changed after that rev (a delete: when anything did).
  * The node and iteration writes hand each target here, as it stood when their transaction locked
  * it; a refusal is the 409 `stale_write`, thrown before the write commits so nothing of it stays.
- * Another precondition on a field (an edit intent) belongs beside this one.
+ * The other check of who else is writing, an edit intent, is src/presence/intents.ts
+ * `refuseIfHeld`; a rule on a field's value is src/nodes/rules.ts's.
  */
 
 /** A target as its write found it, locked: its stored rev and field revs (sql/migrations/0020-revisions.sql). */

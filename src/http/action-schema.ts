@@ -1,6 +1,8 @@
 /**
- * The engine behind every POST /mutate body schema (src/<module>/model.ts for nodes, iterations,
- * projects and claims; src/mutate/model.ts for the batch and the union of actions).
+ * The one checker of every request's input (docs/validation.md): `checkInput` for a query string
+ * or a body (`afterAccess` when it names a project), `parseAction` (also named `parseInput`) for
+ * POST /mutate's action bodies (src/mutate/model.ts `ACTION_BODIES`), a node's `data` and a
+ * workflow's parts.
  *
  * Each schema also carries docs/reference/errors.md's refusal message for its part (the marks of
  * src/ports/schema-rules.ts): `parseAction` checks a body and answers the first broken part with

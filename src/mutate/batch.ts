@@ -55,7 +55,10 @@ const reason = (cause: unknown) =>
 /**
  * batch (docs/reference/mutate.md): every entry is checked before the batch counts
  * as applied, addIteration entries go first, draft- ids are remapped, other ids kept, and the
- * whole batch is one transaction — a failure part-way leaves nothing half-written.
+ * whole batch is one transaction — a failure part-way leaves nothing half-written. The handler
+ * of the write's sequence (src/mutate/sequence.ts): each entry goes through src/nodes/write.ts
+ * as the single action does; at its end it checks the ifRevs and stores its new rows itself (so
+ * a failed insert is answered as the batch's rollback), and the sequence's `finish` saves the rest.
  */
 export async function batch(
   deps: Deps,

@@ -53,7 +53,10 @@ type NodeState = { parentId: string | null; data: Record<string, unknown> }
  * revert (history.md, 3): the selected changes are undone newest first in the write's
  * transaction. Conflicts are gathered while the plan runs; with any and no `force` the whole
  * transaction is refused (409) and nothing stays written; a dry run runs the same plan under a
- * savepoint and rolls it back, so it says exactly what the real call does.
+ * savepoint and rolls it back, so it says exactly what the real call does. The handler of the
+ * write's sequence (src/mutate/sequence.ts): a node's step goes through src/nodes/write.ts
+ * (`updateNode` and its rules for fields set back, `bringBack` for a delete, `removeRows` for
+ * adds); an iteration's through src/iterations/service.ts `revertIteration`, which saves at once.
  */
 export async function revert(deps: Deps, user: User, body: RevertBody): Promise<Reverted> {
   const { project } = await requireProject(deps, user, body.projectId)

@@ -12,6 +12,13 @@ import { NODE_TYPES, type Node, type NodeType, toNode } from './model'
 import * as q from './queries'
 
 /**
+ * A node write's context and its reads (step 1 of ./write.ts): the nodes it reads and locks
+ * (`getNode`, `getNodeWithIntent`, `readAround` for what ./rules.ts checks), its ifRevs
+ * (`expectRev`), new ids (`nextId`), pending rows (`flush`); then its saving step (`finish`,
+ * called by src/mutate/sequence.ts) and what its answer reads (`writeMeta`, the advisories).
+ */
+
+/**
  * The state of one write (an action, or a whole batch) inside its transaction: nodes read so
  * far (and those written by earlier batch entries), the project's iterations, new ids handed
  * out, rows waiting to be inserted in one statement, and (as an Outbox) the events and changes

@@ -10,7 +10,10 @@ import { an, type Node, type NodeData, type NodeType, PARENT_TYPE, parseNodeId, 
  * ./context.ts): the id, the parent, the referenced nodes, the iterations, the status machine.
  * Each is checked on what is passed to it and reads nothing more; a broken rule throws the 400 of
  * docs/reference/resources.md with its tip (an ErrorListError, which a batch prefixes with its
- * entry's index). A precondition on a field goes here, in the order of docs/reference/mutate.md.
+ * entry's index). A precondition on a field goes here, as one more function, called in step 2
+ * of ./write.ts `prepareAdd` and `updateNode` (in the order of docs/reference/mutate.md); what
+ * it needs read goes into ./context.ts `readAround`. A field's own shape, which needs no read,
+ * is its schema instead (src/ports/node-data.ts `NodeFields`).
  */
 
 const fail = (message: string, tip?: string): never => {

@@ -226,7 +226,8 @@ export async function nodeTypesOf(db: Deps['db'], projectId: string, ids: string
 }
 
 // The stored nodes, for the modules that read them (tree, work, workflow): reads only, named one
-// by one. Other modules write nodes through this file's functions on a WriteCtx.
+// by one. Other modules write nodes through ./write.ts's functions on a WriteCtx (src/mutate
+// batch.ts and revert.ts).
 export const nodeRows = {
   list: q.list,
   getMany: q.getMany,

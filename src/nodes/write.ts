@@ -25,7 +25,9 @@ import { applyStatus, checkNoKind, checkParent, checkRefs, checkSentId, checkTar
  * update takes three steps, each in its own file: what its rules need is read first, into the
  * context (./context.ts, in as few statements as it can); then the rules (./rules.ts), in the order
  * of docs/reference/mutate.md, on what was read; then the node goes into the write with its event
- * and its change. Nothing here saves: POST /mutate's `nodeWrite` does (./context.ts `finish`).
+ * and its change. Nothing here saves: the write's sequence does (src/mutate/sequence.ts `runWrite`,
+ * through ./context.ts `finish`). A new rule is a function of ./rules.ts called in step 2 of
+ * `prepareAdd` and of `updateNode`: a batch's entries and a revert's updates come through them too.
  */
 
 /**
