@@ -46,6 +46,26 @@ describe('one way to check input', () => {
     expect(unknownName.status).toBe(403)
   })
 
+  it('answers a write of a caller without access 403 before any 400 about its body (POST /mutate)', async () => {
+    const p = await app.project()
+    const stranger = await app.user()
+    const bodies = [
+      { action: 'add', projectId: p, node: { type: 'epic', data: { label: 'x' } } },
+      { action: 'update', projectId: p, nodeId: 'goal-1', data: { status: 'sideways' } },
+      { action: 'batch', projectId: p, mutations: 'all of them' },
+      { action: 'claim', projectId: p, agent: '' },
+      { action: 'addIteration', projectId: p, iteration: { name: 7 } },
+      { action: 'revert', projectId: p, changeIds: 'latest' },
+      { action: 'propose', projectId: p },
+    ]
+    for (const body of bodies) {
+      const denied = await app.call('POST', '/api/v1/mutate', { key: stranger.key, body })
+      expect([body.action, denied.status, denied.body.error]).toEqual([body.action, 403, 'project_access_denied'])
+      // the owner, who may write there, hears what is wrong with the body
+      expect([body.action, (await app.call('POST', '/api/v1/mutate', { body })).status]).toEqual([body.action, 400])
+    }
+  })
+
   it('refuses a missing projectId with 400 (there is no project to ask about), every plain mistake at once', async () => {
     const res = await app.call('GET', '/api/v1/ready?projectID=p&limit=5')
     expect(res.status).toBe(400)

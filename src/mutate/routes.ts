@@ -23,8 +23,10 @@ import { type Action, actionOf, authorOfRequest, requireActionScope } from './se
  */
 async function withChangeIds(found: Action, deps: Deps & { author: Author }, user: User, request: Record<string, unknown>) {
   const changeIds: number[] = []
+  // 403 before 400 (docs/validation.md): the project the body names, before the body is checked
+  if (typeof request.projectId === 'string') await requireProject(deps, user, request.projectId)
   // on PGlite, 413 before anything is written (issue 50, item 3)
-  if (found.costLimited) await checkBatchCost(deps, user, request, found.schema, found.costLimited)
+  if (found.costLimited) await checkBatchCost(deps, request, found.schema, found.costLimited)
   const answer = await found.run({ ...deps, author: { ...deps.author, changeIds } }, user, request)
   if (changeIds.length === 0 || 'changeIds' in answer) return answer
   const { _meta, ...rest } = answer
