@@ -66,6 +66,20 @@ describe('one way to check input', () => {
     }
   })
 
+  it('answers a workflow call of a caller without access 403 before any 400 about its body (POST /workflow)', async () => {
+    const p = await app.project()
+    const stranger = await app.user()
+    for (const body of [
+      { projectId: p, action: 'finish' },
+      { projectId: p, action: 'start', flow: 'nope' },
+      { projectId: p, action: 'advance' },
+    ]) {
+      const denied = await app.call('POST', '/api/v1/workflow', { key: stranger.key, body })
+      expect([body.action, denied.status, denied.body.error]).toEqual([body.action, 403, 'project_access_denied'])
+      expect([body.action, (await app.call('POST', '/api/v1/workflow', { body })).status]).toEqual([body.action, 400])
+    }
+  })
+
   it('refuses a missing projectId with 400 (there is no project to ask about), every plain mistake at once', async () => {
     const res = await app.call('GET', '/api/v1/ready?projectID=p&limit=5')
     expect(res.status).toBe(400)

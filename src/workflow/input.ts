@@ -19,7 +19,7 @@ const textRule = (name: string, max: number) => (v: unknown) =>
 export const ADVANCE_REQUIRES =
   'advance requires state and a structured response: response is the parsed JSON object of your model ({message, signal, ...}), with signal a string'
 
-/** Every call names its action; checked before the project's access, as it always was. */
+/** Every call names its action; checked after the project's access (403 before 400). */
 export const ActionPart = Type.Object({
   action: ruled(literals(['start', 'advance']), {
     message: 'action must be start or advance',

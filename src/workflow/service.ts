@@ -54,11 +54,13 @@ export async function postWorkflow(deps: Deps, codec: StateCodec, user: User, ra
   const body = checkInput('body', JsonObject, raw)
   // a key without API access hears the tier refusal first, unless it may use this very project
   if (!hasApiAccess(user)) await requireProject(deps, user, body.projectId).catch(() => Promise.reject(tierRequired()))
+  // the project the body names, before anything about the body: 403 before 400 (docs/validation.md)
+  const named = typeof body.projectId === 'string' ? await requireProject(deps, user, body.projectId) : undefined
   // a NUL or lone surrogate in the run's answer is a bad response (the run is kept); anywhere else, a plain 400
   const bad = badString(body)
   if (bad && !(body.action === 'advance' && /^(response|nextInput)\b/.test(bad.path))) throw refuse(bad.message)
   drawn(refuse, () => parseInput(ActionPart, body))
-  const { project } = await requireProject(deps, user, body.projectId)
+  const { project } = named ?? (await requireProject(deps, user, body.projectId))
   return body.action === 'start' ? start(deps, codec, user, project.id, body) : advance(deps, codec, user, project.id, body)
 }
 
