@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import type { Page, Route } from 'playwright-core'
+import type { Page, Request, Route } from 'playwright-core'
 import { type AppEnv, addProject, haveChromium, openApp, shots, startApp } from './app.lib'
 
 /**
@@ -29,9 +29,31 @@ describe.skipIf(!haveChromium)('the planning app: a person and an agent on one j
       headers: AGENT,
       body: { action: 'update', projectId: P, nodeId: job, data, force: true },
     })
+  /** the page's reads of the plan on their way (held ones included) */
+  const reading = new Set<Request>()
+  const PLAN_READ = /\/api\/v1\/(nodes|iterations|proposals)\?/
+  /**
+   * Let the held reads through, then wait until the page has its answers and has drawn them. A
+   * reload that lands in the next test redraws the open field, and its blur saves what the person
+   * typed before the agent's write: the save that test presses for then has nothing left to send.
+   */
   const release = async () => {
     holding = false
     for (const r of held.splice(0)) await r.continue().catch(() => {})
+    // two frames of the page: what its reloads' answers redraw is drawn (run in the page, where the frame function is)
+    const drawn = () =>
+      page.evaluate(
+        () => new Promise((done) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(done))),
+      )
+    await env.server.until(
+      async () => {
+        if (reading.size) return false
+        await drawn()
+        return reading.size === 0 // no reload started by what was drawn
+      },
+      15_000,
+      'the page’s reloads answered and drawn',
+    )
   }
 
   beforeAll(async () => {
@@ -53,6 +75,9 @@ describe.skipIf(!haveChromium)('the planning app: a person and an agent on one j
     job = res.body.results[3].nodeId
     page = await openApp(env, P)
     await page.route('**/api/v1/nodes?**', (route) => (holding ? void held.push(route) : void route.continue()))
+    page.on('request', (r) => void (PLAN_READ.test(r.url()) && reading.add(r)))
+    page.on('requestfinished', (r) => void reading.delete(r))
+    page.on('requestfailed', (r) => void reading.delete(r))
     // an agent's view command selects the job (the tree opens down to it) and shows its details
     const shown = await env.server.call('POST', '/api/v1/view-command', {
       body: { projectId: P, command: { type: 'selectNode', nodeId: job } },
