@@ -19,7 +19,7 @@
 import changesSql from '../sql/events/insert-with-changes.sql' with { type: 'text' }
 import type { Db } from '../src/db'
 import { startBenchServer } from './lib/app'
-import { cpuMsRolledBack, definition, median, migration, mutate, workLock } from './lib/sql-cpu'
+import { benchProject, cpuMsRolledBack, definition, fillApproach, median, migration, workLock } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)
 const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)
@@ -43,20 +43,8 @@ const after = FK ? fkAfter : migration('0030-work-writes-linear.sql')
 
 const s = await startBenchServer()
 try {
-  const call = mutate(s)
-  await call({ action: 'addProject', project: { id: 'ww', name: 'ww' } })
-  const add = async (type: string, parentId: string | null) =>
-    (await call({ action: 'add', projectId: 'ww', node: { type, ...(parentId ? { parentId } : {}), data: { label: type } } })).node!.id
-  const approach = await add('approach', await add('need', await add('goal', null)))
-  for (let made = 0; made < JOBS; made += 500)
-    await call({
-      action: 'batch',
-      projectId: 'ww',
-      mutations: Array.from({ length: Math.min(500, JOBS - made) }, (_, i) => ({
-        action: 'add',
-        node: { type: 'job', parentId: approach, data: { label: `J${made + i}` } },
-      })),
-    })
+  const { call, approach } = await benchProject(s)
+  await fillApproach(call, approach, JOBS)
   const db: Db = s.deps.db
   if (args.includes('--analyze')) await db.exec('analyze')
 

@@ -23,7 +23,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import postgres from 'postgres'
 import type { Db } from '../src/db'
 import { startBenchServer } from './lib/app'
-import { median, mutate } from './lib/sql-cpu'
+import { benchProject, fillApproach, median } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)
 const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)
@@ -42,11 +42,7 @@ const PG_URL = process.env.BENCH_DATABASE_URL
 
 const s = await startBenchServer(PG_URL)
 try {
-  const call = mutate(s)
-  await call({ action: 'addProject', project: { id: 'ww', name: 'ww' } })
-  const add = async (type: string, parentId: string | null) =>
-    (await call({ action: 'add', projectId: 'ww', node: { type, ...(parentId ? { parentId } : {}), data: { label: type } } })).node!.id
-  const approach = await add('approach', await add('need', await add('goal', null)))
+  const { call, approach } = await benchProject(s)
   const batchOf = (n: number, label: string) => ({
     action: 'batch',
     projectId: 'ww',
@@ -55,7 +51,7 @@ try {
       node: { type: 'job', parentId: approach, data: { label: `${label}${i}` } },
     })),
   })
-  for (let made = 0; made < JOBS; made += 500) await call(batchOf(Math.min(500, JOBS - made), `J${made}-`))
+  await fillApproach(call, approach, JOBS)
   const db: Db = s.deps.db
 
   // the statements of one batch, as the app sends them (the db's transactions wrapped for it)

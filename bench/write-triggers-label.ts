@@ -14,7 +14,7 @@ import changesSql from '../sql/events/insert-with-changes.sql' with { type: 'tex
 import updateSql from '../sql/nodes/update.sql' with { type: 'text' }
 import type { Db } from '../src/db'
 import { startBenchServer } from './lib/app'
-import { cpuMsRolledBack, median, migration, mutate } from './lib/sql-cpu'
+import { benchProject, cpuMsRolledBack, median, migration } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)
 const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)
@@ -28,12 +28,7 @@ const revAfter = migration('0031-label-update-lighter.sql')
 
 const s = await startBenchServer()
 try {
-  const call = mutate(s)
-  await call({ action: 'addProject', project: { id: 'ww', name: 'ww' } })
-  const add = async (type: string, parentId: string | null) =>
-    (await call({ action: 'add', projectId: 'ww', node: { type, ...(parentId ? { parentId } : {}), data: { label: type } } })).node!.id
-  const goal = await add('goal', null)
-  const approach = await add('approach', await add('need', goal))
+  const { add, goal, approach } = await benchProject(s)
   const job = await add('job', approach)
   for (let i = 0; i < 8; i++) await add('goal', null)
   const target = TYPE === 'job' ? job : goal

@@ -67,3 +67,30 @@ export function mutate(s: BenchServer) {
     return json
   }
 }
+
+/**
+ * Project `ww` as the trigger benchmarks start it: a goal, a need under it and an approach under
+ * that, added through POST /mutate. `add` adds one more node and answers its id.
+ */
+export async function benchProject(s: BenchServer) {
+  const call = mutate(s)
+  await call({ action: 'addProject', project: { id: 'ww', name: 'ww' } })
+  const add = async (type: string, parentId: string | null) =>
+    (await call({ action: 'add', projectId: 'ww', node: { type, ...(parentId ? { parentId } : {}), data: { label: type } } })).node!.id
+  const goal = await add('goal', null)
+  const approach = await add('approach', await add('need', goal))
+  return { call, add, goal, approach }
+}
+
+/** `jobs` jobs added under `approach` of project `ww`, in batches of 500 (labels J0, J1, …). */
+export async function fillApproach(call: ReturnType<typeof mutate>, approach: string, jobs: number): Promise<void> {
+  for (let made = 0; made < jobs; made += 500)
+    await call({
+      action: 'batch',
+      projectId: 'ww',
+      mutations: Array.from({ length: Math.min(500, jobs - made) }, (_, i) => ({
+        action: 'add',
+        node: { type: 'job', parentId: approach, data: { label: `J${made + i}` } },
+      })),
+    })
+}
