@@ -80,10 +80,14 @@ export type BatchEntry = Static<typeof BatchEntry>
 
 // ---- live.md §5: proposals (a batch's entries, at most 500, checked as a batch's) ----
 
-const ProposalId = ruled(
-  Type.String({ minLength: 1, maxLength: 100, description: 'prp_… (GET /proposals)' }),
-  'proposalId is required: the id of a proposal (GET /api/v1/proposals)',
-)
+/** What applyProposal, rejectProposal and withdrawProposal name first: the project and the proposal. */
+const OfProposal = {
+  projectId: ProjectId,
+  proposalId: ruled(
+    Type.String({ minLength: 1, maxLength: 100, description: 'prp_… (GET /proposals)' }),
+    'proposalId is required: the id of a proposal (GET /api/v1/proposals)',
+  ),
+}
 
 export const ProposeBody = action(
   'propose',
@@ -103,8 +107,7 @@ export type ProposeBody = Static<typeof ProposeBody>
 export const ApplyProposalBody = action(
   'applyProposal',
   {
-    projectId: ProjectId,
-    proposalId: ProposalId,
+    ...OfProposal,
     force: Type.Optional(
       ruled(
         Type.Boolean({ description: 'apply even if its targets changed since it was proposed (their values are overwritten)' }),
@@ -119,15 +122,14 @@ export type ApplyProposalBody = Static<typeof ApplyProposalBody>
 export const RejectProposalBody = action(
   'rejectProposal',
   {
-    projectId: ProjectId,
-    proposalId: ProposalId,
+    ...OfProposal,
     reason: Type.Optional(ruled(Type.String({ maxLength: MAX_REASON }), `reason must be a string of at most ${MAX_REASON} characters`)),
   },
   'Close it unapplied.',
 )
 export type RejectProposalBody = Static<typeof RejectProposalBody>
 
-export const WithdrawProposalBody = action('withdrawProposal', { projectId: ProjectId, proposalId: ProposalId }, 'Yours.')
+export const WithdrawProposalBody = action('withdrawProposal', OfProposal, 'Yours.')
 export type WithdrawProposalBody = Static<typeof WithdrawProposalBody>
 
 /** Every action's body by name: what the mutate route and the MCP tool validate against. */
