@@ -57,14 +57,17 @@ type Marked = TSchema & {
 export { deferred, discriminated, nullable, PREFIX_ITEMS, refined, ruled }
 
 /**
- * A whole number from `min` to `max` written in a query string, read as Number() reads it (' 5', '5.0' and '1e1' count);
- * OpenAPI documents it as the integer it must be (TYPED).
+ * A whole number from `min` to `max` written in a query string, read as Number() reads it (' 5', '5.0' and '1e1' count)
+ * unless `pattern` asks for a stricter writing; OpenAPI documents it as the integer it must be (TYPED).
  */
-export const IntegerText = (min: number, max: number, rule: Rule, description?: string) =>
-  refined(ruled(Type.String({ description, [TYPED]: Type.Integer({ minimum: min, maximum: max }) }), rule), (text) => {
-    const n = Number(text)
-    return Number.isInteger(n) && n >= min && n <= max
-  })
+export const IntegerText = (min: number, max: number, rule: Rule, description?: string, pattern?: string) =>
+  refined(
+    ruled(Type.String({ description, ...(pattern ? { pattern } : {}), [TYPED]: Type.Integer({ minimum: min, maximum: max }) }), rule),
+    (text) => {
+      const n = Number(text)
+      return Number.isInteger(n) && n >= min && n <= max
+    },
+  )
 
 /** Does the schema, or a property or item of it, carry a `refined` test (which TypeBox's own check does not run)? */
 const refinedInside = (s: Marked): boolean => !!s[REFINED] || refinedBelow(s)

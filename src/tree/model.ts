@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { RefusalError } from '../errors'
-import { IntegerText, refined, ruled } from '../http/action-schema'
-import { TYPED } from '../http/query'
+import { IntegerText, ruled } from '../http/action-schema'
 import { typedParams } from '../http/typed-params'
 import { OUTLINE_BUDGET } from './outline'
 
@@ -74,16 +73,12 @@ export const OutlineQuery = Type.Object(
     projectId: Type.String(),
     nodeId: Type.Optional(Type.String({ description: 'outline this subtree; default the whole project' })),
     budget: Type.Optional(
-      refined(
-        ruled(
-          Type.String({
-            pattern: '^[0-9]{1,6}$',
-            description: `o200k_base tokens, default ${TOKEN_BUDGET.default}`,
-            [TYPED]: Type.Integer({ minimum: TOKEN_BUDGET.min, maximum: TOKEN_BUDGET.max }),
-          }),
-          `budget must be an integer from ${TOKEN_BUDGET.min} to ${TOKEN_BUDGET.max} (o200k_base tokens)`,
-        ),
-        (budget) => Number(budget) >= TOKEN_BUDGET.min && Number(budget) <= TOKEN_BUDGET.max,
+      IntegerText(
+        TOKEN_BUDGET.min,
+        TOKEN_BUDGET.max,
+        `budget must be an integer from ${TOKEN_BUDGET.min} to ${TOKEN_BUDGET.max} (o200k_base tokens)`,
+        `o200k_base tokens, default ${TOKEN_BUDGET.default}`,
+        '^[0-9]{1,6}$',
       ),
     ),
   },
