@@ -33,6 +33,14 @@ export function documentedQuery(schema: TObject) {
 }
 
 /**
+ * The OpenAPI detail of a route that takes its input from the query string and answers a large
+ * read: its parameters and its 200, both for OpenAPI only (the two above).
+ */
+export function queryDetail(tag: string, summary: string, query: TObject, response: TSchema) {
+  return { ...documentedQuery(query), summary, tags: [tag], ...documentedResponse(response) }
+}
+
+/**
  * The query parameters of a route with a path parameter (`/proposals/:proposalId`), for OpenAPI
  * only: @elysiajs/openapi replaces such a route's `parameters` with its path parameters, so they
  * ride in QUERY_OF_PATH and completeOpenApi (./schemas.ts) adds them back.

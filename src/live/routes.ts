@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
 import { ProjectQuery } from '../http/action-schema'
-import { documentedBody, documentedQuery, documentedResponse } from '../http/documented'
+import { documentedBody, documentedQuery, documentedResponse, queryDetail } from '../http/documented'
 import { PresenceBody, StreamParams } from './model'
 import { deletePresenceOf, listPresenceOf, postPresenceOf } from './service'
 import { createStreamHub } from './stream'
@@ -67,12 +67,12 @@ export function liveRoutes(deps: Deps) {
       },
     )
     .get('/presence', ({ user, query }) => listPresenceOf(deps, user, query), {
-      detail: {
-        ...documentedQuery(ProjectQuery),
-        summary: 'Who is on the project now: posted presence, and agents holding a live claim (claim:true)',
-        tags: ['events'],
-        ...documentedResponse(t.Object({ presence: t.Array(PresenceOut) })),
-      },
+      detail: queryDetail(
+        'events',
+        'Who is on the project now: posted presence, and agents holding a live claim (claim:true)',
+        ProjectQuery,
+        t.Object({ presence: t.Array(PresenceOut) }),
+      ),
     })
     .post('/presence', ({ user, body, headers }) => postPresenceOf(deps, user, headers, body), {
       detail: {
@@ -83,11 +83,6 @@ export function liveRoutes(deps: Deps) {
       },
     })
     .delete('/presence', ({ user, query, headers }) => deletePresenceOf(deps, user, headers, query), {
-      detail: {
-        ...documentedQuery(ProjectQuery),
-        summary: 'End your own presence on the project at once',
-        tags: ['events'],
-        ...documentedResponse(t.Object({ success: t.Literal(true) })),
-      },
+      detail: queryDetail('events', 'End your own presence on the project at once', ProjectQuery, t.Object({ success: t.Literal(true) })),
     })
 }

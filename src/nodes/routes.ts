@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { documentedQuery, documentedResponse } from '../http/documented'
+import { documentedQuery, queryDetail } from '../http/documented'
 import { ChangelogQuery, NodesParams } from './input'
 import { NodeOut } from './model'
 import { listChangelog, listNodes } from './service'
@@ -34,12 +34,12 @@ export const nodeRoutes = (deps: Deps) =>
   new Elysia({ name: 'nodes' })
     .derive(withUser(deps))
     .get('/nodes', ({ user, query }) => listNodes(deps, user, query), {
-      detail: {
-        ...documentedQuery(NodesParams),
-        summary: 'Every node of a project in creation order (the JSON export); filters by type and iteration',
-        tags: ['tree'],
-        ...documentedResponse(NodesResponse),
-      },
+      detail: queryDetail(
+        'tree',
+        'Every node of a project in creation order (the JSON export); filters by type and iteration',
+        NodesParams,
+        NodesResponse,
+      ),
     })
     .get('/changelog', ({ user, query }) => listChangelog(deps, user, query), {
       response: {

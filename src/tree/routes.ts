@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { documentedQuery, documentedResponse } from '../http/documented'
+import { queryDetail } from '../http/documented'
 import { NodeSchema } from '../nodes/routes'
 import { OutlineParams, TreeParams } from './model'
 import { tokenOutline, walk } from './service'
@@ -30,18 +30,18 @@ export const treeRoutes = (deps: Deps) =>
   new Elysia({ name: 'tree' })
     .derive(withUser(deps))
     .get('/tree', ({ user, query }) => walk(deps, user, query), {
-      detail: {
-        ...documentedQuery(TreeParams),
-        summary: 'Walk the tree from a node: up to the root, down its subtree, lateral siblings, or the whole context',
-        tags: ['tree'],
-        ...documentedResponse(TreeResponse),
-      },
+      detail: queryDetail(
+        'tree',
+        'Walk the tree from a node: up to the root, down its subtree, lateral siblings, or the whole context',
+        TreeParams,
+        TreeResponse,
+      ),
     })
     .get('/outline', ({ user, query }) => tokenOutline(deps, user, query), {
-      detail: {
-        ...documentedQuery(OutlineParams),
-        summary: 'The project or one subtree as indented markdown within a budget of o200k_base tokens, for a model',
-        tags: ['tree'],
-        ...documentedResponse(OutlineResponse),
-      },
+      detail: queryDetail(
+        'tree',
+        'The project or one subtree as indented markdown within a budget of o200k_base tokens, for a model',
+        OutlineParams,
+        OutlineResponse,
+      ),
     })

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { Deps } from '../deps'
-import { documentedQuery, documentedResponse } from '../http/documented'
+import { queryDetail } from '../http/documented'
 import { ReadyParams } from './model'
 import { listReady } from './service'
 
@@ -31,11 +31,10 @@ const ReadyResponse = t.Object({
 
 export const workRoutes = (deps: Deps) =>
   new Elysia({ name: 'work' }).derive(withUser(deps)).get('/ready', ({ user, query }) => listReady(deps, user, query), {
-    detail: {
-      ...documentedQuery(ReadyParams),
-      summary:
-        'Work ready to start: open jobs and do-it tasks, unclaimed, not blocked; urgent tasks, then by iteration, focus goals, creation',
-      tags: ['work'],
-      ...documentedResponse(ReadyResponse),
-    },
+    detail: queryDetail(
+      'work',
+      'Work ready to start: open jobs and do-it tasks, unclaimed, not blocked; urgent tasks, then by iteration, focus goals, creation',
+      ReadyParams,
+      ReadyResponse,
+    ),
   })
