@@ -89,6 +89,26 @@ class RequestDurations extends Histogram<'method' | 'route'> {
   }
 }
 
+/**
+ * A counter whose totals are kept elsewhere and read at each scrape: one total, or one per
+ * outcome (labelled `outcome`; none read, no series). A prom-client counter cannot be set, so it
+ * is reset and counted up to the totals.
+ */
+function keptCounter(registry: Registry, name: string, help: string, totals: () => number | Record<string, number> | null | undefined) {
+  return new Counter({
+    name,
+    help,
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    collect() {
+      const read = totals()
+      this.reset()
+      if (typeof read === 'number') this.inc(read)
+      else for (const [outcome, n] of Object.entries(read ?? {})) this.inc({ outcome }, n)
+    },
+  })
+}
+
 export function createMetrics(sources: MetricSources): Metrics {
   const registry = new Registry()
   // requests are counted in plain numbers (one map lookup per request) and handed to
@@ -175,49 +195,36 @@ export function createMetrics(sources: MetricSources): Metrics {
       if (p) this.set(p.waitingNodes)
     },
   })
-  new Counter({
-    name: 'arbor_search_outbox_reads_total',
-    help: 'Built-in search: reads of the events outbox to catch an index up with writes (a search of a project with no change heard reads none)',
-    registers: [registry],
-    collect() {
-      this.reset()
-      this.inc(sources.searchOutboxReads?.() ?? 0)
-    },
-  })
-  new Counter({
-    name: 'arbor_read_cache_answers_total',
-    help: 'Cached project reads answered, by outcome: hit (kept bytes sent again) or miss (made again)',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-    collect() {
+  keptCounter(
+    registry,
+    'arbor_search_outbox_reads_total',
+    'Built-in search: reads of the events outbox to catch an index up with writes (a search of a project with no change heard reads none)',
+    () => sources.searchOutboxReads?.() ?? 0,
+  )
+  keptCounter(
+    registry,
+    'arbor_read_cache_answers_total',
+    'Cached project reads answered, by outcome: hit (kept bytes sent again) or miss (made again)',
+    () => {
       const { hits, misses } = sources.reads()
-      this.reset()
-      this.inc({ outcome: 'hit' }, hits)
-      this.inc({ outcome: 'miss' }, misses)
+      return { hit: hits, miss: misses }
     },
-  })
-  new Counter({
-    name: 'arbor_revision_lookups_total',
-    help: "PostgreSQL: reads of a project's revision before a cached answer (a replica holding its lease knows it without one)",
-    registers: [registry],
-    collect() {
-      this.reset()
-      this.inc(sources.reads().lookups)
-    },
-  })
-  new Counter({
-    name: 'arbor_replica_waits_total',
-    help: 'PostgreSQL: writes that waited to be heard by the other replicas, by outcome: acknowledged, or waited_out (a replica never answered)',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-    collect() {
+  )
+  keptCounter(
+    registry,
+    'arbor_revision_lookups_total',
+    "PostgreSQL: reads of a project's revision before a cached answer (a replica holding its lease knows it without one)",
+    () => sources.reads().lookups,
+  )
+  keptCounter(
+    registry,
+    'arbor_replica_waits_total',
+    'PostgreSQL: writes that waited to be heard by the other replicas, by outcome: acknowledged, or waited_out (a replica never answered)',
+    () => {
       const waits = sources.replicaWaits?.()
-      this.reset()
-      if (!waits) return
-      this.inc({ outcome: 'acknowledged' }, waits.acknowledged)
-      this.inc({ outcome: 'waited_out' }, waits.waitedOut)
+      return waits && { acknowledged: waits.acknowledged, waited_out: waits.waitedOut }
     },
-  })
+  )
   new Gauge({
     name: 'arbor_db_queries_in_flight',
     help: 'Database statements sent and not yet answered: PGlite queue, or PostgreSQL pool work',
