@@ -141,11 +141,14 @@ async function requireOwner(deps: Deps, user: User, projectId: unknown) {
   return access
 }
 
+/** The project and the user a member change names, once the caller is known to own the project (its 403 before any 400). */
+async function memberChange(deps: Deps, user: User, where: 'query' | 'body', value: unknown) {
+  const { project, input } = await afterAccess((id) => requireOwner(deps, user, id), where, MemberInput, value)
+  return { project, userId: input.userId }
+}
+
 export async function addMember(deps: Deps, user: User, body: unknown) {
-  const {
-    project,
-    input: { userId },
-  } = await afterAccess((id) => requireOwner(deps, user, id), 'body', MemberInput, body)
+  const { project, userId } = await memberChange(deps, user, 'body', body)
   const member = await getUser(deps.db, userId)
   if (!member) throw notFound('user_not_found', { message: `User ${userId} not found` })
   if (member.id === user.id) throw new RefusalError(409, 'already_member', { message: 'The owner is already on the project' })
@@ -165,10 +168,7 @@ export async function addMember(deps: Deps, user: User, body: unknown) {
 }
 
 export async function removeMember(deps: Deps, user: User, query: unknown) {
-  const {
-    project,
-    input: { userId },
-  } = await afterAccess((id) => requireOwner(deps, user, id), 'query', MemberInput, query)
+  const { project, userId } = await memberChange(deps, user, 'query', query)
   if (userId === project.owner_id) throw new ErrorListError(['The project owner cannot be removed'])
   if (!(await q.deleteMember(deps.db, project.id, userId)))
     throw notFound('member_not_found', { message: `User ${userId} is not a member of ${project.id}` })
