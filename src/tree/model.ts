@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { RefusalError } from '../errors'
 import { IntegerText, ruled } from '../http/action-schema'
 import { typedParams } from '../http/typed-params'
+import { literals } from '../ports/schema-rules'
 import { OUTLINE_BUDGET } from './outline'
 
 export const DIRECTIONS = ['up', 'down', 'lateral', 'context'] as const
@@ -14,10 +15,7 @@ export const TreeWalkQuery = Type.Object(
   {
     projectId: Type.String(),
     direction: ruled(
-      Type.Union(
-        DIRECTIONS.map((d) => Type.Literal(d)),
-        { description: 'required unless format=outline' },
-      ),
+      literals(DIRECTIONS, { description: 'required unless format=outline' }),
       () => new RefusalError(400, `direction must be one of: ${DIRECTIONS.join(', ')}`),
     ),
     nodeId: ruled(Type.String({ minLength: 1 }), 'nodeId is required'),

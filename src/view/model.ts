@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { RefusalError } from '../errors'
 import { IntegerText, ruled } from '../http/action-schema'
+import { literals } from '../ports/schema-rules'
 
 /** The commands of docs/reference/view.md's POST /view-command, and what each needs. */
 export const VIEW_COMMAND_TYPES = [
@@ -23,13 +24,8 @@ export const VIEW_MODES = ['tree', 'matrix'] as const
  */
 export const ViewCommand = Type.Object(
   {
-    type: Type.Union(VIEW_COMMAND_TYPES.map((c) => Type.Literal(c))),
-    mode: Type.Optional(
-      Type.Union(
-        VIEW_MODES.map((m) => Type.Literal(m)),
-        { description: 'setViewMode' },
-      ),
-    ),
+    type: literals(VIEW_COMMAND_TYPES),
+    mode: Type.Optional(literals(VIEW_MODES, { description: 'setViewMode' })),
     iterationName: Type.Optional(Type.String({ description: 'selectIteration (GET /iterations)' })),
     nodeId: Type.Optional(Type.String({ description: 'the node commands (selectNode without it deselects)' })),
     goalIds: Type.Optional(Type.Array(Type.String(), { description: 'focusGoals: a non-empty array of at most 1000 goal ids' })),
@@ -45,7 +41,7 @@ export const ViewCommand = Type.Object(
 export const VIEW_NAMES = ['app', 'chat'] as const
 export type ViewName = (typeof VIEW_NAMES)[number]
 // no description: set_view and read_view say it in their own, and the tool list is held to its tokens
-export const ViewParam = Type.Optional(Type.Union(VIEW_NAMES.map((v) => Type.Literal(v))))
+export const ViewParam = Type.Optional(literals(VIEW_NAMES))
 
 /** GET /view-state parameters. */
 export const ViewStateParams = Type.Object({ projectId: Type.String(), view: ViewParam })
@@ -61,7 +57,7 @@ export const ReportBody = Type.Object(
       Type.Union([Type.Object({ id: Type.Integer({ minimum: 1 }), type: Type.String({ maxLength: 40 }) }), Type.Null()]),
     ),
     state: Type.Object({
-      view_mode: Type.Union(VIEW_MODES.map((m) => Type.Literal(m))),
+      view_mode: literals(VIEW_MODES),
       selected_iteration: Type.Union([Type.String({ maxLength: 200 }), Type.Null()]),
       expanded_nodes: Type.Array(Type.String({ maxLength: 40 }), { maxItems: 100_000 }),
       focused_goals: Type.Array(Type.String({ maxLength: 40 }), { maxItems: 10_000 }),
@@ -83,9 +79,7 @@ export const CommandBody = Type.Object(
   {
     projectId: Type.String(),
     view: ViewParam,
-    command: ruled(Type.Object({ type: Type.Union(VIEW_COMMAND_TYPES.map((c) => Type.Literal(c))) }, { additionalProperties: true }), () =>
-      invalidCommand(),
-    ),
+    command: ruled(Type.Object({ type: literals(VIEW_COMMAND_TYPES) }, { additionalProperties: true }), () => invalidCommand()),
   },
   { additionalProperties: false },
 )

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { literals } from '../ports/schema-rules'
 
 /**
  * The workflow's vocabulary: flows, signals, the run carried inside `state`, and the limits of
@@ -13,18 +14,13 @@ export type Signal = (typeof SIGNALS)[number]
 /** POST /workflow body, typed, as OpenAPI documents it; the service checks it part by part with the schemas of src/workflow/input.ts and of each flow. */
 export const WorkflowBody = Type.Object({
   projectId: Type.String(),
-  action: Type.Union([Type.Literal('start'), Type.Literal('advance')]),
-  flow: Type.Optional(
-    Type.Union(
-      FLOW_NAMES.map((f) => Type.Literal(f)),
-      { description: 'start' },
-    ),
-  ),
+  action: literals(['start', 'advance']),
+  flow: Type.Optional(literals(FLOW_NAMES, { description: 'start' })),
   input: Type.Optional(Type.String({ description: 'start: the input of the flow (add: a short description)' })),
   state: Type.Optional(Type.String({ description: 'advance: the state of the previous result, verbatim' })),
   response: Type.Optional(
     Type.Object(
-      { signal: Type.Optional(Type.Union(SIGNALS.map((s) => Type.Literal(s)))) },
+      { signal: Type.Optional(literals(SIGNALS)) },
       { additionalProperties: true, description: "advance: your model's answer to the prompt, a parsed JSON object" },
     ),
   ),
