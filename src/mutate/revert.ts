@@ -5,10 +5,10 @@ import { MAX_REVERT, type RevertBody, type RevertFilter } from '../history/model
 import { type ChangeRow, changesById, filtersOf, laterChanges, plannedChange, selectByFilter, targetOf } from '../history/service'
 import { LATER } from '../iterations/model'
 import { revertIteration } from '../iterations/service'
-import { flush, getNode, iterationsOf, loadNodes, openCtx, reloadIterations, type WriteCtx, writeMeta } from '../nodes/context'
+import { getNode, iterationsOf, loadNodes, reloadIterations, type WriteCtx } from '../nodes/context'
 import type { Node, NodeData, NodeType } from '../nodes/model'
-import { moveIterationNodes, type TreeRow } from '../nodes/service'
-import { bringBack, removeRows, subtrees, updateNode } from '../nodes/write'
+import { moveIterationNodes, type TreeRow, writeMeta } from '../nodes/service'
+import { bringBack, flush, openCtx, removeRows, subtrees, updateNode } from '../nodes/write'
 import { requireProject } from '../projects/access'
 import { checkRevertCost } from './cost-limit'
 

@@ -16,19 +16,7 @@ import {
   updateIterationAction,
 } from '../iterations/service'
 import type { Node } from '../nodes/model'
-import {
-  add,
-  addAnswer,
-  classify,
-  classifyAnswer,
-  moveIterationNodes,
-  remove,
-  removeAnswer,
-  restore,
-  restoreAnswer,
-  update,
-  updateAnswer,
-} from '../nodes/service'
+import { add, classify, moveIterationNodes, remove, restore, update } from '../nodes/service'
 import type { Author } from '../ports/actor'
 import { addProject, renameProject } from '../projects/service'
 import { possibleDuplicate } from '../search/service'
@@ -87,13 +75,14 @@ const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 
  * ARCHITECTURE.md's "How a write flows") with the action's parts: `work` reads from the checked
  * body what the write means to the work state (src/work `workPlan`); `handler` writes the
  * action's rows and notes its events and changes (in a WriteCtx for nodes, src/nodes/context.ts,
- * or in an outbox) and saves nothing; `answer` reads the answer from what was saved.
+ * or in an outbox), saves nothing, and builds its answer where it wrote; `answer`, for a batch
+ * and a revert, reads the answer from what was saved instead.
  */
 const write = <S extends TSchema, W extends Written>(
   schema: S,
   work: (body: Static<S>) => WorkPlan,
   handler: (deps: Deps, user: User, body: Static<S>) => Promise<W>,
-  answer: (written: W) => Answer | Promise<Answer>,
+  answer?: (written: W) => Answer | Promise<Answer>,
 ): Action => ({
   schema,
   run: (deps, user, body) => {
@@ -102,14 +91,11 @@ const write = <S extends TSchema, W extends Written>(
   },
 })
 
-/** The answer of a handler that writes no node: the one it returned beside its outbox. */
-const itsAnswer = (written: { answer: Answer }) => written.answer
-
 /** An action that writes no node: nothing of the work state before or after it, its answer its handler's. */
 const action = <S extends TSchema>(
   schema: S,
   handler: (deps: Deps, user: User, body: Static<S>) => Promise<Written & { answer: Answer }>,
-): Action => write(schema, workPlan.none, handler, itsAnswer)
+): Action => write(schema, workPlan.none, handler)
 
 /**
  * Every write of the API goes through POST /mutate and one of these actions: the name a body
@@ -118,24 +104,18 @@ const action = <S extends TSchema>(
  * looked up with `Object.hasOwn` (`actionNamed`), so `constructor` or `__proto__` finds nothing.
  */
 export const actions: { readonly [A in ActionName]: Action } = {
-  add: { ...write(bodies.add, workPlan.add, add, addAnswer), afterCommit: afterAdd },
-  update: write(bodies.update, workPlan.update, update, updateAnswer),
-  delete: write(bodies.delete, workPlan.delete, remove, removeAnswer),
-  restore: write(bodies.restore, workPlan.lockOnly, restore, restoreAnswer),
+  add: { ...write(bodies.add, workPlan.add, add), afterCommit: afterAdd },
+  update: write(bodies.update, workPlan.update, update),
+  delete: write(bodies.delete, workPlan.delete, remove),
+  restore: write(bodies.restore, workPlan.lockOnly, restore),
   batch: { ...write(bodies.batch, workPlan.batch, batch, batchAnswer), author: byEntryClaimTokens, costLimited: 'batch' },
-  classify: write(bodies.classify, workPlan.none, classify, classifyAnswer),
+  classify: write(bodies.classify, workPlan.none, classify),
   addIteration: action(bodies.addIteration, addIterationAction),
-  updateIteration: write(
-    bodies.updateIteration,
-    workPlan.lockOnly,
-    (deps, user, body) => updateIterationAction(deps, user, body, moveNodes),
-    itsAnswer,
+  updateIteration: write(bodies.updateIteration, workPlan.lockOnly, (deps, user, body) =>
+    updateIterationAction(deps, user, body, moveNodes),
   ),
-  deleteIteration: write(
-    bodies.deleteIteration,
-    workPlan.lockOnly,
-    (deps, user, body) => deleteIterationAction(deps, user, body, moveNodes),
-    itsAnswer,
+  deleteIteration: write(bodies.deleteIteration, workPlan.lockOnly, (deps, user, body) =>
+    deleteIterationAction(deps, user, body, moveNodes),
   ),
   reorderIterations: action(bodies.reorderIterations, reorderIterationsAction),
   addProject: { ...action(bodies.addProject, addProject), notIdempotent: true },
