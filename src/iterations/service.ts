@@ -1,4 +1,5 @@
 import type { User } from '../accounts/model'
+import type { Db } from '../db'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid } from '../errors'
 import { type EventNode, type Outbox, outboxOf, save } from '../events/outbox'
@@ -204,8 +205,8 @@ export async function reorderIterationsAction(deps: Deps, user: User, body: Reor
 }
 
 export type { IterationRow } from './queries'
-// The stored iterations, for the modules that read them (nodes, workflow): this module's public surface.
-export const iterationRows = { list: q.list }
+/** The project's iterations, in their order (for the modules that read them: nodes, workflow). */
+export const readIterations = (db: Db, projectId: string) => q.list(db, projectId)
 
 /**
  * Take back one change of an iteration (a revert, src/mutate/revert.ts), in the caller's

@@ -3,7 +3,7 @@ import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
 import type { Outbox } from '../events/outbox'
 import { checkExpectation, type Locked, type StaleField, staleWrite } from '../history/precondition'
-import { type IterationRow, iterationRows as iterationQueries } from '../iterations/service'
+import { type IterationRow, readIterations } from '../iterations/service'
 import type { IntentProbe, IntentRow } from '../presence/intents'
 import type { AccessRow } from '../projects/service'
 import { limitsOf } from '../tiers/service'
@@ -61,7 +61,7 @@ export interface WriteCtx extends Outbox {
  */
 export function iterationsOf(ctx: WriteCtx): Promise<Map<string, IterationRow>> {
   if (!ctx.iterations) {
-    ctx.iterations = iterationQueries.list(ctx.deps.db, ctx.projectId).then((rows) => new Map(rows.map((i) => [i.name, i])))
+    ctx.iterations = readIterations(ctx.deps.db, ctx.projectId).then((rows) => new Map(rows.map((i) => [i.name, i])))
     // asked for ahead of its use, it may fail while nothing awaits it yet: the use that awaits it throws
     ctx.iterations.catch(() => {})
   }

@@ -1,12 +1,13 @@
 import type { User } from '../accounts/model'
 import { liveClaims, withClaim } from '../claims/service'
+import type { Db } from '../db'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, RefusalError } from '../errors'
 import type { EventNode, Outbox } from '../events/outbox'
 import { nodeChange, nodeState } from '../history/record'
 import { afterAccess } from '../http/action-schema'
 import { currentOf } from '../iterations/model'
-import { iterationRows as iterationQueries } from '../iterations/service'
+import { readIterations } from '../iterations/service'
 import { requireProject } from '../projects/access'
 import { classifyTask } from './classify'
 import { getNode, iterationsOf, openMemos, type WriteCtx } from './context'
@@ -204,7 +205,7 @@ async function nodesAnswer(deps: Deps, projectId: string, query: { type?: string
   const [rows, counts, iterations, claims] = await Promise.all([
     q.list(deps.db, project.id, query.type ?? null, query.iteration ?? null),
     q.countByType(deps.db, project.id),
-    iterationQueries.list(deps.db, project.id),
+    readIterations(deps.db, project.id),
     liveClaims(deps.db, project.id, deps.now()),
   ])
   const nodeCounts = Object.fromEntries(NODE_TYPES.map((t) => [t, counts.find((c) => c.type === t)?.count ?? 0]))
@@ -239,16 +240,28 @@ export async function nodeTypesOf(db: Deps['db'], projectId: string, ids: string
   return new Map((await q.getMany(db, projectId, ids)).map((r) => [r.id, r.type]))
 }
 
-// The stored nodes, for the modules that read them (tree, work, workflow): reads only, named one
-// by one. Other modules write nodes through ./write.ts's functions on a WriteCtx (src/mutate
-// batch.ts and revert.ts).
-export const nodeRows = {
-  list: q.list,
-  getMany: q.getMany,
-  withAncestors: q.withAncestors,
-  subtree: q.subtree,
-  ancestors: q.ancestors,
-  siblings: q.siblings,
-  siblingsOf: q.siblingsOf,
-}
+// The stored nodes, for the modules that read them (tree, work, workflow): reads only, each named
+// for what it reads. Other modules write nodes through ./write.ts's functions on a WriteCtx
+// (src/mutate batch.ts and revert.ts).
+
+/** Every node of the project. */
+export const readProjectNodes = (db: Db, projectId: string) => q.list(db, projectId, null, null)
+
+/** The nodes of `ids` that the project has (in no order). */
+export const readNodesById = (db: Db, projectId: string, ids: string[]) => q.getMany(db, projectId, ids)
+
+/** The nodes of `ids` with every ancestor of each (GET /ready's items). */
+export const readWithAncestors = (db: Db, projectId: string, ids: string[]) => q.withAncestors(db, projectId, ids)
+
+/** The nodes of `rootIds` with everything beneath them, each with its depth under its root. */
+export const readSubtrees = (db: Db, projectId: string, rootIds: string[]) => q.subtree(db, projectId, rootIds)
+
+/** The ancestors of `id`, root first. */
+export const readAncestors = (db: Db, projectId: string, id: string) => q.ancestors(db, projectId, id)
+
+/** The other children of `parentId` than `id`. */
+export const readSiblings = (db: Db, projectId: string, parentId: string, id: string) => q.siblings(db, projectId, parentId, id)
+
+/** The siblings of `id` (the other children of its parent). */
+export const readSiblingsOf = (db: Db, projectId: string, id: string) => q.siblingsOf(db, projectId, id)
 export type { NodeRow, TreeRow } from './queries'
