@@ -2,7 +2,7 @@ import type { User } from '../accounts/model'
 import type { Db } from '../db'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid } from '../errors'
-import { type EventNode, type Outbox, outboxOf, save } from '../events/outbox'
+import { type EventNode, type Outbox, outboxOf } from '../events/outbox'
 import { checkExpectation, type Expectation, staleWrite } from '../history/precondition'
 import { iterationChange } from '../history/record'
 import { afterAccess } from '../http/action-schema'
@@ -212,7 +212,9 @@ export const readIterations = (db: Db, projectId: string) => q.list(db, projectI
  * Take back one change of an iteration (a revert, src/mutate/revert.ts), in the caller's
  * transaction: an add by deleting it (its jobs and tasks move to Later), a delete by adding it
  * again, an update by setting its changed fields back. Recorded as `revert` of `revertOf`.
- * Answers what stood in the way instead of writing: `gone` (it no longer exists) or `exists`.
+ * Answers what stood in the way instead of writing: `gone` (it no longer exists) or `exists`;
+ * else the step's outbox (none in a dry run): its events and changes, its own change first,
+ * saved by the write's saving step before the revert's node changes (src/nodes/write.ts `finish`).
  */
 export async function revertIteration(
   deps: Deps,
@@ -222,7 +224,7 @@ export async function revertIteration(
   moveNodes: MoveNodes,
   /** false: only say what would stand in the way (a dry run) */
   write = true,
-): Promise<{ stood: 'gone' | 'exists' } | { ids: number[] }> {
+): Promise<{ stood: 'gone' | 'exists' } | { outbox: Outbox | null }> {
   const all = await q.list(deps.db, projectId)
   const row = all.find((i) => i.name === change.target_id)
   const outbox = outboxOf(projectId)
@@ -230,7 +232,7 @@ export async function revertIteration(
   if (before === null) {
     if (!row) return { stood: 'gone' }
     if (row.system) throw invalid(`Cannot delete system iteration ${row.name}`)
-    if (!write) return { ids: [] }
+    if (!write) return { outbox: null }
     await q.remove(deps.db, projectId, row.name)
     outbox.changes.push(iterationChange('revert', row.name, iterationState(row), null, revertOf))
     outbox.events.push({ type: 'iteration.deleted', iteration: { name: row.name, status: row.status } })
@@ -238,7 +240,7 @@ export async function revertIteration(
   } else if (after === null) {
     const name = String(before.name)
     if (all.some((i) => i.name === name)) return { stood: 'exists' }
-    if (!write) return { ids: [] }
+    if (!write) return { outbox: null }
     const status = String(before.status ?? 'active')
     const added = (await q.insert(deps.db, projectId, name, status, (before.gitTags as string[] | undefined) ?? []))!
     const placed =
@@ -257,7 +259,7 @@ export async function revertIteration(
       sortOrder: Number(was('sortOrder', row.sort_order)),
     }
     if (next.name !== row.name && all.some((i) => i.name === next.name)) return { stood: 'exists' }
-    if (!write) return { ids: [] }
+    if (!write) return { outbox: null }
     const updated = (await q.update(deps.db, projectId, row.name, next))!
     outbox.changes.push(iterationChange('revert', updated.name, iterationState(row), iterationState(updated), revertOf))
     const renamed = updated.name !== row.name
@@ -274,8 +276,5 @@ export async function revertIteration(
     // no event for order or tags alone, but GET /iterations shows them and the new rev (the read cache)
     outbox.revised = outbox.events.length === 0 && updated.rev !== row.rev
   }
-  // saved at once, the revert's own step (src/mutate/revert.ts); its ids are the iteration's
-  // change (the first): the moved jobs' and tasks' changes are recorded but are not the revert's
-  const ids = await save(deps, outbox)
-  return { ids: ids.slice(0, 1) }
+  return { outbox }
 }

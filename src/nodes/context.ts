@@ -43,6 +43,12 @@ export interface WriteCtx extends Outbox {
   cycleFree?: boolean
   /** the ids `finish` gave its changes (history.md, 2), in order */
   changeIds: number[]
+  /**
+   * The outboxes of rows of other modules this write wrote (a revert's iteration steps), in the
+   * order written: `finish` saves each in its own statement, before the write's own events and
+   * changes and as noted (their events are not a revert's), and keeps the ids it gave their changes.
+   */
+  beside: { outbox: Outbox; changeIds?: number[] }[]
   /** set while a revert undoes a change: what is written now is recorded as `revert` of it */
   revertOf?: number
   /** a revert's dry run: `finish` stores no change and emits no event (the transaction is rolled back after) */

@@ -53,6 +53,7 @@ export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> 
     idPool: new Map(),
     changes: [],
     changeIds: [],
+    beside: [],
     locked: new Map(),
     stale: [],
   }
@@ -265,13 +266,15 @@ export async function flush(ctx: WriteCtx): Promise<void> {
 
 /**
  * Saving a node write, the saving step of its sequence (src/mutate/sequence.ts): the ifRev
- * preconditions, the pending nodes stored, then its events and changes saved (`save`), inside
+ * preconditions, the pending nodes stored, then the outboxes of the other rows it wrote
+ * (`beside`: a revert's iteration steps) and its own events and changes saved (`save`), inside
  * the write's transaction.
  */
 export async function finish(ctx: WriteCtx): Promise<void> {
   await checkPreconditions(ctx)
   await flush(ctx)
   if (ctx.dryRun) return
+  for (const other of ctx.beside) other.changeIds = await save(ctx.deps, other.outbox)
   const { changes, events } = ctx
   ctx.changes = []
   ctx.events = []
