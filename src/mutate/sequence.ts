@@ -20,7 +20,7 @@ export type Written = { ctx: WriteCtx; outbox?: undefined; answer?: Answer } | {
 const itsAnswer = (written: Written) => written.answer as Answer
 
 /**
- * The sequence of every write, inside its transaction, in the order it happens (steps 5 to 8 of
+ * The sequence of every write, inside its transaction, in the order it happens (steps 6 to 9 of
  * ARCHITECTURE.md's "How a write flows"): every action of POST /mutate's table (its body
  * already checked against its schema), and a batch run inside another write (a proposal
  * applied or previewed, a workflow's plan). `plan` is what the write means to the work state

@@ -71,7 +71,7 @@ const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 
 
 /**
  * An action's row: its body checked against its schema (docs/reference/mutate.md's messages),
- * then the sequence of every write (src/mutate/sequence.ts `runWrite`, steps 5 to 8 of
+ * then the sequence of every write (src/mutate/sequence.ts `runWrite`, steps 6 to 9 of
  * ARCHITECTURE.md's "How a write flows") with the action's parts: `work` reads from the checked
  * body what the write means to the work state (src/work `workPlan`); `handler` writes the
  * action's rows and notes its events and changes (in a WriteCtx for nodes, src/nodes/context.ts,
