@@ -56,8 +56,9 @@ type NodeState = { parentId: string | null; data: Record<string, unknown> }
  * savepoint and rolls it back, so it says exactly what the real call does. The handler of the
  * write's sequence (src/mutate/sequence.ts): a node's step goes through src/nodes/write.ts
  * (`updateNode` and its rules for fields set back, `bringBack` for a delete, `removeRows` for
- * adds); an iteration's through src/iterations/service.ts `revertIteration`, written at once (the
- * nodes it moves with it) and noted in its own outbox (`ctx.beside`), which the sequence's saving
+ * adds); an iteration's through src/iterations/service.ts `revertIteration`, written at once (and
+ * the jobs and tasks it moves, src/nodes/service.ts `moveIterationNodes`) and noted in its own
+ * outbox (`ctx.beside`), which the sequence's saving
  * step saves before the nodes' changes, so that the order of the change ids and the events is
  * the order the steps ran in.
  */
@@ -110,9 +111,11 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
     if (c.target_kind === 'iteration') {
       for (const l of newer) for (const f of c.fields.filter((f) => l.fields.includes(f))) conflict('changed_later', l.id, f)
       await flush(ctx)
-      const done = await revertIteration(deps, project.id, c, Number(c.id), moveIterationNodes, !dryRun)
+      const done = await revertIteration(deps, project.id, c, Number(c.id), !dryRun)
       if ('stood' in done) conflict(done.stood === 'gone' ? 'gone' : 'changed_later', lastNewer)
       else {
+        // its jobs and tasks moved with it (a deletion, a rename), noted after it in its step's outbox
+        if (done.outbox && done.move) await moveIterationNodes(deps, done.outbox, done.move.from, done.move.to)
         if (done.outbox) ctx.beside.push({ outbox: done.outbox })
         iterationChanges.push({ target: targetOf(c), action: 'revert', before: c.after, after: c.before })
       }

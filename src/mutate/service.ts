@@ -8,21 +8,16 @@ import { invalid } from '../errors'
 import { agentName, requestAuthor } from '../history/author'
 import { checkInput, IdempotencyKey, parseAction, ruled } from '../http/action-schema'
 import { isJsonType, notReadAsJson } from '../http/json-body'
-import {
-  addIterationAction,
-  deleteIterationAction,
-  type MoveNodes,
-  reorderIterationsAction,
-  updateIterationAction,
-} from '../iterations/service'
+import { addIterationAction, reorderIterationsAction } from '../iterations/service'
 import type { Node } from '../nodes/model'
-import { add, classify, moveIterationNodes, remove, restore, update } from '../nodes/service'
+import { add, classify, remove, restore, update } from '../nodes/service'
 import type { Author } from '../ports/actor'
 import { addProject, renameProject } from '../projects/service'
 import { possibleDuplicate } from '../search/service'
 import { claim, releaseClaim, renewClaim, type WorkPlan, workPlan } from '../work/service'
 import { batch, batchAnswer } from './batch'
 import { closestName } from './hints'
+import { deleteIteration, updateIteration } from './iterations'
 import { type ActionName, ACTION_BODIES as bodies } from './model'
 import { applyProposal, propose, rejectProposal, withdrawProposal } from './proposals'
 import { revert, revertAnswer } from './revert'
@@ -63,9 +58,6 @@ const byClaimAgent: AuthorRule = (request) => ({ agent: request.agent, claimToke
 const byEntryClaimTokens: AuthorRule = (request) => ({
   claimTokens: Array.isArray(request.mutations) ? request.mutations.map((e) => (e as { claimToken?: unknown } | null)?.claimToken) : [],
 })
-/** The jobs and tasks an iteration's rename or deletion moves, noted in its outbox (iterations does not import nodes). */
-const moveNodes: MoveNodes = moveIterationNodes
-
 /** The project a checked body names ('' for addProject's, which names a new one: its plan reads none). */
 const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 'string' ? body.projectId : '')
 
@@ -111,12 +103,8 @@ export const actions: { readonly [A in ActionName]: Action } = {
   batch: { ...write(bodies.batch, workPlan.batch, batch, batchAnswer), author: byEntryClaimTokens, costLimited: 'batch' },
   classify: write(bodies.classify, workPlan.none, classify),
   addIteration: action(bodies.addIteration, addIterationAction),
-  updateIteration: write(bodies.updateIteration, workPlan.lockOnly, (deps, user, body) =>
-    updateIterationAction(deps, user, body, moveNodes),
-  ),
-  deleteIteration: write(bodies.deleteIteration, workPlan.lockOnly, (deps, user, body) =>
-    deleteIterationAction(deps, user, body, moveNodes),
-  ),
+  updateIteration: write(bodies.updateIteration, workPlan.lockOnly, updateIteration),
+  deleteIteration: write(bodies.deleteIteration, workPlan.lockOnly, deleteIteration),
   reorderIterations: action(bodies.reorderIterations, reorderIterationsAction),
   addProject: { ...action(bodies.addProject, addProject), notIdempotent: true },
   renameProject: action(bodies.renameProject, renameProject),
