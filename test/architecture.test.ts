@@ -58,6 +58,10 @@ function violations(): string[] {
     for (const m of text.matchAll(/^export\s+(\*|\{[^}]*\})(?:\s+as\s+\w+)?\s+from\s+['"]([^'"]+)['"]/gm))
       if (/(^|\/)queries$/.test(m[2]!))
         out.push(`${rel} → ${m[2]} (a module offers its rows by name in its service.ts, never by re-exporting queries.ts)`)
+    // nor by handing its query functions out as values (`export const nodeRows = { list: q.list }`):
+    // what another module may read or write is a function of the service, named for what it does
+    for (const m of text.matchAll(/^export\s+const\s+(\w+)\s*=\s*(\{[^}]*\bq\.\w+\s*[,}][^}]*\}?|q\.\w+\s*$)/gm))
+      out.push(`${rel}: ${m[1]} (hands out query functions; offer a named function of the service that calls them)`)
   }
   return out
 }

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'bun:test'
-import { MEMO_INBOX_THRESHOLD } from '../src/nodes/context'
+import { MEMO_INBOX_THRESHOLD } from '../src/nodes/service'
 import { startApp } from './helpers'
 
 // api.md POST /mutate: add and update, their rules 1-5, the Node tables, and _meta after a write

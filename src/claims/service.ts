@@ -87,12 +87,26 @@ export const claimHeldByKey = (db: Db, projectId: string, nodeId: string, token:
 export const endClaims = (db: Db, projectId: string, nodeIds: string[], now: Date) =>
   nodeIds.length ? q.endNodes(db, projectId, nodeIds, now) : Promise.resolve([])
 
-/** The claim writes of src/work (take, renew, release, the renewals by a write or a read, and the hold a claim with `count` asks for first): this module's public surface. */
-export const claimRows = {
-  take: q.take,
-  tryHold: q.tryHold,
-  renew: q.renew,
-  release: q.release,
-  extendTokens: q.extendTokens,
-  extendForReader: q.extendForReader,
-}
+// The claim writes of src/work (docs/agents.md), each named for what it does; tokens are stored
+// as their hashes (`hashToken`).
+
+/** Take the claim of `nodeId` for `agent` until `expiresAt`, unless a live claim holds it: its row, or null. */
+export const takeClaim = (...args: Parameters<typeof q.take>) => q.take(...args)
+
+/** Hold `nodeId` for this transaction before taking its claim, without waiting: false when another claim is being taken on it. */
+export const holdForClaim = (db: Db, projectId: string, nodeId: string) => q.tryHold(db, projectId, nodeId)
+
+/** Make the live claim with `tokenHash` last until `expiresAt`: its row, or null when no live claim has it. */
+export const renewByToken = (db: Db, projectId: string, tokenHash: string, expiresAt: Date, now: Date) =>
+  q.renew(db, projectId, tokenHash, expiresAt, now)
+
+/** End the live claim with `tokenHash`: its row, or null when no live claim has it. */
+export const releaseByToken = (db: Db, projectId: string, tokenHash: string, now: Date) => q.release(db, projectId, tokenHash, now)
+
+/** A write that carries live claims' tokens renews each to its own length from `now`. */
+export const extendByTokens = (db: Db, projectId: string, tokenHashes: string[], now: Date) =>
+  q.extendTokens(db, projectId, tokenHashes, now)
+
+/** A read by `agent` of `nodeId` renews the agent's live claim on it to its own length from `now`: the claims renewed. */
+export const extendForReader = (db: Db, projectId: string, nodeId: string, agent: string, now: Date) =>
+  q.extendForReader(db, projectId, nodeId, agent, now)

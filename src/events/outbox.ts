@@ -66,11 +66,10 @@ export const outboxOf = (projectId: string, events: DomainEvent[] = [], changes:
  * Save what a write noted in `outbox`, inside its transaction (`deps.db`): the revision advanced
  * when the write says so (`revised`); then its events and changes in one statement (the
  * changes alone when it has no event); the search outbox (`emit`). The one way a write saves:
- * the sequence of POST /mutate calls it (src/mutate/sequence.ts, through src/nodes/context.ts
- * `finish` for a node write), and so do a revert's step that puts an iteration back
- * (src/iterations/service.ts `revertIteration`), a read that renews its agent's claim
- * (src/work/service.ts `renewForReader`) and the writes Arbor makes by itself (the classify
- * loop). Returns the ids of the changes, in order.
+ * the sequence of POST /mutate calls it (src/mutate/sequence.ts, through src/nodes/write.ts
+ * `finish` for a node write, which saves a revert's iteration steps first, each its own outbox),
+ * and so do a read that renews its agent's claim (src/work/service.ts `renewForReader`) and
+ * the writes Arbor makes by itself (the classify loop). Returns the ids of the changes, in order.
  */
 export async function save(deps: Pick<Deps, 'db' | 'now' | 'commits' | 'author' | 'config'>, outbox: Outbox): Promise<number[]> {
   const { projectId, events, changes } = outbox

@@ -1,7 +1,8 @@
 import type { User } from '../accounts/model'
+import type { Db } from '../db'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid } from '../errors'
-import { type EventNode, type Outbox, outboxOf, save } from '../events/outbox'
+import { type EventNode, type Outbox, outboxOf } from '../events/outbox'
 import { checkExpectation, type Expectation, staleWrite } from '../history/precondition'
 import { iterationChange } from '../history/record'
 import { afterAccess } from '../http/action-schema'
@@ -37,12 +38,16 @@ function cleanName(value: string, field: string): string {
 }
 
 /**
- * Moves every job and task of `outbox`'s project naming iteration `from` to `to`, notes their
- * changes and `node.updated` events in `outbox`, and returns them as nodes. The nodes module
- * owns those rows and reads iterations, so its function is passed in (by mutate/service.ts)
- * rather than imported: an import would close a circle between the two modules.
+ * The jobs and tasks an iteration write moves (a rename, a deletion): those naming `from` are to
+ * name `to`. The nodes module owns those rows and stands above this one, so the write that called
+ * this module moves them (src/nodes/service.ts `moveIterationNodes`, called by
+ * src/mutate/iterations.ts and src/mutate/revert.ts), noted in the same outbox after the
+ * iteration's own change and event.
  */
-export type MoveNodes = (deps: Deps, outbox: Outbox, from: string, to: string) => Promise<EventNode[]>
+export interface NodesMove {
+  from: string
+  to: string
+}
 
 /** GET /iterations */
 export async function listIterations(deps: Deps, user: User, raw: Record<string, string>) {
@@ -120,7 +125,8 @@ async function expectRev(deps: Deps, projectId: string, name: string, ifRev: str
   if (stale.length) throw await staleWrite(deps, projectId, stale)
 }
 
-export async function updateIterationAction(deps: Deps, user: User, body: UpdateIterationBody, moveNodes: MoveNodes) {
+/** updateIteration: the row written, its change and event noted; its jobs and tasks to move when it is renamed (`move`). */
+export async function updateIterationAction(deps: Deps, user: User, body: UpdateIterationBody) {
   const { project } = await requireProject(deps, user, body.projectId)
   const data = body.data
   await expectRev(deps, project.id, body.iterationName, body.ifRev, data)
@@ -140,17 +146,23 @@ export async function updateIterationAction(deps: Deps, user: User, body: Update
   if (renamed) iterationEvent.previous_name = row.name
   if (renamed || status !== row.status) outbox.events.push({ type: 'iteration.updated', iteration: iterationEvent })
   outbox.changes.push(iterationChange('updateIteration', name, iterationState(row), iterationState(updated)))
-  const moved = renamed ? (await moveNodes(deps, outbox, row.name, name)).length : 0
   // no event for tags or order alone, but GET /iterations shows them and the new rev (the read cache)
   outbox.revised = outbox.events.length === 0 && updated.rev !== row.rev
-  const tips: string[] = []
-  if (renamed) tips.push(`Renamed; ${moved} job(s) and task(s) now name ${name}.`)
-  if (status === 'done' && row.status !== 'done')
-    tips.push('Marked done: hidden from the app dropdown and matrix; open work in it moves to Later on its next update.')
-  return { outbox, answer: { success: true, iteration: toIteration(updated), _meta: tips.length ? { _tip: tips.join(' ') } : {} } }
+  const move: NodesMove | undefined = renamed ? { from: row.name, to: name } : undefined
+  return { outbox, row, updated, move }
 }
 
-export async function deleteIterationAction(deps: Deps, user: User, body: DeleteIterationBody, moveNodes: MoveNodes) {
+/** The answer of updateIteration, once the jobs and tasks it moved (`moved`) are known. */
+export function updatedIteration({ row, updated }: Awaited<ReturnType<typeof updateIterationAction>>, moved: EventNode[]) {
+  const tips: string[] = []
+  if (updated.name !== row.name) tips.push(`Renamed; ${moved.length} job(s) and task(s) now name ${updated.name}.`)
+  if (updated.status === 'done' && row.status !== 'done')
+    tips.push('Marked done: hidden from the app dropdown and matrix; open work in it moves to Later on its next update.')
+  return { success: true, iteration: toIteration(updated), _meta: tips.length ? { _tip: tips.join(' ') } : {} }
+}
+
+/** deleteIteration: the row deleted, its change and event noted; its jobs and tasks to move to Later (`move`). */
+export async function deleteIterationAction(deps: Deps, user: User, body: DeleteIterationBody) {
   const { project } = await requireProject(deps, user, body.projectId)
   await expectRev(deps, project.id, body.iterationName, body.ifRev, null)
   const { row } = await findIteration(deps, project.id, body.iterationName)
@@ -159,15 +171,17 @@ export async function deleteIterationAction(deps: Deps, user: User, body: Delete
   const outbox = outboxOf(project.id)
   outbox.changes.push(iterationChange('deleteIteration', row.name, iterationState(row), null))
   outbox.events.push({ type: 'iteration.deleted', iteration: { name: row.name, status: row.status } })
-  const moved = await moveNodes(deps, outbox, row.name, LATER)
+  const move: NodesMove = { from: row.name, to: LATER }
+  return { outbox, move }
+}
+
+/** The answer of deleteIteration, once the jobs and tasks it moved to Later (`moved`) are known. */
+export function deletedIteration({ move }: Awaited<ReturnType<typeof deleteIterationAction>>, moved: EventNode[]) {
   return {
-    outbox,
-    answer: {
-      success: true,
-      deleted: { name: row.name },
-      movedToLater: moved.map((n) => n.id),
-      _meta: { _tip: `Deleted iteration ${row.name}; ${moved.length} job(s) and task(s) moved to ${LATER}.` },
-    },
+    success: true,
+    deleted: { name: move.from },
+    movedToLater: moved.map((n) => n.id),
+    _meta: { _tip: `Deleted iteration ${move.from}; ${moved.length} job(s) and task(s) moved to ${LATER}.` },
   }
 }
 
@@ -204,24 +218,27 @@ export async function reorderIterationsAction(deps: Deps, user: User, body: Reor
 }
 
 export type { IterationRow } from './queries'
-// The stored iterations, for the modules that read them (nodes, workflow): this module's public surface.
-export const iterationRows = { list: q.list }
+/** The project's iterations, in their order (for the modules that read them: nodes, workflow). */
+export const readIterations = (db: Db, projectId: string) => q.list(db, projectId)
 
 /**
  * Take back one change of an iteration (a revert, src/mutate/revert.ts), in the caller's
  * transaction: an add by deleting it (its jobs and tasks move to Later), a delete by adding it
  * again, an update by setting its changed fields back. Recorded as `revert` of `revertOf`.
- * Answers what stood in the way instead of writing: `gone` (it no longer exists) or `exists`.
+ * Answers what stood in the way instead of writing: `gone` (it no longer exists) or `exists`;
+ * else the step's outbox (none in a dry run): its events and changes, its own change first,
+ * saved by the write's saving step before the revert's node changes (src/nodes/write.ts
+ * `finish`), and the jobs and tasks to move (`move`, a deletion or a rename), which the revert
+ * moves and notes in that outbox.
  */
 export async function revertIteration(
   deps: Deps,
   projectId: string,
   change: { target_id: string; before: Record<string, unknown> | null; after: Record<string, unknown> | null; fields: string[] },
   revertOf: number,
-  moveNodes: MoveNodes,
   /** false: only say what would stand in the way (a dry run) */
   write = true,
-): Promise<{ stood: 'gone' | 'exists' } | { ids: number[] }> {
+): Promise<{ stood: 'gone' | 'exists' } | { outbox: Outbox | null; move?: NodesMove }> {
   const all = await q.list(deps.db, projectId)
   const row = all.find((i) => i.name === change.target_id)
   const outbox = outboxOf(projectId)
@@ -229,15 +246,15 @@ export async function revertIteration(
   if (before === null) {
     if (!row) return { stood: 'gone' }
     if (row.system) throw invalid(`Cannot delete system iteration ${row.name}`)
-    if (!write) return { ids: [] }
+    if (!write) return { outbox: null }
     await q.remove(deps.db, projectId, row.name)
     outbox.changes.push(iterationChange('revert', row.name, iterationState(row), null, revertOf))
     outbox.events.push({ type: 'iteration.deleted', iteration: { name: row.name, status: row.status } })
-    await moveNodes(deps, outbox, row.name, LATER)
+    return { outbox, move: { from: row.name, to: LATER } }
   } else if (after === null) {
     const name = String(before.name)
     if (all.some((i) => i.name === name)) return { stood: 'exists' }
-    if (!write) return { ids: [] }
+    if (!write) return { outbox: null }
     const status = String(before.status ?? 'active')
     const added = (await q.insert(deps.db, projectId, name, status, (before.gitTags as string[] | undefined) ?? []))!
     const placed =
@@ -256,7 +273,7 @@ export async function revertIteration(
       sortOrder: Number(was('sortOrder', row.sort_order)),
     }
     if (next.name !== row.name && all.some((i) => i.name === next.name)) return { stood: 'exists' }
-    if (!write) return { ids: [] }
+    if (!write) return { outbox: null }
     const updated = (await q.update(deps.db, projectId, row.name, next))!
     outbox.changes.push(iterationChange('revert', updated.name, iterationState(row), iterationState(updated), revertOf))
     const renamed = updated.name !== row.name
@@ -269,12 +286,9 @@ export async function revertIteration(
           ...(renamed ? { previous_name: row.name } : {}),
         },
       })
-    if (renamed) await moveNodes(deps, outbox, row.name, updated.name)
     // no event for order or tags alone, but GET /iterations shows them and the new rev (the read cache)
     outbox.revised = outbox.events.length === 0 && updated.rev !== row.rev
+    if (renamed) return { outbox, move: { from: row.name, to: updated.name } }
   }
-  // saved at once, the revert's own step (src/mutate/revert.ts); its ids are the iteration's
-  // change (the first): the moved jobs' and tasks' changes are recorded but are not the revert's
-  const ids = await save(deps, outbox)
-  return { ids: ids.slice(0, 1) }
+  return { outbox }
 }

@@ -4,21 +4,11 @@ import type { Deps } from '../deps'
 import { ErrorListError, invalid, RefusalError } from '../errors'
 import { addIteration } from '../iterations/service'
 import { allocateBatchIds } from '../nodes/batch-ids'
-import {
-  capAdvisory,
-  checkNodeCap,
-  checkPreconditions,
-  flush,
-  focus,
-  inboxAdvisory,
-  noteIteration,
-  openCtx,
-  type WriteCtx,
-  writeMeta,
-} from '../nodes/context'
+import { checkNodeCap, checkPreconditions, noteIteration, type WriteCtx } from '../nodes/context'
 import { batchCycleFree } from '../nodes/cycle-free'
 import type { NodeUpdate } from '../nodes/input'
-import { deleteNode, prepareAdd, updateNode } from '../nodes/write'
+import { capAdvisory, focus, inboxAdvisory, writeMeta } from '../nodes/service'
+import { deleteNode, flush, openCtx, prepareAdd, updateNode } from '../nodes/write'
 import { requireProject } from '../projects/access'
 import { prefetchUpdated } from './batch-prefetch'
 import type { BatchBody, BatchEntry } from './model'

@@ -5,10 +5,10 @@ import { MAX_REVERT, type RevertBody, type RevertFilter } from '../history/model
 import { type ChangeRow, changesById, filtersOf, laterChanges, plannedChange, selectByFilter, targetOf } from '../history/service'
 import { LATER } from '../iterations/model'
 import { revertIteration } from '../iterations/service'
-import { flush, getNode, iterationsOf, loadNodes, openCtx, reloadIterations, type WriteCtx, writeMeta } from '../nodes/context'
+import { getNode, iterationsOf, loadNodes, reloadIterations, type WriteCtx } from '../nodes/context'
 import type { Node, NodeData, NodeType } from '../nodes/model'
-import { moveIterationNodes, type TreeRow } from '../nodes/service'
-import { bringBack, removeRows, subtrees, updateNode } from '../nodes/write'
+import { moveIterationNodes, type TreeRow, writeMeta } from '../nodes/service'
+import { bringBack, flush, openCtx, removeRows, subtrees, updateNode } from '../nodes/write'
 import { requireProject } from '../projects/access'
 import { checkRevertCost } from './cost-limit'
 
@@ -56,7 +56,11 @@ type NodeState = { parentId: string | null; data: Record<string, unknown> }
  * savepoint and rolls it back, so it says exactly what the real call does. The handler of the
  * write's sequence (src/mutate/sequence.ts): a node's step goes through src/nodes/write.ts
  * (`updateNode` and its rules for fields set back, `bringBack` for a delete, `removeRows` for
- * adds); an iteration's through src/iterations/service.ts `revertIteration`, which saves at once.
+ * adds); an iteration's through src/iterations/service.ts `revertIteration`, written at once (and
+ * the jobs and tasks it moves, src/nodes/service.ts `moveIterationNodes`) and noted in its own
+ * outbox (`ctx.beside`), which the sequence's saving
+ * step saves before the nodes' changes, so that the order of the change ids and the events is
+ * the order the steps ran in.
  */
 export async function revert(deps: Deps, user: User, body: RevertBody): Promise<Reverted> {
   const { project } = await requireProject(deps, user, body.projectId)
@@ -90,7 +94,6 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
   const conflicts: Conflict[] = []
   const removals: ChangeRow[] = []
   const iterationChanges: { target: { kind: string; id: string }; action: string; before: unknown; after: unknown }[] = []
-  const iterationIds: number[] = []
   for (const c of selected) {
     const after = (l: Later) => Number(l.id) > Number(c.id)
     const newer = (later.get(`${c.target_kind}:${c.target_id}`) ?? []).filter(after)
@@ -108,10 +111,12 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
     if (c.target_kind === 'iteration') {
       for (const l of newer) for (const f of c.fields.filter((f) => l.fields.includes(f))) conflict('changed_later', l.id, f)
       await flush(ctx)
-      const done = await revertIteration(deps, project.id, c, Number(c.id), moveIterationNodes, !dryRun)
+      const done = await revertIteration(deps, project.id, c, Number(c.id), !dryRun)
       if ('stood' in done) conflict(done.stood === 'gone' ? 'gone' : 'changed_later', lastNewer)
       else {
-        iterationIds.push(...done.ids)
+        // its jobs and tasks moved with it (a deletion, a rename), noted after it in its step's outbox
+        if (done.outbox && done.move) await moveIterationNodes(deps, done.outbox, done.move.from, done.move.to)
+        if (done.outbox) ctx.beside.push({ outbox: done.outbox })
         iterationChanges.push({ target: targetOf(c), action: 'revert', before: c.after, after: c.before })
       }
       await reloadIterations(ctx)
@@ -182,16 +187,21 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
   if (conflicts.length && !body.force) throw new RefusalError(409, 'revert_conflict', { conflicts, _meta: { _tip: tip } })
   // a forced revert skips what is gone: there is nothing left to take back
   const reverted = selected.length - new Set(conflicts.filter((c) => c.reason === 'gone').map((c) => c.changeId)).size
-  return { ctx, reverted, iterationIds }
+  return { ctx, reverted }
 }
 
 /** What a revert leaves for saving: its WriteCtx, or (nothing selected, a dry run) its whole answer. */
-type Reverted = { ctx?: undefined; answer: Record<string, unknown> } | { ctx: WriteCtx; reverted: number; iterationIds: number[] }
+type Reverted = { ctx?: undefined; answer: Record<string, unknown> } | { ctx: WriteCtx; reverted: number }
 
-/** The answer of a saved revert: its change ids (history.md, 3), those of its iterations' among them. */
+/**
+ * The answer of a saved revert: its change ids (history.md, 3), those of its iterations' among
+ * them: each step's own change, the first of its outbox (the jobs and tasks a step moved are
+ * recorded, but are not the revert's).
+ */
 export function revertAnswer(written: Reverted): Record<string, unknown> {
   if (written.ctx === undefined) return written.answer
-  const { ctx, reverted, iterationIds } = written
+  const { ctx, reverted } = written
+  const iterationIds = ctx.beside.flatMap((step) => step.changeIds!.slice(0, 1))
   ctx.tips.unshift(`Reverted ${reverted} change(s). Take this back with {action:"revert", projectId, changeIds} of its changeIds.`)
   return {
     success: true,

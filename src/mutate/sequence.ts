@@ -1,7 +1,8 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { type Outbox, save } from '../events/outbox'
-import { finish, type WriteCtx } from '../nodes/context'
+import type { WriteCtx } from '../nodes/context'
+import { finish } from '../nodes/write'
 import { afterWrite, beforeWrite, claimsEnded, type WorkPlan } from '../work/service'
 
 export type Answer = Record<string, unknown>
@@ -9,18 +10,23 @@ export type Answer = Record<string, unknown>
 /**
  * What a handler leaves for saving, having saved nothing itself: the WriteCtx it wrote nodes
  * into (src/nodes/context.ts), or the outbox of a write of other rows (a claim, an iteration, a
- * proposal, a project) beside its answer; neither when its answer is already whole (a revert
- * with nothing to take back).
+ * proposal, a project), beside its answer when it could build it where it wrote (a node action,
+ * src/nodes/service.ts); neither when its answer is already whole (a revert with nothing to
+ * take back).
  */
-export type Written = { ctx: WriteCtx; outbox?: undefined } | { ctx?: undefined; outbox?: Outbox; answer: Answer }
+export type Written = { ctx: WriteCtx; outbox?: undefined; answer?: Answer } | { ctx?: undefined; outbox?: Outbox; answer: Answer }
+
+/** The answer a handler built beside what it wrote. */
+const itsAnswer = (written: Written) => written.answer as Answer
 
 /**
- * The sequence of every write, inside its transaction, in the order it happens (steps 5 to 8 of
+ * The sequence of every write, inside its transaction, in the order it happens (steps 6 to 9 of
  * ARCHITECTURE.md's "How a write flows"): every action of POST /mutate's table (its body
  * already checked against its schema), and a batch run inside another write (a proposal
  * applied or previewed, a workflow's plan). `plan` is what the write means to the work state
  * (src/work `workPlan`); `write`, the handler, checks access and its rules, writes its rows and
- * notes its events and changes, and saves nothing; `answer` reads the answer from what was saved.
+ * notes its events and changes, and saves nothing; `answer` reads the answer from what was saved
+ * (a batch's, a revert's), when the handler has not built it beside what it wrote.
  */
 export async function runWrite<W extends Written, A extends Answer>(
   deps: Deps,
@@ -28,7 +34,7 @@ export async function runWrite<W extends Written, A extends Answer>(
   projectId: string,
   plan: WorkPlan,
   write: () => Promise<W>,
-  answer: (written: W) => A | Promise<A>,
+  answer: (written: W) => A | Promise<A> = itsAnswer as (written: W) => A,
 ): Promise<A> {
   // the work state before: the project's work lock, claim tokens checked and renewed (src/work)
   const held = await beforeWrite(deps, user, projectId, plan)
@@ -38,11 +44,11 @@ export async function runWrite<W extends Written, A extends Answer>(
   // the claims of work it marked done, ended: their events saved with its own (src/work)
   const released = await claimsEnded(deps, held)
   if (released.length) outbox!.events.push(...released) // a write that marks work done writes nodes: it has a WriteCtx
-  // saving: a node write's ifRev preconditions and nodes stored (src/nodes/context.ts `finish`);
+  // saving: a node write's ifRev preconditions and nodes stored (src/nodes/write.ts `finish`);
   // then, for every write, the events and changes in one statement, the revision, the search
   // outbox (src/events/outbox.ts `save`)
   if (written.ctx) await finish(written.ctx)
   else if (written.outbox) await save(deps, written.outbox)
-  // the answer from what was saved; the work state after: recomputed, `_meta.unblocked` added (src/work)
+  // the answer (the handler's, or read from what was saved); the work state after: recomputed, `_meta.unblocked` added (src/work)
   return (await afterWrite(deps, held, await answer(written))) as A
 }

@@ -8,33 +8,16 @@ import { invalid } from '../errors'
 import { agentName, requestAuthor } from '../history/author'
 import { checkInput, IdempotencyKey, parseAction, ruled } from '../http/action-schema'
 import { isJsonType, notReadAsJson } from '../http/json-body'
-import {
-  addIterationAction,
-  deleteIterationAction,
-  type MoveNodes,
-  reorderIterationsAction,
-  updateIterationAction,
-} from '../iterations/service'
+import { addIterationAction, reorderIterationsAction } from '../iterations/service'
 import type { Node } from '../nodes/model'
-import {
-  add,
-  addAnswer,
-  classify,
-  classifyAnswer,
-  moveIterationNodes,
-  remove,
-  removeAnswer,
-  restore,
-  restoreAnswer,
-  update,
-  updateAnswer,
-} from '../nodes/service'
+import { add, classify, remove, restore, update } from '../nodes/service'
 import type { Author } from '../ports/actor'
 import { addProject, renameProject } from '../projects/service'
 import { possibleDuplicate } from '../search/service'
 import { claim, releaseClaim, renewClaim, type WorkPlan, workPlan } from '../work/service'
 import { batch, batchAnswer } from './batch'
 import { closestName } from './hints'
+import { deleteIteration, updateIteration } from './iterations'
 import { type ActionName, ACTION_BODIES as bodies } from './model'
 import { applyProposal, propose, rejectProposal, withdrawProposal } from './proposals'
 import { revert, revertAnswer } from './revert'
@@ -75,25 +58,23 @@ const byClaimAgent: AuthorRule = (request) => ({ agent: request.agent, claimToke
 const byEntryClaimTokens: AuthorRule = (request) => ({
   claimTokens: Array.isArray(request.mutations) ? request.mutations.map((e) => (e as { claimToken?: unknown } | null)?.claimToken) : [],
 })
-/** The jobs and tasks an iteration's rename or deletion moves, noted in its outbox (iterations does not import nodes). */
-const moveNodes: MoveNodes = moveIterationNodes
-
 /** The project a checked body names ('' for addProject's, which names a new one: its plan reads none). */
 const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 'string' ? body.projectId : '')
 
 /**
  * An action's row: its body checked against its schema (docs/reference/mutate.md's messages),
- * then the sequence of every write (src/mutate/sequence.ts `runWrite`, steps 5 to 8 of
+ * then the sequence of every write (src/mutate/sequence.ts `runWrite`, steps 6 to 9 of
  * ARCHITECTURE.md's "How a write flows") with the action's parts: `work` reads from the checked
  * body what the write means to the work state (src/work `workPlan`); `handler` writes the
  * action's rows and notes its events and changes (in a WriteCtx for nodes, src/nodes/context.ts,
- * or in an outbox) and saves nothing; `answer` reads the answer from what was saved.
+ * or in an outbox), saves nothing, and builds its answer where it wrote; `answer`, for a batch
+ * and a revert, reads the answer from what was saved instead.
  */
 const write = <S extends TSchema, W extends Written>(
   schema: S,
   work: (body: Static<S>) => WorkPlan,
   handler: (deps: Deps, user: User, body: Static<S>) => Promise<W>,
-  answer: (written: W) => Answer | Promise<Answer>,
+  answer?: (written: W) => Answer | Promise<Answer>,
 ): Action => ({
   schema,
   run: (deps, user, body) => {
@@ -102,14 +83,11 @@ const write = <S extends TSchema, W extends Written>(
   },
 })
 
-/** The answer of a handler that writes no node: the one it returned beside its outbox. */
-const itsAnswer = (written: { answer: Answer }) => written.answer
-
 /** An action that writes no node: nothing of the work state before or after it, its answer its handler's. */
 const action = <S extends TSchema>(
   schema: S,
   handler: (deps: Deps, user: User, body: Static<S>) => Promise<Written & { answer: Answer }>,
-): Action => write(schema, workPlan.none, handler, itsAnswer)
+): Action => write(schema, workPlan.none, handler)
 
 /**
  * Every write of the API goes through POST /mutate and one of these actions: the name a body
@@ -118,25 +96,15 @@ const action = <S extends TSchema>(
  * looked up with `Object.hasOwn` (`actionNamed`), so `constructor` or `__proto__` finds nothing.
  */
 export const actions: { readonly [A in ActionName]: Action } = {
-  add: { ...write(bodies.add, workPlan.add, add, addAnswer), afterCommit: afterAdd },
-  update: write(bodies.update, workPlan.update, update, updateAnswer),
-  delete: write(bodies.delete, workPlan.delete, remove, removeAnswer),
-  restore: write(bodies.restore, workPlan.lockOnly, restore, restoreAnswer),
+  add: { ...write(bodies.add, workPlan.add, add), afterCommit: afterAdd },
+  update: write(bodies.update, workPlan.update, update),
+  delete: write(bodies.delete, workPlan.delete, remove),
+  restore: write(bodies.restore, workPlan.lockOnly, restore),
   batch: { ...write(bodies.batch, workPlan.batch, batch, batchAnswer), author: byEntryClaimTokens, costLimited: 'batch' },
-  classify: write(bodies.classify, workPlan.none, classify, classifyAnswer),
+  classify: write(bodies.classify, workPlan.none, classify),
   addIteration: action(bodies.addIteration, addIterationAction),
-  updateIteration: write(
-    bodies.updateIteration,
-    workPlan.lockOnly,
-    (deps, user, body) => updateIterationAction(deps, user, body, moveNodes),
-    itsAnswer,
-  ),
-  deleteIteration: write(
-    bodies.deleteIteration,
-    workPlan.lockOnly,
-    (deps, user, body) => deleteIterationAction(deps, user, body, moveNodes),
-    itsAnswer,
-  ),
+  updateIteration: write(bodies.updateIteration, workPlan.lockOnly, updateIteration),
+  deleteIteration: write(bodies.deleteIteration, workPlan.lockOnly, deleteIteration),
   reorderIterations: action(bodies.reorderIterations, reorderIterationsAction),
   addProject: { ...action(bodies.addProject, addProject), notIdempotent: true },
   renameProject: action(bodies.renameProject, renameProject),

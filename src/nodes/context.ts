@@ -1,10 +1,9 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
-import { type Outbox, save } from '../events/outbox'
+import type { Outbox } from '../events/outbox'
 import { checkExpectation, type Locked, type StaleField, staleWrite } from '../history/precondition'
-import { nodeChange, nodeState } from '../history/record'
-import { type IterationRow, iterationRows as iterationQueries } from '../iterations/service'
+import { type IterationRow, readIterations } from '../iterations/service'
 import type { IntentProbe, IntentRow } from '../presence/intents'
 import type { AccessRow } from '../projects/service'
 import { limitsOf } from '../tiers/service'
@@ -12,10 +11,11 @@ import { NODE_TYPES, type Node, type NodeType, toNode } from './model'
 import * as q from './queries'
 
 /**
- * A node write's context and its reads (step 1 of ./write.ts): the nodes it reads and locks
- * (`getNode`, `getNodeWithIntent`, `readAround` for what ./rules.ts checks), its ifRevs
- * (`expectRev`), new ids (`nextId`), pending rows (`flush`); then its saving step (`finish`,
- * called by src/mutate/sequence.ts) and what its answer reads (`writeMeta`, the advisories).
+ * A node write's context and its reads, step 1 of every node write (./write.ts opens the
+ * context, writes and saves): the nodes it reads and locks (`getNode`, `getNodeWithIntent`,
+ * `readAround` for what ./rules.ts checks), its ifRevs (`expectRev`, refused by
+ * `checkPreconditions`), new ids (`nextId`), the owner's node cap (`checkNodeCap`) and the
+ * project's open memos (`openMemos`) that an add's answer reports.
  */
 
 /**
@@ -43,6 +43,12 @@ export interface WriteCtx extends Outbox {
   cycleFree?: boolean
   /** the ids `finish` gave its changes (history.md, 2), in order */
   changeIds: number[]
+  /**
+   * The outboxes of rows of other modules this write wrote (a revert's iteration steps), in the
+   * order written: `finish` saves each in its own statement, before the write's own events and
+   * changes and as noted (their events are not a revert's), and keeps the ids it gave their changes.
+   */
+  beside: { outbox: Outbox; changeIds?: number[] }[]
   /** set while a revert undoes a change: what is written now is recorded as `revert` of it */
   revertOf?: number
   /** a revert's dry run: `finish` stores no change and emits no event (the transaction is rolled back after) */
@@ -53,25 +59,6 @@ export interface WriteCtx extends Outbox {
   stale: StaleField[]
 }
 
-export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> {
-  return {
-    deps,
-    projectId,
-    nodes: new Map(),
-    drafts: new Map(),
-    pending: [],
-    events: [],
-    tips: [],
-    advisories: [],
-    created: { nodes: 0, iterations: 0 },
-    idPool: new Map(),
-    changes: [],
-    changeIds: [],
-    locked: new Map(),
-    stale: [],
-  }
-}
-
 /**
  * The project's iterations by name, as they stand in this write: read once, when first needed (a
  * job's or a task's iteration). An add of a job or a task asks before it reserves its id, and
@@ -80,7 +67,7 @@ export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> 
  */
 export function iterationsOf(ctx: WriteCtx): Promise<Map<string, IterationRow>> {
   if (!ctx.iterations) {
-    ctx.iterations = iterationQueries.list(ctx.deps.db, ctx.projectId).then((rows) => new Map(rows.map((i) => [i.name, i])))
+    ctx.iterations = readIterations(ctx.deps.db, ctx.projectId).then((rows) => new Map(rows.map((i) => [i.name, i])))
     // asked for ahead of its use, it may fail while nothing awaits it yet: the use that awaits it throws
     ctx.iterations.catch(() => {})
   }
@@ -156,17 +143,6 @@ export async function readAround(ctx: WriteCtx, parentId: unknown, data: Record<
   const stored = refs.blockedBy?.length && !ctx.cycleFree ? await storedBlockers(ctx) : undefined
   const iterations = type === 'job' || type === 'task' ? await iterationsOf(ctx) : undefined
   return { parentId: resolved, parent, refs, stored, iterations }
-}
-
-/** Note a change of a node in this write (a revert's own action when one is running). */
-export function noteChange(
-  ctx: WriteCtx,
-  action: 'add' | 'update' | 'delete' | 'restore',
-  node: { id: string; type: string },
-  before: { parentId: string | null; data: Record<string, unknown> } | null,
-  after: { parentId: string | null; data: Record<string, unknown> } | null,
-): void {
-  ctx.changes.push(nodeChange(ctx.revertOf ? 'revert' : action, node, before && nodeState(before), after && nodeState(after), ctx.revertOf))
 }
 
 /** Read the given ids into the context in one query (those not known yet). */
@@ -276,39 +252,6 @@ export async function nextId(ctx: WriteCtx, type: NodeType, parentId?: string): 
   return `${type}-${pool.next++}`
 }
 
-/** Write the pending inserts (one statement) so later reads in this transaction see them. */
-export async function flush(ctx: WriteCtx): Promise<void> {
-  if (ctx.pending.length === 0) return
-  const rows = ctx.pending
-  ctx.pending = []
-  const inserted = await q.insertMany(ctx.deps.db, ctx.projectId, rows)
-  const revs = new Map<string, string | undefined>()
-  for (const row of inserted) {
-    const node = toNode(row, true)
-    revs.set(row.id, node.rev)
-    ctx.nodes.set(row.id, node)
-  }
-  // the nodes the adds (and a restore) answer with and their events carry get the rev they were stored with
-  for (const e of ctx.events) if (e.type === 'node.added' && revs.has(e.node.id)) e.node.rev = revs.get(e.node.id)
-}
-
-/**
- * Saving a node write, the saving step of its sequence (src/mutate/sequence.ts): the ifRev
- * preconditions, the pending nodes stored, then its events and changes saved (`save`), inside
- * the write's transaction.
- */
-export async function finish(ctx: WriteCtx): Promise<void> {
-  await checkPreconditions(ctx)
-  await flush(ctx)
-  if (ctx.dryRun) return
-  const { changes, events } = ctx
-  ctx.changes = []
-  ctx.events = []
-  // a revert's events say so (the app's Activity reads "reverted"; history.md, Revert)
-  const marked = changes.some((c) => c.action === 'revert') ? events.map((e) => ({ ...e, revert: true as const })) : events
-  ctx.changeIds.push(...(await save(ctx.deps, { projectId: ctx.projectId, events: marked, changes })))
-}
-
 /**
  * The free-tier node cap (docs/reference/limits.md): counted over every project the
  * owner has. At or over the cap a new add or batch is refused; the one that crosses it succeeds.
@@ -342,48 +285,9 @@ export async function checkNodeCap(deps: Deps, project: AccessRow) {
   return capped
 }
 
-/** After an add or batch under the cap: the advisory when it reached or crossed it. */
-export async function capAdvisory(ctx: WriteCtx, capped: { ownerId: string; cap: number } | null): Promise<void> {
-  if (!capped) return
-  const current = await q.countOwned(ctx.deps.db, capped.ownerId)
-  if (current >= capped.cap) {
-    ctx.advisories.push({ type: 'node_cap_reached', current, node_cap: capped.cap })
-    ctx.tips.push(`You have reached the free plan's ${capped.cap}-node cap: further adds are refused until you delete nodes.`)
-  }
-}
-
-/** The memo inbox threshold past which writes suggest the task-curate workflow. */
-export const MEMO_INBOX_THRESHOLD = 20
-
-/**
- * The advisory when the project's memo inbox overflows. `counted`: the count, asked for earlier
- * in the write (an add of a task, which adds no memo: it is not classified yet, and asks along
- * with its first statements, one round trip with them on PostgreSQL).
- */
-export async function inboxAdvisory(ctx: WriteCtx, counted?: Promise<number>): Promise<void> {
-  const memos = await (counted ?? openMemos(ctx))
-  if (memos > MEMO_INBOX_THRESHOLD)
-    ctx.advisories.push({ type: 'inbox_overflow', memos, threshold: MEMO_INBOX_THRESHOLD, suggestedFlow: 'task-curate' })
-}
-
-/** `_meta.focus` after a write: the node, and a complete POST /view-command body that shows it. */
-export function focus(projectId: string, nodeId: string) {
-  return { nodeId, viewCommand: { projectId, command: { type: 'selectNode', nodeId } } }
-}
-
 /** The project's open memos, asked for now and awaited later (inboxAdvisory): may fail while nothing awaits it yet, the use that awaits it throws. */
 export function openMemos(ctx: WriteCtx): Promise<number> {
   const count = q.countOpenMemos(ctx.deps.db, ctx.projectId)
   count.catch(() => {})
   return count
-}
-
-/** `_meta` of a write: tips joined, the first advisory, and focus when given. */
-export function writeMeta(ctx: WriteCtx, focus?: Record<string, unknown>): Record<string, unknown> {
-  const meta: Record<string, unknown> = {}
-  if (ctx.tips.length) meta._tip = ctx.tips.join(' ')
-  if (ctx.advisories.length) meta.advisory = ctx.advisories[0]
-  if (ctx.advisories.length > 1) meta.advisories = ctx.advisories
-  if (focus) meta.focus = focus
-  return meta
 }

@@ -1,87 +1,68 @@
 import type { User } from '../accounts/model'
 import { liveClaims, withClaim } from '../claims/service'
+import type { Db } from '../db'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, RefusalError } from '../errors'
 import type { EventNode, Outbox } from '../events/outbox'
 import { nodeChange, nodeState } from '../history/record'
 import { afterAccess } from '../http/action-schema'
 import { currentOf } from '../iterations/model'
-import { iterationRows as iterationQueries } from '../iterations/service'
+import { readIterations } from '../iterations/service'
 import { requireProject } from '../projects/access'
 import { classifyTask } from './classify'
-import {
-  capAdvisory,
-  checkNodeCap,
-  focus,
-  getNode,
-  inboxAdvisory,
-  iterationsOf,
-  noteChange,
-  openCtx,
-  openMemos,
-  type WriteCtx,
-  writeMeta,
-} from './context'
+import { getNode, iterationsOf, openMemos, type WriteCtx } from './context'
 import { type AddInput, ChangelogQuery, type ClassifyBody, type DeleteBody, NodesQuery, type RestoreBody, type UpdateBody } from './input'
 import { an, NODE_TYPES, type Node, type NodeData, toNode } from './model'
 import * as q from './queries'
-import { bringBack, deleteNode, prepareAdd, updateNode } from './write'
+import { addNode, bringBack, deleteNode, flush, noteChange, openCtx, updateNode } from './write'
+
+/**
+ * The node actions of POST /mutate, each the handler of the write's sequence
+ * (src/mutate/sequence.ts): the project's access, the node written through ./write.ts (read,
+ * rules, written), then its answer, built here where the write is; saving its events and changes
+ * is left to the sequence. Then the advisories and `_meta` every node write's answer shows
+ * (batch's and revert's too), and the node reads.
+ */
 
 const nodeFocus = (projectId: string, node: Node) => focus(projectId, node.id)
 const publicNode = (n: Node): Node => ({ id: n.id, rev: n.rev, type: n.type, parentId: n.parentId, data: n.data })
 
-/** add: its node prepared into a WriteCtx (saved by the write's sequence, src/mutate/sequence.ts, then answered by `addAnswer`). */
+/** add: its node read, checked and stored (./write.ts `addNode`); its answer with the rev it was stored with, the cap's and the inbox's advisories. */
 export async function add(deps: Deps, user: User, body: AddInput) {
   const { project } = await requireProject(deps, user, body.projectId)
-  const capped = await checkNodeCap(deps, project)
-  const ctx = await openCtx(deps, project.id)
-  // a task is added unclassified (no memo): the inbox it may overflow is counted with its first statements
-  const memos = body.node.type === 'task' ? openMemos(ctx) : undefined
-  const node = await prepareAdd(ctx, body.node, false)
-  return { ctx, node, capped, memos }
-}
-
-/** The answer of a saved add: its node with the rev it was stored with, the cap's and the inbox's advisories. */
-export async function addAnswer({ ctx, node, capped, memos }: Awaited<ReturnType<typeof add>>) {
+  const { ctx, node, capped, memos } = await addNode(deps, project, body.node)
   await capAdvisory(ctx, capped)
   if (memos) await inboxAdvisory(ctx, memos)
-  return { success: true, node: publicNode(node), _meta: writeMeta(ctx, nodeFocus(ctx.projectId, node)) }
+  return { ctx, answer: { success: true, node: publicNode(node), _meta: writeMeta(ctx, nodeFocus(ctx.projectId, node)) } }
 }
 
 export async function update(deps: Deps, user: User, body: UpdateBody) {
   const { project } = await requireProject(deps, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
   const saved = await updateNode(ctx, body)
-  return { ctx, saved }
-}
-
-export function updateAnswer({ ctx, saved }: Awaited<ReturnType<typeof update>>) {
-  return { success: true, node: publicNode(saved), _meta: writeMeta(ctx, nodeFocus(ctx.projectId, saved)) }
+  return { ctx, answer: { success: true, node: publicNode(saved), _meta: writeMeta(ctx, nodeFocus(ctx.projectId, saved)) } }
 }
 
 export async function remove(deps: Deps, user: User, body: DeleteBody) {
   const { project } = await requireProject(deps, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
-  const result = await deleteNode(ctx, body.nodeId, body.ifRev)
-  return { ctx, result }
-}
-
-export function removeAnswer({ ctx, result }: Awaited<ReturnType<typeof remove>>) {
-  const { node, changelogId, orphanedChildren, removed } = result
+  const { node, changelogId, orphanedChildren, removed } = await deleteNode(ctx, body.nodeId, body.ifRev)
   ctx.tips.push(
     `Deleted ${node.id}` +
       (removed > 1 ? ` and ${removed - 1} node(s) beneath it` : '') +
       `. Undo with {action:"restore", projectId:"${ctx.projectId}", nodeId:"${node.id}"} (children are not restored with it).`,
   )
-  return {
+  const answer = {
     success: true,
     deleted: { id: node.id, type: node.type },
     orphanedChildren,
     changelogId,
     _meta: writeMeta(ctx, node.parentId ? focus(ctx.projectId, node.parentId) : undefined),
   }
+  return { ctx, answer }
 }
 
+/** restore: a node deleted by name brought back (./write.ts `bringBack`), stored at once, its changelog entry marked restored. */
 export async function restore(deps: Deps, user: User, body: RestoreBody) {
   const { project } = await requireProject(deps, user, body.projectId)
   const ctx = await openCtx(deps, project.id)
@@ -118,13 +99,10 @@ export async function restore(deps: Deps, user: User, body: RestoreBody) {
   const node: Node = { id: saved.id, type: saved.type, parentId: saved.parentId, data }
   // a task deleted before the classifier reached it is classified once it is back
   bringBack(ctx, node, saved.createdAt ?? null, node.type !== 'task' || data.kind !== undefined)
-  return { ctx, node, entryId: entry.id }
-}
-
-/** The answer of a saved restore: its changelog entry marked restored, its node with the rev it was stored with. */
-export async function restoreAnswer({ ctx, node, entryId }: Awaited<ReturnType<typeof restore>>) {
-  await q.changelogMarkRestored(ctx.deps.db, entryId)
-  return { success: true, node, _meta: writeMeta(ctx, nodeFocus(ctx.projectId, node)) }
+  // stored at once, so that its answer has the rev it was stored with; its changelog entry marked restored
+  await flush(ctx)
+  await q.changelogMarkRestored(db, entry.id)
+  return { ctx, answer: { success: true, node, _meta: writeMeta(ctx, nodeFocus(ctx.projectId, node)) } }
 }
 
 /** classify: decide a task's kind (and urgency) now, with the same offline classifier as the background loop. */
@@ -136,13 +114,9 @@ export async function classify(deps: Deps, user: User, body: ClassifyBody) {
   if (!node) throw invalid(`Node with id ${body.nodeId} not found`)
   if (node.type !== 'task') throw invalid(`Only tasks are classified; ${node.id} is ${an(node.type)}`)
   const saved = await classifyNode(ctx, node)
-  return { ctx, saved }
-}
-
-export async function classifyAnswer({ ctx, saved }: Awaited<ReturnType<typeof classify>>) {
   if (saved.data.kind === 'memo') await inboxAdvisory(ctx)
   ctx.tips.push(`Classified as ${saved.data.kind}${saved.data.urgent ? ', urgent' : ''}. Correct it with update data:{kind}.`)
-  return { success: true, node: publicNode(saved), _meta: writeMeta(ctx, nodeFocus(ctx.projectId, saved)) }
+  return { ctx, answer: { success: true, node: publicNode(saved), _meta: writeMeta(ctx, nodeFocus(ctx.projectId, saved)) } }
 }
 
 /** A task's data with the classifier's kind (and urgent, for a do-it). */
@@ -177,6 +151,47 @@ export async function moveIterationNodes(deps: Deps, outbox: Outbox, from: strin
   return moved
 }
 
+// ---- what a node write's answer shows (add, restore, classify, batch, revert) ----
+
+/** After an add or batch under the cap: the advisory when it reached or crossed it. */
+export async function capAdvisory(ctx: WriteCtx, capped: { ownerId: string; cap: number } | null): Promise<void> {
+  if (!capped) return
+  const current = await q.countOwned(ctx.deps.db, capped.ownerId)
+  if (current >= capped.cap) {
+    ctx.advisories.push({ type: 'node_cap_reached', current, node_cap: capped.cap })
+    ctx.tips.push(`You have reached the free plan's ${capped.cap}-node cap: further adds are refused until you delete nodes.`)
+  }
+}
+
+/** The memo inbox threshold past which writes suggest the task-curate workflow. */
+export const MEMO_INBOX_THRESHOLD = 20
+
+/**
+ * The advisory when the project's memo inbox overflows. `counted`: the count, asked for earlier
+ * in the write (an add of a task, which adds no memo: it is not classified yet, and asks along
+ * with its first statements, one round trip with them on PostgreSQL).
+ */
+export async function inboxAdvisory(ctx: WriteCtx, counted?: Promise<number>): Promise<void> {
+  const memos = await (counted ?? openMemos(ctx))
+  if (memos > MEMO_INBOX_THRESHOLD)
+    ctx.advisories.push({ type: 'inbox_overflow', memos, threshold: MEMO_INBOX_THRESHOLD, suggestedFlow: 'task-curate' })
+}
+
+/** `_meta.focus` after a write: the node, and a complete POST /view-command body that shows it. */
+export function focus(projectId: string, nodeId: string) {
+  return { nodeId, viewCommand: { projectId, command: { type: 'selectNode', nodeId } } }
+}
+
+/** `_meta` of a write: tips joined, the first advisory, and focus when given. */
+export function writeMeta(ctx: WriteCtx, focus?: Record<string, unknown>): Record<string, unknown> {
+  const meta: Record<string, unknown> = {}
+  if (ctx.tips.length) meta._tip = ctx.tips.join(' ')
+  if (ctx.advisories.length) meta.advisory = ctx.advisories[0]
+  if (ctx.advisories.length > 1) meta.advisories = ctx.advisories
+  if (focus) meta.focus = focus
+  return meta
+}
+
 // ---- reads ----
 
 export async function listNodes(deps: Deps, user: User, raw: Record<string, string>) {
@@ -190,7 +205,7 @@ async function nodesAnswer(deps: Deps, projectId: string, query: { type?: string
   const [rows, counts, iterations, claims] = await Promise.all([
     q.list(deps.db, project.id, query.type ?? null, query.iteration ?? null),
     q.countByType(deps.db, project.id),
-    iterationQueries.list(deps.db, project.id),
+    readIterations(deps.db, project.id),
     liveClaims(deps.db, project.id, deps.now()),
   ])
   const nodeCounts = Object.fromEntries(NODE_TYPES.map((t) => [t, counts.find((c) => c.type === t)?.count ?? 0]))
@@ -225,16 +240,28 @@ export async function nodeTypesOf(db: Deps['db'], projectId: string, ids: string
   return new Map((await q.getMany(db, projectId, ids)).map((r) => [r.id, r.type]))
 }
 
-// The stored nodes, for the modules that read them (tree, work, workflow): reads only, named one
-// by one. Other modules write nodes through ./write.ts's functions on a WriteCtx (src/mutate
-// batch.ts and revert.ts).
-export const nodeRows = {
-  list: q.list,
-  getMany: q.getMany,
-  withAncestors: q.withAncestors,
-  subtree: q.subtree,
-  ancestors: q.ancestors,
-  siblings: q.siblings,
-  siblingsOf: q.siblingsOf,
-}
+// The stored nodes, for the modules that read them (tree, work, workflow): reads only, each named
+// for what it reads. Other modules write nodes through ./write.ts's functions on a WriteCtx
+// (src/mutate batch.ts and revert.ts).
+
+/** Every node of the project. */
+export const readProjectNodes = (db: Db, projectId: string) => q.list(db, projectId, null, null)
+
+/** The nodes of `ids` that the project has (in no order). */
+export const readNodesById = (db: Db, projectId: string, ids: string[]) => q.getMany(db, projectId, ids)
+
+/** The nodes of `ids` with every ancestor of each (GET /ready's items). */
+export const readWithAncestors = (db: Db, projectId: string, ids: string[]) => q.withAncestors(db, projectId, ids)
+
+/** The nodes of `rootIds` with everything beneath them, each with its depth under its root. */
+export const readSubtrees = (db: Db, projectId: string, rootIds: string[]) => q.subtree(db, projectId, rootIds)
+
+/** The ancestors of `id`, root first. */
+export const readAncestors = (db: Db, projectId: string, id: string) => q.ancestors(db, projectId, id)
+
+/** The other children of `parentId` than `id`. */
+export const readSiblings = (db: Db, projectId: string, parentId: string, id: string) => q.siblings(db, projectId, parentId, id)
+
+/** The siblings of `id` (the other children of its parent). */
+export const readSiblingsOf = (db: Db, projectId: string, id: string) => q.siblingsOf(db, projectId, id)
 export type { NodeRow, TreeRow } from './queries'

@@ -1,16 +1,21 @@
+import type { Deps } from '../deps'
 import { invalid } from '../errors'
+import { save } from '../events/outbox'
+import { nodeChange, nodeState } from '../history/record'
 import { parseInput } from '../http/action-schema'
 import { LATER } from '../iterations/model'
 import { dataSchema } from '../ports/node-data'
 import { intentProbe, refuseIfHeld } from '../presence/intents'
+import type { AccessRow } from '../projects/service'
 import {
+  checkNodeCap,
+  checkPreconditions,
   expectRev,
-  flush,
   getNode,
   getNodeWithIntent,
   iterationsOf,
   nextId,
-  noteChange,
+  openMemos,
   readAround,
   resolveId,
   type WriteCtx,
@@ -21,14 +26,54 @@ import * as q from './queries'
 import { applyStatus, checkNoKind, checkParent, checkRefs, checkSentId, checkTarget, checkUrgent, dropNulls } from './rules'
 
 /**
- * Every node write into a WriteCtx: an action's, a batch's entry, a revert's step. An add or an
- * update takes three steps, each in its own file: what its rules need is read first, into the
- * context (./context.ts, in as few statements as it can); then the rules (./rules.ts), in the order
- * of docs/reference/mutate.md, on what was read; then the node goes into the write with its event
- * and its change. Nothing here saves: the write's sequence does (src/mutate/sequence.ts `runWrite`,
- * through ./context.ts `finish`). A new rule is a function of ./rules.ts called in step 2 of
- * `prepareAdd` and of `updateNode`: a batch's entries and a revert's updates come through them too.
+ * Every node write, from its opening (`openCtx`) to its saving step (`finish`): an action's, a
+ * batch's entry, a revert's step. An add or an update takes three steps, each in its own file:
+ * what its rules need is read first, into the context (./context.ts, in as few statements as it
+ * can); then the rules (./rules.ts), in the order of docs/reference/mutate.md, on what was read;
+ * then the node goes into the write (here) with its event and its change (`noteChange`), queued
+ * for one insert (`flush`) or stored at once. A new rule is a function of ./rules.ts called in
+ * step 2 of `prepareAdd` and of `updateNode`: a batch's entries and a revert's updates come
+ * through them too. The handler saves nothing: the write's sequence (src/mutate/sequence.ts
+ * `runWrite`) calls `finish`, which checks the ifRevs, stores what is queued and saves the
+ * events and changes (src/events/outbox.ts `save`).
  */
+
+/** A node write of `projectId` opened, inside its transaction (`deps.db`): nothing read yet. */
+export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> {
+  return {
+    deps,
+    projectId,
+    nodes: new Map(),
+    drafts: new Map(),
+    pending: [],
+    events: [],
+    tips: [],
+    advisories: [],
+    created: { nodes: 0, iterations: 0 },
+    idPool: new Map(),
+    changes: [],
+    changeIds: [],
+    beside: [],
+    locked: new Map(),
+    stale: [],
+  }
+}
+
+/**
+ * A single add (POST /mutate add), stored at once as an update is, so that its answer has the
+ * rev its node was stored with: the write opened, the owner's node cap (403 at once when
+ * reached: its lock is the write's first) and the project's open memos (a task: the inbox it may
+ * overflow) read with what `prepareAdd` reads, then its rules and its node into the write.
+ */
+export async function addNode(deps: Deps, project: AccessRow, input: NewNode) {
+  const capped = await checkNodeCap(deps, project)
+  const ctx = await openCtx(deps, project.id)
+  // a task is added unclassified (no memo): the inbox it may overflow is counted with its first statements
+  const memos = input.type === 'task' ? openMemos(ctx) : undefined
+  const node = await prepareAdd(ctx, input, false)
+  await flush(ctx)
+  return { ctx, node, capped, memos }
+}
 
 /**
  * Validate an add and queue its row; returns the new node. `allowId`: inside a batch. The node's
@@ -190,4 +235,50 @@ export function bringBack(ctx: WriteCtx, node: Node, createdAt: string | null, c
   ctx.nodes.set(node.id, node)
   ctx.events.push({ type: 'node.added', node })
   noteChange(ctx, 'restore', node, null, node)
+}
+
+/** Note a change of a node in this write (a revert's own action when one is running). */
+export function noteChange(
+  ctx: WriteCtx,
+  action: 'add' | 'update' | 'delete' | 'restore',
+  node: { id: string; type: string },
+  before: { parentId: string | null; data: Record<string, unknown> } | null,
+  after: { parentId: string | null; data: Record<string, unknown> } | null,
+): void {
+  ctx.changes.push(nodeChange(ctx.revertOf ? 'revert' : action, node, before && nodeState(before), after && nodeState(after), ctx.revertOf))
+}
+
+/** Write the pending inserts (one statement) so later reads in this transaction see them. */
+export async function flush(ctx: WriteCtx): Promise<void> {
+  if (ctx.pending.length === 0) return
+  const rows = ctx.pending
+  ctx.pending = []
+  const inserted = await q.insertMany(ctx.deps.db, ctx.projectId, rows)
+  const revs = new Map<string, string | undefined>()
+  for (const row of inserted) {
+    const node = toNode(row, true)
+    revs.set(row.id, node.rev)
+    ctx.nodes.set(row.id, node)
+  }
+  // the nodes the adds (and a restore) answer with and their events carry get the rev they were stored with
+  for (const e of ctx.events) if (e.type === 'node.added' && revs.has(e.node.id)) e.node.rev = revs.get(e.node.id)
+}
+
+/**
+ * Saving a node write, the saving step of its sequence (src/mutate/sequence.ts): the ifRev
+ * preconditions, the pending nodes stored, then the outboxes of the other rows it wrote
+ * (`beside`: a revert's iteration steps) and its own events and changes saved (`save`), inside
+ * the write's transaction.
+ */
+export async function finish(ctx: WriteCtx): Promise<void> {
+  await checkPreconditions(ctx)
+  await flush(ctx)
+  if (ctx.dryRun) return
+  for (const other of ctx.beside) other.changeIds = await save(ctx.deps, other.outbox)
+  const { changes, events } = ctx
+  ctx.changes = []
+  ctx.events = []
+  // a revert's events say so (the app's Activity reads "reverted"; history.md, Revert)
+  const marked = changes.some((c) => c.action === 'revert') ? events.map((e) => ({ ...e, revert: true as const })) : events
+  ctx.changeIds.push(...(await save(ctx.deps, { projectId: ctx.projectId, events: marked, changes })))
 }

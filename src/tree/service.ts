@@ -4,7 +4,7 @@ import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
 import { afterAccess } from '../http/action-schema'
 import { type Node, toNode } from '../nodes/model'
-import { nodeRows as q, type TreeRow } from '../nodes/service'
+import { readAncestors, readNodesById, readProjectNodes, readSiblings, readSiblingsOf, readSubtrees, type TreeRow } from '../nodes/service'
 import { requireProject } from '../projects/access'
 import { OutlineQuery, TOKEN_BUDGET, TreeOutlineQuery, TreeWalkQuery } from './model'
 import { OUTLINE_BUDGET, renderOutline } from './outline'
@@ -64,12 +64,12 @@ async function read(deps: Deps, projectId: string, nodeId: string, direction: st
   const project = { id: projectId }
   switch (direction) {
     case 'up': {
-      const nodes = (await q.ancestors(db, project.id, nodeId)).map((r) => toNode(r, true))
+      const nodes = (await readAncestors(db, project.id, nodeId)).map((r) => toNode(r, true))
       if (!nodes.length) throw notFound(nodeId)
       return { nodes, path: nodes.map((n) => n.id) }
     }
     case 'down': {
-      const nodes = depthFirst(await q.subtree(db, project.id, [nodeId]), nodeId)
+      const nodes = depthFirst(await readSubtrees(db, project.id, [nodeId]), nodeId)
       if (!nodes.length) throw notFound(nodeId)
       const meta: Record<string, unknown> = { nodeCount: nodes.length, maxDepth: Math.max(...nodes.map((n) => n.depth)) }
       if (nodes.length > SUBTREE_TIP_OVER)
@@ -77,16 +77,16 @@ async function read(deps: Deps, projectId: string, nodeId: string, direction: st
       return { nodes, _meta: meta }
     }
     case 'lateral': {
-      const [self] = await q.getMany(db, project.id, [nodeId])
+      const [self] = await readNodesById(db, project.id, [nodeId])
       if (!self) throw notFound(nodeId)
       if (!self.parent_id) return { nodes: [], _meta: { _tip: `${nodeId} is a root ${self.type}: it has no parent, so no siblings.` } }
-      return { nodes: (await q.siblings(db, project.id, self.parent_id, nodeId)).map((r) => toNode(r, true)) }
+      return { nodes: (await readSiblings(db, project.id, self.parent_id, nodeId)).map((r) => toNode(r, true)) }
     }
     default: {
       const [up, sub, sibs] = await Promise.all([
-        q.ancestors(db, project.id, nodeId),
-        q.subtree(db, project.id, [nodeId]),
-        q.siblingsOf(db, project.id, nodeId),
+        readAncestors(db, project.id, nodeId),
+        readSubtrees(db, project.id, [nodeId]),
+        readSiblingsOf(db, project.id, nodeId),
       ])
       if (!up.length) throw notFound(nodeId)
       const self = up[0]!
@@ -121,11 +121,14 @@ async function textOutline(deps: Deps, projectId: string, nodeId: string | undef
   let nodes: Node[]
   let pinned: string[] = []
   if (query.nodeId) {
-    const [up, sub] = await Promise.all([q.ancestors(deps.db, project.id, query.nodeId), q.subtree(deps.db, project.id, [query.nodeId])])
+    const [up, sub] = await Promise.all([
+      readAncestors(deps.db, project.id, query.nodeId),
+      readSubtrees(deps.db, project.id, [query.nodeId]),
+    ])
     if (!up.length) throw notFound(query.nodeId)
     pinned = up.map((r) => r.id).reverse()
     nodes = [...up.slice(1), ...sub].map((r) => toNode(r))
-  } else nodes = (await q.list(deps.db, project.id, null, null)).map((r) => toNode(r))
+  } else nodes = (await readProjectNodes(deps.db, project.id)).map((r) => toNode(r))
   const title = query.nodeId ? `Project ${project.id}, around ${query.nodeId}:` : `Project ${project.id}:`
   const out = renderOutline(nodes, budget, { title, pinned })
   return {
@@ -188,7 +191,7 @@ async function modelOutline(
   const project = { id: projectId }
   const query = { nodeId }
   const [rows, claims] = await Promise.all([
-    query.nodeId ? q.subtree(deps.db, project.id, [query.nodeId]) : q.list(deps.db, project.id, null, null),
+    query.nodeId ? readSubtrees(deps.db, project.id, [query.nodeId]) : readProjectNodes(deps.db, project.id),
     liveClaims(deps.db, project.id, deps.now()),
   ])
   if (query.nodeId && !rows.length) throw notFound(query.nodeId)

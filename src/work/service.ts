@@ -1,10 +1,25 @@
 import type { User } from '../accounts/model'
-import { type ClaimView, checkTokens, claimLost, claimRows, endClaims, hashToken, iso, liveClaims, newToken } from '../claims/service'
+import {
+  type ClaimView,
+  checkTokens,
+  claimLost,
+  endClaims,
+  extendByTokens,
+  extendForReader,
+  hashToken,
+  holdForClaim,
+  iso,
+  liveClaims,
+  newToken,
+  releaseByToken,
+  renewByToken,
+  takeClaim,
+} from '../claims/service'
 import type { Deps } from '../deps'
 import { notFound, RefusalError } from '../errors'
 import { type DomainEvent, outboxOf, save } from '../events/outbox'
 import { afterAccess } from '../http/action-schema'
-import { nodeRows } from '../nodes/service'
+import { readNodesById, readWithAncestors } from '../nodes/service'
 import { formatRev } from '../ports/rev'
 import { requireProject } from '../projects/access'
 import { type ClaimBody, READY_LIMIT, ReadyQuery, type ReleaseClaimBody, type RenewClaimBody } from './model'
@@ -47,7 +62,7 @@ export async function listReady(deps: Deps, user: User, raw: Record<string, stri
 /** The items of GET /ready for these ids, in this order: each node with its ancestors, root first. */
 async function readyItems(deps: Deps, projectId: string, ids: string[]): Promise<ReadyItem[]> {
   if (!ids.length) return []
-  const rows = await nodeRows.withAncestors(deps.db, projectId, ids)
+  const rows = await readWithAncestors(deps.db, projectId, ids)
   const known = new Map<string, TreeNode>(
     rows.map((r) => [r.id, { id: r.id, rev: formatRev('node', r.id, r.rev), type: r.type, parentId: r.parent_id, data: r.data }]),
   )
@@ -64,7 +79,7 @@ async function readyItems(deps: Deps, projectId: string, ids: string[]): Promise
 /** Why each of these nodes is or is not ready now (no entry: the node does not exist). */
 async function workStates(deps: Deps, projectId: string, ids: string[], now: Date) {
   const [nodes, rows, claims] = await Promise.all([
-    nodeRows.getMany(deps.db, projectId, ids),
+    readNodesById(deps.db, projectId, ids),
     q.states(deps.db, projectId, ids),
     liveClaims(deps.db, projectId, now),
   ])
@@ -112,7 +127,7 @@ export async function claim(deps: Deps, user: User, body: ClaimBody) {
   const taken: { nodeId: string; agent: string; claimToken: string; expiresAt: string }[] = []
   const tryTake = async (nodeId: string) => {
     const token = newToken()
-    const row = await claimRows.take(deps.db, p.id, nodeId, body.agent, hashToken(token), expiresAt, now, lease, user.keyId ?? null)
+    const row = await takeClaim(deps.db, p.id, nodeId, body.agent, hashToken(token), expiresAt, now, lease, user.keyId ?? null)
     if (row) taken.push({ nodeId, agent: row.agent, claimToken: token, expiresAt: iso(row.expires_at) })
     return !!row
   }
@@ -147,14 +162,14 @@ export async function claim(deps: Deps, user: User, body: ClaimBody) {
     // another transaction is claiming right now is passed over without waiting for its commit, so
     // agents claiming at once spread over the ready items instead of queueing on the first.
     for await (const id of claimCandidates(deps, p.id, count, now)) {
-      if (await claimRows.tryHold(deps.db, p.id, id)) await tryTake(id)
+      if (await holdForClaim(deps.db, p.id, id)) await tryTake(id)
       if (taken.length >= count) break
     }
   }
   // each claim with its node's rev (live.md, 1): a claim changes no rev, the writes it leads to send it as ifRev
   const revs = new Map(
     (
-      await nodeRows.getMany(
+      await readNodesById(
         deps.db,
         p.id,
         taken.map((c) => c.nodeId),
@@ -180,7 +195,7 @@ export async function renewClaim(deps: Deps, user: User, body: RenewClaimBody) {
   const { project: p } = await requireProject(deps, user, body.projectId)
   const now = deps.now()
   const lease = body.leaseSeconds ?? LEASE_SECONDS.default
-  const row = await claimRows.renew(deps.db, p.id, hashToken(body.claimToken), new Date(now.getTime() + lease * 1000), now)
+  const row = await renewByToken(deps.db, p.id, hashToken(body.claimToken), new Date(now.getTime() + lease * 1000), now)
   if (!row) throw claimLost('This claimToken is unknown, expired or released')
   return {
     outbox: { ...outboxOf(p.id), revised: true }, // /nodes and /tree show the new expiresAt
@@ -197,7 +212,7 @@ export async function renewClaim(deps: Deps, user: User, body: RenewClaimBody) {
  */
 export async function renewForReader(deps: Deps, projectId: string, nodeId: string, agent: string): Promise<void> {
   await deps.db.tx(async (tx) => {
-    const renewed = await claimRows.extendForReader(tx, projectId, nodeId, agent, deps.now())
+    const renewed = await extendForReader(tx, projectId, nodeId, agent, deps.now())
     if (renewed.length) await save({ ...deps, db: tx }, { ...outboxOf(projectId), revised: true }) // /nodes and /tree show the new expiresAt
   })
 }
@@ -205,7 +220,7 @@ export async function renewForReader(deps: Deps, projectId: string, nodeId: stri
 export async function releaseClaim(deps: Deps, user: User, body: ReleaseClaimBody) {
   const { project: p } = await requireProject(deps, user, body.projectId)
   const now = deps.now()
-  const row = await claimRows.release(deps.db, p.id, hashToken(body.claimToken), now)
+  const row = await releaseByToken(deps.db, p.id, hashToken(body.claimToken), now)
   if (!row) throw claimLost('This claimToken is unknown, expired or released')
   const released = claimEvent('node.released', { nodeId: row.node_id, agent: row.agent })
   return { outbox: outboxOf(p.id, [released]), answer: { success: true, released: { nodeId: row.node_id } } }
@@ -319,7 +334,7 @@ export async function beforeWrite(deps: Deps, user: User, projectId: string, pla
     const { project: p } = await requireProject(deps, user, projectId)
     await checkTokens(deps.db, p.id, tokened, deps.now())
     // a write with a live claim's token renews it to its own length: agents need not call renewClaim
-    await claimRows.extendTokens(deps.db, p.id, [...new Set(tokened.map((e) => hashToken(e.claimToken)))], deps.now())
+    await extendByTokens(deps.db, p.id, [...new Set(tokened.map((e) => hashToken(e.claimToken)))], deps.now())
   }
   return held
 }

@@ -7,9 +7,8 @@ import { canonical, runIdempotent, storedOutcome } from '../http/idempotency'
 import { batch, batchAnswer } from '../mutate/batch'
 import { BatchBody, MAX_BATCH } from '../mutate/model'
 import { runWrite } from '../mutate/sequence'
-import { focus } from '../nodes/context'
 import { type Node, toNode } from '../nodes/model'
-import { nodeRows as nodeQueries } from '../nodes/service'
+import { focus, readNodesById } from '../nodes/service'
 import { workPlan } from '../work/service'
 import type { Plan } from './flows/types'
 import type { RunState } from './model'
@@ -69,7 +68,7 @@ export async function applyPlan(deps: Deps, user: User, run: RunState, state: st
       request,
       async (db) => {
         const touched = plan.mutations.filter((m) => m.action === 'update' || m.action === 'delete').map((m) => String(m.nodeId))
-        const before = new Map((await nodeQueries.getMany(db, run.projectId, touched)).map((r) => [r.id, publicNode(toNode(r))]))
+        const before = new Map((await readNodesById(db, run.projectId, touched)).map((r) => [r.id, publicNode(toNode(r))]))
         await spend(db, state, run.expiresAt)
         const result = await batchInChunks({ ...deps, db }, user, run.projectId, plan)
         return terminalBody(run.projectId, plan, result, before)

@@ -1,8 +1,8 @@
 import type { Db } from '../db'
 import { LATER } from '../iterations/model'
-import { type IterationRow, iterationRows as iterationQueries } from '../iterations/service'
+import { type IterationRow, readIterations } from '../iterations/service'
 import { type Node, toNode } from '../nodes/model'
-import { nodeRows as nodeQueries } from '../nodes/service'
+import { readProjectNodes } from '../nodes/service'
 import { renderOutline } from '../tree/outline'
 import { LIMITS } from './model'
 
@@ -14,7 +14,7 @@ export interface Snapshot {
 }
 
 export async function loadSnapshot(db: Db, projectId: string): Promise<Snapshot> {
-  const [rows, iterations] = await Promise.all([nodeQueries.list(db, projectId, null, null), iterationQueries.list(db, projectId)])
+  const [rows, iterations] = await Promise.all([readProjectNodes(db, projectId), readIterations(db, projectId)])
   const nodes = rows.map((r) => toNode(r))
   return { nodes, byId: new Map(nodes.map((n) => [n.id, n])), iterations }
 }
