@@ -137,6 +137,48 @@ describe('revert of an iteration rename that moved jobs', () => {
   })
 })
 
+describe('revert of renames and their moves with others in the way', () => {
+  it('takes back two renames in a row by agent, and the revert of that revert', async () => {
+    const p = await project()
+    await rename(p, AGENT)
+    await ok({ action: 'updateIteration', projectId: p, iterationName: 'Sprint 1', data: { name: 'Sprint one' } }, AGENT)
+    const back = await mutate({ action: 'revert', projectId: p, filter: { agent: 'planner@ci' } })
+    expect(back.status).toBe(200)
+    expect(back.body.reverted).toBe(6)
+    expect(await plan(p)).toEqual(START)
+    expect((await mutate({ action: 'revert', projectId: p, changeIds: back.body.changeIds })).status).toBe(200)
+    expect(await plan(p)).toEqual({
+      nodes: { 'job-1': 'Sprint one', 'job-2': 'Sprint one', 'job-3': 'Later' },
+      iterations: ['Later', 'Sprint one'],
+    })
+  })
+
+  it('answers 409 revert_conflict when someone renamed it again since, and with force leaves every job in an iteration that exists', async () => {
+    const p = await project()
+    const renamed = await rename(p, { ...PREFER, ...AGENT })
+    const later = await ok({ action: 'updateIteration', projectId: p, iterationName: 'Sprint 1', data: { name: 'Sprint X' } }, PREFER)
+    const after = { nodes: { 'job-1': 'Sprint X', 'job-2': 'Sprint X', 'job-3': 'Later' }, iterations: ['Later', 'Sprint X'] }
+    const res = await mutate({ action: 'revert', projectId: p, filter: { agent: 'planner@ci' } })
+    expect(res.status).toBe(409)
+    expect(res.body.error).toBe('revert_conflict')
+    expect(res.body.conflicts.map((c: any) => [c.changeId, c.target.id, c.reason, c.laterChangeId]).sort()).toEqual(
+      [
+        [renamed.changeIds[0], 'Sprint 1', 'gone', null],
+        [renamed.changeIds[1], 'job-1', 'changed_later', later.changeIds[1]],
+        [renamed.changeIds[2], 'job-2', 'changed_later', later.changeIds[2]],
+      ].sort(),
+    )
+    expect(await plan(p)).toEqual(after)
+    const dry = await mutate({ action: 'revert', projectId: p, filter: { agent: 'planner@ci' }, dryRun: true })
+    expect(dry.status).toBe(200)
+    expect(dry.body.conflicts).toEqual(res.body.conflicts)
+    const forced = await mutate({ action: 'revert', projectId: p, filter: { agent: 'planner@ci' }, force: true })
+    expect(forced.status).toBe(200)
+    expect(forced.body.reverted).toBe(0) // the rename is gone, and its moves with it
+    expect(await plan(p)).toEqual(after)
+  })
+})
+
 describe('revert of an iteration deletion that moved jobs to Later', () => {
   it('brings the iteration back and its jobs into it, by ids and by agent; the revert of that revert deletes it again', async () => {
     const p = await project()
