@@ -153,6 +153,23 @@ describe('revert of renames and their moves with others in the way', () => {
     })
   })
 
+  it('takes back an iteration added with a job moved into it, and the revert of that revert moves it there again', async () => {
+    const p = await project()
+    await ok({ action: 'addIteration', projectId: p, iteration: { name: 'S2' } }, AGENT)
+    await ok({ action: 'update', projectId: p, nodeId: 'job-1', data: { iteration: 'S2' } }, AGENT)
+    const moved = { nodes: { ...START.nodes, 'job-1': 'S2' }, iterations: ['Later', 'S1', 'S2'] }
+    expect(await plan(p)).toEqual(moved)
+    const back = await mutate({ action: 'revert', projectId: p, filter: { agent: 'planner@ci' } })
+    expect(back.status).toBe(200)
+    expect(await plan(p)).toEqual(START)
+    // its changes in the order its steps ran: the job set back first, then the iteration deleted
+    const made = await history(p, `&requestId=${(await history(p, '&limit=1'))[0].requestId}`)
+    expect(made.map((c: any) => c.target.id).reverse()).toEqual(['job-1', 'S2'])
+    const again = await mutate({ action: 'revert', projectId: p, changeIds: back.body.changeIds })
+    expect(again.status).toBe(200)
+    expect(await plan(p)).toEqual(moved)
+  })
+
   it('answers 409 revert_conflict when someone renamed it again since, and with force leaves every job in an iteration that exists', async () => {
     const p = await project()
     const renamed = await rename(p, { ...PREFER, ...AGENT })

@@ -1,7 +1,7 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid, notFound, RefusalError } from '../errors'
-import type { Outbox } from '../events/outbox'
+import { type Outbox, outboxOf } from '../events/outbox'
 import { MAX_REVERT, type RevertBody, type RevertFilter } from '../history/model'
 import { type ChangeRow, changesById, filtersOf, laterChanges, plannedChange, selectByFilter, targetOf } from '../history/service'
 import { LATER } from '../iterations/model'
@@ -100,9 +100,10 @@ function stepsOf(selected: ChangeRow[]): { change: ChangeRow; moves: ChangeRow[]
  * (`updateNode` and its rules for fields set back, `bringBack` for a delete, `removeRows` for
  * adds); an iteration's through src/iterations/service.ts `revertIteration`, written at once (and
  * the jobs and tasks it moves, src/nodes/service.ts `moveIterationNodes`) and noted in its own
- * outbox (`ctx.beside`), which the sequence's saving
- * step saves before the nodes' changes, so that the order of the change ids and the events is
- * the order the steps ran in.
+ * outbox (`ctx.beside`), after the node changes of the steps before it (moved into `beside` as
+ * they stand), which the sequence's saving step saves before the nodes' changes that follow:
+ * the order of the change ids and the events is the order the steps ran in, so the revert of
+ * this revert, newest first, runs them in reverse.
  */
 export async function revert(deps: Deps, user: User, body: RevertBody): Promise<Reverted> {
   const { project } = await requireProject(deps, user, body.projectId)
@@ -137,6 +138,8 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
   const removals: ChangeRow[] = []
   /** the moves of a rename or a deletion that could not be taken back: skipped with it (force), so not reverted */
   const skipped = new Set<string>()
+  /** the node changes of the steps before an iteration's step, saved before it (`ctx.beside`): all of theirs are the revert's */
+  const chunks = new Set<Outbox>()
   /** Take back one change; an iteration's answers the jobs and tasks its step is still to move. `write` false: only its conflicts. */
   const undo = async (c: ChangeRow, write = true): Promise<{ stood: boolean; outbox?: Outbox; move?: NodesMove }> => {
     const after = (l: Later) => Number(l.id) > Number(c.id)
@@ -155,6 +158,17 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
     if (c.target_kind === 'iteration') {
       for (const l of newer) for (const f of c.fields.filter((f) => l.fields.includes(f))) conflict('changed_later', l.id, f)
       await flush(ctx)
+      // the node changes of the steps before it are saved before it, so that the revert's change ids
+      // (and events) are in the order its steps ran: its own revert, newest first, takes them back in reverse
+      if (ctx.changes.length) {
+        const chunk = outboxOf(
+          project.id,
+          ctx.events.splice(0).map((e) => ({ ...e, revert: true as const })),
+          ctx.changes.splice(0),
+        )
+        ctx.beside.push({ outbox: chunk })
+        chunks.add(chunk)
+      }
       const done = await revertIteration(deps, project.id, c, Number(c.id))
       await reloadIterations(ctx)
       if ('stood' in done) {
@@ -246,21 +260,24 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
   if (conflicts.length && !body.force) throw new RefusalError(409, 'revert_conflict', { conflicts, _meta: { _tip: tip } })
   // a forced revert skips what is gone: there is nothing left to take back
   const reverted = selected.length - new Set([...conflicts.filter((c) => c.reason === 'gone').map((c) => c.changeId), ...skipped]).size
-  return { ctx, reverted }
+  return { ctx, reverted, chunks }
 }
 
-/** What a revert leaves for saving: its WriteCtx, or (nothing selected, a dry run) its whole answer. */
-type Reverted = { ctx?: undefined; answer: Record<string, unknown> } | { ctx: WriteCtx; reverted: number }
+/**
+ * What a revert leaves for saving: its WriteCtx (and which of its `beside` outboxes hold its own
+ * node changes, `chunks`), or (nothing selected, a dry run) its whole answer.
+ */
+type Reverted = { ctx?: undefined; answer: Record<string, unknown> } | { ctx: WriteCtx; reverted: number; chunks: Set<Outbox> }
 
 /**
  * The answer of a saved revert: its change ids (history.md, 3), those of its iterations' among
  * them: each step's own change, the first of its outbox (the jobs and tasks a step moved are
- * recorded, but are not the revert's).
+ * recorded, but are not the revert's), and every one of its node changes saved before them.
  */
 export function revertAnswer(written: Reverted): Record<string, unknown> {
   if (written.ctx === undefined) return written.answer
-  const { ctx, reverted } = written
-  const iterationIds = ctx.beside.flatMap((step) => step.changeIds!.slice(0, 1))
+  const { ctx, reverted, chunks } = written
+  const iterationIds = ctx.beside.flatMap((step) => (chunks.has(step.outbox) ? step.changeIds! : step.changeIds!.slice(0, 1)))
   ctx.tips.unshift(`Reverted ${reverted} change(s). Take this back with {action:"revert", projectId, changeIds} of its changeIds.`)
   return {
     success: true,
