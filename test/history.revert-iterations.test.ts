@@ -79,6 +79,20 @@ describe('revert of an iteration rename that moved jobs', () => {
     )
     expect(made.map((c: any) => c.revertOf).sort()).toEqual([...renamed.changeIds].sort())
     expect([...back.body.changeIds].sort()).toEqual(made.map((c: any) => c.changeId).sort())
+    // the events of an ordinary rename back and of updates of the jobs, in the order they ran
+    const events = await srv.until(async () => {
+      const all = (await srv.call('GET', `/api/v1/events?projectId=${p}&limit=500`)).body.events ?? []
+      return all.some((e: any) => e.iteration?.previous_name === 'Sprint 1') ? all : null
+    })
+    expect(
+      events
+        .slice(-3)
+        .map((e: any) => [e.event, e.iteration?.name ?? e.node.id, e.iteration?.previous_name ?? e.node.data.iteration, e.revert]),
+    ).toEqual([
+      ['iteration.updated', 'S1', 'Sprint 1', undefined],
+      ['node.updated', 'job-2', 'S1', true],
+      ['node.updated', 'job-1', 'S1', true],
+    ])
     // and the revert itself can be taken back
     const again = await mutate({ action: 'revert', projectId: p, changeIds: back.body.changeIds })
     expect(again.status).toBe(200)
@@ -117,7 +131,8 @@ describe('revert of an iteration rename that moved jobs', () => {
     const renamed = await rename(p)
     const moves = await mutate({ action: 'revert', projectId: p, changeIds: renamed.changeIds.slice(1) })
     expect(moves.status).toBe(400)
-    expect(moves.body.errors[0]).toContain('Iteration S1 not found')
+    expect(moves.body.errors).toEqual([`Iteration S1 not found: change ${renamed.changeIds[2]} would set job-2 back into it`])
+    expect(moves.body._meta._tip).toContain('Take back the change that renamed or deleted iteration S1 in the same revert')
     expect(await plan(p)).toEqual(RENAMED) // nothing written
     const alone = await mutate({ action: 'revert', projectId: p, changeIds: renamed.changeIds.slice(0, 1) })
     expect(alone.status).toBe(200)

@@ -214,7 +214,15 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
         return { stood: true }
       }
       for (const l of newer) for (const f of c.fields.filter((f) => l.fields.includes(f))) conflict('changed_later', l.id, f)
-      if (write) await setBack(ctx, c, before, c.fields)
+      if (!write) return { stood: false }
+      const into = before.data.iteration
+      // a job or a task set back into an iteration renamed or deleted since: refused (the rule on its
+      // iteration, src/nodes/rules.ts), with the way out
+      if (c.fields.includes('iteration') && typeof into === 'string' && !(await iterationsOf(ctx)).has(into))
+        throw invalid(`Iteration ${into} not found: change ${c.id} would set ${c.target_id} back into it`, {
+          _tip: `Take back the change that renamed or deleted iteration ${into} in the same revert (GET /api/v1/history?projectId=…&requestId= of change ${c.id}), or leave change ${c.id} out.`,
+        })
+      await setBack(ctx, c, before, c.fields)
     }
     return { stood: false }
   }
