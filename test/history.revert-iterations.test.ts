@@ -185,6 +185,27 @@ describe('revert of renames and their moves with others in the way', () => {
     expect(await plan(p)).toEqual(moved)
   })
 
+  it('takes back an iteration added, its jobs moving to Later, and the revert of that revert moves them back into it', async () => {
+    const p = await project()
+    await ok({ action: 'addIteration', projectId: p, iteration: { name: 'S2' } }, AGENT)
+    await ok({ action: 'update', projectId: p, nodeId: 'job-3', data: { iteration: 'S2' } }) // not the agent's
+    const back = await mutate({ action: 'revert', projectId: p, filter: { agent: 'planner@ci' } })
+    expect(back.status).toBe(200)
+    expect(back.body.reverted).toBe(1)
+    expect(await plan(p)).toEqual(START)
+    // the job it moved is recorded as part of taking the iteration back, and named in its changeIds
+    const added = (await history(p, '&agent=planner@ci'))[0].changeId
+    const made = await history(p, `&requestId=${(await history(p, '&limit=1'))[0].requestId}`)
+    expect(made.map((c: any) => [c.action, c.target.id, c.revertOf])).toEqual([
+      ['revert', 'job-3', added],
+      ['revert', 'S2', added],
+    ])
+    expect(back.body.changeIds).toEqual(made.map((c: any) => c.changeId).reverse())
+    const again = await mutate({ action: 'revert', projectId: p, changeIds: back.body.changeIds })
+    expect(again.status).toBe(200)
+    expect(await plan(p)).toEqual({ nodes: { ...START.nodes, 'job-3': 'S2' }, iterations: ['Later', 'S1', 'S2'] })
+  })
+
   it('answers 409 revert_conflict when someone renamed it again since, and with force leaves every job in an iteration that exists', async () => {
     const p = await project()
     const renamed = await rename(p, { ...PREFER, ...AGENT })

@@ -138,8 +138,6 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
   const removals: ChangeRow[] = []
   /** the moves of a rename or a deletion that could not be taken back: skipped with it (force), so not reverted */
   const skipped = new Set<string>()
-  /** the node changes of the steps before an iteration's step, saved before it (`ctx.beside`): all of theirs are the revert's */
-  const chunks = new Set<Outbox>()
   /** Take back one change; an iteration's answers the jobs and tasks its step is still to move. `write` false: only its conflicts. */
   const undo = async (c: ChangeRow, write = true): Promise<{ stood: boolean; outbox?: Outbox; move?: NodesMove }> => {
     const after = (l: Later) => Number(l.id) > Number(c.id)
@@ -161,13 +159,8 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
       // the node changes of the steps before it are saved before it, so that the revert's change ids
       // (and events) are in the order its steps ran: its own revert, newest first, takes them back in reverse
       if (ctx.changes.length) {
-        const chunk = outboxOf(
-          project.id,
-          ctx.events.splice(0).map((e) => ({ ...e, revert: true as const })),
-          ctx.changes.splice(0),
-        )
-        ctx.beside.push({ outbox: chunk })
-        chunks.add(chunk)
+        const events = ctx.events.splice(0).map((e) => ({ ...e, revert: true as const }))
+        ctx.beside.push({ outbox: outboxOf(project.id, events, ctx.changes.splice(0)) })
       }
       const done = await revertIteration(deps, project.id, c, Number(c.id))
       await reloadIterations(ctx)
@@ -220,7 +213,7 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
       // iteration, src/nodes/rules.ts), with the way out
       if (c.fields.includes('iteration') && typeof into === 'string' && !(await iterationsOf(ctx)).has(into))
         throw invalid(`Iteration ${into} not found: change ${c.id} would set ${c.target_id} back into it`, {
-          _tip: `Take back the change that renamed or deleted iteration ${into} in the same revert (GET /api/v1/history?projectId=…&requestId= of change ${c.id}), or leave change ${c.id} out.`,
+          _tip: `Take back the change that renamed or deleted iteration ${into} in the same revert (it has the requestId of change ${c.id} in GET /api/v1/history), or leave change ${c.id} out.`,
         })
       await setBack(ctx, c, before, c.fields)
     }
@@ -235,12 +228,18 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
       await undo(m, !done.stood)
     }
     // then the jobs and tasks still naming the name it took back follow it (a rename's, src/nodes/service.ts),
-    // noted after it in its step's outbox; this write's nodes read before are as they now stand
-    if (done.outbox && done.move)
+    // noted after it in its step's outbox, as part of taking it back (like the children an add's
+    // removal takes along); this write's nodes read before are as they now stand
+    if (done.outbox && done.move) {
+      const { changes, events } = done.outbox
+      const [noted, sent] = [changes.length, events.length]
       for (const n of await moveIterationNodes(deps, done.outbox, done.move.from, done.move.to)) {
         const known = ctx.nodes.get(n.id)
         if (known) ctx.nodes.set(n.id, { ...known, data: n.data, ...(n.rev ? { rev: n.rev } : {}) })
       }
+      for (const moved of changes.slice(noted)) Object.assign(moved, { action: 'revert', revertOf: Number(change.id) })
+      events.splice(sent, Infinity, ...events.slice(sent).map((e) => ({ ...e, revert: true as const })))
+    }
   }
   await removeAll(ctx, removals.splice(0), conflicts)
   ctx.revertOf = undefined
@@ -268,29 +267,27 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
   if (conflicts.length && !body.force) throw new RefusalError(409, 'revert_conflict', { conflicts, _meta: { _tip: tip } })
   // a forced revert skips what is gone: there is nothing left to take back
   const reverted = selected.length - new Set([...conflicts.filter((c) => c.reason === 'gone').map((c) => c.changeId), ...skipped]).size
-  return { ctx, reverted, chunks }
+  return { ctx, reverted }
 }
 
-/**
- * What a revert leaves for saving: its WriteCtx (and which of its `beside` outboxes hold its own
- * node changes, `chunks`), or (nothing selected, a dry run) its whole answer.
- */
-type Reverted = { ctx?: undefined; answer: Record<string, unknown> } | { ctx: WriteCtx; reverted: number; chunks: Set<Outbox> }
+/** What a revert leaves for saving: its WriteCtx, or (nothing selected, a dry run) its whole answer. */
+type Reverted = { ctx?: undefined; answer: Record<string, unknown> } | { ctx: WriteCtx; reverted: number }
 
 /**
- * The answer of a saved revert: its change ids (history.md, 3), those of its iterations' among
- * them: each step's own change, the first of its outbox (the jobs and tasks a step moved are
- * recorded, but are not the revert's), and every one of its node changes saved before them.
+ * The answer of a saved revert: its change ids (history.md, 3), every change it recorded, as
+ * GET /history shows its request: those saved before its node changes (`beside`: its iteration
+ * steps, each with the jobs and tasks it moved, and the node changes of the steps before each)
+ * among them, so that reverting these ids takes all of it back.
  */
 export function revertAnswer(written: Reverted): Record<string, unknown> {
   if (written.ctx === undefined) return written.answer
-  const { ctx, reverted, chunks } = written
-  const iterationIds = ctx.beside.flatMap((step) => (chunks.has(step.outbox) ? step.changeIds! : step.changeIds!.slice(0, 1)))
+  const { ctx, reverted } = written
+  const besideIds = ctx.beside.flatMap((step) => step.changeIds!)
   ctx.tips.unshift(`Reverted ${reverted} change(s). Take this back with {action:"revert", projectId, changeIds} of its changeIds.`)
   return {
     success: true,
     reverted,
-    changeIds: [...ctx.changeIds, ...iterationIds].sort((a, b) => a - b).map(String),
+    changeIds: [...ctx.changeIds, ...besideIds].sort((a, b) => a - b).map(String),
     _meta: writeMeta(ctx),
   }
 }
