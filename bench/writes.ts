@@ -22,10 +22,11 @@
 // request by request, so each sees the same moments of a shared machine. Eight writers: updates
 // of labels (each writer its own node) for `seconds`, the targets taking turns window by window,
 // twice. ifRev: head's update of a label with and without ifRev, taking turns (live.md 7: ≤ 1.10×).
-// Beside each p50, each server process's CPU time over the single writes (/proc/<pid>/stat, every
-// thread and what a write leaves for its background), divided by the writes: with --ops naming
-// one write, its CPU a write, steadier than its time on a shared machine (on PostgreSQL the
-// database's backends are not in it).
+// Beside each p50, each server's main thread's CPU time over the single writes (/proc, what a
+// write leaves for that thread's background included; the search's embedding worker, the JIT and
+// the collector threads left out), divided by the writes: with --ops naming one write, its CPU a
+// write, steadier than its time on a shared machine (on PostgreSQL the database's backends are
+// not in it).
 // Prints p50s, ratios and throughputs, and writes bench/results/writes.json (gitignored).
 // The machine is shared: only ratios within one run mean anything.
 
@@ -168,9 +169,9 @@ const p50 = (xs: number[]) => {
   return s.length ? s[Math.floor((s.length - 1) / 2)]! : Number.NaN
 }
 const r2 = (x: number) => Number(x.toFixed(2))
-/** A process's CPU ms so far, every thread (utime + stime from /proc, in ticks of 10 ms). */
+/** A process's main thread's CPU ms so far (the thread that runs the requests, and PGlite; utime + stime from /proc, in ticks of 10 ms). */
 const cpuMs = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  const f = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
   return (Number(f[11]) + Number(f[12])) * 10
 }
 
