@@ -121,14 +121,20 @@ const distinct = (list: unknown[]) =>
   list.every((v) => typeof v === 'string')
     ? new Set(list).size === list.length
     : new Set(list.map((v) => Value.Hash(v))).size === list.length
-/** Does the schema hold a `uniqueItems` array anywhere? */
+/**
+ * Does the schema hold a `uniqueItems` array anywhere but in a deferred part? A deferred part is
+ * checked later against its own schema (a node's data: `parseInput`), where its arrays are
+ * tested; here `firstRefusal` would pass it whatever it holds, so a batch's check does not walk
+ * its entries' data for repeats.
+ */
 const uniqueInside = (s: Marked): boolean => {
   const known = knownOf(s)
   known.unique ??=
-    !!s.uniqueItems ||
-    (!!s.items && uniqueInside(s.items)) ||
-    Object.values(s.properties ?? {}).some(uniqueInside) ||
-    !!s.anyOf?.some(uniqueInside)
+    !s[DEFERRED] &&
+    (!!s.uniqueItems ||
+      (!!s.items && uniqueInside(s.items)) ||
+      Object.values(s.properties ?? {}).some(uniqueInside) ||
+      !!s.anyOf?.some(uniqueInside))
   return known.unique
 }
 /** Does a `uniqueItems` array inside `value` repeat an item? (Every variant of a union is tried: a false alarm only costs the refusal's walk.) */
