@@ -68,10 +68,15 @@ export const IntegerText = (min: number, max: number, rule: Rule, description?: 
 
 /** Does the schema, or a property or item of it, carry a `refined` test (which TypeBox's own check does not run)? */
 const refinedInside = (s: Marked): boolean => !!s[REFINED] || refinedBelow(s)
-const refinedBelow = (s: Marked): boolean =>
-  Object.values(s.properties ?? {}).some(refinedInside) ||
-  (!!s.items && refinedInside(s.items)) ||
-  (!!s[NULLABLE] && refinedInside(s.anyOf![0]!))
+/** (Once per schema: a batch's check asks it of each entry's data schema.) */
+const refinedBelow = (s: Marked): boolean => {
+  const known = knownOf(s)
+  known.refinedBelow ??=
+    Object.values(s.properties ?? {}).some(refinedInside) ||
+    (!!s.items && refinedInside(s.items)) ||
+    (!!s[NULLABLE] && refinedInside(s.anyOf![0]!))
+  return known.refinedBelow
+}
 
 // ---- the parts every action shares ----
 
@@ -105,8 +110,8 @@ const withoutUniqueItems = (part: unknown): unknown => {
   for (const key of Object.keys(copy)) copy[key] = withoutUniqueItems(copy[key])
   return copy
 }
-/** Per schema, once: its compiled validator, and whether a `uniqueItems` array sits anywhere in it. */
-const compiled = new Map<TSchema, { checker?: ReturnType<typeof TypeCompiler.Compile>; unique?: boolean }>()
+/** Per schema, once: its compiled validator, whether a `uniqueItems` array sits anywhere in it, whether a refined part sits below it. */
+const compiled = new Map<TSchema, { checker?: ReturnType<typeof TypeCompiler.Compile>; unique?: boolean; refinedBelow?: boolean }>()
 const knownOf = (schema: TSchema) => {
   let known = compiled.get(schema)
   if (!known) compiled.set(schema, (known = {}))
