@@ -17,8 +17,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ownDatabase, serverEnv, until } from './lib/harness'
-import { freePort } from './lib/spawn'
+import { ownDatabase } from './lib/harness'
+import { startWritesServer } from './lib/writes-server'
 
 const ROOT = join(import.meta.dir, '..')
 const BATCHES = Number(process.argv[2] ?? 30)
@@ -34,31 +34,8 @@ const checkout = process.env.BENCH_CHECKOUT ?? ROOT
 const pgUrl = process.env.BENCH_DATABASE_URL
 const tmp = mkdtempSync(join(tmpdir(), 'arbor-batch-cpu-'))
 const db = await ownDatabase(pgUrl ? 'postgres' : 'pglite', tmp, pgUrl)
-const port = freePort()
-let out = ''
-const server = Bun.spawn([process.execPath, 'src/main.ts'], {
-  cwd: checkout,
-  env: serverEnv({ ...db.env, PORT: String(port), LOG_LEVEL: 'warn', EMBEDDINGS_MODEL_DIR: join(tmp, 'no-model') }),
-  stdout: 'pipe',
-  stderr: 'ignore',
-})
-void (async () => {
-  for await (const chunk of server.stdout) out += new TextDecoder().decode(chunk)
-})()
+const { server, call } = await startWritesServer(checkout, db.env, tmp)
 try {
-  const key = await until(() => /Arbor API key for owner: (arb_[0-9A-Za-z]+)/.exec(out)?.[1], 'owner key', 120_000)
-  const base = `http://127.0.0.1:${port}`
-  await until(async () => ((await fetch(`${base}/healthz`).catch(() => null))?.ok ? true : undefined), 'healthz')
-  const call = async (body: unknown) => {
-    const res = await fetch(`${base}/api/v1/mutate`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    })
-    const json = (await res.json()) as Record<string, any>
-    if (res.status !== 200) throw new Error(`mutate: ${res.status} ${JSON.stringify(json).slice(0, 300)}`)
-    return json
-  }
   await call({ action: 'addProject', project: { id: 'bench', name: 'bench' } })
   const add = async (type: string, parentId?: string) =>
     (await call({ action: 'add', projectId: 'bench', node: { type, ...(parentId ? { parentId } : {}), data: { label: type } } })).node

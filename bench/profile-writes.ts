@@ -26,8 +26,8 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ownDatabase, serverEnv, until } from './lib/harness'
-import { freePort } from './lib/spawn'
+import { ownDatabase } from './lib/harness'
+import { startWritesServer } from './lib/writes-server'
 import { sampleShares } from './profile'
 
 const ROOT = join(import.meta.dir, '..')
@@ -61,31 +61,8 @@ async function main() {
   const checkout = process.env.BENCH_CHECKOUT ?? ROOT
   const tmp = mkdtempSync(join(tmpdir(), 'arbor-profile-writes-'))
   const db = await ownDatabase(kind, tmp, process.env.BENCH_DATABASE_URL)
-  const port = freePort()
-  let out = ''
-  const server = Bun.spawn([process.execPath, '--cpu-prof', `--cpu-prof-dir=${tmp}`, 'src/main.ts'], {
-    cwd: checkout,
-    env: serverEnv({ ...db.env, PORT: String(port), LOG_LEVEL: 'warn', EMBEDDINGS_MODEL_DIR: join(tmp, 'no-model') }),
-    stdout: 'pipe',
-    stderr: 'inherit',
-  })
-  void (async () => {
-    for await (const chunk of server.stdout) out += new TextDecoder().decode(chunk)
-  })()
+  const { server, call } = await startWritesServer(checkout, db.env, tmp, ['--cpu-prof', `--cpu-prof-dir=${tmp}`])
   try {
-    const key = await until(() => /Arbor API key for owner: (arb_[0-9A-Za-z]+)/.exec(out)?.[1], 'owner key', 120_000)
-    const base = `http://127.0.0.1:${port}`
-    await until(async () => ((await fetch(`${base}/healthz`).catch(() => null))?.ok ? true : undefined), 'healthz')
-    const call = async (body: unknown) => {
-      const res = await fetch(`${base}/api/v1/mutate`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      })
-      const json = (await res.json()) as Record<string, any>
-      if (res.status !== 200) throw new Error(`mutate: ${res.status} ${JSON.stringify(json).slice(0, 300)}`)
-      return json
-    }
     await call({ action: 'addProject', project: { id: 'bench', name: 'bench' } })
     const goals: string[] = []
     for (let i = 0; i < WRITERS; i++)
