@@ -285,12 +285,15 @@ export const workPlan = {
   revert: (): WorkPlan => plan([], { deferred: true, mayUnblock: true }),
 }
 
-/** What `beforeWrite` learned, for `afterWrite`. */
+/** What `beforeWrite` sent, for `afterWrite`. */
 export interface WorkHeld {
   plan: WorkPlan
   projectId: string
-  /** the project had blocked work before the write (read only when the write may unblock some) */
-  blockedBefore: boolean
+  /**
+   * the answer of beforeWrite's statements (the lock, the blocked-before read, the deferral):
+   * whether the project had blocked work before the write (read only when the write may unblock some)
+   */
+  blockedBefore: Promise<boolean>
 }
 
 const isReal = (e: Entry) => typeof e.nodeId === 'string' && !e.nodeId.startsWith('draft-')
@@ -308,14 +311,21 @@ export async function beforeWrite(deps: Deps, user: User, projectId: string, pla
   // (postgres.js does not wait for the lock's answer to send it), and it still runs once the lock is held.
   // A deferred plan's deferral goes out with them too: it only tells the node triggers to wait,
   // and the claim checks below write no node.
-  const [, blockedBefore] = await Promise.all([
+  // Not awaited here unless claim tokens are checked: the handler's first statements then go out
+  // with them in the same round trip (a job's add: the lock, the iterations and the id; a delete:
+  // the lock, the blocked-before read and the subtree), and PostgreSQL still runs them in the
+  // order sent, the lock first. `afterWrite` awaits their answer. (The lock is the first
+  // statement of the transaction, holding nothing yet: it cannot be a deadlock's victim.)
+  const blockedBefore = Promise.all([
     plan.lock ? q.lockProject(deps.db, projectId) : undefined,
     plan.mayUnblock ? q.hasBlocked(deps.db, projectId) : false,
     plan.deferred ? q.deferWork(deps.db) : undefined,
-  ])
+  ]).then(([, blocked]) => blocked)
+  blockedBefore.catch(() => {}) // should the handler fail first, its error is the write's (the transaction is rolled back)
   const held = { plan, projectId, blockedBefore }
   const tokened = plan.entries.filter((e) => isReal(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
   if (tokened.length) {
+    await blockedBefore
     const { project: p } = await requireProject(deps, user, projectId)
     await checkTokens(deps.db, p.id, tokened, deps.now())
     // a write with a live claim's token renews it to its own length: agents need not call renewClaim
@@ -342,8 +352,9 @@ export async function claimsEnded(deps: Deps, held: WorkHeld): Promise<DomainEve
  */
 export async function afterWrite(deps: Deps, held: WorkHeld, result: Record<string, unknown>): Promise<Record<string, unknown>> {
   const { plan, projectId } = held
+  const blockedBefore = await held.blockedBefore
   if (plan.deferred) await q.flushWork(deps.db)
-  if (!held.blockedBefore) return result
+  if (!blockedBefore) return result
   // the work state that the write's triggers kept (sql/migrations/0016) says what it unblocked
   const unblocked = await q.unblocked(deps.db, projectId, deps.now())
   return { ...result, _meta: { ...(result._meta ?? {}), unblocked } }
