@@ -18,6 +18,7 @@
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { Socket } from 'node:net'
 import { join } from 'node:path'
 import { bootstrapOwner } from '../src/accounts/service'
 import { createApp } from '../src/app'
@@ -144,6 +145,18 @@ const nameOf = (sql: string) => {
 
 const log: Logged[] = []
 const on = { value: false }
+// On PostgreSQL, the writes to its sockets during the timed requests: postgres.js gathers the
+// statements made in one turn of the event loop into one write, and a transaction waits for
+// the answer of each before it makes the next, so each write is a round trip (the lease's
+// renewal, one a second on the LISTEN connection, is counted too when it falls in a request).
+let socketWrites = 0
+if (PG_URL) {
+  const write = Socket.prototype.write
+  Socket.prototype.write = function (this: Socket, ...a: Parameters<typeof write>) {
+    if (on.value) socketWrites++
+    return write.apply(this, a)
+  } as typeof write
+}
 const dataDir = mkdtempSync(join(tmpdir(), 'arbor-write-sql-'))
 const dbName = `arbor_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
 const admin = PG_URL ? await openPostgres(PG_URL) : null
@@ -259,7 +272,7 @@ try {
   }))
   const statements = rows.filter((r) => !r.sql.startsWith('['))
   console.log(
-    `\n${what} on ${PG_URL ? 'postgres' : 'pglite'}, ${SIBLINGS} jobs in the approach before: ${statements.length} statements, request p50 ${median(totals).toFixed(2)} ms, this process's CPU over the request p50 ${median(cpus).toFixed(2)} ms (server and client)`,
+    `\n${what} on ${PG_URL ? 'postgres' : 'pglite'}, ${SIBLINGS} jobs in the approach before: ${statements.length} statements${PG_URL ? ` in ${(socketWrites / REPEAT).toFixed(2)} round trips (writes to PostgreSQL's sockets a request)` : ''}, request p50 ${median(totals).toFixed(2)} ms, this process's CPU over the request p50 ${median(cpus).toFixed(2)} ms (server and client)`,
   )
   console.log('| # | ms p50 | CPU ms p50 | statement |\n|---|---|---|---|')
   for (const [i, r] of rows.entries())
