@@ -307,15 +307,17 @@ const isReal = (e: Entry) => typeof e.nodeId === 'string' && !e.nodeId.startsWit
  */
 export async function beforeWrite(deps: Deps, user: User, projectId: string, plan: WorkPlan): Promise<WorkHeld> {
   // a project where nothing was blocked answers as before (docs/reference/mutate.md's bodies stay
-  // as they were). Read right behind the lock and sent with it: one round trip on PostgreSQL
-  // (postgres.js does not wait for the lock's answer to send it), and it still runs once the lock is held.
-  // A deferred plan's deferral goes out with them too: it only tells the node triggers to wait,
-  // and the claim checks below write no node.
-  // Not awaited here unless claim tokens are checked: the handler's first statements then go out
-  // with them in the same round trip (a job's add: the lock, the iterations and the id; a delete:
-  // the lock, the blocked-before read and the subtree), and PostgreSQL still runs them in the
-  // order sent, the lock first. `afterWrite` awaits their answer. (The lock is the first
-  // statement of the transaction, holding nothing yet: it cannot be a deadlock's victim.)
+  // as they were): read right behind the lock, so it still runs once the lock is held. A deferred
+  // plan's deferral goes out with them too: it only tells the node triggers to wait, and the
+  // claim checks below write no node.
+  // On PostgreSQL these are not awaited here unless claim tokens are checked: postgres.js sends a
+  // transaction's statements without waiting for the answer of the one before, so the handler's
+  // first statements go out with them in one round trip (a job's add: the lock, the iterations and
+  // the id; a delete: the lock, the blocked-before read and the subtree), and PostgreSQL runs them
+  // in the order sent, the lock first (a rollback too comes after them). `afterWrite` awaits their
+  // answer. The lock, the transaction's first statement, holds nothing while it waits: it cannot
+  // close a deadlock. PGlite runs in this process, with no round trip to save, and a statement
+  // still queued when the handler fails could run after the rollback: there they are awaited.
   const blockedBefore = Promise.all([
     plan.lock ? q.lockProject(deps.db, projectId) : undefined,
     plan.mayUnblock ? q.hasBlocked(deps.db, projectId) : false,
@@ -324,8 +326,8 @@ export async function beforeWrite(deps: Deps, user: User, projectId: string, pla
   blockedBefore.catch(() => {}) // should the handler fail first, its error is the write's (the transaction is rolled back)
   const held = { plan, projectId, blockedBefore }
   const tokened = plan.entries.filter((e) => isReal(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
+  if (tokened.length || deps.db.kind !== 'postgres') await blockedBefore
   if (tokened.length) {
-    await blockedBefore
     const { project: p } = await requireProject(deps, user, projectId)
     await checkTokens(deps.db, p.id, tokened, deps.now())
     // a write with a live claim's token renews it to its own length: agents need not call renewClaim
