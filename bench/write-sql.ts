@@ -17,8 +17,8 @@
 //   bun bench/write-sql.ts --shares /tmp/p
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { Socket } from 'node:net'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { bootstrapOwner } from '../src/accounts/service'
 import { createApp } from '../src/app'
