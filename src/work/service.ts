@@ -252,6 +252,7 @@ export interface WorkPlan {
    * Take the project's work lock (sql/work/lock-project.sql) before anything is written: the
    * triggers that keep the work state (sql/migrations/0016) take it too, and taking it first
    * means no write waits for it while holding a node row another write of the project needs.
+   * On PostgreSQL only: PGlite runs one transaction at a time.
    */
   lock: boolean
   /** many statements: the triggers set their changes aside and the work state is recomputed once at the end (migration 0023) */
@@ -318,8 +319,10 @@ export async function beforeWrite(deps: Deps, user: User, projectId: string, pla
   // answer. The lock, the transaction's first statement, holds nothing while it waits: it cannot
   // close a deadlock. PGlite runs in this process, with no round trip to save, and a statement
   // still queued when the handler fails could run after the rollback: there they are awaited.
+  // PGlite runs one transaction at a time: no other write can wait on this one or hold what it
+  // needs, so it takes no lock (a trigger that needs it takes it itself, at no wait)
   const blockedBefore = Promise.all([
-    plan.lock ? q.lockProject(deps.db, projectId) : undefined,
+    plan.lock && deps.db.kind === 'postgres' ? q.lockProject(deps.db, projectId) : undefined,
     plan.mayUnblock ? q.hasBlocked(deps.db, projectId) : false,
     plan.deferred ? q.deferWork(deps.db) : undefined,
   ]).then(([, blocked]) => blocked)
