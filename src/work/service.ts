@@ -300,27 +300,25 @@ export interface WorkHeld {
 const isReal = (e: Entry) => typeof e.nodeId === 'string' && !e.nodeId.startsWith('draft-')
 
 /**
- * The work state before a write of nodes, in its transaction: the project's work lock first
- * (unless the plan leaves the work state alone), and whether the project had blocked work (when
- * the write may unblock some), and the triggers told to set the work state aside (a deferred
- * plan: many statements, the work state recomputed once at their end, migration 0023); claim
- * tokens checked (409 claim_lost) and renewed.
+ * The work state before a write of nodes, in its transaction: the project's work lock first (on
+ * PostgreSQL, unless the plan leaves the work state alone), and whether the project had blocked
+ * work (when the write may unblock some), and the triggers told to set the work state aside (a
+ * deferred plan: many statements, the work state recomputed once at their end, migration 0023);
+ * claim tokens checked (409 claim_lost) and renewed.
  */
 export async function beforeWrite(deps: Deps, user: User, projectId: string, plan: WorkPlan): Promise<WorkHeld> {
-  // a project where nothing was blocked answers as before (docs/reference/mutate.md's bodies stay
-  // as they were): read right behind the lock, so it still runs once the lock is held. A deferred
-  // plan's deferral goes out with them too: it only tells the node triggers to wait, and the
-  // claim checks below write no node.
-  // On PostgreSQL these are not awaited here unless claim tokens are checked: postgres.js sends a
-  // transaction's statements without waiting for the answer of the one before, so the handler's
-  // first statements go out with them in one round trip (a job's add: the lock, the iterations and
-  // the id; a delete: the lock, the blocked-before read and the subtree), and PostgreSQL runs them
-  // in the order sent, the lock first (a rollback too comes after them). `afterWrite` awaits their
-  // answer. The lock, the transaction's first statement, holds nothing while it waits: it cannot
-  // close a deadlock. PGlite runs in this process, with no round trip to save, and a statement
-  // still queued when the handler fails could run after the rollback: there they are awaited.
-  // PGlite runs one transaction at a time: no other write can wait on this one or hold what it
-  // needs, so it takes no lock (a trigger that needs it takes it itself, at no wait)
+  // The project's work lock (on PostgreSQL: PGlite runs one transaction at a time, and a trigger
+  // that needs the lock takes it itself, at no wait); right behind it whether the project had
+  // blocked work (a project where nothing was blocked answers as before: docs/reference/mutate.md's
+  // bodies stay as they were); a deferred plan's deferral (it only tells the node triggers to
+  // wait, and the claim checks below write no node).
+  // On PostgreSQL they are not awaited here unless claim tokens follow: postgres.js sends a
+  // transaction's statements without waiting for each answer, so the handler's first statements
+  // go out with them, one round trip (a job's add: the lock, its iterations and id; a delete: the
+  // lock, the blocked-before read, the subtree), and PostgreSQL runs them in the order sent, a
+  // rollback after them. The lock, the transaction's first statement, holds nothing while it
+  // waits: it cannot close a deadlock. `afterWrite` awaits their answer. On PGlite they are
+  // awaited here: a statement still queued when the handler fails could run after the rollback.
   const blockedBefore = Promise.all([
     plan.lock && deps.db.kind === 'postgres' ? q.lockProject(deps.db, projectId) : undefined,
     plan.mayUnblock ? q.hasBlocked(deps.db, projectId) : false,
