@@ -3,7 +3,7 @@
 // and on PostgreSQL the time of each trigger function it ran (track_functions, pg_stat_user_functions:
 // the triggers of migrations 0016/0018/0019/0020/0026 and what they call).
 //
-//   bun bench/write-sql.ts [goal|job|task|update|delete|batch] [--repeat 20] [--siblings 0]
+//   bun bench/write-sql.ts [goal|job|task|update|delete|batch|done] [--repeat 20] [--siblings 0]   (done: a claimed job marked done with its claimToken)
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/write-sql.ts job
 //
 // Beside each statement's time, this process's CPU time over it (on PGlite the statement runs in
@@ -37,6 +37,7 @@ const what = (args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a)) ?? 'goal
   | 'update'
   | 'delete'
   | 'batch'
+  | 'done'
 const REPEAT = args.includes('--repeat') ? Number(args[args.indexOf('--repeat') + 1]) : 20
 // jobs the approach holds before the first write (a job's add and a batch add under it): the cost
 // of one more job must not grow with them
@@ -234,6 +235,12 @@ try {
         })),
       }
     if (what === 'update') return { action: 'update', projectId: 'ww', nodeId: approach, data: { label: `A${k}` } }
+    if (what === 'done') {
+      // an agent marking its claimed job done with its claim token (made and claimed untimed)
+      const job = (await call({ action: 'add', projectId: 'ww', node: { type: 'job', parentId: approach, data: { label: `D${k}` } } })).node.id
+      const [claim] = (await call({ action: 'claim', projectId: 'ww', agent: 'bench', nodeIds: [job] })).claims
+      return { action: 'update', projectId: 'ww', nodeId: job, claimToken: claim.claimToken, data: { status: 'done' } }
+    }
     const made = await call({ action: 'add', projectId: 'ww', node: { type: 'goal', data: { label: `D${k}` } } })
     return { action: 'delete', projectId: 'ww', nodeId: made.nodeId ?? made.node?.id }
   }
