@@ -312,10 +312,10 @@ export async function beforeWrite(deps: Deps, user: User, projectId: string, pla
   // blocked work (a project where nothing was blocked answers as before: docs/reference/mutate.md's
   // bodies stay as they were); a deferred plan's deferral (it only tells the node triggers to
   // wait, and the claim checks below write no node).
-  // On PostgreSQL they are not awaited here unless claim tokens follow: postgres.js sends a
-  // transaction's statements without waiting for each answer, so the handler's first statements
-  // go out with them, one round trip (a job's add: the lock, its iterations and id; a delete: the
-  // lock, the blocked-before read, the subtree), and PostgreSQL runs them in the order sent, a
+  // On PostgreSQL they are not awaited here: postgres.js sends a transaction's statements without
+  // waiting for each answer, so the next statements go out with them, one round trip (a job's
+  // add: the lock, its iterations and id; a delete: the lock, the blocked-before read, the
+  // subtree; a claim token's check and renewal), and PostgreSQL runs them in the order sent, a
   // rollback after them. The lock, the transaction's first statement, holds nothing while it
   // waits: it cannot close a deadlock. `afterWrite` awaits their answer. On PGlite they are
   // awaited here: a statement still queued when the handler fails could run after the rollback.
@@ -327,12 +327,19 @@ export async function beforeWrite(deps: Deps, user: User, projectId: string, pla
   blockedBefore.catch(() => {}) // should the handler fail first, its error is the write's (the transaction is rolled back)
   const held = { plan, projectId, blockedBefore }
   const tokened = plan.entries.filter((e) => isReal(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
-  if (tokened.length || deps.db.kind !== 'postgres') await blockedBefore
+  if (deps.db.kind !== 'postgres') await blockedBefore
   if (tokened.length) {
     const { project: p } = await requireProject(deps, user, projectId)
-    await checkTokens(deps.db, p.id, tokened, deps.now())
-    // a write with a live claim's token renews it to its own length: agents need not call renewClaim
-    await claimRows.extendTokens(deps.db, p.id, [...new Set(tokened.map((e) => hashToken(e.claimToken)))], deps.now())
+    // the tokens checked, and renewed to their own length (a write with a live claim's token
+    // renews it: agents need not call renewClaim), the two sent together (on PostgreSQL with the
+    // lock: one round trip); a refused check rolls the renewal back with the write. Both settle
+    // before either's error is thrown, so that no statement is left queued behind the rollback.
+    const now = deps.now()
+    const [checked, renewed] = await Promise.allSettled([
+      checkTokens(deps.db, p.id, tokened, now),
+      claimRows.extendTokens(deps.db, p.id, [...new Set(tokened.map((e) => hashToken(e.claimToken)))], now),
+    ])
+    for (const sent of [checked, renewed]) if (sent.status === 'rejected') throw sent.reason
   }
   return held
 }
