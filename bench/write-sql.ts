@@ -237,7 +237,8 @@ try {
     if (what === 'update') return { action: 'update', projectId: 'ww', nodeId: approach, data: { label: `A${k}` } }
     if (what === 'done') {
       // an agent marking its claimed job done with its claim token (made and claimed untimed)
-      const job = (await call({ action: 'add', projectId: 'ww', node: { type: 'job', parentId: approach, data: { label: `D${k}` } } })).node.id
+      const job = (await call({ action: 'add', projectId: 'ww', node: { type: 'job', parentId: approach, data: { label: `D${k}` } } })).node
+        .id
       const [claim] = (await call({ action: 'claim', projectId: 'ww', agent: 'bench', nodeIds: [job] })).claims
       return { action: 'update', projectId: 'ww', nodeId: job, claimToken: claim.claimToken, data: { status: 'done' } }
     }
