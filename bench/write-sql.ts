@@ -3,7 +3,7 @@
 // and on PostgreSQL the time of each trigger function it ran (track_functions, pg_stat_user_functions:
 // the triggers of migrations 0016/0018/0019/0020/0026 and what they call).
 //
-//   bun bench/write-sql.ts [goal|job|task|update|delete|batch] [--repeat 20] [--siblings 0]
+//   bun bench/write-sql.ts [goal|job|task|update|delete|batch|done] [--repeat 20] [--siblings 0]   (done: a claimed job marked done with its claimToken)
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/write-sql.ts job
 //
 // Beside each statement's time, this process's CPU time over it (on PGlite the statement runs in
@@ -17,6 +17,7 @@
 //   bun bench/write-sql.ts --shares /tmp/p
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { bootstrapOwner } from '../src/accounts/service'
@@ -36,6 +37,7 @@ const what = (args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a)) ?? 'goal
   | 'update'
   | 'delete'
   | 'batch'
+  | 'done'
 const REPEAT = args.includes('--repeat') ? Number(args[args.indexOf('--repeat') + 1]) : 20
 // jobs the approach holds before the first write (a job's add and a batch add under it): the cost
 // of one more job must not grow with them
@@ -144,6 +146,18 @@ const nameOf = (sql: string) => {
 
 const log: Logged[] = []
 const on = { value: false }
+// On PostgreSQL, the writes to its sockets during the timed requests: postgres.js gathers the
+// statements made in one turn of the event loop into one write, and a transaction waits for
+// the answer of each before it makes the next, so each write is a round trip (the lease's
+// renewal, one a second on the LISTEN connection, is counted too when it falls in a request).
+let socketWrites = 0
+if (PG_URL) {
+  const write = Socket.prototype.write
+  Socket.prototype.write = function (this: Socket, ...a: Parameters<typeof write>) {
+    if (on.value) socketWrites++
+    return write.apply(this, a)
+  } as typeof write
+}
 const dataDir = mkdtempSync(join(tmpdir(), 'arbor-write-sql-'))
 const dbName = `arbor_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
 const admin = PG_URL ? await openPostgres(PG_URL) : null
@@ -221,6 +235,13 @@ try {
         })),
       }
     if (what === 'update') return { action: 'update', projectId: 'ww', nodeId: approach, data: { label: `A${k}` } }
+    if (what === 'done') {
+      // an agent marking its claimed job done with its claim token (made and claimed untimed)
+      const job = (await call({ action: 'add', projectId: 'ww', node: { type: 'job', parentId: approach, data: { label: `D${k}` } } })).node
+        .id
+      const [claim] = (await call({ action: 'claim', projectId: 'ww', agent: 'bench', nodeIds: [job] })).claims
+      return { action: 'update', projectId: 'ww', nodeId: job, claimToken: claim.claimToken, data: { status: 'done' } }
+    }
     const made = await call({ action: 'add', projectId: 'ww', node: { type: 'goal', data: { label: `D${k}` } } })
     return { action: 'delete', projectId: 'ww', nodeId: made.nodeId ?? made.node?.id }
   }
@@ -259,7 +280,7 @@ try {
   }))
   const statements = rows.filter((r) => !r.sql.startsWith('['))
   console.log(
-    `\n${what} on ${PG_URL ? 'postgres' : 'pglite'}, ${SIBLINGS} jobs in the approach before: ${statements.length} statements, request p50 ${median(totals).toFixed(2)} ms, this process's CPU over the request p50 ${median(cpus).toFixed(2)} ms (server and client)`,
+    `\n${what} on ${PG_URL ? 'postgres' : 'pglite'}, ${SIBLINGS} jobs in the approach before: ${statements.length} statements${PG_URL ? ` in ${(socketWrites / REPEAT).toFixed(2)} round trips (writes to PostgreSQL's sockets a request)` : ''}, request p50 ${median(totals).toFixed(2)} ms, this process's CPU over the request p50 ${median(cpus).toFixed(2)} ms (server and client)`,
   )
   console.log('| # | ms p50 | CPU ms p50 | statement |\n|---|---|---|---|')
   for (const [i, r] of rows.entries())

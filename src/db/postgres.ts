@@ -52,7 +52,11 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listene
             // commit rolls the transaction back, which awaiting it below reports
             const notes = marker ? [...sent.notes, marker] : sent.notes
             if (notes.length > 0) {
-              notified = t.unsafe(`select ${notes.map((_, i) => `pg_notify($${2 * i + 1}, $${2 * i + 2})`).join(', ')}`, notes.flat())
+              // prepared (one statement a number of notifications): unprepared, postgres.js would send
+              // its Parse and wait for PostgreSQL's description before its Bind, a round trip more
+              notified = t.unsafe(`select ${notes.map((_, i) => `pg_notify($${2 * i + 1}, $${2 * i + 2})`).join(', ')}`, notes.flat(), {
+                prepare: true,
+              })
               notified.catch(() => {})
             }
             return answer

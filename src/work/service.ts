@@ -267,6 +267,7 @@ export interface WorkPlan {
    * Take the project's work lock (sql/work/lock-project.sql) before anything is written: the
    * triggers that keep the work state (sql/migrations/0016) take it too, and taking it first
    * means no write waits for it while holding a node row another write of the project needs.
+   * On PostgreSQL only: PGlite runs one transaction at a time.
    */
   lock: boolean
   /** many statements: the triggers set their changes aside and the work state is recomputed once at the end (migration 0023) */
@@ -309,41 +310,60 @@ export const workPlan = {
   revert: (): WorkPlan => plan([], { deferred: true, mayUnblock: true }),
 }
 
-/** What `beforeWrite` learned, for `afterWrite`. */
+/** What `beforeWrite` sent, for `afterWrite`. */
 export interface WorkHeld {
   plan: WorkPlan
   projectId: string
-  /** the project had blocked work before the write (read only when the write may unblock some) */
-  blockedBefore: boolean
+  /**
+   * the answer of beforeWrite's statements (the lock, the blocked-before read, the deferral):
+   * whether the project had blocked work before the write (read only when the write may unblock some)
+   */
+  blockedBefore: Promise<boolean>
 }
 
 const isReal = (e: Entry) => typeof e.nodeId === 'string' && !e.nodeId.startsWith('draft-')
 
 /**
- * The work state before a write of nodes, in its transaction: the project's work lock first
- * (unless the plan leaves the work state alone), and whether the project had blocked work (when
- * the write may unblock some), and the triggers told to set the work state aside (a deferred
- * plan: many statements, the work state recomputed once at their end, migration 0023); claim
- * tokens checked (409 claim_lost) and renewed.
+ * The work state before a write of nodes, in its transaction: the project's work lock first (on
+ * PostgreSQL, unless the plan leaves the work state alone), and whether the project had blocked
+ * work (when the write may unblock some), and the triggers told to set the work state aside (a
+ * deferred plan: many statements, the work state recomputed once at their end, migration 0023);
+ * claim tokens checked (409 claim_lost) and renewed.
  */
 export async function beforeWrite(deps: Deps, user: User, projectId: string, plan: WorkPlan): Promise<WorkHeld> {
-  // a project where nothing was blocked answers as before (docs/reference/mutate.md's bodies stay
-  // as they were). Read right behind the lock and sent with it: one round trip on PostgreSQL
-  // (postgres.js does not wait for the lock's answer to send it), and it still runs once the lock is held.
-  // A deferred plan's deferral goes out with them too: it only tells the node triggers to wait,
-  // and the claim checks below write no node.
-  const [, blockedBefore] = await Promise.all([
-    plan.lock ? q.lockProject(deps.db, projectId) : undefined,
+  // The project's work lock (on PostgreSQL: PGlite runs one transaction at a time, and a trigger
+  // that needs the lock takes it itself, at no wait); right behind it whether the project had
+  // blocked work (a project where nothing was blocked answers as before: docs/reference/mutate.md's
+  // bodies stay as they were); a deferred plan's deferral (it only tells the node triggers to
+  // wait, and the claim checks below write no node).
+  // On PostgreSQL they are not awaited here: postgres.js sends a transaction's statements without
+  // waiting for each answer, so the next statements go out with them, one round trip (a job's
+  // add: the lock, its iterations and id; a delete: the lock, the blocked-before read, the
+  // subtree; a claim token's check and renewal), and PostgreSQL runs them in the order sent, a
+  // rollback after them. The lock, the transaction's first statement, holds nothing while it
+  // waits: it cannot close a deadlock. `afterWrite` awaits their answer. On PGlite they are
+  // awaited here: a statement still queued when the handler fails could run after the rollback.
+  const blockedBefore = Promise.all([
+    plan.lock && deps.db.kind === 'postgres' ? q.lockProject(deps.db, projectId) : undefined,
     plan.mayUnblock ? q.hasBlocked(deps.db, projectId) : false,
     plan.deferred ? q.deferWork(deps.db) : undefined,
-  ])
+  ]).then(([, blocked]) => blocked)
+  blockedBefore.catch(() => {}) // should the handler fail first, its error is the write's (the transaction is rolled back)
   const held = { plan, projectId, blockedBefore }
   const tokened = plan.entries.filter((e) => isReal(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
+  if (deps.db.kind !== 'postgres') await blockedBefore
   if (tokened.length) {
     const { project: p } = await requireProject(deps, user, projectId)
-    await checkTokens(deps.db, p.id, tokened, deps.now())
-    // a write with a live claim's token renews it to its own length: agents need not call renewClaim
-    await extendByTokens(deps.db, p.id, [...new Set(tokened.map((e) => hashToken(e.claimToken)))], deps.now())
+    // the tokens checked, and renewed to their own length (a write with a live claim's token
+    // renews it: agents need not call renewClaim), the two sent together (on PostgreSQL with the
+    // lock: one round trip); a refused check rolls the renewal back with the write. Both settle
+    // before either's error is thrown, so that no statement is left queued behind the rollback.
+    const now = deps.now()
+    const [checked, renewed] = await Promise.allSettled([
+      checkTokens(deps.db, p.id, tokened, now),
+      extendByTokens(deps.db, p.id, [...new Set(tokened.map((e) => hashToken(e.claimToken)))], now),
+    ])
+    for (const sent of [checked, renewed]) if (sent.status === 'rejected') throw sent.reason
   }
   return held
 }
@@ -366,8 +386,9 @@ export async function claimsEnded(deps: Deps, held: WorkHeld): Promise<DomainEve
  */
 export async function afterWrite(deps: Deps, held: WorkHeld, result: Record<string, unknown>): Promise<Record<string, unknown>> {
   const { plan, projectId } = held
+  const blockedBefore = await held.blockedBefore
   if (plan.deferred) await q.flushWork(deps.db)
-  if (!held.blockedBefore) return result
+  if (!blockedBefore) return result
   // the work state that the write's triggers kept (sql/migrations/0016) says what it unblocked
   const unblocked = await q.unblocked(deps.db, projectId, deps.now())
   return { ...result, _meta: { ...(result._meta ?? {}), unblocked } }
