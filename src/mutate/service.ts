@@ -18,6 +18,12 @@ import { applyProposal, propose, rejectProposal, withdrawProposal } from './prop
 import { revert, revertAnswer } from './revert'
 import { type Answer, runWrite, type Written } from './sequence'
 
+/*
+ * POST /mutate's table of actions (`actions`: each row's schema, handler and what the edge does
+ * around it) and the run of one action inside the write's transaction (`runAction`, the last
+ * function here). The edge around it, from the request to the answer shown, is ./routes.ts.
+ */
+
 /**
  * An action: the schema of its body (ACTION_BODIES, src/mutate/model.ts), the run of its handler,
  * and what POST /mutate does around that run for this action (each false or absent by default).
