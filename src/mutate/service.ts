@@ -33,9 +33,10 @@ export interface Action {
   /**
    * Check `body` against `schema` (docs/reference/mutate.md's messages, thrown), then run the
    * handler with the body typed. `access`: the caller's access to the project the body names,
-   * asked once by the edge (src/mutate/routes.ts) before anything else of the body is checked.
+   * asked once by the edge (src/mutate/routes.ts) before anything else of the body is checked; a
+   * node action (`nodeWrite`) needs it, the others ask their own (undefined: none was asked).
    */
-  run(deps: Deps, user: User, body: Record<string, unknown>, access?: Access): Promise<Record<string, unknown>>
+  run(deps: Deps, user: User, body: Record<string, unknown>, access: Access | undefined): Promise<Record<string, unknown>>
   /** Where the body names the write's agent or claim (history.md, 1); `byClaimToken` when absent. */
   author?: AuthorRule
   /** The action ignores Idempotency-Key (docs/reference/mutate.md): every request runs. */
