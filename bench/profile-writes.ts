@@ -1,7 +1,8 @@
 /**
  * Where the server's thread spends a write (issue 51, 3): eight writers updating labels, or one
  * writer adding jobs under one approach (PROFILE_WRITE=job; PROFILE_SIBLINGS jobs added there first,
- * as `npm run bench:writes` leaves thousands there) or goals (PROFILE_WRITE=goal).
+ * as `npm run bench:writes` leaves thousands there) or goals (PROFILE_WRITE=goal), or one writer sending
+ * batches of 100 jobs' adds under one approach (PROFILE_WRITE=batch).
  *
  *   bun bench/profile-writes.ts                          (PGlite)
  *   PROFILE_WRITE=job PROFILE_SIBLINGS=3000 PROFILE_WARMUP=8 bun bench/profile-writes.ts
@@ -25,14 +26,14 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ownDatabase, serverEnv, until } from './lib/harness'
-import { freePort } from './lib/spawn'
+import { ownDatabase } from './lib/harness'
+import { startWritesServer } from './lib/writes-server'
 import { sampleShares } from './profile'
 
 const ROOT = join(import.meta.dir, '..')
 const kind = (process.argv[2] ?? 'pglite') as 'pglite' | 'postgres'
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 10)
-const WRITE = (process.env.PROFILE_WRITE ?? 'update') as 'update' | 'job' | 'goal'
+const WRITE = (process.env.PROFILE_WRITE ?? 'update') as 'update' | 'job' | 'goal' | 'batch'
 const WRITERS = WRITE === 'update' ? 8 : 1
 const SIBLINGS = Number(process.env.PROFILE_SIBLINGS ?? 0)
 const TOP = Number(process.env.PROFILE_TOP ?? 25)
@@ -60,31 +61,8 @@ async function main() {
   const checkout = process.env.BENCH_CHECKOUT ?? ROOT
   const tmp = mkdtempSync(join(tmpdir(), 'arbor-profile-writes-'))
   const db = await ownDatabase(kind, tmp, process.env.BENCH_DATABASE_URL)
-  const port = freePort()
-  let out = ''
-  const server = Bun.spawn([process.execPath, '--cpu-prof', `--cpu-prof-dir=${tmp}`, 'src/main.ts'], {
-    cwd: checkout,
-    env: serverEnv({ ...db.env, PORT: String(port), LOG_LEVEL: 'warn', EMBEDDINGS_MODEL_DIR: join(tmp, 'no-model') }),
-    stdout: 'pipe',
-    stderr: 'inherit',
-  })
-  void (async () => {
-    for await (const chunk of server.stdout) out += new TextDecoder().decode(chunk)
-  })()
+  const { server, call } = await startWritesServer(checkout, db.env, tmp, ['--cpu-prof', `--cpu-prof-dir=${tmp}`])
   try {
-    const key = await until(() => /Arbor API key for owner: (arb_[0-9A-Za-z]+)/.exec(out)?.[1], 'owner key', 120_000)
-    const base = `http://127.0.0.1:${port}`
-    await until(async () => ((await fetch(`${base}/healthz`).catch(() => null))?.ok ? true : undefined), 'healthz')
-    const call = async (body: unknown) => {
-      const res = await fetch(`${base}/api/v1/mutate`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      })
-      const json = (await res.json()) as Record<string, any>
-      if (res.status !== 200) throw new Error(`mutate: ${res.status} ${JSON.stringify(json).slice(0, 300)}`)
-      return json
-    }
     await call({ action: 'addProject', project: { id: 'bench', name: 'bench' } })
     const goals: string[] = []
     for (let i = 0; i < WRITERS; i++)
@@ -95,8 +73,9 @@ async function main() {
       return (await call({ action: 'add', projectId: 'bench', node: { type: 'approach', parentId: n, data: { label: 'a' } } })).node
         .id as string
     }
-    const approach = WRITE === 'job' ? await need() : ''
-    for (let made = 0; WRITE === 'job' && made < SIBLINGS; made += 500)
+    const underApproach = WRITE === 'job' || WRITE === 'batch'
+    const approach = underApproach ? await need() : ''
+    for (let made = 0; underApproach && made < SIBLINGS; made += 500)
       await call({
         action: 'batch',
         projectId: 'bench',
@@ -109,11 +88,20 @@ async function main() {
     const write = (nodeId: string) =>
       WRITE === 'update'
         ? call({ action: 'update', projectId: 'bench', nodeId, data: { label: `u${++k}` } })
-        : call({
-            action: 'add',
-            projectId: 'bench',
-            node: { type: WRITE, ...(WRITE === 'job' ? { parentId: approach } : {}), data: { label: `x${++k}` } },
-          })
+        : WRITE === 'batch'
+          ? call({
+              action: 'batch',
+              projectId: 'bench',
+              mutations: Array.from({ length: 100 }, (_, i) => ({
+                action: 'add',
+                node: { type: 'job', parentId: approach, data: { label: `b${++k} ${i}` } },
+              })),
+            })
+          : call({
+              action: 'add',
+              projectId: 'bench',
+              node: { type: WRITE, ...(WRITE === 'job' ? { parentId: approach } : {}), data: { label: `x${++k}` } },
+            })
     const writers = async (seconds: number) => {
       const end = performance.now() + seconds * 1000
       let writes = 0
@@ -153,7 +141,7 @@ async function main() {
         .join('\n')
     const load = existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : '?'
     console.log(
-      `## ${WRITE === 'update' ? `${WRITERS} writers updating labels` : `one writer adding ${WRITE}s${WRITE === 'job' ? ` beside ${SIBLINGS} jobs` : ''}`}, ${kind === 'pglite' ? 'PGlite' : 'PostgreSQL'}, ${checkout === ROOT ? 'this checkout' : checkout}: ` +
+      `## ${WRITE === 'update' ? `${WRITERS} writers updating labels` : `one writer adding ${WRITE === 'batch' ? 'batches of 100 jobs' : `${WRITE}s`}${underApproach ? ` beside ${SIBLINGS} jobs` : ''}`}, ${kind === 'pglite' ? 'PGlite' : 'PostgreSQL'}, ${checkout === ROOT ? 'this checkout' : checkout}: ` +
         `${Math.round(writes / ((ended - started) / 1000))} writes/s, main thread ${(cpu / writes).toFixed(2)} ms CPU a write ` +
         `(all threads ${(cpuAll / writes).toFixed(2)} ms), ` +
         `${samples} samples in ${SECONDS} s (load average ${load})\n`,

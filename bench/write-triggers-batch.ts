@@ -14,6 +14,7 @@
 // in ticks of 10 ms: each part's figure is its ticks summed over a round's samples, divided by
 // them, so a round wants --samples 40 or more).
 //
+// --defer: the work state set aside and flushed, as for a batch that also updates or deletes.
 // --jobs: the approach holds that many jobs first (ANALYZE runs after them, unless --no-analyze). --only: the rows whose name holds one of these
 // words (and "all on"). --variants a.sql,b.sql: files of SQL (create or replace …) run before
 // their own rows, each a variant against "all on" (the migration's functions put back after, and
@@ -32,6 +33,10 @@ const JOBS = Number(opt('jobs', '0'))
 const ROUNDS = Number(opt('rounds', '4'))
 const SAMPLES = Number(opt('samples', '20'))
 const VARIANTS = opt('variants', '').split(',').filter(Boolean)
+// --defer: the work state set aside by the nodes' insert and recomputed by work_flush, as a batch
+// that updates or deletes does (migration 0023); without it, kept by the insert's own triggers,
+// as an adds-only batch does (the flush then finds nothing)
+const DEFER = args.includes('--defer')
 
 interface Statement {
   text: string
@@ -103,7 +108,7 @@ try {
       await db
         .tx(async (tx) => {
           await tx.query(`select pg_advisory_xact_lock(hashtextextended('arbor.unblock:' || $1, 0))`, ['ww'])
-          await tx.query(`select set_config('arbor.work_defer', 'on', true)`)
+          if (DEFER) await tx.query(`select set_config('arbor.work_defer', 'on', true)`)
           let all = 0
           for (const [part, text, params] of steps) {
             const c = process.cpuUsage()
@@ -140,7 +145,7 @@ try {
       await pg!
         .begin(async (tx) => {
           await tx.unsafe(`select pg_advisory_xact_lock(hashtextextended('arbor.unblock:' || 'ww', 0))`)
-          await tx.unsafe(`select set_config('arbor.work_defer', 'on', true)`)
+          if (DEFER) await tx.unsafe(`select set_config('arbor.work_defer', 'on', true)`)
           for (const [part, text, params] of sent) {
             const c = ticksMs()
             await tx.unsafe(text, params)

@@ -7,6 +7,7 @@
 //   npm run bench:writes -- --only pglite|postgres --samples 40 --seconds 3
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:writes
 //   BENCH_REF=<commit> npm run bench:writes     (another reference than 26c0789: a before/after)
+//   npm run bench:writes -- --ops batch100      (only these single writes, no eight writers, no ifRev)
 //
 // Four real processes per database, each on a fresh database of its own, requests over HTTP:
 // - head: `bun src/main.ts` of this checkout;
@@ -21,10 +22,15 @@
 // request by request, so each sees the same moments of a shared machine. Eight writers: updates
 // of labels (each writer its own node) for `seconds`, the targets taking turns window by window,
 // twice. ifRev: head's update of a label with and without ifRev, taking turns (live.md 7: ≤ 1.10×).
+// Beside each p50, each server's main thread's CPU time over the single writes (/proc, what a
+// write leaves for that thread's background included; the search's embedding worker, the JIT and
+// the collector threads left out), divided by the writes: with --ops naming one write, its CPU a
+// write, steadier than its time on a shared machine (on PostgreSQL the database's backends are
+// not in it).
 // Prints p50s, ratios and throughputs, and writes bench/results/writes.json (gitignored).
 // The machine is shared: only ratios within one run mean anything.
 
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
@@ -45,8 +51,12 @@ const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefi
 type Kind = 'pglite' | 'postgres'
 type Target = 'head' | 'nohist' | 'ref' | 'floor'
 const TARGETS: Target[] = ['head', 'nohist', 'ref', 'floor']
-const OPS = ['addGoal', 'addJob', 'addTask', 'update', 'delete', 'batch100'] as const
-type Op = (typeof OPS)[number]
+const ALL_OPS = ['addGoal', 'addJob', 'addTask', 'update', 'delete', 'batch100'] as const
+type Op = (typeof ALL_OPS)[number]
+const OPS: readonly Op[] = args.includes('--ops')
+  ? (args[args.indexOf('--ops') + 1]!.split(',') as Op[]).filter((o) => ALL_OPS.includes(o))
+  : ALL_OPS
+const SINGLE_ONLY = args.includes('--ops')
 
 interface Proc {
   proc: Subprocess<'ignore', 'pipe', 'pipe'>
@@ -159,6 +169,11 @@ const p50 = (xs: number[]) => {
   return s.length ? s[Math.floor((s.length - 1) / 2)]! : Number.NaN
 }
 const r2 = (x: number) => Number(x.toFixed(2))
+/** A process's main thread's CPU ms so far (the thread that runs the requests, and PGlite; utime + stime from /proc, in ticks of 10 ms). */
+const cpuMs = (pid: number) => {
+  const f = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(f[11]) + Number(f[12])) * 10
+}
 
 async function run(kind: Kind, refDir: string) {
   const tmp = mkdtempSync(join(tmpdir(), 'arbor-bench-writes-'))
@@ -214,6 +229,7 @@ async function run(kind: Kind, refDir: string) {
       Op,
       Record<Target, number[]>
     >
+    const cpuBefore = Object.fromEntries(TARGETS.map((t) => [t, cpuMs(started[t].p.proc.pid)])) as Record<Target, number>
     for (let i = 0; i < SAMPLES; i++)
       for (const op of OPS) {
         const order = TARGETS.map((_, j) => TARGETS[(i + j) % TARGETS.length]!)
@@ -222,13 +238,17 @@ async function run(kind: Kind, refDir: string) {
           single[op][t].push(await timed(fn))
         }
       }
+    // each server's CPU over the single writes, a write (their background included)
+    const cpu = Object.fromEntries(
+      TARGETS.map((t) => [t, r2((cpuMs(started[t].p.proc.pid) - cpuBefore[t]) / (SAMPLES * OPS.length))]),
+    ) as Record<Target, number>
 
     // eight writers, each on its own node, `SECONDS` per window, the targets taking turns, twice
     // and an untimed round first: the first timed window followed the single writes at once, while
     // every server still worked through their background (search index, webhooks), and it was
     // always head's; head against itself (BENCH_REF=<head>) came out 0.7x
     const done = Object.fromEntries(TARGETS.map((t) => [t, { writes: 0, ms: 0 }])) as Record<Target, { writes: number; ms: number }>
-    for (let round = -1; round < 2; round++)
+    for (let round = -1; round < (SINGLE_ONLY ? -1 : 2); round++)
       for (const t of round === 1 ? [...TARGETS].reverse() : TARGETS) {
         const d = drivers[t]
         const end = performance.now() + SECONDS * 1000
@@ -252,7 +272,7 @@ async function run(kind: Kind, refDir: string) {
     const rev = { value: (await head.update(head.nodes[1]!)).node.rev as string }
     const withRev: number[] = []
     const without: number[] = []
-    for (let i = 0; i < SAMPLES * 2; i++) {
+    for (let i = 0; i < (SINGLE_ONLY ? 0 : SAMPLES * 2); i++) {
       const a = async () => (rev.value = (await head.update(head.nodes[1]!, { ifRev: rev.value })).node.rev)
       const b = () => head.update(head.nodes[1]!)
       if (i % 2) {
@@ -285,6 +305,7 @@ async function run(kind: Kind, refDir: string) {
       samples: SAMPLES,
       seconds: SECONDS,
       single: rows,
+      cpuMsPerWrite: { ...cpu, headOverRef: r2(cpu.head / cpu.ref), headOverFloor: r2(cpu.head / cpu.floor) },
       eightWriters: { writesPerSecond: throughput, headOverRef: r2(throughput.head / throughput.ref) },
       ifRev: { withP50: r2(p50(withRev)), withoutP50: r2(p50(without)), ratio: r2(p50(withRev) / p50(without)) },
     }
@@ -325,6 +346,12 @@ for (const r of results)
     console.log(
       `| ${r.db} | ${s.op} | ${s.p50.head} ms | ${s.p50.ref} ms | ${s.p50.nohist} ms | ${s.p50.floor} ms | ${s.headOverRef}× | ${s.headOverFloor}× | ${s.headOverNoHistory}× |`,
     )
+console.log(`\n| db | server CPU ms a write (--ops: one write): head | ${REF} | no history | floor | head ÷ ${REF} | head ÷ floor |`)
+console.log('|---|---|---|---|---|---|---|')
+for (const r of results) {
+  const c = r.cpuMsPerWrite
+  console.log(`| ${r.db} | ${c.head} | ${c.ref} | ${c.nohist} | ${c.floor} | ${c.headOverRef}× | ${c.headOverFloor}× |`)
+}
 console.log(`\n| db | 8 writers, update w/s: head | ${REF} | no history | floor | head ÷ ${REF} | ifRev p50 with / without |`)
 console.log('|---|---|---|---|---|---|---|')
 for (const r of results) {

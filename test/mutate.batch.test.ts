@@ -31,6 +31,22 @@ async function seeded() {
 }
 
 describe('rule 1: every entry is validated; one invalid entry rejects the whole batch', () => {
+  it("refuses an entry's data that repeats an id, with its entry's index, as the single action does", async () => {
+    const p = await seeded()
+    const before = await listNodes(p)
+    const tip = 'serves is an array of at most 5 distinct ids of existing needs, never the bet’s own parent'
+    const adds = await batch(p, [
+      { action: 'add', node: { type: 'goal', data: { label: 'fine' } } },
+      { action: 'add', node: { type: 'approach', parentId: 'need-1', data: { label: 'A2', serves: ['need-1', 'need-1'] } } },
+    ])
+    expect(adds.status).toBe(400)
+    expect(adds.body).toEqual(rejected(['mutations[1]: serves must not repeat an id'], { _tip: tip }))
+    const updates = await batch(p, [{ action: 'update', nodeId: 'approach-1', data: { blockedBy: ['approach-1', 'approach-1'] } }])
+    expect(updates.status).toBe(400)
+    expect(updates.body.errors).toEqual(['mutations[0]: blockedBy must not repeat an id'])
+    expect(await listNodes(p)).toEqual(before)
+  })
+
   it("answers 400 'mutations[<index>]: …' and writes nothing, not even ids or events", async () => {
     const p = await seeded()
     const before = { nodes: await listNodes(p), events: await eventCount(p) }

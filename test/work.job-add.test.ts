@@ -43,35 +43,45 @@ async function storedAndRecomputed(db: Db, p: string) {
   return { stored, recomputed }
 }
 
+/**
+ * A project of two goals (G1 in focus), a need under each and two approaches under each need, each
+ * approach with one job; A3 blocked by A1 (which has an open job: not clear) and A4 by A2 (whose
+ * only job is done: clear).
+ */
+async function seeded() {
+  const p = await app.project()
+  await mutate({
+    action: 'batch',
+    projectId: p,
+    mutations: [
+      { action: 'addIteration', iteration: { name: 'S1' } },
+      { action: 'addIteration', iteration: { name: 'S2' } },
+      { action: 'add', node: { id: 'draft-g1', type: 'goal', data: { label: 'G1', goalStatus: 'focus' } } },
+      { action: 'add', node: { id: 'draft-g2', type: 'goal', data: { label: 'G2' } } },
+      { action: 'add', node: { id: 'draft-n1', type: 'need', parentId: 'draft-g1', data: { label: 'N1' } } },
+      { action: 'add', node: { id: 'draft-n2', type: 'need', parentId: 'draft-g2', data: { label: 'N2' } } },
+      // a blocker with an open job (not clear), one whose jobs are all done (clear), and their dependants
+      { action: 'add', node: { id: 'draft-a1', type: 'approach', parentId: 'draft-n1', data: { label: 'A1' } } },
+      { action: 'add', node: { id: 'draft-a2', type: 'approach', parentId: 'draft-n2', data: { label: 'A2' } } },
+      { action: 'add', node: { id: 'draft-a3', type: 'approach', parentId: 'draft-n1', data: { label: 'A3' } } },
+      { action: 'add', node: { id: 'draft-a4', type: 'approach', parentId: 'draft-n2', data: { label: 'A4' } } },
+      { action: 'add', node: { type: 'job', parentId: 'draft-a1', data: { label: 'open blocker job' } } },
+      { action: 'add', node: { type: 'job', parentId: 'draft-a2', data: { label: 'done blocker job', status: 'done' } } },
+      { action: 'add', node: { type: 'job', parentId: 'draft-a3', data: { label: 'J3', iteration: 'S2' } } },
+      { action: 'add', node: { type: 'job', parentId: 'draft-a4', data: { label: 'J4' } } },
+    ],
+  })
+  const nodes = (await app.call('GET', `/api/v1/nodes?projectId=${p}`)).body.nodes as { id: string; data: { label: string } }[]
+  const id = (label: string) => nodes.find((n) => n.data.label === label)!.id
+  const [a1, a2, a3, a4] = ['A1', 'A2', 'A3', 'A4'].map(id) as [string, string, string, string]
+  await mutate({ action: 'update', projectId: p, nodeId: a3, data: { blockedBy: [a1] } })
+  await mutate({ action: 'update', projectId: p, nodeId: a4, data: { blockedBy: [a2] } })
+  return { p, id, a1, a2, a3, a4 }
+}
+
 describe("a job's add beside an open sibling", () => {
   it('writes the work item the whole recompute writes: blocked, clear, focus, done goal, retired approach, iterations', async () => {
-    const p = await app.project()
-    await mutate({
-      action: 'batch',
-      projectId: p,
-      mutations: [
-        { action: 'addIteration', iteration: { name: 'S1' } },
-        { action: 'addIteration', iteration: { name: 'S2' } },
-        { action: 'add', node: { id: 'draft-g1', type: 'goal', data: { label: 'G1', goalStatus: 'focus' } } },
-        { action: 'add', node: { id: 'draft-g2', type: 'goal', data: { label: 'G2' } } },
-        { action: 'add', node: { id: 'draft-n1', type: 'need', parentId: 'draft-g1', data: { label: 'N1' } } },
-        { action: 'add', node: { id: 'draft-n2', type: 'need', parentId: 'draft-g2', data: { label: 'N2' } } },
-        // a blocker with an open job (not clear), one whose jobs are all done (clear), and their dependants
-        { action: 'add', node: { id: 'draft-a1', type: 'approach', parentId: 'draft-n1', data: { label: 'A1' } } },
-        { action: 'add', node: { id: 'draft-a2', type: 'approach', parentId: 'draft-n2', data: { label: 'A2' } } },
-        { action: 'add', node: { id: 'draft-a3', type: 'approach', parentId: 'draft-n1', data: { label: 'A3' } } },
-        { action: 'add', node: { id: 'draft-a4', type: 'approach', parentId: 'draft-n2', data: { label: 'A4' } } },
-        { action: 'add', node: { type: 'job', parentId: 'draft-a1', data: { label: 'open blocker job' } } },
-        { action: 'add', node: { type: 'job', parentId: 'draft-a2', data: { label: 'done blocker job', status: 'done' } } },
-        { action: 'add', node: { type: 'job', parentId: 'draft-a3', data: { label: 'J3', iteration: 'S2' } } },
-        { action: 'add', node: { type: 'job', parentId: 'draft-a4', data: { label: 'J4' } } },
-      ],
-    })
-    const nodes = (await app.call('GET', `/api/v1/nodes?projectId=${p}`)).body.nodes as { id: string; data: { label: string } }[]
-    const id = (label: string) => nodes.find((n) => n.data.label === label)!.id
-    const [a1, a2, a3, a4] = ['A1', 'A2', 'A3', 'A4'].map(id) as [string, string, string, string]
-    await mutate({ action: 'update', projectId: p, nodeId: a3, data: { blockedBy: [a1] } })
-    await mutate({ action: 'update', projectId: p, nodeId: a4, data: { blockedBy: [a2] } })
+    const { p, id, a1, a2, a3, a4 } = await seeded()
     const addJob = (parentId: string, data: Record<string, unknown> = {}) =>
       mutate({ action: 'add', projectId: p, node: { type: 'job', parentId, data: { label: 'new', ...data } } })
     // under a blocked approach (its blocker has an open job), in a focus goal, with and without an iteration
@@ -95,5 +105,41 @@ describe("a job's add beside an open sibling", () => {
     expect(stored).toEqual(recomputed)
     const blocked = (await app.call('GET', `/api/v1/ready?projectId=${p}&limit=100`)).body._meta.blocked
     expect(blocked).toBe(stored.filter((w) => w.open && w.blocked).length)
+  })
+})
+
+describe('a batch of adds only, its work state kept by its one insert (not set aside and flushed)', () => {
+  it('writes the rows the whole recompute writes, jobs beside open siblings or not, with approaches in the same batch', async () => {
+    const { p, id, a1, a2, a3, a4 } = await seeded()
+    const jobs = (parentId: string, n: number, data: Record<string, unknown> = {}) =>
+      Array.from({ length: n }, (_, i) => ({ action: 'add', node: { type: 'job', parentId, data: { label: `b${i}`, ...data } } }))
+    const batch = (mutations: unknown[]) => mutate({ action: 'batch', projectId: p, mutations })
+    const check = async (count: number) => {
+      const { stored, recomputed } = await storedAndRecomputed(app.db, p)
+      expect(stored.length).toBe(count)
+      expect(stored).toEqual(recomputed)
+      const meta = (await app.call('GET', `/api/v1/ready?projectId=${p}&limit=100`)).body._meta
+      expect(meta.blocked).toBe(stored.filter((w) => w.open && w.blocked).length)
+      expect(meta.total).toBe(stored.filter((w) => w.open && !w.blocked).length)
+    }
+    // jobs of one project beside open siblings, under a blocked, a clear and a blocking approach, in a focus goal
+    await batch([...jobs(a3, 5), ...jobs(a4, 3, { iteration: 'S1' }), ...jobs(a1, 2, { status: 'done' })])
+    await check(14)
+    // the first job under a clear blocker (its only job done): a4's jobs are blocked again
+    await batch(jobs(a2, 2))
+    await check(16)
+    // a new approach with its jobs and a blocker's job in one batch: the whole recompute, once
+    await batch([
+      { action: 'add', node: { id: 'draft-a5', type: 'approach', parentId: id('N2'), data: { label: 'A5', blockedBy: [a3] } } },
+      ...jobs('draft-a5', 3),
+      ...jobs(a2, 1),
+    ])
+    await check(20)
+    // the goal done, an approach retired: jobs added after them take it from their siblings' rows
+    await mutate({ action: 'update', projectId: p, nodeId: id('G2'), data: { goalStatus: 'done' } })
+    await mutate({ action: 'update', projectId: p, nodeId: a3, data: { approachStatus: 'retired' } })
+    await batch([...jobs(a4, 2), ...jobs(a3, 2, { iteration: 'S1' })])
+    await check(24)
+    expect(await app.db.query(`select 1 from work_pending`)).toEqual([])
   })
 })

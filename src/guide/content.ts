@@ -167,7 +167,7 @@ export const actionsGuide: Record<string, { body: Record<string, unknown>; resul
       '{success:true, reverted:N, changeIds:[the new changes], _meta}; dryRun: {success:true, dryRun:true, changes:[{target, action, before, after}], conflicts:[...]}',
     notes: [
       'Exactly one of changeIds and filter. A filter that selects more than 1000 changes: 400 with a _tip to narrow it.',
-      'Undone newest first in one transaction, all or nothing: an add by deleting the node, an update by setting its changed fields back, a delete by restoring every removed node with its id, parents first; iterations alike.',
+      'Undone newest first in one transaction, all or nothing: an add by deleting the node, an update by setting its changed fields back, a delete by restoring every removed node with its id, parents first; iterations alike, a rename or deletion before the moves of its jobs and tasks that came with it.',
       "A later change that is not selected touched the same field, deleted the target, or added a child under a node to delete: 409 {error:'revert_conflict', conflicts:[{changeId, target, field?, laterChangeId, reason: changed_later|gone|has_children}]} and nothing is written. force:true goes ahead (reverted values win; later children are deleted too).",
       "Recorded as changes with action 'revert' and revertOf, so a revert can be reverted. Events, webhooks and _meta.unblocked as for ordinary writes; the node cap does not apply; a claimed node is reverted like an edit without a token.",
     ],

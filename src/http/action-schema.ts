@@ -71,10 +71,15 @@ export const IntegerText = (min: number, max: number, rule: Rule, description?: 
 
 /** Does the schema, or a property or item of it, carry a `refined` test (which TypeBox's own check does not run)? */
 const refinedInside = (s: Marked): boolean => !!s[REFINED] || refinedBelow(s)
-const refinedBelow = (s: Marked): boolean =>
-  Object.values(s.properties ?? {}).some(refinedInside) ||
-  (!!s.items && refinedInside(s.items)) ||
-  (!!s[NULLABLE] && refinedInside(s.anyOf![0]!))
+/** (Once per schema: a batch's check asks it of each entry's data schema.) */
+const refinedBelow = (s: Marked): boolean => {
+  const known = knownOf(s)
+  known.refinedBelow ??=
+    Object.values(s.properties ?? {}).some(refinedInside) ||
+    (!!s.items && refinedInside(s.items)) ||
+    (!!s[NULLABLE] && refinedInside(s.anyOf![0]!))
+  return known.refinedBelow
+}
 
 // ---- the parts every action shares ----
 
@@ -108,8 +113,8 @@ const withoutUniqueItems = (part: unknown): unknown => {
   for (const key of Object.keys(copy)) copy[key] = withoutUniqueItems(copy[key])
   return copy
 }
-/** Per schema, once: its compiled validator, and whether a `uniqueItems` array sits anywhere in it. */
-const compiled = new Map<TSchema, { checker?: ReturnType<typeof TypeCompiler.Compile>; unique?: boolean }>()
+/** Per schema, once: its compiled validator, whether a `uniqueItems` array sits anywhere in it, whether a refined part sits below it. */
+const compiled = new Map<TSchema, { checker?: ReturnType<typeof TypeCompiler.Compile>; unique?: boolean; refinedBelow?: boolean }>()
 const knownOf = (schema: TSchema) => {
   let known = compiled.get(schema)
   if (!known) compiled.set(schema, (known = {}))
@@ -124,14 +129,20 @@ const distinct = (list: unknown[]) =>
   list.every((v) => typeof v === 'string')
     ? new Set(list).size === list.length
     : new Set(list.map((v) => Value.Hash(v))).size === list.length
-/** Does the schema hold a `uniqueItems` array anywhere? */
+/**
+ * Does the schema hold a `uniqueItems` array anywhere but in a deferred part? A deferred part is
+ * checked later against its own schema (a node's data: `parseInput`), where its arrays are
+ * tested; here `firstRefusal` would pass it whatever it holds, so a batch's check does not walk
+ * its entries' data for repeats.
+ */
 const uniqueInside = (s: Marked): boolean => {
   const known = knownOf(s)
   known.unique ??=
-    !!s.uniqueItems ||
-    (!!s.items && uniqueInside(s.items)) ||
-    Object.values(s.properties ?? {}).some(uniqueInside) ||
-    !!s.anyOf?.some(uniqueInside)
+    !s[DEFERRED] &&
+    (!!s.uniqueItems ||
+      (!!s.items && uniqueInside(s.items)) ||
+      Object.values(s.properties ?? {}).some(uniqueInside) ||
+      !!s.anyOf?.some(uniqueInside))
   return known.unique
 }
 /** Does a `uniqueItems` array inside `value` repeat an item? (Every variant of a union is tried: a false alarm only costs the refusal's walk.) */

@@ -226,19 +226,18 @@ export const readIterations = (db: Db, projectId: string) => q.list(db, projectI
  * transaction: an add by deleting it (its jobs and tasks move to Later), a delete by adding it
  * again, an update by setting its changed fields back. Recorded as `revert` of `revertOf`.
  * Answers what stood in the way instead of writing: `gone` (it no longer exists) or `exists`;
- * else the step's outbox (none in a dry run): its events and changes, its own change first,
- * saved by the write's saving step before the revert's node changes (src/nodes/write.ts
- * `finish`), and the jobs and tasks to move (`move`, a deletion or a rename), which the revert
- * moves and notes in that outbox.
+ * else the step's outbox: its events and changes, its own change first, saved by the write's
+ * saving step in the order the revert's steps ran (src/nodes/write.ts `finish`), and the jobs
+ * and tasks to move (`move`, a deletion or a rename), which the revert moves and notes in that
+ * outbox as part of the step. A dry run writes too, under its savepoint: the steps after it see the iteration as
+ * the real run leaves it (a job set back into it).
  */
 export async function revertIteration(
   deps: Deps,
   projectId: string,
   change: { target_id: string; before: Record<string, unknown> | null; after: Record<string, unknown> | null; fields: string[] },
   revertOf: number,
-  /** false: only say what would stand in the way (a dry run) */
-  write = true,
-): Promise<{ stood: 'gone' | 'exists' } | { outbox: Outbox | null; move?: NodesMove }> {
+): Promise<{ stood: 'gone' | 'exists' } | { outbox: Outbox; move?: NodesMove }> {
   const all = await q.list(deps.db, projectId)
   const row = all.find((i) => i.name === change.target_id)
   const outbox = outboxOf(projectId)
@@ -246,7 +245,6 @@ export async function revertIteration(
   if (before === null) {
     if (!row) return { stood: 'gone' }
     if (row.system) throw invalid(`Cannot delete system iteration ${row.name}`)
-    if (!write) return { outbox: null }
     await q.remove(deps.db, projectId, row.name)
     outbox.changes.push(iterationChange('revert', row.name, iterationState(row), null, revertOf))
     outbox.events.push({ type: 'iteration.deleted', iteration: { name: row.name, status: row.status } })
@@ -254,7 +252,6 @@ export async function revertIteration(
   } else if (after === null) {
     const name = String(before.name)
     if (all.some((i) => i.name === name)) return { stood: 'exists' }
-    if (!write) return { outbox: null }
     const status = String(before.status ?? 'active')
     const added = (await q.insert(deps.db, projectId, name, status, (before.gitTags as string[] | undefined) ?? []))!
     const placed =
@@ -273,7 +270,6 @@ export async function revertIteration(
       sortOrder: Number(was('sortOrder', row.sort_order)),
     }
     if (next.name !== row.name && all.some((i) => i.name === next.name)) return { stood: 'exists' }
-    if (!write) return { outbox: null }
     const updated = (await q.update(deps.db, projectId, row.name, next))!
     outbox.changes.push(iterationChange('revert', updated.name, iterationState(row), iterationState(updated), revertOf))
     const renamed = updated.name !== row.name

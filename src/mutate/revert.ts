@@ -1,10 +1,11 @@
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid, notFound, RefusalError } from '../errors'
+import { type Outbox, outboxOf } from '../events/outbox'
 import { MAX_REVERT, type RevertBody, type RevertFilter } from '../history/model'
 import { type ChangeRow, changesById, filtersOf, laterChanges, plannedChange, selectByFilter, targetOf } from '../history/service'
 import { LATER } from '../iterations/model'
-import { revertIteration } from '../iterations/service'
+import { type NodesMove, revertIteration } from '../iterations/service'
 import { getNode, iterationsOf, loadNodes, reloadIterations, type WriteCtx } from '../nodes/context'
 import type { Node, NodeData, NodeType } from '../nodes/model'
 import { moveIterationNodes, type TreeRow, writeMeta } from '../nodes/service'
@@ -49,18 +50,60 @@ async function select(deps: Deps, projectId: string, body: RevertBody): Promise<
 /** A node's state as a change keeps it. */
 type NodeState = { parentId: string | null; data: Record<string, unknown> }
 
+/** The names an iteration's change moved its jobs and tasks between: a rename's, or a deletion's (to Later). */
+function iterationMove(c: ChangeRow): NodesMove | null {
+  if (c.target_kind !== 'iteration' || c.before === null) return null
+  const move = { from: String(c.before.name), to: c.after === null ? LATER : String(c.after.name) }
+  return move.from === move.to ? null : move
+}
+
+/** A change of a job or a task recorded with iteration change `c` (its request, after it) that moved it along (`move`). */
+function cameWith(n: ChangeRow, c: ChangeRow, move: NodesMove): boolean {
+  const iterationOf = (state: NodeState | null) => state?.data.iteration
+  return (
+    n.target_kind === 'node' &&
+    n.request_id === c.request_id &&
+    Number(n.id) > Number(c.id) &&
+    n.fields.length === 1 &&
+    n.fields[0] === 'iteration' &&
+    iterationOf(n.before as NodeState | null) === move.from &&
+    iterationOf(n.after as NodeState | null) === move.to
+  )
+}
+
+/**
+ * The selected changes (newest first) as a revert takes them back: newest first, except that an
+ * iteration's rename or deletion is taken back before the moves of its jobs and tasks that came
+ * with it and are selected too (recorded after it, so newer), which follow it at once: a job is
+ * set back into an iteration only once that iteration exists again.
+ */
+function stepsOf(selected: ChangeRow[]): { change: ChangeRow; moves: ChangeRow[] }[] {
+  const taken = new Set<ChangeRow>()
+  const movesOf = new Map<ChangeRow, ChangeRow[]>()
+  for (const c of selected) {
+    const move = iterationMove(c)
+    if (!move) continue
+    const moves = selected.filter((n) => !taken.has(n) && cameWith(n, c, move))
+    for (const n of moves) taken.add(n)
+    movesOf.set(c, moves)
+  }
+  return selected.filter((c) => !taken.has(c)).map((change) => ({ change, moves: movesOf.get(change) ?? [] }))
+}
+
 /**
  * revert (history.md, 3): the selected changes are undone newest first in the write's
- * transaction. Conflicts are gathered while the plan runs; with any and no `force` the whole
+ * transaction, an iteration's rename or deletion before the moves of its jobs and tasks that
+ * came with it (`stepsOf`). Conflicts are gathered while the plan runs; with any and no `force` the whole
  * transaction is refused (409) and nothing stays written; a dry run runs the same plan under a
  * savepoint and rolls it back, so it says exactly what the real call does. The handler of the
  * write's sequence (src/mutate/sequence.ts): a node's step goes through src/nodes/write.ts
  * (`updateNode` and its rules for fields set back, `bringBack` for a delete, `removeRows` for
  * adds); an iteration's through src/iterations/service.ts `revertIteration`, written at once (and
  * the jobs and tasks it moves, src/nodes/service.ts `moveIterationNodes`) and noted in its own
- * outbox (`ctx.beside`), which the sequence's saving
- * step saves before the nodes' changes, so that the order of the change ids and the events is
- * the order the steps ran in.
+ * outbox (`ctx.beside`), after the node changes of the steps before it (moved into `beside` as
+ * they stand), which the sequence's saving step saves before the nodes' changes that follow:
+ * the order of the change ids and the events is the order the steps ran in, so the revert of
+ * this revert, newest first, runs them in reverse.
  */
 export async function revert(deps: Deps, user: User, body: RevertBody): Promise<Reverted> {
   const { project } = await requireProject(deps, user, body.projectId)
@@ -93,8 +136,10 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
   ctx.dryRun = dryRun
   const conflicts: Conflict[] = []
   const removals: ChangeRow[] = []
-  const iterationChanges: { target: { kind: string; id: string }; action: string; before: unknown; after: unknown }[] = []
-  for (const c of selected) {
+  /** the moves of a rename or a deletion that could not be taken back: skipped with it (force), so not reverted */
+  const skipped = new Set<string>()
+  /** Take back one change; an iteration's answers the jobs and tasks its step is still to move. `write` false: only its conflicts. */
+  const undo = async (c: ChangeRow, write = true): Promise<{ stood: boolean; outbox?: Outbox; move?: NodesMove }> => {
     const after = (l: Later) => Number(l.id) > Number(c.id)
     const newer = (later.get(`${c.target_kind}:${c.target_id}`) ?? []).filter(after)
     const conflict = (reason: Reason, laterChangeId: string | number | null, field?: string) =>
@@ -111,16 +156,20 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
     if (c.target_kind === 'iteration') {
       for (const l of newer) for (const f of c.fields.filter((f) => l.fields.includes(f))) conflict('changed_later', l.id, f)
       await flush(ctx)
-      const done = await revertIteration(deps, project.id, c, Number(c.id), !dryRun)
-      if ('stood' in done) conflict(done.stood === 'gone' ? 'gone' : 'changed_later', lastNewer)
-      else {
-        // its jobs and tasks moved with it (a deletion, a rename), noted after it in its step's outbox
-        if (done.outbox && done.move) await moveIterationNodes(deps, done.outbox, done.move.from, done.move.to)
-        if (done.outbox) ctx.beside.push({ outbox: done.outbox })
-        iterationChanges.push({ target: targetOf(c), action: 'revert', before: c.after, after: c.before })
+      // the node changes of the steps before it are saved before it, so that the revert's change ids
+      // (and events) are in the order its steps ran: its own revert, newest first, takes them back in reverse
+      if (ctx.changes.length) {
+        const events = ctx.events.splice(0).map((e) => ({ ...e, revert: true as const }))
+        ctx.beside.push({ outbox: outboxOf(project.id, events, ctx.changes.splice(0)) })
       }
+      const done = await revertIteration(deps, project.id, c, Number(c.id))
       await reloadIterations(ctx)
-      continue
+      if ('stood' in done) {
+        conflict(done.stood === 'gone' ? 'gone' : 'changed_later', lastNewer)
+        return { stood: true }
+      }
+      ctx.beside.push({ outbox: done.outbox })
+      return { stood: false, outbox: done.outbox, move: done.move }
     }
     ctx.revertOf = Number(c.id)
     const node = await getNode(ctx, c.target_id)
@@ -129,7 +178,7 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
       // an add (or a restore, or a revert that brought it back): delete it
       if (!node) {
         conflict('gone', lastNewer)
-        continue
+        return { stood: true }
       }
       for (const l of newer) conflict('changed_later', l.id, l.fields[0])
       removals.push(c)
@@ -138,11 +187,11 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
       if (node) {
         conflict('changed_later', lastNewer)
         await setBack(ctx, c, before, Object.keys(before.data).concat('parentId'))
-        continue
+        return { stood: true }
       }
       if (before.parentId && !(await getNode(ctx, before.parentId))) {
         conflict('gone', lastNewer, 'parentId')
-        continue
+        return { stood: true }
       }
       const data = { ...before.data }
       if (typeof data.iteration === 'string' && !(await iterationsOf(ctx)).has(data.iteration)) {
@@ -155,10 +204,41 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
     } else {
       if (!node) {
         conflict('gone', lastNewer)
-        continue
+        return { stood: true }
       }
       for (const l of newer) for (const f of c.fields.filter((f) => l.fields.includes(f))) conflict('changed_later', l.id, f)
+      if (!write) return { stood: false }
+      const into = before.data.iteration
+      // a job or a task set back into an iteration renamed or deleted since: refused (the rule on its
+      // iteration, src/nodes/rules.ts), with the way out
+      if (c.fields.includes('iteration') && typeof into === 'string' && !(await iterationsOf(ctx)).has(into))
+        throw invalid(`Iteration ${into} not found: change ${c.id} would set ${c.target_id} back into it`, {
+          _tip: `Take back the change that renamed or deleted iteration ${into} in the same revert (it has the requestId of change ${c.id} in GET /api/v1/history), or leave change ${c.id} out.`,
+        })
       await setBack(ctx, c, before, c.fields)
+    }
+    return { stood: false }
+  }
+  for (const { change, moves } of stepsOf(selected)) {
+    const done = await undo(change)
+    // a rename's or a deletion's moves, taken back once the iteration they go back to exists again;
+    // when it could not be taken back, neither can they (only their own conflicts are said)
+    for (const m of moves) {
+      if (done.stood) skipped.add(String(m.id))
+      await undo(m, !done.stood)
+    }
+    // then the jobs and tasks still naming the name it took back follow it (a rename's, src/nodes/service.ts),
+    // noted after it in its step's outbox, as part of taking it back (like the children an add's
+    // removal takes along); this write's nodes read before are as they now stand
+    if (done.outbox && done.move) {
+      const { changes, events } = done.outbox
+      const [noted, sent] = [changes.length, events.length]
+      for (const n of await moveIterationNodes(deps, done.outbox, done.move.from, done.move.to)) {
+        const known = ctx.nodes.get(n.id)
+        if (known) ctx.nodes.set(n.id, { ...known, data: n.data, ...(n.rev ? { rev: n.rev } : {}) })
+      }
+      for (const moved of changes.slice(noted)) Object.assign(moved, { action: 'revert', revertOf: Number(change.id) })
+      events.splice(sent, Infinity, ...events.slice(sent).map((e) => ({ ...e, revert: true as const })))
     }
   }
   await removeAll(ctx, removals.splice(0), conflicts)
@@ -169,7 +249,7 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
   const tip =
     'A revert changed later fields, or the target is gone, or it has children added later: nothing was written. Send force:true to take the changes back anyway (reverted values win; later children are deleted), or leave the conflicting changes out.'
   if (dryRun) {
-    const planned = [...iterationChanges, ...ctx.changes.map(plannedChange)]
+    const planned = [...ctx.beside.flatMap((step) => step.outbox.changes), ...ctx.changes].map(plannedChange)
     await deps.db.query('rollback to savepoint arbor_revert_dry_run')
     return {
       answer: {
@@ -186,7 +266,7 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
   }
   if (conflicts.length && !body.force) throw new RefusalError(409, 'revert_conflict', { conflicts, _meta: { _tip: tip } })
   // a forced revert skips what is gone: there is nothing left to take back
-  const reverted = selected.length - new Set(conflicts.filter((c) => c.reason === 'gone').map((c) => c.changeId)).size
+  const reverted = selected.length - new Set([...conflicts.filter((c) => c.reason === 'gone').map((c) => c.changeId), ...skipped]).size
   return { ctx, reverted }
 }
 
@@ -194,19 +274,20 @@ export async function revert(deps: Deps, user: User, body: RevertBody): Promise<
 type Reverted = { ctx?: undefined; answer: Record<string, unknown> } | { ctx: WriteCtx; reverted: number }
 
 /**
- * The answer of a saved revert: its change ids (history.md, 3), those of its iterations' among
- * them: each step's own change, the first of its outbox (the jobs and tasks a step moved are
- * recorded, but are not the revert's).
+ * The answer of a saved revert: its change ids (history.md, 3), every change it recorded, as
+ * GET /history shows its request: those saved before its node changes (`beside`: its iteration
+ * steps, each with the jobs and tasks it moved, and the node changes of the steps before each)
+ * among them, so that reverting these ids takes all of it back.
  */
 export function revertAnswer(written: Reverted): Record<string, unknown> {
   if (written.ctx === undefined) return written.answer
   const { ctx, reverted } = written
-  const iterationIds = ctx.beside.flatMap((step) => step.changeIds!.slice(0, 1))
+  const besideIds = ctx.beside.flatMap((step) => step.changeIds!)
   ctx.tips.unshift(`Reverted ${reverted} change(s). Take this back with {action:"revert", projectId, changeIds} of its changeIds.`)
   return {
     success: true,
     reverted,
-    changeIds: [...ctx.changeIds, ...iterationIds].sort((a, b) => a - b).map(String),
+    changeIds: [...ctx.changeIds, ...besideIds].sort((a, b) => a - b).map(String),
     _meta: writeMeta(ctx),
   }
 }

@@ -295,7 +295,16 @@ export const workPlan = {
   add: (body: { node?: { type?: string } | null }): WorkPlan => plan([], { lock: !addsNoWork(body) }),
   update: (body: Omit<Entry, 'action'>): WorkPlan => plan([{ ...body, action: 'update' }]),
   delete: (body: { nodeId: string; claimToken?: string }): WorkPlan => plan([{ ...body, action: 'delete' }]),
-  batch: (body: { mutations: Entry[] }): WorkPlan => ({ ...plan(body.mutations), lock: true, deferred: true }),
+  /**
+   * batch: deferred when it writes nodes in more than one statement. A batch of adds (and
+   * addIteration entries) writes its nodes in one insert at its end, whose triggers then keep the
+   * work state at once (a job beside an open sibling: its row from the sibling's, migration 0033).
+   */
+  batch: (body: { mutations: Entry[] }): WorkPlan => ({
+    ...plan(body.mutations),
+    lock: true,
+    deferred: body.mutations.some((e) => e.action === 'update' || e.action === 'delete'),
+  }),
   /** a revert may take back any write, so it may unblock work as any of them */
   revert: (): WorkPlan => plan([], { deferred: true, mayUnblock: true }),
 }
