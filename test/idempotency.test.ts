@@ -51,6 +51,28 @@ describe('Idempotency-Key on POST /mutate', () => {
     })
   })
 
+  it('keeps no answer for a caller without access: once let in, the same key runs the write', async () => {
+    const owner = await app.user({ tier: 'team' })
+    const member = await app.user({ tier: 'builder' })
+    const projectId = await app.project(undefined, owner.key)
+    const key = freshKey()
+    const add = () =>
+      app.call('POST', '/api/v1/mutate', {
+        key: member.key,
+        body: { action: 'add', projectId, node: { type: 'goal', data: { label: 'Let in later' } } },
+        headers: { 'idempotency-key': key },
+      })
+    const refused = await add()
+    expect([refused.status, refused.body.error]).toEqual([403, 'project_access_denied'])
+    await app.call('POST', '/api/v1/members', { key: owner.key, body: { projectId, userId: member.id } })
+    const after = await add()
+    expect({ status: after.status, label: after.body.node?.data?.label, replayed: after.headers.get('idempotent-replayed') }).toEqual({
+      status: 200,
+      label: 'Let in later',
+      replayed: null,
+    })
+  })
+
   it('replays the original response for the same key and body, with Idempotent-Replayed: true, without writing again', async () => {
     const id = await app.project()
     const key = freshKey()

@@ -42,7 +42,9 @@ export const requestHash = (request: unknown) => createHash('sha256').update(can
  * Runs a write at most once per (user, Idempotency-Key) within 24 hours (docs/reference/mutate.md).
  * The write and the stored response commit in one transaction, so a crash can never leave a
  * committed write without its stored answer (which would let a retry write twice).
- * Client errors (4xx) are stored and replayed too; a 5xx frees the key for a retry.
+ * Client errors (4xx) are stored and replayed too; a 5xx frees the key for a retry. Whether the
+ * caller may still make this request (the project's access) is the caller's to ask before, for a
+ * first run and a replay alike, so a replay never shows what the caller can no longer read.
  */
 export async function runIdempotent(
   deps: IdempotencyDeps,
@@ -53,12 +55,6 @@ export async function runIdempotent(
   opts: {
     /** false: a 4xx frees the key instead of being replayed (the workflow's apply, whose refusals can pass) */
     storeRefusals?: boolean
-    /**
-     * Throws when the caller may no longer make this request (they lost access to its project):
-     * run before a stored answer is replayed, so a replay never shows what the caller can no
-     * longer read. A fresh run checks access itself.
-     */
-    authorize?: () => Promise<unknown>
     /** the answer carries secrets (claim tokens): stored sealed (./seal.ts), never readable at rest */
     sealed?: boolean
   } = {},
@@ -77,7 +73,6 @@ export async function runIdempotent(
       1,
     )
   const replay = async (row: StoredRow & { status_code: number }): Promise<Outcome> => {
-    await opts.authorize?.()
     // a stored refusal is thrown again, so the error plugin renders it exactly as the first time
     if (row.status_code >= 400) throw replayedError(row.status_code, row.response)
     return { status: row.status_code, body: opened(deps, row.response), replayed: true }

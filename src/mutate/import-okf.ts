@@ -40,7 +40,12 @@ export async function importOkf(deps: Deps, user: User, body: Static<typeof Impo
   const name = body.name ?? bundle.name
   // the project first, in a transaction of its own, marked as the import's: nobody sees it until the end
   const project = await deps.db.tx(async (db) => {
-    const added = await actions.addProject.run({ ...deps, db }, user, { action: 'addProject', project: { name, id: projectId(name) } })
+    const added = await actions.addProject.run(
+      { ...deps, db },
+      user,
+      { action: 'addProject', project: { name, id: projectId(name) } },
+      undefined,
+    )
     const project = added.project as { id: string; name: string }
     await beginImport(db, project.id, importLease(deps.now()))
     return project
@@ -56,7 +61,8 @@ export async function importOkf(deps: Deps, user: User, body: Static<typeof Impo
       const started = performance.now()
       await deps.db.tx(async (db) => {
         await moveLease(db, project.id, importLease(deps.now()))
-        await actions.batch.run({ ...own, db }, user, { action: 'batch', projectId: project.id, mutations: chunk })
+        // a batch asks its project's access itself (the import's own, src/projects/importing.ts)
+        await actions.batch.run({ ...own, db }, user, { action: 'batch', projectId: project.id, mutations: chunk }, undefined)
       })
       block += size / ENTRY_BLOCK
       written += chunk.length

@@ -1,36 +1,163 @@
+import { Type } from '@sinclair/typebox'
 import { type Context, Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { User } from '../accounts/model'
+import { ACTION_NEEDS } from '../accounts/roles'
+import { requireNeed, requireScopeProject, roleRefusal, unrestricted } from '../accounts/scope'
+import { claimHeldByKey } from '../claims/service'
 import type { Deps } from '../deps'
-import { checkInput } from '../http/action-schema'
+import { invalid } from '../errors'
+import { checkInput, IdempotencyKey, ruled } from '../http/action-schema'
 import { documentedBody, documentedResponse } from '../http/documented'
 import { runIdempotent } from '../http/idempotency'
+import { isJsonType, notReadAsJson } from '../http/json-body'
 import { MetaBody, ValidationBody } from '../http/schemas'
-import type { Author } from '../ports/actor'
+import type { Node } from '../nodes/model'
 import { requireProject } from '../projects/access'
-import { checkBatchCost } from './cost-limit'
-import { withKeyTip, withProjectTip } from './hints'
+import { possibleDuplicate } from '../search/service'
+import { closestName, withKeyTip, withProjectTip } from './hints'
 import { ImportBody, importOkf } from './import-okf'
-import { MutateBody, MutateResult } from './model'
-import { type Action, actionOf, authorOfRequest, requireActionScope } from './service'
+import { type ActionName, MutateBody, MutateResult } from './model'
+import { type Action, actions, authorOfRequest, runAction } from './service'
 
 /**
- * Run the action and keep, in its answer, the changes it recorded (`changeIds`, history.md 2), so
- * that the caller can take its own write back with `revert` (the app's Ctrl+Z). Kept in the
- * stored answer, so a replay has them too; shown only to a caller that asks (`Prefer:
- * change-ids`), so every answer of docs/reference/mutate.md stays as it was. A revert's answer keeps its own.
- * Collected afresh for each run of the transaction.
+ * The edge of every write (POST /mutate), in the order it runs (ARCHITECTURE.md, "How a write
+ * flows", steps 1 to 4 and 10): the envelope and the action's row (`actionOf`), what the key may
+ * (`requireActionScope`), the project's access, asked once here and handed down to the action
+ * (403 before any 400 about the body), the one idempotent transaction running the action (its
+ * author, its body checked, the sequence of every write: src/mutate/service.ts `runAction`),
+ * then, after the commit, the loops woken, the near-duplicate advisory and the answer as shown.
+ * Each step is a function of this file or a call into a file the write has not entered yet, and
+ * nothing of the run comes back into this file.
  */
-async function withChangeIds(found: Action, deps: Deps & { author: Author }, user: User, request: Record<string, unknown>) {
-  const changeIds: number[] = []
-  // 403 before 400 (docs/validation.md): the project the body names, before the body is checked
-  if (typeof request.projectId === 'string') await requireProject(deps, user, request.projectId)
-  // on PGlite, 413 before anything is written (issue 50, item 3)
-  if (found.costLimited) await checkBatchCost(deps, request, found.schema, found.costLimited)
-  const answer = await found.run({ ...deps, author: { ...deps.author, changeIds } }, user, request)
-  if (changeIds.length === 0 || 'changeIds' in answer) return answer
-  const { _meta, ...rest } = answer
-  return { ...rest, changeIds: changeIds.sort((a, b) => a - b).map(String), ...(_meta === undefined ? {} : { _meta }) }
+
+/** One POST /mutate, top to bottom. */
+async function mutate(deps: Deps, user: User, body: unknown, headers: Record<string, string | undefined>, set: Context['set']) {
+  const { found, request: sent } = actionOf(body, headers['content-type'])
+  const { idempotencyKey, ...request } = sent
+  // what the key may (live.md §6), before a first run or a replay
+  await requireActionScope(deps, user, sent)
+  // 403 before 400 (docs/validation.md): the project the body names, before the body is checked; asked once, for a
+  // first run and a replay alike (the caller may have lost the project since), and handed down to the action
+  const access = typeof request.projectId === 'string' ? await requireProject(deps, user, request.projectId) : undefined
+  const key = found.notIdempotent ? undefined : (headers['idempotency-key'] ?? idempotencyKey)
+  // the body is checked inside the idempotent run, so a refusal is stored and replayed like any answer;
+  // a claim's answer holds its claim tokens (a renewal echoes the one sent): kept sealed, never readable at rest
+  const outcome = await runIdempotent(
+    deps,
+    user.id,
+    key,
+    request,
+    (db) => runAction(found, { ...deps, db }, user, headers, request, access),
+    {
+      sealed: found.secretAnswer === true,
+    },
+  )
+  if (outcome.replayed) set.headers['idempotent-replayed'] = 'true'
+  set.status = outcome.status
+  deps.wake('events')
+  deps.wake('classify')
+  const fresh = !outcome.replayed && outcome.status === 200
+  const answer = fresh && found.nearDuplicate ? await withNearDuplicate(deps, sent, outcome.body) : outcome.body
+  return shown(found, answer, prefersChangeIds(headers.prefer), set)
+}
+
+/** The actions of docs/agents.md (claims), beside docs/reference/mutate.md's. */
+const CLAIM_ACTIONS = new Set(['claim', 'renewClaim', 'releaseClaim'])
+/** The proposal actions of live.md §5. */
+const PROPOSAL_ACTIONS = ['propose', 'applyProposal', 'rejectProposal', 'withdrawProposal']
+/** Actions beside docs/reference/mutate.md's, left out of its list of actions (the guide describes them). */
+const LATER_ACTIONS = new Set([...CLAIM_ACTIONS, 'revert', ...PROPOSAL_ACTIONS])
+
+const ACTION_NAMES = Object.keys(actions)
+/** The action a client names, or undefined (a name of Object.prototype is no action). */
+const actionNamed = (name: string): Action | undefined => (Object.hasOwn(actions, name) ? actions[name as ActionName] : undefined)
+
+/** A body `actionOf` accepted: a JSON object with a string `action` and, when sent, a valid `idempotencyKey`. */
+export type ActionRequest = Record<string, unknown> & { action: string; idempotencyKey?: string }
+
+/**
+ * The envelope every POST /mutate body shares, with docs/reference/mutate.md's messages: a JSON object naming
+ * one of the actions, with a valid `idempotencyKey` when sent; the rest is the action's own schema.
+ */
+const Envelope = Type.Object(
+  {
+    action: ruled(Type.Union(ACTION_NAMES.map((name) => Type.Literal(name))), (name) =>
+      name === undefined
+        ? 'action is required'
+        : typeof name !== 'string'
+          ? 'action: Expected string'
+          : // the message lists docs/reference/mutate.md's actions as it always has; the claim actions (docs/agents.md) are named in the tip
+            {
+              message: `action must be one of: ${ACTION_NAMES.filter((a) => !LATER_ACTIONS.has(a)).join(', ')}`,
+              tip: `${didYouMean(name)}Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${[...CLAIM_ACTIONS].join(', ')}.`,
+            },
+    ),
+    idempotencyKey: IdempotencyKey,
+  },
+  { additionalProperties: true },
+)
+
+/** The action a body names (its envelope checked by checkInput), or the 400 of docs/reference/mutate.md. */
+export function actionOf(body: unknown, contentType?: string): { found: Action; request: ActionRequest } {
+  // a body sent as a form or text is not ours to guess at: say how it was read
+  if (contentType === undefined ? typeof body === 'string' && body !== '' : !isJsonType(contentType))
+    throw invalid(notReadAsJson(contentType))
+  const request = checkInput('body', Envelope, body) as ActionRequest
+  return { found: actionNamed(request.action)!, request }
+}
+
+function didYouMean(name: string): string {
+  const close = closestName(name, ACTION_NAMES)
+  return close ? `Did you mean \`${close}\`? ` : ''
+}
+
+/**
+ * What the caller's key may do with this action (live.md §6), before it runs or is replayed: the
+ * action's need (ACTION_NEEDS in src/accounts/roles.ts; an action without a row needs `write`),
+ * the key's project list, and for a `work` key's `update` a live claim on the node that this key
+ * took, sent as `claimToken`. Throws 403 key_scope.
+ */
+export async function requireActionScope(deps: Pick<Deps, 'db' | 'now'>, user: User, request: ActionRequest): Promise<void> {
+  const scope = user.scope
+  if (unrestricted(scope)) return
+  if (typeof request.projectId === 'string') requireScopeProject(scope, request.projectId)
+  const need = ACTION_NEEDS[request.action] ?? 'write'
+  requireNeed(scope, need, `The action ${request.action}`)
+  if (need !== 'claimed' || scope!.role === 'write') return
+  const { projectId, nodeId, claimToken } = request
+  if (
+    typeof projectId === 'string' &&
+    typeof nodeId === 'string' &&
+    typeof claimToken === 'string' &&
+    claimToken.length <= 200 &&
+    user.keyId &&
+    (await claimHeldByKey(deps.db, projectId, nodeId, claimToken, user.keyId, deps.now()))
+  )
+    return
+  throw roleRefusal(
+    scope!,
+    `An update of ${typeof nodeId === 'string' ? nodeId : 'a node'} without a live claim of this key`,
+    `a key with role write, or this key's live claim on the node sent as claimToken (claim it first: {action:'claim', projectId, nodeIds:['${typeof nodeId === 'string' ? nodeId : 'NODE_ID'}'], agent})`,
+  )
+}
+
+/**
+ * After an `add` has committed (its row's `nearDuplicate`): the near-duplicate advisory of search, added to its `_meta`.
+ * Never inside the write's transaction (an embedding there would hold every other writer on
+ * PGlite); advisory only, so a replayed answer carries what the first one stored.
+ */
+async function withNearDuplicate(deps: Deps, request: ActionRequest, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  // the answer of a fresh `add` (src/nodes/service.ts): its node and its _meta
+  const added = body as { success?: unknown; node?: Node; _meta?: Record<string, unknown> }
+  const projectId = request.projectId
+  if (added.success !== true || !added.node || typeof projectId !== 'string') return body
+  const duplicate = await possibleDuplicate(deps, projectId, added.node)
+  if (!duplicate) return body
+  const meta: Record<string, unknown> = { ...(added._meta ?? {}) }
+  if (!meta.advisory) meta.advisory = duplicate
+  else meta.advisories = [...((meta.advisories as unknown[] | undefined) ?? [meta.advisory]), duplicate]
+  return { ...body, _meta: meta }
 }
 
 /** The preference of RFC 7240 a caller sends to have a write's answer name its changes. */
@@ -54,38 +181,13 @@ function shown(found: Action, body: Record<string, unknown>, wanted: boolean, se
 }
 
 export const mutateRoutes = (deps: Deps) => {
-  /** One POST /mutate: the action's schema, its idempotent run, then the after-commit step. */
-  async function mutate(user: User, body: unknown, headers: Record<string, string | undefined>, set: Context['set']) {
-    const { found, request: sent } = actionOf(body, headers['content-type'])
-    const { idempotencyKey, ...request } = sent
-    // what the key may (live.md §6), before a first run or a replay
-    await requireActionScope(deps, user, sent)
-    const key = found.notIdempotent ? undefined : (headers['idempotency-key'] ?? idempotencyKey)
-    // the body is checked inside the idempotent run, so a refusal is stored and replayed like any answer
-    // a replay needs the access a first run would: the caller may have lost the project since
-    const authorize = typeof request.projectId === 'string' ? () => requireProject(deps, user, request.projectId) : undefined
-    const author = await authorOfRequest(deps, user, headers, sent, found.author)
-    const outcome = await runIdempotent(deps, user.id, key, request, (db) => withChangeIds(found, { ...deps, db, author }, user, request), {
-      authorize,
-      // a claim's answer holds its claim tokens (a renewal echoes the one sent): kept sealed, never readable at rest
-      sealed: found.secretAnswer === true,
-    })
-    if (outcome.replayed) set.headers['idempotent-replayed'] = 'true'
-    set.status = outcome.status
-    deps.wake('events')
-    deps.wake('classify')
-    const fresh = !outcome.replayed && outcome.status === 200
-    const answer = fresh && found.afterCommit ? await found.afterCommit(deps, sent, outcome.body) : outcome.body
-    return shown(found, answer, prefersChangeIds(headers.prefer), set)
-  }
-
   return new Elysia({ name: 'mutate' })
     .derive(withUser(deps))
     .post(
       '/mutate',
       async ({ user, body, headers, set }) => {
         try {
-          return await mutate(user, body, headers, set)
+          return await mutate(deps, user, body, headers, set)
         } catch (err) {
           throw withKeyTip(withProjectTip(err, body), body)
         }

@@ -1,27 +1,28 @@
-import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import type { Static, TSchema } from '@sinclair/typebox'
 import type { User } from '../accounts/model'
-import { ACTION_NEEDS } from '../accounts/roles'
-import { requireNeed, requireScopeProject, roleRefusal, unrestricted } from '../accounts/scope'
-import { claimAgent, claimHeldByKey } from '../claims/service'
+import { claimAgent } from '../claims/service'
 import type { Deps } from '../deps'
-import { invalid } from '../errors'
 import { agentName, requestAuthor } from '../history/author'
-import { checkInput, IdempotencyKey, parseAction, ruled } from '../http/action-schema'
-import { isJsonType, notReadAsJson } from '../http/json-body'
+import { parseAction } from '../http/action-schema'
 import { addIterationAction, reorderIterationsAction } from '../iterations/service'
-import type { Node } from '../nodes/model'
 import { add, classify, remove, restore, update } from '../nodes/service'
 import type { Author } from '../ports/actor'
-import { addProject, renameProject } from '../projects/service'
-import { possibleDuplicate } from '../search/service'
+import type { Access } from '../projects/access'
+import { type AccessRow, addProject, renameProject } from '../projects/service'
 import { claim, releaseClaim, renewClaim, type WorkPlan, workPlan } from '../work/service'
 import { batch, batchAnswer } from './batch'
-import { closestName } from './hints'
+import { checkBatchCost } from './cost-limit'
 import { deleteIteration, updateIteration } from './iterations'
 import { type ActionName, ACTION_BODIES as bodies } from './model'
 import { applyProposal, propose, rejectProposal, withdrawProposal } from './proposals'
 import { revert, revertAnswer } from './revert'
 import { type Answer, runWrite, type Written } from './sequence'
+
+/*
+ * POST /mutate's table of actions (`actions`: each row's schema, handler and what the edge does
+ * around it) and the run of one action inside the write's transaction (`runAction`, the last
+ * function here). The edge around it, from the request to the answer shown, is ./routes.ts.
+ */
 
 /**
  * An action: the schema of its body (ACTION_BODIES, src/mutate/model.ts), the run of its handler,
@@ -29,8 +30,13 @@ import { type Answer, runWrite, type Written } from './sequence'
  */
 export interface Action {
   schema: TSchema
-  /** Check `body` against `schema` (docs/reference/mutate.md's messages, thrown), then run the handler with the body typed. */
-  run(deps: Deps, user: User, body: Record<string, unknown>): Promise<Record<string, unknown>>
+  /**
+   * Check `body` against `schema` (docs/reference/mutate.md's messages, thrown), then run the
+   * handler with the body typed. `access`: the caller's access to the project the body names,
+   * asked once by the edge (src/mutate/routes.ts) before anything else of the body is checked; a
+   * node action (`nodeWrite`) needs it, the others ask their own (undefined: none was asked).
+   */
+  run(deps: Deps, user: User, body: Record<string, unknown>, access: Access | undefined): Promise<Record<string, unknown>>
   /** Where the body names the write's agent or claim (history.md, 1); `byClaimToken` when absent. */
   author?: AuthorRule
   /** The action ignores Idempotency-Key (docs/reference/mutate.md): every request runs. */
@@ -44,8 +50,11 @@ export interface Action {
    * 413 over it); the word is what the refusal calls the request.
    */
   costLimited?: 'batch' | 'proposal'
-  /** Work after the commit, outside the transaction, on a fresh 200 answer (never a replay). */
-  afterCommit?: (deps: Deps, request: ActionRequest, answer: Record<string, unknown>) => Promise<Record<string, unknown>>
+  /**
+   * After the commit, outside the transaction, a fresh 200 answer (never a replay) gains
+   * search's near-duplicate advisory (src/mutate/routes.ts `withNearDuplicate`).
+   */
+  nearDuplicate?: true
 }
 
 /** What a body says of its author before it is checked: an agent it names, the claim tokens it carries. */
@@ -68,20 +77,40 @@ const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 
  * body what the write means to the work state (src/work `workPlan`); `handler` writes the
  * action's rows and notes its events and changes (in a WriteCtx for nodes, src/nodes/context.ts,
  * or in an outbox), saves nothing, and builds its answer where it wrote; `answer`, for a batch
- * and a revert, reads the answer from what was saved instead.
+ * and a revert, reads the answer from what was saved instead. The handler is handed the caller
+ * and the access the edge asked (`write`: the user; `nodeWrite`: the project).
  */
+const row = <S extends TSchema, W extends Written>(
+  schema: S,
+  work: (body: Static<S>) => WorkPlan,
+  handler: (deps: Deps, user: User, body: Static<S>, access?: Access) => Promise<W>,
+  answer?: (written: W) => Answer | Promise<Answer>,
+): Action => ({
+  schema,
+  run: (deps, user, body, access) => {
+    const typed = parseAction(schema, body) // the same object, now known to match the schema
+    return runWrite(deps, user, projectOf(typed as { projectId?: unknown }), work(typed), () => handler(deps, user, typed, access), answer)
+  },
+})
+
+/** A row whose handler takes the user (and asks the project's access itself, where it needs one). */
 const write = <S extends TSchema, W extends Written>(
   schema: S,
   work: (body: Static<S>) => WorkPlan,
   handler: (deps: Deps, user: User, body: Static<S>) => Promise<W>,
   answer?: (written: W) => Answer | Promise<Answer>,
-): Action => ({
-  schema,
-  run: (deps, user, body) => {
-    const typed = parseAction(schema, body) // the same object, now known to match the schema
-    return runWrite(deps, user, projectOf(typed as { projectId?: unknown }), work(typed), () => handler(deps, user, typed), answer)
-  },
-})
+): Action => row(schema, work, (deps, user, body) => handler(deps, user, body), answer)
+
+/**
+ * A node action's row (add, update, delete, restore, classify): its handler writes in the project
+ * the edge's access check answered, and asks src/projects/access.ts nothing itself. Its schema
+ * requires a `projectId` string (403 without one), so the edge has asked before the body is typed.
+ */
+const nodeWrite = <S extends TSchema, W extends Written>(
+  schema: S,
+  work: (body: Static<S>) => WorkPlan,
+  handler: (deps: Deps, project: AccessRow, body: Static<S>) => Promise<W>,
+): Action => row(schema, work, (deps, _user, body, access) => handler(deps, access!.project, body))
 
 /** An action that writes no node: nothing of the work state before or after it, its answer its handler's. */
 const action = <S extends TSchema>(
@@ -93,15 +122,15 @@ const action = <S extends TSchema>(
  * Every write of the API goes through POST /mutate and one of these actions: the name a body
  * sends → its schema (ACTION_BODIES, src/mutate/model.ts), its work plan, its handler and its
  * answer, in the order the sequence runs them (`write`). A client's name is
- * looked up with `Object.hasOwn` (`actionNamed`), so `constructor` or `__proto__` finds nothing.
+ * looked up with `Object.hasOwn` (`actionNamed`, src/mutate/routes.ts), so `constructor` or `__proto__` finds nothing.
  */
 export const actions: { readonly [A in ActionName]: Action } = {
-  add: { ...write(bodies.add, workPlan.add, add), afterCommit: afterAdd },
-  update: write(bodies.update, workPlan.update, update),
-  delete: write(bodies.delete, workPlan.delete, remove),
-  restore: write(bodies.restore, workPlan.lockOnly, restore),
+  add: { ...nodeWrite(bodies.add, workPlan.add, add), nearDuplicate: true },
+  update: nodeWrite(bodies.update, workPlan.update, update),
+  delete: nodeWrite(bodies.delete, workPlan.delete, remove),
+  restore: nodeWrite(bodies.restore, workPlan.lockOnly, restore),
   batch: { ...write(bodies.batch, workPlan.batch, batch, batchAnswer), author: byEntryClaimTokens, costLimited: 'batch' },
-  classify: write(bodies.classify, workPlan.none, classify),
+  classify: nodeWrite(bodies.classify, workPlan.none, classify),
   addIteration: action(bodies.addIteration, addIterationAction),
   updateIteration: write(bodies.updateIteration, workPlan.lockOnly, updateIteration),
   deleteIteration: write(bodies.deleteIteration, workPlan.lockOnly, deleteIteration),
@@ -116,86 +145,6 @@ export const actions: { readonly [A in ActionName]: Action } = {
   applyProposal: action(bodies.applyProposal, applyProposal),
   rejectProposal: action(bodies.rejectProposal, rejectProposal),
   withdrawProposal: action(bodies.withdrawProposal, withdrawProposal),
-}
-
-const ACTION_NAMES = Object.keys(actions)
-/** The action a client names, or undefined (a name of Object.prototype is no action). */
-const actionNamed = (name: string): Action | undefined => (Object.hasOwn(actions, name) ? actions[name as ActionName] : undefined)
-
-/** The actions of docs/agents.md (claims), beside docs/reference/mutate.md's. */
-const CLAIM_ACTIONS = new Set(['claim', 'renewClaim', 'releaseClaim'])
-/** The proposal actions of live.md §5. */
-const PROPOSAL_ACTIONS = ['propose', 'applyProposal', 'rejectProposal', 'withdrawProposal']
-/** Actions beside docs/reference/mutate.md's, left out of its list of actions (the guide describes them). */
-const LATER_ACTIONS = new Set([...CLAIM_ACTIONS, 'revert', ...PROPOSAL_ACTIONS])
-
-/** A body `actionOf` accepted: a JSON object with a string `action` and, when sent, a valid `idempotencyKey`. */
-export type ActionRequest = Record<string, unknown> & { action: string; idempotencyKey?: string }
-
-/**
- * The envelope every POST /mutate body shares, with docs/reference/mutate.md's messages: a JSON object naming
- * one of the actions, with a valid `idempotencyKey` when sent; the rest is the action's own schema.
- */
-const Envelope = Type.Object(
-  {
-    action: ruled(Type.Union(ACTION_NAMES.map((name) => Type.Literal(name))), (name) =>
-      name === undefined
-        ? 'action is required'
-        : typeof name !== 'string'
-          ? 'action: Expected string'
-          : // the message lists docs/reference/mutate.md's actions as it always has; the claim actions (docs/agents.md) are named in the tip
-            {
-              message: `action must be one of: ${ACTION_NAMES.filter((a) => !LATER_ACTIONS.has(a)).join(', ')}`,
-              tip: `${didYouMean(name)}Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${[...CLAIM_ACTIONS].join(', ')}.`,
-            },
-    ),
-    idempotencyKey: IdempotencyKey,
-  },
-  { additionalProperties: true },
-)
-
-/** The action a body names (its envelope checked by checkInput), or the 400 of docs/reference/mutate.md. */
-export function actionOf(body: unknown, contentType?: string): { found: Action; request: ActionRequest } {
-  // a body sent as a form or text is not ours to guess at: say how it was read
-  if (contentType === undefined ? typeof body === 'string' && body !== '' : !isJsonType(contentType))
-    throw invalid(notReadAsJson(contentType))
-  const request = checkInput('body', Envelope, body) as ActionRequest
-  return { found: actionNamed(request.action)!, request }
-}
-
-function didYouMean(name: string): string {
-  const close = closestName(name, ACTION_NAMES)
-  return close ? `Did you mean \`${close}\`? ` : ''
-}
-
-/**
- * What the caller's key may do with this action (live.md §6), before it runs or is replayed: the
- * action's need (ACTION_NEEDS in src/accounts/roles.ts; an action without a row needs `write`),
- * the key's project list, and for a `work` key's `update` a live claim on the node that this key
- * took, sent as `claimToken`. Throws 403 key_scope.
- */
-export async function requireActionScope(deps: Pick<Deps, 'db' | 'now'>, user: User, request: ActionRequest): Promise<void> {
-  const scope = user.scope
-  if (unrestricted(scope)) return
-  if (typeof request.projectId === 'string') requireScopeProject(scope, request.projectId)
-  const need = ACTION_NEEDS[request.action] ?? 'write'
-  requireNeed(scope, need, `The action ${request.action}`)
-  if (need !== 'claimed' || scope!.role === 'write') return
-  const { projectId, nodeId, claimToken } = request
-  if (
-    typeof projectId === 'string' &&
-    typeof nodeId === 'string' &&
-    typeof claimToken === 'string' &&
-    claimToken.length <= 200 &&
-    user.keyId &&
-    (await claimHeldByKey(deps.db, projectId, nodeId, claimToken, user.keyId, deps.now()))
-  )
-    return
-  throw roleRefusal(
-    scope!,
-    `An update of ${typeof nodeId === 'string' ? nodeId : 'a node'} without a live claim of this key`,
-    `a key with role write, or this key's live claim on the node sent as claimToken (claim it first: {action:'claim', projectId, nodeIds:['${typeof nodeId === 'string' ? nodeId : 'NODE_ID'}'], agent})`,
-  )
 }
 
 /**
@@ -220,19 +169,29 @@ export async function authorOfRequest(
 }
 
 /**
- * After an `add` has committed: the near-duplicate advisory of search, added to its `_meta`.
- * Never inside the write's transaction (an embedding there would hold every other writer on
- * PGlite); advisory only, so a replayed answer carries what the first one stored.
+ * The one run of an action, inside its idempotent transaction (src/http/idempotency.ts): its
+ * author (`authorOfRequest`, the row's `author` rule), on PGlite a `costLimited` row's entries
+ * weighed, then the row's run (its body checked, the sequence of every write), keeping in its
+ * answer the changes it recorded (`changeIds`, history.md 2), so that the caller can take its own
+ * write back with `revert` (the app's Ctrl+Z). Kept in the stored answer, so a replay has them
+ * too; shown only to a caller that asks (`Prefer: change-ids`, src/mutate/routes.ts `shown`), so
+ * every answer of docs/reference/mutate.md stays as it was. A revert's answer keeps its own.
+ * Collected afresh for each run of the transaction.
  */
-async function afterAdd(deps: Deps, request: ActionRequest, body: Record<string, unknown>): Promise<Record<string, unknown>> {
-  // the answer of a fresh `add` (src/nodes/service.ts): its node and its _meta
-  const added = body as { success?: unknown; node?: Node; _meta?: Record<string, unknown> }
-  const projectId = request.projectId
-  if (added.success !== true || !added.node || typeof projectId !== 'string') return body
-  const duplicate = await possibleDuplicate(deps, projectId, added.node)
-  if (!duplicate) return body
-  const meta: Record<string, unknown> = { ...(added._meta ?? {}) }
-  if (!meta.advisory) meta.advisory = duplicate
-  else meta.advisories = [...((meta.advisories as unknown[] | undefined) ?? [meta.advisory]), duplicate]
-  return { ...body, _meta: meta }
+export async function runAction(
+  found: Action,
+  deps: Deps,
+  user: User,
+  headers: Record<string, string | undefined>,
+  request: Record<string, unknown>,
+  access?: Access,
+) {
+  const author = await authorOfRequest(deps, user, headers, request, found.author)
+  const changeIds: number[] = []
+  // on PGlite, 413 before anything is written (issue 50, item 3)
+  if (found.costLimited) await checkBatchCost(deps, request, found.schema, found.costLimited)
+  const answer = await found.run({ ...deps, author: { ...author, changeIds } }, user, request, access)
+  if (changeIds.length === 0 || 'changeIds' in answer) return answer
+  const { _meta, ...rest } = answer
+  return { ...rest, changeIds: changeIds.sort((a, b) => a - b).map(String), ...(_meta === undefined ? {} : { _meta }) }
 }

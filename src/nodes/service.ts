@@ -9,6 +9,7 @@ import { afterAccess } from '../http/action-schema'
 import { currentOf } from '../iterations/model'
 import { readIterations } from '../iterations/service'
 import { requireProject } from '../projects/access'
+import type { AccessRow } from '../projects/service'
 import { classifyTask } from './classify'
 import { getNode, iterationsOf, openMemos, type WriteCtx } from './context'
 import { type AddInput, ChangelogQuery, type ClassifyBody, type DeleteBody, NodesQuery, type RestoreBody, type UpdateBody } from './input'
@@ -18,8 +19,8 @@ import { addNode, bringBack, deleteNode, flush, noteChange, openCtx, updateNode 
 
 /**
  * The node actions of POST /mutate, each the handler of the write's sequence
- * (src/mutate/sequence.ts): the project's access, the node written through ./write.ts (read,
- * rules, written), then its answer, built here where the write is; saving its events and changes
+ * (src/mutate/sequence.ts), in the project whose access the edge asked (src/mutate/routes.ts,
+ * once per write): the node written through ./write.ts (read, rules, written), then its answer, built here where the write is; saving its events and changes
  * is left to the sequence. Then the advisories and `_meta` every node write's answer shows
  * (batch's and revert's too), and the node reads.
  */
@@ -28,23 +29,20 @@ const nodeFocus = (projectId: string, node: Node) => focus(projectId, node.id)
 const publicNode = (n: Node): Node => ({ id: n.id, rev: n.rev, type: n.type, parentId: n.parentId, data: n.data })
 
 /** add: its node read, checked and stored (./write.ts `addNode`); its answer with the rev it was stored with, the cap's and the inbox's advisories. */
-export async function add(deps: Deps, user: User, body: AddInput) {
-  const { project } = await requireProject(deps, user, body.projectId)
+export async function add(deps: Deps, project: AccessRow, body: AddInput) {
   const { ctx, node, capped, memos } = await addNode(deps, project, body.node)
   await capAdvisory(ctx, capped)
   if (memos) await inboxAdvisory(ctx, memos)
   return { ctx, answer: { success: true, node: publicNode(node), _meta: writeMeta(ctx, nodeFocus(ctx.projectId, node)) } }
 }
 
-export async function update(deps: Deps, user: User, body: UpdateBody) {
-  const { project } = await requireProject(deps, user, body.projectId)
+export async function update(deps: Deps, project: AccessRow, body: UpdateBody) {
   const ctx = await openCtx(deps, project.id)
   const saved = await updateNode(ctx, body)
   return { ctx, answer: { success: true, node: publicNode(saved), _meta: writeMeta(ctx, nodeFocus(ctx.projectId, saved)) } }
 }
 
-export async function remove(deps: Deps, user: User, body: DeleteBody) {
-  const { project } = await requireProject(deps, user, body.projectId)
+export async function remove(deps: Deps, project: AccessRow, body: DeleteBody) {
   const ctx = await openCtx(deps, project.id)
   const { node, changelogId, orphanedChildren, removed } = await deleteNode(ctx, body.nodeId, body.ifRev)
   ctx.tips.push(
@@ -63,8 +61,7 @@ export async function remove(deps: Deps, user: User, body: DeleteBody) {
 }
 
 /** restore: a node deleted by name brought back (./write.ts `bringBack`), stored at once, its changelog entry marked restored. */
-export async function restore(deps: Deps, user: User, body: RestoreBody) {
-  const { project } = await requireProject(deps, user, body.projectId)
+export async function restore(deps: Deps, project: AccessRow, body: RestoreBody) {
   const ctx = await openCtx(deps, project.id)
   const db = deps.db
   let entry: Awaited<ReturnType<typeof q.changelogGet>>
@@ -106,9 +103,7 @@ export async function restore(deps: Deps, user: User, body: RestoreBody) {
 }
 
 /** classify: decide a task's kind (and urgency) now, with the same offline classifier as the background loop. */
-export async function classify(deps: Deps, user: User, body: ClassifyBody) {
-  // docs/reference/mutate.md: projectId is required as for every project-scoped action (ClassifyBody says so)
-  const { project } = await requireProject(deps, user, body.projectId)
+export async function classify(deps: Deps, project: AccessRow, body: ClassifyBody) {
   const ctx = await openCtx(deps, project.id)
   const node = await getNode(ctx, body.nodeId)
   if (!node) throw invalid(`Node with id ${body.nodeId} not found`)
