@@ -87,7 +87,7 @@ describe('the saving step of the write sequence', () => {
     expect(renamed[0]!.requestId).toBe(renamed[1]!.requestId)
   })
 
-  it("saves a revert's iteration step before its nodes: the iteration's change first, its events unmarked", async () => {
+  it("saves a revert's iteration step before its nodes: the iteration's change first, its event unmarked", async () => {
     const p = await seed()
     await mutate({ action: 'update', projectId: p, nodeId: 'goal-1', data: { label: 'G2' } })
     await mutate({ action: 'updateIteration', projectId: p, iterationName: 'S1', data: { name: 'Sprint 1' } })
@@ -96,20 +96,21 @@ describe('the saving step of the write sequence', () => {
     const [, rename, label] = await changes(p)
     const res = await mutate({ action: 'revert', projectId: p, changeIds: [rename!.changeId, label!.changeId] })
     const saved = (await changes(p)).slice(0, 3)
-    // newest first: the goal set back, saved after the iteration's step (its rename taken back, and the job it moved)
+    // newest first: the goal set back, saved after the iteration's step (its rename taken back,
+    // and the job it moved back with it, recorded as part of the revert: docs/history.md)
     expect(saved.map((c) => [c.action, c.target.id, c.fields])).toEqual([
       ['revert', 'goal-1', ['label']],
-      ['update', 'job-1', ['iteration']],
+      ['revert', 'job-1', ['iteration']],
       ['revert', 'S1', ['name']],
     ])
     expect(new Set(saved.map((c) => c.requestId)).size).toBe(1)
-    // the revert's own changes: the iteration's and the goal's, not the job's it moved
-    expect(res.changeIds).toEqual([saved[2]!.changeId, saved[0]!.changeId])
-    // only the events of the nodes it set back say "reverted"
+    // every change the revert recorded, in the order its steps ran
+    expect(res.changeIds).toEqual([saved[2]!.changeId, saved[1]!.changeId, saved[0]!.changeId])
+    // the iteration's own event is not marked; the nodes' it moved or set back say "reverted"
     const last = (await events(p, seen + 3)).slice(seen)
     expect(last.map((e) => [e.event, e.iteration?.name ?? e.node.id, e.revert])).toEqual([
       ['iteration.updated', 'S1', undefined],
-      ['node.updated', 'job-1', undefined],
+      ['node.updated', 'job-1', true],
       ['node.updated', 'goal-1', true],
     ])
   })
