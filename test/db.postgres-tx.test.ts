@@ -3,11 +3,12 @@ import type { Db } from '../src/db'
 import { openPostgres } from '../src/db/postgres'
 import { freshDatabase } from './process'
 
-// src/db/postgres.ts `transaction`: a transaction on a connection of its own, its BEGIN sent with
-// its first statement (issue 51, 3: one round trip less a write). What postgres.js's `begin` did
-// still holds: the transaction is one (its statements see each other, others see it at the
-// commit), a failure rolls it back, a statement that failed fails it even when the code caught
-// the error, and a statement sent after a failed one reports the failure that caused it.
+// src/db/postgres.ts `tx` (postgres.js's `begin`): what any change to how a transaction is sent
+// must keep (issue 51, 3: a BEGIN sent with the first statement on a reserved connection was
+// tried and taken back, bench/README.md's ninth pass). The transaction is one (its statements
+// see each other, others see it at the commit), a failure rolls it back, a statement that failed
+// fails it even when the code caught the error, a statement sent after a failed one reports the
+// failure that caused it, and the pool's connections stay usable.
 const onPostgres = !!process.env.TEST_DATABASE_URL
 
 describe.skipIf(!onPostgres)('a transaction on PostgreSQL', () => {

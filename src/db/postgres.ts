@@ -5,7 +5,7 @@ import { SQLSTATE, sqlState } from './sqlstate'
 
 // biome-ignore lint/complexity/noBannedTypes: postgres.js spells 'no custom types' as {}
 type NoTypes = {}
-type Conn = postgres.Sql<NoTypes> | postgres.ReservedSql<NoTypes>
+type Conn = postgres.Sql<NoTypes> | postgres.TransactionSql<NoTypes>
 
 /** Inside a transaction: what it notified. */
 interface TxState {
@@ -13,8 +13,6 @@ interface TxState {
   notes: [channel: string, payload: string][]
   /** those on the channels whose commits writers wait to be heard (waitHeard), delivered in this process at the commit */
   heard: [channel: string, payload: string][]
-  /** the first statement of the transaction that failed: it fails the whole transaction, even when the code caught it */
-  failed?: unknown
 }
 
 function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listeners: Listeners, state: TxState | null = null): Db {
@@ -28,21 +26,13 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listene
       listeners.inFlight.count++
       try {
         return (await sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true })) as unknown as T[]
-      } catch (err) {
-        if (state) state.failed ??= err
-        throw err
       } finally {
         listeners.inFlight.count--
       }
     },
     inFlight: () => listeners.inFlight.count,
     async exec(text: string) {
-      try {
-        await sql.unsafe(text)
-      } catch (err) {
-        if (state) state.failed ??= err
-        throw err
-      }
+      await sql.unsafe(text)
     },
     async tx<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
       if (inTx) return fn(db)
@@ -50,7 +40,26 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listene
       // deadlock (or serialization) error. Nothing of it was committed, so run it again.
       for (let attempt = 1; ; attempt++) {
         try {
-          return await transaction(root, db, listeners, fn)
+          const sent: TxState = { notes: [], heard: [] }
+          let marker: [string, string] | null = null
+          let notified: Promise<unknown> | null = null
+          const result = (await root.begin(async (t) => {
+            const answer = await fn(wrap(t, root, db, listeners, sent))
+            // the writer's marker, delivered after the transaction's notifications (waitHeard)
+            if (sent.heard.length > 0 && listeners.wait) marker = listeners.wait.marker()
+            // the notifications and the marker, in their order, in one statement, sent with the
+            // commit (one round trip for both): it runs before the commit, and should it fail the
+            // commit rolls the transaction back, which awaiting it below reports
+            const notes = marker ? [...sent.notes, marker] : sent.notes
+            if (notes.length > 0) {
+              notified = t.unsafe(`select ${notes.map((_, i) => `pg_notify($${2 * i + 1}, $${2 * i + 2})`).join(', ')}`, notes.flat())
+              notified.catch(() => {})
+            }
+            return answer
+          })) as T
+          await notified
+          if (sent.heard.length > 0) await listeners.committed(sent.heard, marker)
+          return result
         } catch (err) {
           const state = sqlState(err)
           const retryable = state === SQLSTATE.deadlockDetected || state === SQLSTATE.serializationFailure
@@ -88,53 +97,6 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listene
     listen: (channel, listener) => listeners.listen(channel, listener),
   }
   return db
-}
-
-/**
- * One transaction, on a connection of its own (postgres.js `reserve`). BEGIN goes out with the
- * transaction's first statement, not awaited alone: postgres.js sends a connection's statements
- * without waiting for the answer of the one before, and PostgreSQL runs them in the order sent, so
- * a write saves the round trip that postgres.js's `begin` spends awaiting its BEGIN. As `begin`
- * does, a statement that failed fails the transaction even when the code caught its error, and a
- * 25P02 (a statement sent after a failed one) is reported as the failure that caused it. The
- * transaction's notifications, and the replicas' marker last, go in one statement sent with the
- * COMMIT (one round trip for both): it runs before the commit, and should it fail the commit rolls
- * the transaction back, which awaiting it reports.
- */
-async function transaction<T>(root: postgres.Sql<NoTypes>, rootDb: Db, listeners: Listeners, fn: (tx: Db) => Promise<T>): Promise<T> {
-  const conn = await root.reserve()
-  const sent: TxState = { notes: [], heard: [] }
-  // the connection is handed back once its transaction has ended (a lost one never answers: postgres.js reconnects it)
-  let ended = false
-  try {
-    conn.unsafe('begin').catch((err) => {
-      sent.failed ??= err
-    })
-    const answer = await fn(wrap(conn, root, rootDb, listeners, sent))
-    if (sent.failed) throw sent.failed
-    // the writer's marker, delivered after the transaction's notifications (waitHeard)
-    const marker = sent.heard.length > 0 && listeners.wait ? listeners.wait.marker() : null
-    const notes = marker ? [...sent.notes, marker] : sent.notes
-    const notified = notes.length
-      ? conn.unsafe(`select ${notes.map((_, i) => `pg_notify($${2 * i + 1}, $${2 * i + 2})`).join(', ')}`, notes.flat())
-      : null
-    notified?.catch(() => {})
-    const committed = await conn.unsafe('commit')
-    ended = true
-    await notified
-    // a statement that failed after the code stopped awaiting it: the COMMIT answered ROLLBACK
-    if (committed.command !== 'COMMIT') throw sent.failed ?? new Error(`the transaction ended with ${committed.command}, not COMMIT`)
-    if (sent.heard.length > 0) await listeners.committed(sent.heard, marker)
-    return answer
-  } catch (err) {
-    if (!ended) {
-      await conn.unsafe('rollback')
-      ended = true
-    }
-    throw sqlState(err) === SQLSTATE.inFailedTransaction && sent.failed ? sent.failed : err
-  } finally {
-    if (ended) conn.release()
-  }
 }
 
 type Listeners = ReturnType<typeof createListeners>

@@ -8,8 +8,6 @@ export const SQLSTATE = {
   numericOutOfRange: '22003',
   serializationFailure: '40001',
   deadlockDetected: '40P01',
-  /** a statement sent after one that failed, in the same transaction */
-  inFailedTransaction: '25P02',
 } as const
 
 export function sqlState(err: unknown): string | undefined {
