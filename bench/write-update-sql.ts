@@ -6,7 +6,7 @@
 // round. Each round's figure is read against "as it is" in the same round (the ratio is steadier
 // on a loaded machine than either figure).
 //
-//   bun bench/write-update-sql.ts [--rounds 8] [--writes 1000] [--only word,word]
+//   bun bench/write-update-sql.ts [--rounds 8] [--writes 1000] [--only word,word] [--same]
 //
 // The variants: "as it is" (the node locked with its edit intent, sql/nodes/lock-with-intent.sql;
 // the update, sql/nodes/update.sql; its change and event, sql/events/insert-with-changes.sql);
@@ -97,7 +97,8 @@ from nodes n
 where n.project_id = $1 and n.id = $2
 for update of n`
 
-type Variant = { write: (run: Run) => Promise<unknown>; setup?: string }
+/** setup: run before the variant's turn; teardown: after it, on --same (one PGlite for all, the variants that have one) */
+type Variant = { write: (run: Run) => Promise<unknown>; setup?: string; teardown?: string }
 const variants: Record<string, Variant> = {
   'as it is': { write: (run) => asItIs(run) },
   'no change row': {
@@ -144,9 +145,18 @@ const variants: Record<string, Variant> = {
     write: (run) => asItIs(run),
     setup: `create constraint trigger changes_advance_revision after insert on changes
       deferrable initially deferred for each row execute function advance_project_revision()`,
+    teardown: 'drop trigger changes_advance_revision on changes',
   },
-  'work_nodes_update off': { write: (run) => asItIs(run), setup: 'alter table nodes disable trigger work_nodes_update' },
-  'nodes_rev off': { write: (run) => asItIs(run), setup: 'alter table nodes disable trigger nodes_rev' },
+  'work_nodes_update off': {
+    write: (run) => asItIs(run),
+    setup: 'alter table nodes disable trigger work_nodes_update',
+    teardown: 'alter table nodes enable trigger work_nodes_update',
+  },
+  'nodes_rev off': {
+    write: (run) => asItIs(run),
+    setup: 'alter table nodes disable trigger nodes_rev',
+    teardown: 'alter table nodes enable trigger nodes_rev',
+  },
   'revision in the statement': {
     write: async (run) => {
       const { node, after } = await lockAndUpdate(run, 'intent')
@@ -155,28 +165,36 @@ const variants: Record<string, Variant> = {
     setup: 'alter table events disable trigger events_advance_revision',
   },
 }
-const chosen = Object.entries(variants).filter(([name]) => name === 'as it is' || !ONLY.length || ONLY.some((w) => name.includes(w)))
+// --same: every variant on one PGlite, its setup before its turn and its teardown after (the
+// variants without a teardown are left out): no difference between two PGlites in the figures
+const SAME = args.includes('--same')
+const chosen = Object.entries(variants).filter(
+  ([name, v]) => (name === 'as it is' || !ONLY.length || ONLY.some((w) => name.includes(w))) && (!SAME || !v.setup || v.teardown),
+)
 
 const dbs = new Map<string, { pg: PGlite; runner: ReturnType<typeof preparedRunner> }>()
+const shared = SAME ? await PGlite.create({ ...(await pgliteAssets()), loadDataDir: copy }) : undefined
 for (const [name, v] of chosen) {
-  const pg = await PGlite.create({ ...(await pgliteAssets()), loadDataDir: copy })
-  if (v.setup) await pg.exec(v.setup)
-  dbs.set(name, { pg, runner: preparedRunner(pg) })
+  const pg = shared ?? (await PGlite.create({ ...(await pgliteAssets()), loadDataDir: copy }))
+  if (v.setup && !SAME) await pg.exec(v.setup)
+  dbs.set(name, { pg, runner: shared && dbs.size ? [...dbs.values()][0]!.runner : preparedRunner(pg) })
 }
 const us: Record<string, number[]> = {}
 try {
   for (let r = 0; r < ROUNDS; r++)
     for (const [name, v] of r % 2 ? [...chosen].reverse() : chosen) {
-      const { runner } = dbs.get(name)!
+      const { pg, runner } = dbs.get(name)!
+      if (SAME && v.setup) await pg.exec(v.setup)
       const write = () => runner.transaction(() => v.write((t, p) => runner.run(t, p, true)))
       for (let i = 0; i < 50; i++) await write() // untimed: plans made, caches warm
       const cpu = process.cpuUsage()
       for (let i = 0; i < WRITES; i++) await write()
       const d = process.cpuUsage(cpu)
       ;(us[name] ??= []).push((d.user + d.system) / WRITES)
+      if (SAME && v.teardown) await pg.exec(v.teardown)
     }
 } finally {
-  for (const { pg } of dbs.values()) await pg.close()
+  for (const pg of new Set([...dbs.values()].map((d) => d.pg))) await pg.close()
 }
 const base = us['as it is']!
 console.log(
