@@ -4,12 +4,13 @@ import * as q from './queries'
 /**
  * A project's revision: a counter that advances, inside the write's own transaction, with every
  * committed change of what the project's reads return (nodes, iterations, claims, its name).
- * Every write that has events, and every write that records changes (history: every write of a
- * node or an iteration, with or without events), advances it through a trigger on the outbox
- * table and on `changes`, deferred to the commit (migrations 0013, 0019), so an open transaction
- * holds no lock on it; `emit` and `recordChanges` then call `revisionAdvanced`. The few changes
- * that have neither (a project renamed, a claim renewed: short transactions) mark their outbox
- * `revised`, and saving it (src/events/outbox.ts `save`) calls `bumpRevision`. The guard in test/reads-cache.test.ts lists the SQL that writes those tables,
+ * Every write that has events advances it through a trigger on the outbox table, deferred to the
+ * commit (migration 0013), so an open transaction holds no lock on it; `emit` then calls
+ * `revisionAdvanced`. The few changes without an event call `bumpRevision` (the row locked from
+ * then to the commit): those that record changes (history: updateIteration of gitTags or
+ * sortOrder; src/history/record.ts `recordChanges`, migration 0036) and those that record none (a
+ * project renamed, a claim renewed: short transactions), whose outbox is marked `revised`
+ * (src/events/outbox.ts `save`). The guard in test/reads-cache.test.ts lists the SQL that writes those tables,
  * and test/reads-cache.property.test.ts runs every write against every cached read.
  *
  * Cached reads (src/reads/) are keyed by it. The commit also says so on REVISION_CHANNEL, which

@@ -1,0 +1,11 @@
+-- A write's changes and its events go in one statement (sql/events/insert-with-changes.sql), and
+-- each of their rows queued the deferred advance_project_revision (migrations 0013 and 0019): two
+-- calls at the commit of a label update, 200 for a 100-add batch, all but the first finding the
+-- project advanced already (arbor.revised). On PGlite that second call was about a fifth of what
+-- a label update's SQL spends beyond the update itself (bench/README.md, the ninth pass).
+-- A write with events now advances its revision through the events' trigger alone, as before
+-- 0019; a write that records changes without an event (updateIteration of gitTags or sortOrder)
+-- advances it itself in its transaction (src/history/record.ts `recordChanges`,
+-- sql/revisions/bump.sql), as a write with neither already did (a project renamed, iterations
+-- reordered, a claim renewed).
+drop trigger changes_advance_revision on changes;
