@@ -14,8 +14,10 @@
 // - ref: commit 26c0789 (main before the history work), checked out by this bench into a temporary
 //   worktree (`git worktree add --detach`, node_modules a symlink to this checkout's; removed at the end);
 // - floor: bench/lib/write-floor.ts, a bare Bun process running the SQL statements the write needs
-//   (id, node, change and event, in one transaction; the database's triggers as for the app). On
-//   PostgreSQL it uses head's database; on PGlite a data directory of its own (PGlite is one process).
+//   (id, node, change and event, in one transaction; the database's triggers as for the app), on a
+//   database of its own like the others (on PostgreSQL it once shared head's: the same project
+//   `bench`, so head's project grew twice as fast, and head's search and classify loops did the
+//   floor's nodes too).
 // Single writes: add a goal, a job (under an approach), a task; update a label; delete a goal (made
 // untimed just before); a batch of 100 adds (jobs); with one writer, the targets taking turns
 // request by request, so each sees the same moments of a shared machine. Eight writers: updates
@@ -166,15 +168,13 @@ async function run(kind: Kind, refDir: string) {
   const dbs: { drop: () => Promise<void> }[] = []
   try {
     const started = {} as Record<Target, { p: Proc; call: (b: unknown) => Promise<Record<string, any>> }>
-    let headEnv: Record<string, string> = {}
     for (const t of TARGETS) {
-      const db = t === 'floor' && kind === 'postgres' ? { env: headEnv, drop: async () => {} } : await ownDatabase(kind, tmp, PG_URL)
+      const db = await ownDatabase(kind, tmp, PG_URL)
       dbs.push(db)
       const env = Object.fromEntries(Object.entries(db.env).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]]))) as Record<
         string,
         string
       >
-      if (t === 'head') headEnv = env
       const port = String(freePort())
       if (t === 'floor') {
         const p = await start([process.execPath, 'bench/lib/write-floor.ts'], ROOT, { ...env, PORT: port }, /listening/)
