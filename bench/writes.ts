@@ -3,9 +3,9 @@
 // PostgreSQL:
 //
 //   npm run bench:writes                        (about 2 minutes a database)
-//   npm run bench:writes -- --full              (240 samples a write, 12 eight-writer rounds of 2 s)
-//   npm run bench:writes -- --only pglite|postgres --samples 80 --block 8 --windows 5 --seconds 1
-//   npm run bench:writes -- --wake              (also: each write back to back ÷ after a pause, head and ref)
+//   npm run bench:writes -- --full              (1,500 samples a write, 12 eight-writer rounds of 2 s)
+//   npm run bench:writes -- --only pglite|postgres --samples 600 --block 100 --windows 5 --seconds 1
+//   npm run bench:writes -- --wake              (also: streams of writes back to back, and writes after a pause, head and ref)
 //   npm run bench:writes -- --builtin-embedder  (the servers embed with USE-lite + GloVe, not the stub)
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:writes
 //   BENCH_REF=<commit> npm run bench:writes     (another reference than 26c0789: a before/after)
@@ -23,8 +23,8 @@
 // The three servers embed new labels through bench/lib/embed-stub.ts (EMBEDDINGS_URL, a process of
 // its own answering at once): their search loop still follows the outbox and stores vectors after
 // each write, without the model-less built-in embedder's CPU (an add of a goal cost the server
-// 11-13 ms of CPU with it, 3 ms with the stub), the same in every version, which kept the two
-// cores busy long after each write.
+// 11-13 ms of CPU with it, about 3 with the stub; a 100-add batch 250-290 against 30-45), the same
+// in every version, which kept the two cores busy long after each write.
 //
 // Every target gets the same writes in the same order (same bodies, same labels), so the projects
 // grow alike. Set-up, untimed: a goal > need > approach for the job adds, another approach for the
@@ -32,9 +32,12 @@
 // processes are let go quiet.
 //
 // Single writes (add a goal, a job, a task; update a label; delete a goal; a batch of 100 job
-// adds), measured as one writer sends them (wrk -c1), back to back: in ROUNDS rounds, each op on
-// each target is one block of WARM (2) untimed writes and BLOCK (8; the batch 4) timed ones, one
-// after the other, each timed from the client. After a block the bench waits until the target's
+// adds), measured as one writer sends them (wrk -c1), back to back: in ROUNDS (6) rounds, each op
+// on each target is one block of WARM (2) untimed writes and BLOCK (100; the batch 5) timed ones,
+// one after the other, each timed from the client. A block lasts about 100 ms or more, so the loops
+// the writes wake (search at most every 100 ms, classify every 250 ms) run in it as they do under
+// a steady writer; blocks of 8 still caught the process waking up (p50 1.5-2 ms where a 1 s
+// stream of the same adds gave 0.7). After a block the bench waits until the target's
 // process is idle again (at most 1.5 ms of CPU in 50 ms: the loops its writes woke are done), so
 // the next block, another target's, starts on a machine it no longer works on; what a target's
 // background does to its own next write is in its own figure. The ops and the targets take turns
@@ -51,7 +54,9 @@
 // go idle after its window; throughput per window, ratio = median of the rounds' ratios (min–max),
 // and CPU per update. ifRev: head's update with ifRev ÷ the same without, pair by pair, in ROUNDS
 // rounds of BLOCK pairs (live.md 7: ≤ 1.10×). --wake: on head and ref, an add of a goal, of a task
-// and an update, in blocks back to back and in blocks where each write waits PAUSE_MS (300) first.
+// and an update, as a stream back to back for STREAM_MS (1 s: the loops, put off to at most one run
+// every 100 or 250 ms, run in it as under a steady writer), with the time each loop ran per write,
+// and BLOCK writes each after a pause of PAUSE_MS (300 ms), 3 rounds.
 // /metrics gives the time each loop ran per single write. Prints the tables and writes
 // bench/results/writes.json (gitignored). The machine is shared: only ratios within one run mean
 // anything, and the load average belongs beside them.
@@ -68,11 +73,11 @@ const args = process.argv.slice(2)
 const FULL = args.includes('--full')
 const num = (name: string, fallback: number) => (args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : fallback)
 /** timed writes in one block: one op on one target, back to back */
-const BLOCK = num('block', 8)
-/** timed writes of each op on each target, in blocks of BLOCK (the 100-add batch: half as many) */
-const SAMPLES = num('samples', FULL ? 240 : 80)
+const BLOCK = num('block', 100)
+/** timed writes of each op on each target, in blocks of BLOCK (the 100-add batch: a twentieth as many) */
+const SAMPLES = num('samples', FULL ? 1500 : 600)
 const ROUNDS = Math.max(2, Math.ceil(SAMPLES / BLOCK))
-const BATCH_BLOCK = Math.max(2, Math.ceil(BLOCK / 2))
+const BATCH_BLOCK = Math.max(2, Math.ceil(BLOCK / 20))
 /** untimed writes of the op at the start of each block */
 const WARM = 2
 /** one 8-writer window per target per round, the targets taking turns, WINDOWS rounds */
@@ -81,6 +86,8 @@ const WINDOWS = num('windows', FULL ? 12 : 5)
 /** the part of item 3's question: each write back to back and after a pause, head and REF */
 const WAKE = args.includes('--wake')
 const PAUSE_MS = num('pause', 300)
+const STREAM_MS = num('stream', 1000)
+const WAKE_ROUNDS = num('wake-rounds', 3)
 /** the servers embed with the model-less built-in embedder (USE-lite + GloVe), not the stub */
 const BUILTIN_EMBEDDER = args.includes('--builtin-embedder')
 const WRITERS = 8
@@ -219,6 +226,15 @@ const p50 = (xs: number[]) => {
 const r2 = (x: number) => Number(x.toFixed(2))
 /** `xs` turned left by `k`: the order of the targets (or ops) in round `k` */
 const turn = <T>(xs: readonly T[], k: number) => xs.map((_, i) => xs[(i + k) % xs.length]!)
+/** --wake's figures for one write on one target */
+interface WakeFigures {
+  p50: number
+  mean: number
+  p90: number
+  writes: number
+  loopMs: Record<string, number>
+  paused: number
+}
 /** the median of per-round ratios and their range */
 const spread = (ratios: number[]) => ({ median: r2(p50(ratios)), min: r2(Math.min(...ratios)), max: r2(Math.max(...ratios)) })
 type Spread = ReturnType<typeof spread>
@@ -272,6 +288,7 @@ async function loopSeconds(url: string): Promise<Record<string, number>> {
 }
 
 async function run(kind: Kind, refDir: string) {
+  const runStart = performance.now()
   const tmp = mkdtempSync(join(tmpdir(), 'arbor-bench-writes-'))
   const procs: Proc[] = []
   const dbs: { drop: () => Promise<void> }[] = []
@@ -344,6 +361,78 @@ async function run(kind: Kind, refDir: string) {
     await Promise.all(TARGETS.map((t) => drivers[t].setup(victims)))
     // the set-up's adds are embedded by the search loop: wait for that before anything is timed
     await Promise.all(TARGETS.map((t) => quiet(pid(t), `${t} after set-up`, 5)))
+    const phase = (() => {
+      let at = runStart
+      return (what: string) => {
+        console.error(`${kind}: ${what} in ${((performance.now() - at) / 1000).toFixed(1)} s`)
+        at = performance.now()
+      }
+    })()
+    phase('started and set up')
+
+    // --wake: does the background a write wakes (search outbox, webhooks, classifier) slow the
+    // next write sent at once? The loops run at most every 100 ms (search) and 250 ms (classify):
+    // a block of 10 writes meets them about once, a stream of writes every 100 ms. So: on head and
+    // REF, a stream of writes back to back for STREAM_MS (each timed; the time each loop ran,
+    // from /metrics, ÷ its writes, the runs put off until after it included), and BLOCK writes each
+    // after a pause of PAUSE_MS (every loop done, the process idle: what the old method measured).
+    const wake: Record<string, Record<string, WakeFigures>> = {}
+    if (WAKE) {
+      const wakeOps: Op[] = ['addGoal', 'addTask', 'update']
+      const wakeTargets: Target[] = ['head', 'ref']
+      const got = Object.fromEntries(
+        wakeOps.map((op) => [
+          op,
+          Object.fromEntries(
+            wakeTargets.map((t) => [t, { stream: [] as number[], paused: [] as number[], loops: {} as Record<string, number> }]),
+          ),
+        ]),
+      ) as Record<Op, Record<Target, { stream: number[]; paused: number[]; loops: Record<string, number> }>>
+      for (let r = 0; r < WAKE_ROUNDS; r++)
+        for (const [j, op] of turn(wakeOps, r).entries())
+          for (const t of turn(wakeTargets, r + j)) {
+            const d = drivers[t]
+            const g = got[op][t]
+            for (let w = 0; w < WARM; w++) await d.next(op)()
+            const before = await loopSeconds(started[t].p.url)
+            for (const end = performance.now() + STREAM_MS; performance.now() < end; ) g.stream.push(await timed(d.next(op)))
+            await Bun.sleep(300)
+            await settle(pid(t), 3000)
+            const after = await loopSeconds(started[t].p.url)
+            for (const l of Object.keys(after)) g.loops[l] = (g.loops[l] ?? 0) + (after[l]! - (before[l] ?? 0)) * 1000
+            for (let i = 0; i < BLOCK; i++) {
+              await Bun.sleep(PAUSE_MS)
+              g.paused.push(await timed(d.next(op)))
+            }
+            await settle(pid(t), 3000)
+          }
+      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+      const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)]!
+      for (const op of wakeOps)
+        wake[op] = Object.fromEntries(
+          wakeTargets.map((t) => {
+            const g = got[op][t]
+            return [
+              t,
+              {
+                p50: r2(p50(g.stream)),
+                mean: r2(mean(g.stream)),
+                p90: r2(p90(g.stream)),
+                writes: g.stream.length,
+                loopMs: Object.fromEntries(
+                  Object.entries(g.loops)
+                    .filter(([, v]) => v > 0)
+                    .map(([l, v]) => [l, r2(v / g.stream.length)]),
+                ),
+                paused: r2(p50(g.paused)),
+              },
+            ]
+          }),
+        )
+      const out = { db: kind, wake, pauseMs: PAUSE_MS, streamMs: STREAM_MS, wakeRounds: WAKE_ROUNDS }
+      console.log(JSON.stringify(out))
+      return out
+    }
 
     // Single writes, back to back in blocks: a block is WARM untimed writes of one op on one
     // target, then BLOCK timed ones, one after the other as one writer sends them (wrk -c1); then
@@ -378,6 +467,7 @@ async function run(kind: Kind, refDir: string) {
           cpu[op][t].push(((await meter[t]()) - c0) / 1e6 / (WARM + n))
         }
     const singleSeconds = (performance.now() - singleStart) / 1000
+    phase('single writes')
     const loopsAfter = Object.fromEntries(await Promise.all(apps.map(async (t) => [t, await loopSeconds(started[t].p.url)])))
     const singleWrites = OPS.reduce((s, op) => s + cpu[op].head.length * (WARM + (op === 'batch100' ? BATCH_BLOCK : BLOCK)), 0)
 
@@ -410,6 +500,7 @@ async function run(kind: Kind, refDir: string) {
         windowCpu[t].push((c1 - c0) / 1e6 / writes)
       }
 
+    phase('eight writers')
     // ifRev: head's update with the rev the last update returned, and without, pair by pair, in rounds
     const head = drivers.head
     const rev = { value: (await head.update(head.nodes[1]!)).node.rev as string }
@@ -435,34 +526,7 @@ async function run(kind: Kind, refDir: string) {
       without.push(b)
     }
 
-    // --wake: does the background a write wakes (search outbox, webhooks, classifier) slow the
-    // next write sent at once? Each write back to back, and each after a pause of PAUSE_MS (the
-    // loops woken by the last write are done), in alternating blocks, on head and REF.
-    const wake: Record<string, Record<string, { backToBack: number; paused: number }>> = {}
-    if (WAKE) {
-      const wakeOps: Op[] = ['addGoal', 'addTask', 'update']
-      const wakeTargets: Target[] = ['head', 'ref']
-      const got = Object.fromEntries(
-        wakeOps.map((op) => [op, Object.fromEntries(wakeTargets.map((t) => [t, { backToBack: [] as number[], paused: [] as number[] }]))]),
-      ) as Record<Op, Record<Target, { backToBack: number[]; paused: number[] }>>
-      for (let r = 0; r < Math.max(2, Math.ceil(ROUNDS / 3)); r++)
-        for (const [j, op] of turn(wakeOps, r).entries())
-          for (const t of turn(wakeTargets, r + j))
-            for (const mode of (r + j) % 2 ? (['paused', 'backToBack'] as const) : (['backToBack', 'paused'] as const)) {
-              const d = drivers[t]
-              for (let w = 0; w < WARM; w++) await d.next(op)()
-              for (let i = 0; i < BLOCK; i++) {
-                if (mode === 'paused') await Bun.sleep(PAUSE_MS)
-                got[op][t][mode].push(await timed(d.next(op)))
-              }
-              await settle(pid(t), 3000)
-            }
-      for (const op of wakeOps)
-        wake[op] = Object.fromEntries(
-          wakeTargets.map((t) => [t, { backToBack: r2(p50(got[op][t].backToBack)), paused: r2(p50(got[op][t].paused)) }]),
-        )
-    }
-
+    phase('ifRev')
     const rows = OPS.map((op) => {
       const b = blocks[op]
       const perRound = (t: Target) => b[t].map(p50)
@@ -510,7 +574,6 @@ async function run(kind: Kind, refDir: string) {
         withoutP50: r2(p50(without.flat())),
         ratio: spread(ratios(withRev.map(p50), without.map(p50))),
       },
-      ...(WAKE ? { wake, pauseMs: PAUSE_MS } : {}),
     }
     console.log(JSON.stringify(out))
     return out
@@ -534,7 +597,8 @@ const git = (...a: string[]) => {
 }
 git('worktree', 'add', '--detach', refDir, REF)
 symlinkSync(join(ROOT, 'node_modules'), join(refDir, 'node_modules'))
-const results = []
+/** each database's figures (the --wake run's are only its own) */
+const results: any[] = []
 try {
   if (only !== 'postgres') results.push(await run('pglite', refDir))
   if (PG_URL && only !== 'pglite') results.push(await run('postgres', refDir))
@@ -550,67 +614,74 @@ const met = (s: Spread, goal: number, atLeast = false) => {
   const none = !ok(s.min) && !ok(s.max)
   return all ? 'yes' : none ? '**no**' : ok(s.median) ? 'yes (not every round)' : '**no** (not every round)'
 }
-const first = results[0]
-if (first)
-  console.log(
-    `\n${first.rounds} rounds; in each, per write and target, a block of ${WARM} untimed + ${BLOCK} timed writes back to back (the batch ${BATCH_BLOCK}), the targets and writes taking turns block by block; ratio = median of the rounds' ratios (min–max); a p50 = of every sample. A shared machine: say the load beside it.\n`,
-  )
-console.log(`time (wall, from the client)\n`)
-console.log(
-  `| db | write | head p50 | ${REF} p50 | no history p50 | floor p50 | head ÷ ${REF} | ≤ 1.15×? | head ÷ floor | ≤ 2×? | head ÷ no history | ≤ 1.15×? |`,
-)
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|')
-for (const r of results)
-  for (const s of r.single)
+if (!WAKE) {
+  const first = results[0]
+  if (first)
     console.log(
-      `| ${r.db} | ${s.op} | ${s.p50.head} ms | ${s.p50.ref} ms | ${s.p50.nohist} ms | ${s.p50.floor} ms | ${x(s.headOverRef)} | ${met(s.headOverRef, 1.15)} | ${x(s.headOverFloor)} | ${met(s.headOverFloor, 2)} | ${x(s.headOverNoHistory)} | ${met(s.headOverNoHistory, 1.15)} |`,
+      `\n${first.rounds} rounds; in each, per write and target, a block of ${WARM} untimed + ${BLOCK} timed writes back to back (the batch ${BATCH_BLOCK}), the targets and writes taking turns block by block; ratio = median of the rounds' ratios (min–max); a p50 = of every sample. A shared machine: say the load beside it.\n`,
     )
-console.log(
-  `\nCPU per write: the target's process and (PostgreSQL) its database's backends, from the block's start until its background work was done, ÷ the block's writes (median of the rounds)\n`,
-)
-console.log(`| db | write | head ms | ${REF} ms | no history ms | floor ms | head ÷ ${REF} | head ÷ floor | head ÷ no history |`)
-console.log('|---|---|---|---|---|---|---|---|---|')
-for (const r of results)
-  for (const s of r.single) {
-    const c = s.cpuMs
+  console.log(`time (wall, from the client)\n`)
+  console.log(
+    `| db | write | head p50 | ${REF} p50 | no history p50 | floor p50 | head ÷ ${REF} | ≤ 1.15×? | head ÷ floor | ≤ 2×? | head ÷ no history | ≤ 1.15×? |`,
+  )
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|')
+  for (const r of results)
+    for (const s of r.single)
+      console.log(
+        `| ${r.db} | ${s.op} | ${s.p50.head} ms | ${s.p50.ref} ms | ${s.p50.nohist} ms | ${s.p50.floor} ms | ${x(s.headOverRef)} | ${met(s.headOverRef, 1.15)} | ${x(s.headOverFloor)} | ${met(s.headOverFloor, 2)} | ${x(s.headOverNoHistory)} | ${met(s.headOverNoHistory, 1.15)} |`,
+      )
+  console.log(
+    `\nCPU per write: the target's process and (PostgreSQL) its database's backends, from the block's start until its background work was done, ÷ the block's writes (median of the rounds)\n`,
+  )
+  console.log(`| db | write | head ms | ${REF} ms | no history ms | floor ms | head ÷ ${REF} | head ÷ floor | head ÷ no history |`)
+  console.log('|---|---|---|---|---|---|---|---|---|')
+  for (const r of results)
+    for (const s of r.single) {
+      const c = s.cpuMs
+      console.log(
+        `| ${r.db} | ${s.op} | ${c.head} | ${c.ref} | ${c.nohist} | ${c.floor} | ${x(s.cpuHeadOverRef)} | ${x(s.cpuHeadOverFloor)} | ${x(s.cpuHeadOverNoHistory)} |`,
+      )
+    }
+  console.log(
+    `\n8 writers (label updates, each its own node): ${first?.windows} rounds of a ${SECONDS} s window per target; ifRev: head's update with ifRev ÷ without, pair by pair, ${first?.rounds} rounds of ${BLOCK} pairs\n`,
+  )
+  console.log(
+    `| db | w/s: head | ${REF} | no history | floor | head ÷ ${REF} | ≥ 1×? | head ÷ no history | CPU ms per update: head / ${REF} | CPU head ÷ ${REF} | ifRev p50 with / without | ifRev ÷ without | ≤ 1.10×? |`,
+  )
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+  for (const r of results) {
+    const w = r.eightWriters
     console.log(
-      `| ${r.db} | ${s.op} | ${c.head} | ${c.ref} | ${c.nohist} | ${c.floor} | ${x(s.cpuHeadOverRef)} | ${x(s.cpuHeadOverFloor)} | ${x(s.cpuHeadOverNoHistory)} |`,
+      `| ${r.db} | ${w.writesPerSecond.head} | ${w.writesPerSecond.ref} | ${w.writesPerSecond.nohist} | ${w.writesPerSecond.floor} | ${x(w.headOverRef)} | ${met(w.headOverRef, 1, true)} | ${x(w.headOverNoHistory)} | ${w.cpuMsPerUpdate.head} / ${w.cpuMsPerUpdate.ref} | ${x(w.cpuHeadOverRef)} | ${r.ifRev.withP50} / ${r.ifRev.withoutP50} ms | ${x(r.ifRev.ratio)} | ${met(r.ifRev.ratio, 1.1)} |`,
     )
   }
-console.log(
-  `\n8 writers (label updates, each its own node): ${first?.windows} rounds of a ${SECONDS} s window per target; ifRev: head's update with ifRev ÷ without, pair by pair, ${first?.rounds} rounds of ${BLOCK} pairs\n`,
-)
-console.log(
-  `| db | w/s: head | ${REF} | no history | floor | head ÷ ${REF} | ≥ 1×? | head ÷ no history | CPU ms per update: head / ${REF} | CPU head ÷ ${REF} | ifRev p50 with / without | ifRev ÷ without | ≤ 1.10×? |`,
-)
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
-for (const r of results) {
-  const w = r.eightWriters
-  console.log(
-    `| ${r.db} | ${w.writesPerSecond.head} | ${w.writesPerSecond.ref} | ${w.writesPerSecond.nohist} | ${w.writesPerSecond.floor} | ${x(w.headOverRef)} | ${met(w.headOverRef, 1, true)} | ${x(w.headOverNoHistory)} | ${w.cpuMsPerUpdate.head} / ${w.cpuMsPerUpdate.ref} | ${x(w.cpuHeadOverRef)} | ${r.ifRev.withP50} / ${r.ifRev.withoutP50} ms | ${x(r.ifRev.ratio)} | ${met(r.ifRev.ratio, 1.1)} |`,
-  )
+  for (const r of results)
+    console.log(
+      `${r.db}: loop ms per single write (/metrics): ${Object.entries(r.loopMsPerWrite)
+        .map(
+          ([t, l]) =>
+            `${t} ${Object.entries(l as Record<string, number>)
+              .filter(([, v]) => v > 0)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(', ')}`,
+        )
+        .join('; ')}`,
+    )
 }
 for (const r of results)
-  console.log(
-    `${r.db}: loop ms per single write (/metrics): ${Object.entries(r.loopMsPerWrite)
-      .map(
-        ([t, l]) =>
-          `${t} ${Object.entries(l as Record<string, number>)
-            .filter(([, v]) => v > 0)
-            .map(([k, v]) => `${k} ${v}`)
-            .join(', ')}`,
-      )
-      .join('; ')}`,
-  )
-for (const r of results)
   if ('wake' in r && r.wake) {
-    console.log(`\n${r.db}: p50 back to back ÷ after a pause of ${r.pauseMs} ms (the background of the last write done)\n`)
-    console.log(`| write | head back to back | head paused | head ÷ | ${REF} back to back | ${REF} paused | ${REF} ÷ |`)
-    console.log('|---|---|---|---|---|---|---|')
-    for (const [op, w] of Object.entries(r.wake))
-      console.log(
-        `| ${op} | ${w.head!.backToBack} ms | ${w.head!.paused} ms | ${r2(w.head!.backToBack / w.head!.paused)}× | ${w.ref!.backToBack} ms | ${w.ref!.paused} ms | ${r2(w.ref!.backToBack / w.ref!.paused)}× |`,
-      )
+    console.log(
+      `\n${r.db}, --wake: ${WAKE_ROUNDS} rounds of a ${r.streamMs} ms stream of writes back to back (each timed) and ${BLOCK} writes each after a pause of ${r.pauseMs} ms; loop ms per write of the stream from /metrics\n`,
+    )
+    console.log('| write | target | stream p50 | mean | p90 | writes | loop ms per write | after a pause, p50 |')
+    console.log('|---|---|---|---|---|---|---|---|')
+    for (const [op, w] of Object.entries(r.wake as Record<string, Record<string, WakeFigures>>))
+      for (const [t, v] of Object.entries(w))
+        console.log(
+          `| ${op} | ${t === 'ref' ? REF : t} | ${v.p50} ms | ${v.mean} ms | ${v.p90} ms | ${v.writes} | ${Object.entries(v.loopMs)
+            .map(([l, ms]) => `${l} ${ms}`)
+            .join(', ')} | ${v.paused} ms |`,
+        )
   }
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true })
 writeFileSync(join(ROOT, 'bench/results/writes.json'), JSON.stringify(results, null, 2))
