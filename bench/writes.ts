@@ -241,28 +241,33 @@ type Spread = ReturnType<typeof spread>
 /** per-round ratios a ÷ b of the rounds' own figures (p50s or throughputs) */
 const ratios = (a: number[], b: number[]) => a.map((x, i) => x / b[i]!)
 
-/** CPU time (ns) a process's threads have run so far (the kernel's schedstat: not the 10 ms ticks of /proc/<pid>/stat) */
-const cpuNs = (pid: number) => {
-  let ns = 0
+/** CPU time (ns) each thread of a process has run so far, by thread id (the kernel's schedstat: not the 10 ms ticks of /proc/<pid>/stat) */
+const threadNs = (pid: number, into: Map<string, number>) => {
   try {
     for (const task of readdirSync(`/proc/${pid}/task`))
       try {
-        ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0])
+        into.set(`${pid}/${task}`, Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]))
       } catch {} // a thread that ended meanwhile
-  } catch {} // a backend that ended
-  return ns
+  } catch {} // a process that ended
+  return into
 }
+/** CPU time (ns) of a process's threads now running */
+const cpuNs = (pid: number) => [...threadNs(pid, new Map()).values()].reduce((a, b) => a + b, 0)
 
 /**
- * What a target costs in CPU: its process and, on PostgreSQL, the server processes (backends) of
- * its own database, found in pg_stat_activity at each reading (a backend that appeared since the
- * last one counts from its start, which was for this database too).
+ * What a target costs in CPU so far: its process and, on PostgreSQL, the server processes
+ * (backends) of its own database, found in pg_stat_activity at each reading (a backend that
+ * appeared since the last one counts from its start, which was for this database too). A thread
+ * or backend that has ended keeps the time it had at the last reading (a sum over the living ones
+ * went down when one of Bun's threads ended).
  */
 function cpuMeter(pid: number, backends: () => Promise<number[]>) {
+  const last = new Map<string, number>()
   return async () => {
-    let ns = cpuNs(pid)
-    for (const b of await backends()) ns += cpuNs(b)
-    return ns
+    const now = threadNs(pid, new Map())
+    for (const b of await backends()) threadNs(b, now)
+    for (const [k, v] of now) last.set(k, v)
+    return [...last.values()].reduce((a, b) => a + b, 0)
   }
 }
 
