@@ -2,7 +2,7 @@
 // against two references measured in the same run, on PGlite and (with BENCH_DATABASE_URL) on
 // PostgreSQL:
 //
-//   npm run bench:writes                        (about 2 minutes a database)
+//   npm run bench:writes                        (PGlite; 2-3 minutes a database under load)
 //   npm run bench:writes -- --full              (1,500 samples a write, 12 eight-writer rounds of 2 s)
 //   npm run bench:writes -- --only pglite|postgres --samples 600 --block 100 --windows 5 --seconds 1
 //   npm run bench:writes -- --wake              (also: streams of writes back to back, and writes after a pause, head and ref)
