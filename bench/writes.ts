@@ -56,7 +56,7 @@
 // rounds of BLOCK pairs (live.md 7: ≤ 1.10×). --wake: on head and ref, an add of a goal, of a task
 // and an update, as a stream back to back for STREAM_MS (1 s: the loops, put off to at most one run
 // every 100 or 250 ms, run in it as under a steady writer), with the time each loop ran per write,
-// and BLOCK writes each after a pause of PAUSE_MS (300 ms), 3 rounds.
+// and PAUSED (8) writes each after a pause of PAUSE_MS (300 ms), 3 rounds.
 // /metrics gives the time each loop ran per single write. Prints the tables and writes
 // bench/results/writes.json (gitignored). The machine is shared: only ratios within one run mean
 // anything, and the load average belongs beside them.
@@ -86,6 +86,8 @@ const WINDOWS = num('windows', FULL ? 12 : 5)
 /** the part of item 3's question: each write back to back and after a pause, head and REF */
 const WAKE = args.includes('--wake')
 const PAUSE_MS = num('pause', 300)
+/** --wake: writes after a pause, per write, target and round */
+const PAUSED = 8
 const STREAM_MS = num('stream', 1000)
 const WAKE_ROUNDS = num('wake-rounds', 3)
 /** the servers embed with the model-less built-in embedder (USE-lite + GloVe), not the stub */
@@ -379,7 +381,7 @@ async function run(kind: Kind, refDir: string) {
     // next write sent at once? The loops run at most every 100 ms (search) and 250 ms (classify):
     // a block of 10 writes meets them about once, a stream of writes every 100 ms. So: on head and
     // REF, a stream of writes back to back for STREAM_MS (each timed; the time each loop ran,
-    // from /metrics, ÷ its writes, the runs put off until after it included), and BLOCK writes each
+    // from /metrics, ÷ its writes, the runs put off until after it included), and PAUSED writes each
     // after a pause of PAUSE_MS (every loop done, the process idle: what the old method measured).
     const wake: Record<string, Record<string, WakeFigures>> = {}
     if (WAKE) {
@@ -405,7 +407,7 @@ async function run(kind: Kind, refDir: string) {
             await settle(pid(t), 3000)
             const after = await loopSeconds(started[t].p.url)
             for (const l of Object.keys(after)) g.loops[l] = (g.loops[l] ?? 0) + (after[l]! - (before[l] ?? 0)) * 1000
-            for (let i = 0; i < BLOCK; i++) {
+            for (let i = 0; i < PAUSED; i++) {
               await Bun.sleep(PAUSE_MS)
               g.paused.push(await timed(d.next(op)))
             }
@@ -676,7 +678,7 @@ if (!WAKE) {
 for (const r of results)
   if ('wake' in r && r.wake) {
     console.log(
-      `\n${r.db}, --wake: ${WAKE_ROUNDS} rounds of a ${r.streamMs} ms stream of writes back to back (each timed) and ${BLOCK} writes each after a pause of ${r.pauseMs} ms; loop ms per write of the stream from /metrics\n`,
+      `\n${r.db}, --wake: ${WAKE_ROUNDS} rounds of a ${r.streamMs} ms stream of writes back to back (each timed) and ${PAUSED} writes each after a pause of ${r.pauseMs} ms; loop ms per write of the stream from /metrics\n`,
     )
     console.log('| write | target | stream p50 | mean | p90 | writes | loop ms per write | after a pause, p50 |')
     console.log('|---|---|---|---|---|---|---|---|')
