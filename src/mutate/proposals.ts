@@ -9,6 +9,7 @@ import { loadNodes, lockedTarget, type WriteCtx } from '../nodes/context'
 import { type Actor, SYSTEM_ACTOR } from '../ports/actor'
 import { formatRev } from '../ports/rev'
 import { requireProject } from '../projects/access'
+import type { AccessRow } from '../projects/service'
 import type { ProposalRead, ProposalRow } from '../proposals/model'
 import { announced, closeProposal, findProposal, requireOpen, storeProposal, toProposal } from '../proposals/service'
 import { workPlan } from '../work/service'
@@ -39,7 +40,7 @@ interface Preview {
  * a broken one throws as the batch would. With `baseRevs`, the entries' targets are also checked
  * against them (section 1's rule, per field), without refusing.
  */
-async function dryRun(deps: Deps, user: User, projectId: string, mutations: Entry[], baseRevs?: Record<string, string>): Promise<Preview> {
+async function dryRun(deps: Deps, project: AccessRow, mutations: Entry[], baseRevs?: Record<string, string>): Promise<Preview> {
   // nothing of the dry run may count as this request's changes
   const quiet: Deps = { ...deps, author: deps.author ? { ...deps.author, changeIds: undefined } : undefined }
   let ctx: WriteCtx | undefined
@@ -52,8 +53,8 @@ async function dryRun(deps: Deps, user: User, projectId: string, mutations: Entr
       // every existing node an entry names, read (and locked) as it stands: its rev is the proposal's base
       await loadNodes(c, mutations.map((e) => e.nodeId).filter(real))
     }
-    const request = { action: 'batch' as const, projectId, mutations }
-    await runWrite(quiet, user, projectId, workPlan.none(), () => batch(quiet, user, request, watch), batchAnswer)
+    const request = { action: 'batch' as const, projectId: project.id, mutations }
+    await runWrite(quiet, project.id, workPlan.none(), () => batch(quiet, project, request, watch), batchAnswer)
     const c = ctx!
     // the batch's changes, its iterations' (added first) and its nodes', as history.md keeps them
     const changes = c.changes.map(plannedChange)
@@ -84,7 +85,7 @@ async function dryRun(deps: Deps, user: User, projectId: string, mutations: Entr
 export async function propose(deps: Deps, user: User, body: ProposeBody) {
   const { project } = await requireProject(deps, user, body.projectId)
   const mutations = body.mutations as Entry[]
-  const { changes, baseRevs } = await dryRun(deps, user, project.id, mutations)
+  const { changes, baseRevs } = await dryRun(deps, project, mutations)
   const row = await storeProposal(deps, {
     projectId: project.id,
     title: body.title,
@@ -132,7 +133,7 @@ export async function applyProposal(deps: Deps, user: User, body: ApplyProposalB
   const request = { action: 'batch' as const, projectId: project.id, mutations }
   let done: Answer
   try {
-    done = await runWrite(applying, user, project.id, workPlan.batch(request), () => batch(applying, user, request), batchAnswer)
+    done = await runWrite(applying, project.id, workPlan.batch(request), () => batch(applying, project, request), batchAnswer)
   } catch (err) {
     if (err instanceof RefusalError && err.error === 'stale_write')
       throw new RefusalError(409, 'stale_write', {
@@ -216,7 +217,7 @@ export async function readProposal(deps: Deps, user: User, query: unknown, propo
   const fresh = await deps.db.tx(async (tx) => {
     const inTx: Deps = { ...deps, db: tx }
     try {
-      const p = await dryRun(inTx, user, project.id, row.mutations as Entry[], row.base_revs)
+      const p = await dryRun(inTx, project, row.mutations as Entry[], row.base_revs)
       type Conflicts = ProposalRead['proposal']['conflicts']
       const conflicts = p.stale.length ? ((await staleWrite(inTx, project.id, p.stale)).extra.conflicts as Conflicts) : []
       return { preview: { changes: p.changes }, conflicts, problem: undefined }

@@ -89,7 +89,7 @@ const row = <S extends TSchema, W extends Written>(
   schema,
   run: (deps, user, body, access) => {
     const typed = parseAction(schema, body) // the same object, now known to match the schema
-    return runWrite(deps, user, projectOf(typed as { projectId?: unknown }), work(typed), () => handler(deps, user, typed, access), answer)
+    return runWrite(deps, projectOf(typed as { projectId?: unknown }), work(typed), () => handler(deps, user, typed, access), answer)
   },
 })
 
@@ -110,7 +110,8 @@ const nodeWrite = <S extends TSchema, W extends Written>(
   schema: S,
   work: (body: Static<S>) => WorkPlan,
   handler: (deps: Deps, project: AccessRow, body: Static<S>) => Promise<W>,
-): Action => row(schema, work, (deps, _user, body, access) => handler(deps, access!.project, body))
+  answer?: (written: W) => Answer | Promise<Answer>,
+): Action => row(schema, work, (deps, _user, body, access) => handler(deps, access!.project, body), answer)
 
 /** An action that writes no node: nothing of the work state before or after it, its answer its handler's. */
 const action = <S extends TSchema>(
@@ -129,7 +130,7 @@ export const actions: { readonly [A in ActionName]: Action } = {
   update: nodeWrite(bodies.update, workPlan.update, update),
   delete: nodeWrite(bodies.delete, workPlan.delete, remove),
   restore: nodeWrite(bodies.restore, workPlan.lockOnly, restore),
-  batch: { ...write(bodies.batch, workPlan.batch, batch, batchAnswer), author: byEntryClaimTokens, costLimited: 'batch' },
+  batch: { ...nodeWrite(bodies.batch, workPlan.batch, batch, batchAnswer), author: byEntryClaimTokens, costLimited: 'batch' },
   classify: nodeWrite(bodies.classify, workPlan.none, classify),
   addIteration: action(bodies.addIteration, addIterationAction),
   updateIteration: write(bodies.updateIteration, workPlan.lockOnly, updateIteration),
@@ -140,7 +141,7 @@ export const actions: { readonly [A in ActionName]: Action } = {
   claim: { ...action(bodies.claim, claim), author: byClaimAgent, secretAnswer: true },
   renewClaim: { ...action(bodies.renewClaim, renewClaim), secretAnswer: true },
   releaseClaim: action(bodies.releaseClaim, releaseClaim),
-  revert: { ...write(bodies.revert, workPlan.revert, revert, revertAnswer), changeIdsAreResult: true },
+  revert: { ...nodeWrite(bodies.revert, workPlan.revert, revert, revertAnswer), changeIdsAreResult: true },
   propose: { ...action(bodies.propose, propose), costLimited: 'proposal' },
   applyProposal: action(bodies.applyProposal, applyProposal),
   rejectProposal: action(bodies.rejectProposal, rejectProposal),

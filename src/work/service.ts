@@ -328,9 +328,10 @@ const isReal = (e: Entry) => typeof e.nodeId === 'string' && !e.nodeId.startsWit
  * PostgreSQL, unless the plan leaves the work state alone), and whether the project had blocked
  * work (when the write may unblock some), and the triggers told to set the work state aside (a
  * deferred plan: many statements, the work state recomputed once at their end, migration 0023);
- * claim tokens checked (409 claim_lost) and renewed.
+ * claim tokens checked (409 claim_lost) and renewed, in the project whose access the write's caller
+ * asked (src/mutate/routes.ts; a proposal applied, a workflow's plan).
  */
-export async function beforeWrite(deps: Deps, user: User, projectId: string, plan: WorkPlan): Promise<WorkHeld> {
+export async function beforeWrite(deps: Deps, projectId: string, plan: WorkPlan): Promise<WorkHeld> {
   // The project's work lock (on PostgreSQL: PGlite runs one transaction at a time, and a trigger
   // that needs the lock takes it itself, at no wait); right behind it whether the project had
   // blocked work (a project where nothing was blocked answers as before: docs/reference/mutate.md's
@@ -353,15 +354,14 @@ export async function beforeWrite(deps: Deps, user: User, projectId: string, pla
   const tokened = plan.entries.filter((e) => isReal(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
   if (deps.db.kind !== 'postgres') await blockedBefore
   if (tokened.length) {
-    const { project: p } = await requireProject(deps, user, projectId)
     // the tokens checked, and renewed to their own length (a write with a live claim's token
     // renews it: agents need not call renewClaim), the two sent together (on PostgreSQL with the
     // lock: one round trip); a refused check rolls the renewal back with the write. Both settle
     // before either's error is thrown, so that no statement is left queued behind the rollback.
     const now = deps.now()
     const [checked, renewed] = await Promise.allSettled([
-      checkTokens(deps.db, p.id, tokened, now),
-      extendByTokens(deps.db, p.id, [...new Set(tokened.map((e) => hashToken(e.claimToken)))], now),
+      checkTokens(deps.db, projectId, tokened, now),
+      extendByTokens(deps.db, projectId, [...new Set(tokened.map((e) => hashToken(e.claimToken)))], now),
     ])
     for (const sent of [checked, renewed]) if (sent.status === 'rejected') throw sent.reason
   }
