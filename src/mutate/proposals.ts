@@ -8,7 +8,7 @@ import { afterAccess, ProjectQuery } from '../http/action-schema'
 import { loadNodes, lockedTarget, type WriteCtx } from '../nodes/context'
 import { type Actor, SYSTEM_ACTOR } from '../ports/actor'
 import { formatRev } from '../ports/rev'
-import { requireProject } from '../projects/access'
+import { type Access, requireProject } from '../projects/access'
 import type { AccessRow } from '../projects/service'
 import type { ProposalRead, ProposalRow } from '../proposals/model'
 import { announced, closeProposal, findProposal, requireOpen, storeProposal, toProposal } from '../proposals/service'
@@ -82,8 +82,7 @@ async function dryRun(deps: Deps, project: AccessRow, mutations: Entry[], baseRe
 }
 
 /** propose: the batch checked as a batch, nothing written to the tree, the proposal stored. */
-export async function propose(deps: Deps, user: User, body: ProposeBody) {
-  const { project } = await requireProject(deps, user, body.projectId)
+export async function propose(deps: Deps, { project }: Access, body: ProposeBody) {
   const mutations = body.mutations as Entry[]
   const { changes, baseRevs } = await dryRun(deps, project, mutations)
   const row = await storeProposal(deps, {
@@ -122,8 +121,7 @@ function entriesToApply(row: ProposalRow, force: boolean): Entry[] {
  * applyProposal: its mutations as one batch through the write's sequence (the work state of a
  * batch before and after it), in this transaction; the changes name the proposal and its author.
  */
-export async function applyProposal(deps: Deps, user: User, body: ApplyProposalBody) {
-  const { project } = await requireProject(deps, user, body.projectId)
+export async function applyProposal(deps: Deps, { project }: Access, body: ApplyProposalBody) {
   const row = await findProposal(deps, project.id, body.proposalId, true)
   requireOpen(row, 'applied')
   const mutations = entriesToApply(row, body.force === true)
@@ -164,8 +162,7 @@ export async function applyProposal(deps: Deps, user: User, body: ApplyProposalB
 }
 
 /** rejectProposal: closed, nothing written to the tree. */
-export async function rejectProposal(deps: Deps, user: User, body: RejectProposalBody) {
-  const { project } = await requireProject(deps, user, body.projectId)
+export async function rejectProposal(deps: Deps, { project }: Access, body: RejectProposalBody) {
   const row = await findProposal(deps, project.id, body.proposalId, true)
   requireOpen(row, 'rejected')
   const closed = await closeProposal(deps, row, 'rejected', actorOf(deps), body.reason === undefined ? {} : { reason: body.reason })
@@ -180,8 +177,7 @@ export async function rejectProposal(deps: Deps, user: User, body: RejectProposa
 }
 
 /** withdrawProposal: by its author only (403 not_author). */
-export async function withdrawProposal(deps: Deps, user: User, body: WithdrawProposalBody) {
-  const { project } = await requireProject(deps, user, body.projectId)
+export async function withdrawProposal(deps: Deps, { project }: Access, body: WithdrawProposalBody, user: User) {
   const row = await findProposal(deps, project.id, body.proposalId, true)
   if ((row.actor as { userId?: unknown }).userId !== user.id)
     throw forbidden('not_author', {

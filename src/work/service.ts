@@ -21,7 +21,7 @@ import { type DomainEvent, outboxOf, save } from '../events/outbox'
 import { afterAccess } from '../http/action-schema'
 import { readNodesById, readWithAncestors } from '../nodes/service'
 import { formatRev } from '../ports/rev'
-import { requireProject } from '../projects/access'
+import { type Access, requireProject } from '../projects/access'
 import { type ClaimBody, READY_LIMIT, ReadyQuery, type ReleaseClaimBody, type RenewClaimBody } from './model'
 import * as q from './queries'
 import { type ReadyItem, spreadFirst, type TreeNode, type WorkState } from './ready'
@@ -119,8 +119,7 @@ const claimEvent = (type: 'node.claimed' | 'node.released', claim: { nodeId: str
 })
 
 /** claim: items named by `nodeIds` (all or nothing), or up to `count` ready ones, spread first. */
-export async function claim(deps: Deps, user: User, body: ClaimBody) {
-  const { project: p } = await requireProject(deps, user, body.projectId)
+export async function claim(deps: Deps, { project: p }: Access, body: ClaimBody, user: User) {
   const now = deps.now()
   const lease = body.leaseSeconds ?? LEASE_SECONDS.default
   const expiresAt = new Date(now.getTime() + lease * 1000)
@@ -191,8 +190,7 @@ export async function claim(deps: Deps, user: User, body: ClaimBody) {
   return { outbox: outboxOf(p.id, events), answer: { success: true, claims, _meta: { _tip: tip } } }
 }
 
-export async function renewClaim(deps: Deps, user: User, body: RenewClaimBody) {
-  const { project: p } = await requireProject(deps, user, body.projectId)
+export async function renewClaim(deps: Deps, { project: p }: Access, body: RenewClaimBody) {
   const now = deps.now()
   const lease = body.leaseSeconds ?? LEASE_SECONDS.default
   const row = await renewByToken(deps.db, p.id, hashToken(body.claimToken), new Date(now.getTime() + lease * 1000), now)
@@ -217,8 +215,7 @@ export async function renewForReader(deps: Deps, projectId: string, nodeId: stri
   })
 }
 
-export async function releaseClaim(deps: Deps, user: User, body: ReleaseClaimBody) {
-  const { project: p } = await requireProject(deps, user, body.projectId)
+export async function releaseClaim(deps: Deps, { project: p }: Access, body: ReleaseClaimBody) {
   const now = deps.now()
   const row = await releaseByToken(deps.db, p.id, hashToken(body.claimToken), now)
   if (!row) throw claimLost('This claimToken is unknown, expired or released')
