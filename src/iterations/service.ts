@@ -6,7 +6,7 @@ import { type EventNode, type Outbox, outboxOf } from '../events/outbox'
 import { checkExpectation, type Expectation, staleWrite } from '../history/precondition'
 import { iterationChange } from '../history/record'
 import { afterAccess } from '../http/action-schema'
-import { requireProject } from '../projects/access'
+import { type Access, requireProject } from '../projects/access'
 import {
   type AddIterationBody,
   currentOf,
@@ -83,8 +83,7 @@ export async function addIteration(deps: Deps, outbox: Outbox, it: NewIteration)
   return toIteration(row)
 }
 
-export async function addIterationAction(deps: Deps, user: User, body: AddIterationBody) {
-  const { project } = await requireProject(deps, user, body.projectId)
+export async function addIterationAction(deps: Deps, { project }: Access, body: AddIterationBody) {
   const outbox = outboxOf(project.id)
   const iteration = await addIteration(deps, outbox, body.iteration)
   return {
@@ -126,8 +125,7 @@ async function expectRev(deps: Deps, projectId: string, name: string, ifRev: str
 }
 
 /** updateIteration: the row written, its change and event noted; its jobs and tasks to move when it is renamed (`move`). */
-export async function updateIterationAction(deps: Deps, user: User, body: UpdateIterationBody) {
-  const { project } = await requireProject(deps, user, body.projectId)
+export async function updateIterationAction(deps: Deps, { project }: Access, body: UpdateIterationBody) {
   const data = body.data
   await expectRev(deps, project.id, body.iterationName, body.ifRev, data)
   const { row, all } = await findIteration(deps, project.id, body.iterationName)
@@ -162,8 +160,7 @@ export function updatedIteration({ row, updated }: Awaited<ReturnType<typeof upd
 }
 
 /** deleteIteration: the row deleted, its change and event noted; its jobs and tasks to move to Later (`move`). */
-export async function deleteIterationAction(deps: Deps, user: User, body: DeleteIterationBody) {
-  const { project } = await requireProject(deps, user, body.projectId)
+export async function deleteIterationAction(deps: Deps, { project }: Access, body: DeleteIterationBody) {
   await expectRev(deps, project.id, body.iterationName, body.ifRev, null)
   const { row } = await findIteration(deps, project.id, body.iterationName)
   if (row.system) throw new ErrorListError([`Cannot delete system iteration ${row.name}`])
@@ -185,8 +182,7 @@ export function deletedIteration({ move }: Awaited<ReturnType<typeof deleteItera
   }
 }
 
-export async function reorderIterationsAction(deps: Deps, user: User, body: ReorderIterationsBody) {
-  const { project } = await requireProject(deps, user, body.projectId)
+export async function reorderIterationsAction(deps: Deps, { project }: Access, body: ReorderIterationsBody) {
   const order = body.order
   const rows = await q.list(deps.db, project.id)
   const names = rows.map((i) => i.name)

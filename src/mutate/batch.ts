@@ -1,4 +1,3 @@
-import type { User } from '../accounts/model'
 import { sqlState } from '../db/sqlstate'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, RefusalError } from '../errors'
@@ -9,7 +8,7 @@ import { batchCycleFree } from '../nodes/cycle-free'
 import type { NodeUpdate } from '../nodes/input'
 import { capAdvisory, focus, inboxAdvisory, writeMeta } from '../nodes/service'
 import { deleteNode, flush, openCtx, prepareAdd, updateNode } from '../nodes/write'
-import { requireProject } from '../projects/access'
+import type { AccessRow } from '../projects/service'
 import { prefetchUpdated } from './batch-prefetch'
 import type { BatchBody, BatchEntry } from './model'
 
@@ -52,12 +51,12 @@ const reason = (cause: unknown) =>
  */
 export async function batch(
   deps: Deps,
-  user: User,
+  /** the project whose access the caller asked (the edge of POST /mutate, a proposal, a workflow's plan) */
+  project: AccessRow,
   body: BatchBody,
   /** a proposal's preview (./proposals.ts) makes the write a dry run (ctx.dryRun) and reads its changes */
   watch?: (ctx: WriteCtx) => Promise<void>,
 ) {
-  const { project } = await requireProject(deps, user, body.projectId)
   const entries: BatchEntry[] = body.mutations // 1 to MAX_BATCH entries of known actions (schema)
   entries.forEach((e, i) => {
     // the entry schemas do not name projectId, so one sent is checked here

@@ -5,6 +5,7 @@ import type { Deps } from '../deps'
 import { ErrorListError, invalid, RefusalError } from '../errors'
 import { ENTRY_BLOCK } from '../export/entries'
 import { BundleError, type ReadBundle, readBundleOffThread } from '../export/parse'
+import { requireProject } from '../projects/access'
 import { beginImport, giveWay, importLease, removeImport, renewImport } from '../projects/importing'
 import { actions } from './service'
 
@@ -61,8 +62,9 @@ export async function importOkf(deps: Deps, user: User, body: Static<typeof Impo
       const started = performance.now()
       await deps.db.tx(async (db) => {
         await moveLease(db, project.id, importLease(deps.now()))
-        // a batch asks its project's access itself (the import's own, src/projects/importing.ts)
-        await actions.batch.run({ ...own, db }, user, { action: 'batch', projectId: project.id, mutations: chunk }, undefined)
+        // a batch writes in the project its caller asked: the import's own (src/projects/importing.ts), asked for each chunk
+        const access = await requireProject({ ...own, db }, user, project.id)
+        await actions.batch.run({ ...own, db }, user, { action: 'batch', projectId: project.id, mutations: chunk }, access)
       })
       block += size / ENTRY_BLOCK
       written += chunk.length

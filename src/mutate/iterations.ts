@@ -1,9 +1,9 @@
-import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import type { Outbox } from '../events/outbox'
 import type { DeleteIterationBody, UpdateIterationBody } from '../iterations/model'
 import { deletedIteration, deleteIterationAction, type NodesMove, updatedIteration, updateIterationAction } from '../iterations/service'
 import { moveIterationNodes } from '../nodes/service'
+import type { Access } from '../projects/access'
 
 /**
  * The iteration actions that move jobs and tasks, each the handler of the write's sequence
@@ -17,13 +17,13 @@ const moved = (deps: Deps, outbox: Outbox, move: NodesMove | undefined) =>
   move ? moveIterationNodes(deps, outbox, move.from, move.to) : Promise.resolve([])
 
 /** updateIteration: a rename moves the jobs and tasks that named the old name. */
-export async function updateIteration(deps: Deps, user: User, body: UpdateIterationBody) {
-  const written = await updateIterationAction(deps, user, body)
+export async function updateIteration(deps: Deps, access: Access, body: UpdateIterationBody) {
+  const written = await updateIterationAction(deps, access, body)
   return { outbox: written.outbox, answer: updatedIteration(written, await moved(deps, written.outbox, written.move)) }
 }
 
 /** deleteIteration: its jobs and tasks move to Later. */
-export async function deleteIteration(deps: Deps, user: User, body: DeleteIterationBody) {
-  const written = await deleteIterationAction(deps, user, body)
+export async function deleteIteration(deps: Deps, access: Access, body: DeleteIterationBody) {
+  const written = await deleteIterationAction(deps, access, body)
   return { outbox: written.outbox, answer: deletedIteration(written, await moved(deps, written.outbox, written.move)) }
 }

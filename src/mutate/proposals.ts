@@ -8,7 +8,8 @@ import { afterAccess, ProjectQuery } from '../http/action-schema'
 import { loadNodes, lockedTarget, type WriteCtx } from '../nodes/context'
 import { type Actor, SYSTEM_ACTOR } from '../ports/actor'
 import { formatRev } from '../ports/rev'
-import { requireProject } from '../projects/access'
+import { type Access, requireProject } from '../projects/access'
+import type { AccessRow } from '../projects/service'
 import type { ProposalRead, ProposalRow } from '../proposals/model'
 import { announced, closeProposal, findProposal, requireOpen, storeProposal, toProposal } from '../proposals/service'
 import { workPlan } from '../work/service'
@@ -39,7 +40,7 @@ interface Preview {
  * a broken one throws as the batch would. With `baseRevs`, the entries' targets are also checked
  * against them (section 1's rule, per field), without refusing.
  */
-async function dryRun(deps: Deps, user: User, projectId: string, mutations: Entry[], baseRevs?: Record<string, string>): Promise<Preview> {
+async function dryRun(deps: Deps, project: AccessRow, mutations: Entry[], baseRevs?: Record<string, string>): Promise<Preview> {
   // nothing of the dry run may count as this request's changes
   const quiet: Deps = { ...deps, author: deps.author ? { ...deps.author, changeIds: undefined } : undefined }
   let ctx: WriteCtx | undefined
@@ -52,8 +53,8 @@ async function dryRun(deps: Deps, user: User, projectId: string, mutations: Entr
       // every existing node an entry names, read (and locked) as it stands: its rev is the proposal's base
       await loadNodes(c, mutations.map((e) => e.nodeId).filter(real))
     }
-    const request = { action: 'batch' as const, projectId, mutations }
-    await runWrite(quiet, user, projectId, workPlan.none(), () => batch(quiet, user, request, watch), batchAnswer)
+    const request = { action: 'batch' as const, projectId: project.id, mutations }
+    await runWrite(quiet, project.id, workPlan.none(), () => batch(quiet, project, request, watch), batchAnswer)
     const c = ctx!
     // the batch's changes, its iterations' (added first) and its nodes', as history.md keeps them
     const changes = c.changes.map(plannedChange)
@@ -81,10 +82,9 @@ async function dryRun(deps: Deps, user: User, projectId: string, mutations: Entr
 }
 
 /** propose: the batch checked as a batch, nothing written to the tree, the proposal stored. */
-export async function propose(deps: Deps, user: User, body: ProposeBody) {
-  const { project } = await requireProject(deps, user, body.projectId)
+export async function propose(deps: Deps, { project }: Access, body: ProposeBody) {
   const mutations = body.mutations as Entry[]
-  const { changes, baseRevs } = await dryRun(deps, user, project.id, mutations)
+  const { changes, baseRevs } = await dryRun(deps, project, mutations)
   const row = await storeProposal(deps, {
     projectId: project.id,
     title: body.title,
@@ -121,8 +121,7 @@ function entriesToApply(row: ProposalRow, force: boolean): Entry[] {
  * applyProposal: its mutations as one batch through the write's sequence (the work state of a
  * batch before and after it), in this transaction; the changes name the proposal and its author.
  */
-export async function applyProposal(deps: Deps, user: User, body: ApplyProposalBody) {
-  const { project } = await requireProject(deps, user, body.projectId)
+export async function applyProposal(deps: Deps, { project }: Access, body: ApplyProposalBody) {
   const row = await findProposal(deps, project.id, body.proposalId, true)
   requireOpen(row, 'applied')
   const mutations = entriesToApply(row, body.force === true)
@@ -132,7 +131,7 @@ export async function applyProposal(deps: Deps, user: User, body: ApplyProposalB
   const request = { action: 'batch' as const, projectId: project.id, mutations }
   let done: Answer
   try {
-    done = await runWrite(applying, user, project.id, workPlan.batch(request), () => batch(applying, user, request), batchAnswer)
+    done = await runWrite(applying, project.id, workPlan.batch(request), () => batch(applying, project, request), batchAnswer)
   } catch (err) {
     if (err instanceof RefusalError && err.error === 'stale_write')
       throw new RefusalError(409, 'stale_write', {
@@ -163,8 +162,7 @@ export async function applyProposal(deps: Deps, user: User, body: ApplyProposalB
 }
 
 /** rejectProposal: closed, nothing written to the tree. */
-export async function rejectProposal(deps: Deps, user: User, body: RejectProposalBody) {
-  const { project } = await requireProject(deps, user, body.projectId)
+export async function rejectProposal(deps: Deps, { project }: Access, body: RejectProposalBody) {
   const row = await findProposal(deps, project.id, body.proposalId, true)
   requireOpen(row, 'rejected')
   const closed = await closeProposal(deps, row, 'rejected', actorOf(deps), body.reason === undefined ? {} : { reason: body.reason })
@@ -179,8 +177,7 @@ export async function rejectProposal(deps: Deps, user: User, body: RejectProposa
 }
 
 /** withdrawProposal: by its author only (403 not_author). */
-export async function withdrawProposal(deps: Deps, user: User, body: WithdrawProposalBody) {
-  const { project } = await requireProject(deps, user, body.projectId)
+export async function withdrawProposal(deps: Deps, { project }: Access, body: WithdrawProposalBody, user: User) {
   const row = await findProposal(deps, project.id, body.proposalId, true)
   if ((row.actor as { userId?: unknown }).userId !== user.id)
     throw forbidden('not_author', {
@@ -216,7 +213,7 @@ export async function readProposal(deps: Deps, user: User, query: unknown, propo
   const fresh = await deps.db.tx(async (tx) => {
     const inTx: Deps = { ...deps, db: tx }
     try {
-      const p = await dryRun(inTx, user, project.id, row.mutations as Entry[], row.base_revs)
+      const p = await dryRun(inTx, project, row.mutations as Entry[], row.base_revs)
       type Conflicts = ProposalRead['proposal']['conflicts']
       const conflicts = p.stale.length ? ((await staleWrite(inTx, project.id, p.stale)).extra.conflicts as Conflicts) : []
       return { preview: { changes: p.changes }, conflicts, problem: undefined }

@@ -1,4 +1,3 @@
-import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { invalid, notFound, RefusalError } from '../errors'
 import { type Outbox, outboxOf } from '../events/outbox'
@@ -10,7 +9,7 @@ import { getNode, iterationsOf, loadNodes, reloadIterations, type WriteCtx } fro
 import type { Node, NodeData, NodeType } from '../nodes/model'
 import { moveIterationNodes, type TreeRow, writeMeta } from '../nodes/service'
 import { bringBack, flush, openCtx, removeRows, subtrees, updateNode } from '../nodes/write'
-import { requireProject } from '../projects/access'
+import type { AccessRow } from '../projects/service'
 import { checkRevertCost } from './cost-limit'
 
 type Reason = 'changed_later' | 'gone' | 'has_children'
@@ -105,8 +104,7 @@ function stepsOf(selected: ChangeRow[]): { change: ChangeRow; moves: ChangeRow[]
  * the order of the change ids and the events is the order the steps ran in, so the revert of
  * this revert, newest first, runs them in reverse.
  */
-export async function revert(deps: Deps, user: User, body: RevertBody): Promise<Reverted> {
-  const { project } = await requireProject(deps, user, body.projectId)
+export async function revert(deps: Deps, project: AccessRow, body: RevertBody): Promise<Reverted> {
   const selected = (await select(deps, project.id, body)).sort((a, b) => Number(b.id) - Number(a.id))
   if (selected.length === 0)
     return {

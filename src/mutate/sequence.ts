@@ -1,4 +1,3 @@
-import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { type Outbox, save } from '../events/outbox'
 import type { WriteCtx } from '../nodes/context'
@@ -24,21 +23,21 @@ const itsAnswer = (written: Written) => written.answer as Answer
  * ARCHITECTURE.md's "How a write flows"): every action of POST /mutate's table (its body
  * already checked against its schema), and a batch run inside another write (a proposal
  * applied or previewed, a workflow's plan). `plan` is what the write means to the work state
- * (src/work `workPlan`); `write`, the handler, checks access and its rules, writes its rows and
+ * (src/work `workPlan`); `write`, the handler, checks its rules in the project whose access its
+ * caller asked (the edge, src/mutate/routes.ts; a proposal; a workflow's plan), writes its rows and
  * notes its events and changes, and saves nothing; `answer` reads the answer from what was saved
  * (a batch's, a revert's), when the handler has not built it beside what it wrote.
  */
 export async function runWrite<W extends Written, A extends Answer>(
   deps: Deps,
-  user: User,
   projectId: string,
   plan: WorkPlan,
   write: () => Promise<W>,
   answer: (written: W) => A | Promise<A> = itsAnswer as (written: W) => A,
 ): Promise<A> {
   // the work state before: the project's work lock, claim tokens checked and renewed (src/work)
-  const held = await beforeWrite(deps, user, projectId, plan)
-  // the handler: access, its rules, its rows written; its events and changes noted, not saved
+  const held = await beforeWrite(deps, projectId, plan)
+  // the handler: its rules, its rows written; its events and changes noted, not saved
   const written = await write()
   const outbox = written.ctx ?? written.outbox
   // the claims of work it marked done, ended: their events saved with its own (src/work)

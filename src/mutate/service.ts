@@ -33,8 +33,8 @@ export interface Action {
   /**
    * Check `body` against `schema` (docs/reference/mutate.md's messages, thrown), then run the
    * handler with the body typed. `access`: the caller's access to the project the body names,
-   * asked once by the edge (src/mutate/routes.ts) before anything else of the body is checked; a
-   * node action (`nodeWrite`) needs it, the others ask their own (undefined: none was asked).
+   * asked once by the edge (src/mutate/routes.ts) before anything else of the body is checked, and
+   * handed to every handler but addProject's (undefined: the body names no project).
    */
   run(deps: Deps, user: User, body: Record<string, unknown>, access: Access | undefined): Promise<Record<string, unknown>>
   /** Where the body names the write's agent or claim (history.md, 1); `byClaimToken` when absent. */
@@ -77,8 +77,8 @@ const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 
  * body what the write means to the work state (src/work `workPlan`); `handler` writes the
  * action's rows and notes its events and changes (in a WriteCtx for nodes, src/nodes/context.ts,
  * or in an outbox), saves nothing, and builds its answer where it wrote; `answer`, for a batch
- * and a revert, reads the answer from what was saved instead. The handler is handed the caller
- * and the access the edge asked (`write`: the user; `nodeWrite`: the project).
+ * and a revert, reads the answer from what was saved instead. The handler is handed the access
+ * the edge asked (`nodeWrite`: the project; `write`: the access and the caller) and asks none itself.
  */
 const row = <S extends TSchema, W extends Written>(
   schema: S,
@@ -89,17 +89,23 @@ const row = <S extends TSchema, W extends Written>(
   schema,
   run: (deps, user, body, access) => {
     const typed = parseAction(schema, body) // the same object, now known to match the schema
-    return runWrite(deps, user, projectOf(typed as { projectId?: unknown }), work(typed), () => handler(deps, user, typed, access), answer)
+    return runWrite(deps, projectOf(typed as { projectId?: unknown }), work(typed), () => handler(deps, user, typed, access), answer)
   },
 })
 
-/** A row whose handler takes the user (and asks the project's access itself, where it needs one). */
+/**
+ * A row whose handler writes rows of the project other than nodes, on the access the edge's
+ * check answered (`access`: the project and the caller's role, for an owner's action to check
+ * there), and asks src/projects/access.ts nothing itself; the caller last, for an action that
+ * reads who it is (a claim's key, a proposal's author). Its schema requires a `projectId`, as
+ * `nodeWrite`'s does.
+ */
 const write = <S extends TSchema, W extends Written>(
   schema: S,
   work: (body: Static<S>) => WorkPlan,
-  handler: (deps: Deps, user: User, body: Static<S>) => Promise<W>,
+  handler: (deps: Deps, access: Access, body: Static<S>, user: User) => Promise<W>,
   answer?: (written: W) => Answer | Promise<Answer>,
-): Action => row(schema, work, (deps, user, body) => handler(deps, user, body), answer)
+): Action => row(schema, work, (deps, user, body, access) => handler(deps, access!, body, user), answer)
 
 /**
  * A node action's row (add, update, delete, restore, classify): its handler writes in the project
@@ -110,12 +116,13 @@ const nodeWrite = <S extends TSchema, W extends Written>(
   schema: S,
   work: (body: Static<S>) => WorkPlan,
   handler: (deps: Deps, project: AccessRow, body: Static<S>) => Promise<W>,
-): Action => row(schema, work, (deps, _user, body, access) => handler(deps, access!.project, body))
+  answer?: (written: W) => Answer | Promise<Answer>,
+): Action => row(schema, work, (deps, _user, body, access) => handler(deps, access!.project, body), answer)
 
 /** An action that writes no node: nothing of the work state before or after it, its answer its handler's. */
 const action = <S extends TSchema>(
   schema: S,
-  handler: (deps: Deps, user: User, body: Static<S>) => Promise<Written & { answer: Answer }>,
+  handler: (deps: Deps, access: Access, body: Static<S>, user: User) => Promise<Written & { answer: Answer }>,
 ): Action => write(schema, workPlan.none, handler)
 
 /**
@@ -129,18 +136,19 @@ export const actions: { readonly [A in ActionName]: Action } = {
   update: nodeWrite(bodies.update, workPlan.update, update),
   delete: nodeWrite(bodies.delete, workPlan.delete, remove),
   restore: nodeWrite(bodies.restore, workPlan.lockOnly, restore),
-  batch: { ...write(bodies.batch, workPlan.batch, batch, batchAnswer), author: byEntryClaimTokens, costLimited: 'batch' },
+  batch: { ...nodeWrite(bodies.batch, workPlan.batch, batch, batchAnswer), author: byEntryClaimTokens, costLimited: 'batch' },
   classify: nodeWrite(bodies.classify, workPlan.none, classify),
   addIteration: action(bodies.addIteration, addIterationAction),
   updateIteration: write(bodies.updateIteration, workPlan.lockOnly, updateIteration),
   deleteIteration: write(bodies.deleteIteration, workPlan.lockOnly, deleteIteration),
   reorderIterations: action(bodies.reorderIterations, reorderIterationsAction),
-  addProject: { ...action(bodies.addProject, addProject), notIdempotent: true },
+  // names no project yet: the edge asked no access, its handler takes the caller
+  addProject: { ...row(bodies.addProject, workPlan.none, addProject), notIdempotent: true },
   renameProject: action(bodies.renameProject, renameProject),
   claim: { ...action(bodies.claim, claim), author: byClaimAgent, secretAnswer: true },
   renewClaim: { ...action(bodies.renewClaim, renewClaim), secretAnswer: true },
   releaseClaim: action(bodies.releaseClaim, releaseClaim),
-  revert: { ...write(bodies.revert, workPlan.revert, revert, revertAnswer), changeIdsAreResult: true },
+  revert: { ...nodeWrite(bodies.revert, workPlan.revert, revert, revertAnswer), changeIdsAreResult: true },
   propose: { ...action(bodies.propose, propose), costLimited: 'proposal' },
   applyProposal: action(bodies.applyProposal, applyProposal),
   rejectProposal: action(bodies.rejectProposal, rejectProposal),

@@ -6,7 +6,7 @@ import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, projectAccessDenied, RefusalError } from '../errors'
 import { afterAccess, checkInput, ProjectQuery } from '../http/action-schema'
 import { hasApiAccess, limitsOf } from '../tiers/service'
-import { requireApiAccess, requireProject, tierRequired } from './access'
+import { type Access, requireApiAccess, requireProject, tierRequired } from './access'
 import { type AddProjectBody, ArchiveInput, MemberInput, type RenameProjectBody } from './model'
 import * as q from './queries'
 
@@ -99,8 +99,8 @@ export async function addProject(deps: Deps, user: User, body: AddProjectBody) {
   return { answer: added } // a new project has no cached read: nothing to save
 }
 
-export async function renameProject(deps: Deps, user: User, body: RenameProjectBody) {
-  const { project, role } = await requireProject(deps, user, body.projectId)
+/** renameProject: the owner's, checked on the access the edge of POST /mutate asked (src/mutate/routes.ts). */
+export async function renameProject(deps: Deps, { project, role }: Access, body: RenameProjectBody) {
   if (role !== 'owner') throw projectAccessDenied('Only the project owner can rename a project')
   const name = cleanName(body.name)
   const renamed = await q.rename(deps.db, project.id, name)

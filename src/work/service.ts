@@ -21,7 +21,7 @@ import { type DomainEvent, outboxOf, save } from '../events/outbox'
 import { afterAccess } from '../http/action-schema'
 import { readNodesById, readWithAncestors } from '../nodes/service'
 import { formatRev } from '../ports/rev'
-import { requireProject } from '../projects/access'
+import { type Access, requireProject } from '../projects/access'
 import { type ClaimBody, READY_LIMIT, ReadyQuery, type ReleaseClaimBody, type RenewClaimBody } from './model'
 import * as q from './queries'
 import { type ReadyItem, spreadFirst, type TreeNode, type WorkState } from './ready'
@@ -119,8 +119,7 @@ const claimEvent = (type: 'node.claimed' | 'node.released', claim: { nodeId: str
 })
 
 /** claim: items named by `nodeIds` (all or nothing), or up to `count` ready ones, spread first. */
-export async function claim(deps: Deps, user: User, body: ClaimBody) {
-  const { project: p } = await requireProject(deps, user, body.projectId)
+export async function claim(deps: Deps, { project: p }: Access, body: ClaimBody, user: User) {
   const now = deps.now()
   const lease = body.leaseSeconds ?? LEASE_SECONDS.default
   const expiresAt = new Date(now.getTime() + lease * 1000)
@@ -191,8 +190,7 @@ export async function claim(deps: Deps, user: User, body: ClaimBody) {
   return { outbox: outboxOf(p.id, events), answer: { success: true, claims, _meta: { _tip: tip } } }
 }
 
-export async function renewClaim(deps: Deps, user: User, body: RenewClaimBody) {
-  const { project: p } = await requireProject(deps, user, body.projectId)
+export async function renewClaim(deps: Deps, { project: p }: Access, body: RenewClaimBody) {
   const now = deps.now()
   const lease = body.leaseSeconds ?? LEASE_SECONDS.default
   const row = await renewByToken(deps.db, p.id, hashToken(body.claimToken), new Date(now.getTime() + lease * 1000), now)
@@ -217,8 +215,7 @@ export async function renewForReader(deps: Deps, projectId: string, nodeId: stri
   })
 }
 
-export async function releaseClaim(deps: Deps, user: User, body: ReleaseClaimBody) {
-  const { project: p } = await requireProject(deps, user, body.projectId)
+export async function releaseClaim(deps: Deps, { project: p }: Access, body: ReleaseClaimBody) {
   const now = deps.now()
   const row = await releaseByToken(deps.db, p.id, hashToken(body.claimToken), now)
   if (!row) throw claimLost('This claimToken is unknown, expired or released')
@@ -328,9 +325,10 @@ const isReal = (e: Entry) => typeof e.nodeId === 'string' && !e.nodeId.startsWit
  * PostgreSQL, unless the plan leaves the work state alone), and whether the project had blocked
  * work (when the write may unblock some), and the triggers told to set the work state aside (a
  * deferred plan: many statements, the work state recomputed once at their end, migration 0023);
- * claim tokens checked (409 claim_lost) and renewed.
+ * claim tokens checked (409 claim_lost) and renewed, in the project whose access the write's caller
+ * asked (src/mutate/routes.ts; a proposal applied, a workflow's plan).
  */
-export async function beforeWrite(deps: Deps, user: User, projectId: string, plan: WorkPlan): Promise<WorkHeld> {
+export async function beforeWrite(deps: Deps, projectId: string, plan: WorkPlan): Promise<WorkHeld> {
   // The project's work lock (on PostgreSQL: PGlite runs one transaction at a time, and a trigger
   // that needs the lock takes it itself, at no wait); right behind it whether the project had
   // blocked work (a project where nothing was blocked answers as before: docs/reference/mutate.md's
@@ -353,15 +351,14 @@ export async function beforeWrite(deps: Deps, user: User, projectId: string, pla
   const tokened = plan.entries.filter((e) => isReal(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
   if (deps.db.kind !== 'postgres') await blockedBefore
   if (tokened.length) {
-    const { project: p } = await requireProject(deps, user, projectId)
     // the tokens checked, and renewed to their own length (a write with a live claim's token
     // renews it: agents need not call renewClaim), the two sent together (on PostgreSQL with the
     // lock: one round trip); a refused check rolls the renewal back with the write. Both settle
     // before either's error is thrown, so that no statement is left queued behind the rollback.
     const now = deps.now()
     const [checked, renewed] = await Promise.allSettled([
-      checkTokens(deps.db, p.id, tokened, now),
-      extendByTokens(deps.db, p.id, [...new Set(tokened.map((e) => hashToken(e.claimToken)))], now),
+      checkTokens(deps.db, projectId, tokened, now),
+      extendByTokens(deps.db, projectId, [...new Set(tokened.map((e) => hashToken(e.claimToken)))], now),
     ])
     for (const sent of [checked, renewed]) if (sent.status === 'rejected') throw sent.reason
   }

@@ -9,6 +9,7 @@ import { BatchBody, MAX_BATCH } from '../mutate/model'
 import { runWrite } from '../mutate/sequence'
 import { type Node, toNode } from '../nodes/model'
 import { focus, readNodesById } from '../nodes/service'
+import { requireProject } from '../projects/access'
 import { workPlan } from '../work/service'
 import type { Plan } from './flows/types'
 import type { RunState } from './model'
@@ -120,6 +121,8 @@ export async function refuseRepeat(deps: Deps, user: User, state: string, respon
  * error is its index in the whole plan.
  */
 async function batchInChunks(deps: Deps, user: User, projectId: string, plan: Plan): Promise<Applied> {
+  // the project's access, asked once for the whole plan (a batch writes in the project its caller asked)
+  const { project } = await requireProject(deps, user, projectId)
   const group = (i: number) => (plan.source[i] ?? '').replace(/\].*$/, ']')
   const chunks: number[][] = []
   let current: number[] = []
@@ -153,7 +156,7 @@ async function batchInChunks(deps: Deps, user: User, projectId: string, plan: Pl
     try {
       const body = parseAction(BatchBody, { action: 'batch', projectId, mutations })
       // the write's sequence, as a batch of POST /mutate runs it, with the work state left to the triggers (as ever)
-      const result = await runWrite(deps, user, projectId, workPlan.none(), () => batch(deps, user, body), batchAnswer)
+      const result = await runWrite(deps, projectId, workPlan.none(), () => batch(deps, project, body), batchAnswer)
       results.push(...(result.results as BatchResult[]))
       for (const [draft, id] of Object.entries(result.idMap)) idMap.set(draft, id)
       meta = result._meta

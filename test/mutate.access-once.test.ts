@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import type { ActionName } from '../src/mutate/model'
+import { startApp, type TestApp } from './helpers'
+
+/**
+ * POST /mutate asks the project's access once (src/mutate/routes.ts `requireProject`, before the
+ * idempotent run) and hands it down: no handler of the action table asks src/projects/access.ts
+ * again, nor the work state's `beforeWrite` for the claim tokens a body carries (ARCHITECTURE.md,
+ * "How a write flows", step 3). Counted as the asks of the access cache (`deps.auth`, space
+ * `access`), which every `requireProject` goes through. Runs on PGlite, and on PostgreSQL with
+ * TEST_DATABASE_URL.
+ */
+
+let app: TestApp
+let projectId: string
+let asks = 0
+
+beforeAll(async () => {
+  app = await startApp()
+  projectId = await app.project('access-once')
+  const auth = app.deps.auth
+  const get = auth.get.bind(auth)
+  auth.get = ((space: string, key: string, load: () => Promise<unknown>) => {
+    if (space === 'access') asks++
+    return get(space, key, load)
+  }) as typeof auth.get
+}, 60_000)
+afterAll(() => app?.close())
+
+/** The access asks of one POST /mutate, and its answer. */
+async function counted(body: Record<string, unknown>) {
+  asks = 0
+  const res = await app.call('POST', '/api/v1/mutate', { body })
+  return { asks, status: res.status, body: res.body }
+}
+
+const add = async (node: Record<string, unknown>) => {
+  const res = await app.call('POST', '/api/v1/mutate', { body: { action: 'add', projectId, node } })
+  expect(res.body).toMatchObject({ success: true })
+  return res.body.node.id as string
+}
+
+describe('POST /mutate asks the project access once', () => {
+  it('for every action that names a project, whatever it answers', async () => {
+    const goal = await add({ type: 'goal', data: { label: 'Once' } })
+    const p = projectId
+    const made = await app.call('POST', '/api/v1/mutate', { body: { action: 'addIteration', projectId: p, iteration: { name: 'Kept' } } })
+    expect(made.body).toMatchObject({ success: true })
+    const bodies: Record<Exclude<ActionName, 'addProject'>, Record<string, unknown>> = {
+      add: { action: 'add', projectId: p, node: { type: 'goal', data: { label: 'Another' } } },
+      update: { action: 'update', projectId: p, nodeId: goal, data: { label: 'Renamed' } },
+      delete: { action: 'delete', projectId: p, nodeId: 'goal-nope' },
+      restore: { action: 'restore', projectId: p, nodeId: 'goal-nope' },
+      classify: { action: 'classify', projectId: p, nodeId: 'task-nope', classification: 'do-it' },
+      batch: { action: 'batch', projectId: p, mutations: [{ action: 'update', nodeId: goal, data: { label: 'Batched' } }] },
+      addIteration: { action: 'addIteration', projectId: p, iteration: { name: 'Sprint once' } },
+      updateIteration: { action: 'updateIteration', projectId: p, iterationName: 'Kept', data: { name: 'Kept again' } },
+      deleteIteration: { action: 'deleteIteration', projectId: p, iterationName: 'Kept again' },
+      reorderIterations: { action: 'reorderIterations', projectId: p, iterationIds: [] },
+      renameProject: { action: 'renameProject', projectId: p, name: 'access once' },
+      claim: { action: 'claim', projectId: p, count: 1, agent: 'once/1' },
+      renewClaim: { action: 'renewClaim', projectId: p, claimToken: 'clm_nope' },
+      releaseClaim: { action: 'releaseClaim', projectId: p, claimToken: 'clm_nope' },
+      revert: { action: 'revert', projectId: p, changeIds: ['999999'], dryRun: true },
+      propose: {
+        action: 'propose',
+        projectId: p,
+        title: 'Once',
+        mutations: [{ action: 'add', node: { type: 'goal', data: { label: 'P' } } }],
+      },
+      applyProposal: { action: 'applyProposal', projectId: p, proposalId: 'prp_nope' },
+      rejectProposal: { action: 'rejectProposal', projectId: p, proposalId: 'prp_nope' },
+      withdrawProposal: { action: 'withdrawProposal', projectId: p, proposalId: 'prp_nope' },
+    }
+    const seen: Record<string, number> = {}
+    for (const [name, body] of Object.entries(bodies)) {
+      const run = await counted(body)
+      seen[name] = run.asks
+      // the iteration actions reach their handler (a rename, a deletion of the iteration made above)
+      if (name === 'updateIteration' || name === 'deleteIteration')
+        expect([name, run.body]).toEqual([name, expect.objectContaining({ success: true })])
+    }
+    expect(seen).toEqual(Object.fromEntries(Object.keys(bodies).map((name) => [name, 1])))
+  })
+
+  it('for a proposal applied (its batch writes in the project the action was handed)', async () => {
+    const proposed = await counted({
+      action: 'propose',
+      projectId,
+      title: 'Apply once',
+      mutations: [{ action: 'add', node: { type: 'goal', data: { label: 'Applied' } } }],
+    })
+    expect(proposed.status).toBe(200)
+    const applied = await counted({ action: 'applyProposal', projectId, proposalId: proposed.body.proposal.proposalId })
+    expect(applied.body).toMatchObject({ success: true })
+    expect(applied.asks).toBe(1)
+  })
+
+  it('for a write that carries a claim token (beforeWrite checks it in the project handed down)', async () => {
+    const goal = await add({ type: 'goal', data: { label: 'Claimed work' } })
+    const need = await add({ type: 'need', parentId: goal, data: { label: 'Want' } })
+    const approach = await add({ type: 'approach', parentId: need, data: { label: 'Way' } })
+    const job = await add({ type: 'job', parentId: approach, data: { label: 'Do it' } })
+    const claimed = await counted({ action: 'claim', projectId, nodeIds: [job], agent: 'once/2' })
+    expect(claimed.status).toBe(200)
+    const claimToken = claimed.body.claims[0].claimToken as string
+    const updated = await counted({ action: 'update', projectId, nodeId: job, claimToken, data: { label: 'Doing it' } })
+    expect(updated.status).toBe(200)
+    expect(updated.asks).toBe(1)
+    const batched = await counted({
+      action: 'batch',
+      projectId,
+      mutations: [{ action: 'update', nodeId: job, claimToken, data: { label: 'Done soon' } }],
+    })
+    expect(batched.status).toBe(200)
+    expect(batched.asks).toBe(1)
+    // a token that is not live is still refused (409 claim_lost), with the one ask
+    const lost = await counted({ action: 'update', projectId, nodeId: job, claimToken: 'clm_nope', data: { label: 'x' } })
+    expect(lost.status).toBe(409)
+    expect(lost.asks).toBe(1)
+  })
+})
