@@ -240,6 +240,8 @@ interface WakeFigures {
   p90: number
   writes: number
   loopMs: Record<string, number>
+  /** runs of each loop over the streams (/metrics): loop ms per write is runs x ms per run / writes */
+  loopRuns: Record<string, number>
   paused: number
 }
 /** the median of per-round ratios and their range */
@@ -295,7 +297,8 @@ async function settle(pid: number, ms: number) {
 async function loopSeconds(url: string): Promise<Record<string, number>> {
   const text = await (await fetch(`${url}/metrics`)).text()
   const out: Record<string, number> = {}
-  for (const m of text.matchAll(/^arbor_loop_run_duration_seconds_sum\{loop="([^"]+)"\} ([0-9.e+-]+)$/gm)) out[m[1]!] = Number(m[2])
+  for (const m of text.matchAll(/^arbor_loop_run_duration_seconds_(sum|count)\{loop="([^"]+)"\} ([0-9.e+-]+)$/gm))
+    out[m[1] === 'sum' ? m[2]! : `${m[2]} runs`] = Number(m[3])
   return out
 }
 
@@ -411,7 +414,8 @@ async function run(kind: Kind, refDir: string) {
             await Bun.sleep(300)
             await settle(pid(t), 3000)
             const after = await loopSeconds(started[t].p.url)
-            for (const l of Object.keys(after)) g.loops[l] = (g.loops[l] ?? 0) + (after[l]! - (before[l] ?? 0)) * 1000
+            for (const l of Object.keys(after))
+              g.loops[l] = (g.loops[l] ?? 0) + (after[l]! - (before[l] ?? 0)) * (l.endsWith(' runs') ? 1 : 1000)
             for (let i = 0; i < PAUSED; i++) {
               await Bun.sleep(PAUSE_MS)
               g.paused.push(await timed(d.next(op)))
@@ -431,9 +435,10 @@ async function run(kind: Kind, refDir: string) {
                 mean: r2(mean(g.stream)),
                 p90: r2(p90(g.stream)),
                 writes: g.stream.length,
+                loopRuns: Object.fromEntries(Object.entries(g.loops).filter(([l, v]) => l.endsWith(' runs') && v > 0)),
                 loopMs: Object.fromEntries(
                   Object.entries(g.loops)
-                    .filter(([, v]) => v > 0)
+                    .filter(([l, v]) => !l.endsWith(' runs') && v > 0)
                     .map(([l, v]) => [l, r2(v / g.stream.length)]),
                 ),
                 paused: r2(p50(g.paused)),
@@ -570,7 +575,9 @@ async function run(kind: Kind, refDir: string) {
         apps.map((t) => [
           t,
           Object.fromEntries(
-            Object.keys(loopsAfter[t]).map((l) => [l, r2(((loopsAfter[t][l] - (loopsBefore[t][l] ?? 0)) * 1000) / singleWrites)]),
+            Object.keys(loopsAfter[t])
+              .filter((l) => !l.endsWith(' runs'))
+              .map((l) => [l, r2(((loopsAfter[t][l] - (loopsBefore[t][l] ?? 0)) * 1000) / singleWrites)]),
           ),
         ]),
       ),
@@ -691,7 +698,7 @@ for (const r of results)
       for (const [t, v] of Object.entries(w))
         console.log(
           `| ${op} | ${t === 'ref' ? REF : t} | ${v.p50} ms | ${v.mean} ms | ${v.p90} ms | ${v.writes} | ${Object.entries(v.loopMs)
-            .map(([l, ms]) => `${l} ${ms}`)
+            .map(([l, ms]) => `${l} ${ms}${v.loopRuns[`${l} runs`] ? ` (${v.loopRuns[`${l} runs`]} runs)` : ''}`)
             .join(', ')} | ${v.paused} ms |`,
         )
   }
