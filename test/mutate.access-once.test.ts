@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { ActionName } from '../src/mutate/model'
 import { startApp, type TestApp } from './helpers'
+import { planProject } from './workflow-fixtures'
 
 /**
  * POST /mutate asks the project's access once (src/mutate/routes.ts `requireProject`, before the
@@ -28,9 +29,9 @@ beforeAll(async () => {
 afterAll(() => app?.close())
 
 /** The access asks of one POST /mutate, and its answer. */
-async function counted(body: Record<string, unknown>) {
+async function counted(body: Record<string, unknown>, path = '/api/v1/mutate') {
   asks = 0
-  const res = await app.call('POST', '/api/v1/mutate', { body })
+  const res = await app.call('POST', path, { body })
   return { asks, status: res.status, body: res.body }
 }
 
@@ -118,5 +119,35 @@ describe('POST /mutate asks the project access once', () => {
     const lost = await counted({ action: 'update', projectId, nodeId: job, claimToken: 'clm_nope', data: { label: 'x' } })
     expect(lost.status).toBe(409)
     expect(lost.asks).toBe(1)
+  })
+
+  it("for a workflow's terminal advance (its plan's batch writes in the project POST /workflow asked)", async () => {
+    const planned = await planProject(app)
+    const started = await app.call('POST', '/api/v1/workflow', { body: { projectId: planned, action: 'start', flow: 'add', input: 'CSV' } })
+    expect(started.status).toBe(200)
+    const draft = { id: 'draft-1', type: 'job', parentId: 'approach-1', data: { label: 'A manager exports the summary' } }
+    const applied = await counted(
+      {
+        projectId: planned,
+        action: 'advance',
+        state: started.body.state,
+        response: { signal: 'draft_ready', message: 'Small enough.', draftNodes: [draft] },
+      },
+      '/api/v1/workflow',
+    )
+    expect([applied.status, applied.body.done, applied.body.changeset?.length]).toEqual([200, true, 1])
+    expect(applied.asks).toBe(1)
+  })
+
+  it("for an import of several chunks (each chunk's batch writes in the project the import asked once)", async () => {
+    const source = await app.project('access-once-source')
+    const mutations = Array.from({ length: 180 }, (_, i) => ({ action: 'add', node: { type: 'task', data: { label: `T${i}` } } }))
+    const added = await app.call('POST', '/api/v1/mutate', { body: { action: 'batch', projectId: source, mutations } })
+    expect(added.status).toBe(200)
+    const files = (await app.call('GET', `/api/v1/export-okf?projectId=${source}`)).body.files as Record<string, string>
+    // the first chunk holds 50 entries (src/mutate/import-okf.ts): 180 tasks take more than one
+    const imported = await counted({ files }, '/api/v1/import-okf')
+    expect([imported.status, imported.body.nodes]).toEqual([200, 180])
+    expect(imported.asks).toBe(1)
   })
 })

@@ -55,6 +55,8 @@ export async function importOkf(deps: Deps, user: User, body: Static<typeof Impo
   let written = 0
   let told = performance.now()
   try {
+    // a batch writes in the project its caller asked: the import's own (src/projects/importing.ts), asked once for all its chunks
+    const access = await requireProject(own, user, project.id)
     const pace = PACE[deps.db.kind]
     for (let block = 0, size = FIRST_CHUNK; block < bundle.blocks.length; ) {
       // a block's JSON is read only now: the serving thread never holds all the entries at once
@@ -62,8 +64,6 @@ export async function importOkf(deps: Deps, user: User, body: Static<typeof Impo
       const started = performance.now()
       await deps.db.tx(async (db) => {
         await moveLease(db, project.id, importLease(deps.now()))
-        // a batch writes in the project its caller asked: the import's own (src/projects/importing.ts), asked for each chunk
-        const access = await requireProject({ ...own, db }, user, project.id)
         await actions.batch.run({ ...own, db }, user, { action: 'batch', projectId: project.id, mutations: chunk }, access)
       })
       block += size / ENTRY_BLOCK

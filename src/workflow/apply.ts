@@ -9,7 +9,7 @@ import { BatchBody, MAX_BATCH } from '../mutate/model'
 import { runWrite } from '../mutate/sequence'
 import { type Node, toNode } from '../nodes/model'
 import { focus, readNodesById } from '../nodes/service'
-import { requireProject } from '../projects/access'
+import type { AccessRow } from '../projects/service'
 import { workPlan } from '../work/service'
 import type { Plan } from './flows/types'
 import type { RunState } from './model'
@@ -57,7 +57,16 @@ export function finishedEmpty(message: string, tip?: string) {
  * so a retried advance never writes twice. Failures become the bodies of docs/reference/workflow.md's
  * terminal-apply table; a batch refusal of one entry is a bad answer (400 retry:true).
  */
-export async function applyPlan(deps: Deps, user: User, run: RunState, state: string, response: unknown, plan: Plan) {
+export async function applyPlan(
+  deps: Deps,
+  user: User,
+  /** the run's project, as POST /workflow asked its access (once, before the body was checked) */
+  project: AccessRow,
+  run: RunState,
+  state: string,
+  response: unknown,
+  plan: Plan,
+) {
   const key = applyKey(state, response)
   const request = { workflow: run.flow, projectId: run.projectId, key }
   let outcome: Awaited<ReturnType<typeof runIdempotent>>
@@ -71,7 +80,7 @@ export async function applyPlan(deps: Deps, user: User, run: RunState, state: st
         const touched = plan.mutations.filter((m) => m.action === 'update' || m.action === 'delete').map((m) => String(m.nodeId))
         const before = new Map((await readNodesById(db, run.projectId, touched)).map((r) => [r.id, publicNode(toNode(r))]))
         await spend(db, state, run.expiresAt)
-        const result = await batchInChunks({ ...deps, db }, user, run.projectId, plan)
+        const result = await batchInChunks({ ...deps, db }, project, plan)
         return terminalBody(run.projectId, plan, result, before)
       },
       { storeRefusals: false },
@@ -120,9 +129,9 @@ export async function refuseRepeat(deps: Deps, user: User, state: string, respon
  * together), later batches name earlier drafts by their real ids, and an entry's index in an
  * error is its index in the whole plan.
  */
-async function batchInChunks(deps: Deps, user: User, projectId: string, plan: Plan): Promise<Applied> {
-  // the project's access, asked once for the whole plan (a batch writes in the project its caller asked)
-  const { project } = await requireProject(deps, user, projectId)
+async function batchInChunks(deps: Deps, project: AccessRow, plan: Plan): Promise<Applied> {
+  // every batch writes in the project whose access POST /workflow asked (a batch writes in the project its caller asked)
+  const projectId = project.id
   const group = (i: number) => (plan.source[i] ?? '').replace(/\].*$/, ']')
   const chunks: number[][] = []
   let current: number[] = []

@@ -5,6 +5,7 @@ import { ErrorListError, RefusalError } from '../errors'
 import { checkInput, JsonObject, parseInput } from '../http/action-schema'
 import { badString } from '../http/input-guard'
 import { requireProject, tierRequired } from '../projects/access'
+import type { AccessRow } from '../projects/service'
 import { hasApiAccess } from '../tiers/service'
 import { applyPlan, finishedEmpty, refuseRepeat } from './apply'
 import { addFlow } from './flows/add'
@@ -52,16 +53,19 @@ const tipOf = (flow: FlowName) => (flow === 'task-curate' ? CURATE_TIP : undefin
 export async function postWorkflow(deps: Deps, codec: StateCodec, user: User, raw: unknown) {
   // the body's fields are checked below, with the run's state its refusals carry (docs/validation.md)
   const body = checkInput('body', JsonObject, raw)
-  // a key without API access hears the tier refusal first, unless it may use this very project
-  if (!hasApiAccess(user)) await requireProject(deps, user, body.projectId).catch(() => Promise.reject(tierRequired()))
-  // the project the body names, before anything about the body: 403 before 400 (docs/validation.md)
-  const named = typeof body.projectId === 'string' ? await requireProject(deps, user, body.projectId) : undefined
+  // the project the body names, before anything about the body: 403 before 400 (docs/validation.md);
+  // a key without API access hears the tier refusal instead, unless it may use this very project
+  const named = !hasApiAccess(user)
+    ? await requireProject(deps, user, body.projectId).catch(() => Promise.reject(tierRequired()))
+    : typeof body.projectId === 'string'
+      ? await requireProject(deps, user, body.projectId)
+      : undefined
   // a NUL or lone surrogate in the run's answer is a bad response (the run is kept); anywhere else, a plain 400
   const bad = badString(body)
   if (bad && !(body.action === 'advance' && /^(response|nextInput)\b/.test(bad.path))) throw refuse(bad.message)
   drawn(refuse, () => parseInput(ActionPart, body))
   const { project } = named ?? (await requireProject(deps, user, body.projectId))
-  return body.action === 'start' ? start(deps, codec, user, project.id, body) : advance(deps, codec, user, project.id, body)
+  return body.action === 'start' ? start(deps, codec, user, project.id, body) : advance(deps, codec, user, project, body)
 }
 
 async function start(deps: Deps, codec: StateCodec, user: User, projectId: string, body: Record<string, unknown>) {
@@ -115,7 +119,8 @@ function checkAnswer(flow: Flow, body: Record<string, unknown>): { answer: Answe
   return { answer: { signal, message: message ?? '', body: response }, nextInput: nextInput ?? undefined }
 }
 
-async function advance(deps: Deps, codec: StateCodec, user: User, projectId: string, body: Record<string, unknown>) {
+async function advance(deps: Deps, codec: StateCodec, user: User, project: AccessRow, body: Record<string, unknown>) {
+  const projectId = project.id
   const { state } = drawn(refuse, () => parseInput(AdvanceState, body))
   const run = await codec.open(state, { projectId, userId: user.id })
   // from here on, every refusal keeps the run: the same state comes back with retry:true
@@ -141,5 +146,5 @@ async function advance(deps: Deps, codec: StateCodec, user: User, projectId: str
   }
   if (step.kind === 'done') return finishedEmpty(step.message)
   // a batch entry that breaks a mutate rule is a bad answer too (applyError)
-  return drawn(retry, () => applyPlan(deps, user, run, state, answer.body, step.plan))
+  return drawn(retry, () => applyPlan(deps, user, project, run, state, answer.body, step.plan))
 }
