@@ -1,15 +1,13 @@
 import { sqlState } from '../db/sqlstate'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, RefusalError } from '../errors'
-import { addIteration } from '../iterations/service'
 import { allocateBatchIds } from '../nodes/batch-ids'
-import { checkNodeCap, checkPreconditions, noteIteration, type WriteCtx } from '../nodes/context'
+import { checkNodeCap, checkPreconditions, type WriteCtx } from '../nodes/context'
 import { batchCycleFree } from '../nodes/cycle-free'
-import type { NodeUpdate } from '../nodes/input'
 import { capAdvisory, focus, inboxAdvisory, writeMeta } from '../nodes/service'
-import { deleteNode, flush, openCtx, prepareAdd, updateNode } from '../nodes/write'
+import { flush, openCtx } from '../nodes/write'
 import type { AccessRow } from '../projects/service'
-import { prefetchUpdated } from './batch-prefetch'
+import { applyEntry, prefetchUpdated } from './batch-entries'
 import type { BatchBody, BatchEntry } from './model'
 
 /**
@@ -116,37 +114,5 @@ export async function batchAnswer({ ctx, entries, results, added, capped }: Awai
     results,
     idMap: Object.fromEntries(ctx.drafts),
     _meta: writeMeta(ctx, focused ? focus(ctx.projectId, focused.nodeId as string) : undefined),
-  }
-}
-
-async function applyEntry(
-  ctx: WriteCtx,
-  e: BatchEntry,
-  added: [Record<string, unknown>, { rev?: string }][],
-): Promise<Record<string, unknown>> {
-  switch (e.action) {
-    case 'addIteration': {
-      const iteration = await addIteration(ctx.deps, ctx, e.iteration)
-      noteIteration(ctx, iteration)
-      return { action: 'addIteration', iteration }
-    }
-    case 'add': {
-      const node = await prepareAdd(ctx, e.node, true)
-      const answered = { id: node.id, rev: undefined as string | undefined, type: node.type, parentId: node.parentId, data: node.data }
-      added.push([answered, node])
-      return { action: 'add', nodeId: node.id, ...(e.node?.id ? { draftId: e.node.id } : {}), node: answered }
-    }
-    case 'update': {
-      const saved = await updateNode(ctx, e as unknown as NodeUpdate)
-      return {
-        action: 'update',
-        nodeId: saved.id,
-        node: { id: saved.id, rev: saved.rev, type: saved.type, parentId: saved.parentId, data: saved.data },
-      }
-    }
-    default: {
-      const { node, orphanedChildren, changelogId } = await deleteNode(ctx, e.nodeId && (ctx.drafts.get(e.nodeId) ?? e.nodeId), e.ifRev)
-      return { action: 'delete', nodeId: node.id, orphanedChildren, changelogId }
-    }
   }
 }
