@@ -229,14 +229,10 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
     // noted after it in its step's outbox, as part of taking it back (like the children an add's
     // removal takes along); this write's nodes read before are as they now stand
     if (done.outbox && done.move) {
-      const { changes, events } = done.outbox
-      const [noted, sent] = [changes.length, events.length]
-      for (const n of await moveIterationNodes(deps, done.outbox, done.move.from, done.move.to)) {
+      for (const n of await moveIterationNodes(deps, done.outbox, done.move.from, done.move.to, Number(change.id))) {
         const known = ctx.nodes.get(n.id)
         if (known) ctx.nodes.set(n.id, { ...known, data: n.data, ...(n.rev ? { rev: n.rev } : {}) })
       }
-      for (const moved of changes.slice(noted)) Object.assign(moved, { action: 'revert', revertOf: Number(change.id) })
-      events.splice(sent, Infinity, ...events.slice(sent).map((e) => ({ ...e, revert: true as const })))
     }
   }
   await removeAll(ctx, removals.splice(0), conflicts)

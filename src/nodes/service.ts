@@ -135,13 +135,15 @@ async function classifyNode(ctx: WriteCtx, node: Node): Promise<Node> {
 /**
  * Moves every job and task naming iteration `from` to `to` (an iteration renamed or deleted),
  * notes each in `outbox` as an update (its change and its `node.updated` event, after the
- * iteration's own), and returns them as nodes.
+ * iteration's own), and returns them as nodes. `revertOf`: the change a revert takes back by
+ * this move (the iteration's), noted as part of that revert, its events marked `revert`.
  */
-export async function moveIterationNodes(deps: Deps, outbox: Outbox, from: string, to: string): Promise<EventNode[]> {
+export async function moveIterationNodes(deps: Deps, outbox: Outbox, from: string, to: string, revertOf?: number): Promise<EventNode[]> {
   const moved = (await q.moveIteration(deps.db, outbox.projectId, from, to)).map((r) => toNode(r))
   for (const n of moved) {
-    outbox.changes.push(nodeChange('update', n, nodeState({ parentId: n.parentId, data: { ...n.data, iteration: from } }), nodeState(n)))
-    outbox.events.push({ type: 'node.updated', node: n })
+    const before = nodeState({ parentId: n.parentId, data: { ...n.data, iteration: from } })
+    outbox.changes.push(nodeChange(revertOf ? 'revert' : 'update', n, before, nodeState(n), revertOf))
+    outbox.events.push({ type: 'node.updated', node: n, ...(revertOf ? { revert: true as const } : {}) })
   }
   return moved
 }
