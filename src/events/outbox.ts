@@ -73,7 +73,10 @@ export const outboxOf = (projectId: string, events: DomainEvent[] = [], changes:
  */
 export async function save(deps: Pick<Deps, 'db' | 'now' | 'commits' | 'author' | 'config'>, outbox: Outbox): Promise<number[]> {
   const { projectId, events, changes } = outbox
-  if (outbox.revised) await bumpRevision(deps.db, projectId)
+  // the revision, advanced now when the write says so (`revised`), or when it records changes
+  // without an event (updateIteration of gitTags or sortOrder): then no event's trigger advances
+  // it at the commit (migration 0036); once either way
+  if (outbox.revised || (events.length === 0 && changes.length > 0)) await bumpRevision(deps.db, projectId)
   // without events the changes go alone; with them, in the events' statement (history.md, 7)
   if (events.length === 0) return recordChanges(deps, projectId, changes)
   const [first, ...rest] = changeChunks(deps, changes)

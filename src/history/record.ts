@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Deps } from '../deps'
 import { type Actor, type Author, SYSTEM_ACTOR } from '../ports/actor'
-import { bumpRevision } from '../revisions/revision'
 import type { ChangeAction, ChangeDraft, State } from './model'
 import * as q from './queries'
 
@@ -71,11 +70,6 @@ export async function recordChanges(
   drafts: ChangeDraft[],
 ): Promise<number[]> {
   if (drafts.length === 0) return []
-  // a write that records changes changed what the project's reads return, whether or not it
-  // sends an event (updateIteration of gitTags or sortOrder sends none); without an event no
-  // trigger advances the project's revision at the commit (migration 0036), so it is advanced
-  // now, and the cached reads of every replica hear of it at the commit (src/revisions/revision.ts)
-  await bumpRevision(deps.db, projectId)
   // recordHistory is off only in the benchmark that measures what recording costs (bench/history.ts)
   if (!deps.config.recordHistory) return []
   return storeChanges(deps, projectId, changeChunks(deps, drafts))
