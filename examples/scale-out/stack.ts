@@ -16,6 +16,7 @@
  * restarts its parts mid-run.
  */
 
+import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { type Subprocess, spawn, spawnSync } from 'bun'
@@ -137,6 +138,9 @@ export async function startStack(opts: StackOptions) {
 
   // ---- the replicas ----
   const procs: (Subprocess | undefined)[] = []
+  // one REPLAY_SECRET for every replica (docs/operations.md): a claim retried with its
+  // Idempotency-Key on another replica, after the first answer was lost, is replayed, not refused
+  const replaySecret = randomBytes(24).toString('hex')
   const replicaEnv = (i: number): Record<string, string> => ({
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/tmp',
@@ -146,6 +150,7 @@ export async function startStack(opts: StackOptions) {
     DATA_DIR: join(opts.dir, `replica-${i + 1}`),
     TRUST_PROXY: 'true',
     PUBLIC_BASE_URL: `http://127.0.0.1:${ports.lb}`,
+    REPLAY_SECRET: replaySecret,
     ...(useMeili ? { MEILI_URL: `http://127.0.0.1:${ports.meili}`, MEILI_API_KEY: meiliKey } : {}),
     ...opts.replicaEnv,
   })
