@@ -8,6 +8,10 @@
  *   PROFILE_WRITE=job PROFILE_SIBLINGS=3000 PROFILE_WARMUP=8 bun bench/profile-writes.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/profile-writes.ts postgres
  *   BENCH_CHECKOUT=<a checkout of 26c0789> bun bench/profile-writes.ts   (another commit's server, the same load)
+ *   PROFILE_EMBED=stub …          (the search embeds through bench/lib/embed-stub.ts, as `npm run bench:writes` has it)
+ *   PROFILE_TARGET=floor …        (the floor, bench/lib/write-floor.ts, under the same writes: goal, task, job, update)
+ *   PROFILE_INTERVAL=200 …        (a sample every 200 µs instead of Bun's default)
+ *   PROFILE_KEEP=<dir> …          (the .cpuprofile copied there, to read in a browser's tools)
  *
  * Starts the real server (`bun --cpu-prof src/main.ts` of this checkout or BENCH_CHECKOUT) as
  * `npm run bench:writes` does (no request log, no model, rate limit off) on a database of its
@@ -23,10 +27,12 @@
  * collector run beside the main thread and share the machine's cores with it). PROFILE_TOP sets
  * how many functions the two tables list (25 by default).
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ownDatabase } from './lib/harness'
+import type { Subprocess } from 'bun'
+import { ownDatabase, serverEnv, until } from './lib/harness'
+import { freePort } from './lib/spawn'
 import { startWritesServer } from './lib/writes-server'
 import { sampleShares } from './profile'
 
@@ -37,6 +43,7 @@ const WRITE = (process.env.PROFILE_WRITE ?? 'update') as 'update' | 'job' | 'goa
 const WRITERS = WRITE === 'update' ? 8 : 1
 const SIBLINGS = Number(process.env.PROFILE_SIBLINGS ?? 0)
 const TOP = Number(process.env.PROFILE_TOP ?? 25)
+const FLOOR = process.env.PROFILE_TARGET === 'floor'
 
 /**
  * CPU ms the process's main thread (its tid is the pid) has used, or with `all` every thread of
@@ -61,7 +68,18 @@ async function main() {
   const checkout = process.env.BENCH_CHECKOUT ?? ROOT
   const tmp = mkdtempSync(join(tmpdir(), 'arbor-profile-writes-'))
   const db = await ownDatabase(kind, tmp, process.env.BENCH_DATABASE_URL)
-  const { server, call } = await startWritesServer(checkout, db.env, tmp, ['--cpu-prof', `--cpu-prof-dir=${tmp}`])
+  const stub = process.env.PROFILE_EMBED === 'stub' ? await startStub() : null
+  const embedder = stub ? { EMBEDDINGS_URL: stub.url, EMBEDDINGS_MODEL: 'stub' } : {}
+  const profiling = [
+    '--cpu-prof',
+    `--cpu-prof-dir=${tmp}`,
+    ...(process.env.PROFILE_INTERVAL ? [`--cpu-prof-interval=${process.env.PROFILE_INTERVAL}`] : []),
+  ]
+  const { server, call: appCall } = FLOOR
+    ? await startFloor(db.env, profiling)
+    : await startWritesServer(checkout, { ...db.env, ...embedder }, tmp, profiling)
+  // the floor takes the app's mutate bodies translated to its own (op, type, parentId, nodeId, label)
+  const call = FLOOR ? (body: Record<string, any>) => appCall(floorBody(body)) : appCall
   try {
     await call({ action: 'addProject', project: { id: 'bench', name: 'bench' } })
     const goals: string[] = []
@@ -123,11 +141,12 @@ async function main() {
     const ended = performance.now()
     const cpu = mainThreadCpuMs(server.pid) - cpuBefore
     const cpuAll = mainThreadCpuMs(server.pid, true) - allBefore
-    server.kill('SIGINT')
+    server.kill(FLOOR ? 'SIGTERM' : 'SIGINT')
     await server.exited
     const exited = performance.now()
     const file = readdirSync(tmp).find((f) => f.endsWith('.cpuprofile'))
     if (!file) throw new Error('the server wrote no .cpuprofile')
+    if (process.env.PROFILE_KEEP) copyFileSync(join(tmp, file), join(process.env.PROFILE_KEEP, file))
     const profile = JSON.parse(readFileSync(join(tmp, file), 'utf8'))
     const { samples, self, total } = sampleShares(profile, (exited - started) * 1000, (exited - ended) * 1000)
     // a sample is the SQL's when PGlite's code or WebAssembly is on its stack ('(unknown)': WebAssembly without a caller)
@@ -142,7 +161,7 @@ async function main() {
     const load = existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : '?'
     console.log(
       `## ${WRITE === 'update' ? `${WRITERS} writers updating labels` : `one writer adding ${WRITE === 'batch' ? 'batches of 100 jobs' : `${WRITE}s`}${underApproach ? ` beside ${SIBLINGS} jobs` : ''}`}, ${kind === 'pglite' ? 'PGlite' : 'PostgreSQL'}, ${checkout === ROOT ? 'this checkout' : checkout}: ` +
-        `${Math.round(writes / ((ended - started) / 1000))} writes/s, main thread ${(cpu / writes).toFixed(2)} ms CPU a write ` +
+        `${FLOOR ? 'the floor (bench/lib/write-floor.ts)' : ''}${Math.round(writes / ((ended - started) / 1000))} writes/s, main thread ${(cpu / writes).toFixed(2)} ms CPU a write ` +
         `(all threads ${(cpuAll / writes).toFixed(2)} ms), ` +
         `${samples} samples in ${SECONDS} s (load average ${load})\n`,
     )
@@ -156,9 +175,56 @@ async function main() {
       server.kill('SIGKILL')
       await server.exited
     }
+    stub?.proc.kill()
     await db.drop()
     rmSync(tmp, { recursive: true, force: true })
   }
+}
+
+type Started = { server: Subprocess<'ignore', 'pipe', 'inherit'>; call: (body: Record<string, any>) => Promise<Record<string, any>> }
+
+/** A process started with `args` that prints "listening <url>" on stdout once it serves. */
+async function startListening(args: string[], env: Record<string, string | undefined>) {
+  const proc: Subprocess<'ignore', 'pipe', 'inherit'> = Bun.spawn([process.execPath, ...args], {
+    cwd: ROOT,
+    env: serverEnv(env),
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
+  let out = ''
+  void (async () => {
+    for await (const chunk of proc.stdout) out += new TextDecoder().decode(chunk)
+  })()
+  const url = await until(() => /listening (http:\/\/\S+)/.exec(out)?.[1], args.at(-1)!, 120_000)
+  return { proc, url }
+}
+
+const startStub = () => startListening(['bench/lib/embed-stub.ts'], { PORT: '0' })
+
+/** The floor (bench/lib/write-floor.ts) on the database `env` names, with `call` posting its bodies. */
+async function startFloor(env: Record<string, string | undefined>, bunArgs: string[]): Promise<Started> {
+  const { proc, url } = await startListening([...bunArgs, 'bench/lib/write-floor.ts'], {
+    ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : { DATA_DIR: env.DATA_DIR }),
+    PORT: String(freePort()),
+  })
+  const call = async (body: Record<string, any>) => {
+    const res = await fetch(`${url}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    if (res.status !== 200) throw new Error(`floor: ${res.status} ${(await res.text()).slice(0, 300)}`)
+    const json = (await res.json()) as Record<string, any>
+    // answered as the app answers the writes this script reads back: the new node's id
+    return json.ids ? { ...json, node: { id: json.ids[0] } } : json
+  }
+  return { server: proc, call }
+}
+
+/** The floor's body for one of the app's mutate bodies this script sends. */
+function floorBody(b: Record<string, any>): Record<string, unknown> {
+  if (b.action === 'addProject') return { op: 'project', projectId: b.project.id }
+  if (b.action === 'update') return { op: 'update', projectId: b.projectId, nodeId: b.nodeId, label: b.data.label }
+  if (b.action === 'add')
+    return { op: 'add', projectId: b.projectId, type: b.node.type, parentId: b.node.parentId, label: b.node.data.label }
+  throw new Error(`the floor has no ${b.action}`)
 }
 
 if (import.meta.main) await main()

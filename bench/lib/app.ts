@@ -14,6 +14,8 @@ export interface BenchServer {
   url: string
   ownerKey: string
   deps: Deps
+  /** createApp's request handler, for a caller in this process that wants no socket */
+  handle: (req: Request, socketIp?: string) => Response | Promise<Response>
   close: () => Promise<void>
 }
 
@@ -63,6 +65,7 @@ export async function startBenchServer(postgresUrl?: string, env: Record<string,
     url: `http://127.0.0.1:${server.port}`,
     ownerKey,
     deps,
+    handle,
     async close() {
       await server.stop(true)
       await db.close()

@@ -1,0 +1,82 @@
+/**
+ * What a write costs outside its SQL (issue 51, 3): the app in this process, called through its
+ * request handler (src/app.ts `handle`, as Bun.serve calls it, without a socket), one writer.
+ * Prints the process's CPU µs (all threads) per request of
+ * - `edge`: a POST /mutate that the envelope refuses (400: an unknown action) after every step
+ *   around a write (the wrapper's checks, the body read and parsed, Elysia, the key, the
+ *   envelope, the error's answer) and none of the write itself;
+ * - `goal`, `task`, `update`: a real write (its SQL included: on PostgreSQL only the client's
+ *   part of it, postgres.js, is in this process);
+ * each the median of ROUNDS rounds of N requests (after N/5 untimed), the kinds taking turns.
+ * The search loop embeds through bench/lib/embed-stub.ts (started here), as `npm run bench:writes`
+ * has it. CPU time, not wall time: a shared machine moves it less. To compare two commits, copy
+ * this file into a checkout of the other and run the two in turns.
+ *
+ *   bun bench/write-edge.ts                                    (PGlite)
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/write-edge.ts
+ *   N=2000 ROUNDS=5 KINDS=edge,goal bun bench/write-edge.ts
+ */
+import { startBenchServer } from './lib/app'
+
+const N = Number(process.env.N ?? 1000)
+const ROUNDS = Number(process.env.ROUNDS ?? 5)
+const KINDS = (process.env.KINDS ?? 'edge,goal,task,update').split(',')
+
+const stub = Bun.spawn([process.execPath, `${import.meta.dir}/lib/embed-stub.ts`], { env: { PORT: '0' }, stdout: 'pipe' })
+const reader = stub.stdout.getReader()
+let said = ''
+while (!/listening (\S+)/.test(said)) said += new TextDecoder().decode((await reader.read()).value)
+const embeddings = /listening (\S+)/.exec(said)![1]!
+
+const s = await startBenchServer(process.env.BENCH_DATABASE_URL, { EMBEDDINGS_URL: embeddings, EMBEDDINGS_MODEL: 'stub' })
+const handle = s.handle
+try {
+  const post = async (body: unknown, expect: number) => {
+    const res = await handle(
+      new Request('http://127.0.0.1:3000/api/v1/mutate', {
+        method: 'POST',
+        headers: { host: '127.0.0.1:3000', authorization: `Bearer ${s.ownerKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+      '127.0.0.1',
+    )
+    const json = (await res.json()) as Record<string, any>
+    if (res.status !== expect) throw new Error(`mutate: ${res.status} ${JSON.stringify(json).slice(0, 300)}`)
+    return json
+  }
+  await post({ action: 'addProject', project: { id: 'bench', name: 'bench' } }, 200)
+  const goal = (await post({ action: 'add', projectId: 'bench', node: { type: 'goal', data: { label: 'the goal' } } }, 200)).node.id
+  let k = 0
+  const requests: Record<string, () => Promise<unknown>> = {
+    edge: () => post({ action: 'addNothing', projectId: 'bench', node: { type: 'goal', data: { label: `x${++k}` } } }, 400),
+    goal: () => post({ action: 'add', projectId: 'bench', node: { type: 'goal', data: { label: `goal ${++k}` } } }, 200),
+    task: () => post({ action: 'add', projectId: 'bench', node: { type: 'task', data: { label: `task ${++k}` } } }, 200),
+    update: () => post({ action: 'update', projectId: 'bench', nodeId: goal, data: { label: `label ${++k}` } }, 200),
+  }
+  const run = async (kind: string, n: number) => {
+    const t0 = process.cpuUsage()
+    for (let i = 0; i < n; i++) await requests[kind]!()
+    const used = process.cpuUsage(t0)
+    return (used.user + used.system) / n
+  }
+  for (const kind of KINDS) await run(kind, Math.ceil(N / 5))
+  const us: Record<string, number[]> = Object.fromEntries(KINDS.map((kind) => [kind, []]))
+  for (let r = 0; r < ROUNDS; r++) for (const kind of KINDS) us[kind]!.push(await run(kind, N))
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+  const load = (
+    await Bun.file('/proc/loadavg')
+      .text()
+      .catch(() => '? ? ?')
+  )
+    .split(' ')
+    .slice(0, 3)
+    .join(' ')
+  console.log(
+    `${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'PGlite'}, ${ROUNDS} rounds of ${N}, load average ${load}: CPU µs a request, median (rounds)`,
+  )
+  for (const kind of KINDS)
+    console.log(`${kind.padEnd(7)} ${median(us[kind]!).toFixed(0).padStart(6)}  (${us[kind]!.map((x) => x.toFixed(0)).join(' ')})`)
+} finally {
+  await s.close()
+  stub.kill()
+}
