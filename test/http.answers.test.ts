@@ -82,6 +82,37 @@ describe('a body with a JSON syntax error', () => {
   })
 })
 
+describe('a JSON body is parsed once', () => {
+  it('the router gets the value the wrapper parsed: Request.json() is never called on the way in', async () => {
+    const projectId = await app.project()
+    // counted on the prototype: Bun's types declare json() read-only
+    const proto = Request.prototype as { json: (this: Request) => Promise<unknown> }
+    const json = proto.json
+    let calls = 0
+    proto.json = function (this: Request) {
+      calls++
+      return json.call(this)
+    }
+    try {
+      const res = await app.call('POST', '/api/v1/mutate', {
+        body: { action: 'add', projectId, node: { type: 'goal', data: { label: 'parsed once' } } },
+      })
+      expect(res.status).toBe(200)
+      expect(res.body.node.data.label).toBe('parsed once')
+      // a form body is not the wrapper's to parse: Elysia reads it, and POST /mutate says how it was read
+      const form = await app.call('POST', '/api/v1/mutate', {
+        body: 'action=add',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      })
+      expect(form.status).toBe(400)
+      expect(form.body.errors[0]).toStartWith('The body was not read as JSON')
+    } finally {
+      proto.json = json
+    }
+    expect(calls).toBe(0)
+  })
+})
+
 describe('a misspelt top-level key', () => {
   it('projectID is named in the tip: did you mean projectId?', async () => {
     const res = await app.call('POST', '/api/v1/mutate', { body: { action: 'renameProject', projectID: await app.project(), name: 'x' } })

@@ -137,15 +137,20 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | null {
   }
 }
 
-/** The 400's message for a body that is not JSON: where (line, column, offset) and what. */
-export function jsonSyntaxMessage(text: string): string | null {
+/**
+ * A JSON body's value, or the 400's message when it is not JSON: where (line, column, offset)
+ * and what. The one parse of a request's JSON body: the wrapper hands the value on to the router
+ * (src/http/server.ts `withBody`).
+ */
+export function parseJsonBody(text: string): { value: unknown } | { refusal: string } {
   try {
-    JSON.parse(text)
-    return null
+    return { value: JSON.parse(text) }
   } catch {
     const found = findJsonSyntaxError(text)
     // the scan and JSON.parse disagree only on what the scan does not know (e.g. nesting too deep)
-    if (!found) return 'Request body is not valid JSON'
-    return `Request body is not valid JSON: at line ${found.line}, column ${found.column} (offset ${found.offset}), ${found.problem}`
+    if (!found) return { refusal: 'Request body is not valid JSON' }
+    return {
+      refusal: `Request body is not valid JSON: at line ${found.line}, column ${found.column} (offset ${found.offset}), ${found.problem}`,
+    }
   }
 }

@@ -5,7 +5,7 @@ import { renderError } from './error-plugin'
 import { createFastLane, type FastRead, plainTarget } from './fast-lane'
 import { checkHeaders, checkJsonText, checkUrl, loggablePath } from './input-guard'
 import { isJsonType } from './json-body'
-import { jsonSyntaxMessage } from './json-syntax'
+import { parseJsonBody } from './json-syntax'
 import { rateExempt } from './rate-exempt'
 import { createFailureLimiter, createRateLimiter } from './rate-limit'
 import { requestIdOf, sizeRefusal } from './request-head'
@@ -115,9 +115,12 @@ export function createHandler(deps: Deps, app: App, options: HandlerOptions = {}
           refusal = checkJsonText(text, !OWN_STRING_CHECK.test(url.pathname))
           // a JSON syntax error, answered with where and what (Elysia's parser would say neither);
           // /mcp answers its own (a JSON-RPC parse error)
-          if (!refusal && url.pathname !== '/mcp' && text.trim() !== '' && isJsonType(req.headers.get('content-type') ?? undefined))
-            refusal = jsonSyntaxMessage(text)
-          req = new Request(req.url, { method: req.method, headers: req.headers, body: text })
+          const parsed =
+            !refusal && url.pathname !== '/mcp' && text.trim() !== '' && isJsonType(req.headers.get('content-type') ?? undefined)
+              ? parseJsonBody(text)
+              : undefined
+          if (parsed && 'refusal' in parsed) refusal = parsed.refusal
+          req = withBody(req, text, parsed && 'value' in parsed ? parsed : undefined)
         }
         if (refusal) throw invalid(refusal)
       }
@@ -173,6 +176,27 @@ export function createHandler(deps: Deps, app: App, options: HandlerOptions = {}
 }
 
 const WORKFLOW = /^\/api\/(v1\/)?workflow$/
+
+/**
+ * The request rebuilt on its body's text, read once here. For a JSON body the wrapper has parsed,
+ * the router's `json()` (Elysia reads a JSON body with it) gets that value instead of parsing the
+ * text a second time; a second read parses the text, as any other reader does.
+ */
+function withBody(req: Request, text: string, parsed?: { value: unknown }): Request {
+  const rebuilt = new Request(req.url, { method: req.method, headers: req.headers, body: text })
+  if (!parsed) return rebuilt
+  const parse = rebuilt.json
+  let unread = true
+  // an own property: Bun's Request declares json() read-only
+  Object.defineProperty(rebuilt, 'json', {
+    value: () => {
+      if (!unread) return parse.call(rebuilt)
+      unread = false
+      return Promise.resolve(parsed.value)
+    },
+  })
+  return rebuilt
+}
 
 /** A request body that did not arrive by its deadline (BODY_TIMEOUT_SECONDS, from when its headers came). */
 class BodyTimeout extends Error {}

@@ -23,6 +23,8 @@ export interface Rewrite {
 
 /** For `/api/<name>...` that is not `/api/v1/...`, the v1 path to serve; otherwise null. */
 export function legacyRewrite(pathname: string): Rewrite | null {
+  // nearly every request: no regular expression for it
+  if (pathname.startsWith('/api/v1/')) return null
   const m = /^\/api\/([^/]+)(\/.*)?$/.exec(pathname)
   if (!m) return null
   const first = m[1]!
