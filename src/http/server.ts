@@ -178,25 +178,34 @@ export function createHandler(deps: Deps, app: App, options: HandlerOptions = {}
 const WORKFLOW = /^\/api\/(v1\/)?workflow$/
 
 /**
- * The request rebuilt on its body's text, read once here. For a JSON body the wrapper has parsed,
- * the router's `json()` (Elysia reads a JSON body with it) gets that value instead of parsing the
- * text a second time; a second read parses the text, as any other reader does.
+ * The request rebuilt on its body's text, read once by the wrapper. For a JSON body the wrapper
+ * has parsed, the router's `json()` (Elysia reads a JSON body with it) gets that value instead of
+ * parsing the text a second time; a second read parses the text, as any other reader does.
  */
 function withBody(req: Request, text: string, parsed?: { value: unknown }): Request {
-  const rebuilt = new Request(req.url, { method: req.method, headers: req.headers, body: text })
-  if (!parsed) return rebuilt
-  const parse = rebuilt.json
-  let unread = true
-  // an own property: Bun's Request declares json() read-only
-  Object.defineProperty(rebuilt, 'json', {
-    value: () => {
-      if (!unread) return parse.call(rebuilt)
-      unread = false
-      return Promise.resolve(parsed.value)
-    },
-  })
-  return rebuilt
+  if (parsed) return new ParsedRequest(req, text, parsed)
+  return new Request(req.url, { method: req.method, headers: req.headers, body: text })
 }
+
+class ParsedRequest extends Request {
+  /** the body's value, until json() hands it over */
+  parsed: { value: unknown } | undefined
+
+  constructor(req: Request, text: string, parsed: { value: unknown }) {
+    super(req.url, { method: req.method, headers: req.headers, body: text })
+    this.parsed = parsed
+  }
+}
+// json() on the prototype, defined once (Bun's types declare it a read-only property)
+const readJson = Request.prototype.json
+Object.defineProperty(ParsedRequest.prototype, 'json', {
+  value(this: ParsedRequest) {
+    const parsed = this.parsed
+    if (!parsed) return readJson.call(this)
+    this.parsed = undefined
+    return Promise.resolve(parsed.value)
+  },
+})
 
 /** A request body that did not arrive by its deadline (BODY_TIMEOUT_SECONDS, from when its headers came). */
 class BodyTimeout extends Error {}
