@@ -365,28 +365,29 @@ export async function beforeWrite(deps: Deps, projectId: string, plan: WorkPlan)
   return held
 }
 
-/**
- * The claims of work the write marked done, ended (docs/agents.md), in its transaction: their
- * `node.released` events, for the write to save with its own (src/mutate/sequence.ts).
- */
-export async function claimsEnded(deps: Deps, held: WorkHeld): Promise<DomainEvent[]> {
-  const done = held.plan.entries.filter((e) => e.action === 'update' && isReal(e) && e.data?.status === 'done').map((e) => e.nodeId!)
-  if (!done.length) return []
-  const ended = await endClaims(deps.db, held.projectId, done, deps.now())
-  return ended.map((c) => claimEvent('node.released', { nodeId: c.node_id, agent: c.agent }))
+/** What the work state says after a write, for its sequence to save and show (`afterWrite`). */
+export interface WorkAfter {
+  /** the `node.released` events of the claims of work the write marked done, ended: saved with its own */
+  released: DomainEvent[]
+  /** the work items the write made ready (maybe none), when it may unblock work in a project that had blocked work before */
+  unblocked?: unknown
 }
 
 /**
- * The work state after the write, in its transaction: recomputed (a deferred plan);
- * `_meta.unblocked` (the work items the write made ready, maybe none) added to the answer when
- * the write may unblock work in a project that had blocked work before.
+ * The work state after the write's rows are written and before it is saved, in its transaction:
+ * the claims of work it marked done ended (docs/agents.md), their events for the write to save
+ * with its own; the work state recomputed (a deferred plan); `unblocked` (the work items the write
+ * made ready, maybe none) when the write may unblock work in a project that had blocked work
+ * before, for its answer's `_meta.unblocked`.
  */
-export async function afterWrite(deps: Deps, held: WorkHeld, result: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function afterWrite(deps: Deps, held: WorkHeld): Promise<WorkAfter> {
   const { plan, projectId } = held
+  const done = plan.entries.filter((e) => e.action === 'update' && isReal(e) && e.data?.status === 'done').map((e) => e.nodeId!)
+  const ended = done.length ? await endClaims(deps.db, projectId, done, deps.now()) : []
+  const released = ended.map((c) => claimEvent('node.released', { nodeId: c.node_id, agent: c.agent }))
   const blockedBefore = await held.blockedBefore
   if (plan.deferred) await q.flushWork(deps.db)
-  if (!blockedBefore) return result
+  if (!blockedBefore) return { released }
   // the work state that the write's triggers kept (sql/migrations/0016) says what it unblocked
-  const unblocked = await q.unblocked(deps.db, projectId, deps.now())
-  return { ...result, _meta: { ...(result._meta ?? {}), unblocked } }
+  return { released, unblocked: await q.unblocked(deps.db, projectId, deps.now()) }
 }
