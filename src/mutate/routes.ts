@@ -16,8 +16,8 @@ import { requireProject } from '../projects/access'
 import { possibleDuplicate } from '../search/service'
 import { withKeyTip, withProjectTip } from './hints'
 import { ImportBody, importOkf } from './import-okf'
-import { MutateBody, MutateResult } from './model'
-import { type Action, actionNamed, authorOfRequest, runAction } from './service'
+import { type ActionName, MutateBody, MutateResult } from './model'
+import { type Action, actions, authorOfRequest, runAction } from './service'
 
 /**
  * The edge of every write (POST /mutate), in the order it runs (ARCHITECTURE.md, "How a write
@@ -70,6 +70,9 @@ async function mutate(deps: Deps, user: User, body: unknown, headers: Record<str
   return shown(found!, answer, prefersChangeIds(headers.prefer), set)
 }
 
+/** The row of the action a client names, or undefined (a name of Object.prototype, or no string, is no action). */
+const actionNamed = (name: unknown): Action | undefined =>
+  typeof name === 'string' && Object.hasOwn(actions, name) ? actions[name as ActionName] : undefined
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
 /** The fields of a body as sent (none when it is no JSON object): what the edge reads before the run checks them. */
 const fieldsOf = (body: unknown): Record<string, unknown> => (isObject(body) ? body : {})
@@ -114,18 +117,18 @@ export async function requireActionScope(deps: Pick<Deps, 'db' | 'now'>, user: U
 async function withNearDuplicate(
   deps: Deps,
   request: Record<string, unknown>,
-  body: Record<string, unknown>,
+  answer: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
   // the answer of a fresh `add` (src/nodes/service.ts): its node and its _meta
-  const added = body as { success?: unknown; node?: Node; _meta?: Record<string, unknown> }
+  const added = answer as { success?: unknown; node?: Node; _meta?: Record<string, unknown> }
   const projectId = request.projectId
-  if (added.success !== true || !added.node || typeof projectId !== 'string') return body
+  if (added.success !== true || !added.node || typeof projectId !== 'string') return answer
   const duplicate = await possibleDuplicate(deps, projectId, added.node)
-  if (!duplicate) return body
+  if (!duplicate) return answer
   const meta: Record<string, unknown> = { ...(added._meta ?? {}) }
   if (!meta.advisory) meta.advisory = duplicate
   else meta.advisories = [...((meta.advisories as unknown[] | undefined) ?? [meta.advisory]), duplicate]
-  return { ...body, _meta: meta }
+  return { ...answer, _meta: meta }
 }
 
 /** The preference of RFC 7240 a caller sends to have a write's answer name its changes. */

@@ -163,10 +163,6 @@ const PROPOSAL_ACTIONS = ['propose', 'applyProposal', 'rejectProposal', 'withdra
 const LATER_ACTIONS = new Set([...CLAIM_ACTIONS, 'revert', ...PROPOSAL_ACTIONS])
 
 const ACTION_NAMES = Object.keys(actions)
-/** The action a client names, or undefined (a name of Object.prototype, or no string, is no action). */
-export const actionNamed = (name: unknown): Action | undefined =>
-  typeof name === 'string' && Object.hasOwn(actions, name) ? actions[name as ActionName] : undefined
-
 function didYouMean(name: string): string {
   const close = closestName(name, ACTION_NAMES)
   return close ? `Did you mean \`${close}\`? ` : ''
