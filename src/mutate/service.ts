@@ -82,7 +82,7 @@ const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 
  */
 const row = <S extends TSchema, W extends Written>(
   schema: S,
-  work: (body: Static<S>) => WorkPlan,
+  work: (body: Static<S>) => WorkPlan | undefined,
   handler: (deps: Deps, user: User, body: Static<S>, access?: Access) => Promise<W>,
   answer?: (written: W) => Answer | Promise<Answer>,
 ): Action => ({
@@ -102,7 +102,7 @@ const row = <S extends TSchema, W extends Written>(
  */
 const write = <S extends TSchema, W extends Written>(
   schema: S,
-  work: (body: Static<S>) => WorkPlan,
+  work: (body: Static<S>) => WorkPlan | undefined,
   handler: (deps: Deps, access: Access, body: Static<S>, user: User) => Promise<W>,
   answer?: (written: W) => Answer | Promise<Answer>,
 ): Action => row(schema, work, (deps, user, body, access) => handler(deps, access!, body, user), answer)
@@ -114,7 +114,7 @@ const write = <S extends TSchema, W extends Written>(
  */
 const nodeWrite = <S extends TSchema, W extends Written>(
   schema: S,
-  work: (body: Static<S>) => WorkPlan,
+  work: (body: Static<S>) => WorkPlan | undefined,
   handler: (deps: Deps, project: AccessRow, body: Static<S>) => Promise<W>,
   answer?: (written: W) => Answer | Promise<Answer>,
 ): Action => row(schema, work, (deps, _user, body, access) => handler(deps, access!.project, body), answer)

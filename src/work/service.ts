@@ -283,14 +283,22 @@ const plan = (entries: Entry[], more: Partial<WorkPlan> = {}): WorkPlan => ({
   ...more,
 })
 
-/** The work plan of each action that writes nodes (POST /mutate's table), from its checked body. */
+/**
+ * The work plan of each action that writes nodes (POST /mutate's table), from its checked body;
+ * none (undefined) for a write that leaves the work state alone before and after it: the write's
+ * sequence (src/mutate/sequence.ts) then neither takes the lock nor asks anything after it.
+ */
 export const workPlan = {
-  /** classify: nothing before it, not even the lock (its triggers take it when the task's new kind makes it work) */
-  none: (): WorkPlan => plan([], { lock: false }),
+  /**
+   * classify, the writes of other rows than nodes, a batch of a workflow's plan and a proposal's
+   * preview: nothing before it, not even the lock (a classify's triggers take it when the task's
+   * new kind makes it work), nothing after it
+   */
+  none: (): WorkPlan | undefined => undefined,
   /** restore, updateIteration, deleteIteration: only the lock */
   lockOnly: (): WorkPlan => plan([]),
-  /** add: only the lock, and not even that for a goal, a need or a task, whose triggers leave the work state alone */
-  add: (body: { node?: { type?: string } | null }): WorkPlan => plan([], { lock: !addsNoWork(body) }),
+  /** add: only the lock, and none for a goal, a need or a task, whose triggers leave the work state alone */
+  add: (body: { node?: { type?: string } | null }): WorkPlan | undefined => (addsNoWork(body) ? undefined : plan([])),
   update: (body: Omit<Entry, 'action'>): WorkPlan => plan([{ ...body, action: 'update' }]),
   delete: (body: { nodeId: string; claimToken?: string }): WorkPlan => plan([{ ...body, action: 'delete' }]),
   /**
