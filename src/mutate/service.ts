@@ -72,8 +72,9 @@ const byEntryClaimTokens: AuthorRule = (request) => ({
 const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 'string' ? body.projectId : '')
 
 /**
- * An action's row: its body, checked against its schema (`checkedAction`), through the sequence of every write (src/mutate/sequence.ts `runWrite`, steps 6 to 9 of
- * ARCHITECTURE.md's "How a write flows") with the action's parts: `work` reads from the checked
+ * An action's row: its body, checked against its schema (`checkedAction`), through the
+ * sequence of every write (src/mutate/sequence.ts `runWrite`, steps 6 to 9 of ARCHITECTURE.md's
+ * "How a write flows") with the action's parts: `work` reads from the checked
  * body what the write means to the work state (src/work `workPlan`); `handler` writes the
  * action's rows and notes its events and changes (in a WriteCtx for nodes, src/nodes/context.ts,
  * or in an outbox), saves nothing, and builds its answer where it wrote; `answer`, for a batch
