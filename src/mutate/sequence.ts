@@ -22,14 +22,14 @@ const itsAnswer = (written: Written) => written.answer as Answer
  * ARCHITECTURE.md's "How a write flows"): every action of POST /mutate's table (its body
  * already checked against its schema), and a batch run inside another write (a proposal
  * applied or previewed, a workflow's plan). `plan` is what the write means to the work state
- * (src/work `workPlan`; none for a write that leaves it alone: an add of a goal, a need or a
- * task, a classify, a write of other rows); `write`, the handler, checks its rules in the
- * project whose access its caller asked (the edge, src/mutate/routes.ts; a proposal; a
- * workflow's plan), writes its rows
- * (a node write: stored, src/nodes/write.ts) and notes its events and changes, and saves nothing;
- * `answer` reads the answer from what was saved (a batch's, a revert's), when the handler has not
- * built it beside what it wrote. Each step is one call; the work state is the one file the
- * write comes back to (before the handler and after it), and only when it has a plan.
+ * (src/work `workPlan`; none for a write that asks it nothing: an add of a goal, a need or a
+ * task, an update of a label, a classify, a write of other rows); `write`, the handler, checks
+ * its rules in the project whose access its caller asked (the edge, src/mutate/routes.ts; a
+ * proposal; a workflow's plan), writes its rows (a node write: stored, src/nodes/write.ts) and
+ * notes its events and changes, and saves nothing; `answer` reads the answer from what was saved
+ * (a batch's, a revert's), when the handler has not built it beside what it wrote. Each step is
+ * one call; the work state is the one file the write comes back to (before the handler and
+ * after it), and only when it has a plan.
  */
 export async function runWrite<W extends Written, A extends Answer>(
   deps: Deps,

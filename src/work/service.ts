@@ -275,18 +275,30 @@ export interface WorkPlan {
   mayUnblock: boolean
 }
 
-const plan = (entries: Entry[], more: Partial<WorkPlan> = {}): WorkPlan => ({
-  lock: !(entries.length === 1 && leavesWorkAlone(entries[0]!)),
-  deferred: false,
-  entries,
-  mayUnblock: entries.some(unblocks),
-  ...more,
-})
+/** The entries whose claim tokens the write checks and renews before it (`beforeWrite`). */
+const tokenedOf = (entries: Entry[]) =>
+  entries.filter((e) => isReal(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
+
+/**
+ * The plan of a write with these entries, or none when it asks the work state nothing before
+ * the write nor after it (no lock, no claim token, no deferral, nothing it may unblock): the
+ * write's sequence then leaves the work state out (src/mutate/sequence.ts).
+ */
+const plan = (entries: Entry[], more: Partial<WorkPlan> = {}): WorkPlan | undefined => {
+  const p: WorkPlan = {
+    lock: !(entries.length === 1 && leavesWorkAlone(entries[0]!)),
+    deferred: false,
+    entries,
+    mayUnblock: entries.some(unblocks),
+    ...more,
+  }
+  return p.lock || p.deferred || p.mayUnblock || tokenedOf(entries).length > 0 ? p : undefined
+}
 
 /**
  * The work plan of each action that writes nodes (POST /mutate's table), from its checked body;
- * none (undefined) for a write that leaves the work state alone before and after it: the write's
- * sequence (src/mutate/sequence.ts) then neither takes the lock nor asks anything after it.
+ * none (undefined) for a write that asks the work state nothing before it nor after it (`plan`):
+ * the write's sequence (src/mutate/sequence.ts) then neither takes the lock nor asks anything after it.
  */
 export const workPlan = {
   /**
@@ -296,23 +308,21 @@ export const workPlan = {
    */
   none: (): WorkPlan | undefined => undefined,
   /** restore, updateIteration, deleteIteration: only the lock */
-  lockOnly: (): WorkPlan => plan([]),
+  lockOnly: (): WorkPlan | undefined => plan([]),
   /** add: only the lock, and none for a goal, a need or a task, whose triggers leave the work state alone */
-  add: (body: { node?: { type?: string } | null }): WorkPlan | undefined => (addsNoWork(body) ? undefined : plan([])),
-  update: (body: Omit<Entry, 'action'>): WorkPlan => plan([{ ...body, action: 'update' }]),
-  delete: (body: { nodeId: string; claimToken?: string }): WorkPlan => plan([{ ...body, action: 'delete' }]),
+  add: (body: { node?: { type?: string } | null }): WorkPlan | undefined => plan([], { lock: !addsNoWork(body) }),
+  /** update: none for one that sets no work field and sends no claim token (a label, a description) */
+  update: (body: Omit<Entry, 'action'>): WorkPlan | undefined => plan([{ ...body, action: 'update' }]),
+  delete: (body: { nodeId: string; claimToken?: string }): WorkPlan | undefined => plan([{ ...body, action: 'delete' }]),
   /**
    * batch: deferred when it writes nodes in more than one statement. A batch of adds (and
    * addIteration entries) writes its nodes in one insert at its end, whose triggers then keep the
    * work state at once (a job beside an open sibling: its row from the sibling's, migration 0033).
    */
-  batch: (body: { mutations: Entry[] }): WorkPlan => ({
-    ...plan(body.mutations),
-    lock: true,
-    deferred: body.mutations.some((e) => e.action === 'update' || e.action === 'delete'),
-  }),
+  batch: (body: { mutations: Entry[] }): WorkPlan | undefined =>
+    plan(body.mutations, { lock: true, deferred: body.mutations.some((e) => e.action === 'update' || e.action === 'delete') }),
   /** a revert may take back any write, so it may unblock work as any of them */
-  revert: (): WorkPlan => plan([], { deferred: true, mayUnblock: true }),
+  revert: (): WorkPlan | undefined => plan([], { deferred: true, mayUnblock: true }),
 }
 
 /** What `beforeWrite` sent, for `afterWrite`. */
@@ -356,7 +366,7 @@ export async function beforeWrite(deps: Deps, projectId: string, plan: WorkPlan)
   ]).then(([, blocked]) => blocked)
   blockedBefore.catch(() => {}) // should the handler fail first, its error is the write's (the transaction is rolled back)
   const held = { plan, projectId, blockedBefore }
-  const tokened = plan.entries.filter((e) => isReal(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
+  const tokened = tokenedOf(plan.entries)
   if (deps.db.kind !== 'postgres') await blockedBefore
   if (tokened.length) {
     // the tokens checked, and renewed to their own length (a write with a live claim's token
