@@ -14,7 +14,7 @@ const SQL = join(ROOT, 'sql')
 
 /** statement → the functions of its module's queries.ts that run it, and the files that call them and record the change */
 const WRITERS: Record<string, { runs: string[]; recordedIn: string[] } | { exempt: string }> = {
-  // nodes: every write of a WriteCtx notes its change (noteChange) and `finish` records them in one statement
+  // nodes: every write of a WriteCtx notes its change (noteChange) and saving (src/events/outbox.ts `save`) records them in one statement
   'nodes/insert-many.sql': { runs: ['insertMany'], recordedIn: ['src/nodes/write.ts'] },
   'nodes/update.sql': { runs: ['update'], recordedIn: ['src/nodes/write.ts'] },
   'nodes/delete-many.sql': { runs: ['deleteMany'], recordedIn: ['src/nodes/write.ts'] },

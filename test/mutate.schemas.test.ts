@@ -62,6 +62,23 @@ describe('the action schemas', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true')
   })
 
+  it('check the envelope with the body, at one point: a caller without access hears 403 first, and its refusal is replayed', async () => {
+    const p = await app.project()
+    const stranger = await app.user()
+    const ACTIONS =
+      'add, update, delete, restore, batch, classify, addIteration, updateIteration, deleteIteration, reorderIterations, addProject, renameProject'
+    const unknownAction = { action: 'ad', projectId: p }
+    const refused = await app.call('POST', '/api/v1/mutate', { key: stranger.key, body: unknownAction })
+    expect([refused.status, refused.body.error]).toEqual([403, 'project_access_denied'])
+    const first = await mutate(unknownAction, { 'idempotency-key': 'envelope-refusal-1' })
+    const expected = rejected([`action must be one of: ${ACTIONS}`], {
+      _tip: 'Did you mean `add`? Send {action, projectId, ...}; the guide lists the body of every action. Agents also have claim, renewClaim, releaseClaim.',
+    })
+    expect([first.status, first.body, first.headers.get('idempotent-replayed')]).toEqual([400, expected, null])
+    const again = await mutate(unknownAction, { 'idempotency-key': 'envelope-refusal-1' })
+    expect([again.status, again.body, again.headers.get('idempotent-replayed')]).toEqual([400, expected, 'true'])
+  })
+
   it('accept what they document: a body built from each schema passes its own check', () => {
     const p = 'some-project'
     const bodies = {

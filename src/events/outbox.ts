@@ -1,6 +1,7 @@
 import type { Db } from '../db'
 import type { Deps } from '../deps'
 import type { ChangeDraft } from '../history/model'
+import { type StaleField, staleWrite } from '../history/precondition'
 import { changeChunks, recordChanges, storeChanges } from '../history/record'
 import { type Actor, eventActor } from '../ports/actor'
 import type { CommitHandOff } from '../ports/commits'
@@ -53,6 +54,18 @@ export interface Outbox {
    * advanced all the same (src/revisions/revision.ts).
    */
   revised?: boolean
+  /** the fields of the write's ifRevs that changed since (live.md, 1): saving refuses the whole write (409 stale_write) */
+  stale?: StaleField[]
+  /** a dry run (a proposal's preview, rolled back after): nothing of it is saved */
+  dryRun?: boolean
+  /**
+   * The outboxes of rows of other modules the write wrote (a revert's iteration steps), in the
+   * order written: saved before its own events and changes, each in its own statement and as
+   * noted, each keeping the ids its changes were given.
+   */
+  beside?: { outbox: Outbox; changeIds?: number[] }[]
+  /** the ids saving gave its own changes (history.md, 2), in order, when the write keeps them (a WriteCtx) */
+  changeIds?: number[]
 }
 
 /** An outbox of `projectId` (empty unless given its events and changes), for a handler to note what it wrote. */
@@ -63,15 +76,26 @@ export const outboxOf = (projectId: string, events: DomainEvent[] = [], changes:
 })
 
 /**
- * Save what a write noted in `outbox`, inside its transaction (`deps.db`): the revision advanced
- * when the write says so (`revised`); then its events and changes in one statement (the
- * changes alone when it has no event); the search outbox (`emit`). The one way a write saves:
- * the sequence of POST /mutate calls it (src/mutate/sequence.ts, through src/nodes/write.ts
- * `finish` for a node write, which saves a revert's iteration steps first, each its own outbox),
- * and so do a read that renews its agent's claim (src/work/service.ts `renewForReader`) and
- * the writes Arbor makes by itself (the classify loop). Returns the ids of the changes, in order.
+ * Save what a write noted in `outbox`, inside its transaction (`deps.db`): a stale ifRev refuses
+ * it whole (`stale`), a dry run saves nothing; the outboxes it wrote beside its own first
+ * (`beside`, each saved as one); the revision advanced when the write says so (`revised`); then
+ * its events and changes in one statement (the changes alone when it has no event); the search
+ * outbox (`emit`). The one way a write saves: the saving step of the sequence of POST /mutate
+ * calls it (src/mutate/sequence.ts), and so do a read that renews its agent's claim
+ * (src/work/service.ts `renewForReader`) and the writes Arbor makes by itself (the classify
+ * loop). Returns the ids of its own changes, in order (kept in `changeIds` too, when it has them).
  */
 export async function save(deps: Pick<Deps, 'db' | 'now' | 'commits' | 'author' | 'config'>, outbox: Outbox): Promise<number[]> {
+  if (outbox.stale?.length) throw await staleWrite(deps, outbox.projectId, outbox.stale)
+  if (outbox.dryRun) return []
+  for (const other of outbox.beside ?? []) other.changeIds = await save(deps, other.outbox)
+  const ids = await saveOwn(deps, outbox)
+  outbox.changeIds?.push(...ids)
+  return ids
+}
+
+/** An outbox's own events and changes saved (`save`), with the revision when it says so. */
+async function saveOwn(deps: Pick<Deps, 'db' | 'now' | 'commits' | 'author' | 'config'>, outbox: Outbox): Promise<number[]> {
   const { projectId, events, changes } = outbox
   // the revision, advanced now when the write says so (`revised`), or when it records changes
   // without an event (updateIteration of gitTags or sortOrder): then no event's trigger advances

@@ -223,7 +223,7 @@ export const readIterations = (db: Db, projectId: string) => q.list(db, projectI
  * again, an update by setting its changed fields back. Recorded as `revert` of `revertOf`.
  * Answers what stood in the way instead of writing: `gone` (it no longer exists) or `exists`;
  * else the step's outbox: its events and changes, its own change first, saved by the write's
- * saving step in the order the revert's steps ran (src/nodes/write.ts `finish`), and the jobs
+ * saving step in the order the revert's steps ran (src/events/outbox.ts `save`), and the jobs
  * and tasks to move (`move`, a deletion or a rename), which the revert moves and notes in that
  * outbox as part of the step. A dry run writes too, under its savepoint: the steps after it see the iteration as
  * the real run leaves it (a job set back into it).

@@ -45,7 +45,7 @@ const reason = (cause: unknown) =>
  * whole batch is one transaction — a failure part-way leaves nothing half-written. The handler
  * of the write's sequence (src/mutate/sequence.ts): each entry goes through src/nodes/write.ts
  * as the single action does; at its end it checks the ifRevs and stores its new rows itself (so
- * a failed insert is answered as the batch's rollback), and the sequence's `finish` saves the rest.
+ * a failed insert is answered as the batch's rollback), and the sequence's saving step saves the rest.
  */
 export async function batch(
   deps: Deps,

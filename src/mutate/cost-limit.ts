@@ -17,11 +17,9 @@
  * work-state recompute at the commit. PostgreSQL has no such limit: there a transaction holds one
  * connection of a pool, and other tenants' statements run beside it.
  */
-import type { TSchema } from '@sinclair/typebox'
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
 import type { ChangeRow } from '../history/service'
-import { parseAction } from '../http/action-schema'
 
 /** Estimated PGlite microseconds per unit of work (bench/README.md, "A cost limit per write on PGlite"). */
 export const COST_US = {
@@ -118,16 +116,11 @@ function tooCostly(what: string, costUs: number, budget: number, tip: string, pe
  * Refuses (413, nothing written) a client's `batch`, or a `propose` of one (its preview runs the
  * batch, and applying it would; the actions whose row is `costLimited`), whose estimated database time is over the budget on PGlite. Only
  * requests: the batches a workflow step or an import runs are parts of their own request. Checked
- * before the action runs, after the access check, so a project the caller cannot reach gets its
- * 403 first and a body that is also invalid its 400 (checked here only on the way to a 413: the
- * usual path costs nothing).
+ * before the action runs, after the access check and the body's (src/mutate/service.ts
+ * `runAction`), so a project the caller cannot reach gets its 403 first and a body that is also
+ * invalid its 400.
  */
-export async function checkBatchCost(
-  deps: Deps,
-  request: Record<string, unknown>,
-  schema: TSchema,
-  noun: 'batch' | 'proposal',
-): Promise<void> {
+export function checkBatchCost(deps: Deps, request: Record<string, unknown>, noun: 'batch' | 'proposal'): void {
   if (!Array.isArray(request.mutations)) return
   const budget = budgetUs(deps)
   if (budget === null) return
@@ -135,8 +128,6 @@ export async function checkBatchCost(
   const costs = entries.map(entryCostUs)
   const cost = costs.reduce((a, b) => a + b, 0)
   if (cost <= budget) return
-  // the caller's access to the project was checked before (src/mutate/routes.ts): its 403 first, then the 400
-  parseAction(schema, request)
   const n = perRequest(costs, budget)
   const relations = entries.some((e) => {
     const entry = e as CostedEntry

@@ -259,6 +259,8 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
     }
   }
   if (conflicts.length && !body.force) throw new RefusalError(409, 'revert_conflict', { conflicts, _meta: { _tip: tip } })
+  // its events say so (the app's Activity reads "reverted"; history.md, Revert), as those of its steps saved beside do
+  if (ctx.changes.some((c) => c.action === 'revert')) ctx.events = ctx.events.map((e) => ({ ...e, revert: true as const }))
   // a forced revert skips what is gone: there is nothing left to take back
   const reverted = selected.length - new Set([...conflicts.filter((c) => c.reason === 'gone').map((c) => c.changeId), ...skipped]).size
   return { ctx, reverted }

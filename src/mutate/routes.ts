@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox'
 import { type Context, Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { User } from '../accounts/model'
@@ -7,7 +6,7 @@ import { requireNeed, requireScopeProject, roleRefusal, unrestricted } from '../
 import { claimHeldByKey } from '../claims/service'
 import type { Deps } from '../deps'
 import { invalid } from '../errors'
-import { checkInput, IdempotencyKey, ruled } from '../http/action-schema'
+import { checkInput } from '../http/action-schema'
 import { documentedBody, documentedResponse } from '../http/documented'
 import { runIdempotent } from '../http/idempotency'
 import { isJsonType, notReadAsJson } from '../http/json-body'
@@ -15,42 +14,50 @@ import { MetaBody, ValidationBody } from '../http/schemas'
 import type { Node } from '../nodes/model'
 import { requireProject } from '../projects/access'
 import { possibleDuplicate } from '../search/service'
-import { closestName, withKeyTip, withProjectTip } from './hints'
+import { withKeyTip, withProjectTip } from './hints'
 import { ImportBody, importOkf } from './import-okf'
 import { type ActionName, MutateBody, MutateResult } from './model'
 import { type Action, actions, authorOfRequest, runAction } from './service'
 
 /**
  * The edge of every write (POST /mutate), in the order it runs (ARCHITECTURE.md, "How a write
- * flows", steps 1 to 4 and 10): the envelope and the action's row (`actionOf`), what the key may
- * (`requireActionScope`), the project's access, asked once here and handed down to the action
+ * flows", steps 1 to 3 and 10): the row of the action the body names (`actionNamed`), what the key
+ * may (`requireActionScope`), the project's access, asked once here and handed down to the action
  * (403 before any 400 about the body), the one idempotent transaction running the action (its
- * author, its body checked, the sequence of every write: src/mutate/service.ts `runAction`),
- * then, after the commit, the loops woken, the near-duplicate advisory and the answer as shown.
+ * body checked, its author, the sequence of every write: src/mutate/service.ts `runAction`), then,
+ * after the commit, the loops woken, the near-duplicate advisory and the answer as shown.
  * Each step is a function of this file or a call into a file the write has not entered yet, and
  * nothing of the run comes back into this file.
  */
 
 /** One POST /mutate, top to bottom. */
 async function mutate(deps: Deps, user: User, body: unknown, headers: Record<string, string | undefined>, set: Context['set']) {
-  const { found, request: sent } = actionOf(body, headers['content-type'])
+  const contentType = headers['content-type']
+  // a body sent as a form or text is not ours to guess at: say how it was read
+  if (contentType === undefined ? typeof body === 'string' && body !== '' : !isJsonType(contentType))
+    throw invalid(notReadAsJson(contentType))
+  // what the body names, as sent: checked once, inside the run (src/mutate/service.ts `checkedAction`)
+  const sent = fieldsOf(body)
+  const found = actionNamed(sent.action)
   const { idempotencyKey, ...request } = sent
   // what the key may (live.md §6), before a first run or a replay
   await requireActionScope(deps, user, sent)
   // 403 before 400 (docs/validation.md): the project the body names, before the body is checked; asked once, for a
   // first run and a replay alike (the caller may have lost the project since), and handed down to the action
-  const access = typeof request.projectId === 'string' ? await requireProject(deps, user, request.projectId) : undefined
-  const key = found.notIdempotent ? undefined : (headers['idempotency-key'] ?? idempotencyKey)
+  const access = typeof sent.projectId === 'string' ? await requireProject(deps, user, sent.projectId) : undefined
+  const key = found?.notIdempotent
+    ? undefined
+    : (headers['idempotency-key'] ?? (typeof idempotencyKey === 'string' ? idempotencyKey : undefined))
   // the body is checked inside the idempotent run, so a refusal is stored and replayed like any answer;
   // a claim's answer holds its claim tokens (a renewal echoes the one sent): kept sealed, never readable at rest
   const outcome = await runIdempotent(
     deps,
     user.id,
     key,
-    request,
-    (db) => runAction(found, { ...deps, db }, user, headers, request, access),
+    isObject(body) ? request : body,
+    (db) => runAction({ ...deps, db }, user, headers, body, access),
     {
-      sealed: found.secretAnswer === true,
+      sealed: found?.secretAnswer === true,
     },
   )
   if (outcome.replayed) set.headers['idempotent-replayed'] = 'true'
@@ -58,59 +65,17 @@ async function mutate(deps: Deps, user: User, body: unknown, headers: Record<str
   deps.wake('events')
   deps.wake('classify')
   const fresh = !outcome.replayed && outcome.status === 200
-  const answer = fresh && found.nearDuplicate ? await withNearDuplicate(deps, sent, outcome.body) : outcome.body
-  return shown(found, answer, prefersChangeIds(headers.prefer), set)
+  // a run that answered has checked the body: it named this action
+  const answer = fresh && found!.nearDuplicate ? await withNearDuplicate(deps, sent, outcome.body) : outcome.body
+  return shown(found!, answer, prefersChangeIds(headers.prefer), set)
 }
 
-/** The actions of docs/agents.md (claims), beside docs/reference/mutate.md's. */
-const CLAIM_ACTIONS = new Set(['claim', 'renewClaim', 'releaseClaim'])
-/** The proposal actions of live.md §5. */
-const PROPOSAL_ACTIONS = ['propose', 'applyProposal', 'rejectProposal', 'withdrawProposal']
-/** Actions beside docs/reference/mutate.md's, left out of its list of actions (the guide describes them). */
-const LATER_ACTIONS = new Set([...CLAIM_ACTIONS, 'revert', ...PROPOSAL_ACTIONS])
-
-const ACTION_NAMES = Object.keys(actions)
-/** The action a client names, or undefined (a name of Object.prototype is no action). */
-const actionNamed = (name: string): Action | undefined => (Object.hasOwn(actions, name) ? actions[name as ActionName] : undefined)
-
-/** A body `actionOf` accepted: a JSON object with a string `action` and, when sent, a valid `idempotencyKey`. */
-export type ActionRequest = Record<string, unknown> & { action: string; idempotencyKey?: string }
-
-/**
- * The envelope every POST /mutate body shares, with docs/reference/mutate.md's messages: a JSON object naming
- * one of the actions, with a valid `idempotencyKey` when sent; the rest is the action's own schema.
- */
-const Envelope = Type.Object(
-  {
-    action: ruled(Type.Union(ACTION_NAMES.map((name) => Type.Literal(name))), (name) =>
-      name === undefined
-        ? 'action is required'
-        : typeof name !== 'string'
-          ? 'action: Expected string'
-          : // the message lists docs/reference/mutate.md's actions as it always has; the claim actions (docs/agents.md) are named in the tip
-            {
-              message: `action must be one of: ${ACTION_NAMES.filter((a) => !LATER_ACTIONS.has(a)).join(', ')}`,
-              tip: `${didYouMean(name)}Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${[...CLAIM_ACTIONS].join(', ')}.`,
-            },
-    ),
-    idempotencyKey: IdempotencyKey,
-  },
-  { additionalProperties: true },
-)
-
-/** The action a body names (its envelope checked by checkInput), or the 400 of docs/reference/mutate.md. */
-export function actionOf(body: unknown, contentType?: string): { found: Action; request: ActionRequest } {
-  // a body sent as a form or text is not ours to guess at: say how it was read
-  if (contentType === undefined ? typeof body === 'string' && body !== '' : !isJsonType(contentType))
-    throw invalid(notReadAsJson(contentType))
-  const request = checkInput('body', Envelope, body) as ActionRequest
-  return { found: actionNamed(request.action)!, request }
-}
-
-function didYouMean(name: string): string {
-  const close = closestName(name, ACTION_NAMES)
-  return close ? `Did you mean \`${close}\`? ` : ''
-}
+/** The row of the action a client names, or undefined (a name of Object.prototype, or no string, is no action). */
+const actionNamed = (name: unknown): Action | undefined =>
+  typeof name === 'string' && Object.hasOwn(actions, name) ? actions[name as ActionName] : undefined
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
+/** The fields of a body as sent (none when it is no JSON object): what the edge reads before the run checks them. */
+const fieldsOf = (body: unknown): Record<string, unknown> => (isObject(body) ? body : {})
 
 /**
  * What the caller's key may do with this action (live.md §6), before it runs or is replayed: the
@@ -118,12 +83,14 @@ function didYouMean(name: string): string {
  * the key's project list, and for a `work` key's `update` a live claim on the node that this key
  * took, sent as `claimToken`. Throws 403 key_scope.
  */
-export async function requireActionScope(deps: Pick<Deps, 'db' | 'now'>, user: User, request: ActionRequest): Promise<void> {
+export async function requireActionScope(deps: Pick<Deps, 'db' | 'now'>, user: User, request: Record<string, unknown>): Promise<void> {
   const scope = user.scope
   if (unrestricted(scope)) return
   if (typeof request.projectId === 'string') requireScopeProject(scope, request.projectId)
-  const need = ACTION_NEEDS[request.action] ?? 'write'
-  requireNeed(scope, need, `The action ${request.action}`)
+  // the action as sent (checked later, in the run): a name of Object.prototype is no action
+  const named = typeof request.action === 'string' && Object.hasOwn(ACTION_NEEDS, request.action) ? request.action : undefined
+  const need = (named === undefined ? undefined : ACTION_NEEDS[named]) ?? 'write'
+  requireNeed(scope, need, `The action ${String(request.action)}`)
   if (need !== 'claimed' || scope!.role === 'write') return
   const { projectId, nodeId, claimToken } = request
   if (
@@ -147,17 +114,21 @@ export async function requireActionScope(deps: Pick<Deps, 'db' | 'now'>, user: U
  * Never inside the write's transaction (an embedding there would hold every other writer on
  * PGlite); advisory only, so a replayed answer carries what the first one stored.
  */
-async function withNearDuplicate(deps: Deps, request: ActionRequest, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function withNearDuplicate(
+  deps: Deps,
+  request: Record<string, unknown>,
+  answer: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   // the answer of a fresh `add` (src/nodes/service.ts): its node and its _meta
-  const added = body as { success?: unknown; node?: Node; _meta?: Record<string, unknown> }
+  const added = answer as { success?: unknown; node?: Node; _meta?: Record<string, unknown> }
   const projectId = request.projectId
-  if (added.success !== true || !added.node || typeof projectId !== 'string') return body
+  if (added.success !== true || !added.node || typeof projectId !== 'string') return answer
   const duplicate = await possibleDuplicate(deps, projectId, added.node)
-  if (!duplicate) return body
+  if (!duplicate) return answer
   const meta: Record<string, unknown> = { ...(added._meta ?? {}) }
   if (!meta.advisory) meta.advisory = duplicate
   else meta.advisories = [...((meta.advisories as unknown[] | undefined) ?? [meta.advisory]), duplicate]
-  return { ...body, _meta: meta }
+  return { ...answer, _meta: meta }
 }
 
 /** The preference of RFC 7240 a caller sends to have a write's answer name its changes. */

@@ -1,8 +1,7 @@
 import type { Deps } from '../deps'
 import { type Outbox, save } from '../events/outbox'
 import type { WriteCtx } from '../nodes/context'
-import { finish } from '../nodes/write'
-import { afterWrite, beforeWrite, claimsEnded, type WorkPlan } from '../work/service'
+import { afterWrite, beforeWrite, type WorkPlan } from '../work/service'
 
 export type Answer = Record<string, unknown>
 
@@ -23,31 +22,36 @@ const itsAnswer = (written: Written) => written.answer as Answer
  * ARCHITECTURE.md's "How a write flows"): every action of POST /mutate's table (its body
  * already checked against its schema), and a batch run inside another write (a proposal
  * applied or previewed, a workflow's plan). `plan` is what the write means to the work state
- * (src/work `workPlan`); `write`, the handler, checks its rules in the project whose access its
- * caller asked (the edge, src/mutate/routes.ts; a proposal; a workflow's plan), writes its rows and
+ * (src/work `workPlan`; none for a write that asks it nothing: an add of a goal, a need or a
+ * task, an update of a label, a classify, a write of other rows); `write`, the handler, checks
+ * its rules in the project whose access its caller asked (the edge, src/mutate/routes.ts; a
+ * proposal; a workflow's plan), writes its rows (a node write: stored, src/nodes/write.ts) and
  * notes its events and changes, and saves nothing; `answer` reads the answer from what was saved
- * (a batch's, a revert's), when the handler has not built it beside what it wrote.
+ * (a batch's, a revert's), when the handler has not built it beside what it wrote. Each step is
+ * one call; the work state is the one file the write comes back to (before the handler and
+ * after it), and only when it has a plan.
  */
 export async function runWrite<W extends Written, A extends Answer>(
   deps: Deps,
   projectId: string,
-  plan: WorkPlan,
+  plan: WorkPlan | undefined,
   write: () => Promise<W>,
   answer: (written: W) => A | Promise<A> = itsAnswer as (written: W) => A,
 ): Promise<A> {
-  // the work state before: the project's work lock, claim tokens checked and renewed (src/work)
-  const held = await beforeWrite(deps, projectId, plan)
+  // the work state before, unless the write leaves it alone (no plan): the project's work lock,
+  // claim tokens checked and renewed (src/work)
+  const held = plan && (await beforeWrite(deps, projectId, plan))
   // the handler: its rules, its rows written; its events and changes noted, not saved
   const written = await write()
   const outbox = written.ctx ?? written.outbox
-  // the claims of work it marked done, ended: their events saved with its own (src/work)
-  const released = await claimsEnded(deps, held)
-  if (released.length) outbox!.events.push(...released) // a write that marks work done writes nodes: it has a WriteCtx
-  // saving: a node write's ifRev preconditions and nodes stored (src/nodes/write.ts `finish`);
-  // then, for every write, the events and changes in one statement, the revision, the search
-  // outbox (src/events/outbox.ts `save`)
-  if (written.ctx) await finish(written.ctx)
-  else if (written.outbox) await save(deps, written.outbox)
-  // the answer (the handler's, or read from what was saved); the work state after: recomputed, `_meta.unblocked` added (src/work)
-  return (await afterWrite(deps, held, await answer(written))) as A
+  // the work state after: the claims of work it marked done ended, recomputed, what it unblocked (src/work)
+  const after = held && (await afterWrite(deps, held))
+  if (after?.released.length) outbox!.events.push(...after.released) // a write that marks work done writes nodes: it has a WriteCtx
+  // saving, one step for every write: its ifRevs, what it wrote beside (a revert's iteration
+  // steps), then its events and changes in one statement, the revision, the search outbox (src/events/outbox.ts)
+  if (outbox) await save(deps, outbox)
+  // the answer (the handler's, or read from what was saved), with what it unblocked (`_meta.unblocked`)
+  const result = await answer(written)
+  if (after?.unblocked === undefined) return result
+  return { ...result, _meta: { ...((result._meta as Record<string, unknown> | undefined) ?? {}), unblocked: after.unblocked } }
 }

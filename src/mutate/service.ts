@@ -1,9 +1,9 @@
-import type { Static, TSchema } from '@sinclair/typebox'
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import type { User } from '../accounts/model'
 import { claimAgent } from '../claims/service'
 import type { Deps } from '../deps'
 import { agentName, requestAuthor } from '../history/author'
-import { parseAction } from '../http/action-schema'
+import { checkInput, IdempotencyKey, parseAction, ruled } from '../http/action-schema'
 import { addIterationAction, reorderIterationsAction } from '../iterations/service'
 import { add, classify, remove, restore, update } from '../nodes/service'
 import type { Author } from '../ports/actor'
@@ -12,6 +12,7 @@ import { type AccessRow, addProject, renameProject } from '../projects/service'
 import { claim, releaseClaim, renewClaim, type WorkPlan, workPlan } from '../work/service'
 import { batch, batchAnswer } from './batch'
 import { checkBatchCost } from './cost-limit'
+import { closestName } from './hints'
 import { deleteIteration, updateIteration } from './iterations'
 import { type ActionName, ACTION_BODIES as bodies } from './model'
 import { applyProposal, propose, rejectProposal, withdrawProposal } from './proposals'
@@ -31,10 +32,10 @@ import { type Answer, runWrite, type Written } from './sequence'
 export interface Action {
   schema: TSchema
   /**
-   * Check `body` against `schema` (docs/reference/mutate.md's messages, thrown), then run the
-   * handler with the body typed. `access`: the caller's access to the project the body names,
-   * asked once by the edge (src/mutate/routes.ts) before anything else of the body is checked, and
-   * handed to every handler but addProject's (undefined: the body names no project).
+   * Run the handler in the sequence of every write, with `body` checked against `schema`
+   * (`checkedAction`). `access`: the caller's access to the project the body names, asked once by
+   * the edge (src/mutate/routes.ts) before anything of the body is checked, and handed to every
+   * handler but addProject's (undefined: the body names no project).
    */
   run(deps: Deps, user: User, body: Record<string, unknown>, access: Access | undefined): Promise<Record<string, unknown>>
   /** Where the body names the write's agent or claim (history.md, 1); `byClaimToken` when absent. */
@@ -71,9 +72,9 @@ const byEntryClaimTokens: AuthorRule = (request) => ({
 const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 'string' ? body.projectId : '')
 
 /**
- * An action's row: its body checked against its schema (docs/reference/mutate.md's messages),
- * then the sequence of every write (src/mutate/sequence.ts `runWrite`, steps 6 to 9 of
- * ARCHITECTURE.md's "How a write flows") with the action's parts: `work` reads from the checked
+ * An action's row: its body, checked against its schema (`checkedAction`), through the
+ * sequence of every write (src/mutate/sequence.ts `runWrite`, steps 6 to 9 of ARCHITECTURE.md's
+ * "How a write flows") with the action's parts: `work` reads from the checked
  * body what the write means to the work state (src/work `workPlan`); `handler` writes the
  * action's rows and notes its events and changes (in a WriteCtx for nodes, src/nodes/context.ts,
  * or in an outbox), saves nothing, and builds its answer where it wrote; `answer`, for a batch
@@ -82,14 +83,14 @@ const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 
  */
 const row = <S extends TSchema, W extends Written>(
   schema: S,
-  work: (body: Static<S>) => WorkPlan,
+  work: (body: Static<S>) => WorkPlan | undefined,
   handler: (deps: Deps, user: User, body: Static<S>, access?: Access) => Promise<W>,
   answer?: (written: W) => Answer | Promise<Answer>,
 ): Action => ({
   schema,
   run: (deps, user, body, access) => {
-    const typed = parseAction(schema, body) // the same object, now known to match the schema
-    return runWrite(deps, projectOf(typed as { projectId?: unknown }), work(typed), () => handler(deps, user, typed, access), answer)
+    const typed = body as Static<S> // checked against `schema` by `checkedAction`
+    return runWrite(deps, projectOf(body), work(typed), () => handler(deps, user, typed, access), answer)
   },
 })
 
@@ -102,7 +103,7 @@ const row = <S extends TSchema, W extends Written>(
  */
 const write = <S extends TSchema, W extends Written>(
   schema: S,
-  work: (body: Static<S>) => WorkPlan,
+  work: (body: Static<S>) => WorkPlan | undefined,
   handler: (deps: Deps, access: Access, body: Static<S>, user: User) => Promise<W>,
   answer?: (written: W) => Answer | Promise<Answer>,
 ): Action => row(schema, work, (deps, user, body, access) => handler(deps, access!, body, user), answer)
@@ -114,7 +115,7 @@ const write = <S extends TSchema, W extends Written>(
  */
 const nodeWrite = <S extends TSchema, W extends Written>(
   schema: S,
-  work: (body: Static<S>) => WorkPlan,
+  work: (body: Static<S>) => WorkPlan | undefined,
   handler: (deps: Deps, project: AccessRow, body: Static<S>) => Promise<W>,
   answer?: (written: W) => Answer | Promise<Answer>,
 ): Action => row(schema, work, (deps, _user, body, access) => handler(deps, access!.project, body), answer)
@@ -155,6 +156,55 @@ export const actions: { readonly [A in ActionName]: Action } = {
   withdrawProposal: action(bodies.withdrawProposal, withdrawProposal),
 }
 
+/** The actions of docs/agents.md (claims), beside docs/reference/mutate.md's. */
+const CLAIM_ACTIONS = new Set(['claim', 'renewClaim', 'releaseClaim'])
+/** The proposal actions of live.md §5. */
+const PROPOSAL_ACTIONS = ['propose', 'applyProposal', 'rejectProposal', 'withdrawProposal']
+/** Actions beside docs/reference/mutate.md's, left out of its list of actions (the guide describes them). */
+const LATER_ACTIONS = new Set([...CLAIM_ACTIONS, 'revert', ...PROPOSAL_ACTIONS])
+
+const ACTION_NAMES = Object.keys(actions)
+function didYouMean(name: string): string {
+  const close = closestName(name, ACTION_NAMES)
+  return close ? `Did you mean \`${close}\`? ` : ''
+}
+
+/**
+ * The envelope every POST /mutate body shares, with docs/reference/mutate.md's messages: a JSON object naming
+ * one of the actions, with a valid `idempotencyKey` when sent; the rest is the action's own schema.
+ */
+const Envelope = Type.Object(
+  {
+    action: ruled(Type.Union(ACTION_NAMES.map((name) => Type.Literal(name))), (name) =>
+      name === undefined
+        ? 'action is required'
+        : typeof name !== 'string'
+          ? 'action: Expected string'
+          : // the message lists docs/reference/mutate.md's actions as it always has; the claim actions (docs/agents.md) are named in the tip
+            {
+              message: `action must be one of: ${ACTION_NAMES.filter((a) => !LATER_ACTIONS.has(a)).join(', ')}`,
+              tip: `${didYouMean(name)}Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${[...CLAIM_ACTIONS].join(', ')}.`,
+            },
+    ),
+    idempotencyKey: IdempotencyKey,
+  },
+  { additionalProperties: true },
+)
+
+/**
+ * The one check of a POST /mutate body (docs/validation.md), at one point, inside the write's
+ * idempotent run so that a refusal is stored and replayed like an answer, and after the edge's
+ * access check (403 before any 400): the envelope (a JSON object naming one of the actions, its
+ * `idempotencyKey`), then the rest against that action's schema (ACTION_BODIES,
+ * src/mutate/model.ts), each with docs/reference/mutate.md's messages. Returns the action's row
+ * and the body without its `idempotencyKey`, typed by the row's schema.
+ */
+export function checkedAction(body: unknown): { found: Action; request: Record<string, unknown> } {
+  const { idempotencyKey: _, ...request } = checkInput('body', Envelope, body) as Record<string, unknown>
+  const found = actions[request.action as ActionName]
+  return { found, request: parseAction(found.schema, request) as Record<string, unknown> }
+}
+
 /**
  * Who makes this write (history.md, 1): the agent the body names (a claim's `agent`), else the
  * claim's agent of the first claim token it carries (`rule`: the action's row), else X-Agent-Id;
@@ -177,27 +227,21 @@ export async function authorOfRequest(
 }
 
 /**
- * The one run of an action, inside its idempotent transaction (src/http/idempotency.ts): its
- * author (`authorOfRequest`, the row's `author` rule), on PGlite a `costLimited` row's entries
- * weighed, then the row's run (its body checked, the sequence of every write), keeping in its
- * answer the changes it recorded (`changeIds`, history.md 2), so that the caller can take its own
- * write back with `revert` (the app's Ctrl+Z). Kept in the stored answer, so a replay has them
- * too; shown only to a caller that asks (`Prefer: change-ids`, src/mutate/routes.ts `shown`), so
- * every answer of docs/reference/mutate.md stays as it was. A revert's answer keeps its own.
+ * The one run of an action, inside its idempotent transaction (src/http/idempotency.ts): its body
+ * checked (`checkedAction`), its author (`authorOfRequest`, the row's `author` rule), on PGlite a
+ * `costLimited` row's entries weighed, then the row's run (the sequence of every write), keeping
+ * in its answer the changes it recorded (`changeIds`, history.md 2), so that the caller can take
+ * its own write back with `revert` (the app's Ctrl+Z). Kept in the stored answer, so a replay has
+ * them too; shown only to a caller that asks (`Prefer: change-ids`, src/mutate/routes.ts `shown`),
+ * so every answer of docs/reference/mutate.md stays as it was. A revert's answer keeps its own.
  * Collected afresh for each run of the transaction.
  */
-export async function runAction(
-  found: Action,
-  deps: Deps,
-  user: User,
-  headers: Record<string, string | undefined>,
-  request: Record<string, unknown>,
-  access?: Access,
-) {
+export async function runAction(deps: Deps, user: User, headers: Record<string, string | undefined>, body: unknown, access?: Access) {
+  const { found, request } = checkedAction(body)
   const author = await authorOfRequest(deps, user, headers, request, found.author)
   const changeIds: number[] = []
   // on PGlite, 413 before anything is written (issue 50, item 3)
-  if (found.costLimited) await checkBatchCost(deps, request, found.schema, found.costLimited)
+  if (found.costLimited) checkBatchCost(deps, request, found.costLimited)
   const answer = await found.run({ ...deps, author: { ...author, changeIds } }, user, request, access)
   if (changeIds.length === 0 || 'changeIds' in answer) return answer
   const { _meta, ...rest } = answer

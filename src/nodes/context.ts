@@ -41,21 +41,21 @@ export interface WriteCtx extends Outbox {
   blockers?: Map<string, readonly unknown[]>
   /** set by a batch whose blockedBy can close no cycle (src/nodes/cycle-free.ts): the cycle walk is skipped */
   cycleFree?: boolean
-  /** the ids `finish` gave its changes (history.md, 2), in order */
+  /** the ids saving gave its changes (history.md, 2), in order (src/events/outbox.ts `save`) */
   changeIds: number[]
   /**
    * The outboxes of rows of other modules this write wrote (a revert's iteration steps), in the
-   * order written: `finish` saves each in its own statement, before the write's own events and
+   * order written: saving saves each in its own statement, before the write's own events and
    * changes and as noted (their events are not a revert's), and keeps the ids it gave their changes.
    */
   beside: { outbox: Outbox; changeIds?: number[] }[]
   /** set while a revert undoes a change: what is written now is recorded as `revert` of it */
   revertOf?: number
-  /** a revert's dry run: `finish` stores no change and emits no event (the transaction is rolled back after) */
+  /** a proposal's preview: saving stores no change and emits no event (the transaction is rolled back after) */
   dryRun?: boolean
   /** id → the node as this write first read (and locked) it, before anything of the write changed it: what an ifRev is checked against */
   locked: Map<string, { node: Node; rev: unknown; fieldRevs: Record<string, unknown> }>
-  /** the fields of this write's ifRevs that changed since (live.md, 1); any refuses the whole write in `finish` */
+  /** the fields of this write's ifRevs that changed since (live.md, 1); any refuses the whole write when it is saved */
   stale: StaleField[]
 }
 

@@ -1,6 +1,5 @@
 import type { Deps } from '../deps'
 import { invalid } from '../errors'
-import { save } from '../events/outbox'
 import { nodeChange, nodeState } from '../history/record'
 import { parseInput } from '../http/action-schema'
 import { LATER } from '../iterations/model'
@@ -9,7 +8,6 @@ import { intentProbe, refuseIfHeld } from '../presence/intents'
 import type { AccessRow } from '../projects/service'
 import {
   checkNodeCap,
-  checkPreconditions,
   expectRev,
   getNode,
   getNodeWithIntent,
@@ -26,16 +24,17 @@ import * as q from './queries'
 import { applyStatus, checkNoKind, checkParent, checkRefs, checkSentId, checkTarget, checkUrgent, dropNulls } from './rules'
 
 /**
- * Every node write, from its opening (`openCtx`) to its saving step (`finish`): an action's, a
- * batch's entry, a revert's step. An add or an update takes three steps, each in its own file:
+ * Every node write, from its opening (`openCtx`) to its nodes stored: an action's, a batch's
+ * entry, a revert's step. An add or an update takes three steps, each in its own file:
  * what its rules need is read first, into the context (./context.ts, in as few statements as it
  * can); then the rules (./rules.ts), in the order of docs/reference/mutate.md, on what was read;
  * then the node goes into the write (here) with its event and its change (`noteChange`), queued
  * for one insert (`flush`) or stored at once. A new rule is a function of ./rules.ts called in
  * step 2 of `prepareAdd` and of `updateNode`: a batch's entries and a revert's updates come
- * through them too. The handler saves nothing: the write's sequence (src/mutate/sequence.ts
- * `runWrite`) calls `finish`, which checks the ifRevs, stores what is queued and saves the
- * events and changes (src/events/outbox.ts `save`).
+ * through them too. The handler stores its nodes (what it queued, at its end: `flush`) and saves
+ * nothing: the write's sequence (src/mutate/sequence.ts `runWrite`) hands its WriteCtx, an
+ * Outbox, to the saving step (src/events/outbox.ts `save`), which checks its ifRevs and saves
+ * its events and changes.
  */
 
 /** A node write of `projectId` opened, inside its transaction (`deps.db`): nothing read yet. */
@@ -262,23 +261,4 @@ export async function flush(ctx: WriteCtx): Promise<void> {
   }
   // the nodes the adds (and a restore) answer with and their events carry get the rev they were stored with
   for (const e of ctx.events) if (e.type === 'node.added' && revs.has(e.node.id)) e.node.rev = revs.get(e.node.id)
-}
-
-/**
- * Saving a node write, the saving step of its sequence (src/mutate/sequence.ts): the ifRev
- * preconditions, the pending nodes stored, then the outboxes of the other rows it wrote
- * (`beside`: a revert's iteration steps) and its own events and changes saved (`save`), inside
- * the write's transaction.
- */
-export async function finish(ctx: WriteCtx): Promise<void> {
-  await checkPreconditions(ctx)
-  await flush(ctx)
-  if (ctx.dryRun) return
-  for (const other of ctx.beside) other.changeIds = await save(ctx.deps, other.outbox)
-  const { changes, events } = ctx
-  ctx.changes = []
-  ctx.events = []
-  // a revert's events say so (the app's Activity reads "reverted"; history.md, Revert)
-  const marked = changes.some((c) => c.action === 'revert') ? events.map((e) => ({ ...e, revert: true as const })) : events
-  ctx.changeIds.push(...(await save(ctx.deps, { projectId: ctx.projectId, events: marked, changes })))
 }

@@ -275,36 +275,54 @@ export interface WorkPlan {
   mayUnblock: boolean
 }
 
-const plan = (entries: Entry[], more: Partial<WorkPlan> = {}): WorkPlan => ({
-  lock: !(entries.length === 1 && leavesWorkAlone(entries[0]!)),
-  deferred: false,
-  entries,
-  mayUnblock: entries.some(unblocks),
-  ...more,
-})
+/** The entries whose claim tokens the write checks and renews before it (`beforeWrite`). */
+const tokenedOf = (entries: Entry[]) =>
+  entries.filter((e) => isReal(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
 
-/** The work plan of each action that writes nodes (POST /mutate's table), from its checked body. */
+/**
+ * The plan of a write with these entries, or none when it asks the work state nothing before
+ * the write nor after it (no lock, no claim token, no deferral, nothing it may unblock): the
+ * write's sequence then leaves the work state out (src/mutate/sequence.ts).
+ */
+const plan = (entries: Entry[], more: Partial<WorkPlan> = {}): WorkPlan | undefined => {
+  const p: WorkPlan = {
+    lock: !(entries.length === 1 && leavesWorkAlone(entries[0]!)),
+    deferred: false,
+    entries,
+    mayUnblock: entries.some(unblocks),
+    ...more,
+  }
+  return p.lock || p.deferred || p.mayUnblock || tokenedOf(entries).length > 0 ? p : undefined
+}
+
+/**
+ * The work plan of each action that writes nodes (POST /mutate's table), from its checked body;
+ * none (undefined) for a write that asks the work state nothing before it nor after it (`plan`):
+ * the write's sequence (src/mutate/sequence.ts) then neither takes the lock nor asks anything after it.
+ */
 export const workPlan = {
-  /** classify: nothing before it, not even the lock (its triggers take it when the task's new kind makes it work) */
-  none: (): WorkPlan => plan([], { lock: false }),
+  /**
+   * classify, the writes of other rows than nodes, a batch of a workflow's plan and a proposal's
+   * preview: nothing before it, not even the lock (a classify's triggers take it when the task's
+   * new kind makes it work), nothing after it
+   */
+  none: (): WorkPlan | undefined => undefined,
   /** restore, updateIteration, deleteIteration: only the lock */
-  lockOnly: (): WorkPlan => plan([]),
-  /** add: only the lock, and not even that for a goal, a need or a task, whose triggers leave the work state alone */
-  add: (body: { node?: { type?: string } | null }): WorkPlan => plan([], { lock: !addsNoWork(body) }),
-  update: (body: Omit<Entry, 'action'>): WorkPlan => plan([{ ...body, action: 'update' }]),
-  delete: (body: { nodeId: string; claimToken?: string }): WorkPlan => plan([{ ...body, action: 'delete' }]),
+  lockOnly: (): WorkPlan | undefined => plan([]),
+  /** add: only the lock, and none for a goal, a need or a task, whose triggers leave the work state alone */
+  add: (body: { node?: { type?: string } | null }): WorkPlan | undefined => plan([], { lock: !addsNoWork(body) }),
+  /** update: none for one that sets no work field and sends no claim token (a label, a description) */
+  update: (body: Omit<Entry, 'action'>): WorkPlan | undefined => plan([{ ...body, action: 'update' }]),
+  delete: (body: { nodeId: string; claimToken?: string }): WorkPlan | undefined => plan([{ ...body, action: 'delete' }]),
   /**
    * batch: deferred when it writes nodes in more than one statement. A batch of adds (and
    * addIteration entries) writes its nodes in one insert at its end, whose triggers then keep the
    * work state at once (a job beside an open sibling: its row from the sibling's, migration 0033).
    */
-  batch: (body: { mutations: Entry[] }): WorkPlan => ({
-    ...plan(body.mutations),
-    lock: true,
-    deferred: body.mutations.some((e) => e.action === 'update' || e.action === 'delete'),
-  }),
+  batch: (body: { mutations: Entry[] }): WorkPlan | undefined =>
+    plan(body.mutations, { lock: true, deferred: body.mutations.some((e) => e.action === 'update' || e.action === 'delete') }),
   /** a revert may take back any write, so it may unblock work as any of them */
-  revert: (): WorkPlan => plan([], { deferred: true, mayUnblock: true }),
+  revert: (): WorkPlan | undefined => plan([], { deferred: true, mayUnblock: true }),
 }
 
 /** What `beforeWrite` sent, for `afterWrite`. */
@@ -348,7 +366,7 @@ export async function beforeWrite(deps: Deps, projectId: string, plan: WorkPlan)
   ]).then(([, blocked]) => blocked)
   blockedBefore.catch(() => {}) // should the handler fail first, its error is the write's (the transaction is rolled back)
   const held = { plan, projectId, blockedBefore }
-  const tokened = plan.entries.filter((e) => isReal(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
+  const tokened = tokenedOf(plan.entries)
   if (deps.db.kind !== 'postgres') await blockedBefore
   if (tokened.length) {
     // the tokens checked, and renewed to their own length (a write with a live claim's token
@@ -365,28 +383,29 @@ export async function beforeWrite(deps: Deps, projectId: string, plan: WorkPlan)
   return held
 }
 
-/**
- * The claims of work the write marked done, ended (docs/agents.md), in its transaction: their
- * `node.released` events, for the write to save with its own (src/mutate/sequence.ts).
- */
-export async function claimsEnded(deps: Deps, held: WorkHeld): Promise<DomainEvent[]> {
-  const done = held.plan.entries.filter((e) => e.action === 'update' && isReal(e) && e.data?.status === 'done').map((e) => e.nodeId!)
-  if (!done.length) return []
-  const ended = await endClaims(deps.db, held.projectId, done, deps.now())
-  return ended.map((c) => claimEvent('node.released', { nodeId: c.node_id, agent: c.agent }))
+/** What the work state says after a write, for its sequence to save and show (`afterWrite`). */
+export interface WorkAfter {
+  /** the `node.released` events of the claims of work the write marked done, ended: saved with its own */
+  released: DomainEvent[]
+  /** the work items the write made ready (maybe none), when it may unblock work in a project that had blocked work before */
+  unblocked?: unknown
 }
 
 /**
- * The work state after the write, in its transaction: recomputed (a deferred plan);
- * `_meta.unblocked` (the work items the write made ready, maybe none) added to the answer when
- * the write may unblock work in a project that had blocked work before.
+ * The work state after the write's rows are written and before it is saved, in its transaction:
+ * the claims of work it marked done ended (docs/agents.md), their events for the write to save
+ * with its own; the work state recomputed (a deferred plan); `unblocked` (the work items the write
+ * made ready, maybe none) when the write may unblock work in a project that had blocked work
+ * before, for its answer's `_meta.unblocked`.
  */
-export async function afterWrite(deps: Deps, held: WorkHeld, result: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function afterWrite(deps: Deps, held: WorkHeld): Promise<WorkAfter> {
   const { plan, projectId } = held
+  const done = plan.entries.filter((e) => e.action === 'update' && isReal(e) && e.data?.status === 'done').map((e) => e.nodeId!)
+  const ended = done.length ? await endClaims(deps.db, projectId, done, deps.now()) : []
+  const released = ended.map((c) => claimEvent('node.released', { nodeId: c.node_id, agent: c.agent }))
   const blockedBefore = await held.blockedBefore
   if (plan.deferred) await q.flushWork(deps.db)
-  if (!blockedBefore) return result
+  if (!blockedBefore) return { released }
   // the work state that the write's triggers kept (sql/migrations/0016) says what it unblocked
-  const unblocked = await q.unblocked(deps.db, projectId, deps.now())
-  return { ...result, _meta: { ...(result._meta ?? {}), unblocked } }
+  return { released, unblocked: await q.unblocked(deps.db, projectId, deps.now()) }
 }
