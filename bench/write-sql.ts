@@ -5,6 +5,8 @@
 //
 //   bun bench/write-sql.ts [goal|job|task|update|delete|batch|done] [--repeat 20] [--siblings 0]   (done: a claimed job marked done with its claimToken)
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/write-sql.ts job
+//   EMBEDDINGS_URL=<the url bench/lib/embed-stub.ts prints> bun bench/write-sql.ts batch   (the search embeds through
+//   the stub, as in npm run bench:writes; without it, through the built-in model-less embedder)
 //
 // Beside each statement's time, this process's CPU time over it (on PGlite the statement runs in
 // this thread, so that is its own CPU, robust to a loaded machine), and over the whole request.
@@ -177,6 +179,8 @@ const config = loadConfig({
   PORT: '0',
   RATE_LIMIT_PER_MINUTE: '0',
   LOG_LEVEL: 'silent',
+  // EMBEDDINGS_URL=<bench/lib/embed-stub.ts's url>: the search embeds through it, as in npm run bench:writes
+  ...(process.env.EMBEDDINGS_URL ? { EMBEDDINGS_URL: process.env.EMBEDDINGS_URL, EMBEDDINGS_MODEL: 'stub' } : {}),
 })
 const rawDb = await openDb(config)
 const db = traced(rawDb, log, on)

@@ -126,6 +126,7 @@ export class BuiltinSearch implements SearchBackend {
    */
   async duplicates(projectId: string, node: { id: string; type: string; data: NodeData }): Promise<DuplicateAdvisory | null> {
     const idx = this.loaded.get(projectId)
+    this.follower.applyTold()
     if (!idx) {
       void this.load(projectId).catch((err) => this.deps.log.warn('search: warming an index failed', { projectId, error: String(err) })) // for the next add
       return null
@@ -232,6 +233,7 @@ export class BuiltinSearch implements SearchBackend {
   async ready(projectId: string): Promise<ProjectIndex> {
     await this.following
     const idx = await this.load(projectId)
+    this.follower.applyTold() // PGlite: the commits told that this process's writes answered before applying them
     // on PGlite with nothing new committed, only a read already under way (it may hold a write
     // the caller just made) is waited for
     if (this.deps.db.kind === 'postgres' || this.follower.committed.has(projectId)) await this.follower.current(idx)

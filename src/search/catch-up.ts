@@ -39,6 +39,11 @@ export class OutboxFollower {
    * an index's last complete read of the outbox began (see `current`).
    */
   private readonly readMarks = new WeakMap<ProjectIndex, HeardMark>()
+  /**
+   * PGlite only: the events of commits to apply to their loaded index from memory, in commit
+   * order, not yet applied (`applyTold`): the write that committed them answers first.
+   */
+  private told: [ProjectIndex, CommittedEvent[]][] = []
   /** reads of the outbox since start (GET /metrics) */
   reads = 0
 
@@ -51,7 +56,9 @@ export class OutboxFollower {
 
   /**
    * PGlite: a commit wrote events (`token`: see src/search/commits.ts). A loaded index with no read under
-   * way applies them from memory at once; during a read they wait in `arriving` for its end;
+   * way applies them from memory, right after the write's answer has left (`told`, applied on the
+   * event loop's next turn: the commit is heard before the write answers) or before anything
+   * reads that index, whichever comes first; during a read they wait in `arriving` for its end;
    * otherwise the project is marked and its index reads the outbox (queued before the next write
    * can start).
    */
@@ -64,7 +71,7 @@ export class OutboxFollower {
       arriving.complete = false
     }
     if (idx && events && !this.committed.has(projectId) && !this.locks.has(projectId)) {
-      this.applyCommitted(idx, events)
+      if (this.told.push([idx, events]) === 1) setImmediate(() => this.applyTold())
       return
     }
     this.committed.add(projectId)
@@ -72,6 +79,28 @@ export class OutboxFollower {
       void this.current(idx).catch((err) =>
         this.deps.log.warn('search: catch-up after a commit failed; the next read retries', { projectId, error: String(err) }),
       )
+  }
+
+  /**
+   * PGlite: apply the events of the commits told and not applied yet (`onCommit`), in commit
+   * order. Called before anything reads an index (a search, the duplicate check, a read of the
+   * outbox), so what a write committed is in its project's index once the write has answered.
+   */
+  applyTold(): void {
+    const told = this.told
+    if (told.length === 0) return
+    this.told = []
+    for (const [idx, events] of told)
+      try {
+        // after a failed apply, the project's next read takes the rest from the outbox
+        if (!this.committed.has(idx.projectId)) this.applyCommitted(idx, events)
+      } catch (err) {
+        this.committed.add(idx.projectId)
+        this.deps.log.warn('search: applying a commit failed; the next read reads the outbox', {
+          projectId: idx.projectId,
+          error: String(err),
+        })
+      }
   }
 
   /**
@@ -126,6 +155,7 @@ export class OutboxFollower {
    */
   current(idx: ProjectIndex): Promise<unknown> {
     const projectId = idx.projectId
+    this.applyTold() // the commits told before this read, applied first: the read starts after them
     return this.serial(projectId, async () => {
       if (this.deps.db.kind === 'postgres') {
         const heard = this.deps.heard
