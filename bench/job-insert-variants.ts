@@ -1,0 +1,70 @@
+// A job's insert, its triggers included, under work_jobs_added as migration 0033 made it and as the
+// migrations of this checkout leave it, and under any other definitions given as files (each a
+// `create or replace` of functions, run over the current ones), beside a goal's insert (no work
+// trigger): in one PGlite process, each sample a transaction rolled back after the project's work
+// lock, timed by this process's CPU time (PGlite runs in it), the variants taking turns round by
+// round (issue 51, 3; bench/README.md, "Tenth pass: a job's and a task's add").
+//
+//   bun bench/job-insert-variants.ts [--jobs 700] [--rounds 8] [--samples 100] [variant.sql …]
+//
+// The approach holds --jobs open jobs first (as `npm run bench:writes` leaves hundreds there), so
+// each insert takes 0033's path: its work item written from an open sibling's.
+
+import { migrations } from '../sql/migrations/index'
+import type { Db } from '../src/db'
+import { startBenchServer } from './lib/app'
+import { benchProject, cpuMsRolledBack, fillApproach, median, migration, workLock } from './lib/sql-cpu'
+
+const args = process.argv.slice(2)
+const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)
+const JOBS = Number(opt('jobs', '700'))
+const ROUNDS = Number(opt('rounds', '8'))
+const SAMPLES = Number(opt('samples', '100'))
+const files = args.filter((a) => a.endsWith('.sql'))
+
+/** the last migration that (re)defines function `name`: where its current definition is */
+const lastMigration = (name: string) => {
+  const found = migrations.filter((m) => m.sql.includes(`function ${name}(`)).pop()
+  if (!found) throw new Error(`no migration defines ${name}`)
+  return found
+}
+
+const s = await startBenchServer()
+try {
+  const { call, approach } = await benchProject(s)
+  await fillApproach(call, approach, JOBS)
+  const db: Db = s.deps.db
+  const current = lastMigration('work_jobs_added')
+  const of = (sql: string) => /create or replace function work_jobs_added\(.*?\n\$\$;\n/s.exec(sql)![0]
+  const variants: Record<string, string> = {
+    'work_jobs_added of 0033': of(migration('0033-job-add-lighter.sql')),
+    [`work_jobs_added of ${current.name}`]: of(current.sql),
+  }
+  for (const f of files) variants[f] = `${variants[`work_jobs_added of ${current.name}`]}\n${await Bun.file(f).text()}`
+  let k = 0
+  const insert = (tx: Db, type: string, parentId: string | null) =>
+    tx.query(
+      `insert into nodes (project_id, id, type, parent_id, data, created_at) values ('ww', $1, $2, $3, '{"label":"x","iteration":"Later"}', now())`,
+      [`${type}-x${k++}`, type, parentId],
+    )
+  const names = ['goal', ...Object.keys(variants)]
+  const times: Record<string, number[]> = {}
+  for (let r = 0; r < ROUNDS; r++)
+    for (const v of r % 2 ? [...names].reverse() : names) {
+      if (v !== 'goal') await db.exec(variants[v]!)
+      ;(times[v] ??= []).push(
+        await cpuMsRolledBack(db, (tx) => (v === 'goal' ? insert(tx, 'goal', null) : insert(tx, 'job', approach)), {
+          samples: SAMPLES,
+          warmup: 5,
+          before: workLock('ww'),
+        }),
+      )
+    }
+  await db.exec(of(current.sql))
+  console.log(
+    `PGlite CPU ms of one insert, beside ${JOBS} jobs, ${ROUNDS} rounds of ${SAMPLES}\n\n| insert | ms (median of the rounds' medians) | rounds |\n|---|---|---|`,
+  )
+  for (const v of names) console.log(`| ${v} | ${median(times[v]!).toFixed(3)} | ${times[v]!.map((x) => x.toFixed(3)).join(' ')} |`)
+} finally {
+  await s.close()
+}
