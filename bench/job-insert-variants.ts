@@ -1,11 +1,14 @@
 // A job's insert, its triggers included, under work_jobs_added as migration 0033 made it and as the
 // migrations of this checkout leave it, and under any other definitions given as files (each a
 // `create or replace` of functions, run over the current ones), beside a goal's insert (no work
-// trigger): in one PGlite process, each sample a transaction rolled back after the project's work
-// lock, timed by this process's CPU time (PGlite runs in it), the variants taking turns round by
-// round (issue 51, 3; bench/README.md, "Tenth pass: a job's and a task's add").
+// trigger), the variants taking turns round by round (issue 51, 3; bench/README.md, "Tenth pass: a
+// job's and a task's add"). On PGlite each sample is a transaction rolled back after the project's
+// work lock, timed by this process's CPU time (PGlite runs in it); on PostgreSQL
+// (BENCH_DATABASE_URL) each is timed inside the backend (clock_timestamp around the insert, in a
+// subtransaction rolled back after the lock), a wall time, as bench/write-triggers-job.ts does.
 //
 //   bun bench/job-insert-variants.ts [--jobs 700] [--rounds 8] [--samples 100] [variant.sql …]
+//   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/job-insert-variants.ts
 //
 // The approach holds --jobs open jobs first (as `npm run bench:writes` leaves hundreds there), so
 // each insert takes 0033's path: its work item written from an open sibling's.
@@ -29,7 +32,31 @@ const lastMigration = (name: string) => {
   return found
 }
 
-const s = await startBenchServer()
+const PG_URL = process.env.BENCH_DATABASE_URL
+// the median of n inserts of a `kind` node under `parent`, each timed inside the backend
+const timedInBackend = `create or replace function pg_temp.insert_ms(n integer, kind text, parent text) returns float8
+language plpgsql as $$
+declare
+  t0 timestamptz;
+  xs float8[] := '{}';
+begin
+  for i in 1..n loop
+    begin
+      perform pg_advisory_xact_lock(hashtextextended('arbor.unblock:' || 'ww', 0));
+      t0 := clock_timestamp();
+      insert into nodes (project_id, id, type, parent_id, data, created_at)
+      values ('ww', kind || '-pg' || i, kind, parent, '{"label":"x","iteration":"Later"}', now());
+      xs := xs || extract(epoch from clock_timestamp() - t0) * 1000;
+      raise exception using errcode = 'P0001';
+    exception when sqlstate 'P0001' then
+      null;
+    end;
+  end loop;
+  return (select percentile_disc(0.5) within group (order by x) from unnest(xs) x);
+end
+$$`
+
+const s = await startBenchServer(PG_URL)
 try {
   const { call, approach } = await benchProject(s)
   await fillApproach(call, approach, JOBS)
@@ -52,17 +79,20 @@ try {
   for (let r = 0; r < ROUNDS; r++)
     for (const v of r % 2 ? [...names].reverse() : names) {
       if (v !== 'goal') await db.exec(variants[v]!)
+      const [kind, parent] = v === 'goal' ? ['goal', null] : ['job', approach]
       ;(times[v] ??= []).push(
-        await cpuMsRolledBack(db, (tx) => (v === 'goal' ? insert(tx, 'goal', null) : insert(tx, 'job', approach)), {
-          samples: SAMPLES,
-          warmup: 5,
-          before: workLock('ww'),
-        }),
+        PG_URL
+          ? await db.tx(async (tx) => {
+              await tx.exec(timedInBackend)
+              await tx.query('select pg_temp.insert_ms(5, $1, $2)', [kind, parent])
+              return (await tx.query<{ ms: number }>('select pg_temp.insert_ms($1, $2, $3) as ms', [SAMPLES, kind, parent]))[0]!.ms
+            })
+          : await cpuMsRolledBack(db, (tx) => insert(tx, kind!, parent), { samples: SAMPLES, warmup: 5, before: workLock('ww') }),
       )
     }
   await db.exec(of(current.sql))
   console.log(
-    `PGlite CPU ms of one insert, beside ${JOBS} jobs, ${ROUNDS} rounds of ${SAMPLES}\n\n| insert | ms (median of the rounds' medians) | rounds |\n|---|---|---|`,
+    `${PG_URL ? 'PostgreSQL, wall ms in the backend' : 'PGlite CPU ms'} of one insert, beside ${JOBS} jobs, ${ROUNDS} rounds of ${SAMPLES}\n\n| insert | ms (median of the rounds' medians) | rounds |\n|---|---|---|`,
   )
   for (const v of names) console.log(`| ${v} | ${median(times[v]!).toFixed(3)} | ${times[v]!.map((x) => x.toFixed(3)).join(' ')} |`)
 } finally {
