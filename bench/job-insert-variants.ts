@@ -62,12 +62,24 @@ try {
   await fillApproach(call, approach, JOBS)
   const db: Db = s.deps.db
   const current = lastMigration('work_jobs_added')
-  const of = (sql: string) => /create or replace function work_jobs_added\(.*?\n\$\$;\n/s.exec(sql)![0]
+  const of = (sql: string, name = 'work_jobs_added') =>
+    new RegExp(`create (or replace )?function ${name}\\(.*?\\n\\$\\$;\\n`, 's')
+      .exec(sql)![0]
+      .replace(/^create function/, 'create or replace function')
+  const given = await Promise.all(files.map((f) => Bun.file(f).text()))
+  // the functions the given files replace, as the migrations leave them: put back before every other variant
+  const replaced = [...new Set(given.flatMap((sql) => [...sql.matchAll(/create or replace function (\w+)\(/g)].map((m) => m[1]!)))]
+  const reset = replaced
+    .filter((name) => name !== 'work_jobs_added')
+    .map((name) => of(lastMigration(name).sql, name))
+    .join('\n')
   const variants: Record<string, string> = {
-    'work_jobs_added of 0033': of(migration('0033-job-add-lighter.sql')),
-    [`work_jobs_added of ${current.name}`]: of(current.sql),
+    'work_jobs_added of 0033': `${of(migration('0033-job-add-lighter.sql'))}\n${reset}`,
+    [`work_jobs_added of ${current.name}`]: `${of(current.sql)}\n${reset}`,
   }
-  for (const f of files) variants[f] = `${variants[`work_jobs_added of ${current.name}`]}\n${await Bun.file(f).text()}`
+  files.forEach((f, i) => {
+    variants[f] = `${variants[`work_jobs_added of ${current.name}`]}\n${given[i]}`
+  })
   let k = 0
   const insert = (tx: Db, type: string, parentId: string | null) =>
     tx.query(
@@ -90,7 +102,7 @@ try {
           : await cpuMsRolledBack(db, (tx) => insert(tx, kind!, parent), { samples: SAMPLES, warmup: 5, before: workLock('ww') }),
       )
     }
-  await db.exec(of(current.sql))
+  await db.exec(variants[`work_jobs_added of ${current.name}`]!)
   console.log(
     `${PG_URL ? 'PostgreSQL, wall ms in the backend' : 'PGlite CPU ms'} of one insert, beside ${JOBS} jobs, ${ROUNDS} rounds of ${SAMPLES}\n\n| insert | ms (median of the rounds' medians) | rounds |\n|---|---|---|`,
   )
