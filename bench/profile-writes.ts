@@ -1,8 +1,8 @@
 /**
  * Where the server's thread spends a write (issue 51, 3): eight writers updating labels, or one
  * writer adding jobs under one approach (PROFILE_WRITE=job; PROFILE_SIBLINGS jobs added there first,
- * as `npm run bench:writes` leaves thousands there) or goals (PROFILE_WRITE=goal), or one writer sending
- * batches of 100 jobs' adds under one approach (PROFILE_WRITE=batch).
+ * as `npm run bench:writes` leaves thousands there), goals (PROFILE_WRITE=goal) or tasks (PROFILE_WRITE=task),
+ * or one writer sending batches of 100 jobs' adds under one approach (PROFILE_WRITE=batch).
  *
  *   bun bench/profile-writes.ts                          (PGlite)
  *   PROFILE_WRITE=job PROFILE_SIBLINGS=3000 PROFILE_WARMUP=8 bun bench/profile-writes.ts
@@ -39,7 +39,7 @@ import { sampleShares } from './profile'
 const ROOT = join(import.meta.dir, '..')
 const kind = (process.argv[2] ?? 'pglite') as 'pglite' | 'postgres'
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 10)
-const WRITE = (process.env.PROFILE_WRITE ?? 'update') as 'update' | 'job' | 'goal' | 'batch'
+const WRITE = (process.env.PROFILE_WRITE ?? 'update') as 'update' | 'job' | 'task' | 'goal' | 'batch'
 const WRITERS = WRITE === 'update' ? 8 : 1
 const SIBLINGS = Number(process.env.PROFILE_SIBLINGS ?? 0)
 const TOP = Number(process.env.PROFILE_TOP ?? 25)

@@ -99,9 +99,17 @@ describe("a job's add beside an open sibling", () => {
     await addJob(a3, { iteration: 'S2' })
     // a job of a clear blocker (all its jobs done) goes the whole way: a4's jobs are blocked again
     await addJob(a2)
+    // the iterations reordered (S2 now current) and S1 closed: a job beside a sibling of its own
+    // iteration takes the sibling's rank, one beside a sibling of another iteration reads its own
+    await mutate({ action: 'reorderIterations', projectId: p, order: ['S2', 'S1', 'Later'] })
+    await addJob(a4, { iteration: 'S2' })
+    await addJob(a4, { iteration: 'S1' })
+    await mutate({ action: 'updateIteration', projectId: p, iterationName: 'S2', data: { status: 'done' } })
+    await addJob(a4, { iteration: 'S1' })
+    await addJob(a3, { iteration: 'Later' })
 
     const { stored, recomputed } = await storedAndRecomputed(app.db, p)
-    expect(stored.length).toBe(13)
+    expect(stored.length).toBe(17)
     expect(stored).toEqual(recomputed)
     const blocked = (await app.call('GET', `/api/v1/ready?projectId=${p}&limit=100`)).body._meta.blocked
     expect(blocked).toBe(stored.filter((w) => w.open && w.blocked).length)

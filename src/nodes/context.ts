@@ -3,6 +3,7 @@ import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
 import type { Outbox } from '../events/outbox'
 import { checkExpectation, type Locked, type StaleField, staleWrite } from '../history/precondition'
+import { LATER } from '../iterations/model'
 import { type IterationRow, readIterations } from '../iterations/service'
 import type { IntentProbe, IntentRow } from '../presence/intents'
 import type { AccessRow } from '../projects/service'
@@ -15,7 +16,7 @@ import * as q from './queries'
  * context, writes and saves): the nodes it reads and locks (`getNode`, `getNodeWithIntent`,
  * `readAround` for what ./rules.ts checks), its ifRevs (`expectRev`, refused by
  * `checkPreconditions`), new ids (`nextId`), the owner's node cap (`checkNodeCap`) and the
- * project's open memos (`openMemos`) that an add's answer reports.
+ * project's open memos (`openMemos`, `reserveTaskCountingMemos`) that an add's answer reports.
  */
 
 /**
@@ -74,6 +75,21 @@ export function iterationsOf(ctx: WriteCtx): Promise<Map<string, IterationRow>> 
   return ctx.iterations
 }
 
+/**
+ * Whether an add of a job or a task with `data` lands in Later: it names no iteration (null is
+ * none) or Later itself. Such an add reads no iterations (`readAround`).
+ */
+export const landsInLater = (data: Record<string, unknown> | undefined) => data?.iteration == null || data.iteration === LATER
+
+/**
+ * The iterations as an add that lands in Later needs them, without a read: Later alone. It is the
+ * system iteration every project is created with (src/projects/service.ts), and the iteration
+ * actions refuse to delete, rename or close a system one (src/iterations/service.ts), so it stands
+ * and is active in every project.
+ */
+const laterAlone = (): Map<string, IterationRow> =>
+  new Map([[LATER, { name: LATER, status: 'active', system: true, sort_order: 0, git_tags: [], completed_at: null }]])
+
 /** Read the project's iterations again at their next use (a revert put one back or took one away). */
 export async function reloadIterations(ctx: WriteCtx): Promise<void> {
   ctx.iterations = undefined
@@ -119,16 +135,23 @@ export interface Around {
   refs: { serves?: string[]; blockedBy?: string[] }
   /** the stored blockedBy of the project, when a blockedBy is sent that may close a cycle */
   stored?: Map<string, readonly unknown[]>
-  /** the project's iterations, for a job or a task */
+  /** the project's iterations, for a job or a task (Later alone for an add that lands there) */
   iterations?: Map<string, IterationRow>
 }
 
 /**
  * Read what the rules of a node of `type` (./rules.ts) need beside the node: the parent it sends
  * (`parentId`), the nodes its `serves` and `blockedBy` name (in `data`; one statement), the
- * stored blockedBy when a cycle is looked for, and the iterations of a job or a task.
+ * stored blockedBy when a cycle is looked for, and the iterations of a job or a task: none read
+ * for an add that lands in Later (`inLater`, `landsInLater`), where Later alone is all its rules ask.
  */
-export async function readAround(ctx: WriteCtx, parentId: unknown, data: Record<string, unknown>, type?: NodeType): Promise<Around> {
+export async function readAround(
+  ctx: WriteCtx,
+  parentId: unknown,
+  data: Record<string, unknown>,
+  type?: NodeType,
+  inLater = false,
+): Promise<Around> {
   const resolved = typeof parentId === 'string' && parentId !== '' ? resolveId(ctx, parentId) : undefined
   const parent = resolved === undefined ? null : await getNode(ctx, resolved)
   // an update's data is read before its schema check (its type is the node's): what is no id is
@@ -141,7 +164,7 @@ export async function readAround(ctx: WriteCtx, parentId: unknown, data: Record<
     [...(refs.serves ?? []), ...(refs.blockedBy ?? [])].filter((id) => typeof id === 'string'),
   )
   const stored = refs.blockedBy?.length && !ctx.cycleFree ? await storedBlockers(ctx) : undefined
-  const iterations = type === 'job' || type === 'task' ? await iterationsOf(ctx) : undefined
+  const iterations = type === 'job' || type === 'task' ? (inLater ? laterAlone() : await iterationsOf(ctx)) : undefined
   return { parentId: resolved, parent, refs, stored, iterations }
 }
 
@@ -285,9 +308,15 @@ export async function checkNodeCap(deps: Deps, project: AccessRow) {
   return capped
 }
 
-/** The project's open memos, asked for now and awaited later (inboxAdvisory): may fail while nothing awaits it yet, the use that awaits it throws. */
-export function openMemos(ctx: WriteCtx): Promise<number> {
-  const count = q.countOpenMemos(ctx.deps.db, ctx.projectId)
-  count.catch(() => {})
-  return count
+/** The project's open memos (the inbox an add or a classification may overflow: inboxAdvisory). */
+export const openMemos = (ctx: WriteCtx): Promise<number> => q.countOpenMemos(ctx.deps.db, ctx.projectId)
+
+/**
+ * A task's add: its id reserved (for `nextId`) and the project's open memos counted (the inbox
+ * it may overflow: inboxAdvisory), in one statement; returns the count.
+ */
+export async function reserveTaskCountingMemos(ctx: WriteCtx): Promise<number> {
+  const row = await q.allocateTaskIdCountingMemos(ctx.deps.db, ctx.projectId)
+  ctx.idPool.set('task', { next: row.last, end: row.last + 1 })
+  return row.memos
 }

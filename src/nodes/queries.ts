@@ -4,6 +4,7 @@ import changelogListSql from '../../sql/changelog/list.sql' with { type: 'text' 
 import changelogRestoredSql from '../../sql/changelog/mark-restored.sql' with { type: 'text' }
 import allocateIdLockingParentSql from '../../sql/nodes/allocate-id-locking-parent.sql' with { type: 'text' }
 import allocateIdsSql from '../../sql/nodes/allocate-ids.sql' with { type: 'text' }
+import allocateTaskIdCountingMemosSql from '../../sql/nodes/allocate-task-id-counting-memos.sql' with { type: 'text' }
 import ancestorsSql from '../../sql/nodes/ancestors.sql' with { type: 'text' }
 import blockerEdgesSql from '../../sql/nodes/blocker-edges.sql' with { type: 'text' }
 import claimUnclassifiedSql from '../../sql/nodes/claim-unclassified.sql' with { type: 'text' }
@@ -106,6 +107,9 @@ export async function allocateIds(db: Db, projectId: string, type: NodeType, n: 
 /** One new number for a type, and the parent the new node goes under read and locked (null columns: no such node), in one statement. */
 export const allocateIdLockingParent = async (db: Db, projectId: string, type: NodeType, parentId: string) =>
   (await one<Partial<NodeRow> & { last: number }>(db, allocateIdLockingParentSql, [projectId, type, parentId]))!
+/** One new task number, and the project's open memos counted, in one statement. */
+export const allocateTaskIdCountingMemos = async (db: Db, projectId: string) =>
+  (await one<{ last: number; memos: number }>(db, allocateTaskIdCountingMemosSql, [projectId]))!
 export const reserveId = (db: Db, projectId: string, type: NodeType, n: number) => db.query(reserveIdSql, [projectId, type, n])
 
 export const countOwned = async (db: Db, ownerId: string) => (await one<{ count: number }>(db, countOwnedSql, [ownerId]))!.count

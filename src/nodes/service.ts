@@ -32,7 +32,7 @@ const publicNode = (n: Node): Node => ({ id: n.id, rev: n.rev, type: n.type, par
 export async function add(deps: Deps, project: AccessRow, body: AddInput) {
   const { ctx, node, capped, memos } = await addNode(deps, project, body.node)
   await capAdvisory(ctx, capped)
-  if (memos) await inboxAdvisory(ctx, memos)
+  if (memos !== undefined) await inboxAdvisory(ctx, memos)
   return { ctx, answer: { success: true, node: publicNode(node), _meta: writeMeta(ctx, nodeFocus(ctx.projectId, node)) } }
 }
 
@@ -164,12 +164,12 @@ export async function capAdvisory(ctx: WriteCtx, capped: { ownerId: string; cap:
 export const MEMO_INBOX_THRESHOLD = 20
 
 /**
- * The advisory when the project's memo inbox overflows. `counted`: the count, asked for earlier
- * in the write (an add of a task, which adds no memo: it is not classified yet, and asks along
- * with its first statements, one round trip with them on PostgreSQL).
+ * The advisory when the project's memo inbox overflows. `counted`: the count, read earlier in the
+ * write (an add of a task, which adds no memo: it is not classified yet, and counts them in the
+ * statement that reserves its id).
  */
-export async function inboxAdvisory(ctx: WriteCtx, counted?: Promise<number>): Promise<void> {
-  const memos = await (counted ?? openMemos(ctx))
+export async function inboxAdvisory(ctx: WriteCtx, counted?: number): Promise<void> {
+  const memos = counted ?? (await openMemos(ctx))
   if (memos > MEMO_INBOX_THRESHOLD)
     ctx.advisories.push({ type: 'inbox_overflow', memos, threshold: MEMO_INBOX_THRESHOLD, suggestedFlow: 'task-curate' })
 }

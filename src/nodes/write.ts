@@ -12,9 +12,10 @@ import {
   getNode,
   getNodeWithIntent,
   iterationsOf,
+  landsInLater,
   nextId,
-  openMemos,
   readAround,
+  reserveTaskCountingMemos,
   resolveId,
   type WriteCtx,
 } from './context'
@@ -62,13 +63,18 @@ export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> 
  * A single add (POST /mutate add), stored at once as an update is, so that its answer has the
  * rev its node was stored with: the write opened, the owner's node cap (403 at once when
  * reached: its lock is the write's first) and the project's open memos (a task: the inbox it may
- * overflow) read with what `prepareAdd` reads, then its rules and its node into the write.
+ * overflow) counted in the statement that reserves its id, then its rules and its node into the write.
  */
 export async function addNode(deps: Deps, project: AccessRow, input: NewNode) {
   const capped = await checkNodeCap(deps, project)
   const ctx = await openCtx(deps, project.id)
-  // a task is added unclassified (no memo): the inbox it may overflow is counted with its first statements
-  const memos = input.type === 'task' ? openMemos(ctx) : undefined
+  // a task is added unclassified (no memo): the inbox it may overflow is counted with its id
+  // (the iterations it names asked for first, as `prepareAdd` does: on PostgreSQL one round trip with it)
+  let memos: number | undefined
+  if (input.type === 'task') {
+    if (!landsInLater(input.data)) void iterationsOf(ctx)
+    memos = await reserveTaskCountingMemos(ctx)
+  }
   const node = await prepareAdd(ctx, input, false)
   await flush(ctx)
   return { ctx, node, capped, memos }
@@ -84,8 +90,10 @@ export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean
   const patch: Record<string, unknown> = parseInput(dataSchema.add[type], n.data) // first, so kind on a goal reads as a field on the wrong type
 
   // 1. read: a job's or a task's iterations are asked for first, so that on PostgreSQL their read
-  // goes with the id's; a new id is read with the parent in one statement, a sent one's node (it must be free)
-  if (type === 'job' || type === 'task') void iterationsOf(ctx)
+  // goes with the id's (none when it lands in Later, ./context.ts `readAround`); a new id is read
+  // with the parent in one statement, a sent one's node (it must be free)
+  const inLater = landsInLater(patch)
+  if ((type === 'job' || type === 'task') && !inLater) void iterationsOf(ctx)
   const hasParent = PARENT_TYPE[type] !== null && typeof n.parentId === 'string'
   const draft = sent?.startsWith('draft-') === true
   const duplicate = draft && ctx.drafts.has(sent!)
@@ -95,7 +103,7 @@ export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean
       : sent
   if (draft && !duplicate) ctx.drafts.set(sent!, id) // later entries of the batch, and this one's references, name it so
   const existing = sent === undefined || draft ? null : await getNode(ctx, sent)
-  const around = await readAround(ctx, hasParent ? n.parentId : undefined, patch, type)
+  const around = await readAround(ctx, hasParent ? n.parentId : undefined, patch, type, inLater)
 
   // 2. the rules
   checkNoKind(patch)
