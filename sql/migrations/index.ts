@@ -34,6 +34,7 @@ import m0032 from './0032-work-items-no-fk.sql' with { type: 'text' }
 import m0033 from './0033-job-add-lighter.sql' with { type: 'text' }
 import m0034 from './0034-work-batch-lighter.sql' with { type: 'text' }
 import m0036 from './0036-changes-revision-once.sql' with { type: 'text' }
+import m0040 from './0040-node-rev-in-statements.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
   { name: '0001-accounts-projects', sql: m0001 },
@@ -68,4 +69,5 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0033-job-add-lighter', sql: m0033 },
   { name: '0034-work-batch-lighter', sql: m0034 },
   { name: '0036-changes-revision-once', sql: m0036 },
+  { name: '0040-node-rev-in-statements', sql: m0040 },
 ]
