@@ -11,8 +11,9 @@
 // The variants: "as it is" (the node locked with its edit intent, sql/nodes/lock-with-intent.sql;
 // the update, sql/nodes/update.sql; its change and event, sql/events/insert-with-changes.sql);
 // "no change row" (the event alone, sql/events/insert-many.sql: what ARBOR_BENCH_NO_HISTORY
-// sends); "change row without before and after"; "changes without their two indexes"
-// (changes_project and changes_target dropped); "+ select 1" (one more statement: the fixed cost
+// sends); "change row without before and after"; "changes without changes_target" (its one index
+// beside its key since migration 0040); "before 0040: changes keyed by (id), with changes_project"
+// (the key and index of before 0040 put back: before ÷ after); "+ select 1" (one more statement: the fixed cost
 // of a statement); "lock-many" (the node locked without the intent, sql/nodes/lock-many.sql);
 // "lock one row" (the node and its intent as one row of nodes with a subquery); "generic plans"
 // (plan_cache_mode forced); "… off" (a trigger disabled); "changes_advance_revision as before
@@ -151,6 +152,11 @@ when (new.type is distinct from old.type or new.parent_id is distinct from old.p
 execute function work_node_updated();
 `
 
+// before migration 0040: changes keyed by (id), with changes_project (project_id, id desc) beside
+const changesBefore0040 =
+  'alter table changes drop constraint changes_pkey, add primary key (id); create index changes_project on changes (project_id, id desc)'
+const changesSince0040 = 'alter table changes drop constraint changes_pkey, add primary key (project_id, id); drop index changes_project'
+
 /** setup: run before the variant's turn; teardown: after it, on --same (one PGlite for all, the variants that have one) */
 type Variant = { write: (run: Run) => Promise<unknown>; setup?: string; teardown?: string }
 const variants: Record<string, Variant> = {
@@ -174,7 +180,13 @@ const variants: Record<string, Variant> = {
       await run(changesSql, ['ww', ...author, requestId(), changes(null, null), events(after)])
     },
   },
-  'changes without their two indexes': { write: (run) => asItIs(run), setup: 'drop index changes_project; drop index changes_target' },
+  'changes without changes_target': { write: (run) => asItIs(run), setup: 'drop index changes_target' },
+  'before 0040: changes keyed by (id), with changes_project': {
+    write: (run) => asItIs(run),
+    setup:
+      'alter table changes drop constraint changes_pkey, add primary key (id); create index changes_project on changes (project_id, id desc)',
+    teardown: 'alter table changes drop constraint changes_pkey, add primary key (project_id, id); drop index changes_project',
+  },
   'generic plans': { write: (run) => asItIs(run), setup: 'set plan_cache_mode = force_generic_plan' },
   'lock one row': {
     write: async (run) => {
@@ -217,6 +229,11 @@ const variants: Record<string, Variant> = {
     teardown: `drop trigger work_nodes_update on nodes;
 create trigger work_nodes_update after update on nodes
 referencing old table as old_nodes new table as new_nodes for each statement execute function work_nodes_updated();`,
+  },
+  'before 0040, all of it (the trigger nodes_rev; changes keyed by (id), with changes_project)': {
+    write: (run) => asItIs(run, 'intent', [updateBefore0040, []]),
+    setup: `${nodesRev}; ${changesBefore0040}`,
+    teardown: `drop trigger nodes_rev on nodes; drop function nodes_rev_update(); ${changesSince0040}`,
   },
   'rev in the update, no key hinted': { write: (run) => asItIs(run, 'intent', [updateSql, [null]]) },
   'no rev (neither the trigger nor the statement sets it)': {
