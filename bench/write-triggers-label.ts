@@ -5,26 +5,23 @@
 // in a transaction rolled back, with every trigger on and with each trigger disabled in turn
 // (`alter table … disable trigger`), taking turns round by round.
 //
-//   bun bench/write-triggers-label.ts [--rounds 6] [--samples 200] [--type goal|job] [--only nodes_rev,all off]
+//   bun bench/write-triggers-label.ts [--rounds 6] [--samples 200] [--type goal|job] [--only work_nodes_update,all off]
 //
-// `--type job` updates a job's label (a work item) instead of a goal's. Two more rows, all
-// triggers on: nodes_rev_update as migration 0020 made it and as 0031 makes it, taking turns too.
+// `--type job` updates a job's label (a work item) instead of a goal's. Since migration 0040 the
+// update sets the node's rev itself (no nodes_rev trigger; bench/write-update-sql.ts "before 0040"
+// compares the two).
 
 import changesSql from '../sql/events/insert-with-changes.sql' with { type: 'text' }
 import updateSql from '../sql/nodes/update.sql' with { type: 'text' }
 import type { Db } from '../src/db'
 import { startBenchServer } from './lib/app'
-import { benchProject, cpuMsRolledBack, median, migration } from './lib/sql-cpu'
+import { benchProject, cpuMsRolledBack, median } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)
 const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)
 const ROUNDS = Number(opt('rounds', '6'))
 const SAMPLES = Number(opt('samples', '200'))
 const TYPE = opt('type', 'goal')
-
-const m0020 = /create function nodes_rev_update\(.*?end \$\$;\n/s.exec(migration('0020-revisions.sql'))![0]
-const revBefore = m0020.replace(/^create function/, 'create or replace function')
-const revAfter = migration('0031-label-update-lighter.sql')
 
 const s = await startBenchServer()
 try {
@@ -44,7 +41,9 @@ try {
   let k = 0
   const labelUpdate = async (tx: Db) => {
     const data = { ...node.data, label: `u${++k}` }
-    const after = (await tx.query<Record<string, unknown>>(updateSql, ['ww', target, node.parent_id, JSON.stringify(data), false]))[0]!
+    const after = (
+      await tx.query<Record<string, unknown>>(updateSql, ['ww', target, node.parent_id, JSON.stringify(data), false, 'label'])
+    )[0]!
     await tx.query(changesSql, [
       'ww',
       'u',
@@ -64,18 +63,11 @@ try {
        where not tgisinternal and tgrelid::regclass::text in ('nodes', 'changes', 'events', 'work_items', 'work_pending')
        order by 1, 2`,
   )
-  const variants = [
-    'all on',
-    ...triggers.map((t) => `${t.rel}.${t.name}`),
-    'all off',
-    'nodes_rev_update of 0020',
-    'nodes_rev_update of 0031',
-  ]
+  const variants = ['all on', ...triggers.map((t) => `${t.rel}.${t.name}`), 'all off']
   // --only a,b: the rows whose name contains one of these words (all of them by default)
   const only = opt('only', '').split(',').filter(Boolean)
   if (only.length) variants.splice(0, variants.length, ...variants.filter((v) => v === 'all on' || only.some((w) => v.includes(w))))
   const setVariant = async (v: string) => {
-    await db.exec(v === 'nodes_rev_update of 0020' ? revBefore : revAfter)
     for (const t of triggers) {
       const off = v === 'all off' || v === `${t.rel}.${t.name}`
       await db.exec(`alter table ${t.rel} ${off ? 'disable' : 'enable'} trigger ${t.name}`)
@@ -96,9 +88,7 @@ try {
   )
   for (const v of variants) {
     const m = median(times[v]!)
-    console.log(
-      `| ${v === 'all on' || v === 'all off' || v.startsWith('nodes_rev_update') ? v : `${v} off`} | ${m.toFixed(3)} | ${(base - m).toFixed(3)} |`,
-    )
+    console.log(`| ${v === 'all on' || v === 'all off' ? v : `${v} off`} | ${m.toFixed(3)} | ${(base - m).toFixed(3)} |`)
   }
 } finally {
   await s.close()

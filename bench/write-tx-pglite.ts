@@ -37,7 +37,7 @@ let k = 0
 async function labelUpdate(run: Run) {
   const node = (await run(lockSql, ['ww', target, ['label'], new Date().toISOString(), 'bench']))[0]!
   const data = { ...node.data, label: `u${++k}` }
-  const after = (await run(updateSql, ['ww', target, node.parent_id, JSON.stringify(data), false]))[0]!
+  const after = (await run(updateSql, ['ww', target, node.parent_id, JSON.stringify(data), false, 'label']))[0]!
   await run(changesSql, [
     'ww',
     'u',

@@ -11,14 +11,19 @@
 // The variants: "as it is" (the node locked with its edit intent, sql/nodes/lock-with-intent.sql;
 // the update, sql/nodes/update.sql; its change and event, sql/events/insert-with-changes.sql);
 // "no change row" (the event alone, sql/events/insert-many.sql: what ARBOR_BENCH_NO_HISTORY
-// sends); "change row without before and after"; "changes without their two indexes"
-// (changes_project and changes_target dropped); "+ select 1" (one more statement: the fixed cost
+// sends); "change row without before and after"; "changes without changes_target" (its one index
+// beside its key since migration 0040); "before 0040: changes keyed by (id), with changes_project"
+// (the key and index of before 0040 put back: before ÷ after); "+ select 1" (one more statement: the fixed cost
 // of a statement); "lock-many" (the node locked without the intent, sql/nodes/lock-many.sql);
 // "lock one row" (the node and its intent as one row of nodes with a subquery); "generic plans"
 // (plan_cache_mode forced); "… off" (a trigger disabled); "changes_advance_revision as before
 // 0036" (the trigger migration 0036 dropped, created again: before ÷ after); "revision in the statement" (the project's revision advanced by
 // the change's statement, the deferred revision triggers disabled) and "revision marked in the
-// statement, triggers on" (advanced and marked there, arbor.revised, so the triggers find it done).
+// statement, triggers on" (advanced and marked there, arbor.revised, so the triggers find it done);
+// "before 0040" (the node's rev and field revs set by the row trigger nodes_rev, created again, and
+// the update without them: before ÷ after), "rev in the update, no key hinted" (the update's field
+// revs found by comparing every key), "no rev" (neither: what setting them costs) and "work state by
+// a row trigger" (work_nodes_update made a row trigger whose WHEN is its body's test).
 
 import { PGlite } from '@electric-sql/pglite'
 import eventsSql from '../sql/events/insert-many.sql' with { type: 'text' }
@@ -30,7 +35,7 @@ import type { PgliteDb } from '../src/db/pglite'
 import { pgliteAssets } from '../src/db/pglite-assets'
 import { preparedRunner } from '../src/db/pglite-prepared'
 import { startBenchServer } from './lib/app'
-import { median, mutate } from './lib/sql-cpu'
+import { median, migration, mutate } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)
 const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)
@@ -50,21 +55,21 @@ let k = 0
 const author = ['u', 'u', null, null, 'api']
 
 /** The node locked, then its update; answers the node before and after. */
-async function lockAndUpdate(run: Run, lock: 'intent' | 'many') {
+async function lockAndUpdate(run: Run, lock: 'intent' | 'many', update: [string, unknown[]] = [updateSql, ['label']]) {
   const node =
     lock === 'intent'
       ? (await run(lockSql, ['ww', target, ['label'], new Date().toISOString(), 'bench']))[0]!
       : (await run(lockManySql, ['ww', [target]]))[0]!
   const data = { ...node.data, label: `u${++k}` }
-  const after = (await run(updateSql, ['ww', target, node.parent_id, JSON.stringify(data), false]))[0]!
+  const after = (await run(update[0], ['ww', target, node.parent_id, JSON.stringify(data), false, ...update[1]]))[0]!
   return { node, after }
 }
 const changes = (node: unknown, after: unknown) =>
   JSON.stringify([{ action: 'update', kind: 'node', id: target, type: 'goal', before: node, after, fields: ['label'] }])
 const events = (after: unknown) => JSON.stringify([{ type: 'node.updated', payload: { node: after, fields: ['label'] } }])
 
-async function asItIs(run: Run, lock: 'intent' | 'many' = 'intent') {
-  const { node, after } = await lockAndUpdate(run, lock)
+async function asItIs(run: Run, lock: 'intent' | 'many' = 'intent', update?: [string, unknown[]]) {
+  const { node, after } = await lockAndUpdate(run, lock, update)
   await run(changesSql, ['ww', ...author, requestId(), changes(node, after), events(after)])
 }
 const requestId = () => `r${k}`
@@ -97,6 +102,61 @@ from nodes n
 where n.project_id = $1 and n.id = $2
 for update of n`
 
+// before migration 0040: the update as it was, its rev and field revs set by the row trigger nodes_rev
+const updateBefore0040 = `update nodes
+set parent_id = $3, data = $4::jsonb, updated_at = now(),
+  classified_at = case when $5 then coalesce(classified_at, now()) else classified_at end
+where project_id = $1 and id = $2
+returning id, type, parent_id, data, created_at, rev`
+const nodesRev = `${/create or replace function nodes_rev_update\(.*?end \$\$;\n/s.exec(migration('0031-label-update-lighter.sql'))![0]}
+create trigger nodes_rev before update of data, parent_id on nodes for each row
+when (old.data is distinct from new.data or old.parent_id is distinct from new.parent_id)
+execute function nodes_rev_update();`
+
+// tried in the tenth pass, not kept: the work state's update trigger as a row trigger whose WHEN
+// is what its body tests (false for a label), the statement trigger dropped
+const workRowTrigger = `create or replace function work_node_updated() returns trigger
+language plpgsql as $$
+begin
+  if new.type is distinct from old.type or new.parent_id is distinct from old.parent_id
+      or new.data -> 'status' is distinct from old.data -> 'status'
+      or new.data -> 'approachStatus' is distinct from old.data -> 'approachStatus'
+      or new.data -> 'blockedBy' is distinct from old.data -> 'blockedBy'
+      or new.data -> 'goalStatus' is distinct from old.data -> 'goalStatus'
+      or new.data -> 'kind' is distinct from old.data -> 'kind' then
+    perform work_changed(jsonb_build_array(jsonb_build_object('project_id', new.project_id, 'id', new.id, 'type', new.type,
+      'parent_id', new.parent_id, 'data', new.data, 'old_type', old.type, 'old_parent_id', old.parent_id, 'old_data', old.data)));
+  else
+    update work_items w set
+      iteration = x.iteration,
+      iter_rank = coalesce(
+        (select r.rank from work_iter_ranks(new.project_id) r where r.name = x.iteration),
+        (select r.rank from work_iter_ranks(new.project_id) r where r.name is null)),
+      urgent = case when new.type = 'task' and new.data -> 'urgent' = 'true'::jsonb then 0 else 1 end
+    from (select case when jsonb_typeof(new.data -> 'iteration') = 'string' then new.data ->> 'iteration' end as iteration) x
+    where w.project_id = new.project_id and w.node_id = new.id;
+  end if;
+  return null;
+end
+$$;
+drop trigger work_nodes_update on nodes;
+create trigger work_nodes_update after update on nodes for each row
+when (new.type is distinct from old.type or new.parent_id is distinct from old.parent_id
+  or new.data -> 'status' is distinct from old.data -> 'status'
+  or new.data -> 'approachStatus' is distinct from old.data -> 'approachStatus'
+  or new.data -> 'blockedBy' is distinct from old.data -> 'blockedBy'
+  or new.data -> 'goalStatus' is distinct from old.data -> 'goalStatus'
+  or new.data -> 'kind' is distinct from old.data -> 'kind'
+  or new.data -> 'iteration' is distinct from old.data -> 'iteration'
+  or new.data -> 'urgent' is distinct from old.data -> 'urgent')
+execute function work_node_updated();
+`
+
+// before migration 0040: changes keyed by (id), with changes_project (project_id, id desc) beside
+const changesBefore0040 =
+  'alter table changes drop constraint changes_pkey, add primary key (id); create index changes_project on changes (project_id, id desc)'
+const changesSince0040 = 'alter table changes drop constraint changes_pkey, add primary key (project_id, id); drop index changes_project'
+
 /** setup: run before the variant's turn; teardown: after it, on --same (one PGlite for all, the variants that have one) */
 type Variant = { write: (run: Run) => Promise<unknown>; setup?: string; teardown?: string }
 const variants: Record<string, Variant> = {
@@ -120,13 +180,19 @@ const variants: Record<string, Variant> = {
       await run(changesSql, ['ww', ...author, requestId(), changes(null, null), events(after)])
     },
   },
-  'changes without their two indexes': { write: (run) => asItIs(run), setup: 'drop index changes_project; drop index changes_target' },
+  'changes without changes_target': { write: (run) => asItIs(run), setup: 'drop index changes_target' },
+  'before 0040: changes keyed by (id), with changes_project': {
+    write: (run) => asItIs(run),
+    setup:
+      'alter table changes drop constraint changes_pkey, add primary key (id); create index changes_project on changes (project_id, id desc)',
+    teardown: 'alter table changes drop constraint changes_pkey, add primary key (project_id, id); drop index changes_project',
+  },
   'generic plans': { write: (run) => asItIs(run), setup: 'set plan_cache_mode = force_generic_plan' },
   'lock one row': {
     write: async (run) => {
       const node = (await run(lockOneRow, ['ww', target, ['label'], new Date().toISOString(), 'bench']))[0]!
       const data = { ...node.data, label: `u${++k}` }
-      const after = (await run(updateSql, ['ww', target, node.parent_id, JSON.stringify(data), false]))[0]!
+      const after = (await run(updateSql, ['ww', target, node.parent_id, JSON.stringify(data), false, 'label']))[0]!
       await run(changesSql, ['ww', ...author, requestId(), changes(node, after), events(after)])
     },
   },
@@ -152,10 +218,26 @@ const variants: Record<string, Variant> = {
     setup: 'alter table nodes disable trigger work_nodes_update',
     teardown: 'alter table nodes enable trigger work_nodes_update',
   },
-  'nodes_rev off': {
+  'before 0040: rev by the trigger nodes_rev': {
+    write: (run) => asItIs(run, 'intent', [updateBefore0040, []]),
+    setup: nodesRev,
+    teardown: 'drop trigger nodes_rev on nodes; drop function nodes_rev_update()',
+  },
+  'work state by a row trigger': {
     write: (run) => asItIs(run),
-    setup: 'alter table nodes disable trigger nodes_rev',
-    teardown: 'alter table nodes enable trigger nodes_rev',
+    setup: workRowTrigger,
+    teardown: `drop trigger work_nodes_update on nodes;
+create trigger work_nodes_update after update on nodes
+referencing old table as old_nodes new table as new_nodes for each statement execute function work_nodes_updated();`,
+  },
+  'before 0040, all of it (the trigger nodes_rev; changes keyed by (id), with changes_project)': {
+    write: (run) => asItIs(run, 'intent', [updateBefore0040, []]),
+    setup: `${nodesRev}; ${changesBefore0040}`,
+    teardown: `drop trigger nodes_rev on nodes; drop function nodes_rev_update(); ${changesSince0040}`,
+  },
+  'rev in the update, no key hinted': { write: (run) => asItIs(run, 'intent', [updateSql, [null]]) },
+  'no rev (neither the trigger nor the statement sets it)': {
+    write: (run) => asItIs(run, 'intent', [updateBefore0040, []]),
   },
   'revision in the statement': {
     write: async (run) => {

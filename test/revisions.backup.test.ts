@@ -1,5 +1,6 @@
 import { afterAll, expect, it } from 'bun:test'
 import { restore } from '../src/backup/restore'
+import { update } from '../src/nodes/queries'
 import { emptyPglite, emptyPostgres } from './backup-db'
 import { ADMIN_TOKEN, seedPlan, startApp } from './helpers'
 
@@ -38,8 +39,13 @@ it('keeps every rev and field rev through a backup and a restore, and the sequen
       // the next rev given out is past every rev restored: none comes back
       const [next] = await target.query<{ v: string }>(`select nextval('target_revs')::text as v`)
       expect(before.every((r) => BigInt(r.rev) < BigInt(next!.v))).toBe(true)
-      // and the triggers are on again: a change moves the rev and its field rev
-      await target.query(`update nodes set data = data || '{"label":"moved"}' where project_id = $1 and id = 'job-1'`, [p])
+      // and a change after it (the statement a write sends, which sets them since migration 0040)
+      // moves the rev and its field rev past them
+      const [old] = await target.query<{ parent_id: string; data: object }>(
+        `select parent_id, data from nodes where project_id = $1 and id = 'job-1'`,
+        [p],
+      )
+      await update(target, p, 'job-1', old!.parent_id, { ...old!.data, label: 'moved' }, false, 'label')
       const [job] = await target.query<{ rev: string; label: string }>(
         `select rev::text, field_revs ->> 'label' as label from nodes where project_id = $1 and id = 'job-1'`,
         [p],

@@ -68,6 +68,7 @@ async function write(b: Body) {
         old.parent_id,
         JSON.stringify({ ...old.data, label: b.label }),
         false,
+        'label',
       ])
       await record(
         tx,

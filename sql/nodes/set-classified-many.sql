@@ -1,6 +1,12 @@
 -- $1 rows jsonb: [{project_id, id, data}]: the classifier's data for each claimed task, in one
 -- statement. Returns the saved rows (their events are emitted from these).
-update nodes n set data = r.data, classified_at = now(), updated_at = now()
+-- rev and field_revs as sql/nodes/update.sql sets them, a rev of its own for each row (migration 0040)
+update nodes n set data = r.data, classified_at = now(), updated_at = now(),
+  rev = case when n.data is distinct from r.data then nextval('target_revs') else n.rev end,
+  field_revs = n.field_revs || coalesce((
+    select jsonb_object_agg(k, currval('target_revs'))
+    from jsonb_object_keys(n.data || r.data) k
+    where (n.data -> k) is distinct from (r.data -> k)), '{}')
 from jsonb_to_recordset($1::jsonb) as r(project_id text, id text, data jsonb)
 where n.project_id = r.project_id and n.id = r.id
 returning n.project_id, n.id, n.type, n.parent_id, n.data, n.created_at, n.rev

@@ -5,7 +5,7 @@
 with importing as (
   select 1 from projects where id = $1 and import_lease is not null
 ), changes_gone as (
-  delete from changes where id in (
+  delete from changes where project_id = $1 and id in (
     select id from changes where project_id = $1 and exists (select 1 from importing) limit $2
   )
   returning 1

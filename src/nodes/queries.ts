@@ -87,8 +87,16 @@ export async function insertMany(db: Db, projectId: string, rows: InsertRow[]): 
     out.push(...(await db.query<NodeRow>(insertManySql, [projectId, JSON.stringify(rows.slice(i, i + INSERT_CHUNK))])))
   return out
 }
-export const update = (db: Db, projectId: string, id: string, parentId: string | null, data: unknown, classified: boolean) =>
-  one<NodeRow>(db, updateSql, [projectId, id, parentId, JSON.stringify(data), classified])
+/** `key`: the one key of `data` the caller expects to change, if it knows one (a hint the statement checks). */
+export const update = (
+  db: Db,
+  projectId: string,
+  id: string,
+  parentId: string | null,
+  data: unknown,
+  classified: boolean,
+  key: string | null = null,
+) => one<NodeRow>(db, updateSql, [projectId, id, parentId, JSON.stringify(data), classified, key])
 export const subtree = (db: Db, projectId: string, rootIds: string[]) => db.query<TreeRow>(subtreeSql, [projectId, rootIds])
 export const ancestors = (db: Db, projectId: string, id: string) => db.query<NodeRow>(ancestorsSql, [projectId, id])
 export const siblings = (db: Db, projectId: string, parentId: string, id: string) =>

@@ -171,7 +171,8 @@ export async function updateNode(ctx: WriteCtx, input: NodeUpdate): Promise<Node
 
   // 3. stored now (the write's pending adds first), with its event and its change
   await flush(ctx)
-  const row = await q.update(ctx.deps.db, ctx.projectId, id, parentId, data, 'kind' in patch)
+  const only = sets.length === 1 && sets[0] !== 'parentId' ? sets[0]! : null // a label's edit: that key alone, probably
+  const row = await q.update(ctx.deps.db, ctx.projectId, id, parentId, data, 'kind' in patch, only)
   const saved = toNode(row!, true)
   ctx.nodes.set(saved.id, saved)
   ctx.events.push({ type: 'node.updated', node: saved })
