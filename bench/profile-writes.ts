@@ -2,10 +2,13 @@
  * Where the server's thread spends a write (issue 51, 3): eight writers updating labels, or one
  * writer adding jobs under one approach (PROFILE_WRITE=job; PROFILE_SIBLINGS jobs added there first,
  * as `npm run bench:writes` leaves thousands there), goals (PROFILE_WRITE=goal) or tasks (PROFILE_WRITE=task),
- * or one writer sending batches of 100 jobs' adds under one approach (PROFILE_WRITE=batch).
+ * or one writer sending batches of 100 jobs' adds under one approach (PROFILE_WRITE=batch), or one
+ * writer deleting goals (PROFILE_WRITE=delete: PROFILE_VICTIMS leaf goals, 6,000 by default, added
+ * first in batches; the writer stops early when none is left, as `npm run bench:writes` deletes a leaf goal).
  *
  *   bun bench/profile-writes.ts                          (PGlite)
  *   PROFILE_WRITE=job PROFILE_SIBLINGS=3000 PROFILE_WARMUP=8 bun bench/profile-writes.ts
+ *   PROFILE_WRITE=delete bun bench/profile-writes.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/profile-writes.ts postgres
  *   BENCH_CHECKOUT=<a checkout of 26c0789> bun bench/profile-writes.ts   (another commit's server, the same load)
  *   PROFILE_EMBED=stub …          (the search embeds through bench/lib/embed-stub.ts, as `npm run bench:writes` has it)
@@ -39,7 +42,7 @@ import { sampleShares } from './profile'
 const ROOT = join(import.meta.dir, '..')
 const kind = (process.argv[2] ?? 'pglite') as 'pglite' | 'postgres'
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 10)
-const WRITE = (process.env.PROFILE_WRITE ?? 'update') as 'update' | 'job' | 'task' | 'goal' | 'batch'
+const WRITE = (process.env.PROFILE_WRITE ?? 'update') as 'update' | 'job' | 'task' | 'goal' | 'batch' | 'delete'
 const WRITERS = WRITE === 'update' ? 8 : 1
 const SIBLINGS = Number(process.env.PROFILE_SIBLINGS ?? 0)
 const TOP = Number(process.env.PROFILE_TOP ?? 25)
@@ -68,7 +71,9 @@ async function main() {
   const checkout = process.env.BENCH_CHECKOUT ?? ROOT
   const tmp = mkdtempSync(join(tmpdir(), 'arbor-profile-writes-'))
   const db = await ownDatabase(kind, tmp, process.env.BENCH_DATABASE_URL)
-  const stub = process.env.PROFILE_EMBED === 'stub' ? await startStub() : null
+  // a delete's profile always embeds through the stub: its thousands of victims' labels would keep
+  // the built-in embedder busy all through the window
+  const stub = process.env.PROFILE_EMBED === 'stub' || WRITE === 'delete' ? await startStub() : null
   const embedder = stub ? { EMBEDDINGS_URL: stub.url, EMBEDDINGS_MODEL: 'stub' } : {}
   const profiling = [
     '--cpu-prof',
@@ -102,6 +107,18 @@ async function main() {
           node: { type: 'job', parentId: approach, data: { label: `s${made + i}` } },
         })),
       })
+    const victims: string[] = []
+    for (let left = WRITE === 'delete' ? Number(process.env.PROFILE_VICTIMS ?? 6000) : 0; left > 0; left -= 500) {
+      const made = await call({
+        action: 'batch',
+        projectId: 'bench',
+        mutations: Array.from({ length: Math.min(500, left) }, (_, i) => ({
+          action: 'add',
+          node: { type: 'goal', data: { label: `v${left} ${i}` } },
+        })),
+      })
+      victims.push(...(made.results as { node: { id: string } }[]).map((r) => r.node.id))
+    }
     let k = 0
     const write = (nodeId: string) =>
       WRITE === 'update'
@@ -120,13 +137,14 @@ async function main() {
               projectId: 'bench',
               node: { type: WRITE, ...(WRITE === 'job' ? { parentId: approach } : {}), data: { label: `x${++k}` } },
             })
+    const remove = () => call({ action: 'delete', projectId: 'bench', nodeId: victims.pop() })
     const writers = async (seconds: number) => {
       const end = performance.now() + seconds * 1000
       let writes = 0
       await Promise.all(
         goals.map(async (nodeId) => {
-          while (performance.now() < end) {
-            await write(nodeId)
+          while (performance.now() < end && (WRITE !== 'delete' || victims.length > 0)) {
+            await (WRITE === 'delete' ? remove() : write(nodeId))
             writes++
           }
         }),
@@ -160,7 +178,7 @@ async function main() {
         .join('\n')
     const load = existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : '?'
     console.log(
-      `## ${WRITE === 'update' ? `${WRITERS} writers updating labels` : `one writer adding ${WRITE === 'batch' ? 'batches of 100 jobs' : `${WRITE}s`}${underApproach ? ` beside ${SIBLINGS} jobs` : ''}`}, ${kind === 'pglite' ? 'PGlite' : 'PostgreSQL'}, ${checkout === ROOT ? 'this checkout' : checkout}: ` +
+      `## ${WRITE === 'update' ? `${WRITERS} writers updating labels` : WRITE === 'delete' ? 'one writer deleting leaf goals' : `one writer adding ${WRITE === 'batch' ? 'batches of 100 jobs' : `${WRITE}s`}${underApproach ? ` beside ${SIBLINGS} jobs` : ''}`}, ${kind === 'pglite' ? 'PGlite' : 'PostgreSQL'}, ${checkout === ROOT ? 'this checkout' : checkout}: ` +
         `${FLOOR ? 'the floor (bench/lib/write-floor.ts)' : ''}${Math.round(writes / ((ended - started) / 1000))} writes/s, main thread ${(cpu / writes).toFixed(2)} ms CPU a write ` +
         `(all threads ${(cpuAll / writes).toFixed(2)} ms), ` +
         `${samples} samples in ${SECONDS} s (load average ${load})\n`,

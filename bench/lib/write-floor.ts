@@ -1,19 +1,29 @@
 // The floor of a write (bench/writes.ts): a bare Bun process that answers POST / by running the
 // SQL statements a write needs and nothing else, through src/db (the same drivers, the app's own
-// SQL files): reserve the node's id (sql/nodes/allocate-ids.sql), write the node
-// (sql/nodes/insert-many.sql, update.sql or delete-many.sql; an update and a delete first lock and
-// read the node, sql/nodes/lock-many.sql) and its change and event (sql/events/insert-with-changes.sql),
-// in one transaction. The database's own triggers (the work state, revisions, counts) run as they
-// do for the app. No auth, no validation, no routing beyond the op, no search outbox, no cache.
+// SQL files: reserve the node's id (sql/nodes/allocate-ids.sql), write the node
+// (sql/nodes/insert-many.sql or update.sql; an update first locks and reads the node,
+// sql/nodes/lock-many.sql) and its change and event (sql/events/insert-with-changes.sql), in one
+// transaction. A delete does what any delete that keeps the contract must (api.md: the named node
+// kept in the changelog; history.md: a change with its `before` for every node removed;
+// agents-and-app.md 3: `_meta.unblocked`): whether the project had blocked work
+// (sql/work/has-blocked.sql, sent with the next statement), the node and everything beneath it
+// (sql/nodes/subtree.sql), their delete with the changelog entry (sql/nodes/delete-logged.sql), a
+// change and an event each, and when work was blocked the work items it made ready
+// (sql/work/unblocked.sql). The database's own triggers (the work state, revisions, counts, the
+// claims' and children's cascades) run as they do for the app. No auth, no validation, no routing
+// beyond the op, no search outbox, no cache.
 //
 //   DATA_DIR=… | DATABASE_URL=… PORT=… bun bench/lib/write-floor.ts   (prints "listening <url>")
 
 import changesSql from '../../sql/events/insert-with-changes.sql' with { type: 'text' }
 import counterSql from '../../sql/nodes/allocate-ids.sql' with { type: 'text' }
-import deleteManySql from '../../sql/nodes/delete-many.sql' with { type: 'text' }
+import deleteLoggedSql from '../../sql/nodes/delete-logged.sql' with { type: 'text' }
 import insertManySql from '../../sql/nodes/insert-many.sql' with { type: 'text' }
 import lockManySql from '../../sql/nodes/lock-many.sql' with { type: 'text' }
+import subtreeSql from '../../sql/nodes/subtree.sql' with { type: 'text' }
 import updateSql from '../../sql/nodes/update.sql' with { type: 'text' }
+import hasBlockedSql from '../../sql/work/has-blocked.sql' with { type: 'text' }
+import unblockedSql from '../../sql/work/unblocked.sql' with { type: 'text' }
 import { type Db, openDb } from '../../src/db'
 
 const db: Db = await openDb({
@@ -56,37 +66,61 @@ async function write(b: Body) {
       )
       return { ids: made.map((m) => m.id) }
     }
+    if (b.op === 'delete') return remove(tx, b.projectId, b.nodeId!)
     const [old] = await tx.query<{ id: string; type: string; parent_id: string | null; data: Record<string, unknown> }>(lockManySql, [
       b.projectId,
       [b.nodeId],
     ])
     if (!old) throw new Error(`no node ${b.nodeId}`)
-    if (b.op === 'update') {
-      const [after] = await tx.query(updateSql, [
-        b.projectId,
-        b.nodeId,
-        old.parent_id,
-        JSON.stringify({ ...old.data, label: b.label }),
-        false,
-        'label',
-      ])
-      await record(
-        tx,
-        b.projectId,
-        [{ action: 'update', kind: 'node', id: old.id, type: old.type, before: old, after, fields: ['label'] }],
-        [{ type: 'node.updated', payload: { node: after } }],
-      )
-      return { node: after }
-    }
-    await tx.query(deleteManySql, [b.projectId, [b.nodeId]])
+    const [after] = await tx.query(updateSql, [
+      b.projectId,
+      b.nodeId,
+      old.parent_id,
+      JSON.stringify({ ...old.data, label: b.label }),
+      false,
+      'label',
+    ])
     await record(
       tx,
       b.projectId,
-      [{ action: 'delete', kind: 'node', id: old.id, type: old.type, before: old, after: null, fields: [] }],
-      [{ type: 'node.deleted', payload: { id: old.id } }],
+      [{ action: 'update', kind: 'node', id: old.id, type: old.type, before: old, after, fields: ['label'] }],
+      [{ type: 'node.updated', payload: { node: after } }],
     )
-    return { deleted: old.id }
+    return { node: after }
   })
+}
+
+/** a delete: the node and everything beneath it, the named node logged, a change and an event each, `_meta.unblocked` */
+async function remove(tx: Db, projectId: string, nodeId: string) {
+  type Row = { id: string; type: string; parent_id: string | null; data: Record<string, unknown>; depth: number }
+  const [[was], rows] = await Promise.all([
+    tx.query<{ blocked: boolean }>(hasBlockedSql, [projectId]),
+    tx.query<Row>(subtreeSql, [projectId, [nodeId]]),
+  ])
+  const root = rows.find((r) => r.depth === 0)
+  if (!root) throw new Error(`no node ${nodeId}`)
+  const node = { id: root.id, type: root.type, parentId: root.parent_id, data: root.data }
+  await tx.query(deleteLoggedSql, [projectId, rows.map((r) => r.id), root.id, JSON.stringify(node)])
+  await record(
+    tx,
+    projectId,
+    [...rows]
+      .sort((x, y) => y.depth - x.depth)
+      .map((r) => ({
+        action: 'delete',
+        kind: 'node',
+        id: r.id,
+        type: r.type,
+        before: { parentId: r.parent_id, data: r.data },
+        after: null,
+        fields: [],
+      })),
+    rows.map((r) => ({ type: 'node.deleted', payload: { node: r } })),
+  )
+  const unblocked = was?.blocked
+    ? (await tx.query<{ node_id: string }>(unblockedSql, [projectId, new Date()])).map((r) => r.node_id)
+    : undefined
+  return { deleted: root.id, orphanedChildren: rows.filter((r) => r.depth === 1).map((r) => r.id), ...(unblocked ? { unblocked } : {}) }
 }
 
 const server = Bun.serve({
