@@ -31,10 +31,11 @@ env -u DATABASE_URL PORT="$PORT" HOST=127.0.0.1 ADMIN_TOKEN="$ADMIN_TOKEN" PUBLI
   "$ROOT/node_modules/.bin/bun" src/main.ts >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 node -e "
-  const until = Date.now() + 90_000
+  const until = Date.now() + 240_000
   const poll = async () => {
     try { if ((await fetch('$BASE/healthz')).status === 200) return } catch {}
-    if (Date.now() > until) { console.error('the server did not answer /healthz within 90 s'); process.exit(1) }
+    try { process.kill($SERVER_PID, 0) } catch { console.error('the server exited before it answered /healthz'); process.exit(1) }
+    if (Date.now() > until) { console.error('the server did not answer /healthz within 240 s'); process.exit(1) }
     setTimeout(poll, 200)
   }
   poll()
