@@ -1,7 +1,8 @@
 import { addIteration } from '../iterations/service'
-import { loadNodes, noteIteration, type WriteCtx } from '../nodes/context'
+import { loadNodes, noteIteration, readUpdate, type WriteCtx } from '../nodes/context'
 import type { NodeUpdate } from '../nodes/input'
-import { deleteNode, prepareAdd, updateNode } from '../nodes/write'
+import { checkUpdate } from '../nodes/rules'
+import { deleteNode, prepareAdd, storeUpdate } from '../nodes/write'
 import type { BatchEntry } from './model'
 
 /*
@@ -42,7 +43,10 @@ export async function applyEntry(
       return { action: 'add', nodeId: node.id, ...(e.node?.id ? { draftId: e.node.id } : {}), node: answered }
     }
     case 'update': {
-      const saved = await updateNode(ctx, e as unknown as NodeUpdate)
+      const input = e as unknown as NodeUpdate
+      const read = await readUpdate(ctx, input)
+      const checked = await checkUpdate(ctx, input, read)
+      const saved = await storeUpdate(ctx, checked)
       return {
         action: 'update',
         nodeId: saved.id,
