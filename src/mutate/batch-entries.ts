@@ -1,5 +1,5 @@
 import { addIteration } from '../iterations/service'
-import { loadNodes, noteIteration, readUpdate, type WriteCtx } from '../nodes/context'
+import { expectRev, loadNodes, noteIteration, readUpdate, type WriteCtx } from '../nodes/context'
 import type { NodeUpdate } from '../nodes/input'
 import { checkUpdate } from '../nodes/rules'
 import { deleteNode, prepareAdd, storeUpdate } from '../nodes/write'
@@ -54,7 +54,9 @@ export async function applyEntry(
       }
     }
     default: {
-      const { node, orphanedChildren, changelogId } = await deleteNode(ctx, e.nodeId && (ctx.drafts.get(e.nodeId) ?? e.nodeId), e.ifRev)
+      const id = e.nodeId && (ctx.drafts.get(e.nodeId) ?? e.nodeId)
+      await expectRev(ctx, id, e.ifRev, null)
+      const { node, orphanedChildren, changelogId } = await deleteNode(ctx, id)
       return { action: 'delete', nodeId: node.id, orphanedChildren, changelogId }
     }
   }

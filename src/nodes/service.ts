@@ -11,7 +11,7 @@ import { readIterations } from '../iterations/service'
 import { requireProject } from '../projects/access'
 import type { AccessRow } from '../projects/service'
 import { classifyTask } from './classify'
-import { getNode, iterationsOf, openMemos, readUpdate, type WriteCtx } from './context'
+import { expectRev, getNode, iterationsOf, openMemos, readUpdate, type WriteCtx } from './context'
 import { type AddInput, ChangelogQuery, type ClassifyBody, type DeleteBody, NodesQuery, type RestoreBody, type UpdateBody } from './input'
 import { an, NODE_TYPES, type Node, type NodeData, toNode } from './model'
 import * as q from './queries'
@@ -48,7 +48,8 @@ export async function update(deps: Deps, project: AccessRow, body: UpdateBody) {
 
 export async function remove(deps: Deps, project: AccessRow, body: DeleteBody) {
   const ctx = await openCtx(deps, project.id)
-  const { node, changelogId, orphanedChildren, removed } = await deleteNode(ctx, body.nodeId, body.ifRev)
+  await expectRev(ctx, body.nodeId, body.ifRev, null) // its ifRev read, then the node and its subtree removed
+  const { node, changelogId, orphanedChildren, removed } = await deleteNode(ctx, body.nodeId)
   ctx.tips.push(
     `Deleted ${node.id}` +
       (removed > 1 ? ` and ${removed - 1} node(s) beneath it` : '') +

@@ -5,7 +5,7 @@ import { parseInput } from '../http/action-schema'
 import { LATER } from '../iterations/model'
 import { dataSchema } from '../ports/node-data'
 import type { AccessRow } from '../projects/service'
-import { checkNodeCap, expectRev, getNode, iterationsOf, nextId, openMemos, readAround, resolveId, type WriteCtx } from './context'
+import { checkNodeCap, getNode, iterationsOf, nextId, openMemos, readAround, resolveId, type WriteCtx } from './context'
 import type { NewNode } from './input'
 import { type Node, PARENT_TYPE, toNode } from './model'
 import * as q from './queries'
@@ -19,11 +19,13 @@ import { applyStatus, type CheckedUpdate, checkNoKind, checkParent, checkRefs, c
  * then the node goes into the write (here) with its event and its change (`noteChange`), queued
  * for one insert (`flush`) or stored at once. An add's three steps are `prepareAdd`'s; an
  * update's are three functions its caller runs in order (./context.ts `readUpdate`, ./rules.ts
- * `checkUpdate`, `storeUpdate` here). A new rule is a function of ./rules.ts called in step 2 of
- * `prepareAdd` and in `checkUpdate`: a batch's entries and a revert's updates come through them too. The handler stores its nodes (what it queued, at its end: `flush`) and saves
- * nothing: the write's sequence (src/mutate/sequence.ts `runWrite`) hands its WriteCtx, an
- * Outbox, to the saving step (src/events/outbox.ts `save`), which checks its ifRevs and saves
- * its events and changes.
+ * `checkUpdate`, `storeUpdate` here); a delete's ifRev is read by its caller (./context.ts
+ * `expectRev`) before `deleteNode`. A new rule is a function of ./rules.ts called in step 2 of
+ * `prepareAdd` and in `checkUpdate`: a batch's entries and a revert's updates come through them
+ * too. The handler stores its nodes (what it queued, at its end: `flush`) and saves nothing: the
+ * write's sequence (src/mutate/sequence.ts `runWrite`) hands its WriteCtx, an Outbox, to the
+ * saving step (src/events/outbox.ts `save`), which checks its ifRevs and saves its events and
+ * changes.
  */
 
 /** A node write of `projectId` opened, inside its transaction (`deps.db`): nothing read yet. */
@@ -128,12 +130,12 @@ export async function storeUpdate(ctx: WriteCtx, { id, before, parentId, data, s
 }
 
 /**
- * Delete a node and everything beneath it; only the named node goes to the changelog. History
- * gets one change per removed node, deepest first, so that taking the delete back (newest
- * first) brings parents back before their children.
+ * Delete a node and everything beneath it, once its ifRev was read (./context.ts `expectRev`,
+ * called first by the caller); only the named node goes to the changelog. History gets one
+ * change per removed node, deepest first, so that taking the delete back (newest first) brings
+ * parents back before their children.
  */
-export async function deleteNode(ctx: WriteCtx, nodeId: string, ifRev?: string) {
-  await expectRev(ctx, nodeId, ifRev, null)
+export async function deleteNode(ctx: WriteCtx, nodeId: string) {
   const rows = await subtrees(ctx, [nodeId])
   const root = rows.find((r) => r.depth === 0)
   if (!root) throw invalid(`Node with id ${nodeId} not found`)
