@@ -1,7 +1,8 @@
 import { addIteration } from '../iterations/service'
-import { loadNodes, noteIteration, type WriteCtx } from '../nodes/context'
+import { expectRev, loadNodes, noteIteration, readUpdate, type WriteCtx } from '../nodes/context'
 import type { NodeUpdate } from '../nodes/input'
-import { deleteNode, prepareAdd, updateNode } from '../nodes/write'
+import { checkUpdate } from '../nodes/rules'
+import { deleteNode, prepareAdd, storeUpdate } from '../nodes/write'
 import type { BatchEntry } from './model'
 
 /*
@@ -42,7 +43,10 @@ export async function applyEntry(
       return { action: 'add', nodeId: node.id, ...(e.node?.id ? { draftId: e.node.id } : {}), node: answered }
     }
     case 'update': {
-      const saved = await updateNode(ctx, e as unknown as NodeUpdate)
+      const input = e as unknown as NodeUpdate
+      const read = await readUpdate(ctx, input)
+      const checked = await checkUpdate(ctx, input, read)
+      const saved = await storeUpdate(ctx, checked)
       return {
         action: 'update',
         nodeId: saved.id,
@@ -50,7 +54,9 @@ export async function applyEntry(
       }
     }
     default: {
-      const { node, orphanedChildren, changelogId } = await deleteNode(ctx, e.nodeId && (ctx.drafts.get(e.nodeId) ?? e.nodeId), e.ifRev)
+      const id = e.nodeId && (ctx.drafts.get(e.nodeId) ?? e.nodeId)
+      await expectRev(ctx, id, e.ifRev, null)
+      const { node, orphanedChildren, changelogId } = await deleteNode(ctx, id)
       return { action: 'delete', nodeId: node.id, orphanedChildren, changelogId }
     }
   }

@@ -5,10 +5,11 @@ import { MAX_REVERT, type RevertBody, type RevertFilter } from '../history/model
 import { type ChangeRow, changesById, filtersOf, laterChanges, plannedChange, selectByFilter, targetOf } from '../history/service'
 import { LATER } from '../iterations/model'
 import { type NodesMove, revertIteration } from '../iterations/service'
-import { getNode, iterationsOf, loadNodes, reloadIterations, type WriteCtx } from '../nodes/context'
+import { getNode, iterationsOf, loadNodes, readUpdate, reloadIterations, type WriteCtx } from '../nodes/context'
 import type { Node, NodeData, NodeType } from '../nodes/model'
+import { checkUpdate } from '../nodes/rules'
 import { moveIterationNodes, type TreeRow, writeMeta } from '../nodes/service'
-import { bringBack, flush, openCtx, removeRows, subtrees, updateNode } from '../nodes/write'
+import { bringBack, flush, openCtx, removeRows, storeUpdate, subtrees } from '../nodes/write'
 import type { AccessRow } from '../projects/service'
 import { checkRevertCost } from './cost-limit'
 
@@ -95,9 +96,9 @@ function stepsOf(selected: ChangeRow[]): { change: ChangeRow; moves: ChangeRow[]
  * came with it (`stepsOf`). Conflicts are gathered while the plan runs; with any and no `force` the whole
  * transaction is refused (409) and nothing stays written; a dry run runs the same plan under a
  * savepoint and rolls it back, so it says exactly what the real call does. The handler of the
- * write's sequence (src/mutate/sequence.ts): a node's step goes through src/nodes/write.ts
- * (`updateNode` and its rules for fields set back, `bringBack` for a delete, `removeRows` for
- * adds); an iteration's through src/iterations/service.ts `revertIteration`, written at once (and
+ * write's sequence (src/mutate/sequence.ts): a node's step goes through src/nodes/ (fields set
+ * back as an update is: context.ts `readUpdate`, rules.ts `checkUpdate`, write.ts `storeUpdate`;
+ * write.ts `bringBack` for a delete, `removeRows` for adds); an iteration's through src/iterations/service.ts `revertIteration`, written at once (and
  * the jobs and tasks it moves, src/nodes/service.ts `moveIterationNodes`) and noted in its own
  * outbox (`ctx.beside`), after the node changes of the steps before it (moved into `beside` as
  * they stand), which the sequence's saving step saves before the nodes' changes that follow:
@@ -352,5 +353,7 @@ async function setBack(ctx: WriteCtx, c: ChangeRow, before: NodeState, fields: s
     ...(fields.includes('parentId') ? { parentId: before.parentId } : {}),
   }
   if (!input.data && !('parentId' in input)) return
-  await updateNode(ctx, input)
+  const read = await readUpdate(ctx, input)
+  const checked = await checkUpdate(ctx, input, read)
+  await storeUpdate(ctx, checked)
 }

@@ -5,18 +5,20 @@ import type { Outbox } from '../events/outbox'
 import { checkExpectation, type Locked, type StaleField, staleWrite } from '../history/precondition'
 import { LATER } from '../iterations/model'
 import { type IterationRow, readIterations } from '../iterations/service'
-import type { IntentProbe, IntentRow } from '../presence/intents'
+import { type IntentProbe, type IntentRow, intentProbe } from '../presence/intents'
 import type { AccessRow } from '../projects/service'
 import { limitsOf } from '../tiers/service'
-import { NODE_TYPES, type Node, type NodeType, toNode } from './model'
+import type { NodeUpdate } from './input'
+import { NODE_TYPES, type Node, type NodeType, parseNodeId, toNode } from './model'
 import * as q from './queries'
 
 /**
  * A node write's context and its reads, step 1 of every node write (./write.ts opens the
  * context, writes and saves): the nodes it reads and locks (`getNode`, `getNodeWithIntent`,
- * `readAround` for what ./rules.ts checks), its ifRevs (`expectRev`, refused by
- * `checkPreconditions`), new ids (`nextId`), the owner's node cap (`checkNodeCap`) and the
- * project's open memos (`openMemos`, `reserveTaskCountingMemos`) that an add's answer reports.
+ * `readAround` for what ./rules.ts checks; all an update's rules need: `readUpdate`), its
+ * ifRevs (`expectRev`, refused by `checkPreconditions`), new ids (`nextId`), the owner's node
+ * cap (`checkNodeCap`) and the project's open memos (`openMemos`, `reserveTaskCountingMemos`)
+ * that an add's answer reports.
  */
 
 /**
@@ -203,6 +205,39 @@ export async function getNodeWithIntent(
     if (row.id != null) noteLocked(ctx, row as q.NodeRow)
   }
   return { node: ctx.nodes.get(id) ?? null, intent: row.intent }
+}
+
+/** What an update's rules (./rules.ts `checkUpdate`) are checked on: read by `readUpdate`. */
+export interface UpdateRead {
+  /** the node named (a draft resolved) */
+  id: string
+  /** the node as this write sees it (null: not found) */
+  before: Node | null
+  /** another actor's edit intent on a field the update sets (null: none, or none looked for) */
+  intent: IntentRow | null
+  around: Around
+}
+
+/**
+ * Step 1 of an update (a single one, a batch's entry, a revert's fields set back): the node,
+ * with the edit intent on a field it sets in the same statement (live.md, 4; none looked for
+ * with force) and the iterations along for a job or a task; its parent, its references; last its
+ * ifRev (live.md, 1): a field changed since refuses the whole write when it is saved.
+ */
+export async function readUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<UpdateRead> {
+  const patch: Record<string, unknown> = input.data ?? {}
+  const sets = [...Object.keys(patch), ...(input.parentId === undefined ? [] : ['parentId'])]
+  const probe = intentProbe(sets, ctx.deps.author?.actor, input.force)
+  // a job's or a task's iterations: its id says its type (a draft's were read with its add)
+  const named = parseNodeId(input.nodeId)?.type
+  if (named === 'job' || named === 'task') void iterationsOf(ctx)
+  const id = resolveId(ctx, input.nodeId)
+  const { node: before, intent } = await getNodeWithIntent(ctx, id, probe)
+  // only the reference arrays this update sends are checked: a stored one may name a node deleted
+  // since, which must not block an unrelated change such as a move
+  const around = await readAround(ctx, input.parentId, patch, before?.type)
+  await expectRev(ctx, id, input.ifRev, { ...(input.parentId === undefined ? {} : { parentId: input.parentId }), ...patch })
+  return { id, before, intent, around }
 }
 
 /**

@@ -1,18 +1,21 @@
 import { invalid } from '../errors'
+import { parseInput } from '../http/action-schema'
 import { LATER } from '../iterations/model'
 import type { IterationRow } from '../iterations/service'
-import type { Around, WriteCtx } from './context'
+import { dataSchema } from '../ports/node-data'
+import { refuseIfHeld } from '../presence/intents'
+import type { Around, UpdateRead, WriteCtx } from './context'
 import type { NodeUpdate } from './input'
 import { an, type Node, type NodeData, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
 
 /**
- * The rules of add and update that need what the write read (./write.ts reads it first, through
- * ./context.ts): the id, the parent, the referenced nodes, the iterations, the status machine.
+ * The rules of add and update that need what the write read first (./context.ts): the id, the
+ * parent, the referenced nodes, the iterations, the status machine.
  * Each is checked on what is passed to it and reads nothing more; a broken rule throws the 400 of
  * docs/reference/resources.md with its tip (an ErrorListError, which a batch prefixes with its
  * entry's index). A precondition on a field goes here, as one more function, called in step 2
- * of ./write.ts `prepareAdd` and `updateNode` (in the order of docs/reference/mutate.md); what
- * it needs read goes into ./context.ts `readAround`. A field's own shape, which needs no read,
+ * of ./write.ts `prepareAdd` and in `checkUpdate`, an update's step 2 (in the order of
+ * docs/reference/mutate.md); what it needs read goes into ./context.ts `readAround`. A field's own shape, which needs no read,
  * is its schema instead (src/ports/node-data.ts `NodeFields`).
  */
 
@@ -45,6 +48,48 @@ export function checkSentId(type: NodeType, sent: string, allowId: boolean, dupl
   const parsed = parseNodeId(sent)
   if (!parsed || parsed.type !== type) fail(`node.id ${sent} must be a draft- id or ${an(type)}-<number> id`)
   if (existing) fail(`Node with id ${sent} already exists`)
+}
+
+/** An update as its rules leave it (`checkUpdate`), for ./write.ts `storeUpdate` to store. */
+export interface CheckedUpdate {
+  id: string
+  /** the node as this write saw it before the update */
+  before: Node
+  parentId: string | null
+  data: NodeData
+  /** the update sets kind (or clears it): the classifier's mark goes with it */
+  setsKind: boolean
+  /** the one data key the update sets (a label's edit), a hint for the stored revs; null: compare every key */
+  only: string | null
+}
+
+/**
+ * Step 2 of an update (a single one, a batch's entry, a revert's fields set back): the rules, in
+ * the order of docs/reference/mutate.md, on what `readUpdate` (./context.ts) read; last another
+ * actor's edit intent on a field it sets (409 being_edited unless force, live.md, 4). Returns the
+ * node's parent and data as they are to be stored.
+ */
+export async function checkUpdate(ctx: WriteCtx, input: NodeUpdate, { id, before, intent, around }: UpdateRead): Promise<CheckedUpdate> {
+  const patch: Record<string, unknown> = input.data ?? {}
+  checkTarget(id, before, input)
+  const type = before!.type
+  parseInput(dataSchema.update[type], patch)
+  const parentId = input.parentId === undefined ? before!.parentId : checkParent(type, input.parentId, around)
+  const data = dropNulls({ ...before!.data, ...patch })
+  if (patch.kind === null) delete data.urgent
+  if (type === 'approach' && parentId !== before!.parentId && Array.isArray(data.serves) && !('serves' in patch))
+    data.serves = data.serves.filter((s: string) => s !== parentId) // moved under a need it served
+  await checkRefs(ctx, { id, parentId }, around)
+  Object.assign(data, around.refs)
+  if (around.iterations) {
+    if (data.iteration === undefined) data.iteration = LATER
+    applyStatus(ctx, id, data, patch, around.iterations, before!.data)
+  }
+  if (type === 'task') checkUrgent(data, patch)
+  refuseIfHeld(ctx.projectId, id, intent)
+  const keys = Object.keys(patch)
+  const only = input.parentId === undefined && keys.length === 1 ? keys[0]! : null
+  return { id, before: before!, parentId, data, setsKind: 'kind' in patch, only }
 }
 
 /** An update names a node that exists (`before`, read under its id) and sends something to change. */

@@ -11,11 +11,12 @@ import { readIterations } from '../iterations/service'
 import { requireProject } from '../projects/access'
 import type { AccessRow } from '../projects/service'
 import { classifyTask } from './classify'
-import { getNode, iterationsOf, openMemos, type WriteCtx } from './context'
+import { expectRev, getNode, iterationsOf, openMemos, readUpdate, type WriteCtx } from './context'
 import { type AddInput, ChangelogQuery, type ClassifyBody, type DeleteBody, NodesQuery, type RestoreBody, type UpdateBody } from './input'
 import { an, NODE_TYPES, type Node, type NodeData, toNode } from './model'
 import * as q from './queries'
-import { addNode, bringBack, deleteNode, flush, noteChange, openCtx, updateNode } from './write'
+import { checkUpdate } from './rules'
+import { addNode, bringBack, deleteNode, flush, noteChange, openCtx, storeUpdate } from './write'
 
 /**
  * The node actions of POST /mutate, each the handler of the write's sequence
@@ -38,13 +39,17 @@ export async function add(deps: Deps, project: AccessRow, body: AddInput) {
 
 export async function update(deps: Deps, project: AccessRow, body: UpdateBody) {
   const ctx = await openCtx(deps, project.id)
-  const saved = await updateNode(ctx, body)
+  // read, rules, stored: each step in its file (./context.ts, ./rules.ts, ./write.ts)
+  const read = await readUpdate(ctx, body)
+  const checked = await checkUpdate(ctx, body, read)
+  const saved = await storeUpdate(ctx, checked)
   return { ctx, answer: { success: true, node: publicNode(saved), _meta: writeMeta(ctx, nodeFocus(ctx.projectId, saved)) } }
 }
 
 export async function remove(deps: Deps, project: AccessRow, body: DeleteBody) {
   const ctx = await openCtx(deps, project.id)
-  const { node, changelogId, orphanedChildren, removed } = await deleteNode(ctx, body.nodeId, body.ifRev)
+  await expectRev(ctx, body.nodeId, body.ifRev, null) // its ifRev read, then the node and its subtree removed
+  const { node, changelogId, orphanedChildren, removed } = await deleteNode(ctx, body.nodeId)
   ctx.tips.push(
     `Deleted ${node.id}` +
       (removed > 1 ? ` and ${removed - 1} node(s) beneath it` : '') +

@@ -4,13 +4,10 @@ import { nodeChange, nodeState } from '../history/record'
 import { parseInput } from '../http/action-schema'
 import { LATER } from '../iterations/model'
 import { dataSchema } from '../ports/node-data'
-import { intentProbe, refuseIfHeld } from '../presence/intents'
 import type { AccessRow } from '../projects/service'
 import {
   checkNodeCap,
-  expectRev,
   getNode,
-  getNodeWithIntent,
   iterationsOf,
   landsInLater,
   nextId,
@@ -19,10 +16,10 @@ import {
   resolveId,
   type WriteCtx,
 } from './context'
-import type { NewNode, NodeUpdate } from './input'
-import { type Node, PARENT_TYPE, parseNodeId, toNode } from './model'
+import type { NewNode } from './input'
+import { type Node, PARENT_TYPE, toNode } from './model'
 import * as q from './queries'
-import { applyStatus, checkNoKind, checkParent, checkRefs, checkSentId, checkTarget, checkUrgent, dropNulls } from './rules'
+import { applyStatus, type CheckedUpdate, checkNoKind, checkParent, checkRefs, checkSentId, checkUrgent, dropNulls } from './rules'
 
 /**
  * Every node write, from its opening (`openCtx`) to its nodes stored: an action's, a batch's
@@ -30,12 +27,15 @@ import { applyStatus, checkNoKind, checkParent, checkRefs, checkSentId, checkTar
  * what its rules need is read first, into the context (./context.ts, in as few statements as it
  * can); then the rules (./rules.ts), in the order of docs/reference/mutate.md, on what was read;
  * then the node goes into the write (here) with its event and its change (`noteChange`), queued
- * for one insert (`flush`) or stored at once. A new rule is a function of ./rules.ts called in
- * step 2 of `prepareAdd` and of `updateNode`: a batch's entries and a revert's updates come
- * through them too. The handler stores its nodes (what it queued, at its end: `flush`) and saves
- * nothing: the write's sequence (src/mutate/sequence.ts `runWrite`) hands its WriteCtx, an
- * Outbox, to the saving step (src/events/outbox.ts `save`), which checks its ifRevs and saves
- * its events and changes.
+ * for one insert (`flush`) or stored at once. An add's three steps are `prepareAdd`'s; an
+ * update's are three functions its caller runs in order (./context.ts `readUpdate`, ./rules.ts
+ * `checkUpdate`, `storeUpdate` here); a delete's ifRev is read by its caller (./context.ts
+ * `expectRev`) before `deleteNode`. A new rule is a function of ./rules.ts called in step 2 of
+ * `prepareAdd` and in `checkUpdate`: a batch's entries and a revert's updates come through them
+ * too. The handler stores its nodes (what it queued, at its end: `flush`) and saves nothing: the
+ * write's sequence (src/mutate/sequence.ts `runWrite`) hands its WriteCtx, an Outbox, to the
+ * saving step (src/events/outbox.ts `save`), which checks its ifRevs and saves its events and
+ * changes.
  */
 
 /** A node write of `projectId` opened, inside its transaction (`deps.db`): nothing read yet. */
@@ -131,48 +131,14 @@ export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean
   return node
 }
 
-/** Update a node (PATCH semantics; arrays replaced whole) and return it as stored. */
-export async function updateNode(ctx: WriteCtx, input: NodeUpdate): Promise<Node> {
-  const patch: Record<string, unknown> = input.data ?? {}
-  // the fields it sets, and another actor's edit intent on one of them to look for (live.md, 4)
-  const sets = [...Object.keys(patch), ...(input.parentId === undefined ? [] : ['parentId'])]
-  const probe = intentProbe(sets, ctx.deps.author?.actor, input.force)
-  // a job's or a task's iterations: its id says its type (a draft's were read with its add)
-  const named = parseNodeId(input.nodeId)?.type
-
-  // 1. read: the node, with that intent in the same statement (and the iterations along); its parent,
-  // its references; last its ifRev (live.md, 1): a field changed since refuses the whole write when it is saved
-  if (named === 'job' || named === 'task') void iterationsOf(ctx)
-  const id = resolveId(ctx, input.nodeId)
-  const { node: before, intent } = await getNodeWithIntent(ctx, id, probe)
-  // only the reference arrays this update sends are checked: a stored one may name a node deleted
-  // since, which must not block an unrelated change such as a move
-  const around = await readAround(ctx, input.parentId, patch, before?.type)
-  await expectRev(ctx, id, input.ifRev, { ...(input.parentId === undefined ? {} : { parentId: input.parentId }), ...patch })
-
-  // 2. the rules
-  checkTarget(id, before, input)
-  const type = before!.type
-  parseInput(dataSchema.update[type], patch)
-  const parentId = input.parentId === undefined ? before!.parentId : checkParent(type, input.parentId, around)
-  const data = dropNulls({ ...before!.data, ...patch })
-  if (patch.kind === null) delete data.urgent
-  if (type === 'approach' && parentId !== before!.parentId && Array.isArray(data.serves) && !('serves' in patch))
-    data.serves = data.serves.filter((s: string) => s !== parentId) // moved under a need it served
-  await checkRefs(ctx, { id, parentId }, around)
-  Object.assign(data, around.refs)
-  if (around.iterations) {
-    if (data.iteration === undefined) data.iteration = LATER
-    applyStatus(ctx, id, data, patch, around.iterations, before!.data)
-  }
-  if (type === 'task') checkUrgent(data, patch)
-  // another actor's edit intent on a field this sets: 409 being_edited unless force (live.md, 4)
-  refuseIfHeld(ctx.projectId, id, intent)
-
-  // 3. stored now (the write's pending adds first), with its event and its change
+/**
+ * Step 3 of an update (PATCH semantics; arrays replaced whole), once ./context.ts `readUpdate`
+ * read it and ./rules.ts `checkUpdate` checked it: stored now (the write's pending adds first),
+ * with its event and its change; returns the node as stored.
+ */
+export async function storeUpdate(ctx: WriteCtx, { id, before, parentId, data, setsKind, only }: CheckedUpdate): Promise<Node> {
   await flush(ctx)
-  const only = sets.length === 1 && sets[0] !== 'parentId' ? sets[0]! : null // a label's edit: that key alone, probably
-  const row = await q.update(ctx.deps.db, ctx.projectId, id, parentId, data, 'kind' in patch, only)
+  const row = await q.update(ctx.deps.db, ctx.projectId, id, parentId, data, setsKind, only)
   const saved = toNode(row!, true)
   ctx.nodes.set(saved.id, saved)
   ctx.events.push({ type: 'node.updated', node: saved })
@@ -181,12 +147,12 @@ export async function updateNode(ctx: WriteCtx, input: NodeUpdate): Promise<Node
 }
 
 /**
- * Delete a node and everything beneath it; only the named node goes to the changelog. History
- * gets one change per removed node, deepest first, so that taking the delete back (newest
- * first) brings parents back before their children.
+ * Delete a node and everything beneath it, once its ifRev was read (./context.ts `expectRev`,
+ * called first by the caller); only the named node goes to the changelog. History gets one
+ * change per removed node, deepest first, so that taking the delete back (newest first) brings
+ * parents back before their children.
  */
-export async function deleteNode(ctx: WriteCtx, nodeId: string, ifRev?: string) {
-  await expectRev(ctx, nodeId, ifRev, null)
+export async function deleteNode(ctx: WriteCtx, nodeId: string) {
   const rows = await subtrees(ctx, [nodeId])
   const root = rows.find((r) => r.depth === 0)
   if (!root) throw invalid(`Node with id ${nodeId} not found`)
