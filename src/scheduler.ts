@@ -111,7 +111,10 @@ export function atMostEvery(ms: number, fn: () => void): (() => void) & { cancel
 /** How long `stop()` waits for runs still going before the caller closes the database anyway. */
 const STOP_WAIT_MS = 10_000
 
-export function startScheduler(deps: Deps) {
+export function startScheduler(appDeps: Deps) {
+  // the loops run their statements on the database's background handle (PostgreSQL: a pool of their own)
+  const background = appDeps.db.background
+  const deps: Deps = background ? { ...appDeps, db: background, now: () => appDeps.now() } : appDeps
   let stopped = false
   const runs: ReturnType<typeof oneAtATime>[] = []
   const wakes: ReturnType<typeof atMostEvery>[] = []
