@@ -112,9 +112,10 @@ export function atMostEvery(ms: number, fn: () => void): (() => void) & { cancel
 const STOP_WAIT_MS = 10_000
 
 export function startScheduler(appDeps: Deps) {
-  // the loops run their statements on the database's background handle (PostgreSQL: a pool of their own)
+  // the loops run their statements on the database's background handle (PostgreSQL: a pool of
+  // their own); every other dependency is the app's, read at each use (tests replace some)
   const background = appDeps.db.background
-  const deps: Deps = background ? { ...appDeps, db: background, now: () => appDeps.now() } : appDeps
+  const deps: Deps = background ? new Proxy(appDeps, { get: (app, key) => (key === 'db' ? background : Reflect.get(app, key)) }) : appDeps
   let stopped = false
   const runs: ReturnType<typeof oneAtATime>[] = []
   const wakes: ReturnType<typeof atMostEvery>[] = []
