@@ -17,13 +17,16 @@ import { createWebhookSender } from './webhooks/sender'
 export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<Pick<Deps, 'now' | 'commits'>>): Deps {
   // a second app on the same PGlite handle in one process (a test's replica) passes the first's
   const commits = base.commits ?? createCommitHandOff()
+  // PostgreSQL: the search and the replicas' lease on the loops' small pool (db/postgres.ts), so
+  // one writer's statements stay on the connection it used last
+  const background = base.db.root.background
   // PostgreSQL: a write that changed a project's reads or anyone's access answers only once every
   // replica holding a lease has heard of it; those replicas (and no other) answer kept reads and
   // the caller's access from memory, and forget both when the lease lapses
   const replicas =
     base.db.kind === 'postgres'
       ? new Replicas(
-          base.db.root,
+          background ?? base.db.root,
           () => {
             reads.forget()
             auth.clear()
@@ -34,7 +37,7 @@ export function createDeps(base: Pick<Deps, 'config' | 'db' | 'log'> & Partial<P
   if (replicas) base.db.root.waitHeard?.([REVISION_CHANNEL, AUTH_CHANNEL], replicas)
   // what those replicas heard of each project: kept revisions and the search index rely on it
   const heard = replicas && new ChangesHeard(base.db.root, replicas, base.log)
-  const search = createSearch({ ...base, commits, heard })
+  const search = createSearch({ ...base, db: background ?? base.db, commits, heard })
   const reads = new ReadCache({ db: base.db, now: () => deps.now(), maxBytes: base.config.readCacheBytes, heard })
   // follows the change notifications from now on (it caches nothing before)
   const auth = new AuthCache(base.db.root, replicas)

@@ -111,7 +111,11 @@ export function atMostEvery(ms: number, fn: () => void): (() => void) & { cancel
 /** How long `stop()` waits for runs still going before the caller closes the database anyway. */
 const STOP_WAIT_MS = 10_000
 
-export function startScheduler(deps: Deps) {
+export function startScheduler(appDeps: Deps) {
+  // the loops run their statements on the database's background handle (PostgreSQL: a pool of
+  // their own); every other dependency is the app's, read at each use (tests replace some)
+  const background = appDeps.db.background
+  const deps: Deps = background ? new Proxy(appDeps, { get: (app, key) => (key === 'db' ? background : Reflect.get(app, key)) }) : appDeps
   let stopped = false
   const runs: ReturnType<typeof oneAtATime>[] = []
   const wakes: ReturnType<typeof atMostEvery>[] = []

@@ -37,9 +37,9 @@ describe('the search loop after label updates', () => {
   let projectId: string
   let goal: string
   let needs: string[]
-  /** statements sent while `fn` runs, by their first line of SQL */
+  /** statements sent while `fn` runs, by their first line of SQL (PostgreSQL: on the search's own pool) */
   const counted = async (fn: () => Promise<unknown>) => {
-    const db = app.db as { query: (text: string, params?: unknown[]) => Promise<unknown> }
+    const db = (app.db.background ?? app.db) as { query: (text: string, params?: unknown[]) => Promise<unknown> }
     const query = db.query
     const sent: string[] = []
     db.query = (text, params) => {

@@ -10,6 +10,11 @@ export interface Db {
   readonly kind: 'pglite' | 'postgres'
   /** The database itself; inside `tx`, the database the transaction belongs to. */
   readonly root: Db
+  /**
+   * PostgreSQL: the same database through a small pool of its own, for the background loops, the
+   * search's catch-up and the replicas' lease (closed with this one). PGlite: undefined (this one).
+   */
+  readonly background?: Db
   /** Run one statement with `$n` parameters and return its rows. */
   query<T = Row>(text: string, params?: unknown[]): Promise<T[]>
   /** Run a script of several statements without parameters (migrations). */

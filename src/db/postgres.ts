@@ -15,13 +15,21 @@ interface TxState {
   heard: [channel: string, payload: string][]
 }
 
-function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listeners: Listeners, state: TxState | null = null): Db {
+function wrap(
+  sql: Conn,
+  root: postgres.Sql<NoTypes>,
+  rootDb: Db | null,
+  listeners: Listeners,
+  state: TxState | null = null,
+  background?: Db,
+): Db {
   const inTx = rootDb !== null
   const db: Db = {
     kind: 'postgres',
     get root() {
       return rootDb ?? db
     },
+    background,
     async query<T = Row>(text: string, params: unknown[] = []) {
       listeners.inFlight.count++
       try {
@@ -78,7 +86,7 @@ function wrap(sql: Conn, root: postgres.Sql<NoTypes>, rootDb: Db | null, listene
     },
     async close() {
       await listeners.close()
-      await root.end({ timeout: 5 })
+      await Promise.all([root.end({ timeout: 5 }), ...listeners.pools.map((p) => p.end({ timeout: 5 }))])
     },
     async notify(channel, payload) {
       const waited = listeners.waited.has(channel)
@@ -171,7 +179,9 @@ function createListeners(url: string, log: Pick<Logger, 'warn'>) {
   }
 
   return {
-    /** statements sent on the pool and not yet answered, every transaction's included (GET /metrics) */
+    /** the pools besides the requests' (the background one), ended with it (close) */
+    pools: [] as postgres.Sql<NoTypes>[],
+    /** statements sent on the pools and not yet answered, every transaction's included (GET /metrics) */
     inFlight: { count: 0 },
     /** channels whose commits writers wait to be heard, and how (waitHeard) */
     waited: new Set<string>(),
@@ -208,10 +218,19 @@ function createListeners(url: string, log: Pick<Logger, 'warn'>) {
 /** seconds a new connection may take before it counts as failed (postgres.js's default is 30) */
 const CONNECT_TIMEOUT_S = 5
 
+/**
+ * Connections of the background pool (Db.background: the loops, the search's catch-up, the
+ * replicas' lease). postgres.js hands each statement the connection idle longest: with the loops
+ * on the requests' pool, one writer's transactions went round every connection they had opened,
+ * each backend preparing and planning each statement anew (bench/README.md, "Tenth pass: the
+ * delete"). On a pool of their own, the requests' pool grows only with concurrent requests.
+ */
+const BACKGROUND_CONNECTIONS = 3
+
 /** `log` hears the LISTEN connection's losses and failed reconnects (the server passes its own). */
 export async function openPostgres(url: string, log: Pick<Logger, 'warn'> = createLogger('warn')): Promise<Db> {
-  const sql = postgres(url, {
-    max: 10,
+  const options = (max: number, name: string) => ({
+    max,
     // a connection attempt PostgreSQL neither takes nor refuses (seen while it restarts) fails
     // after 5 s, not postgres.js's 30: the request waiting on it answers 503 with Retry-After
     connect_timeout: CONNECT_TIMEOUT_S,
@@ -228,9 +247,13 @@ export async function openPostgres(url: string, log: Pick<Logger, 'warn'> = crea
         parse: (x: string) => JSON.parse(x),
       },
     },
-    connection: { application_name: 'arbor' },
+    connection: { application_name: name },
   })
-  const db = wrap(sql, sql, null, createListeners(url, log))
+  const sql = postgres(url, options(10, 'arbor'))
+  const background = postgres(url, options(BACKGROUND_CONNECTIONS, 'arbor-background'))
+  const listeners = createListeners(url, log)
+  listeners.pools.push(background)
+  const db = wrap(sql, sql, null, listeners, null, wrap(background, background, null, listeners))
   await db.ping()
   return db
 }
