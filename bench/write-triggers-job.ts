@@ -15,7 +15,7 @@
 
 import type { Db } from '../src/db'
 import { startBenchServer } from './lib/app'
-import { benchProject, cpuMsRolledBack, definition, fillApproach, median, migration, workLock } from './lib/sql-cpu'
+import { benchProject, cpuMsRolledBack, definition, fillApproach, median, migration, timedInBackend, workLock } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)
 const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)
@@ -27,27 +27,6 @@ const SAMPLES = Number(opt('samples', '100'))
 // timed inside the backend (clock_timestamp around the insert, in a subtransaction rolled back),
 // a wall time, and only the rows that insert a node
 const PG_URL = process.env.BENCH_DATABASE_URL
-const timedInBackend = `create or replace function pg_temp.insert_ms(n integer, kind text, parent text) returns float8
-language plpgsql as $$
-declare
-  t0 timestamptz;
-  xs float8[] := '{}';
-begin
-  for i in 1..n loop
-    begin
-      perform pg_advisory_xact_lock(hashtextextended('arbor.unblock:' || 'ww', 0));
-      t0 := clock_timestamp();
-      insert into nodes (project_id, id, type, parent_id, data, created_at)
-      values ('ww', kind || '-pg' || i, kind, parent, '{"label":"x"}', now());
-      xs := xs || extract(epoch from clock_timestamp() - t0) * 1000;
-      raise exception using errcode = 'P0001';
-    exception when sqlstate 'P0001' then
-      null;
-    end;
-  end loop;
-  return (select percentile_disc(0.5) within group (order by x) from unnest(xs) x);
-end
-$$`
 
 const s = await startBenchServer(PG_URL)
 try {
@@ -121,7 +100,7 @@ try {
   const names = Object.keys(variants).filter((v) => !PG_URL || !v.includes('alone'))
   const inBackend = async (v: string) =>
     db.tx(async (tx) => {
-      await tx.exec(timedInBackend)
+      await tx.exec(timedInBackend({ label: 'x' }))
       const [kind, parent] = v === 'goal' ? ['goal', null] : ['job', approach]
       await tx.query('select pg_temp.insert_ms(5, $1, $2)', [kind, parent])
       return (await tx.query<{ ms: number }>('select pg_temp.insert_ms($1, $2, $3) as ms', [SAMPLES, kind, parent]))[0]!.ms

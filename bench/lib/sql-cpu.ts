@@ -94,3 +94,33 @@ export async function fillApproach(call: ReturnType<typeof mutate>, approach: st
       })),
     })
 }
+
+/**
+ * PostgreSQL: a session function `pg_temp.insert_ms(n, kind, parent)` giving the median of n
+ * inserts of a `kind` node with `data` under `parent` in project 'ww', each timed inside the
+ * backend (clock_timestamp around the insert, in a subtransaction rolled back), the project's
+ * work lock held as a write holds it. Run the returned text with `exec` in the transaction.
+ */
+export const timedInBackend = (
+  data: Record<string, unknown>,
+) => `create or replace function pg_temp.insert_ms(n integer, kind text, parent text) returns float8
+language plpgsql as $$
+declare
+  t0 timestamptz;
+  xs float8[] := '{}';
+begin
+  for i in 1..n loop
+    begin
+      perform pg_advisory_xact_lock(hashtextextended('arbor.unblock:' || 'ww', 0));
+      t0 := clock_timestamp();
+      insert into nodes (project_id, id, type, parent_id, data, created_at)
+      values ('ww', kind || '-pg' || i, kind, parent, '${JSON.stringify(data)}', now());
+      xs := xs || extract(epoch from clock_timestamp() - t0) * 1000;
+      raise exception using errcode = 'P0001';
+    exception when sqlstate 'P0001' then
+      null;
+    end;
+  end loop;
+  return (select percentile_disc(0.5) within group (order by x) from unnest(xs) x);
+end
+$$`
