@@ -207,13 +207,6 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
       }
       for (const l of newer) for (const f of c.fields.filter((f) => l.fields.includes(f))) conflict('changed_later', l.id, f)
       if (!write) return { stood: false }
-      const into = before.data.iteration
-      // a job or a task set back into an iteration renamed or deleted since: refused (the rule on its
-      // iteration, src/nodes/rules.ts), with the way out
-      if (c.fields.includes('iteration') && typeof into === 'string' && !(await iterationsOf(ctx)).has(into))
-        throw invalid(`Iteration ${into} not found: change ${c.id} would set ${c.target_id} back into it`, {
-          _tip: `Take back the change that renamed or deleted iteration ${into} in the same revert (it has the requestId of change ${c.id} in GET /api/v1/history), or leave change ${c.id} out.`,
-        })
       await setBack(ctx, c, before, c.fields)
     }
     return { stood: false }
@@ -343,7 +336,15 @@ async function removeAll(ctx: WriteCtx, run: ChangeRow[], conflicts: Conflict[])
   )
 }
 
-/** Set `fields` of the change's node back to `before` (parentId included), through the update rules. */
+/**
+ * Set `fields` of the change's node back to `before` (parentId included) as an update is, in its
+ * three steps and their order, each once: read (src/nodes/context.ts `readUpdate`: the node as it
+ * stands, the edit intents on those fields, its parent, references and iterations), checked (a job
+ * or a task set back into an iteration renamed or deleted since is refused with the way out, then
+ * src/nodes/rules.ts `checkUpdate`: the update's rules, then the intents), stored
+ * (src/nodes/write.ts `storeUpdate`). Its conflicts with later changes (history.md, 3) were said
+ * before it, by `revert`, on the changes and nodes read at its start.
+ */
 async function setBack(ctx: WriteCtx, c: ChangeRow, before: NodeState, fields: string[]) {
   const data: Record<string, unknown> = {}
   for (const f of fields) if (f !== 'parentId') data[f] = before.data[f] ?? null
@@ -354,6 +355,11 @@ async function setBack(ctx: WriteCtx, c: ChangeRow, before: NodeState, fields: s
   }
   if (!input.data && !('parentId' in input)) return
   const read = await readUpdate(ctx, input)
+  const into = data.iteration
+  if (typeof into === 'string' && read.around.iterations?.has(into) === false)
+    throw invalid(`Iteration ${into} not found: change ${c.id} would set ${c.target_id} back into it`, {
+      _tip: `Take back the change that renamed or deleted iteration ${into} in the same revert (it has the requestId of change ${c.id} in GET /api/v1/history), or leave change ${c.id} out.`,
+    })
   const checked = await checkUpdate(ctx, input, read)
   await storeUpdate(ctx, checked)
 }
