@@ -96,9 +96,12 @@ function stepsOf(selected: ChangeRow[]): { change: ChangeRow; moves: ChangeRow[]
  * came with it (`stepsOf`). Conflicts are gathered while the plan runs; with any and no `force` the whole
  * transaction is refused (409) and nothing stays written; a dry run runs the same plan under a
  * savepoint and rolls it back, so it says exactly what the real call does. The handler of the
- * write's sequence (src/mutate/sequence.ts): a node's step goes through src/nodes/ (fields set
- * back as an update is: context.ts `readUpdate`, rules.ts `checkUpdate`, write.ts `storeUpdate`;
- * write.ts `bringBack` for a delete, `removeRows` for adds); an iteration's through src/iterations/service.ts `revertIteration`, written at once (and
+ * write's sequence (src/mutate/sequence.ts), in this order: what it needs read first (the
+ * changes selected, the nodes they name, read and locked at once, then the later changes of
+ * their targets); then each step, newest first, its conflicts checked on what was read (`undo`)
+ * before it writes. A node's step goes through src/nodes/ (fields set back as an update is, read,
+ * checked, stored, each once: `setBack`; write.ts `bringBack` for a delete, `removeRows` for
+ * adds); an iteration's through src/iterations/service.ts `revertIteration`, written at once (and
  * the jobs and tasks it moves, src/nodes/service.ts `moveIterationNodes`) and noted in its own
  * outbox (`ctx.beside`), after the node changes of the steps before it (moved into `beside` as
  * they stand), which the sequence's saving step saves before the nodes' changes that follow:
