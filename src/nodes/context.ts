@@ -5,7 +5,8 @@ import type { Outbox } from '../events/outbox'
 import { checkExpectation, type Locked, type StaleField, staleWrite } from '../history/precondition'
 import { LATER } from '../iterations/model'
 import { type IterationRow, readIterations } from '../iterations/service'
-import { type IntentProbe, type IntentRow, intentProbe } from '../presence/intents'
+import { parseRev } from '../ports/rev'
+import type { IntentRow } from '../presence/intents'
 import type { AccessRow } from '../projects/service'
 import { limitsOf } from '../tiers/service'
 import type { NodeUpdate } from './input'
@@ -187,24 +188,19 @@ function noteLocked(ctx: WriteCtx, row: q.NodeRow): void {
 }
 
 /**
- * The node an update names (getNode) and the edit intent that holds a field it sets (`probe`,
- * src/presence/intents.ts: null, none is looked for), read in one statement
- * (sql/nodes/lock-with-intent.sql). A node this write read before is not read again: its intent
- * alone is, when one is looked for.
+ * The node an update names (getNode) and the live edit intents on the fields it sets (`fields`:
+ * empty, none is looked for), read in one statement (sql/nodes/lock-with-intent.sql). A node this
+ * write read before is not read again: its intents alone are, when they are looked for.
  */
-export async function getNodeWithIntent(
-  ctx: WriteCtx,
-  id: string,
-  probe: IntentProbe | null,
-): Promise<{ node: Node | null; intent: IntentRow | null }> {
+export async function getNodeWithIntent(ctx: WriteCtx, id: string, fields: string[]): Promise<{ node: Node | null; intents: IntentRow[] }> {
   const known = ctx.nodes.has(id)
-  if ((known && !probe) || (!known && id.startsWith('draft-'))) return { node: ctx.nodes.get(id) ?? null, intent: null }
-  const row = await q.lockWithIntent(ctx.deps.db, ctx.projectId, id, probe, ctx.deps.now())
+  if ((known && fields.length === 0) || (!known && id.startsWith('draft-'))) return { node: ctx.nodes.get(id) ?? null, intents: [] }
+  const row = await q.lockWithIntent(ctx.deps.db, ctx.projectId, id, fields, ctx.deps.now())
   if (!known) {
     ctx.nodes.set(id, null)
     if (row.id != null) noteLocked(ctx, row as q.NodeRow)
   }
-  return { node: ctx.nodes.get(id) ?? null, intent: row.intent }
+  return { node: ctx.nodes.get(id) ?? null, intents: row.intents ?? [] }
 }
 
 /** What an update's rules (./rules.ts `checkUpdate`) are checked on: read by `readUpdate`. */
@@ -213,31 +209,32 @@ export interface UpdateRead {
   id: string
   /** the node as this write sees it (null: not found) */
   before: Node | null
-  /** another actor's edit intent on a field the update sets (null: none, or none looked for) */
-  intent: IntentRow | null
+  /** the live edit intents on the fields the update sets, whoever holds them (src/presence/intents.ts `refuseIfHeld` picks out the writer's own) */
+  intents: IntentRow[]
   around: Around
 }
 
 /**
  * Step 1 of an update (a single one, a batch's entry, a revert's fields set back): the node,
- * with the edit intent on a field it sets in the same statement (live.md, 4; none looked for
- * with force) and the iterations along for a job or a task; its parent, its references; last its
- * ifRev (live.md, 1): a field changed since refuses the whole write when it is saved.
+ * with the edit intents on the fields it sets in the same statement (live.md, 4; none looked for
+ * with force, nor for Arbor's own write, which no intent holds) and the iterations along for a
+ * job or a task; its parent, its references; last its ifRev (live.md, 1): a field changed since
+ * refuses the whole write when it is saved.
  */
 export async function readUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<UpdateRead> {
   const patch: Record<string, unknown> = input.data ?? {}
   const sets = [...Object.keys(patch), ...(input.parentId === undefined ? [] : ['parentId'])]
-  const probe = intentProbe(sets, ctx.deps.author?.actor, input.force)
+  const looked = input.force === true || !ctx.deps.author?.actor.userId ? [] : sets
   // a job's or a task's iterations: its id says its type (a draft's were read with its add)
   const named = parseNodeId(input.nodeId)?.type
   if (named === 'job' || named === 'task') void iterationsOf(ctx)
   const id = resolveId(ctx, input.nodeId)
-  const { node: before, intent } = await getNodeWithIntent(ctx, id, probe)
+  const { node: before, intents } = await getNodeWithIntent(ctx, id, looked)
   // only the reference arrays this update sends are checked: a stored one may name a node deleted
   // since, which must not block an unrelated change such as a move
   const around = await readAround(ctx, input.parentId, patch, before?.type)
   await expectRev(ctx, id, input.ifRev, { ...(input.parentId === undefined ? {} : { parentId: input.parentId }), ...patch })
-  return { id, before, intent, around }
+  return { id, before, intents, around }
 }
 
 /**
@@ -250,7 +247,9 @@ export async function expectRev(ctx: WriteCtx, id: string, ifRev: string | undef
   await loadNodes(ctx, [id])
   const target = lockedTarget(ctx, id)
   if (!target) return // not found: the write says so
-  ctx.stale.push(...(await checkExpectation(ctx.deps, ctx.projectId, { target, ifRev, sets })))
+  // the stored rev it names for this node (null: none it ever had), then the fields changed since
+  const seq = parseRev('node', id, ifRev)
+  ctx.stale.push(...(await checkExpectation(ctx.deps, ctx.projectId, { target, seq, sets })))
 }
 
 /** The node `id` as this write first read and locked it, as the precondition reads a target. */

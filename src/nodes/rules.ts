@@ -69,7 +69,7 @@ export interface CheckedUpdate {
  * actor's edit intent on a field it sets (409 being_edited unless force, live.md, 4). Returns the
  * node's parent and data as they are to be stored.
  */
-export async function checkUpdate(ctx: WriteCtx, input: NodeUpdate, { id, before, intent, around }: UpdateRead): Promise<CheckedUpdate> {
+export async function checkUpdate(ctx: WriteCtx, input: NodeUpdate, { id, before, intents, around }: UpdateRead): Promise<CheckedUpdate> {
   const patch: Record<string, unknown> = input.data ?? {}
   checkTarget(id, before, input)
   const type = before!.type
@@ -86,7 +86,7 @@ export async function checkUpdate(ctx: WriteCtx, input: NodeUpdate, { id, before
     applyStatus(ctx, id, data, patch, around.iterations, before!.data)
   }
   if (type === 'task') checkUrgent(data, patch)
-  refuseIfHeld(ctx.projectId, id, intent)
+  refuseIfHeld(ctx.projectId, id, intents, ctx.deps.author?.actor)
   const keys = Object.keys(patch)
   const only = input.parentId === undefined && keys.length === 1 ? keys[0]! : null
   return { id, before: before!, parentId, data, setsKind: 'kind' in patch, only }
