@@ -77,9 +77,9 @@ export async function batch(
     if (own !== undefined && own !== project.id)
       throw invalid(`mutations[${i}]: entries carry no projectId of their own (the batch's projectId applies)`)
   })
+  const ctx = await openCtx(deps, project.id)
   const hasAdds = entries.some((e) => e.action === 'add')
   const capped = hasAdds ? await checkNodeCap(deps, project) : null
-  const ctx = await openCtx(deps, project.id)
   await watch?.(ctx)
 
   // 1. read ahead: every id its adds need, whether its blockedBy can close a cycle at all, the nodes its entries name

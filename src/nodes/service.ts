@@ -48,8 +48,8 @@ const publicNode = (n: Node): Node => ({ id: n.id, rev: n.rev, type: n.type, par
  * stored with; with the cap's and the inbox's advisories.
  */
 export async function add(deps: Deps, project: AccessRow, body: AddInput) {
-  const capped = await checkNodeCap(deps, project)
   const ctx = await openCtx(deps, project.id)
+  const capped = await checkNodeCap(deps, project)
   // a task is added unclassified (no memo): the inbox it may overflow is counted with its id
   const memos = body.node.type === 'task' ? await reserveTaskCountingMemos(ctx, body.node.data) : undefined
   const read = await readAdd(ctx, body.node)
