@@ -32,20 +32,21 @@ import { bringBack, deleteNode, flush, noteChange, storeAdd, storeUpdate } from 
 /**
  * The node actions of POST /mutate, each the handler of the write's sequence
  * (src/mutate/sequence.ts), in the project whose access the edge asked (src/mutate/routes.ts,
- * once per write): the node written through ./write.ts (read, rules, written), then its answer, built here where the write is; saving its events and changes
- * is left to the sequence. Then the advisories and `_meta` every node write's answer shows
- * (batch's and revert's too), and the node reads.
+ * once per write): the node read (./context.ts), checked (./rules.ts) and written (./write.ts),
+ * then its answer, built here where the write is; saving its events and changes is left to the
+ * sequence. Then the advisories and `_meta` every node write's answer shows (batch's and
+ * revert's too), and the node reads.
  */
 
 const nodeFocus = (projectId: string, node: Node) => focus(projectId, node.id)
 const publicNode = (n: Node): Node => ({ id: n.id, rev: n.rev, type: n.type, parentId: n.parentId, data: n.data })
 
 /**
- * add: the owner's node cap (403 at once when reached: its lock is the write's first) and, for a
- * task, the project's open memos counted in the statement that reserves its id (the inbox it
- * may overflow); then read, rules, stored, each step in its file (./context.ts, ./rules.ts,
- * ./write.ts), stored at once, as an update is, so that its answer has the rev its node was
- * stored with; with the cap's and the inbox's advisories.
+ * add: the write opened (no statement), the owner's node cap (403 at once when reached: its lock
+ * is the write's first) and, for a task, the project's open memos counted in the statement that
+ * reserves its id (the inbox it may overflow); then read, rules, stored, each step in its file
+ * (./context.ts, ./rules.ts, ./write.ts), stored at once, as an update is, so that its answer
+ * has the rev its node was stored with; with the cap's and the inbox's advisories.
  */
 export async function add(deps: Deps, project: AccessRow, body: AddInput) {
   const ctx = await openCtx(deps, project.id)
