@@ -5,11 +5,11 @@ import { MAX_REVERT, type RevertBody, type RevertFilter } from '../history/model
 import { type ChangeRow, changesById, filtersOf, laterChanges, plannedChange, selectByFilter, targetOf } from '../history/service'
 import { LATER } from '../iterations/model'
 import { type NodesMove, revertIteration } from '../iterations/service'
-import { getNode, iterationsOf, loadNodes, readUpdate, reloadIterations, type WriteCtx } from '../nodes/context'
+import { getNode, iterationsOf, loadNodes, openCtx, readUpdate, reloadIterations, type WriteCtx } from '../nodes/context'
 import type { Node, NodeData, NodeType } from '../nodes/model'
 import { checkUpdate } from '../nodes/rules'
 import { moveIterationNodes, type TreeRow, writeMeta } from '../nodes/service'
-import { bringBack, flush, openCtx, removeRows, storeUpdate, subtrees } from '../nodes/write'
+import { bringBack, flush, removeRows, storeUpdate, subtrees } from '../nodes/write'
 import type { AccessRow } from '../projects/service'
 import { checkRevertCost } from './cost-limit'
 

@@ -9,7 +9,7 @@ import * as q from './queries'
  * same order and never deadlock. Explicit `<type>-<n>` ids (an export loaded back) must never
  * have been handed out in this project, since ids are never reused; the counter moves past them,
  * so generated ids, this batch's drafts included, never collide with them. Malformed ids are
- * left to prepareAdd to report.
+ * left to the add's rules to report (./rules.ts `checkAdd`).
  */
 export async function allocateBatchIds(
   ctx: WriteCtx,
@@ -19,7 +19,7 @@ export async function allocateBatchIds(
   const generated = new Map<NodeType, number>()
   const seen = new Set<string>()
   entries.forEach((e, index) => {
-    // the node's parts are checked by the node rules (prepareAdd), so they are read as unknown here
+    // the node's parts are checked by the node rules (./rules.ts `checkAdd`), so they are read as unknown here
     const type = e.action === 'add' ? e.node?.type : undefined
     if (!isNodeType(type)) return
     const id = e.node?.id

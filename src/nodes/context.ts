@@ -9,17 +9,18 @@ import { parseRev } from '../ports/rev'
 import type { IntentRow } from '../presence/intents'
 import type { AccessRow } from '../projects/service'
 import { limitsOf } from '../tiers/service'
-import type { NodeUpdate } from './input'
-import { NODE_TYPES, type Node, type NodeType, parseNodeId, toNode } from './model'
+import type { NewNode, NodeEntry, NodeUpdate } from './input'
+import { NODE_TYPES, type Node, type NodeType, PARENT_TYPE, parseNodeId, toNode } from './model'
 import * as q from './queries'
 
 /**
- * A node write's context and its reads, step 1 of every node write (./write.ts opens the
- * context, writes and saves): the nodes it reads and locks (`getNode`, `getNodeWithIntent`,
- * `readAround` for what ./rules.ts checks; all an update's rules need: `readUpdate`), its
- * ifRevs (`expectRev`, refused by `checkPreconditions`), new ids (`nextId`), the owner's node
- * cap (`checkNodeCap`) and the project's open memos (`openMemos`, `reserveTaskCountingMemos`)
- * that an add's answer reports.
+ * A node write's context and its reads, step 1 of every node write: the context opened
+ * (`openCtx`), the nodes it reads and locks (`getNode`, `getNodeWithIntent`, `readAround` for
+ * what ./rules.ts checks), all an add's rules need (`readAdd`) and all an update's
+ * (`readUpdate`), a batch's (`readNamed` ahead of its entries, `readEntry` for each), its ifRevs
+ * (`expectRev`, refused by `checkPreconditions`), new ids (`nextId`), the owner's node cap
+ * (`checkNodeCap`) and the project's open memos (`openMemos`, `reserveTaskCountingMemos`) that
+ * an add's answer reports. Step 2 is ./rules.ts, step 3 ./write.ts.
  */
 
 /**
@@ -61,6 +62,27 @@ export interface WriteCtx extends Outbox {
   locked: Map<string, { node: Node; rev: unknown; fieldRevs: Record<string, unknown> }>
   /** the fields of this write's ifRevs that changed since (live.md, 1); any refuses the whole write when it is saved */
   stale: StaleField[]
+}
+
+/** A node write of `projectId` opened, inside its transaction (`deps.db`): nothing read yet. */
+export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> {
+  return {
+    deps,
+    projectId,
+    nodes: new Map(),
+    drafts: new Map(),
+    pending: [],
+    events: [],
+    tips: [],
+    advisories: [],
+    created: { nodes: 0, iterations: 0 },
+    idPool: new Map(),
+    changes: [],
+    changeIds: [],
+    beside: [],
+    locked: new Map(),
+    stale: [],
+  }
 }
 
 /**
@@ -237,6 +259,101 @@ export async function readUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<Upda
   return { id, before, intents, around }
 }
 
+/** What an add's rules (./rules.ts `checkAdd`) are checked on: read by `readAdd`. */
+export interface AddRead {
+  /** the new node's id: reserved (a draft's mapped to it), or the one sent */
+  id: string
+  /** the draft id sent was taken by an earlier add of the batch */
+  duplicate: boolean
+  /** the node under the id sent, when it is no draft (null: none, as it must be) */
+  existing: Node | null
+  around: Around
+}
+
+/**
+ * Step 1 of an add (a single one, a batch's entry): a job's or a task's iterations asked for
+ * first, so that on PostgreSQL their read goes with the id's (none when it lands in Later,
+ * `readAround`); its id: a new one reserved with its parent read in the same statement, a
+ * draft's mapped to it (later entries of the batch, and this one's references, name it so), or
+ * the one sent, whose node is read (it must be free); then its parent and its references. Its
+ * data is read as sent: ./rules.ts `checkAdd` checks it against its schema first.
+ */
+export async function readAdd(ctx: WriteCtx, input: NewNode): Promise<AddRead> {
+  const { type, id: sent } = input
+  const data: Record<string, unknown> = input.data ?? {}
+  const inLater = landsInLater(data)
+  if ((type === 'job' || type === 'task') && !inLater) void iterationsOf(ctx)
+  const hasParent = PARENT_TYPE[type] !== null && typeof input.parentId === 'string'
+  const draft = sent?.startsWith('draft-') === true
+  const duplicate = draft && ctx.drafts.has(sent!)
+  const id =
+    sent === undefined || draft
+      ? await nextId(ctx, type, sent === undefined && hasParent ? resolveId(ctx, input.parentId as string) : undefined)
+      : sent
+  if (draft && !duplicate) ctx.drafts.set(sent!, id)
+  const existing = sent === undefined || draft ? null : await getNode(ctx, sent)
+  const around = await readAround(ctx, hasParent ? input.parentId : undefined, data, type, inLater)
+  return { id, duplicate, existing, around }
+}
+
+/**
+ * A batch's nodes, read (and locked) in one statement before its first entry instead of as each
+ * entry comes (issue 50, item 3): every node an entry names as its parent or in `serves` and
+ * `blockedBy`, a delete's with an ifRev, and the nodes its updates change (but the node of a
+ * batch's only update, read with its edit intent in one statement as a single update's is).
+ * Reading them first changes nothing an entry sees: an entry changes no node in the database
+ * without keeping it in the context as it then stands (an add, an update), or marking it gone
+ * (a delete, for each node of its subtree), and later entries read the context first. Draft ids,
+ * and the ids the batch adds under their own name (read by src/nodes/batch-ids.ts), are left out.
+ */
+export async function readNamed(ctx: WriteCtx, entries: readonly (NodeEntry | { action: 'addIteration' })[]): Promise<void> {
+  const updates = entries.filter((e) => e.action === 'update').length
+  const named: unknown[] = []
+  for (const e of entries) {
+    if (e.action === 'addIteration') continue
+    if (e.action === 'delete') {
+      if (e.ifRev !== undefined) named.push(e.nodeId)
+      continue
+    }
+    const { parentId, data } = e.action === 'add' ? e.node : e
+    if (e.action === 'update' && updates > 1) named.push(e.nodeId)
+    named.push(parentId)
+    for (const f of ['serves', 'blockedBy'] as const) {
+      const ids = (data as Record<string, unknown> | undefined)?.[f]
+      if (Array.isArray(ids)) named.push(...ids)
+    }
+  }
+  await loadNodes(
+    ctx,
+    named.filter((id): id is string => typeof id === 'string' && id !== ''),
+  )
+}
+
+/** What a batch's node entry was read into (`readEntry`), for ./rules.ts `checkEntry`. */
+export type EntryRead =
+  | { action: 'add'; input: NewNode; read: AddRead }
+  | { action: 'update'; input: NodeUpdate; read: UpdateRead }
+  | { action: 'delete'; id: string }
+
+/**
+ * Step 1 of a batch's node entry (src/mutate/batch.ts), as the single action's: an add's
+ * `readAdd`, an update's `readUpdate`, a delete's ifRev (`expectRev`; its subtree is read when it
+ * is stored, ./write.ts `deleteNode`), mostly from what `readNamed` read ahead.
+ */
+export async function readEntry(ctx: WriteCtx, e: NodeEntry): Promise<EntryRead> {
+  switch (e.action) {
+    case 'add':
+      return { action: 'add', input: e.node, read: await readAdd(ctx, e.node) }
+    case 'update':
+      return { action: 'update', input: e, read: await readUpdate(ctx, e) }
+    case 'delete': {
+      const id = resolveId(ctx, e.nodeId)
+      await expectRev(ctx, id, e.ifRev, null)
+      return { action: 'delete', id }
+    }
+  }
+}
+
 /**
  * The precondition of a node write (live.md, 1): `ifRev` is the rev the caller read, `sets` the
  * fields the write sets with their values (null: a delete). The node was read, locked, by this
@@ -346,10 +463,12 @@ export async function checkNodeCap(deps: Deps, project: AccessRow) {
 export const openMemos = (ctx: WriteCtx): Promise<number> => q.countOpenMemos(ctx.deps.db, ctx.projectId)
 
 /**
- * A task's add: its id reserved (for `nextId`) and the project's open memos counted (the inbox
- * it may overflow: inboxAdvisory), in one statement; returns the count.
+ * A single add of a task, before its `readAdd`: its id reserved (for `nextId`) and the project's
+ * open memos counted (the inbox it may overflow: inboxAdvisory), in one statement, the
+ * iterations its `data` names asked for first (on PostgreSQL one round trip with it); returns the count.
  */
-export async function reserveTaskCountingMemos(ctx: WriteCtx): Promise<number> {
+export async function reserveTaskCountingMemos(ctx: WriteCtx, data: Record<string, unknown>): Promise<number> {
+  if (!landsInLater(data)) void iterationsOf(ctx)
   const row = await q.allocateTaskIdCountingMemos(ctx.deps.db, ctx.projectId)
   ctx.idPool.set('task', { next: row.last, end: row.last + 1 })
   return row.memos
