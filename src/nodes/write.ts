@@ -124,7 +124,9 @@ export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean
 
   // 3. into the write: its row inserted with the write's other adds (./context.ts `flush`)
   const node: Node = { id, type, parentId, data, createdAt: new Date().toISOString() }
-  ctx.nodes.set(id, node)
+  // later entries of a batch read it with its data's keys as a read gives them (`flush`), not as sent
+  const ordered = jsonbOrdered(data)
+  ctx.nodes.set(id, ordered === data ? node : { ...node, data: ordered })
   ctx.pending.push({ id, type, parent_id: parentId, data, created_at: null, classified: type !== 'task' })
   ctx.events.push({ type: 'node.added', node })
   noteChange(ctx, 'add', node, null, node)
