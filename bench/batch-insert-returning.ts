@@ -17,7 +17,7 @@ import { openPostgres } from '../src/db/postgres'
 const SAMPLES = Number(process.argv[2] ?? 200)
 const WARMUP = 5
 const PG_URL = process.env.BENCH_DATABASE_URL
-const db: Db = PG_URL ? await openPostgres(PG_URL) : await openDb({ dataDir: 'memory://' })
+const db: Db = PG_URL ? await openPostgres(PG_URL) : await openDb({ databaseUrl: 'memory://', dataDir: '' })
 
 interface Row {
   id: string
