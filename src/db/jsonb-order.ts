@@ -37,14 +37,12 @@ export function jsonbOrdered<T>(value: T): T {
   return (changed ? ordered : value) as T
 }
 
-const ascii = (s: string) => {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false
-  return true
-}
+/** a character outside ASCII (whose UTF-8 is longer than one byte) */
+const NON_ASCII = /[\u0080-\uffff]/
 
 /** jsonb's order of two object keys: by the length of their UTF-8, then byte by byte. */
 export function jsonbKeyOrder(a: string, b: string): number {
-  if (ascii(a) && ascii(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)
+  if (!NON_ASCII.test(a) && !NON_ASCII.test(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)
   const x = Buffer.from(a, 'utf8')
   const y = Buffer.from(b, 'utf8')
   return x.length - y.length || Buffer.compare(x, y)
