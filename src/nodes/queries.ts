@@ -75,10 +75,11 @@ export interface InsertRow {
 /** Rows per insert statement: on PGlite a statement holds the server's thread while it runs (src/db/pglite.ts). */
 const INSERT_CHUNK = 200
 
-export async function insertMany(db: Db, projectId: string, rows: InsertRow[]): Promise<NodeRow[]> {
-  const out: NodeRow[] = []
+/** Insert `rows`; returns each one's id and stored rev (in no promised order): the rest is what was sent. */
+export async function insertMany(db: Db, projectId: string, rows: InsertRow[]): Promise<Pick<NodeRow, 'id' | 'rev'>[]> {
+  const out: Pick<NodeRow, 'id' | 'rev'>[] = []
   for (let i = 0; i < rows.length; i += INSERT_CHUNK)
-    out.push(...(await db.query<NodeRow>(insertManySql, [projectId, JSON.stringify(rows.slice(i, i + INSERT_CHUNK))])))
+    out.push(...(await db.query<Pick<NodeRow, 'id' | 'rev'>>(insertManySql, [projectId, JSON.stringify(rows.slice(i, i + INSERT_CHUNK))])))
   return out
 }
 /** `key`: the one key of `data` the caller expects to change, if it knows one (a hint the statement checks). */

@@ -1,3 +1,4 @@
+import { jsonbOrdered } from '../db/jsonb-order'
 import { invalid } from '../errors'
 import { nodeChange, nodeState } from '../history/record'
 import type { WriteCtx } from './context'
@@ -26,7 +27,9 @@ import type { CheckedEntry, CheckedUpdate } from './rules'
  * its end or before the next statement that needs it), with its event and its change.
  */
 export function storeAdd(ctx: WriteCtx, node: Node): Node {
-  ctx.nodes.set(node.id, node)
+  // later entries of a batch read it with its data's keys as a read gives them (`flush`), not as sent
+  const ordered = jsonbOrdered(node.data)
+  ctx.nodes.set(node.id, ordered === node.data ? node : { ...node, data: ordered })
   ctx.pending.push({
     id: node.id,
     type: node.type,
@@ -155,15 +158,23 @@ export function noteChange(
   ctx.changes.push(nodeChange(ctx.revertOf ? 'revert' : action, node, before && nodeState(before), after && nodeState(after), ctx.revertOf))
 }
 
-/** Write the pending inserts (one statement) so later reads in this transaction see them. */
+/**
+ * Write the pending inserts (one statement) so later reads in this transaction see them. The
+ * insert returns the revs alone: each node stays in the write as it was sent, its data in the
+ * key order a read of it would give (jsonb's: an update later in the write names its change's
+ * `fields` in that order), its createdAt the one it was given (a restore's) or made with.
+ */
 export async function flush(ctx: WriteCtx): Promise<void> {
   if (ctx.pending.length === 0) return
   const rows = ctx.pending
   ctx.pending = []
-  const inserted = await q.insertMany(ctx.deps.db, ctx.projectId, rows)
+  const stored = new Map((await q.insertMany(ctx.deps.db, ctx.projectId, rows)).map((r) => [r.id, r.rev]))
   const revs = new Map<string, string | undefined>()
-  for (const row of inserted) {
-    const node = toNode(row, true)
+  for (const row of rows) {
+    const kept = ctx.nodes.get(row.id)
+    const createdAt = row.created_at ?? kept?.createdAt
+    const data = jsonbOrdered(kept?.data ?? row.data)
+    const node = toNode({ ...row, data, rev: stored.get(row.id), created_at: createdAt }, createdAt != null)
     revs.set(row.id, node.rev)
     ctx.nodes.set(row.id, node)
   }
