@@ -15,7 +15,7 @@ async function traffic(fn: () => Promise<unknown>): Promise<string[]> {
   const name = (text: string) =>
     text.includes('insert into node_counters')
       ? 'counter'
-      : /from nodes\s+where project_id = \$1 and id = any\(\$2::text\[\]\)\s+order by id\s+for update/.test(text)
+      : /from nodes\s+where project_id = \$1 and id = (any\(\$2::text\[\]\)\s+order by id|\$2)\s+for update/.test(text)
         ? 'read'
         : 'other'
   const wrap = (db: Db): Db =>

@@ -197,7 +197,9 @@ export async function readAround(
 export async function loadNodes(ctx: WriteCtx, ids: Iterable<string>): Promise<void> {
   const missing = [...new Set(ids)].filter((id) => !ctx.nodes.has(id) && !id.startsWith('draft-'))
   if (missing.length === 0) return
-  const rows = await q.lockMany(ctx.deps.db, ctx.projectId, missing)
+  const rows = await (missing.length === 1
+    ? q.lockOne(ctx.deps.db, ctx.projectId, missing[0]!)
+    : q.lockMany(ctx.deps.db, ctx.projectId, missing))
   for (const id of missing) ctx.nodes.set(id, null)
   for (const row of rows) noteLocked(ctx, row)
 }

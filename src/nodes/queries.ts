@@ -18,6 +18,7 @@ import insertManySql from '../../sql/nodes/insert-many.sql' with { type: 'text' 
 import listSql from '../../sql/nodes/list.sql' with { type: 'text' }
 import lockCapOwnerSql from '../../sql/nodes/lock-cap-owner.sql' with { type: 'text' }
 import lockManySql from '../../sql/nodes/lock-many.sql' with { type: 'text' }
+import lockOneSql from '../../sql/nodes/lock-one.sql' with { type: 'text' }
 import lockWithIntentSql from '../../sql/nodes/lock-with-intent.sql' with { type: 'text' }
 import moveIterationSql from '../../sql/nodes/move-iteration.sql' with { type: 'text' }
 import reserveIdSql from '../../sql/nodes/reserve-id.sql' with { type: 'text' }
@@ -53,6 +54,8 @@ export const getMany = (db: Db, projectId: string, ids: string[]) => db.query<No
 export const blockerEdges = (db: Db, projectId: string) => db.query<{ id: string; blocked_by: unknown[] }>(blockerEdgesSql, [projectId])
 /** getMany for a write: the rows stay locked until its transaction ends (sql/nodes/lock-many.sql). */
 export const lockMany = (db: Db, projectId: string, ids: string[]) => db.query<NodeRow>(lockManySql, [projectId, ids])
+/** lockMany for one id (sql/nodes/lock-one.sql: its generic plan probes the key whatever the statistics). */
+export const lockOne = (db: Db, projectId: string, id: string) => db.query<NodeRow>(lockOneSql, [projectId, id])
 /**
  * lockMany for the one node an update names, with the live edit intents on `fields` of it (none
  * looked for when empty), in one statement: the node's columns are null when it does not exist.
