@@ -29,6 +29,14 @@
 -- sibling per parent, and lets work_items' key find a work item that is there after all (the whole
 -- recompute then runs, as it did when the probe found one). Each row is the one work_jobs_added
 -- wrote (test/work.job-add.test.ts compares them with work_refresh's).
+--
+-- And the counts of 0026: a statement trigger with a transition table on work_items' inserts
+-- (work_counts_insert) made PostgreSQL keep a copy of every row inserted, then built an array of
+-- 100 composites from them and grouped it (0.7 ms of a batch's 4.7 ms nodes' statement on PGlite,
+-- about a sixth; its function alone 0.3-0.4). The two statements that insert work items add
+-- their counts themselves, grouped by iteration, through work_counts_add as the trigger did:
+-- work_nodes_inserted's insert above, and work_refresh's upsert (for the rows it inserted; those it
+-- updated are still counted by work_counts_update). The trigger and its function are dropped.
 
 drop index work_items_approach;
 drop index work_items_goal;
@@ -50,6 +58,7 @@ declare
   last_p text;
   ids text[];
   made integer;
+  delta work_counts[];
 begin
   select bool_and(n.type = 'job'), min(n.project_id), max(n.project_id), array_agg(n.id)
   into jobs_only, p, last_p, ids
@@ -76,26 +85,34 @@ begin
             and (j.data ->> 'status') is distinct from 'done' and not (j.id = any(ids)) and w.open
           limit 1
         ) s
+      ),
+      written as (
+        insert into work_items (project_id, node_id, type, approach_id, goal_id, open, blocked, urgent, iteration, iter_rank,
+          focus, created_at, ord, touched_tx, blocked_before)
+        select p, n.id, n.type, s.approach_id, s.goal_id,
+          (n.data ->> 'status') is distinct from 'done',
+          s.blocked,
+          1,
+          it.iteration,
+          -- the rank of the job's iteration: the sibling's when it sits in the same one, else as
+          -- work_refresh maps them (0038)
+          case when s.iteration is not distinct from it.iteration then s.iter_rank
+            else (select r.rank from work_iter_ranks(p) r where r.name = it.iteration or r.name is null order by r.name is null limit 1) end,
+          s.focus, n.created_at, n.ord, txid_current(), false
+        from new_nodes n
+        join siblings s on s.parent_id = n.parent_id
+        cross join lateral (
+          select case when jsonb_typeof(n.data -> 'iteration') = 'string' then n.data ->> 'iteration' end as iteration
+        ) it
+        where n.type = 'job'
+        returning iteration, open, blocked
       )
-      insert into work_items (project_id, node_id, type, approach_id, goal_id, open, blocked, urgent, iteration, iter_rank,
-        focus, created_at, ord, touched_tx, blocked_before)
-      select p, n.id, n.type, s.approach_id, s.goal_id,
-        (n.data ->> 'status') is distinct from 'done',
-        s.blocked,
-        1,
-        it.iteration,
-        -- the rank of the job's iteration: the sibling's when it sits in the same one, else as
-        -- work_refresh maps them (0038)
-        case when s.iteration is not distinct from it.iteration then s.iter_rank
-          else (select r.rank from work_iter_ranks(p) r where r.name = it.iteration or r.name is null order by r.name is null limit 1) end,
-        s.focus, n.created_at, n.ord, txid_current(), false
-      from new_nodes n
-      join siblings s on s.parent_id = n.parent_id
-      cross join lateral (
-        select case when jsonb_typeof(n.data -> 'iteration') = 'string' then n.data ->> 'iteration' end as iteration
-      ) it
-      where n.type = 'job';
-      get diagnostics made = row_count;
+      -- the rows written, and their counts by iteration (the open ones: ready or claimed, blocked)
+      select (select count(*) from written), array(
+        select row(p, c.iteration, sum((not c.blocked)::integer)::integer, sum(c.blocked::integer)::integer)::work_counts
+        from written c where c.open group by c.iteration)
+      into made, delta;
+      perform work_counts_add(delta);
       -- a job without an open sibling (its approach may turn clear or unclear as a blocker): the
       -- whole recompute below, over the rows written here too (work_refresh rewrites them)
       if made = cardinality(ids) then
@@ -116,6 +133,133 @@ end
 $$;
 
 drop function work_jobs_added(text, text[]);
+
+-- 0034's recompute, its upsert adding the counts of the rows it inserted (the rest is 0034's).
+create or replace function work_refresh(p text, ids text[]) returns void
+language plpgsql volatile
+-- index lookups by id, whatever the statistics say: a table filled a moment ago has none, and
+-- the plans a planner guesses then (a scan of the project per job) cost seconds, not milliseconds
+set enable_seqscan = off set enable_hashjoin = off set enable_mergejoin = off
+as $$
+declare
+  tx bigint := txid_current();
+  gone text[];
+  delta work_counts[];
+begin
+  -- the rows of nodes that are no longer work (a task's kind changed), found id by id; most writes
+  -- have none, and then no statement runs on work_items for them (nor its count trigger)
+  gone := array(
+    select i.id from unnest(ids) i(id)
+    where exists (select 1 from work_items w where w.project_id = p and w.node_id = i.id offset 0)
+      and not exists (
+        select 1 from nodes n
+        where n.project_id = p and n.id = i.id and (n.type = 'job' or (n.type = 'task' and n.data ->> 'kind' = 'do-it'))
+        offset 0
+      ));
+  if cardinality(gone) > 0 then
+    delete from work_items w where w.project_id = p and w.node_id = any(gone);
+  end if;
+  with recursive
+  work as (
+    select n.id, n.type, n.parent_id, n.data, n.created_at, n.ord,
+      case when jsonb_typeof(n.data -> 'iteration') = 'string' then n.data ->> 'iteration' end as iteration
+    from (select distinct i.id from unnest(ids) i(id)) i
+    cross join lateral (select * from nodes n where n.project_id = p and n.id = i.id offset 0) n
+    where n.type = 'job' or (n.type = 'task' and n.data ->> 'kind' = 'do-it')
+  ),
+  -- the jobs' parents (their approaches), each once: 100 jobs added under one approach walk up
+  -- from it and read its blockers once, not 100 times
+  parents as (
+    select a.* from (select distinct j.parent_id from work j where j.type = 'job') j
+    cross join lateral (select * from nodes a where a.project_id = p and a.id = j.parent_id offset 0) a
+  ),
+  -- each parent's ancestors, itself first, up to the nearest goal
+  up (from_id, at_id, at_type, at_parent, depth) as (
+    select a.id, a.id, a.type, a.parent_id, 0 from parents a
+    union all
+    select up.from_id, a.id, a.type, a.parent_id, up.depth + 1
+    from up cross join lateral (select * from nodes a where a.project_id = p and a.id = up.at_parent offset 0) a
+    where up.at_type <> 'goal' and up.depth < 100
+  ),
+  goals as (select from_id, at_id as goal_id from up where at_type = 'goal'),
+  -- the parents' blockers (an approach's blockedBy), and which of them are not clear
+  blockers as (
+    select distinct b.v #>> '{}' as blocker
+    from parents a
+    cross join lateral jsonb_array_elements(case when jsonb_typeof(a.data -> 'blockedBy') = 'array' then a.data -> 'blockedBy' else '[]'::jsonb end) b(v)
+    where jsonb_typeof(b.v) = 'string'
+  ),
+  unclear as materialized (
+    select a.id
+    from blockers bl
+    cross join lateral (select * from nodes a where a.project_id = p and a.id = bl.blocker and a.type = 'approach' offset 0) a
+    where (a.data ->> 'approachStatus') is distinct from 'resolved' and (a.data ->> 'approachStatus') is distinct from 'retired'
+      and not (
+        exists (select 1 from nodes j where j.project_id = p and j.parent_id = a.id and j.type = 'job' offset 0)
+        and not exists (
+          select 1 from nodes j
+          where j.project_id = p and j.parent_id = a.id and j.type = 'job' and (j.data ->> 'status') is distinct from 'done'
+          offset 0
+        )
+      )
+  ),
+  -- what each row needs of the sets above, as one value each: a planner without statistics would
+  -- otherwise read a whole set once per row
+  maps as (
+    select
+      coalesce((select jsonb_object_agg(from_id, goal_id) from goals), '{}'::jsonb) as goal_of,
+      -- the parents held back by a blocker that is not clear: each parent's blockedBy read once, not
+      -- once per job under it
+      coalesce((
+        select array_agg(a.id) from parents a
+        where exists (
+          select 1
+          from jsonb_array_elements(case when jsonb_typeof(a.data -> 'blockedBy') = 'array' then a.data -> 'blockedBy' else '[]'::jsonb end) b(v)
+          where jsonb_typeof(b.v) = 'string' and (b.v #>> '{}') in (select id from unclear)
+        )), '{}'::text[]) as held,
+      coalesce((select jsonb_object_agg(coalesce(name, ''), rank) from work_iter_ranks(p)), '{}'::jsonb) as rank_of
+  ),
+  written as (
+    insert into work_items as w (project_id, node_id, type, approach_id, goal_id, open, blocked, urgent, iteration, iter_rank,
+      focus, created_at, ord, touched_tx, blocked_before)
+    select p, n.id, n.type, a.id, goal.id,
+      (n.data ->> 'status') is distinct from 'done',
+      n.type = 'job' and (
+        coalesce(a.data ->> 'approachStatus' in ('retired', 'resolved'), false)
+        or coalesce(goal.data ->> 'goalStatus' = 'done', false)
+        or coalesce(a.id = any(m.held), false)
+      ),
+      case when n.type = 'task' and n.data -> 'urgent' = 'true'::jsonb then 0 else 1 end,
+      n.iteration,
+      coalesce((m.rank_of ->> n.iteration)::integer, (m.rank_of ->> '')::integer),
+      case when n.type = 'job' and goal.data ->> 'goalStatus' = 'focus' then 0 else 1 end,
+      n.created_at, n.ord, tx, false
+    from work n
+    cross join maps m
+    left join lateral (select * from nodes a where n.type = 'job' and a.project_id = p and a.id = n.parent_id offset 0) a on true
+    left join lateral (select * from nodes g where n.type = 'job' and g.project_id = p and g.id = (m.goal_of ->> n.parent_id) offset 0) goal on true
+    on conflict (project_id, node_id) do update set
+      type = excluded.type, approach_id = excluded.approach_id, goal_id = excluded.goal_id, open = excluded.open,
+      blocked = excluded.blocked, urgent = excluded.urgent, iteration = excluded.iteration, iter_rank = excluded.iter_rank,
+      focus = excluded.focus, created_at = excluded.created_at, ord = excluded.ord,
+      blocked_before = case when w.touched_tx = excluded.touched_tx then w.blocked_before else w.open and w.blocked end,
+      touched_tx = excluded.touched_tx
+    -- which rows came: a row the upsert updated carries this transaction's lock in its xmax, a row it
+    -- inserted none
+    returning w.iteration, w.open, w.blocked, w.xmax = '0'::xid as came
+  )
+  -- the counts of the rows that came, as work_counts_inserted (0026) added them (those of the rows
+  -- it updated are work_counts_update's, 0030, as before)
+  select array(
+    select row(p, c.iteration, sum((not c.blocked)::integer)::integer, sum(c.blocked::integer)::integer)::work_counts
+    from written c where c.came and c.open group by c.iteration)
+  into delta;
+  perform work_counts_add(delta);
+end
+$$;
+
+drop trigger work_counts_insert on work_items;
+drop function work_counts_inserted();
 
 -- 0030's recompute, the work items under the changed nodes found through nodes_parent: the jobs of
 -- an approach are its children, and a goal's jobs are below it (no other goal between). The rest
