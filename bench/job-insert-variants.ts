@@ -1,9 +1,10 @@
-// A job's insert, its triggers included, under work_jobs_added as migration 0033 made it and as the
-// migrations of this checkout leave it, and under any other definitions given as files (each a
-// `create or replace` of functions, run over the current ones), beside a goal's insert (no work
-// trigger), the variants taking turns round by round (issue 51, 3; bench/README.md, "Tenth pass: a
-// job's and a task's add"). On PGlite each sample is a transaction rolled back after the project's
-// work lock, timed by this process's CPU time (PGlite runs in it); on PostgreSQL
+// A job's insert, its triggers included, under work_nodes_inserted as the migrations of this
+// checkout leave it (since 0041 it writes the jobs' work items itself; until then work_jobs_added
+// of 0033/0038 did, which this bench compared with 0033's), and under any other definitions given
+// as files (each a `create or replace` of functions, run over the current ones), beside a goal's
+// insert (no work trigger), the variants taking turns round by round (issue 51, 3; bench/README.md,
+// "Tenth pass: a job's and a task's add"). On PGlite each sample is a transaction rolled back after
+// the project's work lock, timed by this process's CPU time (PGlite runs in it); on PostgreSQL
 // (BENCH_DATABASE_URL) each is timed inside the backend (clock_timestamp around the insert, in a
 // subtransaction rolled back after the lock), a wall time, as bench/write-triggers-job.ts does.
 //
@@ -16,7 +17,7 @@
 import { migrations } from '../sql/migrations/index'
 import type { Db } from '../src/db'
 import { startBenchServer } from './lib/app'
-import { benchProject, cpuMsRolledBack, fillApproach, median, migration, timedInBackend, workLock } from './lib/sql-cpu'
+import { benchProject, cpuMsRolledBack, fillApproach, median, timedInBackend, workLock } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)
 const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)
@@ -39,8 +40,8 @@ try {
   const { call, approach } = await benchProject(s)
   await fillApproach(call, approach, JOBS)
   const db: Db = s.deps.db
-  const current = lastMigration('work_jobs_added')
-  const of = (sql: string, name = 'work_jobs_added') =>
+  const current = lastMigration('work_nodes_inserted')
+  const of = (sql: string, name = 'work_nodes_inserted') =>
     new RegExp(`create (or replace )?function ${name}\\(.*?\\n\\$\\$;\\n`, 's')
       .exec(sql)![0]
       .replace(/^create function/, 'create or replace function')
@@ -48,15 +49,13 @@ try {
   // the functions the given files replace, as the migrations leave them: put back before every other variant
   const replaced = [...new Set(given.flatMap((sql) => [...sql.matchAll(/create or replace function (\w+)\(/g)].map((m) => m[1]!)))]
   const reset = replaced
-    .filter((name) => name !== 'work_jobs_added')
+    .filter((name) => name !== 'work_nodes_inserted')
     .map((name) => of(lastMigration(name).sql, name))
     .join('\n')
-  const variants: Record<string, string> = {
-    'work_jobs_added of 0033': `${of(migration('0033-job-add-lighter.sql'))}\n${reset}`,
-    [`work_jobs_added of ${current.name}`]: `${of(current.sql)}\n${reset}`,
-  }
+  const asMigrated = `work_nodes_inserted of ${current.name}`
+  const variants: Record<string, string> = { [asMigrated]: `${of(current.sql)}\n${reset}` }
   files.forEach((f, i) => {
-    variants[f] = `${variants[`work_jobs_added of ${current.name}`]}\n${given[i]}`
+    variants[f] = `${variants[asMigrated]}\n${given[i]}`
   })
   let k = 0
   const insert = (tx: Db, type: string, parentId: string | null) =>
@@ -80,7 +79,7 @@ try {
           : await cpuMsRolledBack(db, (tx) => insert(tx, kind!, parent), { samples: SAMPLES, warmup: 5, before: workLock('ww') }),
       )
     }
-  await db.exec(variants[`work_jobs_added of ${current.name}`]!)
+  await db.exec(variants[asMigrated]!)
   console.log(
     `${PG_URL ? 'PostgreSQL, wall ms in the backend' : 'PGlite CPU ms'} of one insert, beside ${JOBS} jobs, ${ROUNDS} rounds of ${SAMPLES}\n\n| insert | ms (median of the rounds' medians) | rounds |\n|---|---|---|`,
   )

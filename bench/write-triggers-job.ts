@@ -12,6 +12,9 @@
 // the count triggers of work_items (0026); and on PGlite, on a job's node inserted without its
 // trigger, work_refresh alone and work_jobs_added alone (which returns false, having written
 // nothing, when the approach holds no open job: `--jobs 0`, the first job of an approach).
+// The schema is this checkout's: since migration 0041 it has no work_items_approach and
+// work_items_goal, which the functions of 0030 and 0033 probe, so their rows measure them without
+// those indexes (a job's insert as migrated: bun bench/job-insert-variants.ts).
 
 import type { Db } from '../src/db'
 import { startBenchServer } from './lib/app'

@@ -129,12 +129,17 @@ describe('the work state', () => {
         [p],
       )
       expect({ what, counts: kept }).toEqual({ what, counts: recount })
+      // one iteration's page (sql/work/ready-page-iteration.sql: work_items_ready at the iteration's
+      // rank) and counts
       const one = r.pick(after.iterations).name
-      const inOne = (await app.call('GET', `/api/v1/ready?projectId=${p}&iteration=${encodeURIComponent(one)}&limit=1`)).body._meta
+      const pageOne = (await app.call('GET', `/api/v1/ready?projectId=${p}&iteration=${encodeURIComponent(one)}&limit=100`)).body
+      const inOne = pageOne._meta
       const ruleOne = after.nodes.filter((n) => n.data.iteration === one)
-      expect({ what, one, total: inOne.total, blocked: inOne.blocked }).toEqual({
+      const inIteration = new Set(ruleOne.map((n) => n.id))
+      expect({ what, one, ready: pageOne.items.map((i: any) => i.node.id), total: inOne.total, blocked: inOne.blocked }).toEqual({
         what,
         one,
+        ready: after.rule.ready.filter((id) => inIteration.has(id)),
         total: ruleOne.filter((n) => after.rule.states.get(n.id) === 'ready').length,
         blocked: ruleOne.filter((n) => after.rule.states.get(n.id) === 'blocked').length,
       })

@@ -4,6 +4,7 @@ import hasBlockedSql from '../../sql/work/has-blocked.sql' with { type: 'text' }
 import lockProjectSql from '../../sql/work/lock-project.sql' with { type: 'text' }
 import readyCountsSql from '../../sql/work/ready-counts.sql' with { type: 'text' }
 import readyPageSql from '../../sql/work/ready-page.sql' with { type: 'text' }
+import readyPageIterationSql from '../../sql/work/ready-page-iteration.sql' with { type: 'text' }
 import statesSql from '../../sql/work/states.sql' with { type: 'text' }
 import unblockedSql from '../../sql/work/unblocked.sql' with { type: 'text' }
 import type { Db } from '../db'
@@ -17,8 +18,13 @@ export interface ReadyRow {
 }
 
 export const lockProject = (db: Db, projectId: string) => db.query(lockProjectSql, [projectId])
-export const readyPage = (db: Db, projectId: string, iteration: string | null, now: Date, after: unknown[] | null, limit: number) =>
-  db.query<ReadyRow>(readyPageSql, [projectId, iteration, now, after === null ? null : JSON.stringify(after), limit])
+/** A page of GET /ready, of the whole project or of one iteration (two statements: each has an index plan of its own). */
+export const readyPage = (db: Db, projectId: string, iteration: string | null, now: Date, after: unknown[] | null, limit: number) => {
+  const from = after === null ? null : JSON.stringify(after)
+  return iteration === null
+    ? db.query<ReadyRow>(readyPageSql, [projectId, now, from, limit])
+    : db.query<ReadyRow>(readyPageIterationSql, [projectId, iteration, now, from, limit])
+}
 export const readyCounts = async (db: Db, projectId: string, iteration: string | null, now: Date) =>
   (await one<{ unblocked: number; claimed: number; blocked: number }>(db, readyCountsSql, [projectId, iteration, now]))!
 export const states = (db: Db, projectId: string, nodeIds: string[]) =>
