@@ -6,7 +6,9 @@
 // round. Each round's figure is read against "as it is" in the same round (the ratio is steadier
 // on a loaded machine than either figure).
 //
-//   bun bench/write-update-sql.ts [--rounds 8] [--writes 1000] [--only word,word] [--same]
+//   bun bench/write-update-sql.ts [--rounds 8] [--writes 1000] [--only word,word] [--same] [--last]
+//
+// --last times each transaction's last statement alone (in most variants the change's and event's).
 //
 // The variants: "as it is" (the node locked with its edit intent, sql/nodes/lock-with-intent.sql;
 // the update, sql/nodes/update.sql; its change and event, sql/events/insert-with-changes.sql);
@@ -25,6 +27,7 @@
 // revs found by comparing every key), "no rev" (neither: what setting them costs) and "work state by
 // a row trigger" (work_nodes_update made a row trigger whose WHEN is its body's test).
 
+import { readFileSync } from 'node:fs'
 import { PGlite } from '@electric-sql/pglite'
 import eventsSql from '../sql/events/insert-many.sql' with { type: 'text' }
 import changesSql from '../sql/events/insert-with-changes.sql' with { type: 'text' }
@@ -43,16 +46,21 @@ const ROUNDS = Number(opt('rounds', '8'))
 const WRITES = Number(opt('writes', '1000'))
 const ONLY = opt('only', '').split(',').filter(Boolean)
 
-const s = await startBenchServer()
+// BENCH_DATABASE_URL: on PostgreSQL instead (the eleventh pass), every variant on one new database
+// (as --same), through the app's postgres.js Db, timed by the CPU of the database's backends
+// (/proc/<pid>/schedstat of each, as npm run bench:writes reads them)
+const PG_URL = process.env.BENCH_DATABASE_URL
+const s = await startBenchServer(PG_URL)
 const call = mutate(s)
 await call({ action: 'addProject', project: { id: 'ww', name: 'ww' } })
 const target = (await call({ action: 'add', projectId: 'ww', node: { type: 'goal', data: { label: 'g' } } })).node!.id
-const copy = await (s.deps.db as PgliteDb).dump()
-await s.close()
+const copy = PG_URL ? undefined : await (s.deps.db as PgliteDb).dump()
+if (!PG_URL) await s.close()
 
 type Run = (text: string, params: unknown[]) => Promise<Record<string, any>[]>
 let k = 0
-const author = ['u', 'u', null, null, 'api']
+// the author's columns as the app fills them for a request of the owner's key (history.md, 1)
+const author = ['usr_AYdLialtJhbldSfK', 'owner', 'key_NwGo54jCPOjWdM2P', null, 'api']
 
 /** The node locked, then its update; answers the node before and after. */
 async function lockAndUpdate(run: Run, lock: 'intent' | 'many', update: [string, unknown[]] = [updateSql, ['label']]) {
@@ -64,15 +72,33 @@ async function lockAndUpdate(run: Run, lock: 'intent' | 'many', update: [string,
   const after = (await run(update[0], ['ww', target, node.parent_id, JSON.stringify(data), false, ...update[1]]))[0]!
   return { node, after }
 }
-const changes = (node: unknown, after: unknown) =>
-  JSON.stringify([{ action: 'update', kind: 'node', id: target, type: 'goal', before: node, after, fields: ['label'] }])
-const events = (after: unknown) => JSON.stringify([{ type: 'node.updated', payload: { node: after, fields: ['label'] } }])
+/** a node as a change keeps it (src/history/record.ts nodeState): {parentId, data} */
+const state = (row: Record<string, any> | null) => row && { parentId: row.parent_id, data: row.data }
+const changes = (node: Record<string, any> | null, after: Record<string, any> | null) =>
+  JSON.stringify([
+    { action: 'update', kind: 'node', id: target, type: 'goal', before: state(node), after: state(after), fields: ['label'] },
+  ])
+// the event as src/events/outbox.ts emit writes it
+const events = (after: Record<string, any>) =>
+  JSON.stringify([
+    {
+      type: 'node.updated',
+      payload: {
+        event: 'node.updated',
+        project_id: 'ww',
+        timestamp: new Date().toISOString(),
+        node: { id: after.id, rev: `${after.rev}-e2br`, type: after.type, parentId: after.parent_id, data: after.data },
+        actor: { userId: author[0], userName: author[1], via: 'api' },
+      },
+    },
+  ])
 
 async function asItIs(run: Run, lock: 'intent' | 'many' = 'intent', update?: [string, unknown[]]) {
   const { node, after } = await lockAndUpdate(run, lock, update)
   await run(changesSql, ['ww', ...author, requestId(), changes(node, after), events(after)])
 }
-const requestId = () => `r${k}`
+// a request id as the app makes them (randomUUID)
+const requestId = () => `282ac442-a535-4f13-a9dd-${String(k).padStart(12, '0')}`
 
 const revisionInStatement = `with bumped as (
   insert into project_revisions (project_id, revision) values ($1, 1)
@@ -157,10 +183,232 @@ const changesBefore0040 =
   'alter table changes drop constraint changes_pkey, add primary key (id); create index changes_project on changes (project_id, id desc)'
 const changesSince0040 = 'alter table changes drop constraint changes_pkey, add primary key (project_id, id); drop index changes_project'
 
+// the eleventh pass: the change row's parts, one at a time (each against "as it is")
+const changesBody = changesSql.replace(/^--.*\n/gm, '')
+// one change in plain parameters, no jsonb_to_recordset: $8..$16 its action, kind, id, type, before,
+// after, fields, revertOf, proposal, $17 the events
+const oneChangeSql = `with ch as (
+  insert into changes (
+    project_id, user_id, user_name, key_id, agent, via, request_id,
+    action, target_kind, target_id, target_type, before, after, fields, revert_of, proposal
+  )
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb, $14::jsonb, $15::bigint, $16::jsonb)
+  returning id
+), ev as (
+  insert into events (project_id, type, payload)
+  select $1, e.v ->> 'type', e.v -> 'payload'
+  from jsonb_array_elements($17::jsonb) with ordinality as e(v, n)
+  order by e.n
+  returning seq
+)
+select false as event, id from ch
+union all
+select true as event, seq as id from ev`
+// one statement for any number of changes: the first in plain parameters ($8..$16), the others (none
+// here) as the jsonb array of before ($17), its function scan run only when there are others
+const firstPlainSql = `with ch as (
+  insert into changes (
+    project_id, user_id, user_name, key_id, agent, via, request_id,
+    action, target_kind, target_id, target_type, before, after, fields, revert_of, proposal
+  )
+  select $1, $2, $3, $4, $5, $6, $7, $8, $9::change_target_d, $10, $11, $12::jsonb, $13::jsonb, $14::jsonb, $15::bigint, $16::jsonb
+  union all
+  (select $1, $2, $3, $4, $5, $6, $7,
+    c.action, c.kind::change_target_d, c.id, c.type, nullif(c.before, 'null'), nullif(c.after, 'null'), c.fields, c."revertOf", c.proposal
+  from rows from (
+    jsonb_to_recordset($17::jsonb) as (action text, kind text, id text, type text, before jsonb, after jsonb, fields jsonb, "revertOf" bigint, proposal jsonb)
+  ) with ordinality as c(action, kind, id, type, before, after, fields, "revertOf", proposal, n)
+  where $17 is not null
+  order by c.n)
+  returning id
+), ev as (
+  insert into events (project_id, type, payload)
+  select $1, e.v ->> 'type', e.v -> 'payload'
+  from jsonb_array_elements($18::jsonb) with ordinality as e(v, n)
+  order by e.n
+  returning seq
+)
+select false as event, id from ch
+union all
+select true as event, seq as id from ev`
+// the change's id not returned (the events' seqs only)
+const noChangeIdSql = changesBody.replace(/\n {2}returning id\n/, '\n').replace(/select false as event, id from ch\nunion all\n/, '')
+// without the ordinality and its sort
+const noOrderSql = changesBody
+  .replace(') with ordinality as c(action, kind, id, type, before, after, fields, "revertOf", proposal, n)\n  order by c.n', ') as c')
+  .replace("nullif(c.before, 'null'), nullif(c.after, 'null')", 'c.before, c.after')
+const plainWrite = (sql: string, change: (node: Record<string, any>, after: Record<string, any>) => unknown[]) => async (run: Run) => {
+  const { node, after } = await lockAndUpdate(run, 'intent')
+  await run(sql, ['ww', ...author, requestId(), ...change(node, after), events(after)])
+}
+const oneChange = (node: Record<string, any>, after: Record<string, any>) => [
+  'update',
+  'node',
+  target,
+  'goal',
+  JSON.stringify(state(node)),
+  JSON.stringify(state(after)),
+  '["label"]',
+  null,
+  null,
+]
+const withChange = (make: (node: Record<string, any>, after: Record<string, any>) => unknown) => async (run: Run) => {
+  const { node, after } = await lockAndUpdate(run, 'intent')
+  await run(changesSql, ['ww', ...author, requestId(), JSON.stringify([make(node, after)]), events(after)])
+}
+// the changes as json, not jsonb: parsed by json_to_recordset as it reads them, the jsonb columns each parsed alone
+const jsonRecordsetSql = changesBody.replace('jsonb_to_recordset($8::jsonb)', 'json_to_recordset($8::json)')
+// the changes as one array a column (unnest), not one JSON array of objects
+const unnestSql = `with ch as (
+  insert into changes (
+    project_id, user_id, user_name, key_id, agent, via, request_id,
+    action, target_kind, target_id, target_type, before, after, fields, revert_of, proposal
+  )
+  select $1, $2, $3, $4, $5, $6, $7, c.action, c.kind, c.id, c.type, c.before, c.after, c.fields, c.revert_of, c.proposal
+  from unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::jsonb[], $13::jsonb[], $14::jsonb[], $15::bigint[], $16::jsonb[])
+    with ordinality as c(action, kind, id, type, before, after, fields, revert_of, proposal, n)
+  order by c.n
+  returning id
+), ev as (
+  insert into events (project_id, type, payload)
+  select $1, e.v ->> 'type', e.v -> 'payload'
+  from jsonb_array_elements($17::jsonb) with ordinality as e(v, n)
+  order by e.n
+  returning seq
+)
+select false as event, id from ch
+union all
+select true as event, seq as id from ev`
+// a PostgreSQL array literal of strings (null: NULL)
+const arrayLiteral = (xs: (string | null)[]) =>
+  `{${xs.map((x) => (x === null ? 'NULL' : `"${x.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`)).join(',')}}`
+const unnestChange = (node: Record<string, any>, after: Record<string, any>) =>
+  [
+    ['update'],
+    ['node'],
+    [target],
+    ['goal'],
+    [JSON.stringify(state(node))],
+    [JSON.stringify(state(after))],
+    ['["label"]'],
+    [null],
+    [null],
+  ].map(arrayLiteral)
+const eleventh: Record<string, Variant> = {
+  // the same as "as it is", for the noise of the method
+  'as it is, again': { write: (run) => asItIs(run) },
+  'change in plain parameters (no jsonb_to_recordset)': { write: plainWrite(oneChangeSql, oneChange) },
+  "change's id not returned": { write: plainWrite(noChangeIdSql, (n, a) => [changes(n, a)]) },
+  'no ordinality, no nullif': { write: plainWrite(noOrderSql, (n, a) => [changes(n, a)]) },
+  'after as the changed fields only': {
+    write: withChange((n, a) => ({
+      action: 'update',
+      kind: 'node',
+      id: target,
+      type: 'goal',
+      before: state(n),
+      after: { data: { label: a.data.label } },
+      fields: ['label'],
+    })),
+  },
+  'no after (before only)': {
+    write: withChange((n) => ({
+      action: 'update',
+      kind: 'node',
+      id: target,
+      type: 'goal',
+      before: state(n),
+      after: null,
+      fields: ['label'],
+    })),
+  },
+  'no author columns (all null but via, request)': {
+    write: async (run) => {
+      const { node, after } = await lockAndUpdate(run, 'intent')
+      await run(changesSql, ['ww', null, null, null, null, 'api', requestId(), changes(node, after), events(after)])
+    },
+  },
+  'changes_target without project_id': {
+    write: (run) => asItIs(run),
+    setup: 'drop index changes_target; create index changes_target on changes (target_id, id desc)',
+    teardown: 'drop index changes_target; create index changes_target on changes (project_id, target_id, id desc)',
+  },
+  'changes as json (json_to_recordset)': { write: plainWrite(jsonRecordsetSql, (n, a) => [changes(n, a)]) },
+  'changes as arrays (unnest)': { write: plainWrite(unnestSql, unnestChange) },
+  'change in plain parameters, without the check on target_kind': {
+    write: plainWrite(oneChangeSql, oneChange),
+    setup: 'alter table changes drop constraint changes_target_kind_check',
+    teardown: "alter table changes add constraint changes_target_kind_check check (target_kind in ('node', 'iteration'))",
+  },
+  'change in plain parameters, target_kind an enum (no check)': {
+    // a statement of its own (the parameter's type is the column's), the type kept between turns (--same)
+    write: plainWrite(`${oneChangeSql}\n-- enum`, oneChange),
+    setup: `alter table changes drop constraint changes_target_kind_check;
+do $$ begin create type change_target_e as enum ('node', 'iteration'); exception when duplicate_object then null; end $$;
+alter table changes alter column target_kind type change_target_e using target_kind::change_target_e`,
+    teardown: `alter table changes alter column target_kind type text;
+alter table changes add constraint changes_target_kind_check check (target_kind in ('node', 'iteration'))`,
+  },
+  'change in plain parameters, target_kind a domain (its check)': {
+    write: plainWrite(`${oneChangeSql}\n-- domain`, oneChange),
+    setup: `alter table changes drop constraint changes_target_kind_check;
+do $$ begin create domain change_target_d as text check (value in ('node', 'iteration')); exception when duplicate_object then null; end $$;
+alter table changes alter column target_kind type change_target_d`,
+    teardown: `alter table changes alter column target_kind type text;
+alter table changes add constraint changes_target_kind_check check (target_kind in ('node', 'iteration'))`,
+  },
+  'first change in plain parameters, the others as jsonb (none), target_kind a domain': {
+    write: plainWrite(firstPlainSql, (n, a) => [...oneChange(n, a), null]),
+    setup: `do $$ begin create domain change_target_d as text check (value in ('node', 'iteration')); exception when duplicate_object then null; end $$;
+alter table changes drop constraint changes_target_kind_check`,
+    teardown: "alter table changes add constraint changes_target_kind_check check (target_kind in ('node', 'iteration'))",
+  },
+  'the change statement, inserting no change': {
+    write: plainWrite(changesBody.replace('  order by c.n\n', '  where c.n < 0\n  order by c.n\n'), (n, a) => [changes(n, a)]),
+  },
+  'changes without an index (measured only)': {
+    write: (run) => asItIs(run),
+    setup: 'alter table changes drop constraint changes_pkey; drop index changes_target',
+    teardown:
+      'alter table changes add primary key (project_id, id); create index changes_target on changes (project_id, target_id, id desc)',
+  },
+  'changes without changes_target, again': {
+    write: (run) => asItIs(run),
+    setup: 'drop index changes_target',
+    teardown: 'create index changes_target on changes (project_id, target_id, id desc)',
+  },
+  'changes unlogged (measured only: a crash would lose them)': {
+    write: (run) => asItIs(run),
+    setup: 'alter table changes set unlogged',
+    teardown: 'alter table changes set logged',
+  },
+  'the events alone, in the same statement form (no change CTE)': {
+    write: async (run) => {
+      const { after } = await lockAndUpdate(run, 'intent')
+      const sql = changesBody
+        .replace(/^with ch as \(.*?\n\), ev as/s, 'with ev as')
+        .replace(/select false as event, id from ch\nunion all\n/, '')
+        .replace('$9', '$2')
+      await run(sql, ['ww', events(after)])
+    },
+  },
+  'changes without the check on target_kind': {
+    write: (run) => asItIs(run),
+    setup: 'alter table changes drop constraint changes_target_kind_check',
+    teardown: "alter table changes add constraint changes_target_kind_check check (target_kind in ('node', 'iteration'))",
+  },
+  'changes id sequence cached (32)': {
+    write: (run) => asItIs(run),
+    setup: 'alter sequence changes_id_seq cache 32',
+    teardown: 'alter sequence changes_id_seq cache 1',
+  },
+}
+
 /** setup: run before the variant's turn; teardown: after it, on --same (one PGlite for all, the variants that have one) */
 type Variant = { write: (run: Run) => Promise<unknown>; setup?: string; teardown?: string }
 const variants: Record<string, Variant> = {
   'as it is': { write: (run) => asItIs(run) },
+  ...eleventh,
   'no change row': {
     write: async (run) => {
       const { after } = await lockAndUpdate(run, 'intent')
@@ -249,38 +497,117 @@ referencing old table as old_nodes new table as new_nodes for each statement exe
 }
 // --same: every variant on one PGlite, its setup before its turn and its teardown after (the
 // variants without a teardown are left out): no difference between two PGlites in the figures
-const SAME = args.includes('--same')
+const SAME = args.includes('--same') || !!PG_URL
+const LAST = args.includes('--last') && !PG_URL
 const chosen = Object.entries(variants).filter(
   ([name, v]) => (name === 'as it is' || !ONLY.length || ONLY.some((w) => name.includes(w))) && (!SAME || !v.setup || v.teardown),
 )
 
-const dbs = new Map<string, { pg: PGlite; runner: ReturnType<typeof preparedRunner> }>()
-const shared = SAME ? await PGlite.create({ ...(await pgliteAssets()), loadDataDir: copy }) : undefined
+/** Where a variant runs: its statements, a transaction of them, the CPU they cost (µs so far), the WAL's position. */
+interface Target {
+  exec: (sql: string) => Promise<unknown>
+  transaction: (write: (run: Run) => Promise<unknown>) => Promise<unknown>
+  cpuUs: () => Promise<number>
+  lsn: () => Promise<string>
+  close: () => Promise<void>
+}
+const processCpuUs = async () => {
+  const c = process.cpuUsage()
+  return c.user + c.system
+}
+function pgliteTarget(pg: PGlite, runner: ReturnType<typeof preparedRunner>, last: { us: number }): Target {
+  // --last: each statement timed alone, the transaction's last one kept (the change's and event's, in most variants)
+  const timed: Run = async (t, p) => {
+    const cpu = process.cpuUsage()
+    const rows = await runner.run<Record<string, any>>(t, p, true)
+    const d = process.cpuUsage(cpu)
+    last.us = d.user + d.system
+    return rows
+  }
+  return {
+    exec: (sql) => pg.exec(sql),
+    transaction: (write) => runner.transaction(() => write(LAST ? timed : (t, p) => runner.run<Record<string, any>>(t, p, true))),
+    cpuUs: processCpuUs,
+    lsn: async () => (await pg.query<{ l: string }>('select pg_current_wal_lsn()::text as l')).rows[0]!.l,
+    close: () => pg.close(),
+  }
+}
+async function postgresTarget(): Promise<Target> {
+  const db = s.deps.db
+  const name = (await db.query<{ d: string }>('select current_database() as d'))[0]!.d
+  const backendNs = (pid: number) => {
+    try {
+      return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0])
+    } catch {
+      return 0 // a backend that ended
+    }
+  }
+  let pids: number[] = []
+  return {
+    exec: (sql) => db.exec(sql),
+    transaction: (write) => db.tx((tx) => write((t, p) => tx.query<Record<string, any>>(t, p))),
+    // the backends are listed before the timed writes (the query's own CPU left out of them)
+    cpuUs: async () => pids.reduce((sum, pid) => sum + backendNs(pid) / 1000, 0),
+    lsn: async () => {
+      pids = (await db.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [name])).map((r) => Number(r.pid))
+      return (await db.query<{ l: string }>('select pg_current_wal_lsn()::text as l'))[0]!.l
+    },
+    close: () => s.close(),
+  }
+}
+
+const last = { us: 0 }
+const targets = new Map<string, Target>()
+const shared = PG_URL
+  ? await postgresTarget()
+  : SAME
+    ? await (async () => {
+        const pg = await PGlite.create({ ...(await pgliteAssets()), loadDataDir: copy })
+        return pgliteTarget(pg, preparedRunner(pg), last)
+      })()
+    : undefined
 for (const [name, v] of chosen) {
-  const pg = shared ?? (await PGlite.create({ ...(await pgliteAssets()), loadDataDir: copy }))
-  if (v.setup && !SAME) await pg.exec(v.setup)
-  dbs.set(name, { pg, runner: shared && dbs.size ? [...dbs.values()][0]!.runner : preparedRunner(pg) })
+  if (shared) {
+    targets.set(name, shared)
+    continue
+  }
+  const pg = await PGlite.create({ ...(await pgliteAssets()), loadDataDir: copy })
+  if (v.setup) await pg.exec(v.setup)
+  targets.set(name, pgliteTarget(pg, preparedRunner(pg), last))
 }
 const us: Record<string, number[]> = {}
+/** the WAL a write made (bytes), each round */
+const walBytes: Record<string, number[]> = {}
 try {
   for (let r = 0; r < ROUNDS; r++)
     for (const [name, v] of r % 2 ? [...chosen].reverse() : chosen) {
-      const { pg, runner } = dbs.get(name)!
-      if (SAME && v.setup) await pg.exec(v.setup)
-      const write = () => runner.transaction(() => v.write((t, p) => runner.run(t, p, true)))
-      for (let i = 0; i < 50; i++) await write() // untimed: plans made, caches warm
-      const cpu = process.cpuUsage()
-      for (let i = 0; i < WRITES; i++) await write()
-      const d = process.cpuUsage(cpu)
-      ;(us[name] ??= []).push((d.user + d.system) / WRITES)
-      if (SAME && v.teardown) await pg.exec(v.teardown)
+      const t = targets.get(name)!
+      if (SAME && v.setup) await t.exec(v.setup)
+      for (let i = 0; i < 50; i++) await t.transaction(v.write) // untimed: plans made, caches warm
+      const walFrom = await t.lsn()
+      const cpu = await t.cpuUs()
+      let lastSum = 0
+      for (let i = 0; i < WRITES; i++) {
+        await t.transaction(v.write)
+        lastSum += last.us
+      }
+      const spent = (await t.cpuUs()) - cpu
+      ;(us[name] ??= []).push((LAST ? lastSum : spent) / WRITES)
+      const walTo = await t.lsn()
+      const wal = ((await t.transaction((run) => run(`select pg_wal_lsn_diff('${walTo}', '${walFrom}') as b`, []))) as { b: string }[])[0]!
+        .b
+      ;(walBytes[name] ??= []).push(Number(wal) / WRITES)
+      if (SAME && v.teardown) await t.exec(v.teardown)
     }
 } finally {
-  for (const pg of new Set([...dbs.values()].map((d) => d.pg))) await pg.close()
+  for (const t of new Set(targets.values())) await t.close()
 }
 const base = us['as it is']!
 console.log(
-  `a goal's label update's SQL in a transaction (PGlite), ${ROUNDS} rounds of ${WRITES}\n\n| variant | CPU µs a write (median of the rounds) | ÷ as it is (median of the rounds' ratios) |\n|---|---|---|`,
+  `a goal's label update's SQL in a transaction (${PG_URL ? "PostgreSQL, its backends' CPU" : 'PGlite'}${LAST ? ', the last statement alone' : ''}), ${ROUNDS} rounds of ${WRITES}\n\n| variant | CPU µs a write (median of the rounds) | ÷ as it is (median of the rounds' ratios) | WAL bytes a write |\n|---|---|---|---|`,
 )
 for (const [name, xs] of Object.entries(us))
-  console.log(`| ${name} | ${median(xs).toFixed(1)} | ${median(xs.map((x, i) => x / base[i]!)).toFixed(3)}× |`)
+  console.log(
+    // on PostgreSQL the WAL is the whole server's (the other databases' writes in it too): not shown
+    `| ${name} | ${median(xs).toFixed(1)} | ${median(xs.map((x, i) => x / base[i]!)).toFixed(3)}× | ${PG_URL ? '–' : median(walBytes[name]!).toFixed(0)} |`,
+  )
