@@ -36,6 +36,7 @@ import m0034 from './0034-work-batch-lighter.sql' with { type: 'text' }
 import m0036 from './0036-changes-revision-once.sql' with { type: 'text' }
 import m0038 from './0038-job-add-rank.sql' with { type: 'text' }
 import m0040 from './0040-node-rev-in-statements.sql' with { type: 'text' }
+import m0042 from './0042-change-row-lighter.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
   { name: '0001-accounts-projects', sql: m0001 },
@@ -72,4 +73,5 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0036-changes-revision-once', sql: m0036 },
   { name: '0038-job-add-rank', sql: m0038 },
   { name: '0040-node-rev-in-statements', sql: m0040 },
+  { name: '0042-change-row-lighter', sql: m0042 },
 ]

@@ -1,6 +1,7 @@
 import deleteExpiredSql from '../../sql/events/delete-expired.sql' with { type: 'text' }
 import hasCursorSql from '../../sql/events/has-cursor.sql' with { type: 'text' }
 import insertManySql from '../../sql/events/insert-many.sql' with { type: 'text' }
+import insertWithChangeSql from '../../sql/events/insert-with-change.sql' with { type: 'text' }
 import insertWithChangesSql from '../../sql/events/insert-with-changes.sql' with { type: 'text' }
 import latestSql from '../../sql/events/latest.sql' with { type: 'text' }
 import listPageSql from '../../sql/events/list-page.sql' with { type: 'text' }
@@ -40,20 +41,21 @@ export async function insertMany(db: Db, projectId: string, rows: unknown[]): Pr
 }
 
 /**
- * Insert `rows` and a write's changes in one statement (sql/events/insert-with-changes.sql):
- * `changes` are the statement's parameters after the project, as the history module builds them
- * (at most one statement's worth). Events past INSERT_CHUNK go in statements of their own.
- * Returns the changes' ids and the events' seqs, each in order.
+ * Insert `rows` and a write's changes in one statement (sql/events/insert-with-changes.sql, or
+ * insert-with-change.sql for `one` change): `changes.params` are the statement's parameters after
+ * the project, as the history module builds them (at most one statement's worth). Events past
+ * INSERT_CHUNK go in statements of their own. Returns the changes' ids and the events' seqs, each
+ * in order.
  */
 export async function insertWithChanges(
   db: Db,
   projectId: string,
-  changes: readonly unknown[],
+  changes: { one: boolean; params: readonly unknown[] },
   rows: unknown[],
 ): Promise<{ changeIds: number[]; seqs: number[] }> {
-  const got = await db.query<{ event: boolean; id: string | number }>(insertWithChangesSql, [
+  const got = await db.query<{ event: boolean; id: string | number }>(changes.one ? insertWithChangeSql : insertWithChangesSql, [
     projectId,
-    ...changes,
+    ...changes.params,
     JSON.stringify(rows.slice(0, INSERT_CHUNK)),
   ])
   const changeIds: number[] = []
