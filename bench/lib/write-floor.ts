@@ -2,7 +2,8 @@
 // SQL statements a write needs and nothing else, through src/db (the same drivers, the app's own
 // SQL files: reserve the node's id (sql/nodes/allocate-ids.sql), write the node
 // (sql/nodes/insert-many.sql or update.sql; an update first locks and reads the node,
-// sql/nodes/lock-many.sql) and its change and event (sql/events/insert-with-changes.sql), in one
+// sql/nodes/lock-many.sql) and its change and event (sql/events/insert-with-change.sql, or
+// insert-with-changes.sql for several), in one
 // transaction. A delete does what any delete that keeps the contract must (api.md: the named node
 // kept in the changelog; history.md: a change with its `before` for every node removed;
 // agents-and-app.md 3: `_meta.unblocked`): whether the project had blocked work
@@ -15,6 +16,7 @@
 //
 //   DATA_DIR=… | DATABASE_URL=… PORT=… bun bench/lib/write-floor.ts   (prints "listening <url>")
 
+import changeSql from '../../sql/events/insert-with-change.sql' with { type: 'text' }
 import changesSql from '../../sql/events/insert-with-changes.sql' with { type: 'text' }
 import counterSql from '../../sql/nodes/allocate-ids.sql' with { type: 'text' }
 import deleteLoggedSql from '../../sql/nodes/delete-logged.sql' with { type: 'text' }
@@ -41,8 +43,27 @@ interface Body {
   count?: number
 }
 
-const record = (tx: Db, projectId: string, changes: unknown[], events: unknown[]) =>
-  tx.query(changesSql, [projectId, 'floor', 'floor', null, null, 'api', 'floor', JSON.stringify(changes), JSON.stringify(events)])
+type Change = { action: string; kind: string; id: string; type: string; before: unknown; after: unknown; fields: string[] }
+const record = (tx: Db, projectId: string, changes: Change[], events: unknown[]) => {
+  const author = [projectId, 'floor', 'floor', null, null, 'api', 'floor']
+  // one change in plain parameters, as the app sends a write's only change (since migration 0042)
+  const [c] = changes
+  return changes.length === 1 && c
+    ? tx.query(changeSql, [
+        ...author,
+        c.action,
+        c.kind,
+        c.id,
+        c.type,
+        c.before == null ? null : JSON.stringify(c.before),
+        c.after == null ? null : JSON.stringify(c.after),
+        JSON.stringify(c.fields),
+        null,
+        null,
+        JSON.stringify(events),
+      ])
+    : tx.query(changesSql, [...author, JSON.stringify(changes), JSON.stringify(events)])
+}
 
 async function write(b: Body) {
   return db.tx(async (tx) => {
