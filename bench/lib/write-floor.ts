@@ -27,6 +27,9 @@ import updateSql from '../../sql/nodes/update.sql' with { type: 'text' }
 import hasBlockedSql from '../../sql/work/has-blocked.sql' with { type: 'text' }
 import unblockedSql from '../../sql/work/unblocked.sql' with { type: 'text' }
 import { type Db, openDb } from '../../src/db'
+import type { ChangeDraft } from '../../src/history/model'
+import { changeParams, oneChangeParams } from '../../src/history/record'
+import type { Actor } from '../../src/ports/actor'
 
 const db: Db = await openDb({
   dataDir: process.env.DATA_DIR,
@@ -43,27 +46,12 @@ interface Body {
   count?: number
 }
 
-type Change = { action: string; kind: string; id: string; type: string; before: unknown; after: unknown; fields: string[] }
-const record = (tx: Db, projectId: string, changes: Change[], events: unknown[]) => {
-  const author = [projectId, 'floor', 'floor', null, null, 'api', 'floor']
+const actor: Actor = { userId: 'floor', userName: 'floor', keyId: null, via: 'api' }
+const record = (tx: Db, projectId: string, changes: ChangeDraft[], events: unknown[]) =>
   // one change in plain parameters, as the app sends a write's only change (since migration 0042)
-  const [c] = changes
-  return changes.length === 1 && c
-    ? tx.query(changeSql, [
-        ...author,
-        c.action,
-        c.kind,
-        c.id,
-        c.type,
-        c.before == null ? null : JSON.stringify(c.before),
-        c.after == null ? null : JSON.stringify(c.after),
-        JSON.stringify(c.fields),
-        null,
-        null,
-        JSON.stringify(events),
-      ])
-    : tx.query(changesSql, [...author, JSON.stringify(changes), JSON.stringify(events)])
-}
+  changes.length === 1
+    ? tx.query(changeSql, [projectId, ...oneChangeParams(actor, 'floor', changes[0]!), JSON.stringify(events)])
+    : tx.query(changesSql, [projectId, ...changeParams(actor, 'floor', changes), JSON.stringify(events)])
 
 async function write(b: Body) {
   return db.tx(async (tx) => {
