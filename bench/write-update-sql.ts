@@ -201,6 +201,23 @@ const changesSince0040 = 'alter table changes drop constraint changes_pkey, add 
 // the eleventh pass (migration 0042): the change row's parts, one at a time (each against "as it is")
 const oneBody = changeSql.replace(/^--.*\n/gm, '')
 const arrayBody = changesSql.replace(/^--.*\n/gm, '')
+const OLD_ONE = `with ch as (
+  insert into changes (
+    project_id, user_id, user_name, key_id, agent, via, request_id,
+    action, target_kind, target_id, target_type, before, after, fields, revert_of, proposal
+  )
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9::change_target_kind, $10, $11, $12::jsonb, $13::jsonb, $14::jsonb, $15::bigint, $16::jsonb)
+  returning id
+), ev as (
+  insert into events (project_id, type, payload)
+  select $1, e.v ->> 'type', e.v -> 'payload'
+  from jsonb_array_elements($17::jsonb) with ordinality as e(v, n)
+  order by e.n
+  returning seq
+)
+select false as event, id from ch
+union all
+select true as event, seq as id from ev`
 const tableCheck = "alter table changes add constraint changes_target_kind_check check (target_kind in ('node', 'iteration'))"
 const noTableCheck = 'alter table changes drop constraint changes_target_kind_check'
 const plainWrite = (sql: string, change: (node: Record<string, any>, after: Record<string, any>) => unknown[]) => async (run: Run) => {
@@ -228,6 +245,8 @@ const eleventh: Record<string, Variant> = {
     setup: tableCheck,
     teardown: noTableCheck,
   },
+  // the one-change statement as b2742fc had it: the change's id and the events' seqs as the rows of a union
+  'the one change as b2742fc sent it (a union of ids and seqs)': { write: plainWrite(OLD_ONE, oneChange) },
   // what a write of several changes sends (sql/events/insert-with-changes.sql), with one
   'the change in a JSON array (insert-with-changes.sql)': { write: arrayWrite(arrayBody, (n, a) => labelChange(state(n), state(a))) },
   // the table's check on target_kind as before 0042, the statement as it is (less its cast)
@@ -237,10 +256,7 @@ const eleventh: Record<string, Variant> = {
     teardown: noTableCheck,
   },
   "the change's id not returned": {
-    write: plainWrite(
-      oneBody.replace(/\n {2}returning id\n/, '\n').replace(/select false as event, id from ch\nunion all\n/, ''),
-      oneChange,
-    ),
+    write: plainWrite(oneBody.replace(/\n {2}returning id\n/, '\n').replace(', (select id from ch) as change_id', ''), oneChange),
   },
   // the statement as it is, its change filtered out: what the row itself costs
   'the statement, inserting no change': {

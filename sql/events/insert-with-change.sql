@@ -2,10 +2,9 @@
 -- (user_id, user_name, key_id, agent, via, request_id), $8..$16 its one change, each field a parameter
 -- of its own (action, target kind, target id, target type, before jsonb, after jsonb, fields jsonb,
 -- revert_of bigint, proposal jsonb; history builds them, src/history/record.ts changeChunks), $17
--- events jsonb [{type, payload}] (as sql/events/insert-many.sql). insert-with-changes.sql for a
--- write of one change (an add, an update, a leaf's delete): no JSON array to take apart into
--- records (bench/README.md, the eleventh pass). Returns the change's id (event false) and the
--- events' seqs (event true).
+-- events jsonb [{type, payload}] (as sql/events/insert-many.sql, at least one). insert-with-changes.sql
+-- for a write of one change (an add, an update, a leaf's delete): no JSON array to take apart into
+-- records (bench/README.md, the eleventh pass). Returns each event's seq, each row with the change's id.
 with ch as (
   insert into changes (
     project_id, user_id, user_name, key_id, agent, via, request_id,
@@ -13,13 +12,9 @@ with ch as (
   )
   values ($1, $2, $3, $4, $5, $6, $7, $8, $9::change_target_kind, $10, $11, $12::jsonb, $13::jsonb, $14::jsonb, $15::bigint, $16::jsonb)
   returning id
-), ev as (
-  insert into events (project_id, type, payload)
-  select $1, e.v ->> 'type', e.v -> 'payload'
-  from jsonb_array_elements($17::jsonb) with ordinality as e(v, n)
-  order by e.n
-  returning seq
 )
-select false as event, id from ch
-union all
-select true as event, seq as id from ev
+insert into events (project_id, type, payload)
+select $1, e.v ->> 'type', e.v -> 'payload'
+from jsonb_array_elements($17::jsonb) with ordinality as e(v, n)
+order by e.n
+returning seq, (select id from ch) as change_id

@@ -53,14 +53,19 @@ export async function insertWithChanges(
   changes: { one: boolean; params: readonly unknown[] },
   rows: unknown[],
 ): Promise<{ changeIds: number[]; seqs: number[] }> {
-  const got = await db.query<{ event: boolean; id: string | number }>(changes.one ? insertWithChangeSql : insertWithChangesSql, [
-    projectId,
-    ...changes.params,
-    JSON.stringify(rows.slice(0, INSERT_CHUNK)),
-  ])
+  const params = [projectId, ...changes.params, JSON.stringify(rows.slice(0, INSERT_CHUNK))]
   const changeIds: number[] = []
   const seqs: number[] = []
-  for (const r of got) (r.event ? seqs : changeIds).push(Number(r.id))
+  if (changes.one) {
+    // each event's row names the one change's id beside its seq: the statement needs an event (emit sends none without)
+    if (rows.length === 0) throw new Error('insertWithChanges: one change rides in an event statement, and there is no event')
+    const got = await db.query<{ seq: string | number; change_id: string | number }>(insertWithChangeSql, params)
+    for (const r of got) seqs.push(Number(r.seq))
+    changeIds.push(Number(got[0]!.change_id))
+  } else {
+    const got = await db.query<{ event: boolean; id: string | number }>(insertWithChangesSql, params)
+    for (const r of got) (r.event ? seqs : changeIds).push(Number(r.id))
+  }
   // ids and seqs are taken in the rows' order; RETURNING does not promise an order
   changeIds.sort((a, b) => a - b)
   seqs.sort((a, b) => a - b)
