@@ -201,23 +201,13 @@ const changesSince0040 = 'alter table changes drop constraint changes_pkey, add 
 // the eleventh pass (migration 0042): the change row's parts, one at a time (each against "as it is")
 const oneBody = changeSql.replace(/^--.*\n/gm, '')
 const arrayBody = changesSql.replace(/^--.*\n/gm, '')
-const OLD_ONE = `with ch as (
-  insert into changes (
-    project_id, user_id, user_name, key_id, agent, via, request_id,
-    action, target_kind, target_id, target_type, before, after, fields, revert_of, proposal
+// the one change as b2742fc sent it: insert-with-changes.sql with the change's values in place of its recordset
+const OLD_ONE = arrayBody
+  .replace(
+    /select \$1, \$2, \$3, \$4, \$5, \$6, \$7,\n.*?order by c\.n\n/s,
+    'values ($1, $2, $3, $4, $5, $6, $7, $8, $9::change_target_kind, $10, $11, $12::jsonb, $13::jsonb, $14::jsonb, $15::bigint, $16::jsonb)\n',
   )
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9::change_target_kind, $10, $11, $12::jsonb, $13::jsonb, $14::jsonb, $15::bigint, $16::jsonb)
-  returning id
-), ev as (
-  insert into events (project_id, type, payload)
-  select $1, e.v ->> 'type', e.v -> 'payload'
-  from jsonb_array_elements($17::jsonb) with ordinality as e(v, n)
-  order by e.n
-  returning seq
-)
-select false as event, id from ch
-union all
-select true as event, seq as id from ev`
+  .replace('$9::jsonb', '$17::jsonb')
 const tableCheck = "alter table changes add constraint changes_target_kind_check check (target_kind in ('node', 'iteration'))"
 const noTableCheck = 'alter table changes drop constraint changes_target_kind_check'
 const plainWrite = (sql: string, change: (node: Record<string, any>, after: Record<string, any>) => unknown[]) => async (run: Run) => {
