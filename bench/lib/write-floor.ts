@@ -66,7 +66,11 @@ async function write(b: Body) {
         created_at: null,
         classified: false,
       }))
-      const made = await tx.query<{ id: string; type: string; data: unknown }>(insertManySql, [b.projectId, JSON.stringify(rows)])
+      // the insert returns each id's rev; the node is the row sent, with it
+      const revs = new Map(
+        (await tx.query<{ id: string; rev: unknown }>(insertManySql, [b.projectId, JSON.stringify(rows)])).map((r) => [r.id, r.rev]),
+      )
+      const made = rows.map((r) => ({ ...r, rev: revs.get(r.id) }))
       await record(
         tx,
         b.projectId,

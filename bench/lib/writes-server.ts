@@ -7,7 +7,7 @@ import { freePort } from './spawn'
  * The real server (`bun [bunArgs] src/main.ts` of `checkout`) as the write benchmarks start it:
  * on the database `env` names, no model (its files looked for under `tmp`), no request log; its
  * stderr passed through. Resolves once it answers /healthz, with `call`: a POST /mutate of the
- * owner that throws unless it answered 200.
+ * owner that throws unless it answered 200, and `url`, its base.
  */
 export async function startWritesServer(checkout: string, env: Record<string, string | undefined>, tmp: string, bunArgs: string[] = []) {
   const port = freePort()
@@ -36,7 +36,7 @@ export async function startWritesServer(checkout: string, env: Record<string, st
       if (res.status !== 200) throw new Error(`mutate: ${res.status} ${JSON.stringify(json).slice(0, 300)}`)
       return json
     }
-    return { server, call }
+    return { server, call, url: base }
   } catch (err) {
     server.kill('SIGKILL')
     await server.exited

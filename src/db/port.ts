@@ -36,10 +36,11 @@ export interface Db {
   listen(channel: string, listener: Listener): Promise<() => Promise<void>>
   /**
    * PostgreSQL: a transaction that notified one of `channels` (or such a notify outside a
-   * transaction) also sends `wait.marker()` last, before its commit; after the commit this
-   * process's listeners hear its notifications at once, and it returns only once
-   * `wait.heard(marker)` resolves: once the other replicas have heard it too
-   * (src/revisions/replicas.ts). PGlite has no other replica and delivers its notifications
+   * transaction) also sends `wait.marker()` last, before its commit; after the commit it returns
+   * only once `wait.heard(marker)` resolves: once the marker came back here and the other
+   * replicas have heard it too (src/revisions/replicas.ts). This process's listeners hear each
+   * notification once, before it returns: on the LISTEN connection, before the marker, or (the
+   * connection down, the marker not back) delivered at the commit. PGlite has no other replica and delivers its notifications
    * before the commit returns: it has no such hook.
    */
   waitHeard?(channels: readonly string[], wait: WaitHeard): void

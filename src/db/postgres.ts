@@ -11,8 +11,10 @@ type Conn = postgres.Sql<NoTypes> | postgres.TransactionSql<NoTypes>
 interface TxState {
   /** every notification, sent together in one statement just before the commit (delivered at the commit all the same) */
   notes: [channel: string, payload: string][]
-  /** those on the channels whose commits writers wait to be heard (waitHeard), delivered in this process at the commit */
+  /** those on the channels whose commits writers wait to be heard (waitHeard) */
   heard: [channel: string, payload: string][]
+  /** the writer's marker sent with them (Listeners.marker) */
+  marker?: [channel: string, payload: string] | null
 }
 
 function wrap(
@@ -47,18 +49,17 @@ function wrap(
       // Two writers locking the same rows in opposite orders: PostgreSQL aborts one with a
       // deadlock (or serialization) error. Nothing of it was committed, so run it again.
       for (let attempt = 1; ; attempt++) {
+        const sent: TxState = { notes: [], heard: [] }
         try {
-          const sent: TxState = { notes: [], heard: [] }
-          let marker: [string, string] | null = null
           let notified: Promise<unknown> | null = null
           const result = (await root.begin(async (t) => {
             const answer = await fn(wrap(t, root, db, listeners, sent))
             // the writer's marker, delivered after the transaction's notifications (waitHeard)
-            if (sent.heard.length > 0 && listeners.wait) marker = listeners.wait.marker()
+            if (sent.heard.length > 0) sent.marker = listeners.marker()
             // the notifications and the marker, in their order, in one statement, sent with the
             // commit (one round trip for both): it runs before the commit, and should it fail the
             // commit rolls the transaction back, which awaiting it below reports
-            const notes = marker ? [...sent.notes, marker] : sent.notes
+            const notes = sent.marker ? [...sent.notes, sent.marker] : sent.notes
             if (notes.length > 0) {
               // prepared (one statement a number of notifications): unprepared, postgres.js would send
               // its Parse and wait for PostgreSQL's description before its Bind, a round trip more
@@ -70,9 +71,10 @@ function wrap(
             return answer
           })) as T
           await notified
-          if (sent.heard.length > 0) await listeners.committed(sent.heard, marker)
+          if (sent.heard.length > 0) await listeners.committed(sent.heard, sent.marker ?? null)
           return result
         } catch (err) {
+          listeners.forget(sent.marker)
           const state = sqlState(err)
           const retryable = state === SQLSTATE.deadlockDetected || state === SQLSTATE.serializationFailure
           if (!retryable || attempt >= 4) throw err
@@ -97,9 +99,14 @@ function wrap(
         return
       }
       // outside a transaction, a waited notification carries the writer's marker in the same statement
-      const marker = waited ? (listeners.wait?.marker() ?? null) : null
-      if (marker) await sql.unsafe('select pg_notify($1, $2), pg_notify($3, $4)', [channel, payload, ...marker])
-      else await sql.unsafe('select pg_notify($1, $2)', [channel, payload])
+      const marker = waited ? listeners.marker() : null
+      try {
+        if (marker) await sql.unsafe('select pg_notify($1, $2), pg_notify($3, $4)', [channel, payload, ...marker])
+        else await sql.unsafe('select pg_notify($1, $2)', [channel, payload])
+      } catch (err) {
+        listeners.forget(marker)
+        throw err
+      }
       if (waited) await listeners.committed([[channel, payload]], marker)
     },
     waitHeard(channels, wait) {
@@ -137,6 +144,15 @@ function createListeners(url: string, log: Pick<Logger, 'warn'>) {
   const deliver = (channel: string, payload: string) => {
     for (const l of channels.get(channel) ?? []) l.message(payload)
   }
+  /** this process's writers' markers on their way (committed), each true once it came back on the LISTEN connection */
+  const markers = new Map<string, boolean>()
+  const markerKey = ([channel, payload]: [string, string]) => `${channel}\n${payload}`
+  /** what the LISTEN connection hears */
+  const heard = (channel: string, payload: string) => {
+    const key = markerKey([channel, payload])
+    if (markers.has(key)) markers.set(key, true)
+    deliver(channel, payload)
+  }
 
   async function follow(): Promise<void> {
     let failures = 0
@@ -166,7 +182,7 @@ function createListeners(url: string, log: Pick<Logger, 'warn'>) {
       fetch_types: false,
       onnotice: () => {},
       connection: { application_name: 'arbor-listen' },
-      onnotify: deliver,
+      onnotify: heard,
       onclose: () => {
         if (closed || !connected) return
         connected = false
@@ -186,13 +202,38 @@ function createListeners(url: string, log: Pick<Logger, 'warn'>) {
     /** channels whose commits writers wait to be heard, and how (waitHeard) */
     waited: new Set<string>(),
     wait: null as WaitHeard | null,
+    /** The marker a writer sends last, before its commit (`wait.marker()`), followed until `committed` or `forget`. */
+    marker(): [channel: string, payload: string] | null {
+      const marker = this.wait?.marker() ?? null
+      if (marker) markers.set(markerKey(marker), false)
+      return marker
+    },
+    /** A marker whose transaction did not commit. */
+    forget(marker: [string, string] | null | undefined): void {
+      if (marker) markers.delete(markerKey(marker))
+    },
     /**
-     * After a commit that notified waited channels: this process's listeners hear it at once
-     * (their own LISTEN connection hears it again later), then the other replicas (`wait.heard`).
+     * After a commit that notified waited channels (`sent`), with its marker last: this process's
+     * listeners hear each of them once, and the other replicas have heard them (`wait.heard`).
+     * While the LISTEN connection is up it brings them back just before the marker, which
+     * `wait.heard` waits for: they are heard there, not delivered here too (they were, and a
+     * writer's listeners heard each twice). With the connection down they are delivered here at
+     * once; with the marker not back when the wait ends (a lagging connection), here then, and
+     * again should the connection bring them back later.
      */
     async committed(sent: [channel: string, payload: string][], marker: [string, string] | null): Promise<void> {
-      for (const [channel, payload] of sent) deliver(channel, payload)
-      if (marker && this.wait) await this.wait.heard(marker)
+      const key = marker ? markerKey(marker) : null
+      const echoing = key !== null && connected
+      const here = () => {
+        for (const [channel, payload] of sent) deliver(channel, payload)
+      }
+      try {
+        if (!echoing) here()
+        if (marker && this.wait) await this.wait.heard(marker)
+        if (echoing && !markers.get(key)) here()
+      } finally {
+        if (key) markers.delete(key)
+      }
     },
     async listen(channel: string, listener: Listener): Promise<() => Promise<void>> {
       if (closed) throw new Error('the database is closed')

@@ -1,6 +1,6 @@
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
-import { parseRev, type RevKind } from '../ports/rev'
+import type { RevKind } from '../ports/rev'
 import type { ChangeRow } from './model'
 import * as q from './queries'
 
@@ -27,10 +27,14 @@ export interface Locked {
   current: Record<string, unknown>
 }
 
-/** One write's precondition on one target: `sets` the fields it sets and their values (null: a delete). */
+/**
+ * One write's precondition on one target: `seq` the stored rev its ifRev names for that target
+ * (src/ports/rev.ts `parseRev`, read by the caller with the target; null: a rev the target never
+ * had), `sets` the fields it sets and their values (null: a delete).
+ */
 export interface Expectation {
   target: Locked
-  ifRev: string
+  seq: bigint | null
   sets: Record<string, unknown> | null
 }
 
@@ -49,10 +53,9 @@ const big = (v: unknown) => BigInt(v as string | number | bigint)
 /**
  * The fields of `e` that changed after its ifRev: empty when the write may go ahead. `forgotten`:
  * the changes after ifRev are no longer kept (HISTORY_DAYS), so every field counts as changed.
- * `seq`: the ifRev's sequence (null: no rev of this target), when the caller has read it already.
  */
-export function staleFields(e: Expectation, forgotten = false, seq = parseRev(e.target.kind, e.target.id, e.ifRev)): StaleField[] {
-  const { target, sets } = e
+export function staleFields(e: Expectation, forgotten = false): StaleField[] {
+  const { target, seq, sets } = e
   const rev = big(target.rev)
   const unknown = forgotten || seq === null || seq > rev
   const after = (f: string) => target.fieldRevs[f] !== undefined && big(target.fieldRevs[f]) > seq!
@@ -77,10 +80,9 @@ export function staleFields(e: Expectation, forgotten = false, seq = parseRev(e.
  * The extra read happens only when the target did change after ifRev.
  */
 export async function checkExpectation(deps: Pick<Deps, 'db'>, projectId: string, e: Expectation): Promise<StaleField[]> {
-  const seq = parseRev(e.target.kind, e.target.id, e.ifRev)
-  const moved = seq !== null && seq < big(e.target.rev)
+  const moved = e.seq !== null && e.seq < big(e.target.rev)
   const forgotten = moved && !(await q.hasChanges(deps.db, projectId, e.target.kind, e.target.id))
-  return staleFields(e, forgotten, seq)
+  return staleFields(e, forgotten)
 }
 
 type Latest = Pick<ChangeRow, 'id' | 'at' | 'user_id' | 'user_name' | 'key_id' | 'agent' | 'via' | 'target_kind' | 'target_id' | 'fields'>

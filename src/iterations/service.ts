@@ -6,6 +6,7 @@ import { type EventNode, type Outbox, outboxOf } from '../events/outbox'
 import { checkExpectation, type Expectation, staleWrite } from '../history/precondition'
 import { iterationChange } from '../history/record'
 import { afterAccess } from '../http/action-schema'
+import { parseRev } from '../ports/rev'
 import { type Access, requireProject } from '../projects/access'
 import {
   type AddIterationBody,
@@ -117,7 +118,7 @@ async function expectRev(deps: Deps, projectId: string, name: string, ifRev: str
       values: iterationState(row),
       current: toIteration(row),
     },
-    ifRev,
+    seq: parseRev('iteration', row.name, ifRev),
     sets,
   }
   const stale = await checkExpectation(deps, projectId, e)

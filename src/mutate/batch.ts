@@ -1,13 +1,14 @@
 import { sqlState } from '../db/sqlstate'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, RefusalError } from '../errors'
+import { addIteration } from '../iterations/service'
 import { allocateBatchIds } from '../nodes/batch-ids'
-import { checkNodeCap, checkPreconditions, type WriteCtx } from '../nodes/context'
+import { checkNodeCap, checkPreconditions, noteIteration, openCtx, readEntry, readNamed, type WriteCtx } from '../nodes/context'
 import { batchCycleFree } from '../nodes/cycle-free'
+import { checkEntry } from '../nodes/rules'
 import { capAdvisory, focus, inboxAdvisory, writeMeta } from '../nodes/service'
-import { flush, openCtx } from '../nodes/write'
+import { flush, type StoredEntry, storeEntry } from '../nodes/write'
 import type { AccessRow } from '../projects/service'
-import { applyEntry, prefetchUpdated } from './batch-entries'
 import type { BatchBody, BatchEntry } from './model'
 
 /**
@@ -43,9 +44,23 @@ const reason = (cause: unknown) =>
  * batch (docs/reference/mutate.md): every entry is checked before the batch counts
  * as applied, addIteration entries go first, draft- ids are remapped, other ids kept, and the
  * whole batch is one transaction — a failure part-way leaves nothing half-written. The handler
- * of the write's sequence (src/mutate/sequence.ts): each entry goes through src/nodes/write.ts
- * as the single action does; at its end it checks the ifRevs and stores its new rows itself (so
- * a failed insert is answered as the batch's rollback), and the sequence's saving step saves the rest.
+ * of the write's sequence (src/mutate/sequence.ts), in the steps of a single add or update: what
+ * its entries need read ahead, in as few statements as it can; then each entry in turn read,
+ * checked and stored as the single action is (src/nodes/context.ts `readEntry`, src/nodes/rules.ts
+ * `checkEntry`, src/nodes/write.ts `storeEntry`), on the write as the entries before it left it,
+ * the first that fails answering with its index; at its end its ifRevs checked and its new rows
+ * stored (so a failed insert is answered as the batch's rollback); the sequence's saving step
+ * saves the rest.
+ *
+ * Why each entry is read, checked and stored before the next is read, rather than every entry
+ * read, then every one checked, then every one stored: an entry's rules see what the entries
+ * before it wrote, and a delete's effect cannot be known before it is stored: it removes its
+ * node's subtree as the database holds it once the entries before it are stored (the adds under
+ * it, the nodes moved into or out of it), read with those rows' revs and in the order its events
+ * and changes are noted (sql/nodes/subtree.sql: by depth, created_at and ord, which only their
+ * insert gives); a later entry that names a node of it must find it gone. What no earlier entry
+ * can change is read ahead (`readNamed`); an entry's own read is left its id, a draft's mapping,
+ * the edit intent on the fields it sets and its ifRev.
  */
 export async function batch(
   deps: Deps,
@@ -62,16 +77,18 @@ export async function batch(
     if (own !== undefined && own !== project.id)
       throw invalid(`mutations[${i}]: entries carry no projectId of their own (the batch's projectId applies)`)
   })
+  const ctx = await openCtx(deps, project.id)
   const hasAdds = entries.some((e) => e.action === 'add')
   const capped = hasAdds ? await checkNodeCap(deps, project) : null
-
-  const ctx = await openCtx(deps, project.id)
   await watch?.(ctx)
+
+  // 1. read ahead: every id its adds need, whether its blockedBy can close a cycle at all, the nodes its entries name
   await allocateBatchIds(ctx, entries)
   ctx.cycleFree = await batchCycleFree(ctx, entries)
-  await prefetchUpdated(ctx, entries)
+  await readNamed(ctx, entries)
 
-  // addIteration entries first, so nodes may name an iteration created in the same batch
+  // 2. each entry in turn, addIteration entries first (a node may name an iteration the batch
+  // creates): read, checked, stored
   const order = [...entries.keys()].sort(
     (a, b) => Number(entries[b].action === 'addIteration') - Number(entries[a].action === 'addIteration'),
   )
@@ -79,8 +96,17 @@ export async function batch(
   /** each add's answered node and the node it wrote: its rev is known once the batch's rows are stored */
   const added: [Record<string, unknown>, { rev?: string }][] = []
   for (const i of order) {
+    const e = entries[i]
     try {
-      results[i] = await applyEntry(ctx, entries[i], added)
+      if (e.action === 'addIteration') {
+        const iteration = await addIteration(ctx.deps, ctx, e.iteration)
+        noteIteration(ctx, iteration)
+        results[i] = { action: 'addIteration', iteration }
+        continue
+      }
+      const read = await readEntry(ctx, e)
+      const checked = await checkEntry(ctx, read)
+      results[i] = resultOf(await storeEntry(ctx, checked), added)
     } catch (err) {
       // a refusal is the client's to read, not a failed write: a broken rule's 400 names its entry
       if (err instanceof ErrorListError)
@@ -92,13 +118,31 @@ export async function batch(
       throw new BatchFailed(i, err, { ...ctx.created })
     }
   }
-  await checkPreconditions(ctx) // a stale ifRev refuses the whole batch (409), not a write failure
+
+  // 3. its ifRevs: one stale refuses the whole batch (409), not a write failure; then its adds stored
+  await checkPreconditions(ctx)
   try {
     await flush(ctx)
   } catch (err) {
     throw new BatchFailed(null, err, { ...ctx.created })
   }
   return { ctx, entries, results, added, capped }
+}
+
+/** A node entry's result as the batch answers it; an add's node gets its rev once the batch's rows are stored (`added`). */
+function resultOf(stored: StoredEntry, added: [Record<string, unknown>, { rev?: string }][]): Record<string, unknown> {
+  const { node } = stored
+  if (stored.action === 'delete')
+    return { action: 'delete', nodeId: node.id, orphanedChildren: stored.orphanedChildren, changelogId: stored.changelogId }
+  if (stored.action === 'update')
+    return {
+      action: 'update',
+      nodeId: node.id,
+      node: { id: node.id, rev: node.rev, type: node.type, parentId: node.parentId, data: node.data },
+    }
+  const answered = { id: node.id, rev: undefined as string | undefined, type: node.type, parentId: node.parentId, data: node.data }
+  added.push([answered, node])
+  return { action: 'add', nodeId: node.id, ...(stored.sentId ? { draftId: stored.sentId } : {}), node: answered }
 }
 
 /** The answer of a saved batch: each add's node with the rev it was stored with, the cap's and the inbox's advisories. */

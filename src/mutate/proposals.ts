@@ -7,7 +7,7 @@ import { plannedChange } from '../history/service'
 import { afterAccess, ProjectQuery } from '../http/action-schema'
 import { loadNodes, lockedTarget, type WriteCtx } from '../nodes/context'
 import { type Actor, SYSTEM_ACTOR } from '../ports/actor'
-import { formatRev } from '../ports/rev'
+import { formatRev, parseRev } from '../ports/rev'
 import { type Access, requireProject } from '../projects/access'
 import type { AccessRow } from '../projects/service'
 import type { ProposalRead, ProposalRow } from '../proposals/model'
@@ -73,7 +73,7 @@ async function dryRun(deps: Deps, project: AccessRow, mutations: Entry[], baseRe
         const target = real(id) ? lockedTarget(c, id!) : undefined
         if (!target || !baseRevs[id!] || (e.action !== 'update' && e.action !== 'delete')) continue
         const sets = e.action === 'delete' ? null : { ...(e.parentId === undefined ? {} : { parentId: e.parentId }), ...(e.data ?? {}) }
-        stale.push(...staleFields({ target, ifRev: baseRevs[id!]!, sets }))
+        stale.push(...staleFields({ target, seq: parseRev('node', target.id, baseRevs[id!]!), sets }))
       }
     return { changes, baseRevs: revs, stale }
   } finally {

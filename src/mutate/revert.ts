@@ -5,11 +5,11 @@ import { MAX_REVERT, type RevertBody, type RevertFilter } from '../history/model
 import { type ChangeRow, changesById, filtersOf, laterChanges, plannedChange, selectByFilter, targetOf } from '../history/service'
 import { LATER } from '../iterations/model'
 import { type NodesMove, revertIteration } from '../iterations/service'
-import { getNode, iterationsOf, loadNodes, readUpdate, reloadIterations, type WriteCtx } from '../nodes/context'
+import { getNode, iterationsOf, loadNodes, openCtx, readUpdate, reloadIterations, type WriteCtx } from '../nodes/context'
 import type { Node, NodeData, NodeType } from '../nodes/model'
 import { checkUpdate } from '../nodes/rules'
 import { moveIterationNodes, type TreeRow, writeMeta } from '../nodes/service'
-import { bringBack, flush, openCtx, removeRows, storeUpdate, subtrees } from '../nodes/write'
+import { bringBack, flush, removeRows, storeUpdate, subtrees } from '../nodes/write'
 import type { AccessRow } from '../projects/service'
 import { checkRevertCost } from './cost-limit'
 
@@ -96,9 +96,12 @@ function stepsOf(selected: ChangeRow[]): { change: ChangeRow; moves: ChangeRow[]
  * came with it (`stepsOf`). Conflicts are gathered while the plan runs; with any and no `force` the whole
  * transaction is refused (409) and nothing stays written; a dry run runs the same plan under a
  * savepoint and rolls it back, so it says exactly what the real call does. The handler of the
- * write's sequence (src/mutate/sequence.ts): a node's step goes through src/nodes/ (fields set
- * back as an update is: context.ts `readUpdate`, rules.ts `checkUpdate`, write.ts `storeUpdate`;
- * write.ts `bringBack` for a delete, `removeRows` for adds); an iteration's through src/iterations/service.ts `revertIteration`, written at once (and
+ * write's sequence (src/mutate/sequence.ts), in this order: what it needs read first (the
+ * changes selected, the nodes they name, read and locked at once, then the later changes of
+ * their targets); then each step, newest first, its conflicts checked on what was read (`undo`)
+ * before it writes. A node's step goes through src/nodes/ (fields set back as an update is, read,
+ * checked, stored, each once: `setBack`; write.ts `bringBack` for a delete, `removeRows` for
+ * adds); an iteration's through src/iterations/service.ts `revertIteration`, written at once (and
  * the jobs and tasks it moves, src/nodes/service.ts `moveIterationNodes`) and noted in its own
  * outbox (`ctx.beside`), after the node changes of the steps before it (moved into `beside` as
  * they stand), which the sequence's saving step saves before the nodes' changes that follow:
@@ -207,13 +210,6 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
       }
       for (const l of newer) for (const f of c.fields.filter((f) => l.fields.includes(f))) conflict('changed_later', l.id, f)
       if (!write) return { stood: false }
-      const into = before.data.iteration
-      // a job or a task set back into an iteration renamed or deleted since: refused (the rule on its
-      // iteration, src/nodes/rules.ts), with the way out
-      if (c.fields.includes('iteration') && typeof into === 'string' && !(await iterationsOf(ctx)).has(into))
-        throw invalid(`Iteration ${into} not found: change ${c.id} would set ${c.target_id} back into it`, {
-          _tip: `Take back the change that renamed or deleted iteration ${into} in the same revert (it has the requestId of change ${c.id} in GET /api/v1/history), or leave change ${c.id} out.`,
-        })
       await setBack(ctx, c, before, c.fields)
     }
     return { stood: false }
@@ -343,7 +339,15 @@ async function removeAll(ctx: WriteCtx, run: ChangeRow[], conflicts: Conflict[])
   )
 }
 
-/** Set `fields` of the change's node back to `before` (parentId included), through the update rules. */
+/**
+ * Set `fields` of the change's node back to `before` (parentId included) as an update is, in its
+ * three steps and their order, each once: read (src/nodes/context.ts `readUpdate`: the node as it
+ * stands, the edit intents on those fields, its parent, references and iterations), checked (a job
+ * or a task set back into an iteration renamed or deleted since is refused with the way out, then
+ * src/nodes/rules.ts `checkUpdate`: the update's rules, then the intents), stored
+ * (src/nodes/write.ts `storeUpdate`). Its conflicts with later changes (history.md, 3) were said
+ * before it, by `revert`, on the changes and nodes read at its start.
+ */
 async function setBack(ctx: WriteCtx, c: ChangeRow, before: NodeState, fields: string[]) {
   const data: Record<string, unknown> = {}
   for (const f of fields) if (f !== 'parentId') data[f] = before.data[f] ?? null
@@ -354,6 +358,11 @@ async function setBack(ctx: WriteCtx, c: ChangeRow, before: NodeState, fields: s
   }
   if (!input.data && !('parentId' in input)) return
   const read = await readUpdate(ctx, input)
+  const into = data.iteration
+  if (typeof into === 'string' && read.around.iterations?.has(into) === false)
+    throw invalid(`Iteration ${into} not found: change ${c.id} would set ${c.target_id} back into it`, {
+      _tip: `Take back the change that renamed or deleted iteration ${into} in the same revert (it has the requestId of change ${c.id} in GET /api/v1/history), or leave change ${c.id} out.`,
+    })
   const checked = await checkUpdate(ctx, input, read)
   await storeUpdate(ctx, checked)
 }

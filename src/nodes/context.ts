@@ -5,20 +5,22 @@ import type { Outbox } from '../events/outbox'
 import { checkExpectation, type Locked, type StaleField, staleWrite } from '../history/precondition'
 import { LATER } from '../iterations/model'
 import { type IterationRow, readIterations } from '../iterations/service'
-import { type IntentProbe, type IntentRow, intentProbe } from '../presence/intents'
+import { parseRev } from '../ports/rev'
+import type { IntentRow } from '../presence/intents'
 import type { AccessRow } from '../projects/service'
 import { limitsOf } from '../tiers/service'
-import type { NodeUpdate } from './input'
-import { NODE_TYPES, type Node, type NodeType, parseNodeId, toNode } from './model'
+import type { NewNode, NodeEntry, NodeUpdate } from './input'
+import { NODE_TYPES, type Node, type NodeType, PARENT_TYPE, parseNodeId, toNode } from './model'
 import * as q from './queries'
 
 /**
- * A node write's context and its reads, step 1 of every node write (./write.ts opens the
- * context, writes and saves): the nodes it reads and locks (`getNode`, `getNodeWithIntent`,
- * `readAround` for what ./rules.ts checks; all an update's rules need: `readUpdate`), its
- * ifRevs (`expectRev`, refused by `checkPreconditions`), new ids (`nextId`), the owner's node
- * cap (`checkNodeCap`) and the project's open memos (`openMemos`, `reserveTaskCountingMemos`)
- * that an add's answer reports.
+ * A node write's context and its reads, step 1 of every node write: the context opened
+ * (`openCtx`), the nodes it reads and locks (`getNode`, `getNodeWithIntent`, `readAround` for
+ * what ./rules.ts checks), all an add's rules need (`readAdd`) and all an update's
+ * (`readUpdate`), a batch's (`readNamed` ahead of its entries, `readEntry` for each), its ifRevs
+ * (`expectRev`, refused by `checkPreconditions`), new ids (`nextId`), the owner's node cap
+ * (`checkNodeCap`) and the project's open memos (`openMemos`, `reserveTaskCountingMemos`) that
+ * an add's answer reports. Step 2 is ./rules.ts, step 3 ./write.ts.
  */
 
 /**
@@ -60,6 +62,27 @@ export interface WriteCtx extends Outbox {
   locked: Map<string, { node: Node; rev: unknown; fieldRevs: Record<string, unknown> }>
   /** the fields of this write's ifRevs that changed since (live.md, 1); any refuses the whole write when it is saved */
   stale: StaleField[]
+}
+
+/** A node write of `projectId` opened, inside its transaction (`deps.db`): nothing read yet. */
+export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> {
+  return {
+    deps,
+    projectId,
+    nodes: new Map(),
+    drafts: new Map(),
+    pending: [],
+    events: [],
+    tips: [],
+    advisories: [],
+    created: { nodes: 0, iterations: 0 },
+    idPool: new Map(),
+    changes: [],
+    changeIds: [],
+    beside: [],
+    locked: new Map(),
+    stale: [],
+  }
 }
 
 /**
@@ -187,24 +210,19 @@ function noteLocked(ctx: WriteCtx, row: q.NodeRow): void {
 }
 
 /**
- * The node an update names (getNode) and the edit intent that holds a field it sets (`probe`,
- * src/presence/intents.ts: null, none is looked for), read in one statement
- * (sql/nodes/lock-with-intent.sql). A node this write read before is not read again: its intent
- * alone is, when one is looked for.
+ * The node an update names (getNode) and the live edit intents on the fields it sets (`fields`:
+ * empty, none is looked for), read in one statement (sql/nodes/lock-with-intent.sql). A node this
+ * write read before is not read again: its intents alone are, when they are looked for.
  */
-export async function getNodeWithIntent(
-  ctx: WriteCtx,
-  id: string,
-  probe: IntentProbe | null,
-): Promise<{ node: Node | null; intent: IntentRow | null }> {
+export async function getNodeWithIntent(ctx: WriteCtx, id: string, fields: string[]): Promise<{ node: Node | null; intents: IntentRow[] }> {
   const known = ctx.nodes.has(id)
-  if ((known && !probe) || (!known && id.startsWith('draft-'))) return { node: ctx.nodes.get(id) ?? null, intent: null }
-  const row = await q.lockWithIntent(ctx.deps.db, ctx.projectId, id, probe, ctx.deps.now())
+  if ((known && fields.length === 0) || (!known && id.startsWith('draft-'))) return { node: ctx.nodes.get(id) ?? null, intents: [] }
+  const row = await q.lockWithIntent(ctx.deps.db, ctx.projectId, id, fields, ctx.deps.now())
   if (!known) {
     ctx.nodes.set(id, null)
     if (row.id != null) noteLocked(ctx, row as q.NodeRow)
   }
-  return { node: ctx.nodes.get(id) ?? null, intent: row.intent }
+  return { node: ctx.nodes.get(id) ?? null, intents: row.intents ?? [] }
 }
 
 /** What an update's rules (./rules.ts `checkUpdate`) are checked on: read by `readUpdate`. */
@@ -213,31 +231,127 @@ export interface UpdateRead {
   id: string
   /** the node as this write sees it (null: not found) */
   before: Node | null
-  /** another actor's edit intent on a field the update sets (null: none, or none looked for) */
-  intent: IntentRow | null
+  /** the live edit intents on the fields the update sets, whoever holds them (src/presence/intents.ts `refuseIfHeld` picks out the writer's own) */
+  intents: IntentRow[]
   around: Around
 }
 
 /**
  * Step 1 of an update (a single one, a batch's entry, a revert's fields set back): the node,
- * with the edit intent on a field it sets in the same statement (live.md, 4; none looked for
- * with force) and the iterations along for a job or a task; its parent, its references; last its
- * ifRev (live.md, 1): a field changed since refuses the whole write when it is saved.
+ * with the edit intents on the fields it sets in the same statement (live.md, 4; none looked for
+ * with force, nor for Arbor's own write, which no intent holds) and the iterations along for a
+ * job or a task; its parent, its references; last its ifRev (live.md, 1): a field changed since
+ * refuses the whole write when it is saved.
  */
 export async function readUpdate(ctx: WriteCtx, input: NodeUpdate): Promise<UpdateRead> {
   const patch: Record<string, unknown> = input.data ?? {}
   const sets = [...Object.keys(patch), ...(input.parentId === undefined ? [] : ['parentId'])]
-  const probe = intentProbe(sets, ctx.deps.author?.actor, input.force)
+  const looked = input.force === true || !ctx.deps.author?.actor.userId ? [] : sets
   // a job's or a task's iterations: its id says its type (a draft's were read with its add)
   const named = parseNodeId(input.nodeId)?.type
   if (named === 'job' || named === 'task') void iterationsOf(ctx)
   const id = resolveId(ctx, input.nodeId)
-  const { node: before, intent } = await getNodeWithIntent(ctx, id, probe)
+  const { node: before, intents } = await getNodeWithIntent(ctx, id, looked)
   // only the reference arrays this update sends are checked: a stored one may name a node deleted
   // since, which must not block an unrelated change such as a move
   const around = await readAround(ctx, input.parentId, patch, before?.type)
   await expectRev(ctx, id, input.ifRev, { ...(input.parentId === undefined ? {} : { parentId: input.parentId }), ...patch })
-  return { id, before, intent, around }
+  return { id, before, intents, around }
+}
+
+/** What an add's rules (./rules.ts `checkAdd`) are checked on: read by `readAdd`. */
+export interface AddRead {
+  /** the new node's id: reserved (a draft's mapped to it), or the one sent */
+  id: string
+  /** the draft id sent was taken by an earlier add of the batch */
+  duplicate: boolean
+  /** the node under the id sent, when it is no draft (null: none, as it must be) */
+  existing: Node | null
+  around: Around
+}
+
+/**
+ * Step 1 of an add (a single one, a batch's entry): a job's or a task's iterations asked for
+ * first, so that on PostgreSQL their read goes with the id's (none when it lands in Later,
+ * `readAround`); its id: a new one reserved with its parent read in the same statement, a
+ * draft's mapped to it (later entries of the batch, and this one's references, name it so), or
+ * the one sent, whose node is read (it must be free); then its parent and its references. Its
+ * data is read as sent: ./rules.ts `checkAdd` checks it against its schema first.
+ */
+export async function readAdd(ctx: WriteCtx, input: NewNode): Promise<AddRead> {
+  const { type, id: sent } = input
+  const data: Record<string, unknown> = input.data ?? {}
+  const inLater = landsInLater(data)
+  if ((type === 'job' || type === 'task') && !inLater) void iterationsOf(ctx)
+  const hasParent = PARENT_TYPE[type] !== null && typeof input.parentId === 'string'
+  const draft = sent?.startsWith('draft-') === true
+  const duplicate = draft && ctx.drafts.has(sent!)
+  const id =
+    sent === undefined || draft
+      ? await nextId(ctx, type, sent === undefined && hasParent ? resolveId(ctx, input.parentId as string) : undefined)
+      : sent
+  if (draft && !duplicate) ctx.drafts.set(sent!, id)
+  const existing = sent === undefined || draft ? null : await getNode(ctx, sent)
+  const around = await readAround(ctx, hasParent ? input.parentId : undefined, data, type, inLater)
+  return { id, duplicate, existing, around }
+}
+
+/**
+ * A batch's nodes, read (and locked) in one statement before its first entry instead of as each
+ * entry comes (issue 50, item 3): every node an entry names as its parent or in `serves` and
+ * `blockedBy`, a delete's with an ifRev, and the nodes its updates change (but the node of a
+ * batch's only update, read with its edit intent in one statement as a single update's is).
+ * Reading them first changes nothing an entry sees: an entry changes no node in the database
+ * without keeping it in the context as it then stands (an add, an update), or marking it gone
+ * (a delete, for each node of its subtree), and later entries read the context first. Draft ids,
+ * and the ids the batch adds under their own name (read by src/nodes/batch-ids.ts), are left out.
+ */
+export async function readNamed(ctx: WriteCtx, entries: readonly (NodeEntry | { action: 'addIteration' })[]): Promise<void> {
+  const updates = entries.filter((e) => e.action === 'update').length
+  const named: unknown[] = []
+  for (const e of entries) {
+    if (e.action === 'addIteration') continue
+    if (e.action === 'delete') {
+      if (e.ifRev !== undefined) named.push(e.nodeId)
+      continue
+    }
+    const { parentId, data } = e.action === 'add' ? e.node : e
+    if (e.action === 'update' && updates > 1) named.push(e.nodeId)
+    named.push(parentId)
+    for (const f of ['serves', 'blockedBy'] as const) {
+      const ids = (data as Record<string, unknown> | undefined)?.[f]
+      if (Array.isArray(ids)) named.push(...ids)
+    }
+  }
+  await loadNodes(
+    ctx,
+    named.filter((id): id is string => typeof id === 'string' && id !== ''),
+  )
+}
+
+/** What a batch's node entry was read into (`readEntry`), for ./rules.ts `checkEntry`. */
+export type EntryRead =
+  | { action: 'add'; input: NewNode; read: AddRead }
+  | { action: 'update'; input: NodeUpdate; read: UpdateRead }
+  | { action: 'delete'; id: string }
+
+/**
+ * Step 1 of a batch's node entry (src/mutate/batch.ts), as the single action's: an add's
+ * `readAdd`, an update's `readUpdate`, a delete's ifRev (`expectRev`; its subtree is read when it
+ * is stored, ./write.ts `deleteNode`), mostly from what `readNamed` read ahead.
+ */
+export async function readEntry(ctx: WriteCtx, e: NodeEntry): Promise<EntryRead> {
+  switch (e.action) {
+    case 'add':
+      return { action: 'add', input: e.node, read: await readAdd(ctx, e.node) }
+    case 'update':
+      return { action: 'update', input: e, read: await readUpdate(ctx, e) }
+    case 'delete': {
+      const id = resolveId(ctx, e.nodeId)
+      await expectRev(ctx, id, e.ifRev, null)
+      return { action: 'delete', id }
+    }
+  }
 }
 
 /**
@@ -250,7 +364,9 @@ export async function expectRev(ctx: WriteCtx, id: string, ifRev: string | undef
   await loadNodes(ctx, [id])
   const target = lockedTarget(ctx, id)
   if (!target) return // not found: the write says so
-  ctx.stale.push(...(await checkExpectation(ctx.deps, ctx.projectId, { target, ifRev, sets })))
+  // the stored rev it names for this node (null: none it ever had), then the fields changed since
+  const seq = parseRev('node', id, ifRev)
+  ctx.stale.push(...(await checkExpectation(ctx.deps, ctx.projectId, { target, seq, sets })))
 }
 
 /** The node `id` as this write first read and locked it, as the precondition reads a target. */
@@ -347,10 +463,12 @@ export async function checkNodeCap(deps: Deps, project: AccessRow) {
 export const openMemos = (ctx: WriteCtx): Promise<number> => q.countOpenMemos(ctx.deps.db, ctx.projectId)
 
 /**
- * A task's add: its id reserved (for `nextId`) and the project's open memos counted (the inbox
- * it may overflow: inboxAdvisory), in one statement; returns the count.
+ * A single add of a task, before its `readAdd`: its id reserved (for `nextId`) and the project's
+ * open memos counted (the inbox it may overflow: inboxAdvisory), in one statement, the
+ * iterations its `data` names asked for first (on PostgreSQL one round trip with it); returns the count.
  */
-export async function reserveTaskCountingMemos(ctx: WriteCtx): Promise<number> {
+export async function reserveTaskCountingMemos(ctx: WriteCtx, data: Record<string, unknown>): Promise<number> {
+  if (!landsInLater(data)) void iterationsOf(ctx)
   const row = await q.allocateTaskIdCountingMemos(ctx.deps.db, ctx.projectId)
   ctx.idPool.set('task', { next: row.last, end: row.last + 1 })
   return row.memos

@@ -155,4 +155,9 @@ export interface NewNode {
 export type AddInput = { projectId: string; node: NewNode }
 /** What an update names and changes, alone or in a batch. */
 export type NodeUpdate = Pick<UpdateBody, 'nodeId' | 'data' | 'parentId' | 'ifRev' | 'force'>
+/** A batch's entry that writes a node (src/mutate/model.ts `BatchEntry`), read, checked and stored as the single action is. */
+export type NodeEntry =
+  | { action: 'add'; node: NewNode }
+  | ({ action: 'update' } & NodeUpdate)
+  | { action: 'delete'; nodeId: string; ifRev?: string }
 export type ClassifyBody = Static<typeof ClassifyBody>

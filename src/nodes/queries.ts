@@ -31,7 +31,7 @@ import withAncestorsSql from '../../sql/nodes/with-ancestors.sql' with { type: '
 import type { Db } from '../db'
 import { one } from '../db/port'
 import type { NodeData } from '../ports/node-data'
-import type { IntentProbe, IntentRow } from '../presence/intents'
+import type { IntentRow } from '../presence/intents'
 import type { Node, NodeType } from './model'
 
 export type NodeRow = {
@@ -54,17 +54,11 @@ export const blockerEdges = (db: Db, projectId: string) => db.query<{ id: string
 /** getMany for a write: the rows stay locked until its transaction ends (sql/nodes/lock-many.sql). */
 export const lockMany = (db: Db, projectId: string, ids: string[]) => db.query<NodeRow>(lockManySql, [projectId, ids])
 /**
- * lockMany for the one node an update names, with the edit intent that holds a field it sets
- * (`probe`; none looked for when null), in one statement: the node's columns are null when it does not exist.
+ * lockMany for the one node an update names, with the live edit intents on `fields` of it (none
+ * looked for when empty), in one statement: the node's columns are null when it does not exist.
  */
-export const lockWithIntent = async (db: Db, projectId: string, id: string, probe: IntentProbe | null, now: Date) =>
-  (await one<Partial<NodeRow> & { intent: IntentRow | null }>(db, lockWithIntentSql, [
-    projectId,
-    id,
-    probe?.fields ?? [],
-    now,
-    probe?.actorKey ?? '',
-  ]))!
+export const lockWithIntent = async (db: Db, projectId: string, id: string, fields: string[], now: Date) =>
+  (await one<Partial<NodeRow> & { intents: IntentRow[] | null }>(db, lockWithIntentSql, [projectId, id, fields, now]))!
 export const withAncestors = (db: Db, projectId: string, ids: string[]) => db.query<NodeRow>(withAncestorsSql, [projectId, ids])
 export const list = (db: Db, projectId: string, type: string | null, iteration: string | null) =>
   db.query<NodeRow>(listSql, [projectId, type, iteration])
@@ -81,10 +75,11 @@ export interface InsertRow {
 /** Rows per insert statement: on PGlite a statement holds the server's thread while it runs (src/db/pglite.ts). */
 const INSERT_CHUNK = 200
 
-export async function insertMany(db: Db, projectId: string, rows: InsertRow[]): Promise<NodeRow[]> {
-  const out: NodeRow[] = []
+/** Insert `rows`; returns each one's id and stored rev (in no promised order): the rest is what was sent. */
+export async function insertMany(db: Db, projectId: string, rows: InsertRow[]): Promise<Pick<NodeRow, 'id' | 'rev'>[]> {
+  const out: Pick<NodeRow, 'id' | 'rev'>[] = []
   for (let i = 0; i < rows.length; i += INSERT_CHUNK)
-    out.push(...(await db.query<NodeRow>(insertManySql, [projectId, JSON.stringify(rows.slice(i, i + INSERT_CHUNK))])))
+    out.push(...(await db.query<Pick<NodeRow, 'id' | 'rev'>>(insertManySql, [projectId, JSON.stringify(rows.slice(i, i + INSERT_CHUNK))])))
   return out
 }
 /** `key`: the one key of `data` the caller expects to change, if it knows one (a hint the statement checks). */

@@ -4,19 +4,20 @@ import { LATER } from '../iterations/model'
 import type { IterationRow } from '../iterations/service'
 import { dataSchema } from '../ports/node-data'
 import { refuseIfHeld } from '../presence/intents'
-import type { Around, UpdateRead, WriteCtx } from './context'
-import type { NodeUpdate } from './input'
+import type { AddRead, Around, EntryRead, UpdateRead, WriteCtx } from './context'
+import type { NewNode, NodeUpdate } from './input'
 import { an, type Node, type NodeData, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
 
 /**
- * The rules of add and update that need what the write read first (./context.ts): the id, the
- * parent, the referenced nodes, the iterations, the status machine.
+ * Step 2 of every node write: the rules of add and update on what the write read first
+ * (./context.ts): the id, the parent, the referenced nodes, the iterations, the status machine.
  * Each is checked on what is passed to it and reads nothing more; a broken rule throws the 400 of
  * docs/reference/resources.md with its tip (an ErrorListError, which a batch prefixes with its
- * entry's index). A precondition on a field goes here, as one more function, called in step 2
- * of ./write.ts `prepareAdd` and in `checkUpdate`, an update's step 2 (in the order of
- * docs/reference/mutate.md); what it needs read goes into ./context.ts `readAround`. A field's own shape, which needs no read,
- * is its schema instead (src/ports/node-data.ts `NodeFields`).
+ * entry's index). An add's rules are `checkAdd`, an update's `checkUpdate` (a batch's entries
+ * come through them, `checkEntry`; a revert's fields set back through `checkUpdate`), each in the
+ * order of docs/reference/mutate.md. A precondition on a field goes here, as one more function
+ * called from them; what it needs read goes into ./context.ts `readAround`. A field's own shape,
+ * which needs no read, is its schema instead (src/ports/node-data.ts `NodeFields`).
  */
 
 const fail = (message: string, tip?: string): never => {
@@ -50,6 +51,37 @@ export function checkSentId(type: NodeType, sent: string, allowId: boolean, dupl
   if (existing) fail(`Node with id ${sent} already exists`)
 }
 
+/**
+ * Step 2 of an add (a single one, a batch's entry), on what ./context.ts `readAdd` read: its data
+ * against its type's schema first (so kind on a goal reads as a field on the wrong type), then
+ * the rules in the order of docs/reference/mutate.md. `allowId`: inside a batch, where an id may
+ * be sent. Returns the node to store (./write.ts `storeAdd`).
+ */
+export async function checkAdd(
+  ctx: WriteCtx,
+  input: NewNode,
+  { id, duplicate, existing, around }: AddRead,
+  allowId: boolean,
+): Promise<Node> {
+  const { type, id: sent } = input
+  const patch: Record<string, unknown> = parseInput(dataSchema.add[type], input.data)
+  checkNoKind(patch)
+  if (sent !== undefined) checkSentId(type, sent, allowId, duplicate, existing)
+  const parentId = checkParent(type, input.parentId, around)
+  const data = dropNulls({ ...patch })
+  await checkRefs(ctx, { id, parentId }, around)
+  Object.assign(data, around.refs)
+  if (around.iterations) {
+    if (data.iteration === undefined) {
+      data.iteration = LATER
+      ctx.tips.push(`${id} has no iteration, so it landed in ${LATER}.`)
+    }
+    applyStatus(ctx, id, data, patch, around.iterations)
+  }
+  if (type === 'task') checkUrgent(data, patch)
+  return { id, type, parentId, data, createdAt: new Date().toISOString() }
+}
+
 /** An update as its rules leave it (`checkUpdate`), for ./write.ts `storeUpdate` to store. */
 export interface CheckedUpdate {
   id: string
@@ -69,7 +101,7 @@ export interface CheckedUpdate {
  * actor's edit intent on a field it sets (409 being_edited unless force, live.md, 4). Returns the
  * node's parent and data as they are to be stored.
  */
-export async function checkUpdate(ctx: WriteCtx, input: NodeUpdate, { id, before, intent, around }: UpdateRead): Promise<CheckedUpdate> {
+export async function checkUpdate(ctx: WriteCtx, input: NodeUpdate, { id, before, intents, around }: UpdateRead): Promise<CheckedUpdate> {
   const patch: Record<string, unknown> = input.data ?? {}
   checkTarget(id, before, input)
   const type = before!.type
@@ -86,10 +118,32 @@ export async function checkUpdate(ctx: WriteCtx, input: NodeUpdate, { id, before
     applyStatus(ctx, id, data, patch, around.iterations, before!.data)
   }
   if (type === 'task') checkUrgent(data, patch)
-  refuseIfHeld(ctx.projectId, id, intent)
+  refuseIfHeld(ctx.projectId, id, intents, ctx.deps.author?.actor)
   const keys = Object.keys(patch)
   const only = input.parentId === undefined && keys.length === 1 ? keys[0]! : null
   return { id, before: before!, parentId, data, setsKind: 'kind' in patch, only }
+}
+
+/** A batch's node entry as its rules leave it (`checkEntry`), for ./write.ts `storeEntry`. */
+export type CheckedEntry =
+  | { action: 'add'; node: Node; sentId?: string }
+  | { action: 'update'; update: CheckedUpdate }
+  | { action: 'delete'; id: string }
+
+/**
+ * Step 2 of a batch's node entry (src/mutate/batch.ts), on what ./context.ts `readEntry` read, as
+ * the single action's: an add's `checkAdd` (an id may be sent), an update's `checkUpdate`; a
+ * delete has no rule of its own (a node not found is said where its subtree is read, ./write.ts `deleteNode`).
+ */
+export async function checkEntry(ctx: WriteCtx, entry: EntryRead): Promise<CheckedEntry> {
+  switch (entry.action) {
+    case 'add':
+      return { action: 'add', node: await checkAdd(ctx, entry.input, entry.read, true), sentId: entry.input.id }
+    case 'update':
+      return { action: 'update', update: await checkUpdate(ctx, entry.input, entry.read) }
+    case 'delete':
+      return entry
+  }
 }
 
 /** An update names a node that exists (`before`, read under its id) and sends something to change. */

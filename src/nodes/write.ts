@@ -1,134 +1,70 @@
-import type { Deps } from '../deps'
+import { jsonbOrdered } from '../db/jsonb-order'
 import { invalid } from '../errors'
 import { nodeChange, nodeState } from '../history/record'
-import { parseInput } from '../http/action-schema'
-import { LATER } from '../iterations/model'
-import { dataSchema } from '../ports/node-data'
-import type { AccessRow } from '../projects/service'
-import {
-  checkNodeCap,
-  getNode,
-  iterationsOf,
-  landsInLater,
-  nextId,
-  readAround,
-  reserveTaskCountingMemos,
-  resolveId,
-  type WriteCtx,
-} from './context'
-import type { NewNode } from './input'
-import { type Node, PARENT_TYPE, toNode } from './model'
+import type { WriteCtx } from './context'
+import { type Node, toNode } from './model'
 import * as q from './queries'
-import { applyStatus, type CheckedUpdate, checkNoKind, checkParent, checkRefs, checkSentId, checkUrgent, dropNulls } from './rules'
+import type { CheckedEntry, CheckedUpdate } from './rules'
 
 /**
- * Every node write, from its opening (`openCtx`) to its nodes stored: an action's, a batch's
- * entry, a revert's step. An add or an update takes three steps, each in its own file:
- * what its rules need is read first, into the context (./context.ts, in as few statements as it
- * can); then the rules (./rules.ts), in the order of docs/reference/mutate.md, on what was read;
- * then the node goes into the write (here) with its event and its change (`noteChange`), queued
- * for one insert (`flush`) or stored at once. An add's three steps are `prepareAdd`'s; an
- * update's are three functions its caller runs in order (./context.ts `readUpdate`, ./rules.ts
- * `checkUpdate`, `storeUpdate` here); a delete's ifRev is read by its caller (./context.ts
- * `expectRev`) before `deleteNode`. A new rule is a function of ./rules.ts called in step 2 of
- * `prepareAdd` and in `checkUpdate`: a batch's entries and a revert's updates come through them
- * too. The handler stores its nodes (what it queued, at its end: `flush`) and saves nothing: the
- * write's sequence (src/mutate/sequence.ts `runWrite`) hands its WriteCtx, an Outbox, to the
- * saving step (src/events/outbox.ts `save`), which checks its ifRevs and saves its events and
- * changes.
+ * Step 3 of every node write: the node into the write (here), with its event and its change
+ * (`noteChange`), queued for one insert (`flush`) or stored at once, once what its rules need was
+ * read (./context.ts, in as few statements as it can) and the rules were checked on it
+ * (./rules.ts, in the order of docs/reference/mutate.md). An add's three steps are three
+ * functions its caller runs in order (./context.ts `readAdd`, ./rules.ts `checkAdd`, `storeAdd`
+ * here), an update's likewise (`readUpdate`, `checkUpdate`, `storeUpdate`), a batch's entries
+ * through the same (`readEntry`, `checkEntry`, `storeEntry`); a delete's ifRev is read by its
+ * caller (./context.ts `expectRev`) before `deleteNode`, which reads the subtree it removes. Nothing
+ * here reads for a rule or checks one. The handler stores its nodes (what it queued, at its end:
+ * `flush`) and saves nothing: the write's sequence (src/mutate/sequence.ts `runWrite`) hands its
+ * WriteCtx, an Outbox, to the saving step (src/events/outbox.ts `save`), which checks its ifRevs
+ * and saves its events and changes.
  */
-
-/** A node write of `projectId` opened, inside its transaction (`deps.db`): nothing read yet. */
-export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> {
-  return {
-    deps,
-    projectId,
-    nodes: new Map(),
-    drafts: new Map(),
-    pending: [],
-    events: [],
-    tips: [],
-    advisories: [],
-    created: { nodes: 0, iterations: 0 },
-    idPool: new Map(),
-    changes: [],
-    changeIds: [],
-    beside: [],
-    locked: new Map(),
-    stale: [],
-  }
-}
 
 /**
- * A single add (POST /mutate add), stored at once as an update is, so that its answer has the
- * rev its node was stored with: the write opened, the owner's node cap (403 at once when
- * reached: its lock is the write's first) and the project's open memos (a task: the inbox it may
- * overflow) counted in the statement that reserves its id, then its rules and its node into the write.
+ * Step 3 of an add, once ./context.ts `readAdd` read it and ./rules.ts `checkAdd` checked it: its
+ * row queued, inserted with the write's other adds (`flush`: a single add's at once, a batch's at
+ * its end or before the next statement that needs it), with its event and its change.
  */
-export async function addNode(deps: Deps, project: AccessRow, input: NewNode) {
-  const capped = await checkNodeCap(deps, project)
-  const ctx = await openCtx(deps, project.id)
-  // a task is added unclassified (no memo): the inbox it may overflow is counted with its id
-  // (the iterations it names asked for first, as `prepareAdd` does: on PostgreSQL one round trip with it)
-  let memos: number | undefined
-  if (input.type === 'task') {
-    if (!landsInLater(input.data)) void iterationsOf(ctx)
-    memos = await reserveTaskCountingMemos(ctx)
-  }
-  const node = await prepareAdd(ctx, input, false)
-  await flush(ctx)
-  return { ctx, node, capped, memos }
-}
-
-/**
- * Validate an add and queue its row; returns the new node. `allowId`: inside a batch. The node's
- * shape (an object with a known type and a data object) was checked by its schema (./input.ts).
- */
-export async function prepareAdd(ctx: WriteCtx, input: NewNode, allowId: boolean): Promise<Node> {
-  const n = input as NewNode & { id?: string }
-  const { type, id: sent } = n
-  const patch: Record<string, unknown> = parseInput(dataSchema.add[type], n.data) // first, so kind on a goal reads as a field on the wrong type
-
-  // 1. read: a job's or a task's iterations are asked for first, so that on PostgreSQL their read
-  // goes with the id's (none when it lands in Later, ./context.ts `readAround`); a new id is read
-  // with the parent in one statement, a sent one's node (it must be free)
-  const inLater = landsInLater(patch)
-  if ((type === 'job' || type === 'task') && !inLater) void iterationsOf(ctx)
-  const hasParent = PARENT_TYPE[type] !== null && typeof n.parentId === 'string'
-  const draft = sent?.startsWith('draft-') === true
-  const duplicate = draft && ctx.drafts.has(sent!)
-  const id =
-    sent === undefined || draft
-      ? await nextId(ctx, type, sent === undefined && hasParent ? resolveId(ctx, n.parentId as string) : undefined)
-      : sent
-  if (draft && !duplicate) ctx.drafts.set(sent!, id) // later entries of the batch, and this one's references, name it so
-  const existing = sent === undefined || draft ? null : await getNode(ctx, sent)
-  const around = await readAround(ctx, hasParent ? n.parentId : undefined, patch, type, inLater)
-
-  // 2. the rules
-  checkNoKind(patch)
-  if (sent !== undefined) checkSentId(type, sent, allowId, duplicate, existing)
-  const parentId = checkParent(type, n.parentId, around)
-  const data = dropNulls({ ...patch })
-  await checkRefs(ctx, { id, parentId }, around)
-  Object.assign(data, around.refs)
-  if (around.iterations) {
-    if (data.iteration === undefined) {
-      data.iteration = LATER
-      ctx.tips.push(`${id} has no iteration, so it landed in ${LATER}.`)
-    }
-    applyStatus(ctx, id, data, patch, around.iterations)
-  }
-  if (type === 'task') checkUrgent(data, patch)
-
-  // 3. into the write: its row inserted with the write's other adds (./context.ts `flush`)
-  const node: Node = { id, type, parentId, data, createdAt: new Date().toISOString() }
-  ctx.nodes.set(id, node)
-  ctx.pending.push({ id, type, parent_id: parentId, data, created_at: null, classified: type !== 'task' })
+export function storeAdd(ctx: WriteCtx, node: Node): Node {
+  // later entries of a batch read it with its data's keys as a read gives them (`flush`), not as sent
+  const ordered = jsonbOrdered(node.data)
+  ctx.nodes.set(node.id, ordered === node.data ? node : { ...node, data: ordered })
+  ctx.pending.push({
+    id: node.id,
+    type: node.type,
+    parent_id: node.parentId,
+    data: node.data,
+    created_at: null,
+    classified: node.type !== 'task',
+  })
   ctx.events.push({ type: 'node.added', node })
   noteChange(ctx, 'add', node, null, node)
   ctx.created.nodes++
   return node
+}
+
+/** A batch's node entry as stored (`storeEntry`): the node added (with the id it was sent under) or updated, or deleted with what it left behind. */
+export type StoredEntry =
+  | { action: 'add'; node: Node; sentId?: string }
+  | { action: 'update'; node: Node }
+  | { action: 'delete'; node: Node; orphanedChildren: string[]; changelogId: number }
+
+/**
+ * Step 3 of a batch's node entry (src/mutate/batch.ts), once ./rules.ts `checkEntry` checked it,
+ * as the single action's: an add's `storeAdd`, an update's `storeUpdate`, a delete's `deleteNode`.
+ */
+export async function storeEntry(ctx: WriteCtx, checked: CheckedEntry): Promise<StoredEntry> {
+  switch (checked.action) {
+    case 'add':
+      return { action: 'add', node: storeAdd(ctx, checked.node), sentId: checked.sentId }
+    case 'update':
+      return { action: 'update', node: await storeUpdate(ctx, checked.update) }
+    case 'delete': {
+      const { node, orphanedChildren, changelogId } = await deleteNode(ctx, checked.id)
+      return { action: 'delete', node, orphanedChildren, changelogId }
+    }
+  }
 }
 
 /**
@@ -222,15 +158,23 @@ export function noteChange(
   ctx.changes.push(nodeChange(ctx.revertOf ? 'revert' : action, node, before && nodeState(before), after && nodeState(after), ctx.revertOf))
 }
 
-/** Write the pending inserts (one statement) so later reads in this transaction see them. */
+/**
+ * Write the pending inserts (one statement) so later reads in this transaction see them. The
+ * insert returns the revs alone: each node stays in the write as it was sent, its data in the
+ * key order a read of it would give (jsonb's: an update later in the write names its change's
+ * `fields` in that order), its createdAt the one it was given (a restore's) or made with.
+ */
 export async function flush(ctx: WriteCtx): Promise<void> {
   if (ctx.pending.length === 0) return
   const rows = ctx.pending
   ctx.pending = []
-  const inserted = await q.insertMany(ctx.deps.db, ctx.projectId, rows)
+  const stored = new Map((await q.insertMany(ctx.deps.db, ctx.projectId, rows)).map((r) => [r.id, r.rev]))
   const revs = new Map<string, string | undefined>()
-  for (const row of inserted) {
-    const node = toNode(row, true)
+  for (const row of rows) {
+    const kept = ctx.nodes.get(row.id)
+    const createdAt = row.created_at ?? kept?.createdAt
+    const data = jsonbOrdered(kept?.data ?? row.data)
+    const node = toNode({ ...row, data, rev: stored.get(row.id), created_at: createdAt }, createdAt != null)
     revs.set(row.id, node.rev)
     ctx.nodes.set(row.id, node)
   }

@@ -9,27 +9,21 @@ export type { IntentRow }
  * Edit intents (live.md, 4): a presence with `field` holds that field of that node for its actor.
  * A write by any other actor (another user, or the same user under another agent or via) that
  * sets it is refused with 409 being_edited, unless it says `force:true`; the actor's own writes
- * pass, and so do Arbor's own (no actor). The node update, alone or in a batch, reads the intent
- * with the node it locks (sql/nodes/lock-with-intent.sql: `intentProbe` says what to look for)
- * and refuses with `refuseIfHeld` before anything is written.
+ * pass, and so do Arbor's own (no actor). The node update, alone or in a batch, reads the live
+ * intents on the fields it sets with the node it locks (sql/nodes/lock-with-intent.sql; none looked
+ * for with force or for Arbor's own write: src/nodes/context.ts `readUpdate`) and, once its rules
+ * passed, refuses with `refuseIfHeld` before anything is written: the one place that says whose
+ * intent holds a write.
  */
 
-/** What an update's intent read looks for: the fields it sets, and who writes (their own intents never hold them). */
-export interface IntentProbe {
-  fields: string[]
-  actorKey: string
-}
-
-/** The probe of a write that sets `fields`, or null when no intent can hold it: forced, setting nothing, or Arbor's own write. */
-export function intentProbe(fields: string[], actor: Actor | undefined, force: unknown): IntentProbe | null {
-  if (force === true || fields.length === 0 || !actor?.userId) return null
-  const writer = { userId: actor.userId, userName: actor.userName ?? '', ...(actor.agent ? { agent: actor.agent } : {}), via: actor.via }
-  return { fields, actorKey: actorKey(writer) }
-}
-
-/** 409 being_edited when another actor's intent (`row`, read with the node) holds a field this write sets. */
-export function refuseIfHeld(projectId: string, nodeId: string, row: IntentRow | null): void {
-  const held = heldIntent(row)
+/**
+ * 409 being_edited when an intent of another actor than `writer` (`intents`, read with the node,
+ * the latest to end first) holds a field this write sets. Arbor's own write (no user) is held by none.
+ */
+export function refuseIfHeld(projectId: string, nodeId: string, intents: IntentRow[], writer: Actor | undefined): void {
+  if (!writer?.userId) return
+  const mine = actorKey({ userId: writer.userId, userName: '', ...(writer.agent ? { agent: writer.agent } : {}), via: writer.via })
+  const held = intents.map((row) => heldIntent(row)!).find((h) => actorKey(h.actor) !== mine)
   if (!held) return
   const who = held.actor.agent ? `${held.actor.agent} (${held.actor.userName})` : held.actor.userName
   throw new RefusalError(409, 'being_edited', {

@@ -23,7 +23,7 @@ export interface Change {
   after: Record<string, unknown> | null
 }
 
-/** One entry of a batch's `results` (src/mutate/batch.ts, applyEntry). */
+/** One entry of a batch's `results` (src/mutate/batch.ts, resultOf). */
 type BatchResult =
   | { action: 'add' | 'update'; nodeId: string; node: Record<string, unknown> & { type: string } }
   | { action: 'delete'; nodeId: string }
