@@ -74,7 +74,7 @@ async function write(b: Body) {
       await record(
         tx,
         b.projectId,
-        made.map((m) => ({ action: 'add', kind: 'node', id: m.id, type: m.type, before: null, after: m, fields: [] })),
+        made.map((m) => ({ action: 'add', kind: 'node', id: m.id, type: m.type ?? null, before: null, after: m, fields: [] })),
         made.map((m) => ({ type: 'node.created', payload: { node: m } })),
       )
       return { ids: made.map((m) => m.id) }
