@@ -1,15 +1,16 @@
 /**
  * bun bench/history-insert.ts — what recording one change adds to a write's statements
- * (history.md, 7), each in its own transaction, the three interleaved (3,000 rounds, the first
+ * (history.md, 7), each in its own transaction, the four interleaved (3,000 rounds, the first
  * 200 dropped): the events of an update alone; the events, then the change in its own
  * statement (as before 2026-11-27); the change and the events in one statement
- * (sql/events/insert-with-changes.sql). PGlite: CPU time of this process (the database runs in
+ * (sql/events/insert-with-changes.sql); the same with the change in plain parameters
+ * (sql/events/insert-with-change.sql, a write's only change since the eleventh pass). PGlite: CPU time of this process (the database runs in
  * it); PostgreSQL (BENCH_DATABASE_URL): wall clock. Medians and means in ms.
  */
 import { insertMany as insertEvents, insertWithChanges } from '../src/events/queries'
 import type { ChangeDraft } from '../src/history/model'
 import { insertChunk } from '../src/history/queries'
-import { changeParams } from '../src/history/record'
+import { changeParams, oneChangeParams } from '../src/history/record'
 import type { Actor } from '../src/ports/actor'
 import { startBenchServer } from './lib/app'
 
@@ -54,7 +55,11 @@ async function run(label: string, postgresUrl?: string) {
           await insertEvents(tx, 'bench', [event])
           await insertChunk(tx, 'bench', changeParams(actor, 'r', [draft]))
         }),
-      'one statement': () => db.tx((tx) => insertWithChanges(tx, 'bench', changeParams(actor, 'r', [draft]), [event])),
+      'one statement': () =>
+        db.tx((tx) => insertWithChanges(tx, 'bench', { one: false, params: changeParams(actor, 'r', [draft]) }, [event])),
+      // since the eleventh pass, a write's only change (sql/events/insert-with-change.sql)
+      'one statement, the change in plain parameters': () =>
+        db.tx((tx) => insertWithChanges(tx, 'bench', { one: true, params: oneChangeParams(actor, 'r', draft) }, [event])),
     }
     const names = Object.keys(ways)
     const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]))

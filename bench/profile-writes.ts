@@ -15,6 +15,7 @@
  *   PROFILE_TARGET=floor …        (the floor, bench/lib/write-floor.ts, under the same writes: goal, task, job, update)
  *   PROFILE_INTERVAL=200 …        (a sample every 200 µs instead of Bun's default)
  *   PROFILE_KEEP=<dir> …          (the .cpuprofile copied there, to read in a browser's tools)
+ *   ARBOR_BENCH_NO_HISTORY=1 …    (the server without its change rows: history's share, history.md 7)
  *
  * Starts the real server (`bun --cpu-prof src/main.ts` of this checkout or BENCH_CHECKOUT) as
  * `npm run bench:writes` does (no request log, no model, rate limit off) on a database of its
@@ -82,7 +83,13 @@ async function main() {
   ]
   const { server, call: appCall } = FLOOR
     ? await startFloor(db.env, profiling)
-    : await startWritesServer(checkout, { ...db.env, ...embedder }, tmp, profiling)
+    : await startWritesServer(
+        checkout,
+        // ARBOR_BENCH_NO_HISTORY=1 in this process's environment: the server records no change rows
+        { ...db.env, ...embedder, ...(process.env.ARBOR_BENCH_NO_HISTORY ? { ARBOR_BENCH_NO_HISTORY: '1' } : {}) },
+        tmp,
+        profiling,
+      )
   // the floor takes the app's mutate bodies translated to its own (op, type, parentId, nodeId, label)
   const call = FLOOR ? (body: Record<string, any>) => appCall(floorBody(body)) : appCall
   try {

@@ -5,6 +5,10 @@
 // other one and run the two in turns:
 //
 //   bun bench/write-cpu.ts [label]
+//
+// With --history (the eleventh pass): history's share in the same process, rounds with the change
+// rows recorded and without (config.recordHistory, as ARBOR_BENCH_NO_HISTORY turns it off) in turns,
+// --rounds of them each (default 6), and the ratio of the two medians (history.md 7: at most 1.15×).
 
 import { startBenchServer } from './lib/app'
 import { mutate } from './lib/sql-cpu'
@@ -29,14 +33,37 @@ try {
     )
   }
   await writes(WRITES) // untimed: the code compiled, the statements prepared
-  const ms: string[] = []
-  for (let r = 0; r < 3; r++) {
-    const cpu = process.cpuUsage()
-    await writes(WRITES)
-    const d = process.cpuUsage(cpu)
-    ms.push(((d.user + d.system) / 1000 / WRITES).toFixed(3))
+  if (process.argv.includes('--history')) {
+    const args = process.argv
+    const rounds = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 6
+    const config = s.deps.config as { recordHistory: boolean }
+    const per: Record<'on' | 'off', number[]> = { on: [], off: [] }
+    config.recordHistory = false
+    await writes(WRITES) // untimed: the events' statement alone prepared too
+    for (let r = 0; r < 2 * rounds; r++) {
+      // on, off, off, on, on, off, …: each side as often first as second
+      const mode = r % 4 === 0 || r % 4 === 3 ? 'on' : 'off'
+      config.recordHistory = mode === 'on'
+      const cpu = process.cpuUsage()
+      await writes(WRITES)
+      const d = process.cpuUsage(cpu)
+      per[mode].push((d.user + d.system) / 1000 / WRITES)
+    }
+    config.recordHistory = true
+    const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+    const show = (xs: number[]) => xs.map((x) => x.toFixed(3)).join(' ')
+    console.log(`CPU ms a write, ${rounds} rounds of ${WRITES} each way: with history ${show(per.on)}; without ${show(per.off)}`)
+    console.log(`with ÷ without (medians): ${(med(per.on) / med(per.off)).toFixed(3)}×`)
+  } else {
+    const ms: string[] = []
+    for (let r = 0; r < 3; r++) {
+      const cpu = process.cpuUsage()
+      await writes(WRITES)
+      const d = process.cpuUsage(cpu)
+      ms.push(((d.user + d.system) / 1000 / WRITES).toFixed(3))
+    }
+    console.log(`${process.argv[2] ?? 'this checkout'}: CPU ms a write, three rounds of ${WRITES}: ${ms.join(' ')}`)
   }
-  console.log(`${process.argv[2] ?? 'this checkout'}: CPU ms a write, three rounds of ${WRITES}: ${ms.join(' ')}`)
 } finally {
   await s.close()
 }

@@ -6,10 +6,17 @@
 // round. Each round's figure is read against "as it is" in the same round (the ratio is steadier
 // on a loaded machine than either figure).
 //
-//   bun bench/write-update-sql.ts [--rounds 8] [--writes 1000] [--only word,word] [--same]
+//   bun bench/write-update-sql.ts [--rounds 8] [--writes 1000] [--only word,word] [--same] [--last]
+//   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/write-update-sql.ts …
+//
+// --last times each transaction's last statement alone (in most variants the change's and event's).
+// On PostgreSQL every variant runs on one new database (as --same), timed by its backends' CPU.
 //
 // The variants: "as it is" (the node locked with its edit intent, sql/nodes/lock-with-intent.sql;
-// the update, sql/nodes/update.sql; its change and event, sql/events/insert-with-changes.sql);
+// the update, sql/nodes/update.sql; its change and event, sql/events/insert-with-change.sql since
+// migration 0042, sql/events/insert-with-changes.sql before); the eleventh pass's (the change row's
+// parts: "before 0042", the change in a JSON array, the table's check, the change's id, the row
+// itself, its after, its author, its indexes, its WAL, its sequence; see `eleventh` below);
 // "no change row" (the event alone, sql/events/insert-many.sql: what ARBOR_BENCH_NO_HISTORY
 // sends); "change row without before and after"; "changes without changes_target" (its one index
 // beside its key since migration 0040); "before 0040: changes keyed by (id), with changes_project"
@@ -25,8 +32,10 @@
 // revs found by comparing every key), "no rev" (neither: what setting them costs) and "work state by
 // a row trigger" (work_nodes_update made a row trigger whose WHEN is its body's test).
 
+import { readFileSync } from 'node:fs'
 import { PGlite } from '@electric-sql/pglite'
 import eventsSql from '../sql/events/insert-many.sql' with { type: 'text' }
+import changeSql from '../sql/events/insert-with-change.sql' with { type: 'text' }
 import changesSql from '../sql/events/insert-with-changes.sql' with { type: 'text' }
 import lockManySql from '../sql/nodes/lock-many.sql' with { type: 'text' }
 import lockSql from '../sql/nodes/lock-with-intent.sql' with { type: 'text' }
@@ -43,16 +52,21 @@ const ROUNDS = Number(opt('rounds', '8'))
 const WRITES = Number(opt('writes', '1000'))
 const ONLY = opt('only', '').split(',').filter(Boolean)
 
-const s = await startBenchServer()
+// BENCH_DATABASE_URL: on PostgreSQL instead (the eleventh pass), every variant on one new database
+// (as --same), through the app's postgres.js Db, timed by the CPU of the database's backends
+// (/proc/<pid>/schedstat of each, as npm run bench:writes reads them)
+const PG_URL = process.env.BENCH_DATABASE_URL
+const s = await startBenchServer(PG_URL)
 const call = mutate(s)
 await call({ action: 'addProject', project: { id: 'ww', name: 'ww' } })
 const target = (await call({ action: 'add', projectId: 'ww', node: { type: 'goal', data: { label: 'g' } } })).node!.id
-const copy = await (s.deps.db as PgliteDb).dump()
-await s.close()
+const copy = PG_URL ? undefined : await (s.deps.db as PgliteDb).dump()
+if (!PG_URL) await s.close()
 
 type Run = (text: string, params: unknown[]) => Promise<Record<string, any>[]>
 let k = 0
-const author = ['u', 'u', null, null, 'api']
+// the author's columns as the app fills them for a request of the owner's key (history.md, 1)
+const author = ['usr_AYdLialtJhbldSfK', 'owner', 'key_NwGo54jCPOjWdM2P', null, 'api']
 
 /** The node locked, then its update; answers the node before and after. */
 async function lockAndUpdate(run: Run, lock: 'intent' | 'many', update: [string, unknown[]] = [updateSql, ['label']]) {
@@ -64,30 +78,57 @@ async function lockAndUpdate(run: Run, lock: 'intent' | 'many', update: [string,
   const after = (await run(update[0], ['ww', target, node.parent_id, JSON.stringify(data), false, ...update[1]]))[0]!
   return { node, after }
 }
-const changes = (node: unknown, after: unknown) =>
-  JSON.stringify([{ action: 'update', kind: 'node', id: target, type: 'goal', before: node, after, fields: ['label'] }])
-const events = (after: unknown) => JSON.stringify([{ type: 'node.updated', payload: { node: after, fields: ['label'] } }])
+/** a node as a change keeps it (src/history/record.ts nodeState): {parentId, data} */
+const state = (row: Record<string, any> | null) => row && { parentId: row.parent_id, data: row.data }
+// the event as src/events/outbox.ts emit writes it
+const events = (after: Record<string, any>) =>
+  JSON.stringify([
+    {
+      type: 'node.updated',
+      payload: {
+        event: 'node.updated',
+        project_id: 'ww',
+        timestamp: new Date().toISOString(),
+        node: { id: after.id, rev: `${after.rev}-e2br`, type: after.type, parentId: after.parent_id, data: after.data },
+        actor: { userId: author[0], userName: author[1], via: 'api' },
+      },
+    },
+  ])
+
+/** a label update's one change as sql/events/insert-with-change.sql takes it ($8..$16; src/history/record.ts oneChangeParams) */
+const oneChange = (node: Record<string, any> | null, after: Record<string, any> | null) => [
+  'update',
+  'node',
+  target,
+  'goal',
+  node && JSON.stringify(state(node)),
+  after && JSON.stringify(state(after)),
+  '["label"]',
+  null,
+  null,
+]
 
 async function asItIs(run: Run, lock: 'intent' | 'many' = 'intent', update?: [string, unknown[]]) {
   const { node, after } = await lockAndUpdate(run, lock, update)
-  await run(changesSql, ['ww', ...author, requestId(), changes(node, after), events(after)])
+  await run(changeSql, ['ww', ...author, requestId(), ...oneChange(node, after), events(after)])
 }
-const requestId = () => `r${k}`
+// a request id as the app makes them (randomUUID)
+const requestId = () => `282ac442-a535-4f13-a9dd-${String(k).padStart(12, '0')}`
 
 const revisionInStatement = `with bumped as (
   insert into project_revisions (project_id, revision) values ($1, 1)
   on conflict (project_id) do update set revision = project_revisions.revision + 1
   returning 1
 )
-${changesSql.replace(/^--.*\n/gm, '').replace(/^with /, ', ')}`
+${changeSql.replace(/^--.*\n/gm, '').replace(/^with /, ', ')}`
 
 // the same, with the project marked as advanced (arbor.revised, as advance_project_revision marks
 // it), so that the deferred triggers, left on, find it done
 const revisionMarked = revisionInStatement
   .replace('returning 1\n)', "returning set_config('arbor.revised', '/' || $1 || '/', true) as mark\n)")
   .replace(
-    'from jsonb_array_elements($9::jsonb) with ordinality as e(v, n)',
-    'from jsonb_array_elements($9::jsonb) with ordinality as e(v, n), bumped',
+    'from jsonb_array_elements($17::jsonb) with ordinality as e(v, n)',
+    'from jsonb_array_elements($17::jsonb) with ordinality as e(v, n), bumped',
   )
 
 // the node and its intent in one row of nodes (no row when the node does not exist)
@@ -157,10 +198,101 @@ const changesBefore0040 =
   'alter table changes drop constraint changes_pkey, add primary key (id); create index changes_project on changes (project_id, id desc)'
 const changesSince0040 = 'alter table changes drop constraint changes_pkey, add primary key (project_id, id); drop index changes_project'
 
+// the eleventh pass (migration 0042): the change row's parts, one at a time (each against "as it is")
+const oneBody = changeSql.replace(/^--.*\n/gm, '')
+const arrayBody = changesSql.replace(/^--.*\n/gm, '')
+// the one change as b2742fc sent it: insert-with-changes.sql with the change's values in place of its recordset
+const OLD_ONE = arrayBody
+  .replace(
+    /select \$1, \$2, \$3, \$4, \$5, \$6, \$7,\n.*?order by c\.n\n/s,
+    'values ($1, $2, $3, $4, $5, $6, $7, $8, $9::change_target_kind, $10, $11, $12::jsonb, $13::jsonb, $14::jsonb, $15::bigint, $16::jsonb)\n',
+  )
+  .replace('$9::jsonb', '$17::jsonb')
+const tableCheck = "alter table changes add constraint changes_target_kind_check check (target_kind in ('node', 'iteration'))"
+const noTableCheck = 'alter table changes drop constraint changes_target_kind_check'
+const plainWrite = (sql: string, change: (node: Record<string, any>, after: Record<string, any>) => unknown[]) => async (run: Run) => {
+  const { node, after } = await lockAndUpdate(run, 'intent')
+  await run(sql, ['ww', ...author, requestId(), ...change(node, after), events(after)])
+}
+const arrayWrite = (sql: string, make: (node: Record<string, any>, after: Record<string, any>) => unknown) =>
+  plainWrite(sql, (n, a) => [JSON.stringify([make(n, a)])])
+const labelChange = (before: unknown, after: unknown) => ({
+  action: 'update',
+  kind: 'node',
+  id: target,
+  type: 'goal',
+  before,
+  after,
+  fields: ['label'],
+})
+const eleventh: Record<string, Variant> = {
+  // the same as "as it is", for the noise of the method
+  'as it is, again': { write: (run) => asItIs(run) },
+  // before 0042: the change in a JSON array taken apart by jsonb_to_recordset, the table's check
+  // on target_kind (no cast), as the app wrote a label update's change
+  'before 0042: the change in a JSON array, the check of the table': {
+    write: arrayWrite(arrayBody.replace('::change_target_kind', ''), (n, a) => labelChange(state(n), state(a))),
+    setup: tableCheck,
+    teardown: noTableCheck,
+  },
+  // the one-change statement as b2742fc had it: the change's id and the events' seqs as the rows of a union
+  'the one change as b2742fc sent it (a union of ids and seqs)': { write: plainWrite(OLD_ONE, oneChange) },
+  // what a write of several changes sends (sql/events/insert-with-changes.sql), with one
+  'the change in a JSON array (insert-with-changes.sql)': { write: arrayWrite(arrayBody, (n, a) => labelChange(state(n), state(a))) },
+  // the table's check on target_kind as before 0042, the statement as it is (less its cast)
+  'the check of the table, as before 0042': {
+    write: plainWrite(oneBody.replace('::change_target_kind', ''), oneChange),
+    setup: tableCheck,
+    teardown: noTableCheck,
+  },
+  "the change's id not returned": {
+    write: plainWrite(oneBody.replace(/\n {2}returning id\n/, '\n').replace(', (select id from ch) as change_id', ''), oneChange),
+  },
+  // the statement as it is, its change filtered out: what the row itself costs
+  'the statement, inserting no change': {
+    write: plainWrite(
+      oneBody.replace(/values \((.*?)\)\n {2}returning id/s, (_, values: string) => `select ${values}\n  where false\n  returning id`),
+      oneChange,
+    ),
+  },
+  'after as the changed fields only': {
+    write: plainWrite(oneBody, (n, a) => oneChange(n, a).map((x, i) => (i === 5 ? JSON.stringify({ data: { label: a.data.label } }) : x))),
+  },
+  'no after (before only)': { write: plainWrite(oneBody, (n) => oneChange(n, null)) },
+  'no author columns (all null but via, request)': {
+    write: async (run) => {
+      const { node, after } = await lockAndUpdate(run, 'intent')
+      await run(changeSql, ['ww', null, null, null, null, 'api', requestId(), ...oneChange(node, after), events(after)])
+    },
+  },
+  'changes_target without project_id': {
+    write: (run) => asItIs(run),
+    setup: 'drop index changes_target; create index changes_target on changes (target_id, id desc)',
+    teardown: 'drop index changes_target; create index changes_target on changes (project_id, target_id, id desc)',
+  },
+  'changes without an index (measured only)': {
+    write: (run) => asItIs(run),
+    setup: 'alter table changes drop constraint changes_pkey; drop index changes_target',
+    teardown:
+      'alter table changes add primary key (project_id, id); create index changes_target on changes (project_id, target_id, id desc)',
+  },
+  'changes unlogged (measured only: a crash would lose them)': {
+    write: (run) => asItIs(run),
+    setup: 'alter table changes set unlogged',
+    teardown: 'alter table changes set logged',
+  },
+  'changes id sequence cached (32)': {
+    write: (run) => asItIs(run),
+    setup: 'alter sequence changes_id_seq cache 32',
+    teardown: 'alter sequence changes_id_seq cache 1',
+  },
+}
+
 /** setup: run before the variant's turn; teardown: after it, on --same (one PGlite for all, the variants that have one) */
 type Variant = { write: (run: Run) => Promise<unknown>; setup?: string; teardown?: string }
 const variants: Record<string, Variant> = {
   'as it is': { write: (run) => asItIs(run) },
+  ...eleventh,
   'no change row': {
     write: async (run) => {
       const { after } = await lockAndUpdate(run, 'intent')
@@ -177,10 +309,14 @@ const variants: Record<string, Variant> = {
   'change row without before and after': {
     write: async (run) => {
       const { after } = await lockAndUpdate(run, 'intent')
-      await run(changesSql, ['ww', ...author, requestId(), changes(null, null), events(after)])
+      await run(changeSql, ['ww', ...author, requestId(), ...oneChange(null, null), events(after)])
     },
   },
-  'changes without changes_target': { write: (run) => asItIs(run), setup: 'drop index changes_target' },
+  'changes without changes_target': {
+    write: (run) => asItIs(run),
+    setup: 'drop index changes_target',
+    teardown: 'create index changes_target on changes (project_id, target_id, id desc)',
+  },
   'before 0040: changes keyed by (id), with changes_project': {
     write: (run) => asItIs(run),
     setup:
@@ -193,13 +329,13 @@ const variants: Record<string, Variant> = {
       const node = (await run(lockOneRow, ['ww', target, ['label'], new Date().toISOString(), 'bench']))[0]!
       const data = { ...node.data, label: `u${++k}` }
       const after = (await run(updateSql, ['ww', target, node.parent_id, JSON.stringify(data), false, 'label']))[0]!
-      await run(changesSql, ['ww', ...author, requestId(), changes(node, after), events(after)])
+      await run(changeSql, ['ww', ...author, requestId(), ...oneChange(node, after), events(after)])
     },
   },
   'revision marked in the statement, triggers on': {
     write: async (run) => {
       const { node, after } = await lockAndUpdate(run, 'intent')
-      await run(revisionMarked, ['ww', ...author, requestId(), changes(node, after), events(after)])
+      await run(revisionMarked, ['ww', ...author, requestId(), ...oneChange(node, after), events(after)])
     },
   },
   'events_advance_revision off, no revision': {
@@ -242,45 +378,124 @@ referencing old table as old_nodes new table as new_nodes for each statement exe
   'revision in the statement': {
     write: async (run) => {
       const { node, after } = await lockAndUpdate(run, 'intent')
-      await run(revisionInStatement, ['ww', ...author, requestId(), changes(node, after), events(after)])
+      await run(revisionInStatement, ['ww', ...author, requestId(), ...oneChange(node, after), events(after)])
     },
     setup: 'alter table events disable trigger events_advance_revision',
   },
 }
 // --same: every variant on one PGlite, its setup before its turn and its teardown after (the
 // variants without a teardown are left out): no difference between two PGlites in the figures
-const SAME = args.includes('--same')
+const SAME = args.includes('--same') || !!PG_URL
+const LAST = args.includes('--last') && !PG_URL
 const chosen = Object.entries(variants).filter(
   ([name, v]) => (name === 'as it is' || !ONLY.length || ONLY.some((w) => name.includes(w))) && (!SAME || !v.setup || v.teardown),
 )
 
-const dbs = new Map<string, { pg: PGlite; runner: ReturnType<typeof preparedRunner> }>()
-const shared = SAME ? await PGlite.create({ ...(await pgliteAssets()), loadDataDir: copy }) : undefined
+/** Where a variant runs: its statements, a transaction of them, the CPU they cost (µs so far), the WAL's position. */
+interface Target {
+  exec: (sql: string) => Promise<unknown>
+  transaction: (write: (run: Run) => Promise<unknown>) => Promise<unknown>
+  cpuUs: () => Promise<number>
+  lsn: () => Promise<string>
+  close: () => Promise<void>
+}
+const processCpuUs = async () => {
+  const c = process.cpuUsage()
+  return c.user + c.system
+}
+function pgliteTarget(pg: PGlite, runner: ReturnType<typeof preparedRunner>, last: { us: number }): Target {
+  // --last: each statement timed alone, the transaction's last one kept (the change's and event's, in most variants)
+  const timed: Run = async (t, p) => {
+    const cpu = process.cpuUsage()
+    const rows = await runner.run<Record<string, any>>(t, p, true)
+    const d = process.cpuUsage(cpu)
+    last.us = d.user + d.system
+    return rows
+  }
+  return {
+    exec: (sql) => pg.exec(sql),
+    transaction: (write) => runner.transaction(() => write(LAST ? timed : (t, p) => runner.run<Record<string, any>>(t, p, true))),
+    cpuUs: processCpuUs,
+    lsn: async () => (await pg.query<{ l: string }>('select pg_current_wal_lsn()::text as l')).rows[0]!.l,
+    close: () => pg.close(),
+  }
+}
+async function postgresTarget(): Promise<Target> {
+  const db = s.deps.db
+  const name = (await db.query<{ d: string }>('select current_database() as d'))[0]!.d
+  const backendNs = (pid: number) => {
+    try {
+      return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0])
+    } catch {
+      return 0 // a backend that ended
+    }
+  }
+  let pids: number[] = []
+  return {
+    exec: (sql) => db.exec(sql),
+    transaction: (write) => db.tx((tx) => write((t, p) => tx.query<Record<string, any>>(t, p))),
+    // the backends are listed before the timed writes (the query's own CPU left out of them)
+    cpuUs: async () => pids.reduce((sum, pid) => sum + backendNs(pid) / 1000, 0),
+    lsn: async () => {
+      pids = (await db.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [name])).map((r) => Number(r.pid))
+      return (await db.query<{ l: string }>('select pg_current_wal_lsn()::text as l'))[0]!.l
+    },
+    close: () => s.close(),
+  }
+}
+
+const last = { us: 0 }
+const targets = new Map<string, Target>()
+const shared = PG_URL
+  ? await postgresTarget()
+  : SAME
+    ? await (async () => {
+        const pg = await PGlite.create({ ...(await pgliteAssets()), loadDataDir: copy })
+        return pgliteTarget(pg, preparedRunner(pg), last)
+      })()
+    : undefined
 for (const [name, v] of chosen) {
-  const pg = shared ?? (await PGlite.create({ ...(await pgliteAssets()), loadDataDir: copy }))
-  if (v.setup && !SAME) await pg.exec(v.setup)
-  dbs.set(name, { pg, runner: shared && dbs.size ? [...dbs.values()][0]!.runner : preparedRunner(pg) })
+  if (shared) {
+    targets.set(name, shared)
+    continue
+  }
+  const pg = await PGlite.create({ ...(await pgliteAssets()), loadDataDir: copy })
+  if (v.setup) await pg.exec(v.setup)
+  targets.set(name, pgliteTarget(pg, preparedRunner(pg), last))
 }
 const us: Record<string, number[]> = {}
+/** the WAL a write made (bytes), each round */
+const walBytes: Record<string, number[]> = {}
 try {
   for (let r = 0; r < ROUNDS; r++)
     for (const [name, v] of r % 2 ? [...chosen].reverse() : chosen) {
-      const { pg, runner } = dbs.get(name)!
-      if (SAME && v.setup) await pg.exec(v.setup)
-      const write = () => runner.transaction(() => v.write((t, p) => runner.run(t, p, true)))
-      for (let i = 0; i < 50; i++) await write() // untimed: plans made, caches warm
-      const cpu = process.cpuUsage()
-      for (let i = 0; i < WRITES; i++) await write()
-      const d = process.cpuUsage(cpu)
-      ;(us[name] ??= []).push((d.user + d.system) / WRITES)
-      if (SAME && v.teardown) await pg.exec(v.teardown)
+      const t = targets.get(name)!
+      if (SAME && v.setup) await t.exec(v.setup)
+      for (let i = 0; i < 50; i++) await t.transaction(v.write) // untimed: plans made, caches warm
+      const walFrom = await t.lsn()
+      const cpu = await t.cpuUs()
+      let lastSum = 0
+      for (let i = 0; i < WRITES; i++) {
+        await t.transaction(v.write)
+        lastSum += last.us
+      }
+      const spent = (await t.cpuUs()) - cpu
+      ;(us[name] ??= []).push((LAST ? lastSum : spent) / WRITES)
+      const walTo = await t.lsn()
+      const wal = ((await t.transaction((run) => run(`select pg_wal_lsn_diff('${walTo}', '${walFrom}') as b`, []))) as { b: string }[])[0]!
+        .b
+      ;(walBytes[name] ??= []).push(Number(wal) / WRITES)
+      if (SAME && v.teardown) await t.exec(v.teardown)
     }
 } finally {
-  for (const pg of new Set([...dbs.values()].map((d) => d.pg))) await pg.close()
+  for (const t of new Set(targets.values())) await t.close()
 }
 const base = us['as it is']!
 console.log(
-  `a goal's label update's SQL in a transaction (PGlite), ${ROUNDS} rounds of ${WRITES}\n\n| variant | CPU µs a write (median of the rounds) | ÷ as it is (median of the rounds' ratios) |\n|---|---|---|`,
+  `a goal's label update's SQL in a transaction (${PG_URL ? "PostgreSQL, its backends' CPU" : 'PGlite'}${LAST ? ', the last statement alone' : ''}), ${ROUNDS} rounds of ${WRITES}\n\n| variant | CPU µs a write (median of the rounds) | ÷ as it is (median of the rounds' ratios) | WAL bytes a write |\n|---|---|---|---|`,
 )
 for (const [name, xs] of Object.entries(us))
-  console.log(`| ${name} | ${median(xs).toFixed(1)} | ${median(xs.map((x, i) => x / base[i]!)).toFixed(3)}× |`)
+  console.log(
+    // on PostgreSQL the WAL is the whole server's (the other databases' writes in it too): not shown
+    `| ${name} | ${median(xs).toFixed(1)} | ${median(xs.map((x, i) => x / base[i]!)).toFixed(3)}× | ${PG_URL ? '–' : median(walBytes[name]!).toFixed(0)} |`,
+  )

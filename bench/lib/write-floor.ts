@@ -2,7 +2,8 @@
 // SQL statements a write needs and nothing else, through src/db (the same drivers, the app's own
 // SQL files: reserve the node's id (sql/nodes/allocate-ids.sql), write the node
 // (sql/nodes/insert-many.sql or update.sql; an update first locks and reads the node,
-// sql/nodes/lock-many.sql) and its change and event (sql/events/insert-with-changes.sql), in one
+// sql/nodes/lock-many.sql) and its change and event (sql/events/insert-with-change.sql, or
+// insert-with-changes.sql for several), in one
 // transaction. A delete does what any delete that keeps the contract must (api.md: the named node
 // kept in the changelog; history.md: a change with its `before` for every node removed;
 // agents-and-app.md 3: `_meta.unblocked`): whether the project had blocked work
@@ -15,6 +16,7 @@
 //
 //   DATA_DIR=… | DATABASE_URL=… PORT=… bun bench/lib/write-floor.ts   (prints "listening <url>")
 
+import changeSql from '../../sql/events/insert-with-change.sql' with { type: 'text' }
 import changesSql from '../../sql/events/insert-with-changes.sql' with { type: 'text' }
 import counterSql from '../../sql/nodes/allocate-ids.sql' with { type: 'text' }
 import deleteLoggedSql from '../../sql/nodes/delete-logged.sql' with { type: 'text' }
@@ -25,6 +27,9 @@ import updateSql from '../../sql/nodes/update.sql' with { type: 'text' }
 import hasBlockedSql from '../../sql/work/has-blocked.sql' with { type: 'text' }
 import unblockedSql from '../../sql/work/unblocked.sql' with { type: 'text' }
 import { type Db, openDb } from '../../src/db'
+import type { ChangeDraft } from '../../src/history/model'
+import { changeParams, oneChangeParams } from '../../src/history/record'
+import type { Actor } from '../../src/ports/actor'
 
 const db: Db = await openDb({
   dataDir: process.env.DATA_DIR,
@@ -41,8 +46,12 @@ interface Body {
   count?: number
 }
 
-const record = (tx: Db, projectId: string, changes: unknown[], events: unknown[]) =>
-  tx.query(changesSql, [projectId, 'floor', 'floor', null, null, 'api', 'floor', JSON.stringify(changes), JSON.stringify(events)])
+const actor: Actor = { userId: 'floor', userName: 'floor', keyId: null, via: 'api' }
+const record = (tx: Db, projectId: string, changes: ChangeDraft[], events: unknown[]) =>
+  // one change in plain parameters, as the app sends a write's only change (since migration 0042)
+  changes.length === 1
+    ? tx.query(changeSql, [projectId, ...oneChangeParams(actor, 'floor', changes[0]!), JSON.stringify(events)])
+    : tx.query(changesSql, [projectId, ...changeParams(actor, 'floor', changes), JSON.stringify(events)])
 
 async function write(b: Body) {
   return db.tx(async (tx) => {
@@ -65,7 +74,7 @@ async function write(b: Body) {
       await record(
         tx,
         b.projectId,
-        made.map((m) => ({ action: 'add', kind: 'node', id: m.id, type: m.type, before: null, after: m, fields: [] })),
+        made.map((m) => ({ action: 'add', kind: 'node', id: m.id, type: m.type ?? null, before: null, after: m, fields: [] })),
         made.map((m) => ({ type: 'node.created', payload: { node: m } })),
       )
       return { ids: made.map((m) => m.id) }

@@ -9,7 +9,7 @@ with ch as (
     action, target_kind, target_id, target_type, before, after, fields, revert_of, proposal
   )
   select $1, $2, $3, $4, $5, $6, $7,
-    c.action, c.kind, c.id, c.type, nullif(c.before, 'null'), nullif(c.after, 'null'), c.fields, c."revertOf", c.proposal
+    c.action, c.kind::change_target_kind, c.id, c.type, nullif(c.before, 'null'), nullif(c.after, 'null'), c.fields, c."revertOf", c.proposal
   from rows from (
     jsonb_to_recordset($8::jsonb) as (action text, kind text, id text, type text, before jsonb, after jsonb, fields jsonb, "revertOf" bigint, proposal jsonb)
   ) with ordinality as c(action, kind, id, type, before, after, fields, "revertOf", proposal, n)

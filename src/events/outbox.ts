@@ -103,7 +103,7 @@ async function saveOwn(deps: Pick<Deps, 'db' | 'now' | 'commits' | 'author' | 'c
   if (outbox.revised || (events.length === 0 && changes.length > 0)) await bumpRevision(deps.db, projectId)
   // without events the changes go alone; with them, in the events' statement (history.md, 7)
   if (events.length === 0) return recordChanges(deps, projectId, changes)
-  const [first, ...rest] = changeChunks(deps, changes)
+  const { first, rest } = changeChunks(deps, changes)
   const carried = await emit(deps.db, projectId, events, deps.now(), deps.commits, deps.author?.actor, first)
   return storeChanges(deps, projectId, rest, carried)
 }
@@ -129,7 +129,7 @@ export async function emit(
   commits: CommitHandOff,
   /** who made the write (history.md, 4); none: Arbor itself */
   by?: Actor,
-  changes?: readonly unknown[],
+  changes?: { one: boolean; params: readonly unknown[] },
 ): Promise<number[]> {
   if (events.length === 0) return []
   const timestamp = now.toISOString()

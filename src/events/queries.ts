@@ -1,6 +1,7 @@
 import deleteExpiredSql from '../../sql/events/delete-expired.sql' with { type: 'text' }
 import hasCursorSql from '../../sql/events/has-cursor.sql' with { type: 'text' }
 import insertManySql from '../../sql/events/insert-many.sql' with { type: 'text' }
+import insertWithChangeSql from '../../sql/events/insert-with-change.sql' with { type: 'text' }
 import insertWithChangesSql from '../../sql/events/insert-with-changes.sql' with { type: 'text' }
 import latestSql from '../../sql/events/latest.sql' with { type: 'text' }
 import listPageSql from '../../sql/events/list-page.sql' with { type: 'text' }
@@ -40,25 +41,31 @@ export async function insertMany(db: Db, projectId: string, rows: unknown[]): Pr
 }
 
 /**
- * Insert `rows` and a write's changes in one statement (sql/events/insert-with-changes.sql):
- * `changes` are the statement's parameters after the project, as the history module builds them
- * (at most one statement's worth). Events past INSERT_CHUNK go in statements of their own.
- * Returns the changes' ids and the events' seqs, each in order.
+ * Insert `rows` and a write's changes in one statement (sql/events/insert-with-changes.sql, or
+ * insert-with-change.sql for `one` change): `changes.params` are the statement's parameters after
+ * the project, as the history module builds them (at most one statement's worth). Events past
+ * INSERT_CHUNK go in statements of their own. Returns the changes' ids and the events' seqs, each
+ * in order.
  */
 export async function insertWithChanges(
   db: Db,
   projectId: string,
-  changes: readonly unknown[],
+  changes: { one: boolean; params: readonly unknown[] },
   rows: unknown[],
 ): Promise<{ changeIds: number[]; seqs: number[] }> {
-  const got = await db.query<{ event: boolean; id: string | number }>(insertWithChangesSql, [
-    projectId,
-    ...changes,
-    JSON.stringify(rows.slice(0, INSERT_CHUNK)),
-  ])
+  const params = [projectId, ...changes.params, JSON.stringify(rows.slice(0, INSERT_CHUNK))]
   const changeIds: number[] = []
   const seqs: number[] = []
-  for (const r of got) (r.event ? seqs : changeIds).push(Number(r.id))
+  if (changes.one) {
+    // each event's row names the one change's id beside its seq: the statement needs an event (emit sends none without)
+    if (rows.length === 0) throw new Error('insertWithChanges: one change rides in an event statement, and there is no event')
+    const got = await db.query<{ seq: string | number; change_id: string | number }>(insertWithChangeSql, params)
+    for (const r of got) seqs.push(Number(r.seq))
+    changeIds.push(Number(got[0]!.change_id))
+  } else {
+    const got = await db.query<{ event: boolean; id: string | number }>(insertWithChangesSql, params)
+    for (const r of got) (r.event ? seqs : changeIds).push(Number(r.id))
+  }
   // ids and seqs are taken in the rows' order; RETURNING does not promise an order
   changeIds.sort((a, b) => a - b)
   seqs.sort((a, b) => a - b)

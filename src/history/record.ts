@@ -72,7 +72,7 @@ export async function recordChanges(
   if (drafts.length === 0) return []
   // recordHistory is off only in the benchmark that measures what recording costs (bench/history.ts)
   if (!deps.config.recordHistory) return []
-  return storeChanges(deps, projectId, changeChunks(deps, drafts))
+  return storeChanges(deps, projectId, arrayChunks(deps, drafts))
 }
 
 /** A proposal's changes name it and its author (live.md §5). */
@@ -83,9 +83,9 @@ const withProposal = (author: Author, drafts: ChangeDraft[]): ChangeDraft[] =>
  * The changes of a write as the statements that store them take them: one parameter list per
  * statement (sql/history/insert-many.sql's, after the project id), at most INSERT_CHUNK changes
  * each, with the write's author. None when there is nothing to record or history is off
- * (bench/history.ts). The first may ride in the write's events' statement (src/events/outbox.ts).
+ * (bench/history.ts).
  */
-export function changeChunks(deps: Pick<Deps, 'author' | 'config'>, drafts: ChangeDraft[]): unknown[][] {
+function arrayChunks(deps: Pick<Deps, 'author' | 'config'>, drafts: ChangeDraft[]): unknown[][] {
   if (drafts.length === 0 || !deps.config.recordHistory) return []
   const author = authorOf(deps)
   const marked = withProposal(author, drafts)
@@ -95,23 +95,65 @@ export function changeChunks(deps: Pick<Deps, 'author' | 'config'>, drafts: Chan
   return chunks
 }
 
+/** A write's changes as `changeChunks` hands them to its events' statement (`first`) and to `storeChanges` (`rest`). */
+export interface RidingChanges {
+  /** the parameters after the project id; `one`: a single change's (sql/events/insert-with-change.sql) */
+  first?: { one: boolean; params: unknown[] }
+  rest: unknown[][]
+}
+
 /**
- * The parameters, after the project id, of one statement storing `drafts` (in order) for one
- * request: sql/history/insert-many.sql binds them, and so does the events' statement that a
- * write's changes ride in (sql/events/insert-with-changes.sql).
+ * The changes of a write with events (src/events/outbox.ts): the first statement's ride in the
+ * events' one, the write's only change with each of its fields a parameter of its own
+ * (`oneChangeParams`: no JSON array for the statement to take apart, bench/README.md's eleventh
+ * pass), more in sql/history/insert-many.sql's parameters (sql/events/insert-with-changes.sql);
+ * the chunks past INSERT_CHUNK changes are left for `storeChanges`. None when history is off.
  */
-export const changeParams = (actor: Actor, requestId: string, drafts: ChangeDraft[]): unknown[] => [
+export function changeChunks(deps: Pick<Deps, 'author' | 'config'>, drafts: ChangeDraft[]): RidingChanges {
+  if (drafts.length === 1 && deps.config.recordHistory) {
+    const author = authorOf(deps)
+    return { first: { one: true, params: oneChangeParams(author.actor, author.requestId, withProposal(author, drafts)[0]!) }, rest: [] }
+  }
+  const [first, ...rest] = arrayChunks(deps, drafts)
+  return { first: first && { one: false, params: first }, rest }
+}
+
+/** The author's parameters, after the project id, of every statement storing changes. */
+const authorParams = (actor: Actor, requestId: string) => [
   actor.userId,
   actor.userName,
   actor.keyId,
   actor.agent ?? null,
   actor.via,
   requestId,
-  JSON.stringify(drafts),
 ]
 
 /**
- * Store `chunks` (`changeChunks`) in `deps.db`; `carried`: the ids of the changes that already
+ * The parameters, after the project id, of one statement storing `drafts` (in order) for one
+ * request: sql/history/insert-many.sql binds them, and so does the events' statement that a
+ * write's changes ride in (sql/events/insert-with-changes.sql).
+ */
+export const changeParams = (actor: Actor, requestId: string, drafts: ChangeDraft[]): unknown[] => [
+  ...authorParams(actor, requestId),
+  JSON.stringify(drafts),
+]
+
+/** The same for one change (sql/events/insert-with-change.sql): each of its fields a parameter, JSON as text, none as null. */
+export const oneChangeParams = (actor: Actor, requestId: string, d: ChangeDraft): unknown[] => [
+  ...authorParams(actor, requestId),
+  d.action,
+  d.kind,
+  d.id,
+  d.type,
+  d.before == null ? null : JSON.stringify(d.before),
+  d.after == null ? null : JSON.stringify(d.after),
+  JSON.stringify(d.fields),
+  d.revertOf ?? null,
+  d.proposal ? JSON.stringify(d.proposal) : null,
+]
+
+/**
+ * Store `chunks` (sql/history/insert-many.sql's parameters) in `deps.db`; `carried`: the ids of the changes that already
  * rode in the events' statement. All of the write's change ids, in order, go to its answer
  * (`author.changeIds`) and are returned.
  */
