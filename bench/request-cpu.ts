@@ -19,10 +19,11 @@
 // takes the client a fraction of a millisecond between writes, so the answers come a little further
 // apart than in `npm run bench:writes`: compare the targets, not these times with the bench's.
 
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { ownDatabase, serverEnv, until } from './lib/harness'
+import { cpuNs, settle } from './lib/proc-cpu'
 import { startWritesServer } from './lib/writes-server'
 
 const ROOT = join(import.meta.dir, '..')
@@ -36,27 +37,8 @@ const others = args.flatMap((a, i) => (a === '--checkout' ? [args[i + 1]!] : [])
 for (const op of OPS)
   if (!['addGoal', 'addJob', 'addTask'].includes(op)) throw new Error(`--ops: ${op} is none of addGoal, addJob, addTask`)
 
-/** CPU ns every thread of the process has run so far (a thread that ended meanwhile is left out) */
-function cpuNs(pid: number): number {
-  let sum = 0
-  for (const task of readdirSync(`/proc/${pid}/task`))
-    try {
-      sum += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0])
-    } catch {} // a thread that ended meanwhile
-  return sum
-}
-
 /** CPU ns the process's main thread (its tid is its pid: the JavaScript and PGlite) has run so far */
 const mainNs = (pid: number) => Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0])
-
-/** until the process has used at most 1.5 ms of CPU in 50 ms, at most `ms` */
-async function settle(pid: number, ms = 5000) {
-  for (const end = performance.now() + ms; performance.now() < end; ) {
-    const a = cpuNs(pid)
-    await Bun.sleep(50)
-    if (cpuNs(pid) - a <= 1.5e6) return
-  }
-}
 
 /** seconds each scheduled loop has run so far (the server's /metrics; a loop's time includes its waits) */
 async function loopSeconds(url: string): Promise<Record<string, number>> {

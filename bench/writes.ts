@@ -62,12 +62,13 @@
 // bench/results/writes.json (gitignored). The machine is shared: only ratios within one run mean
 // anything, and the load average belongs beside them.
 
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import postgres from 'postgres'
 import { ownDatabase, quiet } from './lib/harness'
+import { settle, threadNs } from './lib/proc-cpu'
 import { freePort } from './lib/spawn'
 
 const args = process.argv.slice(2)
@@ -250,19 +251,6 @@ type Spread = ReturnType<typeof spread>
 /** per-round ratios a ÷ b of the rounds' own figures (p50s or throughputs) */
 const ratios = (a: number[], b: number[]) => a.map((x, i) => x / b[i]!)
 
-/** CPU time (ns) each thread of a process has run so far, by thread id (the kernel's schedstat: not the 10 ms ticks of /proc/<pid>/stat) */
-const threadNs = (pid: number, into: Map<string, number>) => {
-  try {
-    for (const task of readdirSync(`/proc/${pid}/task`))
-      try {
-        into.set(`${pid}/${task}`, Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]))
-      } catch {} // a thread that ended meanwhile
-  } catch {} // a process that ended
-  return into
-}
-/** CPU time (ns) of a process's threads now running */
-const cpuNs = (pid: number) => [...threadNs(pid, new Map()).values()].reduce((a, b) => a + b, 0)
-
 /**
  * What a target costs in CPU so far: its process and, on PostgreSQL, the server processes
  * (backends) of its own database, found in pg_stat_activity at each reading (a backend that
@@ -277,19 +265,6 @@ function cpuMeter(pid: number, backends: () => Promise<number[]>) {
     for (const b of await backends()) threadNs(b, now)
     for (const [k, v] of now) last.set(k, v)
     return [...last.values()].reduce((a, b) => a + b, 0)
-  }
-}
-
-/**
- * Wait until the process has used at most 1.5 ms of CPU in 50 ms (its loops woken by the last
- * writes are done), at most `ms`: the next block, another target's, starts on a machine this one
- * has stopped working on.
- */
-async function settle(pid: number, ms: number) {
-  for (const end = performance.now() + ms; performance.now() < end; ) {
-    const a = cpuNs(pid)
-    await Bun.sleep(50)
-    if (cpuNs(pid) - a <= 1.5e6) return
   }
 }
 

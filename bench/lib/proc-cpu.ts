@@ -1,0 +1,28 @@
+import { readdirSync, readFileSync } from 'node:fs'
+
+/** CPU time (ns) each thread of a process has run so far, by thread id (the kernel's schedstat: not the 10 ms ticks of /proc/<pid>/stat) */
+export function threadNs(pid: number, into: Map<string, number>): Map<string, number> {
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`))
+      try {
+        into.set(`${pid}/${task}`, Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]))
+      } catch {} // a thread that ended meanwhile
+  } catch {} // a process that ended
+  return into
+}
+
+/** CPU time (ns) of a process's threads now running */
+export const cpuNs = (pid: number) => [...threadNs(pid, new Map()).values()].reduce((a, b) => a + b, 0)
+
+/**
+ * Wait until the process has used at most 1.5 ms of CPU in 50 ms (its loops woken by the last
+ * writes are done), at most `ms`: what is measured next starts on a machine this process has
+ * stopped working on.
+ */
+export async function settle(pid: number, ms = 5000) {
+  for (const end = performance.now() + ms; performance.now() < end; ) {
+    const a = cpuNs(pid)
+    await Bun.sleep(50)
+    if (cpuNs(pid) - a <= 1.5e6) return
+  }
+}
