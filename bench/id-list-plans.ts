@@ -1,0 +1,121 @@
+// The generic plans of the statements that look rows up by a list of ids (`id = any($2)`,
+// bench/README.md "Eleventh pass: lists of ids and their generic plans"): each statement prepared,
+// explained under plan_cache_mode = force_generic_plan, on (a) one project of N nodes in tables no
+// analyze has seen, (b) the same analyzed, and (c) after 3,000 projects of 3 nodes each and `analyze`; and each
+// run's time (p50 of --runs executions, after five custom plans, as the plan cache would).
+//
+//   bun bench/id-list-plans.ts [--nodes 4000] [--runs 200] [--only get-many,lock-many]
+//   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/id-list-plans.ts
+
+import { readFileSync } from 'node:fs'
+import type { Db } from '../src/db'
+import { startBenchServer } from './lib/app'
+
+const args = process.argv.slice(2)
+const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)
+const NODES = Number(opt('nodes', '4000'))
+const RUNS = Number(opt('runs', '200'))
+const ONLY = opt('only', '')
+// where the statements are read from (another checkout's root, to compare)
+const ROOT = opt('root', '.')
+const PG_URL = process.env.BENCH_DATABASE_URL
+
+const P = 'pbig'
+const ids = ['n0001', 'n2000', 'n3999'].map((id) => id)
+const statements: { name: string; file: string; params: unknown[] }[] = [
+  { name: 'nodes/get-many', file: 'sql/nodes/get-many.sql', params: [P, ids] },
+  { name: 'nodes/lock-many', file: 'sql/nodes/lock-many.sql', params: [P, ids] },
+  { name: 'nodes/with-ancestors', file: 'sql/nodes/with-ancestors.sql', params: [P, ids] },
+  { name: 'nodes/subtree', file: 'sql/nodes/subtree.sql', params: [P, ['n3999']] },
+  { name: 'search/ancestors-many', file: 'sql/search/ancestors-many.sql', params: [P, ids] },
+  { name: 'history/get-many', file: 'sql/history/get-many.sql', params: [P, [1, 2000, 3999]] },
+  { name: 'history/latest-of-targets', file: 'sql/history/latest-of-targets.sql', params: [P, ids, 10] },
+  { name: 'history/later', file: 'sql/history/later.sql', params: [P, ids, 1] },
+  { name: 'claims/lock-nodes', file: 'sql/claims/lock-nodes.sql', params: [P, ids] },
+  { name: 'claims/extend-tokens', file: 'sql/claims/extend-tokens.sql', params: [P, ['t0001', 't2000'], '2020-01-01'] },
+  { name: 'claims/end-nodes', file: 'sql/claims/end-nodes.sql', params: [P, ids, '2020-01-01'] },
+  { name: 'work/states', file: 'sql/work/states.sql', params: [P, ids] },
+  { name: 'nodes/delete-many', file: 'sql/nodes/delete-many.sql', params: [P, ['none1', 'none2']] },
+].filter((s) => !ONLY || ONLY.split(',').some((o) => s.name.includes(o)))
+
+const literal = (v: unknown): string =>
+  Array.isArray(v)
+    ? `array[${v.map(literal).join(', ')}]::${typeof v[0] === 'number' ? 'bigint' : 'text'}[]`
+    : typeof v === 'number'
+      ? String(v)
+      : `'${String(v).replace(/'/g, "''")}'`
+
+async function fill(db: Db, project: string, n: number, prefix: string) {
+  await db.exec(`insert into projects (id, name, owner_id) select '${project}', '${project}', (select id from users limit 1)`)
+  await db.exec(`insert into nodes (project_id, id, type, parent_id, data)
+    select '${project}', '${prefix}' || lpad(i::text, 4, '0'), case when i = 0 then 'goal' else 'job' end,
+      case when i = 0 then null else '${prefix}' || lpad((i / 10)::text, 4, '0') end, jsonb_build_object('label', 'x' || i)
+    from generate_series(0, ${n - 1}) i`)
+  await db.exec(`insert into changes (project_id, via, request_id, action, target_kind, target_id, fields)
+    select '${project}', 'api', 'r', 'add', 'node', '${prefix}' || lpad(i::text, 4, '0'), '[]' from generate_series(0, ${n - 1}) i`)
+  await db.exec(`insert into claims (project_id, node_id, agent, token_hash, expires_at, claimed_at, lease_seconds)
+    select '${project}', '${prefix}' || lpad(i::text, 4, '0'), 'a', '${project}t' || lpad(i::text, 4, '0'), now(), now(), 60 from generate_series(0, ${n - 1}) i`)
+  await db.exec(`insert into work_items (project_id, node_id, type, open, blocked, urgent, iter_rank, focus, created_at, ord, touched_tx, blocked_before)
+    select '${project}', '${prefix}' || lpad(i::text, 4, '0'), 'job', true, false, 1, 0, 1, now(), i, 0, false from generate_series(0, ${n - 1}) i`)
+}
+
+async function explain(db: Db, text: string, params: unknown[]) {
+  return db.tx(async (tx) => {
+    await tx.exec(`prepare s as ${text.replace(/^--.*$/gm, '')}`)
+    await tx.exec('set local plan_cache_mode = force_generic_plan')
+    const rows = await tx.query<Record<string, string>>(`explain execute s(${params.map(literal).join(', ')})`)
+    await tx.exec('deallocate s')
+    return rows.map((r) => Object.values(r)[0]).join('\n')
+  })
+}
+
+async function timeIt(db: Db, text: string, params: unknown[]) {
+  // each run in a transaction rolled back (delete-many, end-nodes, extend-tokens change rows)
+  const times: number[] = []
+  for (let i = 0; i < RUNS; i++) {
+    const start = performance.now()
+    await db
+      .tx(async (tx) => {
+        await tx.query(text, params)
+        throw new Error('rollback')
+      })
+      .catch(() => {})
+    times.push(performance.now() - start)
+  }
+  times.sort((a, b) => a - b)
+  return times[Math.floor(times.length / 2)]!.toFixed(3)
+}
+
+const s = await startBenchServer(PG_URL)
+try {
+  const db: Db = s.deps.db
+  for (const t of ['nodes', 'changes', 'claims', 'work_items']) await db.exec(`alter table ${t} disable trigger all`)
+  await fill(db, P, NODES, 'n')
+  // claims' tokens for the big project are `pbigt0001`…
+  for (const st of statements) if (st.name === 'claims/extend-tokens') st.params[1] = ['pbigt0001', 'pbigt2000']
+  const report = async (label: string) => {
+    console.log(`\n## ${PG_URL ? 'postgres' : 'pglite'}: ${label}`)
+    for (const st of statements) {
+      const text = readFileSync(`${ROOT}/${st.file}`, 'utf8')
+      const plan = await explain(db, text, st.params)
+      const ms = await timeIt(db, text, st.params)
+      console.log(`\n### ${st.name}: p50 ${ms} ms\n${plan}`)
+    }
+  }
+  await report(`one project of ${NODES} nodes, never analyzed`)
+  await db.exec('analyze')
+  await report(`one project of ${NODES} nodes, analyzed`)
+  await db.exec(`insert into projects (id, name, owner_id) select 'q' || i, 'q' || i, (select id from users limit 1) from generate_series(1, 3000) i`)
+  await db.exec(`insert into nodes (project_id, id, type, parent_id, data)
+    select 'q' || (i / 3 + 1), 'n' || lpad((i % 3)::text, 4, '0'), 'job', null, '{}' from generate_series(0, 8999) i`)
+  await db.exec(`insert into changes (project_id, via, request_id, action, target_kind, target_id, fields)
+    select 'q' || (i / 3 + 1), 'api', 'r', 'add', 'node', 'n' || lpad((i % 3)::text, 4, '0'), '[]' from generate_series(0, 8999) i`)
+  await db.exec(`insert into claims (project_id, node_id, agent, token_hash, expires_at, claimed_at, lease_seconds)
+    select 'q' || (i / 3 + 1), 'n' || lpad((i % 3)::text, 4, '0'), 'a', 'q' || i, now(), now(), 60 from generate_series(0, 8999) i`)
+  await db.exec(`insert into work_items (project_id, node_id, type, open, blocked, urgent, iter_rank, focus, created_at, ord, touched_tx, blocked_before)
+    select 'q' || (i / 3 + 1), 'n' || lpad((i % 3)::text, 4, '0'), 'job', true, false, 1, 0, 1, now(), i, 0, false from generate_series(0, 8999) i`)
+  await db.exec('analyze')
+  await report(`3,000 projects of 3 nodes and one of ${NODES}, analyzed`)
+} finally {
+  await s.close()
+}
