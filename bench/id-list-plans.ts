@@ -4,7 +4,7 @@
 // analyze has seen, (b) the same analyzed, and (c) after 3,000 projects of 3 nodes each and `analyze`; and each
 // run's time (p50 of --runs executions, after five custom plans, as the plan cache would).
 //
-//   bun bench/id-list-plans.ts [--nodes 4000] [--runs 200] [--only get-many,lock-many]
+//   bun bench/id-list-plans.ts [--nodes 4000] [--runs 200] [--only get-many,lock-many] [--root DIR]
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/id-list-plans.ts
 
 import { readFileSync } from 'node:fs'
@@ -16,12 +16,12 @@ const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? ar
 const NODES = Number(opt('nodes', '4000'))
 const RUNS = Number(opt('runs', '200'))
 const ONLY = opt('only', '')
-// where the statements are read from (another checkout's root, to compare)
+// where the statements are read from: another checkout's root (`git worktree add`), to compare
 const ROOT = opt('root', '.')
 const PG_URL = process.env.BENCH_DATABASE_URL
 
 const P = 'pbig'
-const ids = ['n0001', 'n2000', 'n3999'].map((id) => id)
+const ids = ['n0001', 'n2000', 'n3999']
 const statements: { name: string; file: string; params: unknown[] }[] = [
   { name: 'nodes/get-many', file: 'sql/nodes/get-many.sql', params: [P, ids] },
   { name: 'nodes/lock-many', file: 'sql/nodes/lock-many.sql', params: [P, ids] },
@@ -105,7 +105,9 @@ try {
   await report(`one project of ${NODES} nodes, never analyzed`)
   await db.exec('analyze')
   await report(`one project of ${NODES} nodes, analyzed`)
-  await db.exec(`insert into projects (id, name, owner_id) select 'q' || i, 'q' || i, (select id from users limit 1) from generate_series(1, 3000) i`)
+  await db.exec(
+    `insert into projects (id, name, owner_id) select 'q' || i, 'q' || i, (select id from users limit 1) from generate_series(1, 3000) i`,
+  )
   await db.exec(`insert into nodes (project_id, id, type, parent_id, data)
     select 'q' || (i / 3 + 1), 'n' || lpad((i % 3)::text, 4, '0'), 'job', null, '{}' from generate_series(0, 8999) i`)
   await db.exec(`insert into changes (project_id, via, request_id, action, target_kind, target_id, fields)
