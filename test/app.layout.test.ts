@@ -98,9 +98,13 @@ describe.skipIf(!haveChromium)('the app: layout (issue 55, item 8)', () => {
     // the project's empty state, not the first screen before the project is read
     await page.waitForSelector('#empty-add-goal')
     await shot(page, 'empty-1280')
-    const adds = await page.$$eval('button', (bs) =>
-      bs.filter((b) => (b as any).offsetParent !== null && /add a goal|\+ goal/i.test(b.textContent ?? '')).map((b) => b.textContent),
-    )
+    // the visible "add a goal" buttons, once one is shown (the empty state may be drawn again as the
+    // project is read: polled, not read at one instant)
+    const visibleAdds = `[...document.querySelectorAll('button')]
+      .filter((b) => b.offsetParent !== null && /add a goal|\\+ goal/i.test(b.textContent ?? ''))
+      .map((b) => b.textContent)`
+    await page.waitForFunction(`${visibleAdds}.length > 0`, undefined, { timeout: 30_000 })
+    const adds = await page.evaluate(visibleAdds)
     expect(adds).toHaveLength(1)
     await page.close()
   }, 60_000)
