@@ -236,6 +236,38 @@ export async function seedPlan(app: TestApp, items: unknown[]): Promise<string> 
   return p
 }
 
+/**
+ * In project `projectId`, the chain goal G > need N > approach A, each a single add, then `count`
+ * jobs J0, J1, … under the approach in one batch. Returns the ids, the jobs in their order.
+ */
+export async function approachWithJobs(app: TestApp, projectId: string, count: number) {
+  const add = async (node: Record<string, unknown>) => {
+    const res = await app.call('POST', '/api/v1/mutate', { body: { action: 'add', projectId, node } })
+    if (res.status !== 200) throw new Error(JSON.stringify(res.body))
+    return res.body.node.id as string
+  }
+  const goal = await add({ type: 'goal', data: { label: 'G' } })
+  const need = await add({ type: 'need', parentId: goal, data: { label: 'N' } })
+  const approach = await add({ type: 'approach', parentId: need, data: { label: 'A' } })
+  const batch = await app.call('POST', '/api/v1/mutate', {
+    body: {
+      action: 'batch',
+      projectId,
+      mutations: Array.from({ length: count }, (_, i) => ({
+        action: 'add',
+        node: { type: 'job', parentId: approach, data: { label: `J${i}` } },
+      })),
+    },
+  })
+  if (batch.status !== 200) throw new Error(JSON.stringify(batch.body))
+  const jobs = (batch.body.results as { node: { id: string } }[]).map((r) => r.node.id)
+  return { goal, need, approach, jobs }
+}
+
+/** A value as an SQL literal, for `explain execute` of a prepared statement: text, or an array of text. */
+export const sqlLiteral = (v: unknown): string =>
+  Array.isArray(v) ? `array[${v.map(sqlLiteral).join(', ')}]::text[]` : `'${String(v).replace(/'/g, "''")}'`
+
 /** One JSON request: `key` defaults to `defaultKey`, `null` sends none; a string body is sent as is. */
 export function jsonRequest(
   url: string,

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { startApp } from './helpers'
+import { approachWithJobs, sqlLiteral, startApp } from './helpers'
 
 // Statements that look a list of ids up (`$2::text[]`) are prepared (PGlite's runner, postgres.js)
 // and, after five runs, may keep a generic plan, made without the ids or the project. As
@@ -14,15 +14,12 @@ const app = await startApp()
 afterAll(() => app.close())
 
 const sql = (file: string) => readFileSync(join(import.meta.dir, '..', 'sql', file), 'utf8').replace(/^--.*$/gm, '')
-const literal = (v: unknown): string =>
-  Array.isArray(v) ? `array[${v.map(literal).join(', ')}]::text[]` : `'${String(v).replace(/'/g, "''")}'`
-
 /** the statement's generic plan and what it returns under it */
 const generic = (text: string, params: unknown[]) =>
   app.db.tx(async (tx) => {
     await tx.exec(`prepare id_list as ${text}`)
     await tx.exec('set local plan_cache_mode = force_generic_plan')
-    const args = params.map(literal).join(', ')
+    const args = params.map(sqlLiteral).join(', ')
     const plan = await tx.query<Record<string, string>>(`explain execute id_list(${args})`)
     const rows = await tx.query<Record<string, unknown>>(`execute id_list(${args})`)
     await tx.exec('deallocate id_list')
@@ -37,26 +34,7 @@ const keyOnly = (plan: string) => {
 describe('statements of a list of ids, their generic plans', () => {
   it('probe the primary key for the ids and their ancestors, before and after an analyze, and return the same rows', async () => {
     const p = await app.project()
-    const add = async (node: Record<string, unknown>) => {
-      const res = await app.call('POST', '/api/v1/mutate', { body: { action: 'add', projectId: p, node } })
-      expect(res.status).toBe(200)
-      return res.body.node.id as string
-    }
-    const goal = await add({ type: 'goal', data: { label: 'G' } })
-    const need = await add({ type: 'need', parentId: goal, data: { label: 'N' } })
-    const approach = await add({ type: 'approach', parentId: need, data: { label: 'A' } })
-    const batch = await app.call('POST', '/api/v1/mutate', {
-      body: {
-        action: 'batch',
-        projectId: p,
-        mutations: Array.from({ length: 400 }, (_, i) => ({
-          action: 'add',
-          node: { type: 'job', parentId: approach, data: { label: `J${i}` } },
-        })),
-      },
-    })
-    expect(batch.status).toBe(200)
-    const jobs = (batch.body.results as { node: { id: string } }[]).map((r) => r.node.id)
+    const { goal, need, approach, jobs } = await approachWithJobs(app, p, 400)
     const [j1, j2] = [jobs[7]!, jobs[300]!]
 
     for (const when of ['no analyze yet', 'analyzed']) {

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import type { Db } from '../src/db'
-import { startApp } from './helpers'
+import { approachWithJobs, sqlLiteral, startApp } from './helpers'
 
 // A batch's adds read their parent with the row locked (src/nodes/context.ts loadNodes), a prepared
 // statement. As `project_id = $1 and id = any($2)` (sql/nodes/lock-many.sql) its generic plan,
@@ -11,34 +11,10 @@ import { startApp } from './helpers'
 const app = await startApp()
 afterAll(() => app.close())
 
-const literal = (v: unknown): string =>
-  Array.isArray(v) ? `array[${v.map(literal).join(', ')}]::text[]` : `'${String(v).replace(/'/g, "''")}'`
-
 describe("an add's parent read", () => {
   it('in a batch, probes the primary key in its generic plan, not the project, on a table no analyze has seen', async () => {
     const p = await app.project()
-    const add = async (node: Record<string, unknown>) => {
-      const res = await app.call('POST', '/api/v1/mutate', { body: { action: 'add', projectId: p, node } })
-      expect(res.status).toBe(200)
-      return res.body.node.id as string
-    }
-    const goal = await add({ type: 'goal', data: { label: 'G' } })
-    const approach = await add({
-      type: 'approach',
-      parentId: await add({ type: 'need', parentId: goal, data: { label: 'N' } }),
-      data: { label: 'A' },
-    })
-    const batch = await app.call('POST', '/api/v1/mutate', {
-      body: {
-        action: 'batch',
-        projectId: p,
-        mutations: Array.from({ length: 600 }, (_, i) => ({
-          action: 'add',
-          node: { type: 'job', parentId: approach, data: { label: `J${i}` } },
-        })),
-      },
-    })
-    expect(batch.status).toBe(200)
+    const { approach } = await approachWithJobs(app, p, 600)
 
     // the statement the app locks the parent with, as it sends it
     const reads: { text: string; params: unknown[] }[] = []
@@ -76,8 +52,8 @@ describe("an add's parent read", () => {
     const plan = await app.db.tx(async (tx) => {
       await tx.exec(`prepare parent_read as ${text.replace(/^--.*$/gm, '')}`)
       await tx.exec('set local plan_cache_mode = force_generic_plan')
-      const rows = await tx.query<Record<string, string>>(`explain execute parent_read(${params.map(literal).join(', ')})`)
-      const found = await tx.query<{ id: string }>(`execute parent_read(${params.map(literal).join(', ')})`)
+      const rows = await tx.query<Record<string, string>>(`explain execute parent_read(${params.map(sqlLiteral).join(', ')})`)
+      const found = await tx.query<{ id: string }>(`execute parent_read(${params.map(sqlLiteral).join(', ')})`)
       await tx.exec('deallocate parent_read')
       return { text: rows.map((r) => Object.values(r)[0]).join('\n'), ids: found.map((r) => r.id) }
     })
