@@ -1,5 +1,5 @@
 // What a 100-add batch's nodes' insert costs to bind and to answer, apart from its triggers and
-// indexes (issue 51, 3; bench/README.md "Eleventh pass: the batch in the app"): the statement of
+// indexes (issue 51, 3; bench/writes.md "Eleventh pass: the batch in the app"): the statement of
 // sql/nodes/insert-many.sql into a temporary table of the nodes' columns (no trigger, no index),
 // its 100 rows sent as one jsonb (as the app does), as jsonb_to_recordset, or as one array per
 // column, and answering its rows in full (before), id and rev (now), one aggregated row, or nothing.

@@ -1,5 +1,5 @@
 // The generic plans of the statements that look rows up by a list of ids (`id = any($2)`,
-// bench/README.md "Eleventh pass: lists of ids and their generic plans"): each statement prepared,
+// bench/writes.md "Eleventh pass: lists of ids and their generic plans"): each statement prepared,
 // explained under plan_cache_mode = force_generic_plan, on (a) one project of N nodes in tables no
 // analyze has seen, (b) the same analyzed, and (c) after 3,000 projects of 3 nodes each and `analyze`; and each
 // run's time (p50 of --runs executions, after five custom plans, as the plan cache would).

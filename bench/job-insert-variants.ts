@@ -2,7 +2,7 @@
 // checkout leave it (since 0041 it writes the jobs' work items itself; until then work_jobs_added
 // of 0033/0038 did, which this bench compared with 0033's), and under any other definitions given
 // as files (each a `create or replace` of functions, run over the current ones), beside a goal's
-// insert (no work trigger), the variants taking turns round by round (issue 51, 3; bench/README.md,
+// insert (no work trigger), the variants taking turns round by round (issue 51, 3; bench/writes.md,
 // "Tenth pass: a job's and a task's add"). On PGlite each sample is a transaction rolled back after
 // the project's work lock, timed by this process's CPU time (PGlite runs in it); on PostgreSQL
 // (BENCH_DATABASE_URL) each is timed inside the backend (clock_timestamp around the insert, in a

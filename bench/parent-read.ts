@@ -1,5 +1,5 @@
 // The parent's locking read of a 100-add batch (sql/nodes/lock-many.sql), as the batches under
-// one approach accumulate (bench/README.md "Eleventh pass: the parent's lock"): the app in this
+// one approach accumulate (bench/writes.md "Eleventh pass: the parent's lock"): the app in this
 // process on a fresh database (bench/lib/app.ts, which runs no maintenance loop), N batches of 100
 // jobs under one approach through POST /mutate, and the wall time of the app's own read (sent with
 // the ids' counter, so that statement's time is in it) and this process's CPU over it (on PGlite

@@ -1,4 +1,4 @@
-// Where a single write's CPU goes on PGlite: inside the request or after it (issue 51, 3; bench/README.md,
+// Where a single write's CPU goes on PGlite: inside the request or after it (issue 51, 3; bench/writes.md,
 // "Eleventh pass: a job's add on PGlite"). `npm run bench:writes` gives the CPU per write from a block's
 // start until the process is idle again: the write and the background it leaves (the loops it wakes,
 // the search's catch-up, the embedder's requests) in one figure. A write that spends more in its

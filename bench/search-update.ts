@@ -1,4 +1,4 @@
-// The search loop alone after label updates (bench/README.md, "Ninth pass: the search loop after
+// The search loop alone after label updates (bench/writes.md, "Ninth pass: the search loop after
 // an update"), in this process: the app of a checkout (bench/lib/app.ts) on a fresh database, its
 // search loop not scheduled; N label updates of one goal (with children), then one run of the
 // loop (src/search/loop.ts tick), timed, with the statements it sent; ROUNDS rounds. Then the

@@ -7,7 +7,7 @@ import { freshDatabase } from './process'
 // search's catch-up, the replicas' lease). postgres.js hands a statement the connection idle
 // longest, so statements of the loops on the requests' pool sent one writer's transactions round
 // every connection they had opened, each backend preparing and planning its statements anew
-// (bench/README.md, "Tenth pass: the delete"). With the loops on a pool of their own, one writer
+// (bench/writes.md, "Tenth pass: the delete"). With the loops on a pool of their own, one writer
 // keeps its connection however busy the loops are; the background pool holds at most 3
 // connections, and `close()` ends both pools.
 const onPostgres = !!process.env.TEST_DATABASE_URL

@@ -5,7 +5,7 @@ import { freshDatabase } from './process'
 
 // src/db/postgres.ts `tx` (postgres.js's `begin`): what any change to how a transaction is sent
 // must keep (issue 51, 3: a BEGIN sent with the first statement on a reserved connection was
-// tried and taken back, bench/README.md's ninth pass). The transaction is one (its statements
+// tried and taken back, bench/writes.md's ninth pass). The transaction is one (its statements
 // see each other, others see it at the commit), a failure rolls it back, a statement that failed
 // fails it even when the code caught the error, a statement sent after a failed one reports the
 // failure that caused it, and the pool's connections stay usable.

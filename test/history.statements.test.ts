@@ -8,7 +8,7 @@ import { changeParams, oneChangeParams } from '../src/history/record'
 import type { Actor } from '../src/ports/actor'
 import { startApp } from './helpers'
 
-// history.md, 2: a write's changes are stored by one statement of three (bench/README.md, the
+// history.md, 2: a write's changes are stored by one statement of three (bench/writes.md, the
 // eleventh pass): a write's only change, each field a parameter (sql/events/insert-with-change.sql),
 // more as one JSON array with the events (sql/events/insert-with-changes.sql) or alone
 // (sql/history/insert-many.sql). Whichever stores it, a change must read back the same; and each

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { tick } from '../src/search/loop'
 import { startApp, type TestApp } from './helpers'
 
-// What one run of the search loop does after label updates (bench/README.md, "Ninth pass: the
+// What one run of the search loop does after label updates (bench/writes.md, "Ninth pass: the
 // search loop after an update"): the statements it sends do not grow with the updates it
 // follows, it embeds each updated node's newest text once (not the texts in between, not its
 // children: a node's vector is its own label and description), and search answers the newest

@@ -263,7 +263,7 @@ const CONNECT_TIMEOUT_S = 5
  * Connections of the background pool (Db.background: the loops, the search's catch-up, the
  * replicas' lease). postgres.js hands each statement the connection idle longest: with the loops
  * on the requests' pool, one writer's transactions went round every connection they had opened,
- * each backend preparing and planning each statement anew (bench/README.md, "Tenth pass: the
+ * each backend preparing and planning each statement anew (bench/writes.md, "Tenth pass: the
  * delete"). On a pool of their own, the requests' pool grows only with concurrent requests.
  */
 const BACKGROUND_CONNECTIONS = 3

@@ -105,7 +105,7 @@ export interface RidingChanges {
 /**
  * The changes of a write with events (src/events/outbox.ts): the first statement's ride in the
  * events' one, the write's only change with each of its fields a parameter of its own
- * (`oneChangeParams`: no JSON array for the statement to take apart, bench/README.md's eleventh
+ * (`oneChangeParams`: no JSON array for the statement to take apart, bench/writes.md's eleventh
  * pass), more in sql/history/insert-many.sql's parameters (sql/events/insert-with-changes.sql);
  * the chunks past INSERT_CHUNK changes are left for `storeChanges`. None when history is off.
  */
