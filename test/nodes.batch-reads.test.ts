@@ -2,9 +2,10 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import type { Db } from '../src/db'
 import { startApp } from './helpers'
 
-// What a batch of adds reads before its entries (src/nodes/batch-ids.ts `allocateBatchIds`): the
-// parents its adds name are read with the ids' counter, the read sent before the counter's answer
-// (on PostgreSQL one round trip), once for the whole batch, and its answers are as before.
+// What a batch reads before its entries: the ids its adds need asked for (src/nodes/batch-ids.ts
+// `allocateBatchIds`, src/nodes/context.ts `askIds`), then the nodes its entries name, parents among
+// them (src/nodes/context.ts `readNamed`), read once for the whole batch and sent before the
+// counters' answer (on PostgreSQL one round trip), and its answers are as before.
 const app = await startApp()
 afterAll(() => app.close())
 
@@ -75,6 +76,34 @@ describe('a batch of adds', () => {
     expect(sent).toEqual(['send counter', 'send read', 'done counter', 'done read'])
     expect(res!.body.results.map((r: any) => r.node.parentId)).toEqual(jobs.map((j) => j.node.parentId))
     expect(new Set(res!.body.results.map((r: any) => r.nodeId)).size).toBe(100)
+  })
+
+  it('sends every type’s counter, then the nodes its adds and updates name, before the first answer', async () => {
+    const p = await app.project()
+    const [a, b] = await tree(p)
+    const mutations = [
+      { action: 'add', node: { type: 'job', parentId: a, data: { label: 'J' } } },
+      { action: 'add', node: { type: 'task', data: { label: 'T' } } },
+      { action: 'update', nodeId: a, data: { label: 'A2' } },
+      { action: 'update', nodeId: b, data: { label: 'B2' } },
+    ]
+    let res: Awaited<ReturnType<typeof mutate>> | undefined
+    const sent = await traffic(async () => {
+      res = await mutate({ action: 'batch', projectId: p, mutations })
+    })
+    expect(res!.status).toBe(200)
+    // then each update's own statement, its node's edit intents (src/nodes/context.ts `getNodeWithIntent`)
+    expect(sent).toEqual([
+      'send counter',
+      'send counter',
+      'send read',
+      'done counter',
+      'done counter',
+      'done read',
+      ...Array(2).fill(['send read', 'done read']).flat(),
+    ])
+    expect(res!.body.results.map((r: any) => r.node.parentId)).toEqual([a, null, expect.any(String), expect.any(String)])
+    expect(res!.body.results.slice(2).map((r: any) => r.node.data.label)).toEqual(['A2', 'B2'])
   })
 
   it('refuses an add under a parent that does not exist, or of the wrong type, as before', async () => {

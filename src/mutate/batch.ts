@@ -82,7 +82,8 @@ export async function batch(
   const capped = hasAdds ? await checkNodeCap(deps, project) : null
   await watch?.(ctx)
 
-  // 1. read ahead: every id its adds need, whether its blockedBy can close a cycle at all, the nodes its entries name
+  // 1. read ahead: every id its adds need (asked for, their counters sent with the reads that follow:
+  // on PostgreSQL one round trip), whether its blockedBy can close a cycle at all, the nodes its entries name
   await allocateBatchIds(ctx, entries)
   ctx.cycleFree = await batchCycleFree(ctx, entries)
   await readNamed(ctx, entries)

@@ -1,6 +1,6 @@
 import { invalid } from '../errors'
-import { loadNodes, reserveIds, type WriteCtx } from './context'
-import { isNodeType, NODE_TYPES, type NodeType, PARENT_TYPE, parseNodeId } from './model'
+import { askIds, loadNodes, reserveIds, type WriteCtx } from './context'
+import { isNodeType, NODE_TYPES, type NodeType, parseNodeId } from './model'
 import * as q from './queries'
 
 /**
@@ -13,7 +13,7 @@ import * as q from './queries'
  */
 export async function allocateBatchIds(
   ctx: WriteCtx,
-  entries: readonly { action: string; node?: { type?: unknown; id?: unknown; parentId?: unknown } }[],
+  entries: readonly { action: string; node?: { type?: unknown; id?: unknown } }[],
 ): Promise<void> {
   const explicit = new Map<NodeType, { index: number; id: string; number: number }[]>()
   const generated = new Map<NodeType, number>()
@@ -34,22 +34,10 @@ export async function allocateBatchIds(
     seen.add(id)
     explicit.set(type, [...(explicit.get(type) ?? []), { index, id, number: parsed.number }])
   })
+  // no explicit id (the usual batch): its ids asked for, their counters sent with the batch's next
+  // statements (./context.ts `askIds`: the nodes its entries name, `readNamed`)
+  if (explicit.size === 0) return askIds(ctx, Object.fromEntries(generated))
   await loadNodes(ctx, seen)
-  // a batch of adds only, of one type's new ids (the 100-add batch): the parents its adds name,
-  // which each add's readAround would read in turn, are read (and locked) now, issued after the
-  // counter's statement and awaited with it: on PostgreSQL one round trip (postgres.js sends a
-  // transaction's statements without waiting for the answer of the one before), the locks taken
-  // in the same order
-  if (explicit.size === 0 && generated.size === 1 && entries.every((e) => e.action === 'add')) {
-    const [[type, n]] = generated
-    const parents = entries.flatMap(({ node }) =>
-      isNodeType(node?.type) && PARENT_TYPE[node.type] !== null && typeof node.parentId === 'string' && node.parentId !== ''
-        ? [node.parentId]
-        : [],
-    )
-    await Promise.all([reserveIds(ctx, { [type]: n }), loadNodes(ctx, parents)])
-    return
-  }
   for (const type of NODE_TYPES) {
     const ids = explicit.get(type)
     if (ids) {

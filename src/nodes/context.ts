@@ -42,6 +42,8 @@ export interface WriteCtx extends Outbox {
   advisories: Record<string, unknown>[]
   created: { nodes: number; iterations: number }
   idPool: Map<NodeType, { next: number; end: number }>
+  /** the ids asked for ahead of their use (`askIds`), in `idPool` once this is done */
+  asked?: Promise<void>
   /** approach id → its stored blockedBy, read once per write when a blockedBy is sent (the cycle check) */
   blockers?: Map<string, readonly unknown[]>
   /** set by a batch whose blockedBy can close no cycle (src/nodes/cycle-free.ts): the cycle walk is skipped */
@@ -307,6 +309,8 @@ export async function readAdd(ctx: WriteCtx, input: NewNode): Promise<AddRead> {
  * without keeping it in the context as it then stands (an add, an update), or marking it gone
  * (a delete, for each node of its subtree), and later entries read the context first. Draft ids,
  * and the ids the batch adds under their own name (read by src/nodes/batch-ids.ts), are left out.
+ * The new ids its adds need were asked for before (src/nodes/batch-ids.ts, `askIds`): on
+ * PostgreSQL this read goes in their round trip, after their counters' locks.
  */
 export async function readNamed(ctx: WriteCtx, entries: readonly (NodeEntry | { action: 'addIteration' })[]): Promise<void> {
   const updates = entries.filter((e) => e.action === 'update').length
@@ -398,15 +402,27 @@ export async function getNode(ctx: WriteCtx, id: string): Promise<Node | null> {
 
 /**
  * Reserve ids for the adds to come, one counter update per type, always in the order of
- * NODE_TYPES: concurrent writes then lock the counters in one order and cannot deadlock.
+ * NODE_TYPES: concurrent writes then lock the counters in one order and cannot deadlock. The
+ * updates are sent together, in that order (on PostgreSQL one round trip).
  */
 export async function reserveIds(ctx: WriteCtx, counts: Partial<Record<NodeType, number>>): Promise<void> {
-  for (const type of NODE_TYPES) {
-    const n = counts[type]
-    if (!n) continue
-    const first = await q.allocateIds(ctx.deps.db, ctx.projectId, type, n)
-    ctx.idPool.set(type, { next: first, end: first + n })
-  }
+  const types = NODE_TYPES.filter((type) => counts[type])
+  const firsts = await Promise.all(types.map((type) => q.allocateIds(ctx.deps.db, ctx.projectId, type, counts[type]!)))
+  for (const [i, type] of types.entries()) ctx.idPool.set(type, { next: firsts[i]!, end: firsts[i]! + counts[type]! })
+}
+
+/**
+ * Ask for the ids of the adds to come ahead of their first use (a batch's, src/nodes/batch-ids.ts):
+ * the counters are sent now (`reserveIds`) and awaited by the first new id (`nextId`), so that the
+ * statements sent before it (the nodes a batch names, `readNamed`) take their locks after the
+ * counters', as a single add takes its parent's after its id's, and on PostgreSQL go in the same
+ * round trip (postgres.js sends a transaction's statements without waiting for the answer of the
+ * one before).
+ */
+export function askIds(ctx: WriteCtx, counts: Partial<Record<NodeType, number>>): void {
+  ctx.asked = reserveIds(ctx, counts)
+  // it may fail while nothing awaits it yet: the nextId that awaits it throws
+  ctx.asked.catch(() => {})
 }
 
 /**
@@ -415,6 +431,7 @@ export async function reserveIds(ctx: WriteCtx, counts: Partial<Record<NodeType,
  * parent check that follows finds it without a round trip of its own.
  */
 export async function nextId(ctx: WriteCtx, type: NodeType, parentId?: string): Promise<string> {
+  if (ctx.asked) await ctx.asked
   let pool = ctx.idPool.get(type)
   if (!pool || pool.next >= pool.end) {
     if (parentId !== undefined && !ctx.nodes.has(parentId) && !parentId.startsWith('draft-')) {

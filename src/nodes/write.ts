@@ -27,21 +27,23 @@ import type { CheckedEntry, CheckedUpdate } from './rules'
  * its end or before the next statement that needs it), with its event and its change.
  */
 export function storeAdd(ctx: WriteCtx, node: Node): Node {
-  // later entries of a batch read it with its data's keys as a read gives them (`flush`), not as sent
-  const ordered = jsonbOrdered(node.data)
-  ctx.nodes.set(node.id, ordered === node.data ? node : { ...node, data: ordered })
-  ctx.pending.push({
-    id: node.id,
-    type: node.type,
-    parent_id: node.parentId,
-    data: node.data,
-    created_at: null,
-    classified: node.type !== 'task',
-  })
-  ctx.events.push({ type: 'node.added', node })
-  noteChange(ctx, 'add', node, null, node)
+  queue(ctx, 'add', node, null, node.type !== 'task')
   ctx.created.nodes++
   return node
+}
+
+/**
+ * A node queued for the write's one insert (`flush`), with its event and its change: an add's,
+ * or a node brought back. The write keeps it with its data's keys as a read of it would give them
+ * (jsonb's order), not as sent: what reads it later in the write (a batch's later entries, a
+ * revert's later steps, an update's change naming its `fields`) sees what a read would have given.
+ */
+function queue(ctx: WriteCtx, action: 'add' | 'restore', node: Node, createdAt: string | null, classified: boolean): void {
+  ctx.pending.push({ id: node.id, type: node.type, parent_id: node.parentId, data: node.data, created_at: createdAt, classified })
+  const ordered = jsonbOrdered(node.data)
+  ctx.nodes.set(node.id, ordered === node.data ? node : { ...node, data: ordered })
+  ctx.events.push({ type: 'node.added', node })
+  noteChange(ctx, action, node, null, node)
 }
 
 /** A batch's node entry as stored (`storeEntry`): the node added (with the id it was sent under) or updated, or deleted with what it left behind. */
@@ -141,10 +143,7 @@ export async function removeRows(
  * the classifier has not read yet.
  */
 export function bringBack(ctx: WriteCtx, node: Node, createdAt: string | null, classified: boolean): void {
-  ctx.pending.push({ id: node.id, type: node.type, parent_id: node.parentId, data: node.data, created_at: createdAt, classified })
-  ctx.nodes.set(node.id, node)
-  ctx.events.push({ type: 'node.added', node })
-  noteChange(ctx, 'restore', node, null, node)
+  queue(ctx, 'restore', node, createdAt, classified)
 }
 
 /** Note a change of a node in this write (a revert's own action when one is running). */
@@ -160,9 +159,9 @@ export function noteChange(
 
 /**
  * Write the pending inserts (one statement) so later reads in this transaction see them. The
- * insert returns the revs alone: each node stays in the write as it was sent, its data in the
- * key order a read of it would give (jsonb's: an update later in the write names its change's
- * `fields` in that order), its createdAt the one it was given (a restore's) or made with.
+ * insert returns the revs alone: each node stays in the write as it was queued (`queue`: its data
+ * in the key order a read of it would give), its createdAt the one it was given (a restore's) or
+ * made with.
  */
 export async function flush(ctx: WriteCtx): Promise<void> {
   if (ctx.pending.length === 0) return
@@ -173,8 +172,7 @@ export async function flush(ctx: WriteCtx): Promise<void> {
   for (const row of rows) {
     const kept = ctx.nodes.get(row.id)
     const createdAt = row.created_at ?? kept?.createdAt
-    const data = jsonbOrdered(kept?.data ?? row.data)
-    const node = toNode({ ...row, data, rev: stored.get(row.id), created_at: createdAt }, createdAt != null)
+    const node = toNode({ ...row, data: kept?.data ?? row.data, rev: stored.get(row.id), created_at: createdAt }, createdAt != null)
     revs.set(row.id, node.rev)
     ctx.nodes.set(row.id, node)
   }
