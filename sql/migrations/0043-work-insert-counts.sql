@@ -9,20 +9,24 @@
 -- for key share until the commit); and a group of open rows never sums to nothing (each row counts
 -- one, ready or blocked).
 --
--- And the rank of a job that does not sit in its sibling's iteration is asked of work_iter_rank (new,
--- below) instead of a subquery over work_iter_ranks in the statement: a statement starts every plan
--- node it holds, the subquery's too (its scan of iterations opened and locked, a window and two
--- sorts set up), at each run, when most runs never ask it (a job lands in its sibling's iteration).
+-- And the rank of a job that does not sit in its sibling's iteration was a subquery over
+-- work_iter_ranks in the statement: a statement starts every plan node it holds at each run, the
+-- subquery's too (its scan of iterations opened and locked, a window and two sorts set up), when most
+-- runs never ask it (a job lands in its sibling's iteration). It is now read from the map of
+-- work_iter_rank_map (new, below) through uncorrelated subqueries: each run at most once in a
+-- statement, the first time a job needs it (not at all in most), and set up as one Result node. (A helper called per job, the
+-- first form tried, ran its query once per job: a batch of 100 jobs named into another iteration
+-- than their siblings' cost 0.5 ms more of PostgreSQL's CPU than the subquery.) The map is
+-- work_refresh's (0034): an iteration's rank under its name, that of a name no iteration has under ''.
 -- The rows written are those of 0041 (test/work.job-add.test.ts compares them with work_refresh's;
 -- test/work.state.test.ts the counts with the rule's).
 
--- The rank of iteration `iteration` in project p, as work_refresh maps it: the iteration's own
--- rank, or that of a name no iteration has (work_iter_ranks' null row). plpgsql: its statement is
--- planned once per connection, where a SQL function's would be planned at each statement that calls it.
-create function work_iter_rank(p text, iteration text) returns integer
+-- The ranks of project p's iterations by name, and under '' the rank of a name no iteration has (or
+-- of no iteration), as work_refresh maps them. plpgsql: its statement is planned once per connection.
+create function work_iter_rank_map(p text) returns jsonb
 language plpgsql stable as $$
 begin
-  return (select r.rank from work_iter_ranks(p) r where r.name = iteration or r.name is null order by r.name is null limit 1);
+  return (select coalesce(jsonb_object_agg(coalesce(r.name, ''), r.rank), '{}'::jsonb) from work_iter_ranks(p) r);
 end
 $$;
 
@@ -80,7 +84,8 @@ begin
           it.iteration,
           -- the rank of the job's iteration: the sibling's when it sits in the same one, else as
           -- work_refresh maps them (0038)
-          case when s.iteration is not distinct from it.iteration then s.iter_rank else work_iter_rank(p, it.iteration) end,
+          case when s.iteration is not distinct from it.iteration then s.iter_rank
+            else coalesce(((select work_iter_rank_map(p)) ->> it.iteration)::integer, ((select work_iter_rank_map(p)) ->> '')::integer) end,
           s.focus, n.created_at, n.ord, txid_current(), false
         from new_nodes n
         join siblings s on s.parent_id = n.parent_id
