@@ -76,7 +76,8 @@ try {
   console.log(
     `${PG_URL ? "PostgreSQL, the backend's" : 'PGlite, the process'} CPU ms of one insert of ${SIZE} jobs in iteration ${ITERATION} beside ${JOBS}, ${ROUNDS} rounds of ${SAMPLES}\n\n| variant | ms (median of the rounds) | rounds |\n|---|---|---|`,
   )
-  files.forEach((f, i) => console.log(`| ${f} | ${median(times[i]!).toFixed(3)} | ${times[i]!.map((x) => x.toFixed(3)).join(' ')} |`))
+  for (const [i, f] of files.entries())
+    console.log(`| ${f} | ${median(times[i]!).toFixed(3)} | ${times[i]!.map((x) => x.toFixed(3)).join(' ')} |`)
 } finally {
   await s.close()
 }
