@@ -49,7 +49,9 @@ try {
   // the functions the given files replace, as the migrations leave them: put back before every other variant
   const replaced = [...new Set(given.flatMap((sql) => [...sql.matchAll(/create or replace function (\w+)\(/g)].map((m) => m[1]!)))]
   const reset = replaced
-    .filter((name) => name !== 'work_nodes_inserted')
+    // a function no migration defines yet (a variant's new helper) has nothing to put back: the
+    // other variants do not call it
+    .filter((name) => name !== 'work_nodes_inserted' && migrations.some((m) => m.sql.includes(`function ${name}(`)))
     .map((name) => of(lastMigration(name).sql, name))
     .join('\n')
   const asMigrated = `work_nodes_inserted of ${current.name}`

@@ -10,9 +10,10 @@
 //   bun bench/write-triggers-batch.ts [--size 100] [--jobs 0] [--rounds 4] [--samples 20] [--only work,advance]
 //
 // With BENCH_DATABASE_URL the same on PostgreSQL (a database of its own, dropped at the end): the
-// samples run on one connection of their own, timed by that backend's CPU time (/proc/<pid>/stat,
-// in ticks of 10 ms: each part's figure is its ticks summed over a round's samples, divided by
-// them, so a round wants --samples 40 or more).
+// samples run on one connection of their own, timed by that backend's CPU time (the nanoseconds
+// of /proc/<pid>/schedstat where the kernel keeps them, else /proc/<pid>/stat's ticks of 10 ms:
+// each part's figure is its time summed over a round's samples, divided by them, so with ticks a
+// round wants --samples 40 or more).
 //
 // --defer: the work state set aside and flushed, as for a batch that also updates or deletes.
 // --jobs: the approach holds that many jobs first (ANALYZE runs after them, unless --no-analyze). --only: the rows whose name holds one of these
@@ -131,7 +132,10 @@ try {
   // parameter through JSON.stringify: the app's JSON text is parsed back for it)
   const pg = PG_URL ? postgres(s.deps.config.databaseUrl!, { max: 1, onnotice: () => {} }) : null
   const backend = pg ? Number((await pg`select pg_backend_pid() as pid`)[0]!.pid) : 0
+  const schedstat = () => Number(readFileSync(`/proc/${backend}/schedstat`, 'utf8').split(' ')[0])
+  const nanoseconds = pg !== null && existsSync(`/proc/${backend}/schedstat`) && schedstat() > 0
   const ticksMs = () => {
+    if (nanoseconds) return schedstat() / 1e6
     const f = readFileSync(`/proc/${backend}/stat`, 'utf8').split(') ')[1]!.split(' ')
     return (Number(f[11]) + Number(f[12])) * 10
   }

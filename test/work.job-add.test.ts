@@ -114,6 +114,31 @@ describe("a job's add beside an open sibling", () => {
     const blocked = (await app.call('GET', `/api/v1/ready?projectId=${p}&limit=100`)).body._meta.blocked
     expect(blocked).toBe(stored.filter((w) => w.open && w.blocked).length)
   })
+
+  it('ranks a job that names no iteration of the project, or none, as the whole recompute does (the rank of a name no iteration has)', async () => {
+    const { p, a3, a4 } = await seeded()
+    // rows written straight into nodes, as a restore or an import may hold them (an add through the
+    // API names an iteration that exists, or lands in Later): one alone, then two in one statement
+    const insert = (rows: [string, string, Record<string, unknown>][]) =>
+      app.db.query(
+        `insert into nodes (project_id, id, type, parent_id, data, created_at)
+         select $1, r ->> 0, 'job', r ->> 1, r -> 2, now() from jsonb_array_elements($2::jsonb) r`,
+        [p, JSON.stringify(rows)],
+      )
+    await insert([[`${p}-gone`, a3, { label: 'gone', iteration: 'Gone' }]])
+    await insert([
+      [`${p}-none`, a3, { label: 'none' }],
+      [`${p}-gone2`, a4, { label: 'gone 2', iteration: 'Gone' }],
+    ])
+    const { stored, recomputed } = await storedAndRecomputed(app.db, p)
+    expect(stored.length).toBe(7)
+    expect(stored).toEqual(recomputed)
+    const ranks = await app.db.query<{ iter_rank: number }>(
+      `select iter_rank from work_items where project_id = $1 and node_id = any($2::text[])`,
+      [p, [`${p}-gone`, `${p}-none`, `${p}-gone2`]],
+    )
+    expect(ranks.map((r) => r.iter_rank)).toEqual([2000000000, 2000000000, 2000000000])
+  })
 })
 
 describe('a batch of adds only, its work state kept by its one insert (not set aside and flushed)', () => {
