@@ -8,6 +8,7 @@
 //   bun bench/history-analyze.ts [--rows 20000] [--big]
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/history-analyze.ts
 //   bun bench/history-analyze.ts --app [--writes 6000] [--block 200] [--op goal|update]
+//   bun bench/history-analyze.ts --js
 //
 // Without --app: `analyze changes` over --rows changes of a goal's add and update (`--big`: nodes
 // with a description, a priority and tags), timed 7 times (the CPU of this process on PGlite, of the
@@ -17,12 +18,17 @@
 // on, history off (config.recordHistory), history on with 0046 taken back; one writer adds goals
 // (or updates one goal's label), blocks of --block writes taking turns, after each block the
 // maintenance loop's tick (`maintain`) as the 30 s loop runs it; the process's CPU per write of each
-// app, the tick's part, and history's share (on ÷ off) with and without 0046.
+// app, the tick's part, and history's share (on ÷ off) with and without 0046. With --js: the
+// JavaScript a label update's change costs, each part in a loop (ns a call): the draft (both
+// processes build it), the parameters `changeChunks` builds (only with history), the Bind message
+// of the statement with the change (17 parameters) and of the events alone (2).
 
 import { readFileSync } from 'node:fs'
 import insertManySql from '../sql/history/insert-many.sql' with { type: 'text' }
 import type { Db } from '../src/db'
 import { openDb } from '../src/db'
+import { bindExecuteSync } from '../src/db/pglite-prepared'
+import { changeChunks, nodeChange, nodeState } from '../src/history/record'
 import { maintain } from '../src/maintenance/loop'
 import { type BenchServer, startBenchServer } from './lib/app'
 import { median, mutate } from './lib/sql-cpu'
@@ -157,5 +163,42 @@ async function inApp() {
   )
 }
 
+function js() {
+  const deps = {
+    config: { recordHistory: true },
+    author: { actor: { userId: 'usr_1', userName: 'Ann', keyId: 'key_1', via: 'api' as const }, requestId: crypto.randomUUID() },
+  }
+  const node = { id: 'goal-123', type: 'goal' }
+  const state = (label: string) => nodeState({ parentId: null, data: { label } })
+  const draft = nodeChange('update', node, state('a'), state('b'))
+  const params = ['bench', ...changeChunks(deps, [draft]).first!.params.map((x) => (x == null ? null : String(x)))]
+  const event = JSON.stringify([
+    {
+      type: 'node.updated',
+      payload: {
+        event: 'node.updated',
+        project_id: 'bench',
+        timestamp: new Date().toISOString(),
+        node: { ...node, rev: '12', parentId: null, data: { label: 'b' } },
+      },
+    },
+  ])
+  let k = 0
+  const parts: [string, () => unknown][] = [
+    ["the draft (nodeChange: both processes' work)", () => nodeChange('update', node, state('a'), state(`x${k++}`))],
+    ['its parameters (changeChunks: history only)', () => changeChunks(deps, [draft])],
+    ['Bind with the change (17 parameters)', () => bindExecuteSync('arbor_1', [...params, event])],
+    ['Bind of the events alone (2 parameters)', () => bindExecuteSync('arbor_1', ['bench', event])],
+  ]
+  const n = 200_000
+  for (const [label, f] of parts) {
+    for (let i = 0; i < 20_000; i++) f()
+    const at = cpuMs()
+    for (let i = 0; i < n; i++) f()
+    console.log(`${label}: ${(((cpuMs() - at) / n) * 1e6).toFixed(0)} ns`)
+  }
+}
+
 if (args.includes('--app')) await inApp()
+else if (args.includes('--js')) js()
 else await analyzeOnly()
