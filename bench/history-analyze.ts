@@ -28,6 +28,7 @@ import insertManySql from '../sql/history/insert-many.sql' with { type: 'text' }
 import type { Db } from '../src/db'
 import { openDb } from '../src/db'
 import { bindExecuteSync } from '../src/db/pglite-prepared'
+import type { Deps } from '../src/deps'
 import { changeChunks, nodeChange, nodeState } from '../src/history/record'
 import { maintain } from '../src/maintenance/loop'
 import { type BenchServer, startBenchServer } from './lib/app'
@@ -165,7 +166,8 @@ async function inApp() {
 
 function js() {
   const deps = {
-    config: { recordHistory: true },
+    // changeChunks reads no other setting
+    config: { recordHistory: true } as Deps['config'],
     author: { actor: { userId: 'usr_1', userName: 'Ann', keyId: 'key_1', via: 'api' as const }, requestId: crypto.randomUUID() },
   }
   const node = { id: 'goal-123', type: 'goal' }
