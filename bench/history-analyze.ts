@@ -9,6 +9,7 @@
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/history-analyze.ts
 //   bun bench/history-analyze.ts --app [--writes 6000] [--block 200] [--op goal|update]
 //   bun bench/history-analyze.ts --js
+//   bun bench/history-analyze.ts --plans      (and with BENCH_DATABASE_URL=…)
 //
 // Without --app: `analyze changes` over --rows changes of a goal's add and update (`--big`: nodes
 // with a description, a priority and tags), timed 7 times (the CPU of this process on PGlite, of the
@@ -21,9 +22,12 @@
 // app, the tick's part, and history's share (on ÷ off) with and without 0046. With --js: the
 // JavaScript a label update's change costs, each part in a loop (ns a call): the draft (both
 // processes build it), the parameters `changeChunks` builds (only with history), the Bind message
-// of the statement with the change (17 parameters) and of the events alone (2).
+// of the statement with the change (17 parameters) and of the events alone (2). With --plans: the
+// plans of the reads of changes, custom and generic, with 0046 and without (the same, or the
+// difference).
 
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import insertManySql from '../sql/history/insert-many.sql' with { type: 'text' }
 import type { Db } from '../src/db'
 import { openDb } from '../src/db'
@@ -57,24 +61,90 @@ async function dbCpuMs(db: Db): Promise<number> {
   return ns / 1e6
 }
 
+/** A migrated database of its own: PGlite in memory, or a new database of the server (dropped by `close`). */
+async function freshDb(): Promise<{ db: Db; close: () => Promise<void> }> {
+  if (!PG) {
+    const db = await openDb({ databaseUrl: 'memory://', dataDir: '' })
+    return { db, close: () => db.close() }
+  }
+  const name = `arbor_hist_analyze_${process.pid}`
+  const admin = await openDb({ databaseUrl: PG, dataDir: '' })
+  await admin.exec(`drop database if exists ${name}`)
+  await admin.exec(`create database ${name}`)
+  const u = new URL(PG)
+  u.pathname = `/${name}`
+  const db = await openDb({ databaseUrl: u.toString(), dataDir: '' })
+  return {
+    db,
+    async close() {
+      await db.close()
+      await admin.exec(`drop database if exists ${name} with (force)`)
+      await admin.close()
+    },
+  }
+}
+
+/**
+ * The plans of the statements that read changes (sql/history/*.sql but the prune), custom and
+ * generic, on 30,000 analyzed changes of seven projects, with 0046 and without: they must be the same.
+ */
+async function plans() {
+  const read = (f: string) => readFileSync(join(import.meta.dir, '..', 'sql', 'history', `${f}.sql`), 'utf8')
+  const statements: [string, string, unknown[]][] = [
+    ['list', read('list'), ['p1', null, null, null, null, null, null, null, null, 50]],
+    ['list, a requestId', read('list'), ['p1', null, null, null, 'r-3', null, null, null, null, 50]],
+    ['list-by-target', read('list-by-target'), ['p1', 'g_5', null, null, null, null, null, null, null, null, 50]],
+    ['later', read('later'), ['p1', ['g_5', 'g_7'], 100]],
+    ['latest-of-targets', read('latest-of-targets'), ['p1', ['g_5'], 20]],
+    ['get-many', read('get-many'), ['p1', [1, 2, 3]]],
+    ['has-changes', read('has-changes'), ['p1', 'node', 'g_5']],
+  ]
+  const seen = new Map<string, string[]>()
+  for (const variant of ['as migrated', 'before 0046']) {
+    const { db, close } = await freshDb()
+    if (variant === 'before 0046') await db.exec(takeBack)
+    for (let i = 0; i < 30_000; i += 500) {
+      const drafts = Array.from({ length: 500 }, (_, j) => ({
+        action: 'update',
+        kind: 'node',
+        id: `g_${(i + j) % 3000}`,
+        type: 'goal',
+        before: { parentId: null, data: { label: `b${i + j}` } },
+        after: { parentId: null, data: { label: `x${i + j}` } },
+        fields: ['label'],
+      }))
+      await db.query(insertManySql, [`p${(i / 500) % 7}`, 'u_1', 'Ann', 'k_1', null, 'api', `r-${i / 500}`, JSON.stringify(drafts)])
+    }
+    await db.exec('analyze changes')
+    // a statement prepared in SQL and explained by EXECUTE goes through the plan cache as the app's
+    // prepared statements do (an EXPLAIN of the text with parameters would plan it with their values)
+    const literal = (v: unknown): string =>
+      v === null ? 'null' : Array.isArray(v) ? `'{${v.join(',')}}'` : typeof v === 'number' ? String(v) : `'${v}'`
+    let n = 0
+    for (const [label, text, params] of statements)
+      for (const mode of ['force_custom_plan', 'force_generic_plan']) {
+        const name = `plan_${++n}`
+        await db.exec(`set plan_cache_mode = ${mode}; prepare ${name} as ${text}`)
+        const plan = (await db.query<Record<string, string>>(`explain (costs off) execute ${name}(${params.map(literal).join(', ')})`))
+          .map((r) => Object.values(r)[0])
+          .join('\n')
+        seen.set(`${label} (${mode})`, [...(seen.get(`${label} (${mode})`) ?? []), plan])
+      }
+    await close()
+  }
+  for (const [label, [now, before]] of seen)
+    console.log(
+      `${label}: ${now === before ? `the same plan: ${now!.replaceAll('\n', ' ').replace(/ +/g, ' ')}` : `differs\n${before}\n-- with 0046:\n${now}`}`,
+    )
+}
+
 async function analyzeOnly() {
   const rows = Number(opt('rows', '20000'))
   const big = args.includes('--big')
   const desc = 'A longer description of what this node is for, as people write them. '.repeat(4)
   const data = (label: string) => (big ? { label, description: desc + label, priority: 'high', tags: ['a', 'b'] } : { label })
   for (const variant of ['as migrated', 'before 0046']) {
-    const name = `arbor_hist_analyze_${process.pid}`
-    let url = 'memory://'
-    let admin: Db | undefined
-    if (PG) {
-      admin = await openDb({ databaseUrl: PG, dataDir: '' })
-      await admin.exec(`drop database if exists ${name}`)
-      await admin.exec(`create database ${name}`)
-      const u = new URL(PG)
-      u.pathname = `/${name}`
-      url = u.toString()
-    }
-    const db = await openDb({ databaseUrl: url, dataDir: '' })
+    const { db, close } = await freshDb()
     if (variant === 'before 0046') await db.exec(takeBack)
     let k = 0
     for (let i = 0; i < rows; i += 500) {
@@ -98,11 +168,7 @@ async function analyzeOnly() {
       await db.exec('analyze changes')
       ms.push((await dbCpuMs(db)) - at)
     }
-    await db.close()
-    if (admin) {
-      await admin.exec(`drop database if exists ${name} with (force)`)
-      await admin.close()
-    }
+    await close()
     const each = (median(ms) / (50 + 0.1 * rows)) * 1000
     console.log(
       `${PG ? 'postgres' : 'pglite'}, ${rows} changes${big ? ' (larger nodes)' : ''}, ${variant}: analyze ${median(ms).toFixed(1)} ms CPU ` +
@@ -202,5 +268,6 @@ function js() {
 }
 
 if (args.includes('--app')) await inApp()
+else if (args.includes('--plans')) await plans()
 else if (args.includes('--js')) js()
 else await analyzeOnly()
