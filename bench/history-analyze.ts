@@ -1,0 +1,273 @@
+// What the statistics of `changes` cost the writes that record them (history.md 7; bench/writes.md,
+// "Twelfth pass: history's share in the app"). PGlite runs no autovacuum: the maintenance loop
+// (src/maintenance/loop.ts) analyzes a table once 10% of its rows changed, so every change row
+// pays a tenth of an ANALYZE of the whole table, a cost the no-history process
+// (ARBOR_BENCH_NO_HISTORY) never has. Migration 0046 sets statistics 0 on nine columns no
+// statement filters or sorts by.
+//
+//   bun bench/history-analyze.ts [--rows 20000] [--big]
+//   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/history-analyze.ts
+//   bun bench/history-analyze.ts --app [--writes 6000] [--block 200] [--op goal|update]
+//   bun bench/history-analyze.ts --js
+//   bun bench/history-analyze.ts --plans      (and with BENCH_DATABASE_URL=…)
+//
+// Without --app: `analyze changes` over --rows changes of a goal's add and update (`--big`: nodes
+// with a description, a priority and tags), timed 7 times (the CPU of this process on PGlite, of the
+// database's backends on PostgreSQL), on a database as migrated and on one with 0046 taken back
+// (statistics -1 again); a write's share is the median ÷ (50 + 10% of the rows), autovacuum's
+// threshold. With --app (PGlite): three apps in this process, each on a PGlite of its own: history
+// on, history off (config.recordHistory), history on with 0046 taken back; one writer adds goals
+// (or updates one goal's label), blocks of --block writes taking turns, after each block the
+// maintenance loop's tick (`maintain`) as the 30 s loop runs it; the process's CPU per write of each
+// app, the tick's part, and history's share (on ÷ off) with and without 0046. With --js: the
+// JavaScript a label update's change costs, each part in a loop (ns a call): the draft (both
+// processes build it), the parameters `changeChunks` builds (only with history), the Bind message
+// of the statement with the change (17 parameters) and of the events alone (2). With --plans: the
+// plans of the reads of changes, custom and generic, with 0046 and without (the same, or the
+// difference).
+
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import insertManySql from '../sql/history/insert-many.sql' with { type: 'text' }
+import type { Db } from '../src/db'
+import { openDb } from '../src/db'
+import { bindExecuteSync } from '../src/db/pglite-prepared'
+import type { Deps } from '../src/deps'
+import { changeChunks, nodeChange, nodeState } from '../src/history/record'
+import { maintain } from '../src/maintenance/loop'
+import { type BenchServer, startBenchServer } from './lib/app'
+import { median, mutate } from './lib/sql-cpu'
+
+const args = process.argv.slice(2)
+const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)
+const PG = process.env.BENCH_DATABASE_URL
+/** the columns 0046 sets to statistics 0 */
+const SKIPPED = ['before', 'after', 'fields', 'proposal', 'user_name', 'key_id', 'action', 'target_type', 'revert_of']
+const takeBack = `alter table changes ${SKIPPED.map((c) => `alter column ${c} set statistics -1`).join(', ')}`
+const cpuMs = () => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1000
+}
+
+/** CPU ms the database's backends have run so far (PostgreSQL), or this process (PGlite) */
+async function dbCpuMs(db: Db): Promise<number> {
+  if (!PG) return cpuMs()
+  const pids = await db.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database()')
+  let ns = 0
+  for (const { pid } of pids)
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0])
+    } catch {}
+  return ns / 1e6
+}
+
+/** A migrated database of its own: PGlite in memory, or a new database of the server (dropped by `close`). */
+async function freshDb(): Promise<{ db: Db; close: () => Promise<void> }> {
+  if (!PG) {
+    const db = await openDb({ databaseUrl: 'memory://', dataDir: '' })
+    return { db, close: () => db.close() }
+  }
+  const name = `arbor_hist_analyze_${process.pid}`
+  const admin = await openDb({ databaseUrl: PG, dataDir: '' })
+  await admin.exec(`drop database if exists ${name}`)
+  await admin.exec(`create database ${name}`)
+  const u = new URL(PG)
+  u.pathname = `/${name}`
+  const db = await openDb({ databaseUrl: u.toString(), dataDir: '' })
+  return {
+    db,
+    async close() {
+      await db.close()
+      await admin.exec(`drop database if exists ${name} with (force)`)
+      await admin.close()
+    },
+  }
+}
+
+/**
+ * The plans of the statements that read changes (sql/history/*.sql but the prune), custom and
+ * generic, on 30,000 analyzed changes of seven projects, with 0046 and without: they must be the same.
+ */
+async function plans() {
+  const read = (f: string) => readFileSync(join(import.meta.dir, '..', 'sql', 'history', `${f}.sql`), 'utf8')
+  const statements: [string, string, unknown[]][] = [
+    ['list', read('list'), ['p1', null, null, null, null, null, null, null, null, 50]],
+    ['list, a requestId', read('list'), ['p1', null, null, null, 'r-3', null, null, null, null, 50]],
+    ['list-by-target', read('list-by-target'), ['p1', 'g_5', null, null, null, null, null, null, null, null, 50]],
+    ['later', read('later'), ['p1', ['g_5', 'g_7'], 100]],
+    ['latest-of-targets', read('latest-of-targets'), ['p1', ['g_5'], 20]],
+    ['get-many', read('get-many'), ['p1', [1, 2, 3]]],
+    ['has-changes', read('has-changes'), ['p1', 'node', 'g_5']],
+  ]
+  const seen = new Map<string, string[]>()
+  for (const variant of ['as migrated', 'before 0046']) {
+    const { db, close } = await freshDb()
+    if (variant === 'before 0046') await db.exec(takeBack)
+    for (let i = 0; i < 30_000; i += 500) {
+      const drafts = Array.from({ length: 500 }, (_, j) => ({
+        action: 'update',
+        kind: 'node',
+        id: `g_${(i + j) % 3000}`,
+        type: 'goal',
+        before: { parentId: null, data: { label: `b${i + j}` } },
+        after: { parentId: null, data: { label: `x${i + j}` } },
+        fields: ['label'],
+      }))
+      await db.query(insertManySql, [`p${(i / 500) % 7}`, 'u_1', 'Ann', 'k_1', null, 'api', `r-${i / 500}`, JSON.stringify(drafts)])
+    }
+    await db.exec('analyze changes')
+    // a statement prepared in SQL and explained by EXECUTE goes through the plan cache as the app's
+    // prepared statements do (an EXPLAIN of the text with parameters would plan it with their values)
+    const literal = (v: unknown): string =>
+      v === null ? 'null' : Array.isArray(v) ? `'{${v.join(',')}}'` : typeof v === 'number' ? String(v) : `'${v}'`
+    let n = 0
+    for (const [label, text, params] of statements)
+      for (const mode of ['force_custom_plan', 'force_generic_plan']) {
+        const name = `plan_${++n}`
+        await db.exec(`set plan_cache_mode = ${mode}; prepare ${name} as ${text}`)
+        const plan = (await db.query<Record<string, string>>(`explain (costs off) execute ${name}(${params.map(literal).join(', ')})`))
+          .map((r) => Object.values(r)[0])
+          .join('\n')
+        seen.set(`${label} (${mode})`, [...(seen.get(`${label} (${mode})`) ?? []), plan])
+      }
+    await close()
+  }
+  for (const [label, [now, before]] of seen)
+    console.log(
+      `${label}: ${now === before ? `the same plan: ${now!.replaceAll('\n', ' ').replace(/ +/g, ' ')}` : `differs\n${before}\n-- with 0046:\n${now}`}`,
+    )
+}
+
+async function analyzeOnly() {
+  const rows = Number(opt('rows', '20000'))
+  const big = args.includes('--big')
+  const desc = 'A longer description of what this node is for, as people write them. '.repeat(4)
+  const data = (label: string) => (big ? { label, description: desc + label, priority: 'high', tags: ['a', 'b'] } : { label })
+  for (const variant of ['as migrated', 'before 0046']) {
+    const { db, close } = await freshDb()
+    if (variant === 'before 0046') await db.exec(takeBack)
+    let k = 0
+    for (let i = 0; i < rows; i += 500) {
+      const drafts = Array.from({ length: Math.min(500, rows - i) }, (_, j) => {
+        const update = j % 3 === 0
+        return {
+          action: update ? 'update' : 'add',
+          kind: 'node',
+          id: `g_${i + j}`,
+          type: 'goal',
+          before: update ? { parentId: null, data: data(`b${k++}`) } : null,
+          after: { parentId: j % 2 ? null : `a_${j}`, data: data(`x${k++}`) },
+          fields: update ? ['label'] : ['parentId', 'label'],
+        }
+      })
+      await db.query(insertManySql, ['bench', 'u_1', 'Ann', 'k_1', null, 'api', crypto.randomUUID(), JSON.stringify(drafts)])
+    }
+    const ms: number[] = []
+    for (let r = 0; r < 7; r++) {
+      const at = await dbCpuMs(db)
+      await db.exec('analyze changes')
+      ms.push((await dbCpuMs(db)) - at)
+    }
+    await close()
+    const each = (median(ms) / (50 + 0.1 * rows)) * 1000
+    console.log(
+      `${PG ? 'postgres' : 'pglite'}, ${rows} changes${big ? ' (larger nodes)' : ''}, ${variant}: analyze ${median(ms).toFixed(1)} ms CPU ` +
+        `(${ms.map((x) => x.toFixed(0)).join(' ')}), a write's share ${each.toFixed(1)} µs`,
+    )
+  }
+}
+
+async function inApp() {
+  const writes = Number(opt('writes', '6000'))
+  const block = Number(opt('block', '200'))
+  const op = opt('op', 'goal')
+  const targets = ['history', 'no history', 'history, before 0046'] as const
+  const apps = new Map<(typeof targets)[number], { s: BenchServer; write: () => Promise<unknown> }>()
+  for (const t of targets) {
+    const s = await startBenchServer()
+    ;(s.deps.config as { recordHistory: boolean }).recordHistory = t !== 'no history'
+    if (t === 'history, before 0046') await s.deps.db.exec(takeBack)
+    const call = mutate(s)
+    await call({ action: 'addProject', project: { id: 'bench', name: 'bench' } })
+    const goal = (await call({ action: 'add', projectId: 'bench', node: { type: 'goal', data: { label: 'g' } } })).node!.id
+    let k = 0
+    const write =
+      op === 'update'
+        ? () => call({ action: 'update', projectId: 'bench', nodeId: goal, data: { label: `u${++k}` } })
+        : () => call({ action: 'add', projectId: 'bench', node: { type: 'goal', data: { label: `x${++k}` } } })
+    apps.set(t, { s, write })
+  }
+  const cpu = new Map(targets.map((t) => [t, { writes: 0, ms: 0, tick: 0 }]))
+  try {
+    for (let done = 0, turn = 0; done < writes; done += block, turn++) {
+      // the targets' order turns block by block, so each sees the same moments of the machine
+      for (let i = 0; i < targets.length; i++) {
+        const t = targets[(i + turn) % targets.length]!
+        const { s, write } = apps.get(t)!
+        const c = cpu.get(t)!
+        const at = cpuMs()
+        for (let n = 0; n < block; n++) await write()
+        const ticked = cpuMs()
+        await maintain(s.deps.db)
+        c.tick += cpuMs() - ticked
+        c.ms += cpuMs() - at
+        c.writes += block
+      }
+    }
+  } finally {
+    for (const { s } of apps.values()) await s.close()
+  }
+  const per = (t: (typeof targets)[number]) => cpu.get(t)!.ms / cpu.get(t)!.writes
+  for (const t of targets) {
+    const c = cpu.get(t)!
+    console.log(
+      `${t}: ${((c.ms / c.writes) * 1000).toFixed(0)} µs CPU a write, of it the maintenance tick ${((c.tick / c.writes) * 1000).toFixed(1)} µs`,
+    )
+  }
+  console.log(
+    `history's share (CPU a write, on ÷ off), ${writes} ${op === 'update' ? 'label updates' : 'goal adds'}: ` +
+      `${(per('history') / per('no history')).toFixed(3)}×; before 0046 ${(per('history, before 0046') / per('no history')).toFixed(3)}×`,
+  )
+}
+
+function js() {
+  const deps = {
+    // changeChunks reads no other setting
+    config: { recordHistory: true } as Deps['config'],
+    author: { actor: { userId: 'usr_1', userName: 'Ann', keyId: 'key_1', via: 'api' as const }, requestId: crypto.randomUUID() },
+  }
+  const node = { id: 'goal-123', type: 'goal' }
+  const state = (label: string) => nodeState({ parentId: null, data: { label } })
+  const draft = nodeChange('update', node, state('a'), state('b'))
+  const params = ['bench', ...changeChunks(deps, [draft]).first!.params.map((x) => (x == null ? null : String(x)))]
+  const event = JSON.stringify([
+    {
+      type: 'node.updated',
+      payload: {
+        event: 'node.updated',
+        project_id: 'bench',
+        timestamp: new Date().toISOString(),
+        node: { ...node, rev: '12', parentId: null, data: { label: 'b' } },
+      },
+    },
+  ])
+  let k = 0
+  const parts: [string, () => unknown][] = [
+    ["the draft (nodeChange: both processes' work)", () => nodeChange('update', node, state('a'), state(`x${k++}`))],
+    ['its parameters (changeChunks: history only)', () => changeChunks(deps, [draft])],
+    ['Bind with the change (17 parameters)', () => bindExecuteSync('arbor_1', [...params, event])],
+    ['Bind of the events alone (2 parameters)', () => bindExecuteSync('arbor_1', ['bench', event])],
+  ]
+  const n = 200_000
+  for (const [label, f] of parts) {
+    for (let i = 0; i < 20_000; i++) f()
+    const at = cpuMs()
+    for (let i = 0; i < n; i++) f()
+    console.log(`${label}: ${(((cpuMs() - at) / n) * 1e6).toFixed(0)} ns`)
+  }
+}
+
+if (args.includes('--app')) await inApp()
+else if (args.includes('--plans')) await plans()
+else if (args.includes('--js')) js()
+else await analyzeOnly()
