@@ -68,3 +68,125 @@ describe('statements of a list of ids, their generic plans', () => {
     }
   })
 })
+
+// The other statements of a list of ids (bench/writes.md "Twelfth pass: the other lists of ids"): as
+// `project_id = $1 and id = any($2)` their generic plans read the project's rows and filtered on
+// the ids whenever the project looked small to the planner (a table no analyze had seen on
+// PostgreSQL, a database of many small projects on both), and with good statistics the plan cache
+// planned them again on every run. Each id is now a lateral probe of the key, the array read
+// through a sub-select: the generic plan probes the key in every case and the plan cache keeps it.
+describe('statements of a list of ids, each id a probe of its key', () => {
+  /** the key probed for each id, and no scan of the project (its rows read and filtered on the ids) */
+  const probes = (plan: string, index: string) => {
+    expect(plan).toContain(`using ${index}`)
+    expect(plan).not.toMatch(/Seq Scan|Bitmap Heap Scan|Filter: .*= ANY|Index Cond: \(project_id = \$1\)\s*$/m)
+  }
+  /** after twelve runs of the prepared statement, the plan cache runs its generic plan (it does not plan each run again) */
+  const keptGeneric = (text: string, params: unknown[]) =>
+    app.db
+      .tx(async (tx) => {
+        await tx.exec(`prepare id_list_kept as ${text}`)
+        for (let i = 0; i < 12; i++) await tx.exec(`execute id_list_kept(${params.map(sqlLiteral).join(', ')})`)
+        const [c] = await tx.query<{ generic_plans: number }>(
+          `select generic_plans from pg_prepared_statements where name = 'id_list_kept'`,
+        )
+        await tx.exec('deallocate id_list_kept')
+        throw Object.assign(new Error('rollback'), { generic: Number(c!.generic_plans) })
+      })
+      .catch((e: Error & { generic?: number }) => {
+        if (e.generic === undefined) throw e
+        return e.generic
+      })
+
+  it('read the same rows, in the same order, before and after an analyze, beside thousands of small projects', async () => {
+    const p = await app.project()
+    const { approach, jobs } = await approachWithJobs(app, p, 400)
+    const [j1, j2] = [jobs[9]!, jobs[250]!]
+    await app.db.exec(`insert into claims (project_id, node_id, agent, token_hash, expires_at, claimed_at, lease_seconds)
+      select project_id, id, 'a', 'tok-' || id, now() + interval '1 hour', now(), 60 from nodes where project_id = ${sqlLiteral(p)} and type = 'job'`)
+    const inOrder = async (text: string) => (await app.db.query<{ v: string }>(text)).map((r) => String(r.v))
+    const nodeIds = await inOrder(`select id as v from nodes where project_id = ${sqlLiteral(p)} and id in (${sqlLiteral(j1)}, ${sqlLiteral(j2)}) order by id`)
+    const changeIds = (await inOrder(`select id as v from changes where project_id = ${sqlLiteral(p)} and target_id in (${sqlLiteral(j1)}, ${sqlLiteral(j2)}) order by id`)).map(Number)
+    expect(changeIds.length).toBeGreaterThanOrEqual(2)
+
+    // each statement checked on its own, so that a failure names every statement that fails
+    const failures: string[] = []
+    const each = async (state: string, file: string, run: () => Promise<void>) => {
+      try {
+        await run()
+      } catch (e) {
+        failures.push(`${file} (${state}): ${(e as Error).message.split('\n').slice(0, 3).join(' ')}`)
+      }
+    }
+    const kept = async (file: string, params: unknown[]) =>
+      expect((await keptGeneric(sql(file), params)) > 0).toBe(true)
+    const check = async (state: string) => {
+      await each(state, 'nodes/get-many', async () => {
+        const get = await generic(sql('nodes/get-many.sql'), [p, [j1, j2, j1, 'none']])
+        probes(get.plan, 'nodes_pkey')
+        expect(get.rows.map((r) => r.id).sort()).toEqual([j1, j2].sort())
+        expect(get.rows.find((r) => r.id === j1)!.parent_id).toBe(approach)
+        await kept('nodes/get-many.sql', [p, [j1, j2]])
+      })
+      await each(state, 'nodes/lock-many', async () => {
+        const lock = await generic(sql('nodes/lock-many.sql'), [p, [j2, j1, 'none']])
+        probes(lock.plan, 'nodes_pkey')
+        expect(lock.plan).toContain('LockRows')
+        expect(lock.rows.map((r) => r.id)).toEqual(nodeIds)
+        expect(lock.rows[0]!.field_revs).toBeDefined()
+        await kept('nodes/lock-many.sql', [p, [j1, j2]])
+      })
+      await each(state, 'history/get-many', async () => {
+        const byId = await generic(sql('history/get-many.sql'), [p, [...changeIds, changeIds[0]!]])
+        probes(byId.plan, 'changes_pkey')
+        expect(byId.rows.map((r) => Number(r.id))).toEqual([...changeIds].reverse())
+        await kept('history/get-many.sql', [p, changeIds])
+      })
+      await each(state, 'history/later', async () => {
+        const later = await generic(sql('history/later.sql'), [p, [j2, j1], changeIds[0]!])
+        probes(later.plan, 'changes_target')
+        expect(later.rows.map((r) => Number(r.id))).toEqual(changeIds.slice(1))
+        await kept('history/later.sql', [p, [j1, j2], changeIds[0]!])
+      })
+      await each(state, 'history/latest-of-targets', async () => {
+        const latest = await generic(sql('history/latest-of-targets.sql'), [p, [j1, j2, 'none'], 1])
+        probes(latest.plan, 'changes_target')
+        expect(latest.rows.map((r) => Number(r.id))).toEqual([changeIds.at(-1)!])
+        await kept('history/latest-of-targets.sql', [p, [j1, j2], 1])
+      })
+      await each(state, 'claims/lock-nodes', async () => {
+        const claims = await generic(sql('claims/lock-nodes.sql'), [p, [j2, j1, approach]])
+        probes(claims.plan, 'claims_pkey')
+        expect(claims.plan).toContain('LockRows')
+        expect(claims.rows.map((r) => r.node_id)).toEqual(nodeIds)
+        await kept('claims/lock-nodes.sql', [p, [j1, j2]])
+      })
+      await each(state, 'work/states', async () => {
+        const states = await generic(sql('work/states.sql'), [p, [j1, j2, approach]])
+        probes(states.plan, 'work_items_pkey')
+        expect(states.rows.map((r) => r.node_id).sort()).toEqual([j1, j2].sort())
+        expect(states.rows.every((r) => r.open === true && r.blocked === false)).toBe(true)
+        await kept('work/states.sql', [p, [j1, j2]])
+      })
+    }
+
+    await check('no analyze yet')
+    // thousands of small projects, analyzed: a project now looks like a few rows to a generic plan
+    for (const t of ['nodes', 'changes', 'claims', 'work_items']) await app.db.exec(`alter table ${t} disable trigger all`)
+    await app.db.exec(
+      `insert into projects (id, name, owner_id) select 'small' || i, 'small', (select owner_id from projects where id = ${sqlLiteral(p)}) from generate_series(1, 1500) i`,
+    )
+    await app.db.exec(`insert into nodes (project_id, id, type, parent_id, data)
+      select 'small' || (i / 3 + 1), 'n' || (i % 3), 'job', null, '{}' from generate_series(0, 4499) i`)
+    await app.db.exec(`insert into changes (project_id, via, request_id, action, target_kind, target_id, fields)
+      select 'small' || (i / 3 + 1), 'api', 'r', 'add', 'node', 'n' || (i % 3), '[]' from generate_series(0, 4499) i`)
+    await app.db.exec(`insert into claims (project_id, node_id, agent, token_hash, expires_at, claimed_at, lease_seconds)
+      select 'small' || (i / 3 + 1), 'n' || (i % 3), 'a', 'small-' || i, now(), now(), 60 from generate_series(0, 4499) i`)
+    await app.db.exec(`insert into work_items (project_id, node_id, type, open, blocked, urgent, iter_rank, focus, created_at, ord, touched_tx, blocked_before)
+      select 'small' || (i / 3 + 1), 'n' || (i % 3), 'job', true, false, 1, 0, 1, now(), i, 0, false from generate_series(0, 4499) i`)
+    for (const t of ['nodes', 'changes', 'claims', 'work_items']) await app.db.exec(`alter table ${t} enable trigger all`)
+    await app.db.exec('analyze')
+    await check('beside 1,500 small projects, analyzed')
+    expect(failures).toEqual([])
+  })
+})
