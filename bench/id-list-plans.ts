@@ -37,8 +37,8 @@ const statements: { name: string; file: string; params: unknown[] }[] = [
   { name: 'claims/extend-tokens', file: 'sql/claims/extend-tokens.sql', params: [P, ['t0001', 't2000'], '2020-01-01'] },
   { name: 'claims/end-nodes', file: 'sql/claims/end-nodes.sql', params: [P, ids, '2020-01-01'] },
   { name: 'work/states', file: 'sql/work/states.sql', params: [P, ids] },
-  { name: 'nodes/delete-many', file: 'sql/nodes/delete-many.sql', params: [P, ['none1', 'none2']] },
-  { name: 'nodes/delete-logged', file: 'sql/nodes/delete-logged.sql', params: [P, ['none1', 'none2'], 'none1', '{}'] },
+  { name: 'nodes/delete-many', file: 'sql/nodes/delete-many.sql', params: [P, ['n3999', 'n2000', 'none']] },
+  { name: 'nodes/delete-logged', file: 'sql/nodes/delete-logged.sql', params: [P, ['n3999', 'n2000', 'none'], 'n3999', '{}'] },
 ].filter((s) => !ONLY || ONLY.split(',').some((o) => s.name.includes(o)))
 
 const literal = (v: unknown): string =>

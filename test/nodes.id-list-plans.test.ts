@@ -14,17 +14,29 @@ const app = await startApp()
 afterAll(() => app.close())
 
 const sql = (file: string) => readFileSync(join(import.meta.dir, '..', 'sql', file), 'utf8').replace(/^--.*$/gm, '')
-/** the statement's generic plan and what it returns under it */
-const generic = (text: string, params: unknown[]) =>
-  app.db.tx(async (tx) => {
-    await tx.exec(`prepare id_list as ${text}`)
-    await tx.exec('set local plan_cache_mode = force_generic_plan')
-    const args = params.map(sqlLiteral).join(', ')
-    const plan = await tx.query<Record<string, string>>(`explain execute id_list(${args})`)
-    const rows = await tx.query<Record<string, unknown>>(`execute id_list(${args})`)
-    await tx.exec('deallocate id_list')
-    return { plan: plan.map((r) => Object.values(r)[0]).join('\n'), rows }
-  })
+/** the statement's generic plan and what it returns under it (and then `after`'s rows, a query in the same transaction; a write rolled back) */
+let runs = 0
+const rolledBack = new Error('rolled back')
+const generic = async (text: string, params: unknown[], write?: { after: string }) => {
+  let out: { plan: string; rows: Record<string, unknown>[]; after: Record<string, unknown>[] } | undefined
+  await app.db
+    .tx(async (tx) => {
+      await tx.exec(`prepare id_list as ${text}`)
+      await tx.exec('set local plan_cache_mode = force_generic_plan')
+      // a text of its own for each run: the runner keeps a prepared statement per text, with its columns
+      const args = `${params.map(sqlLiteral).join(', ')}) -- ${++runs}`
+      const plan = await tx.query<Record<string, string>>(`explain execute id_list(${args}`)
+      const rows = await tx.query<Record<string, unknown>>(`execute id_list(${args}`)
+      await tx.exec('deallocate id_list')
+      const after = write ? await tx.query<Record<string, unknown>>(`${write.after} -- ${runs}`) : []
+      out = { plan: plan.map((r) => Object.values(r)[0]).join('\n'), rows, after }
+      if (write) throw rolledBack
+    })
+    .catch((e) => {
+      if (e !== rolledBack) throw e
+    })
+  return out!
+}
 
 const keyOnly = (plan: string) => {
   expect(plan).toContain('nodes_pkey')
@@ -167,6 +179,44 @@ describe('statements of a list of ids, each id a probe of its key', () => {
         expect(states.rows.map((r) => r.node_id).sort()).toEqual([j1, j2].sort())
         expect(states.rows.every((r) => r.open === true && r.blocked === false)).toBe(true)
         await kept('work/states.sql', [p, [j1, j2]])
+      })
+      // the recursive ones probed their keys already (the statements above); the plan cache now keeps their generic plans too
+      await each(state, 'nodes/subtree', () => kept('nodes/subtree.sql', [p, [approach, j1]]))
+      await each(state, 'nodes/with-ancestors', () => kept('nodes/with-ancestors.sql', [p, [j1, j2]]))
+      await each(state, 'search/ancestors-many', () => kept('search/ancestors-many.sql', [p, [j1, j2]]))
+      await each(state, 'nodes/delete-many', async () => {
+        const gone = await generic(sql('nodes/delete-many.sql'), [p, [j1, j2, j1, 'none']], {
+          after: `select id from nodes where project_id = ${sqlLiteral(p)} and id in (${sqlLiteral(j1)}, ${sqlLiteral(j2)}, ${sqlLiteral(approach)})`,
+        })
+        probes(gone.plan, 'nodes_pkey')
+        expect(gone.rows.map((r) => r.id).sort()).toEqual([j1, j2].sort())
+        expect(gone.after.map((r) => r.id)).toEqual([approach])
+        await kept('nodes/delete-many.sql', [p, [j1, j2]])
+      })
+      await each(state, 'nodes/delete-logged', async () => {
+        const gone = await generic(sql('nodes/delete-logged.sql'), [p, [j2, j1], j1, '{}'], {
+          after: `select id from nodes where project_id = ${sqlLiteral(p)} and id in (${sqlLiteral(j1)}, ${sqlLiteral(j2)}, ${sqlLiteral(approach)})`,
+        })
+        probes(gone.plan, 'nodes_pkey')
+        expect(gone.rows).toHaveLength(1)
+        expect(gone.after.map((r) => r.id)).toEqual([approach])
+        await kept('nodes/delete-logged.sql', [p, [j1, j2], j1, '{}'])
+      })
+      await each(state, 'claims/end-nodes', async () => {
+        const ended = await generic(sql('claims/end-nodes.sql'), [p, [j1, j2, approach], new Date().toISOString()], {
+          after: `select node_id from claims where project_id = ${sqlLiteral(p)} and node_id in (${sqlLiteral(j1)}, ${sqlLiteral(j2)}, ${sqlLiteral(jobs[0]!)})`,
+        })
+        probes(ended.plan, 'claims_pkey')
+        expect(ended.rows.map((r) => r.node_id).sort()).toEqual([j1, j2].sort())
+        expect(ended.after.map((r) => r.node_id)).toEqual([jobs[0]!])
+        await kept('claims/end-nodes.sql', [p, [j1, j2], new Date().toISOString()])
+      })
+      await each(state, 'claims/extend-tokens', async () => {
+        const tokens = [`tok-${j1}`, `tok-${j2}`, 'tok-none']
+        const extended = await generic(sql('claims/extend-tokens.sql'), [p, tokens, new Date().toISOString()], { after: 'select 1 as one' })
+        probes(extended.plan, 'claims_token')
+        expect(extended.rows.map((r) => r.node_id).sort()).toEqual([j1, j2].sort())
+        await kept('claims/extend-tokens.sql', [p, tokens, new Date().toISOString()])
       })
     }
 
