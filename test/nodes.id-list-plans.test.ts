@@ -240,3 +240,47 @@ describe('statements of a list of ids, each id a probe of its key', () => {
     expect(failures).toEqual([])
   })
 })
+
+describe('a delete of a list of ids, beside a concurrent update', () => {
+  // PostgreSQL only: PGlite runs one transaction at a time
+  it.skipIf(!process.env.TEST_DATABASE_URL)('deletes the row another transaction updated meanwhile, once that one commits', async () => {
+    const p = await app.project()
+    const { approach, jobs } = await approachWithJobs(app, p, 3)
+    const [j1, j2] = [jobs[0]!, jobs[1]!]
+    const updated = Promise.withResolvers<void>()
+    const release = Promise.withResolvers<void>()
+    const update = app.db.tx(async (tx) => {
+      await tx.exec(`update nodes set data = data || '{"label": "moved on"}' where project_id = ${sqlLiteral(p)} and id = ${sqlLiteral(j1)}`)
+      updated.resolve()
+      await release.promise
+    })
+    await updated.promise
+    let deleted: string[] = []
+    const remove = app.db
+      .tx(async (tx) => {
+        await tx.exec('set local plan_cache_mode = force_generic_plan')
+        deleted = (await tx.query<{ id: string }>(sql('nodes/delete-many.sql'), [p, [j1, j2]])).map((r) => r.id)
+        throw rolledBack
+      })
+      .catch((e) => {
+        if (e !== rolledBack) throw e
+      })
+    // the delete waits for the update's row lock
+    const deadline = Date.now() + 30_000
+    while (
+      (await app.db.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`))[0]!.n === 0
+    ) {
+      if (Date.now() > deadline) throw new Error('the delete never waited for the update')
+      await Bun.sleep(20)
+    }
+    release.resolve()
+    await Promise.all([update, remove])
+    expect(deleted.sort()).toEqual([j1, j2].sort())
+    // rolled back: the nodes are still there, the update kept
+    const left = await app.db.query<{ id: string; label: string }>(
+      `select id, data ->> 'label' as label from nodes where project_id = ${sqlLiteral(p)} and parent_id = ${sqlLiteral(approach)} order by id`,
+    )
+    expect(left.find((r) => r.id === j1)?.label).toBe('moved on')
+    expect(left).toHaveLength(3)
+  })
+})
