@@ -16,12 +16,7 @@ const parentReads = ['lock-many.sql', 'lock-one.sql'].map((f) => readFileSync(jo
 async function traffic(fn: () => Promise<unknown>): Promise<string[]> {
   const seen: string[] = []
   const real = app.deps.db
-  const name = (text: string) =>
-    text.includes('insert into node_counters')
-      ? 'counter'
-      : parentReads.includes(text)
-        ? 'read'
-        : 'other'
+  const name = (text: string) => (text.includes('insert into node_counters') ? 'counter' : parentReads.includes(text) ? 'read' : 'other')
   const wrap = (db: Db): Db =>
     new Proxy(db, {
       get(target, key) {

@@ -117,8 +117,14 @@ describe('statements of a list of ids, each id a probe of its key', () => {
     await app.db.exec(`insert into claims (project_id, node_id, agent, token_hash, expires_at, claimed_at, lease_seconds)
       select project_id, id, 'a', 'tok-' || id, now() + interval '1 hour', now(), 60 from nodes where project_id = ${sqlLiteral(p)} and type = 'job'`)
     const inOrder = async (text: string) => (await app.db.query<{ v: string }>(text)).map((r) => String(r.v))
-    const nodeIds = await inOrder(`select id as v from nodes where project_id = ${sqlLiteral(p)} and id in (${sqlLiteral(j1)}, ${sqlLiteral(j2)}) order by id`)
-    const changeIds = (await inOrder(`select id as v from changes where project_id = ${sqlLiteral(p)} and target_id in (${sqlLiteral(j1)}, ${sqlLiteral(j2)}) order by id`)).map(Number)
+    const nodeIds = await inOrder(
+      `select id as v from nodes where project_id = ${sqlLiteral(p)} and id in (${sqlLiteral(j1)}, ${sqlLiteral(j2)}) order by id`,
+    )
+    const changeIds = (
+      await inOrder(
+        `select id as v from changes where project_id = ${sqlLiteral(p)} and target_id in (${sqlLiteral(j1)}, ${sqlLiteral(j2)}) order by id`,
+      )
+    ).map(Number)
     expect(changeIds.length).toBeGreaterThanOrEqual(2)
 
     // each statement checked on its own, so that a failure names every statement that fails
@@ -130,8 +136,7 @@ describe('statements of a list of ids, each id a probe of its key', () => {
         failures.push(`${file} (${state}): ${(e as Error).message.split('\n').slice(0, 3).join(' ')}`)
       }
     }
-    const kept = async (file: string, params: unknown[]) =>
-      expect((await keptGeneric(sql(file), params)) > 0).toBe(true)
+    const kept = async (file: string, params: unknown[]) => expect((await keptGeneric(sql(file), params)) > 0).toBe(true)
     const check = async (state: string) => {
       await each(state, 'nodes/get-many', async () => {
         const get = await generic(sql('nodes/get-many.sql'), [p, [j1, j2, j1, 'none']])
@@ -250,7 +255,9 @@ describe('a delete of a list of ids, beside a concurrent update', () => {
     const updated = Promise.withResolvers<void>()
     const release = Promise.withResolvers<void>()
     const update = app.db.tx(async (tx) => {
-      await tx.exec(`update nodes set data = data || '{"label": "moved on"}' where project_id = ${sqlLiteral(p)} and id = ${sqlLiteral(j1)}`)
+      await tx.exec(
+        `update nodes set data = data || '{"label": "moved on"}' where project_id = ${sqlLiteral(p)} and id = ${sqlLiteral(j1)}`,
+      )
       updated.resolve()
       await release.promise
     })
@@ -268,7 +275,11 @@ describe('a delete of a list of ids, beside a concurrent update', () => {
     // the delete waits for the update's row lock
     const deadline = Date.now() + 30_000
     while (
-      (await app.db.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`))[0]!.n === 0
+      (
+        await app.db.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+        )
+      )[0]!.n === 0
     ) {
       if (Date.now() > deadline) throw new Error('the delete never waited for the update')
       await Bun.sleep(20)
