@@ -2,7 +2,9 @@
 // bench/writes.md "Eleventh pass: lists of ids and their generic plans"): each statement prepared,
 // explained under plan_cache_mode = force_generic_plan, on (a) one project of N nodes in tables no
 // analyze has seen, (b) the same analyzed, and (c) after 3,000 projects of 3 nodes each and `analyze`; and each
-// run's time (p50 of --runs executions, after five custom plans, as the plan cache would).
+// run's time (p50 of --runs executions, after five custom plans, as the plan cache would), and
+// which plan the plan cache runs (`generic 7 custom 5`: after twelve executions of the prepared
+// statement, pg_prepared_statements' counts; `custom 12`: it plans every run again).
 //
 //   bun bench/id-list-plans.ts [--nodes 4000] [--runs 200] [--only get-many,lock-many] [--root DIR]
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/id-list-plans.ts
@@ -35,7 +37,8 @@ const statements: { name: string; file: string; params: unknown[] }[] = [
   { name: 'claims/extend-tokens', file: 'sql/claims/extend-tokens.sql', params: [P, ['t0001', 't2000'], '2020-01-01'] },
   { name: 'claims/end-nodes', file: 'sql/claims/end-nodes.sql', params: [P, ids, '2020-01-01'] },
   { name: 'work/states', file: 'sql/work/states.sql', params: [P, ids] },
-  { name: 'nodes/delete-many', file: 'sql/nodes/delete-many.sql', params: [P, ['none1', 'none2']] },
+  { name: 'nodes/delete-many', file: 'sql/nodes/delete-many.sql', params: [P, ['n3999', 'n2000', 'none']] },
+  { name: 'nodes/delete-logged', file: 'sql/nodes/delete-logged.sql', params: [P, ['n3999', 'n2000', 'none'], 'n3999', '{}'] },
 ].filter((s) => !ONLY || ONLY.split(',').some((o) => s.name.includes(o)))
 
 const literal = (v: unknown): string =>
@@ -69,6 +72,26 @@ async function explain(db: Db, text: string, params: unknown[]) {
   })
 }
 
+/** the plan cache's choice: twelve executions of the statement prepared, then its counts (each in a transaction rolled back) */
+async function planCache(db: Db, text: string, params: unknown[]) {
+  let counts = ''
+  await db
+    .tx(async (tx) => {
+      await tx.exec(`prepare id_list_cache as ${text.replace(/^--.*$/gm, '')}`)
+      for (let i = 0; i < 12; i++) await tx.exec(`execute id_list_cache(${params.map(literal).join(', ')})`)
+      const [c] = await tx.query<{ generic_plans: number; custom_plans: number }>(
+        `select generic_plans, custom_plans from pg_prepared_statements where name = 'id_list_cache'`,
+      )
+      counts = `generic ${c!.generic_plans} custom ${c!.custom_plans}`
+      await tx.exec('deallocate id_list_cache')
+      throw new Error('rollback')
+    })
+    .catch((e: Error) => {
+      if (e.message !== 'rollback') throw e
+    })
+  return counts
+}
+
 async function timeIt(db: Db, text: string, params: unknown[]) {
   // each run in a transaction rolled back (delete-many, end-nodes, extend-tokens change rows)
   const times: number[] = []
@@ -98,8 +121,9 @@ try {
     for (const st of statements) {
       const text = readFileSync(`${ROOT}/${st.file}`, 'utf8')
       const plan = await explain(db, text, st.params)
+      const cache = await planCache(db, text, st.params)
       const ms = await timeIt(db, text, st.params)
-      console.log(`\n### ${st.name}: p50 ${ms} ms\n${plan}`)
+      console.log(`\n### ${st.name}: p50 ${ms} ms, ${cache}\n${plan}`)
     }
   }
   await report(`one project of ${NODES} nodes, never analyzed`)

@@ -1,4 +1,6 @@
 import { afterAll, describe, expect, it } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Db } from '../src/db'
 import { startApp } from './helpers'
 
@@ -8,17 +10,14 @@ import { startApp } from './helpers'
 // counters' answer (on PostgreSQL one round trip), and its answers are as before.
 const app = await startApp()
 afterAll(() => app.close())
+/** the statements that read (and lock) the parents: several ids, one id */
+const parentReads = ['lock-many.sql', 'lock-one.sql'].map((f) => readFileSync(join(import.meta.dir, '..', 'sql', 'nodes', f), 'utf8'))
 
 /** What the app sends and gets back while `fn` runs, in order: `send <statement>` and `done <statement>`. */
 async function traffic(fn: () => Promise<unknown>): Promise<string[]> {
   const seen: string[] = []
   const real = app.deps.db
-  const name = (text: string) =>
-    text.includes('insert into node_counters')
-      ? 'counter'
-      : /from nodes\s+where project_id = \$1 and id = (any\(\$2::text\[\]\)\s+order by id|\$2)\s+for update/.test(text)
-        ? 'read'
-        : 'other'
+  const name = (text: string) => (text.includes('insert into node_counters') ? 'counter' : parentReads.includes(text) ? 'read' : 'other')
   const wrap = (db: Db): Db =>
     new Proxy(db, {
       get(target, key) {

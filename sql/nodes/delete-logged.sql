@@ -5,7 +5,12 @@ with logged as (
   insert into changelog (project_id, node_id, node) values ($1, $3, $4::jsonb)
   returning id
 ), gone as (
-  delete from nodes where project_id = $1 and id = any($2::text[])
-  returning id
+  delete from nodes n
+  using (
+    select distinct $1::text as project_id, unnest((select $2::text[])) as id
+    limit (select cardinality($2::text[]))
+  ) as k
+  where n.project_id = k.project_id and n.id = k.id
+  returning n.id
 )
 select logged.id from logged

@@ -5,22 +5,25 @@
 -- (nodes_order, on a table no analyze had seen or one with thousands of small projects) and, for
 -- each level, hashed or scanned the project again (a sequential scan once analyzed): a few ids'
 -- ancestors cost what the project holds.
+-- The array is read through a sub-select and the project carried as a column of the rows, as
+-- get-many.sql does, so the plan cache keeps the generic plan rather than planning the statement
+-- again on every run (bench/writes.md "Twelfth pass: the other lists of ids").
 with recursive up as (
-  select n.id, n.type, n.parent_id, n.data, n.created_at, n.rev
-  from (select distinct unnest($2::text[]) as id) as k
+  select k.project_id, n.id, n.type, n.parent_id, n.data, n.created_at, n.rev
+  from (select distinct $1::text as project_id, unnest((select $2::text[])) as id) as k
   cross join lateral (
     select r.id, r.type, r.parent_id, r.data, r.created_at, r.rev
     from nodes r
-    where r.project_id = $1 and r.id = k.id
+    where r.project_id = k.project_id and r.id = k.id
     offset 0
   ) n
   union
-  select n.id, n.type, n.parent_id, n.data, n.created_at, n.rev
+  select up.project_id, n.id, n.type, n.parent_id, n.data, n.created_at, n.rev
   from up
   cross join lateral (
     select p.id, p.type, p.parent_id, p.data, p.created_at, p.rev
     from nodes p
-    where p.project_id = $1 and p.id = up.parent_id
+    where p.project_id = up.project_id and p.id = up.parent_id
     offset 0
   ) n
 )
