@@ -10,14 +10,16 @@ import { startApp } from './helpers'
 // counters' answer (on PostgreSQL one round trip), and its answers are as before.
 const app = await startApp()
 afterAll(() => app.close())
-/** the statements that read (and lock) the parents: several ids, one id */
-const parentReads = ['lock-many.sql', 'lock-one.sql'].map((f) => readFileSync(join(import.meta.dir, '..', 'sql', 'nodes', f), 'utf8'))
+/** the statements that read (and lock) named nodes: several ids, one id, an updated node with its edit intents */
+const nodeReads = ['lock-many.sql', 'lock-one.sql', 'lock-with-intent.sql'].map((f) =>
+  readFileSync(join(import.meta.dir, '..', 'sql', 'nodes', f), 'utf8'),
+)
 
 /** What the app sends and gets back while `fn` runs, in order: `send <statement>` and `done <statement>`. */
 async function traffic(fn: () => Promise<unknown>): Promise<string[]> {
   const seen: string[] = []
   const real = app.deps.db
-  const name = (text: string) => (text.includes('insert into node_counters') ? 'counter' : parentReads.includes(text) ? 'read' : 'other')
+  const name = (text: string) => (text.includes('insert into node_counters') ? 'counter' : nodeReads.includes(text) ? 'read' : 'other')
   const wrap = (db: Db): Db =>
     new Proxy(db, {
       get(target, key) {
