@@ -10,6 +10,7 @@
 //   bun bench/history-analyze.ts --app [--writes 6000] [--block 200] [--op goal|update]
 //   bun bench/history-analyze.ts --js
 //   bun bench/history-analyze.ts --plans      (and with BENCH_DATABASE_URL=…)
+//   bun bench/history-analyze.ts --events [--rows 6000] [--big] [--plans]   (and with BENCH_DATABASE_URL=…)
 //
 // Without --app: `analyze changes` over --rows changes of a goal's add and update (`--big`: nodes
 // with a description, a priority and tags), timed 7 times (the CPU of this process on PGlite, of the
@@ -24,10 +25,14 @@
 // processes build it), the parameters `changeChunks` builds (only with history), the Bind message
 // of the statement with the change (17 parameters) and of the events alone (2). With --plans: the
 // plans of the reads of changes, custom and generic, with 0046 and without (the same, or the
-// difference).
+// difference). With --events, the same for `events` and migration 0048 (statistics 0 on its
+// payload): `analyze events` over --rows events of node writes as the outbox writes them, one a
+// transaction (`--big`: nodes with a description, a priority and tags), and with --plans the plans
+// of the statements of sql/ that read events, with their row estimates.
 
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import insertEventsSql from '../sql/events/insert-many.sql' with { type: 'text' }
 import insertManySql from '../sql/history/insert-many.sql' with { type: 'text' }
 import type { Db } from '../src/db'
 import { openDb } from '../src/db'
@@ -44,6 +49,9 @@ const PG = process.env.BENCH_DATABASE_URL
 /** the columns 0046 sets to statistics 0 */
 const SKIPPED = ['before', 'after', 'fields', 'proposal', 'user_name', 'key_id', 'action', 'target_type', 'revert_of']
 const takeBack = `alter table changes ${SKIPPED.map((c) => `alter column ${c} set statistics -1`).join(', ')}`
+/** the columns of events 0048 sets to statistics 0 */
+const EVENTS_SKIPPED = ['payload']
+const takeBackEvents = `alter table events ${EVENTS_SKIPPED.map((c) => `alter column ${c} set statistics -1`).join(', ')}`
 const cpuMs = () => {
   const u = process.cpuUsage()
   return (u.user + u.system) / 1000
@@ -267,7 +275,125 @@ function js() {
   }
 }
 
-if (args.includes('--app')) await inApp()
+/**
+ * `rows` events of `projects` projects as the outbox writes a write's event (insert-many.sql, one a
+ * transaction): node.added, node.updated and now and then node.claimed, their payloads as api.md's.
+ */
+async function fillEvents(db: Db, rows: number, projects: number, big: boolean) {
+  const desc = 'A longer description of what this node is for, as people write them. '.repeat(4)
+  const data = (label: string) => (big ? { label, description: desc + label, priority: 'high', tags: ['a', 'b'] } : { label })
+  await db.exec(`insert into users (id, name) values ('u_1', 'Ann')`)
+  for (let p = 0; p < projects; p++) await db.query(`insert into projects (id, name, owner_id) values ($1, $1, 'u_1')`, [`p${p}`])
+  const actor = { userId: 'u_1', userName: 'Ann', agent: 'bench-agent', via: 'api' }
+  for (let i = 0; i < rows; i++) {
+    const project = `p${Math.floor(i / 50) % projects}`
+    const id = `g_${i % 3000}`
+    const type = i % 17 === 0 ? 'node.claimed' : i % 3 === 0 ? 'node.updated' : 'node.added'
+    const subject =
+      type === 'node.claimed'
+        ? { nodeId: id, agent: 'bench-agent', expiresAt: new Date(Date.now() + 60_000).toISOString() }
+        : { node: { id, rev: String(i + 1), type: 'goal', parentId: i % 2 ? null : `a_${i % 40}`, data: data(`x${i}`) } }
+    const payload = { event: type, project_id: project, timestamp: new Date(Date.now() + i).toISOString(), ...subject, actor }
+    await db.query(insertEventsSql, [project, JSON.stringify([{ type, payload }])])
+  }
+}
+
+async function analyzeEvents() {
+  const rows = Number(opt('rows', '6000'))
+  const big = args.includes('--big')
+  for (const variant of ['as migrated', 'before 0048']) {
+    const { db, close } = await freshDb()
+    if (variant === 'before 0048') await db.exec(takeBackEvents)
+    await fillEvents(db, rows, 7, big)
+    const ms: number[] = []
+    for (let r = 0; r < 7; r++) {
+      const at = await dbCpuMs(db)
+      await db.exec('analyze events')
+      ms.push((await dbCpuMs(db)) - at)
+    }
+    await close()
+    const each = (median(ms) / (50 + 0.1 * rows)) * 1000
+    console.log(
+      `${PG ? 'postgres' : 'pglite'}, ${rows} events${big ? ' (larger nodes)' : ''}, ${variant}: analyze events ${median(ms).toFixed(1)} ms CPU ` +
+        `(${ms.map((x) => x.toFixed(0)).join(' ')}), a write's share ${each.toFixed(1)} µs`,
+    )
+  }
+}
+
+/**
+ * The plans of the statements of sql/ that read events, custom and generic, on --rows analyzed
+ * events of seven projects (two with webhooks and deliveries), with 0048 and without: their shape
+ * (costs off) and their row estimates must be the same; only the width of payload may differ.
+ */
+async function eventPlans() {
+  const rows = Number(opt('rows', '6000'))
+  const read = (f: string) => readFileSync(join(import.meta.dir, '..', 'sql', `${f}.sql`), 'utf8')
+  const at = new Date(Date.now() - 3_600_000).toISOString()
+  const statements: [string, unknown[]][] = [
+    ['events/list-page', ['p1', null, null, 100]],
+    ['events/list-page', ['p1', '700', 300, 100]],
+    ['events/latest', ['p1']],
+    ['events/has-cursor', ['p1', '700', 300]],
+    ['events/delete-expired', [at]],
+    ['search/events-since', ['p1', 300, at, [301, 302], '700']],
+    ['search/events-all-since', [300, at, [301], '700']],
+    ['search/recent-projects', [300]],
+    ['search/head', ['p1']],
+    ['search/max-seq', []],
+    ['webhooks/fan-out', [100, at, 10]],
+    ['webhooks/list-deliveries', ['p1', 'wh_1', 50]],
+    ['webhooks/claim-due', [at, at, 10]],
+    ['live/claim-presence', ['p1', at]],
+    ['projects/delete-import-part', ['p1', 500]],
+  ]
+  const seen = new Map<string, { shape: string; rows: string }[]>()
+  for (const variant of ['as migrated', 'before 0048']) {
+    const { db, close } = await freshDb()
+    if (variant === 'before 0048') await db.exec(takeBackEvents)
+    await fillEvents(db, rows, 7, false)
+    for (const p of ['p1', 'p2'])
+      await db.query(
+        `insert into webhooks (id, project_id, url, events, secret, since) values ($1, $2, 'http://127.0.0.1:9/', '["node.added"]', 's', '1')`,
+        [`wh_${p.slice(1)}`, p],
+      )
+    await db.exec(
+      `insert into webhook_deliveries (webhook_id, event_seq, status) select 'wh_' || substr(project_id, 2), seq, case when seq % 5 = 0 then 'pending' else 'delivered' end from events where project_id in ('p1', 'p2') and type = 'node.added'`,
+    )
+    await db.exec('analyze')
+    const literal = (v: unknown): string =>
+      v === null ? 'null' : Array.isArray(v) ? `'{${v.join(',')}}'` : typeof v === 'number' ? String(v) : `'${v}'`
+    let n = 0
+    for (const [file, params] of statements)
+      for (const mode of ['force_custom_plan', 'force_generic_plan']) {
+        const name = `plan_${++n}`
+        const call = params.length ? `execute ${name}(${params.map(literal).join(', ')})` : `execute ${name}`
+        // one transaction: the prepared statement and its explain on the same connection
+        const { shape, estimates } = await db.tx(async (tx) => {
+          await tx.exec(`set local plan_cache_mode = ${mode}; prepare ${name} as ${read(file)}`)
+          const lines = async (costs: boolean) =>
+            (await tx.query<Record<string, string>>(`explain (costs ${costs ? 'on' : 'off'}) ${call}`)).map((r) => Object.values(r)[0]!)
+          const shape = (await lines(false)).join('\n')
+          const estimates = (await lines(true)).map((l) => /rows=(\d+)/.exec(l)?.[1] ?? '').join(' ')
+          await tx.exec(`deallocate ${name}`)
+          return { shape, estimates }
+        })
+        const label = `${file}(${params.map(literal).join(', ')}) (${mode})`
+        seen.set(label, [...(seen.get(label) ?? []), { shape, rows: estimates }])
+      }
+    await close()
+  }
+  for (const [label, [now, before]] of seen)
+    console.log(
+      `${label}: ${
+        now!.shape === before!.shape
+          ? `the same plan${now!.rows === before!.rows ? ', the same estimates' : `, estimates differ: ${before!.rows} → ${now!.rows}`}: ${now!.shape.replaceAll('\n', ' ').replace(/ +/g, ' ')}`
+          : `differs\n${before!.shape}\n-- with 0048:\n${now!.shape}`
+      }`,
+    )
+}
+
+if (args.includes('--events')) await (args.includes('--plans') ? eventPlans() : analyzeEvents())
+else if (args.includes('--app')) await inApp()
 else if (args.includes('--plans')) await plans()
 else if (args.includes('--js')) js()
 else await analyzeOnly()

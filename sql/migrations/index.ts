@@ -40,6 +40,7 @@ import m0041 from './0041-work-items-fewer-indexes.sql' with { type: 'text' }
 import m0042 from './0042-change-row-lighter.sql' with { type: 'text' }
 import m0043 from './0043-work-insert-counts.sql' with { type: 'text' }
 import m0046 from './0046-changes-statistics.sql' with { type: 'text' }
+import m0048 from './0048-events-statistics.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
   { name: '0001-accounts-projects', sql: m0001 },
@@ -80,4 +81,5 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0042-change-row-lighter', sql: m0042 },
   { name: '0043-work-insert-counts', sql: m0043 },
   { name: '0046-changes-statistics', sql: m0046 },
+  { name: '0048-events-statistics', sql: m0048 },
 ]
