@@ -16,9 +16,10 @@
 -- of a statement's rows to fire does the whole statement's work (0027's body), and leaves in
 -- arbor.work_update_rows (transaction-local) how many of its rows fire after it; each of those
 -- counts one down and returns. A statement's row events fire together at its end, one after the
--- other, before any later statement runs, and the body updates no node; the count is the WHEN's
--- own test over the transition tables, so it is how many PostgreSQL fires; a statement that fails
--- takes the setting back with it (set_config is undone with its (sub)transaction).
+-- other, before any later statement runs (no statement updates nodes in two of its parts, as two
+-- writable CTEs would), and the body updates no node; the count is the WHEN's own test over the
+-- transition tables, so it is how many PostgreSQL fires; a statement that fails takes the setting
+-- back with it (set_config is undone with its (sub)transaction).
 --
 -- The WHEN is kept small on purpose: PostgreSQL reads a trigger's WHEN back from its stored text
 -- and prepares it again in every statement that updates the table (TriggerEnabled: stringToNode,
