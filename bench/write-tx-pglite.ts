@@ -35,7 +35,7 @@ await s.close()
 type Run = (text: string, params: unknown[]) => Promise<Record<string, any>[]>
 let k = 0
 async function labelUpdate(run: Run) {
-  const node = (await run(lockSql, ['ww', target, ['label'], new Date().toISOString(), 'bench']))[0]!
+  const node = (await run(lockSql, ['ww', target, ['label'], new Date().toISOString()]))[0]!
   const data = { ...node.data, label: `u${++k}` }
   const after = (await run(updateSql, ['ww', target, node.parent_id, JSON.stringify(data), false, 'label']))[0]!
   await run(changesSql, [

@@ -6,9 +6,12 @@
 // round. Each round's figure is read against "as it is" in the same round (the ratio is steadier
 // on a loaded machine than either figure).
 //
-//   bun bench/write-update-sql.ts [--rounds 8] [--writes 1000] [--only word,word] [--same] [--last]
+//   bun bench/write-update-sql.ts [--rounds 8] [--writes 1000] [--warm 50] [--only word,word] [--same] [--last]
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/write-update-sql.ts …
 //
+// --warm: the untimed writes before each round's. Many short rounds on separate PGlites
+// (`--rounds 300 --writes 25 --warm 2`, the twelfth pass) take turns often enough that a load
+// that moves by the second weighs on every variant alike.
 // --last times each transaction's last statement alone (in most variants the change's and event's).
 // On PostgreSQL every variant runs on one new database (as --same), timed by its backends' CPU.
 //
@@ -30,7 +33,10 @@
 // "before 0040" (the node's rev and field revs set by the row trigger nodes_rev, created again, and
 // the update without them: before ÷ after), "rev in the update, no key hinted" (the update's field
 // revs found by comparing every key), "no rev" (neither: what setting them costs) and "work state by
-// a row trigger" (work_nodes_update made a row trigger whose WHEN is its body's test).
+// a row trigger" (work_nodes_update made a row trigger whose WHEN is its body's test); the twelfth
+// pass's ("twelfth: …": 0027's statement trigger as before migration 0044, before ÷ after; the
+// statement trigger with a WHEN that is false, with and without its transition tables; a row
+// trigger whose function does nothing, with WHENs of each form: what each part of a trigger costs).
 
 import { readFileSync } from 'node:fs'
 import { PGlite } from '@electric-sql/pglite'
@@ -44,13 +50,15 @@ import type { PgliteDb } from '../src/db/pglite'
 import { pgliteAssets } from '../src/db/pglite-assets'
 import { preparedRunner } from '../src/db/pglite-prepared'
 import { startBenchServer } from './lib/app'
-import { median, migration, mutate } from './lib/sql-cpu'
+import { definition, median, migration, mutate } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)
 const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)
 const ROUNDS = Number(opt('rounds', '8'))
 const WRITES = Number(opt('writes', '1000'))
 const ONLY = opt('only', '').split(',').filter(Boolean)
+// untimed writes before each round's (plans made, caches warm); fewer with many short rounds on separate PGlites
+const WARM = Number(opt('warm', '50'))
 
 // BENCH_DATABASE_URL: on PostgreSQL instead (the eleventh pass), every variant on one new database
 // (as --same), through the app's postgres.js Db, timed by the CPU of the database's backends
@@ -72,7 +80,7 @@ const author = ['usr_AYdLialtJhbldSfK', 'owner', 'key_NwGo54jCPOjWdM2P', null, '
 async function lockAndUpdate(run: Run, lock: 'intent' | 'many', update: [string, unknown[]] = [updateSql, ['label']]) {
   const node =
     lock === 'intent'
-      ? (await run(lockSql, ['ww', target, ['label'], new Date().toISOString(), 'bench']))[0]!
+      ? (await run(lockSql, ['ww', target, ['label'], new Date().toISOString()]))[0]!
       : (await run(lockManySql, ['ww', [target]]))[0]!
   const data = { ...node.data, label: `u${++k}` }
   const after = (await run(update[0], ['ww', target, node.parent_id, JSON.stringify(data), false, ...update[1]]))[0]!
@@ -193,6 +201,81 @@ when (new.type is distinct from old.type or new.parent_id is distinct from old.p
 execute function work_node_updated();
 `
 
+// the twelfth pass: what of the work state's update trigger a label update pays (each against "as it is")
+const statementTrigger = `drop trigger work_nodes_update on nodes;
+create trigger work_nodes_update after update on nodes
+referencing old table as old_nodes new table as new_nodes for each statement execute function work_nodes_updated();`
+const rowTriggerWhen = (when: string) => `drop trigger work_nodes_update on nodes;
+create trigger work_nodes_update after update on nodes for each row when (${when}) execute function work_nodes_updated_row_probe();`
+const probeFunction = `create or replace function work_nodes_updated_row_probe() returns trigger language plpgsql as $$ begin return null; end $$;`
+const twelfth: Record<string, Variant> = {
+  // before migration 0044 (0027's statement trigger, made again): before ÷ after
+  'twelfth: before 0044': {
+    write: (run) => asItIs(run),
+    setup: `${definition('0027-work-triggers-lighter.sql', 'work_nodes_updated')}\n${statementTrigger}`,
+    teardown: migration('0044-work-update-when.sql'),
+  },
+  'twelfth: statement trigger, when (false)': {
+    write: (run) => asItIs(run),
+    setup: `drop trigger work_nodes_update on nodes;
+create trigger work_nodes_update after update on nodes
+referencing old table as old_nodes new table as new_nodes for each statement when (false) execute function work_nodes_updated();`,
+    teardown: migration('0044-work-update-when.sql'),
+  },
+  'twelfth: statement trigger without transition tables, when (false)': {
+    write: (run) => asItIs(run),
+    setup: `drop trigger work_nodes_update on nodes;
+create trigger work_nodes_update after update on nodes for each statement when (false) execute function work_nodes_updated();`,
+    teardown: migration('0044-work-update-when.sql'),
+  },
+  'twelfth: row trigger, when (false)': {
+    write: (run) => asItIs(run),
+    setup: probeFunction + rowTriggerWhen('false'),
+    teardown: migration('0044-work-update-when.sql'),
+  },
+  'twelfth: row trigger, when of the nine fields': {
+    write: (run) => asItIs(run),
+    setup:
+      probeFunction +
+      rowTriggerWhen(`new.type is distinct from old.type or new.parent_id is distinct from old.parent_id
+  or new.data -> 'status' is distinct from old.data -> 'status'
+  or new.data -> 'approachStatus' is distinct from old.data -> 'approachStatus'
+  or new.data -> 'blockedBy' is distinct from old.data -> 'blockedBy'
+  or new.data -> 'goalStatus' is distinct from old.data -> 'goalStatus'
+  or new.data -> 'kind' is distinct from old.data -> 'kind'
+  or new.data -> 'iteration' is distinct from old.data -> 'iteration'
+  or new.data -> 'urgent' is distinct from old.data -> 'urgent'`),
+    teardown: migration('0044-work-update-when.sql'),
+  },
+  'twelfth: row trigger, when of the data less the eleven fields': {
+    write: (run) => asItIs(run),
+    setup:
+      probeFunction +
+      rowTriggerWhen(
+        `new.type is distinct from old.type or new.parent_id is distinct from old.parent_id or (new.data - '{label,description,notes,maturity,measure,kano,size,serves,externalRefs,demand,completedAt}'::text[]) is distinct from (old.data - '{label,description,notes,maturity,measure,kano,size,serves,externalRefs,demand,completedAt}'::text[])`,
+      ),
+    teardown: migration('0044-work-update-when.sql'),
+  },
+  'twelfth: row trigger with transition tables, when of the data less label and description': {
+    write: (run) => asItIs(run),
+    setup:
+      probeFunction +
+      rowTriggerWhen(
+        `new.type is distinct from old.type or new.parent_id is distinct from old.parent_id or (new.data - '{label,description}'::text[]) is distinct from (old.data - '{label,description}'::text[])`,
+      ).replace('for each row', 'referencing old table as old_nodes new table as new_nodes for each row'),
+    teardown: migration('0044-work-update-when.sql'),
+  },
+  'twelfth: row trigger, when of the data less label and description': {
+    write: (run) => asItIs(run),
+    setup:
+      probeFunction +
+      rowTriggerWhen(
+        `new.type is distinct from old.type or new.parent_id is distinct from old.parent_id or (new.data - '{label,description}'::text[]) is distinct from (old.data - '{label,description}'::text[])`,
+      ),
+    teardown: migration('0044-work-update-when.sql'),
+  },
+}
+
 // before migration 0040: changes keyed by (id), with changes_project (project_id, id desc) beside
 const changesBefore0040 =
   'alter table changes drop constraint changes_pkey, add primary key (id); create index changes_project on changes (project_id, id desc)'
@@ -293,6 +376,7 @@ type Variant = { write: (run: Run) => Promise<unknown>; setup?: string; teardown
 const variants: Record<string, Variant> = {
   'as it is': { write: (run) => asItIs(run) },
   ...eleventh,
+  ...twelfth,
   'no change row': {
     write: async (run) => {
       const { after } = await lockAndUpdate(run, 'intent')
@@ -362,9 +446,8 @@ const variants: Record<string, Variant> = {
   'work state by a row trigger': {
     write: (run) => asItIs(run),
     setup: workRowTrigger,
-    teardown: `drop trigger work_nodes_update on nodes;
-create trigger work_nodes_update after update on nodes
-referencing old table as old_nodes new table as new_nodes for each statement execute function work_nodes_updated();`,
+    // the trigger as migration 0044 made it
+    teardown: `${migration('0044-work-update-when.sql')}\ndrop function work_node_updated();`,
   },
   'before 0040, all of it (the trigger nodes_rev; changes keyed by (id), with changes_project)': {
     write: (run) => asItIs(run, 'intent', [updateBefore0040, []]),
@@ -471,7 +554,7 @@ try {
     for (const [name, v] of r % 2 ? [...chosen].reverse() : chosen) {
       const t = targets.get(name)!
       if (SAME && v.setup) await t.exec(v.setup)
-      for (let i = 0; i < 50; i++) await t.transaction(v.write) // untimed: plans made, caches warm
+      for (let i = 0; i < WARM; i++) await t.transaction(v.write) // untimed: plans made, caches warm
       const walFrom = await t.lsn()
       const cpu = await t.cpuUs()
       let lastSum = 0

@@ -39,6 +39,7 @@ import m0040 from './0040-node-rev-in-statements.sql' with { type: 'text' }
 import m0041 from './0041-work-items-fewer-indexes.sql' with { type: 'text' }
 import m0042 from './0042-change-row-lighter.sql' with { type: 'text' }
 import m0043 from './0043-work-insert-counts.sql' with { type: 'text' }
+import m0044 from './0044-work-update-when.sql' with { type: 'text' }
 import m0046 from './0046-changes-statistics.sql' with { type: 'text' }
 import m0048 from './0048-events-statistics.sql' with { type: 'text' }
 
@@ -80,6 +81,7 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0041-work-items-fewer-indexes', sql: m0041 },
   { name: '0042-change-row-lighter', sql: m0042 },
   { name: '0043-work-insert-counts', sql: m0043 },
+  { name: '0044-work-update-when', sql: m0044 },
   { name: '0046-changes-statistics', sql: m0046 },
   { name: '0048-events-statistics', sql: m0048 },
 ]
