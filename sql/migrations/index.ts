@@ -38,6 +38,7 @@ import m0038 from './0038-job-add-rank.sql' with { type: 'text' }
 import m0040 from './0040-node-rev-in-statements.sql' with { type: 'text' }
 import m0041 from './0041-work-items-fewer-indexes.sql' with { type: 'text' }
 import m0042 from './0042-change-row-lighter.sql' with { type: 'text' }
+import m0045 from './0045-node-type-domain.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
   { name: '0001-accounts-projects', sql: m0001 },
@@ -76,4 +77,5 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0040-node-rev-in-statements', sql: m0040 },
   { name: '0041-work-items-fewer-indexes', sql: m0041 },
   { name: '0042-change-row-lighter', sql: m0042 },
+  { name: '0045-node-type-domain', sql: m0045 },
 ]
