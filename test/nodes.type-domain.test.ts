@@ -97,9 +97,10 @@ describe("the statements that write a node's type (migration 0045)", () => {
   })
 })
 
+const app = await startApp()
+afterAll(() => app.close())
+
 describe('the database refuses a type that is not one of the five', () => {
-  const app = startApp()
-  afterAll(async () => (await app).close())
   const row = (id: string, type: string): InsertRow => ({
     id,
     type: type as InsertRow['type'],
@@ -110,21 +111,20 @@ describe('the database refuses a type that is not one of the five', () => {
   })
 
   it('through the statement that inserts nodes, storing nothing of it; the five are stored', async () => {
-    const a = await app
-    const p = await a.project()
-    const refused = await a.db.tx((tx) => insertMany(tx, p, [row('goal-1', 'goal'), row('x-1', 'project')])).catch((e: unknown) => e)
+    const p = await app.project()
+    const refused = await app.db.tx((tx) => insertMany(tx, p, [row('goal-1', 'goal'), row('x-1', 'project')])).catch((e: unknown) => e)
     expect(refused).toBeInstanceOf(Error)
     expect(String((refused as Error).message)).toMatch(/node_type/)
     expect((refused as { code?: string }).code).toBe('23514')
-    expect(await a.db.query('select id from nodes where project_id = $1', [p])).toEqual([])
-    await a.db.tx((tx) =>
+    expect(await app.db.query('select id from nodes where project_id = $1', [p])).toEqual([])
+    await app.db.tx((tx) =>
       insertMany(
         tx,
         p,
         TYPES.map((t) => row(`${t}-1`, t)),
       ),
     )
-    expect((await a.db.query('select type from nodes where project_id = $1 order by type', [p])).map((r) => r.type)).toEqual(
+    expect((await app.db.query('select type from nodes where project_id = $1 order by type', [p])).map((r) => r.type)).toEqual(
       [...TYPES].sort(),
     )
   })
