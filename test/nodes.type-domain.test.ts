@@ -2,12 +2,14 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { migrations } from '../sql/migrations'
+import { RestoreError, restore } from '../src/backup/restore'
 import type { Db } from '../src/db'
 import { migrate } from '../src/db/migrate'
 import { openPglite } from '../src/db/pglite'
 import { openPostgres } from '../src/db/postgres'
 import { type InsertRow, insertMany } from '../src/nodes/queries'
-import { startApp } from './helpers'
+import { emptyPglite, emptyPostgres } from './backup-db'
+import { ADMIN_TOKEN, startApp } from './helpers'
 
 // api.md: a node's type is goal, need, approach, job or task. Until migration 0045 the table's check
 // nodes_type_check held that rule, planned again by every statement that inserted or updated a
@@ -94,6 +96,20 @@ describe("the statements that write a node's type (migration 0045)", () => {
     }
     // what it read: the insert, and the updates that do not set the type
     expect(writers).toEqual(expect.arrayContaining(['sql/nodes/insert-many.sql', 'sql/nodes/update.sql', 'sql/nodes/move-iteration.sql']))
+  })
+
+  it('a restore checks every domain a statement casts to (sql/backup/cast-rules.sql): its generic insert casts to none', () => {
+    const all = sources()
+    const domains = new Set(all.flatMap(({ text }) => [...text.matchAll(/create\s+domain\s+(\w+)/gi)].map((m) => m[1]!.toLowerCase())))
+    const cast = new Set(
+      all
+        .filter(({ file }) => !file.startsWith('sql/migrations/') && file !== 'sql/backup/cast-rules.sql')
+        .flatMap(({ text }) => [...text.replace(/--.*$/gm, '').matchAll(/::(\w+)/g)].map((m) => m[1]!.toLowerCase()))
+        .filter((t) => domains.has(t)),
+    )
+    expect([...cast].sort()).toEqual(['change_target_kind', 'node_type'])
+    const rules = all.find(({ file }) => file === 'sql/backup/cast-rules.sql')!.text.replace(/--.*$/gm, '')
+    expect([...cast].filter((d) => !rules.includes(`::${d}`))).toEqual([])
   })
 })
 
@@ -183,5 +199,56 @@ describe('migration 0045 on a database holding nodes', () => {
       await db.close()
       await drop()
     }
+  }, 120_000)
+})
+
+describe('a restore refuses a backup whose rows break a rule a domain holds', async () => {
+  const p = await app.project()
+  const added = await app.call('POST', '/api/v1/mutate', {
+    body: { action: 'add', projectId: p, node: { type: 'goal', data: { label: 'G' } } },
+  })
+  expect(added.status).toBe(200)
+  const res = await app.handle(new Request('http://arbor.test/admin/v1/backup', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }))
+  expect(res.status).toBe(200)
+  const lines = (await res.text()).trimEnd().split('\n')
+  /** the backup with the first row of `table` given `column` = `value` */
+  const tampered = (table: string, column: string, value: string) => {
+    const at = lines.findIndex((l) => l.startsWith(`{"t":"${table}"`))
+    expect(at).toBeGreaterThan(0)
+    const line = JSON.parse(lines[at]!)
+    return lines.map((l, i) => (i === at ? JSON.stringify({ ...line, r: { ...line.r, [column]: value } }) : l))
+  }
+  async function* linesOf(xs: string[]) {
+    yield* xs
+  }
+  const into = async (xs: string[]) => {
+    if (!process.env.TEST_DATABASE_URL) {
+      const target = await emptyPglite()
+      try {
+        return await restore(target, linesOf(xs))
+      } finally {
+        await target.close()
+      }
+    }
+    const pg = await emptyPostgres()
+    const target = await pg.db()
+    try {
+      return await restore(target, linesOf(xs))
+    } finally {
+      await target.close()
+      await pg.drop()
+    }
+  }
+
+  it('a node of no known type, a change of no known target kind; the backup untouched restores', async () => {
+    for (const [table, column, domain] of [
+      ['nodes', 'type', 'node_type'],
+      ['changes', 'target_kind', 'change_target_kind'],
+    ] as const) {
+      const refused = await into(tampered(table, column, 'project')).catch((e: unknown) => e)
+      expect(refused).toBeInstanceOf(RestoreError)
+      expect((refused as Error).message).toMatch(new RegExp(`^a row the schema refuses: .*\\b${domain}\\b`))
+    }
+    expect((await into(lines)).nodes).toBeGreaterThan(0)
   }, 120_000)
 })
