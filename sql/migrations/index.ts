@@ -40,6 +40,7 @@ import m0041 from './0041-work-items-fewer-indexes.sql' with { type: 'text' }
 import m0042 from './0042-change-row-lighter.sql' with { type: 'text' }
 import m0043 from './0043-work-insert-counts.sql' with { type: 'text' }
 import m0044 from './0044-work-update-when.sql' with { type: 'text' }
+import m0045 from './0045-node-type-domain.sql' with { type: 'text' }
 import m0046 from './0046-changes-statistics.sql' with { type: 'text' }
 import m0048 from './0048-events-statistics.sql' with { type: 'text' }
 
@@ -82,6 +83,7 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0042-change-row-lighter', sql: m0042 },
   { name: '0043-work-insert-counts', sql: m0043 },
   { name: '0044-work-update-when', sql: m0044 },
+  { name: '0045-node-type-domain', sql: m0045 },
   { name: '0046-changes-statistics', sql: m0046 },
   { name: '0048-events-statistics', sql: m0048 },
 ]

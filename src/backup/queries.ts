@@ -1,3 +1,4 @@
+import castRulesSql from '../../sql/backup/cast-rules.sql' with { type: 'text' }
 import foreignKeysSql from '../../sql/backup/foreign-keys.sql' with { type: 'text' }
 import migrationsSql from '../../sql/backup/migrations.sql' with { type: 'text' }
 import sequencesSql from '../../sql/backup/sequences.sql' with { type: 'text' }
@@ -29,6 +30,8 @@ export const quote = (name: string) => `"${name.replace(/"/g, '""')}"`
 
 export const listTables = async (db: Db) => (await db.query<Table>(tablesSql)).filter((t) => t.name !== MIGRATIONS_TABLE)
 export const listForeignKeys = (db: Db) => db.query<ForeignKey>(foreignKeysSql)
+/** Every row of the columns a domain cast guards checked against it (sql/backup/cast-rules.sql): throws 23514 on a value outside. */
+export const checkCastRules = (db: Db) => db.query(castRulesSql)
 export const listSequences = async (db: Db) => (await db.query<{ name: string }>(sequencesSql)).map((s) => s.name)
 
 /** The applied migrations, or [] on a database that has no schema yet. */

@@ -2,7 +2,7 @@ import type { Db } from '../db'
 import { migrate, migrationNames } from '../db/migrate'
 import { sqlState } from '../db/sqlstate'
 import { LineError } from './lines'
-import { listForeignKeys, listSequences, listTables, quote, type Table } from './queries'
+import { checkCastRules, listForeignKeys, listSequences, listTables, quote, type Table } from './queries'
 import { BACKUP_FORMAT, BACKUP_VERSION, type BackupHeader } from './service'
 
 /** A backup this build cannot restore, or a target it must not restore into: one line for the operator. */
@@ -23,7 +23,9 @@ interface Row {
  * the schema to the backup's migration level, insert every row (tables in foreign-key order, the
  * rows of a table that references itself parents first, user triggers off so nothing is derived
  * twice), set every sequence, check that every table of the header holds the rows the end line
- * announces and that nothing follows it, then apply the migrations newer than the backup.
+ * announces and that nothing follows it, then apply the migrations newer than the backup, and
+ * check every row against the rules the app's statements keep by a cast to a domain (the generic
+ * insert here makes none: sql/backup/cast-rules.sql).
  * Anything wrong, and nothing is left behind, not even the schema: a RestoreError names the line.
  *
  * Nothing here names a table: the tables are the header's, checked against the schema the
@@ -96,6 +98,11 @@ export async function restore(db: Db, lines: AsyncIterable<string>): Promise<Rec
     }
     for (const t of tables.values()) await tx.exec(`alter table ${quote(t.name)} enable trigger user`)
     await migrate(tx)
+    // the rules the app's statements keep by a cast to a domain, which the inserts above did not make
+    await checkCastRules(tx).catch((err) => {
+      if (!sqlState(err)) throw err
+      throw new RestoreError(`a row the schema refuses: ${oneLine(err)}`)
+    })
     return counts
   })
 }
