@@ -47,6 +47,12 @@ const statements: { name: string; file: string; params: unknown[] }[] = [
   { name: 'search/prune-vectors', file: 'sql/search/prune-vectors.sql', params: [P, 'e', ['h0001', 'h2000', 'h3999']] },
   { name: 'search/events-since', file: 'sql/search/events-since.sql', params: [P, NODES - 10, '2020-01-01', [NODES - 5, NODES - 4], '0'] },
   { name: 'search/events-all-since', file: 'sql/search/events-all-since.sql', params: [NODES - 10, '2020-01-01', [NODES - 5], '0'] },
+  { name: 'share/count-goals', file: 'sql/share/count-goals.sql', params: [P, JSON.stringify(['n0000', 'n2000', 'n3999'])] },
+  {
+    name: 'nodes/set-classified-many',
+    file: 'sql/nodes/set-classified-many.sql',
+    params: [JSON.stringify(ids.map((id) => ({ project_id: P, id, data: { label: 'y' } })))],
+  },
   {
     name: 'webhooks/record-attempts',
     file: 'sql/webhooks/record-attempts.sql',
