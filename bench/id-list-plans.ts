@@ -9,7 +9,7 @@
 //   bun bench/id-list-plans.ts [--nodes 4000] [--runs 200] [--only get-many,lock-many] [--root DIR]
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/id-list-plans.ts
 
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import type { Db } from '../src/db'
 import { startBenchServer } from './lib/app'
 
@@ -39,14 +39,48 @@ const statements: { name: string; file: string; params: unknown[] }[] = [
   { name: 'work/states', file: 'sql/work/states.sql', params: [P, ids] },
   { name: 'nodes/delete-many', file: 'sql/nodes/delete-many.sql', params: [P, ['n3999', 'n2000', 'none']] },
   { name: 'nodes/delete-logged', file: 'sql/nodes/delete-logged.sql', params: [P, ['n3999', 'n2000', 'none'], 'n3999', '{}'] },
+  // bench/writes.md "Twelfth pass: the last lists of ids"
+  { name: 'nodes/lock-with-intent', file: 'sql/nodes/lock-with-intent.sql', params: [P, 'n2000', ['label', 'status'], '2020-01-01'] },
+  { name: 'search/load-vectors', file: 'sql/search/load-vectors.sql', params: [P, 'e', ['h0001', 'h2000', 'h3999']] },
+  // all of them: the same file with null before, a statement of its own since
+  { name: 'search/all-vectors', file: 'sql/search/all-vectors.sql', params: [P, 'e'] },
+  { name: 'search/prune-vectors', file: 'sql/search/prune-vectors.sql', params: [P, 'e', ['h0001', 'h2000', 'h3999']] },
+  { name: 'search/events-since', file: 'sql/search/events-since.sql', params: [P, NODES - 10, '2020-01-01', [NODES - 5, NODES - 4], '0'] },
+  { name: 'search/events-all-since', file: 'sql/search/events-all-since.sql', params: [NODES - 10, '2020-01-01', [NODES - 5], '0'] },
+  { name: 'share/count-goals', file: 'sql/share/count-goals.sql', params: [P, JSON.stringify(['n0000', 'n2000', 'n3999'])] },
+  {
+    name: 'nodes/set-classified-many',
+    file: 'sql/nodes/set-classified-many.sql',
+    params: [JSON.stringify(ids.map((id) => ({ project_id: P, id, data: { label: 'y' } })))],
+  },
+  {
+    name: 'webhooks/record-attempts',
+    file: 'sql/webhooks/record-attempts.sql',
+    params: [
+      JSON.stringify(
+        ['d0001', 'd2000', 'd3999'].map((id, n) => ({
+          n,
+          id,
+          attempts: 0,
+          status: 'delivered',
+          http_status: 200,
+          error: null,
+          attempted_at: '2020-01-01T00:00:00Z',
+          next_attempt_at: '2020-01-01T00:00:00Z',
+        })),
+      ),
+    ],
+  },
 ].filter((s) => !ONLY || ONLY.split(',').some((o) => s.name.includes(o)))
 
 const literal = (v: unknown): string =>
-  Array.isArray(v)
-    ? `array[${v.map(literal).join(', ')}]::${typeof v[0] === 'number' ? 'bigint' : 'text'}[]`
-    : typeof v === 'number'
-      ? String(v)
-      : `'${String(v).replace(/'/g, "''")}'`
+  v === null
+    ? 'null'
+    : Array.isArray(v)
+      ? `array[${v.map(literal).join(', ')}]::${typeof v[0] === 'number' ? 'bigint' : 'text'}[]`
+      : typeof v === 'number'
+        ? String(v)
+        : `'${String(v).replace(/'/g, "''")}'`
 
 async function fill(db: Db, project: string, n: number, prefix: string) {
   await db.exec(`insert into projects (id, name, owner_id) select '${project}', '${project}', (select id from users limit 1)`)
@@ -60,6 +94,18 @@ async function fill(db: Db, project: string, n: number, prefix: string) {
     select '${project}', '${prefix}' || lpad(i::text, 4, '0'), 'a', '${project}t' || lpad(i::text, 4, '0'), now(), now(), 60 from generate_series(0, ${n - 1}) i`)
   await db.exec(`insert into work_items (project_id, node_id, type, open, blocked, urgent, iter_rank, focus, created_at, ord, touched_tx, blocked_before)
     select '${project}', '${prefix}' || lpad(i::text, 4, '0'), 'job', true, false, 1, 0, 1, now(), i, 0, false from generate_series(0, ${n - 1}) i`)
+  // one actor on each node, an edit intent on half of them (live.md 4), expired or not
+  await db.exec(`insert into presence (project_id, actor_key, user_id, user_name, via, node_id, field, since, expires_at)
+    select '${project}', 'a' || i, 'u', 'u', 'app', '${prefix}' || lpad(i::text, 4, '0'), case when i % 2 = 0 then 'label' end, now(), now()
+    from generate_series(0, ${n - 1}) i`)
+  await db.exec(`insert into search_vectors (project_id, embedder, text_hash, vector)
+    select '${project}', 'e', 'h' || lpad(i::text, 4, '0'), '\\x00' from generate_series(0, ${n - 1}) i`)
+  await db.exec(`insert into events (project_id, type, payload)
+    select '${project}', 'node.updated', '{}' from generate_series(0, ${n - 1}) i`)
+  await db.exec(`insert into webhooks (id, project_id, url, events, secret) values ('w${project}', '${project}', 'http://x', '[]', 's')`)
+  await db.exec(`insert into webhook_deliveries (id, webhook_id, event_seq)
+    select 'd' || ${prefix === 'n' ? "''" : `'${project}'`} || lpad(i::text, 4, '0'), 'w${project}', e.seq
+    from (select seq, row_number() over (order by seq) - 1 as i from events where project_id = '${project}') e`)
 }
 
 async function explain(db: Db, text: string, params: unknown[]) {
@@ -112,13 +158,15 @@ async function timeIt(db: Db, text: string, params: unknown[]) {
 const s = await startBenchServer(PG_URL)
 try {
   const db: Db = s.deps.db
-  for (const t of ['nodes', 'changes', 'claims', 'work_items']) await db.exec(`alter table ${t} disable trigger all`)
+  for (const t of ['nodes', 'changes', 'claims', 'work_items', 'events', 'presence', 'search_vectors', 'webhook_deliveries'])
+    await db.exec(`alter table ${t} disable trigger all`)
   await fill(db, P, NODES, 'n')
   // claims' tokens for the big project are `pbigt0001`…
   for (const st of statements) if (st.name === 'claims/extend-tokens') st.params[1] = ['pbigt0001', 'pbigt2000']
   const report = async (label: string) => {
     console.log(`\n## ${PG_URL ? 'postgres' : 'pglite'}: ${label}`)
     for (const st of statements) {
+      if (!existsSync(`${ROOT}/${st.file}`)) continue
       const text = readFileSync(`${ROOT}/${st.file}`, 'utf8')
       const plan = await explain(db, text, st.params)
       const cache = await planCache(db, text, st.params)
@@ -140,6 +188,16 @@ try {
     select 'q' || (i / 3 + 1), 'n' || lpad((i % 3)::text, 4, '0'), 'a', 'q' || i, now(), now(), 60 from generate_series(0, 8999) i`)
   await db.exec(`insert into work_items (project_id, node_id, type, open, blocked, urgent, iter_rank, focus, created_at, ord, touched_tx, blocked_before)
     select 'q' || (i / 3 + 1), 'n' || lpad((i % 3)::text, 4, '0'), 'job', true, false, 1, 0, 1, now(), i, 0, false from generate_series(0, 8999) i`)
+  await db.exec(`insert into presence (project_id, actor_key, user_id, user_name, via, node_id, field, since, expires_at)
+    select 'q' || (i / 3 + 1), 'a' || (i % 3), 'u', 'u', 'app', 'n' || lpad((i % 3)::text, 4, '0'), 'label', now(), now() from generate_series(0, 8999) i`)
+  await db.exec(`insert into search_vectors (project_id, embedder, text_hash, vector)
+    select 'q' || (i / 3 + 1), 'e', 'h' || lpad((i % 3)::text, 4, '0'), '\\x00' from generate_series(0, 8999) i`)
+  await db.exec(`insert into events (project_id, type, payload)
+    select 'q' || (i / 3 + 1), 'node.updated', '{}' from generate_series(0, 8999) i`)
+  await db.exec(`insert into webhooks (id, project_id, url, events, secret)
+    select 'wq' || i, 'q' || i, 'http://x', '[]', 's' from generate_series(1, 3000) i`)
+  await db.exec(`insert into webhook_deliveries (id, webhook_id, event_seq)
+    select 'dq' || seq, 'w' || project_id, seq from events where project_id like 'q%'`)
   await db.exec('analyze')
   await report(`3,000 projects of 3 nodes and one of ${NODES}, analyzed`)
 } finally {

@@ -87,6 +87,11 @@ describe('statements of a list of ids, their generic plans', () => {
 // PostgreSQL, a database of many small projects on both), and with good statistics the plan cache
 // planned them again on every run. Each id is now a lateral probe of the key, the array read
 // through a sub-select: the generic plan probes the key in every case and the plan cache keeps it.
+// sql/search/load-vectors.sql too ("Twelfth pass: the last lists of ids"): as `($3 is null or
+// text_hash = any($3))` its generic plan read every vector of the project and filtered them;
+// sql/share/count-goals.sql (`id in (select jsonb_array_elements_text($2))`) read the project's
+// goals; sql/nodes/set-classified-many.sql, joined to jsonb_to_recordset, hashed its rows against
+// a sequential scan of every project's nodes.
 describe('statements of a list of ids, each id a probe of its key', () => {
   /** the key probed for each id, and no scan of the project (its rows read and filtered on the ids) */
   const probes = (plan: string, index: string) => {
@@ -112,10 +117,13 @@ describe('statements of a list of ids, each id a probe of its key', () => {
 
   it('read the same rows, in the same order, before and after an analyze, beside thousands of small projects', async () => {
     const p = await app.project()
-    const { approach, jobs } = await approachWithJobs(app, p, 400)
+    const { goal, approach, jobs } = await approachWithJobs(app, p, 400)
     const [j1, j2] = [jobs[9]!, jobs[250]!]
     await app.db.exec(`insert into claims (project_id, node_id, agent, token_hash, expires_at, claimed_at, lease_seconds)
       select project_id, id, 'a', 'tok-' || id, now() + interval '1 hour', now(), 60 from nodes where project_id = ${sqlLiteral(p)} and type = 'job'`)
+    // a stored vector for each of the project's nodes (sql/search/load-vectors.sql looks some up by their texts' hashes)
+    await app.db.exec(`insert into search_vectors (project_id, embedder, text_hash, vector)
+      select project_id, 'emb', 'h-' || id, '\\x00' from nodes where project_id = ${sqlLiteral(p)}`)
     const inOrder = async (text: string) => (await app.db.query<{ v: string }>(text)).map((r) => String(r.v))
     const nodeIds = await inOrder(
       `select id as v from nodes where project_id = ${sqlLiteral(p)} and id in (${sqlLiteral(j1)}, ${sqlLiteral(j2)}) order by id`,
@@ -185,6 +193,29 @@ describe('statements of a list of ids, each id a probe of its key', () => {
         expect(states.rows.every((r) => r.open === true && r.blocked === false)).toBe(true)
         await kept('work/states.sql', [p, [j1, j2]])
       })
+      await each(state, 'search/load-vectors', async () => {
+        const vectors = await generic(sql('search/load-vectors.sql'), [p, 'emb', [`h-${j1}`, `h-${j2}`, `h-${j1}`, 'h-none']])
+        probes(vectors.plan, 'search_vectors_pkey')
+        expect(vectors.rows.map((r) => r.text_hash).sort()).toEqual([`h-${j1}`, `h-${j2}`].sort())
+        await kept('search/load-vectors.sql', [p, 'emb', [`h-${j1}`, `h-${j2}`]])
+      })
+      await each(state, 'share/count-goals', async () => {
+        const goals = await generic(sql('share/count-goals.sql'), [p, JSON.stringify([goal, j1, goal, 'none'])])
+        probes(goals.plan, 'nodes_pkey')
+        expect(goals.rows).toEqual([{ count: 1 }])
+        await kept('share/count-goals.sql', [p, JSON.stringify([goal, j1])])
+      })
+      await each(state, 'nodes/set-classified-many', async () => {
+        const rows = [j1, j2].map((id) => ({ project_id: p, id, data: { label: `classified ${id}` } }))
+        const saved = await generic(sql('nodes/set-classified-many.sql'), [JSON.stringify(rows)], {
+          after: `select id, data ->> 'label' as label from nodes where project_id = ${sqlLiteral(p)} and id in (${sqlLiteral(j1)}, ${sqlLiteral(j2)}, ${sqlLiteral(approach)}) order by id`,
+        })
+        probes(saved.plan, 'nodes_pkey')
+        expect(saved.rows.map((r) => r.id).sort()).toEqual([j1, j2].sort())
+        expect(saved.after.map((r) => [r.id, r.label])).toEqual(
+          [j1, j2, approach].sort().map((id) => [id, id === approach ? 'A' : `classified ${id}`]),
+        )
+      })
       // the recursive ones probed their keys already (the statements above); the plan cache now keeps their generic plans too
       await each(state, 'nodes/subtree', () => kept('nodes/subtree.sql', [p, [approach, j1]]))
       await each(state, 'nodes/with-ancestors', () => kept('nodes/with-ancestors.sql', [p, [j1, j2]]))
@@ -239,6 +270,8 @@ describe('statements of a list of ids, each id a probe of its key', () => {
       select 'small' || (i / 3 + 1), 'n' || (i % 3), 'a', 'small-' || i, now(), now(), 60 from generate_series(0, 4499) i`)
     await app.db.exec(`insert into work_items (project_id, node_id, type, open, blocked, urgent, iter_rank, focus, created_at, ord, touched_tx, blocked_before)
       select 'small' || (i / 3 + 1), 'n' || (i % 3), 'job', true, false, 1, 0, 1, now(), i, 0, false from generate_series(0, 4499) i`)
+    await app.db.exec(`insert into search_vectors (project_id, embedder, text_hash, vector)
+      select 'small' || (i / 3 + 1), 'emb', 'h-n' || (i % 3), '\\x00' from generate_series(0, 4499) i`)
     for (const t of ['nodes', 'changes', 'claims', 'work_items']) await app.db.exec(`alter table ${t} enable trigger all`)
     await app.db.exec('analyze')
     await check('beside 1,500 small projects, analyzed')

@@ -1,3 +1,4 @@
+import allVectorsSql from '../../sql/search/all-vectors.sql' with { type: 'text' }
 import ancestorsManySql from '../../sql/search/ancestors-many.sql' with { type: 'text' }
 import backfillProgressSql from '../../sql/search/backfill-progress.sql' with { type: 'text' }
 import dropLeaseSql from '../../sql/search/drop-lease.sql' with { type: 'text' }
@@ -52,8 +53,11 @@ export const eventsAllSince = (db: Db, seq: number, since: ReadPoint, skip: numb
   db.query<EventRow & { project_id: string }>(eventsAllSinceSql, [seq, since.at.toISOString(), skip, String(since.xmin)])
 export const recentProjects = (db: Db, seq: number) => db.query<{ project_id: string; seq: number }>(recentProjectsSql, [seq])
 
+/** Stored vectors of these texts, or all of the project's (`hashes` null): two statements, so each keeps a plan on its key. */
 export const loadVectors = (db: Db, projectId: string, embedder: string, hashes: string[] | null) =>
-  db.query<{ text_hash: string; vector: Uint8Array }>(loadVectorsSql, [projectId, embedder, hashes])
+  hashes === null
+    ? db.query<{ text_hash: string; vector: Uint8Array }>(allVectorsSql, [projectId, embedder])
+    : db.query<{ text_hash: string; vector: Uint8Array }>(loadVectorsSql, [projectId, embedder, hashes])
 export const insertVectors = (db: Db, projectId: string, embedder: string, rows: [string, Float32Array][]) =>
   db.query(insertVectorsSql, [projectId, embedder, rows.map((r) => r[0]), rows.map((r) => vectorToBase64(r[1]))])
 export const pruneVectors = (db: Db, projectId: string, embedder: string, live: string[]) =>
