@@ -288,7 +288,10 @@ export async function openPostgres(url: string, log: Pick<Logger, 'warn'> = crea
         parse: (x: string) => JSON.parse(x),
       },
     },
-    connection: { application_name: name },
+    // jit off: a statement the planner costs high (a subtree under an approach of thousands of
+    // jobs: its recursion's estimate grows with the widest parent) was compiled to machine code on
+    // each run, about 100 ms, to run for well under one (bench/writes.md, "Twelfth pass: JIT")
+    connection: { application_name: name, jit: 'off' },
   })
   const sql = postgres(url, options(10, 'arbor'))
   const background = postgres(url, options(BACKGROUND_CONNECTIONS, 'arbor-background'))
