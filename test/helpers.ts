@@ -299,3 +299,30 @@ export async function readRes(res: Response): Promise<Res> {
   } catch {}
   return { status: res.status, body: parsed, headers: res.headers }
 }
+
+/**
+ * The project's work items as stored, and as `work_refresh` recomputes them from its nodes (in a
+ * transaction rolled back, index scans preferred): after any write the two must be equal.
+ * `columns` are the work items' columns read, ordered by node id.
+ */
+export async function workItemsStoredAndRecomputed<Row = Record<string, unknown>>(db: Db, projectId: string, columns: string) {
+  const read = (on: Db) => on.query<Row>(`select ${columns} from work_items where project_id = $1 order by node_id`, [projectId])
+  const stored = await read(db)
+  const rollback = new Error('rolled back')
+  let recomputed: Row[] = []
+  await db
+    .tx(async (tx) => {
+      await tx.query('delete from work_items where project_id = $1', [projectId])
+      await tx.query(
+        `select work_refresh($1, array(select id from nodes where project_id = $1 and type in ('job', 'task')))
+         from (select set_config('enable_seqscan', 'off', true)) s`,
+        [projectId],
+      )
+      recomputed = await read(tx)
+      throw rollback
+    })
+    .catch((e) => {
+      if (e !== rollback) throw e
+    })
+  return { stored, recomputed }
+}

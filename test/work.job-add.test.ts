@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import type { Db } from '../src/db'
-import { startApp } from './helpers'
+import { startApp, workItemsStoredAndRecomputed } from './helpers'
 
 // A job added beside an open sibling takes its approach, goal, blocked and focus from the
 // sibling's work item (migration 0033, work_jobs_added) instead of work_refresh's recompute: each
@@ -14,34 +14,13 @@ const mutate = async (body: Record<string, unknown>) => {
   return res
 }
 
-class Rollback extends Error {}
-
-/** The project's work items as stored, and as work_refresh recomputes them (in a transaction rolled back). */
-async function storedAndRecomputed(db: Db, p: string) {
-  const read = (tx: Db) =>
-    tx.query<{ open: boolean; blocked: boolean }>(
-      `select node_id, type, approach_id, goal_id, open, blocked, urgent, iteration, iter_rank, focus, created_at, ord
-       from work_items where project_id = $1 order by node_id`,
-      [p],
-    )
-  const stored = await read(db)
-  let recomputed: { open: boolean; blocked: boolean }[] = []
-  await db
-    .tx(async (tx) => {
-      await tx.query(`delete from work_items where project_id = $1`, [p])
-      await tx.query(
-        `select work_refresh($1, array(select id from nodes where project_id = $1 and type in ('job', 'task')))
-         from (select set_config('enable_seqscan', 'off', true)) s`,
-        [p],
-      )
-      recomputed = await read(tx)
-      throw new Rollback()
-    })
-    .catch((e) => {
-      if (!(e instanceof Rollback)) throw e
-    })
-  return { stored, recomputed }
-}
+/** The project's work items as stored, and as work_refresh recomputes them (test/helpers.ts). */
+const storedAndRecomputed = (db: Db, p: string) =>
+  workItemsStoredAndRecomputed<{ open: boolean; blocked: boolean }>(
+    db,
+    p,
+    'node_id, type, approach_id, goal_id, open, blocked, urgent, iteration, iter_rank, focus, created_at, ord',
+  )
 
 /**
  * A project of two goals (G1 in focus), a need under each and two approaches under each need, each

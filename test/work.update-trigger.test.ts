@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import type { Db } from '../src/db'
 import * as nodes from '../src/nodes/queries'
-import { startApp } from './helpers'
+import { startApp, workItemsStoredAndRecomputed } from './helpers'
 
 // The work state's update trigger fires only for a row that changed its type, its parent, or its
 // data outside the fields the work state never reads (migration 0044): a label update calls no
@@ -16,32 +16,11 @@ const mutate = async (body: Record<string, unknown>) => {
   return res
 }
 
-class Rollback extends Error {}
-
 type Item = { node_id: string; iteration: string | null; urgent: number }
 
-/** The project's work items as stored, and as work_refresh recomputes them from the nodes (rolled back). */
-async function storedAndRecomputed(db: Db, p: string) {
-  const read = (tx: Db) =>
-    tx.query<Item>(
-      `select node_id, type, approach_id, goal_id, open, blocked, urgent, iteration, iter_rank, focus
-       from work_items where project_id = $1 order by node_id`,
-      [p],
-    )
-  const stored = await read(db)
-  let recomputed: Item[] = []
-  await db
-    .tx(async (tx) => {
-      await tx.query(`delete from work_items where project_id = $1`, [p])
-      await tx.query(`select work_refresh($1, array(select id from nodes where project_id = $1 and type in ('job', 'task')))`, [p])
-      recomputed = await read(tx)
-      throw new Rollback()
-    })
-    .catch((e) => {
-      if (!(e instanceof Rollback)) throw e
-    })
-  return { stored, recomputed }
-}
+/** The project's work items as stored, and as work_refresh recomputes them (test/helpers.ts). */
+const storedAndRecomputed = (db: Db, p: string) =>
+  workItemsStoredAndRecomputed<Item>(db, p, 'node_id, type, approach_id, goal_id, open, blocked, urgent, iteration, iter_rank, focus')
 
 /** Two goals, a need under each, approaches A1..A3 (A3 blocked by A1), a job under each, two do-it tasks. */
 async function seeded() {
