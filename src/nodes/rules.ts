@@ -15,9 +15,10 @@ import { an, type Node, type NodeData, type NodeType, PARENT_TYPE, parseNodeId, 
  * docs/reference/resources.md with its tip (an ErrorListError, which a batch prefixes with its
  * entry's index). An add's rules are `checkAdd`, an update's `checkUpdate` (a batch's entries
  * come through them, `checkEntry`; a revert's fields set back through `checkUpdate`), each in the
- * order of docs/reference/mutate.md. A precondition on a field goes here, as one more function
- * called from them; what it needs read goes into ./context.ts `readAround`. A field's own shape,
- * which needs no read, is its schema instead (src/ports/node-data.ts `NodeFields`).
+ * order of docs/reference/mutate.md. A precondition on a field goes here, as one more line of
+ * `checkFields`, the rules the two share; what it needs read goes into ./context.ts `readAround`.
+ * A field's own shape, which needs no read, is its schema instead (src/ports/node-data.ts
+ * `NodeFields`).
  */
 
 const fail = (message: string, tip?: string): never => {
@@ -69,16 +70,7 @@ export async function checkAdd(
   if (sent !== undefined) checkSentId(type, sent, allowId, duplicate, existing)
   const parentId = checkParent(type, input.parentId, around)
   const data = dropNulls({ ...patch })
-  await checkRefs(ctx, { id, parentId }, around)
-  Object.assign(data, around.refs)
-  if (around.iterations) {
-    if (data.iteration === undefined) {
-      data.iteration = LATER
-      ctx.tips.push(`${id} has no iteration, so it landed in ${LATER}.`)
-    }
-    applyStatus(ctx, id, data, patch, around.iterations)
-  }
-  if (type === 'task') checkUrgent(data, patch)
+  await checkFields(ctx, { id, type, parentId }, data, patch, around)
   return { id, type, parentId, data, createdAt: new Date().toISOString() }
 }
 
@@ -111,17 +103,42 @@ export async function checkUpdate(ctx: WriteCtx, input: NodeUpdate, { id, before
   if (patch.kind === null) delete data.urgent
   if (type === 'approach' && parentId !== before!.parentId && Array.isArray(data.serves) && !('serves' in patch))
     data.serves = data.serves.filter((s: string) => s !== parentId) // moved under a need it served
-  await checkRefs(ctx, { id, parentId }, around)
-  Object.assign(data, around.refs)
-  if (around.iterations) {
-    if (data.iteration === undefined) data.iteration = LATER
-    applyStatus(ctx, id, data, patch, around.iterations, before!.data)
-  }
-  if (type === 'task') checkUrgent(data, patch)
+  await checkFields(ctx, { id, type, parentId }, data, patch, around, before!.data)
   refuseIfHeld(ctx.projectId, id, intents, ctx.deps.author?.actor)
   const keys = Object.keys(patch)
   const only = input.parentId === undefined && keys.length === 1 ? keys[0]! : null
   return { id, before: before!, parentId, data, setsKind: 'kind' in patch, only }
+}
+
+/**
+ * The rules an add and an update share, in this order, on the node's data as it is to be stored
+ * (`data`: an add's as sent, an update's the stored data with `patch` over it; `before`: the
+ * stored data, undefined for an add): the ids `serves` and `blockedBy` send, a job's or a task's
+ * iteration (Later when it names none) and the status machine, a task's `urgent`. A precondition
+ * on a field goes here, one more line: it then holds for an add, an update, a batch's entries and
+ * a revert's fields set back, which all come through `checkAdd` or `checkUpdate`. `patch` says
+ * which fields the write sets (an update's rule on a field it does not set would refuse a write
+ * of another field of a node stored before the rule).
+ */
+async function checkFields(
+  ctx: WriteCtx,
+  node: { id: string; type: NodeType; parentId: string | null },
+  data: NodeData,
+  patch: Record<string, unknown>,
+  around: Around,
+  before?: NodeData,
+): Promise<void> {
+  const { id, type, parentId } = node
+  await checkRefs(ctx, { id, parentId }, around)
+  Object.assign(data, around.refs)
+  if (around.iterations) {
+    if (data.iteration === undefined) {
+      data.iteration = LATER
+      if (!before) ctx.tips.push(`${id} has no iteration, so it landed in ${LATER}.`)
+    }
+    applyStatus(ctx, id, data, patch, around.iterations, before)
+  }
+  if (type === 'task') checkUrgent(data, patch)
 }
 
 /** A batch's node entry as its rules leave it (`checkEntry`), for ./write.ts `storeEntry`. */
