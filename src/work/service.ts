@@ -223,9 +223,12 @@ export async function releaseClaim(deps: Deps, { project: p }: Access, body: Rel
   return { outbox: outboxOf(p.id, [released]), answer: { success: true, released: { nodeId: row.node_id } } }
 }
 
-/** A node entry of a write, as the work state reads it: an update's or a delete's checked body, or a batch's entry. */
+/**
+ * A node entry of a write, as the work state reads it: an update's or a delete's checked body, or
+ * a batch's entry (its `action`, the union of a batch's entries: a misspelt name does not compile).
+ */
 type Entry = {
-  action: string
+  action: 'add' | 'update' | 'delete' | 'addIteration'
   nodeId?: string
   claimToken?: string
   parentId?: unknown
