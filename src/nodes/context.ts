@@ -18,9 +18,11 @@ import * as q from './queries'
  * (`openCtx`), the nodes it reads and locks (`getNode`, `getNodeWithIntent`, `readAround` for
  * what ./rules.ts checks), all an add's rules need (`readAdd`) and all an update's
  * (`readUpdate`), a batch's (`readNamed` ahead of its entries, `readEntry` for each), its ifRevs
- * (`expectRev`, refused by `checkPreconditions`), new ids (`nextId`), the owner's node cap
- * (`checkNodeCap`) and the project's open memos (`openMemos`, `reserveTaskCountingMemos`) that
- * an add's answer reports. Step 2 is ./rules.ts, step 3 ./write.ts.
+ * (`expectRev`: a stale one is kept in `stale`, refused when the write is saved,
+ * src/events/outbox.ts `save`, or by a batch before its last insert, `checkPreconditions`), new
+ * ids (`nextId`), the owner's node cap (`checkNodeCap`) and the project's open memos
+ * (`openMemos`, `reserveTaskCountingMemos`) that an add's answer reports. Step 2 is ./rules.ts,
+ * step 3 ./write.ts.
  */
 
 /**
