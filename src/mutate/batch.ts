@@ -48,9 +48,9 @@ const reason = (cause: unknown) =>
  * its entries need read ahead, in as few statements as it can; then each entry in turn read,
  * checked and stored as the single action is (src/nodes/context.ts `readEntry`, src/nodes/rules.ts
  * `checkEntry`, src/nodes/write.ts `storeEntry`), on the write as the entries before it left it,
- * the first that fails answering with its index; at its end its ifRevs checked and its new rows
- * stored (so a failed insert is answered as the batch's rollback); the sequence's saving step
- * saves the rest.
+ * the first that fails answering with its index; at its end its ifRevs checked, its new rows
+ * stored (so a failed insert is answered as the batch's rollback) and its answer built; the
+ * sequence's saving step saves the rest (its events and changes).
  *
  * Why each entry is read, checked and stored before the next is read, rather than every entry
  * read, then every one checked, then every one stored: an entry's rules see what the entries
@@ -127,7 +127,8 @@ export async function batch(
   } catch (err) {
     throw new BatchFailed(null, err, { ...ctx.created })
   }
-  return { ctx, entries, results, added, capped }
+  // 4. its answer, built where it wrote (as a single add's): its adds' revs are known once they are stored
+  return { ctx, answer: await batchAnswer(ctx, entries, results, added, capped) }
 }
 
 /** A node entry's result as the batch answers it; an add's node gets its rev once the batch's rows are stored (`added`). */
@@ -146,8 +147,14 @@ function resultOf(stored: StoredEntry, added: [Record<string, unknown>, { rev?: 
   return { action: 'add', nodeId: node.id, ...(stored.sentId ? { draftId: stored.sentId } : {}), node: answered }
 }
 
-/** The answer of a saved batch: each add's node with the rev it was stored with, the cap's and the inbox's advisories. */
-export async function batchAnswer({ ctx, entries, results, added, capped }: Awaited<ReturnType<typeof batch>>) {
+/** The answer of a batch whose rows are stored: each add's node with the rev it was stored with, the cap's and the inbox's advisories. */
+async function batchAnswer(
+  ctx: WriteCtx,
+  entries: BatchEntry[],
+  results: Record<string, unknown>[],
+  added: [Record<string, unknown>, { rev?: string }][],
+  capped: { ownerId: string; cap: number } | null,
+) {
   for (const [answered, written] of added) answered.rev = written.rev
   await capAdvisory(ctx, capped)
   if (entries.some((e) => e.action === 'add' && e.node?.type === 'task')) await inboxAdvisory(ctx)

@@ -13,7 +13,7 @@ import type { AccessRow } from '../projects/service'
 import type { ProposalRead, ProposalRow } from '../proposals/model'
 import { announced, closeProposal, findProposal, requireOpen, storeProposal, toProposal } from '../proposals/service'
 import { workPlan } from '../work/service'
-import { batch, batchAnswer } from './batch'
+import { batch } from './batch'
 import type { ApplyProposalBody, BatchEntry, ProposeBody, RejectProposalBody, WithdrawProposalBody } from './model'
 import { type Answer, runWrite } from './sequence'
 
@@ -54,7 +54,7 @@ async function dryRun(deps: Deps, project: AccessRow, mutations: Entry[], baseRe
       await loadNodes(c, mutations.map((e) => e.nodeId).filter(real))
     }
     const request = { action: 'batch' as const, projectId: project.id, mutations }
-    await runWrite(quiet, project.id, workPlan.none(), () => batch(quiet, project, request, watch), batchAnswer)
+    await runWrite(quiet, project.id, workPlan.none(), () => batch(quiet, project, request, watch))
     const c = ctx!
     // the batch's changes, its iterations' (added first) and its nodes', as history.md keeps them
     const changes = c.changes.map(plannedChange)
@@ -131,7 +131,7 @@ export async function applyProposal(deps: Deps, { project }: Access, body: Apply
   const request = { action: 'batch' as const, projectId: project.id, mutations }
   let done: Answer
   try {
-    done = await runWrite(applying, project.id, workPlan.batch(request), () => batch(applying, project, request), batchAnswer)
+    done = await runWrite(applying, project.id, workPlan.batch(request), () => batch(applying, project, request))
   } catch (err) {
     if (err instanceof RefusalError && err.error === 'stale_write')
       throw new RefusalError(409, 'stale_write', {

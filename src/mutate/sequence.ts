@@ -9,8 +9,8 @@ export type Answer = Record<string, unknown>
  * What a handler leaves for saving, having saved nothing itself: the WriteCtx it wrote nodes
  * into (src/nodes/context.ts), or the outbox of a write of other rows (a claim, an iteration, a
  * proposal, a project), beside its answer when it could build it where it wrote (a node action,
- * src/nodes/service.ts); neither when its answer is already whole (a revert with nothing to
- * take back).
+ * src/nodes/service.ts; a batch, ./batch.ts); neither when its answer is already whole (a revert
+ * with nothing to take back).
  */
 export type Written = { ctx: WriteCtx; outbox?: undefined; answer?: Answer } | { ctx?: undefined; outbox?: Outbox; answer: Answer }
 
@@ -27,11 +27,11 @@ const itsAnswer = (written: Written) => written.answer as Answer
  * its rules in the project whose access its caller asked (the edge, src/mutate/routes.ts; a
  * proposal; a workflow's plan), writes its rows (a node write: stored, src/nodes/write.ts) and
  * notes its events and changes, and saves nothing; `answer` reads the answer from what was saved
- * (a batch's, a revert's), when the handler has not built it beside what it wrote. Each step is
+ * (a revert's change ids), when the handler has not built it beside what it wrote. Each step is
  * one call; the work state is the one file the write comes back to (before the handler and
  * after it), and only when it has a plan.
  */
-export async function runWrite<W extends Written, A extends Answer>(
+export async function runWrite<W extends Written, A extends Answer = NonNullable<W['answer']>>(
   deps: Deps,
   projectId: string,
   plan: WorkPlan | undefined,

@@ -10,7 +10,7 @@ import type { Author } from '../ports/actor'
 import type { Access } from '../projects/access'
 import { type AccessRow, addProject, renameProject } from '../projects/service'
 import { claim, releaseClaim, renewClaim, type WorkPlan, workPlan } from '../work/service'
-import { batch, batchAnswer } from './batch'
+import { batch } from './batch'
 import { checkBatchCost } from './cost-limit'
 import { closestName } from './hints'
 import { deleteIteration, updateIteration } from './iterations'
@@ -77,8 +77,8 @@ const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 
  * "How a write flows") with the action's parts: `work` reads from the checked
  * body what the write means to the work state (src/work `workPlan`); `handler` writes the
  * action's rows and notes its events and changes (in a WriteCtx for nodes, src/nodes/context.ts,
- * or in an outbox), saves nothing, and builds its answer where it wrote; `answer`, for a batch
- * and a revert, reads the answer from what was saved instead. The handler is handed the access
+ * or in an outbox), saves nothing, and builds its answer where it wrote; `answer`, for a
+ * revert, reads the answer from what was saved instead (its change ids). The handler is handed the access
  * the edge asked (`nodeWrite`: the project; `write`: the access and the caller) and asks none itself.
  */
 const row = <S extends TSchema, W extends Written>(
@@ -137,7 +137,7 @@ export const actions: { readonly [A in ActionName]: Action } = {
   update: nodeWrite(bodies.update, workPlan.update, update),
   delete: nodeWrite(bodies.delete, workPlan.delete, remove),
   restore: nodeWrite(bodies.restore, workPlan.lockOnly, restore),
-  batch: { ...nodeWrite(bodies.batch, workPlan.batch, batch, batchAnswer), author: byEntryClaimTokens, costLimited: 'batch' },
+  batch: { ...nodeWrite(bodies.batch, workPlan.batch, batch), author: byEntryClaimTokens, costLimited: 'batch' },
   classify: nodeWrite(bodies.classify, workPlan.none, classify),
   addIteration: action(bodies.addIteration, addIterationAction),
   updateIteration: write(bodies.updateIteration, workPlan.lockOnly, updateIteration),

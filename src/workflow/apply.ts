@@ -4,7 +4,7 @@ import type { Deps } from '../deps'
 import { ErrorListError, invalid, RefusalError } from '../errors'
 import { parseAction } from '../http/action-schema'
 import { canonical, runIdempotent, storedOutcome } from '../http/idempotency'
-import { batch, batchAnswer } from '../mutate/batch'
+import { batch } from '../mutate/batch'
 import { BatchBody, MAX_BATCH } from '../mutate/model'
 import { runWrite } from '../mutate/sequence'
 import { type Node, toNode } from '../nodes/model'
@@ -165,7 +165,7 @@ async function batchInChunks(deps: Deps, project: AccessRow, plan: Plan): Promis
     try {
       const body = parseAction(BatchBody, { action: 'batch', projectId, mutations })
       // the write's sequence, as a batch of POST /mutate runs it, with the work state left to the triggers (as ever)
-      const result = await runWrite(deps, projectId, workPlan.none(), () => batch(deps, project, body), batchAnswer)
+      const result = await runWrite(deps, projectId, workPlan.none(), () => batch(deps, project, body))
       results.push(...(result.results as BatchResult[]))
       for (const [draft, id] of Object.entries(result.idMap)) idMap.set(draft, id)
       meta = result._meta
