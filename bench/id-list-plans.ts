@@ -6,7 +6,7 @@
 // which plan the plan cache runs (`generic 7 custom 5`: after twelve executions of the prepared
 // statement, pg_prepared_statements' counts; `custom 12`: it plans every run again).
 //
-//   bun bench/id-list-plans.ts [--nodes 4000] [--runs 200] [--only get-many,lock-many] [--root DIR]
+//   bun bench/id-list-plans.ts [--nodes 4000] [--runs 200] [--only get-many,lock-many] [--root DIR] [--analyze]
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/id-list-plans.ts
 
 import { existsSync, readFileSync } from 'node:fs'
@@ -21,6 +21,8 @@ const ONLY = opt('only', '')
 // where the statements are read from: another checkout's root (`git worktree add`), to compare
 const ROOT = opt('root', '.')
 const PG_URL = process.env.BENCH_DATABASE_URL
+// explain (analyze, buffers) in place of explain: the rows each node read, and the pages (the run rolled back)
+const ANALYZE = args.includes('--analyze')
 
 const P = 'pbig'
 const ids = ['n0001', 'n2000', 'n3999']
@@ -32,7 +34,8 @@ const statements: { name: string; file: string; params: unknown[] }[] = [
   { name: 'search/ancestors-many', file: 'sql/search/ancestors-many.sql', params: [P, ids] },
   { name: 'history/get-many', file: 'sql/history/get-many.sql', params: [P, [1, 2000, 3999]] },
   { name: 'history/latest-of-targets', file: 'sql/history/latest-of-targets.sql', params: [P, ids, 10] },
-  { name: 'history/later', file: 'sql/history/later.sql', params: [P, ids, 1] },
+  // n2000 has a history of 1,500 more changes (fill); $3 (set after the fill) leaves its last 3 after it
+  { name: 'history/later', file: 'sql/history/later.sql', params: [P, ids, 0] },
   { name: 'claims/lock-nodes', file: 'sql/claims/lock-nodes.sql', params: [P, ids] },
   { name: 'claims/extend-tokens', file: 'sql/claims/extend-tokens.sql', params: [P, ['t0001', 't2000'], '2020-01-01'] },
   { name: 'claims/end-nodes', file: 'sql/claims/end-nodes.sql', params: [P, ids, '2020-01-01'] },
@@ -90,6 +93,9 @@ async function fill(db: Db, project: string, n: number, prefix: string) {
     from generate_series(0, ${n - 1}) i`)
   await db.exec(`insert into changes (project_id, via, request_id, action, target_kind, target_id, fields)
     select '${project}', 'api', 'r', 'add', 'node', '${prefix}' || lpad(i::text, 4, '0'), '[]' from generate_series(0, ${n - 1}) i`)
+  // one node with a long history (bench/writes.md "Thirteenth pass: history/later")
+  await db.exec(`insert into changes (project_id, via, request_id, action, target_kind, target_id, fields)
+    select '${project}', 'api', 'r', 'update', 'node', '${prefix}2000', '["label"]' from generate_series(1, 1500) i`)
   await db.exec(`insert into claims (project_id, node_id, agent, token_hash, expires_at, claimed_at, lease_seconds)
     select '${project}', '${prefix}' || lpad(i::text, 4, '0'), 'a', '${project}t' || lpad(i::text, 4, '0'), now(), now(), 60 from generate_series(0, ${n - 1}) i`)
   await db.exec(`insert into work_items (project_id, node_id, type, open, blocked, urgent, iter_rank, focus, created_at, ord, touched_tx, blocked_before)
@@ -109,13 +115,21 @@ async function fill(db: Db, project: string, n: number, prefix: string) {
 }
 
 async function explain(db: Db, text: string, params: unknown[]) {
-  return db.tx(async (tx) => {
-    await tx.exec(`prepare s as ${text.replace(/^--.*$/gm, '')}`)
-    await tx.exec('set local plan_cache_mode = force_generic_plan')
-    const rows = await tx.query<Record<string, string>>(`explain execute s(${params.map(literal).join(', ')})`)
-    await tx.exec('deallocate s')
-    return rows.map((r) => Object.values(r)[0]).join('\n')
-  })
+  let plan = ''
+  await db
+    .tx(async (tx) => {
+      await tx.exec(`prepare s as ${text.replace(/^--.*$/gm, '')}`)
+      await tx.exec('set local plan_cache_mode = force_generic_plan')
+      const how = ANALYZE ? '(analyze, buffers, timing off) ' : ''
+      const rows = await tx.query<Record<string, string>>(`explain ${how}execute s(${params.map(literal).join(', ')})`)
+      await tx.exec('deallocate s')
+      plan = rows.map((r) => Object.values(r)[0]).join('\n')
+      throw new Error('rollback')
+    })
+    .catch((e: Error) => {
+      if (e.message !== 'rollback') throw e
+    })
+  return plan
 }
 
 /** the plan cache's choice: twelve executions of the statement prepared, then its counts (each in a transaction rolled back) */
@@ -163,6 +177,9 @@ try {
   await fill(db, P, NODES, 'n')
   // claims' tokens for the big project are `pbigt0001`…
   for (const st of statements) if (st.name === 'claims/extend-tokens') st.params[1] = ['pbigt0001', 'pbigt2000']
+  // history/later: after all but the last 3 changes of n2000's 1,501 (the other two targets' are older)
+  const [last] = await db.query<{ id: number }>(`select max(id)::int as id from changes where project_id = '${P}' and target_id = 'n2000'`)
+  for (const st of statements) if (st.name === 'history/later') st.params[2] = last!.id - 3
   const report = async (label: string) => {
     console.log(`\n## ${PG_URL ? 'postgres' : 'pglite'}: ${label}`)
     for (const st of statements) {

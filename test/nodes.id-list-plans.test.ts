@@ -170,6 +170,10 @@ describe('statements of a list of ids, each id a probe of its key', () => {
       await each(state, 'history/later', async () => {
         const later = await generic(sql('history/later.sql'), [p, [j2, j1], changeIds[0]!])
         probes(later.plan, 'changes_target')
+        // each target's changes after $3 only: `id > $3` bounds the probe of changes_target (a
+        // target's whole history read and filtered after it before, "Thirteenth pass: history/later")
+        expect(later.plan).toMatch(/using changes_target on changes r[^\n]*\n\s*Index Cond: [^\n]*\(id > \$3\)/)
+        expect(later.plan).not.toContain('Filter')
         expect(later.rows.map((r) => Number(r.id))).toEqual(changeIds.slice(1))
         await kept('history/later.sql', [p, [j1, j2], changeIds[0]!])
       })

@@ -110,22 +110,34 @@ describe("the work state's update trigger (migration 0044)", () => {
       `select id, data from nodes where project_id = $1 and type = 'task' order by id`,
       [p],
     )
+    // 0044's count of a statement's rows still to fire: none left once each statement has ended
+    // (no statement updates nodes in two parts: test/work.update-parts.test.ts)
+    const counted: string[] = []
+    const leftOver = async (tx: Db, after: string) => {
+      const [row] = await tx.query<{ n: string | null }>(`select current_setting('arbor.work_update_rows', true) as n`)
+      if (Number(row!.n || 0) !== 0) counted.push(`${after}: ${row!.n}`)
+    }
     await app.db.tx(async (tx) => {
       // every job and task of S1 moved (five rows fire), then one job marked done (it fires alone)
       await nodes.moveIteration(tx, p, 'S1', 'S2')
+      await leftOver(tx, 'moveIteration')
       const j1 = (
         await tx.query<{ data: Record<string, unknown> }>(`select data from nodes where project_id = $1 and id = $2`, [p, id('J1')])
       )[0]!
       await nodes.update(tx, p, id('J1'), id('A1'), { ...j1.data, status: 'done' }, false, 'status')
+      await leftOver(tx, 'update')
       // the classifier: one task's kind changed, the other's label only (one row of two fires), then a label, then a kind
       await nodes.setClassifiedMany(tx, [
         { project_id: p, id: tasks[0]!.id, data: { ...tasks[0]!.data, kind: 'memo' } },
         { project_id: p, id: tasks[1]!.id, data: { ...tasks[1]!.data, label: 'T2 again' } },
       ])
+      await leftOver(tx, 'setClassifiedMany')
       const t2 = { ...tasks[1]!.data, iteration: 'S2', label: 'T2 again' }
       await nodes.setClassified(tx, p, tasks[1]!.id, { ...t2, description: 'only text' })
       await nodes.setClassified(tx, p, tasks[1]!.id, { ...t2, description: 'only text', urgent: true })
+      await leftOver(tx, 'setClassified')
     })
+    expect(counted).toEqual([])
     const { stored, recomputed } = await storedAndRecomputed(app.db, p)
     expect(stored).toEqual(recomputed)
     expect(stored.find((w) => w.node_id === tasks[1]!.id)).toMatchObject({
