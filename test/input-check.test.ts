@@ -277,6 +277,17 @@ describe('every route of the app', () => {
       const res = await call(withUnknown(sample(p, u)))
       if (res.status === 400 || res.status >= 500) wrong.push({ row, expected: 'ignored', status: res.status, body: res.body })
     }
+    // and wherever the input names a project, a key without access to it hears that first: 403 (PATCH /projects: 404), never a 400
+    const stranger = await app.user()
+    let asked = 0
+    for (const [row, sample] of [...Object.entries(STRICT), ...Object.entries(IGNORED)]) {
+      const s = withUnknown(sample(p, u))
+      if (s.key || !JSON.stringify(s).includes(p)) continue
+      asked++
+      const res = await app.call(s.method, s.path, { body: s.body, key: stranger.key })
+      if (res.status !== 403 && res.status !== 404)
+        wrong.push({ row, expected: '403 or 404 for a stranger', status: res.status, body: res.body })
+    }
     for (const [row, sample] of Object.entries(NO_INPUT)) {
       const plain = await call(sample(p, u))
       const res = await call(withUnknown(sample(p, u)))
@@ -284,5 +295,6 @@ describe('every route of the app', () => {
         wrong.push({ row, expected: `as without it (${plain.status})`, status: res.status })
     }
     expect(wrong).toEqual([])
+    expect(asked).toBeGreaterThan(30)
   })
 })
