@@ -89,6 +89,28 @@ describe('rule 1: every entry is validated; one invalid entry rejects the whole 
     expect((await listNodes(p)).filter((n: any) => n.data.label === 'ok')).toEqual([])
   })
 
+  it("takes an entry's projectId when it is the batch's, and refuses another in a proposal too", async () => {
+    const p = await seeded()
+    const own = await batch(p, [{ action: 'add', projectId: p, node: { type: 'goal', data: { label: 'own' } } }])
+    expect([own.status, own.body.results?.[0]?.action]).toEqual([200, 'add'])
+    const entries = [
+      { action: 'add', node: { type: 'goal', data: { label: 'x' } } },
+      { action: 'delete', projectId: 7, nodeId: 'goal-1' },
+    ]
+    const wrongType = await batch(p, entries)
+    expect(wrongType.body).toEqual(rejected(["mutations[1]: entries carry no projectId of their own (the batch's projectId applies)"]))
+    const proposal = await mutate({
+      action: 'propose',
+      projectId: p,
+      title: 'T',
+      mutations: [{ action: 'add', projectId: 'elsewhere', node: { type: 'goal', data: { label: 'x' } } }],
+    })
+    expect([proposal.status, proposal.body.errors]).toEqual([
+      400,
+      ["mutations[0]: entries carry no projectId of their own (the batch's projectId applies)"],
+    ])
+  })
+
   it("reads an entry's own draft id as the id it is given, in its parent and its references", async () => {
     const p = await seeded()
     const blocked = await batch(p, [

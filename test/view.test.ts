@@ -67,13 +67,14 @@ describe('POST /view-command', () => {
   })
 
   it('refuses setViewMode without a valid mode', async () => {
-    const res = await send({ type: 'setViewMode', mode: 'globe' })
-    expect(res.status).toBe(400)
-    expect(res.body).toEqual({
-      error: 'Invalid command',
-      message: 'setViewMode needs mode: tree or matrix',
-      validTypes: [...VIEW_COMMAND_TYPES],
-    })
+    for (const command of [{ type: 'setViewMode', mode: 'globe' }, { type: 'setViewMode' }, { type: 'setViewMode', mode: null }]) {
+      const res = await send(command)
+      expect({ command, status: res.status, body: res.body }).toEqual({
+        command,
+        status: 400,
+        body: { error: 'Invalid command', message: 'setViewMode needs mode: tree or matrix', validTypes: [...VIEW_COMMAND_TYPES] },
+      })
+    }
   })
 
   it('answers 200 success:false with a tip for a target that does not resolve, and queues nothing', async () => {

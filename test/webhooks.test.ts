@@ -56,6 +56,26 @@ describe('register', () => {
     })
   })
 
+  it('refuses a url or events of the wrong JSON type, or a blank url, by the body schema: 400, nothing registered', async () => {
+    const p = await app.project()
+    for (const [body, expected] of [
+      [
+        { url: RECEIVER, events: 'node.added' },
+        { success: false, errors: ['events: Expected array'] },
+      ],
+      [
+        { url: RECEIVER, events: null },
+        { success: false, errors: ['events: Expected array'] },
+      ],
+      [{ url: 5 }, { success: false, errors: ["url: Expected property 'url' to be string but found: 5"] }],
+      [{ url: '  ' }, { error: 'url is required', message: 'Send the https URL of your receiver.' }],
+    ] as const) {
+      const res = await post({ projectId: p, ...body })
+      expect({ body, status: res.status, answer: res.body }).toEqual({ body, status: 400, answer: expected })
+    }
+    expect((await app.call('GET', `/api/v1/webhooks?projectId=${p}`)).body.webhooks).toEqual([])
+  })
+
   it('requires https', async () => {
     const p = await app.project()
     const res = await post({ projectId: p, url: 'http://93.184.216.34/hook' })

@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox'
-import { invalid, RefusalError } from '../errors'
+import { type Static, Type } from '@sinclair/typebox'
+import { RefusalError } from '../errors'
 
 /**
  * Scoped keys (live.md §6): what a key may do, whatever its user may. A key has a role and,
@@ -98,8 +98,9 @@ export function requireScopeProject(scope: KeyScope | undefined, projectId: stri
 }
 
 /**
- * A scope as sent (POST /keys, the admin API, the CLI): checked, projects deduplicated. Returns
- * the scope or the sentence of the 400.
+ * A scope as the CLI is given it (its --role and --project flags): checked, projects
+ * deduplicated. Returns the scope or the sentence to print. The HTTP routes check theirs with
+ * ScopeSchema (checkInput) and store it through `checkedScope`.
  */
 export function parseScope(value: unknown): KeyScope | string {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'scope must be an object {role, projects?}'
@@ -139,9 +140,7 @@ export const ScopeSchema = Type.Object(
   { additionalProperties: false, description: "a key's scope (live.md §6); without one, role write on every project" },
 )
 
-/** A scope the routes' schema let through, deduplicated; anything else a 400. */
-export function checkedScope(value: unknown): KeyScope {
-  const scope = parseScope(value)
-  if (typeof scope === 'string') throw invalid(scope)
-  return scope
+/** A scope the routes' schema (ScopeSchema, with checkInput) let through, as stored: its projects once each. */
+export function checkedScope(value: Static<typeof ScopeSchema>): KeyScope {
+  return value.projects ? { role: value.role, projects: [...new Set(value.projects)] } : { role: value.role }
 }

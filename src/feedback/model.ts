@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { RefusalError } from '../errors'
-import { ruled } from '../http/action-schema'
+import { refined, ruled } from '../http/action-schema'
 
 export const FEEDBACK_KINDS = ['feature_request', 'friction', 'bug', 'note'] as const
 
@@ -16,10 +16,14 @@ export const FeedbackBody = Type.Object({
 /** docs/reference/account.md's refusal of a feedback field: its own error code, in words. */
 const bad = (code: string, message: string) => () => new RefusalError(400, code, { message })
 
+/** The most bytes `context` may take, written as JSON (docs/reference/account.md). */
+export const MAX_CONTEXT_BYTES = 4096
+const contextBytes = (v: unknown) => new TextEncoder().encode(JSON.stringify(v)).length
+const isObject = (v: unknown) => !!v && typeof v === 'object' && !Array.isArray(v)
+
 /**
  * The body as the service checks it (checkInput, src/http/action-schema.ts), field by field in
- * this order, each with its error code; null counts as absent for the optional fields. The size of
- * `context` (4 KB of JSON) is the one rule the service checks itself.
+ * this order, each with its error code; null counts as absent for the optional fields.
  */
 export const FeedbackInput = Type.Object(
   {
@@ -38,9 +42,13 @@ export const FeedbackInput = Type.Object(
       ),
     ),
     context: Type.Optional(
-      ruled(
-        Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
-        bad('invalid_context', 'context must be a JSON object'),
+      refined(
+        ruled(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]), (v) =>
+          isObject(v)
+            ? bad('invalid_context', `context must be at most ${MAX_CONTEXT_BYTES / 1024} KB of JSON`)()
+            : bad('invalid_context', 'context must be a JSON object')(),
+        ),
+        (v) => v === null || contextBytes(v) <= MAX_CONTEXT_BYTES,
       ),
     ),
     projectId: Type.Optional(ruled(Type.Union([Type.String(), Type.Null()]), bad('invalid_projectId', 'projectId must be a string'))),

@@ -8,7 +8,6 @@ import { FeedbackInput } from './model'
 import * as q from './queries'
 
 const PER_DAY = 20
-const MAX_CONTEXT_BYTES = 4096
 
 /**
  * Store one feedback item as written (docs/reference/account.md). It is not added to the plan
@@ -16,8 +15,6 @@ const MAX_CONTEXT_BYTES = 4096
  */
 export async function submitFeedback(deps: Deps, user: User, agentId: string | undefined, body: unknown) {
   const { kind, summary, details, context, projectId } = checkInput('body', FeedbackInput, body)
-  if (context && new TextEncoder().encode(JSON.stringify(context)).length > MAX_CONTEXT_BYTES)
-    throw new RefusalError(400, 'invalid_context', { message: 'context must be at most 4 KB of JSON' })
 
   let recordedProject: string | null = null
   let tip = 'Thanks: the item is stored as written. It is not added to your plan.'

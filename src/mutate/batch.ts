@@ -1,6 +1,6 @@
 import { sqlState } from '../db/sqlstate'
 import type { Deps } from '../deps'
-import { ErrorListError, invalid, RefusalError } from '../errors'
+import { ErrorListError, RefusalError } from '../errors'
 import { addIteration } from '../iterations/service'
 import { allocateBatchIds } from '../nodes/batch-ids'
 import { checkNodeCap, checkPreconditions, noteIteration, openCtx, readEntry, readNamed, type WriteCtx } from '../nodes/context'
@@ -70,13 +70,8 @@ export async function batch(
   /** a proposal's preview (./proposals.ts) makes the write a dry run (ctx.dryRun) and reads its changes */
   watch?: (ctx: WriteCtx) => Promise<void>,
 ) {
-  const entries: BatchEntry[] = body.mutations // 1 to MAX_BATCH entries of known actions (schema)
-  entries.forEach((e, i) => {
-    // the entry schemas do not name projectId, so one sent is checked here
-    const own = (e as { projectId?: unknown }).projectId
-    if (own !== undefined && own !== project.id)
-      throw invalid(`mutations[${i}]: entries carry no projectId of their own (the batch's projectId applies)`)
-  })
+  // 1 to MAX_BATCH entries of known actions, none naming another project (BatchBody, ProposeBody)
+  const entries: BatchEntry[] = body.mutations
   const ctx = await openCtx(deps, project.id)
   const hasAdds = entries.some((e) => e.action === 'add')
   const capped = hasAdds ? await checkNodeCap(deps, project) : null

@@ -6,7 +6,7 @@
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { RevertBody } from '../history/model'
-import { action, discriminated, NodeId, PREFIX_ITEMS, ProjectId, ruled } from '../http/action-schema'
+import { action, discriminated, NodeId, PREFIX_ITEMS, ProjectId, refined, ruled } from '../http/action-schema'
 import {
   AddIterationBody,
   DeleteIterationBody,
@@ -23,15 +23,13 @@ import { ClaimBody, ReleaseClaimBody, RenewClaimBody } from '../work/model'
 
 const BATCH_ACTIONS = ['add', 'update', 'delete', 'addIteration'] as const
 export const MAX_BATCH = 1000
+const ENTRY_PROJECT = "entries carry no projectId of their own (the batch's projectId applies)"
 const entry = <A extends string, P extends Record<string, TSchema>>(name: A, properties: P) =>
   Type.Object(
     {
       action: Type.Literal(name),
       projectId: Type.Optional(
-        ruled(
-          Type.String({ description: "entries carry no projectId of their own; if sent, the batch's" }),
-          "entries carry no projectId of their own (the batch's projectId applies)",
-        ),
+        ruled(Type.String({ description: "entries carry no projectId of their own; if sent, the batch's" }), ENTRY_PROJECT),
       ),
       ...properties,
     },
@@ -66,13 +64,26 @@ const Mutations = (max: number, per: 'batch' | 'proposal', asWhat: string) =>
     ),
     { [PREFIX_ITEMS]: 'mutations' },
   )
-export const BatchBody = action(
-  'batch',
-  {
-    projectId: ProjectId,
-    mutations: Mutations(MAX_BATCH, 'batch', ''),
-  },
-  'Up to 1,000 add, update, delete and addIteration entries in one transaction; draft- ids are remapped.',
+/** The first entry that names a projectId other than the body's, or -1. */
+const foreignEntry = (body: { projectId?: unknown; mutations?: unknown }) =>
+  Array.isArray(body.mutations)
+    ? body.mutations.findIndex((e: { projectId?: unknown } | null) => e?.projectId !== undefined && e.projectId !== body.projectId)
+    : -1
+/** A batch or a proposal whose entries name no project but the body's (an entry's own projectId, when sent, must be it). */
+const entriesInProject = <S extends TSchema>(schema: S) =>
+  refined(
+    ruled(schema, (body) => `mutations[${foreignEntry(body as Parameters<typeof foreignEntry>[0])}]: ${ENTRY_PROJECT}`),
+    (body) => foreignEntry(body as Parameters<typeof foreignEntry>[0]) === -1,
+  )
+export const BatchBody = entriesInProject(
+  action(
+    'batch',
+    {
+      projectId: ProjectId,
+      mutations: Mutations(MAX_BATCH, 'batch', ''),
+    },
+    'Up to 1,000 add, update, delete and addIteration entries in one transaction; draft- ids are remapped.',
+  ),
 )
 
 export type BatchBody = Static<typeof BatchBody>
@@ -89,18 +100,20 @@ const OfProposal = {
   ),
 }
 
-export const ProposeBody = action(
-  'propose',
-  {
-    projectId: ProjectId,
-    title: ruled(
-      Type.String({ minLength: 1, maxLength: MAX_TITLE, pattern: '\\S' }),
-      `title is required: 1 to ${MAX_TITLE} characters saying what the proposal does`,
-    ),
-    note: Type.Optional(ruled(Type.String({ maxLength: MAX_NOTE }), `note must be a string of at most ${MAX_NOTE} characters`)),
-    mutations: Mutations(MAX_PROPOSAL_MUTATIONS, 'proposal', ' (as a batch)'),
-  },
-  'Writes nothing; a person applies it.',
+export const ProposeBody = entriesInProject(
+  action(
+    'propose',
+    {
+      projectId: ProjectId,
+      title: ruled(
+        Type.String({ minLength: 1, maxLength: MAX_TITLE, pattern: '\\S' }),
+        `title is required: 1 to ${MAX_TITLE} characters saying what the proposal does`,
+      ),
+      note: Type.Optional(ruled(Type.String({ maxLength: MAX_NOTE }), `note must be a string of at most ${MAX_NOTE} characters`)),
+      mutations: Mutations(MAX_PROPOSAL_MUTATIONS, 'proposal', ' (as a batch)'),
+    },
+    'Writes nothing; a person applies it.',
+  ),
 )
 export type ProposeBody = Static<typeof ProposeBody>
 

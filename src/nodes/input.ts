@@ -5,7 +5,7 @@
  * same schema (dataSchema, src/ports/node-data.ts); what needs the database is rules.ts's.
  */
 import { type Static, Type } from '@sinclair/typebox'
-import { action, deferred, discriminated, IntegerText, NodeId, ProjectId, ruled } from '../http/action-schema'
+import { action, deferred, discriminated, IntegerText, NodeId, ProjectId, refined, ruled } from '../http/action-schema'
 import { typedParams } from '../http/typed-params'
 import { dataSchema, NodeDataPatch as NodeFieldsPatch } from '../ports/node-data'
 import { IfRev } from '../ports/rev'
@@ -96,19 +96,27 @@ export const DeleteBody = action(
   { projectId: ProjectId, nodeId: NodeId(), claimToken: Type.Optional(ClaimToken), ifRev: Type.Optional(IfRev) },
   'Delete a node and everything beneath it.',
 )
-export const RestoreBody = action(
-  'restore',
-  {
-    projectId: ProjectId,
-    nodeId: Type.Optional(NodeId('nodeId or changelogId is required')),
-    changelogId: Type.Optional(
-      ruled(
-        Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^[1-9][0-9]{0,14}$' })]),
-        'changelogId must be a positive integer',
-      ),
+const RESTORE_NEEDS = 'nodeId or changelogId is required'
+/** restore: by nodeId or by changelogId (changelogId wins when both are sent); neither is refused here. */
+export const RestoreBody = refined(
+  ruled(
+    action(
+      'restore',
+      {
+        projectId: ProjectId,
+        nodeId: Type.Optional(NodeId(RESTORE_NEEDS)),
+        changelogId: Type.Optional(
+          ruled(
+            Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^[1-9][0-9]{0,14}$' })]),
+            'changelogId must be a positive integer',
+          ),
+        ),
+      },
+      'Bring back a deleted node: its latest deletion by nodeId, or one changelog entry by changelogId.',
     ),
-  },
-  'Bring back a deleted node: its latest deletion by nodeId, or one changelog entry by changelogId.',
+    RESTORE_NEEDS,
+  ),
+  (body) => body.nodeId !== undefined || body.changelogId !== undefined,
 )
 
 export const ClassifyBody = action(

@@ -97,9 +97,7 @@ export async function restore(deps: Deps, project: AccessRow, body: RestoreBody)
   let entry: Awaited<ReturnType<typeof q.changelogGet>>
   if (body.changelogId !== undefined) {
     entry = await q.changelogGet(db, project.id, Number(body.changelogId)) // a positive integer, or its digits (schema)
-  } else if (typeof body.nodeId === 'string' && body.nodeId) {
-    entry = await q.changelogLatest(db, project.id, body.nodeId)
-  } else throw invalid('nodeId or changelogId is required')
+  } else entry = await q.changelogLatest(db, project.id, body.nodeId!) // RestoreBody: nodeId when there is no changelogId
   if (!entry)
     throw notFound('not_found', {
       message: `No deletion of ${body.nodeId ?? `changelog entry ${body.changelogId}`} is on record`,

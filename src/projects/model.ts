@@ -33,7 +33,7 @@ export const RenameProjectBody = action(
   'Rename a project (owner only); its id never changes.',
 )
 
-/** PATCH /projects' body: the route's schema, checked after the tier check (a transform, before validation). */
+/** PATCH /projects' body, checked (afterAccess) after the tier check and the project the caller owns: 404 before 400. */
 export const ArchiveInput = Type.Object(
   {
     projectId: Type.String(),

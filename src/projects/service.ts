@@ -4,7 +4,7 @@ import { requireScopeProject } from '../accounts/scope'
 import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, projectAccessDenied, RefusalError } from '../errors'
-import { afterAccess, checkInput, ProjectQuery } from '../http/action-schema'
+import { afterAccess, ProjectQuery } from '../http/action-schema'
 import { hasApiAccess, limitsOf } from '../tiers/service'
 import { type Access, requireApiAccess, requireProject, tierRequired } from './access'
 import { type AddProjectBody, ArchiveInput, MemberInput, type RenameProjectBody } from './model'
@@ -112,15 +112,20 @@ export async function renameProject(deps: Deps, { project, role }: Access, body:
   }
 }
 
-/** PATCH /projects: the tier check, then the body (ArchiveInput), then the owner's row (404). */
+/** PATCH /projects: the tier check, then the project the caller owns (404 otherwise), then the body (ArchiveInput): 404 before 400. */
 export async function setArchived(deps: Deps, user: User, raw: unknown) {
   requireApiAccess(user)
-  const body = checkInput('body', ArchiveInput, raw)
+  const notOwned = (id: string) => notFound(`Project ${id} not found (you can only archive projects you own)`)
+  const owned = async (id: string) => {
+    requireScopeProject(user.scope, id)
+    if ((await q.getAccess(deps.db, id, user.id))?.role !== 'owner') throw notOwned(id)
+    return {}
+  }
+  const { input: body } = await afterAccess(owned, 'body', ArchiveInput, raw)
   const id = body.projectId
-  requireScopeProject(user.scope, id)
   const project = await q.setArchived(deps.db, id, user.id, body.archived)
   if (project) await authChanged(deps)
-  if (!project) throw notFound(`Project ${id} not found (you can only archive projects you own)`)
+  if (!project) throw notOwned(id)
   const tip = body.archived
     ? 'Archived: hidden from GET /projects unless includeArchived=true; nodes, share links and webhooks keep working.'
     : 'Unarchived: listed again in GET /projects.'

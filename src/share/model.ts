@@ -22,7 +22,7 @@ const GoalIds = ruled(
     ),
 )
 
-/** POST /share's body: the route's schema, checked after the project's access (a transform, before validation). */
+/** POST /share's body, checked (afterAccess) once the caller's access to the project is known: 403 or 404 before 400. */
 export const CreateShareBody = Type.Object(
   {
     projectId: Type.String(),

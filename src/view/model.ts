@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { RefusalError } from '../errors'
-import { IntegerText, ruled } from '../http/action-schema'
+import { discriminated, IntegerText, ruled } from '../http/action-schema'
 import { literals } from '../ports/schema-rules'
 
 /** The commands of docs/reference/view.md's POST /view-command, and what each needs. */
@@ -74,18 +74,37 @@ export const ViewCommandBody = Type.Object({ projectId: Type.String(), view: Vie
 export const invalidCommand = (message?: string) =>
   new RefusalError(400, 'Invalid command', { ...(message ? { message } : {}), validTypes: [...VIEW_COMMAND_TYPES] })
 
-/** POST /view-command's body as checked after the access check (checkInput): a command of a known type. */
+/**
+ * POST /view-command's body as checked after the access check (checkInput): a command of a known
+ * type, and setViewMode's mode. A command's target is the service's: one that does not resolve
+ * answers 200 success:false (docs/reference/view.md).
+ */
 export const CommandBody = Type.Object(
   {
     projectId: Type.String(),
     view: ViewParam,
-    command: ruled(Type.Object({ type: literals(VIEW_COMMAND_TYPES) }, { additionalProperties: true }), () => invalidCommand()),
+    command: discriminated(
+      ruled(
+        Type.Union(
+          VIEW_COMMAND_TYPES.map((type) =>
+            Type.Object(
+              {
+                type: Type.Literal(type),
+                ...(type === 'setViewMode'
+                  ? { mode: ruled(literals(VIEW_MODES), () => invalidCommand(`setViewMode needs mode: ${VIEW_MODES.join(' or ')}`)) }
+                  : {}),
+              },
+              { additionalProperties: true },
+            ),
+          ),
+        ),
+        () => invalidCommand(),
+      ),
+      'type',
+    ),
   },
   { additionalProperties: false },
 )
-
-/** The view a request names: `app` when it names none; anything else is docs/reference/view.md's 400. */
-export const isViewName = (v: unknown): v is ViewName => typeof v === 'string' && (VIEW_NAMES as readonly string[]).includes(v)
 
 export const isCommandType = (t: unknown): t is ViewCommandType =>
   typeof t === 'string' && (VIEW_COMMAND_TYPES as readonly string[]).includes(t)
