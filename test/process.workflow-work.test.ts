@@ -74,6 +74,15 @@ const CURATE_BATCH = [
   { action: 'delete', nodeId: 'task-4' },
 ]
 
+/** goal-1 › need-1 › approach-1 › job-1, job-2: two ready jobs. */
+const JOBS_TREE = [
+  { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'Teams adopt the product' } } },
+  { action: 'add', node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'Managers cannot see progress' } } },
+  { action: 'add', node: { id: 'draft-a', type: 'approach', parentId: 'draft-n', data: { label: 'Weekly summary e-mail' } } },
+  { action: 'add', node: { type: 'job', parentId: 'draft-a', data: { label: 'A manager receives the summary' } } },
+  { action: 'add', node: { type: 'job', parentId: 'draft-a', data: { label: 'The summary lists every finished job' } } },
+]
+
 /** The project's feed, once it shows at least `count` events (an event shows once older transactions have ended). */
 async function feed(projectId: string, count: number, after?: string) {
   return server.until(async () => {
@@ -158,6 +167,40 @@ describe('a workflow apply keeps the work state as POST /mutate batch does', () 
   })
 })
 
+describe("a proposal's preview checks claim tokens as its batch would, and keeps nothing of them", () => {
+  it('a released claim token refuses the propose (409 claim_lost); a live one is checked, not renewed', async () => {
+    const projectId = await newProject(JOBS_TREE)
+    const claim = async (nodeId: string) => {
+      const res = await mutate({ action: 'claim', projectId, agent: 'builder@ci', nodeIds: [nodeId] })
+      expect(res.status).toBe(200)
+      return res.body.claims[0] as { claimToken: string; expiresAt: string }
+    }
+    const released = await claim('job-2')
+    expect((await mutate({ action: 'releaseClaim', projectId, claimToken: released.claimToken })).status).toBe(200)
+    const live = await claim('job-1')
+    const propose = (nodeId: string, claimToken: string) =>
+      mutate({
+        action: 'propose',
+        projectId,
+        title: 'Close it',
+        mutations: [{ action: 'update', nodeId, claimToken, data: { status: 'done' } }],
+      })
+    const refused = await propose('job-2', released.claimToken)
+    expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 409, error: 'claim_lost' })
+    // a later ms than the claim's: a renewal kept would move its expiry
+    await server.until(async () => Date.now() > Date.parse(live.expiresAt) - 900_000 + 5)
+    const accepted = await propose('job-1', live.claimToken)
+    expect(accepted.status).toBe(200)
+    const nodes = (await server.call('GET', `/api/v1/nodes?projectId=${projectId}`)).body.nodes as {
+      id: string
+      data: { status?: string }
+      claim?: { expiresAt: string }
+    }[]
+    const job1 = nodes.find((n) => n.id === 'job-1')!
+    expect({ status: job1.data.status, expiresAt: job1.claim?.expiresAt }).toEqual({ status: undefined, expiresAt: live.expiresAt })
+  })
+})
+
 /**
  * On PostgreSQL: `other` (a workflow's apply, a proposal's preview) runs at once with an agent
  * marking its claimed job-1 done through POST /mutate, both writing job-1. The order is forced
@@ -168,14 +211,6 @@ describe('a workflow apply keeps the work state as POST /mutate batch does', () 
  * job-1: a deadlock, one of the two refused with a 500.
  */
 describe.skipIf(!onPostgres)('at once with an agent finishing its claimed job (PostgreSQL)', () => {
-  const JOBS_TREE = [
-    { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'Teams adopt the product' } } },
-    { action: 'add', node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'Managers cannot see progress' } } },
-    { action: 'add', node: { id: 'draft-a', type: 'approach', parentId: 'draft-n', data: { label: 'Weekly summary e-mail' } } },
-    { action: 'add', node: { type: 'job', parentId: 'draft-a', data: { label: 'A manager receives the summary' } } },
-    { action: 'add', node: { type: 'job', parentId: 'draft-a', data: { label: 'The summary lists every finished job' } } },
-  ]
-
   async function raced(other: (projectId: string) => Promise<() => Promise<{ status: number; body: any }>>) {
     const { default: postgres } = await import('postgres')
     const sql = postgres(server.env.DATABASE_URL!, { max: 2, onnotice: () => {} })
