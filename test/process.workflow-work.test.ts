@@ -222,8 +222,10 @@ describe.skipIf(!onPostgres)('at once with an agent finishing its claimed job (P
       const send = await other(projectId)
       const waiting = (n: number) =>
         server.until(async () => {
-          const [row] = await sql`select count(*)::int as n from pg_stat_activity
-            where datname = current_database() and wait_event_type = 'Lock' and wait_event = 'advisory'`
+          // the requests queued for this project's work lock (a bigint key: classid its high half, objid its low)
+          const [row] = await sql`select count(*)::int as n from pg_locks
+            where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())
+              and ((classid::bigint << 32) | objid::bigint) = hashtextextended(${`arbor.unblock:${projectId}`}, 0)`
           return row!.n >= n
         }, 60_000)
       let letGo!: () => void
