@@ -46,7 +46,9 @@ async function dryRun(deps: Deps, project: AccessRow, mutations: Entry[], baseRe
   let ctx: WriteCtx | undefined
   await deps.db.query('savepoint arbor_proposal_preview')
   try {
-    // the batch through the write's sequence, as a dry run: nothing of the work state, nothing saved
+    // the batch through the write's sequence with a batch's work plan, as a dry run, nothing
+    // saved: the work lock before any node row (as applyProposal), claim tokens checked; all of
+    // it (the lock too) let go with the savepoint
     const watch = async (c: WriteCtx) => {
       c.dryRun = true
       ctx = c
@@ -54,7 +56,7 @@ async function dryRun(deps: Deps, project: AccessRow, mutations: Entry[], baseRe
       await loadNodes(c, mutations.map((e) => e.nodeId).filter(real))
     }
     const request = { action: 'batch' as const, projectId: project.id, mutations }
-    await runWrite(quiet, project.id, workPlan.none(), () => batch(quiet, project, request, watch))
+    await runWrite(quiet, project.id, workPlan.batch(request), () => batch(quiet, project, request, watch))
     const c = ctx!
     // the batch's changes, its iterations' (added first) and its nodes', as history.md keeps them
     const changes = c.changes.map(plannedChange)

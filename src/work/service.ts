@@ -305,9 +305,10 @@ const plan = (entries: Entry[], more: Partial<WorkPlan> = {}): WorkPlan | undefi
  */
 export const workPlan = {
   /**
-   * classify, the writes of other rows than nodes, a batch of a workflow's plan and a proposal's
-   * preview: nothing before it, not even the lock (a classify's triggers take it when the task's
-   * new kind makes it work), nothing after it
+   * classify and the writes of other rows than nodes: nothing before it, not even the lock (a
+   * classify's triggers take it when the task's new kind makes it work), nothing after it. Not
+   * for a batch inside another write (a workflow's plan, a proposal applied or previewed): that
+   * takes `batch`, since its triggers would take the lock only after its first node rows
    */
   none: (): WorkPlan | undefined => undefined,
   /** restore, updateIteration, deleteIteration: only the lock */

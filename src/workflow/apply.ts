@@ -164,8 +164,12 @@ async function batchInChunks(deps: Deps, project: AccessRow, plan: Plan): Promis
     })
     try {
       const body = parseAction(BatchBody, { action: 'batch', projectId, mutations })
-      // the write's sequence, as a batch of POST /mutate runs it, with the work state left to the triggers (as ever)
-      const result = await runWrite(deps, projectId, workPlan.none(), () => batch(deps, project, body))
+      // the write's sequence with the work plan of POST /mutate's batch: the project's work lock
+      // before any node row is locked (on PostgreSQL: the triggers would take it only after the
+      // plan's first rows, and deadlock with a write that took it first and waits for one of them),
+      // its updates and deletes recomputed once at its end, claim tokens checked, claims of work
+      // marked done ended (a plan of the flows marks none); `_meta.unblocked` is not part of its answer
+      const result = await runWrite(deps, projectId, workPlan.batch(body), () => batch(deps, project, body))
       results.push(...(result.results as BatchResult[]))
       for (const [draft, id] of Object.entries(result.idMap)) idMap.set(draft, id)
       meta = result._meta
