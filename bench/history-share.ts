@@ -56,6 +56,8 @@ try {
     for (const [k, v] of now) seen.set(k, v)
     return [...seen.values()].reduce((a, b) => a + b, 0)
   }
+  /** CPU ns so far of this process alone (the client, the app and, on PGlite, the database) */
+  const ownNs = () => [...threadNs(process.pid, new Map()).values()].reduce((a, b) => a + b, 0)
   const call = mutate(s)
   let k = 0
   const add = async (type: string, parentId?: string) =>
@@ -94,6 +96,8 @@ try {
   for (const op of OPS) {
     const n = op === 'batch' ? BATCH_BLOCK : BLOCK
     const cpu: Record<Side, number[]> = { on: [], off: [] }
+    /** of it, this process's (on PostgreSQL the rest is the backends') */
+    const own: Record<Side, number[]> = { on: [], off: [] }
     const p50s: Record<Side, number[]> = { on: [], off: [] }
     // one untimed block each way first: the statements of both sides prepared
     for (let r = -1; r < 2 * ROUNDS; r++) {
@@ -101,6 +105,7 @@ try {
       config.recordHistory = side === 'on'
       for (let w = 0; w < WARM; w++) await write[op]()
       const c0 = await cpuNs()
+      const o0 = ownNs()
       const times: number[] = []
       for (let i = 0; i < n; i++) {
         const t0 = performance.now()
@@ -108,6 +113,7 @@ try {
         times.push(performance.now() - t0)
       }
       if (TICK) await maintain(s.deps.db)
+      const o1 = ownNs()
       const c1 = await cpuNs()
       if (r < 0) {
         config.recordHistory = false
@@ -116,6 +122,7 @@ try {
         continue
       }
       cpu[side].push((c1 - c0) / 1e6 / n)
+      own[side].push((o1 - o0) / 1e6 / n)
       p50s[side].push(median(times))
     }
     config.recordHistory = true
@@ -123,7 +130,7 @@ try {
     const range = (xs: number[]) => `${median(xs).toFixed(2)}× (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`
     const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
     rows.push(
-      `| ${PG_URL ? 'postgres' : 'pglite'} | ${op} | ${median(cpu.on).toFixed(3)} / ${median(cpu.off).toFixed(3)} | ${range(ratios(cpu.on, cpu.off))} | ${(sum(cpu.on) / sum(cpu.off)).toFixed(2)}× | ${median(p50s.on).toFixed(2)} / ${median(p50s.off).toFixed(2)} | ${range(ratios(p50s.on, p50s.off))} |`,
+      `| ${PG_URL ? 'postgres' : 'pglite'} | ${op} | ${median(cpu.on).toFixed(3)} / ${median(cpu.off).toFixed(3)} | ${range(ratios(cpu.on, cpu.off))} | ${(sum(cpu.on) / sum(cpu.off)).toFixed(2)}× | ${median(own.on).toFixed(3)} / ${median(own.off).toFixed(3)} | ${median(p50s.on).toFixed(2)} / ${median(p50s.off).toFixed(2)} | ${range(ratios(p50s.on, p50s.off))} |`,
     )
     console.error(rows.at(-1))
   }
@@ -131,9 +138,9 @@ try {
     `\n${ROUNDS} blocks each way of ${BLOCK} writes (the batch ${BATCH_BLOCK}), with history and without in turns; CPU of this process${PG_URL ? ' and its database backends' : ''} per write${TICK ? ', the maintenance tick after each block included' : ''}${TAKE_BACK_0052 ? '; 0052 taken back' : ''}\n`,
   )
   console.log(
-    "| db | write | CPU ms a write: with / without | CPU with ÷ without, median of the pairs (min–max) | the sums' ratio | p50 ms: with / without | p50 with ÷ without (min–max) |",
+    "| db | write | CPU ms a write: with / without | CPU with ÷ without, median of the pairs (min–max) | the sums' ratio | of it this process: with / without | p50 ms: with / without | p50 with ÷ without (min–max) |",
   )
-  console.log('|---|---|---|---|---|---|---|')
+  console.log('|---|---|---|---|---|---|---|---|')
   for (const r of rows) console.log(r)
 } finally {
   await admin?.end()
