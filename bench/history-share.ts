@@ -17,7 +17,7 @@
 import postgres from 'postgres'
 import { maintain } from '../src/maintenance/loop'
 import { startBenchServer } from './lib/app'
-import { threadNs } from './lib/proc-cpu'
+import { cpuMeter, threadNs } from './lib/proc-cpu'
 import { median, mutate } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)
@@ -48,14 +48,9 @@ try {
       `alter table changes ${['project_id', 'id', 'target_id', 'target_kind', 'user_id', 'agent', 'via', 'request_id', 'at', 'txid'].map((c) => `alter column ${c} set statistics -1`).join(', ')}`,
     )
   /** CPU ns so far: this process and its database's backends (a backend that ended keeps its last reading) */
-  const seen = new Map<string, number>()
-  const cpuNs = async () => {
-    const now = threadNs(process.pid, new Map())
-    if (admin)
-      for (const r of await admin<{ pid: number }[]>`select pid from pg_stat_activity where datname = ${name!}`) threadNs(r.pid, now)
-    for (const [k, v] of now) seen.set(k, v)
-    return [...seen.values()].reduce((a, b) => a + b, 0)
-  }
+  const cpuNs = cpuMeter(process.pid, async () =>
+    admin ? (await admin<{ pid: number }[]>`select pid from pg_stat_activity where datname = ${name!}`).map((r) => r.pid) : [],
+  )
   /** CPU ns so far of this process alone (the client, the app and, on PGlite, the database) */
   const ownNs = () => [...threadNs(process.pid, new Map()).values()].reduce((a, b) => a + b, 0)
   const call = mutate(s)

@@ -14,7 +14,7 @@
 
 import postgres from 'postgres'
 import { startBenchServer } from './lib/app'
-import { threadNs } from './lib/proc-cpu'
+import { cpuMeter } from './lib/proc-cpu'
 import { mutate } from './lib/sql-cpu'
 
 const WRITERS = 8
@@ -26,14 +26,10 @@ const admin = PG_URL ? postgres(PG_URL, { max: 1, onnotice: () => {} }) : null
 try {
   const [{ name }] = await s.deps.db.query<{ name: string }>('select current_database() as name')
   /** CPU ms so far: this process and, on PostgreSQL, its database's backends (one that ended keeps its last reading) */
-  const seen = new Map<string, number>()
-  const cpuMs = async () => {
-    const now = threadNs(process.pid, new Map())
-    if (admin)
-      for (const r of await admin<{ pid: number }[]>`select pid from pg_stat_activity where datname = ${name!}`) threadNs(r.pid, now)
-    for (const [k, v] of now) seen.set(k, v)
-    return [...seen.values()].reduce((a, b) => a + b, 0) / 1e6
-  }
+  const meter = cpuMeter(process.pid, async () =>
+    admin ? (await admin<{ pid: number }[]>`select pid from pg_stat_activity where datname = ${name!}`).map((r) => r.pid) : [],
+  )
+  const cpuMs = async () => (await meter()) / 1e6
   const call = mutate(s)
   await call({ action: 'addProject', project: { id: 'bench', name: 'bench' } })
   const goals: string[] = []

@@ -70,7 +70,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import postgres from 'postgres'
 import { ownDatabase, quiet } from './lib/harness'
-import { settle, threadNs } from './lib/proc-cpu'
+import { cpuMeter, settle } from './lib/proc-cpu'
 import { freePort } from './lib/spawn'
 
 const args = process.argv.slice(2)
@@ -280,23 +280,6 @@ type Spread = ReturnType<typeof spread>
 const ratios = (a: number[], b: number[]) => (b.length ? a.map((x, i) => x / b[i]!) : [])
 /** the whole run's mean a ÷ b's (CPU per write: a loop's tick that lands in one round of several counts, as it costs) */
 const meanRatio = (a: number[], b: number[]) => (b.length ? r2(a.reduce((s, x) => s + x, 0) / b.reduce((s, x) => s + x, 0)) : null)
-
-/**
- * What a target costs in CPU so far: its process and, on PostgreSQL, the server processes
- * (backends) of its own database, found in pg_stat_activity at each reading (a backend that
- * appeared since the last one counts from its start, which was for this database too). A thread
- * or backend that has ended keeps the time it had at the last reading (a sum over the living ones
- * went down when one of Bun's threads ended).
- */
-function cpuMeter(pid: number, backends: () => Promise<number[]>) {
-  const last = new Map<string, number>()
-  return async () => {
-    const now = threadNs(pid, new Map())
-    for (const b of await backends()) threadNs(b, now)
-    for (const [k, v] of now) last.set(k, v)
-    return [...last.values()].reduce((a, b) => a + b, 0)
-  }
-}
 
 /** seconds spent in each scheduled loop so far (the server's /metrics) */
 async function loopSeconds(url: string): Promise<Record<string, number>> {
