@@ -10,6 +10,7 @@
 //   bun bench/history-analyze.ts --app [--writes 6000] [--block 200] [--op goal|update]
 //   bun bench/history-analyze.ts --js
 //   bun bench/history-analyze.ts --plans      (and with BENCH_DATABASE_URL=…)
+//   bun bench/history-analyze.ts [--plans] --take-back 0052   (against 0052 taken back, not 0046)
 //   bun bench/history-analyze.ts --events [--rows 6000] [--big] [--plans]   (and with BENCH_DATABASE_URL=…)
 //
 // Without --app: `analyze changes` over --rows changes of a goal's add and update (`--big`: nodes
@@ -48,7 +49,13 @@ const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? ar
 const PG = process.env.BENCH_DATABASE_URL
 /** the columns 0046 sets to statistics 0 */
 const SKIPPED = ['before', 'after', 'fields', 'proposal', 'user_name', 'key_id', 'action', 'target_type', 'revert_of']
-const takeBack = `alter table changes ${SKIPPED.map((c) => `alter column ${c} set statistics -1`).join(', ')}`
+/** the ten columns the reads use, whose statistics 0052 sets to 10 (a sample of 3,000 rows) */
+const SAMPLED = ['project_id', 'id', 'target_id', 'target_kind', 'user_id', 'agent', 'via', 'request_id', 'at', 'txid']
+/** --take-back 0052: compare with 0052 taken back (the ten at the default again) instead of 0046 */
+const TAKEN_BACK = opt('take-back', '0046')
+if (!['0046', '0052'].includes(TAKEN_BACK)) throw new Error('--take-back: 0046 or 0052')
+const takeBack = `alter table changes ${(TAKEN_BACK === '0052' ? SAMPLED : SKIPPED).map((c) => `alter column ${c} set statistics -1`).join(', ')}`
+const BEFORE = `before ${TAKEN_BACK}`
 /** the columns of events 0048 sets to statistics 0 */
 const EVENTS_SKIPPED = ['payload']
 const takeBackEvents = `alter table events ${EVENTS_SKIPPED.map((c) => `alter column ${c} set statistics -1`).join(', ')}`
@@ -108,9 +115,9 @@ async function plans() {
     ['has-changes', read('has-changes'), ['p1', 'node', 'g_5']],
   ]
   const seen = new Map<string, string[]>()
-  for (const variant of ['as migrated', 'before 0046']) {
+  for (const variant of ['as migrated', BEFORE]) {
     const { db, close } = await freshDb()
-    if (variant === 'before 0046') await db.exec(takeBack)
+    if (variant === BEFORE) await db.exec(takeBack)
     for (let i = 0; i < 30_000; i += 500) {
       const drafts = Array.from({ length: 500 }, (_, j) => ({
         action: 'update',
@@ -142,7 +149,7 @@ async function plans() {
   }
   for (const [label, [now, before]] of seen)
     console.log(
-      `${label}: ${now === before ? `the same plan: ${now!.replaceAll('\n', ' ').replace(/ +/g, ' ')}` : `differs\n${before}\n-- with 0046:\n${now}`}`,
+      `${label}: ${now === before ? `the same plan: ${now!.replaceAll('\n', ' ').replace(/ +/g, ' ')}` : `differs\n${before}\n-- with ${TAKEN_BACK}:\n${now}`}`,
     )
 }
 
@@ -151,9 +158,9 @@ async function analyzeOnly() {
   const big = args.includes('--big')
   const desc = 'A longer description of what this node is for, as people write them. '.repeat(4)
   const data = (label: string) => (big ? { label, description: desc + label, priority: 'high', tags: ['a', 'b'] } : { label })
-  for (const variant of ['as migrated', 'before 0046']) {
+  for (const variant of ['as migrated', BEFORE]) {
     const { db, close } = await freshDb()
-    if (variant === 'before 0046') await db.exec(takeBack)
+    if (variant === BEFORE) await db.exec(takeBack)
     let k = 0
     for (let i = 0; i < rows; i += 500) {
       const drafts = Array.from({ length: Math.min(500, rows - i) }, (_, j) => {
@@ -189,12 +196,12 @@ async function inApp() {
   const writes = Number(opt('writes', '6000'))
   const block = Number(opt('block', '200'))
   const op = opt('op', 'goal')
-  const targets = ['history', 'no history', 'history, before 0046'] as const
+  const targets = ['history', 'no history', 'history, taken back'] as const
   const apps = new Map<(typeof targets)[number], { s: BenchServer; write: () => Promise<unknown> }>()
   for (const t of targets) {
     const s = await startBenchServer()
     ;(s.deps.config as { recordHistory: boolean }).recordHistory = t !== 'no history'
-    if (t === 'history, before 0046') await s.deps.db.exec(takeBack)
+    if (t === 'history, taken back') await s.deps.db.exec(takeBack)
     const call = mutate(s)
     await call({ action: 'addProject', project: { id: 'bench', name: 'bench' } })
     const goal = (await call({ action: 'add', projectId: 'bench', node: { type: 'goal', data: { label: 'g' } } })).node!.id
@@ -234,7 +241,7 @@ async function inApp() {
   }
   console.log(
     `history's share (CPU a write, on ÷ off), ${writes} ${op === 'update' ? 'label updates' : 'goal adds'}: ` +
-      `${(per('history') / per('no history')).toFixed(3)}×; before 0046 ${(per('history, before 0046') / per('no history')).toFixed(3)}×`,
+      `${(per('history') / per('no history')).toFixed(3)}×; ${BEFORE} ${(per('history, taken back') / per('no history')).toFixed(3)}×`,
   )
 }
 

@@ -4,6 +4,7 @@
 // the triggers of migrations 0016/0018/0019/0020/0026 and what they call).
 //
 //   bun bench/write-sql.ts [goal|job|task|update|delete|batch|done] [--repeat 20] [--siblings 0]   (done: a claimed job marked done with its claimToken)
+//   ARBOR_BENCH_NO_HISTORY=1 bun bench/write-sql.ts batch   (the same without the change rows)
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/write-sql.ts job
 //   EMBEDDINGS_URL=<the url bench/lib/embed-stub.ts prints> bun bench/write-sql.ts batch   (the search embeds through
 //   the stub, as in npm run bench:writes; without it, through the built-in model-less embedder)
@@ -181,6 +182,8 @@ const config = loadConfig({
   LOG_LEVEL: 'silent',
   // EMBEDDINGS_URL=<bench/lib/embed-stub.ts's url>: the search embeds through it, as in npm run bench:writes
   ...(process.env.EMBEDDINGS_URL ? { EMBEDDINGS_URL: process.env.EMBEDDINGS_URL, EMBEDDINGS_MODEL: 'stub' } : {}),
+  // ARBOR_BENCH_NO_HISTORY=1: the write without its change rows (history's share, history.md 7)
+  ...(process.env.ARBOR_BENCH_NO_HISTORY ? { ARBOR_BENCH_NO_HISTORY: '1' } : {}),
 })
 const rawDb = await openDb(config)
 const db = traced(rawDb, log, on)

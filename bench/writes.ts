@@ -10,6 +10,7 @@
 //   npm run bench:writes -- --builtin-embedder  (the servers embed with USE-lite + GloVe, not the stub)
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:writes
 //   BENCH_REF=<commit> npm run bench:writes     (another reference than 26c0789: a before/after)
+//   npm run bench:writes -- --history --samples 2000   (history's share alone: head and no history, 20 rounds)
 //
 // Four real processes per database, started at once, each on a fresh database of its own,
 // requests over HTTP from this process:
@@ -42,8 +43,9 @@
 // process is idle again (at most 1.5 ms of CPU in 50 ms: the loops its writes woke are done), so
 // the next block, another target's, starts on a machine it no longer works on; what a target's
 // background does to its own next write is in its own figure. The ops and the targets take turns
-// block by block in an order that turns every round, so each sees the same moments of a shared
-// machine. Each round gives each target's p50 per write; a ratio (head ÷ ref, ÷ floor, ÷ no
+// block by block in an order that changes every turn (ORDERS: head's block next to 26c0789's and
+// no history's in every turn, each of a pair first in every other turn), so each sees the same moments
+// of a shared machine. Each round gives each target's p50 per write; a ratio (head ÷ ref, ÷ floor, ÷ no
 // history) is the median of the rounds' ratios, printed with their min–max. Beside the time, the
 // CPU each block cost: the target's process (all threads, /proc/<pid>/task/*/schedstat, in ns)
 // and, on PostgreSQL, the backends of its database (pg_stat_activity), from the block's start
@@ -68,7 +70,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import postgres from 'postgres'
 import { ownDatabase, quiet } from './lib/harness'
-import { settle, threadNs } from './lib/proc-cpu'
+import { cpuMeter, settle } from './lib/proc-cpu'
 import { freePort } from './lib/spawn'
 
 const args = process.argv.slice(2)
@@ -102,8 +104,33 @@ const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefi
 
 type Kind = 'pglite' | 'postgres'
 type Target = 'head' | 'nohist' | 'ref' | 'floor'
-/** in this order, turned every round: head's block and ref's follow each other in three rounds of four (the ratio that matters most) */
-const TARGETS: Target[] = ['head', 'ref', 'nohist', 'floor']
+/**
+ * --history: only head and its no-history process (history's share, history.md 7), so a run of
+ * the same length has twice the rounds; no 26c0789 worktree, no floor.
+ */
+const HISTORY_ONLY = args.includes('--history')
+const ALL_TARGETS: Target[] = ['head', 'ref', 'nohist', 'floor']
+const TARGETS: Target[] = HISTORY_ONLY ? ['head', 'nohist'] : ALL_TARGETS
+/**
+ * The targets' order in turn `k` (round + op): head's block next to both of its comparisons'
+ * (26c0789's and no history's) in every turn, and each pair's two sides first in every other turn
+ * (so in any two turns that follow each other: the default 6 rounds are balanced for every op).
+ * (Until the thirteenth pass the four were turned as a ring, head, ref, nohist, floor: head's and
+ * no history's blocks were never next to each other, no history's always right after 26c0789's
+ * and head's after the floor's.)
+ */
+const ORDERS: Target[][] = HISTORY_ONLY
+  ? [
+      ['head', 'nohist'],
+      ['nohist', 'head'],
+    ]
+  : [
+      ['ref', 'head', 'nohist', 'floor'],
+      ['nohist', 'head', 'ref', 'floor'],
+      ['floor', 'ref', 'head', 'nohist'],
+      ['floor', 'nohist', 'head', 'ref'],
+    ]
+const orderOf = (k: number) => ORDERS[k % ORDERS.length]!
 const ALL_OPS = ['addGoal', 'addJob', 'addTask', 'update', 'delete', 'batch100'] as const
 type Op = (typeof ALL_OPS)[number]
 /** `--ops batch100,update`: only these single writes (the eight writers and ifRev still run) */
@@ -245,28 +272,14 @@ interface WakeFigures {
   loopRuns: Record<string, number>
   paused: number
 }
-/** the median of per-round ratios and their range */
-const spread = (ratios: number[]) => ({ median: r2(p50(ratios)), min: r2(Math.min(...ratios)), max: r2(Math.max(...ratios)) })
+/** the median of per-round ratios and their range (none: a target this run left out, --history) */
+const spread = (ratios: number[]) =>
+  ratios.length ? { median: r2(p50(ratios)), min: r2(Math.min(...ratios)), max: r2(Math.max(...ratios)) } : null
 type Spread = ReturnType<typeof spread>
-/** per-round ratios a ÷ b of the rounds' own figures (p50s or throughputs) */
-const ratios = (a: number[], b: number[]) => a.map((x, i) => x / b[i]!)
-
-/**
- * What a target costs in CPU so far: its process and, on PostgreSQL, the server processes
- * (backends) of its own database, found in pg_stat_activity at each reading (a backend that
- * appeared since the last one counts from its start, which was for this database too). A thread
- * or backend that has ended keeps the time it had at the last reading (a sum over the living ones
- * went down when one of Bun's threads ended).
- */
-function cpuMeter(pid: number, backends: () => Promise<number[]>) {
-  const last = new Map<string, number>()
-  return async () => {
-    const now = threadNs(pid, new Map())
-    for (const b of await backends()) threadNs(b, now)
-    for (const [k, v] of now) last.set(k, v)
-    return [...last.values()].reduce((a, b) => a + b, 0)
-  }
-}
+/** per-round ratios a ÷ b of the rounds' own figures (p50s or throughputs); none when b was not run */
+const ratios = (a: number[], b: number[]) => (b.length ? a.map((x, i) => x / b[i]!) : [])
+/** the whole run's mean a ÷ b's (CPU per write: a loop's tick that lands in one round of several counts, as it costs) */
+const meanRatio = (a: number[], b: number[]) => (b.length ? r2(a.reduce((s, x) => s + x, 0) / b.reduce((s, x) => s + x, 0)) : null)
 
 /** seconds spent in each scheduled loop so far (the server's /metrics) */
 async function loopSeconds(url: string): Promise<Record<string, number>> {
@@ -430,12 +443,12 @@ async function run(kind: Kind, refDir: string) {
     // target, then BLOCK timed ones, one after the other as one writer sends them (wrk -c1); then
     // the target's own background work (loops woken by the writes) is let finish. Round by round
     // the ops and the targets take turns in a turning order.
-    const blocks = Object.fromEntries(OPS.map((op) => [op, Object.fromEntries(TARGETS.map((t) => [t, [] as number[][]]))])) as Record<
+    const blocks = Object.fromEntries(OPS.map((op) => [op, Object.fromEntries(ALL_TARGETS.map((t) => [t, [] as number[][]]))])) as Record<
       Op,
       Record<Target, number[][]>
     >
     /** per round, CPU ms per write of the block, warm-ups and the background work until settled included */
-    const cpu = Object.fromEntries(OPS.map((op) => [op, Object.fromEntries(TARGETS.map((t) => [t, [] as number[]]))])) as Record<
+    const cpu = Object.fromEntries(OPS.map((op) => [op, Object.fromEntries(ALL_TARGETS.map((t) => [t, [] as number[]]))])) as Record<
       Op,
       Record<Target, number[]>
     >
@@ -444,7 +457,7 @@ async function run(kind: Kind, refDir: string) {
     const singleStart = performance.now()
     for (let r = 0; r < ROUNDS; r++)
       for (const [j, op] of turn(OPS, r).entries())
-        for (const t of turn(TARGETS, r + j)) {
+        for (const t of orderOf(r + j)) {
           const d = drivers[t]
           const n = op === 'batch100' ? BATCH_BLOCK : BLOCK
           const c0 = await meter[t]()
@@ -466,11 +479,11 @@ async function run(kind: Kind, refDir: string) {
     // Eight writers, each on its own node: a window of SECONDS per target, the targets taking turns
     // in a turning order, WINDOWS rounds (and an untimed round first), each target let finish its
     // background work before the next one's window.
-    const windows = Object.fromEntries(TARGETS.map((t) => [t, [] as number[]])) as Record<Target, number[]>
+    const windows = Object.fromEntries(ALL_TARGETS.map((t) => [t, [] as number[]])) as Record<Target, number[]>
     /** per round, CPU ms per update of the window, the background until settled included */
-    const windowCpu = Object.fromEntries(TARGETS.map((t) => [t, [] as number[]])) as Record<Target, number[]>
+    const windowCpu = Object.fromEntries(ALL_TARGETS.map((t) => [t, [] as number[]])) as Record<Target, number[]>
     for (let round = -1; round < WINDOWS; round++)
-      for (const t of turn(TARGETS, round + 1)) {
+      for (const t of orderOf(round + 1)) {
         const d = drivers[t]
         const c0 = await meter[t]()
         const s = performance.now()
@@ -533,6 +546,8 @@ async function run(kind: Kind, refDir: string) {
         cpuHeadOverRef: spread(ratios(cpu[op].head, cpu[op].ref)),
         cpuHeadOverFloor: spread(ratios(cpu[op].head, cpu[op].floor)),
         cpuHeadOverNoHistory: spread(ratios(cpu[op].head, cpu[op].nohist)),
+        /** CPU per write over the whole run, head's mean ÷ no history's */
+        cpuMeanHeadOverNoHistory: meanRatio(cpu[op].head, cpu[op].nohist),
       }
     })
     const total = (t: Target) => r2(windows[t].reduce((s, x) => s + x, 0) / windows[t].length)
@@ -562,6 +577,9 @@ async function run(kind: Kind, refDir: string) {
         headOverNoHistory: spread(ratios(windows.head, windows.nohist)),
         cpuMsPerUpdate: Object.fromEntries(TARGETS.map((t) => [t, r2(p50(windowCpu[t]))])) as Record<Target, number>,
         cpuHeadOverRef: spread(ratios(windowCpu.head, windowCpu.ref)),
+        cpuHeadOverNoHistory: spread(ratios(windowCpu.head, windowCpu.nohist)),
+        /** each round's writes a second, by target */
+        perRound: windows,
       },
       ifRev: {
         withP50: r2(p50(withRev.flat())),
@@ -589,8 +607,11 @@ const git = (...a: string[]) => {
   const r = Bun.spawnSync(['git', ...a], { cwd: ROOT, stderr: 'pipe' })
   if (r.exitCode !== 0) throw new Error(`git ${a.join(' ')}: ${r.stderr.toString()}`)
 }
-git('worktree', 'add', '--detach', refDir, REF)
-symlinkSync(join(ROOT, 'node_modules'), join(refDir, 'node_modules'))
+if (HISTORY_ONLY && WAKE) throw new Error('--wake runs head and the reference: not with --history')
+if (!HISTORY_ONLY) {
+  git('worktree', 'add', '--detach', refDir, REF)
+  symlinkSync(join(ROOT, 'node_modules'), join(refDir, 'node_modules'))
+}
 /** each database's figures (the --wake run's are only its own) */
 const results: any[] = []
 try {
@@ -600,15 +621,43 @@ try {
   if (existsSync(refDir)) git('worktree', 'remove', '--force', refDir)
 }
 
-const x = (s: Spread) => `${s.median}× (${s.min}–${s.max})`
+const x = (s: Spread) => (s ? `${s.median}× (${s.min}–${s.max})` : '–')
 /** met by the median; "(not every round)" when the rounds' range crosses the goal */
 const met = (s: Spread, goal: number, atLeast = false) => {
+  if (!s) return '–'
   const ok = (v: number) => (atLeast ? v >= goal : v <= goal)
   const all = ok(s.min) && ok(s.max)
   const none = !ok(s.min) && !ok(s.max)
   return all ? 'yes' : none ? '**no**' : ok(s.median) ? 'yes (not every round)' : '**no** (not every round)'
 }
-if (!WAKE) {
+if (HISTORY_ONLY) {
+  const first = results[0]
+  if (first)
+    console.log(
+      `\nhistory's share: ${first.rounds} rounds; in each, per write, a block of ${WARM} untimed + ${BLOCK} timed writes back to back (the batch ${BATCH_BLOCK}) on head and on its no-history process, next to each other, each first in every other turn; ratio = median of the rounds' ratios (min–max); a p50 = of every sample; CPU: the process and (PostgreSQL) its database's backends until its background work was done, ÷ the block's writes. A shared machine: say the load beside it.\n`,
+    )
+  console.log(
+    `| db | write | head p50 | no history p50 | head ÷ no history | ≤ 1.15×? | CPU ms: head / no history | CPU head ÷ no history | CPU, the run's means |`,
+  )
+  console.log('|---|---|---|---|---|---|---|---|---|')
+  for (const r of results)
+    for (const s of r.single)
+      console.log(
+        `| ${r.db} | ${s.op} | ${s.p50.head} ms | ${s.p50.nohist} ms | ${x(s.headOverNoHistory)} | ${met(s.headOverNoHistory, 1.15)} | ${s.cpuMs.head} / ${s.cpuMs.nohist} | ${x(s.cpuHeadOverNoHistory)} | ${s.cpuMeanHeadOverNoHistory}× |`,
+      )
+  console.log(`\n8 writers (label updates, each its own node): ${first?.windows} rounds of a ${SECONDS} s window per target\n`)
+  console.log(
+    '| db | w/s: head | no history | no history ÷ head | ≤ 1.15×? | CPU ms per update: head / no history | CPU head ÷ no history |',
+  )
+  console.log('|---|---|---|---|---|---|---|')
+  for (const r of results) {
+    const w = r.eightWriters
+    const turned = spread(ratios(w.perRound.nohist, w.perRound.head))
+    console.log(
+      `| ${r.db} | ${w.writesPerSecond.head} | ${w.writesPerSecond.nohist} | ${x(turned)} | ${met(turned, 1.15)} | ${w.cpuMsPerUpdate.head} / ${w.cpuMsPerUpdate.nohist} | ${x(w.cpuHeadOverNoHistory)} |`,
+    )
+  }
+} else if (!WAKE) {
   const first = results[0]
   if (first)
     console.log(

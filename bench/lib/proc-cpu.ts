@@ -26,3 +26,20 @@ export async function settle(pid: number, ms = 5000) {
     if (cpuNs(pid) - a <= 1.5e6) return
   }
 }
+
+/**
+ * What a process costs in CPU so far (ns): its threads and, on PostgreSQL, the server processes
+ * (backends) of its own database that `backends` lists, found in pg_stat_activity at each reading (a backend that
+ * appeared since the last one counts from its start, which was for this database too). A thread
+ * or backend that has ended keeps the time it had at the last reading (a sum over the living ones
+ * went down when one of Bun's threads ended).
+ */
+export function cpuMeter(pid: number, backends: () => Promise<number[]>) {
+  const last = new Map<string, number>()
+  return async () => {
+    const now = threadNs(pid, new Map())
+    for (const b of await backends()) threadNs(b, now)
+    for (const [k, v] of now) last.set(k, v)
+    return [...last.values()].reduce((a, b) => a + b, 0)
+  }
+}
