@@ -8,6 +8,10 @@ import { type ServerProcess, startServer } from './process'
  *    (src/db/postgres.ts `tx`), as every other write is: it answers 200, not a 500 "write failed
  *    (deadlock detected)" (src/mutate/batch.ts `BatchFailed` once wrapped the error, and the
  *    retry never saw it).
+ * 2. A classify takes the project's work lock before it writes the task's row (its row's work
+ *    plan, src/mutate/service.ts), so that it and a write that took the lock first and needs the
+ *    task never deadlock; the classify loop, which cannot know a task's kind before it claims its
+ *    row, only tries the lock, and leaves the project's tasks for a later round when it is held.
  *
  * On PGlite none of this can happen: it has one connection and runs one transaction at a time,
  * so no two writes ever wait for each other's locks, and no transaction is rolled back as a
@@ -169,6 +173,96 @@ describe.skipIf(!onPostgres)('deadlocks on PostgreSQL', () => {
           .slice(JOBS_TREE.length)
           .map((e: { event: string; node?: { id: string }; nodeId?: string }) => `${e.event} ${e.node?.id ?? e.nodeId}`),
       ).toEqual(['node.updated need-1', 'node.deleted approach-1', 'node.deleted job-1', 'node.deleted job-2'])
+    })
+  })
+
+  /**
+   * A classify of task-1 (kept a memo by hand, its label a do-it's: the classification makes it
+   * work) while a batch that took the work lock first waits to write task-1. The test holds the
+   * lock; the batch queues for it, then the classify. A classify that wrote the task's row before
+   * the lock (its triggers taking the lock) held task-1 while waiting for the lock the batch then
+   * got, and the batch waited for task-1: a deadlock, one of the two rolled back and run again
+   * (the server logs it). Taking the lock first, it holds nothing while it waits: no deadlock.
+   */
+  it('a classify and a batch writing the same task: both 200, no deadlock, the batch first and the classification of its label', async () => {
+    const projectId = await newProject([{ action: 'add', node: { type: 'task', data: { label: 'Fix the login bug before Friday' } } }])
+    const kept = await mutate({ action: 'update', projectId, nodeId: 'task-1', data: { kind: 'memo' } })
+    expect(kept.status).toBe(200)
+    await withSql(async (sql, projectLock) => {
+      const key = projectLock(projectId)
+      const before = retries()
+      const release = await holdLock(sql, key)
+      const batch = mutate({
+        action: 'batch',
+        projectId,
+        mutations: [{ action: 'update', nodeId: 'task-1', data: { label: 'Fix the login bug on staging before Friday' } }],
+      })
+      await waitingFor(sql, key, 1)
+      const classified = mutate({ action: 'classify', projectId, nodeId: 'task-1' })
+      await waitingFor(sql, key, 2)
+      await release()
+      const [byBatch, byClassify] = await Promise.all([batch, classified])
+      expect({ batch: byBatch.status, classify: byClassify.status }).toEqual({ batch: 200, classify: 200 })
+      // the batch wrote first (it queued first), the classify read its label
+      expect({ label: byClassify.body.node.data.label, kind: byClassify.body.node.data.kind }).toEqual({
+        label: 'Fix the login bug on staging before Friday',
+        kind: 'do-it',
+      })
+      const ready = await server.call('GET', `/api/v1/ready?projectId=${projectId}`)
+      expect(ready.body.items.map((i: { node: { id: string } }) => i.node.id)).toEqual(['task-1'])
+      expect(retries()).toBe(before)
+    })
+  })
+
+  /**
+   * The classify loop (src/nodes/classify-loop.ts) while a batch that took the work lock first
+   * waits to write task-1. The test holds the lock; the batch (naming task-1, not yet added: its
+   * entries are read once it has the lock) queues for it; task-1 is added, a do-it's label, which
+   * wakes the loop. A loop that classified it while the lock was held wrote the task's row, then
+   * waited for the lock in the work state's trigger, holding task-1, which the batch, once it had
+   * the lock, waited for: a deadlock, one of the two rolled back and run again (the server logs
+   * it). The loop now tries the lock and, held by another write, leaves the task for a later round.
+   */
+  it('the classify loop and a batch writing the same task: no deadlock, the batch 200, the task classified a do-it after it', async () => {
+    const projectId = await newProject(JOBS_TREE)
+    await withSql(async (sql, projectLock) => {
+      const key = projectLock(projectId)
+      const before = retries()
+      const release = await holdLock(sql, key)
+      const batch = mutate({
+        action: 'batch',
+        projectId,
+        mutations: [{ action: 'update', nodeId: 'task-1', data: { description: 'Seen on staging' } }],
+      })
+      await waitingFor(sql, key, 1)
+      const added = await mutate({ action: 'add', projectId, node: { type: 'task', data: { label: 'Fix the login bug before Friday' } } })
+      expect(added.status).toBe(200)
+      // the loop looked at task-1 while the lock was held: it waits for the lock (before this
+      // change), or two of its rounds ended since the add, task-1 still unclassified
+      const runs = async () => {
+        const text = await (await fetch(`${server.url}/metrics`)).text()
+        return Number(/^arbor_loop_runs_total\{loop="classify-tasks",outcome="ok"\} (\d+)/m.exec(text)?.[1] ?? 0)
+      }
+      const ran = await runs()
+      await server.until(async () => {
+        const [row] = await sql`select count(*)::int as n from pg_locks
+          where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())
+            and ((classid::bigint << 32) | objid::bigint) = hashtextextended(${key}, 0)`
+        return row!.n >= 2 || (await runs()) >= ran + 2
+      }, 60_000)
+      expect((await nodesOf(projectId)).get('task-1')?.kind).toBeUndefined()
+      await release()
+      const res = await batch
+      expect({ status: res.status, body: res.status === 200 ? 'ok' : res.body }).toEqual({ status: 200, body: 'ok' })
+      // a later round classifies it
+      const task = await server.until(async () => {
+        const t = (await nodesOf(projectId)).get('task-1')
+        return t?.kind ? t : null
+      }, 60_000)
+      expect({ kind: task.kind, description: task.description }).toEqual({ kind: 'do-it', description: 'Seen on staging' })
+      const ready = await server.call('GET', `/api/v1/ready?projectId=${projectId}`)
+      expect(ready.body.items.map((i: { node: { id: string } }) => i.node.id)).toContain('task-1')
+      expect(retries()).toBe(before)
     })
   })
 })

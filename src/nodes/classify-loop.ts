@@ -2,7 +2,7 @@ import type { Deps } from '../deps'
 import { type Outbox, outboxOf, save } from '../events/outbox'
 import { nodeChange, nodeState } from '../history/record'
 import { toNode } from './model'
-import { claimUnclassified, setClassifiedMany } from './queries'
+import { claimUnclassified, setClassifiedMany, tryLockWork } from './queries'
 import { withClassification } from './service'
 
 const BATCH = 100
@@ -17,7 +17,9 @@ export async function tick(deps: Deps, now: Date): Promise<number> {
   let done = 0
   for (;;) {
     const n = await deps.db.tx(async (tx) => {
-      const rows = await claimUnclassified(tx, BATCH)
+      const claimed = await claimUnclassified(tx, BATCH)
+      if (claimed.length === 0) return 0
+      const rows = await withWorkLock(tx, claimed)
       if (rows.length === 0) return 0
       // a kind set by hand meanwhile is kept (and no event: nothing changed)
       const saved = await setClassifiedMany(
@@ -48,4 +50,25 @@ export async function tick(deps: Deps, now: Date): Promise<number> {
     if (n > 0) deps.wake('events') // the node.updated events are committed: deliver them now
     if (n < BATCH) return done
   }
+}
+
+type Claimed = Awaited<ReturnType<typeof claimUnclassified>>
+
+/**
+ * The claimed tasks this round classifies: on PostgreSQL, those of the projects whose work lock
+ * it could take now, without waiting. The work state's update trigger takes a project's work lock
+ * for a task whose kind changes (sql/migrations/0044), after the row the claim locked: a loop that
+ * waited for it there held the task while a write that holds the lock and needs the task waited
+ * for it, a deadlock (test/process.deadlock-retry.test.ts). Trying the lock waits for nothing; a
+ * project whose lock another write holds keeps its tasks unclassified until a later round (the
+ * loop is woken after each write and swept every 2 s). A task whose kind was set by hand meanwhile
+ * is kept: its data does not change, and its trigger does not fire. On PGlite, one transaction at
+ * a time: every claimed task.
+ */
+async function withWorkLock(tx: Deps['db'], claimed: Claimed): Promise<Claimed> {
+  if (tx.kind !== 'postgres') return claimed
+  const projects = [...new Set(claimed.filter((r) => !r.data.kind).map((r) => r.project_id))]
+  if (projects.length === 0) return claimed
+  const locked = new Set(await tryLockWork(tx, projects))
+  return claimed.filter((r) => r.data.kind || locked.has(r.project_id))
 }
