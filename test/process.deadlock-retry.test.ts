@@ -11,7 +11,8 @@ import { type ServerProcess, startServer } from './process'
  * 2. A classify takes the project's work lock before it writes the task's row (its row's work
  *    plan, src/mutate/service.ts), so that it and a write that took the lock first and needs the
  *    task never deadlock; the classify loop, which cannot know a task's kind before it claims its
- *    row, only tries the lock, and leaves the project's tasks for a later round when it is held.
+ *    row, only tries the lock for a task it makes a do-it (a memo takes none: migration 0055), and
+ *    leaves it for a later round when another write holds the lock.
  *
  * On PGlite none of this can happen: it has one connection and runs one transaction at a time,
  * so no two writes ever wait for each other's locks, and no transaction is rolled back as a

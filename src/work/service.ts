@@ -313,12 +313,13 @@ export const workPlan = {
   /** restore, updateIteration, deleteIteration: only the lock */
   lockOnly: (): WorkPlan | undefined => plan([]),
   /**
-   * classify: only the lock. The task's kind is known only once its label is read, and the work
-   * state's update trigger (sql/migrations/0044) takes the project's work lock for a task whose
-   * kind changes, after its row: without the lock first, a classify held the task's row while it
-   * waited for the lock, and a write that held the lock and needed the task deadlocked with it (on
-   * PostgreSQL; test/process.deadlock-retry.test.ts). A write of its own call, not the classify
-   * loop's (src/nodes/classify-loop.ts), which classifies each task added.
+   * classify: only the lock. The work state's update trigger takes the project's work lock for a
+   * task made a do-it or no longer one (sql/migrations/0055), after its row, and the task's new
+   * kind is known only once its label is read: without the lock first, a classify held the task's
+   * row while it waited for the lock, and a write that held the lock and needed the task
+   * deadlocked with it (on PostgreSQL; test/process.deadlock-retry.test.ts). A call of its own,
+   * not the classify loop's write (src/nodes/classify-loop.ts), which follows each task's add and
+   * takes the lock only for a task it makes a do-it.
    */
   classify: (): WorkPlan | undefined => plan([]),
   /** add: only the lock, and none for a goal, a need or a task, whose triggers leave the work state alone */
