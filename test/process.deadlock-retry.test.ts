@@ -76,14 +76,15 @@ describe.skipIf(!onPostgres)('deadlocks on PostgreSQL', () => {
     }
   }
 
-  /** Until `n` transactions wait for the project's work lock (a bigint key: classid its high half, objid its low). */
-  const waitingFor = (sql: any, key: string, n: number) =>
-    server.until(async () => {
-      const [row] = await sql`select count(*)::int as n from pg_locks
-        where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())
-          and ((classid::bigint << 32) | objid::bigint) = hashtextextended(${key}, 0)`
-      return row!.n >= n
-    }, 60_000)
+  /** How many transactions wait for the project's work lock (a bigint key: classid its high half, objid its low). */
+  const queued = async (sql: any, key: string) => {
+    const [row] = await sql`select count(*)::int as n from pg_locks
+      where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())
+        and ((classid::bigint << 32) | objid::bigint) = hashtextextended(${key}, 0)`
+    return row!.n as number
+  }
+  /** Until `n` transactions wait for the project's work lock. */
+  const waitingFor = (sql: any, key: string, n: number) => server.until(async () => (await queued(sql, key)) >= n, 60_000)
 
   /** Holds the project's work lock until the function it returns is called (a transaction of its own). */
   async function holdLock(sql: any, key: string) {
@@ -245,12 +246,7 @@ describe.skipIf(!onPostgres)('deadlocks on PostgreSQL', () => {
         return Number(/^arbor_loop_runs_total\{loop="classify-tasks",outcome="ok"\} (\d+)/m.exec(text)?.[1] ?? 0)
       }
       const ran = await runs()
-      await server.until(async () => {
-        const [row] = await sql`select count(*)::int as n from pg_locks
-          where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())
-            and ((classid::bigint << 32) | objid::bigint) = hashtextextended(${key}, 0)`
-        return row!.n >= 2 || (await runs()) >= ran + 2
-      }, 60_000)
+      await server.until(async () => (await queued(sql, key)) >= 2 || (await runs()) >= ran + 2, 60_000)
       expect((await nodesOf(projectId)).get('task-1')?.kind).toBeUndefined()
       await release()
       const res = await batch
