@@ -334,6 +334,42 @@ describe('rules 4 and 5, improved: one transaction', () => {
     expect(retry.body.idMap).toEqual({ 'draft-g': 'goal-2' })
   })
 
+  it('a deadlock (or a serialization failure) inside an entry is not its 500: the transaction runs it again (PostgreSQL), then 503', async () => {
+    // a trigger that fails one label as PostgreSQL fails a deadlock's victim, counting the attempts (a sequence is not rolled back)
+    await app.db.exec(`
+      create sequence arbor_test_attempts;
+      create or replace function arbor_test_deadlock() returns trigger language plpgsql as $$
+      begin
+        if new.data ->> 'label' = 'DEADLOCK' then
+          perform nextval('arbor_test_attempts');
+          raise exception 'deadlock detected (injected)' using errcode = '40P01';
+        end if;
+        return new;
+      end $$;
+      create trigger arbor_test_deadlock before insert or update on nodes for each row execute function arbor_test_deadlock();
+    `)
+    try {
+      const p = await seeded()
+      const before = { nodes: await listNodes(p), events: await eventCount(p) }
+      const res = await batch(p, [
+        { action: 'update', nodeId: 'goal-1', data: { label: 'G renamed' } },
+        { action: 'update', nodeId: 'approach-1', data: { label: 'DEADLOCK' } },
+      ])
+      expect({ status: res.status, error: res.body.error, retryAfter: res.headers.get('retry-after') }).toEqual({
+        status: 503,
+        error: 'unavailable',
+        retryAfter: '1',
+      })
+      // PostgreSQL's transaction ran it four times (src/db/postgres.ts); PGlite, one transaction at a time, has no deadlocks and runs it once
+      const [{ n }] = await app.db.query<{ n: number }>('select last_value::int as n from arbor_test_attempts')
+      expect(n).toBe(app.db.kind === 'postgres' ? 4 : 1)
+      expect(await listNodes(p)).toEqual(before.nodes)
+      expect(await eventCount(p)).toBe(before.events)
+    } finally {
+      await app.db.exec('drop trigger arbor_test_deadlock on nodes; drop sequence arbor_test_attempts')
+    }
+  })
+
   it('runs concurrent batches and adds without deadlock or a shared id, whatever order their types come in', async () => {
     const p = await app.project()
     const goalThenTask = [

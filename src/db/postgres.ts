@@ -78,6 +78,7 @@ function wrap(
           const state = sqlState(err)
           const retryable = state === SQLSTATE.deadlockDetected || state === SQLSTATE.serializationFailure
           if (!retryable || attempt >= 4) throw err
+          listeners.log.warn('transaction rolled back by PostgreSQL; running it again', { attempt, reason: reasonOf(err) })
           await Bun.sleep(5 * attempt + Math.random() * 20)
         }
       }
@@ -195,6 +196,8 @@ function createListeners(url: string, log: Pick<Logger, 'warn'>) {
   }
 
   return {
+    /** the server's logger: a transaction run again (tx) is a warning */
+    log,
     /** the pools besides the requests' (the background one), ended with it (close) */
     pools: [] as postgres.Sql<NoTypes>[],
     /** statements sent on the pools and not yet answered, every transaction's included (GET /metrics) */

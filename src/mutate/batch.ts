@@ -1,4 +1,4 @@
-import { sqlState } from '../db/sqlstate'
+import { sqlState, transient } from '../db/sqlstate'
 import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
 import { addIteration } from '../iterations/service'
@@ -13,7 +13,10 @@ import type { BatchBody, BatchEntry } from './model'
 
 /**
  * A batch failed while writing. The whole batch ran in one transaction, so nothing of it
- * survives: `rolledBack` says what was undone and `partial` never appears.
+ * survives: `rolledBack` says what was undone and `partial` never appears. Not for an error
+ * `transient()` accepts (a deadlock, a serialization failure, a connection lost): that one goes
+ * up as it is, for the transaction to run the batch again (src/db/postgres.ts `tx`) or, once its
+ * attempts are spent, the error plugin's 503 with Retry-After.
  */
 class BatchFailed extends ErrorListError {
   /** index: the entry being applied, or null when the final write of the batch's new nodes failed */
@@ -111,6 +114,7 @@ export async function batch(
           err.meta,
         )
       if (err instanceof RefusalError) throw err // 409 being_edited
+      if (transient(err)) throw err // a deadlock, a lost race, the database gone: the transaction's to run again (src/db/postgres.ts), or 503
       throw new BatchFailed(i, err, { ...ctx.created })
     }
   }
@@ -120,6 +124,7 @@ export async function batch(
   try {
     await flush(ctx)
   } catch (err) {
+    if (transient(err)) throw err // as above
     throw new BatchFailed(null, err, { ...ctx.created })
   }
   // 4. its answer, built where it wrote (as a single add's): its adds' revs are known once they are stored

@@ -1,8 +1,8 @@
 import type { Deps } from '../deps'
 import { type Outbox, outboxOf, save } from '../events/outbox'
 import { nodeChange, nodeState } from '../history/record'
-import { toNode } from './model'
-import { claimUnclassified, setClassifiedMany } from './queries'
+import { type NodeData, toNode } from './model'
+import { claimUnclassified, setClassifiedMany, tryLockWork } from './queries'
 import { withClassification } from './service'
 
 const BATCH = 100
@@ -17,12 +17,14 @@ export async function tick(deps: Deps, now: Date): Promise<number> {
   let done = 0
   for (;;) {
     const n = await deps.db.tx(async (tx) => {
-      const rows = await claimUnclassified(tx, BATCH)
-      if (rows.length === 0) return 0
       // a kind set by hand meanwhile is kept (and no event: nothing changed)
+      const claimed = (await claimUnclassified(tx, BATCH)).map((r) => ({ ...r, next: r.data.kind ? r.data : withClassification(r.data) }))
+      if (claimed.length === 0) return 0
+      const rows = await withWorkLock(tx, claimed)
+      if (rows.length === 0) return 0
       const saved = await setClassifiedMany(
         tx,
-        rows.map((r) => ({ project_id: r.project_id, id: r.id, data: r.data.kind ? r.data : withClassification(r.data) })),
+        rows.map((r) => ({ project_id: r.project_id, id: r.id, data: r.next })),
       )
       const order = new Map(rows.map((r, i) => [`${r.project_id}/${r.id}`, i]))
       const byHand = new Set(rows.filter((r) => r.data.kind).map((r) => `${r.project_id}/${r.id}`))
@@ -48,4 +50,28 @@ export async function tick(deps: Deps, now: Date): Promise<number> {
     if (n > 0) deps.wake('events') // the node.updated events are committed: deliver them now
     if (n < BATCH) return done
   }
+}
+
+type Claimed = Awaited<ReturnType<typeof claimUnclassified>>[number] & { next: NodeData }
+
+/**
+ * The claimed tasks this round classifies (`next`: each one's data with its kind): on PostgreSQL,
+ * a task made a do-it only when the round holds its project's work lock, taken now, without
+ * waiting. The work state's update trigger takes that lock for a task made a do-it or no longer
+ * one (sql/migrations/0055), after the row the claim locked: a loop that waited for it there held
+ * the task while a write that holds the lock and needs the task waited for it, a deadlock
+ * (test/process.deadlock-retry.test.ts). Trying the lock waits for nothing; a project whose lock
+ * another write holds keeps its do-it tasks unclassified until a later round (the loop is woken
+ * after each write and swept every 2 s). A memo asks the work state nothing, nor does a task whose
+ * kind was set by hand meanwhile (its data does not change): no lock. A task's add is followed by
+ * its classification, most of them memos: they cost no statement more. On PGlite, one transaction
+ * at a time: every claimed task.
+ */
+async function withWorkLock(tx: Deps['db'], claimed: Claimed[]): Promise<Claimed[]> {
+  if (tx.kind !== 'postgres') return claimed
+  const work = (r: Claimed) => !r.data.kind && r.next.kind === 'do-it'
+  const projects = [...new Set(claimed.filter(work).map((r) => r.project_id))]
+  if (projects.length === 0) return claimed
+  const locked = new Set(await tryLockWork(tx, projects))
+  return claimed.filter((r) => !work(r) || locked.has(r.project_id))
 }

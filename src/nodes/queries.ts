@@ -27,6 +27,7 @@ import setClassifiedManySql from '../../sql/nodes/set-classified-many.sql' with 
 import siblingsSql from '../../sql/nodes/siblings.sql' with { type: 'text' }
 import siblingsOfSql from '../../sql/nodes/siblings-of.sql' with { type: 'text' }
 import subtreeSql from '../../sql/nodes/subtree.sql' with { type: 'text' }
+import tryLockWorkSql from '../../sql/nodes/try-lock-work.sql' with { type: 'text' }
 import updateSql from '../../sql/nodes/update.sql' with { type: 'text' }
 import withAncestorsSql from '../../sql/nodes/with-ancestors.sql' with { type: 'text' }
 import type { Db } from '../db'
@@ -130,6 +131,9 @@ export const setClassified = (db: Db, projectId: string, id: string, data: unkno
   one<NodeRow>(db, setClassifiedSql, [projectId, id, JSON.stringify(data)])
 export const setClassifiedMany = (db: Db, rows: { project_id: string; id: string; data: unknown }[]) =>
   db.query<NodeRow & { project_id: string }>(setClassifiedManySql, [JSON.stringify(rows)])
+/** Of these projects, those whose work lock this transaction now holds: each tried, none waited for (PostgreSQL). */
+export const tryLockWork = async (db: Db, projectIds: string[]) =>
+  (await one<{ locked: string[] }>(db, tryLockWorkSql, [projectIds]))!.locked
 export const moveIteration = (db: Db, projectId: string, from: string, to: string) =>
   db.query<NodeRow>(moveIterationSql, [projectId, from, to])
 
