@@ -1,0 +1,83 @@
+-- A task's add answers with the project's open memos once more than 20 wait (the inbox_overflow
+-- advisory, api.md: its exact count `memos`), and counted them in the statement that reserves its
+-- id (0010's partial index: one index entry and one heap row read per open memo). Every task the
+-- classify loop makes a memo is one more row for every later add to read: at 700 tasks 0.075 ms of
+-- PostgreSQL's time, a task's add at 2.4× its floor (issue 51, 3; bench/writes.md, "Thirteenth
+-- pass: the open memos' count"). The count is now kept, as the work state keeps its counts (issue
+-- 51, 4): one row per project that has had an open memo, moved by the writes that make a node an
+-- open memo or stop it being one (a task of kind memo not done: sql/nodes/count-open-memos.sql).
+--
+-- Its own row, not a column of the task counter's row (node_counters, which the add locks first):
+-- a write that makes a memo (the classify loop, an update of kind or status, a delete, a revert)
+-- holds the node's row when its trigger runs, and would then wait for the counter's row that an
+-- add holds while it waits for a node row (its parent): counters are locked before nodes
+-- (src/nodes/context.ts reserveIds). The add reads this row in its id's statement without locking
+-- it, as it read the index before: the count as of that statement's snapshot.
+create table node_open_memos (
+  project_id text primary key references projects (id) on delete cascade,
+  memos integer not null
+);
+
+-- What one row's insert, update or delete moved (its WHEN let through only rows that may have
+-- moved it). Under the project's write lock (sql/work/lock-project.sql), taken first: every
+-- statement that makes or unmakes a memo (a kind, a status, a task inserted or deleted) takes it in
+-- its work-state triggers, or holds it from the start of its write, so this row is only ever
+-- written by the write holding that lock and never waited for while something else is held.
+-- (Row triggers fire in name order: z_ puts these after work_nodes_update, whose first row takes
+-- the locks of all the statement's projects in one order, as the classify loop's statement needs.)
+create function nodes_open_memos_moved() returns trigger
+language plpgsql as $$
+declare
+  p text;
+  moved integer;
+begin
+  if tg_op = 'DELETE' then
+    p := old.project_id;
+    moved := -(old.type = 'task' and old.data @> '{"kind": "memo"}' and not old.data @> '{"status": "done"}')::integer;
+  elsif tg_op = 'INSERT' then
+    p := new.project_id;
+    moved := (new.type = 'task' and new.data @> '{"kind": "memo"}' and not new.data @> '{"status": "done"}')::integer;
+  else
+    p := new.project_id;
+    moved := (new.type = 'task' and new.data @> '{"kind": "memo"}' and not new.data @> '{"status": "done"}')::integer
+      - (old.type = 'task' and old.data @> '{"kind": "memo"}' and not old.data @> '{"status": "done"}')::integer;
+  end if;
+  if moved = 0 then
+    return null;
+  end if;
+  perform pg_advisory_xact_lock(hashtextextended('arbor.unblock:' || p, 0));
+  if moved > 0 then
+    insert into node_open_memos as c (project_id, memos) values (p, moved)
+    on conflict (project_id) do update set memos = c.memos + excluded.memos;
+  else
+    -- a plain update: a project deleted with its nodes (the foreign keys' cascade) may have lost
+    -- its row already, and an insert would refer to it
+    update node_open_memos set memos = memos + moved where project_id = p;
+  end if;
+  return null;
+end
+$$;
+
+-- The WHENs are kept small (0044: PostgreSQL prepares a trigger's WHEN again in every statement on
+-- the table). An insert or a delete calls the function only for a node of kind memo, an update only
+-- when being a memo not done changed; the function checks the type. A label update, a goal's or a
+-- job's add, a task's add without kind (every single add: the classify loop gives the kind) call nothing.
+create trigger z_open_memos_insert after insert on nodes
+for each row when (new.data @> '{"kind": "memo"}') execute function nodes_open_memos_moved();
+create trigger z_open_memos_update after update on nodes
+for each row when ((new.data @> '{"kind": "memo"}' and not new.data @> '{"status": "done"}')
+  <> (old.data @> '{"kind": "memo"}' and not old.data @> '{"status": "done"}') or new.type <> old.type)
+execute function nodes_open_memos_moved();
+create trigger z_open_memos_delete after delete on nodes
+for each row when (old.data @> '{"kind": "memo"}') execute function nodes_open_memos_moved();
+
+-- every project's open memos as they stand (a backup from before this migration is restored, then
+-- migrated: its count is made here from its nodes)
+insert into node_open_memos (project_id, memos)
+select project_id, count(*)::integer from nodes
+where type = 'task' and data ->> 'kind' = 'memo' and data ->> 'status' is distinct from 'done'
+group by project_id;
+
+-- only the count read it (sql/nodes/count-open-memos.sql and allocate-task-id-counting-memos.sql,
+-- which now read node_open_memos); every insert and every update of data paid for its predicate
+drop index nodes_open_memos;
