@@ -267,6 +267,47 @@ describe('the kept count', () => {
   })
 })
 
+describe('concurrent writes', () => {
+  it('keep the count exact, and wait for each other without a deadlock (the classify loop among them)', async () => {
+    const p = await app.project()
+    await ok({
+      action: 'batch',
+      projectId: p,
+      mutations: Array.from({ length: 40 }, (_, i) => ({ action: 'add', node: { type: 'task', data: { label: MEMO(`c${i}`) } } })),
+    })
+    await check(p, 40)
+    const t = await taskIds(p, `data ->> 'kind' = 'memo'`)
+    for (const id of t.slice(20, 25)) await ok({ action: 'update', projectId: p, nodeId: id, data: { kind: 'do-it' } })
+    // all at once: adds the loop makes memos while they reserve their ids, kind and status updates,
+    // deletes, classifications and batches, each on nodes of its own
+    const answers = await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) =>
+        mutate({ action: 'add', projectId: p, node: { type: 'task', data: { label: MEMO(`new ${i}`) } } }),
+      ),
+      ...t.slice(0, 10).map((id) => mutate({ action: 'update', projectId: p, nodeId: id, data: { kind: 'do-it' } })),
+      ...t.slice(10, 15).map((id) => mutate({ action: 'update', projectId: p, nodeId: id, data: { status: 'done' } })),
+      ...t.slice(15, 20).map((id) => mutate({ action: 'delete', projectId: p, nodeId: id })),
+      ...t.slice(20, 25).map((id) => mutate({ action: 'classify', projectId: p, nodeId: id })),
+      ...Array.from({ length: 5 }, (_, i) =>
+        mutate({
+          action: 'batch',
+          projectId: p,
+          mutations: [
+            { action: 'update', nodeId: t[25 + 2 * i], data: { kind: 'do-it' } },
+            { action: 'update', nodeId: t[26 + 2 * i], data: { status: 'done' } },
+            { action: 'delete', nodeId: t[35 + i] },
+            { action: 'add', node: { type: 'task', data: { label: MEMO(`batched ${i}`) } } },
+          ],
+        }),
+      ),
+    ])
+    expect(answers.map((a) => [a.status, a.body.errors])).toEqual(answers.map(() => [200, undefined]))
+    // 35 (five made do-its above), - 10 do-its, - 5 done, - 5 deleted, + 5 classified memos again, the
+    // batches' - 5 - 5 - 5, and the 15 tasks added made memos by the loop
+    await check(p, 20)
+  })
+})
+
 describe('a restore', () => {
   const emptyDb = async () => {
     if (!PG_URL) {

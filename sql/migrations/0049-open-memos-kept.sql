@@ -46,28 +46,29 @@ begin
     return null;
   end if;
   perform pg_advisory_xact_lock(hashtextextended('arbor.unblock:' || p, 0));
-  if moved > 0 then
+  -- the row is there but for a project's first memo (an update, cheaper than an insert's conflict);
+  -- none to make for a count going down: a project deleted with its nodes (the foreign keys'
+  -- cascade) may have lost its row already
+  update node_open_memos set memos = memos + moved where project_id = p;
+  if not found and moved > 0 then
     insert into node_open_memos as c (project_id, memos) values (p, moved)
     on conflict (project_id) do update set memos = c.memos + excluded.memos;
-  else
-    -- a plain update: a project deleted with its nodes (the foreign keys' cascade) may have lost
-    -- its row already, and an insert would refer to it
-    update node_open_memos set memos = memos + moved where project_id = p;
   end if;
   return null;
 end
 $$;
 
 -- The WHENs are kept small (0044: PostgreSQL prepares a trigger's WHEN again in every statement on
--- the table). An insert or a delete calls the function only for a node of kind memo, an update only
--- when being a memo not done changed; the function checks the type. A label update, a goal's or a
--- job's add, a task's add without kind (every single add: the classify loop gives the kind) call nothing.
+-- the table): a node of kind memo inserted or deleted, an update of a node of kind memo before or
+-- after; the function checks the rest (the type, the status) and returns at once when nothing
+-- moved (a memo's label update). A goal's, a job's or an approach's label update, their adds, a
+-- task's add without kind (every single add: the classify loop gives the kind) call nothing. (A WHEN
+-- exact for an update, being an open memo changed, spares a memo's label update the call, and costs
+-- every other update more: bun bench/open-memos-triggers.ts.) No statement changes a node's type.
 create trigger z_open_memos_insert after insert on nodes
 for each row when (new.data @> '{"kind": "memo"}') execute function nodes_open_memos_moved();
 create trigger z_open_memos_update after update on nodes
-for each row when ((new.data @> '{"kind": "memo"}' and not new.data @> '{"status": "done"}')
-  <> (old.data @> '{"kind": "memo"}' and not old.data @> '{"status": "done"}') or new.type <> old.type)
-execute function nodes_open_memos_moved();
+for each row when (old.data @> '{"kind": "memo"}' or new.data @> '{"kind": "memo"}') execute function nodes_open_memos_moved();
 create trigger z_open_memos_delete after delete on nodes
 for each row when (old.data @> '{"kind": "memo"}') execute function nodes_open_memos_moved();
 
