@@ -2,7 +2,7 @@
 // its WHEN costs (issue 51, 3; bench/writes.md "Thirteenth pass: the open memos' count"): the
 // statements on nodes of a goal's label update, a goal's add and a task's add (no kind: every
 // single add's), a memo's label update, and the classify loop's statement making 100 tasks memos
-// (no loop runs here), under each variant in turn, in one process on one database, round by round
+// (no loop runs here), and a run of the classify loop (its tick) after a single task's add, under each variant in turn, in one process on one database, round by round
 // in a turning order:
 //   before 0049  its three triggers disabled, 0010's partial index nodes_open_memos there again
 //   0049         as the migration leaves it: the triggers, no index
@@ -14,10 +14,11 @@
 // timed inside the backend (clock_timestamp around it, in a plpgsql loop of subtransactions rolled
 // back), so the client and the network are left out. The project holds `--memos` open memos.
 //
-//   bun bench/open-memos-triggers.ts [--rounds 6] [--samples 300] [--memos 700]
+//   bun bench/open-memos-triggers.ts [--rounds 6] [--samples 300] [--memos 700] [--loop-samples 30]
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/open-memos-triggers.ts
 
 import type { Db } from '../src/db'
+import { tick } from '../src/nodes/classify-loop'
 import { startBenchServer } from './lib/app'
 import { benchProject, cpuMsRolledBack, median } from './lib/sql-cpu'
 
@@ -27,6 +28,8 @@ const ROUNDS = Number(opt('rounds', '6'))
 const SAMPLES = Number(opt('samples', '300'))
 const MEMOS = Number(opt('memos', '700'))
 const PG_URL = process.env.BENCH_DATABASE_URL
+const LOOP_SAMPLES = Number(opt('loop-samples', '30'))
+const LOOP_OP = "the classify loop's run after a task's add (a memo; PostgreSQL: wall ms of the run)"
 
 const INDEX = `create index if not exists nodes_open_memos on nodes (project_id)
   where type = 'task' and data ->> 'kind' = 'memo' and data ->> 'status' is distinct from 'done'`
@@ -42,13 +45,18 @@ const updateTrigger = (when: string) => `drop trigger z_open_memos_update on nod
 const triggers = (on: boolean) =>
   ['insert', 'update', 'delete'].map((op) => `alter table nodes ${on ? 'enable' : 'disable'} trigger z_open_memos_${op};`).join('\n')
 
+const insertTrigger = (when: string) => `drop trigger z_open_memos_insert on nodes;
+  create trigger z_open_memos_insert after insert on nodes for each row when ${when} execute function nodes_open_memos_moved();`
+const INSERT_0049 = `(new.data @> '{"kind": "memo"}')`
+const INSERT_TEXT = `(new.data ->> 'kind' = 'memo')`
 const VARIANTS: Record<string, string> = {
-  'before 0049': `${updateTrigger(WHEN_0049)} ${triggers(false)} ${INDEX}`,
-  '0049': `${updateTrigger(WHEN_0049)} ${triggers(true)} drop index if exists nodes_open_memos`,
-  '0049, index kept': `${updateTrigger(WHEN_0049)} ${triggers(true)} ${INDEX}`,
+  'before 0049': `${updateTrigger(WHEN_0049)} ${insertTrigger(INSERT_0049)} ${triggers(false)} ${INDEX}`,
+  '0049': `${updateTrigger(WHEN_0049)} ${insertTrigger(INSERT_0049)} ${triggers(true)} drop index if exists nodes_open_memos`,
+  "0049, insert WHEN ->> 'kind'": `${updateTrigger(WHEN_0049)} ${insertTrigger(INSERT_TEXT)} ${triggers(true)} drop index if exists nodes_open_memos`,
+  '0049, index kept': `${updateTrigger(WHEN_0049)} ${insertTrigger(INSERT_0049)} ${triggers(true)} ${INDEX}`,
   '0049, no triggers': `${triggers(false)} drop index if exists nodes_open_memos`,
-  '0049, exact WHEN': `${updateTrigger(WHEN_EXACT)} ${triggers(true)} drop index if exists nodes_open_memos`,
-  '0049, kind or status WHEN': `${updateTrigger(WHEN_FIELDS)} ${triggers(true)} drop index if exists nodes_open_memos`,
+  '0049, exact WHEN': `${updateTrigger(WHEN_EXACT)} ${insertTrigger(INSERT_0049)} ${triggers(true)} drop index if exists nodes_open_memos`,
+  '0049, kind or status WHEN': `${updateTrigger(WHEN_FIELDS)} ${insertTrigger(INSERT_0049)} ${triggers(true)} drop index if exists nodes_open_memos`,
 }
 
 const s = await startBenchServer(PG_URL)
@@ -121,12 +129,33 @@ $$`)
       for (const [op, sql] of Object.entries(OPS)) ((times[op] ??= {})[v] ??= []).push(await measure(sql))
     }
   }
+  // the classify loop's run after a single task's add (the loop is woken after each write), the task
+  // added untimed (a memo's label): the run's wall time (PostgreSQL), this process's CPU (PGlite);
+  // the 100 tasks above classified first
+  await tick(s.deps, new Date())
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = names.map((_, i) => names[(i + r) % names.length]!)
+    for (const v of order) {
+      await db.exec(VARIANTS[v]!)
+      const runs: number[] = []
+      for (let i = 0; i < LOOP_SAMPLES; i++) {
+        await call({ action: 'add', projectId: 'ww', node: { type: 'task', data: { label: `Idea: loop ${r} ${v} ${i}` } } })
+        const t0 = performance.now()
+        const c0 = process.cpuUsage()
+        if ((await tick(s.deps, new Date())) !== 1) throw new Error('the loop did not classify the one task')
+        const c = process.cpuUsage(c0)
+        runs.push(PG_URL ? performance.now() - t0 : (c.user + c.system) / 1000)
+      }
+      ;((times[LOOP_OP] ??= {})[v] ??= []).push(median(runs))
+    }
+  }
   await db.exec(VARIANTS['0049']!)
   console.log(
     `${PG_URL ? 'PostgreSQL, ms inside the backend' : "PGlite, this process's CPU ms"} (p50 of the rounds' p50s), ${ROUNDS} rounds of ${SAMPLES}, ${MEMOS} open memos\n`,
   )
   console.log(`| statement | ${names.join(' | ')} |\n|---|${names.map(() => '---|').join('')}`)
-  for (const op of Object.keys(OPS)) console.log(`| ${op} | ${names.map((v) => median(times[op]![v]!).toFixed(4)).join(' | ')} |`)
+  for (const op of [...Object.keys(OPS), LOOP_OP])
+    console.log(`| ${op} | ${names.map((v) => median(times[op]![v]!).toFixed(4)).join(' | ')} |`)
 } finally {
   await s.close()
 }
