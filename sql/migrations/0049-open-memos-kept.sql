@@ -19,12 +19,16 @@ create table node_open_memos (
 );
 
 -- What one row's insert, update or delete moved (its WHEN let through only rows that may have
--- moved it). Under the project's write lock (sql/work/lock-project.sql), taken first: every
--- statement that makes or unmakes a memo (a kind, a status, a task inserted or deleted) takes it in
--- its work-state triggers, or holds it from the start of its write, so this row is only ever
--- written by the write holding that lock and never waited for while something else is held.
--- (Row triggers fire in name order: z_ puts these after work_nodes_update, whose first row takes
--- the locks of all the statement's projects in one order, as the classify loop's statement needs.)
+-- moved it). The count's row is locked by its update until the commit, and only by writes that make
+-- or unmake a memo. It takes no other lock: most of them hold the project's write lock from their
+-- start (sql/work/lock-project.sql: a kind, a status, a delete, a batch, a revert, a restore), so
+-- among those the row is not waited for; the classify loop's statement and classify (an update of
+-- kind alone) take it after their tasks' rows and then only save their events and changes, so they
+-- wait, holding it, for nothing a write takes before it. (Taking the project's write lock here would
+-- make a memo's classification wait for it after its rows, which the work state's triggers need not
+-- do.) Row triggers fire in name order: z_ puts these after work_nodes_update, so a statement whose
+-- work trigger takes the project's write lock (a classification today) takes it before this row, as
+-- the writes that hold it from their start do.
 create function nodes_open_memos_moved() returns trigger
 language plpgsql as $$
 declare
@@ -45,7 +49,6 @@ begin
   if moved = 0 then
     return null;
   end if;
-  perform pg_advisory_xact_lock(hashtextextended('arbor.unblock:' || p, 0));
   -- the row is there but for a project's first memo (an update, cheaper than an insert's conflict);
   -- none to make for a count going down: a project deleted with its nodes (the foreign keys'
   -- cascade) may have lost its row already
