@@ -14,7 +14,8 @@
 // timed inside the backend (clock_timestamp around it, in a plpgsql loop of subtransactions rolled
 // back), so the client and the network are left out. The project holds `--memos` open memos.
 //
-//   bun bench/open-memos-triggers.ts [--rounds 6] [--samples 300] [--memos 700] [--loop-samples 30]
+//   bun bench/open-memos-triggers.ts [--rounds 6] [--samples 300] [--memos 700] [--loop-samples 30] [--writer-rounds 0]
+// --writer-rounds N: and eight writers of goal labels (POST /mutate, 1 s a round), before 0049 and 0049 in turns
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/open-memos-triggers.ts
 
 import type { Db } from '../src/db'
@@ -29,6 +30,7 @@ const SAMPLES = Number(opt('samples', '300'))
 const MEMOS = Number(opt('memos', '700'))
 const PG_URL = process.env.BENCH_DATABASE_URL
 const LOOP_SAMPLES = Number(opt('loop-samples', '30'))
+const WRITER_ROUNDS = Number(opt('writer-rounds', '0'))
 const LOOP_OP = "the classify loop's run after a task's add (a memo; PostgreSQL: wall ms of the run)"
 
 const INDEX = `create index if not exists nodes_open_memos on nodes (project_id)
@@ -149,7 +151,37 @@ $$`)
       ;((times[LOOP_OP] ??= {})[v] ??= []).push(median(runs))
     }
   }
+  // eight writers, each updating its own goal's label through POST /mutate for 1 s, before 0049
+  // and 0049 in turns (`--writer-rounds N`, none by default): writes a second
+  const goals: string[] = []
+  for (let i = 0; i < (WRITER_ROUNDS ? 8 : 0); i++)
+    goals.push((await call({ action: 'add', projectId: 'ww', node: { type: 'goal', data: { label: `W${i}` } } })).node!.id)
+  const writers: Record<string, number[]> = { 'before 0049': [], '0049': [] }
+  for (let r = -1; r < WRITER_ROUNDS; r++)
+    for (const v of r % 2 ? ['before 0049', '0049'] : ['0049', 'before 0049']) {
+      await db.exec(VARIANTS[v]!)
+      const t0 = performance.now()
+      const end = t0 + 1000
+      let n = 0
+      await Promise.all(
+        goals.map(async (id) => {
+          while (performance.now() < end) {
+            await call({ action: 'update', projectId: 'ww', nodeId: id, data: { label: `w${n}` } })
+            n++
+          }
+        }),
+      )
+      if (r >= 0) writers[v]!.push((n * 1000) / (performance.now() - t0))
+    }
   await db.exec(VARIANTS['0049']!)
+  if (WRITER_ROUNDS)
+    console.log(
+      `eight writers of goal labels, ${WRITER_ROUNDS} rounds of 1 s, writes a second (median; rounds): ${Object.entries(writers)
+        .map(([v, xs]) => `${v} ${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`)
+        .join(
+          ', ',
+        )}; 0049 ÷ before, round by round: median ${median(writers['0049']!.map((x, i) => x / writers['before 0049']![i]!)).toFixed(2)}\n`,
+    )
   console.log(
     `${PG_URL ? 'PostgreSQL, ms inside the backend' : "PGlite, this process's CPU ms"} (p50 of the rounds' p50s), ${ROUNDS} rounds of ${SAMPLES}, ${MEMOS} open memos\n`,
   )
