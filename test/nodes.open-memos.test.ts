@@ -75,7 +75,7 @@ async function check(p: string, expected?: number): Promise<number> {
   expect(await kept(app.db, p)).toBe(n)
   const added = await ok({ action: 'add', projectId: p, node: { type: 'task', data: { label: TODO(`probe ${++probes}`) } } })
   // beside others (a possible duplicate of an earlier probe)
-  const advisories: { type: string }[] = added._meta.advisories ?? (added._meta.advisory ? [added._meta.advisory] : [])
+  const advisories: Record<string, unknown>[] = added._meta.advisories ?? (added._meta.advisory ? [added._meta.advisory] : [])
   expect(advisories.find((a) => a.type === 'inbox_overflow')).toEqual(
     n > MEMO_INBOX_THRESHOLD
       ? { type: 'inbox_overflow', memos: n, threshold: MEMO_INBOX_THRESHOLD, suggestedFlow: 'task-curate' }
