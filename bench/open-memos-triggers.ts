@@ -21,7 +21,7 @@
 import type { Db } from '../src/db'
 import { tick } from '../src/nodes/classify-loop'
 import { startBenchServer } from './lib/app'
-import { benchProject, cpuMsRolledBack, median } from './lib/sql-cpu'
+import { benchProject, cpuMsRolledBack, fillMemos, median } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)
 const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)
@@ -64,20 +64,7 @@ const VARIANTS: Record<string, string> = {
 const s = await startBenchServer(PG_URL)
 try {
   const { call, goal } = await benchProject(s)
-  for (let made = 0; made < MEMOS; made += 250) {
-    const n = Math.min(250, MEMOS - made)
-    await call({
-      action: 'batch',
-      projectId: 'ww',
-      mutations: [
-        ...Array.from({ length: n }, (_, i) => ({
-          action: 'add',
-          node: { id: `draft-${i}`, type: 'task', data: { label: `M${made + i}` } },
-        })),
-        ...Array.from({ length: n }, (_, i) => ({ action: 'update', nodeId: `draft-${i}`, data: { kind: 'memo' } })),
-      ],
-    })
-  }
+  await fillMemos(call, MEMOS)
   const db: Db = s.deps.db
   const memo = (await db.query<{ id: string }>(`select id from nodes where project_id = 'ww' and data ->> 'kind' = 'memo' limit 1`))[0]!.id
   // 100 tasks not classified yet, for the classify loop's statement (each made a memo)

@@ -29,6 +29,7 @@ import { createDeps } from '../src/create-deps'
 import { type Db, openDb } from '../src/db'
 import { openPostgres } from '../src/db/postgres'
 import { createLogger } from '../src/log'
+import { fillMemos } from './lib/sql-cpu'
 import { sampleShares } from './profile'
 
 const args = process.argv.slice(2)
@@ -226,20 +227,7 @@ try {
       })),
     })
   }
-  for (let made = 0; made < MEMOS; made += 250) {
-    const n = Math.min(250, MEMOS - made)
-    await call({
-      action: 'batch',
-      projectId: 'ww',
-      mutations: [
-        ...Array.from({ length: n }, (_, i) => ({
-          action: 'add',
-          node: { id: `draft-${i}`, type: 'task', data: { label: `M${made + i}` } },
-        })),
-        ...Array.from({ length: n }, (_, i) => ({ action: 'update', nodeId: `draft-${i}`, data: { kind: 'memo' } })),
-      ],
-    })
-  }
+  await fillMemos(call, MEMOS)
   let k = 0
   const body = async () => {
     k++
