@@ -1,9 +1,9 @@
 -- A task's add answers with the project's open memos once more than 20 wait (the inbox_overflow
 -- advisory, api.md: its exact count `memos`), and counted them in the statement that reserves its
 -- id (0010's partial index: one index entry and one heap row read per open memo). Every task the
--- classify loop makes a memo is one more row for every later add to read: at 700 tasks 0.075 ms of
--- PostgreSQL's time, a task's add at 2.4× its floor (issue 51, 3; bench/writes.md, "Thirteenth
--- pass: the open memos' count"). The count is now kept, as the work state keeps its counts (issue
+-- classify loop makes a memo is one more row for every later add to read: at 700 open memos the
+-- statement took 0.26 ms on PostgreSQL against 0.10 without the count, a task's add at 2.4× its
+-- floor (issue 51, 3; bench/writes.md, "Thirteenth pass: the open memos' count"). The count is now kept, as the work state keeps its counts (issue
 -- 51, 4): one row per project that has had an open memo, moved by the writes that make a node an
 -- open memo or stop it being one (a task of kind memo not done: sql/nodes/count-open-memos.sql).
 --
