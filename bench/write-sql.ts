@@ -3,7 +3,7 @@
 // and on PostgreSQL the time of each trigger function it ran (track_functions, pg_stat_user_functions:
 // the triggers of migrations 0016/0018/0019/0020/0026 and what they call).
 //
-//   bun bench/write-sql.ts [goal|job|task|update|delete|batch|done] [--repeat 20] [--siblings 0]   (done: a claimed job marked done with its claimToken)
+//   bun bench/write-sql.ts [goal|job|task|update|delete|batch|done] [--repeat 20] [--siblings 0] [--memos 0]   (done: a claimed job marked done with its claimToken)
 //   ARBOR_BENCH_NO_HISTORY=1 bun bench/write-sql.ts batch   (the same without the change rows)
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/write-sql.ts job
 //   EMBEDDINGS_URL=<the url bench/lib/embed-stub.ts prints> bun bench/write-sql.ts batch   (the search embeds through
@@ -30,6 +30,7 @@ import { createDeps } from '../src/create-deps'
 import { type Db, openDb } from '../src/db'
 import { openPostgres } from '../src/db/postgres'
 import { createLogger } from '../src/log'
+import { fillMemos } from './lib/sql-cpu'
 import { sampleShares } from './profile'
 
 const args = process.argv.slice(2)
@@ -45,6 +46,9 @@ const REPEAT = args.includes('--repeat') ? Number(args[args.indexOf('--repeat') 
 // jobs the approach holds before the first write (a job's add and a batch add under it): the cost
 // of one more job must not grow with them
 const SIBLINGS = args.includes('--siblings') ? Number(args[args.indexOf('--siblings') + 1]) : 0
+// open memos the project holds before the first write (tasks made memos, as the classify loop of
+// npm run bench:writes makes every task it adds): what a task's add reads for its inbox_overflow advisory
+const MEMOS = args.includes('--memos') ? Number(args[args.indexOf('--memos') + 1]) : 0
 const PG_URL = process.env.BENCH_DATABASE_URL
 const PROFILE_DIR = args.includes('--profile-dir') ? args[args.indexOf('--profile-dir') + 1] : undefined
 
@@ -226,6 +230,7 @@ try {
       })),
     })
   }
+  await fillMemos(call, MEMOS)
   let k = 0
   const body = async () => {
     k++
@@ -287,7 +292,7 @@ try {
   }))
   const statements = rows.filter((r) => !r.sql.startsWith('['))
   console.log(
-    `\n${what} on ${PG_URL ? 'postgres' : 'pglite'}, ${SIBLINGS} jobs in the approach before: ${statements.length} statements${PG_URL ? ` in ${(socketWrites / REPEAT).toFixed(2)} round trips (writes to PostgreSQL's sockets a request)` : ''}, request p50 ${median(totals).toFixed(2)} ms, this process's CPU over the request p50 ${median(cpus).toFixed(2)} ms (server and client)`,
+    `\n${what} on ${PG_URL ? 'postgres' : 'pglite'}, ${SIBLINGS} jobs in the approach before, ${MEMOS} open memos: ${statements.length} statements${PG_URL ? ` in ${(socketWrites / REPEAT).toFixed(2)} round trips (writes to PostgreSQL's sockets a request)` : ''}, request p50 ${median(totals).toFixed(2)} ms, this process's CPU over the request p50 ${median(cpus).toFixed(2)} ms (server and client)`,
   )
   console.log('| # | ms p50 | CPU ms p50 | statement |\n|---|---|---|---|')
   for (const [i, r] of rows.entries())

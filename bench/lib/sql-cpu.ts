@@ -124,3 +124,24 @@ begin
   return (select percentile_disc(0.5) within group (order by x) from unnest(xs) x);
 end
 $$`
+
+/**
+ * `memos` open memos in project `ww`: tasks added and made memos (kind memo, as the classify loop
+ * makes the tasks npm run bench:writes adds) in batches of 250 (labels M0, M1, …).
+ */
+export async function fillMemos(call: (body: unknown) => Promise<unknown>, memos: number): Promise<void> {
+  for (let made = 0; made < memos; made += 250) {
+    const n = Math.min(250, memos - made)
+    await call({
+      action: 'batch',
+      projectId: 'ww',
+      mutations: [
+        ...Array.from({ length: n }, (_, i) => ({
+          action: 'add',
+          node: { id: `draft-${i}`, type: 'task', data: { label: `M${made + i}` } },
+        })),
+        ...Array.from({ length: n }, (_, i) => ({ action: 'update', nodeId: `draft-${i}`, data: { kind: 'memo' } })),
+      ],
+    })
+  }
+}

@@ -43,6 +43,7 @@ import m0044 from './0044-work-update-when.sql' with { type: 'text' }
 import m0045 from './0045-node-type-domain.sql' with { type: 'text' }
 import m0046 from './0046-changes-statistics.sql' with { type: 'text' }
 import m0048 from './0048-events-statistics.sql' with { type: 'text' }
+import m0049 from './0049-open-memos-kept.sql' with { type: 'text' }
 import m0052 from './0052-changes-sample.sql' with { type: 'text' }
 import m0055 from './0055-work-kind-do-it.sql' with { type: 'text' }
 
@@ -88,6 +89,7 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0045-node-type-domain', sql: m0045 },
   { name: '0046-changes-statistics', sql: m0046 },
   { name: '0048-events-statistics', sql: m0048 },
+  { name: '0049-open-memos-kept', sql: m0049 },
   { name: '0052-changes-sample', sql: m0052 },
   { name: '0055-work-kind-do-it', sql: m0055 },
 ]

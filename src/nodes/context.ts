@@ -480,12 +480,12 @@ export async function checkNodeCap(deps: Deps, project: AccessRow) {
   return capped
 }
 
-/** The project's open memos (the inbox an add or a classification may overflow: inboxAdvisory). */
+/** The project's open memos (the inbox an add or a classification may overflow: inboxAdvisory), as the writes keep their count (migration 0049). */
 export const openMemos = (ctx: WriteCtx): Promise<number> => q.countOpenMemos(ctx.deps.db, ctx.projectId)
 
 /**
  * A single add of a task, before its `readAdd`: its id reserved (for `nextId`) and the project's
- * open memos counted (the inbox it may overflow: inboxAdvisory), in one statement, the
+ * open memos read (the inbox it may overflow: inboxAdvisory; their kept count, migration 0049), in one statement, the
  * iterations its `data` names asked for first (on PostgreSQL one round trip with it); returns the count.
  */
 export async function reserveTaskCountingMemos(ctx: WriteCtx, data: Record<string, unknown>): Promise<number> {

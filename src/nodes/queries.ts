@@ -114,7 +114,7 @@ export async function allocateIds(db: Db, projectId: string, type: NodeType, n: 
 /** One new number for a type, and the parent the new node goes under read and locked (null columns: no such node), in one statement. */
 export const allocateIdLockingParent = async (db: Db, projectId: string, type: NodeType, parentId: string) =>
   (await one<Partial<NodeRow> & { last: number }>(db, allocateIdLockingParentSql, [projectId, type, parentId]))!
-/** One new task number, and the project's open memos counted, in one statement. */
+/** One new task number, and the project's open memos (their kept count), in one statement. */
 export const allocateTaskIdCountingMemos = async (db: Db, projectId: string) =>
   (await one<{ last: number; memos: number }>(db, allocateTaskIdCountingMemosSql, [projectId]))!
 export const reserveId = (db: Db, projectId: string, type: NodeType, n: number) => db.query(reserveIdSql, [projectId, type, n])

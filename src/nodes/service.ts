@@ -43,7 +43,7 @@ const publicNode = (n: Node): Node => ({ id: n.id, rev: n.rev, type: n.type, par
 
 /**
  * add: the write opened (no statement), the owner's node cap (403 at once when reached: its lock
- * is the write's first) and, for a task, the project's open memos counted in the statement that
+ * is the write's first) and, for a task, the project's open memos (their kept count) read in the statement that
  * reserves its id (the inbox it may overflow); then read, rules, stored, each step in its file
  * (./context.ts, ./rules.ts, ./write.ts), stored at once, as an update is, so that its answer
  * has the rev its node was stored with; with the cap's and the inbox's advisories.
@@ -51,7 +51,7 @@ const publicNode = (n: Node): Node => ({ id: n.id, rev: n.rev, type: n.type, par
 export async function add(deps: Deps, project: AccessRow, body: AddInput) {
   const ctx = await openCtx(deps, project.id)
   const capped = await checkNodeCap(deps, project)
-  // a task is added unclassified (no memo): the inbox it may overflow is counted with its id
+  // a task is added unclassified (no memo): the inbox it may overflow is read with its id
   const memos = body.node.type === 'task' ? await reserveTaskCountingMemos(ctx, body.node.data) : undefined
   const read = await readAdd(ctx, body.node)
   const checked = await checkAdd(ctx, body.node, read, false)
@@ -193,7 +193,7 @@ export const MEMO_INBOX_THRESHOLD = 20
 
 /**
  * The advisory when the project's memo inbox overflows. `counted`: the count, read earlier in the
- * write (an add of a task, which adds no memo: it is not classified yet, and counts them in the
+ * write (an add of a task, which adds no memo: it is not classified yet, and reads them in the
  * statement that reserves its id).
  */
 export async function inboxAdvisory(ctx: WriteCtx, counted?: number): Promise<void> {
