@@ -102,6 +102,7 @@ export class Proposals {
       this.shown = null
       this.error = ''
       await this.reload()
+      this.ui.render() // as Review's revert: the stream's later refresh would find nothing new to draw
       await this.refresh()
       this.box.querySelector<HTMLElement>('.proposal-open, #proposals-close')?.focus()
     } catch (err) {
