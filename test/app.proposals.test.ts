@@ -186,4 +186,37 @@ describe.skipIf(!haveChromium)('the app: proposals', () => {
     await late.waitForSelector(`#tree [data-id="${goal.id}"]`, { timeout: 30_000 })
     await late.close()
   }, 120_000)
+
+  it('keeps the keyboard focus on its button when a live change draws the view again', async () => {
+    const L = 'proposals-app-focus'
+    await addProject(env.server, L, 'Proposals, focus')
+    const made = await call(
+      {
+        action: 'propose',
+        projectId: L,
+        title: 'A goal',
+        mutations: [{ action: 'add', node: { type: 'goal', data: { label: 'Proposed goal' } } }],
+      },
+      { 'x-agent-id': 'planner' },
+    )
+    expect(made.status).toBe(200)
+    const other = await openApp(env, L)
+    await other.waitForFunction(
+      () => (globalThis as any).document.querySelector('#open-proposals')?.textContent === 'Proposals (1)',
+      null,
+      {
+        timeout: 30_000,
+      },
+    )
+    await other.click('#open-proposals')
+    await other.focus('#proposals .proposal-open')
+    await other.evaluate(() => ((globalThis as any).document.activeElement.dataset.drawnBefore = 'yes'))
+    // someone else's write: the page reads the plan again, and with it the open proposals
+    expect((await call({ action: 'add', projectId: L, node: { type: 'goal', data: { label: 'Another goal' } } })).status).toBe(200)
+    await other.waitForFunction(() => !(globalThis as any).document.querySelector('#proposals [data-drawn-before]'), null, {
+      timeout: 30_000,
+    })
+    expect(await other.evaluate(() => (globalThis as any).document.activeElement?.matches('#proposals .proposal-open') ?? false)).toBe(true)
+    await other.close()
+  }, 120_000)
 })
