@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Page } from 'playwright-core'
+import { holdableLive } from './app.hold'
 import { type AppEnv, addProject, haveChromium, openApp, shots, startApp } from './app.lib'
 
 // history.md, 5: the details panel's History section, in real Chromium against the real server.
@@ -61,4 +62,44 @@ describe.skipIf(!haveChromium)('the app: a node’s history', () => {
     const nodes = (await env.server.call('GET', `/api/v1/nodes?projectId=${P}`)).body.nodes.map((n: any) => n.id)
     expect(nodes).toEqual(['goal-1'])
   }, 60_000)
+
+  it("shows the revert in the tree when the live stream's word comes after the revert's answer", async () => {
+    // Review reads the plan again after its revert; the stream's refresh that follows finds that
+    // plan unchanged, so Review must draw the tree itself (else the reverted goals stay shown)
+    const L = 'history-app-late'
+    await addProject(env.server, L, 'History, late word')
+    const late = await openApp(env, L)
+    const live = await holdableLive(late)
+    const mutations = [
+      { action: 'add', node: { type: 'goal', data: { label: 'Bot goal A' } } },
+      { action: 'add', node: { type: 'goal', data: { label: 'Bot goal B' } } },
+    ]
+    const res = await env.server.call('POST', '/api/v1/mutate', {
+      body: { action: 'batch', projectId: L, mutations },
+      headers: { 'x-agent-id': 'bulk-bot' },
+    })
+    expect(res.status).toBe(200)
+    const ids = (await env.server.call('GET', `/api/v1/nodes?projectId=${L}`)).body.nodes.map((n: any) => n.id)
+    expect(ids).toHaveLength(2)
+    const shown = (want: string[]) =>
+      late.waitForFunction((w) => w.every((id) => (globalThis as any).document.querySelector(`#tree [data-id="${id}"]`)), want, {
+        timeout: 30_000,
+      })
+    await shown(ids)
+    // someone else's new goals are marked for a few seconds, and unmarking them draws the tree
+    // again: wait until that is over, so nothing but the revert itself can draw it
+    await late.waitForFunction(() => !(globalThis as any).document.querySelector('#tree .changed'), null, { timeout: 30_000 })
+    await late.click('#open-review')
+    await late.waitForSelector('#review .review-groups > li:first-child .review-revert')
+    await late.click('#review .review-groups > li:first-child .review-revert')
+    await late.waitForSelector('#review .review-plan')
+    await live.hold()
+    await late.click('#review .review-confirm')
+    // Review has taken them back, read the plan and drawn itself again (its dry run gone)
+    await late.waitForFunction(() => !(globalThis as any).document.querySelector('#review .review-plan'), null, { timeout: 30_000 })
+    expect((await env.server.call('GET', `/api/v1/nodes?projectId=${L}`)).body.nodes).toEqual([])
+    await live.release() // the stream's word of the revert, late
+    await late.waitForFunction(() => !(globalThis as any).document.querySelector('#tree [data-id]'), null, { timeout: 30_000 })
+    await late.close()
+  }, 120_000)
 })

@@ -137,6 +137,18 @@ describe.skipIf(!haveChromium)('the app, live: presence, edit intents and the st
     // Ada, on the same job, reads that the owner edits that field
     await ada.click(`${row(job)} .label`)
     await ada.waitForSelector('#panel .presence-list li')
+    // the intent reaches Ada's page on its stream, after the server has it: on a loaded machine, later
+    await ada.waitForFunction(
+      () => {
+        const d = (globalThis as any).document
+        return (
+          d.querySelector('#panel .presence-list')?.textContent.includes('owner is editing Description') &&
+          d.querySelector('#panel .f-area .editing-by')
+        )
+      },
+      null,
+      { timeout: 30_000 },
+    )
     expect(await ada.textContent('#panel .presence-list')).toContain('owner is editing Description')
     expect(await ada.textContent('#panel .f-area .editing-by')).toBe('owner is editing this field.')
     await ada.waitForSelector(`${row(job)} .who.person.editing`)

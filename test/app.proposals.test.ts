@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Page } from 'playwright-core'
+import { holdableLive } from './app.hold'
 import { type AppEnv, addProject, focused, haveChromium, openApp, shots, startApp } from './app.lib'
 import { until } from './receiver'
 
@@ -100,6 +101,8 @@ describe.skipIf(!haveChromium)('the app: proposals', () => {
       const nodes = (await env.server.call('GET', `/api/v1/nodes?projectId=${P}`)).body.nodes
       return nodes.every((n: any) => n.type !== 'job')
     }, 'the twenty jobs taken back')
+    // Review drawn again (its dry run gone) before its Close is reached: a redraw would drop the focus
+    await page.waitForFunction(() => !(globalThis as any).document.querySelector('#review .review-plan'), null, { timeout: 30_000 })
     await tabTo(page, '#review-close')
     await page.keyboard.press('Enter')
   }, 90_000)
@@ -145,4 +148,75 @@ describe.skipIf(!haveChromium)('the app: proposals', () => {
     const goal = (await env.server.call('GET', `/api/v1/nodes?projectId=${P}`)).body.nodes.find((n: any) => n.id === 'goal-1')
     expect(goal.data.label).toBe('Launch the beta in June')
   }, 90_000)
+
+  it("shows the applied proposal in the tree when the live stream's word comes after the answer", async () => {
+    // applying reads the plan again; the stream's refresh that follows finds that plan unchanged,
+    // so the Proposals view must draw the tree itself (else the new goal is not shown)
+    const L = 'proposals-app-late'
+    await addProject(env.server, L, 'Proposals, late word')
+    // a tree already drawn (an empty plan's first goal draws the whole page anyway)
+    expect((await call({ action: 'add', projectId: L, node: { type: 'goal', data: { label: 'First goal' } } })).status).toBe(200)
+    const made = await call(
+      {
+        action: 'propose',
+        projectId: L,
+        title: 'A goal',
+        mutations: [{ action: 'add', node: { type: 'goal', data: { label: 'Late goal' } } }],
+      },
+      { 'x-agent-id': 'planner' },
+    )
+    expect(made.status).toBe(200)
+    const late = await openApp(env, L)
+    const live = await holdableLive(late)
+    await late.waitForFunction(() => (globalThis as any).document.querySelector('#open-proposals')?.textContent === 'Proposals (1)', null, {
+      timeout: 30_000,
+    })
+    await late.click('#open-proposals')
+    await late.click('#proposals .proposal-open')
+    await late.waitForSelector('#proposals .proposal-apply')
+    await live.hold()
+    await late.click('#proposals .proposal-apply')
+    // applied, and the plan read again (each load counts the open proposals)
+    await late.waitForFunction(() => (globalThis as any).document.querySelector('#open-proposals')?.textContent === 'Proposals (0)', null, {
+      timeout: 30_000,
+    })
+    const goal = (await env.server.call('GET', `/api/v1/nodes?projectId=${L}`)).body.nodes.find((n: any) => n.data.label === 'Late goal')
+    expect(goal).toBeDefined()
+    await live.release() // the stream's word of the apply, late
+    await late.waitForSelector(`#tree [data-id="${goal.id}"]`, { timeout: 30_000 })
+    await late.close()
+  }, 120_000)
+
+  it('keeps the keyboard focus on its button when a live change draws the view again', async () => {
+    const L = 'proposals-app-focus'
+    await addProject(env.server, L, 'Proposals, focus')
+    const made = await call(
+      {
+        action: 'propose',
+        projectId: L,
+        title: 'A goal',
+        mutations: [{ action: 'add', node: { type: 'goal', data: { label: 'Proposed goal' } } }],
+      },
+      { 'x-agent-id': 'planner' },
+    )
+    expect(made.status).toBe(200)
+    const other = await openApp(env, L)
+    await other.waitForFunction(
+      () => (globalThis as any).document.querySelector('#open-proposals')?.textContent === 'Proposals (1)',
+      null,
+      {
+        timeout: 30_000,
+      },
+    )
+    await other.click('#open-proposals')
+    await other.focus('#proposals .proposal-open')
+    await other.evaluate(() => ((globalThis as any).document.activeElement.dataset.drawnBefore = 'yes'))
+    // someone else's write: the page reads the plan again, and with it the open proposals
+    expect((await call({ action: 'add', projectId: L, node: { type: 'goal', data: { label: 'Another goal' } } })).status).toBe(200)
+    await other.waitForFunction(() => !(globalThis as any).document.querySelector('#proposals [data-drawn-before]'), null, {
+      timeout: 30_000,
+    })
+    expect(await other.evaluate(() => (globalThis as any).document.activeElement?.matches('#proposals .proposal-open') ?? false)).toBe(true)
+    await other.close()
+  }, 120_000)
 })

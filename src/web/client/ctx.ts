@@ -55,7 +55,10 @@ export interface Ui {
   undo: Undo[]
   /** changes taken back and the reverts that took them back (see undoLast in actions.ts) */
   undone: { changeIds: string[]; nodes: string[] }[]
-  /** load the whole plan again (after a revert, whose answer carries no nodes) */
+  /**
+   * load the whole plan again (after a revert, whose answer carries no nodes); it does not draw:
+   * the caller renders, since the live stream's refresh compares with the plan loaded, not drawn
+   */
   reload: () => Promise<void>
   /** matrix cells shown whole (`<row>|<iteration>`): past a few cards a cell is folded */
   unfolded: Set<string>

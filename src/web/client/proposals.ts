@@ -102,6 +102,7 @@ export class Proposals {
       this.shown = null
       this.error = ''
       await this.reload()
+      this.ui.render() // as Review's revert: the stream's later refresh would find nothing new to draw
       await this.refresh()
       this.box.querySelector<HTMLElement>('.proposal-open, #proposals-close')?.focus()
     } catch (err) {
@@ -141,6 +142,9 @@ export class Proposals {
 
   draw() {
     const s = this.shown
+    // every load of the plan draws this again (a live change by anyone): the focus stays on its button
+    const had = document.activeElement
+    const focus = had instanceof HTMLElement && had !== this.box && this.box.contains(had) ? focusKey(had) : null
     this.box.replaceChildren(
       el(
         'div',
@@ -204,5 +208,14 @@ export class Proposals {
         ),
       ),
     )
+    if (focus && !this.box.contains(document.activeElement)) this.box.querySelector<HTMLElement>(focus)?.focus()
   }
+}
+
+/** A selector that finds a focused button again after a redraw: its id, or its class within its proposal. */
+function focusKey(e: HTMLElement): string | null {
+  if (e.id) return `#${CSS.escape(e.id)}`
+  if (!e.classList.length) return null
+  const p = e.closest('[data-proposal]')?.getAttribute('data-proposal')
+  return `${p ? `[data-proposal="${CSS.escape(p)}"] ` : ''}${e.tagName.toLowerCase()}.${[...e.classList].map((c) => CSS.escape(c)).join('.')}`
 }

@@ -152,6 +152,9 @@ export class Review {
       await mutate({ action: 'revert', projectId: this.ui.projectId, changeIds: group.changes.map((c) => c.changeId), force })
       this.pending = null
       await this.reload()
+      // drawn here: the stream's word of this revert may come later, and its refresh, finding the
+      // plan already read again, would draw nothing (the reverted nodes left shown)
+      this.ui.render()
       await this.refresh()
     } catch (err) {
       this.error = describe(err)
