@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { type ServerProcess, startServer } from './process'
+import { projectWithBatches, type ServerProcess, startServer } from './process'
 
 /**
  * Deadlocks on PostgreSQL, seen from outside through the real server process.
@@ -39,15 +39,7 @@ const JOBS_TREE = [
 ]
 
 /** A new project with these batches written, one after the other. */
-async function newProject(...batches: Record<string, unknown>[][]): Promise<string> {
-  const projectId = `dl-${Math.random().toString(36).slice(2, 10)}`
-  expect((await mutate({ action: 'addProject', project: { name: projectId, id: projectId } })).status).toBe(200)
-  for (const mutations of batches) {
-    const res = await mutate({ action: 'batch', projectId, mutations })
-    if (res.status !== 200) throw new Error(`setup: ${res.status} ${JSON.stringify(res.body)}`)
-  }
-  return projectId
-}
+const newProject = (...batches: Record<string, unknown>[][]) => projectWithBatches(server, 'dl', ...batches)
 
 const nodesOf = async (projectId: string) =>
   new Map(

@@ -220,3 +220,18 @@ export function replicas(env: Record<string, string> = {}): { a: ServerProcess; 
   })
   return pair
 }
+
+/**
+ * A new project of the owner's on this server, with these batches written one after the other
+ * (each must answer 200); its id is `prefix` and a random tail.
+ */
+export async function projectWithBatches(server: ServerProcess, prefix: string, ...batches: Record<string, unknown>[][]): Promise<string> {
+  const projectId = `${prefix}-${Math.random().toString(36).slice(2, 10)}`
+  const made = await server.call('POST', '/api/v1/mutate', { body: { action: 'addProject', project: { name: projectId, id: projectId } } })
+  if (made.status !== 200) throw new Error(`setup: ${made.status} ${JSON.stringify(made.body)}`)
+  for (const mutations of batches) {
+    const res = await server.call('POST', '/api/v1/mutate', { body: { action: 'batch', projectId, mutations } })
+    if (res.status !== 200) throw new Error(`setup: ${res.status} ${JSON.stringify(res.body)}`)
+  }
+  return projectId
+}

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { type ServerProcess, startServer } from './process'
+import { projectWithBatches, type ServerProcess, startServer } from './process'
 
 /**
  * A batch run by another write (a workflow's terminal apply, a proposal's preview) keeps the work
@@ -22,15 +22,7 @@ const mutate = (body: Record<string, unknown>) => server.call('POST', '/api/v1/m
 const workflow = (body: Record<string, unknown>) => server.call('POST', '/api/v1/workflow', { body })
 
 /** A new project with these batches written, one after the other. */
-async function newProject(...batches: Record<string, unknown>[][]): Promise<string> {
-  const projectId = `ww-${Math.random().toString(36).slice(2, 10)}`
-  expect((await mutate({ action: 'addProject', project: { name: projectId, id: projectId } })).status).toBe(200)
-  for (const mutations of batches) {
-    const res = await mutate({ action: 'batch', projectId, mutations })
-    if (res.status !== 200) throw new Error(`setup: ${res.status} ${JSON.stringify(res.body)}`)
-  }
-  return projectId
-}
+const newProject = (...batches: Record<string, unknown>[][]) => projectWithBatches(server, 'ww', ...batches)
 
 /**
  * goal-1 › need-1 › approach-1 (job-1, done) and approach-2 (blocked by approach-1; job-2, ready
