@@ -61,6 +61,7 @@ describe.skipIf(!haveChromium)('the app: a node’s history', () => {
     await page.waitForFunction(() => !(globalThis as any).document.querySelector('#tree [data-id="goal-2"]'))
     const nodes = (await env.server.call('GET', `/api/v1/nodes?projectId=${P}`)).body.nodes.map((n: any) => n.id)
     expect(nodes).toEqual(['goal-1'])
+    await shots(page, 'review-reverted')
   }, 60_000)
 
   it("shows the revert in the tree when the live stream's word comes after the revert's answer", async () => {
