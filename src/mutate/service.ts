@@ -138,7 +138,7 @@ export const actions: { readonly [A in ActionName]: Action } = {
   delete: nodeWrite(bodies.delete, workPlan.delete, remove),
   restore: nodeWrite(bodies.restore, workPlan.lockOnly, restore),
   batch: { ...nodeWrite(bodies.batch, workPlan.batch, batch), author: byEntryClaimTokens, costLimited: 'batch' },
-  classify: nodeWrite(bodies.classify, workPlan.classify, classify),
+  classify: nodeWrite(bodies.classify, workPlan.lockOnly, classify),
   addIteration: action(bodies.addIteration, addIterationAction),
   updateIteration: write(bodies.updateIteration, workPlan.lockOnly, updateIteration),
   deleteIteration: write(bodies.deleteIteration, workPlan.lockOnly, deleteIteration),

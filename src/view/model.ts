@@ -106,9 +106,6 @@ export const CommandBody = Type.Object(
   { additionalProperties: false },
 )
 
-export const isCommandType = (t: unknown): t is ViewCommandType =>
-  typeof t === 'string' && (VIEW_COMMAND_TYPES as readonly string[]).includes(t)
-
 /** A command as it is queued for the app: the client's fields, checked, plus what the server decided. */
 export interface QueuedCommand {
   type: ViewCommandType
