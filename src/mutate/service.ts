@@ -79,7 +79,7 @@ const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 
  * action's rows and notes its events and changes (in a WriteCtx for nodes, src/nodes/context.ts,
  * or in an outbox), saves nothing, and builds its answer where it wrote; `answer`, for a
  * revert, reads the answer from what was saved instead (its change ids). The handler is handed the access
- * the edge asked (`nodeWrite`: the project; `write`: the access and the caller) and asks none itself.
+ * the edge asked (`nodeWrite`: the project; `accessWrite`: the access and the caller) and asks none itself.
  */
 const row = <S extends TSchema, W extends Written>(
   schema: S,
@@ -95,13 +95,14 @@ const row = <S extends TSchema, W extends Written>(
 })
 
 /**
- * A row whose handler writes rows of the project other than nodes, on the access the edge's
- * check answered (`access`: the project and the caller's role, for an owner's action to check
- * there), and asks src/projects/access.ts nothing itself; the caller last, for an action that
- * reads who it is (a claim's key, a proposal's author). Its schema requires a `projectId`, as
+ * A row whose handler is handed the access the edge's check answered (`access`: the project and
+ * the caller's role, for an owner's action to check there) rather than the project alone, and
+ * asks src/projects/access.ts nothing itself; the caller last, for an action that reads who it is
+ * (a claim's key, a proposal's author). The writes of rows other than nodes, and the iteration
+ * actions that move jobs and tasks (./iterations.ts). Its schema requires a `projectId`, as
  * `nodeWrite`'s does.
  */
-const write = <S extends TSchema, W extends Written>(
+const accessWrite = <S extends TSchema, W extends Written>(
   schema: S,
   work: (body: Static<S>) => WorkPlan | undefined,
   handler: (deps: Deps, access: Access, body: Static<S>, user: User) => Promise<W>,
@@ -120,16 +121,16 @@ const nodeWrite = <S extends TSchema, W extends Written>(
   answer?: (written: W) => Answer | Promise<Answer>,
 ): Action => row(schema, work, (deps, _user, body, access) => handler(deps, access!.project, body), answer)
 
-/** An action that writes no node: nothing of the work state before or after it, its answer its handler's. */
+/** An `accessWrite` that writes no node: nothing of the work state before or after it, its answer its handler's. */
 const action = <S extends TSchema>(
   schema: S,
   handler: (deps: Deps, access: Access, body: Static<S>, user: User) => Promise<Written & { answer: Answer }>,
-): Action => write(schema, workPlan.none, handler)
+): Action => accessWrite(schema, workPlan.none, handler)
 
 /**
  * Every write of the API goes through POST /mutate and one of these actions: the name a body
  * sends → its schema (ACTION_BODIES, src/mutate/model.ts), its work plan, its handler and its
- * answer, in the order the sequence runs them (`write`). A client's name is
+ * answer (`row`'s arguments, in the order the run uses them). A client's name is
  * looked up with `Object.hasOwn` (`actionNamed`, src/mutate/routes.ts), so `constructor` or `__proto__` finds nothing.
  */
 export const actions: { readonly [A in ActionName]: Action } = {
@@ -140,8 +141,8 @@ export const actions: { readonly [A in ActionName]: Action } = {
   batch: { ...nodeWrite(bodies.batch, workPlan.batch, batch), author: byEntryClaimTokens, costLimited: 'batch' },
   classify: nodeWrite(bodies.classify, workPlan.lockOnly, classify),
   addIteration: action(bodies.addIteration, addIterationAction),
-  updateIteration: write(bodies.updateIteration, workPlan.lockOnly, updateIteration),
-  deleteIteration: write(bodies.deleteIteration, workPlan.lockOnly, deleteIteration),
+  updateIteration: accessWrite(bodies.updateIteration, workPlan.lockOnly, updateIteration),
+  deleteIteration: accessWrite(bodies.deleteIteration, workPlan.lockOnly, deleteIteration),
   reorderIterations: action(bodies.reorderIterations, reorderIterationsAction),
   // names no project yet: the edge asked no access, its handler takes the caller
   addProject: { ...row(bodies.addProject, workPlan.none, addProject), notIdempotent: true },
