@@ -90,7 +90,9 @@ const row = <S extends TSchema, W extends Written>(
   schema,
   run: (deps, user, body, access) => {
     const typed = body as Static<S> // checked against `schema` by `checkedAction`
-    return runWrite(deps, projectOf(body), work(typed), () => handler(deps, user, typed, access), answer)
+    // what the write means to the work state, asked of src/work/service.ts (`workPlan`) with the checked body
+    const plan = work(typed)
+    return runWrite(deps, projectOf(body), plan, () => handler(deps, user, typed, access), answer)
   },
 })
 
