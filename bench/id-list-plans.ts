@@ -40,8 +40,9 @@ const statements: { name: string; file: string; params: unknown[] }[] = [
   { name: 'claims/extend-tokens', file: 'sql/claims/extend-tokens.sql', params: [P, ['t0001', 't2000'], '2020-01-01'] },
   { name: 'claims/end-nodes', file: 'sql/claims/end-nodes.sql', params: [P, ids, '2020-01-01'] },
   { name: 'work/states', file: 'sql/work/states.sql', params: [P, ids] },
-  { name: 'nodes/delete-many', file: 'sql/nodes/delete-many.sql', params: [P, ['n3999', 'n2000', 'none']] },
-  { name: 'nodes/delete-logged', file: 'sql/nodes/delete-logged.sql', params: [P, ['n3999', 'n2000', 'none'], 'n3999', '{}'] },
+  { name: 'nodes/delete-many', file: 'sql/nodes/delete-many.sql', params: [P, ['n3999', 'n2000', 'none'], null, null] },
+  // the same statement with the node deleted by name logged (formerly sql/nodes/delete-logged.sql)
+  { name: 'nodes/delete-logged', file: 'sql/nodes/delete-many.sql', params: [P, ['n3999', 'n2000', 'none'], 'n3999', '{}'] },
   // bench/writes.md "Twelfth pass: the last lists of ids"
   { name: 'nodes/lock-with-intent', file: 'sql/nodes/lock-with-intent.sql', params: [P, 'n2000', ['label', 'status'], '2020-01-01'] },
   { name: 'search/load-vectors', file: 'sql/search/load-vectors.sql', params: [P, 'e', ['h0001', 'h2000', 'h3999']] },

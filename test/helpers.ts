@@ -266,11 +266,13 @@ export async function approachWithJobs(app: TestApp, projectId: string, count: n
 
 /** A value as an SQL literal, for `explain execute` of a prepared statement: text or a number, or an array of them. */
 export const sqlLiteral = (v: unknown): string =>
-  Array.isArray(v)
-    ? `array[${v.map(sqlLiteral).join(', ')}]::${typeof v[0] === 'number' ? 'bigint' : 'text'}[]`
-    : typeof v === 'number'
-      ? String(v)
-      : `'${String(v).replace(/'/g, "''")}'`
+  v === null
+    ? 'null'
+    : Array.isArray(v)
+      ? `array[${v.map(sqlLiteral).join(', ')}]::${typeof v[0] === 'number' ? 'bigint' : 'text'}[]`
+      : typeof v === 'number'
+        ? String(v)
+        : `'${String(v).replace(/'/g, "''")}'`
 
 /** One JSON request: `key` defaults to `defaultKey`, `null` sends none; a string body is sent as is. */
 export function jsonRequest(
