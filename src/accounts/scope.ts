@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { RefusalError } from '../errors'
+import { literals } from '../ports/schema-rules'
 
 /**
  * Scoped keys (live.md §6): what a key may do, whatever its user may. A key has a role and,
@@ -104,9 +105,7 @@ export const shownScope = (scope: KeyScope | undefined): { role: Role; projects?
 /** A scope in a request body or an answer, for the routes' validation and the OpenAPI document. */
 export const ScopeSchema = Type.Object(
   {
-    role: Type.Union([Type.Literal('read'), Type.Literal('propose'), Type.Literal('work'), Type.Literal('write')], {
-      description: `read, propose, work or write (${ROLES.map((r) => `${r}: ${ROLE_MAY[r]}`).join('; ')})`,
-    }),
+    role: literals(ROLES, { description: `read, propose, work or write (${ROLES.map((r) => `${r}: ${ROLE_MAY[r]}`).join('; ')})` }),
     projects: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
         minItems: 1,
