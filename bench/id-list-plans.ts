@@ -12,6 +12,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import type { Db } from '../src/db'
 import { startBenchServer } from './lib/app'
+import { sqlLiteral } from './lib/sql-literal'
 
 const args = process.argv.slice(2)
 const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)
@@ -40,8 +41,9 @@ const statements: { name: string; file: string; params: unknown[] }[] = [
   { name: 'claims/extend-tokens', file: 'sql/claims/extend-tokens.sql', params: [P, ['t0001', 't2000'], '2020-01-01'] },
   { name: 'claims/end-nodes', file: 'sql/claims/end-nodes.sql', params: [P, ids, '2020-01-01'] },
   { name: 'work/states', file: 'sql/work/states.sql', params: [P, ids] },
-  { name: 'nodes/delete-many', file: 'sql/nodes/delete-many.sql', params: [P, ['n3999', 'n2000', 'none']] },
-  { name: 'nodes/delete-logged', file: 'sql/nodes/delete-logged.sql', params: [P, ['n3999', 'n2000', 'none'], 'n3999', '{}'] },
+  { name: 'nodes/delete-many', file: 'sql/nodes/delete-many.sql', params: [P, ['n3999', 'n2000', 'none'], null, null] },
+  // the same statement with the node deleted by name logged (formerly sql/nodes/delete-logged.sql)
+  { name: 'nodes/delete-logged', file: 'sql/nodes/delete-many.sql', params: [P, ['n3999', 'n2000', 'none'], 'n3999', '{}'] },
   // bench/writes.md "Twelfth pass: the last lists of ids"
   { name: 'nodes/lock-with-intent', file: 'sql/nodes/lock-with-intent.sql', params: [P, 'n2000', ['label', 'status'], '2020-01-01'] },
   { name: 'search/load-vectors', file: 'sql/search/load-vectors.sql', params: [P, 'e', ['h0001', 'h2000', 'h3999']] },
@@ -75,15 +77,6 @@ const statements: { name: string; file: string; params: unknown[] }[] = [
     ],
   },
 ].filter((s) => !ONLY || ONLY.split(',').some((o) => s.name.includes(o)))
-
-const literal = (v: unknown): string =>
-  v === null
-    ? 'null'
-    : Array.isArray(v)
-      ? `array[${v.map(literal).join(', ')}]::${typeof v[0] === 'number' ? 'bigint' : 'text'}[]`
-      : typeof v === 'number'
-        ? String(v)
-        : `'${String(v).replace(/'/g, "''")}'`
 
 async function fill(db: Db, project: string, n: number, prefix: string) {
   await db.exec(`insert into projects (id, name, owner_id) select '${project}', '${project}', (select id from users limit 1)`)
@@ -121,7 +114,7 @@ async function explain(db: Db, text: string, params: unknown[]) {
       await tx.exec(`prepare s as ${text.replace(/^--.*$/gm, '')}`)
       await tx.exec('set local plan_cache_mode = force_generic_plan')
       const how = ANALYZE ? '(analyze, buffers, timing off) ' : ''
-      const rows = await tx.query<Record<string, string>>(`explain ${how}execute s(${params.map(literal).join(', ')})`)
+      const rows = await tx.query<Record<string, string>>(`explain ${how}execute s(${params.map(sqlLiteral).join(', ')})`)
       await tx.exec('deallocate s')
       plan = rows.map((r) => Object.values(r)[0]).join('\n')
       throw new Error('rollback')
@@ -138,7 +131,7 @@ async function planCache(db: Db, text: string, params: unknown[]) {
   await db
     .tx(async (tx) => {
       await tx.exec(`prepare id_list_cache as ${text.replace(/^--.*$/gm, '')}`)
-      for (let i = 0; i < 12; i++) await tx.exec(`execute id_list_cache(${params.map(literal).join(', ')})`)
+      for (let i = 0; i < 12; i++) await tx.exec(`execute id_list_cache(${params.map(sqlLiteral).join(', ')})`)
       const [c] = await tx.query<{ generic_plans: number; custom_plans: number }>(
         `select generic_plans, custom_plans from pg_prepared_statements where name = 'id_list_cache'`,
       )

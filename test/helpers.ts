@@ -264,13 +264,8 @@ export async function approachWithJobs(app: TestApp, projectId: string, count: n
   return { goal, need, approach, jobs }
 }
 
-/** A value as an SQL literal, for `explain execute` of a prepared statement: text or a number, or an array of them. */
-export const sqlLiteral = (v: unknown): string =>
-  Array.isArray(v)
-    ? `array[${v.map(sqlLiteral).join(', ')}]::${typeof v[0] === 'number' ? 'bigint' : 'text'}[]`
-    : typeof v === 'number'
-      ? String(v)
-      : `'${String(v).replace(/'/g, "''")}'`
+/** A value as an SQL literal, for `explain execute` of a prepared statement (bench/id-list-plans.ts writes its parameters with it too). */
+export { sqlLiteral } from '../bench/lib/sql-literal'
 
 /** One JSON request: `key` defaults to `defaultKey`, `null` sends none; a string body is sent as is. */
 export function jsonRequest(

@@ -225,22 +225,24 @@ describe('statements of a list of ids, each id a probe of its key', () => {
       await each(state, 'nodes/with-ancestors', () => kept('nodes/with-ancestors.sql', [p, [j1, j2]]))
       await each(state, 'search/ancestors-many', () => kept('search/ancestors-many.sql', [p, [j1, j2]]))
       await each(state, 'nodes/delete-many', async () => {
-        const gone = await generic(sql('nodes/delete-many.sql'), [p, [j1, j2, j1, 'none']], {
+        const gone = await generic(sql('nodes/delete-many.sql'), [p, [j1, j2, j1, 'none'], null, null], {
           after: `select id from nodes where project_id = ${sqlLiteral(p)} and id in (${sqlLiteral(j1)}, ${sqlLiteral(j2)}, ${sqlLiteral(approach)})`,
         })
         probes(gone.plan, 'nodes_pkey')
         expect(gone.rows.map((r) => r.id).sort()).toEqual([j1, j2].sort())
         expect(gone.after.map((r) => r.id)).toEqual([approach])
-        await kept('nodes/delete-many.sql', [p, [j1, j2]])
+        await kept('nodes/delete-many.sql', [p, [j1, j2], null, null])
       })
+      // the same statement with the node deleted by name logged to the changelog
       await each(state, 'nodes/delete-logged', async () => {
-        const gone = await generic(sql('nodes/delete-logged.sql'), [p, [j2, j1], j1, '{}'], {
+        const gone = await generic(sql('nodes/delete-many.sql'), [p, [j2, j1], j1, '{}'], {
           after: `select id from nodes where project_id = ${sqlLiteral(p)} and id in (${sqlLiteral(j1)}, ${sqlLiteral(j2)}, ${sqlLiteral(approach)})`,
         })
         probes(gone.plan, 'nodes_pkey')
-        expect(gone.rows).toHaveLength(1)
+        expect(gone.rows.filter((r) => r.changelog_id !== null)).toHaveLength(1)
+        expect(gone.rows.flatMap((r) => (r.id === null ? [] : [r.id])).sort()).toEqual([j1, j2].sort())
         expect(gone.after.map((r) => r.id)).toEqual([approach])
-        await kept('nodes/delete-logged.sql', [p, [j1, j2], j1, '{}'])
+        await kept('nodes/delete-many.sql', [p, [j1, j2], j1, '{}'])
       })
       await each(state, 'claims/end-nodes', async () => {
         const ended = await generic(sql('claims/end-nodes.sql'), [p, [j1, j2, approach], new Date().toISOString()], {
@@ -303,7 +305,7 @@ describe('a delete of a list of ids, beside a concurrent update', () => {
     const remove = app.db
       .tx(async (tx) => {
         await tx.exec('set local plan_cache_mode = force_generic_plan')
-        deleted = (await tx.query<{ id: string }>(sql('nodes/delete-many.sql'), [p, [j1, j2]])).map((r) => r.id)
+        deleted = (await tx.query<{ id: string }>(sql('nodes/delete-many.sql'), [p, [j1, j2], null, null])).map((r) => r.id)
         throw rolledBack
       })
       .catch((e) => {

@@ -41,6 +41,9 @@ it('arbor key mint --role --project mints a scoped key offline; a bad role or pr
   const tooMany = await arbor(['key', 'mint', 'owner', ...Array.from({ length: 51 }, (_, i) => ['--project', `p${i}`]).flat()], db.env)
   expect(tooMany.code).toBe(2)
   expect(tooMany.stderr).toContain('--project must hold 1 to 50 project ids (got 51)')
+  const blank = await arbor(['key', 'mint', 'owner', '--project', 'alpha', '--project', ''], db.env)
+  expect(blank.code).toBe(2)
+  expect(blank.stderr).toContain('--project must be a project id of 1 to 200 characters; got ""')
 
   const minted = await arbor(['key', 'mint', 'owner', '--label', 'reader', '--role', 'read', '--project', 'alpha'], db.env)
   expect(minted.code).toBe(0)

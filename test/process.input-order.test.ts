@@ -209,6 +209,24 @@ const CASES: Case[] = [
     stranger: { status: 403, body: DENIED },
     write: false,
   },
+  {
+    row: 'presence: a field without its nodeId (a rule between two parts, in the schema)',
+    method: 'POST',
+    path: '/api/v1/presence',
+    body: { projectId: P, field: 'label' },
+    refused: list('field needs nodeId: the field of which node you are editing'),
+    stranger: { status: 403, body: DENIED },
+    write: true, // an edit intent needs role propose
+  },
+  {
+    row: 'webhooks: a PATCH that changes nothing (a rule on the whole body, in the schema)',
+    method: 'PATCH',
+    path: '/api/v1/webhooks',
+    body: { projectId: P, id: 'wh_none' },
+    refused: { error: 'Nothing to update: send at least one of url, events, rotateSecret' },
+    stranger: { status: 403, body: NOT_YOURS },
+    write: true,
+  },
 ]
 
 /** A JSON answer: the content type says so and the body parsed (readRes keeps a body that does not parse as text). */

@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { RefusalError } from '../errors'
+import { literals } from '../ports/schema-rules'
 
 /**
  * Scoped keys (live.md §6): what a key may do, whatever its user may. A key has a role and,
@@ -97,28 +98,6 @@ export function requireScopeProject(scope: KeyScope | undefined, projectId: stri
   if (scope?.projects && !scope.projects.includes(projectId)) throw projectRefusal(scope, projectId)
 }
 
-/**
- * A scope as the CLI is given it (its --role and --project flags): checked, projects
- * deduplicated. Returns the scope or the sentence to print. The HTTP routes check theirs with
- * ScopeSchema (checkInput) and store it through `checkedScope`.
- */
-export function parseScope(value: unknown): KeyScope | string {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'scope must be an object {role, projects?}'
-  const { role, projects, ...rest } = value as Record<string, unknown>
-  const extra = Object.keys(rest)
-  if (extra.length) return `scope has no field ${extra[0]}: send {role, projects?}`
-  if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role))
-    return `scope.role must be one of ${ROLES.join(', ')}${role === undefined ? '' : ` (got ${JSON.stringify(role)})`}`
-  if (projects === undefined) return { role: role as Role }
-  if (!Array.isArray(projects)) return 'scope.projects must be an array of 1 to 50 project ids'
-  if (projects.some((p) => typeof p !== 'string' || p.length < 1 || p.length > 200))
-    return 'scope.projects must hold project ids (strings of 1 to 200 characters)'
-  const unique = [...new Set(projects as string[])]
-  if (unique.length < 1 || unique.length > MAX_SCOPE_PROJECTS)
-    return `scope.projects must hold 1 to ${MAX_SCOPE_PROJECTS} project ids (got ${unique.length})`
-  return { role: role as Role, projects: unique }
-}
-
 /** The scope as GET /keys shows it: `{role}` or `{role, projects}`. */
 export const shownScope = (scope: KeyScope | undefined): { role: Role; projects?: string[] } =>
   scope ? { role: scope.role, ...(scope.projects ? { projects: [...scope.projects] } : {}) } : { role: 'write' }
@@ -126,9 +105,7 @@ export const shownScope = (scope: KeyScope | undefined): { role: Role; projects?
 /** A scope in a request body or an answer, for the routes' validation and the OpenAPI document. */
 export const ScopeSchema = Type.Object(
   {
-    role: Type.Union([Type.Literal('read'), Type.Literal('propose'), Type.Literal('work'), Type.Literal('write')], {
-      description: `read, propose, work or write (${ROLES.map((r) => `${r}: ${ROLE_MAY[r]}`).join('; ')})`,
-    }),
+    role: literals(ROLES, { description: `read, propose, work or write (${ROLES.map((r) => `${r}: ${ROLE_MAY[r]}`).join('; ')})` }),
     projects: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
         minItems: 1,
@@ -140,7 +117,7 @@ export const ScopeSchema = Type.Object(
   { additionalProperties: false, description: "a key's scope (live.md §6); without one, role write on every project" },
 )
 
-/** A scope the routes' schema (ScopeSchema, with checkInput) let through, as stored: its projects once each. */
+/** A scope ScopeSchema let through (the routes' checkInput, the CLI's --role and --project: src/cli/users.ts), as stored: its projects once each. */
 export function checkedScope(value: Static<typeof ScopeSchema>): KeyScope {
   return value.projects ? { role: value.role, projects: [...new Set(value.projects)] } : { role: value.role }
 }

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import { Elysia, t } from 'elysia'
 import { authChanged } from '../accounts/auth-cache'
-import { publicUser } from '../accounts/model'
+import { publicUser, STATUSES, TIERS } from '../accounts/model'
 import { checkedScope, ScopeSchema } from '../accounts/scope'
 import { createApiKey, createUser, getApiKey, getUser, listUsers, rescopeKey, revokeApiKey, updateUser } from '../accounts/service'
 import { backupStream } from '../backup/service'
@@ -9,9 +9,11 @@ import type { Deps } from '../deps'
 import { notFound, RefusalError } from '../errors'
 import { checkInput } from '../http/action-schema'
 import { documentedBody } from '../http/documented'
+import { literals } from '../ports/schema-rules'
 
-const Tier = t.Union([t.Literal('free'), t.Literal('strategist'), t.Literal('builder'), t.Literal('team')])
-const Status = t.Union([t.Literal('active'), t.Literal('trialing'), t.Literal('past_due'), t.Literal('canceled')])
+// the lists `arbor user add|set` checks its --tier and --status against (src/cli/users.ts)
+const Tier = literals(TIERS)
+const Status = literals(STATUSES)
 
 // the bodies, checked by checkInput in the handlers (the admin token is checked before, in derive)
 const NewUser = t.Object(

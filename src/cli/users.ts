@@ -1,12 +1,14 @@
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { STATUSES, TIERS } from '../accounts/model'
-import { parseScope } from '../accounts/scope'
+import { checkedScope, MAX_SCOPE_PROJECTS, ROLES, ScopeSchema } from '../accounts/scope'
 import { mintKeyOffline } from '../accounts/service'
 import type { Config } from '../config'
 import { openDbAsIs } from '../db'
 import { DataDirLockedError } from '../db/pglite'
 import type { Db } from '../db/port'
+import { ErrorListError } from '../errors'
+import { parseAction } from '../http/action-schema'
 import { bool, CliError, parse, URL_OPTION, UsageError } from './args'
 import { adminServer } from './server-api'
 
@@ -82,12 +84,25 @@ export async function userCommand(config: Config, argv: string[]): Promise<void>
   } else throw new UsageError(sub ? `unknown user command ${sub}` : 'user needs a command: add, list or set')
 }
 
-/** `--role R` and `--project ID` (repeated): the key's scope (live.md §6), or none (role write). */
-function scopeFlags(values: { role?: string; project?: string[] }): Record<string, unknown> | undefined {
+/**
+ * `--role R` and `--project ID` (repeated): the key's scope (live.md §6), or none (role write).
+ * Checked by ScopeSchema with the one checker, as the admin API and POST /keys check a scope;
+ * only the words are the flags'.
+ */
+function scopeFlags(values: { role?: string; project?: string[] }) {
   if (values.role === undefined && !values.project?.length) return undefined
-  const scope = parseScope({ role: values.role ?? 'write', ...(values.project?.length ? { projects: values.project } : {}) })
-  if (typeof scope === 'string') throw new UsageError(scope.replace('scope.role', '--role').replace('scope.projects', '--project'))
-  return { ...scope }
+  const sent = { role: values.role ?? 'write', ...(values.project?.length ? { projects: values.project } : {}) }
+  try {
+    return checkedScope(parseAction(ScopeSchema, sent))
+  } catch (err) {
+    if (!(err instanceof ErrorListError)) throw err
+    const part = err.errors[0] ?? ''
+    if (part.startsWith('role')) throw new UsageError(`--role must be one of ${ROLES.join(', ')} (got ${JSON.stringify(sent.role)})`)
+    const item = /^projects\[(\d+)\]/.exec(part)
+    if (item)
+      throw new UsageError(`--project must be a project id of 1 to 200 characters; got ${JSON.stringify(sent.projects?.[Number(item[1])])}`)
+    throw new UsageError(`--project must hold 1 to ${MAX_SCOPE_PROJECTS} project ids (got ${sent.projects?.length ?? 0})`)
+  }
 }
 const SCOPE_OPTIONS = { role: { type: 'string' }, project: { type: 'string', multiple: true } } as const
 
@@ -110,14 +125,14 @@ export async function keyCommand(config: Config, argv: string[]): Promise<void> 
     const scope = scopeFlags(values)!
     const path = `/admin/v1/api-keys/${encodeURIComponent(positionals[0]!)}`
     await adminServer(config, values.url).call('PATCH', path, { scope })
-    console.log(`key ${positionals[0]}  role=${scope.role}${scope.projects ? ` projects=${(scope.projects as string[]).join(',')}` : ''}`)
+    console.log(`key ${positionals[0]}  role=${scope.role}${scope.projects ? ` projects=${scope.projects.join(',')}` : ''}`)
   } else if (sub === 'revoke') {
     const { values, positionals } = parse(rest, URL_OPTION, { min: 1, max: 1 })
     await adminServer(config, values.url).call('DELETE', `/admin/v1/api-keys/${encodeURIComponent(positionals[0]!)}`)
     console.log(`key ${positionals[0]} revoked: it stops working at once`)
   } else if (sub === 'mint') {
     const { values, positionals } = parse(rest, { label: { type: 'string' }, ...SCOPE_OPTIONS }, { min: 1, max: 1 })
-    const scope = scopeFlags(values) as Parameters<typeof mintKeyOffline>[3]
+    const scope = scopeFlags(values)
     const minted = await onDatabase(config, (db) => mintKeyOffline(db, positionals[0]!, values.label ?? null, scope))
     if ('error' in minted) throw new CliError(minted.error)
     console.log(describe(minted.user))

@@ -24,6 +24,7 @@ import {
   nullable,
   PREFIX_ITEMS,
   REFINED,
+  REFINED_RULE,
   type Refusal,
   RULE,
   type Rule,
@@ -40,6 +41,7 @@ type Marked = TSchema & {
   [DISCRIMINATOR]?: string
   [PREFIX_ITEMS]?: string
   [REFINED]?: (value: unknown) => boolean
+  [REFINED_RULE]?: Rule
   [NULLABLE]?: true
   [IN_VALUE_ORDER]?: true
   [UNKNOWN_FIRST]?: true
@@ -172,8 +174,7 @@ export function plainRefusal(path: string, value: unknown, wrong: () => string):
   return value === undefined ? `${path || 'body'} is required` : `${path || 'body'}: ${wrong()}`
 }
 
-function refusalOf(schema: TSchema, value: unknown, path: string, fallback: Fallback = null): Error {
-  const rule = (schema as Marked)[RULE]
+function refusalOf(schema: TSchema, value: unknown, path: string, fallback: Fallback = null, rule = (schema as Marked)[RULE]): Error {
   if (rule === undefined && fallback) return fallback()
   const refusal: Refusal =
     rule === undefined
@@ -198,7 +199,7 @@ function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: F
     return shaped || s[RULE] === undefined ? null : refusalOf(schema, value, path, fallback)
   }
   if (checkerOf(schema).Check(value) && !repeatsInside(s, value)) {
-    if (s[REFINED] && !s[REFINED](value)) return refusalOf(schema, value, path, fallback)
+    if (s[REFINED] && !s[REFINED](value)) return refusalOf(schema, value, path, fallback, s[REFINED_RULE] ?? s[RULE])
     if (!refinedBelow(s)) return null
     // an object or array with a refined part: its parts are checked below
   }

@@ -4,6 +4,7 @@ import type { Db } from '../db'
 import { one } from '../db/port'
 import { ErrorListError, RefusalError } from '../errors'
 import type { Logger } from '../log'
+import { IdempotencyKey, parseAction } from './action-schema'
 import { idempotencySql } from './queries'
 import { isSealed, replaySecretOf, seal, unseal } from './seal'
 
@@ -62,7 +63,7 @@ export async function runIdempotent(
   const { db } = deps
   // every write is one transaction, with or without a key
   if (key === undefined) return { status: 200, body: await db.tx(run), replayed: false }
-  if (key.length < 1 || key.length > 255) throw new ErrorListError(['Idempotency-Key must be 1 to 255 characters'])
+  parseAction(IdempotencyKey, key) // the header's key, or the body's idempotencyKey: the one rule of both (Envelope)
   const hash = requestHash(request)
   const claimed = await one(db, idempotencySql.claim, [userId, key, hash])
   const inProgress = () =>

@@ -34,30 +34,35 @@ export const StreamParams = Type.Object(
 )
 
 /** POST /presence's body, each part with its message, checked after the access check (checkInput); other names are ignored. */
-export const PresenceBody = Type.Object({
-  projectId: Type.String({ description: 'the project you are on' }),
-  nodeId: Type.Optional(
-    ruled(
-      Type.String({ minLength: 1, maxLength: 200, description: 'the node you are looking at' }),
-      'nodeId must be the id of a node of this project',
+export const PresenceBody = refined(
+  Type.Object({
+    projectId: Type.String({ description: 'the project you are on' }),
+    nodeId: Type.Optional(
+      ruled(
+        Type.String({ minLength: 1, maxLength: 200, description: 'the node you are looking at' }),
+        'nodeId must be the id of a node of this project',
+      ),
     ),
-  ),
-  field: Type.Optional(
-    ruled(
-      Type.String({
-        minLength: 1,
-        maxLength: 100,
-        description:
-          "the field you are editing: a data field of the node's type, or parentId. An edit intent: other actors' writes of it answer 409 being_edited while it holds",
-      }),
-      'field must be a data field of the node, or parentId',
+    field: Type.Optional(
+      ruled(
+        Type.String({
+          minLength: 1,
+          maxLength: 100,
+          description:
+            "the field you are editing: a data field of the node's type, or parentId. An edit intent: other actors' writes of it answer 409 being_edited while it holds",
+        }),
+        'field must be a data field of the node, or parentId',
+      ),
     ),
-  ),
-  note: Type.Optional(
-    ruled(
-      Type.String({ maxLength: MAX_NOTE, description: `what you are doing, at most ${MAX_NOTE} characters` }),
-      `note must be a string of at most ${MAX_NOTE} characters`,
+    note: Type.Optional(
+      ruled(
+        Type.String({ maxLength: MAX_NOTE, description: `what you are doing, at most ${MAX_NOTE} characters` }),
+        `note must be a string of at most ${MAX_NOTE} characters`,
+      ),
     ),
-  ),
-})
+  }),
+  // an edit intent names the node it is on (live.md, 3); whether the field is one of that node's is read from the database (service.ts)
+  (body) => body.field === undefined || body.nodeId !== undefined,
+  'field needs nodeId: the field of which node you are editing',
+)
 export type PresenceBody = Static<typeof PresenceBody>

@@ -30,7 +30,6 @@ function actorOf(user: User, headers: Headers): PresenceActor {
 /** POST /presence: "I am here" (live.md, 3). */
 export async function postPresenceOf(deps: Deps, user: User, headers: Headers, body: unknown) {
   const { project, input } = await afterAccess((id) => requireProject(deps, user, id), 'body', PresenceBody, body)
-  if (input.field !== undefined && input.nodeId === undefined) throw invalid('field needs nodeId: the field of which node you are editing')
   if (input.nodeId !== undefined) {
     const type = (await nodeTypesOf(deps.db, project.id, [input.nodeId])).get(input.nodeId) as NodeType | undefined
     if (!type)

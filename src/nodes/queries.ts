@@ -11,7 +11,6 @@ import claimUnclassifiedSql from '../../sql/nodes/claim-unclassified.sql' with {
 import countByTypeSql from '../../sql/nodes/count-by-type.sql' with { type: 'text' }
 import countOpenMemosSql from '../../sql/nodes/count-open-memos.sql' with { type: 'text' }
 import countOwnedSql from '../../sql/nodes/count-owned.sql' with { type: 'text' }
-import deleteLoggedSql from '../../sql/nodes/delete-logged.sql' with { type: 'text' }
 import deleteManySql from '../../sql/nodes/delete-many.sql' with { type: 'text' }
 import getManySql from '../../sql/nodes/get-many.sql' with { type: 'text' }
 import insertManySql from '../../sql/nodes/insert-many.sql' with { type: 'text' }
@@ -101,10 +100,12 @@ export const ancestors = (db: Db, projectId: string, id: string) => db.query<Nod
 export const siblings = (db: Db, projectId: string, parentId: string, id: string) =>
   db.query<NodeRow>(siblingsSql, [projectId, parentId, id])
 export const siblingsOf = (db: Db, projectId: string, id: string) => db.query<NodeRow>(siblingsOfSql, [projectId, id])
-export const deleteMany = (db: Db, projectId: string, ids: string[]) => db.query(deleteManySql, [projectId, ids])
+export const deleteMany = (db: Db, projectId: string, ids: string[]) => db.query(deleteManySql, [projectId, ids, null, null])
 /** deleteMany, and `node` (deleted by name) logged to the changelog in the same statement: the changelog entry's id. */
-export const deleteLogged = async (db: Db, projectId: string, ids: string[], node: Node) =>
-  (await one<{ id: number }>(db, deleteLoggedSql, [projectId, ids, node.id, JSON.stringify(node)]))!.id
+export const deleteLogged = async (db: Db, projectId: string, ids: string[], node: Node) => {
+  const rows = await db.query<{ changelog_id: number | null }>(deleteManySql, [projectId, ids, node.id, JSON.stringify(node)])
+  return rows.find((r) => r.changelog_id !== null)!.changelog_id!
+}
 
 /** Reserve `n` new numbers for a type; returns the first one. */
 export async function allocateIds(db: Db, projectId: string, type: NodeType, n: number): Promise<number> {

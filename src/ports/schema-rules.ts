@@ -16,6 +16,7 @@ export const DEFERRED = Symbol.for('arbor.mutate.deferred')
 export const DISCRIMINATOR = Symbol.for('arbor.mutate.discriminator')
 export const PREFIX_ITEMS = Symbol.for('arbor.mutate.prefixItems')
 export const REFINED = Symbol.for('arbor.input.refined')
+export const REFINED_RULE = Symbol.for('arbor.input.refinedRule')
 export const NULLABLE = Symbol.for('arbor.input.nullable')
 export const IN_VALUE_ORDER = Symbol.for('arbor.input.inValueOrder')
 export const UNKNOWN_FIRST = Symbol.for('arbor.input.unknownFirst')
@@ -26,11 +27,14 @@ export const deferred = <T extends TSchema>(schema: T): T => ({ ...schema, [DEFE
 export const discriminated = <T extends TSchema>(schema: T, key: string): T => Object.assign(schema, { [DISCRIMINATOR]: key })
 /**
  * A value TypeBox's keywords cannot describe (a number written in a query string, a real
- * calendar date): the part holds when it matches `schema` and `test` says yes. On an object's
- * properties, an array's items or inside `nullable`, never inside another union.
+ * calendar date, a body whose parts depend on each other): the part holds when it matches
+ * `schema` and `test` says yes. On a whole body, an object's properties, an array's items or
+ * inside `nullable`, never inside another union. `rule`, when given, is the refusal of `test`
+ * alone (a body's `field needs nodeId`): unlike `ruled`'s, it does not word the refusals of the
+ * parts inside, which keep their own.
  */
-export const refined = <T extends TSchema>(schema: T, test: (value: Static<T>) => boolean): T =>
-  Object.assign(schema, { [REFINED]: test as (value: unknown) => boolean })
+export const refined = <T extends TSchema>(schema: T, test: (value: Static<T>) => boolean, rule?: Rule): T =>
+  Object.assign(schema, { [REFINED]: test as (value: unknown) => boolean }, rule === undefined ? {} : { [REFINED_RULE]: rule })
 /** `schema` or null (null clears a field): refused with the rules of `schema`. */
 export const nullable = <T extends TSchema>(schema: T) => Object.assign(Type.Union([schema, Type.Null()]), { [NULLABLE]: true as const })
 /** An object whose properties are checked in the order the value lists them, unknown ones where they stand. */

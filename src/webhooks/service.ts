@@ -3,7 +3,7 @@ import { newId } from '../accounts/keys'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { notFound, RefusalError } from '../errors'
-import { afterAccess, IntegerText, ProjectQuery, ruled } from '../http/action-schema'
+import { afterAccess, IntegerText, ProjectQuery, refined, ruled } from '../http/action-schema'
 import { requireProject } from '../projects/access'
 import * as q from './queries'
 import { newSecret } from './sign'
@@ -55,16 +55,20 @@ export const RegisterBody = Type.Object(
   { additionalProperties: false },
 )
 
-/** PATCH /webhooks' body, checked after the access check (checkInput). */
-export const UpdateBody = Type.Object(
-  {
-    projectId: Type.String(),
-    id: ruled(Type.String({ minLength: 1 }), () => bad('id is required')),
-    url: Type.Optional(Type.String()),
-    events: Type.Optional(Type.Array(Type.String(), { description: eventsDoc })),
-    rotateSecret: Type.Optional(Type.Boolean({ description: 'true mints a new secret, shown once; the old one stops working at once' })),
-  },
-  { additionalProperties: false },
+/** PATCH /webhooks' body, checked after the access check (checkInput): it changes at least one thing. */
+export const UpdateBody = refined(
+  Type.Object(
+    {
+      projectId: Type.String(),
+      id: ruled(Type.String({ minLength: 1 }), () => bad('id is required')),
+      url: Type.Optional(Type.String()),
+      events: Type.Optional(Type.Array(Type.String(), { description: eventsDoc })),
+      rotateSecret: Type.Optional(Type.Boolean({ description: 'true mints a new secret, shown once; the old one stops working at once' })),
+    },
+    { additionalProperties: false },
+  ),
+  (body) => body.url !== undefined || body.events !== undefined || body.rotateSecret === true,
+  () => bad('Nothing to update: send at least one of url, events, rotateSecret'),
 )
 
 /** DELETE /webhooks' query string: `id`, any other name (webhookId) answering docs/reference/events.md's 400. */
@@ -149,8 +153,6 @@ export async function listWebhooks(deps: Deps, user: User, query: unknown) {
 
 export async function updateWebhook(deps: Deps, user: User, raw: unknown) {
   const { project, input: body } = await afterAccess((id) => projectFor(deps, user, id), 'body', UpdateBody, raw)
-  if (body.url === undefined && body.events === undefined && body.rotateSecret !== true)
-    throw bad('Nothing to update: send at least one of url, events, rotateSecret')
   const set = {
     url: body.url === undefined ? undefined : await cleanUrl(deps, body.url),
     events: body.events === undefined ? undefined : cleanEvents(body.events),
