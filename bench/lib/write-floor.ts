@@ -8,7 +8,7 @@
 // kept in the changelog; history.md: a change with its `before` for every node removed;
 // agents-and-app.md 3: `_meta.unblocked`): whether the project had blocked work
 // (sql/work/has-blocked.sql, sent with the next statement), the node and everything beneath it
-// (sql/nodes/subtree.sql), their delete with the changelog entry (sql/nodes/delete-logged.sql), a
+// (sql/nodes/subtree.sql), their delete with the changelog entry (sql/nodes/delete-many.sql, the named node logged), a
 // change and an event each, and when work was blocked the work items it made ready
 // (sql/work/unblocked.sql). The database's own triggers (the work state, revisions, counts, the
 // claims' and children's cascades) run as they do for the app. No auth, no validation, no routing
@@ -19,7 +19,7 @@
 import changeSql from '../../sql/events/insert-with-change.sql' with { type: 'text' }
 import changesSql from '../../sql/events/insert-with-changes.sql' with { type: 'text' }
 import counterSql from '../../sql/nodes/allocate-ids.sql' with { type: 'text' }
-import deleteLoggedSql from '../../sql/nodes/delete-logged.sql' with { type: 'text' }
+import deleteManySql from '../../sql/nodes/delete-many.sql' with { type: 'text' }
 import insertManySql from '../../sql/nodes/insert-many.sql' with { type: 'text' }
 import lockManySql from '../../sql/nodes/lock-many.sql' with { type: 'text' }
 import subtreeSql from '../../sql/nodes/subtree.sql' with { type: 'text' }
@@ -113,7 +113,7 @@ async function remove(tx: Db, projectId: string, nodeId: string) {
   const root = rows.find((r) => r.depth === 0)
   if (!root) throw new Error(`no node ${nodeId}`)
   const node = { id: root.id, type: root.type, parentId: root.parent_id, data: root.data }
-  await tx.query(deleteLoggedSql, [projectId, rows.map((r) => r.id), root.id, JSON.stringify(node)])
+  await tx.query(deleteManySql, [projectId, rows.map((r) => r.id), root.id, JSON.stringify(node)])
   await record(
     tx,
     projectId,
