@@ -1,4 +1,4 @@
-// A 100-add batch's changes stored with its events (sql/events/insert-with-changes.sql), bound four
+// A 100-add batch's changes stored with its events (bench/sql/insert-with-changes.sql), bound four
 // ways (bench/writes.md, "Twelfth pass: history's share in the app"): the changes as one jsonb
 // taken apart by jsonb_to_recordset (as it is), the same jsonb read by jsonb_array_elements and
 // ->/->>, one array per column through unnest, a multi-row VALUES with each field a parameter, and the events only (what ARBOR_BENCH_NO_HISTORY
@@ -16,11 +16,11 @@
 
 import { readFileSync } from 'node:fs'
 import insertManySql from '../sql/events/insert-many.sql' with { type: 'text' }
-import insertWithChangesSql from '../sql/events/insert-with-changes.sql' with { type: 'text' }
 import type { Db } from '../src/db'
 import { openDb } from '../src/db'
 import { changeParams } from '../src/history/record'
 import { median } from './lib/sql-cpu'
+import insertWithChangesSql from './sql/insert-with-changes.sql' with { type: 'text' }
 
 const args = process.argv.slice(2)
 const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)

@@ -3,16 +3,20 @@
  * (history.md, 7), each in its own transaction, the four interleaved (3,000 rounds, the first
  * 200 dropped): the events of an update alone; the events, then the change in its own
  * statement (as before 2026-11-27); the change and the events in one statement
- * (sql/events/insert-with-changes.sql); the same with the change in plain parameters
- * (sql/events/insert-with-change.sql, a write's only change since the eleventh pass). PGlite: CPU time of this process (the database runs in
+ * (bench/sql/insert-with-changes.sql); the same with the change in plain parameters
+ * (bench/sql/insert-with-change.sql, a write's only change from the eleventh pass to the
+ * thirteenth); the change (sql/history/insert-one.sql) and the events sent together, the
+ * saving step since the fourteenth pass. PGlite: CPU time of this process (the database runs in
  * it); PostgreSQL (BENCH_DATABASE_URL): wall clock. Medians and means in ms.
  */
-import { insertMany as insertEvents, insertWithChanges } from '../src/events/queries'
+import { insertMany as insertEvents } from '../src/events/queries'
 import type { ChangeDraft } from '../src/history/model'
-import { insertChunk } from '../src/history/queries'
+import { insertChunk, insertOne } from '../src/history/queries'
 import { changeParams, oneChangeParams } from '../src/history/record'
 import type { Actor } from '../src/ports/actor'
 import { startBenchServer } from './lib/app'
+import insertWithChangeSql from './sql/insert-with-change.sql' with { type: 'text' }
+import insertWithChangesSql from './sql/insert-with-changes.sql' with { type: 'text' }
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3000)
 
@@ -56,10 +60,13 @@ async function run(label: string, postgresUrl?: string) {
           await insertChunk(tx, 'bench', changeParams(actor, 'r', [draft]))
         }),
       'one statement': () =>
-        db.tx((tx) => insertWithChanges(tx, 'bench', { one: false, params: changeParams(actor, 'r', [draft]) }, [event])),
-      // since the eleventh pass, a write's only change (sql/events/insert-with-change.sql)
+        db.tx((tx) => tx.query(insertWithChangesSql, ['bench', ...changeParams(actor, 'r', [draft]), JSON.stringify([event])])),
+      // from the eleventh pass to the thirteenth, a write's only change (bench/sql/insert-with-change.sql)
       'one statement, the change in plain parameters': () =>
-        db.tx((tx) => insertWithChanges(tx, 'bench', { one: true, params: oneChangeParams(actor, 'r', draft) }, [event])),
+        db.tx((tx) => tx.query(insertWithChangeSql, ['bench', ...oneChangeParams(actor, 'r', draft), JSON.stringify([event])])),
+      // since the fourteenth pass: history's statement and the events', sent together (src/events/outbox.ts save)
+      'the change and the events, sent together': () =>
+        db.tx((tx) => Promise.all([insertOne(tx, 'bench', oneChangeParams(actor, 'r', draft)), insertEvents(tx, 'bench', [event])])),
     }
     const names = Object.keys(ways)
     const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]))

@@ -1,3 +1,6 @@
+-- Kept for the benches that time it (bench/writes.md): the saving step's one statement for a
+-- write's events and changes until the fourteenth pass, which split it into history's
+-- (sql/history/insert-one.sql, insert-many.sql) and the events' (sql/events/insert-many.sql).
 -- $1 project_id text, $2..$8 the changes of a write as sql/history/insert-many.sql binds them after the
 -- project (user_id, user_name, key_id, agent, via, request_id, changes jsonb; history builds them,
 -- src/history/record.ts changeChunks), $9 events jsonb [{type, payload}] (as sql/events/insert-many.sql).

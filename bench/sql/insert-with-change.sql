@@ -1,3 +1,6 @@
+-- Kept for the benches that time it (bench/writes.md): the saving step's one statement for a
+-- write's events and changes until the fourteenth pass, which split it into history's
+-- (sql/history/insert-one.sql, insert-many.sql) and the events' (sql/events/insert-many.sql).
 -- $1 project_id text, $2..$7 the write's author as sql/history/insert-many.sql binds it after the project
 -- (user_id, user_name, key_id, agent, via, request_id), $8..$16 its one change, each field a parameter
 -- of its own (action, target kind, target id, target type, before jsonb, after jsonb, fields jsonb,
