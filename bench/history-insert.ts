@@ -3,8 +3,8 @@
  * (history.md, 7), each in its own transaction, the four interleaved (3,000 rounds, the first
  * 200 dropped): the events of an update alone; the events, then the change in its own
  * statement (as before 2026-11-27); the change and the events in one statement
- * (bench/sql/insert-with-changes.sql); the same with the change in plain parameters
- * (bench/sql/insert-with-change.sql, a write's only change from the eleventh pass to the
+ * (bench/lib/one-statement-saving.ts `insertWithChangesSql`); the same with the change in plain parameters
+ * (bench/lib/one-statement-saving.ts `insertWithChangeSql`, a write's only change from the eleventh pass to the
  * thirteenth); the change (sql/history/insert-one.sql) and the events sent together, the
  * saving step since the fourteenth pass. PGlite: CPU time of this process (the database runs in
  * it); PostgreSQL (BENCH_DATABASE_URL): wall clock. Medians and means in ms.
@@ -15,8 +15,7 @@ import { insertChunk, insertOne } from '../src/history/queries'
 import { changeParams, oneChangeParams } from '../src/history/record'
 import type { Actor } from '../src/ports/actor'
 import { startBenchServer } from './lib/app'
-import insertWithChangeSql from './sql/insert-with-change.sql' with { type: 'text' }
-import insertWithChangesSql from './sql/insert-with-changes.sql' with { type: 'text' }
+import { insertWithChangeSql, insertWithChangesSql } from './lib/one-statement-saving'
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3000)
 
@@ -61,7 +60,7 @@ async function run(label: string, postgresUrl?: string) {
         }),
       'one statement': () =>
         db.tx((tx) => tx.query(insertWithChangesSql, ['bench', ...changeParams(actor, 'r', [draft]), JSON.stringify([event])])),
-      // from the eleventh pass to the thirteenth, a write's only change (bench/sql/insert-with-change.sql)
+      // from the eleventh pass to the thirteenth, a write's only change (bench/lib/one-statement-saving.ts `insertWithChangeSql`)
       'one statement, the change in plain parameters': () =>
         db.tx((tx) => tx.query(insertWithChangeSql, ['bench', ...oneChangeParams(actor, 'r', draft), JSON.stringify([event])])),
       // since the fourteenth pass: history's statement and the events', sent together (src/events/outbox.ts save)

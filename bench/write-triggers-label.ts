@@ -1,6 +1,6 @@
 // What each trigger costs a label update, in one PGlite process (issue 51, 3): the SQL of
 // `update` with `data: { label }` on a goal (sql/nodes/update.sql, then its change and event,
-// bench/sql/insert-with-changes.sql, then the deferred triggers as at a commit: `set constraints
+// bench/lib/one-statement-saving.ts `insertWithChangesSql`, then the deferred triggers as at a commit: `set constraints
 // all immediate`), timed by this process's CPU time (PGlite runs in it, synchronously), each sample
 // in a transaction rolled back, with every trigger on and with each trigger disabled in turn
 // (`alter table … disable trigger`), taking turns round by round.
@@ -14,8 +14,8 @@
 import updateSql from '../sql/nodes/update.sql' with { type: 'text' }
 import type { Db } from '../src/db'
 import { startBenchServer } from './lib/app'
+import { insertWithChangesSql as changesSql } from './lib/one-statement-saving'
 import { benchProject, cpuMsRolledBack, median } from './lib/sql-cpu'
-import changesSql from './sql/insert-with-changes.sql' with { type: 'text' }
 
 const args = process.argv.slice(2)
 const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
+import { insertWithChangesSql } from '../bench/lib/one-statement-saving'
 
 /**
  * The module rules of ARCHITECTURE.md, checked on every import in src/. A failure lists each
@@ -377,8 +378,9 @@ describe('module boundaries (ARCHITECTURE.md)', () => {
 
   it("would catch a module's SQL writing another's table (the scan reads the statements it should)", () => {
     // the saving step's one statement before the fourteenth pass: the events' SQL inserting history's changes
-    const before = readFileSync(join(import.meta.dir, '..', 'bench', 'sql', 'insert-with-changes.sql'), 'utf8')
-    expect(foreignWrites([{ path: 'events/insert-with-changes.sql', text: before }])).toEqual(['events/insert-with-changes.sql → changes'])
+    expect(foreignWrites([{ path: 'events/insert-with-changes.sql', text: insertWithChangesSql }])).toEqual([
+      'events/insert-with-changes.sql → changes',
+    ])
     expect(
       foreignWrites([
         { path: 'history/x.sql', text: 'update nodes set data = $2 where id = $1' },
