@@ -7,7 +7,7 @@
  * (bench/lib/one-statement-saving.ts `insertWithChangeSql`, a write's only change from the eleventh pass to the
  * thirteenth); the change (sql/history/insert-one.sql) and the events sent together, the
  * saving step since the fourteenth pass. PGlite: CPU time of this process (the database runs in
- * it); PostgreSQL (BENCH_DATABASE_URL): wall clock. Medians and means in ms.
+ * it); PostgreSQL (BENCH_DATABASE_URL): wall clock, and the mean of this process's CPU beside it. Medians and means in ms.
  */
 import { insertMany as insertEvents } from '../src/events/queries'
 import type { ChangeDraft } from '../src/history/model'
@@ -45,12 +45,11 @@ async function run(label: string, postgresUrl?: string) {
       type: 'node.updated',
       payload: { event: 'node.updated', project_id: 'bench', timestamp: new Date().toISOString(), node, actor },
     }
-    const clock = postgresUrl
-      ? () => performance.now()
-      : () => {
-          const u = process.cpuUsage()
-          return (u.user + u.system) / 1000
-        }
+    const cpu = () => {
+      const u = process.cpuUsage()
+      return (u.user + u.system) / 1000
+    }
+    const clock = postgresUrl ? () => performance.now() : cpu
     const ways: Record<string, () => Promise<unknown>> = {
       'events alone': () => db.tx((tx) => insertEvents(tx, 'bench', [event])),
       'events, then the change': () =>
@@ -69,16 +68,22 @@ async function run(label: string, postgresUrl?: string) {
     }
     const names = Object.keys(ways)
     const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]))
+    // on PostgreSQL also this process's CPU (the client's share: the protocol, postgres.js)
+    const cpus: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]))
     for (let i = 0; i < ROUNDS; i++)
       for (const name of i % 2 ? [...names].reverse() : names) {
         const t = clock()
+        const c = cpu()
         await ways[name]!()
         if (i >= 200) times[name]!.push(clock() - t)
+        if (i >= 200) cpus[name]!.push(cpu() - c)
       }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
     for (const name of names)
-      console.log(`| ${name} | ${label} | ${median(times[name]!).toFixed(3)} ms | ${mean(times[name]!).toFixed(3)} ms |`)
+      console.log(
+        `| ${name} | ${label} | ${median(times[name]!).toFixed(3)} ms | ${mean(times[name]!).toFixed(3)} ms |${postgresUrl ? ` this process's CPU ${mean(cpus[name]!).toFixed(3)} ms (mean) |` : ''}`,
+      )
   } finally {
     await server.close()
   }
