@@ -38,8 +38,7 @@ import insertManySql from '../sql/history/insert-many.sql' with { type: 'text' }
 import type { Db } from '../src/db'
 import { openDb } from '../src/db'
 import { bindExecuteSync } from '../src/db/pglite-prepared'
-import type { Deps } from '../src/deps'
-import { changeChunks, nodeChange, nodeState } from '../src/history/record'
+import { nodeChange, nodeState, oneChangeParams } from '../src/history/record'
 import { maintain } from '../src/maintenance/loop'
 import { type BenchServer, startBenchServer } from './lib/app'
 import { median, mutate } from './lib/sql-cpu'
@@ -247,14 +246,13 @@ async function inApp() {
 
 function js() {
   const deps = {
-    // changeChunks reads no other setting
-    config: { recordHistory: true } as Deps['config'],
     author: { actor: { userId: 'usr_1', userName: 'Ann', keyId: 'key_1', via: 'api' as const }, requestId: crypto.randomUUID() },
   }
   const node = { id: 'goal-123', type: 'goal' }
   const state = (label: string) => nodeState({ parentId: null, data: { label } })
   const draft = nodeChange('update', node, state('a'), state('b'))
-  const params = ['bench', ...changeChunks(deps, [draft]).first!.params.map((x) => (x == null ? null : String(x)))]
+  const one = () => oneChangeParams(deps.author.actor, deps.author.requestId, draft)
+  const params = ['bench', ...one().map((x) => (x == null ? null : String(x)))]
   const event = JSON.stringify([
     {
       type: 'node.updated',
@@ -269,7 +267,7 @@ function js() {
   let k = 0
   const parts: [string, () => unknown][] = [
     ["the draft (nodeChange: both processes' work)", () => nodeChange('update', node, state('a'), state(`x${k++}`))],
-    ['its parameters (changeChunks: history only)', () => changeChunks(deps, [draft])],
+    ['its parameters (oneChangeParams: history only)', one],
     ['Bind with the change (17 parameters)', () => bindExecuteSync('arbor_1', [...params, event])],
     ['Bind of the events alone (2 parameters)', () => bindExecuteSync('arbor_1', ['bench', event])],
   ]

@@ -1,8 +1,9 @@
-// A 100-add batch's changes stored with its events (sql/events/insert-with-changes.sql), bound four
+// A 100-add batch's changes stored with its events (bench/lib/one-statement-saving.ts `insertWithChangesSql`), bound four
 // ways (bench/writes.md, "Twelfth pass: history's share in the app"): the changes as one jsonb
 // taken apart by jsonb_to_recordset (as it is), the same jsonb read by jsonb_array_elements and
 // ->/->>, one array per column through unnest, a multi-row VALUES with each field a parameter, and the events only (what ARBOR_BENCH_NO_HISTORY
-// sends: sql/events/insert-many.sql).
+// sends: sql/events/insert-many.sql); and the two statements the saving step sends since the
+// fourteenth pass, history's (sql/history/insert-many.sql) and the events', sent together.
 //
 //   bun bench/history-batch-insert.ts [--samples 300] [--rows 100]
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/history-batch-insert.ts
@@ -16,10 +17,11 @@
 
 import { readFileSync } from 'node:fs'
 import insertManySql from '../sql/events/insert-many.sql' with { type: 'text' }
-import insertWithChangesSql from '../sql/events/insert-with-changes.sql' with { type: 'text' }
+import changesInsertManySql from '../sql/history/insert-many.sql' with { type: 'text' }
 import type { Db } from '../src/db'
 import { openDb } from '../src/db'
 import { changeParams } from '../src/history/record'
+import { insertWithChangesSql } from './lib/one-statement-saving'
 import { median } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)
@@ -134,6 +136,12 @@ const variants: Record<string, Variant> = {
       ...drafts.flatMap((d) => [d.action, d.kind, d.id, d.type, null, JSON.stringify(d.after), JSON.stringify(d.fields), null, null]),
       JSON.stringify(events),
     ]),
+  // since the fourteenth pass: history's statement and the events', sent together (src/events/outbox.ts save)
+  "history's statement and the events', sent together": (db, r) =>
+    Promise.all([
+      db.query(changesInsertManySql, ['bench', ...changeParams(actor, r, drafts)]),
+      db.query(insertManySql, ['bench', JSON.stringify(events)]),
+    ]).then((both) => both.flat()),
   'the events only (no history)': (db) => db.query(insertManySql, ['bench', JSON.stringify(events)]),
 }
 

@@ -3,16 +3,19 @@
  * (history.md, 7), each in its own transaction, the four interleaved (3,000 rounds, the first
  * 200 dropped): the events of an update alone; the events, then the change in its own
  * statement (as before 2026-11-27); the change and the events in one statement
- * (sql/events/insert-with-changes.sql); the same with the change in plain parameters
- * (sql/events/insert-with-change.sql, a write's only change since the eleventh pass). PGlite: CPU time of this process (the database runs in
- * it); PostgreSQL (BENCH_DATABASE_URL): wall clock. Medians and means in ms.
+ * (bench/lib/one-statement-saving.ts `insertWithChangesSql`); the same with the change in plain parameters
+ * (bench/lib/one-statement-saving.ts `insertWithChangeSql`, a write's only change from the eleventh pass to the
+ * thirteenth); the change (sql/history/insert-one.sql) and the events sent together, the
+ * saving step since the fourteenth pass. PGlite: CPU time of this process (the database runs in
+ * it); PostgreSQL (BENCH_DATABASE_URL): wall clock, and the mean of this process's CPU beside it. Medians and means in ms.
  */
-import { insertMany as insertEvents, insertWithChanges } from '../src/events/queries'
+import { insertMany as insertEvents } from '../src/events/queries'
 import type { ChangeDraft } from '../src/history/model'
-import { insertChunk } from '../src/history/queries'
+import { insertChunk, insertOne } from '../src/history/queries'
 import { changeParams, oneChangeParams } from '../src/history/record'
 import type { Actor } from '../src/ports/actor'
 import { startBenchServer } from './lib/app'
+import { insertWithChangeSql, insertWithChangesSql } from './lib/one-statement-saving'
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3000)
 
@@ -42,12 +45,11 @@ async function run(label: string, postgresUrl?: string) {
       type: 'node.updated',
       payload: { event: 'node.updated', project_id: 'bench', timestamp: new Date().toISOString(), node, actor },
     }
-    const clock = postgresUrl
-      ? () => performance.now()
-      : () => {
-          const u = process.cpuUsage()
-          return (u.user + u.system) / 1000
-        }
+    const cpu = () => {
+      const u = process.cpuUsage()
+      return (u.user + u.system) / 1000
+    }
+    const clock = postgresUrl ? () => performance.now() : cpu
     const ways: Record<string, () => Promise<unknown>> = {
       'events alone': () => db.tx((tx) => insertEvents(tx, 'bench', [event])),
       'events, then the change': () =>
@@ -56,23 +58,32 @@ async function run(label: string, postgresUrl?: string) {
           await insertChunk(tx, 'bench', changeParams(actor, 'r', [draft]))
         }),
       'one statement': () =>
-        db.tx((tx) => insertWithChanges(tx, 'bench', { one: false, params: changeParams(actor, 'r', [draft]) }, [event])),
-      // since the eleventh pass, a write's only change (sql/events/insert-with-change.sql)
+        db.tx((tx) => tx.query(insertWithChangesSql, ['bench', ...changeParams(actor, 'r', [draft]), JSON.stringify([event])])),
+      // from the eleventh pass to the thirteenth, a write's only change (bench/lib/one-statement-saving.ts `insertWithChangeSql`)
       'one statement, the change in plain parameters': () =>
-        db.tx((tx) => insertWithChanges(tx, 'bench', { one: true, params: oneChangeParams(actor, 'r', draft) }, [event])),
+        db.tx((tx) => tx.query(insertWithChangeSql, ['bench', ...oneChangeParams(actor, 'r', draft), JSON.stringify([event])])),
+      // since the fourteenth pass: history's statement and the events', sent together (src/events/outbox.ts save)
+      'the change and the events, sent together': () =>
+        db.tx((tx) => Promise.all([insertOne(tx, 'bench', oneChangeParams(actor, 'r', draft)), insertEvents(tx, 'bench', [event])])),
     }
     const names = Object.keys(ways)
     const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]))
+    // on PostgreSQL also this process's CPU (the client's share: the protocol, postgres.js)
+    const cpus: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]))
     for (let i = 0; i < ROUNDS; i++)
       for (const name of i % 2 ? [...names].reverse() : names) {
         const t = clock()
+        const c = cpu()
         await ways[name]!()
         if (i >= 200) times[name]!.push(clock() - t)
+        if (i >= 200) cpus[name]!.push(cpu() - c)
       }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
     for (const name of names)
-      console.log(`| ${name} | ${label} | ${median(times[name]!).toFixed(3)} ms | ${mean(times[name]!).toFixed(3)} ms |`)
+      console.log(
+        `| ${name} | ${label} | ${median(times[name]!).toFixed(3)} ms | ${mean(times[name]!).toFixed(3)} ms |${postgresUrl ? ` this process's CPU ${mean(cpus[name]!).toFixed(3)} ms (mean) |` : ''}`,
+      )
   } finally {
     await server.close()
   }

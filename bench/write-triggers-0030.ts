@@ -8,7 +8,7 @@
 //
 // Ops: a goal's insert (no work trigger either way: the yardstick), a job's insert, and a batch's
 // SQL: 100 jobs inserted with the work state deferred (migration 0023), their 100 changes and
-// events (sql/events/insert-with-changes.sql), the work state flushed, and the deferred triggers
+// events (bench/lib/one-statement-saving.ts `insertWithChangesSql`), the work state flushed, and the deferred triggers
 // run as at a commit (`set constraints all immediate`: the revision's, migrations 0013/0019). --analyze runs ANALYZE
 // first (the maintenance loop's, src/maintenance); without it the planner has no statistics, as
 // on PGlite before that loop's first pass.
@@ -16,9 +16,9 @@
 // --fk compares instead work_items with its foreign key to projects (before migration 0032) and
 // without it (0032), the functions of 0030 both times: `bun bench/write-triggers-0030.ts --fk --jobs 0`.
 
-import changesSql from '../sql/events/insert-with-changes.sql' with { type: 'text' }
 import type { Db } from '../src/db'
 import { startBenchServer } from './lib/app'
+import { insertWithChangesSql as changesSql } from './lib/one-statement-saving'
 import { benchProject, cpuMsRolledBack, definition, fillApproach, median, migration, workLock } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)

@@ -1,6 +1,6 @@
 // What each trigger costs a label update, in one PGlite process (issue 51, 3): the SQL of
 // `update` with `data: { label }` on a goal (sql/nodes/update.sql, then its change and event,
-// sql/events/insert-with-changes.sql, then the deferred triggers as at a commit: `set constraints
+// bench/lib/one-statement-saving.ts `insertWithChangesSql`, then the deferred triggers as at a commit: `set constraints
 // all immediate`), timed by this process's CPU time (PGlite runs in it, synchronously), each sample
 // in a transaction rolled back, with every trigger on and with each trigger disabled in turn
 // (`alter table … disable trigger`), taking turns round by round.
@@ -11,10 +11,10 @@
 // update sets the node's rev itself (no nodes_rev trigger; bench/write-update-sql.ts "before 0040"
 // compares the two).
 
-import changesSql from '../sql/events/insert-with-changes.sql' with { type: 'text' }
 import updateSql from '../sql/nodes/update.sql' with { type: 'text' }
 import type { Db } from '../src/db'
 import { startBenchServer } from './lib/app'
+import { insertWithChangesSql as changesSql } from './lib/one-statement-saving'
 import { benchProject, cpuMsRolledBack, median } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)

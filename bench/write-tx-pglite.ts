@@ -3,7 +3,7 @@
 // the eighth pass) and through src/db/pglite-prepared.ts's (BEGIN prepared and sent with the first
 // statement, COMMIT prepared), with the same statements inside: the node locked with its edit
 // intent (sql/nodes/lock-with-intent.sql), the update (sql/nodes/update.sql) and its change and
-// event (sql/events/insert-with-changes.sql), triggers and the commit's deferred triggers included.
+// event (bench/lib/one-statement-saving.ts `insertWithChangesSql`), triggers and the commit's deferred triggers included.
 // Two copies of one database (the app's schema, a project and a goal, made through the app), each
 // on its own PGlite, in this process; timed by this process's CPU time, the two ways taking turns
 // round by round; the ratio of the two in each round, and its median, is the figure to read.
@@ -11,13 +11,13 @@
 //   bun bench/write-tx-pglite.ts [--rounds 10] [--writes 1000]
 
 import { PGlite } from '@electric-sql/pglite'
-import changesSql from '../sql/events/insert-with-changes.sql' with { type: 'text' }
 import lockSql from '../sql/nodes/lock-with-intent.sql' with { type: 'text' }
 import updateSql from '../sql/nodes/update.sql' with { type: 'text' }
 import type { PgliteDb } from '../src/db/pglite'
 import { pgliteAssets } from '../src/db/pglite-assets'
 import { preparedRunner } from '../src/db/pglite-prepared'
 import { startBenchServer } from './lib/app'
+import { insertWithChangesSql as changesSql } from './lib/one-statement-saving'
 import { median, mutate } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)

@@ -16,8 +16,8 @@
 // On PostgreSQL every variant runs on one new database (as --same), timed by its backends' CPU.
 //
 // The variants: "as it is" (the node locked with its edit intent, sql/nodes/lock-with-intent.sql;
-// the update, sql/nodes/update.sql; its change and event, sql/events/insert-with-change.sql since
-// migration 0042, sql/events/insert-with-changes.sql before); the eleventh pass's (the change row's
+// the update, sql/nodes/update.sql; its change and event, bench/lib/one-statement-saving.ts `insertWithChangeSql` since
+// migration 0042, bench/lib/one-statement-saving.ts `insertWithChangesSql` before); the eleventh pass's (the change row's
 // parts: "before 0042", the change in a JSON array, the table's check, the change's id, the row
 // itself, its after, its author, its indexes, its WAL, its sequence; see `eleventh` below);
 // "no change row" (the event alone, sql/events/insert-many.sql: what ARBOR_BENCH_NO_HISTORY
@@ -41,8 +41,6 @@
 import { readFileSync } from 'node:fs'
 import { PGlite } from '@electric-sql/pglite'
 import eventsSql from '../sql/events/insert-many.sql' with { type: 'text' }
-import changeSql from '../sql/events/insert-with-change.sql' with { type: 'text' }
-import changesSql from '../sql/events/insert-with-changes.sql' with { type: 'text' }
 import lockManySql from '../sql/nodes/lock-many.sql' with { type: 'text' }
 import lockSql from '../sql/nodes/lock-with-intent.sql' with { type: 'text' }
 import updateSql from '../sql/nodes/update.sql' with { type: 'text' }
@@ -50,6 +48,7 @@ import type { PgliteDb } from '../src/db/pglite'
 import { pgliteAssets } from '../src/db/pglite-assets'
 import { preparedRunner } from '../src/db/pglite-prepared'
 import { startBenchServer } from './lib/app'
+import { insertWithChangeSql as changeSql, insertWithChangesSql as changesSql } from './lib/one-statement-saving'
 import { definition, median, migration, mutate } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)
@@ -103,7 +102,7 @@ const events = (after: Record<string, any>) =>
     },
   ])
 
-/** a label update's one change as sql/events/insert-with-change.sql takes it ($8..$16; src/history/record.ts oneChangeParams) */
+/** a label update's one change as bench/lib/one-statement-saving.ts `insertWithChangeSql` takes it ($8..$16; src/history/record.ts oneChangeParams) */
 const oneChange = (node: Record<string, any> | null, after: Record<string, any> | null) => [
   'update',
   'node',
@@ -320,7 +319,7 @@ const eleventh: Record<string, Variant> = {
   },
   // the one-change statement as b2742fc had it: the change's id and the events' seqs as the rows of a union
   'the one change as b2742fc sent it (a union of ids and seqs)': { write: plainWrite(OLD_ONE, oneChange) },
-  // what a write of several changes sends (sql/events/insert-with-changes.sql), with one
+  // what a write of several changes sends (bench/lib/one-statement-saving.ts `insertWithChangesSql`), with one
   'the change in a JSON array (insert-with-changes.sql)': { write: arrayWrite(arrayBody, (n, a) => labelChange(state(n), state(a))) },
   // the table's check on target_kind as before 0042, the statement as it is (less its cast)
   'the check of the table, as before 0042': {

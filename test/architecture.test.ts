@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
+import { insertWithChangesSql } from '../bench/lib/one-statement-saving'
 
 /**
  * The module rules of ARCHITECTURE.md, checked on every import in src/. A failure lists each
@@ -65,6 +66,89 @@ function violations(): string[] {
   }
   return out
 }
+
+const SQL = join(import.meta.dir, '..', 'sql')
+
+/**
+ * The tables each module owns: only its own SQL (sql/<module>/, or a folder it owns by
+ * SQL_OWNERS) inserts into, updates or deletes from them. A table written by SQL of sql/ must be
+ * named here. Reads of another module's table are not checked here (ARCHITECTURE.md lists them).
+ */
+const TABLE_OWNERS: Record<string, string[]> = {
+  accounts: ['users', 'api_keys'],
+  claims: ['claims'],
+  events: ['events'],
+  feedback: ['feedback'],
+  history: ['changes'],
+  http: ['idempotency_keys'],
+  iterations: ['iterations'],
+  nodes: ['nodes', 'node_counters', 'changelog'],
+  presence: ['presence'],
+  projects: ['projects', 'project_members'],
+  proposals: ['proposals'],
+  revisions: ['project_revisions'],
+  search: ['search_vectors', 'search_backfill', 'search_cursors', 'leases'],
+  share: ['share_tokens'],
+  view: ['view_commands', 'view_states'],
+  webhooks: ['webhooks', 'webhook_cursors', 'webhook_deliveries'],
+  workflow: ['workflow_spent_states', 'server_secrets'],
+}
+
+/**
+ * A module's SQL writing another's table, each with its reason (ARCHITECTURE.md, "Who may call
+ * whom"): `file → table`. Every entry must still be found (a stale one would hide a new write).
+ */
+const FOREIGN_WRITES_ALLOWED: Record<string, string> = {
+  // an import that never finished is taken away part by part, each part one short transaction
+  'projects/delete-import-part.sql → changes': 'an unfinished import removed',
+  'projects/delete-import-part.sql → events': 'an unfinished import removed',
+  'projects/delete-import-part.sql → nodes': 'an unfinished import removed',
+  // a project is made with its system iteration Later in its transaction
+  'projects/insert-system-iteration.sql → iterations': 'a project starts with Later',
+}
+
+/** The tables a statement inserts into, updates, deletes from, merges into or truncates (comments left out; `on conflict … do update` and `for update` are not writes of another table). */
+function tablesWritten(text: string): string[] {
+  const sql = text
+    .replace(/--.*$/gm, '')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .toLowerCase()
+  const found = new Set<string>()
+  const pattern = /\b(insert\s+into|delete\s+from|merge\s+into|truncate(?:\s+table)?|update)\s+(?:only\s+)?("?[a-z_][a-z0-9_.]*"?)/g
+  for (const m of sql.matchAll(pattern)) {
+    const before = sql.slice(Math.max(0, m.index - 12), m.index)
+    // `do update set` (an upsert of the same table), `for [no key] update` (a lock)
+    if (m[1] === 'update' && /\b(do|for|key)\s+$/.test(before)) continue
+    found.add(m[2]!.replace(/"/g, '').replace(/^public\./, ''))
+  }
+  return [...found]
+}
+
+/** Each write of a table by SQL of a module that does not own it, as `folder/file → table`; a table no module owns, likewise. */
+function foreignWrites(files: { path: string; text: string }[]): string[] {
+  const ownerOfTable = new Map(Object.entries(TABLE_OWNERS).flatMap(([mod, tables]) => tables.map((t) => [t, mod] as const)))
+  const moduleOfFolder = (folder: string) => Object.entries(SQL_OWNERS).find(([, folders]) => folders.includes(folder))?.[0] ?? folder
+  const out: string[] = []
+  for (const { path, text } of files) {
+    const mod = moduleOfFolder(path.split('/')[0]!)
+    for (const table of tablesWritten(text)) {
+      const owner = ownerOfTable.get(table)
+      if (owner === undefined) out.push(`${path} → ${table} (a table no module owns: name it in TABLE_OWNERS)`)
+      else if (owner !== mod) out.push(`${path} → ${table}`)
+    }
+  }
+  return out
+}
+
+/** Every SQL file of sql/ but the migrations (which create every table), as `folder/file`. */
+const sqlFiles = () =>
+  readdirSync(SQL)
+    .filter((dir) => dir !== 'migrations' && statSync(join(SQL, dir)).isDirectory())
+    .flatMap((dir) =>
+      readdirSync(join(SQL, dir))
+        .filter((f) => f.endsWith('.sql'))
+        .map((f) => ({ path: `${dir}/${f}`, text: readFileSync(join(SQL, dir, f), 'utf8') })),
+    )
 
 /** Each file of src/ (relative path) with the files of src/ it imports, type-only imports included. */
 function importGraph(): Map<string, string[]> {
@@ -283,5 +367,32 @@ describe('module boundaries (ARCHITECTURE.md)', () => {
   it('would catch a forbidden edge (the scan reads the imports it should)', () => {
     const seen = files(SRC).some((p) => /from '\.\.\/nodes\/service'/.test(readFileSync(p, 'utf8')))
     expect(seen).toBe(true) // the scan's regex matches this repository's import style
+  })
+
+  it("no module's SQL writes another module's table (the saving step: history's statement writes changes, the events' events)", () => {
+    const found = foreignWrites(sqlFiles())
+    expect(found.filter((w) => !(w in FOREIGN_WRITES_ALLOWED))).toEqual([])
+    // every allowed write is still there: a stale entry would hide a new one
+    expect(Object.keys(FOREIGN_WRITES_ALLOWED).filter((w) => !found.includes(w))).toEqual([])
+  })
+
+  it("would catch a module's SQL writing another's table (the scan reads the statements it should)", () => {
+    // the saving step's one statement before the fourteenth pass: the events' SQL inserting history's changes
+    expect(foreignWrites([{ path: 'events/insert-with-changes.sql', text: insertWithChangesSql }])).toEqual([
+      'events/insert-with-changes.sql → changes',
+    ])
+    expect(
+      foreignWrites([
+        { path: 'history/x.sql', text: 'update nodes set data = $2 where id = $1' },
+        { path: 'nodes/y.sql', text: 'with d as (delete from "events" where seq = $1 returning 1) select 1' },
+        { path: 'changelog/z.sql', text: 'insert into changelog (id) values ($1) on conflict (id) do update set id = excluded.id' },
+        { path: 'claims/w.sql', text: '-- update changes\nselect * from claims for update skip locked' },
+        { path: 'search/v.sql', text: 'insert into somewhere_new values (1)' },
+      ]),
+    ).toEqual([
+      'history/x.sql → nodes',
+      'nodes/y.sql → events',
+      'search/v.sql → somewhere_new (a table no module owns: name it in TABLE_OWNERS)',
+    ])
   })
 })

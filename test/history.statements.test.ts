@@ -1,24 +1,24 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { insertWithChanges } from '../src/events/queries'
+import { outboxOf, save } from '../src/events/outbox'
 import type { ChangeDraft } from '../src/history/model'
-import { insertChunk } from '../src/history/queries'
+import { insertChunk, insertOne } from '../src/history/queries'
 import { changeParams, oneChangeParams } from '../src/history/record'
 import type { Actor } from '../src/ports/actor'
 import { startApp } from './helpers'
 
-// history.md, 2: a write's changes are stored by one statement of three (bench/writes.md, the
-// eleventh pass): a write's only change, each field a parameter (sql/events/insert-with-change.sql),
-// more as one JSON array with the events (sql/events/insert-with-changes.sql) or alone
-// (sql/history/insert-many.sql). Whichever stores it, a change must read back the same; and each
-// of them keeps the rule the table's check held before migration 0042 (a target is a node or an
-// iteration), by its cast to the domain change_target_kind.
+// history.md, 2: a write's changes are stored by one statement of two (bench/writes.md, the
+// eleventh pass): a write's only change, each field a parameter (sql/history/insert-one.sql), more
+// as one JSON array (sql/history/insert-many.sql). Whichever stores it, a change must read back the
+// same; and each of them keeps the rule the table's check held before migration 0042 (a target is
+// a node or an iteration), by its cast to the domain change_target_kind. The saving step sends
+// them beside the events' statement, both before either answers (src/events/outbox.ts `save`):
+// a change refused refuses the write, and neither its events nor its changes stay.
 const app = await startApp()
 afterAll(() => app.close())
 
 const actor: Actor = { userId: 'usr_1', userName: 'Ann "the" tester', keyId: 'key_1', agent: 'bot/1.0', via: 'mcp' }
-const event = (id: string) => [{ type: 'node.updated', payload: { event: 'node.updated', node: { id } } }]
 
 const drafts: ChangeDraft[] = [
   {
@@ -76,12 +76,10 @@ describe('the statements that store changes', () => {
   it('a change stored alone in plain parameters reads back as the same change in a JSON array', async () => {
     const p = await app.project()
     for (const d of drafts) {
-      const one = await app.db.tx((tx) => insertWithChanges(tx, p, { one: true, params: oneChangeParams(actor, 'r-1', d) }, event(d.id)))
-      const many = await app.db.tx((tx) => insertWithChanges(tx, p, { one: false, params: changeParams(actor, 'r-1', [d]) }, event(d.id)))
-      const alone = await app.db.tx((tx) => insertChunk(tx, p, changeParams(actor, 'r-1', [d])))
-      expect(one.changeIds).toHaveLength(1)
-      expect(one.seqs).toHaveLength(1)
-      const [a] = await stored(p, one.changeIds[0]!)
+      const one = await app.db.tx((tx) => insertOne(tx, p, oneChangeParams(actor, 'r-1', d)))
+      const many = await app.db.tx((tx) => insertChunk(tx, p, changeParams(actor, 'r-1', [d])))
+      expect(many).toHaveLength(1)
+      const [a] = await stored(p, one)
       expect(a).toMatchObject({
         target_kind: d.kind,
         target_id: d.id,
@@ -93,8 +91,7 @@ describe('the statements that store changes', () => {
         no_proposal: !d.proposal,
         no_revert: !d.revertOf,
       })
-      expect(await stored(p, many.changeIds[0]!)).toEqual([a])
-      expect(await stored(p, alone[0]!)).toEqual([a])
+      expect(await stored(p, many[0]!)).toEqual([a])
     }
   })
 
@@ -102,12 +99,32 @@ describe('the statements that store changes', () => {
     const p = await app.project()
     const bad = { ...drafts[0]!, kind: 'project' } as unknown as ChangeDraft
     const tries = [
-      () => app.db.tx((tx) => insertWithChanges(tx, p, { one: true, params: oneChangeParams(actor, 'r-2', bad) }, event('x'))),
-      () => app.db.tx((tx) => insertWithChanges(tx, p, { one: false, params: changeParams(actor, 'r-2', [bad]) }, event('x'))),
+      () => app.db.tx((tx) => insertOne(tx, p, oneChangeParams(actor, 'r-2', bad))),
       () => app.db.tx((tx) => insertChunk(tx, p, changeParams(actor, 'r-2', [bad]))),
     ]
     for (const attempt of tries) await expect(attempt()).rejects.toThrow(/change_target_kind/)
     expect(await app.db.query('select 1 from changes where project_id = $1', [p])).toEqual([])
+  })
+
+  it('saving a write whose change is refused refuses it: its events, sent beside, are not kept either', async () => {
+    const p = await app.project()
+    const [seq] = await app.db.query<{ seq: number }>('select coalesce(max(seq), 0)::int as seq from events')
+    const event = { type: 'iteration.added' as const, iteration: { name: 'Bad', status: 'active' } }
+    const bad = { ...drafts[0]!, kind: 'project' } as unknown as ChangeDraft
+    // one change (insert-one.sql) and several (insert-many.sql), each with its events sent beside it
+    for (const changes of [[bad], [drafts[1]!, bad]])
+      await expect(app.db.tx((tx) => save({ ...app.deps, db: tx }, outboxOf(p, [event, event], changes)))).rejects.toThrow(
+        /change_target_kind/,
+      )
+    expect(await app.db.query('select 1 from changes where project_id = $1', [p])).toEqual([])
+    expect(await app.db.query('select 1 from events where project_id = $1 and seq > $2', [p, seq!.seq])).toEqual([])
+    // and the same outbox with good changes keeps both, the change ids in the order noted
+    const ids = await app.db.tx((tx) => save({ ...app.deps, db: tx }, outboxOf(p, [event], drafts.slice(0, 3))))
+    expect(ids).toHaveLength(3)
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids)
+    const kept = await app.db.query<{ target_id: string }>('select target_id from changes where project_id = $1 order by id', [p])
+    expect(kept.map((r) => r.target_id)).toEqual(['goal-1', 'job-2', 'job-3'])
+    expect(await app.db.query('select 1 from events where project_id = $1 and seq > $2', [p, seq!.seq])).toHaveLength(1)
   })
 
   it('every statement under sql/ that inserts changes casts the target kind to change_target_kind (migration 0042)', () => {
@@ -120,8 +137,6 @@ describe('the statements that store changes', () => {
         found.push(`${dir}/${file}`)
         expect(`${dir}/${file}: ${/::change_target_kind\b/.test(text)}`).toBe(`${dir}/${file}: true`)
       }
-    expect(found).toEqual(
-      expect.arrayContaining(['events/insert-with-change.sql', 'events/insert-with-changes.sql', 'history/insert-many.sql']),
-    )
+    expect(found).toEqual(expect.arrayContaining(['history/insert-one.sql', 'history/insert-many.sql']))
   })
 })

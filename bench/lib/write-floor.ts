@@ -2,8 +2,9 @@
 // SQL statements a write needs and nothing else, through src/db (the same drivers, the app's own
 // SQL files: reserve the node's id (sql/nodes/allocate-ids.sql), write the node
 // (sql/nodes/insert-many.sql or update.sql; an update first locks and reads the node,
-// sql/nodes/lock-many.sql) and its change and event (sql/events/insert-with-change.sql, or
-// insert-with-changes.sql for several), in one
+// sql/nodes/lock-many.sql) and its change and event (history's sql/history/insert-one.sql, or
+// insert-many.sql for several, and the events' sql/events/insert-many.sql, sent together as the
+// app's saving step sends them), in one
 // transaction. A delete does what any delete that keeps the contract must (api.md: the named node
 // kept in the changelog; history.md: a change with its `before` for every node removed;
 // agents-and-app.md 3: `_meta.unblocked`): whether the project had blocked work
@@ -16,8 +17,9 @@
 //
 //   DATA_DIR=… | DATABASE_URL=… PORT=… bun bench/lib/write-floor.ts   (prints "listening <url>")
 
-import changeSql from '../../sql/events/insert-with-change.sql' with { type: 'text' }
-import changesSql from '../../sql/events/insert-with-changes.sql' with { type: 'text' }
+import eventsSql from '../../sql/events/insert-many.sql' with { type: 'text' }
+import changesSql from '../../sql/history/insert-many.sql' with { type: 'text' }
+import changeSql from '../../sql/history/insert-one.sql' with { type: 'text' }
 import counterSql from '../../sql/nodes/allocate-ids.sql' with { type: 'text' }
 import deleteManySql from '../../sql/nodes/delete-many.sql' with { type: 'text' }
 import insertManySql from '../../sql/nodes/insert-many.sql' with { type: 'text' }
@@ -48,10 +50,13 @@ interface Body {
 
 const actor: Actor = { userId: 'floor', userName: 'floor', keyId: null, via: 'api' }
 const record = (tx: Db, projectId: string, changes: ChangeDraft[], events: unknown[]) =>
-  // one change in plain parameters, as the app sends a write's only change (since migration 0042)
-  changes.length === 1
-    ? tx.query(changeSql, [projectId, ...oneChangeParams(actor, 'floor', changes[0]!), JSON.stringify(events)])
-    : tx.query(changesSql, [projectId, ...changeParams(actor, 'floor', changes), JSON.stringify(events)])
+  Promise.all([
+    // one change in plain parameters, as the app sends a write's only change (since migration 0042)
+    changes.length === 1
+      ? tx.query(changeSql, [projectId, ...oneChangeParams(actor, 'floor', changes[0]!)])
+      : tx.query(changesSql, [projectId, ...changeParams(actor, 'floor', changes)]),
+    tx.query(eventsSql, [projectId, JSON.stringify(events)]),
+  ])
 
 async function write(b: Body) {
   return db.tx(async (tx) => {

@@ -2,12 +2,12 @@ import type { Db } from '../db'
 import type { Deps } from '../deps'
 import type { ChangeDraft } from '../history/model'
 import { type StaleField, staleWrite } from '../history/precondition'
-import { changeChunks, recordChanges, storeChanges } from '../history/record'
+import { recordChanges } from '../history/record'
 import { type Actor, eventActor } from '../ports/actor'
 import type { CommitHandOff } from '../ports/commits'
 import type { NodeData } from '../ports/node-data'
 import { bumpRevision, revisionAdvanced } from '../revisions/revision'
-import { insertMany, insertWithChanges } from './queries'
+import { insertMany } from './queries'
 import { eventsKey, WAKE_CHANNEL } from './waiters'
 
 /** A node as events carry it (the Node of src/nodes/model.ts; the nodes module writes events, so it is named here by shape). */
@@ -79,11 +79,13 @@ export const outboxOf = (projectId: string, events: DomainEvent[] = [], changes:
  * Save what a write noted in `outbox`, inside its transaction (`deps.db`): a stale ifRev refuses
  * it whole (`stale`), a dry run saves nothing; the outboxes it wrote beside its own first
  * (`beside`, each saved as one); the revision advanced when the write says so (`revised`); then
- * its events and changes in one statement (the changes alone when it has no event); the search
- * outbox (`emit`). The one way a write saves: the saving step of the sequence of POST /mutate
- * calls it (src/mutate/sequence.ts), and so do a read that renews its agent's claim
- * (src/work/service.ts `renewForReader`) and the writes Arbor makes by itself (the classify
- * loop). Returns the ids of its own changes, in order (kept in `changeIds` too, when it has them).
+ * its changes (history's statement, src/history/record.ts `recordChanges`) and its events (this
+ * module's, `emit`), each module writing its own table, both statements sent before either is
+ * awaited; the search outbox (`emit`). The one way a write saves: the saving step of the
+ * sequence of POST /mutate calls it (src/mutate/sequence.ts), and so do a read that renews its
+ * agent's claim (src/work/service.ts `renewForReader`) and the writes Arbor makes by itself (the
+ * classify loop). Returns the ids of its own changes, in order (kept in `changeIds` too, when it
+ * has them).
  */
 export async function save(deps: Pick<Deps, 'db' | 'now' | 'commits' | 'author' | 'config'>, outbox: Outbox): Promise<number[]> {
   if (outbox.stale?.length) throw await staleWrite(deps, outbox.projectId, outbox.stale)
@@ -101,11 +103,15 @@ async function saveOwn(deps: Pick<Deps, 'db' | 'now' | 'commits' | 'author' | 'c
   // without an event (updateIteration of gitTags or sortOrder): then no event's trigger advances
   // it at the commit (migration 0036); once either way
   if (outbox.revised || (events.length === 0 && changes.length > 0)) await bumpRevision(deps.db, projectId)
-  // without events the changes go alone; with them, in the events' statement (history.md, 7)
-  if (events.length === 0) return recordChanges(deps, projectId, changes)
-  const { first, rest } = changeChunks(deps, changes)
-  const carried = await emit(deps.db, projectId, events, deps.now(), deps.commits, deps.author?.actor, first)
-  return storeChanges(deps, projectId, rest, carried)
+  // the changes and the events, neither referring to the other: the two statements go out together
+  // (postgres.js pipelines what a transaction sends before its answers come back; PGlite runs
+  // them in turn), the changes first. A failure of either fails the write, whose transaction then
+  // rolls back both.
+  const [ids] = await Promise.all([
+    recordChanges(deps, projectId, changes),
+    emit(deps.db, projectId, events, deps.now(), deps.commits, deps.author?.actor),
+  ])
+  return ids
 }
 
 /** An event as the outbox stores it. */
@@ -115,11 +121,9 @@ export interface EventInsertRow {
 }
 
 /**
- * Write `events` to the outbox in `tx` (the statement of `save`). On PGlite they are also handed to the built-in search
- * through `commits` (src/search/commits.ts), which applies them at the commit without a read.
- * A write's changes (history.md, 2) ride in the same statement: `changes` is their statement's
- * parameters as the history module builds them (src/history/record.ts `changeChunks`). Returns
- * the ids of those changes, in order.
+ * Write `events` to the outbox in `tx` (the events' statement of `save`). On PGlite they are
+ * also handed to the built-in search through `commits` (src/search/commits.ts), which applies
+ * them at the commit without a read.
  */
 export async function emit(
   tx: Db,
@@ -129,9 +133,8 @@ export async function emit(
   commits: CommitHandOff,
   /** who made the write (history.md, 4); none: Arbor itself */
   by?: Actor,
-  changes?: { one: boolean; params: readonly unknown[] },
-): Promise<number[]> {
-  if (events.length === 0) return []
+): Promise<void> {
+  if (events.length === 0) return
   const timestamp = now.toISOString()
   const actor = eventActor(by)
   const rows = events.map((e): EventInsertRow => {
@@ -154,9 +157,7 @@ export async function emit(
     const revert = 'revert' in e && e.revert ? { revert: true } : {}
     return { type: e.type, payload: { event: e.type, project_id: projectId, timestamp, ...subject, actor, ...revert } }
   })
-  const { changeIds, seqs } = changes
-    ? await insertWithChanges(tx, projectId, changes, rows)
-    : { changeIds: [], seqs: await insertMany(tx, projectId, rows) }
+  const seqs = await insertMany(tx, projectId, rows)
   // the events' trigger advances the project's revision at the commit (migration 0013); this
   // process's cache hears of it then too
   await revisionAdvanced(tx, projectId)
@@ -168,5 +169,4 @@ export async function emit(
       projectId,
       rows.map((r, i) => ({ seq: seqs[i]!, payload: r.payload })),
     )
-  return changeIds
 }

@@ -1,6 +1,7 @@
 import getManySql from '../../sql/history/get-many.sql' with { type: 'text' }
 import hasChangesSql from '../../sql/history/has-changes.sql' with { type: 'text' }
 import insertManySql from '../../sql/history/insert-many.sql' with { type: 'text' }
+import insertOneSql from '../../sql/history/insert-one.sql' with { type: 'text' }
 import laterSql from '../../sql/history/later.sql' with { type: 'text' }
 import latestOfTargetsSql from '../../sql/history/latest-of-targets.sql' with { type: 'text' }
 import listSql from '../../sql/history/list.sql' with { type: 'text' }
@@ -20,6 +21,12 @@ export const INSERT_CHUNK = 1000
 export async function insertChunk(db: Db, projectId: string, params: readonly unknown[]): Promise<number[]> {
   const rows = await db.query<{ id: string | number }>(insertManySql, [projectId, ...params])
   return rows.map((r) => Number(r.id)).sort((a, b) => a - b)
+}
+
+/** Store a write's one change: `params` are sql/history/insert-one.sql's after the project id (src/history/record.ts `oneChangeParams`). Returns its id. */
+export async function insertOne(db: Db, projectId: string, params: readonly unknown[]): Promise<number> {
+  const rows = await db.query<{ id: string | number }>(insertOneSql, [projectId, ...params])
+  return Number(rows[0]!.id)
 }
 
 export interface Filters {

@@ -60,62 +60,45 @@ export const iterationChange = (
 ): ChangeDraft => change('iteration', action, { id: name, type: null }, before, after, iterationFields(before, after), revertOf)
 
 /**
- * Store the changes of a write that sends no event in its transaction (`deps.db`): every
- * committed write has them, a rolled-back one leaves none. Returns their ids, in order. (A write
- * with events has its changes ride in the events' statement: `changeChunks`, then `storeChanges`.)
+ * Store the changes of a write in its transaction (`deps.db`): every committed write has them, a
+ * rolled-back one leaves none (history.md, 2). The saving step (src/events/outbox.ts `save`)
+ * calls this beside the events' insert, both sent before either is awaited (on PostgreSQL, one
+ * round trip for both). A write's only change goes with each of its fields a parameter
+ * (sql/history/insert-one.sql: no JSON array to take apart, bench/writes.md's eleventh pass),
+ * more as JSON arrays of at most INSERT_CHUNK (sql/history/insert-many.sql), each statement sent
+ * without waiting for the one before. Returns their ids, in order, and adds them to the
+ * request's (`author.changeIds`, for its answer). None when history is off (bench/history.ts).
  */
 export async function recordChanges(
   deps: Pick<Deps, 'db' | 'author' | 'config'>,
   projectId: string,
   drafts: ChangeDraft[],
 ): Promise<number[]> {
-  if (drafts.length === 0) return []
   // recordHistory is off only in the benchmark that measures what recording costs (bench/history.ts)
-  if (!deps.config.recordHistory) return []
-  return storeChanges(deps, projectId, arrayChunks(deps, drafts))
+  if (drafts.length === 0 || !deps.config.recordHistory) return []
+  const author = authorOf(deps)
+  const marked = withProposal(author, drafts)
+  const ids =
+    marked.length === 1
+      ? [await q.insertOne(deps.db, projectId, oneChangeParams(author.actor, author.requestId, marked[0]!))]
+      : (
+          await Promise.all(
+            chunksOf(marked).map((chunk) => q.insertChunk(deps.db, projectId, changeParams(author.actor, author.requestId, chunk))),
+          )
+        ).flat()
+  deps.author?.changeIds?.push(...ids)
+  return ids
 }
 
 /** A proposal's changes name it and its author (live.md §5). */
 const withProposal = (author: Author, drafts: ChangeDraft[]): ChangeDraft[] =>
   author.proposal ? drafts.map((d) => ({ ...d, proposal: author.proposal })) : drafts
 
-/**
- * The changes of a write as the statements that store them take them: one parameter list per
- * statement (sql/history/insert-many.sql's, after the project id), at most INSERT_CHUNK changes
- * each, with the write's author. None when there is nothing to record or history is off
- * (bench/history.ts).
- */
-function arrayChunks(deps: Pick<Deps, 'author' | 'config'>, drafts: ChangeDraft[]): unknown[][] {
-  if (drafts.length === 0 || !deps.config.recordHistory) return []
-  const author = authorOf(deps)
-  const marked = withProposal(author, drafts)
-  const chunks: unknown[][] = []
-  for (let i = 0; i < marked.length; i += q.INSERT_CHUNK)
-    chunks.push(changeParams(author.actor, author.requestId, marked.slice(i, i + q.INSERT_CHUNK)))
+/** `drafts` in statements of at most INSERT_CHUNK (on PGlite a statement holds the server's thread while it runs). */
+function chunksOf(drafts: ChangeDraft[]): ChangeDraft[][] {
+  const chunks: ChangeDraft[][] = []
+  for (let i = 0; i < drafts.length; i += q.INSERT_CHUNK) chunks.push(drafts.slice(i, i + q.INSERT_CHUNK))
   return chunks
-}
-
-/** A write's changes as `changeChunks` hands them to its events' statement (`first`) and to `storeChanges` (`rest`). */
-export interface RidingChanges {
-  /** the parameters after the project id; `one`: a single change's (sql/events/insert-with-change.sql) */
-  first?: { one: boolean; params: unknown[] }
-  rest: unknown[][]
-}
-
-/**
- * The changes of a write with events (src/events/outbox.ts): the first statement's ride in the
- * events' one, the write's only change with each of its fields a parameter of its own
- * (`oneChangeParams`: no JSON array for the statement to take apart, bench/writes.md's eleventh
- * pass), more in sql/history/insert-many.sql's parameters (sql/events/insert-with-changes.sql);
- * the chunks past INSERT_CHUNK changes are left for `storeChanges`. None when history is off.
- */
-export function changeChunks(deps: Pick<Deps, 'author' | 'config'>, drafts: ChangeDraft[]): RidingChanges {
-  if (drafts.length === 1 && deps.config.recordHistory) {
-    const author = authorOf(deps)
-    return { first: { one: true, params: oneChangeParams(author.actor, author.requestId, withProposal(author, drafts)[0]!) }, rest: [] }
-  }
-  const [first, ...rest] = arrayChunks(deps, drafts)
-  return { first: first && { one: false, params: first }, rest }
 }
 
 /** The author's parameters, after the project id, of every statement storing changes. */
@@ -128,17 +111,13 @@ const authorParams = (actor: Actor, requestId: string) => [
   requestId,
 ]
 
-/**
- * The parameters, after the project id, of one statement storing `drafts` (in order) for one
- * request: sql/history/insert-many.sql binds them, and so does the events' statement that a
- * write's changes ride in (sql/events/insert-with-changes.sql).
- */
+/** The parameters, after the project id, of one statement storing `drafts` (in order) for one request (sql/history/insert-many.sql). */
 export const changeParams = (actor: Actor, requestId: string, drafts: ChangeDraft[]): unknown[] => [
   ...authorParams(actor, requestId),
   JSON.stringify(drafts),
 ]
 
-/** The same for one change (sql/events/insert-with-change.sql): each of its fields a parameter, JSON as text, none as null. */
+/** The same for one change (sql/history/insert-one.sql): each of its fields a parameter, JSON as text, none as null. */
 export const oneChangeParams = (actor: Actor, requestId: string, d: ChangeDraft): unknown[] => [
   ...authorParams(actor, requestId),
   d.action,
@@ -151,20 +130,3 @@ export const oneChangeParams = (actor: Actor, requestId: string, d: ChangeDraft)
   d.revertOf ?? null,
   d.proposal ? JSON.stringify(d.proposal) : null,
 ]
-
-/**
- * Store `chunks` (sql/history/insert-many.sql's parameters) in `deps.db`; `carried`: the ids of the changes that already
- * rode in the events' statement. All of the write's change ids, in order, go to its answer
- * (`author.changeIds`) and are returned.
- */
-export async function storeChanges(
-  deps: Pick<Deps, 'db' | 'author'>,
-  projectId: string,
-  chunks: unknown[][],
-  carried: number[] = [],
-): Promise<number[]> {
-  const ids = [...carried]
-  for (const chunk of chunks) ids.push(...(await q.insertChunk(deps.db, projectId, chunk)))
-  deps.author?.changeIds?.push(...ids)
-  return ids
-}

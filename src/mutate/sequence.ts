@@ -48,7 +48,7 @@ export async function runWrite<W extends Written, A extends Answer = NonNullable
   const after = held && (await afterWrite(deps, held))
   if (after?.released.length) outbox!.events.push(...after.released) // a write that marks work done writes nodes: it has a WriteCtx
   // saving, one step for every write: its ifRevs, what it wrote beside (a revert's iteration
-  // steps), then its events and changes in one statement, the revision, the search outbox (src/events/outbox.ts)
+  // steps), then its changes (src/history) and events, sent together, the revision, the search outbox (src/events/outbox.ts)
   if (outbox) await save(deps, outbox)
   // the answer (the handler's, or read from what was saved), with what it unblocked (`_meta.unblocked`)
   const result = await answer(written)
