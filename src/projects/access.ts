@@ -44,10 +44,25 @@ export function projectAccess(
   projectId: unknown,
   opts: { deny?: DenyStyle; unknown?: () => Error } = {},
 ): Access | Promise<Access> {
-  const deny = () => (opts.deny === 'not-yours' ? new RefusalError(403, 'Not your project') : projectAccessDenied())
-  if (typeof projectId !== 'string' || projectId === '') throw deny()
+  if (typeof projectId !== 'string' || projectId === '') throw denial(opts)
   // a key with a project list (live.md §6) works on those only: 403 key_scope before anything is read
   requireScopeProject(user.scope, projectId)
+  return listedProjectAccess(deps, user, projectId, opts)
+}
+
+/**
+ * The project's access once the key's project list has let `projectId` through: projectAccess
+ * without that first question, for the one caller that asks it itself, before the key's role
+ * (POST /mutate's edge, src/mutate/routes.ts `actionAccess`), so that a request asks it once.
+ */
+export function listedProjectAccess(
+  deps: Pick<Deps, 'db' | 'auth' | 'importing'>,
+  user: User,
+  projectId: string,
+  opts: { deny?: DenyStyle; unknown?: () => Error } = {},
+): Access | Promise<Access> {
+  const deny = () => denial(opts)
+  if (projectId === '') throw deny()
   // null (no such project) is cached too: creating one empties the cache
   const row = deps.auth.get('access', `${projectId}\n${user.id}`, async () => (await getAccess(deps.db, projectId, user.id)) ?? null)
   const check = (row: AccessRow | null): Access => {
@@ -65,6 +80,10 @@ export function projectAccess(
   }
   return row instanceof Promise ? row.then(check) : check(row)
 }
+
+/** A refusal of the project as the endpoint words it (`deny`). */
+const denial = (opts: { deny?: DenyStyle }) =>
+  opts.deny === 'not-yours' ? new RefusalError(403, 'Not your project') : projectAccessDenied()
 
 /** Calls that are not about one project need the key's own API access. */
 export function requireApiAccess(user: User): void {
