@@ -25,7 +25,8 @@ import { type Action, actions, authorOfRequest, runAction } from './service'
  * it (`actionAccess`: the key's project list, its role, the project's access, each asked once here;
  * the access handed down to the action; 403 before any 400 about the body), the one idempotent transaction running the action (its
  * body checked, its author, the sequence of every write: src/mutate/service.ts `runAction`), then,
- * after the commit, the loops woken, the near-duplicate advisory and the answer as shown.
+ * after the commit, the near-duplicate advisory and the answer as shown (the loops are woken by the
+ * transaction itself once it commits: src/mutate/sequence.ts `runWrite`).
  * Each step is a function of this file or a call into a file the write has not entered yet, and
  * nothing of the run comes back into this file.
  */
@@ -60,8 +61,6 @@ async function mutate(deps: Deps, user: User, body: unknown, headers: Record<str
   )
   if (outcome.replayed) set.headers['idempotent-replayed'] = 'true'
   set.status = outcome.status
-  deps.wake('events')
-  deps.wake('classify')
   const fresh = !outcome.replayed && outcome.status === 200
   // a run that answered has checked the body: it named this action
   const answer = fresh && found!.nearDuplicate ? await withNearDuplicate(deps, sent, outcome.body) : outcome.body
@@ -198,10 +197,7 @@ export const mutateRoutes = (deps: Deps) => {
         // the whole import is one request of the history (its changes share one requestId), made `via` the caller's X-Arbor-Via
         const input = checkInput('body', ImportBody, body)
         const author = await authorOfRequest(deps, user, headers, { action: 'import' })
-        const imported = await importOkf({ ...deps, author }, user, input)
-        deps.wake('events')
-        deps.wake('classify')
-        return imported
+        return importOkf({ ...deps, author }, user, input)
       },
       {
         response: {

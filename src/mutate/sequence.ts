@@ -14,12 +14,18 @@ export type Answer = Record<string, unknown>
  */
 export type Written = { ctx: WriteCtx; outbox?: undefined; answer?: Answer } | { ctx?: undefined; outbox?: Outbox; answer: Answer }
 
+/** What a committed write wakes: the webhook deliveries and search (`events`), the task classifier (`classify`). */
+function wakeLoops(deps: Pick<Deps, 'wake'>): void {
+  deps.wake('events')
+  deps.wake('classify')
+}
+
 /** The answer a handler built beside what it wrote. */
 const itsAnswer = (written: Written) => written.answer as Answer
 
 /**
  * The sequence of every write, inside its transaction, in the order it happens (steps 6 to 9 of
- * ARCHITECTURE.md's "How a write flows"): every action of POST /mutate's table (its body
+ * ARCHITECTURE.md's "How a write flows", and 10's wake-up, handed to the transaction to run after its commit): every action of POST /mutate's table (its body
  * already checked against its schema), and a batch run inside another write (a proposal
  * applied or previewed, a workflow's plan). `plan` is what the write means to the work state
  * (src/work `workPlan`; none for a write that asks it nothing: an add of a goal, a need or a
@@ -50,6 +56,10 @@ export async function runWrite<W extends Written, A extends Answer = NonNullable
   // saving, one step for every write: its ifRevs, what it wrote beside (a revert's iteration
   // steps), then its events and changes in one statement, the revision, the search outbox (src/events/outbox.ts)
   if (outbox) await save(deps, outbox)
+  // once it has committed (never on a rollback, nor for a dry run, which saves nothing): this
+  // process's loops woken (webhooks' first attempts, the classifier, search), whichever route or
+  // write ran this sequence (POST /mutate, POST /workflow's plan, POST /import-okf's chunks)
+  if (outbox && !outbox.dryRun) deps.db.afterCommit(() => wakeLoops(deps))
   // the answer (the handler's, or read from what was saved), with what it unblocked (`_meta.unblocked`)
   const result = await answer(written)
   if (after?.unblocked === undefined) return result
