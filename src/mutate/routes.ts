@@ -27,8 +27,9 @@ import { type Action, actions, authorOfRequest, runAction } from './service'
  * body checked, its author, the sequence of every write: src/mutate/service.ts `runAction`), then,
  * after the commit, the near-duplicate advisory and the answer as shown (the loops are woken by the
  * transaction itself once it commits: src/mutate/sequence.ts `runWrite`).
- * Each step is a function of this file or a call into a file the write has not entered yet, and
- * nothing of the run comes back into this file.
+ * Each step is a function of this file or a call into a file the write has not entered yet; the
+ * run is handed to the transaction as a one-line callback to src/mutate/service.ts `runAction`,
+ * the one call back into this file, and nothing else of the run comes back into it.
  */
 
 /** One POST /mutate, top to bottom. */

@@ -34,8 +34,8 @@ const itsAnswer = (written: Written) => written.answer as Answer
  * proposal; a workflow's plan), writes its rows (a node write: stored, src/nodes/write.ts) and
  * notes its events and changes, and saves nothing; `answer` reads the answer from what was saved
  * (a revert's change ids), when the handler has not built it beside what it wrote. Each step is
- * one call; the work state is the one file the write comes back to (before the handler and
- * after it), and only when it has a plan.
+ * one call; src/work is entered twice here (before the handler and after it), and only when the
+ * write has a plan, which the caller asked of it first (`workPlan`, from the body).
  */
 export async function runWrite<W extends Written, A extends Answer = NonNullable<W['answer']>>(
   deps: Deps,
@@ -50,7 +50,8 @@ export async function runWrite<W extends Written, A extends Answer = NonNullable
   // the handler: its rules, its rows written; its events and changes noted, not saved
   const written = await write()
   const outbox = written.ctx ?? written.outbox
-  // the work state after: the claims of work it marked done ended, recomputed, what it unblocked (src/work)
+  // the work state after: the claims of work it marked done ended, recomputed, what it unblocked (src/work).
+  // src/work a second time, on purpose: its lock had to come before the handler's first row, and this reads the rows it wrote
   const after = held && (await afterWrite(deps, held))
   if (after?.released.length) outbox!.events.push(...after.released) // a write that marks work done writes nodes: it has a WriteCtx
   // saving, one step for every write: its ifRevs, what it wrote beside (a revert's iteration
