@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { WakeTopic } from '../src/deps'
 import { startApp, type TestApp } from './helpers'
-import { planProject } from './workflow-fixtures'
+import { applyDraftedJob, planProject } from './workflow-fixtures'
 
 /**
  * The loops are woken by a write's transaction once it has committed (src/mutate/sequence.ts
@@ -56,18 +56,8 @@ describe('a committed write wakes the loops, from the transaction, whichever rou
 
   it("POST /workflow: a terminal advance's plan", async () => {
     const planned = await planProject(app)
-    const started = await app.call('POST', '/api/v1/workflow', { body: { projectId: planned, action: 'start', flow: 'add', input: 'CSV' } })
-    expect(started.status).toBe(200)
-    const draft = { id: 'draft-1', type: 'job', parentId: 'approach-1', data: { label: 'A manager exports the summary' } }
     const applied = await woken(async () => {
-      const res = await app.call('POST', '/api/v1/workflow', {
-        body: {
-          projectId: planned,
-          action: 'advance',
-          state: started.body.state,
-          response: { signal: 'draft_ready', message: 'Small enough.', draftNodes: [draft] },
-        },
-      })
+      const res = await applyDraftedJob(app, planned, 'A manager exports the summary')
       expect([res.status, res.body.done]).toEqual([200, true])
     })
     expect(applied.events).toBeGreaterThanOrEqual(1)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { type ServerProcess, startServer } from './process'
+import { projectWithBatches, type ServerProcess, startServer } from './process'
 import { startReceiver } from './receiver'
+import { applyDraftedJob } from './workflow-fixtures'
 
 /**
  * A committed write wakes the loops, whichever route made it: the write's transaction runs the
@@ -23,18 +24,16 @@ describe('a committed write wakes the delivery loop, from every route that write
     receiver.close()
   })
 
-  /** A project with a webhook on node.added that posts to `path`. */
-  async function hooked(id: string, path: string) {
-    const made = await server.call('POST', '/api/v1/mutate', { body: { action: 'addProject', project: { name: id, id } } })
-    expect(made.status).toBe(200)
-    const hook = await server.call('POST', '/api/v1/webhooks', { body: { projectId: id, url: receiver.url(path), events: ['node.added'] } })
-    expect(hook.status).toBe(201)
-    return id
+  /** A webhook on node.added of `projectId`, posting to `path`: it gets the events of writes after it. */
+  async function hook(projectId: string, path: string) {
+    const made = await server.call('POST', '/api/v1/webhooks', { body: { projectId, url: receiver.url(path), events: ['node.added'] } })
+    expect(made.status).toBe(201)
   }
   const labels = (path: string) => receiver.on(path).map((r) => r.json?.node?.data?.label as string)
 
   it('POST /mutate: an add is delivered', async () => {
-    const p = await hooked('wake-mutate', '/mutate')
+    const p = await projectWithBatches(server, 'wake-mutate')
+    await hook(p, '/mutate')
     const added = await server.call('POST', '/api/v1/mutate', {
       body: { action: 'add', projectId: p, node: { type: 'goal', data: { label: 'Woken by mutate' } } },
     })
@@ -43,34 +42,16 @@ describe('a committed write wakes the delivery loop, from every route that write
   }, 60_000)
 
   it("POST /workflow: a terminal advance's plan is delivered", async () => {
-    const p = await hooked('wake-workflow', '/workflow')
-    const planned = await server.call('POST', '/api/v1/mutate', {
-      body: {
-        action: 'batch',
-        projectId: p,
-        mutations: [
-          { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'Goal' } } },
-          { action: 'add', node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'Need' } } },
-          { action: 'add', node: { id: 'draft-a', type: 'approach', parentId: 'draft-n', data: { label: 'Approach' } } },
-        ],
-      },
-    })
-    expect(planned.status).toBe(200)
-    const approach = (planned.body.results as { node: { id: string; type: string } }[]).find((r) => r.node.type === 'approach')!.node.id
-    // the batch's own deliveries first, so that the plan's is the one awaited next
-    await server.until(async () => labels('/workflow').includes('Approach'), 30_000, 'the batch delivered')
-    const started = await server.call('POST', '/api/v1/workflow', { body: { projectId: p, action: 'start', flow: 'add', input: 'CSV' } })
-    expect(started.status).toBe(200)
-    const draft = { id: 'draft-1', type: 'job', parentId: approach, data: { label: 'Woken by workflow' } }
-    const applied = await server.call('POST', '/api/v1/workflow', {
-      body: {
-        projectId: p,
-        action: 'advance',
-        state: started.body.state,
-        response: { signal: 'draft_ready', message: 'Small enough.', draftNodes: [draft] },
-      },
-    })
+    // goal-1 › need-1 › approach-1, written before the webhook: only the plan's add is delivered
+    const p = await projectWithBatches(server, 'wake-workflow', [
+      { action: 'add', node: { id: 'draft-g', type: 'goal', data: { label: 'Goal' } } },
+      { action: 'add', node: { id: 'draft-n', type: 'need', parentId: 'draft-g', data: { label: 'Need' } } },
+      { action: 'add', node: { type: 'approach', parentId: 'draft-n', data: { label: 'Approach' } } },
+    ])
+    await hook(p, '/workflow')
+    const applied = await applyDraftedJob(server, p, 'Woken by workflow')
     expect([applied.status, applied.body.done]).toEqual([200, true])
     await server.until(async () => labels('/workflow').includes('Woken by workflow'), 30_000, "the plan's add delivered")
-  }, 90_000)
+    expect(labels('/workflow')).toEqual(['Woken by workflow'])
+  }, 60_000)
 })
