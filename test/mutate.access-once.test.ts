@@ -151,3 +151,73 @@ describe('POST /mutate asks the project access once', () => {
     expect(imported.asks).toBe(1)
   })
 })
+
+/**
+ * And the key's project list once: the edge (src/mutate/routes.ts `actionAccess`) asks who may make
+ * the action in one order, each question once: the key's project list (live.md §6), its role for
+ * the action (and a work key's claim), then the project's access. Each caller's answer, pinned:
+ * status, `error`, and the message's opening words. A refusal of the key reads nothing of the
+ * project (no access asked).
+ */
+describe("POST /mutate asks the key's project list once, before its role and the project's access", () => {
+  const addTo = (p: unknown) => ({ action: 'add', projectId: p, node: { type: 'goal', data: { label: 'Who may' } } })
+  const mint = async (key: string, scope: Record<string, unknown>) =>
+    (await app.call('POST', '/api/v1/keys', { key, body: { scope } })).body.apiKey as string
+  const answer = async (key: string, body: Record<string, unknown>) => {
+    asks = 0
+    const res = await app.call('POST', '/api/v1/mutate', { key, body })
+    return { status: res.status, error: res.body.error, message: String(res.body.message ?? '').slice(0, 60), asks }
+  }
+
+  it('answers each caller as the contract says', async () => {
+    const owner = await app.user({ tier: 'team' })
+    const p = await app.project(undefined, owner.key)
+    const q = await app.project(undefined, owner.key)
+    const member = await app.user({ tier: 'builder' })
+    expect((await app.call('POST', '/api/v1/members', { key: owner.key, body: { projectId: p, userId: member.id } })).status).toBe(201)
+    const stranger = await app.user({ tier: 'team' })
+    // a builder's project shared with a member: the owner is not on team
+    const builder = await app.user({ tier: 'builder' })
+    const b = await app.project(undefined, builder.key)
+    expect((await app.call('POST', '/api/v1/members', { key: builder.key, body: { projectId: b, userId: member.id } })).status).toBe(201)
+
+    const onOthers = {
+      status: 403,
+      error: 'key_scope',
+      message: `This key works on projects ${q} only, not on ${p}; its role`.slice(0, 60),
+      asks: 0,
+    }
+    // a key scoped to other projects: the list answers, whatever the key's role or claim
+    expect(await answer(await mint(owner.key, { role: 'write', projects: [q] }), addTo(p))).toEqual(onOthers)
+    expect(await answer(await mint(owner.key, { role: 'read', projects: [q] }), addTo(p))).toEqual(onOthers)
+    const work = await mint(owner.key, { role: 'work', projects: [q] })
+    expect(await answer(work, { action: 'update', projectId: p, nodeId: 'goal-x', claimToken: 'clm_x', data: { label: 'x' } })).toEqual(
+      onOthers,
+    )
+    // '' is a project outside the list too
+    expect(await answer(await mint(owner.key, { role: 'write', projects: [q] }), addTo(''))).toMatchObject({
+      status: 403,
+      error: 'key_scope',
+      asks: 0,
+    })
+    // a read-only key: its role answers, before the project's access (a stranger's too)
+    const readOnly = { status: 403, error: 'key_scope', message: 'This key has role read, which allows every read (GET), the s', asks: 0 }
+    expect(await answer(await mint(owner.key, { role: 'read' }), addTo(p))).toEqual(readOnly)
+    expect(await answer(await mint(stranger.key, { role: 'read' }), addTo(p))).toEqual(readOnly)
+    expect(await answer(await mint(owner.key, { role: 'read' }), { action: 'add' })).toEqual(readOnly)
+    // a stranger: the project's access, asked once
+    const denied = { status: 403, error: 'project_access_denied', message: 'API key does not have access to this project', asks: 1 }
+    expect(await answer(stranger.key, addTo(p))).toEqual(denied)
+    expect(await answer(await mint(stranger.key, { role: 'write', projects: [p] }), addTo(p))).toEqual(denied)
+    expect(await answer(stranger.key, addTo(''))).toEqual({ ...denied, asks: 0 })
+    // a member: let in on a team owner's project, refused with the tier's words on another's
+    expect(await answer(member.key, addTo(p))).toEqual({ status: 200, error: undefined, message: '', asks: 1 })
+    expect(await answer(await mint(member.key, { role: 'write', projects: [p] }), addTo(p))).toMatchObject({ status: 200, asks: 1 })
+    expect(await answer(member.key, addTo(b))).toEqual({
+      status: 403,
+      error: 'Shared-project API access requires the project owner to be on the Team tier',
+      message: 'Shared-project API access requires the project owner to be on the Team tier'.slice(0, 60),
+      asks: 1,
+    })
+  })
+})

@@ -43,3 +43,20 @@ export async function expectRetries(app: TestApp, projectId: string, state: stri
     })
   }
 }
+
+/**
+ * The `add` flow run to its end on a planProject-shaped project (its first approach is
+ * approach-1): started, then advanced with one drafted job labelled `label`, whose plan is applied.
+ * Returns the terminal advance's answer. Takes an in-process app or a server process.
+ */
+export async function applyDraftedJob(
+  on: { call: (method: string, path: string, opts?: { body?: unknown }) => Promise<{ status: number; body: any }> },
+  projectId: string,
+  label: string,
+) {
+  const started = await on.call('POST', '/api/v1/workflow', { body: { projectId, action: 'start', flow: 'add', input: 'CSV' } })
+  if (started.status !== 200) throw new Error(`start: ${started.status} ${JSON.stringify(started.body)}`)
+  const draft = { id: 'draft-1', type: 'job', parentId: 'approach-1', data: { label } }
+  const response = { signal: 'draft_ready', message: 'Small enough.', draftNodes: [draft] }
+  return on.call('POST', '/api/v1/workflow', { body: { projectId, action: 'advance', state: started.body.state, response } })
+}

@@ -92,7 +92,7 @@ async function takeTurns(): Promise<void> {
   lastTurn = performance.now()
 }
 
-function wrap(conn: Queryable, inTx: boolean, shared: Shared, queued: [string, string][] = []): PgliteDb {
+function wrap(conn: Queryable, inTx: boolean, shared: Shared, queued: [string, string][] = [], after: (() => void)[] = []): PgliteDb {
   const db: PgliteDb = {
     kind: 'pglite',
     get root() {
@@ -115,8 +115,10 @@ function wrap(conn: Queryable, inTx: boolean, shared: Shared, queued: [string, s
       if (inTx) return fn(db)
       // notifications sent in the transaction leave once it commits
       const sent: [string, string][] = []
-      const result = await shared.run.transaction(() => fn(wrap(shared.inTransaction, true, shared, sent)))
+      const committed: (() => void)[] = []
+      const result = await shared.run.transaction(() => fn(wrap(shared.inTransaction, true, shared, sent, committed)))
       for (const [channel, payload] of sent) deliver(shared, channel, payload)
+      for (const run of committed) run()
       return result
     },
     async ping() {
@@ -127,6 +129,10 @@ function wrap(conn: Queryable, inTx: boolean, shared: Shared, queued: [string, s
     async notify(channel, payload) {
       if (inTx) queued.push([channel, payload])
       else deliver(shared, channel, payload)
+    },
+    afterCommit(fn) {
+      if (inTx) after.push(fn)
+      else fn()
     },
     async listen(channel, listener) {
       let set = shared.channels.get(channel)

@@ -32,6 +32,13 @@ export interface Db {
    * replica's. Inside a transaction it leaves at the commit, and not at all on a rollback.
    */
   notify(channel: string, payload: string): Promise<void>
+  /**
+   * Run `fn` once the transaction this Db belongs to has committed, and not at all on a rollback
+   * (a transaction PostgreSQL runs again: once, after the run that committed); outside a
+   * transaction, at once. For what a write sets going in this process after it is durable (the
+   * loops woken: src/mutate/sequence.ts `runWrite`), not for a reply to wait on.
+   */
+  afterCommit(fn: () => void): void
   /** Follow `channel` until the returned function is called. */
   listen(channel: string, listener: Listener): Promise<() => Promise<void>>
   /**

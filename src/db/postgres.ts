@@ -15,6 +15,8 @@ interface TxState {
   heard: [channel: string, payload: string][]
   /** the writer's marker sent with them (Listeners.marker) */
   marker?: [channel: string, payload: string] | null
+  /** what runs once it has committed (afterCommit) */
+  after: (() => void)[]
 }
 
 function wrap(
@@ -49,7 +51,7 @@ function wrap(
       // Two writers locking the same rows in opposite orders: PostgreSQL aborts one with a
       // deadlock (or serialization) error. Nothing of it was committed, so run it again.
       for (let attempt = 1; ; attempt++) {
-        const sent: TxState = { notes: [], heard: [] }
+        const sent: TxState = { notes: [], heard: [], after: [] }
         try {
           let notified: Promise<unknown> | null = null
           const result = (await root.begin(async (t) => {
@@ -72,6 +74,7 @@ function wrap(
           })) as T
           await notified
           if (sent.heard.length > 0) await listeners.committed(sent.heard, sent.marker ?? null)
+          for (const fn of sent.after) fn()
           return result
         } catch (err) {
           listeners.forget(sent.marker)
@@ -109,6 +112,10 @@ function wrap(
         throw err
       }
       if (waited) await listeners.committed([[channel, payload]], marker)
+    },
+    afterCommit(fn) {
+      if (state) state.after.push(fn)
+      else fn()
     },
     waitHeard(channels, wait) {
       for (const c of channels) listeners.waited.add(c)

@@ -5,11 +5,9 @@ import { MAX_REVERT, type RevertBody, type RevertFilter } from '../history/model
 import { type ChangeRow, changesById, filtersOf, laterChanges, plannedChange, selectByFilter, targetOf } from '../history/service'
 import { LATER } from '../iterations/model'
 import { type NodesMove, revertIteration } from '../iterations/service'
-import { getNode, iterationsOf, loadNodes, openCtx, readUpdate, reloadIterations, type WriteCtx } from '../nodes/context'
 import type { Node, NodeData, NodeType } from '../nodes/model'
-import { checkUpdate } from '../nodes/rules'
 import { moveIterationNodes, type TreeRow, writeMeta } from '../nodes/service'
-import { bringBack, flush, removeRows, storeUpdate, subtrees } from '../nodes/write'
+import { flush, getNode, openUndo, reloadIterations, removeRows, restoreDeleted, setBack, subtrees, type WriteCtx } from '../nodes/undo'
 import type { AccessRow } from '../projects/service'
 import { checkRevertCost } from './cost-limit'
 
@@ -99,9 +97,9 @@ function stepsOf(selected: ChangeRow[]): { change: ChangeRow; moves: ChangeRow[]
  * write's sequence (src/mutate/sequence.ts), in this order: what it needs read first (the
  * changes selected, the nodes they name, read and locked at once, then the later changes of
  * their targets); then each step, newest first, its conflicts checked on what was read (`undo`)
- * before it writes. A node's step goes through src/nodes/ (fields set back as an update is, read,
- * checked, stored, each once: `setBack`; write.ts `bringBack` for a delete, `removeRows` for
- * adds); an iteration's through src/iterations/service.ts `revertIteration`, written at once (and
+ * before it writes. A node's step goes through src/nodes/undo.ts, the node operations of a revert
+ * (fields set back as an update is, read, checked, stored, each once: `setBack`; a delete's node
+ * brought back as stored, `restoreDeleted`; adds removed, `subtrees` then `removeRows`); an iteration's through src/iterations/service.ts `revertIteration`, written at once (and
  * the jobs and tasks it moves, src/nodes/service.ts `moveIterationNodes`) and noted in its own
  * outbox (`ctx.beside`), after the node changes of the steps before it (moved into `beside` as
  * they stand), which the sequence's saving step saves before the nodes' changes that follow:
@@ -119,10 +117,9 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
   checkRevertCost(deps, selected) // on PGlite, 413 before anything is locked or written (issue 50, item 3)
 
   const nodeTargets = [...new Set(selected.filter((c) => c.target_kind === 'node').map((c) => c.target_id))]
-  const ctx = await openCtx(deps, project.id)
-  // hold the nodes this revert takes back (read locked): a write to them waits for its commit, one
+  // the nodes this revert takes back, read and locked: a write to them waits for its commit, one
   // that came before is among the later changes read next
-  await loadNodes(ctx, nodeTargets)
+  const ctx = await openUndo(deps, project.id, nodeTargets)
   const picked = new Set(selected.map((c) => Number(c.id)))
   const oldest = Number(selected.at(-1)!.id)
   const later = new Map<string, Later[]>()
@@ -188,21 +185,15 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
       // a delete: bring the node back with its id, type, parent and data
       if (node) {
         conflict('changed_later', lastNewer)
-        await setBack(ctx, c, before, Object.keys(before.data).concat('parentId'))
+        await setFieldsBack(ctx, c, before, Object.keys(before.data).concat('parentId'))
         return { stood: true }
       }
       if (before.parentId && !(await getNode(ctx, before.parentId))) {
         conflict('gone', lastNewer, 'parentId')
         return { stood: true }
       }
-      const data = { ...before.data }
-      if (typeof data.iteration === 'string' && !(await iterationsOf(ctx)).has(data.iteration)) {
-        ctx.tips.push(`${c.target_id}'s iteration ${data.iteration} no longer exists; it is in ${LATER}.`)
-        data.iteration = LATER
-      }
-      const type = c.target_type as NodeType
-      const back: Node = { id: c.target_id, type, parentId: before.parentId, data: data as NodeData }
-      bringBack(ctx, back, null, true)
+      const back: Node = { id: c.target_id, type: c.target_type as NodeType, parentId: before.parentId, data: before.data as NodeData }
+      await restoreDeleted(ctx, back)
     } else {
       if (!node) {
         conflict('gone', lastNewer)
@@ -210,7 +201,7 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
       }
       for (const l of newer) for (const f of c.fields.filter((f) => l.fields.includes(f))) conflict('changed_later', l.id, f)
       if (!write) return { stood: false }
-      await setBack(ctx, c, before, c.fields)
+      await setFieldsBack(ctx, c, before, c.fields)
     }
     return { stood: false }
   }
@@ -340,15 +331,13 @@ async function removeAll(ctx: WriteCtx, run: ChangeRow[], conflicts: Conflict[])
 }
 
 /**
- * Set `fields` of the change's node back to `before` (parentId included) as an update is, in its
- * three steps and their order, each once: read (src/nodes/context.ts `readUpdate`: the node as it
- * stands, the edit intents on those fields, its parent, references and iterations), checked (a job
- * or a task set back into an iteration renamed or deleted since is refused with the way out, then
- * src/nodes/rules.ts `checkUpdate`: the update's rules, then the intents), stored
- * (src/nodes/write.ts `storeUpdate`). Its conflicts with later changes (history.md, 3) were said
- * before it, by `revert`, on the changes and nodes read at its start.
+ * Set `fields` of the change's node back to `before` (parentId included) as an update is
+ * (src/nodes/undo.ts `setBack`: read, checked, stored, each once); a job or a task it would set
+ * back into an iteration renamed or deleted since is refused here, with the way out. Its
+ * conflicts with later changes (history.md, 3) were said before it, by `revert`, on the changes
+ * and nodes read at its start.
  */
-async function setBack(ctx: WriteCtx, c: ChangeRow, before: NodeState, fields: string[]) {
+async function setFieldsBack(ctx: WriteCtx, c: ChangeRow, before: NodeState, fields: string[]) {
   const data: Record<string, unknown> = {}
   for (const f of fields) if (f !== 'parentId') data[f] = before.data[f] ?? null
   const input = {
@@ -357,12 +346,9 @@ async function setBack(ctx: WriteCtx, c: ChangeRow, before: NodeState, fields: s
     ...(fields.includes('parentId') ? { parentId: before.parentId } : {}),
   }
   if (!input.data && !('parentId' in input)) return
-  const read = await readUpdate(ctx, input)
-  const into = data.iteration
-  if (typeof into === 'string' && read.around.iterations?.has(into) === false)
+  const { missingIteration: into } = await setBack(ctx, input)
+  if (into !== undefined)
     throw invalid(`Iteration ${into} not found: change ${c.id} would set ${c.target_id} back into it`, {
       _tip: `Take back the change that renamed or deleted iteration ${into} in the same revert (it has the requestId of change ${c.id} in GET /api/v1/history), or leave change ${c.id} out.`,
     })
-  const checked = await checkUpdate(ctx, input, read)
-  await storeUpdate(ctx, checked)
 }

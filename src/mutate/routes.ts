@@ -12,7 +12,7 @@ import { runIdempotent } from '../http/idempotency'
 import { isJsonType, notReadAsJson } from '../http/json-body'
 import { MetaBody, ValidationBody } from '../http/schemas'
 import type { Node } from '../nodes/model'
-import { requireProject } from '../projects/access'
+import { type Access, listedProjectAccess } from '../projects/access'
 import { possibleDuplicate } from '../search/service'
 import { withKeyTip, withProjectTip } from './hints'
 import { ImportBody, importOkf } from './import-okf'
@@ -21,13 +21,15 @@ import { type Action, actions, authorOfRequest, runAction } from './service'
 
 /**
  * The edge of every write (POST /mutate), in the order it runs (ARCHITECTURE.md, "How a write
- * flows", steps 1 to 3 and 10): the row of the action the body names (`actionNamed`), what the key
- * may (`requireActionScope`), the project's access, asked once here and handed down to the action
- * (403 before any 400 about the body), the one idempotent transaction running the action (its
+ * flows", steps 1 to 3 and 10): the row of the action the body names (`actionNamed`), who may make
+ * it (`actionAccess`: the key's project list, its role, the project's access, each asked once here;
+ * the access handed down to the action; 403 before any 400 about the body), the one idempotent transaction running the action (its
  * body checked, its author, the sequence of every write: src/mutate/service.ts `runAction`), then,
- * after the commit, the loops woken, the near-duplicate advisory and the answer as shown.
- * Each step is a function of this file or a call into a file the write has not entered yet, and
- * nothing of the run comes back into this file.
+ * after the commit, the near-duplicate advisory and the answer as shown (the loops are woken by the
+ * transaction itself once it commits: src/mutate/sequence.ts `runWrite`).
+ * Each step is a function of this file or a call into a file the write has not entered yet; the
+ * run is handed to the transaction as a one-line callback to src/mutate/service.ts `runAction`,
+ * the one call back into this file, and nothing else of the run comes back into it.
  */
 
 /** One POST /mutate, top to bottom. */
@@ -40,11 +42,9 @@ async function mutate(deps: Deps, user: User, body: unknown, headers: Record<str
   const sent = fieldsOf(body)
   const found = actionNamed(sent.action)
   const { idempotencyKey, ...request } = sent
-  // what the key may (live.md §6), before a first run or a replay
-  await requireActionScope(deps, user, sent)
-  // 403 before 400 (docs/validation.md): the project the body names, before the body is checked; asked once, for a
-  // first run and a replay alike (the caller may have lost the project since), and handed down to the action
-  const access = typeof sent.projectId === 'string' ? await requireProject(deps, user, sent.projectId) : undefined
+  // who may make it: the key's project list, its role, the project's access, each asked once; 403 before 400
+  // (docs/validation.md), for a first run and a replay alike (the caller may have lost the project since)
+  const access = await actionAccess(deps, user, sent)
   const key = found?.notIdempotent
     ? undefined
     : (headers['idempotency-key'] ?? (typeof idempotencyKey === 'string' ? idempotencyKey : undefined))
@@ -62,8 +62,6 @@ async function mutate(deps: Deps, user: User, body: unknown, headers: Record<str
   )
   if (outcome.replayed) set.headers['idempotent-replayed'] = 'true'
   set.status = outcome.status
-  deps.wake('events')
-  deps.wake('classify')
   const fresh = !outcome.replayed && outcome.status === 200
   // a run that answered has checked the body: it named this action
   const answer = fresh && found!.nearDuplicate ? await withNearDuplicate(deps, sent, outcome.body) : outcome.body
@@ -78,15 +76,35 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 const fieldsOf = (body: unknown): Record<string, unknown> => (isObject(body) ? body : {})
 
 /**
- * What the caller's key may do with this action (live.md §6), before it runs or is replayed: the
- * action's need (ACTION_NEEDS in src/accounts/roles.ts; an action without a row needs `write`),
- * the key's project list, and for a `work` key's `update` a live claim on the node that this key
+ * Who may make the action the body names, asked once by the edge, before a first run or a replay,
+ * and handed down to the action (undefined when the body names no project string: addProject's,
+ * or one its schema refuses 403 once checked). Three questions, each asked once, in the order that
+ * decides which 403 a caller outside more than one of them hears:
+ * 1. the key's project list (live.md §6): a key scoped to other projects hears that it works on
+ *    those (403 key_scope), whatever its role, and before anything of the project is read;
+ * 2. the key's role for the action, and a work key's claim (`requireActionRole`: 403 key_scope);
+ * 3. the project's access (src/projects/access.ts, the rest of `requireProject`'s check: 403
+ *    project_access_denied, or the tier's words; a stranger's and a member's answer).
+ * Every other project-scoped route asks its key's role first (src/app.ts) and then
+ * `requireProject`, whose first question is the list; here the list comes first, so the edge
+ * asks it itself and then only the rest of that check (`listedProjectAccess`).
+ */
+async function actionAccess(deps: Deps, user: User, sent: Record<string, unknown>): Promise<Access | undefined> {
+  const projectId = typeof sent.projectId === 'string' ? sent.projectId : undefined
+  if (projectId !== undefined) requireScopeProject(user.scope, projectId)
+  await requireActionRole(deps, user, sent)
+  return projectId === undefined ? undefined : await listedProjectAccess(deps, user, projectId)
+}
+
+/**
+ * What the caller's key may do with this action (live.md §6), its project list already asked
+ * (`actionAccess`): the action's need (ACTION_NEEDS in src/accounts/roles.ts; an action without
+ * a row needs `write`), and for a `work` key's `update` a live claim on the node that this key
  * took, sent as `claimToken`. Throws 403 key_scope.
  */
-export async function requireActionScope(deps: Pick<Deps, 'db' | 'now'>, user: User, request: Record<string, unknown>): Promise<void> {
+async function requireActionRole(deps: Pick<Deps, 'db' | 'now'>, user: User, request: Record<string, unknown>): Promise<void> {
   const scope = user.scope
   if (unrestricted(scope)) return
-  if (typeof request.projectId === 'string') requireScopeProject(scope, request.projectId)
   // the action as sent (checked later, in the run): a name of Object.prototype is no action
   const named = typeof request.action === 'string' && Object.hasOwn(ACTION_NEEDS, request.action) ? request.action : undefined
   const need = (named === undefined ? undefined : ACTION_NEEDS[named]) ?? 'write'
@@ -180,10 +198,7 @@ export const mutateRoutes = (deps: Deps) => {
         // the whole import is one request of the history (its changes share one requestId), made `via` the caller's X-Arbor-Via
         const input = checkInput('body', ImportBody, body)
         const author = await authorOfRequest(deps, user, headers, { action: 'import' })
-        const imported = await importOkf({ ...deps, author }, user, input)
-        deps.wake('events')
-        deps.wake('classify')
-        return imported
+        return importOkf({ ...deps, author }, user, input)
       },
       {
         response: {

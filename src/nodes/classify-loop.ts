@@ -47,7 +47,9 @@ export async function tick(deps: Deps, now: Date): Promise<number> {
       return rows.length
     })
     done += n
-    if (n > 0) deps.wake('events') // the node.updated events are committed: deliver them now
+    // the node.updated events are committed: deliver them now. A write of Arbor's own, outside the sequence of the
+    // API's writes (src/mutate/sequence.ts `runWrite`, whose commit wakes the classifier too): this loop is the classifier
+    if (n > 0) deps.wake('events')
     if (n < BATCH) return done
   }
 }

@@ -2,7 +2,7 @@ import type { Loop } from '../loop'
 import { createDeliveryRunner, deliverDue } from './delivery'
 
 /**
- * Webhook deliveries. First attempts run on the `events` wake-up that POST /mutate sends after
+ * Webhook deliveries. First attempts run on the `events` wake-up that every write sends after
  * its commit; retries (and first attempts a crash interrupted) are claimed here every
  * SCHEDULER_INTERVAL_MS.
  */

@@ -26,14 +26,9 @@ export const workflowRoutes = (deps: Deps) => {
     .post(
       '/workflow',
       async ({ user, body, headers }) => {
-        // a terminal advance applies its plan as the workflow (history.md, 1)
+        // a terminal advance applies its plan as the workflow (history.md, 1); its commit wakes the loops (src/mutate/sequence.ts `runWrite`)
         const author = requestAuthor(user, headers, { via: 'workflow' })
-        const result = await postWorkflow({ ...deps, author }, codec, user, body)
-        if (result.done && (result as { changeset: unknown[] }).changeset.length) {
-          deps.wake('events')
-          deps.wake('classify')
-        }
-        return result
+        return postWorkflow({ ...deps, author }, codec, user, body)
       },
       {
         detail: {
