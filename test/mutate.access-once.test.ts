@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import type { ActionName } from '../src/mutate/model'
+import type { ActionName } from '../src/ports/actions'
 import { startApp, type TestApp } from './helpers'
 import { planProject } from './workflow-fixtures'
 

@@ -1,3 +1,4 @@
+import type { ActionName } from '../ports/actions'
 import type { Need } from './scope'
 
 /**
@@ -101,8 +102,9 @@ export const ROUTE_NEEDS: Readonly<Record<string, RouteNeed>> = {
  * What each /mutate action needs; a batch needs `write` whatever its entries. Of the proposal
  * actions (live.md §5), propose and withdrawProposal are the propose role's (a withdrawal by
  * anyone but the author is 403 not_author), applying and rejecting need a key that may write.
+ * Keyed by the action names of src/ports/actions.ts: a misspelt or missing row fails `tsc`.
  */
-export const ACTION_NEEDS: Readonly<Record<string, Need>> = {
+export const ACTION_NEEDS: Readonly<Record<ActionName, Need>> = {
   add: 'write',
   update: 'claimed',
   delete: 'write',

@@ -7,17 +7,20 @@
  */
 import { Kind, OptionalKind, type TSchema, Type } from '@sinclair/typebox'
 import { ACTION_BODIES } from '../mutate/model'
+import { ACTION_NAMES, type ActionName } from '../ports/actions'
 
 const COMMON = new Set(['action', 'projectId', 'idempotencyKey'])
 
 /** Actions with a tool of their own (claim_work, release_work): left out of mutate, so each thing has one way and no second description. */
-export const OWN_TOOL_ACTIONS = new Set(['claim', 'releaseClaim'])
+export const OWN_TOOL_ACTIONS: ReadonlySet<ActionName> = new Set<ActionName>(['claim', 'releaseClaim'])
 /**
  * Actions the tool does not describe (live.md §5: agents propose, people decide): applying and
  * rejecting a proposal are a person's, in the app or through the API; the route still takes them.
  */
-export const PEOPLE_ACTIONS = new Set(['applyProposal', 'rejectProposal'])
-const MUTATE_ACTIONS = Object.entries(ACTION_BODIES).filter(([name]) => !OWN_TOOL_ACTIONS.has(name) && !PEOPLE_ACTIONS.has(name))
+export const PEOPLE_ACTIONS: ReadonlySet<ActionName> = new Set<ActionName>(['applyProposal', 'rejectProposal'])
+const MUTATE_ACTIONS = ACTION_NAMES.filter((name) => !OWN_TOOL_ACTIONS.has(name) && !PEOPLE_ACTIONS.has(name)).map(
+  (name) => [name, ACTION_BODIES[name]] as const,
+)
 
 const optional = (s: TSchema) => (s[OptionalKind] === 'Optional' ? '?' : '')
 

@@ -17,6 +17,7 @@ import {
 } from '../iterations/model'
 import { AddBody, ClassifyBody, DeleteBody, nodeFor, RestoreBody, UpdateBody } from '../nodes/input'
 import { NodeOut } from '../nodes/model'
+import type { ActionName } from '../ports/actions'
 import { AddProjectBody, RenameProjectBody } from '../projects/model'
 import { MAX_NOTE, MAX_PROPOSAL_MUTATIONS, MAX_REASON, MAX_TITLE, ProposalOut } from '../proposals/model'
 import { ClaimBody, ReleaseClaimBody, RenewClaimBody } from '../work/model'
@@ -145,7 +146,11 @@ export type RejectProposalBody = Static<typeof RejectProposalBody>
 export const WithdrawProposalBody = action('withdrawProposal', OfProposal, 'Yours.')
 export type WithdrawProposalBody = Static<typeof WithdrawProposalBody>
 
-/** Every action's body by name: what the mutate route and the MCP tool validate against. */
+/**
+ * Every action's body by name: what the mutate route and the MCP tool validate against. Keyed by
+ * the action names of src/ports/actions.ts and written in their order (a misspelt or missing row
+ * fails `tsc`).
+ */
 export const ACTION_BODIES = {
   add: AddBody,
   update: UpdateBody,
@@ -167,8 +172,7 @@ export const ACTION_BODIES = {
   applyProposal: ApplyProposalBody,
   rejectProposal: RejectProposalBody,
   withdrawProposal: WithdrawProposalBody,
-} as const
-export type ActionName = keyof typeof ACTION_BODIES
+} as const satisfies Record<ActionName, TSchema>
 
 /** The body of POST /mutate: one of the twenty actions, chosen by `action`. */
 export const MutateBody = Type.Union(Object.values(ACTION_BODIES), {

@@ -12,11 +12,12 @@ import { runIdempotent } from '../http/idempotency'
 import { isJsonType, notReadAsJson } from '../http/json-body'
 import { MetaBody, ValidationBody } from '../http/schemas'
 import type { Node } from '../nodes/model'
+import { isActionName } from '../ports/actions'
 import { type Access, listedProjectAccess } from '../projects/access'
 import { possibleDuplicate } from '../search/service'
 import { withKeyTip, withProjectTip } from './hints'
 import { ImportBody, importOkf } from './import-okf'
-import { type ActionName, MutateBody, MutateResult } from './model'
+import { MutateBody, MutateResult } from './model'
 import { type Action, actions, authorOfRequest, runAction } from './service'
 
 /**
@@ -69,8 +70,7 @@ async function mutate(deps: Deps, user: User, body: unknown, headers: Record<str
 }
 
 /** The row of the action a client names, or undefined (a name of Object.prototype, or no string, is no action). */
-const actionNamed = (name: unknown): Action | undefined =>
-  typeof name === 'string' && Object.hasOwn(actions, name) ? actions[name as ActionName] : undefined
+const actionNamed = (name: unknown): Action | undefined => (isActionName(name) ? actions[name] : undefined)
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
 /** The fields of a body as sent (none when it is no JSON object): what the edge reads before the run checks them. */
 const fieldsOf = (body: unknown): Record<string, unknown> => (isObject(body) ? body : {})
@@ -98,16 +98,15 @@ async function actionAccess(deps: Deps, user: User, sent: Record<string, unknown
 
 /**
  * What the caller's key may do with this action (live.md §6), its project list already asked
- * (`actionAccess`): the action's need (ACTION_NEEDS in src/accounts/roles.ts; an action without
- * a row needs `write`), and for a `work` key's `update` a live claim on the node that this key
+ * (`actionAccess`): the action's need (ACTION_NEEDS in src/accounts/roles.ts; a name that is no
+ * action needs `write`), and for a `work` key's `update` a live claim on the node that this key
  * took, sent as `claimToken`. Throws 403 key_scope.
  */
 async function requireActionRole(deps: Pick<Deps, 'db' | 'now'>, user: User, request: Record<string, unknown>): Promise<void> {
   const scope = user.scope
   if (unrestricted(scope)) return
   // the action as sent (checked later, in the run): a name of Object.prototype is no action
-  const named = typeof request.action === 'string' && Object.hasOwn(ACTION_NEEDS, request.action) ? request.action : undefined
-  const need = (named === undefined ? undefined : ACTION_NEEDS[named]) ?? 'write'
+  const need = isActionName(request.action) ? ACTION_NEEDS[request.action] : 'write'
   requireNeed(scope, need, `The action ${String(request.action)}`)
   if (need !== 'claimed' || scope!.role === 'write') return
   const { projectId, nodeId, claimToken } = request

@@ -6,6 +6,7 @@ import { agentName, requestAuthor } from '../history/author'
 import { checkInput, IdempotencyKey, parseAction, ruled } from '../http/action-schema'
 import { addIterationAction, reorderIterationsAction } from '../iterations/service'
 import { add, classify, remove, restore, update } from '../nodes/service'
+import { ACTION_NAMES, type ActionName } from '../ports/actions'
 import type { Author } from '../ports/actor'
 import type { Access } from '../projects/access'
 import { type AccessRow, addProject, renameProject } from '../projects/service'
@@ -14,7 +15,7 @@ import { batch } from './batch'
 import { checkBatchCost } from './cost-limit'
 import { closestName } from './hints'
 import { deleteIteration, updateIteration } from './iterations'
-import { type ActionName, ACTION_BODIES as bodies } from './model'
+import { ACTION_BODIES as bodies } from './model'
 import { applyProposal, propose, rejectProposal, withdrawProposal } from './proposals'
 import { revert, revertAnswer } from './revert'
 import { type Answer, runWrite, type Written } from './sequence'
@@ -27,7 +28,8 @@ import { type Answer, runWrite, type Written } from './sequence'
 
 /**
  * An action: the schema of its body (ACTION_BODIES, src/mutate/model.ts), the run of its handler,
- * and what POST /mutate does around that run for this action (each false or absent by default).
+ * what POST /mutate does around that run for this action, and where the docs list it (each false
+ * or absent by default).
  */
 export interface Action {
   schema: TSchema
@@ -56,6 +58,12 @@ export interface Action {
    * search's near-duplicate advisory (src/mutate/routes.ts `withNearDuplicate`).
    */
   nearDuplicate?: true
+  /**
+   * Left out of docs/reference/mutate.md's list of actions, which the answer to an unknown action
+   * repeats: `claim`, an agent's action of docs/agents.md, named in that answer's tip instead;
+   * `later`, described by the guide alone (revert, live.md §5's proposal actions).
+   */
+  unlisted?: 'claim' | 'later'
 }
 
 /** What a body says of its author before it is checked: an agent it names, the claim tokens it carries. */
@@ -133,7 +141,9 @@ const action = <S extends TSchema>(
  * Every write of the API goes through POST /mutate and one of these actions: the name a body
  * sends → its schema (ACTION_BODIES, src/mutate/model.ts), its work plan, its handler and its
  * answer (`row`'s arguments, in the order the run uses them). A client's name is
- * looked up with `Object.hasOwn` (`actionNamed`, src/mutate/routes.ts), so `constructor` or `__proto__` finds nothing.
+ * looked up only when it is one of ACTION_NAMES (src/ports/actions.ts `isActionName`; `actionNamed`,
+ * src/mutate/routes.ts), so `constructor` or `__proto__` finds nothing. Keyed by ActionName: a
+ * missing or misspelt row fails `tsc`.
  */
 export const actions: { readonly [A in ActionName]: Action } = {
   add: { ...nodeWrite(bodies.add, workPlan.add, add), nearDuplicate: true },
@@ -149,24 +159,22 @@ export const actions: { readonly [A in ActionName]: Action } = {
   // names no project yet: the edge asked no access, its handler takes the caller
   addProject: { ...row(bodies.addProject, workPlan.none, addProject), notIdempotent: true },
   renameProject: action(bodies.renameProject, renameProject),
-  claim: { ...action(bodies.claim, claim), author: byClaimAgent, secretAnswer: true },
-  renewClaim: { ...action(bodies.renewClaim, renewClaim), secretAnswer: true },
-  releaseClaim: action(bodies.releaseClaim, releaseClaim),
-  revert: { ...nodeWrite(bodies.revert, workPlan.revert, revert, revertAnswer), changeIdsAreResult: true },
-  propose: { ...action(bodies.propose, propose), costLimited: 'proposal' },
-  applyProposal: action(bodies.applyProposal, applyProposal),
-  rejectProposal: action(bodies.rejectProposal, rejectProposal),
-  withdrawProposal: action(bodies.withdrawProposal, withdrawProposal),
+  // the actions of docs/agents.md
+  claim: { ...action(bodies.claim, claim), author: byClaimAgent, secretAnswer: true, unlisted: 'claim' },
+  renewClaim: { ...action(bodies.renewClaim, renewClaim), secretAnswer: true, unlisted: 'claim' },
+  releaseClaim: { ...action(bodies.releaseClaim, releaseClaim), unlisted: 'claim' },
+  revert: { ...nodeWrite(bodies.revert, workPlan.revert, revert, revertAnswer), changeIdsAreResult: true, unlisted: 'later' },
+  // the proposal actions of live.md §5
+  propose: { ...action(bodies.propose, propose), costLimited: 'proposal', unlisted: 'later' },
+  applyProposal: { ...action(bodies.applyProposal, applyProposal), unlisted: 'later' },
+  rejectProposal: { ...action(bodies.rejectProposal, rejectProposal), unlisted: 'later' },
+  withdrawProposal: { ...action(bodies.withdrawProposal, withdrawProposal), unlisted: 'later' },
 }
 
-/** The actions of docs/agents.md (claims), beside docs/reference/mutate.md's. */
-const CLAIM_ACTIONS = new Set(['claim', 'renewClaim', 'releaseClaim'])
-/** The proposal actions of live.md §5. */
-const PROPOSAL_ACTIONS = ['propose', 'applyProposal', 'rejectProposal', 'withdrawProposal']
-/** Actions beside docs/reference/mutate.md's, left out of its list of actions (the guide describes them). */
-const LATER_ACTIONS = new Set([...CLAIM_ACTIONS, 'revert', ...PROPOSAL_ACTIONS])
+/** docs/reference/mutate.md's actions, and the claim actions the tip names beside them, in ACTION_NAMES's order. */
+const LISTED_ACTIONS = ACTION_NAMES.filter((name) => !actions[name].unlisted)
+const CLAIM_ACTIONS = ACTION_NAMES.filter((name) => actions[name].unlisted === 'claim')
 
-const ACTION_NAMES = Object.keys(actions)
 function didYouMean(name: string): string {
   const close = closestName(name, ACTION_NAMES)
   return close ? `Did you mean \`${close}\`? ` : ''
@@ -185,8 +193,8 @@ const Envelope = Type.Object(
           ? 'action: Expected string'
           : // the message lists docs/reference/mutate.md's actions as it always has; the claim actions (docs/agents.md) are named in the tip
             {
-              message: `action must be one of: ${ACTION_NAMES.filter((a) => !LATER_ACTIONS.has(a)).join(', ')}`,
-              tip: `${didYouMean(name)}Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${[...CLAIM_ACTIONS].join(', ')}.`,
+              message: `action must be one of: ${LISTED_ACTIONS.join(', ')}`,
+              tip: `${didYouMean(name)}Send {action, projectId, ...}; the guide lists the body of every action. Agents also have ${CLAIM_ACTIONS.join(', ')}.`,
             },
     ),
     idempotencyKey: IdempotencyKey,
