@@ -224,7 +224,7 @@ describe('/openapi.json types every write and every answer', () => {
   it('keeps the action schemas importable without any service (the MCP server reuses them)', async () => {
     const source = await Bun.file(new URL('../src/mutate/model.ts', import.meta.url)).text()
     const imports = [...source.matchAll(/^import [^']*? from '([^']+)'/gm)].map((m) => m[1])
-    // the schemas of each resource's own model file, and the engine of their messages: no service, no query
+    // the schemas of each resource's own model file, the engine of their messages and the action names: no service, no query
     expect(imports).toEqual([
       '@sinclair/typebox',
       '../history/model',
@@ -232,6 +232,7 @@ describe('/openapi.json types every write and every answer', () => {
       '../iterations/model',
       '../nodes/input',
       '../nodes/model',
+      '../ports/actions',
       '../projects/model',
       '../proposals/model',
       '../work/model',
