@@ -89,3 +89,15 @@ export async function withoutFlushWait<T>(db: Db, fn: (tx: Db) => Promise<T>): P
     return fn(tx)
   })
 }
+
+/**
+ * Mark this point of the transaction `tx` as `name` (a savepoint), for a dry run: the function
+ * returned takes back every row written and every lock taken since that point, and the
+ * transaction goes on. Two marks open at once need two names.
+ */
+export async function savepoint(tx: Db, name: `arbor_${string}`): Promise<() => Promise<void>> {
+  await tx.query(`savepoint ${name}`)
+  return async () => {
+    await tx.query(`rollback to savepoint ${name}`)
+  }
+}

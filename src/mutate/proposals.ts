@@ -1,4 +1,5 @@
 import type { User } from '../accounts/model'
+import { savepoint } from '../db/port'
 import type { Deps } from '../deps'
 import { ErrorListError, forbidden, RefusalError } from '../errors'
 import type { State } from '../history/model'
@@ -44,7 +45,7 @@ async function dryRun(deps: Deps, project: AccessRow, mutations: Entry[], baseRe
   // nothing of the dry run may count as this request's changes
   const quiet: Deps = { ...deps, author: deps.author ? { ...deps.author, changeIds: undefined } : undefined }
   let ctx: WriteCtx | undefined
-  await deps.db.query('savepoint arbor_proposal_preview')
+  const takeBack = await savepoint(deps.db, 'arbor_proposal_preview')
   try {
     // the batch through the write's sequence with a batch's work plan, as a dry run, nothing
     // saved: the work lock before any node row (as applyProposal), claim tokens checked; all of
@@ -79,7 +80,7 @@ async function dryRun(deps: Deps, project: AccessRow, mutations: Entry[], baseRe
       }
     return { changes, baseRevs: revs, stale }
   } finally {
-    await deps.db.query('rollback to savepoint arbor_proposal_preview')
+    await takeBack()
   }
 }
 

@@ -1,3 +1,4 @@
+import { savepoint } from '../db/port'
 import type { Deps } from '../deps'
 import { invalid, notFound, RefusalError } from '../errors'
 import { type Outbox, outboxOf } from '../events/outbox'
@@ -131,7 +132,8 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
   }
 
   const dryRun = body.dryRun === true
-  if (dryRun) await deps.db.query('savepoint arbor_revert_dry_run')
+  // a dry run writes as the real call would, then takes all of it back to this point
+  const takeBack = dryRun ? await savepoint(deps.db, 'arbor_revert_dry_run') : undefined
   ctx.dryRun = dryRun
   const conflicts: Conflict[] = []
   const removals: ChangeRow[] = []
@@ -230,9 +232,9 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
   conflicts.sort((x, y) => Number(y.changeId) - Number(x.changeId))
   const tip =
     'A revert changed later fields, or the target is gone, or it has children added later: nothing was written. Send force:true to take the changes back anyway (reverted values win; later children are deleted), or leave the conflicting changes out.'
-  if (dryRun) {
+  if (takeBack) {
     const planned = [...ctx.beside.flatMap((step) => step.outbox.changes), ...ctx.changes].map(plannedChange)
-    await deps.db.query('rollback to savepoint arbor_revert_dry_run')
+    await takeBack()
     return {
       answer: {
         success: true,
