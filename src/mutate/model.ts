@@ -22,7 +22,8 @@ import { AddProjectBody, RenameProjectBody } from '../projects/model'
 import { MAX_NOTE, MAX_PROPOSAL_MUTATIONS, MAX_REASON, MAX_TITLE, ProposalOut } from '../proposals/model'
 import { ClaimBody, ReleaseClaimBody, RenewClaimBody } from '../work/model'
 
-const BATCH_ACTIONS = ['add', 'update', 'delete', 'addIteration'] as const
+/** the actions a batch's entry may name (a misspelt one fails tsc) */
+const BATCH_ACTIONS = ['add', 'update', 'delete', 'addIteration'] as const satisfies readonly ActionName[]
 export const MAX_BATCH = 1000
 const ENTRY_PROJECT = "entries carry no projectId of their own (the batch's projectId applies)"
 const entry = <A extends string, P extends Record<string, TSchema>>(name: A, properties: P) =>
