@@ -12,11 +12,10 @@ import { Socket } from 'node:net'
 import postgres from 'postgres'
 import insertOneSql from '../sql/history/insert-one.sql' with { type: 'text' }
 import { insertMany as insertEvents } from '../src/events/queries'
-import type { ChangeDraft } from '../src/history/model'
 import { insertChunk, insertOne } from '../src/history/queries'
 import { changeParams, oneChangeParams } from '../src/history/record'
-import type { Actor } from '../src/ports/actor'
 import { startBenchServer } from './lib/app'
+import { oneUpdate } from './lib/one-update'
 import { threadNs } from './lib/proc-cpu'
 
 let socketWrites = 0
@@ -38,29 +37,8 @@ const url = process.env.BENCH_DATABASE_URL
 if (!url) throw new Error('BENCH_DATABASE_URL')
 const server = await startBenchServer(url)
 try {
-  const res = await fetch(`${server.url}/api/v1/mutate`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${server.ownerKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ action: 'addProject', project: { name: 'Bench', id: 'bench' } }),
-  })
-  if (res.status !== 200) throw new Error(`addProject: ${res.status}`)
   const db = server.deps.db
-  const actor: Actor = { userId: null, userName: 'bench', keyId: null, via: 'api' }
-  const state = (label: string) => ({ parentId: null, data: { label } })
-  const draft: ChangeDraft = {
-    action: 'update',
-    kind: 'node',
-    id: 'goal-1',
-    type: 'goal',
-    before: state('a'),
-    after: state('b'),
-    fields: ['label'],
-  }
-  const node = { id: 'goal-1', type: 'goal', ...state('b') }
-  const event = {
-    type: 'node.updated',
-    payload: { event: 'node.updated', project_id: 'bench', timestamp: new Date().toISOString(), node, actor },
-  }
+  const { actor, draft, event } = await oneUpdate(server)
   // a bare postgres.js client on the bench's database (no wrapper)
   const dbUrl = server.deps.config.databaseUrl
   const raw = dbUrl ? postgres(dbUrl, { max: 1, onnotice: () => {}, fetch_types: false }) : null
