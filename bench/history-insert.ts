@@ -10,41 +10,19 @@
  * it); PostgreSQL (BENCH_DATABASE_URL): wall clock, and the mean of this process's CPU beside it. Medians and means in ms.
  */
 import { insertMany as insertEvents } from '../src/events/queries'
-import type { ChangeDraft } from '../src/history/model'
 import { insertChunk, insertOne } from '../src/history/queries'
 import { changeParams, oneChangeParams } from '../src/history/record'
-import type { Actor } from '../src/ports/actor'
 import { startBenchServer } from './lib/app'
 import { insertWithChangeSql, insertWithChangesSql } from './lib/one-statement-saving'
+import { oneUpdate } from './lib/one-update'
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3000)
 
 async function run(label: string, postgresUrl?: string) {
   const server = await startBenchServer(postgresUrl)
   try {
-    const res = await fetch(`${server.url}/api/v1/mutate`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${server.ownerKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ action: 'addProject', project: { name: 'Bench', id: 'bench' } }),
-    })
-    if (res.status !== 200) throw new Error(`addProject: ${res.status}`)
     const db = server.deps.db
-    const actor: Actor = { userId: null, userName: 'bench', keyId: null, via: 'api' }
-    const state = (label: string) => ({ parentId: null, data: { label } })
-    const draft: ChangeDraft = {
-      action: 'update',
-      kind: 'node',
-      id: 'goal-1',
-      type: 'goal',
-      before: state('a'),
-      after: state('b'),
-      fields: ['label'],
-    }
-    const node = { id: 'goal-1', type: 'goal', ...state('b') }
-    const event = {
-      type: 'node.updated',
-      payload: { event: 'node.updated', project_id: 'bench', timestamp: new Date().toISOString(), node, actor },
-    }
+    const { actor, draft, event } = await oneUpdate(server)
     const cpu = () => {
       const u = process.cpuUsage()
       return (u.user + u.system) / 1000
