@@ -8,7 +8,6 @@
  * of the event loop for an answer). "raw": the same through a bare postgres.js client of one
  * connection, without our wrapper. WAYS=0,4: only those ways (their order in `ways`). bench/writes.md, "Fourteenth pass: the second statement".
  */
-import { Socket } from 'node:net'
 import postgres from 'postgres'
 import insertOneSql from '../sql/history/insert-one.sql' with { type: 'text' }
 import { insertMany as insertEvents } from '../src/events/queries'
@@ -17,21 +16,9 @@ import { changeParams, oneChangeParams } from '../src/history/record'
 import { startBenchServer } from './lib/app'
 import { oneUpdate } from './lib/one-update'
 import { threadNs } from './lib/proc-cpu'
+import { countSockets } from './lib/sockets'
 
-let socketWrites = 0
-let socketReads = 0
-{
-  const write = Socket.prototype.write
-  Socket.prototype.write = function (this: Socket, ...a: Parameters<typeof write>) {
-    socketWrites++
-    return write.apply(this, a)
-  } as typeof write
-  const emit = Socket.prototype.emit
-  Socket.prototype.emit = function (this: Socket, ev: string, ...a: unknown[]) {
-    if (ev === 'data') socketReads++
-    return emit.call(this, ev, ...a)
-  } as typeof emit
-}
+const sockets = countSockets()
 const ROUNDS = Number(process.env.ROUNDS ?? 2000)
 const url = process.env.BENCH_DATABASE_URL
 if (!url) throw new Error('BENCH_DATABASE_URL')
@@ -88,7 +75,7 @@ try {
   for (let i = 0; i < blocks + 2; i++)
     for (const name of i % 2 ? [...names].reverse() : names) {
       const ps = await pids()
-      const [w, r] = [socketWrites, socketReads]
+      const [w, r] = [sockets.writes, sockets.reads]
       const b0 = backendNs(ps)
       const c = cpu()
       for (let j = 0; j < BLOCK; j++) await ways[name]!()
@@ -97,8 +84,8 @@ try {
       if (i < 2) continue
       own[name]!.push(ownMs)
       back[name]!.push(backMs)
-      ios[name]![0] += (socketWrites - w) / BLOCK / blocks
-      ios[name]![1] += (socketReads - r) / BLOCK / blocks
+      ios[name]![0] += (sockets.writes - w) / BLOCK / blocks
+      ios[name]![1] += (sockets.reads - r) / BLOCK / blocks
     }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   const [{ n }] = await db.query<{ n: number }>(

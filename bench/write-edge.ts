@@ -17,9 +17,9 @@
  *   N=2000 ROUNDS=5 KINDS=edge,goal bun bench/write-edge.ts
  *   LOOPS=0 bun bench/write-edge.ts            (the loops not started: the writes without their background)
  */
-import { Socket } from 'node:net'
 import { startScheduler } from '../src/scheduler'
 import { startBenchServer } from './lib/app'
+import { countSockets } from './lib/sockets'
 
 const N = Number(process.env.N ?? 1000)
 const ROUNDS = Number(process.env.ROUNDS ?? 5)
@@ -32,12 +32,7 @@ while (!/listening (\S+)/.test(said)) said += new TextDecoder().decode((await re
 const embeddings = /listening (\S+)/.exec(said)![1]!
 
 // postgres.js's writes to PostgreSQL's sockets (each a system call), the loops' included
-let socketWrites = 0
-const write = Socket.prototype.write
-Socket.prototype.write = function (this: Socket, ...a: Parameters<typeof write>) {
-  socketWrites++
-  return write.apply(this, a)
-} as typeof write
+const sockets = countSockets()
 
 const s = await startBenchServer(process.env.BENCH_DATABASE_URL, { EMBEDDINGS_URL: embeddings, EMBEDDINGS_MODEL: 'stub' })
 // as src/main.ts once it listens: the replicas' lease (on PostgreSQL the auth cache answers from memory only under it) and the loops
@@ -76,10 +71,10 @@ try {
   }
   const run = async (kind: string, n: number) => {
     const t0 = process.cpuUsage()
-    const w0 = socketWrites
+    const w0 = sockets.writes
     for (let i = 0; i < n; i++) await requests[kind]!()
     const used = process.cpuUsage(t0)
-    writes[kind]!.push((socketWrites - w0) / n)
+    writes[kind]!.push((sockets.writes - w0) / n)
     return (used.user + used.system) / n
   }
   const writes: Record<string, number[]> = Object.fromEntries(KINDS.map((kind) => [kind, []]))
