@@ -29,7 +29,9 @@ const itsAnswer = (written: Written) => written.answer as Answer
  * already checked against its schema), and a batch run inside another write (a proposal
  * applied or previewed, a workflow's plan). `plan` is what the write means to the work state
  * (src/work `workPlan`; none for a write that asks it nothing: an add of a goal, a need or a
- * task, an update of a label, a write of other rows); `write`, the handler, checks
+ * task, an update of a label, a write of other rows); `write`, the handler (a one-line callback
+ * of the caller: POST /mutate's is ./service.ts `row`'s, so the walk goes back into that file once
+ * here, on its way to the handler), checks
  * its rules in the project whose access its caller asked (the edge, src/mutate/routes.ts; a
  * proposal; a workflow's plan), writes its rows (a node write: stored, src/nodes/write.ts) and
  * notes its events and changes, and saves nothing; `answer` reads the answer from what was saved

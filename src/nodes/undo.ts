@@ -10,8 +10,11 @@ import { bringBack, flush, removeRows, storeUpdate, subtrees } from './write'
  * What a revert (src/mutate/revert.ts, history.md 3) does to nodes, as the operations it names:
  * each one the steps of a node write in their order (read: ./context.ts, checked: ./rules.ts,
  * stored: ./write.ts), so that the revert reads as its own plan (read what it takes back, say its
- * conflicts, take back each change) without going back and forth between those files. Nothing
- * here knows of changes or conflicts: those are the revert's.
+ * conflicts, take back each change) and imports one file of nodes. The plain reads and stores
+ * it makes between them (`getNode`, `flush`, `subtrees`, `removeRows`, `reloadIterations`) are
+ * named here too but live in ./context.ts and ./write.ts, so a revert still enters those files
+ * between its operations (ARCHITECTURE.md, the walk). Nothing here knows of changes or
+ * conflicts: those are the revert's.
  */
 
 /**
@@ -25,7 +28,7 @@ export async function openUndo(deps: Deps, projectId: string, nodeIds: string[])
   return ctx
 }
 
-/** A node as this write has it now (read and locked, or as an earlier step left it); null when it is gone. */
+/** A node as this write has it now (read and locked, or as an earlier step left it); null when it is gone (./context.ts). */
 export { getNode, type WriteCtx }
 
 /**
@@ -60,14 +63,13 @@ export async function restoreDeleted(ctx: WriteCtx, node: Node): Promise<void> {
 }
 
 /**
- * Adds taken back: the subtrees under their nodes read as the database now holds them (the
+ * Named here, written in ./write.ts and ./context.ts (a call to one of them goes to that file):
+ * adds taken back, the subtrees under their nodes read as the database now holds them (the
  * write's queued adds stored first: ./write.ts `subtrees`), then, once the revert has said its
- * conflicts on them, removed in one statement (./write.ts `removeRows`).
- */
-/**
- * Around a step that another module writes in this transaction (a revert's iteration step,
- * src/iterations/service.ts): before it, the write's queued adds stored (./write.ts `flush`, also
- * the revert's last step); after it, the iterations read again when next needed (./context.ts
+ * conflicts on them, removed in one statement (./write.ts `removeRows`); around a step that
+ * another module writes in this transaction (a revert's iteration step,
+ * src/iterations/service.ts), before it the write's queued adds stored (./write.ts `flush`, also
+ * the revert's last step), after it the iterations read again when next needed (./context.ts
  * `reloadIterations`).
  */
 export { flush, reloadIterations, removeRows, subtrees }
