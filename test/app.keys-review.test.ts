@@ -225,6 +225,14 @@ describe.skipIf(!haveChromium)('the app by keyboard alone: Review, Proposals, Hi
       const groups = await page.$$eval('#review .review-groups > li strong', (s) => s.map((x) => x.textContent))
       expect(groups).toEqual(['bulk-bot (owner): 2 changes', 'claude-code (owner): 1 change', 'owner: 1 change'])
       await shot(page, 'review-open')
+      // Tab on and on: every stop is a control a person sees (on a phone Review covers the page,
+      // and nothing under it may take the focus), until the page's end
+      for (let i = 0; i < 12; i++) {
+        await page.keyboard.press('Tab')
+        const f = await focusOf(page)
+        if (f.tag === 'body') break
+        await seen(page, `Tab ${i + 1} from Review's first Revert… (${f.tag}#${f.id} “${f.name}”)`)
+      }
 
       // to claude-code's change; its dry run; Escape puts it down
       const claude = '#review .review-groups > li:nth-child(2)'
@@ -394,22 +402,35 @@ describe.skipIf(!haveChromium)('the app by keyboard alone: Review, Proposals, Hi
       await focusOn(page, '#f-label', 'Space opened the details')
       const newest = '#panel section.history li:first-child'
       await page.waitForSelector(`${newest} .history-revert`, { timeout: 30_000 })
-      expect(await tabTo(page, `${newest} .history-revert`)).toMatchObject({
+      // the agent's change, by its id: a later change comes before it in the list
+      const claude = `#panel section.history li[data-change="${await attr(page, newest, 'data-change')}"]`
+      expect(await tabTo(page, `${claude} .history-revert`)).toMatchObject({
         role: 'button',
         name: 'Revert this change (label: Grow revenue → Grow revenue 20%)',
       })
       await page.keyboard.press('Enter')
-      expect(await focusOn(page, `${newest} .history-confirm`, 'the dry run shown')).toMatchObject({ name: 'Revert' })
-      expect(await text(page, `${newest} .review-plan`)).toContain('Reverting this would make 1 change.')
+      expect(await focusOn(page, `${claude} .history-confirm`, 'the dry run shown')).toMatchObject({ name: 'Revert' })
+      expect(await text(page, `${claude} .review-plan`)).toContain('Reverting this would make 1 change.')
       // who, then what, as words of one line (a space between them)
-      expect(await shown(page, `${newest} .who`)).toBe('claude-code (owner)')
-      expect(await shown(page, newest)).toStartWith('just now claude-code (owner) label: Grow revenue → Grow revenue 20%')
+      expect(await shown(page, `${claude} .who`)).toBe('claude-code (owner)')
+      expect(await shown(page, claude)).toStartWith('just now claude-code (owner) label: Grow revenue → Grow revenue 20%')
       await shot(page, 'history-dry-run')
+      // someone else's write draws the details again: the focus stays on the confirmation
+      await write(
+        { action: 'update', projectId: P, nodeId: 'goal-1', data: { description: 'Set by the planner' } },
+        { 'x-agent-id': 'planner' },
+      )
+      await page.waitForFunction(() => (globalThis as any).document.querySelector('#f-description')?.value === 'Set by the planner', null, {
+        timeout: 30_000,
+      })
+      await focusOn(page, `${claude} .history-confirm`, 'the details drawn again by a live change')
       await page.keyboard.press('Escape')
-      await focusOn(page, `${newest} .history-revert`, 'Escape put the dry run down')
+      await focusOn(page, `${claude} .history-revert`, 'Escape put the dry run down')
       expect(await page.isVisible('#panel')).toBe(true) // the details stay open (on a phone too)
       await page.keyboard.press('Enter')
-      await focusOn(page, `${newest} .history-confirm`, 'the dry run shown again')
+      await focusOn(page, `${claude} .history-confirm`, 'the dry run shown again')
+      // the planner's write is marked for a few seconds: over before the revert, whose own mark is looked for
+      await page.waitForFunction(() => !(globalThis as any).document.querySelector('#tree .chip.elsewhere'), null, { timeout: 30_000 })
       const unroute = await answerAfterTheStream(page, 'goal-1', 'Grow revenue')
       await page.keyboard.press('Enter')
       await waitText(page, '#tree [data-id="goal-1"] .label', 'Grow revenue', 'the tree shows the goal as it was')

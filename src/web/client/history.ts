@@ -1,6 +1,6 @@
 import { api, describe, mutate, q } from './api.ts'
 import type { Ui } from './ctx.ts'
-import { ago, closeButton, conflictList, el, revertButton } from './dom.ts'
+import { ago, closeButton, conflictList, el, keepingFocus, revertButton } from './dom.ts'
 
 /**
  * The History section of the details panel (history.md, 5): the node's changes from
@@ -115,36 +115,39 @@ function plan(ui: Ui, box: HTMLElement, nodeId: string, c: Change): HTMLElement 
 
 function fill(ui: Ui, box: HTMLElement, nodeId: string) {
   const got = kept.get(nodeId)
-  box.replaceChildren(
-    el('h4', { text: 'History' }),
-    !got
-      ? el('p', { class: 'empty', text: 'Reading…' })
-      : got.error
-        ? el('p', { class: 'field-error', role: 'alert', text: got.error })
-        : got.changes.length
-          ? el(
-              'ol',
-              { class: 'feed history-list' },
-              got.changes.map((c) =>
-                el(
-                  'li',
-                  { 'data-change': c.changeId },
-                  el('time', { datetime: c.at, title: new Date(c.at).toLocaleString(), text: ago(c.at, (d) => d.toLocaleString()) }),
-                  el('span', { class: 'who', text: `${who(c.actor)} ` }),
-                  ...what(c).map((line) => el('span', { class: 'what', text: `${line} ` })),
-                  asked.has(c.changeId)
-                    ? plan(ui, box, nodeId, c)
-                    : el('button', {
-                        type: 'button',
-                        class: 'link history-revert',
-                        text: 'Revert…',
-                        'aria-label': `Revert this change (${what(c).join('; ')})`,
-                        onclick: () => void dryRun(ui, box, nodeId, c.changeId),
-                      }),
+  // read again after every draw of the details: the focus stays on its button
+  keepingFocus(box, () =>
+    box.replaceChildren(
+      el('h4', { text: 'History' }),
+      !got
+        ? el('p', { class: 'empty', text: 'Reading…' })
+        : got.error
+          ? el('p', { class: 'field-error', role: 'alert', text: got.error })
+          : got.changes.length
+            ? el(
+                'ol',
+                { class: 'feed history-list' },
+                got.changes.map((c) =>
+                  el(
+                    'li',
+                    { 'data-change': c.changeId },
+                    el('time', { datetime: c.at, title: new Date(c.at).toLocaleString(), text: ago(c.at, (d) => d.toLocaleString()) }),
+                    el('span', { class: 'who', text: `${who(c.actor)} ` }),
+                    ...what(c).map((line) => el('span', { class: 'what', text: `${line} ` })),
+                    asked.has(c.changeId)
+                      ? plan(ui, box, nodeId, c)
+                      : el('button', {
+                          type: 'button',
+                          class: 'link history-revert',
+                          text: 'Revert…',
+                          'aria-label': `Revert this change (${what(c).join('; ')})`,
+                          onclick: () => void dryRun(ui, box, nodeId, c.changeId),
+                        }),
+                  ),
                 ),
-              ),
-            )
-          : el('p', { class: 'empty', text: 'No change recorded.' }),
+              )
+            : el('p', { class: 'empty', text: 'No change recorded.' }),
+    ),
   )
   // the focus where the last step left it, unless the person has moved it elsewhere since
   const at = document.activeElement
