@@ -142,6 +142,7 @@ async function waitText(page: Page, selector: string, want: string | RegExp, wha
 
 /** What a person reads: the rendered text (innerText), spaces as laid out. */
 const shown = (page: Page, selector: string) =>
+  // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered is the point (CSS can swallow a space that textContent keeps)
   page.evaluate((s) => (globalThis as any).document.querySelector(s)?.innerText.replace(/\s+/g, ' ').trim() ?? null, selector)
 
 /**
@@ -261,9 +262,11 @@ describe.skipIf(!haveChromium)('the app by keyboard alone: Review, Proposals, Hi
       await waitText(page, '#tree [data-id="goal-1"] .label', 'Grow revenue', 'the tree shows the goal as it was')
       // the confirmation is gone: the focus is back on the group's Revert…, not lost to the page
       await page.waitForFunction(() => !(globalThis as any).document.querySelector('#review .review-plan'), null, { timeout: 30_000 })
-      expect(await focusOn(page, '#review .review-revert', 'the revert done')).toMatchObject({
-        name: 'Revert… 1 change by claude-code (owner)',
+      // the group says it is taken back (its Revert… stays: a dry run says what is left to do)
+      expect(await focusOn(page, `${claude} .review-revert`, 'the revert done')).toMatchObject({
+        name: 'Revert… 1 change by claude-code (owner) (taken back already)',
       })
+      expect(await shown(page, `${claude} .taken-back`)).toBe('taken back')
       await waitText(page, '#status', 'Took back 1 change by claude-code (owner).', 'the status line says so')
       await unroute()
       expect((await nodes(P)).find((n) => n.id === 'goal-1').data.label).toBe('Grow revenue')
@@ -295,7 +298,9 @@ describe.skipIf(!haveChromium)('the app by keyboard alone: Review, Proposals, Hi
         },
       )
       await page.waitForFunction(() => !(globalThis as any).document.querySelector('#review .review-plan'), null, { timeout: 30_000 })
-      await focusOn(page, '#review .review-revert', "bulk-bot's changes taken back")
+      expect(await focusOn(page, '#review .review-revert', "bulk-bot's changes taken back")).toMatchObject({
+        name: 'Revert… 2 changes by bulk-bot (owner) (taken back already)',
+      })
       expect((await nodes(P)).map((n) => n.id)).toEqual(['goal-1'])
       await shot(page, 'review-agent-reverted')
 

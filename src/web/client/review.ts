@@ -21,6 +21,8 @@ interface Change {
   before: { data?: { label?: string }; name?: string } | null
   after: { data?: { label?: string }; name?: string } | null
   fields: string[]
+  /** the change a revert change undid (history.md §2) */
+  revertOf?: string
   /** the proposal this change applied (live.md §5): its author is the agent to review */
   proposal?: { proposalId: string; actor: { userName: string | null; agent?: string } }
 }
@@ -36,6 +38,8 @@ interface Group {
   user: string
   requestId: string
   changes: Change[]
+  /** every one of its changes was undone by a later revert (listed in the same time) */
+  takenBack?: boolean
 }
 
 const REASONS: Record<Conflict['reason'], (c: Conflict) => string> = {
@@ -146,6 +150,9 @@ export class Review {
         g.changes.push(c)
         groups.set(c.requestId, g)
       }
+      // a group already taken back says so (its Revert… stays: its dry run says what is left to do)
+      const undone = new Set(changes.map((c) => c.revertOf).filter(Boolean))
+      for (const g of groups.values()) g.takenBack = g.changes.every((c) => undone.has(c.changeId))
       this.groups = [...groups.values()].sort((a, b) => a.agent.localeCompare(b.agent) || b.changes[0]!.at.localeCompare(a.changes[0]!.at))
       this.error = ''
     } catch (err) {
@@ -282,6 +289,7 @@ export class Review {
                 { 'data-request': g.requestId },
                 el('time', { datetime: g.changes[0]!.at, text: new Date(g.changes[0]!.at).toLocaleString() }),
                 el('strong', { text: `${g.agent}: ${plural(g.changes.length, 'change')}` }),
+                g.takenBack ? el('span', { class: 'chip taken-back', text: 'taken back' }) : null,
                 el(
                   'ul',
                   {},
@@ -309,7 +317,7 @@ export class Review {
                       type: 'button',
                       class: 'review-revert',
                       text: 'Revert…',
-                      'aria-label': `Revert… ${plural(g.changes.length, 'change')} by ${g.agent}`,
+                      'aria-label': `Revert… ${plural(g.changes.length, 'change')} by ${g.agent}${g.takenBack ? ' (taken back already)' : ''}`,
                       onclick: () => void this.dryRun(g),
                     }),
               ),
