@@ -450,6 +450,55 @@ describe.skipIf(!haveChromium)('the app by keyboard alone: Review, Proposals, Hi
       await page.close()
     }, 240_000)
 
+    it(`an edit intent at ${size}: a field someone else is editing asks first; declined, the focus is back on the item`, async () => {
+      const P = `keys-intent-${tag}`
+      await addProject(env.server, P, 'Edit intents by keyboard')
+      await write({ action: 'add', projectId: P, node: { type: 'goal', data: { label: 'Grow revenue' } } })
+      const page = await openApp(env, P, { phone })
+      await page.keyboard.press('Tab')
+      await focusOn(page, '#tree [data-id="goal-1"]', 'one Tab reaches the plan')
+      await page.keyboard.press(' ')
+      await focusOn(page, '#f-label', 'Space opened the details')
+      // an agent has the description's editor open (live.md §4): posted again before each step, as it holds 30 s
+      const intent = async () =>
+        expect(
+          (
+            await env.server.call('POST', '/api/v1/presence', {
+              body: { projectId: P, nodeId: 'goal-1', field: 'description' },
+              headers: { 'x-agent-id': 'planner' },
+            })
+          ).status,
+        ).toBe(200)
+      await intent()
+      await waitText(page, '#panel .editing-by', 'planner (agent) is editing this field.', 'the field says who is editing it')
+      expect(await attr(page, '#panel .editing-by', 'role')).toBe('status')
+      await tabTo(page, '#f-description')
+      await shot(page, 'intent-field')
+      await intent()
+      const asked: string[] = []
+      page.once('dialog', (d) => {
+        asked.push(d.message())
+        void d.dismiss() // what Escape does in the browser's own confirm
+      })
+      await page.keyboard.press('a')
+      await focusOn(page, '#tree [data-id="goal-1"]', 'declined: back on the item')
+      expect(asked[0]).toContain('planner (an agent of owner) is editing Description of this item right now')
+      expect(await page.$eval('#f-description', (e: any) => e.value)).toBe('')
+      // the page holds no intent on the field it left: the agent's write of it goes through
+      await env.server.until(
+        async () =>
+          (
+            await call(
+              { action: 'update', projectId: P, nodeId: 'goal-1', data: { description: 'From the planner' } },
+              { 'x-agent-id': 'planner' },
+            )
+          ).status === 200,
+        30_000,
+        "the agent's write of the field",
+      )
+      await page.close()
+    }, 240_000)
+
     it(`Activity at ${size}: opened and closed by keyboard`, async () => {
       const P = `keys-activity-${tag}`
       await addProject(env.server, P, 'Activity by keyboard')
