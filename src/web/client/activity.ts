@@ -1,10 +1,11 @@
 import { api, describe, q } from './api.ts'
 import type { Ui } from './ctx.ts'
-import { ago, el } from './dom.ts'
+import { ago, closeColumn, el, keepingFocus } from './dom.ts'
 
 /**
  * Recent activity from the events feed (GET /events, read forward with its cursor): who or what
  * changed which node or iteration, and when. Read when the panel opens and after each change.
+ * Its × or Escape closes it (on a phone it covers the page: without them it could not be left).
  */
 interface Event {
   event: string
@@ -55,7 +56,14 @@ export class Activity {
   constructor(
     private readonly ui: Ui,
     private readonly box: HTMLElement,
-  ) {}
+    private readonly close: () => void,
+  ) {
+    box.addEventListener('keydown', (e) => {
+      if (e.key !== 'Escape' || e.defaultPrevented) return
+      e.preventDefault()
+      this.close()
+    })
+  }
 
   /** Read what is new (every page up to now), keep the last 100, and draw. */
   async refresh() {
@@ -79,38 +87,42 @@ export class Activity {
 
   draw() {
     const rows = [...this.events].reverse()
-    this.box.replaceChildren(
-      el(
-        'div',
-        {},
-        el('h2', { text: 'Activity' }),
-        this.error ? el('p', { class: 'field-error', role: 'alert', text: this.error }) : null,
-        rows.length ? null : el('p', { class: 'empty', text: 'Nothing has happened in the last 7 days.' }),
-      ),
-      el(
-        'ol',
-        { class: 'feed' },
-        rows.map((e) => {
-          const who =
-            e.agent ?? actorName(e.actor) ?? (e.event === 'node.claimed' || e.event === 'node.released' ? e.payload?.agent : undefined)
-          const id = e.node?.id ?? e.nodeId
-          const what = e.node
-            ? (e.node.data?.label ?? e.node.id)
-            : id
-              ? (this.ui.plan.nodes.get(id)?.data.label ?? id)
-              : (e.iteration?.name ?? e.title ?? '')
-          const known = !!id && this.ui.plan.nodes.has(id)
-          return el(
-            'li',
-            {},
-            el('time', { datetime: e.timestamp, text: ago(e.timestamp) }),
-            el('span', { class: 'who', text: who ? `${who} ` : '' }),
-            el('span', { text: `${e.revert ? (REVERTED[e.event] ?? 'reverted') : (VERBS[e.event] ?? e.event)} ` }),
-            known
-              ? el('button', { type: 'button', class: 'link', text: what, onclick: () => this.ui.select(id!) })
-              : el('q', { text: what }),
-          )
-        }),
+    // drawn again after every change of the plan: the focus stays on its button
+    keepingFocus(this.box, () =>
+      this.box.replaceChildren(
+        el(
+          'div',
+          {},
+          closeColumn('activity-close', 'activity', () => this.close()),
+          el('h2', { text: 'Activity' }),
+          this.error ? el('p', { class: 'field-error', role: 'alert', text: this.error }) : null,
+          rows.length ? null : el('p', { class: 'empty', text: 'Nothing has happened in the last 7 days.' }),
+        ),
+        el(
+          'ol',
+          { class: 'feed' },
+          rows.map((e) => {
+            const who =
+              e.agent ?? actorName(e.actor) ?? (e.event === 'node.claimed' || e.event === 'node.released' ? e.payload?.agent : undefined)
+            const id = e.node?.id ?? e.nodeId
+            const what = e.node
+              ? (e.node.data?.label ?? e.node.id)
+              : id
+                ? (this.ui.plan.nodes.get(id)?.data.label ?? id)
+                : (e.iteration?.name ?? e.title ?? '')
+            const known = !!id && this.ui.plan.nodes.has(id)
+            return el(
+              'li',
+              {},
+              el('time', { datetime: e.timestamp, text: ago(e.timestamp) }),
+              el('span', { class: 'who', text: who ? `${who} ` : '' }),
+              el('span', { text: `${e.revert ? (REVERTED[e.event] ?? 'reverted') : (VERBS[e.event] ?? e.event)} ` }),
+              known
+                ? el('button', { type: 'button', class: 'link', text: what, onclick: () => this.ui.select(id!) })
+                : el('q', { text: what }),
+            )
+          }),
+        ),
       ),
     )
   }

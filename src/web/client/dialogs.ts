@@ -62,7 +62,7 @@ export const KEYS: [string, string][] = [
   ['Delete or Backspace', 'delete (with everything beneath it)'],
   ['Ctrl+Z / ⌘Z', 'undo your last change (again: the one before), wherever the focus is outside a text field'],
   ['/', 'search'],
-  ['Escape', 'close the details, a dialog or the search'],
+  ['Escape', 'close the details, a dialog or the search; put down a dry run or a proposal; close Activity, Review or Proposals'],
   ['?', 'this list'],
 ]
 

@@ -79,3 +79,39 @@ export function statusLine(box: () => HTMLElement) {
     timer = setTimeout(() => line.replaceChildren(), 12_000)
   }
 }
+
+/** The list entries of the columns beside the tree: a Review group, a proposal, a node's change. */
+const ENTRY = ['data-request', 'data-proposal', 'data-change']
+
+/** A selector that finds a focused control again after a redraw: its id, or its classes within its list entry. */
+export function focusKey(e: HTMLElement): string | null {
+  if (e.id) return `#${CSS.escape(e.id)}`
+  if (!e.classList.length) return null
+  const entry = e.closest<HTMLElement>(ENTRY.map((a) => `[${a}]`).join(','))
+  const attr = entry ? ENTRY.find((a) => entry.hasAttribute(a)) : undefined
+  const within = entry && attr ? `[${attr}="${CSS.escape(entry.getAttribute(attr) ?? '')}"] ` : ''
+  return `${within}${e.tagName.toLowerCase()}.${[...e.classList].map((c) => CSS.escape(c)).join('.')}`
+}
+
+/**
+ * Draw `box` again (`draw` replaces its children), the keyboard focus kept on the same control
+ * when it was inside: a redraw would otherwise leave it on <body>, and a keyboard at the page's start.
+ */
+export function keepingFocus(box: HTMLElement, draw: () => void) {
+  const had = document.activeElement
+  const key = had instanceof HTMLElement && had !== box && box.contains(had) ? focusKey(had) : null
+  draw()
+  if (key && !box.contains(document.activeElement)) box.querySelector<HTMLElement>(key)?.focus()
+}
+
+/** Give the focus to the first element in `box` that `selectors` (in their order of preference) find; true when one was. */
+export function focusFirst(box: ParentNode, ...selectors: string[]): boolean {
+  for (const s of selectors) {
+    const e = box.querySelector<HTMLElement>(s)
+    if (e) {
+      e.focus()
+      return true
+    }
+  }
+  return false
+}

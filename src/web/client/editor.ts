@@ -152,8 +152,10 @@ function field(ui: Ui, n: PlanNode, f: Field): HTMLElement {
     // asked once, when the person starts typing in a field someone else is editing
     control.addEventListener('keydown', (e) => {
       if (!e.key.startsWith('Arrow') && e.key !== 'Tab' && e.key !== 'Escape' && !allowed()) {
+        // declined: the field is left (its edit intent ends with it), the focus back on the item,
+        // not on the page's <body>
         e.preventDefault()
-        ;(control as HTMLInputElement).blur()
+        ui.select(n.id)
       }
     })
     control.addEventListener('input', () => keep((control as HTMLInputElement).value))

@@ -9,7 +9,7 @@ import { Activity } from './activity.ts'
 import { api, loadKey, Offline, q, Refused, Unauthorized } from './api.ts'
 import type { Ui } from './ctx.ts'
 import { openHelp, openIterations, openKeys } from './dialogs.ts'
-import { $, el, statusLine } from './dom.ts'
+import { $, el, focusKey, statusLine } from './dom.ts'
 import { onCanvasKey, onDocumentKey } from './keyboard.ts'
 import { startLive, startStream } from './live.ts'
 import { renderMatrix } from './matrix.ts'
@@ -56,7 +56,7 @@ const ui: Ui = {
 const presence = new Presence(ui, (ids) => patch(ids))
 ui.presence = presence
 const live = { revision: undefined as string | undefined, applied: 0, session: 0 }
-const activity = new Activity(ui, $('#activity'))
+const activity = new Activity(ui, $('#activity'), () => toggleActivity())
 const hooks: TreeHooks = {
   add: (type, parentId) => startAddOf(ui, type, parentId),
   toggle: (id) => act({ type: view.expanded.has(id) ? 'collapseNode' : 'expandNode', nodeId: id }),
@@ -73,8 +73,9 @@ function render() {
   // a focused element removed by the redraw leaves the focus on <body>: where it was decides
   const inCanvas = !!active?.closest('#canvas') || ((!active || active === document.body) && lastFocus === 'canvas')
   const caret = active instanceof HTMLInputElement && active.id === 'edit-label' ? [active.selectionStart, active.selectionEnd] : null
+  // found again by its id, or by its classes within its list entry (a History change's buttons have no id)
   const inPanel = active?.closest('#panel')
-    ? { id: active.id, start: (active as HTMLInputElement).selectionStart, end: (active as HTMLInputElement).selectionEnd }
+    ? { key: focusKey(active), start: (active as HTMLInputElement).selectionStart, end: (active as HTMLInputElement).selectionEnd }
     : null
   document.body.dataset.mode = view.mode
   document.body.classList.toggle('panel-open', ui.panelOpen)
@@ -95,8 +96,8 @@ function render() {
     // a redraw while typing keeps the caret where it was (a new node's label: at the end)
     const at = caret ?? [edit.value.length, edit.value.length]
     edit.setSelectionRange(at[0] ?? edit.value.length, at[1] ?? edit.value.length)
-  } else if (inPanel?.id && document.getElementById(inPanel.id)) {
-    const again = document.getElementById(inPanel.id) as HTMLInputElement
+  } else if (inPanel?.key && document.querySelector(`#panel ${inPanel.key}`)) {
+    const again = document.querySelector(`#panel ${inPanel.key}`) as HTMLInputElement
     again.focus()
     if (inPanel.start !== null && 'setSelectionRange' in again) again.setSelectionRange?.(inPanel.start, inPanel.end)
   } else if (inCanvas) focusSelected() // a load never gets here (lastFocus starts as 'other'): the page does not take the focus
@@ -363,6 +364,35 @@ function noSuchProject() {
   $('#empty-projects').focus()
 }
 
+function toggleActivity() {
+  activity.open = !activity.open
+  showColumn($('#open-activity'), $('#activity'), activity.open)
+  if (activity.open) void activity.refresh().then(() => activity.open && $('#activity-close').focus())
+}
+
+/**
+ * A column beside the tree (Activity, Review, Proposals) shown or hidden by its menu button. It
+ * comes before the header in the page's order, so its opener moves the focus into it once drawn;
+ * closed, the focus goes back to its button, or to ☰ when the menu is folded (the button hidden).
+ */
+function showColumn(button: HTMLElement, box: HTMLElement, open: boolean) {
+  box.hidden = !open
+  button.setAttribute('aria-expanded', String(open))
+  syncCovered()
+  if (open) return
+  if (box.contains(document.activeElement) || document.activeElement === document.body || document.activeElement === button)
+    (button.checkVisibility() ? button : $('#open-menu')).focus()
+}
+
+/**
+ * On a phone a column covers the whole page (5-phone.css): what lies under it is inert while it is
+ * open, so Tab stays within what can be seen and a screen reader does not read what is covered.
+ */
+function syncCovered() {
+  const covered = phone() && [...document.querySelectorAll<HTMLElement>('.body > .activity')].some((c) => !c.hidden)
+  for (const e of document.querySelectorAll<HTMLElement>('.app > .bar, #canvas, #panel, .toolbar > button')) e.inert = covered
+}
+
 let wired = false
 /** Handlers of the page's fixed parts, once. */
 function wire() {
@@ -405,31 +435,24 @@ function wire() {
   $('#open-iterations').onclick = () => openIterations(ui, loadPlan)
   const toggleReview = () => {
     review.open = !review.open
-    $('#review').hidden = !review.open
-    $('#open-review').setAttribute('aria-expanded', String(review.open))
-    if (review.open) void review.refresh()
+    showColumn($('#open-review'), $('#review'), review.open)
+    if (review.open) void review.refresh().then(() => review.open && review.focusStart())
   }
   const review = new Review(ui, $('#review'), loadPlan, toggleReview)
   $('#open-review').onclick = toggleReview
   // live.md §5: the proposals waiting for a decision, their count always on the menu
   const toggleProposals = () => {
     proposals.open = !proposals.open
-    $('#proposals').hidden = !proposals.open
-    $('#open-proposals').setAttribute('aria-expanded', String(proposals.open))
-    if (proposals.open)
-      void proposals.refresh().then(() => $('#proposals').querySelector<HTMLElement>('button.proposal-open, #proposals-close')?.focus())
-    else $('#open-proposals').focus()
+    showColumn($('#open-proposals'), $('#proposals'), proposals.open)
+    if (proposals.open) void proposals.refresh().then(() => proposals.open && proposals.focusStart())
   }
   const proposals = new Proposals(ui, $('#proposals'), $('#open-proposals'), loadPlan, toggleProposals)
   onPlanLoaded = () => void proposals.refreshCount()
   onPlanLoaded()
   $('#open-proposals').onclick = toggleProposals
-  $('#open-activity').onclick = () => {
-    activity.open = !activity.open
-    $('#activity').hidden = !activity.open
-    $('#open-activity').setAttribute('aria-expanded', String(activity.open))
-    if (activity.open) void activity.refresh()
-  }
+  $('#open-activity').onclick = toggleActivity
+  // a phone turned, a window resized: what a column covers is inert on a phone only
+  matchMedia('(max-width: 760px)').addEventListener('change', syncCovered)
   $('#canvas').addEventListener('keydown', (e) => onCanvasKey(ui, e, { openDetails }))
   // the selection follows the focus, however it got there (Tab, a click, a screen reader)
   $('#canvas').addEventListener('focusin', (e) => {

@@ -1,6 +1,6 @@
 import { api, describe, mutate, q, Refused } from './api.ts'
 import type { Ui } from './ctx.ts'
-import { closeButton, closeColumn, conflictList, el, plural } from './dom.ts'
+import { closeButton, closeColumn, conflictList, el, focusFirst, keepingFocus, plural } from './dom.ts'
 import { TYPE_NAMES } from './model.ts'
 
 /** A node type in the app's words (an approach is a bet), lower case as it reads in a sentence. */
@@ -11,7 +11,9 @@ const kind = (type: string | undefined) =>
  * Proposals (live.md §5): what agents propose, for a person to apply or reject. The menu's
  * button shows how many are open; the panel lists them, each as a difference in the plan's own
  * words (what would be added under which parent, each field old → new, what would go), with the
- * conflicts since it was proposed in words, and Apply and Reject.
+ * conflicts since it was proposed in words, and Apply and Reject. By keyboard: opening the panel
+ * gives the focus to the first proposal's Review…, reading one to its Apply; Close or Escape
+ * puts a proposal down (the focus back on its Review…), and Escape again closes the panel.
  */
 type State = { parentId?: string | null; data?: Record<string, unknown>; name?: string } | null
 interface Change {
@@ -58,7 +60,26 @@ export class Proposals {
     private readonly button: HTMLElement,
     private readonly reload: () => Promise<void>,
     private readonly close: () => void,
-  ) {}
+  ) {
+    box.addEventListener('keydown', (e) => {
+      if (e.key !== 'Escape' || e.defaultPrevented) return
+      e.preventDefault()
+      if (this.shown) this.putDown(this.shown.proposalId)
+      else this.close()
+    })
+  }
+
+  /** Where the keyboard starts in the panel: the first proposal's Review…, or its × when none waits. */
+  focusStart() {
+    focusFirst(this.box, '.proposal-open', '#proposals-close')
+  }
+
+  /** The proposal being read closed: the list as it was, the focus back on its Review…. */
+  private putDown(proposalId: string) {
+    this.shown = null
+    this.draw()
+    focusFirst(this.box, `[data-proposal="${CSS.escape(proposalId)}"] .proposal-open`, '#proposals-close')
+  }
 
   /** The open count on the menu's button: read on every change of the plan. */
   async refreshCount() {
@@ -97,6 +118,9 @@ export class Proposals {
   }
 
   private async decide(p: Proposal, action: 'applyProposal' | 'rejectProposal', force = false) {
+    // applied here, its changes are this page's: not marked as changed elsewhere when the stream tells of them
+    if (action === 'applyProposal')
+      for (const c of (this.shown ?? p).preview.changes) if (c.target.kind === 'node') this.ui.mine.set(c.target.id, Date.now())
     try {
       await mutate({ action, projectId: this.ui.projectId, proposalId: p.proposalId, ...(force ? { force: true } : {}) })
       this.shown = null
@@ -104,7 +128,9 @@ export class Proposals {
       await this.reload()
       this.ui.render() // as Review's revert: the stream's later refresh would find nothing new to draw
       await this.refresh()
-      this.box.querySelector<HTMLElement>('.proposal-open, #proposals-close')?.focus()
+      this.ui.say(`${action === 'applyProposal' ? 'Applied' : 'Rejected'} “${p.title}”.`)
+      // on to the next proposal waiting (the one decided is gone from the list), or the panel's ×
+      this.focusStart()
     } catch (err) {
       // the plan changed since: read it again, so the conflicts show in words
       if (err instanceof Refused && err.code === 'stale_write') await this.read(p)
@@ -143,79 +169,73 @@ export class Proposals {
   draw() {
     const s = this.shown
     // every load of the plan draws this again (a live change by anyone): the focus stays on its button
-    const had = document.activeElement
-    const focus = had instanceof HTMLElement && had !== this.box && this.box.contains(had) ? focusKey(had) : null
-    this.box.replaceChildren(
-      el(
-        'div',
-        {},
-        closeColumn('proposals-close', 'proposals', () => this.close()),
-        el('h2', { text: `Proposals: ${plural(this.count, 'open one')}` }),
-        this.error ? el('p', { class: 'field-error', role: 'alert', text: this.error }) : null,
-        this.list.length ? null : el('p', { class: 'empty', text: 'Nothing is waiting for a decision.' }),
+    keepingFocus(this.box, () =>
+      this.box.replaceChildren(
         el(
-          'ol',
-          { class: 'feed proposal-list' },
-          this.list.map((p) => {
-            const open = s?.proposalId === p.proposalId ? s : null
-            const changes = (open ?? p).preview.changes
-            return el(
-              'li',
-              { 'data-proposal': p.proposalId },
-              el('time', { datetime: p.createdAt, text: new Date(p.createdAt).toLocaleString() }),
-              el('strong', { text: `${p.title}` }),
-              el('p', { class: 'sub', text: `by ${who(p.actor)}: ${plural(changes.length, 'change')}${p.note ? ` · ${p.note}` : ''}` }),
-              open
-                ? el(
-                    'div',
-                    { class: 'review-plan', role: 'region', 'aria-label': `What “${p.title}” would do` },
-                    el(
-                      'ul',
-                      { class: 'proposal-diff' },
-                      changes.flatMap((c) => this.words(c, changes)).map((t) => el('li', { text: t })),
-                    ),
-                    open.problem
-                      ? el('p', { class: 'field-error', role: 'alert', text: `It cannot be applied now: ${open.problem.message}` })
-                      : null,
-                    conflictList(
-                      'Changed since it was proposed:',
-                      (open.conflicts ?? []).map(
-                        (c) =>
-                          `${this.name(c.target.id, changes)}: ${c.field} was changed by ${who(c.actor)}${c.at ? ` at ${new Date(c.at).toLocaleString()}` : ''} to ${value(c.theirs)}; this proposal sets ${value(c.yours)}`,
+          'div',
+          {},
+          closeColumn('proposals-close', 'proposals', () => this.close()),
+          el('h2', { text: `Proposals: ${plural(this.count, 'open one')}` }),
+          this.error ? el('p', { class: 'field-error', role: 'alert', text: this.error }) : null,
+          this.list.length ? null : el('p', { class: 'empty', text: 'Nothing is waiting for a decision.' }),
+          el(
+            'ol',
+            { class: 'feed proposal-list' },
+            this.list.map((p) => {
+              const open = s?.proposalId === p.proposalId ? s : null
+              const changes = (open ?? p).preview.changes
+              return el(
+                'li',
+                { 'data-proposal': p.proposalId },
+                el('time', { datetime: p.createdAt, text: new Date(p.createdAt).toLocaleString() }),
+                el('strong', { text: `${p.title}` }),
+                el('p', { class: 'sub', text: `by ${who(p.actor)}: ${plural(changes.length, 'change')}${p.note ? ` · ${p.note}` : ''}` }),
+                open
+                  ? el(
+                      'div',
+                      { class: 'review-plan', role: 'region', 'aria-label': `What “${p.title}” would do` },
+                      el(
+                        'ul',
+                        { class: 'proposal-diff' },
+                        changes.flatMap((c) => this.words(c, changes)).map((t) => el('li', { text: t })),
                       ),
-                    ),
-                    el('button', {
+                      open.problem
+                        ? el('p', { class: 'field-error', role: 'alert', text: `It cannot be applied now: ${open.problem.message}` })
+                        : null,
+                      conflictList(
+                        'Changed since it was proposed:',
+                        (open.conflicts ?? []).map(
+                          (c) =>
+                            `${this.name(c.target.id, changes)}: ${c.field} was changed by ${who(c.actor)}${c.at ? ` at ${new Date(c.at).toLocaleString()}` : ''} to ${value(c.theirs)}; this proposal sets ${value(c.yours)}`,
+                        ),
+                      ),
+                      el('button', {
+                        type: 'button',
+                        class: open.conflicts?.length ? 'danger proposal-apply' : 'primary proposal-apply',
+                        text: open.conflicts?.length ? 'Apply anyway (their changes are overwritten)' : 'Apply',
+                        disabled: !!open.problem,
+                        onclick: () => void this.decide(p, 'applyProposal', !!open.conflicts?.length),
+                      }),
+                      el('button', {
+                        type: 'button',
+                        class: 'proposal-reject',
+                        text: 'Reject',
+                        onclick: () => void this.decide(p, 'rejectProposal'),
+                      }),
+                      closeButton('Close', () => this.putDown(p.proposalId)),
+                    )
+                  : el('button', {
                       type: 'button',
-                      class: open.conflicts?.length ? 'danger proposal-apply' : 'primary proposal-apply',
-                      text: open.conflicts?.length ? 'Apply anyway (their changes are overwritten)' : 'Apply',
-                      disabled: !!open.problem,
-                      onclick: () => void this.decide(p, 'applyProposal', !!open.conflicts?.length),
+                      class: 'proposal-open',
+                      text: 'Review…',
+                      'aria-label': `Review… “${p.title}”`,
+                      onclick: () => void this.read(p),
                     }),
-                    el('button', {
-                      type: 'button',
-                      class: 'proposal-reject',
-                      text: 'Reject',
-                      onclick: () => void this.decide(p, 'rejectProposal'),
-                    }),
-                    closeButton('Close', () => {
-                      this.shown = null
-                      this.draw()
-                    }),
-                  )
-                : el('button', { type: 'button', class: 'proposal-open', text: 'Review…', onclick: () => void this.read(p) }),
-            )
-          }),
+              )
+            }),
+          ),
         ),
       ),
     )
-    if (focus && !this.box.contains(document.activeElement)) this.box.querySelector<HTMLElement>(focus)?.focus()
   }
-}
-
-/** A selector that finds a focused button again after a redraw: its id, or its class within its proposal. */
-function focusKey(e: HTMLElement): string | null {
-  if (e.id) return `#${CSS.escape(e.id)}`
-  if (!e.classList.length) return null
-  const p = e.closest('[data-proposal]')?.getAttribute('data-proposal')
-  return `${p ? `[data-proposal="${CSS.escape(p)}"] ` : ''}${e.tagName.toLowerCase()}.${[...e.classList].map((c) => CSS.escape(c)).join('.')}`
 }
