@@ -13,10 +13,10 @@
 //
 // --control: both sides record history (an A/A run): what the harness's order and this machine
 // alone make of two identical sides. --swap: each side in the other's places (off, on, on, off,
-// …). In one process on PostgreSQL the places of "on" read 1.05-1.18x the others' CPU with both
-// sides the same (bench/writes.md, fourteenth pass: history's share inside a write): read a
-// ratio beside its --control, or take the geometric mean of a run and its --swap, which cancels
-// the places.
+// …). In one process on PostgreSQL the places of "on" read 1.05-1.21x the others' CPU for a
+// goal's add with both sides the same (bench/writes.md, fourteenth pass: history's share inside
+// a write): read a ratio beside its --control, or take the geometric mean of a run and its
+// --swap, which cancels the places.
 //
 //   bun bench/history-share.ts [--ops goal,job,task,update,delete,batch] [--rounds 12] [--block 100] [--no-tick] [--take-back-0052] [--control] [--swap]
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/history-share.ts
