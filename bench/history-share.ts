@@ -11,7 +11,14 @@
 // `npm run bench:writes` there is no HTTP client process, no search loop and no second server:
 // what is left is the write itself and the change rows' upkeep, which the machine's load moves less.
 //
-//   bun bench/history-share.ts [--ops goal,job,task,update,delete,batch] [--rounds 12] [--block 100] [--no-tick] [--take-back-0052]
+// --control: both sides record history (an A/A run): what the harness's order and this machine
+// alone make of two identical sides. --swap: each side in the other's places (off, on, on, off,
+// …). In one process on PostgreSQL the places of "on" read 1.05-1.21x the others' CPU for a
+// goal's add with both sides the same (bench/writes.md, fourteenth pass: history's share inside
+// a write): read a ratio beside its --control, or take the geometric mean of a run and its
+// --swap, which cancels the places.
+//
+//   bun bench/history-share.ts [--ops goal,job,task,update,delete,batch] [--rounds 12] [--block 100] [--no-tick] [--take-back-0052] [--control] [--swap]
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/history-share.ts
 
 import postgres from 'postgres'
@@ -35,6 +42,10 @@ const WARM = 2
 const TAKE_BACK_0052 = args.includes('--take-back-0052')
 /** --no-tick: no maintenance tick after a block (the write alone) */
 const TICK = !args.includes('--no-tick')
+/** --control: the side "without" records history too (an A/A run) */
+const CONTROL = args.includes('--control')
+/** --swap: the sides in each other's places (off, on, on, off, …) */
+const SWAP = args.includes('--swap')
 const PG_URL = process.env.BENCH_DATABASE_URL
 const P = 'bench'
 
@@ -96,8 +107,9 @@ try {
     const p50s: Record<Side, number[]> = { on: [], off: [] }
     // one untimed block each way first: the statements of both sides prepared
     for (let r = -1; r < 2 * ROUNDS; r++) {
-      const side: Side = r < 0 ? 'on' : r % 4 === 0 || r % 4 === 3 ? 'on' : 'off'
-      config.recordHistory = side === 'on'
+      const first = r % 4 === 0 || r % 4 === 3
+      const side: Side = r < 0 ? 'on' : first !== SWAP ? 'on' : 'off'
+      config.recordHistory = side === 'on' || CONTROL
       for (let w = 0; w < WARM; w++) await write[op]()
       const c0 = await cpuNs()
       const o0 = ownNs()
@@ -111,7 +123,7 @@ try {
       const o1 = ownNs()
       const c1 = await cpuNs()
       if (r < 0) {
-        config.recordHistory = false
+        config.recordHistory = CONTROL
         for (let w = 0; w < n; w++) await write[op]()
         if (TICK) await maintain(s.deps.db)
         continue
@@ -130,7 +142,7 @@ try {
     console.error(rows.at(-1))
   }
   console.log(
-    `\n${ROUNDS} blocks each way of ${BLOCK} writes (the batch ${BATCH_BLOCK}), with history and without in turns; CPU of this process${PG_URL ? ' and its database backends' : ''} per write${TICK ? ', the maintenance tick after each block included' : ''}${TAKE_BACK_0052 ? '; 0052 taken back' : ''}\n`,
+    `\n${ROUNDS} blocks each way of ${BLOCK} writes (the batch ${BATCH_BLOCK}), with history and without in turns; CPU of this process${PG_URL ? ' and its database backends' : ''} per write${TICK ? ', the maintenance tick after each block included' : ''}${TAKE_BACK_0052 ? '; 0052 taken back' : ''}${CONTROL ? '; --control: both sides record history' : ''}${SWAP ? "; --swap: the sides in each other's places" : ''}\n`,
   )
   console.log(
     "| db | write | CPU ms a write: with / without | CPU with ÷ without, median of the pairs (min–max) | the sums' ratio | of it this process: with / without | p50 ms: with / without | p50 with ÷ without (min–max) |",
