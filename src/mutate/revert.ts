@@ -105,17 +105,18 @@ function stepsOf(selected: ChangeRow[]): { change: ChangeRow; moves: ChangeRow[]
  * came with it (`stepsOf`). Conflicts are gathered while the plan runs; with any and no `force` the whole
  * transaction is refused (409) and nothing stays written; a dry run runs the same plan under a
  * savepoint and rolls it back, so it says exactly what the real call does. The handler of the
- * write's sequence (src/mutate/sequence.ts), in this order: what it needs read first (the
- * changes selected, the nodes they name, read and locked at once, then the later changes of
- * their targets); then each step, newest first, its conflicts checked on what was read (`undo`)
- * before it writes. A node's step goes through src/nodes/undo.ts, the node operations of a revert
- * (fields set back as an update is, read, checked, stored, each once: `setBack`; a delete's node
- * brought back as stored, `restoreDeleted`; adds removed, `subtrees` then `removeRows`); an iteration's through src/iterations/service.ts `revertIteration`, written at once (and
- * the jobs and tasks it moves, src/nodes/service.ts `moveIterationNodes`) and noted in its own
- * outbox (`ctx.beside`), after the node changes of the steps before it (moved into `beside` as
- * they stand), which the sequence's saving step saves before the nodes' changes that follow:
- * the order of the change ids and the events is the order the steps ran in, so the revert of
- * this revert, newest first, runs them in reverse.
+ * write's sequence (src/mutate/sequence.ts), top-down: the changes selected (`select`); what
+ * their conflicts are said on, read before anything is undone (the nodes they name, read and
+ * locked at once, src/nodes/undo.ts `openUndo`, then the later changes of their targets, asked
+ * once); each step, newest first (`undo`), through one whole operation of src/nodes/undo.ts that
+ * reads, checks and stores inside it and answers what it found, which `undo` says as its
+ * conflicts (fields set back: `undoUpdate`; a delete taken back: `undoDelete`; adds: `stillStands`,
+ * then, together, `removeAll`; an iteration's step: `undoIteration`, written at once by
+ * src/iterations/service.ts and noted in its own outbox (`ctx.beside`) after the node changes of
+ * the steps before it, then `moveAlong`, the jobs and tasks it moves), and `finishUndo`; the
+ * answer. The sequence's saving step saves `beside` before the nodes' changes that follow: the
+ * order of the change ids and the events is the order the steps ran in, so the revert of this
+ * revert, newest first, runs them in reverse.
  */
 export async function revert(deps: Deps, project: AccessRow, body: RevertBody): Promise<Reverted> {
   const selected = (await select(deps, project.id, body)).sort((a, b) => Number(b.id) - Number(a.id))
