@@ -1,14 +1,27 @@
 import { savepoint } from '../db/port'
 import type { Deps } from '../deps'
 import { invalid, notFound, RefusalError } from '../errors'
-import { type Outbox, outboxOf } from '../events/outbox'
+import type { Outbox } from '../events/outbox'
 import { MAX_REVERT, type RevertBody, type RevertFilter } from '../history/model'
 import { type ChangeRow, changesById, filtersOf, laterChanges, plannedChange, selectByFilter, targetOf } from '../history/service'
 import { LATER } from '../iterations/model'
-import { type NodesMove, revertIteration } from '../iterations/service'
+import type { NodesMove } from '../iterations/service'
 import type { Node, NodeData, NodeType } from '../nodes/model'
-import { moveIterationNodes, type TreeRow, writeMeta } from '../nodes/service'
-import { flush, getNode, openUndo, reloadIterations, removeRows, restoreDeleted, setBack, subtrees, type WriteCtx } from '../nodes/undo'
+import { writeMeta } from '../nodes/service'
+import {
+  type AddsRead,
+  finishUndo,
+  moveAlong,
+  type NodeState,
+  openUndo,
+  readAdds,
+  removeAdds,
+  stillStands,
+  undoDelete,
+  undoIteration,
+  undoUpdate,
+  type WriteCtx,
+} from '../nodes/undo'
 import type { AccessRow } from '../projects/service'
 import { checkRevertCost } from './cost-limit'
 
@@ -45,9 +58,6 @@ async function select(deps: Deps, projectId: string, body: RevertBody): Promise<
     })
   return rows
 }
-
-/** A node's state as a change keeps it. */
-type NodeState = { parentId: string | null; data: Record<string, unknown> }
 
 /** The names an iteration's change moved its jobs and tasks between: a rename's, or a deletion's (to Later). */
 function iterationMove(c: ChangeRow): NodesMove | null {
@@ -95,17 +105,18 @@ function stepsOf(selected: ChangeRow[]): { change: ChangeRow; moves: ChangeRow[]
  * came with it (`stepsOf`). Conflicts are gathered while the plan runs; with any and no `force` the whole
  * transaction is refused (409) and nothing stays written; a dry run runs the same plan under a
  * savepoint and rolls it back, so it says exactly what the real call does. The handler of the
- * write's sequence (src/mutate/sequence.ts), in this order: what it needs read first (the
- * changes selected, the nodes they name, read and locked at once, then the later changes of
- * their targets); then each step, newest first, its conflicts checked on what was read (`undo`)
- * before it writes. A node's step goes through src/nodes/undo.ts, the node operations of a revert
- * (fields set back as an update is, read, checked, stored, each once: `setBack`; a delete's node
- * brought back as stored, `restoreDeleted`; adds removed, `subtrees` then `removeRows`); an iteration's through src/iterations/service.ts `revertIteration`, written at once (and
- * the jobs and tasks it moves, src/nodes/service.ts `moveIterationNodes`) and noted in its own
- * outbox (`ctx.beside`), after the node changes of the steps before it (moved into `beside` as
- * they stand), which the sequence's saving step saves before the nodes' changes that follow:
- * the order of the change ids and the events is the order the steps ran in, so the revert of
- * this revert, newest first, runs them in reverse.
+ * write's sequence (src/mutate/sequence.ts), top-down: the changes selected (`select`); what
+ * their conflicts are said on, read before anything is undone (the nodes they name, read and
+ * locked at once, src/nodes/undo.ts `openUndo`, then the later changes of their targets, asked
+ * once); each step, newest first (`undo`), through one whole operation of src/nodes/undo.ts that
+ * reads, checks and stores inside it and answers what it found, which `undo` says as its
+ * conflicts (fields set back: `undoUpdate`; a delete taken back: `undoDelete`; adds: `stillStands`,
+ * then, together, `removeAll`; an iteration's step: `undoIteration`, written at once by
+ * src/iterations/service.ts and noted in its own outbox (`ctx.beside`) after the node changes of
+ * the steps before it, then `moveAlong`, the jobs and tasks it moves), and `finishUndo`; the
+ * answer. The sequence's saving step saves `beside` before the nodes' changes that follow: the
+ * order of the change ids and the events is the order the steps ran in, so the revert of this
+ * revert, newest first, runs them in reverse.
  */
 export async function revert(deps: Deps, project: AccessRow, body: RevertBody): Promise<Reverted> {
   const selected = (await select(deps, project.id, body)).sort((a, b) => Number(b.id) - Number(a.id))
@@ -140,7 +151,7 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
   /** the moves of a rename or a deletion that could not be taken back: skipped with it (force), so not reverted */
   const skipped = new Set<string>()
   /** Take back one change; an iteration's answers the jobs and tasks its step is still to move. `write` false: only its conflicts. */
-  const undo = async (c: ChangeRow, write = true): Promise<{ stood: boolean; outbox?: Outbox; move?: NodesMove }> => {
+  const undo = async (c: ChangeRow, write = true): Promise<{ stood: boolean; done?: { outbox: Outbox; move?: NodesMove } }> => {
     const after = (l: Later) => Number(l.id) > Number(c.id)
     const newer = (later.get(`${c.target_kind}:${c.target_id}`) ?? []).filter(after)
     const conflict = (reason: Reason, laterChangeId: string | number | null, field?: string) =>
@@ -151,60 +162,48 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
         laterChangeId: laterChangeId === null ? null : String(laterChangeId),
         reason,
       })
+    const changedLater = () => {
+      for (const l of newer) for (const f of c.fields.filter((f) => l.fields.includes(f))) conflict('changed_later', l.id, f)
+    }
     const lastNewer = newer.at(-1)?.id ?? null
     // adds to take back are deleted together, in one statement, before any other kind of step
     if (!(c.target_kind === 'node' && c.before === null)) await removeAll(ctx, removals.splice(0), conflicts)
     if (c.target_kind === 'iteration') {
-      for (const l of newer) for (const f of c.fields.filter((f) => l.fields.includes(f))) conflict('changed_later', l.id, f)
-      await flush(ctx)
-      // the node changes of the steps before it are saved before it, so that the revert's change ids
-      // (and events) are in the order its steps ran: its own revert, newest first, takes them back in reverse
-      if (ctx.changes.length) {
-        const events = ctx.events.splice(0).map((e) => ({ ...e, revert: true as const }))
-        ctx.beside.push({ outbox: outboxOf(project.id, events, ctx.changes.splice(0)) })
-      }
-      const done = await revertIteration(deps, project.id, c, Number(c.id))
-      await reloadIterations(ctx)
+      changedLater()
+      const done = await undoIteration(ctx, Number(c.id), c)
       if ('stood' in done) {
         conflict(done.stood === 'gone' ? 'gone' : 'changed_later', lastNewer)
         return { stood: true }
       }
-      ctx.beside.push({ outbox: done.outbox })
-      return { stood: false, outbox: done.outbox, move: done.move }
+      return { stood: false, done }
     }
-    ctx.revertOf = Number(c.id)
-    const node = await getNode(ctx, c.target_id)
     const before = c.before as NodeState | null
     if (before === null) {
       // an add (or a restore, or a revert that brought it back): delete it
-      if (!node) {
+      if (!(await stillStands(ctx, c.target_id))) {
         conflict('gone', lastNewer)
         return { stood: true }
       }
       for (const l of newer) conflict('changed_later', l.id, l.fields[0])
       removals.push(c)
-    } else if (c.after === null) {
-      // a delete: bring the node back with its id, type, parent and data
-      if (node) {
-        conflict('changed_later', lastNewer)
-        await setFieldsBack(ctx, c, before, Object.keys(before.data).concat('parentId'))
-        return { stood: true }
-      }
-      if (before.parentId && !(await getNode(ctx, before.parentId))) {
-        conflict('gone', lastNewer, 'parentId')
-        return { stood: true }
-      }
-      const back: Node = { id: c.target_id, type: c.target_type as NodeType, parentId: before.parentId, data: before.data as NodeData }
-      await restoreDeleted(ctx, back)
-    } else {
-      if (!node) {
-        conflict('gone', lastNewer)
-        return { stood: true }
-      }
-      for (const l of newer) for (const f of c.fields.filter((f) => l.fields.includes(f))) conflict('changed_later', l.id, f)
-      if (!write) return { stood: false }
-      await setFieldsBack(ctx, c, before, c.fields)
+      return { stood: false }
     }
+    if (c.after === null) {
+      // a delete: bring the node back with its id, type, parent and data
+      const back: Node = { id: c.target_id, type: c.target_type as NodeType, parentId: before.parentId, data: before.data as NodeData }
+      const done = await undoDelete(ctx, Number(c.id), back)
+      refuseMissing(c, done.missingIteration)
+      if (done.stands) conflict('changed_later', lastNewer)
+      else if (done.parentGone) conflict('gone', lastNewer, 'parentId')
+      return { stood: done.stands === true || done.parentGone === true }
+    }
+    const done = await undoUpdate(ctx, Number(c.id), c.target_id, before, c.fields, write)
+    if (done.gone) {
+      conflict('gone', lastNewer)
+      return { stood: true }
+    }
+    changedLater()
+    refuseMissing(c, done.missingIteration)
     return { stood: false }
   }
   for (const { change, moves } of stepsOf(selected)) {
@@ -218,16 +217,10 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
     // then the jobs and tasks still naming the name it took back follow it (a rename's, src/nodes/service.ts),
     // noted after it in its step's outbox, as part of taking it back (like the children an add's
     // removal takes along); this write's nodes read before are as they now stand
-    if (done.outbox && done.move) {
-      for (const n of await moveIterationNodes(deps, done.outbox, done.move.from, done.move.to, Number(change.id))) {
-        const known = ctx.nodes.get(n.id)
-        if (known) ctx.nodes.set(n.id, { ...known, data: n.data, ...(n.rev ? { rev: n.rev } : {}) })
-      }
-    }
+    if (done.done?.move) await moveAlong(ctx, done.done.outbox, done.done.move, Number(change.id))
   }
   await removeAll(ctx, removals.splice(0), conflicts)
-  ctx.revertOf = undefined
-  await flush(ctx)
+  await finishUndo(ctx)
   // in the order of the selection, newest first
   conflicts.sort((x, y) => Number(y.changeId) - Number(x.changeId))
   const tip =
@@ -280,27 +273,23 @@ export function revertAnswer(written: Reverted): Record<string, unknown> {
 
 /**
  * Take back adds by deleting their nodes (each with everything beneath it), all in one
- * statement. A node beneath one of them that is not itself taken back was put there later: a
- * `has_children` conflict (with force it is deleted too). Each removed node is recorded as a
- * revert of the add it falls under, the deepest first, so that reverting this revert brings
- * parents back before their children.
+ * statement (src/nodes/undo.ts `readAdds`, `removeAdds`). A node beneath one of them that is not
+ * itself taken back was put there later: a `has_children` conflict (with force it is deleted
+ * too), its later change read from the history of those children, known only now.
  */
 async function removeAll(ctx: WriteCtx, run: ChangeRow[], conflicts: Conflict[]) {
   if (run.length === 0) return
-  const { deps, projectId } = ctx
   const changeOf = new Map(run.map((c) => [c.target_id, c]))
-  const byId = new Map<string, TreeRow>()
-  for (const r of await subtrees(ctx, [...changeOf.keys()])) if (!byId.has(r.id)) byId.set(r.id, r)
-  const outside = [...byId.values()].filter((r) => r.parent_id && changeOf.has(r.parent_id) && !changeOf.has(r.id))
-  if (outside.length) {
+  const read: AddsRead = await readAdds(ctx, new Map(run.map((c) => [c.target_id, Number(c.id)])))
+  if (read.later.length) {
     const oldest = Math.min(...run.map((c) => Number(c.id)))
     const placed = await laterChanges(
-      deps,
-      projectId,
-      outside.map((r) => r.id),
+      ctx.deps,
+      ctx.projectId,
+      read.later.map((r) => r.id),
       oldest,
     )
-    for (const child of outside) {
+    for (const child of read.later) {
       const c = changeOf.get(child.parent_id!)!
       const later = placed.find((p) => p.target_id === child.id && Number(p.id) > Number(c.id))
       conflicts.push({
@@ -311,44 +300,14 @@ async function removeAll(ctx: WriteCtx, run: ChangeRow[], conflicts: Conflict[])
       })
     }
   }
-  // the add each removed node falls under, and its depth among them
-  const under = (id: string): { root: ChangeRow; depth: number } => {
-    let depth = 0
-    let row = byId.get(id)
-    while (row && !changeOf.has(row.id)) {
-      row = byId.get(row.parent_id!)
-      depth++
-    }
-    const root = changeOf.get(row!.id)!
-    const above = row!.parent_id && byId.has(row!.parent_id) ? under(row!.parent_id).depth + 1 : 0
-    return { root, depth: depth + above }
-  }
-  await removeRows(
-    ctx,
-    [...byId.values()].map((row) => {
-      const { root, depth } = under(row.id)
-      return { row, depth, revertOf: Number(root.id) }
-    }),
-  )
+  await removeAdds(ctx, read)
 }
 
 /**
- * Set `fields` of the change's node back to `before` (parentId included) as an update is
- * (src/nodes/undo.ts `setBack`: read, checked, stored, each once); a job or a task it would set
- * back into an iteration renamed or deleted since is refused here, with the way out. Its
- * conflicts with later changes (history.md, 3) were said before it, by `revert`, on the changes
- * and nodes read at its start.
+ * A job or a task that a step would set back into an iteration renamed or deleted since
+ * (src/nodes/undo.ts answers it, `missingIteration`) is refused here, with the way out.
  */
-async function setFieldsBack(ctx: WriteCtx, c: ChangeRow, before: NodeState, fields: string[]) {
-  const data: Record<string, unknown> = {}
-  for (const f of fields) if (f !== 'parentId') data[f] = before.data[f] ?? null
-  const input = {
-    nodeId: c.target_id,
-    ...(Object.keys(data).length ? { data } : {}),
-    ...(fields.includes('parentId') ? { parentId: before.parentId } : {}),
-  }
-  if (!input.data && !('parentId' in input)) return
-  const { missingIteration: into } = await setBack(ctx, input)
+function refuseMissing(c: ChangeRow, into: string | undefined) {
   if (into !== undefined)
     throw invalid(`Iteration ${into} not found: change ${c.id} would set ${c.target_id} back into it`, {
       _tip: `Take back the change that renamed or deleted iteration ${into} in the same revert (it has the requestId of change ${c.id} in GET /api/v1/history), or leave change ${c.id} out.`,
