@@ -17,8 +17,7 @@ const WRITERS: Record<string, { runs: string[]; recordedIn: string[] } | { exemp
   // nodes: every write of a WriteCtx notes its change (noteChange) and saving (src/events/outbox.ts `save`) records them in one statement
   'nodes/insert-many.sql': { runs: ['insertMany'], recordedIn: ['src/nodes/write.ts'] },
   'nodes/update.sql': { runs: ['update'], recordedIn: ['src/nodes/write.ts'] },
-  'nodes/delete-many.sql': { runs: ['deleteMany'], recordedIn: ['src/nodes/write.ts'] },
-  'nodes/delete-logged.sql': { runs: ['deleteLogged'], recordedIn: ['src/nodes/write.ts'] },
+  'nodes/delete-many.sql': { runs: ['deleteMany', 'deleteLogged'], recordedIn: ['src/nodes/write.ts'] },
   'nodes/set-classified.sql': { runs: ['setClassified'], recordedIn: ['src/nodes/service.ts'] },
   'nodes/set-classified-many.sql': { runs: ['setClassifiedMany'], recordedIn: ['src/nodes/classify-loop.ts'] },
   'nodes/move-iteration.sql': { runs: ['moveIteration'], recordedIn: ['src/nodes/service.ts'] },
