@@ -256,7 +256,6 @@ it('is told about every statement that writes what a cached read returns', () =>
       'iterations/set-order.sql',
       'iterations/update.sql',
       // emit: node.added/updated/deleted, in the write's finish (src/nodes/context.ts) or the classify loop
-      'nodes/delete-logged.sql',
       'nodes/delete-many.sql',
       'nodes/insert-many.sql',
       'nodes/move-iteration.sql',
