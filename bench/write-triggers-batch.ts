@@ -3,7 +3,7 @@
 // with their parameters; then the batch's own statements are run again and again, each sample in a
 // transaction rolled back (so every sample sees the same project), timed by this process's CPU
 // time (PGlite runs in it, synchronously) part by part: the nodes' insert (with its triggers), the
-// changes and events, `work_flush`, and the deferred triggers as at a commit (`set constraints all
+// changes, the events (two statements since the fourteenth pass), `work_flush`, and the deferred triggers as at a commit (`set constraints all
 // immediate`). With every trigger on, each trigger of `nodes`, `changes`, `events`, `work_items`
 // and `work_pending` disabled in turn, and all off, taking turns round by round.
 //
@@ -83,28 +83,31 @@ try {
     if (!st) throw new Error(`no statement with ${start}: ${kept.map((k) => k.text.slice(0, 60)).join(' | ')}`)
     return st
   }
-  const nodes = find('insert into nodes (project_id, id, type, parent_id, data, created_at, classified_at)')
-  const changes = find('with ch as (')
+  const nodes = find('insert into nodes (')
+  // the saving step's two statements (since the fourteenth pass: history's, then the events')
+  const changes = find('insert into changes (')
+  const events = find('insert into events (')
   // the same ids again in each sample: the batch above is deleted first, each sample rolled back
   const ids = (JSON.parse(nodes.params![1] as string) as { id: string }[]).map((r) => r.id)
   await db.query(`delete from nodes where project_id = 'ww' and id = any($1)`, [ids])
   // --no-analyze: the planner without statistics, as on PGlite before the maintenance loop's first pass
   if (!args.includes('--no-analyze')) await db.exec('analyze')
 
-  const parts = ['nodes', 'changes', 'flush', 'commit'] as const
+  const parts = ['nodes', 'changes', 'events', 'flush', 'commit'] as const
   type Part = (typeof parts)[number]
   type Figures = Record<Part | 'all', number>
   class Rollback extends Error {}
   const steps: [Part, string, unknown[]?][] = [
     ['nodes', nodes.text, nodes.params],
     ['changes', changes.text, changes.params],
+    ['events', events.text, events.params],
     ['flush', 'select work_flush()'],
     ['commit', 'set constraints all immediate'],
   ]
 
   /** PGlite: the median CPU ms of each part and of the whole over `SAMPLES` rolled-back batches (3 more first, untimed) */
   async function samplePglite(): Promise<Figures> {
-    const xs: Record<Part | 'all', number[]> = { nodes: [], changes: [], flush: [], commit: [], all: [] }
+    const xs: Record<Part | 'all', number[]> = { nodes: [], changes: [], events: [], flush: [], commit: [], all: [] }
     for (let i = 0; i < SAMPLES + 3; i++)
       await db
         .tx(async (tx) => {
@@ -143,7 +146,7 @@ try {
     (params ?? []).map((p) => (typeof p === 'string' && /^[[{]/.test(p) ? JSON.parse(p) : p)) as postgres.ParameterOrJSON<never>[]
   /** PostgreSQL: each part's backend CPU ms, summed over `SAMPLES` rolled-back batches and divided by them */
   async function samplePostgres(): Promise<Figures> {
-    const sum: Figures = { nodes: 0, changes: 0, flush: 0, commit: 0, all: 0 }
+    const sum: Figures = { nodes: 0, changes: 0, events: 0, flush: 0, commit: 0, all: 0 }
     const sent = steps.map(([part, text, params]) => [part, text, asJson(params)] as const)
     for (let i = 0; i < SAMPLES + 3; i++)
       await pg!
@@ -205,7 +208,7 @@ try {
   await setVariant('all on')
   const med = (v: string, p: Part | 'all') => median(times[v]!.map((t) => t[p]))
   console.log(
-    `a batch of ${SIZE} jobs beside ${JOBS} on ${pg ? 'PostgreSQL' : 'PGlite'}, ${ROUNDS} rounds of ${SAMPLES}, ${pg ? "the backend's CPU ms (p50 of the rounds' means)" : "CPU ms (p50 of the rounds' p50s)"}\n\n| triggers | all | nodes | changes, events | work_flush | commit | all less than all on |\n|---|---|---|---|---|---|---|`,
+    `a batch of ${SIZE} jobs beside ${JOBS} on ${pg ? 'PostgreSQL' : 'PGlite'}, ${ROUNDS} rounds of ${SAMPLES}, ${pg ? "the backend's CPU ms (p50 of the rounds' means)" : "CPU ms (p50 of the rounds' p50s)"}\n\n| triggers | all | nodes | changes | events | work_flush | commit | all less than all on |\n|---|---|---|---|---|---|---|---|`,
   )
   for (const v of variants)
     console.log(
