@@ -1,5 +1,5 @@
 -- $1 project_id text, $2 per_table int: a part of what a never-finished import wrote, at most $2
--- rows of each big table (its changes, which have no foreign key; its events; its nodes, leaves
+-- rows of each big table (its changes and its events, which have no foreign key (0056); its nodes, leaves
 -- first, so a delete's cascade stays within the part), so each part is one short transaction on
 -- PGlite's one session. Only while the project is still importing. removed: 0 when nothing is left.
 with importing as (
