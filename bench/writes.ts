@@ -585,8 +585,9 @@ async function run(kind: Kind, refDir: string) {
     /** per round, CPU ms per update of the window, the background until settled included */
     const windowCpu = Object.fromEntries(ALL_TARGETS.map((t) => [t, [] as number[]])) as Record<Target, number[]>
     // --history: the three targets' windows at once (8 writers each, 24 in all), so the machine's
-    // load of the moment is the same for all three: their throughputs and CPU per update compare as
-    // the single writes' interleaved writes do, where windows in turns spread 0.3-3x on this machine.
+    // load of the moment is the same for all three (windows in turns read an A/A of 0.61x at load
+    // 20). Still no steady reading at load 15-25: 24 writers on two cores split them unevenly, and
+    // the windows spread 0.2-8.7x (bench/writes.md, "Fifteenth pass: history's share").
     if (HISTORY_ONLY)
       for (let round = -1; round < WINDOWS; round++) {
         const c0 = {} as Record<Target, number>
