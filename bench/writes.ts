@@ -10,7 +10,8 @@
 //   npm run bench:writes -- --builtin-embedder  (the servers embed with USE-lite + GloVe, not the stub)
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:writes
 //   BENCH_REF=<commit> npm run bench:writes     (another reference than 26c0789: a before/after)
-//   npm run bench:writes -- --history --samples 2000   (history's share alone: head and no history, 20 rounds)
+//   npm run bench:writes -- --history --samples 800 --block 20   (history's share alone, 40 rounds: head, no history
+//                                                  and a control, interleaved write by write; see --history below)
 //
 // Four real processes per database, started at once, each on a fresh database of its own,
 // requests over HTTP from this process:
@@ -63,6 +64,19 @@
 // /metrics gives the time each loop ran per single write. Prints the tables and writes
 // bench/results/writes.json (gitignored). The machine is shared: only ratios within one run mean
 // anything, and the load average belongs beside them.
+//
+// --history (history's share, history.md 7; bench/writes.md, "Fifteenth pass: history's share"):
+// three processes, head, no history and a control (head again, history on: an A/A comparison in
+// the same run, which says how far this bench reads two identical sides apart). In each round each
+// op's block is interleaved write by write across the three (HISTORY_ORDERS), not given to one
+// target after another, so both sides of a ratio meet the same moment of the machine; the eight
+// writers' windows run for the three at once. Three readings a write, each the median of the rounds'
+// ratios with a 90% confidence interval (bootstrap over the rounds): the time from the client;
+// the CPU of the process and its backends while the write was answered (each write's, read from
+// /proc around it); and the CPU with the background (the round's block until all three were idle,
+// ÷ its writes: the loops the writes woke included, more of them per write than in back-to-back
+// blocks, so it reads a share smaller). Judged against 1.15x by the interval: "yes" when all of it
+// is within, "no" when none is.
 
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -70,7 +84,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import postgres from 'postgres'
 import { ownDatabase, quiet } from './lib/harness'
-import { cpuMeter, settle } from './lib/proc-cpu'
+import { cpuMeter, settle, threadNs } from './lib/proc-cpu'
 import { freePort } from './lib/spawn'
 
 const args = process.argv.slice(2)
@@ -81,7 +95,8 @@ const BLOCK = num('block', 100)
 /** timed writes of each op on each target, in blocks of BLOCK (the 100-add batch: a twentieth as many) */
 const SAMPLES = num('samples', FULL ? 1500 : 600)
 const ROUNDS = Math.max(2, Math.ceil(SAMPLES / BLOCK))
-const BATCH_BLOCK = Math.max(2, Math.ceil(BLOCK / 20))
+/** --history: at least 5, so a round's p50 of the batch is not the lower of two */
+const BATCH_BLOCK = Math.max(args.includes('--history') ? 5 : 2, Math.ceil(BLOCK / 20))
 /** untimed writes of the op at the start of each block */
 const WARM = 2
 /** one 8-writer window per target per round, the targets taking turns, WINDOWS rounds */
@@ -103,14 +118,30 @@ const ROOT = join(import.meta.dir, '..')
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined
 
 type Kind = 'pglite' | 'postgres'
-type Target = 'head' | 'nohist' | 'ref' | 'floor'
+type Target = 'head' | 'nohist' | 'control' | 'ref' | 'floor'
 /**
- * --history: only head and its no-history process (history's share, history.md 7), so a run of
- * the same length has twice the rounds; no 26c0789 worktree, no floor.
+ * --history: history's share alone (history.md 7): head, its no-history process and a control, a
+ * second process of head recording history as head does (an A/A comparison in the same run: what
+ * the bench reads of two identical sides); no 26c0789 worktree, no floor. The three get each single
+ * write interleaved, not in blocks (see HISTORY_ORDERS), and every ratio is printed with a 90%
+ * confidence interval (bootstrapped over the rounds).
  */
 const HISTORY_ONLY = args.includes('--history')
-const ALL_TARGETS: Target[] = ['head', 'ref', 'nohist', 'floor']
-const TARGETS: Target[] = HISTORY_ONLY ? ['head', 'nohist'] : ALL_TARGETS
+const ALL_TARGETS: Target[] = ['head', 'ref', 'nohist', 'control', 'floor']
+const TARGETS: Target[] = HISTORY_ONLY ? ['head', 'nohist', 'control'] : ['head', 'ref', 'nohist', 'floor']
+/**
+ * --history's orders: the six permutations of the three, taken in turn write by write. Each pair is
+ * next to each other as often, and head before no history as often as after, exactly as head
+ * before the control: whatever the order does to head ÷ no history it does to head ÷ control.
+ */
+const HISTORY_ORDERS: Target[][] = [
+  ['head', 'nohist', 'control'],
+  ['nohist', 'control', 'head'],
+  ['control', 'head', 'nohist'],
+  ['head', 'control', 'nohist'],
+  ['control', 'nohist', 'head'],
+  ['nohist', 'head', 'control'],
+]
 /**
  * The targets' order in turn `k` (round + op): head's block next to both of its comparisons'
  * (26c0789's and no history's) in every turn, and each pair's two sides first in every other turn
@@ -120,10 +151,7 @@ const TARGETS: Target[] = HISTORY_ONLY ? ['head', 'nohist'] : ALL_TARGETS
  * and head's after the floor's.)
  */
 const ORDERS: Target[][] = HISTORY_ONLY
-  ? [
-      ['head', 'nohist'],
-      ['nohist', 'head'],
-    ]
+  ? HISTORY_ORDERS
   : [
       ['ref', 'head', 'nohist', 'floor'],
       ['nohist', 'head', 'ref', 'floor'],
@@ -274,7 +302,27 @@ interface WakeFigures {
 }
 /** the median of per-round ratios and their range (none: a target this run left out, --history) */
 const spread = (ratios: number[]) =>
-  ratios.length ? { median: r2(p50(ratios)), min: r2(Math.min(...ratios)), max: r2(Math.max(...ratios)) } : null
+  ratios.length ? { median: r2(p50(ratios)), min: r2(Math.min(...ratios)), max: r2(Math.max(...ratios)), ...ci90(ratios) } : null
+/**
+ * A 90% confidence interval of the median of per-round ratios: the median of 2,000 resamples of
+ * the rounds (drawn with replacement, by a generator of fixed seed, so the same figures give the
+ * same interval), their 5th and 95th percentiles. The rounds are taken as independent: with the
+ * targets interleaved write by write (--history) the load moves both sides of a round alike.
+ */
+function ci90(ratios: number[]): { lo: number; hi: number } {
+  let seed = 0x9e3779b9
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = seed
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const medians = Array.from({ length: 2000 }, () => p50(Array.from(ratios, () => ratios[Math.floor(random() * ratios.length)]!))).sort(
+    (a, b) => a - b,
+  )
+  return { lo: r2(medians[Math.floor(0.05 * medians.length)]!), hi: r2(medians[Math.floor(0.95 * medians.length) - 1]!) }
+}
 type Spread = ReturnType<typeof spread>
 /** per-round ratios a ÷ b of the rounds' own figures (p50s or throughputs); none when b was not run */
 const ratios = (a: number[], b: number[]) => (b.length ? a.map((x, i) => x / b[i]!) : [])
@@ -452,25 +500,79 @@ async function run(kind: Kind, refDir: string) {
       Op,
       Record<Target, number[]>
     >
+    /** --history: per round, the p50 of each write's CPU while it was answered (the process and its backends, no background after) */
+    const requestCpu = Object.fromEntries(OPS.map((op) => [op, Object.fromEntries(ALL_TARGETS.map((t) => [t, [] as number[]]))])) as Record<
+      Op,
+      Record<Target, number[]>
+    >
+    /**
+     * A meter of the CPU (ns) of a target's process and of its database's backends of now, read
+     * from /proc alone (no query while a write is timed): a write's own CPU, from its send to its
+     * answer, is the meter after ÷ before.
+     */
+    const requestMeter = async (t: Target) => {
+      const backends = admin
+        ? (await admin<{ pid: number }[]>`select pid from pg_stat_activity where datname = ${names[t]!}`).map((r) => r.pid)
+        : []
+      // a thread or backend that ended keeps its last reading (as cpuMeter does)
+      const last = new Map<string, number>()
+      return () => {
+        threadNs(pid(t), last)
+        for (const b of backends) threadNs(b, last)
+        let ns = 0
+        for (const v of last.values()) ns += v
+        return ns
+      }
+    }
     const apps = TARGETS.filter((t) => t !== 'floor')
     const loopsBefore = Object.fromEntries(await Promise.all(apps.map(async (t) => [t, await loopSeconds(started[t].p.url)])))
     const singleStart = performance.now()
-    for (let r = 0; r < ROUNDS; r++)
-      for (const [j, op] of turn(OPS, r).entries())
-        for (const t of orderOf(r + j)) {
-          const d = drivers[t]
+    // --history: the three targets get each write of a round's block interleaved, write by write
+    // (head, no history, control in the order of HISTORY_ORDERS, turned at every write), so a
+    // pair's writes are milliseconds apart, not a block (a second or more) apart: what the
+    // machine's load does to one side it does to the other. Each target's p50 of its writes in the
+    // round, and its CPU from the block's start until all three are idle again.
+    if (HISTORY_ONLY)
+      for (let r = 0; r < ROUNDS; r++)
+        for (const [j, op] of turn(OPS, r).entries()) {
           const n = op === 'batch100' ? BATCH_BLOCK : BLOCK
-          const c0 = await meter[t]()
-          for (let w = 0; w < WARM; w++) await d.next(op)()
-          const xs: number[] = []
-          for (let i = 0; i < n; i++) {
-            const fn = d.next(op)
-            xs.push(await timed(fn))
+          const c0 = {} as Record<Target, number>
+          for (const t of TARGETS) c0[t] = await meter[t]()
+          for (let w = 0; w < WARM; w++) for (const t of TARGETS) await drivers[t].next(op)()
+          const xs = Object.fromEntries(TARGETS.map((t) => [t, [] as number[]])) as Record<Target, number[]>
+          const own = Object.fromEntries(TARGETS.map((t) => [t, [] as number[]])) as Record<Target, number[]>
+          const during = Object.fromEntries(await Promise.all(TARGETS.map(async (t) => [t, await requestMeter(t)])))
+          for (let i = 0; i < n; i++)
+            for (const t of HISTORY_ORDERS[(r * n + i + j) % HISTORY_ORDERS.length]!) {
+              const fn = drivers[t].next(op)
+              const a = during[t]()
+              xs[t].push(await timed(fn))
+              own[t].push((during[t]() - a) / 1e6)
+            }
+          for (const t of TARGETS) await settle(pid(t), 3000)
+          for (const t of TARGETS) {
+            blocks[op][t].push(xs[t])
+            requestCpu[op][t].push(p50(own[t]))
+            cpu[op][t].push(((await meter[t]()) - c0[t]) / 1e6 / (WARM + n))
           }
-          blocks[op][t].push(xs)
-          if (t !== 'floor') await settle(pid(t), 3000)
-          cpu[op][t].push(((await meter[t]()) - c0) / 1e6 / (WARM + n))
         }
+    else
+      for (let r = 0; r < ROUNDS; r++)
+        for (const [j, op] of turn(OPS, r).entries())
+          for (const t of orderOf(r + j)) {
+            const d = drivers[t]
+            const n = op === 'batch100' ? BATCH_BLOCK : BLOCK
+            const c0 = await meter[t]()
+            for (let w = 0; w < WARM; w++) await d.next(op)()
+            const xs: number[] = []
+            for (let i = 0; i < n; i++) {
+              const fn = d.next(op)
+              xs.push(await timed(fn))
+            }
+            blocks[op][t].push(xs)
+            if (t !== 'floor') await settle(pid(t), 3000)
+            cpu[op][t].push(((await meter[t]()) - c0) / 1e6 / (WARM + n))
+          }
     const singleSeconds = (performance.now() - singleStart) / 1000
     phase('single writes')
     const loopsAfter = Object.fromEntries(await Promise.all(apps.map(async (t) => [t, await loopSeconds(started[t].p.url)])))
@@ -482,28 +584,59 @@ async function run(kind: Kind, refDir: string) {
     const windows = Object.fromEntries(ALL_TARGETS.map((t) => [t, [] as number[]])) as Record<Target, number[]>
     /** per round, CPU ms per update of the window, the background until settled included */
     const windowCpu = Object.fromEntries(ALL_TARGETS.map((t) => [t, [] as number[]])) as Record<Target, number[]>
-    for (let round = -1; round < WINDOWS; round++)
-      for (const t of orderOf(round + 1)) {
-        const d = drivers[t]
-        const c0 = await meter[t]()
+    // --history: the three targets' windows at once (8 writers each, 24 in all), so the machine's
+    // load of the moment is the same for all three (windows in turns read an A/A of 0.61x at load
+    // 20). Still no steady reading at load 15-25: 24 writers on two cores split them unevenly, and
+    // the windows spread 0.2-8.7x (bench/writes.md, "Fifteenth pass: history's share").
+    if (HISTORY_ONLY)
+      for (let round = -1; round < WINDOWS; round++) {
+        const c0 = {} as Record<Target, number>
+        for (const t of TARGETS) c0[t] = await meter[t]()
         const s = performance.now()
         const end = s + SECONDS * 1000
-        let writes = 0
+        const writes = Object.fromEntries(TARGETS.map((t) => [t, 0])) as Record<Target, number>
         await Promise.all(
-          d.nodes.map(async (id) => {
-            while (performance.now() < end) {
-              await d.update(id)
-              writes++
-            }
-          }),
+          TARGETS.flatMap((t) =>
+            drivers[t].nodes.map(async (id) => {
+              while (performance.now() < end) {
+                await drivers[t].update(id)
+                writes[t]++
+              }
+            }),
+          ),
         )
         const ms = performance.now() - s
-        if (t !== 'floor') await settle(pid(t), 5000)
-        const c1 = await meter[t]()
-        if (round < 0) continue
-        windows[t].push((writes * 1000) / ms)
-        windowCpu[t].push((c1 - c0) / 1e6 / writes)
+        for (const t of TARGETS) await settle(pid(t), 5000)
+        for (const t of TARGETS) {
+          const c1 = await meter[t]()
+          if (round < 0) continue
+          windows[t].push((writes[t] * 1000) / ms)
+          windowCpu[t].push((c1 - c0[t]) / 1e6 / writes[t])
+        }
       }
+    else
+      for (let round = -1; round < WINDOWS; round++)
+        for (const t of orderOf(round + 1)) {
+          const d = drivers[t]
+          const c0 = await meter[t]()
+          const s = performance.now()
+          const end = s + SECONDS * 1000
+          let writes = 0
+          await Promise.all(
+            d.nodes.map(async (id) => {
+              while (performance.now() < end) {
+                await d.update(id)
+                writes++
+              }
+            }),
+          )
+          const ms = performance.now() - s
+          if (t !== 'floor') await settle(pid(t), 5000)
+          const c1 = await meter[t]()
+          if (round < 0) continue
+          windows[t].push((writes * 1000) / ms)
+          windowCpu[t].push((c1 - c0) / 1e6 / writes)
+        }
 
     phase('eight writers')
     // ifRev: head's update with the rev the last update returned, and without, pair by pair, in rounds
@@ -541,13 +674,20 @@ async function run(kind: Kind, refDir: string) {
         headOverRef: spread(ratios(perRound('head'), perRound('ref'))),
         headOverFloor: spread(ratios(perRound('head'), perRound('floor'))),
         headOverNoHistory: spread(ratios(perRound('head'), perRound('nohist'))),
+        /** --history: head ÷ its control (history on in both: an A/A comparison) */
+        headOverControl: spread(ratios(perRound('head'), perRound('control'))),
         /** CPU ms per write (median of the rounds), the target's process and its database's backends, background included */
         cpuMs: Object.fromEntries(TARGETS.map((t) => [t, r2(p50(cpu[op][t]))])) as Record<Target, number>,
         cpuHeadOverRef: spread(ratios(cpu[op].head, cpu[op].ref)),
         cpuHeadOverFloor: spread(ratios(cpu[op].head, cpu[op].floor)),
         cpuHeadOverNoHistory: spread(ratios(cpu[op].head, cpu[op].nohist)),
+        cpuHeadOverControl: spread(ratios(cpu[op].head, cpu[op].control)),
         /** CPU per write over the whole run, head's mean ÷ no history's */
         cpuMeanHeadOverNoHistory: meanRatio(cpu[op].head, cpu[op].nohist),
+        /** --history: CPU ms of each write while it was answered (the median of the rounds' p50s), and the ratios of the rounds' p50s */
+        requestCpuMs: Object.fromEntries(TARGETS.map((t) => [t, Number(p50(requestCpu[op][t]).toFixed(3))])) as Record<Target, number>,
+        requestCpuHeadOverNoHistory: spread(ratios(requestCpu[op].head, requestCpu[op].nohist)),
+        requestCpuHeadOverControl: spread(ratios(requestCpu[op].head, requestCpu[op].control)),
       }
     })
     const total = (t: Target) => r2(windows[t].reduce((s, x) => s + x, 0) / windows[t].length)
@@ -578,6 +718,7 @@ async function run(kind: Kind, refDir: string) {
         cpuMsPerUpdate: Object.fromEntries(TARGETS.map((t) => [t, r2(p50(windowCpu[t]))])) as Record<Target, number>,
         cpuHeadOverRef: spread(ratios(windowCpu.head, windowCpu.ref)),
         cpuHeadOverNoHistory: spread(ratios(windowCpu.head, windowCpu.nohist)),
+        cpuHeadOverControl: spread(ratios(windowCpu.head, windowCpu.control)),
         /** each round's writes a second, by target */
         perRound: windows,
       },
@@ -632,29 +773,60 @@ const met = (s: Spread, goal: number, atLeast = false) => {
 }
 if (HISTORY_ONLY) {
   const first = results[0]
+  /** with a 90% confidence interval of the median */
+  const xc = (s: Spread) => (s ? `${s.median}× [${s.lo}–${s.hi}] (${s.min}–${s.max})` : '–')
+  /** judged by the interval: met when all of it is within the goal, missed when none is */
+  const judged = (s: Spread, goal: number) => (!s ? '–' : s.hi <= goal ? 'yes' : s.lo > goal ? '**no**' : 'not told apart')
   if (first)
     console.log(
-      `\nhistory's share: ${first.rounds} rounds; in each, per write, a block of ${WARM} untimed + ${BLOCK} timed writes back to back (the batch ${BATCH_BLOCK}) on head and on its no-history process, next to each other, each first in every other turn; ratio = median of the rounds' ratios (min–max); a p50 = of every sample; CPU: the process and (PostgreSQL) its database's backends until its background work was done, ÷ the block's writes. A shared machine: say the load beside it.\n`,
+      `\nhistory's share: ${first.rounds} rounds; in each, per write, ${WARM} untimed + ${BLOCK} timed writes (the batch ${BATCH_BLOCK}) on head, on its no-history process and on its control (a second head, history on: the A/A), interleaved write by write, their order turned at each write; ratio = median of the rounds' ratios [90% confidence interval of it, 2,000 resamples of the rounds] (min–max); a p50 = of every sample; CPU: the process and (PostgreSQL) its database's backends from the round's block until all three were idle, ÷ the block's writes. Judge by the interval beside the A/A's (see bench/README.md). A shared machine: say the load beside it.\n`,
     )
+  const table = (title: string, ms: (s: any) => string, ratio: (s: any) => Spread, aa: (s: any) => Spread, extra?: (s: any) => string) => {
+    console.log(`${title}\n`)
+    console.log(
+      `| db | write | ms: head / no history / control | head ÷ no history | A/A: head ÷ control | ≤ 1.15×? |${extra ? " the run's means |" : ''}`,
+    )
+    console.log(`|---|---|---|---|---|---|${extra ? '---|' : ''}`)
+    for (const r of results)
+      for (const s of r.single)
+        console.log(
+          `| ${r.db} | ${s.op} | ${ms(s)} | ${xc(ratio(s))} | ${xc(aa(s))} | ${judged(ratio(s), 1.15)} |${extra ? ` ${extra(s)} |` : ''}`,
+        )
+    console.log('')
+  }
+  const three = (o: Record<string, number>) => `${o.head} / ${o.nohist} / ${o.control}`
+  table(
+    "time (wall, from the client): each round's p50",
+    (s) => three(s.p50),
+    (s) => s.headOverNoHistory,
+    (s) => s.headOverControl,
+  )
+  table(
+    "CPU of each write while it was answered (the process and its backends, from the send to the answer): each round's p50",
+    (s) => three(s.requestCpuMs),
+    (s) => s.requestCpuHeadOverNoHistory,
+    (s) => s.requestCpuHeadOverControl,
+  )
+  table(
+    "CPU with the background: the round's block, until the three were idle, ÷ its writes",
+    (s) => three(s.cpuMs),
+    (s) => s.cpuHeadOverNoHistory,
+    (s) => s.cpuHeadOverControl,
+    (s) => `${s.cpuMeanHeadOverNoHistory}×`,
+  )
   console.log(
-    `| db | write | head p50 | no history p50 | head ÷ no history | ≤ 1.15×? | CPU ms: head / no history | CPU head ÷ no history | CPU, the run's means |`,
+    `\n8 writers (label updates, each its own node): ${first?.windows} rounds of a ${SECONDS} s window, the three targets at once\n`,
+  )
+  console.log(
+    '| db | w/s: head / no history / control | no history ÷ head | A/A: control ÷ head | ≤ 1.15×? | CPU ms per update: head / no history / control | CPU head ÷ no history | CPU A/A | CPU ≤ 1.15×? |',
   )
   console.log('|---|---|---|---|---|---|---|---|---|')
-  for (const r of results)
-    for (const s of r.single)
-      console.log(
-        `| ${r.db} | ${s.op} | ${s.p50.head} ms | ${s.p50.nohist} ms | ${x(s.headOverNoHistory)} | ${met(s.headOverNoHistory, 1.15)} | ${s.cpuMs.head} / ${s.cpuMs.nohist} | ${x(s.cpuHeadOverNoHistory)} | ${s.cpuMeanHeadOverNoHistory}× |`,
-      )
-  console.log(`\n8 writers (label updates, each its own node): ${first?.windows} rounds of a ${SECONDS} s window per target\n`)
-  console.log(
-    '| db | w/s: head | no history | no history ÷ head | ≤ 1.15×? | CPU ms per update: head / no history | CPU head ÷ no history |',
-  )
-  console.log('|---|---|---|---|---|---|---|')
   for (const r of results) {
     const w = r.eightWriters
     const turned = spread(ratios(w.perRound.nohist, w.perRound.head))
+    const aa = spread(ratios(w.perRound.control, w.perRound.head))
     console.log(
-      `| ${r.db} | ${w.writesPerSecond.head} | ${w.writesPerSecond.nohist} | ${x(turned)} | ${met(turned, 1.15)} | ${w.cpuMsPerUpdate.head} / ${w.cpuMsPerUpdate.nohist} | ${x(w.cpuHeadOverNoHistory)} |`,
+      `| ${r.db} | ${w.writesPerSecond.head} / ${w.writesPerSecond.nohist} / ${w.writesPerSecond.control} | ${xc(turned)} | ${xc(aa)} | ${judged(turned, 1.15)} | ${w.cpuMsPerUpdate.head} / ${w.cpuMsPerUpdate.nohist} / ${w.cpuMsPerUpdate.control} | ${xc(w.cpuHeadOverNoHistory)} | ${xc(w.cpuHeadOverControl)} | ${judged(w.cpuHeadOverNoHistory, 1.15)} |`,
     )
   }
 } else if (!WAKE) {
