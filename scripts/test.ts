@@ -1,7 +1,7 @@
 /**
  * The test runner behind `npm test` and `npm run test:all` (docs/development.md): each test file
- * in a `bun test` process of its own, WORKERS at a time (default: the CPU count, at most 4), so
- * that the console shows one line per file as it ends (`[12/85] test/http.test.ts  41 pass  3.2 s`)
+ * in a `bun test` process of its own, TEST_WORKERS at a time (default: the CPU count, at most 4;
+ * the few files of ALONE below last, one at a time), so that the console shows one line per file as it ends (`[12/85] test/http.test.ts  41 pass  3.2 s`)
  * and every failure in full, and everything a file prints (server logs, figures, `(pass)` lines)
  * goes to test-output/logs/<file>.log instead of the console.
  *
@@ -35,6 +35,12 @@ const SLOW: [RegExp, string][] = [
 ]
 /** a file that starts the real server process or a browser, whatever its name */
 const STARTS_PROCESS = /from '\.\/(process|app\.lib)'|playwright-core/
+/**
+ * Files that hold a wait to a bound of two or three seconds (a command on the other replica's
+ * page, an agent's write on the open page): with more than one worker they run last, one at a
+ * time, with no other test file beside them.
+ */
+const ALONE = /^(process\.view|app\.journeys)\.test\.ts$/
 
 const args = process.argv.slice(2)
 const all = args.includes('--all')
@@ -106,6 +112,8 @@ interface Result {
   fail: number
   skip: number
   ms: number
+  /** CPU time (user and system) of the file's process and of the processes it waited for: its servers, Chromium */
+  cpuMs: number
   ok: boolean
 }
 
@@ -152,12 +160,12 @@ async function runFile(file: string): Promise<Result> {
     const why = pass === null ? `ended with exit status ${code} before its summary` : `${fail} fail`
     process.stdout.write(`\n${'='.repeat(20)} ${file}: ${why}\n${failureText(out)}\n${'='.repeat(20)}\n\n`)
   }
-  return { file, pass: pass ?? 0, fail: fail ?? (ok ? 0 : 1), skip: skip ?? 0, ms: performance.now() - started, ok }
+  const cpuMs = Number(proc.resourceUsage()?.cpuTime.total ?? 0) / 1000
+  return { file, pass: pass ?? 0, fail: fail ?? (ok ? 0 : 1), skip: skip ?? 0, ms: performance.now() - started, cpuMs, ok }
 }
 
 const started = performance.now()
 const results: Result[] = []
-const queue = [...files]
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 process.stdout.write(
   `${files.length} test files, ${workers} at a time; each file's output in test-output/logs/<file>.log` +
@@ -170,21 +178,31 @@ process.stdout.write(
  */
 const retries = Math.max(0, Number(process.env.TEST_RETRIES) || 0)
 const flaky: string[] = []
-await Promise.all(
-  Array.from({ length: Math.min(workers, files.length) }, async () => {
-    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
-      let r = await runFile(file)
-      for (let k = 0; !r.ok && k < retries; k++) {
-        process.stdout.write(`[retry ${k + 1}/${retries}] ${file} failed (above); running it again\n`)
-        r = await runFile(file)
-        if (r.ok) flaky.push(file)
+/** runs the files of `queue`, `n` at a time */
+const runQueue = (queue: string[], n: number) =>
+  Promise.all(
+    Array.from({ length: Math.min(n, queue.length) }, async () => {
+      for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+        let r = await runFile(file)
+        for (let k = 0; !r.ok && k < retries; k++) {
+          process.stdout.write(`[retry ${k + 1}/${retries}] ${file} failed (above); running it again\n`)
+          r = await runFile(file)
+          if (r.ok) flaky.push(file)
+        }
+        results.push(r)
+        const counts = `${r.pass} pass${r.skip ? `, ${r.skip} skip` : ''}${r.fail ? `, ${r.fail} FAIL` : ''}`
+        process.stdout.write(
+          `[${results.length}/${files.length}] ${r.ok ? 'ok  ' : 'FAIL'} ${file}  ${counts}  ${seconds(r.ms)} (CPU ${seconds(r.cpuMs)})\n`,
+        )
       }
-      results.push(r)
-      const counts = `${r.pass} pass${r.skip ? `, ${r.skip} skip` : ''}${r.fail ? `, ${r.fail} FAIL` : ''}`
-      process.stdout.write(`[${results.length}/${files.length}] ${r.ok ? 'ok  ' : 'FAIL'} ${file}  ${counts}  ${seconds(r.ms)}\n`)
-    }
-  }),
+    }),
+  )
+const alone = (f: string) => workers > 1 && ALONE.test(basename(f))
+await runQueue(
+  files.filter((f) => !alone(f)),
+  workers,
 )
+await runQueue(files.filter(alone), 1)
 
 const failed = results.filter((r) => !r.ok)
 const total = (k: 'pass' | 'fail' | 'skip') => results.reduce((n, r) => n + r[k], 0)
@@ -192,9 +210,13 @@ if (flaky.length) process.stdout.write(`\nFLAKY (failed, then passed on a retry;
 if (failed.length) process.stdout.write(`\nFailed (output above and in test-output/logs/): ${failed.map((r) => r.file).join(' ')}\n`)
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5)
 process.stdout.write(`\nSlowest: ${slowest.map((r) => `${r.file} ${seconds(r.ms)}`).join(', ')}\n`)
+// how many cores the files kept busy on average (more than one: a second worker gains less than half)
+const cpu = results.reduce((n, r) => n + r.cpuMs, 0)
+const wall = performance.now() - started
+process.stdout.write(`CPU of the files: ${seconds(cpu)} in ${seconds(wall)}, ${(cpu / wall).toFixed(2)} cores on average\n`)
 // bun test's summary format, last: .ci/run reads these three lines
 process.stdout.write(
-  `\n ${total('pass')} pass\n ${total('fail')} fail\n ${total('skip')} skip\nRan ${files.length} files in ${seconds(performance.now() - started)}\n`,
+  `\n ${total('pass')} pass\n ${total('fail')} fail\n ${total('skip')} skip\nRan ${files.length} files in ${seconds(wall)}\n`,
 )
 await removeTemplates()
 process.exit(failed.length ? 1 : 0)
