@@ -52,10 +52,20 @@ const everyFile = readdirSync(join(ROOT, 'test'))
   .sort()
 const isSlow = (f: string) => SLOW.some(([re]) => re.test(f)) || STARTS_PROCESS.test(readFileSync(join(ROOT, 'test', f), 'utf8'))
 // with --all the slow files start first, so that the workers end together
+/**
+ * Files run on PGlite only: on TEST_DATABASE_URL the runner names them and leaves them out (a
+ * file named on the command line still runs). Each proves the browser's side of the app (layout,
+ * the keyboard, dialogs, screenshots), which is the same on either database; the server's side
+ * of what they do (writes, reverts, proposals, keys) has its tests on both, in process and through
+ * the real server (test/process.*). The app's files that watch the live path or a conflict
+ * (app.live, app.journeys, app.revisions) run on both.
+ */
+const PGLITE_ONLY = /^app\.(contact|edit|first|history|keys|keys-review|layout|proposals|second|undo)\.test\.ts$/
+const pgliteOnly = process.env.TEST_DATABASE_URL ? everyFile.filter((f) => PGLITE_ONLY.test(f)) : []
 const files = named.length
   ? named
   : everyFile
-      .filter((f) => all || !isSlow(f))
+      .filter((f) => (all || !isSlow(f)) && !pgliteOnly.includes(f))
       .sort((a, b) => Number(isSlow(b)) - Number(isSlow(a)))
       .map((f) => `test/${f}`)
 
@@ -169,8 +179,10 @@ const results: Result[] = []
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 process.stdout.write(
   `${files.length} test files, ${workers} at a time; each file's output in test-output/logs/<file>.log` +
-    `${all || named.length ? '' : ` (left to npm run test:all: ${everyFile.length - files.length} files that start the real server process or a browser, or time the machine)`}\n`,
+    `${all || named.length ? '' : ` (left to npm run test:all: ${everyFile.filter((f) => isSlow(f)).length} files that start the real server process or a browser, or time the machine)`}\n`,
 )
+if (pgliteOnly.length && !named.length)
+  process.stdout.write(`left to the PGlite pass (the browser's side of the app, the same on either database): ${pgliteOnly.join(' ')}\n`)
 /**
  * TEST_RETRIES (default 0; CI sets 1): a failed file runs again, alone in its process, up to that
  * many times. A file that passes only on a retry is named FLAKY at the end: it still needs a fix,
