@@ -1,7 +1,7 @@
 /**
  * The test runner behind `npm test` and `npm run test:all` (docs/development.md): each test file
- * in a `bun test` process of its own, WORKERS at a time (default: the CPU count, at most 4), so
- * that the console shows one line per file as it ends (`[12/85] test/http.test.ts  41 pass  3.2 s`)
+ * in a `bun test` process of its own, TEST_WORKERS at a time (default: the CPU count, at most 4;
+ * the few files of ALONE below last, one at a time), so that the console shows one line per file as it ends (`[12/85] test/http.test.ts  41 pass  3.2 s`)
  * and every failure in full, and everything a file prints (server logs, figures, `(pass)` lines)
  * goes to test-output/logs/<file>.log instead of the console.
  *
@@ -35,6 +35,12 @@ const SLOW: [RegExp, string][] = [
 ]
 /** a file that starts the real server process or a browser, whatever its name */
 const STARTS_PROCESS = /from '\.\/(process|app\.lib)'|playwright-core/
+/**
+ * Files that hold a wait to a bound of two or three seconds (a command on the other replica's
+ * page, an agent's write on the open page): with more than one worker they run last, one at a
+ * time, with no other test file beside them.
+ */
+const ALONE = /^(process\.view|app\.journeys)\.test\.ts$/
 
 const args = process.argv.slice(2)
 const all = args.includes('--all')
@@ -46,10 +52,20 @@ const everyFile = readdirSync(join(ROOT, 'test'))
   .sort()
 const isSlow = (f: string) => SLOW.some(([re]) => re.test(f)) || STARTS_PROCESS.test(readFileSync(join(ROOT, 'test', f), 'utf8'))
 // with --all the slow files start first, so that the workers end together
+/**
+ * Files run on PGlite only: on TEST_DATABASE_URL the runner names them and leaves them out (a
+ * file named on the command line still runs). Each proves the browser's side of the app (layout,
+ * the keyboard, dialogs, screenshots), which is the same on either database; the server's side
+ * of what they do (writes, reverts, proposals, keys) has its tests on both, in process and through
+ * the real server (test/process.*). The app's files that watch the live path or a conflict
+ * (app.live, app.journeys, app.revisions) run on both.
+ */
+const PGLITE_ONLY = /^app\.(contact|edit|first|history|keys|keys-review|layout|proposals|second|undo)\.test\.ts$/
+const pgliteOnly = process.env.TEST_DATABASE_URL ? everyFile.filter((f) => PGLITE_ONLY.test(f)) : []
 const files = named.length
   ? named
   : everyFile
-      .filter((f) => all || !isSlow(f))
+      .filter((f) => (all || !isSlow(f)) && !pgliteOnly.includes(f))
       .sort((a, b) => Number(isSlow(b)) - Number(isSlow(a)))
       .map((f) => `test/${f}`)
 
@@ -106,6 +122,8 @@ interface Result {
   fail: number
   skip: number
   ms: number
+  /** CPU time (user and system) of the file's process and of the processes it waited for: its servers, Chromium */
+  cpuMs: number
   ok: boolean
 }
 
@@ -152,17 +170,19 @@ async function runFile(file: string): Promise<Result> {
     const why = pass === null ? `ended with exit status ${code} before its summary` : `${fail} fail`
     process.stdout.write(`\n${'='.repeat(20)} ${file}: ${why}\n${failureText(out)}\n${'='.repeat(20)}\n\n`)
   }
-  return { file, pass: pass ?? 0, fail: fail ?? (ok ? 0 : 1), skip: skip ?? 0, ms: performance.now() - started, ok }
+  const cpuMs = Number(proc.resourceUsage()?.cpuTime.total ?? 0) / 1000
+  return { file, pass: pass ?? 0, fail: fail ?? (ok ? 0 : 1), skip: skip ?? 0, ms: performance.now() - started, cpuMs, ok }
 }
 
 const started = performance.now()
 const results: Result[] = []
-const queue = [...files]
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 process.stdout.write(
   `${files.length} test files, ${workers} at a time; each file's output in test-output/logs/<file>.log` +
-    `${all || named.length ? '' : ` (left to npm run test:all: ${everyFile.length - files.length} files that start the real server process or a browser, or time the machine)`}\n`,
+    `${all || named.length ? '' : ` (left to npm run test:all: ${everyFile.filter((f) => isSlow(f)).length} files that start the real server process or a browser, or time the machine)`}\n`,
 )
+if (pgliteOnly.length && !named.length)
+  process.stdout.write(`left to the PGlite pass (the browser's side of the app, the same on either database): ${pgliteOnly.join(' ')}\n`)
 /**
  * TEST_RETRIES (default 0; CI sets 1): a failed file runs again, alone in its process, up to that
  * many times. A file that passes only on a retry is named FLAKY at the end: it still needs a fix,
@@ -170,21 +190,31 @@ process.stdout.write(
  */
 const retries = Math.max(0, Number(process.env.TEST_RETRIES) || 0)
 const flaky: string[] = []
-await Promise.all(
-  Array.from({ length: Math.min(workers, files.length) }, async () => {
-    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
-      let r = await runFile(file)
-      for (let k = 0; !r.ok && k < retries; k++) {
-        process.stdout.write(`[retry ${k + 1}/${retries}] ${file} failed (above); running it again\n`)
-        r = await runFile(file)
-        if (r.ok) flaky.push(file)
+/** runs the files of `queue`, `n` at a time */
+const runQueue = (queue: string[], n: number) =>
+  Promise.all(
+    Array.from({ length: Math.min(n, queue.length) }, async () => {
+      for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+        let r = await runFile(file)
+        for (let k = 0; !r.ok && k < retries; k++) {
+          process.stdout.write(`[retry ${k + 1}/${retries}] ${file} failed (above); running it again\n`)
+          r = await runFile(file)
+          if (r.ok) flaky.push(file)
+        }
+        results.push(r)
+        const counts = `${r.pass} pass${r.skip ? `, ${r.skip} skip` : ''}${r.fail ? `, ${r.fail} FAIL` : ''}`
+        process.stdout.write(
+          `[${results.length}/${files.length}] ${r.ok ? 'ok  ' : 'FAIL'} ${file}  ${counts}  ${seconds(r.ms)} (CPU ${seconds(r.cpuMs)})\n`,
+        )
       }
-      results.push(r)
-      const counts = `${r.pass} pass${r.skip ? `, ${r.skip} skip` : ''}${r.fail ? `, ${r.fail} FAIL` : ''}`
-      process.stdout.write(`[${results.length}/${files.length}] ${r.ok ? 'ok  ' : 'FAIL'} ${file}  ${counts}  ${seconds(r.ms)}\n`)
-    }
-  }),
+    }),
+  )
+const alone = (f: string) => workers > 1 && ALONE.test(basename(f))
+await runQueue(
+  files.filter((f) => !alone(f)),
+  workers,
 )
+await runQueue(files.filter(alone), 1)
 
 const failed = results.filter((r) => !r.ok)
 const total = (k: 'pass' | 'fail' | 'skip') => results.reduce((n, r) => n + r[k], 0)
@@ -192,9 +222,13 @@ if (flaky.length) process.stdout.write(`\nFLAKY (failed, then passed on a retry;
 if (failed.length) process.stdout.write(`\nFailed (output above and in test-output/logs/): ${failed.map((r) => r.file).join(' ')}\n`)
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5)
 process.stdout.write(`\nSlowest: ${slowest.map((r) => `${r.file} ${seconds(r.ms)}`).join(', ')}\n`)
+// how many cores the files kept busy on average (more than one: a second worker gains less than half)
+const cpu = results.reduce((n, r) => n + r.cpuMs, 0)
+const wall = performance.now() - started
+process.stdout.write(`CPU of the files: ${seconds(cpu)} in ${seconds(wall)}, ${(cpu / wall).toFixed(2)} cores on average\n`)
 // bun test's summary format, last: .ci/run reads these three lines
 process.stdout.write(
-  `\n ${total('pass')} pass\n ${total('fail')} fail\n ${total('skip')} skip\nRan ${files.length} files in ${seconds(performance.now() - started)}\n`,
+  `\n ${total('pass')} pass\n ${total('fail')} fail\n ${total('skip')} skip\nRan ${files.length} files in ${seconds(wall)}\n`,
 )
 await removeTemplates()
 process.exit(failed.length ? 1 : 0)

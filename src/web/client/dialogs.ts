@@ -3,10 +3,19 @@ import type { Ui } from './ctx.ts'
 import { $, el } from './dom.ts'
 import { conflictWords, takeStale } from './stale-words.ts'
 
-/** One modal at a time (<dialog>: it keeps the focus inside, Escape closes it, focus returns after). */
-export function openDialog(title: string, body: () => (HTMLElement | null)[], onClose?: () => void) {
+/** how many dialogs were opened so far: the last one opened is the one shown, if any */
+let opened = 0
+
+/**
+ * One modal at a time (<dialog>: it keeps the focus inside, Escape closes it, focus returns after).
+ * Returns `redraw`, which draws the body again (after an answer arrives) while this dialog is still
+ * the one shown, and returns whether it did: once another dialog took its place, or it was closed,
+ * a late answer (the project list arriving after "New project" was pressed) draws nothing over it.
+ */
+export function openDialog(title: string, body: () => (HTMLElement | null)[], onClose?: () => void): () => boolean {
   const dialog = $<HTMLDialogElement>('#dialog')
   const back = document.activeElement as HTMLElement | null
+  const mine = ++opened
   const draw = () =>
     dialog.replaceChildren(
       el(
@@ -42,7 +51,11 @@ export function openDialog(title: string, body: () => (HTMLElement | null)[], on
     }
   }
   if (!dialog.open) dialog.showModal()
-  return draw
+  return () => {
+    if (mine !== opened || !dialog.open) return false
+    draw()
+    return true
+  }
 }
 
 /** Every key of the app (keyboard.ts, main.ts, search.ts): the `?` overlay lists them all. */

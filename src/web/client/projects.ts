@@ -78,8 +78,8 @@ export async function openProjects(current: string) {
   } catch (err) {
     error = describe(err)
   }
-  draw()
-  document.querySelector<HTMLElement>('#dialog [aria-current=page], #dialog .projects a, #new-project')?.focus()
+  // nothing to draw or focus once "New project" (or Escape) took the dialog meanwhile
+  if (draw()) document.querySelector<HTMLElement>('#dialog [aria-current=page], #dialog .projects a, #new-project')?.focus()
 }
 
 /** The new-project dialog; on success the page opens the project. */
