@@ -80,7 +80,7 @@ async function dryRun(deps: Deps, project: AccessRow, mutations: Entry[], baseRe
       }
     return { changes, baseRevs: revs, stale }
   } finally {
-    await takeBack()
+    await takeBack.rollback()
   }
 }
 

@@ -227,7 +227,7 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
     'A revert changed later fields, or the target is gone, or it has children added later: nothing was written. Send force:true to take the changes back anyway (reverted values win; later children are deleted), or leave the conflicting changes out.'
   if (takeBack) {
     const planned = [...ctx.beside.flatMap((step) => step.outbox.changes), ...ctx.changes].map(plannedChange)
-    await takeBack()
+    await takeBack.rollback()
     return {
       answer: {
         success: true,
