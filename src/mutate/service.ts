@@ -21,15 +21,16 @@ import { revert } from './revert'
 import { type Saved, saveWrite, type Written } from './sequence'
 
 /*
- * POST /mutate's table of actions (`actions`: each row's schema, handler and what the edge does
- * around it) and the run of one action inside the write's transaction (`runAction`, the last
- * function here). The edge around it, from the request to the answer shown, is ./routes.ts.
+ * POST /mutate's table of actions (`actions`: each row's schema, work plan, handler and what the
+ * edge does around it), the run of one action inside the write's transaction (`runAction`) and
+ * the sequence of every write it runs (`runRow`, the last function here). The edge around it,
+ * from the request to the answer shown, is ./routes.ts.
  */
 
 /**
- * An action: the schema of its body (ACTION_BODIES, src/mutate/model.ts), the run of its handler,
- * what POST /mutate does around that run for this action, and where the docs list it (each false
- * or absent by default).
+ * An action: the schema of its body (ACTION_BODIES, src/mutate/model.ts), its work plan and its
+ * handler (run in that order by `runRow`), what POST /mutate does around that run for this action,
+ * and where the docs list it (each false or absent by default).
  */
 export interface Action {
   schema: TSchema
