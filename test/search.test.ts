@@ -509,7 +509,7 @@ describe('embedder change, near-duplicates, late commits', () => {
 
   test.skipIf(!process.env.TEST_DATABASE_URL)('an event that commits after a later one was read is still applied', async () => {
     const { authenticate } = await import('../src/accounts/service')
-    const { actions } = await import('../src/mutate/service')
+    const { actions, runRow } = await import('../src/mutate/service')
     const { requireProject } = await import('../src/projects/access')
     const owner = await authenticate(app.deps, `Bearer ${app.ownerKey}`)
     const access = await requireProject(app.deps, owner, projectId)
@@ -522,9 +522,10 @@ describe('embedder change, near-duplicates, late commits', () => {
     // state's lock (sql/migrations/0016, taken by every write that adds nodes or moves what the
     // readiness rule reads) does not serialise against the batch below
     const slow = app.db.tx(async (tx) => {
-      const res = await actions.update.run(
+      const { answer: res } = await runRow(
         { ...app.deps, db: tx },
         owner,
+        actions.update,
         { action: 'update', projectId, nodeId: goalId!, data: { label: 'Audit the refund approvals' } },
         access,
       )

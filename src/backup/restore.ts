@@ -1,5 +1,6 @@
 import type { Db } from '../db'
 import { migrate, migrationNames } from '../db/migrate'
+import { savepoint } from '../db/port'
 import { sqlState } from '../db/sqlstate'
 import { LineError } from './lines'
 import { checkCastRules, listForeignKeys, listSequences, listTables, quote, type Table } from './queries'
@@ -266,24 +267,23 @@ export function parentsFirst<R>(
   return out
 }
 
-const SAVEPOINT = 'arbor_restore_batch'
-
 /**
- * Insert rows in one statement. When the database refuses the batch, its rows are tried one by
- * one (each under a savepoint) to name the line the database refuses, with its reason.
+ * Insert rows in one statement, under a savepoint. When the database refuses the batch, the
+ * savepoint takes it back and its rows are tried one by one to name the line the database
+ * refuses, with its reason.
  */
 async function insert(tx: Db, table: Table, rows: Row[]): Promise<void> {
   const cols = table.columns.map(quote).join(', ')
   const sql = `insert into ${quote(table.name)} (${cols}) overriding system value select ${cols} from jsonb_populate_recordset(null::${quote(table.name)}, $1::jsonb)`
   const run = (some: Row[]) => tx.query(sql, [`[${some.map((r) => r.raw).join(',')}]`])
-  await tx.exec(`savepoint ${SAVEPOINT}`)
+  const mark = await savepoint(tx, 'arbor_restore_batch')
   try {
     await run(rows)
-    await tx.exec(`release savepoint ${SAVEPOINT}`)
+    await mark.release()
     return
   } catch (err) {
     if (!sqlState(err)) throw err
-    await tx.exec(`rollback to savepoint ${SAVEPOINT}`)
+    await mark.rollback()
     for (const row of rows) {
       try {
         await run([row])

@@ -36,7 +36,7 @@ export interface Db {
    * Run `fn` once the transaction this Db belongs to has committed, and not at all on a rollback
    * (a transaction PostgreSQL runs again: once, after the run that committed); outside a
    * transaction, at once. For what a write sets going in this process after it is durable (the
-   * loops woken: src/mutate/sequence.ts `runWrite`), not for a reply to wait on.
+   * loops woken: src/mutate/sequence.ts `saveWrite`), not for a reply to wait on.
    */
   afterCommit(fn: () => void): void
   /** Follow `channel` until the returned function is called. */
@@ -90,14 +90,27 @@ export async function withoutFlushWait<T>(db: Db, fn: (tx: Db) => Promise<T>): P
   })
 }
 
+/** A savepoint open in a transaction (`savepoint`): taken back, or kept and let go. */
+export interface Savepoint {
+  /** Take back every row written and every lock taken since the savepoint; the transaction goes on. */
+  rollback(): Promise<void>
+  /** Keep what was written since it and let the savepoint go (a name marked again then marks anew). */
+  release(): Promise<void>
+}
+
 /**
- * Mark this point of the transaction `tx` as `name` (a savepoint), for a dry run: the function
- * returned takes back every row written and every lock taken since that point, and the
- * transaction goes on. Two marks open at once need two names.
+ * Mark this point of the transaction `tx` as `name` (a savepoint): for a dry run, taken back
+ * (`rollback`), or for a statement that may fail without failing the transaction, kept once it
+ * succeeded (`release`) or taken back when it failed. Two marks open at once need two names.
  */
-export async function savepoint(tx: Db, name: `arbor_${string}`): Promise<() => Promise<void>> {
+export async function savepoint(tx: Db, name: `arbor_${string}`): Promise<Savepoint> {
   await tx.query(`savepoint ${name}`)
-  return async () => {
-    await tx.query(`rollback to savepoint ${name}`)
+  return {
+    rollback: async () => {
+      await tx.query(`rollback to savepoint ${name}`)
+    },
+    release: async () => {
+      await tx.query(`release savepoint ${name}`)
+    },
   }
 }

@@ -60,12 +60,9 @@ export interface Outbox {
   dryRun?: boolean
   /**
    * The outboxes of rows of other modules the write wrote (a revert's iteration steps), in the
-   * order written: saved before its own events and changes, each in its own statement and as
-   * noted, each keeping the ids its changes were given.
+   * order written: saved before its own events and changes, each in its own statement and as noted.
    */
-  beside?: { outbox: Outbox; changeIds?: number[] }[]
-  /** the ids saving gave its own changes (history.md, 2), in order, when the write keeps them (a WriteCtx) */
-  changeIds?: number[]
+  beside?: Outbox[]
 }
 
 /** An outbox of `projectId` (empty unless given its events and changes), for a handler to note what it wrote. */
@@ -84,19 +81,19 @@ export const outboxOf = (projectId: string, events: DomainEvent[] = [], changes:
  * awaited; the search outbox (`emit`). The one way a write saves: the saving step of the
  * sequence of POST /mutate calls it (src/mutate/sequence.ts), and so do a read that renews its
  * agent's claim (src/work/service.ts `renewForReader`) and the writes Arbor makes by itself (the
- * classify loop). Returns the ids of its own changes, in order (kept in `changeIds` too, when it
- * has them).
+ * classify loop). Returns the ids of every change it saved (history.md, 2), in the order saved:
+ * those of the outboxes beside first, then its own (none for a dry run).
  */
 export async function save(deps: Pick<Deps, 'db' | 'now' | 'commits' | 'author' | 'config'>, outbox: Outbox): Promise<number[]> {
   if (outbox.stale?.length) throw await staleWrite(deps, outbox.projectId, outbox.stale)
   if (outbox.dryRun) return []
-  for (const other of outbox.beside ?? []) other.changeIds = await save(deps, other.outbox)
-  const ids = await saveOwn(deps, outbox)
-  outbox.changeIds?.push(...ids)
+  const ids: number[] = []
+  for (const other of outbox.beside ?? []) ids.push(...(await save(deps, other)))
+  ids.push(...(await saveOwn(deps, outbox)))
   return ids
 }
 
-/** An outbox's own events and changes saved (`save`), with the revision when it says so. */
+/** An outbox's own events and changes saved (`save`), with the revision when it says so; the ids of its changes, in order. */
 async function saveOwn(deps: Pick<Deps, 'db' | 'now' | 'commits' | 'author' | 'config'>, outbox: Outbox): Promise<number[]> {
   const { projectId, events, changes } = outbox
   // the revision, advanced now when the write says so (`revised`), or when it records changes

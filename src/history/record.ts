@@ -66,8 +66,8 @@ export const iterationChange = (
  * round trip for both). A write's only change goes with each of its fields a parameter
  * (sql/history/insert-one.sql: no JSON array to take apart, bench/writes.md's eleventh pass),
  * more as JSON arrays of at most INSERT_CHUNK (sql/history/insert-many.sql), each statement sent
- * without waiting for the one before. Returns their ids, in order, and adds them to the
- * request's (`author.changeIds`, for its answer). None when history is off (bench/history.ts).
+ * without waiting for the one before. Returns their ids, in order, up through saving to the
+ * write's answer (src/mutate/sequence.ts `saveWrite`). None when history is off (bench/history.ts).
  */
 export async function recordChanges(
   deps: Pick<Deps, 'db' | 'author' | 'config'>,
@@ -86,7 +86,6 @@ export async function recordChanges(
             chunksOf(marked).map((chunk) => q.insertChunk(deps.db, projectId, changeParams(author.actor, author.requestId, chunk))),
           )
         ).flat()
-  deps.author?.changeIds?.push(...ids)
   return ids
 }
 

@@ -7,7 +7,7 @@ import { ENTRY_BLOCK } from '../export/entries'
 import { BundleError, type ReadBundle, readBundleOffThread } from '../export/parse'
 import { requireProject } from '../projects/access'
 import { beginImport, giveWay, importLease, removeImport, renewImport } from '../projects/importing'
-import { actions } from './service'
+import { actions, runRow } from './service'
 
 /**
  * POST /import-okf (`arbor import`): an OKF bundle (the files of GET /export-okf) becomes a new
@@ -41,9 +41,10 @@ export async function importOkf(deps: Deps, user: User, body: Static<typeof Impo
   const name = body.name ?? bundle.name
   // the project first, in a transaction of its own, marked as the import's: nobody sees it until the end
   const project = await deps.db.tx(async (db) => {
-    const added = await actions.addProject.run(
+    const { answer: added } = await runRow(
       { ...deps, db },
       user,
+      actions.addProject,
       { action: 'addProject', project: { name, id: projectId(name) } },
       undefined,
     )
@@ -64,7 +65,7 @@ export async function importOkf(deps: Deps, user: User, body: Static<typeof Impo
       const started = performance.now()
       await deps.db.tx(async (db) => {
         await moveLease(db, project.id, importLease(deps.now()))
-        await actions.batch.run({ ...own, db }, user, { action: 'batch', projectId: project.id, mutations: chunk }, access)
+        await runRow({ ...own, db }, user, actions.batch, { action: 'batch', projectId: project.id, mutations: chunk }, access)
       })
       block += size / ENTRY_BLOCK
       written += chunk.length

@@ -13,10 +13,8 @@ import { type Access, requireProject } from '../projects/access'
 import type { AccessRow } from '../projects/service'
 import type { ProposalRead, ProposalRow } from '../proposals/model'
 import { announced, closeProposal, findProposal, requireOpen, storeProposal, toProposal } from '../proposals/service'
-import { workPlan } from '../work/service'
-import { batch } from './batch'
 import type { ApplyProposalBody, BatchEntry, ProposeBody, RejectProposalBody, WithdrawProposalBody } from './model'
-import { type Answer, runWrite } from './sequence'
+import { runBatch, type Saved } from './sequence'
 
 /**
  * Proposals (live.md §5): a batch checked now and stored without touching the tree, applied
@@ -42,14 +40,12 @@ interface Preview {
  * against them (section 1's rule, per field), without refusing.
  */
 async function dryRun(deps: Deps, project: AccessRow, mutations: Entry[], baseRevs?: Record<string, string>): Promise<Preview> {
-  // nothing of the dry run may count as this request's changes
-  const quiet: Deps = { ...deps, author: deps.author ? { ...deps.author, changeIds: undefined } : undefined }
   let ctx: WriteCtx | undefined
   const takeBack = await savepoint(deps.db, 'arbor_proposal_preview')
   try {
     // the batch through the write's sequence with a batch's work plan, as a dry run, nothing
-    // saved: the work lock before any node row (as applyProposal), claim tokens checked; all of
-    // it (the lock too) let go with the savepoint
+    // saved (so no change ids: none counts as this request's): the work lock before any node
+    // row (as applyProposal), claim tokens checked; all of it (the lock too) let go with the savepoint
     const watch = async (c: WriteCtx) => {
       c.dryRun = true
       ctx = c
@@ -57,7 +53,7 @@ async function dryRun(deps: Deps, project: AccessRow, mutations: Entry[], baseRe
       await loadNodes(c, mutations.map((e) => e.nodeId).filter(real))
     }
     const request = { action: 'batch' as const, projectId: project.id, mutations }
-    await runWrite(quiet, project.id, workPlan.batch(request), () => batch(quiet, project, request, watch))
+    await runBatch(deps, project, request, watch)
     const c = ctx!
     // the batch's changes, its iterations' (added first) and its nodes', as history.md keeps them
     const changes = c.changes.map(plannedChange)
@@ -80,7 +76,7 @@ async function dryRun(deps: Deps, project: AccessRow, mutations: Entry[], baseRe
       }
     return { changes, baseRevs: revs, stale }
   } finally {
-    await takeBack()
+    await takeBack.rollback()
   }
 }
 
@@ -123,18 +119,20 @@ function entriesToApply(row: ProposalRow, force: boolean): Entry[] {
 /**
  * applyProposal: its mutations as one batch through the write's sequence (the work state of a
  * batch before and after it), in this transaction; the changes name the proposal and its author.
+ * Two sequences in one transaction: the batch's, run and saved here (`runBatch`), whose change
+ * ids it returns beside its answer (`changeIds`), and its own, the proposal closed, whose saving
+ * (./sequence.ts `saveWrite`) puts them before its own: the write's answer names the batch's.
  */
 export async function applyProposal(deps: Deps, { project }: Access, body: ApplyProposalBody) {
   const row = await findProposal(deps, project.id, body.proposalId, true)
   requireOpen(row, 'applied')
   const mutations = entriesToApply(row, body.force === true)
-  const ids: number[] = []
-  const author = { ...(deps.author ?? { actor: SYSTEM_ACTOR, requestId: '' }), changeIds: ids }
+  const author = deps.author ?? { actor: SYSTEM_ACTOR, requestId: '' }
   const applying: Deps = { ...deps, author: { ...author, proposal: { proposalId: row.id, actor: row.actor as unknown as Actor } } }
   const request = { action: 'batch' as const, projectId: project.id, mutations }
-  let done: Answer
+  let applied: Saved
   try {
-    done = await runWrite(applying, project.id, workPlan.batch(request), () => batch(applying, project, request))
+    applied = await runBatch(applying, project, request)
   } catch (err) {
     if (err instanceof RefusalError && err.error === 'stale_write')
       throw new RefusalError(409, 'stale_write', {
@@ -146,12 +144,14 @@ export async function applyProposal(deps: Deps, { project }: Access, body: Apply
       })
     throw err
   }
-  deps.author?.changeIds?.push(...ids)
+  const ids = applied.changeIds ?? []
   const changeIds = [...ids].sort((a, b) => a - b).map(String)
   const closed = await closeProposal(deps, row, 'applied', actorOf(deps), { changeIds })
+  const done = applied.answer
   const meta = (done._meta ?? {}) as Record<string, unknown>
   return {
     outbox: announced('proposal.applied', closed),
+    changeIds: ids,
     answer: {
       success: true,
       proposal: toProposal(closed),

@@ -226,8 +226,8 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
   const tip =
     'A revert changed later fields, or the target is gone, or it has children added later: nothing was written. Send force:true to take the changes back anyway (reverted values win; later children are deleted), or leave the conflicting changes out.'
   if (takeBack) {
-    const planned = [...ctx.beside.flatMap((step) => step.outbox.changes), ...ctx.changes].map(plannedChange)
-    await takeBack()
+    const planned = [...ctx.beside.flatMap((step) => step.changes), ...ctx.changes].map(plannedChange)
+    await takeBack.rollback()
     return {
       answer: {
         success: true,
@@ -246,30 +246,15 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
   if (ctx.changes.some((c) => c.action === 'revert')) ctx.events = ctx.events.map((e) => ({ ...e, revert: true as const }))
   // a forced revert skips what is gone: there is nothing left to take back
   const reverted = selected.length - new Set([...conflicts.filter((c) => c.reason === 'gone').map((c) => c.changeId), ...skipped]).size
-  return { ctx, reverted }
-}
-
-/** What a revert leaves for saving: its WriteCtx, or (nothing selected, a dry run) its whole answer. */
-type Reverted = { ctx?: undefined; answer: Record<string, unknown> } | { ctx: WriteCtx; reverted: number }
-
-/**
- * The answer of a saved revert: its change ids (history.md, 3), every change it recorded, as
- * GET /history shows its request: those saved before its node changes (`beside`: its iteration
- * steps, each with the jobs and tasks it moved, and the node changes of the steps before each)
- * among them, so that reverting these ids takes all of it back.
- */
-export function revertAnswer(written: Reverted): Record<string, unknown> {
-  if (written.ctx === undefined) return written.answer
-  const { ctx, reverted } = written
-  const besideIds = ctx.beside.flatMap((step) => step.changeIds!)
   ctx.tips.unshift(`Reverted ${reverted} change(s). Take this back with {action:"revert", projectId, changeIds} of its changeIds.`)
-  return {
-    success: true,
-    reverted,
-    changeIds: [...ctx.changeIds, ...besideIds].sort((a, b) => a - b).map(String),
-    _meta: writeMeta(ctx),
-  }
+  // its change ids (history.md, 3) are every change saving records for it, those saved beside its
+  // node changes (its iteration steps) among them: src/mutate/service.ts `runAction` adds them
+  // (`changeIdsAreResult`), as saving returns them
+  return { ctx, answer: { success: true, reverted, _meta: writeMeta(ctx) } }
 }
+
+/** What a revert leaves for saving: its WriteCtx and its answer, or (nothing selected, a dry run) its whole answer alone. */
+type Reverted = { ctx?: undefined; answer: Record<string, unknown> } | { ctx: WriteCtx; answer: Record<string, unknown> }
 
 /**
  * Take back adds by deleting their nodes (each with everything beneath it), all in one

@@ -27,7 +27,7 @@ import { type Action, actions, authorOfRequest, runAction } from './service'
  * the access handed down to the action; 403 before any 400 about the body), the one idempotent transaction running the action (its
  * body checked, its author, the sequence of every write: src/mutate/service.ts `runAction`), then,
  * after the commit, the near-duplicate advisory and the answer as shown (the loops are woken by the
- * transaction itself once it commits: src/mutate/sequence.ts `runWrite`).
+ * transaction itself once it commits: src/mutate/sequence.ts `saveWrite`).
  * Each step is a function of this file or a call into a file the write has not entered yet; the
  * run is handed to the transaction as a one-line callback to src/mutate/service.ts `runAction`,
  * the one call back into this file, and nothing else of the run comes back into it.

@@ -10,43 +10,51 @@ import { ACTION_NAMES, type ActionName } from '../ports/actions'
 import type { Author } from '../ports/actor'
 import type { Access } from '../projects/access'
 import { type AccessRow, addProject, renameProject } from '../projects/service'
-import { claim, releaseClaim, renewClaim, type WorkPlan, workPlan } from '../work/service'
+import { beforeWrite, claim, releaseClaim, renewClaim, type WorkPlan, workPlan } from '../work/service'
 import { batch } from './batch'
 import { checkBatchCost } from './cost-limit'
 import { closestName } from './hints'
 import { deleteIteration, updateIteration } from './iterations'
 import { ACTION_BODIES as bodies } from './model'
 import { applyProposal, propose, rejectProposal, withdrawProposal } from './proposals'
-import { revert, revertAnswer } from './revert'
-import { type Answer, runWrite, type Written } from './sequence'
+import { revert } from './revert'
+import { type Saved, saveWrite, type Written } from './sequence'
 
 /*
- * POST /mutate's table of actions (`actions`: each row's schema, handler and what the edge does
- * around it) and the run of one action inside the write's transaction (`runAction`, the last
- * function here). The edge around it, from the request to the answer shown, is ./routes.ts.
+ * POST /mutate's table of actions (`actions`: each row's schema, work plan, handler and what the
+ * edge does around it), the run of one action inside the write's transaction (`runAction`) and
+ * the sequence of every write it runs (`runRow`, the last function here). The edge around it,
+ * from the request to the answer shown, is ./routes.ts.
  */
 
 /**
- * An action: the schema of its body (ACTION_BODIES, src/mutate/model.ts), the run of its handler,
- * what POST /mutate does around that run for this action, and where the docs list it (each false
- * or absent by default).
+ * An action: the schema of its body (ACTION_BODIES, src/mutate/model.ts), its work plan and its
+ * handler (run in that order by `runRow`), what POST /mutate does around that run for this action,
+ * and where the docs list it (each false or absent by default).
  */
 export interface Action {
   schema: TSchema
+  /** What the write means to the work state, read from the body checked against `schema` (src/work `workPlan`). */
+  work(body: Record<string, unknown>): WorkPlan | undefined
   /**
-   * Run the handler in the sequence of every write, with `body` checked against `schema`
-   * (`checkedAction`). `access`: the caller's access to the project the body names, asked once by
-   * the edge (src/mutate/routes.ts) before anything of the body is checked, and handed to every
-   * handler but addProject's (undefined: the body names no project).
+   * The handler, with `body` checked against `schema` (`checkedAction`): it writes the action's
+   * rows, notes its events and changes (in a WriteCtx for nodes, src/nodes/context.ts, or in an
+   * outbox), saves nothing, and builds its answer where it wrote. `access`: the caller's access to
+   * the project the body names, asked once by the edge (src/mutate/routes.ts) before anything of
+   * the body is checked, and handed to every handler but addProject's (undefined: the body names
+   * no project). Run by `runRow`, between the work state before and saving.
    */
-  run(deps: Deps, user: User, body: Record<string, unknown>, access: Access | undefined): Promise<Record<string, unknown>>
+  handle(deps: Deps, user: User, body: Record<string, unknown>, access: Access | undefined): Promise<Written>
   /** Where the body names the write's agent or claim (history.md, 1); `byClaimToken` when absent. */
   author?: AuthorRule
   /** The action ignores Idempotency-Key (docs/reference/mutate.md): every request runs. */
   notIdempotent?: true
   /** The answer holds a secret (claim tokens): stored sealed (http/seal.ts), never readable at rest. */
   secretAnswer?: true
-  /** The answer's `changeIds` are its result (a revert's), shown whatever `Prefer` says. */
+  /**
+   * The answer's `changeIds` are its result (a revert's): in its answer once it saved, even when
+   * none (`runAction`), and shown whatever `Prefer` says.
+   */
   changeIdsAreResult?: true
   /**
    * Its `mutations` are weighed against PGlite's write budget before it runs (src/mutate/cost-limit.ts:
@@ -80,28 +88,20 @@ const byEntryClaimTokens: AuthorRule = (request) => ({
 const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 'string' ? body.projectId : '')
 
 /**
- * An action's row: its body, checked against its schema (`checkedAction`), through the
- * sequence of every write (src/mutate/sequence.ts `runWrite`, steps 6 to 9 of ARCHITECTURE.md's
- * "How a write flows") with the action's parts: `work` reads from the checked
- * body what the write means to the work state (src/work `workPlan`); `handler` writes the
- * action's rows and notes its events and changes (in a WriteCtx for nodes, src/nodes/context.ts,
- * or in an outbox), saves nothing, and builds its answer where it wrote; `answer`, for a
- * revert, reads the answer from what was saved instead (its change ids). The handler is handed the access
- * the edge asked (`nodeWrite`: the project; `accessWrite`: the access and the caller) and asks none itself.
+ * An action's row: its body's schema, and its parts typed by it (the body is checked against the
+ * schema by `checkedAction` before either is called): `work` reads from the checked body what the
+ * write means to the work state (src/work `workPlan`); `handler` writes the action's rows (see
+ * `Action.handle`). The handler is handed the access the edge asked (`nodeWrite`: the project;
+ * `accessWrite`: the access and the caller) and asks none itself.
  */
-const row = <S extends TSchema, W extends Written>(
+const row = <S extends TSchema>(
   schema: S,
   work: (body: Static<S>) => WorkPlan | undefined,
-  handler: (deps: Deps, user: User, body: Static<S>, access?: Access) => Promise<W>,
-  answer?: (written: W) => Answer | Promise<Answer>,
+  handler: (deps: Deps, user: User, body: Static<S>, access?: Access) => Promise<Written>,
 ): Action => ({
   schema,
-  run: (deps, user, body, access) => {
-    const typed = body as Static<S> // checked against `schema` by `checkedAction`
-    // what the write means to the work state, asked of src/work/service.ts (`workPlan`) with the checked body
-    const plan = work(typed)
-    return runWrite(deps, projectOf(body), plan, () => handler(deps, user, typed, access), answer)
-  },
+  work: (body) => work(body as Static<S>),
+  handle: (deps, user, body, access) => handler(deps, user, body as Static<S>, access),
 })
 
 /**
@@ -112,35 +112,33 @@ const row = <S extends TSchema, W extends Written>(
  * actions that move jobs and tasks (./iterations.ts). Its schema requires a `projectId`, as
  * `nodeWrite`'s does.
  */
-const accessWrite = <S extends TSchema, W extends Written>(
+const accessWrite = <S extends TSchema>(
   schema: S,
   work: (body: Static<S>) => WorkPlan | undefined,
-  handler: (deps: Deps, access: Access, body: Static<S>, user: User) => Promise<W>,
-  answer?: (written: W) => Answer | Promise<Answer>,
-): Action => row(schema, work, (deps, user, body, access) => handler(deps, access!, body, user), answer)
+  handler: (deps: Deps, access: Access, body: Static<S>, user: User) => Promise<Written>,
+): Action => row(schema, work, (deps, user, body, access) => handler(deps, access!, body, user))
 
 /**
  * A node action's row (add, update, delete, restore, classify): its handler writes in the project
  * the edge's access check answered, and asks src/projects/access.ts nothing itself. Its schema
  * requires a `projectId` string (403 without one), so the edge has asked before the body is typed.
  */
-const nodeWrite = <S extends TSchema, W extends Written>(
+const nodeWrite = <S extends TSchema>(
   schema: S,
   work: (body: Static<S>) => WorkPlan | undefined,
-  handler: (deps: Deps, project: AccessRow, body: Static<S>) => Promise<W>,
-  answer?: (written: W) => Answer | Promise<Answer>,
-): Action => row(schema, work, (deps, _user, body, access) => handler(deps, access!.project, body), answer)
+  handler: (deps: Deps, project: AccessRow, body: Static<S>) => Promise<Written>,
+): Action => row(schema, work, (deps, _user, body, access) => handler(deps, access!.project, body))
 
 /** An `accessWrite` that writes no node: nothing of the work state before or after it, its answer its handler's. */
 const action = <S extends TSchema>(
   schema: S,
-  handler: (deps: Deps, access: Access, body: Static<S>, user: User) => Promise<Written & { answer: Answer }>,
+  handler: (deps: Deps, access: Access, body: Static<S>, user: User) => Promise<Written>,
 ): Action => accessWrite(schema, workPlan.none, handler)
 
 /**
  * Every write of the API goes through POST /mutate and one of these actions: the name a body
  * sends → its schema (ACTION_BODIES, src/mutate/model.ts), its work plan, its handler and its
- * answer (`row`'s arguments, in the order the run uses them). A client's name is
+ * (`row`'s arguments, in the order `runRow` uses them). A client's name is
  * looked up only when it is one of ACTION_NAMES (src/ports/actions.ts `isActionName`; `actionNamed`,
  * src/mutate/routes.ts), so `constructor` or `__proto__` finds nothing. Keyed by ActionName: a
  * missing or misspelt row fails `tsc`.
@@ -163,7 +161,7 @@ export const actions: { readonly [A in ActionName]: Action } = {
   claim: { ...action(bodies.claim, claim), author: byClaimAgent, secretAnswer: true, unlisted: 'claim' },
   renewClaim: { ...action(bodies.renewClaim, renewClaim), secretAnswer: true, unlisted: 'claim' },
   releaseClaim: { ...action(bodies.releaseClaim, releaseClaim), unlisted: 'claim' },
-  revert: { ...nodeWrite(bodies.revert, workPlan.revert, revert, revertAnswer), changeIdsAreResult: true, unlisted: 'later' },
+  revert: { ...nodeWrite(bodies.revert, workPlan.revert, revert), changeIdsAreResult: true, unlisted: 'later' },
   // the proposal actions of live.md §5
   propose: { ...action(bodies.propose, propose), costLimited: 'proposal', unlisted: 'later' },
   applyProposal: { ...action(bodies.applyProposal, applyProposal), unlisted: 'later' },
@@ -240,21 +238,36 @@ export async function authorOfRequest(
 /**
  * The one run of an action, inside its idempotent transaction (src/http/idempotency.ts): its body
  * checked (`checkedAction`), its author (`authorOfRequest`, the row's `author` rule), on PGlite a
- * `costLimited` row's entries weighed, then the row's run (the sequence of every write), keeping
- * in its answer the changes it recorded (`changeIds`, history.md 2), so that the caller can take
- * its own write back with `revert` (the app's Ctrl+Z). Kept in the stored answer, so a replay has
- * them too; shown only to a caller that asks (`Prefer: change-ids`, src/mutate/routes.ts `shown`),
- * so every answer of docs/reference/mutate.md stays as it was. A revert's answer keeps its own.
- * Collected afresh for each run of the transaction.
+ * `costLimited` row's entries weighed, then the sequence of every write (`runRow`), whose answer
+ * names the changes it saved (`changeIds`, history.md 2), so that the caller can take its own
+ * write back with `revert` (the app's Ctrl+Z). Kept in the stored answer, so a replay has them
+ * too; shown only to a caller that asks (`Prefer: change-ids`, src/mutate/routes.ts `shown`), so
+ * every answer of docs/reference/mutate.md stays as it was. A revert's are its result
+ * (`changeIdsAreResult`): in its answer whenever it saved, even none.
  */
 export async function runAction(deps: Deps, user: User, headers: Record<string, string | undefined>, body: unknown, access?: Access) {
   const { found, request } = checkedAction(body)
   const author = await authorOfRequest(deps, user, headers, request, found.author)
-  const changeIds: number[] = []
   // on PGlite, 413 before anything is written (issue 50, item 3)
   if (found.costLimited) checkBatchCost(deps, request, found.costLimited)
-  const answer = await found.run({ ...deps, author: { ...author, changeIds } }, user, request, access)
-  if (changeIds.length === 0 || 'changeIds' in answer) return answer
+  const { answer, changeIds } = await runRow({ ...deps, author }, user, found, request, access)
+  if (changeIds === undefined || 'changeIds' in answer || (changeIds.length === 0 && !found.changeIdsAreResult)) return answer
   const { _meta, ...rest } = answer
-  return { ...rest, changeIds: changeIds.sort((a, b) => a - b).map(String), ...(_meta === undefined ? {} : { _meta }) }
+  return { ...rest, changeIds: [...changeIds].sort((a, b) => a - b).map(String), ...(_meta === undefined ? {} : { _meta }) }
+}
+
+/**
+ * The sequence of every write, for the action of `found` with `body` checked against its schema,
+ * inside its transaction, in the order it happens (steps 6 to 9 of ARCHITECTURE.md's "How a write
+ * flows"): the work state before (src/work `beforeWrite`: the project's work lock, claim tokens
+ * checked and renewed), only when the row's `work` gives the write a plan; the handler (its
+ * rules, its rows written, its events and changes noted, not saved); then the work state after
+ * and saving (./sequence.ts `saveWrite`). A batch inside another write runs the same three calls
+ * (./sequence.ts `runBatch`); an import's project and chunks run this (./import-okf.ts).
+ */
+export async function runRow(deps: Deps, user: User, found: Action, body: Record<string, unknown>, access?: Access): Promise<Saved> {
+  const plan = found.work(body)
+  const held = plan && (await beforeWrite(deps, projectOf(body), plan))
+  const written = await found.handle(deps, user, body, access)
+  return saveWrite(deps, held, written)
 }

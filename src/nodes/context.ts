@@ -50,14 +50,12 @@ export interface WriteCtx extends Outbox {
   blockers?: Map<string, readonly unknown[]>
   /** set by a batch whose blockedBy can close no cycle (src/nodes/cycle-free.ts): the cycle walk is skipped */
   cycleFree?: boolean
-  /** the ids saving gave its changes (history.md, 2), in order (src/events/outbox.ts `save`) */
-  changeIds: number[]
   /**
    * The outboxes of rows of other modules this write wrote (a revert's iteration steps), in the
    * order written: saving saves each in its own statement, before the write's own events and
-   * changes and as noted (their events are not a revert's), and keeps the ids it gave their changes.
+   * changes and as noted (their events are not a revert's).
    */
-  beside: { outbox: Outbox; changeIds?: number[] }[]
+  beside: Outbox[]
   /** set while a revert undoes a change: what is written now is recorded as `revert` of it */
   revertOf?: number
   /** a proposal's preview: saving stores no change and emits no event (the transaction is rolled back after) */
@@ -82,7 +80,6 @@ export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> 
     created: { nodes: 0, iterations: 0 },
     idPool: new Map(),
     changes: [],
-    changeIds: [],
     beside: [],
     locked: new Map(),
     stale: [],

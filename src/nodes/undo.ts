@@ -187,11 +187,11 @@ export async function undoIteration(
   await flush(ctx)
   if (ctx.changes.length) {
     const events = ctx.events.splice(0).map((e) => ({ ...e, revert: true as const }))
-    ctx.beside.push({ outbox: outboxOf(ctx.projectId, events, ctx.changes.splice(0)) })
+    ctx.beside.push(outboxOf(ctx.projectId, events, ctx.changes.splice(0)))
   }
   const done = await revertIteration(ctx.deps, ctx.projectId, change, revertOf)
   await reloadIterations(ctx)
-  if (!('stood' in done)) ctx.beside.push({ outbox: done.outbox })
+  if (!('stood' in done)) ctx.beside.push(done.outbox)
   return done
 }
 

@@ -17,8 +17,6 @@ export interface Actor {
 export interface Author {
   actor: Actor
   requestId: string
-  /** when given, the ids of the changes this request records are added to it (a write's answer names them) */
-  changeIds?: number[]
   /** set while a proposal is applied (live.md §5): every change this request records names it and its author */
   proposal?: { proposalId: string; actor: Actor }
 }

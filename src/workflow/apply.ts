@@ -4,13 +4,11 @@ import type { Deps } from '../deps'
 import { ErrorListError, invalid, RefusalError } from '../errors'
 import { parseAction } from '../http/action-schema'
 import { canonical, runIdempotent, storedOutcome } from '../http/idempotency'
-import { batch } from '../mutate/batch'
 import { BatchBody, MAX_BATCH } from '../mutate/model'
-import { runWrite } from '../mutate/sequence'
+import { runBatch } from '../mutate/sequence'
 import { type Node, toNode } from '../nodes/model'
 import { focus, readNodesById } from '../nodes/service'
 import type { AccessRow } from '../projects/service'
-import { workPlan } from '../work/service'
 import type { Plan } from './flows/types'
 import type { RunState } from './model'
 import { StateSpent, spend } from './spent'
@@ -169,7 +167,7 @@ async function batchInChunks(deps: Deps, project: AccessRow, plan: Plan): Promis
       // plan's first rows, and deadlock with a write that took it first and waits for one of them),
       // its updates and deletes recomputed once at its end, claim tokens checked, claims of work
       // marked done ended (a plan of the flows marks none); `_meta.unblocked` is not part of its answer
-      const result = await runWrite(deps, projectId, workPlan.batch(body), () => batch(deps, project, body))
+      const { answer: result } = await runBatch(deps, project, body)
       results.push(...(result.results as BatchResult[]))
       for (const [draft, id] of Object.entries(result.idMap)) idMap.set(draft, id)
       meta = result._meta
