@@ -1,24 +1,33 @@
-import { invalid } from '../errors'
+import type { User } from '../accounts/model'
+import type { Deps } from '../deps'
+import { invalid, RefusalError } from '../errors'
+import { staleWrite } from '../history/precondition'
 import { parseInput } from '../http/action-schema'
 import { LATER } from '../iterations/model'
 import type { IterationRow } from '../iterations/service'
 import { dataSchema } from '../ports/node-data'
 import { refuseIfHeld } from '../presence/intents'
-import type { AddRead, Around, EntryRead, UpdateRead, WriteCtx } from './context'
+import type { AccessRow } from '../projects/service'
+import { limitsOf } from '../tiers/service'
+import type { WriteCtx } from './context'
 import type { NewNode, NodeUpdate } from './input'
 import { an, type Node, type NodeData, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
+import * as q from './queries'
+import type { AddRead, Around, EntryRead, UpdateRead } from './read'
 
 /**
  * Step 2 of every node write: the rules of add and update on what the write read first
- * (./context.ts): the id, the parent, the referenced nodes, the iterations, the status machine.
+ * (./read.ts): the id, the parent, the referenced nodes, the iterations, the status machine.
  * Each is checked on what is passed to it and reads nothing more; a broken rule throws the 400 of
  * docs/reference/resources.md with its tip (an ErrorListError, which a batch prefixes with its
  * entry's index). An add's rules are `checkAdd`, an update's `checkUpdate` (a batch's entries
  * come through them, `checkEntry`; a revert's fields set back through `checkUpdate`), each in the
  * order of docs/reference/mutate.md. A precondition on a field goes here, as one more line of
- * `checkFields`, the rules the two share; what it needs read goes into ./context.ts `readAround`.
+ * `checkFields`, the rules the two share; what it needs read goes into ./read.ts `readAround`.
  * A field's own shape, which needs no read, is its schema instead (src/ports/node-data.ts
- * `NodeFields`).
+ * `NodeFields`). Two refusals of the whole write are here too: the owner's node cap
+ * (`checkNodeCap`, 403, an add's or a batch's first step, which counts the owner's nodes under
+ * its lock) and a stale ifRev (`refuseStaleIfRevs`, 409, a batch's last check).
  */
 
 const fail = (message: string, tip?: string): never => {
@@ -53,7 +62,7 @@ export function checkSentId(type: NodeType, sent: string, allowId: boolean, dupl
 }
 
 /**
- * Step 2 of an add (a single one, a batch's entry), on what ./context.ts `readAdd` read: its data
+ * Step 2 of an add (a single one, a batch's entry), on what ./read.ts `readAdd` read: its data
  * against its type's schema first (so kind on a goal reads as a field on the wrong type), then
  * the rules in the order of docs/reference/mutate.md. `allowId`: inside a batch, where an id may
  * be sent. Returns the node to store (./write.ts `storeAdd`).
@@ -89,7 +98,7 @@ export interface CheckedUpdate {
 
 /**
  * Step 2 of an update (a single one, a batch's entry, a revert's fields set back): the rules, in
- * the order of docs/reference/mutate.md, on what `readUpdate` (./context.ts) read; last another
+ * the order of docs/reference/mutate.md, on what `readUpdate` (./read.ts) read; last another
  * actor's edit intent on a field it sets (409 being_edited unless force, live.md, 4). Returns the
  * node's parent and data as they are to be stored.
  */
@@ -148,7 +157,7 @@ export type CheckedEntry =
   | { action: 'delete'; id: string }
 
 /**
- * Step 2 of a batch's node entry (src/mutate/batch.ts), on what ./context.ts `readEntry` read, as
+ * Step 2 of a batch's node entry (src/mutate/batch.ts), on what ./read.ts `readEntry` read, as
  * the single action's: an add's `checkAdd` (an id may be sent), an update's `checkUpdate`; a
  * delete has no rule of its own (a node not found is said where its subtree is read, ./write.ts `deleteNode`).
  */
@@ -161,6 +170,51 @@ export async function checkEntry(ctx: WriteCtx, entry: EntryRead): Promise<Check
     case 'delete':
       return entry
   }
+}
+
+/**
+ * The free-tier node cap (docs/reference/limits.md): counted over every project the
+ * owner has. At or over the cap a new add or batch is refused; the one that crosses it succeeds.
+ * The owner's plan is the access row's (sql/projects/get-access.sql, read or cached with the
+ * caller's access: a change of plan empties that cache, src/accounts/auth-cache.ts), so an
+ * owner without a cap costs the write no statement.
+ */
+export function nodeCap(deps: Deps, project: AccessRow): { ownerId: string; cap: number } | null {
+  const owner = { tier: project.owner_tier as User['tier'], lapsed: project.owner_lapsed, contributor: project.owner_contributor }
+  const cap = limitsOf(deps.config, owner).node_cap
+  return cap !== null ? { ownerId: project.owner_id, cap } : null
+}
+
+/**
+ * Refuses an add or batch when the owner is at or over the cap (403 node_cap_reached), its first
+ * step, before anything else is read; returns the cap (null: none), for the advisory of its answer
+ * (src/nodes/service.ts `capAdvisory`). The one rule that reads: inside the write's transaction
+ * (deps.db), the owner's cap lock, held until the commit, makes concurrent writes count one after
+ * another, so only the first of them can start under the cap.
+ */
+export async function checkNodeCap(deps: Deps, project: AccessRow) {
+  const capped = nodeCap(deps, project)
+  if (!capped) return null
+  await q.lockCapOwner(deps.db, capped.ownerId)
+  const current = await q.countOwned(deps.db, capped.ownerId)
+  if (current >= capped.cap)
+    throw new RefusalError(403, 'node_cap_reached', {
+      message: `The free plan holds ${capped.cap} nodes across your projects; delete ${current - capped.cap + 1} to add more`,
+      current,
+      node_cap: capped.cap,
+      delete_to_resume: current - capped.cap + 1,
+    })
+  return capped
+}
+
+/**
+ * The ifRevs of a write (live.md, 1), read by ./read.ts `expectRev`: a stale one refuses the whole
+ * write, 409 stale_write, nothing of it written. A batch asks this itself once every entry passed
+ * its rules, before its last insert (src/mutate/batch.ts); every other write's are refused by
+ * saving (src/events/outbox.ts `save`).
+ */
+export async function refuseStaleIfRevs(ctx: WriteCtx): Promise<void> {
+  if (ctx.stale.length) throw await staleWrite(ctx.deps, ctx.projectId, ctx.stale)
 }
 
 /** An update names a node that exists (`before`, read under its id) and sends something to change. */

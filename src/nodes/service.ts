@@ -11,28 +11,18 @@ import { readIterations } from '../iterations/service'
 import { requireProject } from '../projects/access'
 import type { AccessRow } from '../projects/service'
 import { classifyTask } from './classify'
-import {
-  checkNodeCap,
-  expectRev,
-  getNode,
-  iterationsOf,
-  openCtx,
-  openMemos,
-  readAdd,
-  readUpdate,
-  reserveTaskCountingMemos,
-  type WriteCtx,
-} from './context'
+import { openCtx, type WriteCtx } from './context'
 import { type AddInput, ChangelogQuery, type ClassifyBody, type DeleteBody, NodesQuery, type RestoreBody, type UpdateBody } from './input'
 import { an, NODE_TYPES, type Node, type NodeData, toNode } from './model'
 import * as q from './queries'
-import { checkAdd, checkUpdate } from './rules'
+import { expectRev, getNode, iterationsOf, openMemos, readAdd, readUpdate, reserveTaskCountingMemos } from './read'
+import { checkAdd, checkNodeCap, checkUpdate } from './rules'
 import { bringBack, deleteNode, flush, noteChange, storeAdd, storeUpdate } from './write'
 
 /**
  * The node actions of POST /mutate, each the handler of the write's sequence
  * (src/mutate/sequence.ts), in the project whose access the edge asked (src/mutate/routes.ts,
- * once per write): the node read (./context.ts), checked (./rules.ts) and written (./write.ts),
+ * once per write): the node read (./read.ts), checked (./rules.ts) and written (./write.ts),
  * then its answer, built here where the write is; saving its events and changes is left to the
  * sequence. Then the advisories and `_meta` every node write's answer shows (batch's and
  * revert's too), and the node reads.
@@ -45,7 +35,7 @@ const publicNode = (n: Node): Node => ({ id: n.id, rev: n.rev, type: n.type, par
  * add: the write opened (no statement), the owner's node cap (403 at once when reached: its lock
  * is the write's first) and, for a task, the project's open memos (their kept count) read in the statement that
  * reserves its id (the inbox it may overflow); then read, rules, stored, each step in its file
- * (./context.ts, ./rules.ts, ./write.ts), stored at once, as an update is, so that its answer
+ * (./read.ts, ./rules.ts, ./write.ts), stored at once, as an update is, so that its answer
  * has the rev its node was stored with; with the cap's and the inbox's advisories.
  */
 export async function add(deps: Deps, project: AccessRow, body: AddInput) {
@@ -64,7 +54,7 @@ export async function add(deps: Deps, project: AccessRow, body: AddInput) {
 
 export async function update(deps: Deps, project: AccessRow, body: UpdateBody) {
   const ctx = await openCtx(deps, project.id)
-  // read, rules, stored: each step in its file (./context.ts, ./rules.ts, ./write.ts)
+  // read, rules, stored: each step in its file (./read.ts, ./rules.ts, ./write.ts)
   const read = await readUpdate(ctx, body)
   const checked = await checkUpdate(ctx, body, read)
   const saved = await storeUpdate(ctx, checked)
