@@ -62,6 +62,15 @@ export function checkSentId(type: NodeType, sent: string, allowId: boolean, dupl
 }
 
 /**
+ * The fields a write sends (checked against their schema as sent), as they are to be stored: the
+ * label without the spaces around it. The rules after it read `patch` and the data built from it
+ * so, as stored: a rule on the label sees `"WIP x"` when `" WIP x"` was sent.
+ */
+function asStored(sent: Record<string, unknown>): Record<string, unknown> {
+  return typeof sent.label === 'string' ? { ...sent, label: sent.label.trim() } : sent
+}
+
+/**
  * Step 2 of an add (a single one, a batch's entry), on what ./read.ts `readAdd` read: its data
  * against its type's schema first (so kind on a goal reads as a field on the wrong type), then
  * the rules in the order of docs/reference/mutate.md. `allowId`: inside a batch, where an id may
@@ -74,7 +83,7 @@ export async function checkAdd(
   allowId: boolean,
 ): Promise<Node> {
   const { type, id: sent } = input
-  const patch: Record<string, unknown> = parseInput(dataSchema.add[type], input.data)
+  const patch = asStored(parseInput(dataSchema.add[type], input.data))
   checkNoKind(patch)
   if (sent !== undefined) checkSentId(type, sent, allowId, duplicate, existing)
   const parentId = checkParent(type, input.parentId, around)
@@ -103,10 +112,11 @@ export interface CheckedUpdate {
  * node's parent and data as they are to be stored.
  */
 export async function checkUpdate(ctx: WriteCtx, input: NodeUpdate, { id, before, intents, around }: UpdateRead): Promise<CheckedUpdate> {
-  const patch: Record<string, unknown> = input.data ?? {}
+  const sent: Record<string, unknown> = input.data ?? {}
   checkTarget(id, before, input)
   const type = before!.type
-  parseInput(dataSchema.update[type], patch)
+  parseInput(dataSchema.update[type], sent)
+  const patch = asStored(sent)
   const parentId = input.parentId === undefined ? before!.parentId : checkParent(type, input.parentId, around)
   const data = dropNulls({ ...before!.data, ...patch })
   if (patch.kind === null) delete data.urgent
@@ -121,13 +131,14 @@ export async function checkUpdate(ctx: WriteCtx, input: NodeUpdate, { id, before
 
 /**
  * The rules an add and an update share, in this order, on the node's data as it is to be stored
- * (`data`: an add's as sent, an update's the stored data with `patch` over it; `before`: the
- * stored data, undefined for an add): the ids `serves` and `blockedBy` send, a job's or a task's
+ * (`data`: an add's `patch`, an update's the stored data with `patch` over it, nulls dropped;
+ * `before`: the stored data, undefined for an add): the ids `serves` and `blockedBy` send, a job's or a task's
  * iteration (Later when it names none) and the status machine, a task's `urgent`. A precondition
  * on a field goes here, one more line: it then holds for an add, an update, a batch's entries and
  * a revert's fields set back, which all come through `checkAdd` or `checkUpdate`. `patch` says
- * which fields the write sets (an update's rule on a field it does not set would refuse a write
- * of another field of a node stored before the rule).
+ * which fields the write sets, with their values as they are to be stored (`asStored`: the
+ * label trimmed); an update's rule on a field it does not set would refuse a write of another
+ * field of a node stored before the rule.
  */
 async function checkFields(
   ctx: WriteCtx,
@@ -346,7 +357,6 @@ export function applyStatus(
 /** The data to store: its fields were checked against dataSchema, so it is a NodeData once nulls are gone. */
 export function dropNulls(data: Record<string, unknown>): NodeData {
   for (const k of Object.keys(data)) if (data[k] === null) delete data[k]
-  if (typeof data.label === 'string') data.label = data.label.trim()
   return data as NodeData
 }
 
