@@ -23,6 +23,22 @@ import type { CheckedEntry, CheckedUpdate } from './rules'
  */
 
 /**
+ * Every writer of node data, so that "does my rule cover every write" is one read. Through the
+ * rules (./read.ts, ./rules.ts, then here): `storeAdd` (an add, a batch's add entries, and so a
+ * proposal applied, a workflow's plan, an import's chunks) and `storeUpdate` (an update, a batch's
+ * update entries, a revert's fields set back: ./undo.ts `setBack`). Without them, each writing as
+ * told: `bringBack` (a restore, src/nodes/service.ts `restore`; a revert of a delete, ./undo.ts
+ * `undoDelete`: the node as it was stored); `deleteNode` and `removeRows` (a delete, a batch's
+ * delete entries, a revert of an add: ./undo.ts `removeAdds`; a delete has no rule of its own);
+ * src/nodes/service.ts `classifyNode` (a task's kind and urgent, sql/nodes/set-classified.sql) and
+ * ./classify-loop.ts (the classifier's, sql/nodes/set-classified-many.sql); src/nodes/service.ts
+ * `moveIterationNodes` (the iteration of the jobs and tasks of an iteration renamed or deleted,
+ * and of a revert of that, sql/nodes/move-iteration.sql). Outside the write path: a backup restored
+ * into an empty database (src/backup/restore.ts, every table as it was saved) and a never-finished
+ * import's rows removed (src/projects/importing.ts, sql/projects/delete-import-part.sql).
+ */
+
+/**
  * Step 3 of an add, once ./read.ts `readAdd` read it and ./rules.ts `checkAdd` checked it: its
  * row queued, inserted with the write's other adds (`flush`: a single add's at once, a batch's at
  * its end or before the next statement that needs it), with its event and its change.
