@@ -5,7 +5,7 @@ import { addIteration } from '../iterations/service'
 import { allocateBatchIds } from '../nodes/batch-ids'
 import { openCtx, type WriteCtx } from '../nodes/context'
 import { batchCycleFree } from '../nodes/cycle-free'
-import { noteIteration, readEntry, readNamed } from '../nodes/read'
+import { noteIteration, readEntry, readNamed, readNodeCap } from '../nodes/read'
 import { checkEntry, checkNodeCap, refuseStaleIfRevs } from '../nodes/rules'
 import { capAdvisory, focus, inboxAdvisory, writeMeta } from '../nodes/service'
 import { flush, type StoredEntry, storeEntry } from '../nodes/write'
@@ -78,7 +78,7 @@ export async function batch(
   const entries: BatchEntry[] = body.mutations
   const ctx = await openCtx(deps, project.id)
   const hasAdds = entries.some((e) => e.action === 'add')
-  const capped = hasAdds ? await checkNodeCap(deps, project) : null
+  const capped = hasAdds ? checkNodeCap(await readNodeCap(deps, project)) : null
   await watch?.(ctx)
 
   // 1. read ahead: every id its adds need (asked for, their counters sent with the reads that follow:

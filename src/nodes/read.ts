@@ -1,8 +1,12 @@
+import type { User } from '../accounts/model'
+import type { Deps } from '../deps'
 import { checkExpectation, type Locked } from '../history/precondition'
 import { LATER } from '../iterations/model'
 import { type IterationRow, readIterations } from '../iterations/service'
 import { parseRev } from '../ports/rev'
 import type { IntentRow } from '../presence/intents'
+import type { AccessRow } from '../projects/service'
+import { limitsOf } from '../tiers/service'
 import type { WriteCtx } from './context'
 import type { NewNode, NodeEntry, NodeUpdate } from './input'
 import { NODE_TYPES, type Node, type NodeType, PARENT_TYPE, parseNodeId, toNode } from './model'
@@ -14,8 +18,8 @@ import * as q from './queries'
  * here. The nodes it reads and locks (`getNode`, `getNodeWithIntent`, `loadNodes`, `readAround`
  * for what the rules check beside the node), all an add's rules need (`readAdd`) and all an
  * update's (`readUpdate`), a batch's (`readNamed` ahead of its entries, `readEntry` for each), the
- * iterations (`iterationsOf`), new ids (`nextId`, `askIds`, `reserveIds`) and the project's open
- * memos that an add's answer reports (`openMemos`, `reserveTaskCountingMemos`). An ifRev is read
+ * iterations (`iterationsOf`), new ids (`nextId`, `askIds`, `reserveIds`), the owner's node cap
+ * (`readNodeCap`) and the project's open memos that an add's answer reports (`openMemos`, `reserveTaskCountingMemos`). An ifRev is read
  * here too (`expectRev`): a stale one is kept in the context's `stale`, and refused when the write
  * is saved (src/events/outbox.ts `save`) or by a batch before its last insert (./rules.ts
  * `refuseStaleIfRevs`). Step 3 is ./write.ts.
@@ -373,6 +377,38 @@ export async function nextId(ctx: WriteCtx, type: NodeType, parentId?: string): 
     pool = ctx.idPool.get(type)!
   }
   return `${type}-${pool.next++}`
+}
+
+/**
+ * The free-tier node cap (docs/reference/limits.md): counted over every project the
+ * owner has. The owner's plan is the access row's (sql/projects/get-access.sql, read or cached
+ * with the caller's access: a change of plan empties that cache, src/accounts/auth-cache.ts), so
+ * an owner without a cap costs the write no statement.
+ */
+export function nodeCap(deps: Deps, project: AccessRow): { ownerId: string; cap: number } | null {
+  const owner = { tier: project.owner_tier as User['tier'], lapsed: project.owner_lapsed, contributor: project.owner_contributor }
+  const cap = limitsOf(deps.config, owner).node_cap
+  return cap !== null ? { ownerId: project.owner_id, cap } : null
+}
+
+/** The owner's node cap and the nodes the owner has (`readNodeCap`), for ./rules.ts `checkNodeCap`. */
+export interface CapRead {
+  ownerId: string
+  cap: number
+  current: number
+}
+
+/**
+ * The first read of an add or a batch: the owner's node cap (null: none, and no statement) and,
+ * under the owner's cap lock, the nodes the owner has. The lock, taken inside the write's
+ * transaction (deps.db) and held until the commit, makes concurrent writes count one after
+ * another, so only the first of them can start under the cap (./rules.ts `checkNodeCap`).
+ */
+export async function readNodeCap(deps: Deps, project: AccessRow): Promise<CapRead | null> {
+  const capped = nodeCap(deps, project)
+  if (!capped) return null
+  await q.lockCapOwner(deps.db, capped.ownerId)
+  return { ...capped, current: await q.countOwned(deps.db, capped.ownerId) }
 }
 
 /** The project's open memos (the inbox an add or a classification may overflow: inboxAdvisory), as the writes keep their count (migration 0049). */

@@ -1,5 +1,3 @@
-import type { User } from '../accounts/model'
-import type { Deps } from '../deps'
 import { invalid, RefusalError } from '../errors'
 import { staleWrite } from '../history/precondition'
 import { parseInput } from '../http/action-schema'
@@ -7,13 +5,10 @@ import { LATER } from '../iterations/model'
 import type { IterationRow } from '../iterations/service'
 import { dataSchema } from '../ports/node-data'
 import { refuseIfHeld } from '../presence/intents'
-import type { AccessRow } from '../projects/service'
-import { limitsOf } from '../tiers/service'
 import type { WriteCtx } from './context'
 import type { NewNode, NodeUpdate } from './input'
 import { an, type Node, type NodeData, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
-import * as q from './queries'
-import type { AddRead, Around, EntryRead, UpdateRead } from './read'
+import type { AddRead, Around, CapRead, EntryRead, UpdateRead } from './read'
 
 /**
  * Step 2 of every node write: the rules of add and update on what the write read first
@@ -26,8 +21,8 @@ import type { AddRead, Around, EntryRead, UpdateRead } from './read'
  * `checkFields`, the rules the two share; what it needs read goes into ./read.ts `readAround`.
  * A field's own shape, which needs no read, is its schema instead (src/ports/node-data.ts
  * `NodeFields`). Two refusals of the whole write are here too: the owner's node cap
- * (`checkNodeCap`, 403, an add's or a batch's first step, which counts the owner's nodes under
- * its lock) and a stale ifRev (`refuseStaleIfRevs`, 409, a batch's last check).
+ * (`checkNodeCap`, 403, an add's or a batch's first rule) and a stale ifRev
+ * (`refuseStaleIfRevs`, 409, a batch's last check).
  */
 
 const fail = (message: string, tip?: string): never => {
@@ -184,36 +179,20 @@ export async function checkEntry(ctx: WriteCtx, entry: EntryRead): Promise<Check
 }
 
 /**
- * The free-tier node cap (docs/reference/limits.md): counted over every project the
- * owner has. At or over the cap a new add or batch is refused; the one that crosses it succeeds.
- * The owner's plan is the access row's (sql/projects/get-access.sql, read or cached with the
- * caller's access: a change of plan empties that cache, src/accounts/auth-cache.ts), so an
- * owner without a cap costs the write no statement.
+ * The owner's node cap (docs/reference/limits.md), on the count ./read.ts `readNodeCap` read
+ * under the owner's cap lock, the write's first statement: at or over the cap a new add or batch
+ * is refused (403 node_cap_reached) before any other rule; the one that crosses it succeeds.
+ * Returns the cap (null: none), for the advisory of the answer (src/nodes/service.ts `capAdvisory`).
  */
-export function nodeCap(deps: Deps, project: AccessRow): { ownerId: string; cap: number } | null {
-  const owner = { tier: project.owner_tier as User['tier'], lapsed: project.owner_lapsed, contributor: project.owner_contributor }
-  const cap = limitsOf(deps.config, owner).node_cap
-  return cap !== null ? { ownerId: project.owner_id, cap } : null
-}
-
-/**
- * Refuses an add or batch when the owner is at or over the cap (403 node_cap_reached), its first
- * step, before anything else is read; returns the cap (null: none), for the advisory of its answer
- * (src/nodes/service.ts `capAdvisory`). The one rule that reads: inside the write's transaction
- * (deps.db), the owner's cap lock, held until the commit, makes concurrent writes count one after
- * another, so only the first of them can start under the cap.
- */
-export async function checkNodeCap(deps: Deps, project: AccessRow) {
-  const capped = nodeCap(deps, project)
+export function checkNodeCap(capped: CapRead | null): CapRead | null {
   if (!capped) return null
-  await q.lockCapOwner(deps.db, capped.ownerId)
-  const current = await q.countOwned(deps.db, capped.ownerId)
-  if (current >= capped.cap)
+  const { cap, current } = capped
+  if (current >= cap)
     throw new RefusalError(403, 'node_cap_reached', {
-      message: `The free plan holds ${capped.cap} nodes across your projects; delete ${current - capped.cap + 1} to add more`,
+      message: `The free plan holds ${cap} nodes across your projects; delete ${current - cap + 1} to add more`,
       current,
-      node_cap: capped.cap,
-      delete_to_resume: current - capped.cap + 1,
+      node_cap: cap,
+      delete_to_resume: current - cap + 1,
     })
   return capped
 }
