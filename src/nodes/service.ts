@@ -259,7 +259,7 @@ export async function nodeTypesOf(db: Deps['db'], projectId: string, ids: string
 
 // The stored nodes, for the modules that read them (tree, work, workflow): reads only, each named
 // for what it reads. Other modules write nodes in the same three steps on a WriteCtx
-// (./context.ts, ./rules.ts, ./write.ts: src/mutate batch.ts and revert.ts).
+// (./read.ts, ./rules.ts, ./write.ts: src/mutate batch.ts and revert.ts).
 
 /** Every node of the project. */
 export const readProjectNodes = (db: Db, projectId: string) => q.list(db, projectId, null, null)
