@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { startApp } from './helpers'
 
-// A batch reads the nodes its entries name ahead of its first entry (src/nodes/context.ts
+// A batch reads the nodes its entries name ahead of its first entry (src/nodes/read.ts
 // `readNamed`), then reads, checks and stores each entry in turn (`readEntry`, src/nodes/rules.ts
 // `checkEntry`, src/nodes/write.ts `storeEntry`), whether or not it deletes: each entry still
 // sees what the entries before it wrote, a node a delete removed as gone, a node moved out of a

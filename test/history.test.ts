@@ -469,3 +469,24 @@ describe('revert', () => {
     expect([rev!.status, left]).toEqual(rev!.status === 200 ? [200, 0] : [409, 20])
   })
 })
+
+describe("a revert refused by a node's rule", () => {
+  it('names the change it could not take back, as a batch names its entry, with the way out', async () => {
+    const p = await project()
+    await ok({ action: 'add', projectId: p, node: { type: 'goal', data: { label: 'G' } } })
+    await ok({ action: 'add', projectId: p, node: { type: 'need', parentId: 'goal-1', data: { label: 'N' } } })
+    await ok({ action: 'add', projectId: p, node: { type: 'approach', parentId: 'need-1', data: { label: 'A1' } } })
+    await ok({ action: 'add', projectId: p, node: { type: 'approach', parentId: 'need-1', data: { label: 'A2' } } })
+    await ok({ action: 'update', projectId: p, nodeId: 'approach-1', data: { blockedBy: ['approach-2'] } })
+    const cleared = await ok({ action: 'update', projectId: p, nodeId: 'approach-1', data: { blockedBy: null } }, { Prefer: 'change-ids' })
+    const change = cleared.changeIds[0]
+    await ok({ action: 'delete', projectId: p, nodeId: 'approach-2' })
+    // setting approach-1's blockedBy back would name a node deleted since: its rule refuses
+    const res = await mutate({ action: 'revert', projectId: p, changeIds: [change] })
+    expect(res.status).toBe(400)
+    expect(res.body.errors).toEqual([`change ${change}: blockedBy names approach-2, which is not an existing approach`])
+    expect(res.body._meta._tip).toBe(`Leave change ${change} out of the revert, or first change what refuses it and revert again.`)
+    const nodes = (await srv.call('GET', `/api/v1/nodes?projectId=${p}`)).body.nodes
+    expect(nodes.find((n: { id: string }) => n.id === 'approach-1').data.blockedBy).toBeUndefined()
+  })
+})

@@ -598,3 +598,28 @@ describe('access', () => {
     })
   })
 })
+
+describe('the label as stored', () => {
+  // the rules read the label as it is stored, without the spaces around it (src/nodes/rules.ts
+  // `asStored`): an add, an update and a batch's entries store it so
+  it('stores a label without the spaces around it', async () => {
+    const p = await seeded()
+    const added = await add(p, { type: 'goal', data: { label: '  Spaced goal \n' } })
+    expect(added.body.node.data.label).toBe('Spaced goal')
+    const updated = await update(p, added.body.node.id, { label: '\t Spaced again  ' })
+    expect(updated.body.node.data.label).toBe('Spaced again')
+    const batch = await mutate({
+      action: 'batch',
+      projectId: p,
+      mutations: [
+        { action: 'add', node: { type: 'goal', id: 'draft-g', data: { label: ' Batch goal ' } } },
+        { action: 'update', nodeId: 'goal-1', data: { label: ' Grow revenue, spaced ' } },
+      ],
+    })
+    expect(batch.status).toBe(200)
+    const byId = new Map<string, string>((await nodes(p)).map((n: { id: string; data: { label: string } }) => [n.id, n.data.label]))
+    expect(byId.get('goal-1')).toBe('Grow revenue, spaced')
+    expect([...byId.values()]).toContain('Batch goal')
+    expect([...byId.values()].filter((l) => l !== l.trim())).toEqual([])
+  })
+})

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import type { Db } from '../src/db'
 import { startApp } from './helpers'
 
-// What a single add of a job or a task reads (src/nodes/service.ts `add`, src/nodes/context.ts `readAdd`): one
+// What a single add of a job or a task reads (src/nodes/service.ts `add`, src/nodes/read.ts `readAdd`): one
 // that lands in Later (it names no iteration, or Later) reads no iterations, since Later stands
 // and is active in every project; one that names another iteration reads them, and its rules
 // (not found, done) hold as before. A task's id is reserved with the count of open memos in one

@@ -5,8 +5,8 @@ import type { Db } from '../src/db'
 import { startApp } from './helpers'
 
 // What a batch reads before its entries: the ids its adds need asked for (src/nodes/batch-ids.ts
-// `allocateBatchIds`, src/nodes/context.ts `askIds`), then the nodes its entries name, parents among
-// them (src/nodes/context.ts `readNamed`), read once for the whole batch and sent before the
+// `allocateBatchIds`, src/nodes/read.ts `askIds`), then the nodes its entries name, parents among
+// them (src/nodes/read.ts `readNamed`), read once for the whole batch and sent before the
 // counters' answer (on PostgreSQL one round trip), and its answers are as before.
 const app = await startApp()
 afterAll(() => app.close())
@@ -93,7 +93,7 @@ describe('a batch of adds', () => {
       res = await mutate({ action: 'batch', projectId: p, mutations })
     })
     expect(res!.status).toBe(200)
-    // then each update's own statement, its node's edit intents (src/nodes/context.ts `getNodeWithIntent`)
+    // then each update's own statement, its node's edit intents (src/nodes/read.ts `getNodeWithIntent`)
     expect(sent).toEqual([
       'send counter',
       'send counter',

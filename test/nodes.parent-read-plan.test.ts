@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import type { Db } from '../src/db'
 import { approachWithJobs, sqlLiteral, startApp } from './helpers'
 
-// A batch's adds read their parent with the row locked (src/nodes/context.ts loadNodes), a prepared
+// A batch's adds read their parent with the row locked (src/nodes/read.ts loadNodes), a prepared
 // statement. As `project_id = $1 and id = any($2)` (sql/nodes/lock-many.sql) its generic plan,
 // made on a table no analyze had seen yet and kept, found the id by reading every node of the
 // project (nodes_order) and filtering: the parent's read grew with the nodes added beneath it

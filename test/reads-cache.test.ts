@@ -255,7 +255,7 @@ it('is told about every statement that writes what a cached read returns', () =>
       'iterations/insert.sql',
       'iterations/set-order.sql',
       'iterations/update.sql',
-      // emit: node.added/updated/deleted, in the write's finish (src/nodes/context.ts) or the classify loop
+      // emit: node.added/updated/deleted, when a write is saved (src/events/outbox.ts `save`), the classify loop's too
       'nodes/delete-many.sql',
       'nodes/insert-many.sql',
       'nodes/move-iteration.sql',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { startApp, type TestApp } from './helpers'
 
-// An update runs in three steps (src/nodes/context.ts readUpdate, src/nodes/rules.ts checkUpdate,
+// An update runs in three steps (src/nodes/read.ts readUpdate, src/nodes/rules.ts checkUpdate,
 // src/nodes/write.ts storeUpdate) and a delete reads its ifRev before it removes: which refusal
 // answers when a write breaks several things at once, alone and as a batch's entries (the first
 // entry to fail answers; a stale ifRev only once every entry passed its rules).

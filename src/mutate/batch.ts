@@ -3,9 +3,10 @@ import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
 import { addIteration } from '../iterations/service'
 import { allocateBatchIds } from '../nodes/batch-ids'
-import { checkNodeCap, checkPreconditions, noteIteration, openCtx, readEntry, readNamed, type WriteCtx } from '../nodes/context'
+import type { WriteCtx } from '../nodes/context'
 import { batchCycleFree } from '../nodes/cycle-free'
-import { checkEntry } from '../nodes/rules'
+import { noteIteration, openCtx, readEntry, readNamed, readNodeCap } from '../nodes/read'
+import { checkEntry, checkNodeCap, refuseStaleIfRevs } from '../nodes/rules'
 import { capAdvisory, focus, inboxAdvisory, writeMeta } from '../nodes/service'
 import { flush, type StoredEntry, storeEntry } from '../nodes/write'
 import type { AccessRow } from '../projects/service'
@@ -49,7 +50,7 @@ const reason = (cause: unknown) =>
  * whole batch is one transaction — a failure part-way leaves nothing half-written. The handler
  * of the write's sequence (src/mutate/sequence.ts), in the steps of a single add or update: what
  * its entries need read ahead, in as few statements as it can; then each entry in turn read,
- * checked and stored as the single action is (src/nodes/context.ts `readEntry`, src/nodes/rules.ts
+ * checked and stored as the single action is (src/nodes/read.ts `readEntry`, src/nodes/rules.ts
  * `checkEntry`, src/nodes/write.ts `storeEntry`), on the write as the entries before it left it,
  * the first that fails answering with its index; at its end its ifRevs checked, its new rows
  * stored (so a failed insert is answered as the batch's rollback) and its answer built; the
@@ -77,7 +78,7 @@ export async function batch(
   const entries: BatchEntry[] = body.mutations
   const ctx = await openCtx(deps, project.id)
   const hasAdds = entries.some((e) => e.action === 'add')
-  const capped = hasAdds ? await checkNodeCap(deps, project) : null
+  const capped = hasAdds ? checkNodeCap(await readNodeCap(deps, project)) : null
   await watch?.(ctx)
 
   // 1. read ahead: every id its adds need (asked for, their counters sent with the reads that follow:
@@ -120,7 +121,7 @@ export async function batch(
   }
 
   // 3. its ifRevs: one stale refuses the whole batch (409), not a write failure; then its adds stored
-  await checkPreconditions(ctx)
+  await refuseStaleIfRevs(ctx)
   try {
     await flush(ctx)
   } catch (err) {

@@ -1,6 +1,6 @@
 import { savepoint } from '../db/port'
 import type { Deps } from '../deps'
-import { invalid, notFound, RefusalError } from '../errors'
+import { ErrorListError, invalid, notFound, RefusalError } from '../errors'
 import type { Outbox } from '../events/outbox'
 import { MAX_REVERT, type RevertBody, type RevertFilter } from '../history/model'
 import { type ChangeRow, changesById, filtersOf, laterChanges, plannedChange, selectByFilter, targetOf } from '../history/service'
@@ -191,13 +191,13 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
     if (c.after === null) {
       // a delete: bring the node back with its id, type, parent and data
       const back: Node = { id: c.target_id, type: c.target_type as NodeType, parentId: before.parentId, data: before.data as NodeData }
-      const done = await undoDelete(ctx, Number(c.id), back)
+      const done = await namingChange(c.id, undoDelete(ctx, Number(c.id), back))
       refuseMissing(c, done.missingIteration)
       if (done.stands) conflict('changed_later', lastNewer)
       else if (done.parentGone) conflict('gone', lastNewer, 'parentId')
       return { stood: done.stands === true || done.parentGone === true }
     }
-    const done = await undoUpdate(ctx, Number(c.id), c.target_id, before, c.fields, write)
+    const done = await namingChange(c.id, undoUpdate(ctx, Number(c.id), c.target_id, before, c.fields, write))
     if (done.gone) {
       conflict('gone', lastNewer)
       return { stood: true }
@@ -297,4 +297,22 @@ function refuseMissing(c: ChangeRow, into: string | undefined) {
     throw invalid(`Iteration ${into} not found: change ${c.id} would set ${c.target_id} back into it`, {
       _tip: `Take back the change that renamed or deleted iteration ${into} in the same revert (it has the requestId of change ${c.id} in GET /api/v1/history), or leave change ${c.id} out.`,
     })
+}
+
+/**
+ * A change taken back, refused by a node rule (src/nodes/rules.ts, through src/nodes/undo.ts): its
+ * messages name the change, as a batch's name their entry (`mutations[i]: `), and its tip is the
+ * revert's way out, not the way out of the write the rule was made for.
+ */
+async function namingChange<T>(changeId: string | number, step: Promise<T>): Promise<T> {
+  try {
+    return await step
+  } catch (err) {
+    if (!(err instanceof ErrorListError)) throw err
+    throw new ErrorListError(
+      err.errors.map((e) => `change ${changeId}: ${e}`),
+      { ...err.meta, _tip: `Leave change ${changeId} out of the revert, or first change what refuses it and revert again.` },
+      err.status,
+    )
+  }
 }

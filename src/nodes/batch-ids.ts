@@ -1,7 +1,8 @@
 import { invalid } from '../errors'
-import { askIds, loadNodes, reserveIds, type WriteCtx } from './context'
+import type { WriteCtx } from './context'
 import { isNodeType, NODE_TYPES, type NodeType, parseNodeId } from './model'
 import * as q from './queries'
+import { askIds, loadNodes, reserveIds } from './read'
 
 /**
  * Every id the batch's adds need, before any entry is applied: one counter update per type,
@@ -35,7 +36,7 @@ export async function allocateBatchIds(
     explicit.set(type, [...(explicit.get(type) ?? []), { index, id, number: parsed.number }])
   })
   // no explicit id (the usual batch): its ids asked for, their counters sent with the batch's next
-  // statements (./context.ts `askIds`: the nodes its entries name, `readNamed`)
+  // statements (./read.ts `askIds`: the nodes its entries name, `readNamed`)
   if (explicit.size === 0) return askIds(ctx, Object.fromEntries(generated))
   await loadNodes(ctx, seen)
   for (const type of NODE_TYPES) {

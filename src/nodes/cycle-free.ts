@@ -1,4 +1,5 @@
-import { loadNodes, storedBlockers, type WriteCtx } from './context'
+import type { WriteCtx } from './context'
+import { loadNodes, storedBlockers } from './read'
 
 /**
  * Whether a batch's blockedBy can close no cycle whatever order its entries run in: the graph of

@@ -1,24 +1,28 @@
-import { invalid } from '../errors'
+import { invalid, RefusalError } from '../errors'
+import { staleWrite } from '../history/precondition'
 import { parseInput } from '../http/action-schema'
 import { LATER } from '../iterations/model'
 import type { IterationRow } from '../iterations/service'
 import { dataSchema } from '../ports/node-data'
 import { refuseIfHeld } from '../presence/intents'
-import type { AddRead, Around, EntryRead, UpdateRead, WriteCtx } from './context'
+import type { WriteCtx } from './context'
 import type { NewNode, NodeUpdate } from './input'
 import { an, type Node, type NodeData, type NodeType, PARENT_TYPE, parseNodeId, SHAPES } from './model'
+import type { AddRead, Around, CapRead, EntryRead, UpdateRead } from './read'
 
 /**
  * Step 2 of every node write: the rules of add and update on what the write read first
- * (./context.ts): the id, the parent, the referenced nodes, the iterations, the status machine.
+ * (./read.ts): the id, the parent, the referenced nodes, the iterations, the status machine.
  * Each is checked on what is passed to it and reads nothing more; a broken rule throws the 400 of
  * docs/reference/resources.md with its tip (an ErrorListError, which a batch prefixes with its
  * entry's index). An add's rules are `checkAdd`, an update's `checkUpdate` (a batch's entries
  * come through them, `checkEntry`; a revert's fields set back through `checkUpdate`), each in the
  * order of docs/reference/mutate.md. A precondition on a field goes here, as one more line of
- * `checkFields`, the rules the two share; what it needs read goes into ./context.ts `readAround`.
+ * `checkFields`, the rules the two share; what it needs read goes into ./read.ts `readAround`.
  * A field's own shape, which needs no read, is its schema instead (src/ports/node-data.ts
- * `NodeFields`).
+ * `NodeFields`). Two refusals of the whole write are here too: the owner's node cap
+ * (`checkNodeCap`, 403, an add's or a batch's first rule) and a stale ifRev
+ * (`refuseStaleIfRevs`, 409, a batch's last check).
  */
 
 const fail = (message: string, tip?: string): never => {
@@ -53,7 +57,16 @@ export function checkSentId(type: NodeType, sent: string, allowId: boolean, dupl
 }
 
 /**
- * Step 2 of an add (a single one, a batch's entry), on what ./context.ts `readAdd` read: its data
+ * The fields a write sends (checked against their schema as sent), as they are to be stored: the
+ * label without the spaces around it. The rules after it read `patch` and the data built from it
+ * so, as stored: a rule on the label sees `"WIP x"` when `" WIP x"` was sent.
+ */
+function asStored(sent: Record<string, unknown>): Record<string, unknown> {
+  return typeof sent.label === 'string' ? { ...sent, label: sent.label.trim() } : sent
+}
+
+/**
+ * Step 2 of an add (a single one, a batch's entry), on what ./read.ts `readAdd` read: its data
  * against its type's schema first (so kind on a goal reads as a field on the wrong type), then
  * the rules in the order of docs/reference/mutate.md. `allowId`: inside a batch, where an id may
  * be sent. Returns the node to store (./write.ts `storeAdd`).
@@ -65,7 +78,7 @@ export async function checkAdd(
   allowId: boolean,
 ): Promise<Node> {
   const { type, id: sent } = input
-  const patch: Record<string, unknown> = parseInput(dataSchema.add[type], input.data)
+  const patch = asStored(parseInput(dataSchema.add[type], input.data))
   checkNoKind(patch)
   if (sent !== undefined) checkSentId(type, sent, allowId, duplicate, existing)
   const parentId = checkParent(type, input.parentId, around)
@@ -89,15 +102,16 @@ export interface CheckedUpdate {
 
 /**
  * Step 2 of an update (a single one, a batch's entry, a revert's fields set back): the rules, in
- * the order of docs/reference/mutate.md, on what `readUpdate` (./context.ts) read; last another
+ * the order of docs/reference/mutate.md, on what `readUpdate` (./read.ts) read; last another
  * actor's edit intent on a field it sets (409 being_edited unless force, live.md, 4). Returns the
  * node's parent and data as they are to be stored.
  */
 export async function checkUpdate(ctx: WriteCtx, input: NodeUpdate, { id, before, intents, around }: UpdateRead): Promise<CheckedUpdate> {
-  const patch: Record<string, unknown> = input.data ?? {}
+  const sent: Record<string, unknown> = input.data ?? {}
   checkTarget(id, before, input)
   const type = before!.type
-  parseInput(dataSchema.update[type], patch)
+  parseInput(dataSchema.update[type], sent)
+  const patch = asStored(sent)
   const parentId = input.parentId === undefined ? before!.parentId : checkParent(type, input.parentId, around)
   const data = dropNulls({ ...before!.data, ...patch })
   if (patch.kind === null) delete data.urgent
@@ -112,13 +126,14 @@ export async function checkUpdate(ctx: WriteCtx, input: NodeUpdate, { id, before
 
 /**
  * The rules an add and an update share, in this order, on the node's data as it is to be stored
- * (`data`: an add's as sent, an update's the stored data with `patch` over it; `before`: the
- * stored data, undefined for an add): the ids `serves` and `blockedBy` send, a job's or a task's
+ * (`data`: an add's `patch`, an update's the stored data with `patch` over it, nulls dropped;
+ * `before`: the stored data, undefined for an add): the ids `serves` and `blockedBy` send, a job's or a task's
  * iteration (Later when it names none) and the status machine, a task's `urgent`. A precondition
  * on a field goes here, one more line: it then holds for an add, an update, a batch's entries and
  * a revert's fields set back, which all come through `checkAdd` or `checkUpdate`. `patch` says
- * which fields the write sets (an update's rule on a field it does not set would refuse a write
- * of another field of a node stored before the rule).
+ * which fields the write sets, with their values as they are to be stored (`asStored`: the
+ * label trimmed); an update's rule on a field it does not set would refuse a write of another
+ * field of a node stored before the rule.
  */
 async function checkFields(
   ctx: WriteCtx,
@@ -148,7 +163,7 @@ export type CheckedEntry =
   | { action: 'delete'; id: string }
 
 /**
- * Step 2 of a batch's node entry (src/mutate/batch.ts), on what ./context.ts `readEntry` read, as
+ * Step 2 of a batch's node entry (src/mutate/batch.ts), on what ./read.ts `readEntry` read, as
  * the single action's: an add's `checkAdd` (an id may be sent), an update's `checkUpdate`; a
  * delete has no rule of its own (a node not found is said where its subtree is read, ./write.ts `deleteNode`).
  */
@@ -161,6 +176,35 @@ export async function checkEntry(ctx: WriteCtx, entry: EntryRead): Promise<Check
     case 'delete':
       return entry
   }
+}
+
+/**
+ * The owner's node cap (docs/reference/limits.md), on the count ./read.ts `readNodeCap` read
+ * under the owner's cap lock, the write's first statement: at or over the cap a new add or batch
+ * is refused (403 node_cap_reached) before any other rule; the one that crosses it succeeds.
+ * Returns the cap (null: none), for the advisory of the answer (src/nodes/service.ts `capAdvisory`).
+ */
+export function checkNodeCap(capped: CapRead | null): CapRead | null {
+  if (!capped) return null
+  const { cap, current } = capped
+  if (current >= cap)
+    throw new RefusalError(403, 'node_cap_reached', {
+      message: `The free plan holds ${cap} nodes across your projects; delete ${current - cap + 1} to add more`,
+      current,
+      node_cap: cap,
+      delete_to_resume: current - cap + 1,
+    })
+  return capped
+}
+
+/**
+ * The ifRevs of a write (live.md, 1), read by ./read.ts `expectRev`: a stale one refuses the whole
+ * write, 409 stale_write, nothing of it written. A batch asks this itself once every entry passed
+ * its rules, before its last insert (src/mutate/batch.ts); every other write's are refused by
+ * saving (src/events/outbox.ts `save`).
+ */
+export async function refuseStaleIfRevs(ctx: WriteCtx): Promise<void> {
+  if (ctx.stale.length) throw await staleWrite(ctx.deps, ctx.projectId, ctx.stale)
 }
 
 /** An update names a node that exists (`before`, read under its id) and sends something to change. */
@@ -292,7 +336,6 @@ export function applyStatus(
 /** The data to store: its fields were checked against dataSchema, so it is a NodeData once nulls are gone. */
 export function dropNulls(data: Record<string, unknown>): NodeData {
   for (const k of Object.keys(data)) if (data[k] === null) delete data[k]
-  if (typeof data.label === 'string') data.label = data.label.trim()
   return data as NodeData
 }
 

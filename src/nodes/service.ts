@@ -11,28 +11,18 @@ import { readIterations } from '../iterations/service'
 import { requireProject } from '../projects/access'
 import type { AccessRow } from '../projects/service'
 import { classifyTask } from './classify'
-import {
-  checkNodeCap,
-  expectRev,
-  getNode,
-  iterationsOf,
-  openCtx,
-  openMemos,
-  readAdd,
-  readUpdate,
-  reserveTaskCountingMemos,
-  type WriteCtx,
-} from './context'
+import type { WriteCtx } from './context'
 import { type AddInput, ChangelogQuery, type ClassifyBody, type DeleteBody, NodesQuery, type RestoreBody, type UpdateBody } from './input'
 import { an, NODE_TYPES, type Node, type NodeData, toNode } from './model'
 import * as q from './queries'
-import { checkAdd, checkUpdate } from './rules'
+import { expectRev, getNode, iterationsOf, openCtx, openMemos, readAdd, readNodeCap, readUpdate, reserveTaskCountingMemos } from './read'
+import { checkAdd, checkNodeCap, checkUpdate } from './rules'
 import { bringBack, deleteNode, flush, noteChange, storeAdd, storeUpdate } from './write'
 
 /**
  * The node actions of POST /mutate, each the handler of the write's sequence
  * (src/mutate/sequence.ts), in the project whose access the edge asked (src/mutate/routes.ts,
- * once per write): the node read (./context.ts), checked (./rules.ts) and written (./write.ts),
+ * once per write): the node read (./read.ts), checked (./rules.ts) and written (./write.ts),
  * then its answer, built here where the write is; saving its events and changes is left to the
  * sequence. Then the advisories and `_meta` every node write's answer shows (batch's and
  * revert's too), and the node reads.
@@ -42,18 +32,20 @@ const nodeFocus = (projectId: string, node: Node) => focus(projectId, node.id)
 const publicNode = (n: Node): Node => ({ id: n.id, rev: n.rev, type: n.type, parentId: n.parentId, data: n.data })
 
 /**
- * add: the write opened (no statement), the owner's node cap (403 at once when reached: its lock
- * is the write's first) and, for a task, the project's open memos (their kept count) read in the statement that
- * reserves its id (the inbox it may overflow); then read, rules, stored, each step in its file
- * (./context.ts, ./rules.ts, ./write.ts), stored at once, as an update is, so that its answer
- * has the rev its node was stored with; with the cap's and the inbox's advisories.
+ * add: the write opened (no statement); then read, rules, stored, each step in its file
+ * (./read.ts, ./rules.ts, ./write.ts). The read: the owner's node cap and count (its lock is the
+ * write's first), for a task the project's open memos (their kept count) in the statement that
+ * reserves its id (the inbox it may overflow), then the add's own. The rules: the cap first (403
+ * when reached, before any 400), then the add's. Stored at once, as an update is, so that its
+ * answer has the rev its node was stored with; with the cap's and the inbox's advisories.
  */
 export async function add(deps: Deps, project: AccessRow, body: AddInput) {
   const ctx = await openCtx(deps, project.id)
-  const capped = await checkNodeCap(deps, project)
+  const counted = await readNodeCap(deps, project)
   // a task is added unclassified (no memo): the inbox it may overflow is read with its id
   const memos = body.node.type === 'task' ? await reserveTaskCountingMemos(ctx, body.node.data) : undefined
   const read = await readAdd(ctx, body.node)
+  const capped = checkNodeCap(counted)
   const checked = await checkAdd(ctx, body.node, read, false)
   const node = storeAdd(ctx, checked)
   await flush(ctx)
@@ -64,7 +56,7 @@ export async function add(deps: Deps, project: AccessRow, body: AddInput) {
 
 export async function update(deps: Deps, project: AccessRow, body: UpdateBody) {
   const ctx = await openCtx(deps, project.id)
-  // read, rules, stored: each step in its file (./context.ts, ./rules.ts, ./write.ts)
+  // read, rules, stored: each step in its file (./read.ts, ./rules.ts, ./write.ts)
   const read = await readUpdate(ctx, body)
   const checked = await checkUpdate(ctx, body, read)
   const saved = await storeUpdate(ctx, checked)
@@ -267,7 +259,7 @@ export async function nodeTypesOf(db: Deps['db'], projectId: string, ids: string
 
 // The stored nodes, for the modules that read them (tree, work, workflow): reads only, each named
 // for what it reads. Other modules write nodes in the same three steps on a WriteCtx
-// (./context.ts, ./rules.ts, ./write.ts: src/mutate batch.ts and revert.ts).
+// (./read.ts, ./rules.ts, ./write.ts: src/mutate batch.ts and revert.ts).
 
 /** Every node of the project. */
 export const readProjectNodes = (db: Db, projectId: string) => q.list(db, projectId, null, null)

@@ -2,17 +2,18 @@ import type { Deps } from '../deps'
 import { type Outbox, outboxOf } from '../events/outbox'
 import { LATER } from '../iterations/model'
 import { type NodesMove, revertIteration } from '../iterations/service'
-import { getNode, iterationsOf, loadNodes, openCtx, readUpdate, reloadIterations, type WriteCtx } from './context'
+import type { WriteCtx } from './context'
 import type { NodeUpdate } from './input'
 import type { Node, NodeData } from './model'
 import type { TreeRow } from './queries'
+import { getNode, iterationsOf, loadNodes, openCtx, readUpdate, reloadIterations } from './read'
 import { checkUpdate } from './rules'
 import { moveIterationNodes } from './service'
 import { bringBack, flush, removeRows, storeUpdate, subtrees } from './write'
 
 /**
  * What a revert (src/mutate/revert.ts, history.md 3) does to nodes, as whole operations: each one
- * does inside it what it reads (./context.ts), checks (./rules.ts) and stores (./write.ts), and
+ * does inside it what it reads (./read.ts), checks (./rules.ts) and stores (./write.ts), and
  * the flush it needs, so that the revert calls these operations and nothing else of `nodes`, and
  * reads as its own plan: select the changes, read what it takes back, take back each change,
  * answer. Nothing here decides a conflict: an operation answers what it found (a node gone, a
@@ -82,7 +83,7 @@ export async function undoDelete(
 
 /**
  * Fields of a node set back as an update sets them, in its three steps, each once: read
- * (./context.ts `readUpdate`: the node, the edit intents on those fields, its parent, references
+ * (./read.ts `readUpdate`: the node, the edit intents on those fields, its parent, references
  * and iterations), checked (./rules.ts `checkUpdate`: the update's rules, then the intents),
  * stored (./write.ts `storeUpdate`). A job or a task set back into an iteration that no longer
  * exists (renamed or deleted since) is not checked nor stored: the iteration is answered, for the
@@ -175,7 +176,7 @@ export async function removeAdds(ctx: WriteCtx, { roots, byId }: AddsRead): Prom
  * `beside`. Before it, the write's queued adds are stored (./write.ts `flush`) and the node
  * changes of the steps before it moved into `beside` as they stand, so that the revert's change
  * ids (and events) are in the order its steps ran: its own revert, newest first, takes them back
- * in reverse. After it, the iterations are read again at their next use (./context.ts
+ * in reverse. After it, the iterations are read again at their next use (./read.ts
  * `reloadIterations`). Answers `stood` when it could not be taken back, or the outbox of its step
  * and the jobs and tasks it is still to move (`moveAlong`).
  */

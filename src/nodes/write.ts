@@ -9,12 +9,12 @@ import type { CheckedEntry, CheckedUpdate } from './rules'
 /**
  * Step 3 of every node write: the node into the write (here), with its event and its change
  * (`noteChange`), queued for one insert (`flush`) or stored at once, once what its rules need was
- * read (./context.ts, in as few statements as it can) and the rules were checked on it
+ * read (./read.ts, in as few statements as it can) and the rules were checked on it
  * (./rules.ts, in the order of docs/reference/mutate.md). An add's three steps are three
- * functions its caller runs in order (./context.ts `readAdd`, ./rules.ts `checkAdd`, `storeAdd`
+ * functions its caller runs in order (./read.ts `readAdd`, ./rules.ts `checkAdd`, `storeAdd`
  * here), an update's likewise (`readUpdate`, `checkUpdate`, `storeUpdate`), a batch's entries
  * through the same (`readEntry`, `checkEntry`, `storeEntry`); a delete's ifRev is read by its
- * caller (./context.ts `expectRev`) before `deleteNode`, which reads the subtree it removes (and
+ * caller (./read.ts `expectRev`) before `deleteNode`, which reads the subtree it removes (and
  * answers a node not found there, 400: the one refusal made here). Nothing else here reads for a
  * rule or checks one. The handler stores its nodes (what it queued, at its end:
  * `flush`) and saves nothing: the write's sequence (src/mutate/sequence.ts `saveWrite`) hands its
@@ -23,7 +23,23 @@ import type { CheckedEntry, CheckedUpdate } from './rules'
  */
 
 /**
- * Step 3 of an add, once ./context.ts `readAdd` read it and ./rules.ts `checkAdd` checked it: its
+ * Every writer of node data, so that "does my rule cover every write" is one read. Through the
+ * rules (./read.ts, ./rules.ts, then here): `storeAdd` (an add, a batch's add entries, and so a
+ * proposal applied, a workflow's plan, an import's chunks) and `storeUpdate` (an update, a batch's
+ * update entries, a revert's fields set back: ./undo.ts `setBack`). Without them, each writing as
+ * told: `bringBack` (a restore, src/nodes/service.ts `restore`; a revert of a delete, ./undo.ts
+ * `undoDelete`: the node as it was stored); `deleteNode` and `removeRows` (a delete, a batch's
+ * delete entries, a revert of an add: ./undo.ts `removeAdds`; a delete has no rule of its own);
+ * src/nodes/service.ts `classifyNode` (a task's kind and urgent, sql/nodes/set-classified.sql) and
+ * ./classify-loop.ts (the classifier's, sql/nodes/set-classified-many.sql); src/nodes/service.ts
+ * `moveIterationNodes` (the iteration of the jobs and tasks of an iteration renamed or deleted,
+ * and of a revert of that, sql/nodes/move-iteration.sql). Outside the write path: a backup restored
+ * into an empty database (src/backup/restore.ts, every table as it was saved) and a never-finished
+ * import's rows removed (src/projects/importing.ts, sql/projects/delete-import-part.sql).
+ */
+
+/**
+ * Step 3 of an add, once ./read.ts `readAdd` read it and ./rules.ts `checkAdd` checked it: its
  * row queued, inserted with the write's other adds (`flush`: a single add's at once, a batch's at
  * its end or before the next statement that needs it), with its event and its change.
  */
@@ -71,7 +87,7 @@ export async function storeEntry(ctx: WriteCtx, checked: CheckedEntry): Promise<
 }
 
 /**
- * Step 3 of an update (PATCH semantics; arrays replaced whole), once ./context.ts `readUpdate`
+ * Step 3 of an update (PATCH semantics; arrays replaced whole), once ./read.ts `readUpdate`
  * read it and ./rules.ts `checkUpdate` checked it: stored now (the write's pending adds first),
  * with its event and its change; returns the node as stored.
  */
@@ -86,7 +102,7 @@ export async function storeUpdate(ctx: WriteCtx, { id, before, parentId, data, s
 }
 
 /**
- * Delete a node and everything beneath it, once its ifRev was read (./context.ts `expectRev`,
+ * Delete a node and everything beneath it, once its ifRev was read (./read.ts `expectRev`,
  * called first by the caller); only the named node goes to the changelog. History gets one
  * change per removed node, deepest first, so that taking the delete back (newest first) brings
  * parents back before their children.

@@ -11,7 +11,7 @@ export type { IntentRow }
  * sets it is refused with 409 being_edited, unless it says `force:true`; the actor's own writes
  * pass, and so do Arbor's own (no actor). The node update, alone or in a batch, reads the live
  * intents on the fields it sets with the node it locks (sql/nodes/lock-with-intent.sql; none looked
- * for with force or for Arbor's own write: src/nodes/context.ts `readUpdate`) and, once its rules
+ * for with force or for Arbor's own write: src/nodes/read.ts `readUpdate`) and, once its rules
  * passed, refuses with `refuseIfHeld` before anything is written: the one place that says whose
  * intent holds a write.
  */

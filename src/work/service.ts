@@ -235,29 +235,6 @@ type Entry = {
   data?: Record<string, unknown> | null
 }
 
-/** Does this entry mark work done, resolve or retire an approach, or delete a node (so it may unblock work)? */
-const unblocks = (e: Entry) =>
-  e.action === 'delete' ||
-  (e.action === 'update' && (e.data?.status === 'done' || e.data?.approachStatus === 'resolved' || e.data?.approachStatus === 'retired'))
-
-/** What of a node the work state reads or sorts by (sql/migrations/0016, 0026): the triggers take the lock only when one of these changes. */
-const WORK_FIELDS = new Set(['status', 'approachStatus', 'blockedBy', 'goalStatus', 'kind', 'iteration', 'urgent'])
-
-/**
- * An update that moves no node and sets none of WORK_FIELDS (a label, a description): its
- * triggers never take the project's work lock, so it need not wait for it either. Eight writers
- * of labels in one project then run side by side on PostgreSQL instead of one at a time (issue 51, 3).
- */
-const leavesWorkAlone = (e: Entry) =>
-  e.action === 'update' &&
-  e.parentId === undefined &&
-  typeof e.data === 'object' &&
-  e.data !== null &&
-  !Object.keys(e.data).some((k) => WORK_FIELDS.has(k))
-
-/** An add of a goal, a need or a task (added without kind): no work item, no blocker; its triggers skip the work state (migration 0027). */
-const addsNoWork = (body: { node?: { type?: string } | null }) => ['goal', 'need', 'task'].includes(body.node?.type ?? '')
-
 /**
  * What a write of nodes means to the work state, read from its checked body: the table of
  * POST /mutate's actions (src/mutate/service.ts) names one per action that writes nodes.
@@ -278,30 +255,12 @@ export interface WorkPlan {
   mayUnblock: boolean
 }
 
-/** The entries whose claim tokens the write checks and renews before it (`beforeWrite`). */
-const tokenedOf = (entries: Entry[]) =>
-  entries.filter((e) => isReal(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
-
-/**
- * The plan of a write with these entries, or none when it asks the work state nothing before
- * the write nor after it (no lock, no claim token, no deferral, nothing it may unblock): the
- * write's sequence then leaves the work state out (src/mutate/sequence.ts).
- */
-const plan = (entries: Entry[], more: Partial<WorkPlan> = {}): WorkPlan | undefined => {
-  const p: WorkPlan = {
-    lock: !(entries.length === 1 && leavesWorkAlone(entries[0]!)),
-    deferred: false,
-    entries,
-    mayUnblock: entries.some(unblocks),
-    ...more,
-  }
-  return p.lock || p.deferred || p.mayUnblock || tokenedOf(entries).length > 0 ? p : undefined
-}
-
 /**
  * The work plan of each action that writes nodes (POST /mutate's table), from its checked body;
  * none (undefined) for a write that asks the work state nothing before it nor after it (`plan`):
  * the write's sequence (src/mutate/sequence.ts) then neither takes the lock nor asks anything after it.
+ * What the table uses follows it: `plan`, then what it reads of an entry (`unblocks`,
+ * `leavesWorkAlone` with `WORK_FIELDS`, `addsNoWork`).
  */
 export const workPlan = {
   /**
@@ -336,6 +295,49 @@ export const workPlan = {
   /** a revert may take back any write, so it may unblock work as any of them */
   revert: (): WorkPlan | undefined => plan([], { deferred: true, mayUnblock: true }),
 }
+
+/** The entries whose claim tokens the write checks and renews before it (`beforeWrite`). */
+const tokenedOf = (entries: Entry[]) =>
+  entries.filter((e) => isReal(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
+
+/**
+ * The plan of a write with these entries, or none when it asks the work state nothing before
+ * the write nor after it (no lock, no claim token, no deferral, nothing it may unblock): the
+ * write's sequence then leaves the work state out (src/mutate/sequence.ts).
+ */
+const plan = (entries: Entry[], more: Partial<WorkPlan> = {}): WorkPlan | undefined => {
+  const p: WorkPlan = {
+    lock: !(entries.length === 1 && leavesWorkAlone(entries[0]!)),
+    deferred: false,
+    entries,
+    mayUnblock: entries.some(unblocks),
+    ...more,
+  }
+  return p.lock || p.deferred || p.mayUnblock || tokenedOf(entries).length > 0 ? p : undefined
+}
+
+/** Does this entry mark work done, resolve or retire an approach, or delete a node (so it may unblock work)? */
+const unblocks = (e: Entry) =>
+  e.action === 'delete' ||
+  (e.action === 'update' && (e.data?.status === 'done' || e.data?.approachStatus === 'resolved' || e.data?.approachStatus === 'retired'))
+
+/** What of a node the work state reads or sorts by (sql/migrations/0016, 0026): the triggers take the lock only when one of these changes. */
+const WORK_FIELDS = new Set(['status', 'approachStatus', 'blockedBy', 'goalStatus', 'kind', 'iteration', 'urgent'])
+
+/**
+ * An update that moves no node and sets none of WORK_FIELDS (a label, a description): its
+ * triggers never take the project's work lock, so it need not wait for it either. Eight writers
+ * of labels in one project then run side by side on PostgreSQL instead of one at a time (issue 51, 3).
+ */
+const leavesWorkAlone = (e: Entry) =>
+  e.action === 'update' &&
+  e.parentId === undefined &&
+  typeof e.data === 'object' &&
+  e.data !== null &&
+  !Object.keys(e.data).some((k) => WORK_FIELDS.has(k))
+
+/** An add of a goal, a need or a task (added without kind): no work item, no blocker; its triggers skip the work state (migration 0027). */
+const addsNoWork = (body: { node?: { type?: string } | null }) => ['goal', 'need', 'task'].includes(body.node?.type ?? '')
 
 /** What `beforeWrite` sent, for `afterWrite`. */
 export interface WorkHeld {
