@@ -87,7 +87,7 @@ async function lockAndUpdate(run: Run, lock: 'intent' | 'many', update: [string,
 }
 /** a node as a change keeps it (src/history/record.ts nodeState): {parentId, data} */
 const state = (row: Record<string, any> | null) => row && { parentId: row.parent_id, data: row.data }
-// the event as src/events/outbox.ts emit writes it
+// the event as src/events/outbox.ts insertEvents writes it
 const events = (after: Record<string, any>) =>
   JSON.stringify([
     {

@@ -32,7 +32,7 @@ export interface Deps {
   auth: AuthCache
   /** set only on the deps of an import's writes: the project it writes, which nobody else may see yet (src/projects/importing.ts) */
   importing?: string
-  /** PGlite: the events of each transaction, handed to the built-in search at its commit (`emit` takes it). */
+  /** PGlite: the events of each transaction, handed to the built-in search at its commit (src/events/outbox.ts `saveOwn` announces them). */
   commits: CommitHandOff
   /** Where webhook attempts run: a worker thread of their own, off the thread that serves requests. */
   webhookSender: WebhookSender

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { eventRetentionLoop } from '../src/events/loop'
-import { emit } from '../src/events/outbox'
+import { outboxOf, save } from '../src/events/outbox'
 import { deliverDue } from '../src/webhooks/delivery'
 import { startApp } from './helpers'
 import { startReceiver, until } from './receiver'
@@ -117,7 +117,7 @@ describe('GET /events', () => {
     const wrote = new Promise<void>((r) => (written = r))
     // a slow writer: its event gets the lower seq and transaction id, and commits last
     const slow = app.db.tx(async (tx) => {
-      await emit(tx, p, [{ type: 'iteration.added', iteration: { name: 'Slow', status: 'active' } }], new Date(), app.deps.commits)
+      await save({ ...app.deps, db: tx }, outboxOf(p, [{ type: 'iteration.added', iteration: { name: 'Slow', status: 'active' } }]))
       written()
       await gate
     })

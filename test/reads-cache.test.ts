@@ -230,7 +230,7 @@ describe('ReadCache', () => {
 
 it('is told about every statement that writes what a cached read returns', () => {
   // Each of these files' callers advances the project's revision in the same transaction:
-  // through the changes it records (src/history/record.ts), emit (src/events/outbox.ts) or
+  // through the changes it records (src/history/record.ts), the events it saves (src/events/outbox.ts `save`) or
   // bumpRevision. A new writer fails this test until it
   // is added here with the way its callers advance the revision.
   const sqlDir = join(import.meta.dir, '..', 'sql')
@@ -243,10 +243,10 @@ it('is told about every statement that writes what a cached read returns', () =>
       }
   expect(writers.sort()).toEqual(
     [
-      // emit: the claim and release events; renewClaim and the ends of a done or deleted node's claim bump or emit
+      // events: the claim and release events; renewClaim and the ends of a done or deleted node's claim bump or save events
       'claims/end-nodes.sql',
       'claims/extend-for-reader.sql', // bumpRevision in renewForReader
-      'claims/extend-tokens.sql', // emit: the events of the write that carried the tokens
+      'claims/extend-tokens.sql', // events: those of the write that carried the tokens
       'claims/release.sql',
       'claims/renew.sql', // bumpRevision in renewClaim
       'claims/take.sql',
@@ -255,7 +255,7 @@ it('is told about every statement that writes what a cached read returns', () =>
       'iterations/insert.sql',
       'iterations/set-order.sql',
       'iterations/update.sql',
-      // emit: node.added/updated/deleted, when a write is saved (src/events/outbox.ts `save`), the classify loop's too
+      // events: node.added/updated/deleted, when a write is saved (src/events/outbox.ts `save`), the classify loop's too
       'nodes/delete-many.sql',
       'nodes/insert-many.sql',
       'nodes/move-iteration.sql',

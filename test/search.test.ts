@@ -5,7 +5,7 @@ import { loadConfig } from '../src/config'
 import { createDeps } from '../src/create-deps'
 import type { Db } from '../src/db'
 import type { Deps } from '../src/deps'
-import { emit } from '../src/events/outbox'
+import { outboxOf, save } from '../src/events/outbox'
 import { createLogger } from '../src/log'
 import { findMiniLm } from '../src/search/embedder/minilm'
 import { tick } from '../src/search/loop'
@@ -308,17 +308,14 @@ describe('GET /search: the contract', () => {
       // an import's batches back to back: the write commits, and the next batch has the
       // database before any read the commit could queue (the index must not need one)
       const write = app.db.tx((tx) =>
-        emit(
-          tx,
-          projectId,
-          [
+        save(
+          { ...app.deps, db: tx },
+          outboxOf(projectId, [
             {
               type: 'node.added',
               node: { id: 'late-import', type: 'task', parentId: null, data: { label: 'Reconcile the petty cash drawer' } },
             },
-          ],
-          new Date(),
-          app.deps.commits,
+          ]),
         ),
       )
       const next = app.db.tx(async (tx) => {

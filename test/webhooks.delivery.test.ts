@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'bun:test'
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { Webhook as StandardWebhook } from 'standardwebhooks'
-import { emit } from '../src/events/outbox'
+import { outboxOf, save } from '../src/events/outbox'
 import { deliverDue, fanOut } from '../src/webhooks/delivery'
 import { claimDue } from '../src/webhooks/queries'
 import { startApp, type TestApp } from './helpers'
@@ -238,7 +238,7 @@ describe('fan-out: deliveries are made after the commit, not inside the write', 
       const wrote = new Promise<void>((r) => (written = r))
       // a slow writer: its event gets the lower seq and transaction id, and commits last
       const slow = quiet.db.tx(async (tx) => {
-        await emit(tx, p, [{ type: 'iteration.added', iteration: { name: 'Slow', status: 'active' } }], new Date(), quiet.deps.commits)
+        await save({ ...quiet.deps, db: tx }, outboxOf(p, [{ type: 'iteration.added', iteration: { name: 'Slow', status: 'active' } }]))
         written()
         await gate
       })

@@ -4,11 +4,11 @@ import type { ChangeDraft } from '../history/model'
 import { type StaleField, staleWrite } from '../history/precondition'
 import { recordChanges } from '../history/record'
 import { type Actor, eventActor } from '../ports/actor'
-import type { CommitHandOff } from '../ports/commits'
+import type { CommittedEvent } from '../ports/commits'
 import type { NodeData } from '../ports/node-data'
 import { bumpRevision, revisionAdvanced } from '../revisions/revision'
 import { insertMany } from './queries'
-import { eventsKey, WAKE_CHANNEL } from './waiters'
+import { eventsKey } from './waiters'
 
 /** A node as events carry it (the Node of src/nodes/model.ts; the nodes module writes events, so it is named here by shape). */
 export interface EventNode {
@@ -72,19 +72,20 @@ export const outboxOf = (projectId: string, events: DomainEvent[] = [], changes:
   changes,
 })
 
+/** What saving uses: the write's transaction (`db`) and the ports its steps call. */
+type SaveDeps = Pick<Deps, 'db' | 'now' | 'commits' | 'author' | 'config' | 'waiters'>
+
 /**
  * Save what a write noted in `outbox`, inside its transaction (`deps.db`): a stale ifRev refuses
  * it whole (`stale`), a dry run saves nothing; the outboxes it wrote beside its own first
- * (`beside`, each saved as one); the revision advanced when the write says so (`revised`); then
- * its changes (history's statement, src/history/record.ts `recordChanges`) and its events (this
- * module's, `emit`), each module writing its own table, both statements sent before either is
- * awaited; the search outbox (`emit`). The one way a write saves: the saving step of the
- * sequence of POST /mutate calls it (src/mutate/sequence.ts), and so do a read that renews its
- * agent's claim (src/work/service.ts `renewForReader`) and the writes Arbor makes by itself (the
- * classify loop). Returns the ids of every change it saved (history.md, 2), in the order saved:
- * those of the outboxes beside first, then its own (none for a dry run).
+ * (`beside`, each saved as one); then its own, in the steps of `saveOwn`. The one way a write
+ * saves: the saving step of the sequence of POST /mutate calls it (src/mutate/sequence.ts), and
+ * so do a read that renews its agent's claim (src/work/service.ts `renewForReader`) and the
+ * writes Arbor makes by itself (the classify loop). Returns the ids of every change it saved
+ * (history.md, 2), in the order saved: those of the outboxes beside first, then its own (none for
+ * a dry run).
  */
-export async function save(deps: Pick<Deps, 'db' | 'now' | 'commits' | 'author' | 'config'>, outbox: Outbox): Promise<number[]> {
+export async function save(deps: SaveDeps, outbox: Outbox): Promise<number[]> {
   if (outbox.stale?.length) throw await staleWrite(deps, outbox.projectId, outbox.stale)
   if (outbox.dryRun) return []
   const ids: number[] = []
@@ -93,21 +94,34 @@ export async function save(deps: Pick<Deps, 'db' | 'now' | 'commits' | 'author' 
   return ids
 }
 
-/** An outbox's own events and changes saved (`save`), with the revision when it says so; the ids of its changes, in order. */
-async function saveOwn(deps: Pick<Deps, 'db' | 'now' | 'commits' | 'author' | 'config'>, outbox: Outbox): Promise<number[]> {
+/**
+ * An outbox's own events and changes saved (`save`), one step a line in the order they happen;
+ * the ids of its changes, in order. Every notification below is queued in the transaction and
+ * sent at its commit (src/db), never on a rollback.
+ */
+async function saveOwn(deps: SaveDeps, outbox: Outbox): Promise<number[]> {
   const { projectId, events, changes } = outbox
-  // the revision, advanced now when the write says so (`revised`), or when it records changes
+  // 1. the revision, advanced now when the write says so (`revised`), or when it records changes
   // without an event (updateIteration of gitTags or sortOrder): then no event's trigger advances
   // it at the commit (migration 0036); once either way
   if (outbox.revised || (events.length === 0 && changes.length > 0)) await bumpRevision(deps.db, projectId)
-  // the changes and the events, neither referring to the other: the two statements go out together
-  // (postgres.js pipelines what a transaction sends before its answers come back; PGlite runs
-  // them in turn), the changes first. A failure of either fails the write, whose transaction then
-  // rolls back both.
-  const [ids] = await Promise.all([
+  // 2. the changes (history's statement) and the events (this module's), neither referring to the
+  // other: the two statements go out together (postgres.js pipelines what a transaction sends
+  // before its answers come back; PGlite runs them in turn), the changes first. A failure of
+  // either fails the write, whose transaction then rolls back both.
+  const [ids, inserted] = await Promise.all([
     recordChanges(deps, projectId, changes),
-    emit(deps.db, projectId, events, deps.now(), deps.commits, deps.author?.actor),
+    insertEvents(deps.db, projectId, events, deps.now(), deps.author?.actor),
   ])
+  if (inserted.length === 0) return ids
+  // 3. this process's revision cache, and every replica's, told on REVISION_CHANNEL that the
+  // revision advanced: the events' trigger advances it at the commit (migration 0013)
+  await revisionAdvanced(deps.db, projectId)
+  // 4. the waiters (held GET /events and canvas polls of every replica) told to read again
+  await deps.waiters.signal(deps.db, eventsKey(projectId))
+  // 5. PGlite: the events handed to the built-in search, which applies them at the commit
+  // without a read (src/search/commits.ts); on PostgreSQL search reads the events table itself
+  if (deps.db.kind === 'pglite') await deps.commits.announce(deps.db, projectId, inserted)
   return ids
 }
 
@@ -118,20 +132,18 @@ export interface EventInsertRow {
 }
 
 /**
- * Write `events` to the outbox in `tx` (the events' statement of `save`). On PGlite they are
- * also handed to the built-in search through `commits` (src/search/commits.ts), which applies
- * them at the commit without a read.
+ * Write `events` to the outbox in `tx` (the events' statement of `saveOwn`); the rows written,
+ * with their seqs, in the events' order (none when there are none).
  */
-export async function emit(
+async function insertEvents(
   tx: Db,
   projectId: string,
   events: DomainEvent[],
   now: Date,
-  commits: CommitHandOff,
   /** who made the write (history.md, 4); none: Arbor itself */
   by?: Actor,
-): Promise<void> {
-  if (events.length === 0) return
+): Promise<CommittedEvent[]> {
+  if (events.length === 0) return []
   const timestamp = now.toISOString()
   const actor = eventActor(by)
   const rows = events.map((e): EventInsertRow => {
@@ -155,15 +167,5 @@ export async function emit(
     return { type: e.type, payload: { event: e.type, project_id: projectId, timestamp, ...subject, actor, ...revert } }
   })
   const seqs = await insertMany(tx, projectId, rows)
-  // the events' trigger advances the project's revision at the commit (migration 0013); this
-  // process's cache hears of it then too
-  await revisionAdvanced(tx, projectId)
-  // held GET /events and canvas polls of every replica read again once this commits
-  await tx.notify(WAKE_CHANNEL, eventsKey(projectId))
-  if (tx.kind === 'pglite')
-    await commits.announce(
-      tx,
-      projectId,
-      rows.map((r, i) => ({ seq: seqs[i]!, payload: r.payload })),
-    )
+  return rows.map((r, i) => ({ seq: seqs[i]!, payload: r.payload }))
 }

@@ -52,15 +52,22 @@ export async function saveWrite<W extends Written>(deps: Deps, held: WorkHeld | 
   // the work state after: the claims of work it marked done ended, recomputed, what it unblocked (src/work)
   const after = held && (await afterWrite(deps, held))
   if (after?.released.length) outbox!.events.push(...after.released) // a write that marks work done writes nodes: it has a WriteCtx
-  // saving, one step for every write: its ifRevs, what it wrote beside (a revert's iteration
-  // steps), then its changes (src/history) and events, sent together, the revision, the search
-  // outbox (src/events/outbox.ts); the ids of the changes it saved, returned
+  // saving, one step for every write (src/events/outbox.ts `save`): its ifRevs, what it wrote
+  // beside (a revert's iteration steps), then its own: the revision when the write says so, its
+  // changes (src/history) and events sent together, the revision cache, the waiters and (PGlite)
+  // search told; the ids of the changes it saved, returned
   const ids = outbox && (await save(deps, outbox))
   const savedAny = outbox !== undefined && !outbox.dryRun
   // once it has committed (never on a rollback, nor for a dry run, which saves nothing): this
   // process's loops woken (webhooks' first attempts, the classifier, search), whichever route or
   // write ran this sequence (POST /mutate, POST /workflow's plan, POST /import-okf's chunks)
   if (savedAny) deps.db.afterCommit(() => wakeLoops(deps))
+  // once this returns, the commit follows where the transaction was opened (POST /mutate:
+  // src/http/idempotency.ts `runIdempotent`). There the Db sends the notifications saving queued,
+  // in one statement just before the commit, and on PostgreSQL, when one is on a channel the
+  // replicas' revision waits listen for (REVISION_CHANNEL, switched on in src/create-deps.ts by
+  // `waitHeard`), the replicas' marker after them; the transaction returns only once the
+  // replicas have heard it (src/db/postgres.ts `tx`, src/revisions/replicas.ts)
   const changeIds = savedAny ? [...(written.changeIds ?? []), ...ids!] : written.changeIds
   // the handler's answer, with what it unblocked (`_meta.unblocked`)
   const answer = written.answer

@@ -5,8 +5,9 @@ export type CommittedEvent = { seq: number; payload: Record<string, unknown> }
 
 /**
  * PGlite only: the events a transaction wrote, handed to the built-in search at the commit
- * (src/search/commits.ts), so that it applies them without reading the outbox. `emit` announces
- * them inside the transaction; the search takes them when the commit's notification arrives.
+ * (src/search/commits.ts), so that it applies them without reading the outbox. Saving the
+ * events (src/events/outbox.ts `saveOwn`) announces them inside the transaction; the search
+ * takes them when the commit's notification arrives.
  */
 export interface CommitHandOff {
   /** Hold `events` and say so on the outbox channel, in `tx` (told at its commit, never on a rollback). */

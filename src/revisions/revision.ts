@@ -5,12 +5,12 @@ import * as q from './queries'
  * A project's revision: a counter that advances, inside the write's own transaction, with every
  * committed change of what the project's reads return (nodes, iterations, claims, its name).
  * Every write that has events advances it through a trigger on the outbox table, deferred to the
- * commit (migration 0013), so an open transaction holds no lock on it; `emit` then calls
- * `revisionAdvanced`. The few changes without an event call `bumpRevision` (the row locked from
- * then to the commit): those that record changes (history: updateIteration of gitTags or
- * sortOrder, migration 0036) and those that record none (a project renamed, a claim renewed:
- * short transactions), whose outbox is marked `revised`; src/events/outbox.ts `save` bumps it
- * once for either. The guard in test/reads-cache.test.ts lists the SQL that writes those tables,
+ * commit (migration 0013), so an open transaction holds no lock on it; saving the events
+ * (src/events/outbox.ts `saveOwn`) then calls `revisionAdvanced`. The few changes without an
+ * event call `bumpRevision` (the row locked from then to the commit): those that record changes
+ * (history: updateIteration of gitTags or sortOrder, migration 0036) and those that record none
+ * (a project renamed, a claim renewed: short transactions), whose outbox is marked `revised`;
+ * src/events/outbox.ts `saveOwn` bumps it once for either. The guard in test/reads-cache.test.ts lists the SQL that writes those tables,
  * and test/reads-cache.property.test.ts runs every write against every cached read.
  *
  * Cached reads (src/reads/) are keyed by it. The commit also says so on REVISION_CHANNEL, which
