@@ -85,7 +85,7 @@ async function lockAndUpdate(run: Run, lock: 'intent' | 'many', update: [string,
   const after = (await run(update[0], ['ww', target, node.parent_id, JSON.stringify(data), false, ...update[1]]))[0]!
   return { node, after }
 }
-/** a node as a change keeps it (src/history/record.ts nodeState): {parentId, data} */
+/** a node as a change keeps it (src/history/change.ts nodeState): {parentId, data} */
 const state = (row: Record<string, any> | null) => row && { parentId: row.parent_id, data: row.data }
 // the event as src/events/outbox.ts insertEvents writes it
 const events = (after: Record<string, any>) =>

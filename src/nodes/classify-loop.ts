@@ -1,6 +1,6 @@
 import type { Deps } from '../deps'
 import { type Outbox, outboxOf, save } from '../events/outbox'
-import { nodeChange, nodeState } from '../history/record'
+import { nodeChange, nodeState } from '../history/change'
 import { type NodeData, toNode } from './model'
 import { claimUnclassified, setClassifiedMany, tryLockWork } from './queries'
 import { withClassification } from './service'

@@ -1,6 +1,6 @@
 import { jsonbOrdered } from '../db/jsonb-order'
 import { invalid } from '../errors'
-import { nodeChange, nodeState } from '../history/record'
+import { nodeChange, nodeState } from '../history/change'
 import type { WriteCtx } from './context'
 import { type Node, toNode } from './model'
 import * as q from './queries'
