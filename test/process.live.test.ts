@@ -484,22 +484,38 @@ describe.skipIf(!onPostgres)('the stream and presence across two replicas on one
   it.skipIf(!haproxy)(
     'holds a stream through HAProxy (examples/scale-out) and resumes it, nothing lost or twice, after a replica is killed',
     async () => {
-      const port = 20000 + Math.floor(Math.random() * 20000)
       const host = (u: string) => new URL(u).host
-      const lb = Bun.spawn([haproxy!, '-db', '-f', join(import.meta.dir, '..', 'examples', 'scale-out', 'haproxy.cfg')], {
-        env: {
-          ...process.env,
-          ARBOR_LB_PORT: String(port),
-          ARBOR_REPLICA_1: host(pair.a.url),
-          ARBOR_REPLICA_2: host(pair.b.url),
-          ARBOR_REPLICA_3: host(pair.a.url),
-        },
-        stdout: 'ignore',
-        stderr: 'ignore',
-      })
+      // HAProxy on a port the kernel just had free (a random one once met another test's or a
+      // CI step's listener, with two test files running at once, and HAProxy exited at once);
+      // started again on another should it still lose the port before it binds it
+      const startLb = async () => {
+        for (let attempt = 1; ; attempt++) {
+          const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+          const port = probe.port!
+          probe.stop(true)
+          const lb = Bun.spawn([haproxy!, '-db', '-f', join(import.meta.dir, '..', 'examples', 'scale-out', 'haproxy.cfg')], {
+            env: {
+              ...process.env,
+              ARBOR_LB_PORT: String(port),
+              ARBOR_REPLICA_1: host(pair.a.url),
+              ARBOR_REPLICA_2: host(pair.b.url),
+              ARBOR_REPLICA_3: host(pair.a.url),
+            },
+            stdout: 'ignore',
+            stderr: 'ignore',
+          })
+          const base = `http://127.0.0.1:${port}`
+          const state = await pair.a.until(
+            async () => (lb.exitCode !== null ? 'exited' : (await fetch(`${base}/healthz`).catch(() => null))?.status === 200 && 'up'),
+            60_000,
+            'HAProxy up',
+          )
+          if (state === 'up') return { lb, base }
+          if (attempt === 3) throw new Error(`HAProxy exited before it was up, three times (last exit code ${lb.exitCode})`)
+        }
+      }
+      const { lb, base } = await startLb()
       try {
-        const base = `http://127.0.0.1:${port}`
-        await pair.a.until(async () => (await fetch(`${base}/healthz`).catch(() => null))?.status === 200, 20_000, 'HAProxy up')
         const url = `${base}/api/v1/stream?projectId=${P}`
         const s = await openStream(url, pair.a.ownerKey)
         expect(s.status).toBe(200)
@@ -530,5 +546,6 @@ describe.skipIf(!onPostgres)('the stream and presence across two replicas on one
         await lb.exited
       }
     },
+    180_000, // its waits' deadlines, beyond the runner's 30 s for a test
   )
 })
