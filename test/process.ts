@@ -210,14 +210,16 @@ function keepLog(pid: number, text: string) {
  */
 export function replicas(env: Record<string, string> = {}): { a: ServerProcess; b: ServerProcess } {
   const pair = {} as { a: ServerProcess; b: ServerProcess }
+  // two starts, each given 60 s by startServer, and two stops with a drop: beyond the runner's
+  // 30 s for a hook on a loaded machine (two test files at a time)
   beforeAll(async () => {
     pair.a = await startServer(env)
     pair.b = await startServer(env, pair.a)
-  })
+  }, 150_000)
   afterAll(async () => {
     await pair.b?.stop()
     await pair.a?.close()
-  })
+  }, 60_000)
   return pair
 }
 
