@@ -20,8 +20,7 @@
 
 import insertManySql from '../sql/history/insert-many.sql' with { type: 'text' }
 import insertOneSql from '../sql/history/insert-one.sql' with { type: 'text' }
-import type { Db } from '../src/db'
-import { openDb } from '../src/db'
+import { freshDb } from './lib/fresh-db'
 import { threadNs } from './lib/proc-cpu'
 import { median } from './lib/sql-cpu'
 
@@ -37,29 +36,7 @@ const cpuMs = () => {
   return (u.user + u.system) / 1000
 }
 
-async function open(): Promise<{ db: Db; close: () => Promise<void> }> {
-  if (!PG) {
-    const db = await openDb({ databaseUrl: 'memory://', dataDir: '' })
-    return { db, close: () => db.close() }
-  }
-  const name = `arbor_change_row_${process.pid}`
-  const admin = await openDb({ databaseUrl: PG, dataDir: '' })
-  await admin.exec(`drop database if exists ${name}`)
-  await admin.exec(`create database ${name}`)
-  const u = new URL(PG)
-  u.pathname = `/${name}`
-  const db = await openDb({ databaseUrl: u.toString(), dataDir: '' })
-  return {
-    db,
-    async close() {
-      await db.close()
-      await admin.exec(`drop database if exists ${name} with (force)`)
-      await admin.close()
-    },
-  }
-}
-
-const { db, close } = await open()
+const { db, close } = await freshDb(`arbor_change_row_${process.pid}`, PG)
 try {
   /** CPU ms of the database so far: its backends (PostgreSQL; one that ended keeps its last reading), or this process (PGlite, which runs it) */
   const last = new Map<string, number>()

@@ -36,12 +36,13 @@ import { join } from 'node:path'
 import insertEventsSql from '../sql/events/insert-many.sql' with { type: 'text' }
 import insertManySql from '../sql/history/insert-many.sql' with { type: 'text' }
 import type { Db } from '../src/db'
-import { openDb } from '../src/db'
+
 import { bindExecuteSync } from '../src/db/pglite-prepared'
 import { nodeChange, nodeState } from '../src/history/change'
 import { oneChangeParams } from '../src/history/record'
 import { maintain } from '../src/maintenance/loop'
 import { type BenchServer, startBenchServer } from './lib/app'
+import { freshDb } from './lib/fresh-db'
 import { median, mutate } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)
@@ -76,29 +77,6 @@ async function dbCpuMs(db: Db): Promise<number> {
   return ns / 1e6
 }
 
-/** A migrated database of its own: PGlite in memory, or a new database of the server (dropped by `close`). */
-async function freshDb(): Promise<{ db: Db; close: () => Promise<void> }> {
-  if (!PG) {
-    const db = await openDb({ databaseUrl: 'memory://', dataDir: '' })
-    return { db, close: () => db.close() }
-  }
-  const name = `arbor_hist_analyze_${process.pid}`
-  const admin = await openDb({ databaseUrl: PG, dataDir: '' })
-  await admin.exec(`drop database if exists ${name}`)
-  await admin.exec(`create database ${name}`)
-  const u = new URL(PG)
-  u.pathname = `/${name}`
-  const db = await openDb({ databaseUrl: u.toString(), dataDir: '' })
-  return {
-    db,
-    async close() {
-      await db.close()
-      await admin.exec(`drop database if exists ${name} with (force)`)
-      await admin.close()
-    },
-  }
-}
-
 /**
  * The plans of the statements that read changes (sql/history/*.sql but the prune), custom and
  * generic, on 30,000 analyzed changes of seven projects, with 0046 and without: they must be the same.
@@ -116,7 +94,7 @@ async function plans() {
   ]
   const seen = new Map<string, string[]>()
   for (const variant of ['as migrated', BEFORE]) {
-    const { db, close } = await freshDb()
+    const { db, close } = await freshDb(`arbor_hist_analyze_${process.pid}`, PG)
     if (variant === BEFORE) await db.exec(takeBack)
     for (let i = 0; i < 30_000; i += 500) {
       const drafts = Array.from({ length: 500 }, (_, j) => ({
@@ -159,7 +137,7 @@ async function analyzeOnly() {
   const desc = 'A longer description of what this node is for, as people write them. '.repeat(4)
   const data = (label: string) => (big ? { label, description: desc + label, priority: 'high', tags: ['a', 'b'] } : { label })
   for (const variant of ['as migrated', BEFORE]) {
-    const { db, close } = await freshDb()
+    const { db, close } = await freshDb(`arbor_hist_analyze_${process.pid}`, PG)
     if (variant === BEFORE) await db.exec(takeBack)
     let k = 0
     for (let i = 0; i < rows; i += 500) {
@@ -308,7 +286,7 @@ async function analyzeEvents() {
   const rows = Number(opt('rows', '6000'))
   const big = args.includes('--big')
   for (const variant of ['as migrated', 'before 0048']) {
-    const { db, close } = await freshDb()
+    const { db, close } = await freshDb(`arbor_hist_analyze_${process.pid}`, PG)
     if (variant === 'before 0048') await db.exec(takeBackEvents)
     await fillEvents(db, rows, 7, big)
     const ms: number[] = []
@@ -354,7 +332,7 @@ async function eventPlans() {
   ]
   const seen = new Map<string, { shape: string; rows: string }[]>()
   for (const variant of ['as migrated', 'before 0048']) {
-    const { db, close } = await freshDb()
+    const { db, close } = await freshDb(`arbor_hist_analyze_${process.pid}`, PG)
     if (variant === 'before 0048') await db.exec(takeBackEvents)
     await fillEvents(db, rows, 7, false)
     for (const p of ['p1', 'p2'])
