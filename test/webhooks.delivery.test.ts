@@ -7,6 +7,18 @@ import { claimDue } from '../src/webhooks/queries'
 import { startApp, type TestApp } from './helpers'
 import { startReceiver, until } from './receiver'
 
+/**
+ * The first run of `run` that fans something out. On PostgreSQL the fan-out takes an event only
+ * once no transaction older than it is open anywhere on the server (its xid horizon,
+ * sql/webhooks/fan-out.sql), and another test file's, run beside this one on the same server, can
+ * hold it back a moment; a run before that makes nothing.
+ */
+async function firstMade<T>(run: () => Promise<T>, made: (r: T) => boolean, what: string): Promise<T> {
+  let last!: T
+  await until(async () => made((last = await run())), what, 30_000)
+  return last
+}
+
 // api.md Events (delivery semantics 1-7, headers, payloads) and self-hosting.md (X-Arbor-* headers,
 // signature key), against a real receiver on 127.0.0.1 (WEBHOOK_ALLOW_INSECURE, as in development).
 const INSECURE = { WEBHOOK_ALLOW_INSECURE: 'true' }
@@ -167,7 +179,13 @@ describe('fan-out: deliveries are made after the commit, not inside the write', 
       const hooks = [await register(quiet, p, '/fan-1'), await register(quiet, p, '/fan-2')]
       await addGoal(quiet, p, 'Fanned out later')
       for (const h of hooks) expect(await deliveries(quiet, p, h.id)).toEqual([])
-      expect(await deliverDue(quiet.deps)).toBe(2)
+      expect(
+        await firstMade(
+          () => deliverDue(quiet.deps),
+          (n) => n > 0,
+          'the first fan-out',
+        ),
+      ).toBe(2)
       for (const h of hooks)
         expect((await deliveries(quiet, p, h.id)).map((d: any) => [d.event, d.status])).toEqual([['node.added', 'delivered']])
       expect(await deliverDue(quiet.deps)).toBe(0) // fanned out once: a second run makes nothing new
@@ -184,7 +202,8 @@ describe('fan-out: deliveries are made after the commit, not inside the write', 
       await addGoal(quiet, p, 'Before the second webhook')
       const late = await register(quiet, p, '/fan-late')
       await addGoal(quiet, p, 'After both')
-      await deliverDue(quiet.deps)
+      let made = 0 // three deliveries: early's two, late's one (held back a moment on PostgreSQL: firstMade)
+      await until(async () => (made += await deliverDue(quiet.deps)) >= 3, 'the three deliveries', 30_000)
       // sent side by side in one round: either may arrive first
       const labels = rx.on('/fan-early').map((r) => r.json.node.data.label)
       expect(labels.sort()).toEqual(['After both', 'Before the second webhook'])
@@ -203,7 +222,11 @@ describe('fan-out: deliveries are made after the commit, not inside the write', 
       const hooks = [await register(quiet, p, '/claim-1'), await register(quiet, p, '/claim-2'), await register(quiet, p, '/claim-3')]
       await addGoal(quiet, p, 'Claimed as it is fanned out')
       const now = quiet.deps.now()
-      const fresh = await fanOut(quiet.deps, 2, now)
+      const fresh = await firstMade(
+        () => fanOut(quiet.deps, 2, now),
+        (f) => f.claimed.length > 0,
+        'the first fan-out',
+      )
       expect(fresh.backlog).toBe(true)
       expect(fresh.claimed.map((d) => [d.webhook_id, d.attempts, d.event])).toEqual(
         hooks
@@ -247,7 +270,13 @@ describe('fan-out: deliveries are made after the commit, not inside the write', 
       expect(await deliverDue(quiet.deps)).toBe(0) // the slow transaction holds the fan-out back
       release()
       await slow
-      expect(await deliverDue(quiet.deps)).toBe(2)
+      expect(
+        await firstMade(
+          () => deliverDue(quiet.deps),
+          (n) => n > 0,
+          'the fan-out after the slow commit',
+        ),
+      ).toBe(2)
       // both sent in one round, side by side: either may arrive first
       const events = rx.on('/fan-late-commit').map((r) => r.json.event)
       expect(events.sort()).toEqual(['iteration.added', 'node.added'])
