@@ -20,7 +20,7 @@
 
 import insertManySql from '../sql/history/insert-many.sql' with { type: 'text' }
 import insertOneSql from '../sql/history/insert-one.sql' with { type: 'text' }
-import { freshDb } from './lib/fresh-db'
+import { freshDb, labelUpdateDrafts } from './lib/fresh-db'
 import { threadNs } from './lib/proc-cpu'
 import { median } from './lib/sql-cpu'
 
@@ -66,20 +66,10 @@ try {
   )
   for (const r of shown) console.error(`${r.t}: ${r.i}`)
   // the rows before: seven projects, 3,000 targets, a goal's label update each
-  const drafts = (i: number) =>
-    Array.from({ length: 500 }, (_, j) => ({
-      action: 'update',
-      kind: 'node',
-      id: `g_${(i + j) % 3000}`,
-      type: 'goal',
-      before: { parentId: null, data: { label: `b${i + j}` } },
-      after: { parentId: null, data: { label: `x${i + j}` } },
-      fields: ['label'],
-    }))
   for (const { table } of Object.values(variants)) {
     const into = insertManySql.replace('insert into changes', `insert into ${table}`)
     for (let i = 0; i < ROWS; i += 500)
-      await db.query(into, [`p${(i / 500) % 7}`, 'u_1', 'Ann', 'k_1', null, 'api', `r-${i}`, JSON.stringify(drafts(i))])
+      await db.query(into, [`p${(i / 500) % 7}`, 'u_1', 'Ann', 'k_1', null, 'api', `r-${i}`, JSON.stringify(labelUpdateDrafts(i))])
     await db.exec(`analyze ${table}`)
   }
   let k = 0

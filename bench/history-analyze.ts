@@ -42,7 +42,7 @@ import { nodeChange, nodeState } from '../src/history/change'
 import { oneChangeParams } from '../src/history/record'
 import { maintain } from '../src/maintenance/loop'
 import { type BenchServer, startBenchServer } from './lib/app'
-import { freshDb } from './lib/fresh-db'
+import { freshDb, labelUpdateDrafts } from './lib/fresh-db'
 import { median, mutate } from './lib/sql-cpu'
 
 const args = process.argv.slice(2)
@@ -97,16 +97,16 @@ async function plans() {
     const { db, close } = await freshDb(`arbor_hist_analyze_${process.pid}`, PG)
     if (variant === BEFORE) await db.exec(takeBack)
     for (let i = 0; i < 30_000; i += 500) {
-      const drafts = Array.from({ length: 500 }, (_, j) => ({
-        action: 'update',
-        kind: 'node',
-        id: `g_${(i + j) % 3000}`,
-        type: 'goal',
-        before: { parentId: null, data: { label: `b${i + j}` } },
-        after: { parentId: null, data: { label: `x${i + j}` } },
-        fields: ['label'],
-      }))
-      await db.query(insertManySql, [`p${(i / 500) % 7}`, 'u_1', 'Ann', 'k_1', null, 'api', `r-${i / 500}`, JSON.stringify(drafts)])
+      await db.query(insertManySql, [
+        `p${(i / 500) % 7}`,
+        'u_1',
+        'Ann',
+        'k_1',
+        null,
+        'api',
+        `r-${i / 500}`,
+        JSON.stringify(labelUpdateDrafts(i)),
+      ])
     }
     await db.exec('analyze changes')
     // a statement prepared in SQL and explained by EXECUTE goes through the plan cache as the app's

@@ -24,3 +24,19 @@ export async function freshDb(name: string, pgUrl?: string): Promise<{ db: Db; c
     },
   }
 }
+
+/**
+ * Five hundred changes as history stores them (sql/history/insert-many.sql's `$8`), starting at
+ * `i`: a goal's label update each, over 3,000 goals (`g_0` … `g_2999`), the rows a history
+ * benchmark fills its table with before it measures.
+ */
+export const labelUpdateDrafts = (i: number) =>
+  Array.from({ length: 500 }, (_, j) => ({
+    action: 'update',
+    kind: 'node',
+    id: `g_${(i + j) % 3000}`,
+    type: 'goal',
+    before: { parentId: null, data: { label: `b${i + j}` } },
+    after: { parentId: null, data: { label: `x${i + j}` } },
+    fields: ['label'],
+  }))
