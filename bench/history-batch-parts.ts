@@ -21,11 +21,11 @@
 // per variant: the median of this process's CPU (on PGlite: the SQL with its binding) and, on
 // PostgreSQL, of the backends' CPU (/proc/<pid>/schedstat), and what it adds to the events' alone.
 
-import { readFileSync } from 'node:fs'
 import eventsSql from '../sql/events/insert-many.sql' with { type: 'text' }
 import changesSql from '../sql/history/insert-many.sql' with { type: 'text' }
 import type { Db } from '../src/db'
 import { changeParams } from '../src/history/record'
+import { addedEvents, backendsCpuMs, batchActor, ELEMENTS_INSERT, jobAddDrafts } from './lib/batch-changes'
 import { freshDb } from './lib/fresh-db'
 import { median } from './lib/sql-cpu'
 
@@ -41,28 +41,9 @@ const ONLY = args.includes('--only')
   : null
 const PG = process.env.BENCH_DATABASE_URL
 
-const actor = { userId: 'usr_1', userName: 'Ann', keyId: 'key_1', via: 'api' as const }
-const now = new Date().toISOString()
-/** a batch's job adds as the app notes them (src/history/change.ts nodeChange) */
-const drafts = Array.from({ length: ROWS }, (_, i) => ({
-  action: 'add' as const,
-  kind: 'node' as const,
-  id: `job-${i}`,
-  type: 'job',
-  before: null,
-  after: { parentId: 'approach-1', data: { label: `x${i} ${i}` } },
-  fields: ['parentId', 'label'],
-}))
-const events = drafts.map((d) => ({
-  type: 'node.added',
-  payload: {
-    event: 'node.added',
-    project_id: 'bench',
-    timestamp: now,
-    node: { id: d.id, rev: '1', type: 'job', parentId: 'approach-1', data: d.after.data },
-    actor: { userId: actor.userId, userName: actor.userName, via: actor.via },
-  },
-}))
+const actor = batchActor
+const drafts = jobAddDrafts(ROWS, (i) => `x${i} ${i}`)
+const events = addedEvents(drafts)
 
 /** insert-many.sql into another table, or with its select's columns replaced */
 const into = (table: string) => changesSql.replace('insert into changes (', `insert into ${table} (`)
@@ -81,17 +62,6 @@ join nodes n on n.project_id = $1 and n.id = i.id
 order by i.o
 returning id`
 
-/** the changes as jsonb_array_elements' values, each field by -> or ->> */
-const elementsSql = `insert into changes (
-  project_id, user_id, user_name, key_id, agent, via, request_id,
-  action, target_kind, target_id, target_type, before, after, fields, revert_of, proposal
-)
-select $1, $2, $3, $4, $5, $6, $7,
-  c.v ->> 'action', (c.v ->> 'kind')::change_target_kind, c.v ->> 'id', c.v ->> 'type',
-  nullif(c.v -> 'before', 'null'), nullif(c.v -> 'after', 'null'), c.v -> 'fields', (c.v ->> 'revertOf')::bigint, c.v -> 'proposal'
-from jsonb_array_elements($8::jsonb) with ordinality as c(v, n)
-order by c.n
-returning id`
 /** a batch of adds only: the action, kind and before the same for every row */
 const addsSql = `insert into changes (
   project_id, user_id, user_name, key_id, agent, via, request_id,
@@ -130,7 +100,7 @@ const all: Record<string, Variant> = {
   'events + changes, taken apart as json': withEvents((db, r) =>
     db.query(changesSql.replace('jsonb_to_recordset($8::jsonb)', 'json_to_recordset($8::json)'), requestParams(r)),
   ),
-  'events + changes, as jsonb_array_elements': withEvents((db, r) => db.query(elementsSql, requestParams(r))),
+  'events + changes, as jsonb_array_elements': withEvents((db, r) => db.query(ELEMENTS_INSERT, requestParams(r))),
   'events + changes, no order by': withEvents((db, r) => db.query(changesSql.replace(/order by c\.n\s*/, ''), requestParams(r))),
   'events + changes, ids in one row': withEvents((db, r) =>
     db.query(`with c as (${changesSql.replace(/^--.*\n/gm, '')}) select array_agg(id order by id) as ids from c`, requestParams(r)),
@@ -198,20 +168,7 @@ try {
     const u = process.cpuUsage()
     return (u.user + u.system) / 1000
   }
-  const pids = PG
-    ? (
-        await db.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()')
-      ).map((r) => Number(r.pid))
-    : []
-  if (PG) pids.push(Number((await db.query<{ pid: number }>('select pg_backend_pid() as pid'))[0]!.pid))
-  const backendMs = () =>
-    pids.reduce((s, pid) => {
-      try {
-        return s + Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
-      } catch {
-        return s
-      }
-    }, 0)
+  const backendMs = PG ? await backendsCpuMs(db) : () => 0
 
   const got = new Map(Object.keys(variants).map((v) => [v, { cpu: [] as number[], backend: [] as number[] }]))
   const names = Object.keys(variants)
