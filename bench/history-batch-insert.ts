@@ -15,12 +15,12 @@
 // SQL and its binding; on PostgreSQL: the client's binding and decoding) and, on PostgreSQL, of
 // the database's backends' CPU.
 
-import { readFileSync } from 'node:fs'
 import insertManySql from '../sql/events/insert-many.sql' with { type: 'text' }
 import changesInsertManySql from '../sql/history/insert-many.sql' with { type: 'text' }
 import type { Db } from '../src/db'
 import { openDb } from '../src/db'
 import { changeParams } from '../src/history/record'
+import { addedEvents, backendsCpuMs, batchActor, CHANGES_INSERT, ELEMENTS_INSERT, jobAddDrafts } from './lib/batch-changes'
 import { insertWithChangesSql } from './lib/one-statement-saving'
 import { median } from './lib/sql-cpu'
 
@@ -30,10 +30,6 @@ const SAMPLES = Number(opt('samples', '300'))
 const ROWS = Number(opt('rows', '100'))
 const PG = process.env.BENCH_DATABASE_URL
 
-const CHANGES_INSERT = `insert into changes (
-    project_id, user_id, user_name, key_id, agent, via, request_id,
-    action, target_kind, target_id, target_type, before, after, fields, revert_of, proposal
-  )`
 const EVENTS = (n: number) => `ev as (
   insert into events (project_id, type, payload)
   select $1, e.v ->> 'type', e.v -> 'payload'
@@ -47,13 +43,7 @@ select true as event, seq as id from ev`
 
 /** the changes as jsonb_array_elements' values, each field by -> or ->> */
 const elementsSql = `with ch as (
-  ${CHANGES_INSERT}
-  select $1, $2, $3, $4, $5, $6, $7,
-    c.v ->> 'action', (c.v ->> 'kind')::change_target_kind, c.v ->> 'id', c.v ->> 'type',
-    nullif(c.v -> 'before', 'null'), nullif(c.v -> 'after', 'null'), c.v -> 'fields', (c.v ->> 'revertOf')::bigint, c.v -> 'proposal'
-  from jsonb_array_elements($8::jsonb) with ordinality as c(v, n)
-  order by c.n
-  returning id
+  ${ELEMENTS_INSERT}
 ), ${EVENTS(9)}`
 
 /** one array per column, through unnest */
@@ -76,27 +66,9 @@ const valuesSql = (rows: number) => `with ch as (
   returning id
 ), ${EVENTS(8 + 9 * rows)}`
 
-const actor = { userId: 'usr_1', userName: 'Ann', keyId: 'key_1', via: 'api' as const }
-const now = new Date().toISOString()
-const drafts = Array.from({ length: ROWS }, (_, i) => ({
-  action: 'add' as const,
-  kind: 'node' as const,
-  id: `job-${i}`,
-  type: 'job',
-  before: null,
-  after: { parentId: 'approach-1', data: { label: `J${i}` } },
-  fields: ['parentId', 'label'],
-}))
-const events = drafts.map((d) => ({
-  type: 'node.added',
-  payload: {
-    event: 'node.added',
-    project_id: 'bench',
-    timestamp: now,
-    node: { id: d.id, rev: '1', type: 'job', parentId: 'approach-1', data: d.after.data },
-    actor: { userId: actor.userId, userName: actor.userName, via: actor.via },
-  },
-}))
+const actor = batchActor
+const drafts = jobAddDrafts(ROWS, (i) => `J${i}`)
+const events = addedEvents(drafts)
 
 type Variant = (db: Db, requestId: string) => Promise<unknown>
 const variants: Record<string, Variant> = {
@@ -162,17 +134,7 @@ const cpuMs = () => {
   const u = process.cpuUsage()
   return (u.user + u.system) / 1000
 }
-const pids = PG
-  ? (await db.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database()')).map((r) => Number(r.pid))
-  : []
-const backendMs = () =>
-  pids.reduce((s, pid) => {
-    try {
-      return s + Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
-    } catch {
-      return s
-    }
-  }, 0)
+const backendMs = PG ? await backendsCpuMs(db) : () => 0
 
 try {
   const got = new Map(Object.keys(variants).map((v) => [v, { wall: [] as number[], cpu: [] as number[], backend: [] as number[] }]))
