@@ -5,6 +5,7 @@ import type { Deps } from '../deps'
 import { agentName, requestAuthor } from '../history/author'
 import { checkInput, IdempotencyKey, parseAction, ruled } from '../http/action-schema'
 import { addIterationAction, reorderIterationsAction } from '../iterations/service'
+import { addData, entriesData, updateData } from '../nodes/input'
 import { add, classify, remove, restore, update } from '../nodes/service'
 import { ACTION_NAMES, type ActionName } from '../ports/actions'
 import type { Author } from '../ports/actor'
@@ -34,6 +35,13 @@ import { type Saved, saveWrite, type Written } from './sequence'
  */
 export interface Action {
   schema: TSchema
+  /**
+   * The node data the body carries (an add's `node.data`, an update's `data`, a batch's or a
+   * proposal's entries'), checked against its node type's schema once `schema` has typed the
+   * body, the type being in the body (src/nodes/input.ts `addData`, `updateData`, `entriesData`).
+   * Run by `checkedBody`, with the body's check; absent for a body that carries none.
+   */
+  nodeData?(body: Record<string, unknown>): void
   /** What the write means to the work state, read from the body checked against `schema` (src/work `workPlan`). */
   work(body: Record<string, unknown>): WorkPlan | undefined
   /**
@@ -144,11 +152,16 @@ const action = <S extends TSchema>(
  * missing or misspelt row fails `tsc`.
  */
 export const actions: { readonly [A in ActionName]: Action } = {
-  add: { ...nodeWrite(bodies.add, workPlan.add, add), nearDuplicate: true },
-  update: nodeWrite(bodies.update, workPlan.update, update),
+  add: { ...nodeWrite(bodies.add, workPlan.add, add), nodeData: addData, nearDuplicate: true },
+  update: { ...nodeWrite(bodies.update, workPlan.update, update), nodeData: updateData },
   delete: nodeWrite(bodies.delete, workPlan.delete, remove),
   restore: nodeWrite(bodies.restore, workPlan.lockOnly, restore),
-  batch: { ...nodeWrite(bodies.batch, workPlan.batch, batch), author: byEntryClaimTokens, costLimited: 'batch' },
+  batch: {
+    ...nodeWrite(bodies.batch, workPlan.batch, batch),
+    nodeData: entriesData,
+    author: byEntryClaimTokens,
+    costLimited: 'batch',
+  },
   classify: nodeWrite(bodies.classify, workPlan.lockOnly, classify),
   addIteration: action(bodies.addIteration, addIterationAction),
   updateIteration: accessWrite(bodies.updateIteration, workPlan.lockOnly, updateIteration),
@@ -163,7 +176,7 @@ export const actions: { readonly [A in ActionName]: Action } = {
   releaseClaim: { ...action(bodies.releaseClaim, releaseClaim), unlisted: 'claim' },
   revert: { ...nodeWrite(bodies.revert, workPlan.revert, revert), changeIdsAreResult: true, unlisted: 'later' },
   // the proposal actions of live.md §5
-  propose: { ...action(bodies.propose, propose), costLimited: 'proposal', unlisted: 'later' },
+  propose: { ...action(bodies.propose, propose), nodeData: entriesData, costLimited: 'proposal', unlisted: 'later' },
   applyProposal: { ...action(bodies.applyProposal, applyProposal), unlisted: 'later' },
   rejectProposal: { ...action(bodies.rejectProposal, rejectProposal), unlisted: 'later' },
   withdrawProposal: { ...action(bodies.withdrawProposal, withdrawProposal), unlisted: 'later' },
@@ -204,14 +217,26 @@ const Envelope = Type.Object(
  * The one check of a POST /mutate body (docs/validation.md), at one point, inside the write's
  * idempotent run so that a refusal is stored and replayed like an answer, and after the edge's
  * access check (403 before any 400): the envelope (a JSON object naming one of the actions, its
- * `idempotencyKey`), then the rest against that action's schema (ACTION_BODIES,
- * src/mutate/model.ts), each with docs/reference/mutate.md's messages. Returns the action's row
- * and the body without its `idempotencyKey`, typed by the row's schema.
+ * `idempotencyKey`), then the rest as its row checks it (`checkedBody`), each with
+ * docs/reference/mutate.md's messages. Returns the action's row and the body without its
+ * `idempotencyKey`, typed by the row's schema, its node data checked.
  */
 export function checkedAction(body: unknown): { found: Action; request: Record<string, unknown> } {
   const { idempotencyKey: _, ...request } = checkInput('body', Envelope, body) as Record<string, unknown>
   const found = actions[request.action as ActionName]
-  return { found, request: parseAction(found.schema, request) as Record<string, unknown> }
+  return { found, request: checkedBody(found, request) }
+}
+
+/**
+ * A body of the action of `found`, checked: against the action's schema (ACTION_BODIES,
+ * src/mutate/model.ts), then the node data it carries against its type's schema (`nodeData`).
+ * `checkedAction`'s, and that of a batch another route writes through the row (an import's
+ * chunks, src/mutate/import-okf.ts; a workflow's plan, src/workflow/apply.ts).
+ */
+export function checkedBody(found: Action, body: unknown): Record<string, unknown> {
+  const request = parseAction(found.schema, body) as Record<string, unknown>
+  found.nodeData?.(request)
+  return request
 }
 
 /**
