@@ -2,13 +2,15 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import type { User } from '../accounts/model'
 import { claimAgent } from '../claims/service'
 import type { Deps } from '../deps'
+import { ErrorListError } from '../errors'
 import { agentName, requestAuthor } from '../history/author'
-import { checkInput, IdempotencyKey, parseAction, ruled } from '../http/action-schema'
+import { checkInput, IdempotencyKey, parseAction, parseInput, ruled } from '../http/action-schema'
 import { addIterationAction, reorderIterationsAction } from '../iterations/service'
-import { addData, entriesData, updateData } from '../nodes/input'
+import { type NodeType, parseNodeId } from '../nodes/model'
 import { add, classify, remove, restore, update } from '../nodes/service'
 import { ACTION_NAMES, type ActionName } from '../ports/actions'
 import type { Author } from '../ports/actor'
+import { dataSchema } from '../ports/node-data'
 import type { Access } from '../projects/access'
 import { type AccessRow, addProject, renameProject } from '../projects/service'
 import { beforeWrite, claim, releaseClaim, renewClaim, type WorkPlan, workPlan } from '../work/service'
@@ -38,7 +40,7 @@ export interface Action {
   /**
    * The node data the body carries (an add's `node.data`, an update's `data`, a batch's or a
    * proposal's entries'), checked against its node type's schema once `schema` has typed the
-   * body, the type being in the body (src/nodes/input.ts `addData`, `updateData`, `entriesData`).
+   * body, the type being in the body (`addData`, `updateData`, `entriesData`, below `checkedBody`).
    * Run by `checkedBody`, with the body's check; absent for a body that carries none.
    */
   nodeData?(body: Record<string, unknown>): void
@@ -237,6 +239,68 @@ export function checkedBody(found: Action, body: unknown): Record<string, unknow
   const request = parseAction(found.schema, body) as Record<string, unknown>
   found.nodeData?.(request)
   return request
+}
+
+/**
+ * The type an update's `data` is checked as: the one its id names (ids are typed, `<type>-<n>`,
+ * src/nodes/model.ts `parseNodeId`) or, inside a batch, the type of the earlier add whose draft- id it
+ * names (`drafts`). Undefined when it names neither: no node has that id, and the update's rules
+ * refuse it (`Node with id … not found`).
+ */
+function typeNamed(nodeId: string, drafts?: ReadonlyMap<string, NodeType>): NodeType | undefined {
+  return parseNodeId(nodeId)?.type ?? drafts?.get(nodeId)
+}
+
+/** An update's `data` (an object or null, as its schema let it by) against the schema of the node's type; nothing sent, nothing to check. */
+function checkUpdateData(type: NodeType | undefined, data: unknown): void {
+  if (type && data !== null && data !== undefined) parseInput(dataSchema.update[type], data)
+}
+
+/**
+ * An add's `node.data` against its type's schema (dataSchema.add), in the order the client sent
+ * its fields: its label, each field valid on the type (so `kind` on a goal reads as a field on
+ * the wrong type), each value one the field allows, the arrays within their limits.
+ */
+function addData(body: { node: { type: NodeType; data: unknown } }): void {
+  parseInput(dataSchema.add[body.node.type], body.node.data)
+}
+
+/** An update's `data` against the schema of the type its `nodeId` names (dataSchema.update). */
+function updateData(body: { nodeId: string; data?: unknown }): void {
+  checkUpdateData(typeNamed(body.nodeId), body.data)
+}
+
+/** A batch's entry as `entriesData` reads it (./model.ts `BatchEntry`, once checked). */
+type DataEntry =
+  | { action: 'add'; node: { type: NodeType; id?: string; data: unknown } }
+  | { action: 'update'; nodeId: string; data?: unknown }
+  | { action: 'delete' | 'addIteration' }
+
+/**
+ * The data of a batch's entries (a proposal's too), in their order, each as the single action's
+ * (`addData`, `updateData`); an update of a draft- id as the type of the add before it that sent
+ * that id (the first, when two did: the batch's rules refuse the second). A refused entry's
+ * messages are prefixed with its index, `mutations[i]: `, as the batch's own rules prefix theirs
+ * (./batch.ts).
+ */
+function entriesData(body: { mutations: readonly DataEntry[] }): void {
+  const drafts = new Map<string, NodeType>()
+  body.mutations.forEach((e, i) => {
+    try {
+      if (e.action === 'add') {
+        addData(e)
+        const sent = e.node.id
+        if (sent?.startsWith('draft-') && !drafts.has(sent)) drafts.set(sent, e.node.type)
+      } else if (e.action === 'update') checkUpdateData(typeNamed(e.nodeId, drafts), e.data)
+    } catch (err) {
+      if (err instanceof ErrorListError)
+        throw new ErrorListError(
+          err.errors.map((m) => `mutations[${i}]: ${m}`),
+          err.meta,
+        )
+      throw err
+    }
+  })
 }
 
 /**

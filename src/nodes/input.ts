@@ -2,19 +2,18 @@
  * The input of the node writes (POST /mutate add, update, delete, restore, classify) as TypeBox
  * schemas, with docs/reference/resources.md's refusal messages (src/http/action-schema.ts). A node's `data` is
  * documented here as a deferred part, and checked with the rest of the body once the action's
- * schema has typed it (`addData`, `updateData`, `entriesData`, run by src/mutate/service.ts
- * `checkedAction`) against its type's schema (dataSchema, src/ports/node-data.ts): the type is in
- * the body. What needs the database is rules.ts's.
+ * schema has typed it (src/mutate/service.ts `checkedBody`), against its type's schema
+ * (dataSchema, src/ports/node-data.ts): the type is in the body. What needs the database is
+ * rules.ts's.
  */
 import { type Static, Type } from '@sinclair/typebox'
-import { ErrorListError } from '../errors'
-import { action, deferred, discriminated, IntegerText, NodeId, ProjectId, parseInput, refined, ruled } from '../http/action-schema'
+import { action, deferred, discriminated, IntegerText, NodeId, ProjectId, refined, ruled } from '../http/action-schema'
 import { typedParams } from '../http/typed-params'
 import { dataSchema, NodeDataPatch as NodeFieldsPatch } from '../ports/node-data'
 import { IfRev } from '../ports/rev'
-import { NODE_TYPES, type NodeType, parseNodeId } from './model'
+import { NODE_TYPES, type NodeType } from './model'
 
-/** The `data` of an update, documented for every type; checked by the node's type (dataSchema.update, `updateData`). */
+/** The `data` of an update, documented for every type; checked by the node's type (dataSchema.update, src/mutate/service.ts `updateData`). */
 export const NodeDataPatch = deferred(NodeFieldsPatch)
 
 const NODE_TYPE_RULE = `node.type must be one of: ${NODE_TYPES.join(', ')}`
@@ -172,64 +171,3 @@ export type NodeEntry =
   | ({ action: 'update' } & NodeUpdate)
   | { action: 'delete'; nodeId: string; ifRev?: string }
 export type ClassifyBody = Static<typeof ClassifyBody>
-
-// ---- a node's data, checked with the body (src/mutate/service.ts `checkedAction`) ----
-
-/**
- * The type an update's `data` is checked as: the one its id names (ids are typed, `<type>-<n>`,
- * ./model.ts `parseNodeId`) or, inside a batch, the type of the earlier add whose draft- id it
- * names (`drafts`). Undefined when it names neither: no node has that id, and the update's rules
- * refuse it (`Node with id … not found`).
- */
-const typeNamed = (nodeId: string, drafts?: ReadonlyMap<string, NodeType>): NodeType | undefined =>
-  parseNodeId(nodeId)?.type ?? drafts?.get(nodeId)
-
-/** An update's `data` (an object or null, as its schema let it by) against the schema of the node's type; nothing sent, nothing to check. */
-function checkUpdateData(type: NodeType | undefined, data: unknown): void {
-  if (type && data !== null && data !== undefined) parseInput(dataSchema.update[type], data)
-}
-
-/**
- * An add's `node.data` against its type's schema (dataSchema.add), in the order the client sent
- * its fields: its label, each field valid on the type (so `kind` on a goal reads as a field on
- * the wrong type), each value one the field allows, the arrays within their limits.
- */
-export const addData = (body: { node: { type: NodeType; data: unknown } }): void => {
-  parseInput(dataSchema.add[body.node.type], body.node.data)
-}
-
-/** An update's `data` against the schema of the type its `nodeId` names (dataSchema.update). */
-export const updateData = (body: { nodeId: string; data?: unknown }): void => checkUpdateData(typeNamed(body.nodeId), body.data)
-
-/** A batch's entry as `entriesData` reads it (src/mutate/model.ts `BatchEntry`, once checked). */
-type DataEntry =
-  | { action: 'add'; node: { type: NodeType; id?: string; data: unknown } }
-  | { action: 'update'; nodeId: string; data?: unknown }
-  | { action: 'delete' | 'addIteration' }
-
-/**
- * The data of a batch's entries (a proposal's too), in their order, each as the single action's
- * (`addData`, `updateData`); an update of a draft- id as the type of the add before it that sent
- * that id (the first, when two did: the batch's rules refuse the second). A refused entry's
- * messages are prefixed with its index, `mutations[i]: `, as the batch's own rules prefix theirs
- * (src/mutate/batch.ts).
- */
-export function entriesData(body: { mutations: readonly DataEntry[] }): void {
-  const drafts = new Map<string, NodeType>()
-  body.mutations.forEach((e, i) => {
-    try {
-      if (e.action === 'add') {
-        addData(e)
-        const sent = e.node.id
-        if (sent?.startsWith('draft-') && !drafts.has(sent)) drafts.set(sent, e.node.type)
-      } else if (e.action === 'update') checkUpdateData(typeNamed(e.nodeId, drafts), e.data)
-    } catch (err) {
-      if (err instanceof ErrorListError)
-        throw new ErrorListError(
-          err.errors.map((m) => `mutations[${i}]: ${m}`),
-          err.meta,
-        )
-      throw err
-    }
-  })
-}
