@@ -66,7 +66,7 @@ function asStored(sent: Record<string, unknown>): Record<string, unknown> {
 /**
  * Step 2 of an add (a single one, a batch's entry), on what ./read.ts `readAdd` read: the rules
  * in the order of docs/reference/mutate.md, on data the body's check has held against its type's
- * schema (./input.ts `addData`, from src/mutate/service.ts `checkedAction`). `allowId`: inside a
+ * schema (src/mutate/service.ts `checkedBody`, the row's `nodeData`). `allowId`: inside a
  * batch, where an id may be sent. Returns the node to store (./write.ts `storeAdd`).
  */
 export async function checkAdd(
@@ -102,9 +102,9 @@ export interface CheckedUpdate {
  * Step 2 of an update (a single one, a batch's entry, a revert's fields set back): the rules, in
  * the order of docs/reference/mutate.md, on what `readUpdate` (./read.ts) read; last another
  * actor's edit intent on a field it sets (409 being_edited unless force, live.md, 4). Its data
- * was held against the schema of the type its id names with the body (./input.ts `updateData`);
- * a revert's is the node's as history recorded it. Returns the node's parent and data as they
- * are to be stored.
+ * was held against the schema of the type its id names with the body (src/mutate/service.ts
+ * `checkedBody`); a revert's is the node's as history recorded it. Returns the node's parent and
+ * data as they are to be stored.
  */
 export async function checkUpdate(ctx: WriteCtx, input: NodeUpdate, { id, before, intents, around }: UpdateRead): Promise<CheckedUpdate> {
   const sent: Record<string, unknown> = input.data ?? {}
