@@ -43,7 +43,7 @@ describe('the action schemas', () => {
     expect(res.body).toEqual(rejected(['Unknown iteration fields: colour, owner; valid: name, status, gitTags, sortOrder']))
   })
 
-  it('keep the 403 of a missing projectId, and leave the data fields to the node rules', async () => {
+  it('keep the 403 of a missing projectId, and check the data fields with the body, by the node’s type', async () => {
     const noProject = await mutate({ action: 'add', node: { type: 'goal', data: { label: 'x' } } })
     expect(noProject.status).toBe(403)
     expect(noProject.body.error).toBe('project_access_denied')

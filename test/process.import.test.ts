@@ -113,6 +113,17 @@ describe('a refused import', () => {
     expect(api.status).toBe(400)
     expect(await projectIds()).toEqual(before)
   })
+
+  it('refuses a field on the wrong type with the message of POST /mutate: a chunk is checked as a batch body is', async () => {
+    const before = await projectIds()
+    const files = {
+      'index.md': INDEX,
+      'goals/goal-1.md': node('type: Goal\ntitle: Sized\nsize: car\nid: goal-1'),
+    }
+    const api = await server.call('POST', '/api/v1/import-okf', { body: { files } })
+    expect([api.status, api.body.errors]).toEqual([400, ['mutations[0]: size is not valid on a goal; it is valid on: approach']])
+    expect(await projectIds()).toEqual(before)
+  })
 })
 
 describe('issue 50, 7', () => {

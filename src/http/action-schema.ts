@@ -7,7 +7,9 @@
  * Each schema also carries docs/reference/errors.md's refusal message for its part (the marks of
  * src/ports/schema-rules.ts): `parseAction` checks a body and answers the first broken part with
  * exactly the message and `_tip` the contract expects. Parts marked `deferred` are documented
- * here and checked later with their own schema (a node's data, once its type is known).
+ * here and checked later: a node's data against its own schema once its type is read from the
+ * body (src/mutate/service.ts `checkedBody`, with `parseInput`), a parent or a sent id by the
+ * node rules, which read the database.
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
@@ -133,9 +135,9 @@ const distinct = (list: unknown[]) =>
     : new Set(list.map((v) => Value.Hash(v))).size === list.length
 /**
  * Does the schema hold a `uniqueItems` array anywhere but in a deferred part? A deferred part is
- * checked later against its own schema (a node's data: `parseInput`), where its arrays are
- * tested; here `firstRefusal` would pass it whatever it holds, so a batch's check does not walk
- * its entries' data for repeats.
+ * checked later against its own schema (a node's data: src/mutate/service.ts `checkedBody`),
+ * where its arrays are tested; here `firstRefusal` would pass it whatever it holds, so a batch's
+ * check does not walk its entries' data for repeats.
  */
 const uniqueInside = (s: Marked): boolean => {
   const known = knownOf(s)
@@ -194,7 +196,8 @@ function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: F
   // a part without a message of its own is refused with the message of the nearest part that has one
   const inner: Fallback = s[RULE] !== undefined ? () => refusalOf(schema, value, path) : fallback
   if (s[DEFERRED]) {
-    // the node rules check what is inside; only a missing or wrongly shaped value is refused here
+    // what is inside is checked later (a node's data with the body, by its type; a parent or an id by the node rules);
+    // only a missing or wrongly shaped value is refused here
     const shaped = value !== undefined && (s.type === 'object' ? isObject(value) : s.type !== 'string' || typeof value === 'string')
     return shaped || s[RULE] === undefined ? null : refusalOf(schema, value, path, fallback)
   }
@@ -260,7 +263,8 @@ function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: F
 /**
  * `body` as the typed body of `schema`, or the refusal docs/reference/errors.md gives for its first broken part
  * (thrown: a ErrorListError, or the 403 of a missing projectId). Deferred parts pass through
- * unchecked to the node rules.
+ * unchecked: a node's data is checked next, by its type (src/mutate/service.ts `checkedBody`), a
+ * parent or an id by the node rules.
  */
 export function parseAction<S extends TSchema>(schema: S, body: unknown): Static<S> {
   if (checkerOf(schema).Check(body) && !refinedInside(schema) && !repeatsInside(schema, body)) return body as Static<S>

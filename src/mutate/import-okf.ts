@@ -7,7 +7,7 @@ import { ENTRY_BLOCK } from '../export/entries'
 import { BundleError, type ReadBundle, readBundleOffThread } from '../export/parse'
 import { requireProject } from '../projects/access'
 import { beginImport, giveWay, importLease, removeImport, renewImport } from '../projects/importing'
-import { actions, runRow } from './service'
+import { actions, checkedBody, runRow } from './service'
 
 /**
  * POST /import-okf (`arbor import`): an OKF bundle (the files of GET /export-okf) becomes a new
@@ -65,7 +65,9 @@ export async function importOkf(deps: Deps, user: User, body: Static<typeof Impo
       const started = performance.now()
       await deps.db.tx(async (db) => {
         await moveLease(db, project.id, importLease(deps.now()))
-        await runRow({ ...own, db }, user, actions.batch, { action: 'batch', projectId: project.id, mutations: chunk }, access)
+        // the chunk checked as a POST /mutate batch's body is (its node data with it), then written by the row
+        const body = checkedBody(actions.batch, { action: 'batch', projectId: project.id, mutations: chunk })
+        await runRow({ ...own, db }, user, actions.batch, body, access)
       })
       block += size / ENTRY_BLOCK
       written += chunk.length

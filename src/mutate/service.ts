@@ -2,12 +2,15 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import type { User } from '../accounts/model'
 import { claimAgent } from '../claims/service'
 import type { Deps } from '../deps'
+import { ErrorListError } from '../errors'
 import { agentName, requestAuthor } from '../history/author'
-import { checkInput, IdempotencyKey, parseAction, ruled } from '../http/action-schema'
+import { checkInput, IdempotencyKey, parseAction, parseInput, ruled } from '../http/action-schema'
 import { addIterationAction, reorderIterationsAction } from '../iterations/service'
+import { type NodeType, parseNodeId } from '../nodes/model'
 import { add, classify, remove, restore, update } from '../nodes/service'
 import { ACTION_NAMES, type ActionName } from '../ports/actions'
 import type { Author } from '../ports/actor'
+import { dataSchema } from '../ports/node-data'
 import type { Access } from '../projects/access'
 import { type AccessRow, addProject, renameProject } from '../projects/service'
 import { beforeWrite, claim, releaseClaim, renewClaim, type WorkPlan, workPlan } from '../work/service'
@@ -34,6 +37,13 @@ import { type Saved, saveWrite, type Written } from './sequence'
  */
 export interface Action {
   schema: TSchema
+  /**
+   * The node data the body carries (an add's `node.data`, an update's `data`, a batch's or a
+   * proposal's entries'), checked against its node type's schema once `schema` has typed the
+   * body, the type being in the body (`addData`, `updateData`, `entriesData`, below `checkedBody`).
+   * Run by `checkedBody`, with the body's check; absent for a body that carries none.
+   */
+  nodeData?(body: Record<string, unknown>): void
   /** What the write means to the work state, read from the body checked against `schema` (src/work `workPlan`). */
   work(body: Record<string, unknown>): WorkPlan | undefined
   /**
@@ -144,11 +154,16 @@ const action = <S extends TSchema>(
  * missing or misspelt row fails `tsc`.
  */
 export const actions: { readonly [A in ActionName]: Action } = {
-  add: { ...nodeWrite(bodies.add, workPlan.add, add), nearDuplicate: true },
-  update: nodeWrite(bodies.update, workPlan.update, update),
+  add: { ...nodeWrite(bodies.add, workPlan.add, add), nodeData: addData, nearDuplicate: true },
+  update: { ...nodeWrite(bodies.update, workPlan.update, update), nodeData: updateData },
   delete: nodeWrite(bodies.delete, workPlan.delete, remove),
   restore: nodeWrite(bodies.restore, workPlan.lockOnly, restore),
-  batch: { ...nodeWrite(bodies.batch, workPlan.batch, batch), author: byEntryClaimTokens, costLimited: 'batch' },
+  batch: {
+    ...nodeWrite(bodies.batch, workPlan.batch, batch),
+    nodeData: entriesData,
+    author: byEntryClaimTokens,
+    costLimited: 'batch',
+  },
   classify: nodeWrite(bodies.classify, workPlan.lockOnly, classify),
   addIteration: action(bodies.addIteration, addIterationAction),
   updateIteration: accessWrite(bodies.updateIteration, workPlan.lockOnly, updateIteration),
@@ -163,7 +178,7 @@ export const actions: { readonly [A in ActionName]: Action } = {
   releaseClaim: { ...action(bodies.releaseClaim, releaseClaim), unlisted: 'claim' },
   revert: { ...nodeWrite(bodies.revert, workPlan.revert, revert), changeIdsAreResult: true, unlisted: 'later' },
   // the proposal actions of live.md §5
-  propose: { ...action(bodies.propose, propose), costLimited: 'proposal', unlisted: 'later' },
+  propose: { ...action(bodies.propose, propose), nodeData: entriesData, costLimited: 'proposal', unlisted: 'later' },
   applyProposal: { ...action(bodies.applyProposal, applyProposal), unlisted: 'later' },
   rejectProposal: { ...action(bodies.rejectProposal, rejectProposal), unlisted: 'later' },
   withdrawProposal: { ...action(bodies.withdrawProposal, withdrawProposal), unlisted: 'later' },
@@ -204,14 +219,88 @@ const Envelope = Type.Object(
  * The one check of a POST /mutate body (docs/validation.md), at one point, inside the write's
  * idempotent run so that a refusal is stored and replayed like an answer, and after the edge's
  * access check (403 before any 400): the envelope (a JSON object naming one of the actions, its
- * `idempotencyKey`), then the rest against that action's schema (ACTION_BODIES,
- * src/mutate/model.ts), each with docs/reference/mutate.md's messages. Returns the action's row
- * and the body without its `idempotencyKey`, typed by the row's schema.
+ * `idempotencyKey`), then the rest as its row checks it (`checkedBody`), each with
+ * docs/reference/mutate.md's messages. Returns the action's row and the body without its
+ * `idempotencyKey`, typed by the row's schema, its node data checked.
  */
 export function checkedAction(body: unknown): { found: Action; request: Record<string, unknown> } {
   const { idempotencyKey: _, ...request } = checkInput('body', Envelope, body) as Record<string, unknown>
   const found = actions[request.action as ActionName]
-  return { found, request: parseAction(found.schema, request) as Record<string, unknown> }
+  return { found, request: checkedBody(found, request) }
+}
+
+/**
+ * A body of the action of `found`, checked: against the action's schema (ACTION_BODIES,
+ * src/mutate/model.ts), then the node data it carries against its type's schema (`nodeData`).
+ * `checkedAction`'s, and that of a batch another route writes through the row (an import's
+ * chunks, src/mutate/import-okf.ts; a workflow's plan, src/workflow/apply.ts).
+ */
+export function checkedBody(found: Action, body: unknown): Record<string, unknown> {
+  const request = parseAction(found.schema, body) as Record<string, unknown>
+  found.nodeData?.(request)
+  return request
+}
+
+/**
+ * The type an update's `data` is checked as: the one its id names (ids are typed, `<type>-<n>`,
+ * src/nodes/model.ts `parseNodeId`) or, inside a batch, the type of the earlier add whose draft- id it
+ * names (`drafts`). Undefined when it names neither: no node has that id, and the update's rules
+ * refuse it (`Node with id … not found`).
+ */
+function typeNamed(nodeId: string, drafts?: ReadonlyMap<string, NodeType>): NodeType | undefined {
+  return parseNodeId(nodeId)?.type ?? drafts?.get(nodeId)
+}
+
+/** An update's `data` (an object or null, as its schema let it by) against the schema of the node's type; nothing sent, nothing to check. */
+function checkUpdateData(type: NodeType | undefined, data: unknown): void {
+  if (type && data !== null && data !== undefined) parseInput(dataSchema.update[type], data)
+}
+
+/**
+ * An add's `node.data` against its type's schema (dataSchema.add), in the order the client sent
+ * its fields: its label, each field valid on the type (so `kind` on a goal reads as a field on
+ * the wrong type), each value one the field allows, the arrays within their limits.
+ */
+function addData(body: { node: { type: NodeType; data: unknown } }): void {
+  parseInput(dataSchema.add[body.node.type], body.node.data)
+}
+
+/** An update's `data` against the schema of the type its `nodeId` names (dataSchema.update). */
+function updateData(body: { nodeId: string; data?: unknown }): void {
+  checkUpdateData(typeNamed(body.nodeId), body.data)
+}
+
+/** A batch's entry as `entriesData` reads it (./model.ts `BatchEntry`, once checked). */
+type DataEntry =
+  | { action: 'add'; node: { type: NodeType; id?: string; data: unknown } }
+  | { action: 'update'; nodeId: string; data?: unknown }
+  | { action: 'delete' | 'addIteration' }
+
+/**
+ * The data of a batch's entries (a proposal's too), in their order, each as the single action's
+ * (`addData`, `updateData`); an update of a draft- id as the type of the add before it that sent
+ * that id (the first, when two did: the batch's rules refuse the second). A refused entry's
+ * messages are prefixed with its index, `mutations[i]: `, as the batch's own rules prefix theirs
+ * (./batch.ts).
+ */
+function entriesData(body: { mutations: readonly DataEntry[] }): void {
+  const drafts = new Map<string, NodeType>()
+  body.mutations.forEach((e, i) => {
+    try {
+      if (e.action === 'add') {
+        addData(e)
+        const sent = e.node.id
+        if (sent?.startsWith('draft-') && !drafts.has(sent)) drafts.set(sent, e.node.type)
+      } else if (e.action === 'update') checkUpdateData(typeNamed(e.nodeId, drafts), e.data)
+    } catch (err) {
+      if (err instanceof ErrorListError)
+        throw new ErrorListError(
+          err.errors.map((m) => `mutations[${i}]: ${m}`),
+          err.meta,
+        )
+      throw err
+    }
+  })
 }
 
 /**

@@ -20,7 +20,7 @@ export async function allocateBatchIds(
   const generated = new Map<NodeType, number>()
   const seen = new Set<string>()
   entries.forEach((e, index) => {
-    // the node's parts are checked by the node rules (./rules.ts `checkAdd`), so they are read as unknown here
+    // read as unknown: what an id sent may be is the node rules' to say (./rules.ts `checkSentId`)
     const type = e.action === 'add' ? e.node?.type : undefined
     if (!isNodeType(type)) return
     const id = e.node?.id

@@ -1,8 +1,10 @@
 /**
  * The input of the node writes (POST /mutate add, update, delete, restore, classify) as TypeBox
  * schemas, with docs/reference/resources.md's refusal messages (src/http/action-schema.ts). A node's `data` is
- * documented here and checked by the node writes (write.ts) once its type is known, with the
- * same schema (dataSchema, src/ports/node-data.ts); what needs the database is rules.ts's.
+ * documented here as a deferred part, and checked with the rest of the body once the action's
+ * schema has typed it (src/mutate/service.ts `checkedBody`), against its type's schema
+ * (dataSchema, src/ports/node-data.ts): the type is in the body. What needs the database is
+ * rules.ts's.
  */
 import { type Static, Type } from '@sinclair/typebox'
 import { action, deferred, discriminated, IntegerText, NodeId, ProjectId, refined, ruled } from '../http/action-schema'
@@ -11,7 +13,7 @@ import { dataSchema, NodeDataPatch as NodeFieldsPatch } from '../ports/node-data
 import { IfRev } from '../ports/rev'
 import { NODE_TYPES, type NodeType } from './model'
 
-/** The `data` of an update, documented for every type; the node rules check it by the node's type (dataSchema.update). */
+/** The `data` of an update, documented for every type; checked by the node's type (dataSchema.update, src/mutate/service.ts `updateData`). */
 export const NodeDataPatch = deferred(NodeFieldsPatch)
 
 const NODE_TYPE_RULE = `node.type must be one of: ${NODE_TYPES.join(', ')}`

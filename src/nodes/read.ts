@@ -238,7 +238,7 @@ export interface AddRead {
  * `readAround`); its id: a new one reserved with its parent read in the same statement, a
  * draft's mapped to it (later entries of the batch, and this one's references, name it so), or
  * the one sent, whose node is read (it must be free); then its parent and its references. Its
- * data is read as sent: ./rules.ts `checkAdd` checks it against its schema first.
+ * data was checked against its type's schema with the body (src/mutate/service.ts `checkedBody`).
  */
 export async function readAdd(ctx: WriteCtx, input: NewNode): Promise<AddRead> {
   const { type, id: sent } = input

@@ -1,9 +1,7 @@
 import { invalid, RefusalError } from '../errors'
 import { staleWrite } from '../history/precondition'
-import { parseInput } from '../http/action-schema'
 import { LATER } from '../iterations/model'
 import type { IterationRow } from '../iterations/service'
-import { dataSchema } from '../ports/node-data'
 import { refuseIfHeld } from '../presence/intents'
 import type { WriteCtx } from './context'
 import type { NewNode, NodeUpdate } from './input'
@@ -66,10 +64,10 @@ function asStored(sent: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * Step 2 of an add (a single one, a batch's entry), on what ./read.ts `readAdd` read: its data
- * against its type's schema first (so kind on a goal reads as a field on the wrong type), then
- * the rules in the order of docs/reference/mutate.md. `allowId`: inside a batch, where an id may
- * be sent. Returns the node to store (./write.ts `storeAdd`).
+ * Step 2 of an add (a single one, a batch's entry), on what ./read.ts `readAdd` read: the rules
+ * in the order of docs/reference/mutate.md, on data the body's check has held against its type's
+ * schema (src/mutate/service.ts `checkedBody`, the row's `nodeData`). `allowId`: inside a
+ * batch, where an id may be sent. Returns the node to store (./write.ts `storeAdd`).
  */
 export async function checkAdd(
   ctx: WriteCtx,
@@ -78,7 +76,7 @@ export async function checkAdd(
   allowId: boolean,
 ): Promise<Node> {
   const { type, id: sent } = input
-  const patch = asStored(parseInput(dataSchema.add[type], input.data))
+  const patch = asStored(input.data)
   checkNoKind(patch)
   if (sent !== undefined) checkSentId(type, sent, allowId, duplicate, existing)
   const parentId = checkParent(type, input.parentId, around)
@@ -103,14 +101,15 @@ export interface CheckedUpdate {
 /**
  * Step 2 of an update (a single one, a batch's entry, a revert's fields set back): the rules, in
  * the order of docs/reference/mutate.md, on what `readUpdate` (./read.ts) read; last another
- * actor's edit intent on a field it sets (409 being_edited unless force, live.md, 4). Returns the
- * node's parent and data as they are to be stored.
+ * actor's edit intent on a field it sets (409 being_edited unless force, live.md, 4). Its data
+ * was held against the schema of the type its id names with the body (src/mutate/service.ts
+ * `checkedBody`); a revert's is the node's as history recorded it. Returns the node's parent and
+ * data as they are to be stored.
  */
 export async function checkUpdate(ctx: WriteCtx, input: NodeUpdate, { id, before, intents, around }: UpdateRead): Promise<CheckedUpdate> {
   const sent: Record<string, unknown> = input.data ?? {}
   checkTarget(id, before, input)
   const type = before!.type
-  parseInput(dataSchema.update[type], sent)
   const patch = asStored(sent)
   const parentId = input.parentId === undefined ? before!.parentId : checkParent(type, input.parentId, around)
   const data = dropNulls({ ...before!.data, ...patch })

@@ -3,7 +3,8 @@
  * `data`, each field carrying the node types it is valid on (`on`) and docs/reference/resources.md's refusal
  * messages (src/ports/schema-rules.ts). From it come the type `NodeData`, the field table
  * `FIELDS` (guide, prompts), the schemas of an add's and an update's `data` per node type
- * (`dataSchema`, checked by the node rules once the type is known) and their OpenAPI document.
+ * (`dataSchema`, checked with a write's body, by the type the body names: src/mutate/service.ts
+ * `checkedBody`) and their OpenAPI document.
  * It lives on the ports floor because search, events, export and the app read `NodeData`.
  */
 import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox'
@@ -325,7 +326,7 @@ export const dataSchema = {
   update: Object.fromEntries(NODE_TYPES.map((t) => [t, dataOf(t, true)])) as Record<NodeType, ReturnType<typeof dataOf>>,
 }
 
-/** The `data` of an update whatever the type (documentation; the node rules check it by type). */
+/** The `data` of an update whatever the type (documentation; a write's body is checked by the node's type, `dataSchema.update`). */
 export const NodeDataPatch = Type.Object(
   Object.fromEntries(
     FIELD_NAMES.map((f) => [f, Type.Optional(f === 'label' ? NodeFields.properties.label : nullable(NodeFields.properties[f] as TSchema))]),

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto'
 import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, RefusalError } from '../errors'
-import { parseAction } from '../http/action-schema'
 import { canonical, runIdempotent, storedOutcome } from '../http/idempotency'
-import { BatchBody, MAX_BATCH } from '../mutate/model'
+import { type BatchBody, MAX_BATCH } from '../mutate/model'
 import { runBatch } from '../mutate/sequence'
+import { actions, checkedBody } from '../mutate/service'
 import { type Node, toNode } from '../nodes/model'
 import { focus, readNodesById } from '../nodes/service'
 import type { AccessRow } from '../projects/service'
@@ -161,7 +161,8 @@ async function batchInChunks(deps: Deps, project: AccessRow, plan: Plan): Promis
       return m.nodeId === undefined ? m : { ...m, nodeId: real(m.nodeId) }
     })
     try {
-      const body = parseAction(BatchBody, { action: 'batch', projectId, mutations })
+      // checked as a POST /mutate batch's body is, its entries' node data with it
+      const body = checkedBody(actions.batch, { action: 'batch', projectId, mutations }) as BatchBody
       // the write's sequence with the work plan of POST /mutate's batch: the project's work lock
       // before any node row is locked (on PostgreSQL: the triggers would take it only after the
       // plan's first rows, and deadlock with a write that took it first and waits for one of them),
