@@ -6,6 +6,7 @@
 //   npm run bench:writes -- --full              (1,500 samples a write, 12 eight-writer rounds of 2 s)
 //   npm run bench:writes -- --only pglite|postgres --samples 600 --block 100 --windows 5 --seconds 1
 //   npm run bench:writes -- --ops batch100,update (only these single writes)
+//   npm run bench:writes -- --only pglite --eight --windows 30   (the eight writers alone: no single writes, no ifRev)
 //   npm run bench:writes -- --wake              (also: streams of writes back to back, and writes after a pause, head and ref)
 //   npm run bench:writes -- --builtin-embedder  (the servers embed with USE-lite + GloVe, not the stub)
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:writes
@@ -56,8 +57,14 @@
 // Eight writers: label updates, each writer its own node, a window of SECONDS (1) per target, the
 // targets taking turns in a turning order, WINDOWS (5) rounds after an untimed one, each target let
 // go idle after its window; throughput per window, ratio = median of the rounds' ratios (min–max),
-// and CPU per update. ifRev: head's update with ifRev ÷ the same without, pair by pair, in ROUNDS
-// rounds of BLOCK pairs (live.md 7: ≤ 1.10×). --wake: on head and ref, an add of a goal, of a task
+// and CPU per update; beside them the target's main thread in its window alone (the thread that
+// runs the HTTP server, the app and PGlite; /proc/<pid>/task/<pid>/schedstat): its CPU per update,
+// and the shares of the window it ran and it waited, runnable, for a core. When those two add up
+// to about 1 the thread was never idle: the throughput is its CPU per update and the share of a
+// core the machine gave it, and the main thread's CPU head ÷ ref is the steadier reading of the
+// two (bench/writes.md, "Sixteenth pass: eight writers on PGlite"). ifRev: head's update with
+// ifRev ÷ the same without, pair by pair, in ROUNDS rounds of BLOCK pairs (live.md 7: ≤ 1.10×).
+// --wake: on head and ref, an add of a goal, of a task
 // and an update, as a stream back to back for STREAM_MS (1 s: the loops, put off to at most one run
 // every 100 or 250 ms, run in it as under a steady writer), with the time each loop ran per write,
 // and PAUSED (8) writes each after a pause of PAUSE_MS (300 ms), 3 rounds.
@@ -84,7 +91,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import postgres from 'postgres'
 import { ownDatabase, quiet } from './lib/harness'
-import { cpuMeter, settle, threadNs } from './lib/proc-cpu'
+import { cpuMeter, mainThread, settle, threadNs } from './lib/proc-cpu'
 import { freePort } from './lib/spawn'
 
 const args = process.argv.slice(2)
@@ -161,10 +168,14 @@ const ORDERS: Target[][] = HISTORY_ONLY
 const orderOf = (k: number) => ORDERS[k % ORDERS.length]!
 const ALL_OPS = ['addGoal', 'addJob', 'addTask', 'update', 'delete', 'batch100'] as const
 type Op = (typeof ALL_OPS)[number]
+/** `--eight`: the eight writers alone (no single writes, no ifRev): more windows in the same minutes */
+const EIGHT_ONLY = args.includes('--eight')
 /** `--ops batch100,update`: only these single writes (the eight writers and ifRev still run) */
-const OPS: readonly Op[] = args.includes('--ops')
-  ? ALL_OPS.filter((op) => args[args.indexOf('--ops') + 1]!.split(',').includes(op))
-  : ALL_OPS
+const OPS: readonly Op[] = EIGHT_ONLY
+  ? []
+  : args.includes('--ops')
+    ? ALL_OPS.filter((op) => args[args.indexOf('--ops') + 1]!.split(',').includes(op))
+    : ALL_OPS
 
 interface Proc {
   proc: Subprocess<'ignore', 'pipe', 'pipe'>
@@ -408,7 +419,7 @@ async function run(kind: Kind, refDir: string) {
       ]),
     ) as Record<Target, () => Promise<number>>
     const drivers = Object.fromEntries(TARGETS.map((t) => [t, driver(t, started[t].call)])) as Record<Target, ReturnType<typeof driver>>
-    const victims = ROUNDS * (BLOCK + WARM)
+    const victims = OPS.includes('delete') ? ROUNDS * (BLOCK + WARM) : 0
     await Promise.all(TARGETS.map((t) => drivers[t].setup(victims)))
     // the set-up's adds are embedded by the search loop: wait for that before anything is timed
     await Promise.all(TARGETS.map((t) => quiet(pid(t), `${t} after set-up`, 5)))
@@ -584,6 +595,16 @@ async function run(kind: Kind, refDir: string) {
     const windows = Object.fromEntries(ALL_TARGETS.map((t) => [t, [] as number[]])) as Record<Target, number[]>
     /** per round, CPU ms per update of the window, the background until settled included */
     const windowCpu = Object.fromEntries(ALL_TARGETS.map((t) => [t, [] as number[]])) as Record<Target, number[]>
+    /**
+     * per round (not --history), the target's main thread in its window alone (the thread that runs
+     * the HTTP server, the app and PGlite): its CPU ms per update, and the shares of the window it
+     * ran and it waited for a core (runnable, another process on it): what is left of 1 it was idle,
+     * with nothing to do, so its throughput was not bound by its own CPU
+     */
+    const main = Object.fromEntries(ALL_TARGETS.map((t) => [t, [] as { cpuMs: number; running: number; waiting: number }[]])) as Record<
+      Target,
+      { cpuMs: number; running: number; waiting: number }[]
+    >
     // --history: the three targets' windows at once (8 writers each, 24 in all), so the machine's
     // load of the moment is the same for all three (windows in turns read an A/A of 0.61x at load
     // 20). Still no steady reading at load 15-25: 24 writers on two cores split them unevenly, and
@@ -619,6 +640,7 @@ async function run(kind: Kind, refDir: string) {
         for (const t of orderOf(round + 1)) {
           const d = drivers[t]
           const c0 = await meter[t]()
+          const m0 = mainThread(pid(t))
           const s = performance.now()
           const end = s + SECONDS * 1000
           let writes = 0
@@ -631,11 +653,17 @@ async function run(kind: Kind, refDir: string) {
             }),
           )
           const ms = performance.now() - s
+          const m1 = mainThread(pid(t))
           if (t !== 'floor') await settle(pid(t), 5000)
           const c1 = await meter[t]()
           if (round < 0) continue
           windows[t].push((writes * 1000) / ms)
           windowCpu[t].push((c1 - c0) / 1e6 / writes)
+          main[t].push({
+            cpuMs: (m1.runNs - m0.runNs) / 1e6 / writes,
+            running: (m1.runNs - m0.runNs) / 1e6 / ms,
+            waiting: (m1.waitNs - m0.waitNs) / 1e6 / ms,
+          })
         }
 
     phase('eight writers')
@@ -644,7 +672,7 @@ async function run(kind: Kind, refDir: string) {
     const rev = { value: (await head.update(head.nodes[1]!)).node.rev as string }
     const withRev: number[][] = []
     const without: number[][] = []
-    for (let r = 0; r < ROUNDS; r++) {
+    for (let r = 0; r < (EIGHT_ONLY ? 0 : ROUNDS); r++) {
       const a: number[] = []
       const b: number[] = []
       for (let i = 0; i < BLOCK; i++) {
@@ -719,6 +747,25 @@ async function run(kind: Kind, refDir: string) {
         cpuHeadOverRef: spread(ratios(windowCpu.head, windowCpu.ref)),
         cpuHeadOverNoHistory: spread(ratios(windowCpu.head, windowCpu.nohist)),
         cpuHeadOverControl: spread(ratios(windowCpu.head, windowCpu.control)),
+        /** the main thread in the windows (not --history), medians of the rounds: CPU ms per update, shares of the window running and waiting for a core */
+        mainThread: Object.fromEntries(
+          TARGETS.map((t) => [
+            t,
+            main[t].length
+              ? {
+                  cpuMsPerUpdate: Number(p50(main[t].map((m) => m.cpuMs)).toFixed(3)),
+                  running: r2(p50(main[t].map((m) => m.running))),
+                  waiting: r2(p50(main[t].map((m) => m.waiting))),
+                }
+              : null,
+          ]),
+        ),
+        mainCpuHeadOverRef: spread(
+          ratios(
+            main.head.map((m) => m.cpuMs),
+            main.ref.map((m) => m.cpuMs),
+          ),
+        ),
         /** each round's writes a second, by target */
         perRound: windows,
       },
@@ -869,6 +916,19 @@ if (HISTORY_ONLY) {
     console.log(
       `| ${r.db} | ${w.writesPerSecond.head} | ${w.writesPerSecond.ref} | ${w.writesPerSecond.nohist} | ${w.writesPerSecond.floor} | ${x(w.headOverRef)} | ${met(w.headOverRef, 1, true)} | ${x(w.headOverNoHistory)} | ${w.cpuMsPerUpdate.head} / ${w.cpuMsPerUpdate.ref} | ${x(w.cpuHeadOverRef)} | ${r.ifRev.withP50} / ${r.ifRev.withoutP50} ms | ${x(r.ifRev.ratio)} | ${met(r.ifRev.ratio, 1.1)} |`,
     )
+  }
+  console.log(
+    `\nThe main thread in the 8 writers' windows (median of the rounds): CPU ms per update / share of the window running / share waiting for a core; what is left of 1 it was idle\n`,
+  )
+  console.log(`| db | head | ${REF} | no history | floor | main-thread CPU head ÷ ${REF} |`)
+  console.log('|---|---|---|---|---|---|')
+  for (const r of results) {
+    const w = r.eightWriters
+    const m = (t: Target) => {
+      const v = w.mainThread[t]
+      return v ? `${v.cpuMsPerUpdate} / ${v.running} / ${v.waiting}` : '–'
+    }
+    console.log(`| ${r.db} | ${m('head')} | ${m('ref')} | ${m('nohist')} | ${m('floor')} | ${x(w.mainCpuHeadOverRef)} |`)
   }
   for (const r of results)
     console.log(
