@@ -321,7 +321,7 @@ const spread = (ratios: number[]) =>
  * same interval), their 5th and 95th percentiles. The rounds are taken as independent: with the
  * targets interleaved write by write (--history) the load moves both sides of a round alike.
  */
-function ci90(ratios: number[]): { lo: number; hi: number } {
+function ci90(ratios: number[], stat: (xs: number[]) => number = p50): { lo: number; hi: number } {
   let seed = 0x9e3779b9
   const random = () => {
     seed = (seed + 0x6d2b79f5) | 0
@@ -330,12 +330,19 @@ function ci90(ratios: number[]): { lo: number; hi: number } {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
-  const medians = Array.from({ length: 2000 }, () => p50(Array.from(ratios, () => ratios[Math.floor(random() * ratios.length)]!))).sort(
+  const medians = Array.from({ length: 2000 }, () => stat(Array.from(ratios, () => ratios[Math.floor(random() * ratios.length)]!))).sort(
     (a, b) => a - b,
   )
   return { lo: r2(medians[Math.floor(0.05 * medians.length)]!), hi: r2(medians[Math.floor(0.95 * medians.length) - 1]!) }
 }
 type Spread = ReturnType<typeof spread>
+const geometricMean = (xs: number[]) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length)
+/**
+ * The geometric mean of per-round ratios with its 90% interval (bootstrapped as `ci90`): eight
+ * writers' throughput ratios are skewed (a 1 s window's share of a core moved them 0.1–4.4× at
+ * load 16), and their median sat at 0.92 in two runs whose windows' means were 0.97 and 1.00
+ */
+const geometric = (ratios: number[]) => (ratios.length ? { mean: r2(geometricMean(ratios)), ...ci90(ratios, geometricMean) } : null)
 /** per-round ratios a ÷ b of the rounds' own figures (p50s or throughputs); none when b was not run */
 const ratios = (a: number[], b: number[]) => (b.length ? a.map((x, i) => x / b[i]!) : [])
 /** the whole run's mean a ÷ b's (CPU per write: a loop's tick that lands in one round of several counts, as it costs) */
@@ -761,6 +768,8 @@ async function run(kind: Kind, refDir: string) {
               : null,
           ]),
         ),
+        /** throughput head ÷ ref, the geometric mean of the rounds' ratios [90% interval] */
+        headOverRefGeometric: geometric(ratios(windows.head, windows.ref)),
         mainCpuHeadOverRef: spread(
           ratios(
             main.head.map((m) => m.cpuMs),
@@ -924,15 +933,21 @@ if (HISTORY_ONLY) {
   console.log(
     `\nThe main thread in the 8 writers' windows (median of the rounds): CPU ms per update / share of the window running / share waiting for a core; what is left of 1 it was idle\n`,
   )
-  console.log(`| db | head | ${REF} | no history | floor | main-thread CPU head ÷ ${REF} |`)
-  console.log('|---|---|---|---|---|---|')
+  console.log(
+    `| db | head | ${REF} | no history | floor | main-thread CPU head ÷ ${REF} [90%] | throughput head ÷ ${REF}: geometric mean of the rounds' ratios [90%] |`,
+  )
+  console.log('|---|---|---|---|---|---|---|')
   for (const r of results) {
     const w = r.eightWriters
     const m = (t: Target) => {
       const v = w.mainThread[t]
       return v ? `${v.cpuMsPerUpdate} / ${v.running} / ${v.waiting}` : '–'
     }
-    console.log(`| ${r.db} | ${m('head')} | ${m('ref')} | ${m('nohist')} | ${m('floor')} | ${x(w.mainCpuHeadOverRef)} |`)
+    const g = w.headOverRefGeometric
+    const c = w.mainCpuHeadOverRef
+    console.log(
+      `| ${r.db} | ${m('head')} | ${m('ref')} | ${m('nohist')} | ${m('floor')} | ${c ? `${x(c)} [${c.lo}–${c.hi}]` : '–'} | ${g ? `${g.mean}× [${g.lo}–${g.hi}]` : '–'} |`,
+    )
   }
   for (const r of OPS.length ? results : [])
     console.log(
