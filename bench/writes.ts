@@ -6,6 +6,7 @@
 //   npm run bench:writes -- --full              (1,500 samples a write, 12 eight-writer rounds of 2 s)
 //   npm run bench:writes -- --only pglite|postgres --samples 600 --block 100 --windows 5 --seconds 1
 //   npm run bench:writes -- --ops batch100,update (only these single writes)
+//   npm run bench:writes -- --only pglite --eight --windows 30   (the eight writers alone: no single writes, no ifRev)
 //   npm run bench:writes -- --wake              (also: streams of writes back to back, and writes after a pause, head and ref)
 //   npm run bench:writes -- --builtin-embedder  (the servers embed with USE-lite + GloVe, not the stub)
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:writes
@@ -56,8 +57,14 @@
 // Eight writers: label updates, each writer its own node, a window of SECONDS (1) per target, the
 // targets taking turns in a turning order, WINDOWS (5) rounds after an untimed one, each target let
 // go idle after its window; throughput per window, ratio = median of the rounds' ratios (min–max),
-// and CPU per update. ifRev: head's update with ifRev ÷ the same without, pair by pair, in ROUNDS
-// rounds of BLOCK pairs (live.md 7: ≤ 1.10×). --wake: on head and ref, an add of a goal, of a task
+// and CPU per update; beside them the target's main thread in its window alone (the thread that
+// runs the HTTP server, the app and PGlite; /proc/<pid>/task/<pid>/schedstat): its CPU per update,
+// and the shares of the window it ran and it waited, runnable, for a core. When those two add up
+// to about 1 the thread was never idle: the throughput is its CPU per update and the share of a
+// core the machine gave it, and the main thread's CPU head ÷ ref is the steadier reading of the
+// two (bench/writes.md, "Sixteenth pass: eight writers on PGlite"). ifRev: head's update with
+// ifRev ÷ the same without, pair by pair, in ROUNDS rounds of BLOCK pairs (live.md 7: ≤ 1.10×).
+// --wake: on head and ref, an add of a goal, of a task
 // and an update, as a stream back to back for STREAM_MS (1 s: the loops, put off to at most one run
 // every 100 or 250 ms, run in it as under a steady writer), with the time each loop ran per write,
 // and PAUSED (8) writes each after a pause of PAUSE_MS (300 ms), 3 rounds.
@@ -84,7 +91,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import postgres from 'postgres'
 import { ownDatabase, quiet } from './lib/harness'
-import { cpuMeter, settle, threadNs } from './lib/proc-cpu'
+import { cpuMeter, mainThread, settle, threadNs } from './lib/proc-cpu'
 import { freePort } from './lib/spawn'
 
 const args = process.argv.slice(2)
@@ -161,10 +168,14 @@ const ORDERS: Target[][] = HISTORY_ONLY
 const orderOf = (k: number) => ORDERS[k % ORDERS.length]!
 const ALL_OPS = ['addGoal', 'addJob', 'addTask', 'update', 'delete', 'batch100'] as const
 type Op = (typeof ALL_OPS)[number]
+/** `--eight`: the eight writers alone (no single writes, no ifRev): more windows in the same minutes */
+const EIGHT_ONLY = args.includes('--eight')
 /** `--ops batch100,update`: only these single writes (the eight writers and ifRev still run) */
-const OPS: readonly Op[] = args.includes('--ops')
-  ? ALL_OPS.filter((op) => args[args.indexOf('--ops') + 1]!.split(',').includes(op))
-  : ALL_OPS
+const OPS: readonly Op[] = EIGHT_ONLY
+  ? []
+  : args.includes('--ops')
+    ? ALL_OPS.filter((op) => args[args.indexOf('--ops') + 1]!.split(',').includes(op))
+    : ALL_OPS
 
 interface Proc {
   proc: Subprocess<'ignore', 'pipe', 'pipe'>
@@ -186,13 +197,14 @@ async function start(cmd: string[], cwd: string, env: Record<string, string>, re
       for await (const c of s) out.push(new TextDecoder().decode(c))
     })()
   const p: Proc = { proc, url: `http://127.0.0.1:${env.PORT}`, out }
-  for (const end = Date.now() + 120_000; Date.now() < end; ) {
+  // a fresh PGlite's initdb, three servers at once: over 120 s at load 20 on two cores
+  for (const end = Date.now() + 300_000; Date.now() < end; ) {
     if (proc.exitCode !== null) throw new Error(`${cmd.join(' ')} exited: ${out.join('').slice(-2000)}`)
     if (ready.test(out.join(''))) return p
     await Bun.sleep(50)
   }
   proc.kill('SIGKILL')
-  throw new Error(`${cmd.join(' ')}: not ready within 120 s: ${out.join('').slice(-2000)}`)
+  throw new Error(`${cmd.join(' ')}: not ready within 300 s: ${out.join('').slice(-2000)}`)
 }
 
 /** A JSON POST to /api/v1/mutate (a server) or / (the floor); throws unless it succeeded. */
@@ -309,7 +321,7 @@ const spread = (ratios: number[]) =>
  * same interval), their 5th and 95th percentiles. The rounds are taken as independent: with the
  * targets interleaved write by write (--history) the load moves both sides of a round alike.
  */
-function ci90(ratios: number[]): { lo: number; hi: number } {
+function ci90(ratios: number[], stat: (xs: number[]) => number = p50): { lo: number; hi: number } {
   let seed = 0x9e3779b9
   const random = () => {
     seed = (seed + 0x6d2b79f5) | 0
@@ -318,12 +330,19 @@ function ci90(ratios: number[]): { lo: number; hi: number } {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
-  const medians = Array.from({ length: 2000 }, () => p50(Array.from(ratios, () => ratios[Math.floor(random() * ratios.length)]!))).sort(
+  const medians = Array.from({ length: 2000 }, () => stat(Array.from(ratios, () => ratios[Math.floor(random() * ratios.length)]!))).sort(
     (a, b) => a - b,
   )
   return { lo: r2(medians[Math.floor(0.05 * medians.length)]!), hi: r2(medians[Math.floor(0.95 * medians.length) - 1]!) }
 }
 type Spread = ReturnType<typeof spread>
+const geometricMean = (xs: number[]) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length)
+/**
+ * The geometric mean of per-round ratios with its 90% interval (bootstrapped as `ci90`): eight
+ * writers' throughput ratios are skewed (a 1 s window's share of a core moved them 0.1–4.4× at
+ * load 16), and their median sat at 0.92 in two runs whose windows' means were 0.97 and 1.00
+ */
+const geometric = (ratios: number[]) => (ratios.length ? { mean: r2(geometricMean(ratios)), ...ci90(ratios, geometricMean) } : null)
 /** per-round ratios a ÷ b of the rounds' own figures (p50s or throughputs); none when b was not run */
 const ratios = (a: number[], b: number[]) => (b.length ? a.map((x, i) => x / b[i]!) : [])
 /** the whole run's mean a ÷ b's (CPU per write: a loop's tick that lands in one round of several counts, as it costs) */
@@ -408,7 +427,7 @@ async function run(kind: Kind, refDir: string) {
       ]),
     ) as Record<Target, () => Promise<number>>
     const drivers = Object.fromEntries(TARGETS.map((t) => [t, driver(t, started[t].call)])) as Record<Target, ReturnType<typeof driver>>
-    const victims = ROUNDS * (BLOCK + WARM)
+    const victims = OPS.includes('delete') ? ROUNDS * (BLOCK + WARM) : 0
     await Promise.all(TARGETS.map((t) => drivers[t].setup(victims)))
     // the set-up's adds are embedded by the search loop: wait for that before anything is timed
     await Promise.all(TARGETS.map((t) => quiet(pid(t), `${t} after set-up`, 5)))
@@ -584,6 +603,16 @@ async function run(kind: Kind, refDir: string) {
     const windows = Object.fromEntries(ALL_TARGETS.map((t) => [t, [] as number[]])) as Record<Target, number[]>
     /** per round, CPU ms per update of the window, the background until settled included */
     const windowCpu = Object.fromEntries(ALL_TARGETS.map((t) => [t, [] as number[]])) as Record<Target, number[]>
+    /**
+     * per round (not --history), the target's main thread in its window alone (the thread that runs
+     * the HTTP server, the app and PGlite): its CPU ms per update, and the shares of the window it
+     * ran and it waited for a core (runnable, another process on it): what is left of 1 it was idle,
+     * with nothing to do, so its throughput was not bound by its own CPU
+     */
+    const main = Object.fromEntries(ALL_TARGETS.map((t) => [t, [] as { cpuMs: number; running: number; waiting: number }[]])) as Record<
+      Target,
+      { cpuMs: number; running: number; waiting: number }[]
+    >
     // --history: the three targets' windows at once (8 writers each, 24 in all), so the machine's
     // load of the moment is the same for all three (windows in turns read an A/A of 0.61x at load
     // 20). Still no steady reading at load 15-25: 24 writers on two cores split them unevenly, and
@@ -619,6 +648,7 @@ async function run(kind: Kind, refDir: string) {
         for (const t of orderOf(round + 1)) {
           const d = drivers[t]
           const c0 = await meter[t]()
+          const m0 = mainThread(pid(t))
           const s = performance.now()
           const end = s + SECONDS * 1000
           let writes = 0
@@ -631,11 +661,17 @@ async function run(kind: Kind, refDir: string) {
             }),
           )
           const ms = performance.now() - s
+          const m1 = mainThread(pid(t))
           if (t !== 'floor') await settle(pid(t), 5000)
           const c1 = await meter[t]()
           if (round < 0) continue
           windows[t].push((writes * 1000) / ms)
           windowCpu[t].push((c1 - c0) / 1e6 / writes)
+          main[t].push({
+            cpuMs: (m1.runNs - m0.runNs) / 1e6 / writes,
+            running: (m1.runNs - m0.runNs) / 1e6 / ms,
+            waiting: (m1.waitNs - m0.waitNs) / 1e6 / ms,
+          })
         }
 
     phase('eight writers')
@@ -644,7 +680,7 @@ async function run(kind: Kind, refDir: string) {
     const rev = { value: (await head.update(head.nodes[1]!)).node.rev as string }
     const withRev: number[][] = []
     const without: number[][] = []
-    for (let r = 0; r < ROUNDS; r++) {
+    for (let r = 0; r < (EIGHT_ONLY ? 0 : ROUNDS); r++) {
       const a: number[] = []
       const b: number[] = []
       for (let i = 0; i < BLOCK; i++) {
@@ -719,6 +755,27 @@ async function run(kind: Kind, refDir: string) {
         cpuHeadOverRef: spread(ratios(windowCpu.head, windowCpu.ref)),
         cpuHeadOverNoHistory: spread(ratios(windowCpu.head, windowCpu.nohist)),
         cpuHeadOverControl: spread(ratios(windowCpu.head, windowCpu.control)),
+        /** the main thread in the windows (not --history), medians of the rounds: CPU ms per update, shares of the window running and waiting for a core */
+        mainThread: Object.fromEntries(
+          TARGETS.map((t) => [
+            t,
+            main[t].length
+              ? {
+                  cpuMsPerUpdate: Number(p50(main[t].map((m) => m.cpuMs)).toFixed(3)),
+                  running: r2(p50(main[t].map((m) => m.running))),
+                  waiting: r2(p50(main[t].map((m) => m.waiting))),
+                }
+              : null,
+          ]),
+        ),
+        /** throughput head ÷ ref, the geometric mean of the rounds' ratios [90% interval] */
+        headOverRefGeometric: geometric(ratios(windows.head, windows.ref)),
+        mainCpuHeadOverRef: spread(
+          ratios(
+            main.head.map((m) => m.cpuMs),
+            main.ref.map((m) => m.cpuMs),
+          ),
+        ),
         /** each round's writes a second, by target */
         perRound: windows,
       },
@@ -831,32 +888,35 @@ if (HISTORY_ONLY) {
   }
 } else if (!WAKE) {
   const first = results[0]
-  if (first)
+  // --eight: no single writes, no tables of them
+  if (OPS.length) {
+    if (first)
+      console.log(
+        `\n${first.rounds} rounds; in each, per write and target, a block of ${WARM} untimed + ${BLOCK} timed writes back to back (the batch ${BATCH_BLOCK}), the targets and writes taking turns block by block; ratio = median of the rounds' ratios (min–max); a p50 = of every sample. A shared machine: say the load beside it.\n`,
+      )
+    console.log(`time (wall, from the client)\n`)
     console.log(
-      `\n${first.rounds} rounds; in each, per write and target, a block of ${WARM} untimed + ${BLOCK} timed writes back to back (the batch ${BATCH_BLOCK}), the targets and writes taking turns block by block; ratio = median of the rounds' ratios (min–max); a p50 = of every sample. A shared machine: say the load beside it.\n`,
+      `| db | write | head p50 | ${REF} p50 | no history p50 | floor p50 | head ÷ ${REF} | ≤ 1.15×? | head ÷ floor | ≤ 2×? | head ÷ no history | ≤ 1.15×? |`,
     )
-  console.log(`time (wall, from the client)\n`)
-  console.log(
-    `| db | write | head p50 | ${REF} p50 | no history p50 | floor p50 | head ÷ ${REF} | ≤ 1.15×? | head ÷ floor | ≤ 2×? | head ÷ no history | ≤ 1.15×? |`,
-  )
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|')
-  for (const r of results)
-    for (const s of r.single)
-      console.log(
-        `| ${r.db} | ${s.op} | ${s.p50.head} ms | ${s.p50.ref} ms | ${s.p50.nohist} ms | ${s.p50.floor} ms | ${x(s.headOverRef)} | ${met(s.headOverRef, 1.15)} | ${x(s.headOverFloor)} | ${met(s.headOverFloor, 2)} | ${x(s.headOverNoHistory)} | ${met(s.headOverNoHistory, 1.15)} |`,
-      )
-  console.log(
-    `\nCPU per write: the target's process and (PostgreSQL) its database's backends, from the block's start until its background work was done, ÷ the block's writes (median of the rounds)\n`,
-  )
-  console.log(`| db | write | head ms | ${REF} ms | no history ms | floor ms | head ÷ ${REF} | head ÷ floor | head ÷ no history |`)
-  console.log('|---|---|---|---|---|---|---|---|---|')
-  for (const r of results)
-    for (const s of r.single) {
-      const c = s.cpuMs
-      console.log(
-        `| ${r.db} | ${s.op} | ${c.head} | ${c.ref} | ${c.nohist} | ${c.floor} | ${x(s.cpuHeadOverRef)} | ${x(s.cpuHeadOverFloor)} | ${x(s.cpuHeadOverNoHistory)} |`,
-      )
-    }
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|')
+    for (const r of results)
+      for (const s of r.single)
+        console.log(
+          `| ${r.db} | ${s.op} | ${s.p50.head} ms | ${s.p50.ref} ms | ${s.p50.nohist} ms | ${s.p50.floor} ms | ${x(s.headOverRef)} | ${met(s.headOverRef, 1.15)} | ${x(s.headOverFloor)} | ${met(s.headOverFloor, 2)} | ${x(s.headOverNoHistory)} | ${met(s.headOverNoHistory, 1.15)} |`,
+        )
+    console.log(
+      `\nCPU per write: the target's process and (PostgreSQL) its database's backends, from the block's start until its background work was done, ÷ the block's writes (median of the rounds)\n`,
+    )
+    console.log(`| db | write | head ms | ${REF} ms | no history ms | floor ms | head ÷ ${REF} | head ÷ floor | head ÷ no history |`)
+    console.log('|---|---|---|---|---|---|---|---|---|')
+    for (const r of results)
+      for (const s of r.single) {
+        const c = s.cpuMs
+        console.log(
+          `| ${r.db} | ${s.op} | ${c.head} | ${c.ref} | ${c.nohist} | ${c.floor} | ${x(s.cpuHeadOverRef)} | ${x(s.cpuHeadOverFloor)} | ${x(s.cpuHeadOverNoHistory)} |`,
+        )
+      }
+  }
   console.log(
     `\n8 writers (label updates, each its own node): ${first?.windows} rounds of a ${SECONDS} s window per target; ifRev: head's update with ifRev ÷ without, pair by pair, ${first?.rounds} rounds of ${BLOCK} pairs\n`,
   )
@@ -867,10 +927,29 @@ if (HISTORY_ONLY) {
   for (const r of results) {
     const w = r.eightWriters
     console.log(
-      `| ${r.db} | ${w.writesPerSecond.head} | ${w.writesPerSecond.ref} | ${w.writesPerSecond.nohist} | ${w.writesPerSecond.floor} | ${x(w.headOverRef)} | ${met(w.headOverRef, 1, true)} | ${x(w.headOverNoHistory)} | ${w.cpuMsPerUpdate.head} / ${w.cpuMsPerUpdate.ref} | ${x(w.cpuHeadOverRef)} | ${r.ifRev.withP50} / ${r.ifRev.withoutP50} ms | ${x(r.ifRev.ratio)} | ${met(r.ifRev.ratio, 1.1)} |`,
+      `| ${r.db} | ${w.writesPerSecond.head} | ${w.writesPerSecond.ref} | ${w.writesPerSecond.nohist} | ${w.writesPerSecond.floor} | ${x(w.headOverRef)} | ${met(w.headOverRef, 1, true)} | ${x(w.headOverNoHistory)} | ${w.cpuMsPerUpdate.head} / ${w.cpuMsPerUpdate.ref} | ${x(w.cpuHeadOverRef)} | ${EIGHT_ONLY ? '– | – | –' : `${r.ifRev.withP50} / ${r.ifRev.withoutP50} ms | ${x(r.ifRev.ratio)} | ${met(r.ifRev.ratio, 1.1)}`} |`,
     )
   }
-  for (const r of results)
+  console.log(
+    `\nThe main thread in the 8 writers' windows (median of the rounds): CPU ms per update / share of the window running / share waiting for a core; what is left of 1 it was idle\n`,
+  )
+  console.log(
+    `| db | head | ${REF} | no history | floor | main-thread CPU head ÷ ${REF} [90%] | throughput head ÷ ${REF}: geometric mean of the rounds' ratios [90%] |`,
+  )
+  console.log('|---|---|---|---|---|---|---|')
+  for (const r of results) {
+    const w = r.eightWriters
+    const m = (t: Target) => {
+      const v = w.mainThread[t]
+      return v ? `${v.cpuMsPerUpdate} / ${v.running} / ${v.waiting}` : '–'
+    }
+    const g = w.headOverRefGeometric
+    const c = w.mainCpuHeadOverRef
+    console.log(
+      `| ${r.db} | ${m('head')} | ${m('ref')} | ${m('nohist')} | ${m('floor')} | ${c ? `${x(c)} [${c.lo}–${c.hi}]` : '–'} | ${g ? `${g.mean}× [${g.lo}–${g.hi}]` : '–'} |`,
+    )
+  }
+  for (const r of OPS.length ? results : [])
     console.log(
       `${r.db}: loop ms per single write (/metrics): ${Object.entries(r.loopMsPerWrite)
         .map(

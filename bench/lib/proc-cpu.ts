@@ -11,6 +11,19 @@ export function threadNs(pid: number, into: Map<string, number>): Map<string, nu
   return into
 }
 
+/**
+ * A process's main thread (its tid is its pid) from the kernel's schedstat: the ns it has run, and
+ * the ns it has waited, runnable, for a core (another thread or process on it); zeros once it ended
+ */
+export function mainThread(pid: number): { runNs: number; waitNs: number } {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')
+    return { runNs: Number(run), waitNs: Number(wait) }
+  } catch {
+    return { runNs: 0, waitNs: 0 }
+  }
+}
+
 /** CPU time (ns) of a process's threads now running */
 export const cpuNs = (pid: number) => [...threadNs(pid, new Map()).values()].reduce((a, b) => a + b, 0)
 
