@@ -144,7 +144,7 @@ describe.skipIf(!haveChromium)('the planning app: first contact', () => {
     expect((await nodesByLabel(env.server, 'lone')).has('Only goal')).toBe(true)
   }, 60_000)
 
-  it('lists every key under ?, and says once that a bet is the API’s approach', async () => {
+  it('lists every key under ?, keeps a key pressed as it closes, and says once that a bet is the API’s approach', async () => {
     await open('keys') // the page remembers the last selection (Last goal): one Tab still lands on it
     await page.keyboard.press('Tab')
     expect((await focused(page)).role).toBe('treeitem')
@@ -154,12 +154,32 @@ describe.skipIf(!haveChromium)('the planning app: first contact', () => {
     for (const k of ['*', 'Delete or Backspace', 'Ctrl+Z / ⌘Z', 'Home / End', 'Shift+A', 'x', '/', '?', 'Escape', 'Tab'])
       expect(keys).toContain(k)
     await page.keyboard.press('Escape')
-    expect((await focused(page)).role).toBe('treeitem') // back where it was
-    // to the first goal as a person goes there (Home selects it; focusing the row alone would not,
-    // and a live redraw in between puts the focus back on the selected row)
-    const first = (await nodesByLabel(env.server, 'keys')).get('First goal').id
-    await page.keyboard.press('Home')
-    await env.server.until(async () => (await focused(page)).id === first, 10_000, 'the first goal focused')
+    const byLabel = await nodesByLabel(env.server, 'keys')
+    const [first, last] = [byLabel.get('First goal').id, byLabel.get('Last goal').id]
+    expect(await focused(page)).toEqual({ id: last, role: 'treeitem' }) // back where it was
+    // a quick hand: Escape and at once Home or End (both keys sent before either is answered). The
+    // browser gives the focus back as the dialog closes and fires its close event a frame later;
+    // the key's move must stay. The app's close handler used to undo it: in 16 of 20 rounds so,
+    // in 3 of 20 with a round trip between the keys under load (CI's "the first goal focused not
+    // reached"). Ends on the first goal as a person goes there (Home selects it; focusing the row
+    // alone would not).
+    for (const [key, to] of [
+      ['Home', first],
+      ['End', last],
+      ['Home', first],
+      ['End', last],
+      ['Home', first],
+    ] as const) {
+      await page.keyboard.press('?')
+      await page.waitForSelector('#dialog[open] .keys')
+      await Promise.all([page.keyboard.press('Escape'), page.keyboard.press(key)])
+      await env.server.until(async () => (await focused(page)).id === to, 10_000, `${key} after Escape: its row focused`)
+      // still there once the dialog's close event has come (two frames later)
+      await page.evaluate(
+        () => new Promise((r) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(r))),
+      )
+      expect({ key, focused: (await focused(page)).id }).toEqual({ key, focused: to })
+    }
     await page.keyboard.press('*') // expands the goal and everything beneath it
     expect(await page.getAttribute('#tree .type.approach', 'title')).toBe('Bet: the API calls it an approach (type approach)')
     await open('second')

@@ -102,6 +102,51 @@ describe.skipIf(!haveChromium)('the app: layout (issue 55, item 8)', () => {
     await page.close()
   }, 90_000)
 
+  it('desktop at 1280: a long project name and the search keep room; a rename in place keeps the tree where it is', async () => {
+    const L = 'layout-long'
+    const name = 'Field research, spring season 2027'
+    await addProject(env.server, L, name)
+    const label = 'Researchers trust their field notes enough to cite them in the quarterly report'
+    const res = await env.server.call('POST', '/api/v1/mutate', {
+      body: { action: 'add', projectId: L, node: { type: 'goal', data: { label } } },
+    })
+    expect(res.status).toBe(200)
+    const page = await openApp(env, L)
+    await page.locator('#project-name', { hasText: name }).waitFor()
+    await shot(page, 'long-name-1280')
+    expect((await box(page, 'header.bar')).height).toBeLessThanOrEqual(56)
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280)
+    // the name: cut with "…" where it must be, but more than a word of it shown, and whole on hover
+    const title = await page.$eval('#project-name', (h) => ({ shown: h.clientWidth, title: h.getAttribute('title') }))
+    expect(title.title).toBe(name)
+    expect(title.shown).toBeGreaterThanOrEqual(120)
+    // the search's placeholder, "Search (/)", whole: its text no wider than the input's room
+    const search = await page.$eval('#search', (i: any) => {
+      const cs = (globalThis as any).getComputedStyle(i)
+      const ctx = (globalThis as any).document.createElement('canvas').getContext('2d')
+      ctx.font = cs.font
+      return {
+        text: Math.ceil(ctx.measureText(i.placeholder).width),
+        room: i.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight),
+      }
+    })
+    expect(search.room).toBeGreaterThanOrEqual(search.text)
+    // Enter renames the long label in place: the input takes the row's room, the tree does not
+    // scroll sideways (its toggle stays in sight) and the input ends inside the tree
+    const row = '#tree [role=treeitem]'
+    const toggleBefore = await box(page, `${row} > .row > .toggle`)
+    await page.focus(row)
+    await page.keyboard.press('Enter')
+    await page.waitForSelector('#edit-label:focus')
+    await shot(page, 'rename-1280')
+    expect(await page.$eval('#canvas', (c) => c.scrollLeft)).toBe(0)
+    expect((await box(page, `${row} > .row > .toggle`)).left).toBe(toggleBefore.left)
+    const [input, tree] = [await box(page, '#edit-label'), await box(page, '#tree')]
+    expect(input.left + input.width).toBeLessThanOrEqual(tree.left + tree.width)
+    await page.keyboard.press('Escape')
+    await page.close()
+  }, 60_000)
+
   it('an empty project offers one "add a goal"', async () => {
     const page = await openApp(env, E)
     // the project's empty state, not the first screen before the project is read

@@ -29,6 +29,11 @@ export function openDialog(title: string, body: () => (HTMLElement | null)[], on
   draw()
   dialog.onclose = () => {
     onClose?.()
+    // The browser gives the focus back as the dialog closes, and fires `close` a frame later: a key
+    // pressed in between (Escape, then at once Home) has moved the focus on, and it stays there.
+    // Only a focus left nowhere (on <body>, or in the closed dialog) is put back here.
+    const now = document.activeElement
+    if (now && now !== document.body && !dialog.contains(now)) return
     // the element that had the focus may have been redrawn meanwhile (a live change): then the plan's tab stop
     if (back?.isConnected) back.focus()
     else document.querySelector<HTMLElement>('#canvas [tabindex="0"]')?.focus()

@@ -294,6 +294,7 @@ async function start() {
     if (!project) return noSuchProject()
     const name = project.name
     $('#project-name').textContent = name
+    $('#project-name').title = name // cut with "…" in a narrow header: whole on hover
     document.title = `${name} · Arbor`
     // the revision is read before the plan, so a change in between is not missed
     live.revision = await api<{ revision: string }>('GET', `/view/commands?projectId=${q(projectId)}&wait=0`).then(
