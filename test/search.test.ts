@@ -506,7 +506,8 @@ describe('embedder change, near-duplicates, late commits', () => {
 
   test.skipIf(!process.env.TEST_DATABASE_URL)('an event that commits after a later one was read is still applied', async () => {
     const { authenticate } = await import('../src/accounts/service')
-    const { actions, runRow } = await import('../src/mutate/service')
+    const { actions } = await import('../src/mutate/service')
+    const { runRow } = await import('../src/mutate/sequence')
     const { requireProject } = await import('../src/projects/access')
     const owner = await authenticate(app.deps, `Bearer ${app.ownerKey}`)
     const access = await requireProject(app.deps, owner, projectId)
@@ -521,10 +522,9 @@ describe('embedder change, near-duplicates, late commits', () => {
     const slow = app.db.tx(async (tx) => {
       const { answer: res } = await runRow(
         { ...app.deps, db: tx },
-        owner,
         actions.update,
+        { user: owner, access },
         { action: 'update', projectId, nodeId: goalId!, data: { label: 'Audit the refund approvals' } },
-        access,
       )
       slowId = (res.node as any).id
       await held

@@ -5,7 +5,7 @@ import { addIteration } from '../iterations/service'
 import { allocateBatchIds } from '../nodes/batch-ids'
 import type { WriteCtx } from '../nodes/context'
 import { batchCycleFree } from '../nodes/cycle-free'
-import { noteIteration, openCtx, readEntry, readNamed, readNodeCap } from '../nodes/read'
+import { loadNodes, noteIteration, openCtx, readEntry, readNamed, readNodeCap } from '../nodes/read'
 import { checkEntry, checkNodeCap, refuseStaleIfRevs } from '../nodes/rules'
 import { capAdvisory, focus, inboxAdvisory, writeMeta } from '../nodes/service'
 import { flush, type StoredEntry, storeEntry } from '../nodes/write'
@@ -45,6 +45,17 @@ const reason = (cause: unknown) =>
   sqlState(cause) ? String((cause as Error).message) : 'an unexpected error, logged under this response’s x-request-id'
 
 /**
+ * The mark of a batch run as a proposal's preview (./proposals.ts, through
+ * src/mutate/sequence.ts `runBatch`): a dry run, whose saving stores nothing. A symbol, not a
+ * field, so that no client can send it: POST /mutate's batch body (BatchBody) lets unknown
+ * fields by, and a JSON body holds no symbol.
+ */
+export const DRY_RUN = Symbol('dryRun')
+
+/** A batch's body as its handler takes it: POST /mutate's (BatchBody), or a proposal's preview's, marked `DRY_RUN`. */
+export type BatchRun = BatchBody & { [DRY_RUN]?: true }
+
+/**
  * batch (docs/reference/mutate.md): every entry is checked before the batch counts
  * as applied, addIteration entries go first, draft- ids are remapped, other ids kept, and the
  * whole batch is one transaction — a failure part-way leaves nothing half-written. The handler
@@ -70,16 +81,23 @@ export async function batch(
   deps: Deps,
   /** the project whose access the caller asked (the edge of POST /mutate, a proposal, a workflow's plan) */
   project: AccessRow,
-  body: BatchBody,
-  /** a proposal's preview (./proposals.ts) makes the write a dry run (ctx.dryRun) and reads its changes */
-  watch?: (ctx: WriteCtx) => Promise<void>,
+  body: BatchRun,
 ) {
   // 1 to MAX_BATCH entries of known actions, none naming another project (BatchBody, ProposeBody)
   const entries: BatchEntry[] = body.mutations
   const ctx = await openCtx(deps, project.id)
   const hasAdds = entries.some((e) => e.action === 'add')
   const capped = hasAdds ? checkNodeCap(await readNodeCap(deps, project)) : null
-  await watch?.(ctx)
+  // a proposal's preview: saving stores nothing, and every existing node an entry names is read
+  // (and locked) as it stands before any entry changes it: its rev is the proposal's base
+  // (./proposals.ts reads them after, src/nodes/read.ts `lockedTarget`)
+  if (body[DRY_RUN]) {
+    ctx.dryRun = true
+    await loadNodes(
+      ctx,
+      entries.flatMap((e) => ('nodeId' in e && typeof e.nodeId === 'string' ? [e.nodeId] : [])),
+    )
+  }
 
   // 1. read ahead: every id its adds need (asked for, their counters sent with the reads that follow:
   // on PostgreSQL one round trip), whether its blockedBy can close a cycle at all, the nodes its entries name

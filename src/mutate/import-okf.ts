@@ -7,7 +7,8 @@ import { ENTRY_BLOCK } from '../export/entries'
 import { BundleError, type ReadBundle, readBundleOffThread } from '../export/parse'
 import { requireProject } from '../projects/access'
 import { beginImport, giveWay, importLease, removeImport, renewImport } from '../projects/importing'
-import { actions, checkedBody, runRow } from './service'
+import { runRow } from './sequence'
+import { actions, checkedBody } from './service'
 
 /**
  * POST /import-okf (`arbor import`): an OKF bundle (the files of GET /export-okf) becomes a new
@@ -43,10 +44,12 @@ export async function importOkf(deps: Deps, user: User, body: Static<typeof Impo
   const project = await deps.db.tx(async (db) => {
     const { answer: added } = await runRow(
       { ...deps, db },
-      user,
       actions.addProject,
-      { action: 'addProject', project: { name, id: projectId(name) } },
-      undefined,
+      { user },
+      {
+        action: 'addProject',
+        project: { name, id: projectId(name) },
+      },
     )
     const project = added.project as { id: string; name: string }
     await beginImport(db, project.id, importLease(deps.now()))
@@ -67,7 +70,7 @@ export async function importOkf(deps: Deps, user: User, body: Static<typeof Impo
         await moveLease(db, project.id, importLease(deps.now()))
         // the chunk checked as a POST /mutate batch's body is (its node data with it), then written by the row
         const body = checkedBody(actions.batch, { action: 'batch', projectId: project.id, mutations: chunk })
-        await runRow({ ...own, db }, user, actions.batch, body, access)
+        await runRow({ ...own, db }, actions.batch, { user, access }, body)
       })
       block += size / ENTRY_BLOCK
       written += chunk.length

@@ -6,14 +6,13 @@ import type { State } from '../history/model'
 import { type StaleField, staleFields, staleWrite } from '../history/precondition'
 import { plannedChange } from '../history/service'
 import { afterAccess, ProjectQuery } from '../http/action-schema'
-import type { WriteCtx } from '../nodes/context'
-import { loadNodes, lockedTarget } from '../nodes/read'
+import { lockedTarget } from '../nodes/read'
 import { type Actor, SYSTEM_ACTOR } from '../ports/actor'
 import { formatRev, parseRev } from '../ports/rev'
 import { type Access, requireProject } from '../projects/access'
-import type { AccessRow } from '../projects/service'
 import type { ProposalRead, ProposalRow } from '../proposals/model'
 import { announced, closeProposal, findProposal, requireOpen, storeProposal, toProposal } from '../proposals/service'
+import { DRY_RUN } from './batch'
 import type { ApplyProposalBody, BatchEntry, ProposeBody, RejectProposalBody, WithdrawProposalBody } from './model'
 import { runBatch, type Saved } from './sequence'
 
@@ -40,22 +39,16 @@ interface Preview {
  * a broken one throws as the batch would. With `baseRevs`, the entries' targets are also checked
  * against them (section 1's rule, per field), without refusing.
  */
-async function dryRun(deps: Deps, project: AccessRow, mutations: Entry[], baseRevs?: Record<string, string>): Promise<Preview> {
-  let ctx: WriteCtx | undefined
+async function dryRun(deps: Deps, access: Access, mutations: Entry[], baseRevs?: Record<string, string>): Promise<Preview> {
   const takeBack = await savepoint(deps.db, 'arbor_proposal_preview')
   try {
-    // the batch through the write's sequence with a batch's work plan, as a dry run, nothing
-    // saved (so no change ids: none counts as this request's): the work lock before any node
-    // row (as applyProposal), claim tokens checked; all of it (the lock too) let go with the savepoint
-    const watch = async (c: WriteCtx) => {
-      c.dryRun = true
-      ctx = c
-      // every existing node an entry names, read (and locked) as it stands: its rev is the proposal's base
-      await loadNodes(c, mutations.map((e) => e.nodeId).filter(real))
-    }
-    const request = { action: 'batch' as const, projectId: project.id, mutations }
-    await runBatch(deps, project, request, watch)
-    const c = ctx!
+    // the batch through the write's sequence with a batch's work plan, as a dry run (./batch.ts
+    // `batch`: every existing node an entry names read, and locked, as it stands before the batch
+    // changes it; nothing saved, so no change ids: none counts as this request's): the work lock
+    // before any node row (as applyProposal), claim tokens checked; all of it (the lock too) let
+    // go with the savepoint. What the preview says is read from the batch's WriteCtx after it.
+    const request = { action: 'batch' as const, projectId: access.project.id, mutations, [DRY_RUN]: true as const }
+    const { ctx: c } = await runBatch(deps, access, request)
     // the batch's changes, its iterations' (added first) and its nodes', as history.md keeps them
     const changes = c.changes.map(plannedChange)
     const revs: Record<string, string> = {}
@@ -82,9 +75,10 @@ async function dryRun(deps: Deps, project: AccessRow, mutations: Entry[], baseRe
 }
 
 /** propose: the batch checked as a batch, nothing written to the tree, the proposal stored. */
-export async function propose(deps: Deps, { project }: Access, body: ProposeBody) {
+export async function propose(deps: Deps, access: Access, body: ProposeBody) {
+  const { project } = access
   const mutations = body.mutations as Entry[]
-  const { changes, baseRevs } = await dryRun(deps, project, mutations)
+  const { changes, baseRevs } = await dryRun(deps, access, mutations)
   const row = await storeProposal(deps, {
     projectId: project.id,
     title: body.title,
@@ -124,7 +118,8 @@ function entriesToApply(row: ProposalRow, force: boolean): Entry[] {
  * ids it returns beside its answer (`changeIds`), and its own, the proposal closed, whose saving
  * (./sequence.ts `saveWrite`) puts them before its own: the write's answer names the batch's.
  */
-export async function applyProposal(deps: Deps, { project }: Access, body: ApplyProposalBody) {
+export async function applyProposal(deps: Deps, access: Access, body: ApplyProposalBody) {
+  const { project } = access
   const row = await findProposal(deps, project.id, body.proposalId, true)
   requireOpen(row, 'applied')
   const mutations = entriesToApply(row, body.force === true)
@@ -133,7 +128,7 @@ export async function applyProposal(deps: Deps, { project }: Access, body: Apply
   const request = { action: 'batch' as const, projectId: project.id, mutations }
   let applied: Saved
   try {
-    applied = await runBatch(applying, project, request)
+    applied = await runBatch(applying, access, request)
   } catch (err) {
     if (err instanceof RefusalError && err.error === 'stale_write')
       throw new RefusalError(409, 'stale_write', {
@@ -210,14 +205,15 @@ function problemOf(err: unknown): { status: number; error: string; message: stri
  * batch rule (a target was deleted since), the stored preview stays and `problem` says why.
  */
 export async function readProposal(deps: Deps, user: User, query: unknown, proposalId: string): Promise<ProposalRead> {
-  const { project } = await afterAccess((id) => requireProject(deps, user, id), 'query', ProjectQuery, query)
+  const access = await afterAccess((id) => requireProject(deps, user, id), 'query', ProjectQuery, query)
+  const { project } = access
   const row = await findProposal(deps, project.id, proposalId)
   const proposal = toProposal(row)
   if (row.status !== 'open') return { proposal: { ...proposal, conflicts: [] } }
   const fresh = await deps.db.tx(async (tx) => {
     const inTx: Deps = { ...deps, db: tx }
     try {
-      const p = await dryRun(inTx, project, row.mutations as Entry[], row.base_revs)
+      const p = await dryRun(inTx, access, row.mutations as Entry[], row.base_revs)
       type Conflicts = ProposalRead['proposal']['conflicts']
       const conflicts = p.stale.length ? ((await staleWrite(inTx, project.id, p.stale)).extra.conflicts as Conflicts) : []
       return { preview: { changes: p.changes }, conflicts, problem: undefined }

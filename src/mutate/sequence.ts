@@ -1,10 +1,39 @@
+import type { Static, TSchema } from '@sinclair/typebox'
+import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { type Outbox, save } from '../events/outbox'
 import type { WriteCtx } from '../nodes/context'
+import type { Access } from '../projects/access'
 import type { AccessRow } from '../projects/service'
-import { afterWrite, beforeWrite, type WorkHeld, workPlan } from '../work/service'
-import { batch } from './batch'
-import type { BatchBody } from './model'
+import { afterWrite, beforeWrite, type WorkHeld, type WorkPlan, workPlan } from '../work/service'
+import { type BatchRun, batch } from './batch'
+import { BatchBody } from './model'
+
+/*
+ * The sequence of every write (`runRow`), inside its transaction, in the order it happens: the
+ * work state before, the handler, the work state after, saving (steps 5 to 9 of ARCHITECTURE.md's
+ * "How a write flows"). Every write runs it: each action of POST /mutate's table
+ * (./service.ts `actions`, whose rows are built here: `nodeWrite`, `accessWrite`, `row`), a batch
+ * inside another write (`runBatch`: a proposal applied or previewed, a workflow's plan), an
+ * import's project and chunks (./import-okf.ts). A step before or after the handler is one line
+ * of `runRow` or `saveWrite`.
+ *
+ * Locks, in the order a write takes them (each held until its transaction ends):
+ * 1. Its idempotency record, only when the request has an Idempotency-Key: src/http/idempotency.ts
+ *    `runIdempotent` (sql/idempotency/own.sql), in the transaction before the write runs.
+ * 2. The project's work lock, on PostgreSQL only (PGlite runs one transaction at a time), when
+ *    the write's work plan says `lock`: src/work/service.ts `beforeWrite` (sql/work/lock-project.sql);
+ *    the work state's triggers take the same lock themselves when they need it (sql/migrations/0016).
+ * 3. The owner's node-cap lock, for an add or a batch with adds when the owner has a cap:
+ *    src/nodes/read.ts `readNodeCap` (sql/nodes/lock-cap-owner.sql).
+ * 4. The id counters of the new nodes' types, in NODE_TYPES order, with a single add's parent
+ *    row locked in the same statement: src/nodes/read.ts `nextId` and `reserveIds`
+ *    (sql/nodes/allocate-id-locking-parent.sql, allocate-ids.sql; a batch's asked ahead by
+ *    src/nodes/batch-ids.ts `allocateBatchIds`).
+ * 5. The node rows the write reads: src/nodes/read.ts `loadNodes` (lock-one.sql, lock-many.sql;
+ *    a batch's ahead, `readNamed`; a revert's, src/nodes/undo.ts `openUndo`) and
+ *    `getNodeWithIntent` (an update's node, lock-with-intent.sql).
+ */
 
 export type Answer = Record<string, unknown>
 
@@ -31,6 +60,102 @@ export interface Saved<A extends Answer = Answer> {
   changeIds?: number[]
 }
 
+/**
+ * Who a write is for, as its handler takes it: the caller (POST /mutate's key, an import's; none
+ * for a batch inside another write, whose handler takes the project alone), and the caller's
+ * access to the project the body names, asked before the body was checked by the route or the
+ * write that runs this one (none: addProject's body names no project).
+ */
+export interface Caller {
+  user?: User
+  access?: Access
+}
+
+/**
+ * What the sequence runs of an action, typed by its body's schema (checked before it runs):
+ * `work` reads from the checked body what the write means to the work state (src/work
+ * `workPlan`); `handle` writes the action's rows, notes its events and changes (in a WriteCtx
+ * for nodes, src/nodes/context.ts, or in an outbox), saves nothing, and builds its answer where
+ * it wrote. Its handler is handed what the `Caller` holds that it takes (`nodeWrite`: the
+ * project; `accessWrite`: the access and the caller; `row`: the caller and the access, if any)
+ * and asks src/projects/access.ts nothing itself.
+ */
+export interface Row<W extends Written = Written> {
+  schema: TSchema
+  work(body: Record<string, unknown>): WorkPlan | undefined
+  handle(deps: Deps, caller: Caller, body: Record<string, unknown>): Promise<W>
+}
+
+/** A row whose handler takes the caller and the access, if any (addProject's, whose body names no project). */
+export const row = <S extends TSchema, W extends Written>(
+  schema: S,
+  work: (body: Static<S>) => WorkPlan | undefined,
+  handler: (deps: Deps, user: User, body: Static<S>, access?: Access) => Promise<W>,
+): Row<W> => ({
+  schema,
+  work: work as Row['work'],
+  handle: (deps, { user, access }, body) => handler(deps, user!, body as Static<S>, access),
+})
+
+/**
+ * A row whose handler is handed the access (the project and the caller's role, for an owner's
+ * action to check there) rather than the project alone; the caller last, for an action that
+ * reads who it is (a claim's key, a proposal's author). The writes of rows other than nodes, and
+ * the iteration actions that move jobs and tasks (./iterations.ts). Its schema requires a
+ * `projectId`, as `nodeWrite`'s does.
+ */
+export const accessWrite = <S extends TSchema, W extends Written>(
+  schema: S,
+  work: (body: Static<S>) => WorkPlan | undefined,
+  handler: (deps: Deps, access: Access, body: Static<S>, user: User) => Promise<W>,
+): Row<W> => ({
+  schema,
+  work: work as Row['work'],
+  handle: (deps, { user, access }, body) => handler(deps, access!, body as Static<S>, user!),
+})
+
+/**
+ * A node action's row (add, update, delete, restore, classify, batch): its handler writes in the
+ * project of the caller's access. Its schema requires a `projectId` string (403 without one), so
+ * the access was asked before the body is typed.
+ */
+export const nodeWrite = <S extends TSchema, W extends Written>(
+  schema: S,
+  work: (body: Static<S>) => WorkPlan | undefined,
+  handler: (deps: Deps, project: AccessRow, body: Static<S>) => Promise<W>,
+): Row<W> => ({
+  schema,
+  work: work as Row['work'],
+  handle: (deps, { access }, body) => handler(deps, access!.project, body as Static<S>),
+})
+
+/** The project a checked body names ('' for addProject's, which names a new one: its plan reads none). */
+const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 'string' ? body.projectId : '')
+
+/**
+ * The sequence of every write, for `row`'s action with `body` checked against its schema, inside
+ * its transaction, in the order it happens (steps 6 to 9 of ARCHITECTURE.md's "How a write
+ * flows"): the work state before, only when the row's `work` gives the write a plan; the
+ * handler; then the work state after and saving (`saveWrite`). Returns what saving gives back
+ * and the handler's WriteCtx, when it wrote nodes (a proposal's preview reads it after its dry
+ * run, ./proposals.ts).
+ */
+export async function runRow<W extends Written>(
+  deps: Deps,
+  row: Row<W>,
+  caller: Caller,
+  body: Record<string, unknown>,
+): Promise<Saved<W['answer']> & Pick<W, 'ctx'>> {
+  // the work state before: the project's work lock before any node row, claim tokens checked and renewed (src/work)
+  const plan = row.work(body)
+  const held = plan && (await beforeWrite(deps, projectOf(body), plan))
+  // the handler: its rules, its rows written; its events and changes noted, not saved
+  const written = await row.handle(deps, caller, body)
+  // the work state after, then saving
+  const saved = await saveWrite(deps, held, written)
+  return { ...saved, ctx: written.ctx }
+}
+
 /** What a committed write wakes: the webhook deliveries and search (`events`), the task classifier (`classify`). */
 function wakeLoops(deps: Pick<Deps, 'wake'>): void {
   deps.wake('events')
@@ -40,14 +165,13 @@ function wakeLoops(deps: Pick<Deps, 'wake'>): void {
 /**
  * The sequence of every write after its handler, inside its transaction, in the order it
  * happens (steps 8 and 9 of ARCHITECTURE.md's "How a write flows", and 10's wake-up, handed to
- * the transaction to run after its commit). Its caller ran step 6 (src/work `beforeWrite`, when
+ * the transaction to run after its commit). `runRow` ran step 6 (src/work `beforeWrite`, when
  * the write has a work plan: `held`) and the handler (7), which wrote its rows and noted its
- * events and changes in `written`, and saved nothing. The callers: ./service.ts `runRow`, every
- * action of POST /mutate's table, and `runBatch` below, a batch inside another write. src/work is
- * entered here a second time, on purpose: its lock had to come before the handler's first row,
- * and this reads the rows the handler wrote.
+ * events and changes in `written`, and saved nothing. src/work is entered here a second time, on
+ * purpose: its lock had to come before the handler's first row, and this reads the rows the
+ * handler wrote.
  */
-export async function saveWrite<W extends Written>(deps: Deps, held: WorkHeld | undefined, written: W): Promise<Saved<W['answer']>> {
+async function saveWrite<W extends Written>(deps: Deps, held: WorkHeld | undefined, written: W): Promise<Saved<W['answer']>> {
   const outbox = written.ctx ?? written.outbox
   // the work state after: the claims of work it marked done ended, recomputed, what it unblocked (src/work)
   const after = held && (await afterWrite(deps, held))
@@ -77,22 +201,19 @@ export async function saveWrite<W extends Written>(deps: Deps, held: WorkHeld | 
 }
 
 /**
- * A batch run inside another write, through the whole sequence (steps 6 to 9) with the work plan
- * of POST /mutate's batch, in the caller's transaction and in the project whose access the caller
- * asked: a proposal applied or previewed (./proposals.ts; `watch` sees its WriteCtx once opened),
- * a workflow's plan (src/workflow/apply.ts). The same three calls as ./service.ts `runRow`, with
- * the batch's handler named here.
+ * POST /mutate's batch (./service.ts `actions`), whose row is this one: in the project of the
+ * caller's access, with the work plan of a batch. The work plan matters inside another write too
+ * (`runBatch`): its triggers would take the work lock only after its first node rows.
  */
-export async function runBatch(
-  deps: Deps,
-  project: AccessRow,
-  body: BatchBody,
-  watch?: (ctx: WriteCtx) => Promise<void>,
-): Promise<Saved<Awaited<ReturnType<typeof batch>>['answer']>> {
-  // the work state before: the project's work lock before any node row, claim tokens checked and renewed (src/work)
-  const plan = workPlan.batch(body)
-  const held = plan && (await beforeWrite(deps, project.id, plan))
-  // the handler: its rules, its rows written; its events and changes noted, not saved
-  const written = await batch(deps, project, body, watch)
-  return saveWrite(deps, held, written)
+export const batchRow = nodeWrite(BatchBody, workPlan.batch, batch)
+
+/**
+ * A batch run inside another write, through the whole sequence (`runRow` with the batch's row),
+ * in the caller's transaction and in the project whose access the caller asked: a proposal
+ * applied or previewed (./proposals.ts; a preview's body is marked ./batch.ts `DRY_RUN`, which `batch` honours:
+ * nothing saved, and the WriteCtx returned for the preview to read), a workflow's plan
+ * (src/workflow/apply.ts).
+ */
+export function runBatch(deps: Deps, access: Access, body: BatchRun) {
+  return runRow(deps, batchRow, { access }, body)
 }

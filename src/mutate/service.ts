@@ -12,31 +12,30 @@ import { ACTION_NAMES, type ActionName } from '../ports/actions'
 import type { Author } from '../ports/actor'
 import { dataSchema } from '../ports/node-data'
 import type { Access } from '../projects/access'
-import { type AccessRow, addProject, renameProject } from '../projects/service'
-import { beforeWrite, claim, releaseClaim, renewClaim, type WorkPlan, workPlan } from '../work/service'
-import { batch } from './batch'
+import { addProject, renameProject } from '../projects/service'
+import { claim, releaseClaim, renewClaim, workPlan } from '../work/service'
 import { checkBatchCost } from './cost-limit'
 import { closestName } from './hints'
 import { deleteIteration, updateIteration } from './iterations'
 import { ACTION_BODIES as bodies } from './model'
 import { applyProposal, propose, rejectProposal, withdrawProposal } from './proposals'
 import { revert } from './revert'
-import { type Saved, saveWrite, type Written } from './sequence'
+import { accessWrite, batchRow, nodeWrite, type Row, row, runRow, type Written } from './sequence'
 
 /*
  * POST /mutate's table of actions (`actions`: each row's schema, work plan, handler and what the
- * edge does around it), the run of one action inside the write's transaction (`runAction`) and
- * the sequence of every write it runs (`runRow`, the last function here). The edge around it,
- * from the request to the answer shown, is ./routes.ts.
+ * edge does around it) and the run of one action inside the write's transaction (`runAction`),
+ * which hands the row to the sequence of every write (./sequence.ts `runRow`). The edge around
+ * it, from the request to the answer shown, is ./routes.ts.
  */
 
 /**
- * An action: the schema of its body (ACTION_BODIES, src/mutate/model.ts), its work plan and its
- * handler (run in that order by `runRow`), what POST /mutate does around that run for this action,
- * and where the docs list it (each false or absent by default).
+ * An action: the row the sequence runs (./sequence.ts `Row`: the schema of its body,
+ * ACTION_BODIES in src/mutate/model.ts, its work plan and its handler, run in that order by
+ * `runRow`), what POST /mutate does around that run for this action, and where the docs list it
+ * (each false or absent by default).
  */
-export interface Action {
-  schema: TSchema
+export interface Action extends Row {
   /**
    * The node data the body carries (an add's `node.data`, an update's `data`, a batch's or a
    * proposal's entries'), checked against its node type's schema once `schema` has typed the
@@ -44,17 +43,6 @@ export interface Action {
    * Run by `checkedBody`, with the body's check; absent for a body that carries none.
    */
   nodeData?(body: Record<string, unknown>): void
-  /** What the write means to the work state, read from the body checked against `schema` (src/work `workPlan`). */
-  work(body: Record<string, unknown>): WorkPlan | undefined
-  /**
-   * The handler, with `body` checked against `schema` (`checkedAction`): it writes the action's
-   * rows, notes its events and changes (in a WriteCtx for nodes, src/nodes/context.ts, or in an
-   * outbox), saves nothing, and builds its answer where it wrote. `access`: the caller's access to
-   * the project the body names, asked once by the edge (src/mutate/routes.ts) before anything of
-   * the body is checked, and handed to every handler but addProject's (undefined: the body names
-   * no project). Run by `runRow`, between the work state before and saving.
-   */
-  handle(deps: Deps, user: User, body: Record<string, unknown>, access: Access | undefined): Promise<Written>
   /** Where the body names the write's agent or claim (history.md, 1); `byClaimToken` when absent. */
   author?: AuthorRule
   /** The action ignores Idempotency-Key (docs/reference/mutate.md): every request runs. */
@@ -94,62 +82,17 @@ const byClaimAgent: AuthorRule = (request) => ({ agent: request.agent, claimToke
 const byEntryClaimTokens: AuthorRule = (request) => ({
   claimTokens: Array.isArray(request.mutations) ? request.mutations.map((e) => (e as { claimToken?: unknown } | null)?.claimToken) : [],
 })
-/** The project a checked body names ('' for addProject's, which names a new one: its plan reads none). */
-const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 'string' ? body.projectId : '')
-
-/**
- * An action's row: its body's schema, and its parts typed by it (the body is checked against the
- * schema by `checkedAction` before either is called): `work` reads from the checked body what the
- * write means to the work state (src/work `workPlan`); `handler` writes the action's rows (see
- * `Action.handle`). The handler is handed the access the edge asked (`nodeWrite`: the project;
- * `accessWrite`: the access and the caller) and asks none itself.
- */
-const row = <S extends TSchema>(
-  schema: S,
-  work: (body: Static<S>) => WorkPlan | undefined,
-  handler: (deps: Deps, user: User, body: Static<S>, access?: Access) => Promise<Written>,
-): Action => ({
-  schema,
-  work: (body) => work(body as Static<S>),
-  handle: (deps, user, body, access) => handler(deps, user, body as Static<S>, access),
-})
-
-/**
- * A row whose handler is handed the access the edge's check answered (`access`: the project and
- * the caller's role, for an owner's action to check there) rather than the project alone, and
- * asks src/projects/access.ts nothing itself; the caller last, for an action that reads who it is
- * (a claim's key, a proposal's author). The writes of rows other than nodes, and the iteration
- * actions that move jobs and tasks (./iterations.ts). Its schema requires a `projectId`, as
- * `nodeWrite`'s does.
- */
-const accessWrite = <S extends TSchema>(
-  schema: S,
-  work: (body: Static<S>) => WorkPlan | undefined,
-  handler: (deps: Deps, access: Access, body: Static<S>, user: User) => Promise<Written>,
-): Action => row(schema, work, (deps, user, body, access) => handler(deps, access!, body, user))
-
-/**
- * A node action's row (add, update, delete, restore, classify): its handler writes in the project
- * the edge's access check answered, and asks src/projects/access.ts nothing itself. Its schema
- * requires a `projectId` string (403 without one), so the edge has asked before the body is typed.
- */
-const nodeWrite = <S extends TSchema>(
-  schema: S,
-  work: (body: Static<S>) => WorkPlan | undefined,
-  handler: (deps: Deps, project: AccessRow, body: Static<S>) => Promise<Written>,
-): Action => row(schema, work, (deps, _user, body, access) => handler(deps, access!.project, body))
-
 /** An `accessWrite` that writes no node: nothing of the work state before or after it, its answer its handler's. */
 const action = <S extends TSchema>(
   schema: S,
   handler: (deps: Deps, access: Access, body: Static<S>, user: User) => Promise<Written>,
-): Action => accessWrite(schema, workPlan.none, handler)
+): Row => accessWrite(schema, workPlan.none, handler)
 
 /**
  * Every write of the API goes through POST /mutate and one of these actions: the name a body
- * sends → its schema (ACTION_BODIES, src/mutate/model.ts), its work plan, its handler and its
- * (`row`'s arguments, in the order `runRow` uses them). A client's name is
- * looked up only when it is one of ACTION_NAMES (src/ports/actions.ts `isActionName`; `actionNamed`,
+ * sends → its schema (ACTION_BODIES, src/mutate/model.ts), its work plan and its handler (the
+ * arguments of ./sequence.ts's row builders, `nodeWrite`, `accessWrite` and `row`, in the order
+ * `runRow` uses them). A client's name is looked up only when it is one of ACTION_NAMES (src/ports/actions.ts `isActionName`; `actionNamed`,
  * src/mutate/routes.ts), so `constructor` or `__proto__` finds nothing. Keyed by ActionName: a
  * missing or misspelt row fails `tsc`.
  */
@@ -158,12 +101,8 @@ export const actions: { readonly [A in ActionName]: Action } = {
   update: { ...nodeWrite(bodies.update, workPlan.update, update), nodeData: updateData },
   delete: nodeWrite(bodies.delete, workPlan.delete, remove),
   restore: nodeWrite(bodies.restore, workPlan.lockOnly, restore),
-  batch: {
-    ...nodeWrite(bodies.batch, workPlan.batch, batch),
-    nodeData: entriesData,
-    author: byEntryClaimTokens,
-    costLimited: 'batch',
-  },
+  // the row ./sequence.ts `runBatch` runs for a batch inside another write too
+  batch: { ...batchRow, nodeData: entriesData, author: byEntryClaimTokens, costLimited: 'batch' },
   classify: nodeWrite(bodies.classify, workPlan.lockOnly, classify),
   addIteration: action(bodies.addIteration, addIterationAction),
   updateIteration: accessWrite(bodies.updateIteration, workPlan.lockOnly, updateIteration),
@@ -327,7 +266,7 @@ export async function authorOfRequest(
 /**
  * The one run of an action, inside its idempotent transaction (src/http/idempotency.ts): its body
  * checked (`checkedAction`), its author (`authorOfRequest`, the row's `author` rule), on PGlite a
- * `costLimited` row's entries weighed, then the sequence of every write (`runRow`), whose answer
+ * `costLimited` row's entries weighed, then the sequence of every write (./sequence.ts `runRow`), whose answer
  * names the changes it saved (`changeIds`, history.md 2), so that the caller can take its own
  * write back with `revert` (the app's Ctrl+Z). Kept in the stored answer, so a replay has them
  * too; shown only to a caller that asks (`Prefer: change-ids`, src/mutate/routes.ts `shown`), so
@@ -339,24 +278,8 @@ export async function runAction(deps: Deps, user: User, headers: Record<string, 
   const author = await authorOfRequest(deps, user, headers, request, found.author)
   // on PGlite, 413 before anything is written (issue 50, item 3)
   if (found.costLimited) checkBatchCost(deps, request, found.costLimited)
-  const { answer, changeIds } = await runRow({ ...deps, author }, user, found, request, access)
+  const { answer, changeIds } = await runRow({ ...deps, author }, found, { user, access }, request)
   if (changeIds === undefined || 'changeIds' in answer || (changeIds.length === 0 && !found.changeIdsAreResult)) return answer
   const { _meta, ...rest } = answer
   return { ...rest, changeIds: [...changeIds].sort((a, b) => a - b).map(String), ...(_meta === undefined ? {} : { _meta }) }
-}
-
-/**
- * The sequence of every write, for the action of `found` with `body` checked against its schema,
- * inside its transaction, in the order it happens (steps 6 to 9 of ARCHITECTURE.md's "How a write
- * flows"): the work state before (src/work `beforeWrite`: the project's work lock, claim tokens
- * checked and renewed), only when the row's `work` gives the write a plan; the handler (its
- * rules, its rows written, its events and changes noted, not saved); then the work state after
- * and saving (./sequence.ts `saveWrite`). A batch inside another write runs the same three calls
- * (./sequence.ts `runBatch`); an import's project and chunks run this (./import-okf.ts).
- */
-export async function runRow(deps: Deps, user: User, found: Action, body: Record<string, unknown>, access?: Access): Promise<Saved> {
-  const plan = found.work(body)
-  const held = plan && (await beforeWrite(deps, projectOf(body), plan))
-  const written = await found.handle(deps, user, body, access)
-  return saveWrite(deps, held, written)
 }

@@ -8,7 +8,7 @@ import { runBatch } from '../mutate/sequence'
 import { actions, checkedBody } from '../mutate/service'
 import { type Node, toNode } from '../nodes/model'
 import { focus, readNodesById } from '../nodes/service'
-import type { AccessRow } from '../projects/service'
+import type { Access } from '../projects/access'
 import type { Plan } from './flows/types'
 import type { RunState } from './model'
 import { StateSpent, spend } from './spent'
@@ -58,8 +58,8 @@ export function finishedEmpty(message: string, tip?: string) {
 export async function applyPlan(
   deps: Deps,
   user: User,
-  /** the run's project, as POST /workflow asked its access (once, before the body was checked) */
-  project: AccessRow,
+  /** the caller's access to the run's project, as POST /workflow asked it (once, before the body was checked) */
+  access: Access,
   run: RunState,
   state: string,
   response: unknown,
@@ -78,7 +78,7 @@ export async function applyPlan(
         const touched = plan.mutations.filter((m) => m.action === 'update' || m.action === 'delete').map((m) => String(m.nodeId))
         const before = new Map((await readNodesById(db, run.projectId, touched)).map((r) => [r.id, publicNode(toNode(r))]))
         await spend(db, state, run.expiresAt)
-        const result = await batchInChunks({ ...deps, db }, project, plan)
+        const result = await batchInChunks({ ...deps, db }, access, plan)
         return terminalBody(run.projectId, plan, result, before)
       },
       { storeRefusals: false },
@@ -127,9 +127,9 @@ export async function refuseRepeat(deps: Deps, user: User, state: string, respon
  * together), later batches name earlier drafts by their real ids, and an entry's index in an
  * error is its index in the whole plan.
  */
-async function batchInChunks(deps: Deps, project: AccessRow, plan: Plan): Promise<Applied> {
+async function batchInChunks(deps: Deps, access: Access, plan: Plan): Promise<Applied> {
   // every batch writes in the project whose access POST /workflow asked (a batch writes in the project its caller asked)
-  const projectId = project.id
+  const projectId = access.project.id
   const group = (i: number) => (plan.source[i] ?? '').replace(/\].*$/, ']')
   const chunks: number[][] = []
   let current: number[] = []
@@ -168,7 +168,7 @@ async function batchInChunks(deps: Deps, project: AccessRow, plan: Plan): Promis
       // plan's first rows, and deadlock with a write that took it first and waits for one of them),
       // its updates and deletes recomputed once at its end, claim tokens checked, claims of work
       // marked done ended (a plan of the flows marks none); `_meta.unblocked` is not part of its answer
-      const { answer: result } = await runBatch(deps, project, body)
+      const { answer: result } = await runBatch(deps, access, body)
       results.push(...(result.results as BatchResult[]))
       for (const [draft, id] of Object.entries(result.idMap)) idMap.set(draft, id)
       meta = result._meta

@@ -4,8 +4,7 @@ import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
 import { checkInput, JsonObject, parseInput } from '../http/action-schema'
 import { badString } from '../http/input-guard'
-import { requireProject, tierRequired } from '../projects/access'
-import type { AccessRow } from '../projects/service'
+import { type Access, requireProject, tierRequired } from '../projects/access'
 import { hasApiAccess } from '../tiers/service'
 import { applyPlan, finishedEmpty, refuseRepeat } from './apply'
 import { addFlow } from './flows/add'
@@ -64,8 +63,8 @@ export async function postWorkflow(deps: Deps, codec: StateCodec, user: User, ra
   const bad = badString(body)
   if (bad && !(body.action === 'advance' && /^(response|nextInput)\b/.test(bad.path))) throw refuse(bad.message)
   drawn(refuse, () => parseInput(ActionPart, body))
-  const { project } = named ?? (await requireProject(deps, user, body.projectId))
-  return body.action === 'start' ? start(deps, codec, user, project.id, body) : advance(deps, codec, user, project, body)
+  const access = named ?? (await requireProject(deps, user, body.projectId))
+  return body.action === 'start' ? start(deps, codec, user, access.project.id, body) : advance(deps, codec, user, access, body)
 }
 
 async function start(deps: Deps, codec: StateCodec, user: User, projectId: string, body: Record<string, unknown>) {
@@ -119,8 +118,8 @@ function checkAnswer(flow: Flow, body: Record<string, unknown>): { answer: Answe
   return { answer: { signal, message: message ?? '', body: response }, nextInput: nextInput ?? undefined }
 }
 
-async function advance(deps: Deps, codec: StateCodec, user: User, project: AccessRow, body: Record<string, unknown>) {
-  const projectId = project.id
+async function advance(deps: Deps, codec: StateCodec, user: User, access: Access, body: Record<string, unknown>) {
+  const projectId = access.project.id
   const { state } = drawn(refuse, () => parseInput(AdvanceState, body))
   const run = await codec.open(state, { projectId, userId: user.id })
   // from here on, every refusal keeps the run: the same state comes back with retry:true
@@ -146,5 +145,5 @@ async function advance(deps: Deps, codec: StateCodec, user: User, project: Acces
   }
   if (step.kind === 'done') return finishedEmpty(step.message)
   // a batch entry that breaks a mutate rule is a bad answer too (applyError)
-  return drawn(retry, () => applyPlan(deps, user, project, run, state, answer.body, step.plan))
+  return drawn(retry, () => applyPlan(deps, user, access, run, state, answer.body, step.plan))
 }
