@@ -9,8 +9,9 @@
 export class LineError extends Error {}
 
 /**
- * No row of a backup comes near this: the request body limit (MAX_BODY_BYTES, 1 MiB by default)
- * bounds what one write stores. A longer line is refused before it is held whole in memory.
+ * No row the API writes comes near this: it keeps each text field to 20,000 characters
+ * (LIMITS.textLength), some hundreds of kilobytes per row once escaped. A longer line is refused
+ * before it is held whole in memory; a backup never writes one (src/backup/service.ts).
  */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024
 
