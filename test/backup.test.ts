@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { migrations } from '../sql/migrations'
 import { parentsFirst, RestoreError, restore } from '../src/backup/restore'
-import { writeBackup } from '../src/backup/service'
+import { BackupError, writeBackup } from '../src/backup/service'
 import { contents, emptyPglite, emptyPostgres } from './backup-db'
 import { ADMIN_TOKEN, seedPlan, startApp } from './helpers'
 
@@ -108,6 +108,25 @@ describe('backup and restore', async () => {
     )
     await expect(restore(t2, linesOf('{"hello":1}'))).rejects.toBeInstanceOf(RestoreError)
     await t2.close()
+  })
+
+  it('refuses a row whose line a restore would refuse as too long, naming it, rather than write a backup that cannot be restored', async () => {
+    const p = await app.project()
+    const long = await app.call('POST', '/api/v1/mutate', {
+      body: { action: 'add', projectId: p, node: { type: 'goal', data: { label: 'Long', description: '\u2028'.repeat(20_000) } } },
+    })
+    expect(long.status).toBe(200)
+    // 20,000 separators are 120,000 bytes once escaped: over a limit of 100,000, under the default
+    const written: string[] = []
+    const failed = await writeBackup(app.db, async (line) => void written.push(line), new Date(), 100_000).catch((err) => err)
+    expect(failed).toBeInstanceOf(BackupError)
+    // the first table in the backup's order that holds the text: the change that added it (changes), or the node
+    expect(failed.message).toMatch(
+      /^a row of table (changes|nodes) \(\{"id":[^…]*…\) takes 0\.1 MiB as a line of the backup, and a restore reads lines of at most 0\.1 MiB: no backup was written$/,
+    )
+    expect(written.join('')).not.toContain('\\u2028'.repeat(100))
+    await writeBackup(app.db, async (line) => void written.push(line))
+    expect(written.join('')).toContain('\\u2028'.repeat(20_000))
   })
 
   it('is one snapshot: a write during the backup is either wholly in it or not at all', async () => {

@@ -9,8 +9,9 @@
 export class LineError extends Error {}
 
 /**
- * No row of a backup comes near this: the request body limit (MAX_BODY_BYTES, 1 MiB by default)
- * bounds what one write stores. A longer line is refused before it is held whole in memory.
+ * No row the API writes comes near this: it keeps each text field to 20,000 characters
+ * (LIMITS.textLength), some hundreds of kilobytes per row once escaped. A longer line is refused
+ * before it is held whole in memory; a backup never writes one (src/backup/service.ts).
  */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024
 
@@ -52,7 +53,11 @@ export async function* splitLines(chunks: AsyncIterable<Uint8Array>, maxBytes = 
   if (size > 0) yield take()
 }
 
-const LINE_BREAKS = /[\u0085\u2028\u2029]/g
-
-/** JSON text with U+0085, U+2028 and U+2029 written as \u escapes (only strings can hold them, so the meaning is the same). */
-export const escapeLineBreaks = (json: string) => json.replace(LINE_BREAKS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+/**
+ * JSON text with U+0085, U+2028 and U+2029 written as \u escapes (only strings can hold them, so
+ * the meaning is the same). Three replaceAll of a literal rather than one regular expression with
+ * a function called per match: a 40 MB text of separators (13 million) took 19 s that way, 3.8 s
+ * this way (bun 1.4.5).
+ */
+export const escapeLineBreaks = (json: string) =>
+  json.replaceAll('\u2028', '\\u2028').replaceAll('\u2029', '\\u2029').replaceAll('\u0085', '\\u0085')

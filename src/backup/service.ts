@@ -1,5 +1,5 @@
 import type { Db } from '../db'
-import { escapeLineBreaks } from './lines'
+import { escapeLineBreaks, MAX_LINE_BYTES } from './lines'
 import { appliedMigrations, beginSnapshot, dependencyOrder, listForeignKeys, listSequences, listTables, quote } from './queries'
 
 /**
@@ -18,6 +18,9 @@ export const BACKUP_VERSION = 1
 /** rows fetched per round trip from the cursor: bounded memory whatever a table's size */
 const PAGE = 500
 
+/** A database this backup cannot hold as its restore reads it: one line for the operator. */
+export class BackupError extends Error {}
+
 export interface BackupHeader {
   format: typeof BACKUP_FORMAT
   version: number
@@ -27,8 +30,17 @@ export interface BackupHeader {
   tables: { name: string; columns: string[]; generated: string[] }[]
 }
 
-/** Write the whole database to `sink`, one line (with its newline) per call; `sink` may wait (backpressure). */
-export async function writeBackup(db: Db, write: (line: string) => Promise<void>, now = new Date()): Promise<void> {
+/**
+ * Write the whole database to `write`, whole lines (each with its newline) per call; `write` may
+ * wait (backpressure). A row whose line would be longer than `maxLineBytes` (what a restore reads)
+ * throws a BackupError before anything of its page is written.
+ */
+export async function writeBackup(
+  db: Db,
+  write: (line: string) => Promise<void>,
+  now = new Date(),
+  maxLineBytes = MAX_LINE_BYTES,
+): Promise<void> {
   // a reader that splits lines at U+2028, U+2029 or U+0085 (JSON leaves them raw in strings) still reads each line whole
   const sink = (text: string) => write(escapeLineBreaks(text))
   await db.tx(async (tx) => {
@@ -54,7 +66,10 @@ export async function writeBackup(db: Db, write: (line: string) => Promise<void>
         const page = await tx.query<{ r: string }>(`fetch ${PAGE} from ${cursor}`)
         if (!page.length) break
         rows[table.name] += page.length
-        await sink(page.map((p) => `{"t":${JSON.stringify(table.name)},"r":${p.r}}\n`).join(''))
+        const lines = page.map((p) => escapeLineBreaks(`{"t":${JSON.stringify(table.name)},"r":${p.r}}\n`))
+        // a UTF-16 unit takes at most 3 bytes of UTF-8: only a line that may be too long is measured
+        for (const line of lines) if (line.length * 3 > maxLineBytes) refuseLongLine(table.name, line, maxLineBytes)
+        await write(lines.join(''))
       }
       await tx.query(`close ${cursor}`)
     }
@@ -64,6 +79,22 @@ export async function writeBackup(db: Db, write: (line: string) => Promise<void>
     }
     await sink(`${JSON.stringify({ end: true, rows })}\n`)
   })
+}
+
+/**
+ * A row whose line is longer than a restore reads (MAX_LINE_BYTES) fails the backup here, rather
+ * than writing a file that its restore refuses. The API keeps every text field to 20,000
+ * characters, so only a value written into the database by other means makes such a row.
+ */
+function refuseLongLine(table: string, line: string, max: number): void {
+  const bytes = Buffer.byteLength(line, 'utf8')
+  if (bytes <= max) return
+  const mib = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MiB`
+  // the row's first columns (a table's key comes first) name it for the operator
+  const start = line.slice(line.indexOf('"r":') + 4, line.indexOf('"r":') + 84)
+  throw new BackupError(
+    `a row of table ${table} (${start}…) takes ${mib(bytes)} as a line of the backup, and a restore reads lines of at most ${mib(max)}: no backup was written`,
+  )
 }
 
 /** The backup as a byte stream with backpressure (GET /admin/v1/backup). A client that goes away ends the transaction. */

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path'
 import type { Writable } from 'node:stream'
 import { splitLines } from '../backup/lines'
 import { RestoreError, restore } from '../backup/restore'
-import { writeBackup } from '../backup/service'
+import { BackupError, writeBackup } from '../backup/service'
 import type { Config } from '../config'
 import { openDbAsIs } from '../db'
 import { DataDirLockedError } from '../db/pglite'
@@ -29,7 +29,7 @@ export async function backupCommand(config: Config, argv: string[]): Promise<voi
     await out.done()
   } catch (err) {
     out.abandon()
-    throw err
+    throw err instanceof BackupError ? new CliError(err.message) : err
   }
   if (file !== '-') console.error(`arbor: backup written to ${resolve(file)}`)
 }
