@@ -169,8 +169,9 @@ class PlainRefusal extends ErrorListError {}
 
 /**
  * The message of a broken part that has no rule of its own: `<path> is required`, or `<path>:
- * <what is wrong>`. The one wording of a validation failure, here and for the routes' own
- * Elysia schemas (src/http/error-plugin.ts).
+ * <what is wrong>`: the form of a validation failure, here (the part's message from TypeBox's
+ * `Value.Errors`) and in src/http/error-plugin.ts (the part's message from Elysia's error, for
+ * `checkInput`'s refusals).
  */
 export function plainRefusal(path: string, value: unknown, wrong: () => string): string {
   return value === undefined ? `${path || 'body'} is required` : `${path || 'body'}: ${wrong()}`

@@ -16,9 +16,10 @@ import type { AddRead, Around, CapRead, EntryRead, UpdateRead } from './read'
  * entry's index). An add's rules are `checkAdd`, an update's `checkUpdate` (a batch's entries
  * come through them, `checkEntry`; a revert's fields set back through `checkUpdate`), each in the
  * order of docs/reference/mutate.md. A precondition on a field goes here, as one more line of
- * `checkFields`, the rules the two share; what it needs read goes into ./read.ts `readAround`.
- * A field's own shape, which needs no read, is its schema instead (src/ports/node-data.ts
- * `NodeFields`). Two refusals of the whole write are here too: the owner's node cap
+ * `checkFields`, the rules the two share, even a rule that reads nothing (so that it holds for a
+ * revert's fields set back too); what it needs read goes into ./read.ts `readAround`. A field's
+ * schema (src/ports/node-data.ts `NodeFields`, checked with the body) says its shape alone: its
+ * JSON type and its length. Two refusals of the whole write are here too: the owner's node cap
  * (`checkNodeCap`, 403, an add's or a batch's first rule) and a stale ifRev
  * (`refuseStaleIfRevs`, 409, a batch's last check).
  */
