@@ -4,7 +4,7 @@ import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
 import { partRefusal } from './action-schema'
 import { allowedMethods, type RouteEntry } from './allowed-methods'
-import { closestName } from './closest-name'
+import { misspeltKeyTip } from './closest-name'
 import { loggablePath } from './input-guard'
 import { isJsonType, notReadAsJson } from './json-body'
 import { guideUrl, isGuidedPath } from './meta'
@@ -34,24 +34,6 @@ function validationMessages(error: ValidationError, contentType: string | null):
     else out.push(message)
   }
   return out.length ? out : [String(error.message ?? 'Invalid request')]
-}
-
-/**
- * For a required field that is missing while the query or body has a key that looks like it
- * misspelt (`projectID` for `projectId`): the tip that names that key (issue 55), or null.
- */
-function misspeltKeyTip(errors: string[], error: ValidationError): string | null {
-  const value = error.value
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return null
-  for (const message of errors) {
-    const field = /^(\w+) is required\b/.exec(message)?.[1]
-    if (!field || Object.hasOwn(value, field)) continue
-    const key = Object.keys(value)
-      .slice(0, 50)
-      .find((k) => k !== field && closestName(k, [field]) === field)
-    if (key) return `The ${error.type === 'query' ? 'query string' : 'body'} has \`${key.slice(0, 100)}\`: did you mean \`${field}\`?`
-  }
-  return null
 }
 
 /**
@@ -131,7 +113,7 @@ export function renderError(
       if ((err as ValidationError).type === 'response') break
       {
         const errors = validationMessages(err as ValidationError, request.headers.get('content-type'))
-        const tip = misspeltKeyTip(errors, err as ValidationError)
+        const tip = misspeltKeyTip((err as ValidationError).type === 'query' ? 'query' : 'body', (err as ValidationError).value, errors)
         return withGuide(400, { success: false, errors, ...(tip ? { _meta: { _tip: tip } } : {}) })
       }
     case 'PARSE':
