@@ -13,6 +13,7 @@
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors'
 import { Value } from '@sinclair/typebox/value'
 import { ValidationError } from 'elysia'
 import { ErrorListError, projectAccessDenied } from '../errors'
@@ -48,6 +49,7 @@ type Marked = TSchema & {
   [IN_VALUE_ORDER]?: true
   [UNKNOWN_FIRST]?: true
   type?: string
+  format?: string
   anyOf?: Marked[]
   properties?: Record<string, Marked>
   required?: string[]
@@ -164,31 +166,70 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 
 type Fallback = (() => Error) | null
 
-/** The refusal of a part without a message of its own: `checkInput` has the error plugin word it, as it words any failed TypeBox check. */
+/** The refusal of a part without a message of its own: `checkInput` has the error plugin list every such part at once. */
 class PlainRefusal extends ErrorListError {}
 
-/**
- * The message of a broken part that has no rule of its own: `<path> is required`, or `<path>:
- * <what is wrong>`: the form of a validation failure, here (the part's message from TypeBox's
- * `Value.Errors`) and in src/http/error-plugin.ts (the part's message from Elysia's error, for
- * `checkInput`'s refusals).
- */
-export function plainRefusal(path: string, value: unknown, wrong: () => string): string {
+/** `<path> is required` when the part is missing, else `<path>: <what is wrong>`; the body itself is `body`. */
+function plainRefusal(path: string, value: unknown, wrong: () => string): string {
   return value === undefined ? `${path || 'body'} is required` : `${path || 'body'}: ${wrong()}`
+}
+
+/** The values a union of literals allows (`tier`: free, strategist, …), or null for any other schema. */
+function literalsOf(schema: unknown): string[] | null {
+  const anyOf = (schema as { anyOf?: { const?: unknown }[] } | undefined)?.anyOf
+  if (!Array.isArray(anyOf) || !anyOf.length || !anyOf.every((v) => v.const !== undefined)) return null
+  return anyOf.map((v) => String(v.const))
+}
+
+/** What is wrong with the part at `path` that failed `error`, in the words of docs/validation.md's refusal. */
+function wrongOf(error: ValueError, path: string): string {
+  const values = literalsOf(error.schema)
+  if (values) return `must be one of ${values.join(', ')}`
+  switch (error.type) {
+    case ValueErrorType.ObjectAdditionalProperties:
+      return `Property '${path}' should not be provided`
+    case ValueErrorType.String:
+      return `Expected property '${path}' to be string but found: ${error.value}`
+    case ValueErrorType.Union:
+      return `Property '${path}' should be one of: ${((error.schema as Marked).anyOf ?? []).map((v) => `'${v.format ?? v.type}'`).join(', ')}`
+    default:
+      return error.message
+  }
+}
+
+/**
+ * The one wording of a failed TypeBox check of a part that has no message of its own, for both
+ * doors (`parseAction`'s first broken part, and each part of a `checkInput` refusal, listed by
+ * src/http/error-plugin.ts): `error` is TypeBox's, found inside `value`, the part at `at`. The
+ * path is the part's followed by the error's own (`a.b[2]`: an array's item in
+ * brackets, a property after a dot, a property with an empty name as `""`); the message is
+ * `<path> is required` or `<path>: <what is wrong>`.
+ */
+export function partRefusal(at: string, value: unknown, error: ValueError): { path: string; message: string } {
+  let path = at
+  let inside = value
+  for (const raw of error.path.split('/').slice(1)) {
+    const name = raw.replace(/~1/g, '/').replace(/~0/g, '~')
+    if (Array.isArray(inside)) path = `${path}[${name}]`
+    else path = path ? `${path}.${name || '""'}` : name || '""'
+    inside = isObject(inside) || Array.isArray(inside) ? (inside as Record<string, unknown>)[name] : undefined
+  }
+  return { path, message: plainRefusal(path, error.value, () => wrongOf(error, path || 'body')) }
 }
 
 function refusalOf(schema: TSchema, value: unknown, path: string, fallback: Fallback = null, rule = (schema as Marked)[RULE]): Error {
   if (rule === undefined && fallback) return fallback()
-  const refusal: Refusal =
-    rule === undefined
-      ? plainRefusal(path, value, () => [...Value.Errors(schema, value)][0]?.message ?? 'invalid value')
-      : typeof rule === 'function'
-        ? rule(value, path)
-        : rule
+  const refusal: Refusal = rule === undefined ? plainWords(schema, value, path) : typeof rule === 'function' ? rule(value, path) : rule
   if (refusal instanceof Error) return refusal
   if (rule === undefined) return new PlainRefusal([refusal as string])
   if (typeof refusal === 'string') return new ErrorListError([refusal])
   return new ErrorListError([refusal.message], refusal.tip ? { _tip: refusal.tip } : {})
+}
+
+/** The refusal of the part `value` at `path`, broken without a message of its own: its first TypeBox error, worded by `partRefusal`. */
+function plainWords(schema: TSchema, value: unknown, path: string): string {
+  const first = Value.Errors(schema, value).First()
+  return first ? partRefusal(path, value, first).message : plainRefusal(path, value, () => 'invalid value')
 }
 
 /** The first broken part of `value`, in the order of the schema's properties, or null. */
@@ -289,8 +330,9 @@ export const parseInput = parseAction
  * The one check of a request's input (docs/validation.md): the query string or the body against
  * the route's input schema (`src/<module>/model.ts`), strict, parts checked in the order of the
  * schema's properties. A broken part with a message of its own is refused with it; a part without
- * one (a missing or unknown name, a body that is no JSON object) is refused as Elysia words a
- * failed TypeBox check, every such name at once (src/http/error-plugin.ts, with the misspelt-key tip).
+ * one (a missing or unknown name, a body that is no JSON object) is refused as Elysia's
+ * `ValidationError`, whose failed checks src/http/error-plugin.ts words with `partRefusal`, every
+ * such part at once, with the misspelt-key tip.
  */
 export function checkInput<S extends TSchema>(where: 'query' | 'body', schema: S, value: unknown): Static<S> {
   const refusal = refusalFor(schema, value)
@@ -308,7 +350,7 @@ export const JsonObject = Type.Record(Type.String(), Type.Unknown())
  * `checkInput` after the caller's access to the project the input names (`access`, which throws
  * the 403 or 404): a caller without access hears that before any 400 about a value. An input
  * without a projectId string names no project to ask about: its schema refuses it first
- * (`projectId is required`, `projectId: Expected string`).
+ * (`projectId is required`, `projectId: Expected property 'projectId' to be string but found: 5`).
  */
 export async function afterAccess<A extends object, S extends TSchema>(
   access: (projectId: string) => A | Promise<A>,

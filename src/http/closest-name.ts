@@ -1,7 +1,25 @@
 /**
  * The name a client most likely meant (a misspelt action, a top-level key such as `projectID`):
- * used by mutate's tips and by the error plugin's tip for a required field sent under another name.
+ * used by mutate's tips, and the one misspelt-key tip for a required field sent under another name.
  */
+
+/**
+ * For the first `<name> is required` among `messages` whose name `input` (a query string or a
+ * body) lacks while it has a top-level key that looks like its misspelling (`projectID` for
+ * `projectId`, issue 55): "The body has `projectID`: did you mean `projectId`?", or null.
+ */
+export function misspeltKeyTip(where: 'query' | 'body', input: unknown, messages: readonly string[]): string | null {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return null
+  for (const message of messages) {
+    const field = /^(\w+) is required\b/.exec(message)?.[1]
+    if (!field || Object.hasOwn(input, field)) continue
+    const key = Object.keys(input)
+      .slice(0, 50)
+      .find((k) => closestName(k, [field]) === field)
+    if (key) return `The ${where === 'query' ? 'query string' : 'body'} has \`${key.slice(0, 100)}\`: did you mean \`${field}\`?`
+  }
+  return null
+}
 
 /** The name of `names` that `name` most likely meant: within a third of its length in edits (at least 1, at most 3), or null. */
 export function closestName(name: string, names: Iterable<string>): string | null {

@@ -2,29 +2,16 @@ import { Elysia, type ValidationError } from 'elysia'
 import { SQLSTATE, sqlState, transient } from '../db/sqlstate'
 import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
-import { plainRefusal } from './action-schema'
+import { partRefusal } from './action-schema'
 import { allowedMethods, type RouteEntry } from './allowed-methods'
-import { closestName } from './closest-name'
+import { misspeltKeyTip } from './closest-name'
 import { loggablePath } from './input-guard'
 import { isJsonType, notReadAsJson } from './json-body'
 import { guideUrl, isGuidedPath } from './meta'
 import { json } from './respond'
 
-/** Turn a TypeBox error path like `/node/data/label` into `node.data.label`; no path is the body itself. */
-function fieldName(path: string | undefined): string {
-  if (!path) return 'body'
-  return path.replace(/^\//, '').replace(/\//g, '.') || '""'
-}
-
 /** An error's stack (its message when it has none), bounded for a log line. */
 const stackOf = (err: unknown) => String((err && typeof err === 'object' && 'stack' in err ? err.stack : undefined) ?? err).slice(0, 2000)
-
-/** The values a union of literals allows (`tier`: free, strategist, …), or null for any other schema. */
-function literalsOf(schema: unknown): string[] | null {
-  const anyOf = (schema as { anyOf?: { const?: unknown }[] } | undefined)?.anyOf
-  if (!Array.isArray(anyOf) || !anyOf.length || !anyOf.every((v) => v.const !== undefined)) return null
-  return anyOf.map((v) => String(v.const))
-}
 
 function validationMessages(error: ValidationError, contentType: string | null): string[] {
   const all = (() => {
@@ -37,37 +24,16 @@ function validationMessages(error: ValidationError, contentType: string | null):
   const seen = new Set<string>()
   const out: string[] = []
   for (const e of all) {
-    const field = fieldName(e.path)
-    if (seen.has(field)) continue // one message per field is enough
-    seen.add(field)
-    if (field === 'body' && contentType !== null && !isJsonType(contentType)) out.push(notReadAsJson(contentType))
-    else if (field === 'body' && (e.value === null || typeof e.value !== 'object' || Array.isArray(e.value)))
+    const { path, message } = partRefusal('', error.value, e)
+    if (seen.has(path)) continue // one message per part is enough
+    seen.add(path)
+    if (path === '' && contentType !== null && !isJsonType(contentType)) out.push(notReadAsJson(contentType))
+    else if (path === '' && (e.value === null || typeof e.value !== 'object' || Array.isArray(e.value)))
       out.push('Request body must be a JSON object (Content-Type: application/json)')
-    else if (field === '""') out.push('The body has a property with an empty name (""): remove it')
-    else {
-      const values = literalsOf(e.schema)
-      out.push(plainRefusal(field, e.value, () => (values ? `must be one of ${values.join(', ')}` : (e.summary ?? e.message))))
-    }
+    else if (path === '""') out.push('The body has a property with an empty name (""): remove it')
+    else out.push(message)
   }
   return out.length ? out : [String(error.message ?? 'Invalid request')]
-}
-
-/**
- * For a required field that is missing while the query or body has a key that looks like it
- * misspelt (`projectID` for `projectId`): the tip that names that key (issue 55), or null.
- */
-function misspeltKeyTip(errors: string[], error: ValidationError): string | null {
-  const value = error.value
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return null
-  for (const message of errors) {
-    const field = /^(\w+) is required\b/.exec(message)?.[1]
-    if (!field || Object.hasOwn(value, field)) continue
-    const key = Object.keys(value)
-      .slice(0, 50)
-      .find((k) => k !== field && closestName(k, [field]) === field)
-    if (key) return `The ${error.type === 'query' ? 'query string' : 'body'} has \`${key.slice(0, 100)}\`: did you mean \`${field}\`?`
-  }
-  return null
 }
 
 /**
@@ -143,11 +109,11 @@ export function renderError(
     }
     case 'VALIDATION':
       // Elysia's code VALIDATION is its ValidationError: checkInput's refusal of a part without a message of its own
-      // (src/http/action-schema.ts), worded here, every such name at once with the misspelt-key tip
+      // (src/http/action-schema.ts): every such part at once, each worded by its `partRefusal`, with the misspelt-key tip
       if ((err as ValidationError).type === 'response') break
       {
         const errors = validationMessages(err as ValidationError, request.headers.get('content-type'))
-        const tip = misspeltKeyTip(errors, err as ValidationError)
+        const tip = misspeltKeyTip((err as ValidationError).type === 'query' ? 'query' : 'body', (err as ValidationError).value, errors)
         return withGuide(400, { success: false, errors, ...(tip ? { _meta: { _tip: tip } } : {}) })
       }
     case 'PARSE':

@@ -1,5 +1,5 @@
 import { ErrorListError, PROJECT_ACCESS_DENIED, RefusalError } from '../errors'
-import { closestName } from '../http/closest-name'
+import { closestName, misspeltKeyTip } from '../http/closest-name'
 
 export { closestName }
 
@@ -23,9 +23,10 @@ export function withProjectTip(err: unknown, body: unknown): unknown {
   )
     return err
   const projectId = body && typeof body === 'object' ? (body as Record<string, unknown>).projectId : undefined
+  const keyTip = misspeltKeyTip('body', body, ['projectId is required'])
   const _tip =
     projectId === undefined || projectId === null || projectId === ''
-      ? `projectId is missing: ${misspeltTip(body, 'projectId')}send the id of one of your projects in the body; GET /api/v1/projects lists them.`
+      ? `projectId is missing: ${keyTip ? `${keyTip[0]?.toLowerCase()}${keyTip.slice(1)} ` : ''}send the id of one of your projects in the body; GET /api/v1/projects lists them.`
       : `projectId ${JSON.stringify(String(projectId).slice(0, 100))} names no project this key can see (a typo, or a project it is not a member of); GET /api/v1/projects lists the ids this key can use.`
   const meta = (err.extra._meta ?? {}) as Record<string, unknown>
   const tipped = new RefusalError(403, err.error, { ...err.extra, _meta: { ...meta, _tip } })
@@ -33,35 +34,17 @@ export function withProjectTip(err: unknown, body: unknown): unknown {
   return tipped
 }
 
-/** The body's top-level key that looks like a misspelt `expected` (`projectID`, `porjectId`), or null. */
-function misspeltKey(body: unknown, expected: string): string | null {
-  if (!body || typeof body !== 'object' || Array.isArray(body) || Object.hasOwn(body, expected)) return null
-  for (const key of Object.keys(body).slice(0, 50)) if (closestName(key, [expected]) === expected) return key
-  return null
-}
-
-/** "the body has `projectID`: did you mean `projectId`? " when it has such a key, else ''. */
-function misspeltTip(body: unknown, expected: string): string {
-  const key = misspeltKey(body, expected)
-  return key === null ? '' : `the body has \`${key.slice(0, 100)}\`: did you mean \`${expected}\`? `
-}
-
 /**
- * A 400 whose first error says a top-level field is required (`node is required: …`) while the
- * body has a key that looks like it misspelt (`nod`) gets a `_tip` that names that key (issue 55).
+ * A 400 that says a top-level field is required (`node is required: …`) while the body has a key
+ * that looks like it misspelt (`nod`) gets the misspelt-key tip (src/http/closest-name.ts), the
+ * one the error plugin gives a query string or a body checked by `checkInput`, before its own.
  */
 export function withKeyTip(err: unknown, body: unknown): unknown {
   if (!(err instanceof ErrorListError) || err.status !== 400) return err
-  const field = /^(\w+) is required\b/.exec(err.errors[0] ?? '')?.[1]
-  const tip = field ? misspeltTip(body, field) : ''
+  const tip = misspeltKeyTip('body', body, err.errors)
   if (!tip) return err
   const old = typeof err.meta._tip === 'string' ? ` ${err.meta._tip}` : ''
-  const tipped = new ErrorListError(
-    err.errors,
-    { ...err.meta, _tip: `${tip[0]?.toUpperCase()}${tip.slice(1).trim()}${old}` },
-    err.status,
-    err.retryAfter,
-  )
+  const tipped = new ErrorListError(err.errors, { ...err.meta, _tip: `${tip}${old}` }, err.status, err.retryAfter)
   tipped.replayed = err.replayed
   return tipped
 }
