@@ -82,7 +82,7 @@ it(`a stopped PGlite with megabytes of text backs up and restores into ${PG ? 'P
 
     const file = join(work, 'large.ndjson')
     const backup = await arbor(['backup', file], { DATA_DIR: server.env.DATA_DIR! })
-    expect([backup.code, backup.stderr]).toEqual([0, `arbor: backup written to ${file}\n`])
+    expect([backup.code, backup.stderr]).toEqual([0, `arbor: backup of DATA_DIR ${server.env.DATA_DIR} written to ${file}\n`])
     // three-byte characters are most of it: well over the characters the API took
     expect(statSync(file).size).toBeGreaterThan(APPROACHES * 3 * LIMITS.textLength * 2)
     expect(/[\u2028\u2029\u0085]/.test(readFileSync(file, 'utf8'))).toBe(false)

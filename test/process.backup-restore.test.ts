@@ -146,14 +146,17 @@ describe('a server that stored hostile strings backs up and restores with identi
         // through the running server (its admin API) …
         const viaServer = join(work, `${from}-server.ndjson`)
         const b1 = await arbor(['backup', viaServer, '--url', server.url], { ADMIN_TOKEN })
-        expect([b1.code, b1.stderr]).toEqual([0, `arbor: backup written to ${viaServer}\n`])
+        expect([b1.code, b1.stderr]).toEqual([0, `arbor: backup of the running server at ${server.url} written to ${viaServer}\n`])
         await server.stop()
         // … and from the stopped database, which nothing writes to any more: the copy must equal it
         const direct = join(work, `${from}-direct.ndjson`)
         // (an embedded source in a PostgreSQL run: its DATA_DIR, not the unused database beside it)
         const source = from === 'pglite' ? { DATA_DIR: server.env.DATA_DIR! } : server.env
         const b2 = await arbor(['backup', direct], source)
-        expect([b2.code, b2.stderr]).toEqual([0, `arbor: backup written to ${direct}\n`])
+        expect([b2.code, b2.stderr]).toEqual([
+          0,
+          `arbor: backup of ${from === 'pglite' ? `DATA_DIR ${server.env.DATA_DIR}` : 'the PostgreSQL database of DATABASE_URL'} written to ${direct}\n`,
+        ])
         for (const file of [viaServer, direct]) {
           const text = readFileSync(file, 'utf8')
           expect(text).toContain('line\\u2028separator')

@@ -242,7 +242,7 @@ describe('arbor backup and restore under write load', () => {
     const backup = await admin(['backup', file])
     writing = false
     await load
-    expect([backup.code, backup.stderr]).toEqual([0, `arbor: backup written to ${file}\n`])
+    expect([backup.code, backup.stderr]).toEqual([0, `arbor: backup of the running server at ${server.url} written to ${file}\n`])
     await server.stop()
 
     const pg = PG ? await emptyPostgres() : null

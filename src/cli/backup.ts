@@ -22,16 +22,24 @@ export async function backupCommand(config: Config, argv: string[]): Promise<voi
   const file = positionals[0] ?? '-'
   const url = serverUrl(config, values.url)
   const out = openOutput(file)
+  // what the backup was taken of, said with the file: the server that answered (which may not be
+  // the DATA_DIR or DATABASE_URL of this shell), or the database the config names
+  let source: string
   try {
-    if (config.adminToken && (await isUp(url))) await fromServer(connect(url, config.adminToken), out.write)
-    else if (values.url) throw new CliError(`no Arbor answers at ${url}, or ADMIN_TOKEN is not set`)
-    else await withDb(config, (db) => writeBackup(db, out.write))
+    if (config.adminToken && (await isUp(url))) {
+      source = `the running server at ${url}`
+      await fromServer(connect(url, config.adminToken), out.write)
+    } else if (values.url) throw new CliError(`no Arbor answers at ${url}, or ADMIN_TOKEN is not set`)
+    else {
+      source = where(config)
+      await withDb(config, (db) => writeBackup(db, out.write))
+    }
     await out.done()
   } catch (err) {
     out.abandon()
     throw err instanceof BackupError ? new CliError(err.message) : err
   }
-  if (file !== '-') console.error(`arbor: backup written to ${resolve(file)}`)
+  if (file !== '-') console.error(`arbor: backup of ${source} written to ${resolve(file)}`)
 }
 
 export async function restoreCommand(config: Config, argv: string[]): Promise<void> {
