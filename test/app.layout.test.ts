@@ -111,6 +111,11 @@ describe.skipIf(!haveChromium)('the app: layout (issue 55, item 8)', () => {
       body: { action: 'add', projectId: L, node: { type: 'goal', data: { label } } },
     })
     expect(res.status).toBe(200)
+    // an iteration with a long name: the picker, as wide as its longest choice, must not take the name's room
+    const iteration = await env.server.call('POST', '/api/v1/mutate', {
+      body: { action: 'addIteration', projectId: L, iteration: { name: 'Field weeks on the northern transect, second half' } },
+    })
+    expect(iteration.status).toBe(200)
     const page = await openApp(env, L)
     await page.locator('#project-name', { hasText: name }).waitFor()
     await shot(page, 'long-name-1280')
