@@ -4,8 +4,9 @@
 #   not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance.
 # Starts `bun src/main.ts` on a fresh database (a new DATA_DIR, or a new database created in
 # the PostgreSQL cluster of DATABASE_URL and dropped afterwards), on a free port of 127.0.0.1,
-# mints a fresh API key through the admin API, creates a project, fuzzes /api/v1 with that key
-# and then /admin/v1 with the admin token.
+# mints two users through the admin API, each with a project of its own, fuzzes /api/v1 in two
+# runs at once (the examples and coverage phases with one user, the fuzzing and stateful phases
+# with the other), then /admin/v1 with the admin token.
 #
 #   npm run fuzz                                    # PGlite
 #   DATABASE_URL=postgres://… npm run fuzz          # PostgreSQL
@@ -89,19 +90,19 @@ node -e "
 
 # a fresh user (through the admin API) with one project of its own, for each of the two API runs
 # below, so that neither sees what the other writes (a project one deletes, a member one adds):
-# each starts from what the single run did before, a fresh key on a fresh project
+# each run starts as the single run before them did, with a fresh key on a fresh project
 user_with_project() { # <project id>: prints the new user's key
   local key
   key=$(node -e "
     fetch('$BASE/admin/v1/users', { method: 'POST', headers: { authorization: 'Bearer $ADMIN_TOKEN', 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'fuzz $1', tier: 'team' }) }).then(r => r.json()).then(b => console.log(b.apiKey))
   ")
+  [ -n "$key" ] && [ "$key" != undefined ] || { echo "no key for the user of $1" >&2; exit 1; }
   node -e "
     fetch('$BASE/api/v1/mutate', { method: 'POST', headers: { authorization: 'Bearer $key', 'content-type': 'application/json' },
       body: JSON.stringify({ action: 'addProject', project: { name: 'Fuzz', id: '$1' } }) })
       .then(r => r.json()).then(b => { if (!b.success) { console.error(JSON.stringify(b)); process.exit(1) } })
   " >&2 || exit 1
-  [ -n "$key" ] && [ "$key" != undefined ] || { echo "no key for the user of $1" >&2; exit 1; }
   echo "$key"
 }
 KEY_COVERAGE=$(user_with_project fuzz)
