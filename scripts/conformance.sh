@@ -8,9 +8,10 @@
 #   the 0.2 line, --requirements 2025-11-25 and --requirements 2026-07-28
 # and then the MCP Inspector's CLI with --strict on the tool list (no problem at all allowed).
 # The suite needs Node.js 22: node@22 and the suites are installed into <work dir> with npm
-# --prefix, outside the project's dependencies.
+# --prefix, outside the project's dependencies, once: a work dir that holds them is used as it is.
 #
 #   bash scripts/conformance.sh <work dir>
+#   bash scripts/conformance.sh <work dir> --install   # only the installs (CI makes them early)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -32,6 +33,10 @@ trap stop EXIT
 [ -x "$WORK/v2/node_modules/.bin/conformance" ] ||
   npm install --prefix "$WORK/v2" --no-audit --no-fund --no-save "@modelcontextprotocol/conformance@$V2" >/dev/null
 NODE22="$WORK/v1/node_modules/node/bin"
+if [ "${2:-}" = --install ]; then
+  echo "installed in $WORK: node $("$NODE22/node" --version), conformance $V1 and $V2, MCP Inspector 2.12.0"
+  exit 0
+fi
 echo "node $("$NODE22/node" --version) for the suite"
 
 port() { node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
