@@ -28,7 +28,16 @@ import { type ClaimBody, READY_LIMIT, ReadyQuery, type ReleaseClaimBody, type Re
 import * as q from './queries'
 import { type ReadyItem, spreadFirst, type TreeNode, type WorkState } from './ready'
 
-/** Ready work and claims (docs/agents.md). */
+/*
+ * Ready work and claims (docs/agents.md), and the work state around every write (its sequence,
+ * src/mutate/sequence.ts `runRow`). Each action that writes nodes has its work plan (`workPlan`,
+ * the `work` column of POST /mutate's table, src/mutate/service.ts `actions`), computed from its
+ * own checked body: whether the write takes the project's work lock, defers its triggers' work
+ * to its end, may unblock work; the claim tokens it checks; the ids it marks done. A batch's
+ * plan gathers its entries' by the same functions as the single actions' (`ENTRY_WORK`, keyed by
+ * the entry's `action`, its schema's discriminant). `beforeWrite` and `afterWrite` read the plan
+ * alone: nothing of src/work compares an action's name.
+ */
 
 export const LEASE_SECONDS = { default: 900, min: 30, max: 86_400 } as const
 
