@@ -294,10 +294,11 @@ type Entry =
   | { action: 'addIteration' }
 
 /**
- * An update's `data` as its schema lets it by (each field sent, or null to clear it): the node
- * type's schema checked it before the write's plan is read (src/mutate/service.ts `updateData`,
- * `entriesData`), but for a node id that names no node, which the update's rules then refuse;
- * its work only compares these fields with values of theirs, so such data asks nothing of it.
+ * An update's `data` as its node type's schema lets it by (each field sent, or null to clear it),
+ * checked before the write's plan is read (src/mutate/service.ts `updateData`, `entriesData`),
+ * unless its node id tells no type (neither `<type>-<n>` nor a draft- id the batch adds): the
+ * update's rules then refuse the write, rolled back with whatever its plan did. The plan only
+ * compares these fields with values of theirs.
  */
 type FieldsSent = { readonly [F in FieldName]?: NodeData[F] | null }
 
