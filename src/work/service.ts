@@ -19,14 +19,25 @@ import type { Deps } from '../deps'
 import { notFound, RefusalError } from '../errors'
 import { type DomainEvent, outboxOf, save } from '../events/outbox'
 import { afterAccess } from '../http/action-schema'
+import type { AddBody, DeleteBody, UpdateBody } from '../nodes/input'
 import { readNodesById, readWithAncestors } from '../nodes/service'
+import type { FieldName, NodeData, NodeType } from '../ports/node-data'
 import { formatRev } from '../ports/rev'
 import { type Access, requireProject } from '../projects/access'
 import { type ClaimBody, READY_LIMIT, ReadyQuery, type ReleaseClaimBody, type RenewClaimBody } from './model'
 import * as q from './queries'
 import { type ReadyItem, spreadFirst, type TreeNode, type WorkState } from './ready'
 
-/** Ready work and claims (docs/agents.md). */
+/*
+ * Ready work and claims (docs/agents.md), and the work state around every write (its sequence,
+ * src/mutate/sequence.ts `runRow`). Each action that writes nodes has its work plan (`workPlan`,
+ * the `work` column of POST /mutate's table, src/mutate/service.ts `actions`), computed from its
+ * own checked body: whether the write takes the project's work lock, defers its triggers' work
+ * to its end, may unblock work; the claim tokens it checks; the ids it marks done. A batch's
+ * plan gathers its entries' by the same functions as the single actions' (`ENTRY_WORK`, keyed by
+ * the entry's `action`, its schema's discriminant). `beforeWrite` and `afterWrite` read the plan
+ * alone: nothing of src/work compares an action's name.
+ */
 
 export const LEASE_SECONDS = { default: 900, min: 30, max: 86_400 } as const
 
@@ -223,21 +234,14 @@ export async function releaseClaim(deps: Deps, { project: p }: Access, body: Rel
   return { outbox: outboxOf(p.id, [released]), answer: { success: true, released: { nodeId: row.node_id } } }
 }
 
-/**
- * A node entry of a write, as the work state reads it: an update's or a delete's checked body, or
- * a batch's entry (its `action`, the union of a batch's entries: a misspelt name does not compile).
- */
-type Entry = {
-  action: 'add' | 'update' | 'delete' | 'addIteration'
-  nodeId?: string
-  claimToken?: string
-  parentId?: unknown
-  data?: Record<string, unknown> | null
-}
+/** A claim token a write carries, with the node it names: checked (409 claim_lost) and renewed before the write. */
+type Tokened = { nodeId: string; claimToken: string }
 
 /**
- * What a write of nodes means to the work state, read from its checked body: the table of
- * POST /mutate's actions (src/mutate/service.ts) names one per action that writes nodes.
+ * What a write means to the work state, computed from its checked body by its action's row of
+ * POST /mutate's table (src/mutate/service.ts `actions`, its `work`: `workPlan`). `beforeWrite`
+ * and `afterWrite` read these facts and nothing else of the write: not its action's name, not
+ * its body.
  */
 export interface WorkPlan {
   /**
@@ -249,18 +253,145 @@ export interface WorkPlan {
   lock: boolean
   /** many statements: the triggers set their changes aside and the work state is recomputed once at the end (migration 0023) */
   deferred: boolean
-  /** the entries that update or delete nodes: their claim tokens are checked, and claims of work they mark done end */
-  entries: Entry[]
+  /** the claim tokens it carries, each with the node it names (a batch's draft- ids left out: no claim names one) */
+  tokens: Tokened[]
+  /** the nodes it marks done (a batch's draft- ids left out): their claims end after it (docs/agents.md) */
+  doneIds: string[]
   /** it may unblock work: `_meta.unblocked` says what, in a project that had blocked work before */
   mayUnblock: boolean
 }
 
 /**
- * The work plan of each action that writes nodes (POST /mutate's table), from its checked body;
- * none (undefined) for a write that asks the work state nothing before it nor after it (`plan`):
- * the write's sequence (src/mutate/sequence.ts) then neither takes the lock nor asks anything after it.
- * What the table uses follows it: `plan`, then what it reads of an entry (`unblocks`,
- * `leavesWorkAlone` with `WORK_FIELDS`, `addsNoWork`).
+ * What a write of one node means to the work state: a single action's body, or a batch's entry,
+ * by the same function (`addWork`, `updateWork`, `deleteWork`). `lock` is the single action's:
+ * a batch takes the lock whatever its entries.
+ */
+interface NodeWork extends Omit<WorkPlan, 'deferred'> {
+  /**
+   * it writes its node in a statement of its own (an update, a delete), so a batch with such an
+   * entry defers its work state to its end; a batch's adds share one insert at its end
+   */
+  ownStatement: boolean
+}
+
+/** What of an add's body its work reads (a batch's add entry carries more). */
+type AddSent = { node: Pick<AddBody['node'], 'type'> }
+/** What of an update's body its work reads: the same fields in a batch's update entry. */
+type UpdateSent = Pick<UpdateBody, 'nodeId' | 'data' | 'parentId' | 'claimToken'>
+/** What of a delete's body its work reads: the same fields in a batch's delete entry. */
+type DeleteSent = Pick<DeleteBody, 'nodeId' | 'claimToken'>
+
+/**
+ * A batch's entry as its work reads it: src/mutate/model.ts `BatchEntry`, a union told apart by
+ * its `action`, each member the body of its action (src/mutate/sequence.ts `batchRow` hands the
+ * checked `BatchEntry`s here: an entry of a new action fails tsc there until it has a member here,
+ * and a row in `ENTRY_WORK`).
+ */
+type Entry =
+  | ({ action: 'add' } & AddSent)
+  | ({ action: 'update' } & UpdateSent)
+  | ({ action: 'delete' } & DeleteSent)
+  | { action: 'addIteration' }
+
+/**
+ * An update's `data` as its node type's schema lets it by (each field sent, or null to clear it),
+ * checked before the write's plan is read (src/mutate/service.ts `updateData`, `entriesData`),
+ * unless its node id tells no type (neither `<type>-<n>` nor a draft- id the batch adds): the
+ * update's rules then refuse the write, rolled back with whatever its plan did. The plan only
+ * compares these fields with values of theirs.
+ */
+type FieldsSent = { readonly [F in FieldName]?: NodeData[F] | null }
+
+/** What of a node the work state reads or sorts by (sql/migrations/0016, 0026): the triggers take the lock only when one of these changes. */
+const WORK_FIELDS = new Set<string>([
+  'status',
+  'approachStatus',
+  'blockedBy',
+  'goalStatus',
+  'kind',
+  'iteration',
+  'urgent',
+] satisfies FieldName[])
+
+/** The types whose adds are no work item and no blocker: their triggers skip the work state (migration 0027); a task is added without kind. */
+const NO_WORK_TYPES = new Set<string>(['goal', 'need', 'task'] satisfies NodeType[])
+
+/** A batch's draft- id (remapped to a real id by the batch): no claim names it. */
+const isDraft = (nodeId: string) => nodeId.startsWith('draft-')
+
+/** The claim token a write of one node carries, with its node (none for a draft- id). */
+const tokenOf = (nodeId: string, claimToken: string | undefined): Tokened[] =>
+  claimToken === undefined || isDraft(nodeId) ? [] : [{ nodeId, claimToken }]
+
+/** An add: the lock, but not for a goal, a need or a task, whose triggers leave the work state alone. */
+const addWork = (body: AddSent): NodeWork => ({
+  lock: !NO_WORK_TYPES.has(body.node.type),
+  ownStatement: false,
+  tokens: [],
+  doneIds: [],
+  mayUnblock: false,
+})
+
+/**
+ * An update. The lock, unless it moves no node and sets none of WORK_FIELDS (a label, a
+ * description): its triggers never take the project's work lock, so it need not wait for it
+ * either, and eight writers of labels in one project run side by side on PostgreSQL instead of
+ * one at a time (issue 51, 3). It may unblock work when it marks work done or resolves or
+ * retires an approach; the claim of what it marks done ends.
+ */
+const updateWork = (body: UpdateSent): NodeWork => {
+  const data = body.data as FieldsSent | null | undefined
+  const done = data?.status === 'done'
+  return {
+    lock: body.parentId !== undefined || !data || Object.keys(data).some((field) => WORK_FIELDS.has(field)),
+    ownStatement: true,
+    tokens: tokenOf(body.nodeId, body.claimToken),
+    doneIds: done && !isDraft(body.nodeId) ? [body.nodeId] : [],
+    mayUnblock: done || data?.approachStatus === 'resolved' || data?.approachStatus === 'retired',
+  }
+}
+
+/** A delete: the lock, and it may unblock work (a blocker deleted with its subtree). */
+const deleteWork = (body: DeleteSent): NodeWork => ({
+  lock: true,
+  ownStatement: true,
+  tokens: tokenOf(body.nodeId, body.claimToken),
+  doneIds: [],
+  mayUnblock: true,
+})
+
+/**
+ * The work of a batch's entry, by the action it names: a table keyed by the entry's `action`,
+ * the discriminant of its schema's union, whose rows are the single actions' own functions; a
+ * missing row fails tsc, and so does a row that reads a field its member does not carry. Looking
+ * the discriminant up is how the entry is typed (as POST /mutate's `actions` finds a body's row);
+ * what the entry means to the work state is its row's to say. An addIteration entry means nothing
+ * of its own: the batch's lock covers the iteration triggers.
+ */
+const ENTRY_WORK: { [E in Entry as E['action']]: (entry: E) => NodeWork } = {
+  add: addWork,
+  update: updateWork,
+  delete: deleteWork,
+  addIteration: () => ({ lock: false, ownStatement: false, tokens: [], doneIds: [], mayUnblock: false }),
+}
+// one cast: tsc cannot tie `ENTRY_WORK[e.action]` to the member `e` is (a correlated union); the table's type ties them
+const entryWork = (e: Entry) => (ENTRY_WORK[e.action] as (entry: Entry) => NodeWork)(e)
+
+/**
+ * The plan, or none when it asks the work state nothing before the write nor after it (no lock,
+ * no claim token, no deferral, nothing it may unblock): the write's sequence then leaves the work
+ * state out (src/mutate/sequence.ts).
+ */
+const planOf = (p: WorkPlan): WorkPlan | undefined => (p.lock || p.deferred || p.mayUnblock || p.tokens.length > 0 ? p : undefined)
+
+/** The plan of a single action that writes one node, in one statement: nothing deferred. */
+const single = (w: NodeWork) => planOf({ lock: w.lock, deferred: false, tokens: w.tokens, doneIds: w.doneIds, mayUnblock: w.mayUnblock })
+
+/**
+ * The work plan of each action (POST /mutate's table, src/mutate/service.ts `actions`, its `work`
+ * column), computed from the action's checked body; none (undefined) for a write that asks the
+ * work state nothing before it nor after it (`planOf`): the write's sequence
+ * (src/mutate/sequence.ts) then neither takes the lock nor asks anything after it.
  */
 export const workPlan = {
   /**
@@ -279,65 +410,31 @@ export const workPlan = {
    * (src/nodes/classify-loop.ts), which follows each task's add and takes the lock only for a task
    * it makes a do-it.
    */
-  lockOnly: (): WorkPlan | undefined => plan([]),
+  lockOnly: (): WorkPlan | undefined => planOf({ lock: true, deferred: false, tokens: [], doneIds: [], mayUnblock: false }),
   /** add: only the lock, and none for a goal, a need or a task, whose triggers leave the work state alone */
-  add: (body: { node?: { type?: string } | null }): WorkPlan | undefined => plan([], { lock: !addsNoWork(body) }),
+  add: (body: AddSent): WorkPlan | undefined => single(addWork(body)),
   /** update: none for one that sets no work field and sends no claim token (a label, a description) */
-  update: (body: Omit<Entry, 'action'>): WorkPlan | undefined => plan([{ ...body, action: 'update' }]),
-  delete: (body: { nodeId: string; claimToken?: string }): WorkPlan | undefined => plan([{ ...body, action: 'delete' }]),
+  update: (body: UpdateSent): WorkPlan | undefined => single(updateWork(body)),
+  delete: (body: DeleteSent): WorkPlan | undefined => single(deleteWork(body)),
   /**
-   * batch: deferred when it writes nodes in more than one statement. A batch of adds (and
-   * addIteration entries) writes its nodes in one insert at its end, whose triggers then keep the
-   * work state at once (a job beside an open sibling: its row from the sibling's, migration 0033).
+   * batch: the lock, whatever its entries, and its entries' work (`ENTRY_WORK`) together;
+   * deferred when it writes nodes in more than one statement. A batch of adds (and addIteration
+   * entries) writes its nodes in one insert at its end, whose triggers then keep the work state at
+   * once (a job beside an open sibling: its row from the sibling's, migration 0033).
    */
-  batch: (body: { mutations: Entry[] }): WorkPlan | undefined =>
-    plan(body.mutations, { lock: true, deferred: body.mutations.some((e) => e.action === 'update' || e.action === 'delete') }),
+  batch: (body: { mutations: readonly Entry[] }): WorkPlan | undefined => {
+    const works = body.mutations.map(entryWork)
+    return planOf({
+      lock: true,
+      deferred: works.some((w) => w.ownStatement),
+      tokens: works.flatMap((w) => w.tokens),
+      doneIds: works.flatMap((w) => w.doneIds),
+      mayUnblock: works.some((w) => w.mayUnblock),
+    })
+  },
   /** a revert may take back any write, so it may unblock work as any of them */
-  revert: (): WorkPlan | undefined => plan([], { deferred: true, mayUnblock: true }),
+  revert: (): WorkPlan | undefined => planOf({ lock: true, deferred: true, tokens: [], doneIds: [], mayUnblock: true }),
 }
-
-/** The entries whose claim tokens the write checks and renews before it (`beforeWrite`). */
-const tokenedOf = (entries: Entry[]) =>
-  entries.filter((e) => isReal(e) && typeof e.claimToken === 'string') as { nodeId: string; claimToken: string }[]
-
-/**
- * The plan of a write with these entries, or none when it asks the work state nothing before
- * the write nor after it (no lock, no claim token, no deferral, nothing it may unblock): the
- * write's sequence then leaves the work state out (src/mutate/sequence.ts).
- */
-const plan = (entries: Entry[], more: Partial<WorkPlan> = {}): WorkPlan | undefined => {
-  const p: WorkPlan = {
-    lock: !(entries.length === 1 && leavesWorkAlone(entries[0]!)),
-    deferred: false,
-    entries,
-    mayUnblock: entries.some(unblocks),
-    ...more,
-  }
-  return p.lock || p.deferred || p.mayUnblock || tokenedOf(entries).length > 0 ? p : undefined
-}
-
-/** Does this entry mark work done, resolve or retire an approach, or delete a node (so it may unblock work)? */
-const unblocks = (e: Entry) =>
-  e.action === 'delete' ||
-  (e.action === 'update' && (e.data?.status === 'done' || e.data?.approachStatus === 'resolved' || e.data?.approachStatus === 'retired'))
-
-/** What of a node the work state reads or sorts by (sql/migrations/0016, 0026): the triggers take the lock only when one of these changes. */
-const WORK_FIELDS = new Set(['status', 'approachStatus', 'blockedBy', 'goalStatus', 'kind', 'iteration', 'urgent'])
-
-/**
- * An update that moves no node and sets none of WORK_FIELDS (a label, a description): its
- * triggers never take the project's work lock, so it need not wait for it either. Eight writers
- * of labels in one project then run side by side on PostgreSQL instead of one at a time (issue 51, 3).
- */
-const leavesWorkAlone = (e: Entry) =>
-  e.action === 'update' &&
-  e.parentId === undefined &&
-  typeof e.data === 'object' &&
-  e.data !== null &&
-  !Object.keys(e.data).some((k) => WORK_FIELDS.has(k))
-
-/** An add of a goal, a need or a task (added without kind): no work item, no blocker; its triggers skip the work state (migration 0027). */
-const addsNoWork = (body: { node?: { type?: string } | null }) => ['goal', 'need', 'task'].includes(body.node?.type ?? '')
 
 /** What `beforeWrite` sent, for `afterWrite`. */
 export interface WorkHeld {
@@ -349,8 +446,6 @@ export interface WorkHeld {
    */
   blockedBefore: Promise<boolean>
 }
-
-const isReal = (e: Entry) => typeof e.nodeId === 'string' && !e.nodeId.startsWith('draft-')
 
 /**
  * The work state before a write of nodes, in its transaction: the project's work lock first (on
@@ -380,7 +475,7 @@ export async function beforeWrite(deps: Deps, projectId: string, plan: WorkPlan)
   ]).then(([, blocked]) => blocked)
   blockedBefore.catch(() => {}) // should the handler fail first, its error is the write's (the transaction is rolled back)
   const held = { plan, projectId, blockedBefore }
-  const tokened = tokenedOf(plan.entries)
+  const tokened = plan.tokens
   if (deps.db.kind !== 'postgres') await blockedBefore
   if (tokened.length) {
     // the tokens checked, and renewed to their own length (a write with a live claim's token
@@ -414,8 +509,7 @@ export interface WorkAfter {
  */
 export async function afterWrite(deps: Deps, held: WorkHeld): Promise<WorkAfter> {
   const { plan, projectId } = held
-  const done = plan.entries.filter((e) => e.action === 'update' && isReal(e) && e.data?.status === 'done').map((e) => e.nodeId!)
-  const ended = done.length ? await endClaims(deps.db, projectId, done, deps.now()) : []
+  const ended = plan.doneIds.length ? await endClaims(deps.db, projectId, plan.doneIds, deps.now()) : []
   const released = ended.map((c) => claimEvent('node.released', { nodeId: c.node_id, agent: c.agent }))
   const blockedBefore = await held.blockedBefore
   if (plan.deferred) await q.flushWork(deps.db)
