@@ -13,8 +13,8 @@ import { NODE_TYPES, type Node, type NodeType, PARENT_TYPE, parseNodeId, toNode 
 import * as q from './queries'
 
 /**
- * Step 1 of every node write, the read: the write's context opened (`openCtx`, its type in
- * ./context.ts), then what the rules (./rules.ts, step 2) are checked on, read into it in as few
+ * Step 1 of every node write, the read: the write's context opened (`openCtx`, a dry run's too;
+ * its type in ./context.ts), then what the rules (./rules.ts, step 2) are checked on, read into it in as few
  * statements as it can, and nothing checked here. The nodes it reads and locks (`getNode`, `getNodeWithIntent`, `loadNodes`, `readAround`
  * for what the rules check beside the node), all an add's rules need (`readAdd`) and all an
  * update's (`readUpdate`), a batch's (`readNamed` ahead of its entries, `readEntry` for each), the
@@ -25,11 +25,15 @@ import * as q from './queries'
  * `refuseStaleIfRevs`). Step 3 is ./write.ts.
  */
 
-/** A node write of `projectId` opened, inside its transaction (`deps.db`): nothing read yet. */
-export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> {
+/**
+ * A node write of `projectId` opened, inside its transaction (`deps.db`): nothing read yet.
+ * `dryRun`: a proposal's preview or a revert's dry run, which saving stores nothing of.
+ */
+export async function openCtx(deps: Deps, projectId: string, { dryRun = false } = {}): Promise<WriteCtx> {
   return {
     deps,
     projectId,
+    dryRun,
     nodes: new Map(),
     drafts: new Map(),
     pending: [],
@@ -78,28 +82,6 @@ const laterAlone = (): Map<string, IterationRow> =>
 /** Read the project's iterations again at their next use (a revert put one back or took one away). */
 export async function reloadIterations(ctx: WriteCtx): Promise<void> {
   ctx.iterations = undefined
-}
-
-/**
- * An iteration this write created (a batch's addIteration entry): its later entries may name it.
- * Not read yet, the iterations are read with it (it was inserted in this transaction).
- */
-export function noteIteration(
-  ctx: WriteCtx,
-  iteration: { name: string; status: IterationRow['status']; sortOrder: number; gitTags: string[] },
-): void {
-  ctx.iterations = ctx.iterations?.then((known) =>
-    known.set(iteration.name, {
-      name: iteration.name,
-      status: iteration.status,
-      system: false,
-      sort_order: iteration.sortOrder,
-      git_tags: iteration.gitTags,
-      completed_at: null,
-    }),
-  )
-  ctx.iterations?.catch(() => {}) // as in iterationsOf: the use that awaits it throws
-  ctx.created.iterations++
 }
 
 /** The stored blockedBy of every approach of the project, read once per write. */
