@@ -1,4 +1,4 @@
-import type { WriteCtx } from './context'
+import type { WriteCtx, WriteState } from './context'
 import { loadNodes, storedBlockers } from './read'
 
 /** A batch's entry as this check reads it: an add's node (its id and data) or an update's node id and data. */
@@ -8,7 +8,7 @@ type SentEntry = { action: string; nodeId?: unknown; node?: { id?: unknown; data
  * A batch's `cycleFree` noted in its write (src/nodes/context.ts), read by the cycle rule of each
  * entry (src/nodes/rules.ts): whether its blockedBy can close no cycle (`batchCycleFree`).
  */
-export async function noteCycleFree(ctx: WriteCtx, entries: readonly SentEntry[]): Promise<void> {
+export async function noteCycleFree(ctx: WriteState, entries: readonly SentEntry[]): Promise<void> {
   ctx.cycleFree = await batchCycleFree(ctx, entries)
 }
 

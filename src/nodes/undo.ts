@@ -2,7 +2,7 @@ import type { Deps } from '../deps'
 import { type DomainEvent, type Outbox, outboxOf } from '../events/outbox'
 import { LATER } from '../iterations/model'
 import { type NodesMove, revertIteration } from '../iterations/service'
-import type { WriteCtx } from './context'
+import type { WriteCtx, WriteState } from './context'
 import type { NodeUpdate } from './input'
 import type { Node, NodeData } from './model'
 import type { TreeRow } from './queries'
@@ -51,7 +51,7 @@ export async function stillStands(ctx: WriteCtx, id: string): Promise<boolean> {
  * false only that is looked at. Otherwise set back as an update sets them (`setBack`).
  */
 export async function undoUpdate(
-  ctx: WriteCtx,
+  ctx: WriteState,
   revertOf: number,
   nodeId: string,
   before: NodeState,
@@ -70,7 +70,7 @@ export async function undoUpdate(
  * queued for the write's insert as `restore` does (`restoreDeleted`).
  */
 export async function undoDelete(
-  ctx: WriteCtx,
+  ctx: WriteState,
   revertOf: number,
   node: Node,
 ): Promise<{ stands?: true; parentGone?: true; missingIteration?: string }> {
@@ -212,7 +212,7 @@ export async function moveAlong(ctx: WriteCtx, outbox: Outbox, move: NodesMove, 
  * The revert's last node step: the deleted nodes it brought back, still queued, stored (./write.ts
  * `flush`), when there are any; its events marked as a revert's (`asReverts`).
  */
-export async function finishUndo(ctx: WriteCtx): Promise<void> {
+export async function finishUndo(ctx: WriteState): Promise<void> {
   ctx.revertOf = undefined
   if (ctx.pending.length) await flush(ctx)
   ctx.events = asReverts(ctx.events)
@@ -223,7 +223,7 @@ export async function finishUndo(ctx: WriteCtx): Promise<void> {
  * `beside` (saved before what follows, in its own statement), when it noted any: an iteration's
  * step is saved after them (`undoIteration`).
  */
-function setAside(ctx: WriteCtx): void {
+function setAside(ctx: WriteState): void {
   if (ctx.changes.length) ctx.beside.push(outboxOf(ctx.projectId, asReverts(ctx.events.splice(0)), ctx.changes.splice(0)))
 }
 

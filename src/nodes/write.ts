@@ -4,7 +4,7 @@ import { outboxOf } from '../events/outbox'
 import { nodeChange, nodeState } from '../history/change'
 import type { NewIteration } from '../iterations/model'
 import { addIteration } from '../iterations/service'
-import type { WriteCtx } from './context'
+import type { WriteCtx, WriteState } from './context'
 import { type Node, toNode } from './model'
 import * as q from './queries'
 import type { CheckedEntry, CheckedUpdate } from './rules'
@@ -98,7 +98,7 @@ export async function storeEntry(ctx: WriteCtx, checked: CheckedEntry): Promise<
  * the batch's later entries, which may name it (not read yet, the iterations are read with it: it
  * was inserted in this transaction). Returns the iteration as the batch answers it.
  */
-export async function storeIteration(ctx: WriteCtx, it: NewIteration) {
+export async function storeIteration(ctx: WriteState, it: NewIteration) {
   const added = outboxOf(ctx.projectId)
   const iteration = await addIteration(ctx.deps, added, it)
   ctx.changes.push(...added.changes)
@@ -166,7 +166,7 @@ export async function subtrees(ctx: WriteCtx, ids: string[]): Promise<q.TreeRow[
  * change it takes back (`revertOf`).
  */
 export async function removeRows(
-  ctx: WriteCtx,
+  ctx: WriteState,
   rows: { row: q.TreeRow; depth: number; revertOf?: number }[],
   /** the node deleted by name: logged to the changelog in the same statement, whose entry's id is returned */
   logged?: Node,
@@ -212,7 +212,7 @@ export function noteChange(
  * in the key order a read of it would give), its createdAt the one it was given (a restore's) or
  * made with.
  */
-export async function flush(ctx: WriteCtx): Promise<void> {
+export async function flush(ctx: WriteState): Promise<void> {
   if (ctx.pending.length === 0) return
   const rows = ctx.pending
   ctx.pending = []
