@@ -71,7 +71,8 @@ export async function projectIterations(deps: Deps, projectId: string) {
 
 /**
  * addIteration, also used by batch entries: the row written, its change and event noted in
- * `outbox` (a batch's WriteCtx, or the action's own) to be saved with the write's.
+ * `outbox` (the action's own, or one of a batch's entry, whose change and event
+ * src/nodes/write.ts `storeIteration` notes in the batch's write) to be saved with the write's.
  */
 export async function addIteration(deps: Deps, outbox: Outbox, it: NewIteration) {
   const name = cleanName(it.name, 'iteration.name')

@@ -1,14 +1,13 @@
 import { sqlState, transient } from '../db/sqlstate'
 import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
-import { addIteration } from '../iterations/service'
 import { allocateBatchIds } from '../nodes/batch-ids'
 import type { WriteCtx } from '../nodes/context'
-import { batchCycleFree } from '../nodes/cycle-free'
-import { loadNodes, noteIteration, openCtx, readEntry, readNamed, readNodeCap } from '../nodes/read'
+import { noteCycleFree } from '../nodes/cycle-free'
+import { loadNodes, openCtx, readEntry, readNamed, readNodeCap } from '../nodes/read'
 import { checkEntry, checkNodeCap, refuseStaleIfRevs } from '../nodes/rules'
 import { capAdvisory, focus, inboxAdvisory, writeMeta } from '../nodes/service'
-import { flush, type StoredEntry, storeEntry } from '../nodes/write'
+import { flush, type StoredEntry, storeEntry, storeIteration } from '../nodes/write'
 import type { AccessRow } from '../projects/service'
 import type { BatchBody, BatchEntry } from './model'
 
@@ -63,9 +62,11 @@ export type BatchRun = BatchBody & { [DRY_RUN]?: true }
  * its entries need read ahead, in as few statements as it can; then each entry in turn read,
  * checked and stored as the single action is (src/nodes/read.ts `readEntry`, src/nodes/rules.ts
  * `checkEntry`, src/nodes/write.ts `storeEntry`), on the write as the entries before it left it,
- * the first that fails answering with its index; at its end its ifRevs checked, its new rows
- * stored (so a failed insert is answered as the batch's rollback) and its answer built; the
- * sequence's saving step saves the rest (its events and changes).
+ * the first that fails answering with its index (an addIteration entry: src/nodes/write.ts
+ * `storeIteration`); at its end its ifRevs checked, its new rows stored (so a failed insert is
+ * answered as the batch's rollback) and its answer built; the sequence's saving step saves the
+ * rest (its events and changes). Its WriteCtx (a proposal's preview opens it as a dry run) is
+ * changed only by those functions of src/nodes: nothing here assigns a field of it.
  *
  * Why each entry is read, checked and stored before the next is read, rather than every entry
  * read, then every one checked, then every one stored: an entry's rules see what the entries
@@ -85,14 +86,14 @@ export async function batch(
 ) {
   // 1 to MAX_BATCH entries of known actions, none naming another project (BatchBody, ProposeBody)
   const entries: BatchEntry[] = body.mutations
-  const ctx = await openCtx(deps, project.id)
+  // a proposal's preview is a dry run: saving stores nothing of it
+  const ctx = await openCtx(deps, project.id, { dryRun: body[DRY_RUN] === true })
   const hasAdds = entries.some((e) => e.action === 'add')
   const capped = hasAdds ? checkNodeCap(await readNodeCap(deps, project)) : null
-  // a proposal's preview: saving stores nothing, and every existing node an entry names is read
-  // (and locked) as it stands before any entry changes it: its rev is the proposal's base
-  // (./proposals.ts reads them after, src/nodes/read.ts `lockedTarget`)
+  // a proposal's preview: every existing node an entry names is read (and locked) as it stands
+  // before any entry changes it: its rev is the proposal's base (./proposals.ts reads them after,
+  // src/nodes/read.ts `lockedTarget`)
   if (body[DRY_RUN]) {
-    ctx.dryRun = true
     await loadNodes(
       ctx,
       entries.flatMap((e) => ('nodeId' in e && typeof e.nodeId === 'string' ? [e.nodeId] : [])),
@@ -102,7 +103,7 @@ export async function batch(
   // 1. read ahead: every id its adds need (asked for, their counters sent with the reads that follow:
   // on PostgreSQL one round trip), whether its blockedBy can close a cycle at all, the nodes its entries name
   await allocateBatchIds(ctx, entries)
-  ctx.cycleFree = await batchCycleFree(ctx, entries)
+  await noteCycleFree(ctx, entries)
   await readNamed(ctx, entries)
 
   // 2. each entry in turn, addIteration entries first (a node may name an iteration the batch
@@ -117,8 +118,7 @@ export async function batch(
     const e = entries[i]
     try {
       if (e.action === 'addIteration') {
-        const iteration = await addIteration(ctx.deps, ctx, e.iteration)
-        noteIteration(ctx, iteration)
+        const iteration = await storeIteration(ctx, e.iteration)
         results[i] = { action: 'addIteration', iteration }
         continue
       }
@@ -177,13 +177,15 @@ async function batchAnswer(
   for (const [answered, written] of added) answered.rev = written.rev
   await capAdvisory(ctx, capped)
   if (entries.some((e) => e.action === 'add' && e.node?.type === 'task')) await inboxAdvisory(ctx)
-  ctx.tips.unshift(`Applied ${entries.length} mutation(s).`)
   // focus on the first node the batch added or changed that still exists
   const focused = results.find((r) => (r.action === 'add' || r.action === 'update') && ctx.nodes.get(r.nodeId as string))
   return {
     success: true,
     results,
     idMap: Object.fromEntries(ctx.drafts),
-    _meta: writeMeta(ctx, focused ? focus(ctx.projectId, focused.nodeId as string) : undefined),
+    _meta: writeMeta(ctx, {
+      summary: `Applied ${entries.length} mutation(s).`,
+      focus: focused ? focus(ctx.projectId, focused.nodeId as string) : undefined,
+    }),
   }
 }

@@ -113,8 +113,10 @@ function stepsOf(selected: ChangeRow[]): { change: ChangeRow; moves: ChangeRow[]
  * conflicts (fields set back: `undoUpdate`; a delete taken back: `undoDelete`; adds: `stillStands`,
  * then, together, `removeAll`; an iteration's step: `undoIteration`, written at once by
  * src/iterations/service.ts and noted in its own outbox (`ctx.beside`) after the node changes of
- * the steps before it, then `moveAlong`, the jobs and tasks it moves), and `finishUndo`; the
- * answer. The sequence's saving step saves `beside` before the nodes' changes that follow: the
+ * the steps before it, then `moveAlong`, the jobs and tasks it moves), then `finishUndo` (what is
+ * still queued stored, its events marked as a revert's); the answer, its summary first
+ * (`writeMeta`). Its WriteCtx is opened as a dry run's when it is one (`openUndo`) and assigned
+ * nothing here. The sequence's saving step saves `beside` before the nodes' changes that follow: the
  * order of the change ids and the events is the order the steps ran in, so the revert of this
  * revert, newest first, runs them in reverse.
  */
@@ -128,10 +130,11 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
     }
   checkRevertCost(deps, selected) // on PGlite, 413 before anything is locked or written (issue 50, item 3)
 
+  const dryRun = body.dryRun === true
   const nodeTargets = [...new Set(selected.filter((c) => c.target_kind === 'node').map((c) => c.target_id))]
   // the nodes this revert takes back, read and locked: a write to them waits for its commit, one
   // that came before is among the later changes read next
-  const ctx = await openUndo(deps, project.id, nodeTargets)
+  const ctx = await openUndo(deps, project.id, nodeTargets, { dryRun })
   const picked = new Set(selected.map((c) => Number(c.id)))
   const oldest = Number(selected.at(-1)!.id)
   const later = new Map<string, Later[]>()
@@ -142,10 +145,8 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
     later.set(key, [...(later.get(key) ?? []), l])
   }
 
-  const dryRun = body.dryRun === true
   // a dry run writes as the real call would, then takes all of it back to this point
   const takeBack = dryRun ? await savepoint(deps.db, 'arbor_revert_dry_run') : undefined
-  ctx.dryRun = dryRun
   const conflicts: Conflict[] = []
   const removals: ChangeRow[] = []
   /** the moves of a rename or a deletion that could not be taken back: skipped with it (force), so not reverted */
@@ -242,15 +243,13 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
     }
   }
   if (conflicts.length && !body.force) throw new RefusalError(409, 'revert_conflict', { conflicts, _meta: { _tip: tip } })
-  // its events say so (the app's Activity reads "reverted"; history.md, Revert), as those of its steps saved beside do
-  if (ctx.changes.some((c) => c.action === 'revert')) ctx.events = ctx.events.map((e) => ({ ...e, revert: true as const }))
   // a forced revert skips what is gone: there is nothing left to take back
   const reverted = selected.length - new Set([...conflicts.filter((c) => c.reason === 'gone').map((c) => c.changeId), ...skipped]).size
-  ctx.tips.unshift(`Reverted ${reverted} change(s). Take this back with {action:"revert", projectId, changeIds} of its changeIds.`)
   // its change ids (history.md, 3) are every change saving records for it, those saved beside its
   // node changes (its iteration steps) among them: src/mutate/service.ts `runAction` adds them
   // (`changeIdsAreResult`), as saving returns them
-  return { ctx, answer: { success: true, reverted, _meta: writeMeta(ctx) } }
+  const summary = `Reverted ${reverted} change(s). Take this back with {action:"revert", projectId, changeIds} of its changeIds.`
+  return { ctx, answer: { success: true, reverted, _meta: writeMeta(ctx, { summary }) } }
 }
 
 /** What a revert leaves for saving: its WriteCtx and its answer, or (nothing selected, a dry run) its whole answer alone. */

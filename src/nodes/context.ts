@@ -6,19 +6,23 @@ import type { Node, NodeType } from './model'
 import type * as q from './queries'
 
 /**
- * A node write's context: the state it keeps from its first read to its saving (`WriteCtx`),
- * opened by the first of the three steps a node is written in, a file each, which its caller
- * runs in order: read (./read.ts `openCtx`, then the reads), checked (./rules.ts), stored
- * (./write.ts). A type only: no walk of a write enters this file.
+ * A node write's context: the state it keeps from its first read to its saving, opened by the
+ * first of the three steps a node is written in, a file each, which its caller runs in order:
+ * read (./read.ts `openCtx`, then the reads), checked (./rules.ts), stored (./write.ts). Its
+ * fields are this module's (src/nodes): a handler of another module (src/mutate batch.ts and
+ * revert.ts) holds the write as a `WriteCtx`, hands it to the functions of src/nodes and reads
+ * what they left in it, but cannot assign a field of it. Types only: no walk of a write enters
+ * this file.
  */
 
 /**
  * The state of one write (an action, or a whole batch) inside its transaction: nodes read so
  * far (and those written by earlier batch entries), the project's iterations, new ids handed
  * out, rows waiting to be inserted in one statement, and (as an Outbox) the events and changes
- * saved with them.
+ * saved with them. Taken as this type by the functions of src/nodes that assign one of its
+ * fields; every other function, and every module outside src/nodes, takes it as a `WriteCtx`.
  */
-export interface WriteCtx extends Outbox {
+export interface WriteState extends Outbox {
   deps: Deps
   /** id → node as it stands in this transaction; null: known not to exist */
   nodes: Map<string, Node | null>
@@ -35,7 +39,7 @@ export interface WriteCtx extends Outbox {
   asked?: Promise<void>
   /** approach id → its stored blockedBy, read once per write when a blockedBy is sent (the cycle check) */
   blockers?: Map<string, readonly unknown[]>
-  /** set by a batch whose blockedBy can close no cycle (src/nodes/cycle-free.ts): the cycle walk is skipped */
+  /** set for a batch whose blockedBy can close no cycle (./cycle-free.ts `noteCycleFree`): the cycle walk is skipped */
   cycleFree?: boolean
   /**
    * The outboxes of rows of other modules this write wrote (a revert's iteration steps), in the
@@ -45,10 +49,21 @@ export interface WriteCtx extends Outbox {
   beside: Outbox[]
   /** set while a revert undoes a change: what is written now is recorded as `revert` of it */
   revertOf?: number
-  /** a proposal's preview: saving stores no change and emits no event (the transaction is rolled back after) */
+  /** set when the write is opened (./read.ts `openCtx`) for a proposal's preview or a revert's dry run: saving stores no change and emits no event (the transaction is rolled back after) */
   dryRun?: boolean
   /** id → the node as this write first read (and locked) it, before anything of the write changed it: what an ifRev is checked against */
   locked: Map<string, { node: Node; rev: unknown; fieldRevs: Record<string, unknown> }>
   /** the fields of this write's ifRevs that changed since (live.md, 1); any refuses the whole write when it is saved */
   stale: StaleField[]
 }
+
+/**
+ * A node write as it is held outside the functions that assign its fields: the same object as
+ * its `WriteState`, every field read-only, so that the compiler refuses an assignment to one
+ * (`ctx.dryRun = true`) outside src/nodes. TypeScript lets a `WriteCtx` be passed where a
+ * `WriteState` is taken (read-only fields do not change what an object type accepts), so a
+ * handler hands its write to those functions as it is. What a field holds (its nodes, its tips,
+ * its events) is added to by the functions of src/nodes alone; the events and changes, as an
+ * Outbox's, by the write's sequence too (src/mutate/sequence.ts, the claims a write ended).
+ */
+export type WriteCtx = Readonly<WriteState>

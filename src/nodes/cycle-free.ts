@@ -1,5 +1,16 @@
-import type { WriteCtx } from './context'
+import type { WriteCtx, WriteState } from './context'
 import { loadNodes, storedBlockers } from './read'
+
+/** A batch's entry as this check reads it: an add's node (its id and data) or an update's node id and data. */
+type SentEntry = { action: string; nodeId?: unknown; node?: { id?: unknown; data?: unknown }; data?: unknown }
+
+/**
+ * A batch's `cycleFree` noted in its write (src/nodes/context.ts), read by the cycle rule of each
+ * entry (src/nodes/rules.ts): whether its blockedBy can close no cycle (`batchCycleFree`).
+ */
+export async function noteCycleFree(ctx: WriteState, entries: readonly SentEntry[]): Promise<void> {
+  ctx.cycleFree = await batchCycleFree(ctx, entries)
+}
 
 /**
  * Whether a batch's blockedBy can close no cycle whatever order its entries run in: the graph of
@@ -10,10 +21,7 @@ import { loadNodes, storedBlockers } from './read'
  * generated id named before the batch made it), each entry is walked as before, so a refusal
  * names the same entry and path.
  */
-export async function batchCycleFree(
-  ctx: WriteCtx,
-  entries: readonly { action: string; nodeId?: unknown; node?: { id?: unknown; data?: unknown }; data?: unknown }[],
-): Promise<boolean> {
+async function batchCycleFree(ctx: WriteCtx, entries: readonly SentEntry[]): Promise<boolean> {
   const sent: [from: string | null, to: string[]][] = []
   for (const e of entries) {
     const data = (e.action === 'add' ? e.node?.data : e.action === 'update' ? e.data : undefined) as { blockedBy?: unknown } | undefined

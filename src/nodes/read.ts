@@ -7,14 +7,14 @@ import { parseRev } from '../ports/rev'
 import type { IntentRow } from '../presence/intents'
 import type { AccessRow } from '../projects/service'
 import { limitsOf } from '../tiers/service'
-import type { WriteCtx } from './context'
+import type { WriteCtx, WriteState } from './context'
 import type { NewNode, NodeEntry, NodeUpdate } from './input'
 import { NODE_TYPES, type Node, type NodeType, PARENT_TYPE, parseNodeId, toNode } from './model'
 import * as q from './queries'
 
 /**
- * Step 1 of every node write, the read: the write's context opened (`openCtx`, its type in
- * ./context.ts), then what the rules (./rules.ts, step 2) are checked on, read into it in as few
+ * Step 1 of every node write, the read: the write's context opened (`openCtx`, a dry run's too;
+ * its type in ./context.ts, whose fields only src/nodes assigns), then what the rules (./rules.ts, step 2) are checked on, read into it in as few
  * statements as it can, and nothing checked here. The nodes it reads and locks (`getNode`, `getNodeWithIntent`, `loadNodes`, `readAround`
  * for what the rules check beside the node), all an add's rules need (`readAdd`) and all an
  * update's (`readUpdate`), a batch's (`readNamed` ahead of its entries, `readEntry` for each), the
@@ -25,11 +25,15 @@ import * as q from './queries'
  * `refuseStaleIfRevs`). Step 3 is ./write.ts.
  */
 
-/** A node write of `projectId` opened, inside its transaction (`deps.db`): nothing read yet. */
-export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> {
+/**
+ * A node write of `projectId` opened, inside its transaction (`deps.db`): nothing read yet.
+ * `dryRun`: a proposal's preview or a revert's dry run, which saving stores nothing of.
+ */
+export async function openCtx(deps: Deps, projectId: string, { dryRun = false } = {}): Promise<WriteCtx> {
   return {
     deps,
     projectId,
+    dryRun,
     nodes: new Map(),
     drafts: new Map(),
     pending: [],
@@ -51,7 +55,7 @@ export async function openCtx(deps: Deps, projectId: string): Promise<WriteCtx> 
  * awaits them after: on PostgreSQL the two statements then go out together (postgres.js sends a
  * transaction's statements without waiting for the answer of the one before), one round trip.
  */
-export function iterationsOf(ctx: WriteCtx): Promise<Map<string, IterationRow>> {
+export function iterationsOf(ctx: WriteState): Promise<Map<string, IterationRow>> {
   if (!ctx.iterations) {
     ctx.iterations = readIterations(ctx.deps.db, ctx.projectId).then((rows) => new Map(rows.map((i) => [i.name, i])))
     // asked for ahead of its use, it may fail while nothing awaits it yet: the use that awaits it throws
@@ -76,34 +80,12 @@ const laterAlone = (): Map<string, IterationRow> =>
   new Map([[LATER, { name: LATER, status: 'active', system: true, sort_order: 0, git_tags: [], completed_at: null }]])
 
 /** Read the project's iterations again at their next use (a revert put one back or took one away). */
-export async function reloadIterations(ctx: WriteCtx): Promise<void> {
+export async function reloadIterations(ctx: WriteState): Promise<void> {
   ctx.iterations = undefined
 }
 
-/**
- * An iteration this write created (a batch's addIteration entry): its later entries may name it.
- * Not read yet, the iterations are read with it (it was inserted in this transaction).
- */
-export function noteIteration(
-  ctx: WriteCtx,
-  iteration: { name: string; status: IterationRow['status']; sortOrder: number; gitTags: string[] },
-): void {
-  ctx.iterations = ctx.iterations?.then((known) =>
-    known.set(iteration.name, {
-      name: iteration.name,
-      status: iteration.status,
-      system: false,
-      sort_order: iteration.sortOrder,
-      git_tags: iteration.gitTags,
-      completed_at: null,
-    }),
-  )
-  ctx.iterations?.catch(() => {}) // as in iterationsOf: the use that awaits it throws
-  ctx.created.iterations++
-}
-
 /** The stored blockedBy of every approach of the project, read once per write. */
-export async function storedBlockers(ctx: WriteCtx): Promise<Map<string, readonly unknown[]>> {
+export async function storedBlockers(ctx: WriteState): Promise<Map<string, readonly unknown[]>> {
   if (!ctx.blockers) ctx.blockers = new Map((await q.blockerEdges(ctx.deps.db, ctx.projectId)).map((r) => [r.id, r.blocked_by]))
   return ctx.blockers
 }
@@ -373,7 +355,7 @@ export async function reserveIds(ctx: WriteCtx, counts: Partial<Record<NodeType,
  * round trip (postgres.js sends a transaction's statements without waiting for the answer of the
  * one before).
  */
-export function askIds(ctx: WriteCtx, counts: Partial<Record<NodeType, number>>): void {
+export function askIds(ctx: WriteState, counts: Partial<Record<NodeType, number>>): void {
   ctx.asked = reserveIds(ctx, counts)
   // it may fail while nothing awaits it yet: the nextId that awaits it throws
   ctx.asked.catch(() => {})

@@ -51,7 +51,7 @@ export async function add(deps: Deps, project: AccessRow, body: AddInput) {
   await flush(ctx)
   await capAdvisory(ctx, capped)
   if (memos !== undefined) await inboxAdvisory(ctx, memos)
-  return { ctx, answer: { success: true, node: publicNode(node), _meta: writeMeta(ctx, nodeFocus(ctx.projectId, node)) } }
+  return { ctx, answer: { success: true, node: publicNode(node), _meta: writeMeta(ctx, { focus: nodeFocus(ctx.projectId, node) }) } }
 }
 
 export async function update(deps: Deps, project: AccessRow, body: UpdateBody) {
@@ -60,7 +60,7 @@ export async function update(deps: Deps, project: AccessRow, body: UpdateBody) {
   const read = await readUpdate(ctx, body)
   const checked = await checkUpdate(ctx, body, read)
   const saved = await storeUpdate(ctx, checked)
-  return { ctx, answer: { success: true, node: publicNode(saved), _meta: writeMeta(ctx, nodeFocus(ctx.projectId, saved)) } }
+  return { ctx, answer: { success: true, node: publicNode(saved), _meta: writeMeta(ctx, { focus: nodeFocus(ctx.projectId, saved) }) } }
 }
 
 export async function remove(deps: Deps, project: AccessRow, body: DeleteBody) {
@@ -77,7 +77,7 @@ export async function remove(deps: Deps, project: AccessRow, body: DeleteBody) {
     deleted: { id: node.id, type: node.type },
     orphanedChildren,
     changelogId,
-    _meta: writeMeta(ctx, node.parentId ? focus(ctx.projectId, node.parentId) : undefined),
+    _meta: writeMeta(ctx, { focus: node.parentId ? focus(ctx.projectId, node.parentId) : undefined }),
   }
   return { ctx, answer }
 }
@@ -119,7 +119,7 @@ export async function restore(deps: Deps, project: AccessRow, body: RestoreBody)
   // stored at once, so that its answer has the rev it was stored with; its changelog entry marked restored
   await flush(ctx)
   await q.changelogMarkRestored(db, entry.id)
-  return { ctx, answer: { success: true, node, _meta: writeMeta(ctx, nodeFocus(ctx.projectId, node)) } }
+  return { ctx, answer: { success: true, node, _meta: writeMeta(ctx, { focus: nodeFocus(ctx.projectId, node) }) } }
 }
 
 /** classify: decide a task's kind (and urgency) now, with the same offline classifier as the background loop. */
@@ -131,7 +131,7 @@ export async function classify(deps: Deps, project: AccessRow, body: ClassifyBod
   const saved = await classifyNode(ctx, node)
   if (saved.data.kind === 'memo') await inboxAdvisory(ctx)
   ctx.tips.push(`Classified as ${saved.data.kind}${saved.data.urgent ? ', urgent' : ''}. Correct it with update data:{kind}.`)
-  return { ctx, answer: { success: true, node: publicNode(saved), _meta: writeMeta(ctx, nodeFocus(ctx.projectId, saved)) } }
+  return { ctx, answer: { success: true, node: publicNode(saved), _meta: writeMeta(ctx, { focus: nodeFocus(ctx.projectId, saved) }) } }
 }
 
 /** A task's data with the classifier's kind (and urgent, for a do-it). */
@@ -199,10 +199,17 @@ export function focus(projectId: string, nodeId: string) {
   return { nodeId, viewCommand: { projectId, command: { type: 'selectNode', nodeId } } }
 }
 
-/** `_meta` of a write: tips joined, the first advisory, and focus when given. */
-export function writeMeta(ctx: WriteCtx, focus?: Record<string, unknown>): Record<string, unknown> {
+/**
+ * `_meta` of a write: its `summary` (a batch's, a revert's) and its tips joined, the first
+ * advisory, and `focus` when given.
+ */
+export function writeMeta(
+  ctx: WriteCtx,
+  { summary, focus }: { summary?: string; focus?: Record<string, unknown> } = {},
+): Record<string, unknown> {
   const meta: Record<string, unknown> = {}
-  if (ctx.tips.length) meta._tip = ctx.tips.join(' ')
+  const tips = summary === undefined ? ctx.tips : [summary, ...ctx.tips]
+  if (tips.length) meta._tip = tips.join(' ')
   if (ctx.advisories.length) meta.advisory = ctx.advisories[0]
   if (ctx.advisories.length > 1) meta.advisories = ctx.advisories
   if (focus) meta.focus = focus

@@ -1,8 +1,8 @@
 import type { Deps } from '../deps'
-import { type Outbox, outboxOf } from '../events/outbox'
+import { type DomainEvent, type Outbox, outboxOf } from '../events/outbox'
 import { LATER } from '../iterations/model'
 import { type NodesMove, revertIteration } from '../iterations/service'
-import type { WriteCtx } from './context'
+import type { WriteCtx, WriteState } from './context'
 import type { NodeUpdate } from './input'
 import type { Node, NodeData } from './model'
 import type { TreeRow } from './queries'
@@ -18,7 +18,10 @@ import { bringBack, flush, removeRows, storeUpdate, subtrees } from './write'
  * reads as its own plan: select the changes, read what it takes back, take back each change,
  * answer. Nothing here decides a conflict: an operation answers what it found (a node gone, a
  * parent gone, a node that stands again, an iteration missing), the revert says it as a conflict
- * (or refuses) in its own words, on the later changes it read ahead.
+ * (or refuses) in its own words, on the later changes it read ahead. The revert's write is opened
+ * here (`openUndo`, a dry run's too) and ended here (`finishUndo`, its events marked as a
+ * revert's); what it noted is set aside here before an iteration's step (`undoIteration`): the
+ * revert assigns nothing of its WriteCtx.
  */
 
 export type { WriteCtx }
@@ -27,12 +30,12 @@ export type { WriteCtx }
 export type NodeState = { parentId: string | null; data: Record<string, unknown> }
 
 /**
- * The revert's WriteCtx, with the nodes its changes name read and locked at once: a write to them
- * waits for this one's commit, and one that committed before is among the later changes the
- * revert reads next.
+ * The revert's WriteCtx (`dryRun`: a dry run's, which saving stores nothing of), with the nodes
+ * its changes name read and locked at once: a write to them waits for this one's commit, and one
+ * that committed before is among the later changes the revert reads next.
  */
-export async function openUndo(deps: Deps, projectId: string, nodeIds: string[]): Promise<WriteCtx> {
-  const ctx = await openCtx(deps, projectId)
+export async function openUndo(deps: Deps, projectId: string, nodeIds: string[], { dryRun = false } = {}): Promise<WriteCtx> {
+  const ctx = await openCtx(deps, projectId, { dryRun })
   await loadNodes(ctx, nodeIds)
   return ctx
 }
@@ -48,7 +51,7 @@ export async function stillStands(ctx: WriteCtx, id: string): Promise<boolean> {
  * false only that is looked at. Otherwise set back as an update sets them (`setBack`).
  */
 export async function undoUpdate(
-  ctx: WriteCtx,
+  ctx: WriteState,
   revertOf: number,
   nodeId: string,
   before: NodeState,
@@ -67,7 +70,7 @@ export async function undoUpdate(
  * queued for the write's insert as `restore` does (`restoreDeleted`).
  */
 export async function undoDelete(
-  ctx: WriteCtx,
+  ctx: WriteState,
   revertOf: number,
   node: Node,
 ): Promise<{ stands?: true; parentGone?: true; missingIteration?: string }> {
@@ -186,10 +189,7 @@ export async function undoIteration(
   change: Parameters<typeof revertIteration>[2],
 ): Promise<{ stood: 'gone' | 'exists' } | { outbox: Outbox; move?: NodesMove }> {
   await flush(ctx)
-  if (ctx.changes.length) {
-    const events = ctx.events.splice(0).map((e) => ({ ...e, revert: true as const }))
-    ctx.beside.push(outboxOf(ctx.projectId, events, ctx.changes.splice(0)))
-  }
+  setAside(ctx)
   const done = await revertIteration(ctx.deps, ctx.projectId, change, revertOf)
   await reloadIterations(ctx)
   if (!('stood' in done)) ctx.beside.push(done.outbox)
@@ -208,8 +208,30 @@ export async function moveAlong(ctx: WriteCtx, outbox: Outbox, move: NodesMove, 
   }
 }
 
-/** The revert's last node step: the deleted nodes it brought back, still queued, stored (./write.ts `flush`), when there are any. */
-export async function finishUndo(ctx: WriteCtx): Promise<void> {
+/**
+ * The revert's last node step: the deleted nodes it brought back, still queued, stored (./write.ts
+ * `flush`), when there are any; its events marked as a revert's (`asReverts`).
+ */
+export async function finishUndo(ctx: WriteState): Promise<void> {
   ctx.revertOf = undefined
   if (ctx.pending.length) await flush(ctx)
+  ctx.events = asReverts(ctx.events)
 }
+
+/**
+ * The events and changes the revert noted so far moved into an outbox of their own, put in
+ * `beside` (saved before what follows, in its own statement), when it noted any: an iteration's
+ * step is saved after them (`undoIteration`).
+ */
+function setAside(ctx: WriteState): void {
+  if (ctx.changes.length) ctx.beside.push(outboxOf(ctx.projectId, asReverts(ctx.events.splice(0)), ctx.changes.splice(0)))
+}
+
+/**
+ * A revert's events, each marked as a revert's (the app's Activity reads "reverted"; history.md,
+ * Revert): every event a revert notes in its write is one of its node steps (its changes are all
+ * `revert`, ./write.ts `noteChange`). An iteration's step notes its own in its own outbox
+ * (src/iterations/service.ts `revertIteration`; the jobs and tasks it moves along, marked by
+ * ./service.ts `moveIterationNodes`).
+ */
+const asReverts = (events: DomainEvent[]): DomainEvent[] => events.map((e) => ({ ...e, revert: true as const }))

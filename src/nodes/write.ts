@@ -1,7 +1,10 @@
 import { jsonbOrdered } from '../db/jsonb-order'
 import { invalid } from '../errors'
+import { outboxOf } from '../events/outbox'
 import { nodeChange, nodeState } from '../history/change'
-import type { WriteCtx } from './context'
+import type { NewIteration } from '../iterations/model'
+import { addIteration } from '../iterations/service'
+import type { WriteCtx, WriteState } from './context'
 import { type Node, toNode } from './model'
 import * as q from './queries'
 import type { CheckedEntry, CheckedUpdate } from './rules'
@@ -19,7 +22,9 @@ import type { CheckedEntry, CheckedUpdate } from './rules'
  * rule or checks one. The handler stores its nodes (what it queued, at its end:
  * `flush`) and saves nothing: the write's sequence (src/mutate/sequence.ts `saveWrite`) hands its
  * WriteCtx, an Outbox, to the saving step (src/events/outbox.ts `save`), which checks its ifRevs
- * and saves its events and changes.
+ * and saves its events and changes. A batch's addIteration entry is stored here too
+ * (`storeIteration`): its row is src/iterations', written in an outbox of its own, whose change
+ * and event the write notes.
  */
 
 /**
@@ -87,6 +92,33 @@ export async function storeEntry(ctx: WriteCtx, checked: CheckedEntry): Promise<
 }
 
 /**
+ * A batch's addIteration entry (src/mutate/batch.ts), which has nothing to read or check here:
+ * the iteration written by src/iterations/service.ts `addIteration` into an outbox of its own,
+ * whose change and event this write notes after those before them; then the iteration known to
+ * the batch's later entries, which may name it (not read yet, the iterations are read with it: it
+ * was inserted in this transaction). Returns the iteration as the batch answers it.
+ */
+export async function storeIteration(ctx: WriteState, it: NewIteration) {
+  const added = outboxOf(ctx.projectId)
+  const iteration = await addIteration(ctx.deps, added, it)
+  ctx.changes.push(...added.changes)
+  ctx.events.push(...added.events)
+  ctx.iterations = ctx.iterations?.then((known) =>
+    known.set(iteration.name, {
+      name: iteration.name,
+      status: iteration.status,
+      system: false,
+      sort_order: iteration.sortOrder,
+      git_tags: iteration.gitTags,
+      completed_at: null,
+    }),
+  )
+  ctx.iterations?.catch(() => {}) // as in ./read.ts `iterationsOf`: the use that awaits it throws
+  ctx.created.iterations++
+  return iteration
+}
+
+/**
  * Step 3 of an update (PATCH semantics; arrays replaced whole), once ./read.ts `readUpdate`
  * read it and ./rules.ts `checkUpdate` checked it: stored now (the write's pending adds first),
  * with its event and its change; returns the node as stored.
@@ -134,7 +166,7 @@ export async function subtrees(ctx: WriteCtx, ids: string[]): Promise<q.TreeRow[
  * change it takes back (`revertOf`).
  */
 export async function removeRows(
-  ctx: WriteCtx,
+  ctx: WriteState,
   rows: { row: q.TreeRow; depth: number; revertOf?: number }[],
   /** the node deleted by name: logged to the changelog in the same statement, whose entry's id is returned */
   logged?: Node,
@@ -180,7 +212,7 @@ export function noteChange(
  * in the key order a read of it would give), its createdAt the one it was given (a restore's) or
  * made with.
  */
-export async function flush(ctx: WriteCtx): Promise<void> {
+export async function flush(ctx: WriteState): Promise<void> {
   if (ctx.pending.length === 0) return
   const rows = ctx.pending
   ctx.pending = []
