@@ -6,7 +6,7 @@ import { allocateBatchIds } from '../nodes/batch-ids'
 import type { WriteCtx } from '../nodes/context'
 import { batchCycleFree } from '../nodes/cycle-free'
 import { loadNodes, noteIteration, openCtx, readEntry, readNamed, readNodeCap } from '../nodes/read'
-import { checkEntry, checkNodeCap, refuseStaleIfRevs } from '../nodes/rules'
+import { checkEntry, checkNodeCap } from '../nodes/rules'
 import { capAdvisory, focus, inboxAdvisory, writeMeta } from '../nodes/service'
 import { flush, type StoredEntry, storeEntry } from '../nodes/write'
 import type { AccessRow } from '../projects/service'
@@ -63,9 +63,9 @@ export type BatchRun = BatchBody & { [DRY_RUN]?: true }
  * its entries need read ahead, in as few statements as it can; then each entry in turn read,
  * checked and stored as the single action is (src/nodes/read.ts `readEntry`, src/nodes/rules.ts
  * `checkEntry`, src/nodes/write.ts `storeEntry`), on the write as the entries before it left it,
- * the first that fails answering with its index; at its end its ifRevs checked, its new rows
- * stored (so a failed insert is answered as the batch's rollback) and its answer built; the
- * sequence's saving step saves the rest (its events and changes).
+ * the first that fails answering with its index; at its end its new rows stored (so a failed
+ * insert is answered as the batch's rollback) and its answer built; the sequence refuses a stale
+ * ifRev of any entry, as every write's, and saves the rest (its events and changes).
  *
  * Why each entry is read, checked and stored before the next is read, rather than every entry
  * read, then every one checked, then every one stored: an entry's rules see what the entries
@@ -138,8 +138,7 @@ export async function batch(
     }
   }
 
-  // 3. its ifRevs: one stale refuses the whole batch (409), not a write failure; then its adds stored
-  await refuseStaleIfRevs(ctx)
+  // 3. its adds stored (a stale ifRev refuses the whole batch, as every write, in the sequence: src/mutate/sequence.ts `runWrite`)
   try {
     await flush(ctx)
   } catch (err) {

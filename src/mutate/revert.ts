@@ -99,14 +99,32 @@ function stepsOf(selected: ChangeRow[]): { change: ChangeRow; moves: ChangeRow[]
   return selected.filter((c) => !taken.has(c)).map((change) => ({ change, moves: movesOf.get(change) ?? [] }))
 }
 
+/** A revert's body, with the changes it selected (newest first), as its handler takes it. */
+export interface Selected {
+  body: RevertBody
+  selected: ChangeRow[]
+}
+
+/**
+ * A revert's cost step (the row's `weigh`, step 4 of src/mutate/sequence.ts `runWrite`): the
+ * changes it selects (`select`), newest first, and on PGlite 413 when taking them back would hold
+ * the database over its budget (./cost-limit.ts `checkRevertCost`, issue 50, item 3), before
+ * anything is locked or written; the handler, `revert`, takes them.
+ */
+export async function selectChanges(deps: Deps, project: AccessRow, body: RevertBody): Promise<Selected> {
+  const selected = (await select(deps, project.id, body)).sort((a, b) => Number(b.id) - Number(a.id))
+  checkRevertCost(deps, selected)
+  return { body, selected }
+}
+
 /**
  * revert (history.md, 3): the selected changes are undone newest first in the write's
  * transaction, an iteration's rename or deletion before the moves of its jobs and tasks that
  * came with it (`stepsOf`). Conflicts are gathered while the plan runs; with any and no `force` the whole
  * transaction is refused (409) and nothing stays written; a dry run runs the same plan under a
  * savepoint and rolls it back, so it says exactly what the real call does. The handler of the
- * write's sequence (src/mutate/sequence.ts), top-down: the changes selected (`select`); what
- * their conflicts are said on, read before anything is undone (the nodes they name, read and
+ * write's sequence (src/mutate/sequence.ts), top-down, on the changes its cost step selected and
+ * weighed (`selectChanges`): what their conflicts are said on, read before anything is undone (the nodes they name, read and
  * locked at once, src/nodes/undo.ts `openUndo`, then the later changes of their targets, asked
  * once); each step, newest first (`undo`), through one whole operation of src/nodes/undo.ts that
  * reads, checks and stores inside it and answers what it found, which `undo` says as its
@@ -118,15 +136,13 @@ function stepsOf(selected: ChangeRow[]): { change: ChangeRow; moves: ChangeRow[]
  * order of the change ids and the events is the order the steps ran in, so the revert of this
  * revert, newest first, runs them in reverse.
  */
-export async function revert(deps: Deps, project: AccessRow, body: RevertBody): Promise<Reverted> {
-  const selected = (await select(deps, project.id, body)).sort((a, b) => Number(b.id) - Number(a.id))
+export async function revert(deps: Deps, project: AccessRow, { body, selected }: Selected): Promise<Reverted> {
   if (selected.length === 0)
     return {
       answer: body.dryRun
         ? { success: true, dryRun: true, changes: [], conflicts: [], _meta: { _tip: 'No change matches the filter.' } }
         : { success: true, reverted: 0, changeIds: [], _meta: { _tip: 'No change matches the filter: nothing to take back.' } },
     }
-  checkRevertCost(deps, selected) // on PGlite, 413 before anything is locked or written (issue 50, item 3)
 
   const nodeTargets = [...new Set(selected.filter((c) => c.target_kind === 'node').map((c) => c.target_id))]
   // the nodes this revert takes back, read and locked: a write to them waits for its commit, one
@@ -248,7 +264,7 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
   const reverted = selected.length - new Set([...conflicts.filter((c) => c.reason === 'gone').map((c) => c.changeId), ...skipped]).size
   ctx.tips.unshift(`Reverted ${reverted} change(s). Take this back with {action:"revert", projectId, changeIds} of its changeIds.`)
   // its change ids (history.md, 3) are every change saving records for it, those saved beside its
-  // node changes (its iteration steps) among them: src/mutate/service.ts `runAction` adds them
+  // node changes (its iteration steps) among them: src/mutate/sequence.ts `runWrite` adds them
   // (`changeIdsAreResult`), as saving returns them
   return { ctx, answer: { success: true, reverted, _meta: writeMeta(ctx) } }
 }
