@@ -155,7 +155,7 @@ export const weighEntries =
 
 /**
  * Refuses (413, nothing written) a revert (or its dry run, the same plan) whose estimated database
- * time is over the budget on PGlite: src/mutate/revert.ts `selectChanges`, once it has selected the
+ * time is over the budget on PGlite: src/mutate/revert-select.ts `selectChanges`, once it has selected the
  * changes, before anything is locked or written (step 4 of src/mutate/sequence.ts `runWrite`).
  */
 export function checkRevertCost(deps: Deps, changes: readonly CostedChange[]): void {

@@ -151,7 +151,7 @@ export const nodeWrite = <S extends TSchema, W extends Written>(
 /**
  * A node action's row whose handler takes what its `weigh` made of the body (step 4 of
  * `runWrite`) rather than the body: a revert's, the changes it selected, weighed before anything
- * is locked (./revert.ts `selectChanges`).
+ * is locked (./revert-select.ts `selectChanges`).
  */
 export const weighedNodeWrite = <S extends TSchema, I, W extends Written>(
   schema: S,
@@ -192,7 +192,7 @@ export async function runWrite<W extends Written>(
   // 3. who makes it (history.md, 1), by the row's `author` rule (`authorOfRequest`, below)
   const own = sent ? { ...deps, author: await authorOfRequest(deps, caller.user!, sent.headers, request, row.author) } : deps
   // 4. on PGlite, 413 before anything is locked or written, by the row's `weigh` (a batch's or a proposal's entries,
-  // ./cost-limit.ts `weighEntries`; a revert's changes, selected there, ./revert.ts `selectChanges`): what the handler takes
+  // ./cost-limit.ts `weighEntries`; a revert's changes, selected there, ./revert-select.ts `selectChanges`): what the handler takes
   const input = row.weigh ? await row.weigh(own, caller, request) : request
   // 5. the work state before, when the row's work plan asks (src/work/service.ts `workPlan`, `beforeWrite`): the lock, claim tokens
   const plan = row.work(request)

@@ -12,7 +12,8 @@ import { weighEntries } from './cost-limit'
 import { deleteIteration, updateIteration } from './iterations'
 import { ACTION_BODIES as bodies } from './model'
 import { applyProposal, propose, rejectProposal, withdrawProposal } from './proposals'
-import { revert, selectChanges } from './revert'
+import { revert } from './revert'
+import { selectChanges } from './revert-select'
 import { type AuthorRule, accessWrite, batchRow, nodeWrite, type Row, row, type Written, weighedNodeWrite } from './sequence'
 
 /*
@@ -78,7 +79,7 @@ export const actions: { readonly [A in ActionName]: Action } = {
   claim: { ...action(bodies.claim, claim), author: byClaimAgent, secretAnswer: true },
   renewClaim: { ...action(bodies.renewClaim, renewClaim), secretAnswer: true },
   releaseClaim: action(bodies.releaseClaim, releaseClaim),
-  // its changes selected, and weighed, before the work state (./revert.ts `selectChanges`)
+  // its changes selected, and weighed, before the work state (./revert-select.ts `selectChanges`)
   revert: { ...weighedNodeWrite(bodies.revert, workPlan.revert, selectChanges, revert), changeIdsAreResult: true },
   // the proposal actions of live.md §5
   propose: { ...action(bodies.propose, propose), nodeData: entriesData, weigh: weighEntries('proposal') },
