@@ -82,8 +82,8 @@ function stepsOf(selected: ChangeRow[]): { change: ChangeRow; moves: ChangeRow[]
  * savepoint and rolls it back, so it says exactly what the real call does. The handler of the
  * write's sequence (src/mutate/sequence.ts), top-down, on the changes its cost step selected
  * and weighed (./revert-select.ts `selectChanges`): what their conflicts are said on, read before
- * anything is undone (the nodes they name, read and locked at once, src/nodes/undo.ts `openUndo`, then the later changes of their targets, asked
- * once); each step, newest first (`undo`), through one whole operation of src/nodes/undo.ts that
+ * anything is undone (the nodes they name, read and locked at once, src/nodes/undo.ts
+ * `openUndo`, then the later changes of their targets, asked once); each step, newest first (`undo`), through one whole operation of src/nodes/undo.ts that
  * reads, checks and stores inside it and answers what it found, which `undo` says as its
  * conflicts (fields set back: `undoUpdate`; a delete taken back: `undoDelete`; adds: `stillStands`,
  * then, together, `removeAll`; an iteration's step: `undoIteration`, written at once by
