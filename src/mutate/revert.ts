@@ -80,10 +80,11 @@ function stepsOf(selected: ChangeRow[]): { change: ChangeRow; moves: ChangeRow[]
  * came with it (`stepsOf`). Conflicts are gathered while the plan runs; with any and no `force` the whole
  * transaction is refused (409) and nothing stays written; a dry run runs the same plan under a
  * savepoint and rolls it back, so it says exactly what the real call does. The handler of the
- * write's sequence (src/mutate/sequence.ts), top-down, on the changes its cost step selected
- * and weighed (./revert-select.ts `selectChanges`): what their conflicts are said on, read before
- * anything is undone (the nodes they name, read and locked at once, src/nodes/undo.ts
- * `openUndo`, then the later changes of their targets, asked once); each step, newest first (`undo`), through one whole operation of src/nodes/undo.ts that
+ * write's sequence (src/mutate/sequence.ts), top-down, on the changes its cost step selected and
+ * weighed before the work state (./revert-select.ts `selectChanges`): what
+ * their conflicts are said on, read before anything is undone (the nodes they name, read and
+ * locked at once, src/nodes/undo.ts `openUndo`, then the later changes of their targets, asked
+ * once); each step, newest first (`undo`), through one whole operation of src/nodes/undo.ts that
  * reads, checks and stores inside it and answers what it found, which `undo` says as its
  * conflicts (fields set back: `undoUpdate`; a delete taken back: `undoDelete`; adds: `stillStands`,
  * then, together, `removeAll`; an iteration's step: `undoIteration`, written at once by
