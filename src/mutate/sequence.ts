@@ -203,7 +203,8 @@ export async function runWrite<W extends Written>(
   // 7. the work state after (src/work/service.ts `afterWrite`): the claims of work marked done ended, recomputed, what it unblocked
   const after = held && (await afterWrite(own, held))
   if (after?.released.length) outbox!.events.push(...after.released) // a write that marks work done writes nodes: it has a WriteCtx
-  // 8. a stale ifRev, a batch's entries' too, refuses the whole write (409, live.md 1: src/history/precondition.ts `staleWrite`)
+  // 8. a stale ifRev of a node, a batch entry's too, refuses the whole write (409, live.md 1: src/history/precondition.ts
+  // `staleWrite`); an iteration's is refused by its handler, before its rename's own checks (src/iterations/service.ts)
   if (written.ctx?.stale.length) throw await staleWrite(own, written.ctx.projectId, written.ctx.stale)
   // 9. saved (src/events/outbox.ts `save`): what it wrote beside, then its revision, changes (src/history) and events, the
   // revision cache, the waiters, PGlite's search; nothing for a dry run; the ids of the changes saved, in order
