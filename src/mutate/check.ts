@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox'
+import { type TSchema, Type } from '@sinclair/typebox'
 import { ErrorListError } from '../errors'
 import { checkInput, IdempotencyKey, parseAction, parseInput, ruled } from '../http/action-schema'
 import { type NodeType, parseNodeId } from '../nodes/model'
@@ -62,7 +62,7 @@ const Envelope = Type.Object(
 
 /** What the check reads of an action's row (./sequence.ts `Row`): its body's schema, and the node data that body carries. */
 export interface CheckedRow {
-  schema: Parameters<typeof parseAction>[0]
+  schema: TSchema
   nodeData?(body: Record<string, unknown>): void
 }
 
