@@ -5,7 +5,7 @@ import { applyDraftedJob, planProject } from './workflow-fixtures'
 
 /**
  * The loops are woken by a write's transaction once it has committed (src/mutate/sequence.ts
- * `saveWrite`, `Db.afterCommit`), never by a route: counted here as the wake-ups the app's
+ * `runWrite`, `Db.afterCommit`), never by a route: counted here as the wake-ups the app's
  * `onWake` listeners hear, for each route that writes, and not for a write that committed
  * nothing. test/process.wake-after-commit.test.ts sees the same from outside, as webhook
  * deliveries. Runs on PGlite, and on PostgreSQL with TEST_DATABASE_URL.

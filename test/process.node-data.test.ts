@@ -3,7 +3,7 @@ import { ADMIN_TOKEN } from './helpers'
 import { type ServerProcess, startServer } from './process'
 
 /**
- * A node's `data` is checked with the rest of a POST /mutate body, at one point (src/mutate/service.ts
+ * A node's `data` is checked with the rest of a POST /mutate body, at one point (src/mutate/check.ts
  * `checkedAction`, docs/validation.md), against the schema of the node's type, the type read from
  * the body: an add's `node.type`, an update's id (`<type>-<n>`), a batch's update of a draft- id
  * from the add that sent that id in the same batch; a proposal's entries as a batch's. Seen from

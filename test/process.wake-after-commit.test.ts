@@ -5,7 +5,7 @@ import { applyDraftedJob } from './workflow-fixtures'
 
 /**
  * A committed write wakes the loops, whichever route made it: the write's transaction runs the
- * wake-up once it has committed (src/mutate/sequence.ts `saveWrite`, through `Db.afterCommit`), so
+ * wake-up once it has committed (src/mutate/sequence.ts `runWrite`, through `Db.afterCommit`), so
  * no route calls it by hand. Seen from outside, on a real server process whose loops run on their
  * own only every 10 minutes (SCHEDULER_INTERVAL_MS): a webhook's first attempt, which the
  * delivery loop makes only when woken (src/webhooks/loop.ts), arrives well within the test's

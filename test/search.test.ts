@@ -507,7 +507,7 @@ describe('embedder change, near-duplicates, late commits', () => {
   test.skipIf(!process.env.TEST_DATABASE_URL)('an event that commits after a later one was read is still applied', async () => {
     const { authenticate } = await import('../src/accounts/service')
     const { actions } = await import('../src/mutate/service')
-    const { runRow } = await import('../src/mutate/sequence')
+    const { runWrite } = await import('../src/mutate/sequence')
     const { requireProject } = await import('../src/projects/access')
     const owner = await authenticate(app.deps, `Bearer ${app.ownerKey}`)
     const access = await requireProject(app.deps, owner, projectId)
@@ -520,7 +520,7 @@ describe('embedder change, near-duplicates, late commits', () => {
     // state's lock (sql/migrations/0016, taken by every write that adds nodes or moves what the
     // readiness rule reads) does not serialise against the batch below
     const slow = app.db.tx(async (tx) => {
-      const { answer: res } = await runRow(
+      const { answer: res } = await runWrite(
         { ...app.deps, db: tx },
         actions.update,
         { user: owner, access },

@@ -36,7 +36,7 @@ export interface Db {
    * Run `fn` once the transaction this Db belongs to has committed, and not at all on a rollback
    * (a transaction PostgreSQL runs again: once, after the run that committed); outside a
    * transaction, at once. For what a write sets going in this process after it is durable (the
-   * loops woken: src/mutate/sequence.ts `saveWrite`), not for a reply to wait on.
+   * loops woken: src/mutate/sequence.ts `runWrite`), not for a reply to wait on.
    */
   afterCommit(fn: () => void): void
   /** Follow `channel` until the returned function is called. */

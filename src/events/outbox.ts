@@ -1,7 +1,6 @@
 import type { Db } from '../db'
 import type { Deps } from '../deps'
 import type { ChangeDraft } from '../history/model'
-import { type StaleField, staleWrite } from '../history/precondition'
 import { recordChanges } from '../history/record'
 import { type Actor, eventActor } from '../ports/actor'
 import type { CommittedEvent } from '../ports/commits'
@@ -54,8 +53,6 @@ export interface Outbox {
    * advanced all the same (src/revisions/revision.ts).
    */
   revised?: boolean
-  /** the fields of the write's ifRevs that changed since (live.md, 1): saving refuses the whole write (409 stale_write) */
-  stale?: StaleField[]
   /** a dry run (a proposal's preview, rolled back after): nothing of it is saved */
   dryRun?: boolean
   /**
@@ -76,17 +73,16 @@ export const outboxOf = (projectId: string, events: DomainEvent[] = [], changes:
 type SaveDeps = Pick<Deps, 'db' | 'now' | 'commits' | 'author' | 'config' | 'waiters'>
 
 /**
- * Save what a write noted in `outbox`, inside its transaction (`deps.db`): a stale ifRev refuses
- * it whole (`stale`), a dry run saves nothing; the outboxes it wrote beside its own first
- * (`beside`, each saved as one); then its own, in the steps of `saveOwn`. The one way a write
- * saves: the saving step of the sequence of POST /mutate calls it (src/mutate/sequence.ts), and
- * so do a read that renews its agent's claim (src/work/service.ts `renewForReader`) and the
+ * Save what a write noted in `outbox`, inside its transaction (`deps.db`): a dry run saves
+ * nothing; the outboxes it wrote beside its own first (`beside`, each saved as one); then its
+ * own, in the steps of `saveOwn`. The one way a write saves: the saving step of the sequence of
+ * every write calls it (src/mutate/sequence.ts `runWrite`, once a stale ifRev has been refused),
+ * and so do a read that renews its agent's claim (src/work/service.ts `renewForReader`) and the
  * writes Arbor makes by itself (the classify loop). Returns the ids of every change it saved
  * (history.md, 2), in the order saved: those of the outboxes beside first, then its own (none for
  * a dry run).
  */
 export async function save(deps: SaveDeps, outbox: Outbox): Promise<number[]> {
-  if (outbox.stale?.length) throw await staleWrite(deps, outbox.projectId, outbox.stale)
   if (outbox.dryRun) return []
   const ids: number[] = []
   for (const other of outbox.beside ?? []) ids.push(...(await save(deps, other)))

@@ -18,7 +18,7 @@ export const authorOf = (deps: Pick<Deps, 'author'>): Author => deps.author ?? S
  * (sql/history/insert-one.sql: no JSON array to take apart, bench/writes.md's eleventh pass),
  * more as JSON arrays of at most INSERT_CHUNK (sql/history/insert-many.sql), each statement sent
  * without waiting for the one before. Returns their ids, in order, up through saving to the
- * write's answer (src/mutate/sequence.ts `saveWrite`). None when history is off (bench/history.ts).
+ * write's answer (src/mutate/sequence.ts `runWrite`). None when history is off (bench/history.ts).
  */
 export async function recordChanges(
   deps: Pick<Deps, 'db' | 'author' | 'config'>,

@@ -8,7 +8,7 @@
  * src/ports/schema-rules.ts): `parseAction` checks a body and answers the first broken part with
  * exactly the message and `_tip` the contract expects. Parts marked `deferred` are documented
  * here and checked later: a node's data against its own schema once its type is read from the
- * body (src/mutate/service.ts `checkedBody`, with `parseInput`), a parent or a sent id by the
+ * body (src/mutate/check.ts `checkedBody`, with `parseInput`), a parent or a sent id by the
  * node rules, which read the database.
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
@@ -137,7 +137,7 @@ const distinct = (list: unknown[]) =>
     : new Set(list.map((v) => Value.Hash(v))).size === list.length
 /**
  * Does the schema hold a `uniqueItems` array anywhere but in a deferred part? A deferred part is
- * checked later against its own schema (a node's data: src/mutate/service.ts `checkedBody`),
+ * checked later against its own schema (a node's data: src/mutate/check.ts `checkedBody`),
  * where its arrays are tested; here `firstRefusal` would pass it whatever it holds, so a batch's
  * check does not walk its entries' data for repeats.
  */
@@ -305,7 +305,7 @@ function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: F
 /**
  * `body` as the typed body of `schema`, or the refusal docs/reference/errors.md gives for its first broken part
  * (thrown: a ErrorListError, or the 403 of a missing projectId). Deferred parts pass through
- * unchecked: a node's data is checked next, by its type (src/mutate/service.ts `checkedBody`), a
+ * unchecked: a node's data is checked next, by its type (src/mutate/check.ts `checkedBody`), a
  * parent or an id by the node rules.
  */
 export function parseAction<S extends TSchema>(schema: S, body: unknown): Static<S> {

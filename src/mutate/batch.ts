@@ -5,7 +5,7 @@ import { allocateBatchIds } from '../nodes/batch-ids'
 import type { WriteCtx } from '../nodes/context'
 import { noteCycleFree } from '../nodes/cycle-free'
 import { loadNodes, openCtx, readEntry, readNamed, readNodeCap } from '../nodes/read'
-import { checkEntry, checkNodeCap, refuseStaleIfRevs } from '../nodes/rules'
+import { checkEntry, checkNodeCap } from '../nodes/rules'
 import { capAdvisory, focus, inboxAdvisory, writeMeta } from '../nodes/service'
 import { flush, type StoredEntry, storeEntry, storeIteration } from '../nodes/write'
 import type { AccessRow } from '../projects/service'
@@ -63,10 +63,11 @@ export type BatchRun = BatchBody & { [DRY_RUN]?: true }
  * checked and stored as the single action is (src/nodes/read.ts `readEntry`, src/nodes/rules.ts
  * `checkEntry`, src/nodes/write.ts `storeEntry`), on the write as the entries before it left it,
  * the first that fails answering with its index (an addIteration entry: src/nodes/write.ts
- * `storeIteration`); at its end its ifRevs checked, its new rows stored (so a failed insert is
- * answered as the batch's rollback) and its answer built; the sequence's saving step saves the
- * rest (its events and changes). Its WriteCtx (a proposal's preview opens it as a dry run) is
- * changed only by those functions of src/nodes: nothing here assigns a field of it.
+ * `storeIteration`); at its end its new rows stored (so a failed insert is answered as the
+ * batch's rollback) and its answer built; the sequence refuses a stale ifRev of any entry, as
+ * every write's, and saves the rest (its events and changes). Its WriteCtx (a proposal's preview
+ * opens it as a dry run) is changed only by those functions of src/nodes: nothing here assigns a
+ * field of it.
  *
  * Why each entry is read, checked and stored before the next is read, rather than every entry
  * read, then every one checked, then every one stored: an entry's rules see what the entries
@@ -138,8 +139,7 @@ export async function batch(
     }
   }
 
-  // 3. its ifRevs: one stale refuses the whole batch (409), not a write failure; then its adds stored
-  await refuseStaleIfRevs(ctx)
+  // 3. its adds stored (a stale ifRev refuses the whole batch, as every write, in the sequence: src/mutate/sequence.ts `runWrite`)
   try {
     await flush(ctx)
   } catch (err) {

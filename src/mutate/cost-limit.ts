@@ -114,13 +114,13 @@ function tooCostly(what: string, costUs: number, budget: number, tip: string, pe
 
 /**
  * Refuses (413, nothing written) a client's `batch`, or a `propose` of one (its preview runs the
- * batch, and applying it would; the actions whose row is `costLimited`), whose estimated database time is over the budget on PGlite. Only
- * requests: the batches a workflow step or an import runs are parts of their own request. Checked
- * before the action runs, after the access check and the body's (src/mutate/service.ts
- * `runAction`), so a project the caller cannot reach gets its 403 first and a body that is also
- * invalid its 400.
+ * batch, and applying it would), whose estimated database time is over the budget on PGlite.
+ * Only requests: the batches a workflow step or an import runs are parts of their own request.
+ * Checked before the action runs, after the access check and the body's (step 4 of
+ * src/mutate/sequence.ts `runWrite`, through the row's `weigh`, `weighEntries`), so a project the
+ * caller cannot reach gets its 403 first and a body that is also invalid its 400.
  */
-export function checkBatchCost(deps: Deps, request: Record<string, unknown>, noun: 'batch' | 'proposal'): void {
+function checkBatchCost(deps: Deps, request: Record<string, unknown>, noun: 'batch' | 'proposal'): void {
   if (!Array.isArray(request.mutations)) return
   const budget = budgetUs(deps)
   if (budget === null) return
@@ -142,7 +142,22 @@ export function checkBatchCost(deps: Deps, request: Record<string, unknown>, nou
   )
 }
 
-/** Refuses (413, nothing written) a revert (or its dry run, the same plan) whose estimated database time is over the budget on PGlite. */
+/**
+ * The `weigh` of a row whose request sends `mutations` (src/mutate/service.ts: `batch`, `propose`,
+ * whose word the refusal calls it by): `checkBatchCost`, then the body as it is, for its handler.
+ */
+export const weighEntries =
+  (noun: 'batch' | 'proposal') =>
+  (deps: Deps, _caller: unknown, body: Record<string, unknown>): Record<string, unknown> => {
+    checkBatchCost(deps, body, noun)
+    return body
+  }
+
+/**
+ * Refuses (413, nothing written) a revert (or its dry run, the same plan) whose estimated database
+ * time is over the budget on PGlite: src/mutate/revert-select.ts `selectChanges`, once it has selected the
+ * changes, before anything is locked or written (step 4 of src/mutate/sequence.ts `runWrite`).
+ */
 export function checkRevertCost(deps: Deps, changes: readonly CostedChange[]): void {
   const budget = budgetUs(deps)
   if (budget === null) return

@@ -7,8 +7,10 @@ import { ENTRY_BLOCK } from '../export/entries'
 import { BundleError, type ReadBundle, readBundleOffThread } from '../export/parse'
 import { requireProject } from '../projects/access'
 import { beginImport, giveWay, importLease, removeImport, renewImport } from '../projects/importing'
-import { runRow } from './sequence'
-import { actions, checkedBody } from './service'
+import { checkedBody } from './check'
+import type { BatchBody } from './model'
+import { runBatch, runWrite } from './sequence'
+import { actions } from './service'
 
 /**
  * POST /import-okf (`arbor import`): an OKF bundle (the files of GET /export-okf) becomes a new
@@ -42,7 +44,7 @@ export async function importOkf(deps: Deps, user: User, body: Static<typeof Impo
   const name = body.name ?? bundle.name
   // the project first, in a transaction of its own, marked as the import's: nobody sees it until the end
   const project = await deps.db.tx(async (db) => {
-    const { answer: added } = await runRow(
+    const { answer: added } = await runWrite(
       { ...deps, db },
       actions.addProject,
       { user },
@@ -68,9 +70,10 @@ export async function importOkf(deps: Deps, user: User, body: Static<typeof Impo
       const started = performance.now()
       await deps.db.tx(async (db) => {
         await moveLease(db, project.id, importLease(deps.now()))
-        // the chunk checked as a POST /mutate batch's body is (its node data with it), then written by the row
-        const body = checkedBody(actions.batch, { action: 'batch', projectId: project.id, mutations: chunk })
-        await runRow({ ...own, db }, actions.batch, { user, access }, body)
+        // the chunk checked as a POST /mutate batch's body is (its node data with it), then written as a
+        // batch inside the import, which weighs nothing: the import sizes its chunks itself (below)
+        const body = checkedBody(actions.batch, { action: 'batch', projectId: project.id, mutations: chunk }) as BatchBody
+        await runBatch({ ...own, db }, access, body)
       })
       block += size / ENTRY_BLOCK
       written += chunk.length

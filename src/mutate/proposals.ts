@@ -116,7 +116,7 @@ function entriesToApply(row: ProposalRow, force: boolean): Entry[] {
  * batch before and after it), in this transaction; the changes name the proposal and its author.
  * Two sequences in one transaction: the batch's, run and saved here (`runBatch`), whose change
  * ids it returns beside its answer (`changeIds`), and its own, the proposal closed, whose saving
- * (./sequence.ts `saveWrite`) puts them before its own: the write's answer names the batch's.
+ * (./sequence.ts `runWrite`) puts them before its own: the write's answer names the batch's.
  */
 export async function applyProposal(deps: Deps, access: Access, body: ApplyProposalBody) {
   const { project } = access

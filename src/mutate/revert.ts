@@ -1,9 +1,8 @@
 import { savepoint } from '../db/port'
 import type { Deps } from '../deps'
-import { ErrorListError, invalid, notFound, RefusalError } from '../errors'
+import { ErrorListError, invalid, RefusalError } from '../errors'
 import type { Outbox } from '../events/outbox'
-import { MAX_REVERT, type RevertBody, type RevertFilter } from '../history/model'
-import { type ChangeRow, changesById, filtersOf, laterChanges, plannedChange, selectByFilter, targetOf } from '../history/service'
+import { type ChangeRow, laterChanges, plannedChange, targetOf } from '../history/service'
 import { LATER } from '../iterations/model'
 import type { NodesMove } from '../iterations/service'
 import type { Node, NodeData, NodeType } from '../nodes/model'
@@ -23,7 +22,7 @@ import {
   type WriteCtx,
 } from '../nodes/undo'
 import type { AccessRow } from '../projects/service'
-import { checkRevertCost } from './cost-limit'
+import type { Selected } from './revert-select'
 
 type Reason = 'changed_later' | 'gone' | 'has_children'
 interface Conflict {
@@ -34,30 +33,6 @@ interface Conflict {
   reason: Reason
 }
 type Later = Awaited<ReturnType<typeof laterChanges>>[number]
-
-/** The changes a revert selects, newest first: by id (every one must be the project's) or by filter. */
-async function select(deps: Deps, projectId: string, body: RevertBody): Promise<ChangeRow[]> {
-  // RevertBody has checked the input: changeIds or filter (one of GET /history's filters), never both
-  if (body.changeIds !== undefined) {
-    const ids = [...new Set(body.changeIds.map(Number))]
-    const rows = await changesById(deps, projectId, ids)
-    const found = new Set(rows.map((r) => Number(r.id)))
-    const missing = ids.filter((id) => !found.has(id))
-    if (missing.length)
-      throw notFound('not_found', {
-        message: `No change ${missing.join(', ')} in project ${projectId}`,
-        _meta: { _tip: 'Read the change ids from GET /api/v1/history?projectId=…' },
-      })
-    return rows
-  }
-  const filter = body.filter as RevertFilter
-  const rows = await selectByFilter(deps, projectId, filtersOf(filter), MAX_REVERT + 1)
-  if (rows.length > MAX_REVERT)
-    throw invalid(`filter selects more than ${MAX_REVERT} changes; a revert takes back at most ${MAX_REVERT}`, {
-      _tip: 'Narrow the filter (since/until, requestId, agent) and revert in several calls, or send changeIds.',
-    })
-  return rows
-}
 
 /** The names an iteration's change moved its jobs and tasks between: a rename's, or a deletion's (to Later). */
 function iterationMove(c: ChangeRow): NodesMove | null {
@@ -105,7 +80,8 @@ function stepsOf(selected: ChangeRow[]): { change: ChangeRow; moves: ChangeRow[]
  * came with it (`stepsOf`). Conflicts are gathered while the plan runs; with any and no `force` the whole
  * transaction is refused (409) and nothing stays written; a dry run runs the same plan under a
  * savepoint and rolls it back, so it says exactly what the real call does. The handler of the
- * write's sequence (src/mutate/sequence.ts), top-down: the changes selected (`select`); what
+ * write's sequence (src/mutate/sequence.ts), top-down, on the changes its cost step selected and
+ * weighed before the work state (./revert-select.ts `selectChanges`): what
  * their conflicts are said on, read before anything is undone (the nodes they name, read and
  * locked at once, src/nodes/undo.ts `openUndo`, then the later changes of their targets, asked
  * once); each step, newest first (`undo`), through one whole operation of src/nodes/undo.ts that
@@ -120,15 +96,13 @@ function stepsOf(selected: ChangeRow[]): { change: ChangeRow; moves: ChangeRow[]
  * order of the change ids and the events is the order the steps ran in, so the revert of this
  * revert, newest first, runs them in reverse.
  */
-export async function revert(deps: Deps, project: AccessRow, body: RevertBody): Promise<Reverted> {
-  const selected = (await select(deps, project.id, body)).sort((a, b) => Number(b.id) - Number(a.id))
+export async function revert(deps: Deps, project: AccessRow, { body, selected }: Selected): Promise<Reverted> {
   if (selected.length === 0)
     return {
       answer: body.dryRun
         ? { success: true, dryRun: true, changes: [], conflicts: [], _meta: { _tip: 'No change matches the filter.' } }
         : { success: true, reverted: 0, changeIds: [], _meta: { _tip: 'No change matches the filter: nothing to take back.' } },
     }
-  checkRevertCost(deps, selected) // on PGlite, 413 before anything is locked or written (issue 50, item 3)
 
   const dryRun = body.dryRun === true
   const nodeTargets = [...new Set(selected.filter((c) => c.target_kind === 'node').map((c) => c.target_id))]
@@ -246,7 +220,7 @@ export async function revert(deps: Deps, project: AccessRow, body: RevertBody): 
   // a forced revert skips what is gone: there is nothing left to take back
   const reverted = selected.length - new Set([...conflicts.filter((c) => c.reason === 'gone').map((c) => c.changeId), ...skipped]).size
   // its change ids (history.md, 3) are every change saving records for it, those saved beside its
-  // node changes (its iteration steps) among them: src/mutate/service.ts `runAction` adds them
+  // node changes (its iteration steps) among them: src/mutate/sequence.ts `runWrite` adds them
   // (`changeIdsAreResult`), as saving returns them
   const summary = `Reverted ${reverted} change(s). Take this back with {action:"revert", projectId, changeIds} of its changeIds.`
   return { ctx, answer: { success: true, reverted, _meta: writeMeta(ctx, { summary }) } }

@@ -18,19 +18,20 @@ import { possibleDuplicate } from '../search/service'
 import { withKeyTip, withProjectTip } from './hints'
 import { ImportBody, importOkf } from './import-okf'
 import { MutateBody, MutateResult } from './model'
-import { type Action, actions, authorOfRequest, runAction } from './service'
+import { authorOfRequest, runWrite } from './sequence'
+import { type Action, actions } from './service'
 
 /**
  * The edge of every write (POST /mutate), in the order it runs (ARCHITECTURE.md, "How a write
- * flows", steps 1 to 3 and 10): the row of the action the body names (`actionNamed`), who may make
- * it (`actionAccess`: the key's project list, its role, the project's access, each asked once here;
- * the access handed down to the action; 403 before any 400 about the body), the one idempotent transaction running the action (its
- * body checked, its author, the sequence of every write: src/mutate/service.ts `runAction`), then,
- * after the commit, the near-duplicate advisory and the answer as shown (the loops are woken by the
- * transaction itself once it commits: src/mutate/sequence.ts `saveWrite`).
- * Each step is a function of this file or a call into a file the write has not entered yet; the
- * run is handed to the transaction as a one-line callback to src/mutate/service.ts `runAction`,
- * the one call back into this file, and nothing else of the run comes back into it.
+ * flows", steps 1 and 10): the content type, the row of the action the body names (`actionNamed`),
+ * who may make it (`actionAccess`: the key's project list, its role, the project's access, each
+ * asked once here; the access handed down to the action; 403 before any 400 about the body), the
+ * one idempotent transaction (src/http/idempotency.ts `runIdempotent`), whose body is the sequence
+ * of every write (src/mutate/sequence.ts `runWrite`: steps 2 to 10, from the body's check to the
+ * loops woken once it commits), then, after the commit, the near-duplicate advisory and the answer
+ * as shown. Each step is a function of this file or a call into a file the write has not entered
+ * yet; the run is handed to the transaction as a one-line callback of this file calling `runWrite`,
+ * the one call back into it, and nothing else of the run comes back into it.
  */
 
 /** One POST /mutate, top to bottom. */
@@ -39,7 +40,7 @@ async function mutate(deps: Deps, user: User, body: unknown, headers: Record<str
   // a body sent as a form or text is not ours to guess at: say how it was read
   if (contentType === undefined ? typeof body === 'string' && body !== '' : !isJsonType(contentType))
     throw invalid(notReadAsJson(contentType))
-  // what the body names, as sent: checked once, inside the run (src/mutate/service.ts `checkedAction`)
+  // what the body names, as sent: checked once, inside the run (src/mutate/sequence.ts `runWrite`, step 2)
   const sent = fieldsOf(body)
   const found = actionNamed(sent.action)
   const { idempotencyKey, ...request } = sent
@@ -56,7 +57,7 @@ async function mutate(deps: Deps, user: User, body: unknown, headers: Record<str
     user.id,
     key,
     isObject(body) ? request : body,
-    (db) => runAction({ ...deps, db }, user, headers, body, access),
+    async (db) => (await runWrite({ ...deps, db }, found, { user, access }, body, { headers })).answer,
     {
       sealed: found?.secretAnswer === true,
     },

@@ -1,22 +1,28 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { User } from '../accounts/model'
+import { claimAgent } from '../claims/service'
 import type { Deps } from '../deps'
 import { type Outbox, save } from '../events/outbox'
+import { agentName, requestAuthor } from '../history/author'
+import { staleWrite } from '../history/precondition'
 import type { WriteCtx } from '../nodes/context'
+import type { Author } from '../ports/actor'
 import type { Access } from '../projects/access'
 import type { AccessRow } from '../projects/service'
-import { afterWrite, beforeWrite, type WorkHeld, type WorkPlan, workPlan } from '../work/service'
+import { afterWrite, beforeWrite, type WorkPlan, workPlan } from '../work/service'
 import { type BatchRun, batch } from './batch'
+import { checkedAction } from './check'
 import { BatchBody } from './model'
 
 /*
- * The sequence of every write (`runRow`), inside its transaction, in the order it happens: the
- * work state before, the handler, the work state after, saving (steps 5 to 9 of ARCHITECTURE.md's
- * "How a write flows"). Every write runs it: each action of POST /mutate's table
- * (./service.ts `actions`, whose rows are built here: `nodeWrite`, `accessWrite`, `row`), a batch
- * inside another write (`runBatch`: a proposal applied or previewed, a workflow's plan), an
- * import's project and chunks (./import-okf.ts). A step before or after the handler is one line
- * of `runRow` or `saveWrite`.
+ * The sequence of every write (`runWrite`), inside its transaction, one step a line in the order
+ * it happens: the body checked, its author, its cost, the work state before, the handler, the
+ * work state after, a stale ifRev refused, saving, the loops woken once it commits (steps 2 to
+ * 10 of ARCHITECTURE.md's "How a write flows"). Every write runs it: each action of POST /mutate's
+ * table (./service.ts `actions`, whose rows are built here: `nodeWrite`, `accessWrite`, `row`,
+ * `weighedNodeWrite`), a batch inside another write (`runBatch`: a proposal applied or previewed,
+ * a workflow's plan), an import's project and chunks (./import-okf.ts). A step of every write is
+ * one line of `runWrite`.
  *
  * Locks, in the order a write takes them (each held until its transaction ends):
  * 1. Its idempotency record, only when the request has an Idempotency-Key: src/http/idempotency.ts
@@ -72,18 +78,31 @@ export interface Caller {
 }
 
 /**
- * What the sequence runs of an action, typed by its body's schema (checked before it runs):
- * `work` reads from the checked body what the write means to the work state (src/work
- * `workPlan`); `handle` writes the action's rows, notes its events and changes (in a WriteCtx
- * for nodes, src/nodes/context.ts, or in an outbox), saves nothing, and builds its answer where
- * it wrote. Its handler is handed what the `Caller` holds that it takes (`nodeWrite`: the
- * project; `accessWrite`: the access and the caller; `row`: the caller and the access, if any)
- * and asks src/projects/access.ts nothing itself.
+ * What the sequence runs of an action, in the order `runWrite` uses it, typed by its body's
+ * schema: `schema` and `nodeData`, the body's check (./check.ts, step 2); `author`, where the body
+ * names its agent or claim (history.md, 1; `byClaimToken` when absent); `weigh`, its cost on
+ * PGlite (413, before anything is locked), which gives what the handler takes (the body, or what
+ * it selected: a revert's changes); `work`, what the write means to the work state, read from the
+ * checked body (src/work `workPlan`); `handle`, which writes the action's rows, notes its events
+ * and changes (in a WriteCtx for nodes, src/nodes/context.ts, or in an outbox), saves nothing,
+ * and builds its answer where it wrote. Its handler is handed what the `Caller` holds that it
+ * takes (`nodeWrite`: the project; `accessWrite`: the access and the caller; `row`: the caller
+ * and the access, if any) and asks src/projects/access.ts nothing itself.
  */
 export interface Row<W extends Written = Written> {
   schema: TSchema
+  /**
+   * The node data the body carries (an add's `node.data`, an update's `data`, a batch's or a
+   * proposal's entries'), checked against its node type's schema once `schema` has typed the
+   * body, the type being in the body (./check.ts `addData`, `updateData`, `entriesData`).
+   */
+  nodeData?(body: Record<string, unknown>): void
+  author?: AuthorRule
+  weigh?(deps: Deps, caller: Caller, body: Record<string, unknown>): unknown
   work(body: Record<string, unknown>): WorkPlan | undefined
-  handle(deps: Deps, caller: Caller, body: Record<string, unknown>): Promise<W>
+  handle(deps: Deps, caller: Caller, input: unknown): Promise<W>
+  /** The answer's `changeIds` are its result (a revert's): in its answer once it saved, even when none, and shown whatever `Prefer` says. */
+  changeIdsAreResult?: true
 }
 
 /** A row whose handler takes the caller and the access, if any (addProject's, whose body names no project). */
@@ -129,31 +148,82 @@ export const nodeWrite = <S extends TSchema, W extends Written>(
   handle: (deps, { access }, body) => handler(deps, access!.project, body as Static<S>),
 })
 
+/**
+ * A node action's row whose handler takes what its `weigh` made of the body (step 4 of
+ * `runWrite`) rather than the body: a revert's, the changes it selected, weighed before anything
+ * is locked (./revert-select.ts `selectChanges`).
+ */
+export const weighedNodeWrite = <S extends TSchema, I, W extends Written>(
+  schema: S,
+  work: (body: Static<S>) => WorkPlan | undefined,
+  weigh: (deps: Deps, project: AccessRow, body: Static<S>) => Promise<I>,
+  handler: (deps: Deps, project: AccessRow, input: I) => Promise<W>,
+): Row<W> => ({
+  schema,
+  weigh: (deps, { access }, body) => weigh(deps, access!.project, body as Static<S>),
+  work: work as Row['work'],
+  handle: (deps, { access }, input) => handler(deps, access!.project, input as I),
+})
+
 /** The project a checked body names ('' for addProject's, which names a new one: its plan reads none). */
 const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 'string' ? body.projectId : '')
 
 /**
- * The sequence of every write, for `row`'s action with `body` checked against its schema, inside
- * its transaction, in the order it happens (steps 6 to 9 of ARCHITECTURE.md's "How a write
- * flows"): the work state before, only when the row's `work` gives the write a plan; the
- * handler; then the work state after and saving (`saveWrite`). Returns what saving gives back
- * and the handler's WriteCtx, when it wrote nodes (a proposal's preview reads it after its dry
- * run, ./proposals.ts).
+ * The sequence of every write once its access was asked, inside its transaction, one step a line
+ * in the order it happens, numbered as ARCHITECTURE.md's "How a write flows" (1, the edge, is
+ * src/mutate/routes.ts `mutate`): a step added to every write is one more line here. `found` is
+ * the row of the action the body names, as the edge found it (none when it names no action: 2
+ * refuses it). A request (POST /mutate's, `sent`) runs every step; a write inside another
+ * (`runBatch`: a proposal applied or previewed, a workflow's plan; an import's project and
+ * chunks, ./import-okf.ts) has its body checked and its author set by that write, and runs rows
+ * that weigh nothing (`batchRow`, `addProject`'s), so it starts at 5. Returns the answer (a
+ * request's naming the changes it saved), the ids of those changes, and the handler's WriteCtx
+ * when it wrote nodes (a proposal's preview reads it after its dry run, ./proposals.ts).
  */
-export async function runRow<W extends Written>(
+export async function runWrite<W extends Written>(
   deps: Deps,
-  row: Row<W>,
+  found: Row<W> | undefined,
   caller: Caller,
-  body: Record<string, unknown>,
+  body: unknown,
+  sent?: Sent,
 ): Promise<Saved<W['answer']> & Pick<W, 'ctx'>> {
-  // the work state before: the project's work lock before any node row, claim tokens checked and renewed (src/work)
-  const plan = row.work(body)
-  const held = plan && (await beforeWrite(deps, projectOf(body), plan))
-  // the handler: its rules, its rows written; its events and changes noted, not saved
-  const written = await row.handle(deps, caller, body)
-  // the work state after, then saving
-  const saved = await saveWrite(deps, held, written)
-  return { ...saved, ctx: written.ctx }
+  // 2. the body checked, at one point (docs/validation.md): the envelope, the row's schema, its node data (./check.ts `checkedAction`)
+  const { row, request } = sent ? checkedAction(found, body) : { row: found!, request: body as Record<string, unknown> }
+  // 3. who makes it (history.md, 1), by the row's `author` rule (`authorOfRequest`, below)
+  const own = sent ? { ...deps, author: await authorOfRequest(deps, caller.user!, sent.headers, request, row.author) } : deps
+  // 4. on PGlite, 413 before anything is locked or written, by the row's `weigh` (a batch's or a proposal's entries,
+  // ./cost-limit.ts `weighEntries`; a revert's changes, selected there, ./revert-select.ts `selectChanges`): what the handler takes
+  const input = row.weigh ? await row.weigh(own, caller, request) : request
+  // 5. the work state before, when the row's work plan asks (src/work/service.ts `workPlan`, `beforeWrite`): the lock, claim tokens
+  const plan = row.work(request)
+  const held = plan && (await beforeWrite(own, projectOf(request), plan))
+  // 6. the handler (the row's `handle`): its rules, its rows written, its events and changes noted, its answer built; nothing saved
+  const written = await row.handle(own, caller, input)
+  const outbox = written.ctx ?? written.outbox
+  // 7. the work state after (src/work/service.ts `afterWrite`): the claims of work marked done ended, recomputed, what it unblocked
+  const after = held && (await afterWrite(own, held))
+  if (after?.released.length) outbox!.events.push(...after.released) // a write that marks work done writes nodes: it has a WriteCtx
+  // 8. a stale ifRev of a node, a batch entry's too, refuses the whole write (409, live.md 1: src/history/precondition.ts
+  // `staleWrite`); an iteration's is refused by its handler, before its rename's own checks (src/iterations/service.ts)
+  if (written.ctx?.stale.length) throw await staleWrite(own, written.ctx.projectId, written.ctx.stale)
+  // 9. saved (src/events/outbox.ts `save`): what it wrote beside, then its revision, changes (src/history) and events, the
+  // revision cache, the waiters, PGlite's search; nothing for a dry run; the ids of the changes saved, in order
+  const ids = outbox && (await save(own, outbox))
+  const savedAny = outbox !== undefined && !outbox.dryRun
+  // 10. once committed (src/db `afterCommit`: never on a rollback, nor for a dry run, which saved nothing): the loops woken
+  if (savedAny) own.db.afterCommit(() => wakeLoops(own))
+  // the commit follows where the transaction was opened (POST /mutate: src/http/idempotency.ts
+  // `runIdempotent`): there the Db sends the notifications saving queued, in one statement, and on
+  // PostgreSQL the replicas' marker after them (src/db/postgres.ts `tx`, src/revisions/replicas.ts);
+  // the answer: the handler's, with what it unblocked and, a request's, the changes it saved (`answerOf`)
+  const changeIds = savedAny ? [...(written.changeIds ?? []), ...ids!] : written.changeIds
+  const answer = answerOf(row, written.answer, after?.unblocked, sent && changeIds) as W['answer']
+  return { answer, changeIds, ctx: written.ctx }
+}
+
+/** What a request (POST /mutate) gives the sequence beside its body: its headers, read for its author (history.md, 1). */
+export interface Sent {
+  headers: Record<string, string | undefined>
 }
 
 /** What a committed write wakes: the webhook deliveries and search (`events`), the task classifier (`classify`). */
@@ -163,42 +233,47 @@ function wakeLoops(deps: Pick<Deps, 'wake'>): void {
 }
 
 /**
- * The sequence of every write after its handler, inside its transaction, in the order it
- * happens (steps 8 and 9 of ARCHITECTURE.md's "How a write flows", and 10's wake-up, handed to
- * the transaction to run after its commit). `runRow` ran step 6 (src/work `beforeWrite`, when
- * the write has a work plan: `held`) and the handler (7), which wrote its rows and noted its
- * events and changes in `written`, and saved nothing. src/work is entered here a second time, on
- * purpose: its lock had to come before the handler's first row, and this reads the rows the
- * handler wrote.
+ * A write's answer: its handler's, with what it unblocked (`_meta.unblocked`, when the work state
+ * says), and, for a request, the ids of the changes it saved (`changeIds`, history.md 2), so that
+ * the caller can take its own write back with `revert` (the app's Ctrl+Z). Kept in the stored
+ * answer, so a replay has them too; shown only to a caller that asks (`Prefer: change-ids`,
+ * src/mutate/routes.ts `shown`), so every answer of docs/reference/mutate.md stays as it was. A
+ * revert's are its result (`changeIdsAreResult`): in its answer whenever it saved, even none.
  */
-async function saveWrite<W extends Written>(deps: Deps, held: WorkHeld | undefined, written: W): Promise<Saved<W['answer']>> {
-  const outbox = written.ctx ?? written.outbox
-  // the work state after: the claims of work it marked done ended, recomputed, what it unblocked (src/work)
-  const after = held && (await afterWrite(deps, held))
-  if (after?.released.length) outbox!.events.push(...after.released) // a write that marks work done writes nodes: it has a WriteCtx
-  // saving, one step for every write (src/events/outbox.ts `save`): its ifRevs, what it wrote
-  // beside (a revert's iteration steps), then its own: the revision when the write says so, its
-  // changes (src/history) and events sent together, the revision cache, the waiters and (PGlite)
-  // search told; the ids of the changes it saved, returned
-  const ids = outbox && (await save(deps, outbox))
-  const savedAny = outbox !== undefined && !outbox.dryRun
-  // once it has committed (never on a rollback, nor for a dry run, which saves nothing): this
-  // process's loops woken (webhooks' first attempts, the classifier, search), whichever route or
-  // write ran this sequence (POST /mutate, POST /workflow's plan, POST /import-okf's chunks)
-  if (savedAny) deps.db.afterCommit(() => wakeLoops(deps))
-  // once this returns, the commit follows where the transaction was opened (POST /mutate:
-  // src/http/idempotency.ts `runIdempotent`). There the Db sends the notifications saving queued,
-  // in one statement just before the commit, and on PostgreSQL, when one is on a channel the
-  // replicas' revision waits listen for (REVISION_CHANNEL, switched on in src/create-deps.ts by
-  // `waitHeard`), the replicas' marker after them; the transaction returns only once the
-  // replicas have heard it (src/db/postgres.ts `tx`, src/revisions/replicas.ts)
-  const changeIds = savedAny ? [...(written.changeIds ?? []), ...ids!] : written.changeIds
-  // the handler's answer, with what it unblocked (`_meta.unblocked`)
-  const answer = written.answer
-  if (after?.unblocked === undefined) return { answer, changeIds }
+function answerOf(row: Row, answer: Answer, unblocked: unknown, changeIds: number[] | undefined): Answer {
   const meta = (answer._meta as Record<string, unknown> | undefined) ?? {}
-  return { answer: { ...answer, _meta: { ...meta, unblocked: after.unblocked } } as W['answer'], changeIds }
+  const shown = unblocked === undefined ? answer : { ...answer, _meta: { ...meta, unblocked } }
+  if (changeIds === undefined || 'changeIds' in shown || (changeIds.length === 0 && !row.changeIdsAreResult)) return shown
+  const { _meta, ...rest } = shown
+  return { ...rest, changeIds: [...changeIds].sort((a, b) => a - b).map(String), ...(_meta === undefined ? {} : { _meta }) }
 }
+
+/**
+ * Who makes this write (history.md, 1): the agent the body names (a claim's `agent`), else the
+ * claim's agent of the first claim token it carries (`rule`: the action's row), else X-Agent-Id;
+ * `via` from X-Arbor-Via. Step 2 of `runWrite`; an import's, once for all its chunks
+ * (src/mutate/routes.ts).
+ */
+export async function authorOfRequest(
+  deps: Deps,
+  user: User,
+  headers: Record<string, string | undefined>,
+  request: Record<string, unknown>,
+  rule: AuthorRule = byClaimToken,
+): Promise<Author> {
+  const { agent: named, claimTokens } = rule(request)
+  let agent: string | null = agentName(named) ?? null
+  if (!agent && typeof request.projectId === 'string') {
+    const token = claimTokens.find((t) => typeof t === 'string' && t.length <= 200)
+    if (typeof token === 'string') agent = await claimAgent(deps.db, request.projectId, token)
+  }
+  return requestAuthor(user, headers, { agent })
+}
+
+/** What a body says of its author before it is checked: an agent it names, the claim tokens it carries. */
+export type AuthorRule = (request: Record<string, unknown>) => { agent?: unknown; claimTokens: unknown[] }
+/** The author rule of most actions: the body's own claimToken. */
+const byClaimToken: AuthorRule = (request) => ({ claimTokens: [request.claimToken] })
 
 /**
  * POST /mutate's batch (./service.ts `actions`), whose row is this one: in the project of the
@@ -208,12 +283,12 @@ async function saveWrite<W extends Written>(deps: Deps, held: WorkHeld | undefin
 export const batchRow = nodeWrite(BatchBody, workPlan.batch, batch)
 
 /**
- * A batch run inside another write, through the whole sequence (`runRow` with the batch's row),
+ * A batch run inside another write, through the whole sequence (`runWrite` with the batch's row),
  * in the caller's transaction and in the project whose access the caller asked: a proposal
  * applied or previewed (./proposals.ts; a preview's body is marked ./batch.ts `DRY_RUN`, which `batch` honours:
  * nothing saved, and the WriteCtx returned for the preview to read), a workflow's plan
  * (src/workflow/apply.ts).
  */
 export function runBatch(deps: Deps, access: Access, body: BatchRun) {
-  return runRow(deps, batchRow, { access }, body)
+  return runWrite(deps, batchRow, { access }, body)
 }

@@ -48,7 +48,7 @@ export async function tick(deps: Deps, now: Date): Promise<number> {
     })
     done += n
     // the node.updated events are committed: deliver them now. A write of Arbor's own, outside the sequence of the
-    // API's writes (src/mutate/sequence.ts `saveWrite`, whose commit wakes the classifier too): this loop is the classifier
+    // API's writes (src/mutate/sequence.ts `runWrite`, whose commit wakes the classifier too): this loop is the classifier
     if (n > 0) deps.wake('events')
     if (n < BATCH) return done
   }

@@ -2,7 +2,7 @@
  * The input of the node writes (POST /mutate add, update, delete, restore, classify) as TypeBox
  * schemas, with docs/reference/resources.md's refusal messages (src/http/action-schema.ts). A node's `data` is
  * documented here as a deferred part, and checked with the rest of the body once the action's
- * schema has typed it (src/mutate/service.ts `checkedBody`), against its type's schema
+ * schema has typed it (src/mutate/check.ts `checkedBody`), against its type's schema
  * (dataSchema, src/ports/node-data.ts): the type is in the body. What needs the database is
  * rules.ts's.
  */

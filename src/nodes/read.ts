@@ -20,9 +20,9 @@ import * as q from './queries'
  * update's (`readUpdate`), a batch's (`readNamed` ahead of its entries, `readEntry` for each), the
  * iterations (`iterationsOf`), new ids (`nextId`, `askIds`, `reserveIds`), the owner's node cap
  * (`readNodeCap`) and the project's open memos that an add's answer reports (`openMemos`, `reserveTaskCountingMemos`). An ifRev is read
- * here too (`expectRev`): a stale one is kept in the context's `stale`, and refused when the write
- * is saved (src/events/outbox.ts `save`) or by a batch before its last insert (./rules.ts
- * `refuseStaleIfRevs`). Step 3 is ./write.ts.
+ * here too (`expectRev`): a stale one is kept in the context's `stale`, and refused, a batch's
+ * too, by the write's sequence before it is saved (src/mutate/sequence.ts `runWrite`). Step 3 is
+ * ./write.ts.
  */
 
 /**
@@ -220,7 +220,7 @@ export interface AddRead {
  * `readAround`); its id: a new one reserved with its parent read in the same statement, a
  * draft's mapped to it (later entries of the batch, and this one's references, name it so), or
  * the one sent, whose node is read (it must be free); then its parent and its references. Its
- * data was checked against its type's schema with the body (src/mutate/service.ts `checkedBody`).
+ * data was checked against its type's schema with the body (src/mutate/check.ts `checkedBody`).
  */
 export async function readAdd(ctx: WriteCtx, input: NewNode): Promise<AddRead> {
   const { type, id: sent } = input

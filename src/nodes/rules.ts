@@ -1,5 +1,4 @@
 import { invalid, RefusalError } from '../errors'
-import { staleWrite } from '../history/precondition'
 import { LATER } from '../iterations/model'
 import type { IterationRow } from '../iterations/service'
 import { refuseIfHeld } from '../presence/intents'
@@ -19,9 +18,8 @@ import type { AddRead, Around, CapRead, EntryRead, UpdateRead } from './read'
  * `checkFields`, the rules the two share, even a rule that reads nothing (so that it holds for a
  * revert's fields set back too); what it needs read goes into ./read.ts `readAround`. A field's
  * schema (src/ports/node-data.ts `NodeFields`, checked with the body) says its shape alone: its
- * JSON type and its length. Two refusals of the whole write are here too: the owner's node cap
- * (`checkNodeCap`, 403, an add's or a batch's first rule) and a stale ifRev
- * (`refuseStaleIfRevs`, 409, a batch's last check).
+ * JSON type and its length. A refusal of the whole write is here too: the owner's node cap
+ * (`checkNodeCap`, 403, an add's or a batch's first rule).
  */
 
 const fail = (message: string, tip?: string): never => {
@@ -67,7 +65,7 @@ function asStored(sent: Record<string, unknown>): Record<string, unknown> {
 /**
  * Step 2 of an add (a single one, a batch's entry), on what ./read.ts `readAdd` read: the rules
  * in the order of docs/reference/mutate.md, on data the body's check has held against its type's
- * schema (src/mutate/service.ts `checkedBody`, the row's `nodeData`). `allowId`: inside a
+ * schema (src/mutate/check.ts `checkedBody`, the row's `nodeData`). `allowId`: inside a
  * batch, where an id may be sent. Returns the node to store (./write.ts `storeAdd`).
  */
 export async function checkAdd(
@@ -195,16 +193,6 @@ export function checkNodeCap(capped: CapRead | null): CapRead | null {
       delete_to_resume: current - cap + 1,
     })
   return capped
-}
-
-/**
- * The ifRevs of a write (live.md, 1), read by ./read.ts `expectRev`: a stale one refuses the whole
- * write, 409 stale_write, nothing of it written. A batch asks this itself once every entry passed
- * its rules, before its last insert (src/mutate/batch.ts); every other write's are refused by
- * saving (src/events/outbox.ts `save`).
- */
-export async function refuseStaleIfRevs(ctx: WriteCtx): Promise<void> {
-  if (ctx.stale.length) throw await staleWrite(ctx.deps, ctx.projectId, ctx.stale)
 }
 
 /** An update names a node that exists (`before`, read under its id) and sends something to change. */

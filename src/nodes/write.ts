@@ -20,11 +20,11 @@ import type { CheckedEntry, CheckedUpdate } from './rules'
  * caller (./read.ts `expectRev`) before `deleteNode`, which reads the subtree it removes (and
  * answers a node not found there, 400: the one refusal made here). Nothing else here reads for a
  * rule or checks one. The handler stores its nodes (what it queued, at its end:
- * `flush`) and saves nothing: the write's sequence (src/mutate/sequence.ts `saveWrite`) hands its
- * WriteCtx, an Outbox, to the saving step (src/events/outbox.ts `save`), which checks its ifRevs
- * and saves its events and changes. A batch's addIteration entry is stored here too
- * (`storeIteration`): its row is src/iterations', written in an outbox of its own, whose change
- * and event the write notes.
+ * `flush`) and saves nothing: the write's sequence (src/mutate/sequence.ts `runWrite`) refuses a
+ * stale ifRev kept in its WriteCtx, an Outbox, then hands it to the saving step
+ * (src/events/outbox.ts `save`), which saves its events and changes. A batch's addIteration
+ * entry is stored here too (`storeIteration`): its row is src/iterations', written in an outbox of
+ * its own, whose change and event the write notes.
  */
 
 /**

@@ -24,7 +24,7 @@ export const UNKNOWN_FIRST = Symbol.for('arbor.input.unknownFirst')
 export const ruled = <T extends TSchema>(schema: T, rule: Rule): T => Object.assign(schema, { [RULE]: rule })
 /**
  * Documented, but checked later (a copy: the schema itself stays checkable): a node's data once
- * its type is read from the body (src/mutate/service.ts `checkedBody`), a parent or a sent id by
+ * its type is read from the body (src/mutate/check.ts `checkedBody`), a parent or a sent id by
  * the node rules, which read the database.
  */
 export const deferred = <T extends TSchema>(schema: T): T => ({ ...schema, [DEFERRED]: true })

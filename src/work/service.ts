@@ -30,7 +30,7 @@ import { type ReadyItem, spreadFirst, type TreeNode, type WorkState } from './re
 
 /*
  * Ready work and claims (docs/agents.md), and the work state around every write (its sequence,
- * src/mutate/sequence.ts `runRow`). Each action that writes nodes has its work plan (`workPlan`,
+ * src/mutate/sequence.ts `runWrite`). Each action that writes nodes has its work plan (`workPlan`,
  * the `work` column of POST /mutate's table, src/mutate/service.ts `actions`), computed from its
  * own checked body: whether the write takes the project's work lock, defers its triggers' work
  * to its end, may unblock work; the claim tokens it checks; the ids it marks done. A batch's

@@ -26,7 +26,7 @@ export const workflowRoutes = (deps: Deps) => {
     .post(
       '/workflow',
       async ({ user, body, headers }) => {
-        // a terminal advance applies its plan as the workflow (history.md, 1); its commit wakes the loops (src/mutate/sequence.ts `saveWrite`)
+        // a terminal advance applies its plan as the workflow (history.md, 1); its commit wakes the loops (src/mutate/sequence.ts `runWrite`)
         const author = requestAuthor(user, headers, { via: 'workflow' })
         return postWorkflow({ ...deps, author }, codec, user, body)
       },
