@@ -16,10 +16,11 @@ export const authorOf = (deps: Pick<Deps, 'author'>): Author => deps.author ?? S
  * calls this beside the events' insert, both sent before either is awaited (on PostgreSQL, one
  * round trip for both). A write's only change goes with each of its fields a parameter
  * (sql/history/insert-one.sql: no JSON array to take apart, bench/writes.md's eleventh pass),
- * more as JSON arrays of at most INSERT_CHUNK (sql/history/insert-many.sql; sql/history/insert-adds.sql
- * when every change of the array is a node's add, as in a batch of adds, whose action, kind and
- * empty `before` it does not send), each statement sent without waiting for the one before. Returns their ids, in order, up through saving to the
- * write's answer (src/mutate/sequence.ts `saveWrite`). None when history is off (bench/history.ts).
+ * more as JSON arrays of at most INSERT_CHUNK (sql/history/insert-many.sql; insert-adds.sql when
+ * every change of the array is a node's add, as in a batch of adds: it is not sent their action,
+ * kind and empty `before`), each statement sent without waiting for the one before. Returns their
+ * ids, in order, up through saving to the write's answer (src/mutate/sequence.ts `saveWrite`).
+ * None when history is off (bench/history.ts).
  */
 export async function recordChanges(
   deps: Pick<Deps, 'db' | 'author' | 'config'>,
