@@ -9,12 +9,19 @@
 // action, kind and before constants) given `after` and `fields`, or given the parent and the data
 // and building them; the kind not cast to its domain; no `returning`; `after` and `fields` null
 // (narrower rows); the changes built in SQL from the nodes' rows they name (ids sent, no JSON).
-// Variants that change the statement are for measuring only: none is what the app sends.
+// Since the seventeenth pass also: the statement the app now sends for a batch of adds
+// (sql/history/insert-adds.sql) and insert-many.sql into a copy of `changes` whose keys compare in
+// the database's collation, as before migration 0057 (the two beside the first two whatever
+// --only says); every change's fields as arrays taken apart by unnest(), the adds' alone so, each
+// also into the copy in collation "C"; changes_target on one bigint, a hash of the project and the
+// target, and the id. The other copies are made `like changes`, so their keys are in "C" since 0057.
+// Variants that change the statement are for measuring only: the app sends insert-many.sql and
+// insert-adds.sql, nothing else here.
 //
 //   bun bench/history-batch-parts.ts [--samples 200] [--rows 100] [--filled 20000] [--only word,word]
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/history-batch-parts.ts
 //
-// --only keeps the two first variants and those whose name holds one of the words (an underscore
+// --only keeps the four first variants and those whose name holds one of the words (an underscore
 // for a space). Each sample is one transaction (BEGIN, the statements, COMMIT) on a database of its
 // own (PGlite in memory, or a new database of the server) whose `changes` (and each copy) holds
 // `filled` rows first; the variants take turns sample by sample, after 20 untimed rounds. Printed
@@ -22,9 +29,10 @@
 // PostgreSQL, of the backends' CPU (/proc/<pid>/schedstat), and what it adds to the events' alone.
 
 import eventsSql from '../sql/events/insert-many.sql' with { type: 'text' }
+import addsAppSql from '../sql/history/insert-adds.sql' with { type: 'text' }
 import changesSql from '../sql/history/insert-many.sql' with { type: 'text' }
 import type { Db } from '../src/db'
-import { changeParams } from '../src/history/record'
+import { addParams, changeParams } from '../src/history/record'
 import { addedEvents, backendsCpuMs, batchActor, ELEMENTS_INSERT, jobAddDrafts } from './lib/batch-changes'
 import { freshDb } from './lib/fresh-db'
 import { median } from './lib/sql-cpu'
@@ -81,6 +89,49 @@ select $1, $2, $3, $4, $5, $6, $7, 'add', 'node', c.id, c.type, null, jsonb_buil
 from rows from (jsonb_to_recordset($8::jsonb) as (id text, type text, "parentId" text, data jsonb)) with ordinality as c(id, type, "parentId", data, n)
 order by c.n
 returning id`
+/** every change's fields as one array a column, taken apart by unnest() in order */
+const unnestSql = `insert into changes (
+  project_id, user_id, user_name, key_id, agent, via, request_id,
+  action, target_kind, target_id, target_type, before, after, fields, revert_of, proposal
+)
+select $1, $2, $3, $4, $5, $6, $7, c.action, c.kind::change_target_kind, c.id, c.type, c.before, c.after, c.fields, c.revert_of, c.proposal
+from unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::jsonb[], $13::jsonb[], $14::jsonb[], $15::bigint[], $16::jsonb[])
+  with ordinality as c(action, kind, id, type, before, after, fields, revert_of, proposal, n)
+order by c.n
+returning id`
+/** adds only, as unnest() of their ids, types, afters and fields */
+const addsUnnestSql = `insert into changes (
+  project_id, user_id, user_name, key_id, agent, via, request_id,
+  action, target_kind, target_id, target_type, before, after, fields
+)
+select $1, $2, $3, $4, $5, $6, $7, 'add', 'node', c.id, c.type, null, c.after, c.fields
+from unnest($8::text[], $9::text[], $10::jsonb[], $11::jsonb[]) with ordinality as c(id, type, after, fields, n)
+order by c.n
+returning id`
+const js = (v: unknown) => (v == null ? null : JSON.stringify(v))
+const unnestParams = (r: string) => [
+  ...requestParams(r).slice(0, 7),
+  drafts.map((d) => d.action),
+  drafts.map((d) => d.kind),
+  drafts.map((d) => d.id),
+  drafts.map((d) => d.type),
+  drafts.map((d) => js(d.before)),
+  drafts.map((d) => js(d.after)),
+  drafts.map((d) => js(d.fields)),
+  drafts.map(() => null),
+  drafts.map(() => null),
+]
+const addsUnnestParams = (r: string) => [
+  ...requestParams(r).slice(0, 7),
+  drafts.map((d) => d.id),
+  drafts.map((d) => d.type),
+  drafts.map((d) => js(d.after)),
+  drafts.map((d) => js(d.fields)),
+]
+const addsParams = (r: string) => [
+  ...requestParams(r).slice(0, 7),
+  JSON.stringify(drafts.map((d) => ({ id: d.id, type: d.type, after: d.after, fields: d.fields }))),
+]
 const requestParams = (r: string) => ['bench', ...changeParams(actor, r, drafts)]
 const eventsParam = () => ['bench', JSON.stringify(events)]
 
@@ -91,7 +142,13 @@ const withEvents =
     Promise.all([changes ? changes(db, r) : null, db.query(eventsSql, eventsParam())])
 const all: Record<string, Variant> = {
   'events only (no history)': withEvents(null),
-  'events + changes (as it is)': withEvents((db, r) => db.query(changesSql, requestParams(r))),
+  'events + changes, insert-many.sql (keys in "C")': withEvents((db, r) => db.query(changesSql, requestParams(r))),
+  'events + changes, before the seventeenth pass (insert-many.sql, keys in the database collation)': withEvents((db, r) =>
+    db.query(into('changes_dflt'), requestParams(r)),
+  ),
+  'events + changes, as the app sends them (insert-adds.sql)': withEvents((db, r) =>
+    db.query(addsAppSql, ['bench', ...addParams(actor, r, drafts)]),
+  ),
   'events + JSON taken apart, no row': withEvents((db, r) => db.query(parseOnly, requestParams(r))),
   'events + changes, no index': withEvents((db, r) => db.query(into('changes_noidx'), requestParams(r))),
   'events + changes, key only': withEvents((db, r) => db.query(into('changes_key'), requestParams(r))),
@@ -131,11 +188,23 @@ const all: Record<string, Variant> = {
       ),
     ]),
   ),
+  'events + changes, unnest of arrays': withEvents((db, r) => db.query(unnestSql, unnestParams(r))),
+  'events + changes, adds only as unnest': withEvents((db, r) => db.query(addsUnnestSql, addsUnnestParams(r))),
+  'events + changes, adds only into collate C': withEvents((db, r) =>
+    db.query(addsSql.replace('insert into changes (', 'insert into changes_c ('), addsParams(r)),
+  ),
+  'events + changes, adds only as unnest into collate C': withEvents((db, r) =>
+    db.query(addsUnnestSql.replace('insert into changes (', 'insert into changes_c ('), addsUnnestParams(r)),
+  ),
+  'events + changes, its target index on a hash': withEvents((db, r) => db.query(into('changes_h'), requestParams(r))),
+  'events + changes, adds only into a hashed target index': withEvents((db, r) =>
+    db.query(addsSql.replace('insert into changes (', 'insert into changes_h ('), addsParams(r)),
+  ),
   'events + changes from the nodes in SQL': withEvents((db, r) =>
     db.query(fromNodes, [...requestParams(r).slice(0, 7), drafts.map((d) => d.id)]),
   ),
 }
-const variants = Object.fromEntries(Object.entries(all).filter(([k], i) => i < 2 || !ONLY || ONLY.some((o) => k.includes(o))))
+const variants = Object.fromEntries(Object.entries(all).filter(([k], i) => i < 4 || !ONLY || ONLY.some((o) => k.includes(o))))
 
 const { db, close } = await freshDb(`arbor_hist_parts_${process.pid}`, PG)
 try {
@@ -148,6 +217,13 @@ try {
     create index changes_c_target on changes_c (project_id, target_id, id desc);
     create table changes_nodedup (like changes including defaults);
     alter table changes_nodedup add primary key (project_id, id);
+    create table changes_dflt (like changes including defaults);
+    alter table changes_dflt alter column project_id type text collate "default", alter column target_id type text collate "default",
+      add primary key (project_id, id);
+    create index changes_dflt_target on changes_dflt (project_id, target_id, id desc);
+    create table changes_h (like changes including defaults);
+    alter table changes_h add primary key (project_id, id);
+    create index changes_h_target on changes_h (hashtextextended(target_id, hashtextextended(project_id, 0)), id desc);
     create index changes_nodedup_target on changes_nodedup (project_id, target_id, id desc) with (deduplicate_items = off)`)
   console.log((await db.query<{ c: string }>(`select datcollate as c from pg_database where datname = current_database()`))[0]!.c)
   // the nodes the last variant reads: one approach's jobs, as the batch leaves them
@@ -158,7 +234,7 @@ try {
   )
   // each table filled as a project's history would be, in statements of 1,000
   for (let i = 0; i < FILLED; i += 1000)
-    for (const t of ['changes', 'changes_noidx', 'changes_key', 'changes_c', 'changes_nodedup']) {
+    for (const t of ['changes', 'changes_noidx', 'changes_key', 'changes_c', 'changes_nodedup', 'changes_h', 'changes_dflt']) {
       const fill = Array.from({ length: 1000 }, (_, j) => ({ ...drafts[j % ROWS]!, id: `old-${i + j}` }))
       await db.query(into(t), ['bench', ...changeParams(actor, crypto.randomUUID(), fill)])
     }

@@ -3,8 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { outboxOf, save } from '../src/events/outbox'
 import type { ChangeDraft } from '../src/history/model'
-import { insertChunk, insertOne } from '../src/history/queries'
-import { changeParams, oneChangeParams } from '../src/history/record'
+import { insertAddChunk, insertChunk, insertOne } from '../src/history/queries'
+import { addParams, changeParams, oneChangeParams, recordChanges } from '../src/history/record'
 import type { Actor } from '../src/ports/actor'
 import { startApp } from './helpers'
 
@@ -95,6 +95,35 @@ describe('the statements that store changes', () => {
     }
   })
 
+  it("a node's add stored by the adds' statement reads back as the same change stored alone", async () => {
+    // sql/history/insert-adds.sql: the action, the kind and the empty before are the statement's
+    const p = await app.project()
+    const adds: ChangeDraft[] = [drafts[1]!, { ...drafts[1]!, id: 'job-5', proposal: drafts[4]!.proposal }]
+    for (const d of adds) {
+      const one = await app.db.tx((tx) => insertOne(tx, p, oneChangeParams(actor, 'r-1', d)))
+      const [added] = await app.db.tx((tx) => insertAddChunk(tx, p, addParams(actor, 'r-1', [d])))
+      const [a] = await stored(p, one)
+      expect(a).toMatchObject({ action: 'add', target_kind: 'node', target_id: d.id, after: d.after, no_before: true, no_revert: true })
+      expect(a.no_proposal).toBe(!d.proposal)
+      expect(await stored(p, added!)).toEqual([a])
+    }
+  })
+
+  it("a write's changes go by the adds' statement only when every one is a node's add, in order either way", async () => {
+    const p = await app.project()
+    const adds: ChangeDraft[] = [1, 2, 3].map((i) => ({ ...drafts[1]!, id: `job-${10 + i}` }))
+    const deps = { ...app.deps, author: { actor, requestId: 'r-3' } }
+    for (const changes of [adds, [...adds, drafts[0]!]]) {
+      const ids = await app.db.tx((tx) => recordChanges({ ...deps, db: tx }, p, changes))
+      const rows = await app.db.query<{ target_id: string; action: string }>(
+        'select target_id, action from changes where project_id = $1 and id = any($2::bigint[]) order by id',
+        [p, ids],
+      )
+      expect(rows.map((r) => [r.target_id, r.action])).toEqual(changes.map((d) => [d.id, d.action]))
+      expect([...ids].sort((a, b) => a - b)).toEqual(ids)
+    }
+  })
+
   it('each refuses a target that is neither a node nor an iteration, and stores nothing', async () => {
     const p = await app.project()
     const bad = { ...drafts[0]!, kind: 'project' } as unknown as ChangeDraft
@@ -137,6 +166,6 @@ describe('the statements that store changes', () => {
         found.push(`${dir}/${file}`)
         expect(`${dir}/${file}: ${/::change_target_kind\b/.test(text)}`).toBe(`${dir}/${file}: true`)
       }
-    expect(found).toEqual(expect.arrayContaining(['history/insert-one.sql', 'history/insert-many.sql']))
+    expect(found).toEqual(expect.arrayContaining(['history/insert-one.sql', 'history/insert-many.sql', 'history/insert-adds.sql']))
   })
 })

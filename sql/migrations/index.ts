@@ -47,6 +47,7 @@ import m0049 from './0049-open-memos-kept.sql' with { type: 'text' }
 import m0052 from './0052-changes-sample.sql' with { type: 'text' }
 import m0055 from './0055-work-kind-do-it.sql' with { type: 'text' }
 import m0056 from './0056-batch-rows-lighter.sql' with { type: 'text' }
+import m0057 from './0057-changes-keys-collate-c.sql' with { type: 'text' }
 
 export const migrations: { name: string; sql: string }[] = [
   { name: '0001-accounts-projects', sql: m0001 },
@@ -94,4 +95,5 @@ export const migrations: { name: string; sql: string }[] = [
   { name: '0052-changes-sample', sql: m0052 },
   { name: '0055-work-kind-do-it', sql: m0055 },
   { name: '0056-batch-rows-lighter', sql: m0056 },
+  { name: '0057-changes-keys-collate-c', sql: m0057 },
 ]

@@ -1,5 +1,6 @@
 import getManySql from '../../sql/history/get-many.sql' with { type: 'text' }
 import hasChangesSql from '../../sql/history/has-changes.sql' with { type: 'text' }
+import insertAddsSql from '../../sql/history/insert-adds.sql' with { type: 'text' }
 import insertManySql from '../../sql/history/insert-many.sql' with { type: 'text' }
 import insertOneSql from '../../sql/history/insert-one.sql' with { type: 'text' }
 import laterSql from '../../sql/history/later.sql' with { type: 'text' }
@@ -18,8 +19,16 @@ export const INSERT_CHUNK = 1000
  * Store one statement's changes: `params` are sql/history/insert-many.sql's after the project id
  * (src/history/record.ts `changeParams`, at most INSERT_CHUNK changes). Returns their ids, in order.
  */
-export async function insertChunk(db: Db, projectId: string, params: readonly unknown[]): Promise<number[]> {
-  const rows = await db.query<{ id: string | number }>(insertManySql, [projectId, ...params])
+export const insertChunk = (db: Db, projectId: string, params: readonly unknown[]) => insertedIds(db, insertManySql, projectId, params)
+
+/**
+ * The same for a statement's changes that are all nodes' adds: `params` are
+ * sql/history/insert-adds.sql's after the project id (src/history/record.ts `addParams`).
+ */
+export const insertAddChunk = (db: Db, projectId: string, params: readonly unknown[]) => insertedIds(db, insertAddsSql, projectId, params)
+
+async function insertedIds(db: Db, sql: string, projectId: string, params: readonly unknown[]): Promise<number[]> {
+  const rows = await db.query<{ id: string | number }>(sql, [projectId, ...params])
   return rows.map((r) => Number(r.id)).sort((a, b) => a - b)
 }
 

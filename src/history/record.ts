@@ -16,9 +16,11 @@ export const authorOf = (deps: Pick<Deps, 'author'>): Author => deps.author ?? S
  * calls this beside the events' insert, both sent before either is awaited (on PostgreSQL, one
  * round trip for both). A write's only change goes with each of its fields a parameter
  * (sql/history/insert-one.sql: no JSON array to take apart, bench/writes.md's eleventh pass),
- * more as JSON arrays of at most INSERT_CHUNK (sql/history/insert-many.sql), each statement sent
- * without waiting for the one before. Returns their ids, in order, up through saving to the
- * write's answer (src/mutate/sequence.ts `runWrite`). None when history is off (bench/history.ts).
+ * more as JSON arrays of at most INSERT_CHUNK (sql/history/insert-many.sql; insert-adds.sql when
+ * every change of the array is a node's add, as in a batch of adds: it is not sent their action,
+ * kind and empty `before`), each statement sent without waiting for the one before. Returns their
+ * ids, in order, up through saving to the write's answer (src/mutate/sequence.ts `runWrite`).
+ * None when history is off (bench/history.ts).
  */
 export async function recordChanges(
   deps: Pick<Deps, 'db' | 'author' | 'config'>,
@@ -34,7 +36,11 @@ export async function recordChanges(
       ? [await q.insertOne(deps.db, projectId, oneChangeParams(author.actor, author.requestId, marked[0]!))]
       : (
           await Promise.all(
-            chunksOf(marked).map((chunk) => q.insertChunk(deps.db, projectId, changeParams(author.actor, author.requestId, chunk))),
+            chunksOf(marked).map((chunk) =>
+              chunk.every(isAdd)
+                ? q.insertAddChunk(deps.db, projectId, addParams(author.actor, author.requestId, chunk))
+                : q.insertChunk(deps.db, projectId, changeParams(author.actor, author.requestId, chunk)),
+            ),
           )
         ).flat()
   return ids
@@ -65,6 +71,15 @@ const authorParams = (actor: Actor, requestId: string) => [
 export const changeParams = (actor: Actor, requestId: string, drafts: ChangeDraft[]): unknown[] => [
   ...authorParams(actor, requestId),
   JSON.stringify(drafts),
+]
+
+/** A node's add: what sql/history/insert-adds.sql stores without being sent it (its action, kind, no before, no revert). */
+const isAdd = (d: ChangeDraft) => d.action === 'add' && d.kind === 'node' && d.before == null && d.revertOf == null
+
+/** The parameters, after the project id, of one statement storing nodes' adds (`isAdd`, in order; sql/history/insert-adds.sql). */
+export const addParams = (actor: Actor, requestId: string, drafts: ChangeDraft[]): unknown[] => [
+  ...authorParams(actor, requestId),
+  JSON.stringify(drafts.map((d) => ({ id: d.id, type: d.type, after: d.after, fields: d.fields, proposal: d.proposal }))),
 ]
 
 /** The same for one change (sql/history/insert-one.sql): each of its fields a parameter, JSON as text, none as null. */
