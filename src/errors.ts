@@ -56,6 +56,19 @@ export class RefusalError extends Refused {
   }
 }
 
+/**
+ * `err` with each of its messages named by `label` (`mutations[2]: …`, `change 41: …`), when it is
+ * a list of messages (its meta `meta` when given, else its own); any other error as it is.
+ */
+export function prefixed(label: string, err: unknown, meta?: Record<string, unknown>): unknown {
+  if (!(err instanceof ErrorListError)) return err
+  return new ErrorListError(
+    err.errors.map((e) => `${label}: ${e}`),
+    meta ?? err.meta,
+    err.status,
+  )
+}
+
 export const invalid = (message: string, meta?: Record<string, unknown>) => new ErrorListError([message], meta)
 export const notFound = (error: string, extra?: Record<string, unknown>) => new RefusalError(404, error, extra)
 export const forbidden = (error: string, extra?: Record<string, unknown>) => new RefusalError(403, error, extra)

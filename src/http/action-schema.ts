@@ -15,7 +15,7 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors'
 import { Value } from '@sinclair/typebox/value'
-import { ErrorListError, projectAccessDenied } from '../errors'
+import { ErrorListError, prefixed, projectAccessDenied } from '../errors'
 import {
   DEFERRED,
   DISCRIMINATOR,
@@ -99,6 +99,19 @@ export const IdempotencyKey = Type.Optional(
 export const NodeId = (rule = 'nodeId is required') => ruled(Type.String({ minLength: 1 }), rule)
 export const NonBlank = (rule: string, description?: string) =>
   ruled(Type.String({ pattern: '\\S', ...(description ? { description } : {}) }), rule)
+
+/**
+ * A name as stored (a project's, an iteration's): `value` trimmed, or the 400 `tooLong` words when
+ * it is over `max` characters after trimming. Its type and non-blankness are its schema's
+ * (`NonBlank`); its length is checked by the handler, not the schema, so that what the handler
+ * refuses first (a project's tier and owner, an iteration that must exist, a stale `ifRev`) still
+ * comes first.
+ */
+export function trimmedName(value: string, max: number, tooLong: (length: number) => string): string {
+  const name = value.trim()
+  if (name.length > max) throw new ErrorListError([tooLong(name.length)])
+  return name
+}
 
 export const action = <A extends string, P extends Record<string, TSchema>>(name: A, properties: P, description: string) =>
   Type.Object({ action: Type.Literal(name), ...properties, idempotencyKey: IdempotencyKey }, { description, title: name })
@@ -289,13 +302,7 @@ function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: F
     for (let i = 0; i < list.length; i++) {
       const found = firstRefusal(s.items, list[i], `${path}[${i}]`, s[PREFIX_ITEMS] ? null : inner)
       if (!found) continue
-      if (s[PREFIX_ITEMS] && found instanceof ErrorListError)
-        return new ErrorListError(
-          found.errors.map((e) => `${s[PREFIX_ITEMS]}[${i}]: ${e}`),
-          found.meta,
-          found.status,
-        )
-      return found
+      return s[PREFIX_ITEMS] ? (prefixed(`${s[PREFIX_ITEMS]}[${i}]`, found) as Error) : found
     }
     return s.uniqueItems ? refusalOf(schema, value, path, fallback) : null
   }
