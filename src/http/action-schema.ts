@@ -10,6 +10,10 @@
  * here and checked later: a node's data against its own schema once its type is read from the
  * body (src/mutate/check.ts `checkedBody`, with `parseInput`), a parent or a sent id by the
  * node rules, which read the database.
+ *
+ * Every refusal it gives is one of ours (src/errors.ts `Refused`), worded here, whichever door:
+ * the error plugin draws it as it draws a service's. `trimmedName` is the one rule of a name's
+ * length after trimming, run by the handlers (docs/validation.md says why not by the schema).
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'

@@ -15,9 +15,9 @@ const stackOf = (err: unknown) => String((err && typeof err === 'object' && 'sta
  * The one place that builds error responses: our refusals (src/errors.ts `Refused`, whose
  * status and body are their own: the checker's and the services' alike), Elysia's own errors
  * (parse, not found, a response that failed its schema), SQLSTATE codes that mean a client
- * mistake, and anything else as a logged 500. Under /api/ nothing here ever answers HTML. The request wrapper
- * (server.ts) renders its early refusals (Host, size, URL, headers, body) here too, through
- * `renderError`, before Elysia sees the request.
+ * mistake, and anything else as a logged 500. Under /api/ nothing here ever answers HTML. The
+ * request wrapper (server.ts) renders its early refusals (Host, size, URL, headers, body) here
+ * too, through `renderError`, before Elysia sees the request.
  */
 export const errorPlugin = (deps: Deps, routes: () => readonly RouteEntry[] = () => []) =>
   new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request }) => renderError(deps, error, request, code, routes))
