@@ -113,6 +113,20 @@ describe('a JSON body is parsed once', () => {
   })
 })
 
+describe('a body that is no JSON object, on a route beside POST /mutate', () => {
+  it('is named by how it was sent: as text, by its Content-Type; as JSON, as no object', async () => {
+    // the checker refuses the body as a whole (src/http/action-schema.ts); the plugin names a body not sent as JSON by its header
+    const text = await app.call('POST', '/api/v1/feedback', { body: 'kind=note', headers: { 'content-type': 'text/plain' } })
+    expect([text.status, text.body.success, text.body.errors]).toEqual([
+      400,
+      false,
+      ['The body was not read as JSON: it came with Content-Type text/plain; send it with Content-Type: application/json'],
+    ])
+    const list = await app.call('POST', '/api/v1/feedback', { body: [1] })
+    expect([list.status, list.body.errors]).toEqual([400, ['Request body must be a JSON object (Content-Type: application/json)']])
+  })
+})
+
 describe('a misspelt top-level key', () => {
   it('projectID is named in the tip: did you mean projectId?', async () => {
     const res = await app.call('POST', '/api/v1/mutate', { body: { action: 'renameProject', projectID: await app.project(), name: 'x' } })

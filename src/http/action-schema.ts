@@ -10,13 +10,16 @@
  * here and checked later: a node's data against its own schema once its type is read from the
  * body (src/mutate/check.ts `checkedBody`, with `parseInput`), a parent or a sent id by the
  * node rules, which read the database.
+ *
+ * Every refusal it gives is one of ours (src/errors.ts `Refused`), worded here, whichever door:
+ * the error plugin draws it as it draws a service's. `trimmedName` is the one rule of a name's
+ * length after trimming, run by the handlers (docs/validation.md says why not by the schema).
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors'
 import { Value } from '@sinclair/typebox/value'
-import { ValidationError } from 'elysia'
-import { ErrorListError, projectAccessDenied } from '../errors'
+import { ErrorListError, prefixed, projectAccessDenied } from '../errors'
 import {
   DEFERRED,
   DISCRIMINATOR,
@@ -35,6 +38,7 @@ import {
   ruled,
   UNKNOWN_FIRST,
 } from '../ports/schema-rules'
+import { misspeltKeyTip } from './closest-name'
 import { TYPED } from './query'
 
 /** A schema as the checker below reads it: TypeBox's JSON Schema and the marks of ports/schema-rules.ts. */
@@ -99,6 +103,19 @@ export const IdempotencyKey = Type.Optional(
 export const NodeId = (rule = 'nodeId is required') => ruled(Type.String({ minLength: 1 }), rule)
 export const NonBlank = (rule: string, description?: string) =>
   ruled(Type.String({ pattern: '\\S', ...(description ? { description } : {}) }), rule)
+
+/**
+ * A name as stored (a project's, an iteration's): `value` trimmed, or the 400 `tooLong` words when
+ * it is over `max` characters after trimming. Its type and non-blankness are its schema's
+ * (`NonBlank`); its length is checked by the handler, not the schema, so that what the handler
+ * refuses first (a project's tier and owner, an iteration that must exist, a stale `ifRev`) still
+ * comes first.
+ */
+export function trimmedName(value: string, max: number, tooLong: (length: number) => string): string {
+  const name = value.trim()
+  if (name.length > max) throw new ErrorListError([tooLong(name.length)])
+  return name
+}
 
 export const action = <A extends string, P extends Record<string, TSchema>>(name: A, properties: P, description: string) =>
   Type.Object({ action: Type.Literal(name), ...properties, idempotencyKey: IdempotencyKey }, { description, title: name })
@@ -166,7 +183,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 
 type Fallback = (() => Error) | null
 
-/** The refusal of a part without a message of its own: `checkInput` has the error plugin list every such part at once. */
+/** The refusal of a part without a message of its own: `checkInput` lists every such part at once (`everyPlainPart`). */
 class PlainRefusal extends ErrorListError {}
 
 /** `<path> is required` when the part is missing, else `<path>: <what is wrong>`; the body itself is `body`. */
@@ -200,12 +217,12 @@ function wrongOf(error: ValueError, path: string): string {
 /**
  * The one wording of a failed TypeBox check of a part that has no message of its own, for both
  * doors (`parseAction`'s first broken part, and each part of a `checkInput` refusal, listed by
- * src/http/error-plugin.ts): `error` is TypeBox's, found inside `value`, the part at `at`. The
+ * `everyPlainPart`): `error` is TypeBox's, found inside `value`, the part at `at`. The
  * path is the part's followed by the error's own (`a.b[2]`: an array's item in
  * brackets, a property after a dot, a property with an empty name as `""`); the message is
  * `<path> is required` or `<path>: <what is wrong>`.
  */
-export function partRefusal(at: string, value: unknown, error: ValueError): { path: string; message: string } {
+function partRefusal(at: string, value: unknown, error: ValueError): { path: string; message: string } {
   let path = at
   let inside = value
   for (const raw of error.path.split('/').slice(1)) {
@@ -289,13 +306,7 @@ function firstRefusal(schema: TSchema, value: unknown, path: string, fallback: F
     for (let i = 0; i < list.length; i++) {
       const found = firstRefusal(s.items, list[i], `${path}[${i}]`, s[PREFIX_ITEMS] ? null : inner)
       if (!found) continue
-      if (s[PREFIX_ITEMS] && found instanceof ErrorListError)
-        return new ErrorListError(
-          found.errors.map((e) => `${s[PREFIX_ITEMS]}[${i}]: ${e}`),
-          found.meta,
-          found.status,
-        )
-      return found
+      return s[PREFIX_ITEMS] ? (prefixed(`${s[PREFIX_ITEMS]}[${i}]`, found) as Error) : found
     }
     return s.uniqueItems ? refusalOf(schema, value, path, fallback) : null
   }
@@ -329,15 +340,48 @@ export const parseInput = parseAction
 /**
  * The one check of a request's input (docs/validation.md): the query string or the body against
  * the route's input schema (`src/<module>/model.ts`), strict, parts checked in the order of the
- * schema's properties. A broken part with a message of its own is refused with it; a part without
- * one (a missing or unknown name, a body that is no JSON object) is refused as Elysia's
- * `ValidationError`, whose failed checks src/http/error-plugin.ts words with `partRefusal`, every
- * such part at once, with the misspelt-key tip.
+ * schema's properties. A broken part with a message of its own is refused with it; parts without
+ * one (a missing or unknown name, a body that is no JSON object) are refused together
+ * (`everyPlainPart`), with the misspelt-key tip.
  */
 export function checkInput<S extends TSchema>(where: 'query' | 'body', schema: S, value: unknown): Static<S> {
   const refusal = refusalFor(schema, value)
   if (!refusal) return value as Static<S>
-  throw refusal instanceof PlainRefusal ? new ValidationError(where, schema, value) : refusal
+  throw refusal instanceof PlainRefusal ? everyPlainPart(where, schema, value, refusal) : refusal
+}
+
+/** The refusal of a body that is no JSON object, sent as JSON (src/http/error-plugin.ts names a body sent otherwise by its Content-Type). */
+export const BODY_NOT_AN_OBJECT = 'Request body must be a JSON object (Content-Type: application/json)'
+
+/** At most this many failed checks are read for one refusal (as many as Elysia read when it listed them). */
+const MAX_PARTS = 64
+
+/**
+ * `checkInput`'s refusal of `value`, whose first broken part (`first`) has no message of its own:
+ * every part TypeBox finds broken, one message a part, each worded by `partRefusal` (the body as a
+ * whole, when it is no JSON object, as `BODY_NOT_AN_OBJECT`; a property with an empty name as
+ * such), and the misspelt-key tip (src/http/closest-name.ts) when a `<name> is required` has a
+ * key that looks like its misspelling.
+ */
+function everyPlainPart(where: 'query' | 'body', schema: TSchema, value: unknown, first: ErrorListError): ErrorListError {
+  const seen = new Set<string>()
+  const errors: string[] = []
+  let whole: number | undefined
+  let read = 0
+  for (const error of Value.Errors(schema, value)) {
+    if (++read > MAX_PARTS) break
+    const { path, message } = partRefusal('', value, error)
+    if (seen.has(path)) continue // one message per part is enough
+    seen.add(path)
+    if (path === '') whole = errors.length
+    if (path === '' && !isObject(error.value)) errors.push(BODY_NOT_AN_OBJECT)
+    else if (path === '""') errors.push('The body has a property with an empty name (""): remove it')
+    else errors.push(message)
+  }
+  // a refined part without a rule of its own, which TypeBox's check does not see
+  if (!errors.length) errors.push(...first.errors)
+  const tip = misspeltKeyTip(where, value, errors)
+  return new ErrorListError(errors, tip ? { _tip: tip } : {}, 400, undefined, where === 'body' ? whole : undefined)
 }
 
 /** The query string of a route that takes only the project (GET /members, /share, /webhooks, /export-okf, …). */

@@ -1,10 +1,8 @@
 import { Elysia, type ValidationError } from 'elysia'
 import { SQLSTATE, sqlState, transient } from '../db/sqlstate'
 import type { Deps } from '../deps'
-import { ErrorListError, RefusalError } from '../errors'
-import { partRefusal } from './action-schema'
+import { ErrorListError, RefusalError, Refused } from '../errors'
 import { allowedMethods, type RouteEntry } from './allowed-methods'
-import { misspeltKeyTip } from './closest-name'
 import { loggablePath } from './input-guard'
 import { isJsonType, notReadAsJson } from './json-body'
 import { guideUrl, isGuidedPath } from './meta'
@@ -13,35 +11,13 @@ import { json } from './respond'
 /** An error's stack (its message when it has none), bounded for a log line. */
 const stackOf = (err: unknown) => String((err && typeof err === 'object' && 'stack' in err ? err.stack : undefined) ?? err).slice(0, 2000)
 
-function validationMessages(error: ValidationError, contentType: string | null): string[] {
-  const all = (() => {
-    try {
-      return error.all ?? []
-    } catch {
-      return []
-    }
-  })()
-  const seen = new Set<string>()
-  const out: string[] = []
-  for (const e of all) {
-    const { path, message } = partRefusal('', error.value, e)
-    if (seen.has(path)) continue // one message per part is enough
-    seen.add(path)
-    if (path === '' && contentType !== null && !isJsonType(contentType)) out.push(notReadAsJson(contentType))
-    else if (path === '' && (e.value === null || typeof e.value !== 'object' || Array.isArray(e.value)))
-      out.push('Request body must be a JSON object (Content-Type: application/json)')
-    else if (path === '""') out.push('The body has a property with an empty name (""): remove it')
-    else out.push(message)
-  }
-  return out.length ? out : [String(error.message ?? 'Invalid request')]
-}
-
 /**
- * The one place that builds error responses: our two error classes, Elysia's own errors
- * (validation, parse, not found), SQLSTATE codes that mean a client mistake, and anything
- * else as a logged 500. Under /api/ nothing here ever answers HTML. The request wrapper
- * (server.ts) renders its early refusals (Host, size, URL, headers, body) here too, through
- * `renderError`, before Elysia sees the request.
+ * The one place that builds error responses: our refusals (src/errors.ts `Refused`, whose
+ * status and body are their own: the checker's and the services' alike), Elysia's own errors
+ * (parse, not found, a response that failed its schema), SQLSTATE codes that mean a client
+ * mistake, and anything else as a logged 500. Under /api/ nothing here ever answers HTML. The
+ * request wrapper (server.ts) renders its early refusals (Host, size, URL, headers, body) here
+ * too, through `renderError`, before Elysia sees the request.
  */
 export const errorPlugin = (deps: Deps, routes: () => readonly RouteEntry[] = () => []) =>
   new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request }) => renderError(deps, error, request, code, routes))
@@ -75,13 +51,13 @@ export function renderError(
     method: request.method,
     path: url ? loggablePath(url.pathname) : '(invalid host)',
   }
-  if (err instanceof ErrorListError || err instanceof RefusalError) {
+  if (err instanceof Refused) {
     // a 500 the code words itself (a batch rolled back) still means something failed unexpectedly
     if (err.status >= 500) deps.log.error('unhandled error', { ...where, status: err.status, error: stackOf(err.cause ?? err) })
     const res =
       err instanceof RefusalError && err.status === 401
         ? withGuide(401, { ...err.toBody(), _meta: { guide: guideUrl(deps.config.publicBaseUrl) } })
-        : withGuide(err.status, err.toBody())
+        : withGuide(err.status, bodyAsSent(err, request))
     if (err.replayed) res.headers.set('idempotent-replayed', 'true')
     if (err instanceof ErrorListError && err.retryAfter !== undefined) res.headers.set('retry-after', String(err.retryAfter))
     return res
@@ -108,14 +84,10 @@ export function renderError(
       })
     }
     case 'VALIDATION':
-      // Elysia's code VALIDATION is its ValidationError: checkInput's refusal of a part without a message of its own
-      // (src/http/action-schema.ts): every such part at once, each worded by its `partRefusal`, with the misspelt-key tip
+      // Elysia checks no route's query or body (the checker does, in the services); only the admin API's and the
+      // share page's path parameters, strings a path always has. A response that failed its schema is a 500, below.
       if ((err as ValidationError).type === 'response') break
-      {
-        const errors = validationMessages(err as ValidationError, request.headers.get('content-type'))
-        const tip = misspeltKeyTip((err as ValidationError).type === 'query' ? 'query' : 'body', (err as ValidationError).value, errors)
-        return withGuide(400, { success: false, errors, ...(tip ? { _meta: { _tip: tip } } : {}) })
-      }
+      return withGuide(400, { success: false, errors: ['Invalid request'] })
     case 'PARSE':
       return withGuide(400, { success: false, errors: ['Request body is not valid JSON'] })
   }
@@ -146,4 +118,17 @@ export function renderError(
       : stackOf(err)
   deps.log.error('unhandled error', { ...where, status: 500, error: detail })
   return json(500, { error: 'internal_error', message: 'Something went wrong on our side; the request may be retried' })
+}
+
+/**
+ * A refusal's body, where the checker refused the request's body as a whole (`wholeBody`) and the
+ * request's Content-Type says it was not sent as JSON: that message then says how it was read. The
+ * checker runs in the services, which never see the request's headers.
+ */
+function bodyAsSent(err: Refused, request: Request): Record<string, unknown> {
+  const body = err.toBody()
+  if (!(err instanceof ErrorListError) || err.wholeBody === undefined) return body
+  const contentType = request.headers.get('content-type')
+  if (contentType === null || isJsonType(contentType)) return body
+  return { ...body, errors: err.errors.map((e, i) => (i === err.wholeBody ? notReadAsJson(contentType) : e)) }
 }

@@ -5,7 +5,7 @@ import { ErrorListError, invalid } from '../errors'
 import { type EventNode, type Outbox, outboxOf } from '../events/outbox'
 import { iterationChange } from '../history/change'
 import { checkExpectation, type Expectation, staleWrite } from '../history/precondition'
-import { afterAccess } from '../http/action-schema'
+import { afterAccess, trimmedName } from '../http/action-schema'
 import { parseRev } from '../ports/rev'
 import { type Access, requireProject } from '../projects/access'
 import {
@@ -32,11 +32,7 @@ const iterationState = (row: q.IterationRow) => ({
 const MAX_NAME = 100
 
 /** A name as stored: trimmed, at most MAX_NAME characters (its type and non-blankness are the schema's, ./model.ts). */
-function cleanName(value: string, field: string): string {
-  const name = value.trim()
-  if (name.length > MAX_NAME) throw invalid(`${field} must be at most ${MAX_NAME} characters`)
-  return name
-}
+const cleanName = (value: string, field: string) => trimmedName(value, MAX_NAME, () => `${field} must be at most ${MAX_NAME} characters`)
 
 /**
  * The jobs and tasks an iteration write moves (a rename, a deletion): those naming `from` are to

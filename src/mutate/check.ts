@@ -1,5 +1,5 @@
 import { type TSchema, Type } from '@sinclair/typebox'
-import { ErrorListError } from '../errors'
+import { prefixed } from '../errors'
 import { checkInput, IdempotencyKey, parseAction, parseInput, ruled } from '../http/action-schema'
 import { type NodeType, parseNodeId } from '../nodes/model'
 import { ACTION_NAMES, type ActionName } from '../ports/actions'
@@ -147,12 +147,7 @@ export function entriesData(body: { mutations: readonly DataEntry[] }): void {
         if (sent?.startsWith('draft-') && !drafts.has(sent)) drafts.set(sent, e.node.type)
       } else if (e.action === 'update') checkUpdateData(typeNamed(e.nodeId, drafts), e.data)
     } catch (err) {
-      if (err instanceof ErrorListError)
-        throw new ErrorListError(
-          err.errors.map((m) => `mutations[${i}]: ${m}`),
-          err.meta,
-        )
-      throw err
+      throw prefixed(`mutations[${i}]`, err)
     }
   })
 }

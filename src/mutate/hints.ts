@@ -5,8 +5,11 @@ export { closestName }
 
 /**
  * What a refused mutate adds to docs/reference/mutate.md's fixed bodies so a person can fix the call (issue 47):
- * the closest action to a misspelt one, and why a projectId was refused. Only `_meta._tip`
- * grows; status, `error` and `message` stay what the contract says.
+ * why a projectId was refused, and the misspelt-key tip of a 400 (the closest action to a misspelt
+ * one is the envelope's own rule, src/mutate/check.ts). Only `_meta._tip` grows; status, `error`
+ * and `message` stay what the contract says. Both read the body as sent and are owed to refusals
+ * of the edge's access check and of the handlers, not only to the checker's: so the route adds them
+ * (src/mutate/routes.ts), the one place that holds the body and sees every refusal of the write.
  */
 
 /**
@@ -37,7 +40,9 @@ export function withProjectTip(err: unknown, body: unknown): unknown {
 /**
  * A 400 that says a top-level field is required (`node is required: …`) while the body has a key
  * that looks like it misspelt (`nod`) gets the misspelt-key tip (src/http/closest-name.ts), the
- * one the error plugin gives a query string or a body checked by `checkInput`, before its own.
+ * one the checker gives a query string or a body checked by `checkInput`, before its own. Added
+ * here, where the route holds the body as sent, because it is owed to the handlers' refusals too
+ * (a node rule's `parentId is required: …`), not only to the checker's.
  */
 export function withKeyTip(err: unknown, body: unknown): unknown {
   if (!(err instanceof ErrorListError) || err.status !== 400) return err

@@ -4,7 +4,7 @@ import { requireScopeProject } from '../accounts/scope'
 import { getUser } from '../accounts/service'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, notFound, projectAccessDenied, RefusalError } from '../errors'
-import { afterAccess, ProjectQuery } from '../http/action-schema'
+import { afterAccess, ProjectQuery, trimmedName } from '../http/action-schema'
 import { hasApiAccess, limitsOf } from '../tiers/service'
 import { type Access, requireApiAccess, requireProject, tierRequired } from './access'
 import { type AddProjectBody, ArchiveInput, MemberInput, type RenameProjectBody } from './model'
@@ -55,11 +55,7 @@ const cachedList = (deps: Deps, user: User, all: boolean, teamOnly: boolean) =>
   deps.auth.get('projects', `${user.id}\n${all}\n${teamOnly}`, () => q.listForUser(deps.db, user.id, all, teamOnly))
 
 /** A name as stored: trimmed, at most MAX_NAME characters (non-blank per the schema, ./model.ts). */
-function cleanName(name: string): string {
-  const trimmed = name.trim()
-  if (trimmed.length > MAX_NAME) throw invalid(`name must be at most ${MAX_NAME} characters (got ${trimmed.length})`)
-  return trimmed
-}
+const cleanName = (name: string) => trimmedName(name, MAX_NAME, (got) => `name must be at most ${MAX_NAME} characters (got ${got})`)
 
 /** The default id: the name lowercased, whitespace runs replaced by dashes, other punctuation kept (docs/reference/resources.md). */
 export function defaultProjectId(name: string): string {
