@@ -5,7 +5,7 @@ import { type ChangeRow, laterChanges, plannedChange, targetOf } from '../histor
 import { LATER } from '../iterations/model'
 import type { NodesMove } from '../iterations/service'
 import { writeMeta } from '../nodes/service'
-import { type NodeState, type Outcome, openUndo, undoAll, type WriteCtx } from '../nodes/undo'
+import { type NodeState, type Outcome, undoAll, type WriteCtx } from '../nodes/undo'
 import type { AccessRow } from '../projects/service'
 import type { Selected } from './revert-select'
 
@@ -66,15 +66,15 @@ function stepsOf(selected: ChangeRow[]): { change: ChangeRow; moves: ChangeRow[]
  * (409) and nothing stays written; a dry run runs the same steps under a savepoint and rolls them
  * back, so it says exactly what the real call does. The handler of the write's sequence
  * (src/mutate/sequence.ts), top-down, on the changes its `prepare` step selected and weighed
- * before the work state (./revert-select.ts `selectChanges`): the nodes they name read and locked
- * at once (src/nodes/undo.ts `openUndo`, a dry run's WriteCtx when it is one); every step taken
- * back by one call of src/nodes/undo.ts (`undoAll`: each change through one whole operation that
- * reads, checks and stores inside it, an iteration's step written at once by
+ * before the work state (./revert-select.ts `selectChanges`): every step taken back by one call
+ * of src/nodes/undo.ts (`undoAll`: the nodes they name read and locked at once, in a dry run's
+ * WriteCtx when it is one; each change through one whole operation that reads, checks and stores
+ * inside it, an iteration's step written at once by
  * src/iterations/service.ts and noted in its own outbox, `ctx.beside`, after the node changes of
  * the steps before it; the write ended, its events marked as a revert's), which answers what it
  * found of each change or the change that refuses the revert (`refused`, said here in the
- * revert's words); then the later changes of their targets, read once now that nothing else can
- * write them (`laterChanges`), and the conflicts said on them (`conflictsOf`, `childConflicts`);
+ * revert's words); then the later changes of their targets, read once the steps ran (after the
+ * lock, so a write of them that came before is among them: `laterChanges`), and the conflicts said on them (`conflictsOf`, `childConflicts`);
  * the answer, its summary first (`writeMeta`). Its WriteCtx is assigned nothing here. The
  * sequence's saving step saves `beside` before the nodes' changes that follow: the order of the
  * change ids and the events is the order the steps ran in, so the revert of this revert, newest
@@ -90,13 +90,13 @@ export async function revert(deps: Deps, project: AccessRow, { body, selected }:
 
   const dryRun = body.dryRun === true
   const nodeTargets = [...new Set(selected.filter((c) => c.target_kind === 'node').map((c) => c.target_id))]
-  // the nodes this revert takes back, read and locked: a write to them waits for its commit, one
-  // that came before is among the later changes read below
-  const ctx = await openUndo(deps, project.id, nodeTargets, { dryRun })
-  // a dry run writes as the real call would, then takes all of it back to this point
+  // a dry run writes as the real call would, then takes all of it back to this point (its locks too)
   const takeBack = dryRun ? await savepoint(deps.db, 'arbor_revert_dry_run') : undefined
   const steps = stepsOf(selected)
-  const undone = await undoAll(ctx, steps)
+  // the nodes this revert takes back, read and locked first: a write to them waits for its commit,
+  // one that came before is among the later changes read below; then every step
+  const undone = await undoAll(deps, project.id, nodeTargets, steps, { dryRun })
+  const { ctx } = undone
   if ('refused' in undone) throw refusal(selected.find((c) => String(c.id) === undone.refused.changeId)!, undone.refused)
   const planned = takeBack && [...ctx.beside.flatMap((step) => step.changes), ...ctx.changes].map(plannedChange)
   await takeBack?.rollback()

@@ -13,9 +13,9 @@ import { moveIterationNodes } from './service'
 import { bringBack, flush, removeRows, storeUpdate, subtrees } from './write'
 
 /**
- * What a revert (src/mutate/revert.ts, history.md 3) does to nodes, in two calls: its write
- * opened (`openUndo`, a dry run's too: the nodes its changes name read and locked), then every
- * step taken back and the write ended (`undoAll`), so that the revert enters this file once and
+ * What a revert (src/mutate/revert.ts, history.md 3) does to nodes, in one call (`undoAll`): its
+ * write opened (`openUndo`, a dry run's too: the nodes its changes name read and locked), every
+ * step taken back, and the write ended, so that the revert enters this file once and
  * reads as its own plan: select the changes, read what it takes back, take them back, say the
  * conflicts, answer. Each change goes through one whole operation here that does inside it what it
  * reads (./read.ts), checks (./rules.ts) and stores (./write.ts), and the flush it needs. Nothing
@@ -36,7 +36,7 @@ export type NodeState = { parentId: string | null; data: Record<string, unknown>
  * its changes name read and locked at once: a write to them waits for this one's commit, and one
  * that committed before is among the later changes the revert reads next.
  */
-export async function openUndo(deps: Deps, projectId: string, nodeIds: string[], { dryRun = false } = {}): Promise<WriteCtx> {
+async function openUndo(deps: Deps, projectId: string, nodeIds: string[], { dryRun = false } = {}): Promise<WriteCtx> {
   const ctx = await openCtx(deps, projectId, { dryRun })
   await loadNodes(ctx, nodeIds)
   return ctx
@@ -79,14 +79,16 @@ export type Outcome = 'taken' | 'gone' | 'stands' | 'parentGone'
  * job or a task it would set back into an iteration that no longer exists (`missingIteration`),
  * or a node rule (`error`, ./rules.ts).
  */
-export type Undone =
+export type Undone = { ctx: WriteCtx } & (
   | { outcomes: Map<string, Outcome>; children: { id: string; changeId: string }[] }
   | { refused: { changeId: string; missingIteration?: string; error?: ErrorListError } }
+)
 
 /**
- * Every step of a revert, in the order given (newest first; an iteration's rename or deletion
- * before its moves, src/mutate/revert.ts `stepsOf`), in the WriteCtx `openUndo` opened, then the
- * revert's write ended (`finishUndo`): the one call the revert makes to take its changes back.
+ * A revert's whole write on nodes, the one call it makes to take its changes back: its WriteCtx
+ * opened (`openUndo`: a dry run's when `dryRun`; the nodes `nodeIds` read and locked), every step,
+ * in the order given (newest first; an iteration's rename or deletion before its moves,
+ * src/mutate/revert.ts `stepsOf`), then the write ended (`finishUndo`).
  * Each change through one operation below (fields set back: `undoUpdate`; a delete taken back:
  * `undoDelete`; an add: `stillStands`, its removal queued; an iteration's: `undoIteration`, then
  * its moves, set back only when it was, then `moveAlong`); the queued adds removed together, in
@@ -94,7 +96,14 @@ export type Undone =
  * stops at the first change that refuses the revert. Nothing here is a conflict: the revert says
  * them, on the later changes it reads, from what this answers.
  */
-export async function undoAll(ctx: WriteCtx, steps: UndoStep[]): Promise<Undone> {
+export async function undoAll(
+  deps: Deps,
+  projectId: string,
+  nodeIds: string[],
+  steps: UndoStep[],
+  { dryRun = false } = {},
+): Promise<Undone> {
+  const ctx = await openUndo(deps, projectId, nodeIds, { dryRun })
   const outcomes = new Map<string, Outcome>()
   const children: { id: string; changeId: string }[] = []
   let adds = new Map<string, number>()
@@ -143,13 +152,13 @@ export async function undoAll(ctx: WriteCtx, steps: UndoStep[]): Promise<Undone>
   }
   for (const { change, moves } of steps) {
     const done = await take(change, true)
-    if ('refused' in done) return done
+    if ('refused' in done) return { ctx, ...done }
     outcomes.set(String(change.id), done.outcome)
     // a rename's or a deletion's moves, taken back once the iteration they go back to exists again;
     // when it could not be taken back, neither can they (only whether their nodes are there is looked at)
     for (const m of moves) {
       const moved = await take(m, done.outcome === 'taken')
-      if ('refused' in moved) return moved
+      if ('refused' in moved) return { ctx, ...moved }
       outcomes.set(String(m.id), moved.outcome)
     }
     // then the jobs and tasks still naming the name it took back follow it (a rename's, ./service.ts),
@@ -159,7 +168,7 @@ export async function undoAll(ctx: WriteCtx, steps: UndoStep[]): Promise<Undone>
   }
   await removeQueued()
   await finishUndo(ctx)
-  return { outcomes, children }
+  return { ctx, outcomes, children }
 }
 
 /** Whether node `id` stands in this write (read and locked by `openUndo`, or as an earlier step left it): an add it takes back. */
