@@ -16,9 +16,9 @@ import { BatchBody } from './model'
 
 /*
  * The sequence of every write (`runWrite`), inside its transaction, one step a line in the order
- * it happens: the body checked, its author, what its handler takes (with its cost), the work state before, the handler, the
- * work state after, a stale ifRev refused, saving, the loops woken once it commits (steps 2 to
- * 10 of ARCHITECTURE.md's "How a write flows"). Every write runs it: each action of POST /mutate's
+ * it happens: the body checked, its author, what its handler takes (with its cost), the work
+ * state before, the handler, the work state after, a stale ifRev refused, saving, the loops woken
+ * once it commits (steps 2 to 10 of ARCHITECTURE.md's "How a write flows"). Every write runs it: each action of POST /mutate's
  * table (./service.ts `actions`, whose rows are built here: `nodeWrite`, `accessWrite`, `row`,
  * `preparedNodeWrite`), a batch inside another write (`runBatch`: a proposal applied or previewed,
  * a workflow's plan), an import's project and chunks (./import-okf.ts). A step of every write is

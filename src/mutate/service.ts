@@ -17,15 +17,16 @@ import { selectChanges } from './revert-select'
 import { type AuthorRule, accessWrite, batchRow, nodeWrite, preparedNodeWrite, type Row, row, type Written } from './sequence'
 
 /*
- * POST /mutate's table of actions (`actions`): each row's schema, node data, author rule, `prepare` (what its handler takes, with its cost),
- * work plan and handler, which the sequence of every write runs in that order (./sequence.ts
- * `runWrite`), and what the edge does around it (./routes.ts).
+ * POST /mutate's table of actions (`actions`): each row's schema, node data, author rule,
+ * `prepare` (what its handler takes, with its cost), work plan and handler, which the sequence of
+ * every write runs in that order (./sequence.ts `runWrite`), and what the edge does around it
+ * (./routes.ts).
  */
 
 /**
  * An action: the row the sequence runs (./sequence.ts `Row`: the schema of its body,
- * ACTION_BODIES in src/mutate/model.ts, the node data it carries, its author rule, its `prepare`, its
- * work plan and its handler, run in that order by `runWrite`), and what POST /mutate's edge does
+ * ACTION_BODIES in src/mutate/model.ts, the node data it carries, its author rule, its
+ * `prepare`, its work plan and its handler, run in that order by `runWrite`), and what POST /mutate's edge does
  * around that run for this action (each false or absent by default).
  */
 export interface Action extends Row {
