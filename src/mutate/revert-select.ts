@@ -7,8 +7,8 @@ import { checkRevertCost } from './cost-limit'
 
 /*
  * The changes a revert takes back (history.md, 3), selected and weighed before anything of the
- * write is locked: the revert row's cost step (its `weigh`, step 4 of src/mutate/sequence.ts
- * `runWrite`), whose answer the handler, ./revert.ts `revert`, takes.
+ * write is locked: the revert row's `prepare` (step 4 of src/mutate/sequence.ts `runWrite`), on
+ * both databases, whose answer the handler, ./revert.ts `revert`, takes.
  */
 
 /** The changes a revert selects, newest first: by id (every one must be the project's) or by filter. */
@@ -42,7 +42,7 @@ export interface Selected {
 }
 
 /**
- * A revert's cost step (the row's `weigh`, step 4 of src/mutate/sequence.ts `runWrite`): the
+ * A revert's input (the row's `prepare`, step 4 of src/mutate/sequence.ts `runWrite`): the
  * changes it selects (`select`), newest first, and on PGlite 413 when taking them back would hold
  * the database over its budget (./cost-limit.ts `checkRevertCost`, issue 50, item 3), before
  * anything is locked or written; the handler, `revert`, takes them.

@@ -16,11 +16,11 @@ import { BatchBody } from './model'
 
 /*
  * The sequence of every write (`runWrite`), inside its transaction, one step a line in the order
- * it happens: the body checked, its author, its cost, the work state before, the handler, the
- * work state after, a stale ifRev refused, saving, the loops woken once it commits (steps 2 to
- * 10 of ARCHITECTURE.md's "How a write flows"). Every write runs it: each action of POST /mutate's
+ * it happens: the body checked, its author, what its handler takes (with its cost), the work
+ * state before, the handler, the work state after, a stale ifRev refused, saving, the loops woken
+ * once it commits (steps 2 to 10 of ARCHITECTURE.md's "How a write flows"). Every write runs it: each action of POST /mutate's
  * table (./service.ts `actions`, whose rows are built here: `nodeWrite`, `accessWrite`, `row`,
- * `weighedNodeWrite`), a batch inside another write (`runBatch`: a proposal applied or previewed,
+ * `preparedNodeWrite`), a batch inside another write (`runBatch`: a proposal applied or previewed,
  * a workflow's plan), an import's project and chunks (./import-okf.ts). A step of every write is
  * one line of `runWrite`.
  *
@@ -80,9 +80,10 @@ export interface Caller {
 /**
  * What the sequence runs of an action, in the order `runWrite` uses it, typed by its body's
  * schema: `schema` and `nodeData`, the body's check (./check.ts, step 2); `author`, where the body
- * names its agent or claim (history.md, 1; `byClaimToken` when absent); `weigh`, its cost on
- * PGlite (413, before anything is locked), which gives what the handler takes (the body, or what
- * it selected: a revert's changes); `work`, what the write means to the work state, read from the
+ * names its agent or claim (history.md, 1; `byClaimToken` when absent); `prepare`, what the
+ * handler takes, made of the checked body before anything is locked (a revert's changes,
+ * selected), with its cost on PGlite (413: a batch's or a proposal's entries, a revert's changes);
+ * the body itself when the row has none; `work`, what the write means to the work state, read from the
  * checked body (src/work `workPlan`); `handle`, which writes the action's rows, notes its events
  * and changes (in a WriteCtx for nodes, src/nodes/context.ts, or in an outbox), saves nothing,
  * and builds its answer where it wrote. Its handler is handed what the `Caller` holds that it
@@ -98,7 +99,7 @@ export interface Row<W extends Written = Written> {
    */
   nodeData?(body: Record<string, unknown>): void
   author?: AuthorRule
-  weigh?(deps: Deps, caller: Caller, body: Record<string, unknown>): unknown
+  prepare?(deps: Deps, caller: Caller, body: Record<string, unknown>): unknown
   work(body: Record<string, unknown>): WorkPlan | undefined
   handle(deps: Deps, caller: Caller, input: unknown): Promise<W>
   /** The answer's `changeIds` are its result (a revert's): in its answer once it saved, even when none, and shown whatever `Prefer` says. */
@@ -149,18 +150,18 @@ export const nodeWrite = <S extends TSchema, W extends Written>(
 })
 
 /**
- * A node action's row whose handler takes what its `weigh` made of the body (step 4 of
+ * A node action's row whose handler takes what its `prepare` made of the body (step 4 of
  * `runWrite`) rather than the body: a revert's, the changes it selected, weighed before anything
  * is locked (./revert-select.ts `selectChanges`).
  */
-export const weighedNodeWrite = <S extends TSchema, I, W extends Written>(
+export const preparedNodeWrite = <S extends TSchema, I, W extends Written>(
   schema: S,
   work: (body: Static<S>) => WorkPlan | undefined,
-  weigh: (deps: Deps, project: AccessRow, body: Static<S>) => Promise<I>,
+  prepare: (deps: Deps, project: AccessRow, body: Static<S>) => Promise<I>,
   handler: (deps: Deps, project: AccessRow, input: I) => Promise<W>,
 ): Row<W> => ({
   schema,
-  weigh: (deps, { access }, body) => weigh(deps, access!.project, body as Static<S>),
+  prepare: (deps, { access }, body) => prepare(deps, access!.project, body as Static<S>),
   work: work as Row['work'],
   handle: (deps, { access }, input) => handler(deps, access!.project, input as I),
 })
@@ -173,10 +174,12 @@ const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 
  * in the order it happens, numbered as ARCHITECTURE.md's "How a write flows" (1, the edge, is
  * src/mutate/routes.ts `mutate`): a step added to every write is one more line here. `found` is
  * the row of the action the body names, as the edge found it (none when it names no action: 2
- * refuses it). A request (POST /mutate's, `sent`) runs every step; a write inside another
+ * refuses it). Steps 2 to 4 are a request's (POST /mutate's, `sent`): a write inside another
  * (`runBatch`: a proposal applied or previewed, a workflow's plan; an import's project and
  * chunks, ./import-okf.ts) has its body checked and its author set by that write, and runs rows
- * that weigh nothing (`batchRow`, `addProject`'s), so it starts at 5. Returns the answer (a
+ * that prepare nothing (`batchRow`, `addProject`'s), so it starts at 5. They stay the request's:
+ * its author is read from its headers, which an inner write has none of, and the rows' `prepare`
+ * would answer 413 where no such answer is made today (a workflow's plan, a proposal applied). Returns the answer (a
  * request's naming the changes it saved), the ids of those changes, and the handler's WriteCtx
  * when it wrote nodes (a proposal's preview reads it after its dry run, ./proposals.ts).
  */
@@ -191,9 +194,9 @@ export async function runWrite<W extends Written>(
   const { row, request } = sent ? checkedAction(found, body) : { row: found!, request: body as Record<string, unknown> }
   // 3. who makes it (history.md, 1), by the row's `author` rule (`authorOfRequest`, below)
   const own = sent ? { ...deps, author: await authorOfRequest(deps, caller.user!, sent.headers, request, row.author) } : deps
-  // 4. on PGlite, 413 before anything is locked or written, by the row's `weigh` (a batch's or a proposal's entries,
-  // ./cost-limit.ts `weighEntries`; a revert's changes, selected there, ./revert-select.ts `selectChanges`): what the handler takes
-  const input = row.weigh ? await row.weigh(own, caller, request) : request
+  // 4. what the handler takes, by the row's `prepare`, before anything is locked or written: the body, weighed on PGlite (413: a
+  // batch's or a proposal's entries, ./cost-limit.ts `weighEntries`), or a revert's changes, selected and weighed (./revert-select.ts)
+  const input = row.prepare ? await row.prepare(own, caller, request) : request
   // 5. the work state before, when the row's work plan asks (src/work/service.ts `workPlan`, `beforeWrite`): the lock, claim tokens
   const plan = row.work(request)
   const held = plan && (await beforeWrite(own, projectOf(request), plan))

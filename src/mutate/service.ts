@@ -14,18 +14,19 @@ import { ACTION_BODIES as bodies } from './model'
 import { applyProposal, propose, rejectProposal, withdrawProposal } from './proposals'
 import { revert } from './revert'
 import { selectChanges } from './revert-select'
-import { type AuthorRule, accessWrite, batchRow, nodeWrite, type Row, row, type Written, weighedNodeWrite } from './sequence'
+import { type AuthorRule, accessWrite, batchRow, nodeWrite, preparedNodeWrite, type Row, row, type Written } from './sequence'
 
 /*
- * POST /mutate's table of actions (`actions`): each row's schema, node data, author rule, cost,
- * work plan and handler, which the sequence of every write runs in that order (./sequence.ts
- * `runWrite`), and what the edge does around it (./routes.ts).
+ * POST /mutate's table of actions (`actions`): each row's schema, node data, author rule,
+ * `prepare` (what its handler takes, with its cost), work plan and handler, which the sequence of
+ * every write runs in that order (./sequence.ts `runWrite`), and what the edge does around it
+ * (./routes.ts).
  */
 
 /**
  * An action: the row the sequence runs (./sequence.ts `Row`: the schema of its body,
- * ACTION_BODIES in src/mutate/model.ts, the node data it carries, its author rule, its cost, its
- * work plan and its handler, run in that order by `runWrite`), and what POST /mutate's edge does
+ * ACTION_BODIES in src/mutate/model.ts, the node data it carries, its author rule, its
+ * `prepare`, its work plan and its handler, run in that order by `runWrite`), and what POST /mutate's edge does
  * around that run for this action (each false or absent by default).
  */
 export interface Action extends Row {
@@ -56,7 +57,7 @@ const action = <S extends TSchema>(
  * Every write of the API goes through POST /mutate and one of these actions: the name a body
  * sends → its schema (ACTION_BODIES, src/mutate/model.ts), its work plan and its handler (the
  * arguments of ./sequence.ts's row builders, `nodeWrite`, `accessWrite`, `row` and
- * `weighedNodeWrite`), with what else of the row the action has (`nodeData`, `author`, `weigh`). A client's name is looked up only when it is one of ACTION_NAMES (src/ports/actions.ts `isActionName`; `actionNamed`,
+ * `preparedNodeWrite`), with what else of the row the action has (`nodeData`, `author`, `prepare`). A client's name is looked up only when it is one of ACTION_NAMES (src/ports/actions.ts `isActionName`; `actionNamed`,
  * src/mutate/routes.ts), so `constructor` or `__proto__` finds nothing. Keyed by ActionName: a
  * missing or misspelt row fails `tsc`.
  */
@@ -66,7 +67,7 @@ export const actions: { readonly [A in ActionName]: Action } = {
   delete: nodeWrite(bodies.delete, workPlan.delete, remove),
   restore: nodeWrite(bodies.restore, workPlan.lockOnly, restore),
   // the row ./sequence.ts `runBatch` runs for a batch inside another write too
-  batch: { ...batchRow, nodeData: entriesData, author: byEntryClaimTokens, weigh: weighEntries('batch') },
+  batch: { ...batchRow, nodeData: entriesData, author: byEntryClaimTokens, prepare: weighEntries('batch') },
   classify: nodeWrite(bodies.classify, workPlan.lockOnly, classify),
   addIteration: action(bodies.addIteration, addIterationAction),
   updateIteration: accessWrite(bodies.updateIteration, workPlan.lockOnly, updateIteration),
@@ -79,10 +80,10 @@ export const actions: { readonly [A in ActionName]: Action } = {
   claim: { ...action(bodies.claim, claim), author: byClaimAgent, secretAnswer: true },
   renewClaim: { ...action(bodies.renewClaim, renewClaim), secretAnswer: true },
   releaseClaim: action(bodies.releaseClaim, releaseClaim),
-  // its changes selected, and weighed, before the work state (./revert-select.ts `selectChanges`)
-  revert: { ...weighedNodeWrite(bodies.revert, workPlan.revert, selectChanges, revert), changeIdsAreResult: true },
+  // its changes selected, and weighed, before the work state: what its handler takes (./revert-select.ts `selectChanges`)
+  revert: { ...preparedNodeWrite(bodies.revert, workPlan.revert, selectChanges, revert), changeIdsAreResult: true },
   // the proposal actions of live.md §5
-  propose: { ...action(bodies.propose, propose), nodeData: entriesData, weigh: weighEntries('proposal') },
+  propose: { ...action(bodies.propose, propose), nodeData: entriesData, prepare: weighEntries('proposal') },
   applyProposal: action(bodies.applyProposal, applyProposal),
   rejectProposal: action(bodies.rejectProposal, rejectProposal),
   withdrawProposal: action(bodies.withdrawProposal, withdrawProposal),
