@@ -78,11 +78,13 @@ fi
 
 env "${ENV[@]}" bun src/main.ts >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
+# a generous deadline: in CI this server starts beside the first test files, niced, and PGlite's
+# first start (every migration) took more than 90 s there on a loaded machine (CI at 7c42e73)
 node -e "
-  const until = Date.now() + 90_000
+  const until = Date.now() + 300_000
   const poll = async () => {
     try { if ((await fetch('$BASE/healthz')).status === 200) return } catch {}
-    if (Date.now() > until) { console.error('the server did not answer /healthz within 90 s'); process.exit(1) }
+    if (Date.now() > until) { console.error('the server did not answer /healthz within 300 s'); process.exit(1) }
     setTimeout(poll, 200)
   }
   poll()
