@@ -20,7 +20,8 @@ import { runBatch, type Saved } from './sequence'
 /**
  * Proposals (live.md §5): a batch checked now and stored without touching the tree, applied
  * later as one batch against the revs it was based on. The storage and events are
- * src/proposals; the batch runs here, where it lives.
+ * src/proposals; the batch runs here, where it lives. Which entries change an existing node, and
+ * what they set on it (their base revs checked), is read from src/nodes/entries.ts.
  */
 
 type Entry = BatchEntry & { nodeId?: string; data?: Record<string, unknown>; parentId?: unknown; ifRev?: string }

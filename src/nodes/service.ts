@@ -35,8 +35,8 @@ import { bringBack, deleteNode, flush, noteChange, storeAdd, storeUpdate } from 
  * (src/mutate/sequence.ts), in the project whose access the edge asked (src/mutate/routes.ts,
  * once per write): the node read (./read.ts), checked (./rules.ts) and written (./write.ts),
  * then its answer, built here where the write is; saving its events and changes is left to the
- * sequence. Then the advisories and `_meta` every node write's answer shows (batch's and
- * revert's too), and the node reads.
+ * sequence. Then the node cap an add or a batch writes under (`underNodeCap`), the advisories
+ * and `_meta` every node write's answer shows (batch's and revert's too), and the node reads.
  */
 
 const nodeFocus = (projectId: string, node: Node) => focus(projectId, node.id)
