@@ -69,6 +69,15 @@ export const outboxOf = (projectId: string, events: DomainEvent[] = [], changes:
   changes,
 })
 
+/**
+ * Events a write's sequence adds once its handler has noted its own (src/mutate/sequence.ts
+ * `runWrite`, step 7: the claims its work state ended, `node.released`): noted after the
+ * handler's, in its outbox, so that they are saved in the same statement and read after them.
+ */
+export function noteAfter(outbox: Outbox, events: readonly DomainEvent[]): void {
+  outbox.events.push(...events)
+}
+
 /** What saving uses: the write's transaction (`db`) and the ports its steps call. */
 type SaveDeps = Pick<Deps, 'db' | 'now' | 'commits' | 'author' | 'config' | 'waiters'>
 

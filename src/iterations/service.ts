@@ -101,6 +101,9 @@ async function findIteration(deps: Deps, projectId: string, name: string) {
  * The precondition of an iteration write that names the rev it read (live.md, 1): the row is
  * locked first, so concurrent writes with one ifRev check one after the other; a field of
  * `sets` (null: a delete, every field) changed since ifRev refuses the write with 409 stale_write.
+ * Refused here, before the write's own checks, and not left to step 8 of src/mutate/sequence.ts
+ * `runWrite` as a node's stale ifRev is: a stale updateIteration that also sends a bad name (or
+ * renames or deletes a system iteration) answers 409 today, and would answer 400 if it waited.
  */
 async function expectRev(deps: Deps, projectId: string, name: string, ifRev: string | undefined, sets: Record<string, unknown> | null) {
   if (ifRev === undefined) return

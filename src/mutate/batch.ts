@@ -4,9 +4,10 @@ import { ErrorListError, RefusalError } from '../errors'
 import { allocateBatchIds } from '../nodes/batch-ids'
 import type { WriteCtx } from '../nodes/context'
 import { noteCycleFree } from '../nodes/cycle-free'
-import { loadNodes, openCtx, readEntry, readNamed, readNodeCap } from '../nodes/read'
-import { checkEntry, checkNodeCap } from '../nodes/rules'
-import { capAdvisory, focus, inboxAdvisory, writeMeta } from '../nodes/service'
+import { addedNode, goesFirst } from '../nodes/entries'
+import { loadNodes, openCtx, readEntry, readNamed } from '../nodes/read'
+import { checkEntry } from '../nodes/rules'
+import { capAdvisory, focus, inboxAdvisory, underNodeCap, writeMeta } from '../nodes/service'
 import { flush, type StoredEntry, storeEntry, storeIteration } from '../nodes/write'
 import type { AccessRow } from '../projects/service'
 import type { BatchBody, BatchEntry } from './model'
@@ -89,8 +90,8 @@ export async function batch(
   const entries: BatchEntry[] = body.mutations
   // a proposal's preview is a dry run: saving stores nothing of it
   const ctx = await openCtx(deps, project.id, { dryRun: body[DRY_RUN] === true })
-  const hasAdds = entries.some((e) => e.action === 'add')
-  const capped = hasAdds ? checkNodeCap(await readNodeCap(deps, project)) : null
+  const hasAdds = entries.some(addedNode)
+  const capped = hasAdds ? await underNodeCap(deps, project) : null
   // a proposal's preview: every existing node an entry names is read (and locked) as it stands
   // before any entry changes it: its rev is the proposal's base (./proposals.ts reads them after,
   // src/nodes/read.ts `lockedTarget`)
@@ -108,10 +109,8 @@ export async function batch(
   await readNamed(ctx, entries)
 
   // 2. each entry in turn, addIteration entries first (a node may name an iteration the batch
-  // creates): read, checked, stored
-  const order = [...entries.keys()].sort(
-    (a, b) => Number(entries[b].action === 'addIteration') - Number(entries[a].action === 'addIteration'),
-  )
+  // creates: src/nodes/entries.ts `goesFirst`): read, checked, stored
+  const order = [...entries.keys()].sort((a, b) => Number(goesFirst(entries[b])) - Number(goesFirst(entries[a])))
   const results: Record<string, unknown>[] = new Array(entries.length)
   /** each add's answered node and the node it wrote: its rev is known once the batch's rows are stored */
   const added: [Record<string, unknown>, { rev?: string }][] = []
@@ -153,17 +152,21 @@ export async function batch(
 /** A node entry's result as the batch answers it; an add's node gets its rev once the batch's rows are stored (`added`). */
 function resultOf(stored: StoredEntry, added: [Record<string, unknown>, { rev?: string }][]): Record<string, unknown> {
   const { node } = stored
-  if (stored.action === 'delete')
-    return { action: 'delete', nodeId: node.id, orphanedChildren: stored.orphanedChildren, changelogId: stored.changelogId }
-  if (stored.action === 'update')
-    return {
-      action: 'update',
-      nodeId: node.id,
-      node: { id: node.id, rev: node.rev, type: node.type, parentId: node.parentId, data: node.data },
+  switch (stored.action) {
+    case 'delete':
+      return { action: 'delete', nodeId: node.id, orphanedChildren: stored.orphanedChildren, changelogId: stored.changelogId }
+    case 'update':
+      return {
+        action: 'update',
+        nodeId: node.id,
+        node: { id: node.id, rev: node.rev, type: node.type, parentId: node.parentId, data: node.data },
+      }
+    case 'add': {
+      const answered = { id: node.id, rev: undefined as string | undefined, type: node.type, parentId: node.parentId, data: node.data }
+      added.push([answered, node])
+      return { action: 'add', nodeId: node.id, ...(stored.sentId ? { draftId: stored.sentId } : {}), node: answered }
     }
-  const answered = { id: node.id, rev: undefined as string | undefined, type: node.type, parentId: node.parentId, data: node.data }
-  added.push([answered, node])
-  return { action: 'add', nodeId: node.id, ...(stored.sentId ? { draftId: stored.sentId } : {}), node: answered }
+  }
 }
 
 /** The answer of a batch whose rows are stored: each add's node with the rev it was stored with, the cap's and the inbox's advisories. */
@@ -176,7 +179,7 @@ async function batchAnswer(
 ) {
   for (const [answered, written] of added) answered.rev = written.rev
   await capAdvisory(ctx, capped)
-  if (entries.some((e) => e.action === 'add' && e.node?.type === 'task')) await inboxAdvisory(ctx)
+  if (entries.some((e) => addedNode(e)?.type === 'task')) await inboxAdvisory(ctx)
   // focus on the first node the batch added or changed that still exists
   const focused = results.find((r) => (r.action === 'add' || r.action === 'update') && ctx.nodes.get(r.nodeId as string))
   return {

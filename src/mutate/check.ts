@@ -5,12 +5,14 @@ import { type NodeType, parseNodeId } from '../nodes/model'
 import { ACTION_NAMES, type ActionName } from '../ports/actions'
 import { dataSchema } from '../ports/node-data'
 import { closestName } from './hints'
+import type { BatchEntry } from './model'
 
 /*
  * The one check of a write's body (docs/validation.md), step 1 of the write's sequence
  * (./sequence.ts `runWrite`): the envelope every POST /mutate body shares (`checkedAction`), then
  * the body as its action's row checks it (`checkedBody`: the action's schema, then the node data
- * it carries, `addData`, `updateData`, `entriesData`, the rows' `nodeData` in ./service.ts).
+ * it carries, `addData`, `updateData`, `entriesData`, the rows' `nodeData` in ./service.ts). A
+ * batch's entries' data by an exhaustive `switch` on their action: a new kind fails tsc here.
  */
 
 /**
@@ -124,12 +126,6 @@ export function updateData(body: { nodeId: string; data?: unknown }): void {
   checkUpdateData(typeNamed(body.nodeId), body.data)
 }
 
-/** A batch's entry as `entriesData` reads it (./model.ts `BatchEntry`, once checked). */
-type DataEntry =
-  | { action: 'add'; node: { type: NodeType; id?: string; data: unknown } }
-  | { action: 'update'; nodeId: string; data?: unknown }
-  | { action: 'delete' | 'addIteration' }
-
 /**
  * The data of a batch's entries (a proposal's too), in their order, each as the single action's
  * (`addData`, `updateData`); an update of a draft- id as the type of the add before it that sent
@@ -137,15 +133,26 @@ type DataEntry =
  * messages are prefixed with its index, `mutations[i]: `, as the batch's own rules prefix theirs
  * (./batch.ts).
  */
-export function entriesData(body: { mutations: readonly DataEntry[] }): void {
+export function entriesData(body: { mutations: readonly BatchEntry[] }): void {
   const drafts = new Map<string, NodeType>()
   body.mutations.forEach((e, i) => {
     try {
-      if (e.action === 'add') {
-        addData(e)
-        const sent = e.node.id
-        if (sent?.startsWith('draft-') && !drafts.has(sent)) drafts.set(sent, e.node.type)
-      } else if (e.action === 'update') checkUpdateData(typeNamed(e.nodeId, drafts), e.data)
+      switch (e.action) {
+        case 'add': {
+          addData(e)
+          const sent = e.node.id
+          if (sent?.startsWith('draft-') && !drafts.has(sent)) drafts.set(sent, e.node.type)
+          break
+        }
+        case 'update':
+          checkUpdateData(typeNamed(e.nodeId, drafts), e.data)
+          break
+        case 'delete':
+        case 'addIteration':
+          break // no node data
+        default:
+          e satisfies never // an entry of a new action fails tsc here until it says what node data it carries
+      }
     } catch (err) {
       throw prefixed(`mutations[${i}]`, err)
     }

@@ -20,8 +20,12 @@
 import type { Deps } from '../deps'
 import { RefusalError } from '../errors'
 import type { ChangeRow } from '../history/service'
+import { type EntryAction, fieldsSent, type SentEntry } from '../nodes/entries'
 
-/** Estimated PGlite microseconds per unit of work (bench/README.md, "A cost limit per write on PGlite"). */
+/**
+ * Estimated PGlite microseconds per unit of work (bench/README.md, "A cost limit per write on
+ * PGlite"); a batch entry's by its action (an entry of a new action fails tsc here until it has one).
+ */
 export const COST_US = {
   /** a batch `add`: its share of the one insert of the batch's nodes, its event and its change */
   add: 100,
@@ -39,7 +43,7 @@ export const COST_US = {
   revertDelete: 200,
   /** a reverted update (or revert), through the update rules one node at a time; an iteration change */
   revertUpdate: 500,
-} as const
+} as const satisfies { readonly [A in EntryAction]: number } & Record<string, number>
 
 const RELATION_FIELDS = ['blockedBy', 'serves'] as const
 
@@ -54,24 +58,15 @@ function relationIds(data: unknown): number {
   return n
 }
 
-/** A batch entry as far as its cost goes: what a client sent, not checked yet (anything else costs as an addIteration). */
-interface CostedEntry {
-  action?: unknown
-  node?: { data?: unknown }
-  data?: unknown
-}
-
-/** The estimated PGlite microseconds of one batch entry. */
-function entryCostUs(entry: unknown): number {
-  const e = (entry && typeof entry === 'object' ? entry : {}) as CostedEntry
-  if (e.action === 'add') return COST_US.add + COST_US.relationId * relationIds(e.node?.data)
-  if (e.action === 'update') return COST_US.update + COST_US.relationId * relationIds(e.data)
-  if (e.action === 'delete') return COST_US.delete
-  return COST_US.addIteration
-}
+/**
+ * The estimated PGlite microseconds of one batch entry (its body checked: the row's `weigh` runs
+ * after the body's check): its action's, and each id the data it sends names
+ * (src/nodes/entries.ts `fieldsSent`: an add's node, an update's entry).
+ */
+const entryCostUs = (e: SentEntry): number => COST_US[e.action] + COST_US.relationId * relationIds(fieldsSent(e)?.data)
 
 /** The estimated PGlite microseconds of a batch's entries. */
-export const batchCostUs = (entries: readonly unknown[]): number => entries.reduce<number>((us, e) => us + entryCostUs(e), 0)
+export const batchCostUs = (entries: readonly SentEntry[]): number => entries.reduce<number>((us, e) => us + entryCostUs(e), 0)
 
 type CostedChange = Pick<ChangeRow, 'target_kind' | 'before' | 'after' | 'fields'>
 
@@ -124,15 +119,12 @@ function checkBatchCost(deps: Deps, request: Record<string, unknown>, noun: 'bat
   if (!Array.isArray(request.mutations)) return
   const budget = budgetUs(deps)
   if (budget === null) return
-  const entries: unknown[] = request.mutations
+  const entries = request.mutations as SentEntry[] // checked (step 2) before it is weighed (step 4)
   const costs = entries.map(entryCostUs)
   const cost = costs.reduce((a, b) => a + b, 0)
   if (cost <= budget) return
   const n = perRequest(costs, budget)
-  const relations = entries.some((e) => {
-    const entry = e as CostedEntry
-    return relationIds(entry.action === 'add' ? entry.node?.data : entry.data) > 0
-  })
+  const relations = entries.some((e) => relationIds(fieldsSent(e)?.data) > 0)
   throw tooCostly(
     `This ${noun} of ${entries.length} entries`,
     cost,

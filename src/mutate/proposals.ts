@@ -6,6 +6,7 @@ import type { State } from '../history/model'
 import { type StaleField, staleFields, staleWrite } from '../history/precondition'
 import { plannedChange } from '../history/service'
 import { afterAccess, ProjectQuery } from '../http/action-schema'
+import { changeSent, changesNamed } from '../nodes/entries'
 import { lockedTarget } from '../nodes/read'
 import { type Actor, SYSTEM_ACTOR } from '../ports/actor'
 import { formatRev, parseRev } from '../ports/rev'
@@ -19,7 +20,8 @@ import { runBatch, type Saved } from './sequence'
 /**
  * Proposals (live.md §5): a batch checked now and stored without touching the tree, applied
  * later as one batch against the revs it was based on. The storage and events are
- * src/proposals; the batch runs here, where it lives.
+ * src/proposals; the batch runs here, where it lives. Which entries change an existing node, and
+ * what they set on it (their base revs checked), is read from src/nodes/entries.ts.
  */
 
 type Entry = BatchEntry & { nodeId?: string; data?: Record<string, unknown>; parentId?: unknown; ifRev?: string }
@@ -64,8 +66,8 @@ async function dryRun(deps: Deps, access: Access, mutations: Entry[], baseRevs?:
       for (const e of mutations) {
         const id = e.nodeId
         const target = real(id) ? lockedTarget(c, id!) : undefined
-        if (!target || !baseRevs[id!] || (e.action !== 'update' && e.action !== 'delete')) continue
-        const sets = e.action === 'delete' ? null : { ...(e.parentId === undefined ? {} : { parentId: e.parentId }), ...(e.data ?? {}) }
+        if (!target || !baseRevs[id!] || !changesNamed(e)) continue
+        const sets = changeSent(e)! // an update's fields, a delete's null (src/nodes/entries.ts)
         stale.push(...staleFields({ target, seq: parseRev('node', target.id, baseRevs[id!]!), sets }))
       }
     return { changes, baseRevs: revs, stale }
@@ -103,7 +105,7 @@ export async function propose(deps: Deps, access: Access, body: ProposeBody) {
 /** The entries to apply: each update and delete of an existing node checked against its base rev (none with force). */
 function entriesToApply(row: ProposalRow, force: boolean): Entry[] {
   return (row.mutations as Entry[]).map((e) => {
-    if (e.action !== 'update' && e.action !== 'delete') return e
+    if (!changesNamed(e)) return e // an entry that changes no existing node (src/nodes/entries.ts)
     const { ifRev, ...rest } = e
     if (force) return rest as Entry
     const base = real(e.nodeId) ? row.base_revs[e.nodeId] : undefined

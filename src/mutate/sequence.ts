@@ -2,7 +2,7 @@ import type { Static, TSchema } from '@sinclair/typebox'
 import type { User } from '../accounts/model'
 import { claimAgent } from '../claims/service'
 import type { Deps } from '../deps'
-import { type Outbox, save } from '../events/outbox'
+import { noteAfter, type Outbox, save } from '../events/outbox'
 import { agentName, requestAuthor } from '../history/author'
 import { staleWrite } from '../history/precondition'
 import type { WriteCtx } from '../nodes/context'
@@ -205,7 +205,7 @@ export async function runWrite<W extends Written>(
   const outbox = written.ctx ?? written.outbox
   // 7. the work state after (src/work/service.ts `afterWrite`): the claims of work marked done ended, recomputed, what it unblocked
   const after = held && (await afterWrite(own, held))
-  if (after?.released.length) outbox!.events.push(...after.released) // a write that marks work done writes nodes: it has a WriteCtx
+  if (after?.released.length) noteAfter(outbox!, after.released) // a write that marks work done writes nodes: it has a WriteCtx
   // 8. a stale ifRev of a node, a batch entry's too, refuses the whole write (409, live.md 1: src/history/precondition.ts
   // `staleWrite`); an iteration's is refused by its handler, before its rename's own checks (src/iterations/service.ts)
   if (written.ctx?.stale.length) throw await staleWrite(own, written.ctx.projectId, written.ctx.stale)

@@ -1,5 +1,6 @@
 import { invalid } from '../errors'
 import type { WriteCtx } from './context'
+import { addedNode, type SentEntry } from './entries'
 import { isNodeType, NODE_TYPES, type NodeType, parseNodeId } from './model'
 import * as q from './queries'
 import { askIds, loadNodes, reserveIds } from './read'
@@ -12,18 +13,16 @@ import { askIds, loadNodes, reserveIds } from './read'
  * so generated ids, this batch's drafts included, never collide with them. Malformed ids are
  * left to the add's rules to report (./rules.ts `checkAdd`).
  */
-export async function allocateBatchIds(
-  ctx: WriteCtx,
-  entries: readonly { action: string; node?: { type?: unknown; id?: unknown } }[],
-): Promise<void> {
+export async function allocateBatchIds(ctx: WriteCtx, entries: readonly SentEntry[]): Promise<void> {
   const explicit = new Map<NodeType, { index: number; id: string; number: number }[]>()
   const generated = new Map<NodeType, number>()
   const seen = new Set<string>()
   entries.forEach((e, index) => {
     // read as unknown: what an id sent may be is the node rules' to say (./rules.ts `checkSentId`)
-    const type = e.action === 'add' ? e.node?.type : undefined
+    const node = addedNode(e)
+    const type = node?.type
     if (!isNodeType(type)) return
-    const id = e.node?.id
+    const id = node?.id
     if (id === undefined || (typeof id === 'string' && id.startsWith('draft-'))) {
       generated.set(type, (generated.get(type) ?? 0) + 1)
       return

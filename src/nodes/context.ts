@@ -63,7 +63,10 @@ export interface WriteState extends Outbox {
  * (`ctx.dryRun = true`) outside src/nodes. TypeScript lets a `WriteCtx` be passed where a
  * `WriteState` is taken (read-only fields do not change what an object type accepts), so a
  * handler hands its write to those functions as it is. What a field holds (its nodes, its tips,
- * its events) is added to by the functions of src/nodes alone; the events and changes, as an
- * Outbox's, by the write's sequence too (src/mutate/sequence.ts, the claims a write ended).
+ * its events) is added to by the functions of src/nodes alone, but for the events the write's
+ * sequence notes after the handler's (the claims a write ended: src/events/outbox.ts `noteAfter`).
+ * Its maps and arrays are not `ReadonlyMap`/`ReadonlyArray` here: a `WriteCtx` so typed would no
+ * longer be taken where a `WriteState` is, and the functions of src/nodes that a handler calls with
+ * it (./read.ts `loadNodes`, ./write.ts `storeEntry`, `flush`, ./undo.ts …) add to them.
  */
 export type WriteCtx = Readonly<WriteState>

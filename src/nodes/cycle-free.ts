@@ -1,8 +1,6 @@
 import type { WriteCtx, WriteState } from './context'
+import { addedNode, fieldsSent, namedNode, type SentEntry } from './entries'
 import { loadNodes, storedBlockers } from './read'
-
-/** A batch's entry as this check reads it: an add's node (its id and data) or an update's node id and data. */
-type SentEntry = { action: string; nodeId?: unknown; node?: { id?: unknown; data?: unknown }; data?: unknown }
 
 /**
  * A batch's `cycleFree` noted in its write (src/nodes/context.ts), read by the cycle rule of each
@@ -24,14 +22,20 @@ export async function noteCycleFree(ctx: WriteState, entries: readonly SentEntry
 async function batchCycleFree(ctx: WriteCtx, entries: readonly SentEntry[]): Promise<boolean> {
   const sent: [from: string | null, to: string[]][] = []
   for (const e of entries) {
-    const data = (e.action === 'add' ? e.node?.data : e.action === 'update' ? e.data : undefined) as { blockedBy?: unknown } | undefined
+    // the blockedBy an entry sends (./entries.ts: an add's node, an update's data) and the node it writes
+    const data = fieldsSent(e)?.data as { blockedBy?: unknown } | undefined
     if (!data || typeof data !== 'object' || !Array.isArray(data.blockedBy)) continue
-    const from = e.action === 'add' ? e.node?.id : e.nodeId
+    const from = namedNode(e)
     sent.push([typeof from === 'string' ? from : null, data.blockedBy.filter((id): id is string => typeof id === 'string')])
   }
   if (sent.length === 0) return true
   // an add's own id: the batch's explicit ids and drafts; any other id must exist already
-  const added = new Set(entries.flatMap((e) => (e.action === 'add' && typeof e.node?.id === 'string' ? [e.node.id] : [])))
+  const added = new Set(
+    entries.flatMap((e) => {
+      const id = addedNode(e)?.id
+      return typeof id === 'string' ? [id] : []
+    }),
+  )
   const named = new Set(sent.flatMap(([from, to]) => (from === null ? to : [from, ...to])))
   const real = [...named].filter((id) => !added.has(id) && !id.startsWith('draft-'))
   await loadNodes(ctx, real)
