@@ -8,7 +8,7 @@ import { closestName } from './hints'
 import type { BatchEntry } from './model'
 
 /*
- * The one check of a write's body (docs/validation.md), step 1 of the write's sequence
+ * The one check of a write's body (docs/validation.md), step 2 of the write's sequence
  * (./sequence.ts `runWrite`): the envelope every POST /mutate body shares (`checkedAction`), then
  * the body as its action's row checks it (`checkedBody`: the action's schema, then the node data
  * it carries, `addData`, `updateData`, `entriesData`, the rows' `nodeData` in ./service.ts). A

@@ -59,7 +59,7 @@ function relationIds(data: unknown): number {
 }
 
 /**
- * The estimated PGlite microseconds of one batch entry (its body checked: the row's `weigh` runs
+ * The estimated PGlite microseconds of one batch entry (its body checked: the row's `prepare` runs
  * after the body's check): its action's, and each id the data it sends names
  * (src/nodes/entries.ts `fieldsSent`: an add's node, an update's entry).
  */
@@ -112,7 +112,7 @@ function tooCostly(what: string, costUs: number, budget: number, tip: string, pe
  * batch, and applying it would), whose estimated database time is over the budget on PGlite.
  * Only requests: the batches a workflow step or an import runs are parts of their own request.
  * Checked before the action runs, after the access check and the body's (step 4 of
- * src/mutate/sequence.ts `runWrite`, through the row's `weigh`, `weighEntries`), so a project the
+ * src/mutate/sequence.ts `runWrite`, through the row's `prepare`, `weighEntries`), so a project the
  * caller cannot reach gets its 403 first and a body that is also invalid its 400.
  */
 function checkBatchCost(deps: Deps, request: Record<string, unknown>, noun: 'batch' | 'proposal'): void {
@@ -135,7 +135,7 @@ function checkBatchCost(deps: Deps, request: Record<string, unknown>, noun: 'bat
 }
 
 /**
- * The `weigh` of a row whose request sends `mutations` (src/mutate/service.ts: `batch`, `propose`,
+ * The `prepare` of a row whose request sends `mutations` (src/mutate/service.ts: `batch`, `propose`,
  * whose word the refusal calls it by): `checkBatchCost`, then the body as it is, for its handler.
  */
 export const weighEntries =

@@ -254,7 +254,7 @@ function answerOf(row: Row, answer: Answer, unblocked: unknown, changeIds: numbe
 /**
  * Who makes this write (history.md, 1): the agent the body names (a claim's `agent`), else the
  * claim's agent of the first claim token it carries (`rule`: the action's row), else X-Agent-Id;
- * `via` from X-Arbor-Via. Step 2 of `runWrite`; an import's, once for all its chunks
+ * `via` from X-Arbor-Via. Step 3 of `runWrite`; an import's, once for all its chunks
  * (src/mutate/routes.ts).
  */
 export async function authorOfRequest(

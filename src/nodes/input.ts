@@ -13,7 +13,7 @@ import { dataSchema, NodeDataPatch as NodeFieldsPatch } from '../ports/node-data
 import { IfRev } from '../ports/rev'
 import { NODE_TYPES, type NodeType } from './model'
 
-/** The `data` of an update, documented for every type; checked by the node's type (dataSchema.update, src/mutate/service.ts `updateData`). */
+/** The `data` of an update, documented for every type; checked by the node's type (dataSchema.update, src/mutate/check.ts `updateData`). */
 export const NodeDataPatch = deferred(NodeFieldsPatch)
 
 const NODE_TYPE_RULE = `node.type must be one of: ${NODE_TYPES.join(', ')}`

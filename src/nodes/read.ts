@@ -13,7 +13,7 @@ import { NODE_TYPES, type Node, type NodeType, PARENT_TYPE, parseNodeId, toNode 
 import * as q from './queries'
 
 /**
- * Step 1 of every node write, the read: the write's context opened (`openCtx`, a dry run's too;
+ * The first of a node write's three calls, the read: the write's context opened (`openCtx`, a dry run's too;
  * its type in ./context.ts, whose fields only src/nodes assigns), then what the rules (./rules.ts, step 2) are checked on, read into it in as few
  * statements as it can, and nothing checked here. The nodes it reads and locks (`getNode`, `getNodeWithIntent`, `loadNodes`, `readAround`
  * for what the rules check beside the node), all an add's rules need (`readAdd`) and all an
@@ -21,8 +21,8 @@ import * as q from './queries'
  * iterations (`iterationsOf`), new ids (`nextId`, `askIds`, `reserveIds`), the owner's node cap
  * (`readNodeCap`) and the project's open memos that an add's answer reports (`openMemos`, `reserveTaskCountingMemos`). An ifRev is read
  * here too (`expectRev`): a stale one is kept in the context's `stale`, and refused, a batch's
- * too, by the write's sequence before it is saved (src/mutate/sequence.ts `runWrite`). Step 3 is
- * ./write.ts.
+ * too, by the write's sequence before it is saved (src/mutate/sequence.ts `runWrite`). The second
+ * call is ./rules.ts, the third ./write.ts.
  */
 
 /**
@@ -181,7 +181,7 @@ export interface UpdateRead {
 }
 
 /**
- * Step 1 of an update (a single one, a batch's entry, a revert's fields set back): the node,
+ * The read of an update (a single one, a batch's entry, a revert's fields set back): the node,
  * with the edit intents on the fields it sets in the same statement (live.md, 4; none looked for
  * with force, nor for Arbor's own write, which no intent holds) and the iterations along for a
  * job or a task; its parent, its references; last its ifRev (live.md, 1): a field changed since
@@ -215,7 +215,7 @@ export interface AddRead {
 }
 
 /**
- * Step 1 of an add (a single one, a batch's entry): a job's or a task's iterations asked for
+ * The read of an add (a single one, a batch's entry): a job's or a task's iterations asked for
  * first, so that on PostgreSQL their read goes with the id's (none when it lands in Later,
  * `readAround`); its id: a new one reserved with its parent read in the same statement, a
  * draft's mapped to it (later entries of the batch, and this one's references, name it so), or
@@ -282,7 +282,7 @@ export type EntryRead =
   | { action: 'delete'; id: string }
 
 /**
- * Step 1 of a batch's node entry (src/mutate/batch.ts), as the single action's: an add's
+ * The read of a batch's node entry (src/mutate/batch.ts), as the single action's: an add's
  * `readAdd`, an update's `readUpdate`, a delete's ifRev (`expectRev`; its subtree is read when it
  * is stored, ./write.ts `deleteNode`), mostly from what `readNamed` read ahead.
  */

@@ -8,7 +8,7 @@ import { an, type Node, type NodeData, type NodeType, PARENT_TYPE, parseNodeId, 
 import type { AddRead, Around, CapRead, EntryRead, UpdateRead } from './read'
 
 /**
- * Step 2 of every node write: the rules of add and update on what the write read first
+ * The second of a node write's three calls: the rules of add and update on what the write read first
  * (./read.ts): the id, the parent, the referenced nodes, the iterations, the status machine.
  * Each is checked on what is passed to it and reads nothing more; a broken rule throws the 400 of
  * docs/reference/resources.md with its tip (an ErrorListError, which a batch prefixes with its
@@ -63,7 +63,7 @@ function asStored(sent: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * Step 2 of an add (a single one, a batch's entry), on what ./read.ts `readAdd` read: the rules
+ * The check of an add (a single one, a batch's entry), on what ./read.ts `readAdd` read: the rules
  * in the order of docs/reference/mutate.md, on data the body's check has held against its type's
  * schema (src/mutate/check.ts `checkedBody`, the row's `nodeData`). `allowId`: inside a
  * batch, where an id may be sent. Returns the node to store (./write.ts `storeAdd`).
@@ -98,10 +98,10 @@ export interface CheckedUpdate {
 }
 
 /**
- * Step 2 of an update (a single one, a batch's entry, a revert's fields set back): the rules, in
+ * The check of an update (a single one, a batch's entry, a revert's fields set back): the rules, in
  * the order of docs/reference/mutate.md, on what `readUpdate` (./read.ts) read; last another
  * actor's edit intent on a field it sets (409 being_edited unless force, live.md, 4). Its data
- * was held against the schema of the type its id names with the body (src/mutate/service.ts
+ * was held against the schema of the type its id names with the body (src/mutate/check.ts
  * `checkedBody`); a revert's is the node's as history recorded it. Returns the node's parent and
  * data as they are to be stored.
  */
@@ -161,7 +161,7 @@ export type CheckedEntry =
   | { action: 'delete'; id: string }
 
 /**
- * Step 2 of a batch's node entry (src/mutate/batch.ts), on what ./read.ts `readEntry` read, as
+ * The check of a batch's node entry (src/mutate/batch.ts), on what ./read.ts `readEntry` read, as
  * the single action's: an add's `checkAdd` (an id may be sent), an update's `checkUpdate`; a
  * delete has no rule of its own (a node not found is said where its subtree is read, ./write.ts `deleteNode`).
  */

@@ -10,7 +10,7 @@ import * as q from './queries'
 import type { CheckedEntry, CheckedUpdate } from './rules'
 
 /**
- * Step 3 of every node write: the node into the write (here), with its event and its change
+ * The third of a node write's three calls: the node into the write (here), with its event and its change
  * (`noteChange`), queued for one insert (`flush`) or stored at once, once what its rules need was
  * read (./read.ts, in as few statements as it can) and the rules were checked on it
  * (./rules.ts, in the order of docs/reference/mutate.md). An add's three steps are three
@@ -44,7 +44,7 @@ import type { CheckedEntry, CheckedUpdate } from './rules'
  */
 
 /**
- * Step 3 of an add, once ./read.ts `readAdd` read it and ./rules.ts `checkAdd` checked it: its
+ * The store of an add, once ./read.ts `readAdd` read it and ./rules.ts `checkAdd` checked it: its
  * row queued, inserted with the write's other adds (`flush`: a single add's at once, a batch's at
  * its end or before the next statement that needs it), with its event and its change.
  */
@@ -75,7 +75,7 @@ export type StoredEntry =
   | { action: 'delete'; node: Node; orphanedChildren: string[]; changelogId: number }
 
 /**
- * Step 3 of a batch's node entry (src/mutate/batch.ts), once ./rules.ts `checkEntry` checked it,
+ * The store of a batch's node entry (src/mutate/batch.ts), once ./rules.ts `checkEntry` checked it,
  * as the single action's: an add's `storeAdd`, an update's `storeUpdate`, a delete's `deleteNode`.
  */
 export async function storeEntry(ctx: WriteCtx, checked: CheckedEntry): Promise<StoredEntry> {
@@ -119,7 +119,7 @@ export async function storeIteration(ctx: WriteState, it: NewIteration) {
 }
 
 /**
- * Step 3 of an update (PATCH semantics; arrays replaced whole), once ./read.ts `readUpdate`
+ * The store of an update (PATCH semantics; arrays replaced whole), once ./read.ts `readUpdate`
  * read it and ./rules.ts `checkUpdate` checked it: stored now (the write's pending adds first),
  * with its event and its change; returns the node as stored.
  */

@@ -3,7 +3,7 @@
  * `data`, each field carrying the node types it is valid on (`on`) and docs/reference/resources.md's refusal
  * messages (src/ports/schema-rules.ts). From it come the type `NodeData`, the field table
  * `FIELDS` (guide, prompts), the schemas of an add's and an update's `data` per node type
- * (`dataSchema`, checked with a write's body, by the type the body names: src/mutate/service.ts
+ * (`dataSchema`, checked with a write's body, by the type the body names: src/mutate/check.ts
  * `checkedBody`) and their OpenAPI document.
  * It lives on the ports floor because search, events, export and the app read `NodeData`.
  */

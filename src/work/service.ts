@@ -295,7 +295,7 @@ type Entry =
 
 /**
  * An update's `data` as its node type's schema lets it by (each field sent, or null to clear it),
- * checked before the write's plan is read (src/mutate/service.ts `updateData`, `entriesData`),
+ * checked before the write's plan is read (src/mutate/check.ts `updateData`, `entriesData`),
  * unless its node id tells no type (neither `<type>-<n>` nor a draft- id the batch adds): the
  * update's rules then refuse the write, rolled back with whatever its plan did. The plan only
  * compares these fields with values of theirs.
