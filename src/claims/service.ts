@@ -71,9 +71,16 @@ export async function checkTokens(db: Db, projectId: string, writes: { nodeId: s
   }
 }
 
-/** End the claims of work marked done; returns the ones that were live (for node.released). */
+/**
+ * The longest claim token a body may carry (the claim bodies' schemas, src/work/model.ts): a
+ * longer one names no claim, and the two reads below, which run on a body not yet checked (its
+ * author, a `work` key's access), answer so without hashing it or asking the database.
+ */
+export const CLAIM_TOKEN_MAX = 200
+
 /** The agent a claim token was given to (live or not), or null: the author of a write that carries it (history.md, 1). */
 export async function claimAgent(db: Db, projectId: string, token: string): Promise<string | null> {
+  if (token.length > CLAIM_TOKEN_MAX) return null
   return (await q.byToken(db, projectId, hashToken(token)))?.agent ?? null
 }
 
@@ -81,9 +88,11 @@ export async function claimAgent(db: Db, projectId: string, token: string): Prom
  * Whether the key `keyId` holds the live claim of `nodeId` with `token` (live.md §6: a `work` key
  * may update only such a node).
  */
-export const claimHeldByKey = (db: Db, projectId: string, nodeId: string, token: string, keyId: string, now: Date) =>
-  q.heldByKey(db, projectId, nodeId, hashToken(token), keyId, now)
+export async function claimHeldByKey(db: Db, projectId: string, nodeId: string, token: string, keyId: string, now: Date) {
+  return token.length <= CLAIM_TOKEN_MAX && (await q.heldByKey(db, projectId, nodeId, hashToken(token), keyId, now))
+}
 
+/** End the claims of work marked done; returns the ones that were live (for node.released). */
 export const endClaims = (db: Db, projectId: string, nodeIds: string[], now: Date) =>
   nodeIds.length ? q.endNodes(db, projectId, nodeIds, now) : Promise.resolve([])
 

@@ -38,7 +38,7 @@ const cleanName = (value: string, field: string) => trimmedName(value, MAX_NAME,
  * The jobs and tasks an iteration write moves (a rename, a deletion): those naming `from` are to
  * name `to`. The nodes module owns those rows and stands above this one, so the write that called
  * this module moves them (src/nodes/service.ts `moveIterationNodes`, called by
- * src/mutate/iterations.ts and src/mutate/revert.ts), noted in the same outbox after the
+ * src/mutate/iterations.ts and src/nodes/undo.ts `moveAlong`), noted in the same outbox after the
  * iteration's own change and event.
  */
 export interface NodesMove {
@@ -219,7 +219,7 @@ export type { IterationRow } from './queries'
 export const readIterations = (db: Db, projectId: string) => q.list(db, projectId)
 
 /**
- * Take back one change of an iteration (a revert, src/mutate/revert.ts), in the caller's
+ * Take back one change of an iteration (a revert, src/nodes/undo.ts `undoIteration`), in the caller's
  * transaction: an add by deleting it (its jobs and tasks move to Later), a delete by adding it
  * again, an update by setting its changed fields back. Recorded as `revert` of `revertOf`.
  * Answers what stood in the way instead of writing: `gone` (it no longer exists) or `exists`;

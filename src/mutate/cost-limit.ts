@@ -70,7 +70,7 @@ export const batchCostUs = (entries: readonly SentEntry[]): number => entries.re
 
 type CostedChange = Pick<ChangeRow, 'target_kind' | 'before' | 'after' | 'fields'>
 
-/** The estimated PGlite microseconds of undoing one change (history.md, 3: how revert.ts takes each back). */
+/** The estimated PGlite microseconds of undoing one change (history.md, 3: how src/nodes/undo.ts takes each back). */
 function changeCostUs(c: CostedChange): number {
   if (c.target_kind !== 'node') return COST_US.revertUpdate
   if (c.before === null) return COST_US.revertAdd

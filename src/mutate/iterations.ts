@@ -10,7 +10,7 @@ import type { Access } from '../projects/access'
  * (./sequence.ts): the iteration written, its change and event noted (src/iterations/service.ts),
  * then the jobs and tasks that named it moved, their changes and events noted after it in the
  * same outbox (src/nodes/service.ts `moveIterationNodes`: nodes stand above iterations, so the
- * two are put together here, as a revert's iteration step is in ./revert.ts), then its answer.
+ * two are put together here, as a revert's iteration step is in src/nodes/undo.ts `undoIteration`), then its answer.
  */
 
 const moved = (deps: Deps, outbox: Outbox, move: NodesMove | undefined) =>

@@ -115,7 +115,6 @@ async function requireActionRole(deps: Pick<Deps, 'db' | 'now'>, user: User, req
     typeof projectId === 'string' &&
     typeof nodeId === 'string' &&
     typeof claimToken === 'string' &&
-    claimToken.length <= 200 &&
     user.keyId &&
     (await claimHeldByKey(deps.db, projectId, nodeId, claimToken, user.keyId, deps.now()))
   )

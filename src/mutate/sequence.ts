@@ -176,8 +176,8 @@ const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 
  * the row of the action the body names, as the edge found it (none when it names no action: 2
  * refuses it). Steps 2 to 4 are a request's (POST /mutate's, `sent`): a write inside another
  * (`runBatch`: a proposal applied or previewed, a workflow's plan; an import's project and
- * chunks, ./import-okf.ts) has its body checked and its author set by that write, and runs rows
- * that prepare nothing (`batchRow`, `addProject`'s), so it starts at 5. They stay the request's:
+ * chunks, ./import-okf.ts) has its body checked and its author set by that write, and its rows
+ * (`batchRow`, `addProject`'s) prepare nothing: it starts at 5, each of 2 to 4 asking `sent`. They stay the request's:
  * its author is read from its headers, which an inner write has none of, and the rows' `prepare`
  * would answer 413 where no such answer is made today (a workflow's plan, a proposal applied). Returns the answer (a
  * request's naming the changes it saved), the ids of those changes, and the handler's WriteCtx
@@ -196,7 +196,7 @@ export async function runWrite<W extends Written>(
   const own = sent ? { ...deps, author: await authorOfRequest(deps, caller.user!, sent.headers, request, row.author) } : deps
   // 4. what the handler takes, by the row's `prepare`, before anything is locked or written: the body, weighed on PGlite (413: a
   // batch's or a proposal's entries, ./cost-limit.ts `weighEntries`), or a revert's changes, selected and weighed (./revert-select.ts)
-  const input = row.prepare ? await row.prepare(own, caller, request) : request
+  const input = sent && row.prepare ? await row.prepare(own, caller, request) : request
   // 5. the work state before, when the row's work plan asks (src/work/service.ts `workPlan`, `beforeWrite`): the lock, claim tokens
   const plan = row.work(request)
   const held = plan && (await beforeWrite(own, projectOf(request), plan))
@@ -267,7 +267,7 @@ export async function authorOfRequest(
   const { agent: named, claimTokens } = rule(request)
   let agent: string | null = agentName(named) ?? null
   if (!agent && typeof request.projectId === 'string') {
-    const token = claimTokens.find((t) => typeof t === 'string' && t.length <= 200)
+    const token = claimTokens.find((t) => typeof t === 'string')
     if (typeof token === 'string') agent = await claimAgent(deps.db, request.projectId, token)
   }
   return requestAuthor(user, headers, { agent })

@@ -7,11 +7,12 @@ import type * as q from './queries'
 
 /**
  * A node write's context: the state it keeps from its first read to its saving, opened by the
- * first of the three steps a node is written in, a file each, which its caller runs in order:
+ * first of the three calls a node is written in, a file each, which its caller runs in order:
  * read (./read.ts `openCtx`, then the reads), checked (./rules.ts), stored (./write.ts). Its
- * fields are this module's (src/nodes): a handler of another module (src/mutate batch.ts and
- * revert.ts) holds the write as a `WriteCtx`, hands it to the functions of src/nodes and reads
- * what they left in it, but cannot assign a field of it. Types only: no walk of a write enters
+ * fields are this module's (src/nodes): a handler of another module (src/mutate/batch.ts; revert.ts,
+ * whose write ./undo.ts `undoAll` opens and hands it back for `writeMeta`) holds the write as a
+ * `WriteCtx`, hands it to the functions of src/nodes and reads what they left in it, but cannot
+ * assign a field of it. Types only: no walk of a write enters
  * this file.
  */
 

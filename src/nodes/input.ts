@@ -7,6 +7,7 @@
  * rules.ts's.
  */
 import { type Static, Type } from '@sinclair/typebox'
+import { CLAIM_TOKEN_MAX } from '../claims/service'
 import { action, deferred, discriminated, IntegerText, NodeId, ProjectId, refined, ruled } from '../http/action-schema'
 import { typedParams } from '../http/typed-params'
 import { dataSchema, NodeDataPatch as NodeFieldsPatch } from '../ports/node-data'
@@ -65,7 +66,7 @@ export const nodeFor = (inBatch: boolean) =>
 const ClaimToken = ruled(
   Type.String({
     minLength: 1,
-    maxLength: 200,
+    maxLength: CLAIM_TOKEN_MAX,
     description: 'the claimToken of your claim on this node: the write fails with 409 claim_lost once the claim is not yours',
   }),
   'claimToken must be the claimToken string of a claim',

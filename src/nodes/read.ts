@@ -14,7 +14,7 @@ import * as q from './queries'
 
 /**
  * The first of a node write's three calls, the read: the write's context opened (`openCtx`, a dry run's too;
- * its type in ./context.ts, whose fields only src/nodes assigns), then what the rules (./rules.ts, step 2) are checked on, read into it in as few
+ * its type in ./context.ts, whose fields only src/nodes assigns), then what the rules (./rules.ts, the second call) are checked on, read into it in as few
  * statements as it can, and nothing checked here. The nodes it reads and locks (`getNode`, `getNodeWithIntent`, `loadNodes`, `readAround`
  * for what the rules check beside the node), all an add's rules need (`readAdd`) and all an
  * update's (`readUpdate`), a batch's (`readNamed` ahead of its entries, `readEntry` for each), the

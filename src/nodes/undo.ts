@@ -216,7 +216,7 @@ async function undoDelete(
 }
 
 /**
- * Fields of a node set back as an update sets them, in its three steps, each once: read
+ * Fields of a node set back as an update sets them, in its three calls, each once: read
  * (./read.ts `readUpdate`: the node, the edit intents on those fields, its parent, references
  * and iterations), checked (./rules.ts `checkUpdate`: the update's rules, then the intents),
  * stored (./write.ts `storeUpdate`). A job or a task set back into an iteration that no longer

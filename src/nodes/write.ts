@@ -13,7 +13,7 @@ import type { CheckedEntry, CheckedUpdate } from './rules'
  * The third of a node write's three calls: the node into the write (here), with its event and its change
  * (`noteChange`), queued for one insert (`flush`) or stored at once, once what its rules need was
  * read (./read.ts, in as few statements as it can) and the rules were checked on it
- * (./rules.ts, in the order of docs/reference/mutate.md). An add's three steps are three
+ * (./rules.ts, in the order of docs/reference/mutate.md). An add's three calls are three
  * functions its caller runs in order (./read.ts `readAdd`, ./rules.ts `checkAdd`, `storeAdd`
  * here), an update's likewise (`readUpdate`, `checkUpdate`, `storeUpdate`), a batch's entries
  * through the same (`readEntry`, `checkEntry`, `storeEntry`); a delete's ifRev is read by its

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
+import { CLAIM_TOKEN_MAX } from '../claims/service'
 import { action, IntegerText, ProjectId, ruled } from '../http/action-schema'
 import { typedParams } from '../http/typed-params'
 
@@ -66,14 +67,14 @@ export const RenewClaimBody = action(
   'renewClaim',
   {
     projectId: ProjectId,
-    claimToken: ruled(Type.String({ minLength: 1, maxLength: 200 }), 'claimToken is required'),
+    claimToken: ruled(Type.String({ minLength: 1, maxLength: CLAIM_TOKEN_MAX }), 'claimToken is required'),
     leaseSeconds: Type.Optional(LeaseSeconds),
   },
   'Extend a live claim by leaseSeconds from now.',
 )
 export const ReleaseClaimBody = action(
   'releaseClaim',
-  { projectId: ProjectId, claimToken: ruled(Type.String({ minLength: 1, maxLength: 200 }), 'claimToken is required') },
+  { projectId: ProjectId, claimToken: ruled(Type.String({ minLength: 1, maxLength: CLAIM_TOKEN_MAX }), 'claimToken is required') },
   'End a live claim; the item is ready again for others.',
 )
 
