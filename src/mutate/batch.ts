@@ -5,9 +5,9 @@ import { allocateBatchIds } from '../nodes/batch-ids'
 import type { WriteCtx } from '../nodes/context'
 import { noteCycleFree } from '../nodes/cycle-free'
 import { addedNode, goesFirst } from '../nodes/entries'
-import { loadNodes, openCtx, readEntry, readNamed } from '../nodes/read'
-import { checkEntry } from '../nodes/rules'
-import { capAdvisory, focus, inboxAdvisory, underNodeCap, writeMeta } from '../nodes/service'
+import { loadNodes, openCtx, readEntry, readNamed, readNodeCap } from '../nodes/read'
+import { checkEntry, checkNodeCap } from '../nodes/rules'
+import { capAdvisory, focus, inboxAdvisory, writeMeta } from '../nodes/service'
 import { flush, type StoredEntry, storeEntry, storeIteration } from '../nodes/write'
 import type { AccessRow } from '../projects/service'
 import type { BatchBody, BatchEntry } from './model'
@@ -91,7 +91,7 @@ export async function batch(
   // a proposal's preview is a dry run: saving stores nothing of it
   const ctx = await openCtx(deps, project.id, { dryRun: body[DRY_RUN] === true })
   const hasAdds = entries.some(addedNode)
-  const capped = hasAdds ? await underNodeCap(deps, project) : null
+  const capped = hasAdds ? checkNodeCap(await readNodeCap(deps, project)) : null
   // a proposal's preview: every existing node an entry names is read (and locked) as it stands
   // before any entry changes it: its rev is the proposal's base (./proposals.ts reads them after,
   // src/nodes/read.ts `lockedTarget`)

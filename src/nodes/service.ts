@@ -15,18 +15,7 @@ import type { WriteCtx } from './context'
 import { type AddInput, ChangelogQuery, type ClassifyBody, type DeleteBody, NodesQuery, type RestoreBody, type UpdateBody } from './input'
 import { an, NODE_TYPES, type Node, type NodeData, toNode } from './model'
 import * as q from './queries'
-import {
-  type CapRead,
-  expectRev,
-  getNode,
-  iterationsOf,
-  openCtx,
-  openMemos,
-  readAdd,
-  readNodeCap,
-  readUpdate,
-  reserveTaskCountingMemos,
-} from './read'
+import { expectRev, getNode, iterationsOf, openCtx, openMemos, readAdd, readNodeCap, readUpdate, reserveTaskCountingMemos } from './read'
 import { checkAdd, checkNodeCap, checkUpdate } from './rules'
 import { bringBack, deleteNode, flush, noteChange, storeAdd, storeUpdate } from './write'
 
@@ -35,27 +24,29 @@ import { bringBack, deleteNode, flush, noteChange, storeAdd, storeUpdate } from 
  * (src/mutate/sequence.ts), in the project whose access the edge asked (src/mutate/routes.ts,
  * once per write): the node read (./read.ts), checked (./rules.ts) and written (./write.ts),
  * then its answer, built here where the write is; saving its events and changes is left to the
- * sequence. Then the node cap an add or a batch writes under (`underNodeCap`), the advisories
- * and `_meta` every node write's answer shows (batch's and revert's too), and the node reads.
+ * sequence. Then the advisories and `_meta` every node write's answer shows (batch's and
+ * revert's too), and the node reads.
  */
 
 const nodeFocus = (projectId: string, node: Node) => focus(projectId, node.id)
 const publicNode = (n: Node): Node => ({ id: n.id, rev: n.rev, type: n.type, parentId: n.parentId, data: n.data })
 
 /**
- * add: the write opened (no statement) under the owner's node cap (`underNodeCap`: its lock the
- * write's first statement, 403 when reached, before any 400); then read, rules, stored, each step
- * in its file (./read.ts, ./rules.ts, ./write.ts). The read: for a task the project's open memos
- * (their kept count) in the statement that reserves its id (the inbox it may overflow), then the
- * add's own. Stored at once, as an update is, so that its answer has the rev its node was stored
- * with; with the cap's and the inbox's advisories.
+ * add: the write opened (no statement); then read, rules, stored, each step in its file, each
+ * entered once (./read.ts, ./rules.ts, ./write.ts). The read: the owner's node cap and count (its
+ * lock is the write's first), for a task the project's open memos (their kept count) in the
+ * statement that reserves its id (the inbox it may overflow), then the add's own. The rules: the
+ * cap first (403 when reached, before any 400: the reads raise none), then the add's. Stored at
+ * once, as an update is, so that its answer has the rev its node was stored with; with the cap's
+ * and the inbox's advisories.
  */
 export async function add(deps: Deps, project: AccessRow, body: AddInput) {
   const ctx = await openCtx(deps, project.id)
-  const capped = await underNodeCap(deps, project)
+  const counted = await readNodeCap(deps, project)
   // a task is added unclassified (no memo): the inbox it may overflow is read with its id
   const memos = body.node.type === 'task' ? await reserveTaskCountingMemos(ctx, body.node.data) : undefined
   const read = await readAdd(ctx, body.node)
+  const capped = checkNodeCap(counted)
   const checked = await checkAdd(ctx, body.node, read, false)
   const node = storeAdd(ctx, checked)
   await flush(ctx)
@@ -176,17 +167,6 @@ export async function moveIterationNodes(deps: Deps, outbox: Outbox, from: strin
     outbox.events.push({ type: 'node.updated', node: n, ...(revertOf ? { revert: true as const } : {}) })
   }
   return moved
-}
-
-/**
- * The owner's node cap (docs/reference/limits.md) that an add, or a batch with adds
- * (src/mutate/batch.ts), writes under: read first, under the owner's cap lock (./read.ts
- * `readNodeCap`; no statement without a cap), and checked at once (./rules.ts `checkNodeCap`: 403
- * node_cap_reached when reached, before any other rule, the reads of the write raising none).
- * Returns the cap (null: none) for the answer's advisory (`capAdvisory`).
- */
-export async function underNodeCap(deps: Deps, project: AccessRow): Promise<CapRead | null> {
-  return checkNodeCap(await readNodeCap(deps, project))
 }
 
 // ---- what a node write's answer shows (add, restore, classify, batch, revert) ----
