@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Db } from '../db'
 import { RefusalError } from '../errors'
+import { CLAIM_TOKEN_MAX } from '../ports/claim-token'
 import * as q from './queries'
 
 /**
@@ -72,13 +73,10 @@ export async function checkTokens(db: Db, projectId: string, writes: { nodeId: s
 }
 
 /**
- * The longest claim token a body may carry (the claim bodies' schemas, src/work/model.ts): a
- * longer one names no claim, and the two reads below, which run on a body not yet checked (its
- * author, a `work` key's access), answer so without hashing it or asking the database.
+ * The agent a claim token was given to (live or not), or null: the author of a write that carries
+ * it (history.md, 1); none for a token longer than a claim's (CLAIM_TOKEN_MAX: the body is not
+ * checked yet).
  */
-export const CLAIM_TOKEN_MAX = 200
-
-/** The agent a claim token was given to (live or not), or null: the author of a write that carries it (history.md, 1). */
 export async function claimAgent(db: Db, projectId: string, token: string): Promise<string | null> {
   if (token.length > CLAIM_TOKEN_MAX) return null
   return (await q.byToken(db, projectId, hashToken(token)))?.agent ?? null

@@ -7,9 +7,9 @@
  * rules.ts's.
  */
 import { type Static, Type } from '@sinclair/typebox'
-import { CLAIM_TOKEN_MAX } from '../claims/service'
 import { action, deferred, discriminated, IntegerText, NodeId, ProjectId, refined, ruled } from '../http/action-schema'
 import { typedParams } from '../http/typed-params'
+import { CLAIM_TOKEN_MAX } from '../ports/claim-token'
 import { dataSchema, NodeDataPatch as NodeFieldsPatch } from '../ports/node-data'
 import { IfRev } from '../ports/rev'
 import { NODE_TYPES, type NodeType } from './model'

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { CLAIM_TOKEN_MAX } from '../claims/service'
 import { action, IntegerText, ProjectId, ruled } from '../http/action-schema'
 import { typedParams } from '../http/typed-params'
+import { CLAIM_TOKEN_MAX } from '../ports/claim-token'
 
 export const READY_LIMIT = { default: 20, max: 100 } as const
 
