@@ -22,7 +22,7 @@ export interface Change {
   after: Record<string, unknown> | null
 }
 
-/** One entry of a batch's `results` (src/mutate/batch.ts, resultOf). */
+/** One entry of a batch's `results` (src/nodes/batch.ts, resultOf). */
 type BatchResult =
   | { action: 'add' | 'update'; nodeId: string; node: Record<string, unknown> & { type: string } }
   | { action: 'delete'; nodeId: string }

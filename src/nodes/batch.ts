@@ -1,16 +1,17 @@
 import { sqlState, transient } from '../db/sqlstate'
 import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
-import { allocateBatchIds } from '../nodes/batch-ids'
-import type { WriteCtx } from '../nodes/context'
-import { noteCycleFree } from '../nodes/cycle-free'
-import { addedNode, goesFirst } from '../nodes/entries'
-import { loadNodes, openCtx, readEntry, readNamed, readNodeCap } from '../nodes/read'
-import { checkEntry, checkNodeCap } from '../nodes/rules'
-import { capAdvisory, focus, inboxAdvisory, writeMeta } from '../nodes/service'
-import { flush, type StoredEntry, storeEntry, storeIteration } from '../nodes/write'
+import type { NewIteration } from '../iterations/model'
 import type { AccessRow } from '../projects/service'
-import type { BatchBody, BatchEntry } from './model'
+import { allocateBatchIds } from './batch-ids'
+import type { WriteCtx } from './context'
+import { noteCycleFree } from './cycle-free'
+import { addedNode, goesFirst } from './entries'
+import type { NodeEntry } from './input'
+import { loadNodes, openCtx, readEntry, readNamed, readNodeCap } from './read'
+import { checkEntry, checkNodeCap } from './rules'
+import { capAdvisory, focus, inboxAdvisory, writeMeta } from './service'
+import { flush, type StoredEntry, storeEntry, storeIteration } from './write'
 
 /**
  * A batch failed while writing. The whole batch ran in one transaction, so nothing of it
@@ -45,30 +46,40 @@ const reason = (cause: unknown) =>
   sqlState(cause) ? String((cause as Error).message) : 'an unexpected error, logged under this response’s x-request-id'
 
 /**
- * The mark of a batch run as a proposal's preview (./proposals.ts, through
+ * The mark of a batch run as a proposal's preview (src/mutate/proposals.ts, through
  * src/mutate/sequence.ts `runBatch`): a dry run, whose saving stores nothing. A symbol, not a
- * field, so that no client can send it: POST /mutate's batch body (BatchBody) lets unknown
- * fields by, and a JSON body holds no symbol.
+ * field, so that no client can send it: POST /mutate's batch body (src/mutate/model.ts
+ * `BatchBody`) lets unknown fields by, and a JSON body holds no symbol.
  */
 export const DRY_RUN = Symbol('dryRun')
 
-/** A batch's body as its handler takes it: POST /mutate's (BatchBody), or a proposal's preview's, marked `DRY_RUN`. */
-export type BatchRun = BatchBody & { [DRY_RUN]?: true }
+/**
+ * A batch's entry as its write takes it: an entry of src/mutate/model.ts `BatchEntry`, a node
+ * entry (./input.ts `NodeEntry`) or an addIteration. An entry of another action is refused by
+ * tsc where the batch's row hands this file its body (src/mutate/sequence.ts `batchRow`).
+ */
+export type BatchEntry = NodeEntry | { action: 'addIteration'; iteration: NewIteration }
+
+/** A batch's body as its handler takes it: POST /mutate's (src/mutate/model.ts `BatchBody`), or a proposal's preview's, marked `DRY_RUN`. */
+export interface BatchRun {
+  mutations: readonly BatchEntry[]
+  [DRY_RUN]?: true
+}
 
 /**
  * batch (docs/reference/mutate.md): every entry is checked before the batch counts
  * as applied, addIteration entries go first, draft- ids are remapped, other ids kept, and the
  * whole batch is one transaction — a failure part-way leaves nothing half-written. The handler
- * of the write's sequence (src/mutate/sequence.ts), in the steps of a single add or update: what
- * its entries need read ahead, in as few statements as it can; then each entry in turn read,
- * checked and stored as the single action is (src/nodes/read.ts `readEntry`, src/nodes/rules.ts
- * `checkEntry`, src/nodes/write.ts `storeEntry`), on the write as the entries before it left it,
- * the first that fails answering with its index (an addIteration entry: src/nodes/write.ts
+ * of the write's sequence (src/mutate/sequence.ts), in the steps of a single add or update
+ * (./service.ts): what its entries need read ahead, in as few statements as it can; then each
+ * entry in turn read, checked and stored as the single action is (./read.ts `readEntry`,
+ * ./rules.ts `checkEntry`, ./write.ts `storeEntry`), on the write as the entries before it left
+ * it, the first that fails answering with its index (an addIteration entry: ./write.ts
  * `storeIteration`); at its end its new rows stored (so a failed insert is answered as the
  * batch's rollback) and its answer built; the sequence refuses a stale ifRev of any entry, as
  * every write's, and saves the rest (its events and changes). Its WriteCtx (a proposal's preview
- * opens it as a dry run) is changed only by those functions of src/nodes: nothing here assigns a
- * field of it.
+ * opens it as a dry run) is changed only by the functions of the three calls: nothing here
+ * assigns a field of it.
  *
  * Why each entry is read, checked and stored before the next is read, rather than every entry
  * read, then every one checked, then every one stored: an entry's rules see what the entries
@@ -86,15 +97,15 @@ export async function batch(
   project: AccessRow,
   body: BatchRun,
 ) {
-  // 1 to MAX_BATCH entries of known actions, none naming another project (BatchBody, ProposeBody)
-  const entries: BatchEntry[] = body.mutations
+  // 1 to MAX_BATCH entries of known actions, none naming another project (src/mutate/model.ts BatchBody, ProposeBody)
+  const entries = body.mutations
   // a proposal's preview is a dry run: saving stores nothing of it
   const ctx = await openCtx(deps, project.id, { dryRun: body[DRY_RUN] === true })
   const hasAdds = entries.some(addedNode)
   const capped = hasAdds ? checkNodeCap(await readNodeCap(deps, project)) : null
   // a proposal's preview: every existing node an entry names is read (and locked) as it stands
-  // before any entry changes it: its rev is the proposal's base (./proposals.ts reads them after,
-  // src/nodes/read.ts `lockedTarget`)
+  // before any entry changes it: its rev is the proposal's base (src/mutate/proposals.ts reads
+  // them after, ./read.ts `lockedTarget`)
   if (body[DRY_RUN]) {
     await loadNodes(
       ctx,
@@ -109,7 +120,7 @@ export async function batch(
   await readNamed(ctx, entries)
 
   // 2. each entry in turn, addIteration entries first (a node may name an iteration the batch
-  // creates: src/nodes/entries.ts `goesFirst`): read, checked, stored
+  // creates: ./entries.ts `goesFirst`): read, checked, stored
   const order = [...entries.keys()].sort((a, b) => Number(goesFirst(entries[b])) - Number(goesFirst(entries[a])))
   const results: Record<string, unknown>[] = new Array(entries.length)
   /** each add's answered node and the node it wrote: its rev is known once the batch's rows are stored */
@@ -172,7 +183,7 @@ function resultOf(stored: StoredEntry, added: [Record<string, unknown>, { rev?: 
 /** The answer of a batch whose rows are stored: each add's node with the rev it was stored with, the cap's and the inbox's advisories. */
 async function batchAnswer(
   ctx: WriteCtx,
-  entries: BatchEntry[],
+  entries: readonly BatchEntry[],
   results: Record<string, unknown>[],
   added: [Record<string, unknown>, { rev?: string }][],
   capped: { ownerId: string; cap: number } | null,
