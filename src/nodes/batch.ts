@@ -8,6 +8,7 @@ import type { WriteCtx } from './context'
 import { noteCycleFree } from './cycle-free'
 import { addedNode, goesFirst } from './entries'
 import type { NodeEntry } from './input'
+import type { Node } from './model'
 import { loadNodes, openCtx, readEntry, readNamed, readNodeCap } from './read'
 import { checkEntry, checkNodeCap } from './rules'
 import { capAdvisory, focus, inboxAdvisory, writeMeta } from './service'
@@ -66,6 +67,25 @@ export interface BatchRun {
   [DRY_RUN]?: true
 }
 
+/** A node as a batch's result answers it: an add's gets its rev once the batch's rows are stored. */
+type ResultNode = Pick<Node, 'id' | 'rev' | 'type' | 'parentId' | 'data'>
+
+/**
+ * One entry of a batch's `results` (docs/reference/mutate.md), its `action` the entry's: a union
+ * told apart by it, so that tsc refuses a comparison with an action it lacks (`batchAnswer`).
+ */
+export type BatchResult =
+  | { action: 'add'; nodeId: string; draftId?: string; node: ResultNode }
+  | { action: 'update'; nodeId: string; node: ResultNode }
+  | { action: 'delete'; nodeId: string; orphanedChildren: string[]; changelogId: number }
+  | { action: 'addIteration'; iteration: Awaited<ReturnType<typeof storeIteration>> }
+
+/** The result of an entry that added or updated a node: what the answer's focus may name. */
+type NodeResult = Extract<BatchResult, { node: ResultNode }>
+
+/** Each add's answered node and the node it wrote: the answered node's rev is set once the batch's rows are stored. */
+type Added = [answered: ResultNode, written: Node][]
+
 /**
  * batch (docs/reference/mutate.md): every entry is checked before the batch counts
  * as applied, addIteration entries go first, draft- ids are remapped, other ids kept, and the
@@ -78,8 +98,9 @@ export interface BatchRun {
  * `storeIteration`); at its end its new rows stored (so a failed insert is answered as the
  * batch's rollback) and its answer built; the sequence refuses a stale ifRev of any entry, as
  * every write's, and saves the rest (its events and changes). Its WriteCtx (a proposal's preview
- * opens it as a dry run) is changed only by the functions of the three calls: nothing here
- * assigns a field of it.
+ * opens it as a dry run) is held here as the read-only `WriteCtx` that `openCtx` returns: it is
+ * changed only by the functions it is handed to (./read.ts, ./batch-ids.ts, ./cycle-free.ts,
+ * ./rules.ts, ./write.ts, ./service.ts's advisories), and nothing here assigns a field of it.
  *
  * Why each entry is read, checked and stored before the next is read, rather than every entry
  * read, then every one checked, then every one stored: an entry's rules see what the entries
@@ -122,9 +143,8 @@ export async function batch(
   // 2. each entry in turn, addIteration entries first (a node may name an iteration the batch
   // creates: ./entries.ts `goesFirst`): read, checked, stored
   const order = [...entries.keys()].sort((a, b) => Number(goesFirst(entries[b])) - Number(goesFirst(entries[a])))
-  const results: Record<string, unknown>[] = new Array(entries.length)
-  /** each add's answered node and the node it wrote: its rev is known once the batch's rows are stored */
-  const added: [Record<string, unknown>, { rev?: string }][] = []
+  const results: BatchResult[] = new Array(entries.length)
+  const added: Added = []
   for (const i of order) {
     const e = entries[i]
     try {
@@ -161,7 +181,7 @@ export async function batch(
 }
 
 /** A node entry's result as the batch answers it; an add's node gets its rev once the batch's rows are stored (`added`). */
-function resultOf(stored: StoredEntry, added: [Record<string, unknown>, { rev?: string }][]): Record<string, unknown> {
+function resultOf(stored: StoredEntry, added: Added): BatchResult {
   const { node } = stored
   switch (stored.action) {
     case 'delete':
@@ -173,7 +193,7 @@ function resultOf(stored: StoredEntry, added: [Record<string, unknown>, { rev?: 
         node: { id: node.id, rev: node.rev, type: node.type, parentId: node.parentId, data: node.data },
       }
     case 'add': {
-      const answered = { id: node.id, rev: undefined as string | undefined, type: node.type, parentId: node.parentId, data: node.data }
+      const answered: ResultNode = { id: node.id, rev: undefined, type: node.type, parentId: node.parentId, data: node.data }
       added.push([answered, node])
       return { action: 'add', nodeId: node.id, ...(stored.sentId ? { draftId: stored.sentId } : {}), node: answered }
     }
@@ -184,22 +204,22 @@ function resultOf(stored: StoredEntry, added: [Record<string, unknown>, { rev?: 
 async function batchAnswer(
   ctx: WriteCtx,
   entries: readonly BatchEntry[],
-  results: Record<string, unknown>[],
-  added: [Record<string, unknown>, { rev?: string }][],
+  results: BatchResult[],
+  added: Added,
   capped: { ownerId: string; cap: number } | null,
 ) {
   for (const [answered, written] of added) answered.rev = written.rev
   await capAdvisory(ctx, capped)
   if (entries.some((e) => addedNode(e)?.type === 'task')) await inboxAdvisory(ctx)
   // focus on the first node the batch added or changed that still exists
-  const focused = results.find((r) => (r.action === 'add' || r.action === 'update') && ctx.nodes.get(r.nodeId as string))
+  const focused = results.find((r): r is NodeResult => (r.action === 'add' || r.action === 'update') && Boolean(ctx.nodes.get(r.nodeId)))
   return {
     success: true,
     results,
     idMap: Object.fromEntries(ctx.drafts),
     _meta: writeMeta(ctx, {
       summary: `Applied ${entries.length} mutation(s).`,
-      focus: focused ? focus(ctx.projectId, focused.nodeId as string) : undefined,
+      focus: focused ? focus(ctx.projectId, focused.nodeId) : undefined,
     }),
   }
 }
