@@ -279,8 +279,9 @@ export type AuthorRule = (request: Record<string, unknown>) => { agent?: unknown
 const byClaimToken: AuthorRule = (request) => ({ claimTokens: [request.claimToken] })
 
 /**
- * POST /mutate's batch (./service.ts `actions`), whose row is this one: in the project of the
- * caller's access, with the work plan of a batch. The work plan matters inside another write too
+ * POST /mutate's batch (./service.ts `actions`), whose row is this one: its handler the batch's
+ * whole node write (src/nodes/batch.ts `batch`), in the project of the caller's access, with the
+ * work plan of a batch. The work plan matters inside another write too
  * (`runBatch`): its triggers would take the work lock only after its first node rows.
  */
 export const batchRow = nodeWrite(BatchBody, workPlan.batch, batch)

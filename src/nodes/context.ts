@@ -10,8 +10,8 @@ import type * as q from './queries'
  * first of the three calls a node is written in, a file each, which its caller runs in order:
  * read (./read.ts `openCtx`, then the reads), checked (./rules.ts), stored (./write.ts). Its
  * fields are this module's (src/nodes): a module that holds a node write opened here (the
- * sequence, src/mutate/sequence.ts, which ./batch.ts `batch` and the node actions hand it back;
- * src/mutate/revert.ts, whose write ./undo.ts `undoAll` opens and hands it back for `writeMeta`;
+ * sequence, src/mutate/sequence.ts, to which the node actions' handlers and ./batch.ts `batch`
+ * return it; src/mutate/revert.ts, whose write ./undo.ts `undoAll` opens and hands it back for `writeMeta`;
  * a proposal's preview, src/mutate/proposals.ts, which reads its batch's) holds the write as a
  * `WriteCtx`, hands it to the functions of src/nodes and reads what they left in it, but cannot
  * assign a field of it. Types only: no walk of a write enters
