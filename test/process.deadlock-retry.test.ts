@@ -6,7 +6,7 @@ import { projectWithBatches, type ServerProcess, startServer } from './process'
  *
  * 1. A batch that PostgreSQL rolls back as a deadlock's victim is run again by its transaction
  *    (src/db/postgres.ts `tx`), as every other write is: it answers 200, not a 500 "write failed
- *    (deadlock detected)" (src/mutate/batch.ts `BatchFailed` once wrapped the error, and the
+ *    (deadlock detected)" (src/nodes/batch.ts `BatchFailed` once wrapped the error, and the
  *    retry never saw it).
  * 2. A classify takes the project's work lock before it writes the task's row (its row's work
  *    plan, src/mutate/service.ts), so that it and a write that took the lock first and needs the

@@ -131,7 +131,7 @@ export function updateData(body: { nodeId: string; data?: unknown }): void {
  * (`addData`, `updateData`); an update of a draft- id as the type of the add before it that sent
  * that id (the first, when two did: the batch's rules refuse the second). A refused entry's
  * messages are prefixed with its index, `mutations[i]: `, as the batch's own rules prefix theirs
- * (./batch.ts).
+ * (src/nodes/batch.ts).
  */
 export function entriesData(body: { mutations: readonly BatchEntry[] }): void {
   const drafts = new Map<string, NodeType>()

@@ -6,6 +6,7 @@ import type { State } from '../history/model'
 import { type StaleField, staleFields, staleWrite } from '../history/precondition'
 import { plannedChange } from '../history/service'
 import { afterAccess, ProjectQuery } from '../http/action-schema'
+import { DRY_RUN } from '../nodes/batch'
 import { changeSent, changesNamed } from '../nodes/entries'
 import { lockedTarget } from '../nodes/read'
 import { type Actor, SYSTEM_ACTOR } from '../ports/actor'
@@ -13,7 +14,6 @@ import { formatRev, parseRev } from '../ports/rev'
 import { type Access, requireProject } from '../projects/access'
 import type { ProposalRead, ProposalRow } from '../proposals/model'
 import { announced, closeProposal, findProposal, requireOpen, storeProposal, toProposal } from '../proposals/service'
-import { DRY_RUN } from './batch'
 import type { ApplyProposalBody, BatchEntry, ProposeBody, RejectProposalBody, WithdrawProposalBody } from './model'
 import { runBatch, type Saved } from './sequence'
 
@@ -44,7 +44,7 @@ interface Preview {
 async function dryRun(deps: Deps, access: Access, mutations: Entry[], baseRevs?: Record<string, string>): Promise<Preview> {
   const takeBack = await savepoint(deps.db, 'arbor_proposal_preview')
   try {
-    // the batch through the write's sequence with a batch's work plan, as a dry run (./batch.ts
+    // the batch through the write's sequence with a batch's work plan, as a dry run (src/nodes/batch.ts
     // `batch`: every existing node an entry names read, and locked, as it stands before the batch
     // changes it; nothing saved, so no change ids: none counts as this request's): the work lock
     // before any node row (as applyProposal), claim tokens checked; all of it (the lock too) let

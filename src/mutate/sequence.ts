@@ -5,12 +5,12 @@ import type { Deps } from '../deps'
 import { noteAfter, type Outbox, save } from '../events/outbox'
 import { agentName, requestAuthor } from '../history/author'
 import { staleWrite } from '../history/precondition'
+import { batch, type DRY_RUN } from '../nodes/batch'
 import type { WriteCtx } from '../nodes/context'
 import type { Author } from '../ports/actor'
 import type { Access } from '../projects/access'
 import type { AccessRow } from '../projects/service'
 import { afterWrite, beforeWrite, type WorkPlan, workPlan } from '../work/service'
-import { type BatchRun, batch } from './batch'
 import { checkedAction } from './check'
 import { BatchBody } from './model'
 
@@ -279,8 +279,9 @@ export type AuthorRule = (request: Record<string, unknown>) => { agent?: unknown
 const byClaimToken: AuthorRule = (request) => ({ claimTokens: [request.claimToken] })
 
 /**
- * POST /mutate's batch (./service.ts `actions`), whose row is this one: in the project of the
- * caller's access, with the work plan of a batch. The work plan matters inside another write too
+ * POST /mutate's batch (./service.ts `actions`), whose row is this one: its handler the batch's
+ * whole node write (src/nodes/batch.ts `batch`), in the project of the caller's access, with the
+ * work plan of a batch. The work plan matters inside another write too
  * (`runBatch`): its triggers would take the work lock only after its first node rows.
  */
 export const batchRow = nodeWrite(BatchBody, workPlan.batch, batch)
@@ -288,10 +289,10 @@ export const batchRow = nodeWrite(BatchBody, workPlan.batch, batch)
 /**
  * A batch run inside another write, through the whole sequence (`runWrite` with the batch's row),
  * in the caller's transaction and in the project whose access the caller asked: a proposal
- * applied or previewed (./proposals.ts; a preview's body is marked ./batch.ts `DRY_RUN`, which `batch` honours:
+ * applied or previewed (./proposals.ts; a preview's body is marked src/nodes/batch.ts `DRY_RUN`, which `batch` honours:
  * nothing saved, and the WriteCtx returned for the preview to read), a workflow's plan
  * (src/workflow/apply.ts).
  */
-export function runBatch(deps: Deps, access: Access, body: BatchRun) {
+export function runBatch(deps: Deps, access: Access, body: BatchBody & { [DRY_RUN]?: true }) {
   return runWrite(deps, batchRow, { access }, body)
 }

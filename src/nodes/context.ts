@@ -9,8 +9,10 @@ import type * as q from './queries'
  * A node write's context: the state it keeps from its first read to its saving, opened by the
  * first of the three calls a node is written in, a file each, which its caller runs in order:
  * read (./read.ts `openCtx`, then the reads), checked (./rules.ts), stored (./write.ts). Its
- * fields are this module's (src/nodes): a handler of another module (src/mutate/batch.ts; revert.ts,
- * whose write ./undo.ts `undoAll` opens and hands it back for `writeMeta`) holds the write as a
+ * fields are this module's (src/nodes): a module that holds a node write opened here (the
+ * sequence, src/mutate/sequence.ts, to which the node actions' handlers and ./batch.ts `batch`
+ * return it; src/mutate/revert.ts, whose write ./undo.ts `undoAll` opens and hands it back for `writeMeta`;
+ * a proposal's preview, src/mutate/proposals.ts, which reads its batch's) holds the write as a
  * `WriteCtx`, hands it to the functions of src/nodes and reads what they left in it, but cannot
  * assign a field of it. Types only: no walk of a write enters
  * this file.

@@ -6,14 +6,14 @@
  *
  * Who asks: the batch's ids (./batch-ids.ts: the node an add adds), its cycle check
  * (./cycle-free.ts: the node an entry writes and its blockedBy), its order and advisories
- * (src/mutate/batch.ts), its cost on PGlite (src/mutate/cost-limit.ts: the data an entry sends;
+ * (./batch.ts), its cost on PGlite (src/mutate/cost-limit.ts: the data an entry sends;
  * the cost of each kind is `COST_US`, keyed by the same actions), and a proposal's base revs
  * (src/mutate/proposals.ts: the existing node an entry changes, and what it sets). How an entry
  * is read, checked and stored is the `switch` of ./read.ts `readEntry`, ./rules.ts `checkEntry`
  * and ./write.ts `storeEntry` (an addIteration entry: ./write.ts `storeIteration`).
  *
  * A new kind of entry fails tsc until every place handles it: `SentEntry` takes no entry of
- * another action (src/mutate/batch.ts hands it the batch's `BatchEntry`s), this table lacks its
+ * another action (./batch.ts hands it the batch's `BatchEntry`s), this table lacks its
  * row, `COST_US` its cost, `ENTRY_WORK` its work, and those three `switch`es their case.
  */
 

@@ -282,7 +282,7 @@ export type EntryRead =
   | { action: 'delete'; id: string }
 
 /**
- * The read of a batch's node entry (src/mutate/batch.ts), as the single action's: an add's
+ * The read of a batch's node entry (./batch.ts), as the single action's: an add's
  * `readAdd`, an update's `readUpdate`, a delete's ifRev (`expectRev`; its subtree is read when it
  * is stored, ./write.ts `deleteNode`), mostly from what `readNamed` read ahead.
  */

@@ -161,7 +161,7 @@ export type CheckedEntry =
   | { action: 'delete'; id: string }
 
 /**
- * The check of a batch's node entry (src/mutate/batch.ts), on what ./read.ts `readEntry` read, as
+ * The check of a batch's node entry (./batch.ts), on what ./read.ts `readEntry` read, as
  * the single action's: an add's `checkAdd` (an id may be sent), an update's `checkUpdate`; a
  * delete has no rule of its own (a node not found is said where its subtree is read, ./write.ts `deleteNode`).
  */

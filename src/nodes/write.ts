@@ -75,7 +75,7 @@ export type StoredEntry =
   | { action: 'delete'; node: Node; orphanedChildren: string[]; changelogId: number }
 
 /**
- * The store of a batch's node entry (src/mutate/batch.ts), once ./rules.ts `checkEntry` checked it,
+ * The store of a batch's node entry (./batch.ts), once ./rules.ts `checkEntry` checked it,
  * as the single action's: an add's `storeAdd`, an update's `storeUpdate`, a delete's `deleteNode`.
  */
 export async function storeEntry(ctx: WriteCtx, checked: CheckedEntry): Promise<StoredEntry> {
@@ -92,7 +92,7 @@ export async function storeEntry(ctx: WriteCtx, checked: CheckedEntry): Promise<
 }
 
 /**
- * A batch's addIteration entry (src/mutate/batch.ts), which has nothing to read or check here:
+ * A batch's addIteration entry (./batch.ts), which has nothing to read or check here:
  * the iteration written by src/iterations/service.ts `addIteration` into an outbox of its own,
  * whose change and event this write notes after those before them; then the iteration known to
  * the batch's later entries, which may name it (not read yet, the iterations are read with it: it

@@ -7,6 +7,7 @@ import { checkedBody } from '../mutate/check'
 import { type BatchBody, MAX_BATCH } from '../mutate/model'
 import { runBatch } from '../mutate/sequence'
 import { actions } from '../mutate/service'
+import type { BatchResult } from '../nodes/batch'
 import { type Node, toNode } from '../nodes/model'
 import { focus, readNodesById } from '../nodes/service'
 import type { Access } from '../projects/access'
@@ -21,12 +22,6 @@ export interface Change {
   before: Record<string, unknown> | null
   after: Record<string, unknown> | null
 }
-
-/** One entry of a batch's `results` (src/mutate/batch.ts, resultOf). */
-type BatchResult =
-  | { action: 'add' | 'update'; nodeId: string; node: Record<string, unknown> & { type: string } }
-  | { action: 'delete'; nodeId: string }
-  | { action: 'addIteration'; iteration: Record<string, unknown> }
 
 /** A plan's batches as one: their results in order, every draft's id, the last batch's _meta. */
 interface Applied {
@@ -170,7 +165,7 @@ async function batchInChunks(deps: Deps, access: Access, plan: Plan): Promise<Ap
       // its updates and deletes recomputed once at its end, claim tokens checked, claims of work
       // marked done ended (a plan of the flows marks none); `_meta.unblocked` is not part of its answer
       const { answer: result } = await runBatch(deps, access, body)
-      results.push(...(result.results as BatchResult[]))
+      results.push(...result.results)
       for (const [draft, id] of Object.entries(result.idMap)) idMap.set(draft, id)
       meta = result._meta
     } catch (err) {

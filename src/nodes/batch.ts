@@ -1,16 +1,18 @@
 import { sqlState, transient } from '../db/sqlstate'
 import type { Deps } from '../deps'
 import { ErrorListError, RefusalError } from '../errors'
-import { allocateBatchIds } from '../nodes/batch-ids'
-import type { WriteCtx } from '../nodes/context'
-import { noteCycleFree } from '../nodes/cycle-free'
-import { addedNode, goesFirst } from '../nodes/entries'
-import { loadNodes, openCtx, readEntry, readNamed, readNodeCap } from '../nodes/read'
-import { checkEntry, checkNodeCap } from '../nodes/rules'
-import { capAdvisory, focus, inboxAdvisory, writeMeta } from '../nodes/service'
-import { flush, type StoredEntry, storeEntry, storeIteration } from '../nodes/write'
+import type { NewIteration } from '../iterations/model'
 import type { AccessRow } from '../projects/service'
-import type { BatchBody, BatchEntry } from './model'
+import { allocateBatchIds } from './batch-ids'
+import type { WriteCtx } from './context'
+import { noteCycleFree } from './cycle-free'
+import { addedNode, goesFirst } from './entries'
+import type { NodeEntry } from './input'
+import type { Node } from './model'
+import { loadNodes, openCtx, readEntry, readNamed, readNodeCap } from './read'
+import { checkEntry, checkNodeCap } from './rules'
+import { capAdvisory, focus, inboxAdvisory, writeMeta } from './service'
+import { flush, type StoredEntry, storeEntry, storeIteration } from './write'
 
 /**
  * A batch failed while writing. The whole batch ran in one transaction, so nothing of it
@@ -45,30 +47,60 @@ const reason = (cause: unknown) =>
   sqlState(cause) ? String((cause as Error).message) : 'an unexpected error, logged under this response’s x-request-id'
 
 /**
- * The mark of a batch run as a proposal's preview (./proposals.ts, through
+ * The mark of a batch run as a proposal's preview (src/mutate/proposals.ts, through
  * src/mutate/sequence.ts `runBatch`): a dry run, whose saving stores nothing. A symbol, not a
- * field, so that no client can send it: POST /mutate's batch body (BatchBody) lets unknown
- * fields by, and a JSON body holds no symbol.
+ * field, so that no client can send it: POST /mutate's batch body (src/mutate/model.ts
+ * `BatchBody`) lets unknown fields by, and a JSON body holds no symbol.
  */
 export const DRY_RUN = Symbol('dryRun')
 
-/** A batch's body as its handler takes it: POST /mutate's (BatchBody), or a proposal's preview's, marked `DRY_RUN`. */
-export type BatchRun = BatchBody & { [DRY_RUN]?: true }
+/**
+ * A batch's entry as its write takes it: an entry of src/mutate/model.ts `BatchEntry`, a node
+ * entry (./input.ts `NodeEntry`) or an addIteration. An entry of another action is refused by
+ * tsc where the batch's row hands this file its body (src/mutate/sequence.ts `batchRow`).
+ */
+export type BatchEntry = NodeEntry | { action: 'addIteration'; iteration: NewIteration }
+
+/** A batch's body as its handler takes it: POST /mutate's (src/mutate/model.ts `BatchBody`), or a proposal's preview's, marked `DRY_RUN`. */
+export interface BatchRun {
+  mutations: readonly BatchEntry[]
+  [DRY_RUN]?: true
+}
+
+/** A node as a batch's result answers it: an add's gets its rev once the batch's rows are stored. */
+type ResultNode = Pick<Node, 'id' | 'rev' | 'type' | 'parentId' | 'data'>
+
+/**
+ * One entry of a batch's `results` (docs/reference/mutate.md), its `action` the entry's: a union
+ * told apart by it, so that tsc refuses a comparison with an action it lacks (`batchAnswer`).
+ */
+export type BatchResult =
+  | { action: 'add'; nodeId: string; draftId?: string; node: ResultNode }
+  | { action: 'update'; nodeId: string; node: ResultNode }
+  | { action: 'delete'; nodeId: string; orphanedChildren: string[]; changelogId: number }
+  | { action: 'addIteration'; iteration: Awaited<ReturnType<typeof storeIteration>> }
+
+/** The result of an entry that added or updated a node: what the answer's focus may name. */
+type NodeResult = Extract<BatchResult, { node: ResultNode }>
+
+/** Each add's answered node and the node it wrote: the answered node's rev is set once the batch's rows are stored. */
+type Added = [answered: ResultNode, written: Node][]
 
 /**
  * batch (docs/reference/mutate.md): every entry is checked before the batch counts
  * as applied, addIteration entries go first, draft- ids are remapped, other ids kept, and the
  * whole batch is one transaction — a failure part-way leaves nothing half-written. The handler
- * of the write's sequence (src/mutate/sequence.ts), in the steps of a single add or update: what
- * its entries need read ahead, in as few statements as it can; then each entry in turn read,
- * checked and stored as the single action is (src/nodes/read.ts `readEntry`, src/nodes/rules.ts
- * `checkEntry`, src/nodes/write.ts `storeEntry`), on the write as the entries before it left it,
- * the first that fails answering with its index (an addIteration entry: src/nodes/write.ts
+ * of the write's sequence (src/mutate/sequence.ts), in the steps of a single add or update
+ * (./service.ts): what its entries need read ahead, in as few statements as it can; then each
+ * entry in turn read, checked and stored as the single action is (./read.ts `readEntry`,
+ * ./rules.ts `checkEntry`, ./write.ts `storeEntry`), on the write as the entries before it left
+ * it, the first that fails answering with its index (an addIteration entry: ./write.ts
  * `storeIteration`); at its end its new rows stored (so a failed insert is answered as the
  * batch's rollback) and its answer built; the sequence refuses a stale ifRev of any entry, as
  * every write's, and saves the rest (its events and changes). Its WriteCtx (a proposal's preview
- * opens it as a dry run) is changed only by those functions of src/nodes: nothing here assigns a
- * field of it.
+ * opens it as a dry run) is held here as the read-only `WriteCtx` that `openCtx` returns: it is
+ * changed only by the functions it is handed to (./read.ts, ./batch-ids.ts, ./cycle-free.ts,
+ * ./rules.ts, ./write.ts, ./service.ts's advisories), and nothing here assigns a field of it.
  *
  * Why each entry is read, checked and stored before the next is read, rather than every entry
  * read, then every one checked, then every one stored: an entry's rules see what the entries
@@ -86,15 +118,15 @@ export async function batch(
   project: AccessRow,
   body: BatchRun,
 ) {
-  // 1 to MAX_BATCH entries of known actions, none naming another project (BatchBody, ProposeBody)
-  const entries: BatchEntry[] = body.mutations
+  // 1 to MAX_BATCH entries of known actions, none naming another project (src/mutate/model.ts BatchBody, ProposeBody)
+  const entries = body.mutations
   // a proposal's preview is a dry run: saving stores nothing of it
   const ctx = await openCtx(deps, project.id, { dryRun: body[DRY_RUN] === true })
   const hasAdds = entries.some(addedNode)
   const capped = hasAdds ? checkNodeCap(await readNodeCap(deps, project)) : null
   // a proposal's preview: every existing node an entry names is read (and locked) as it stands
-  // before any entry changes it: its rev is the proposal's base (./proposals.ts reads them after,
-  // src/nodes/read.ts `lockedTarget`)
+  // before any entry changes it: its rev is the proposal's base (src/mutate/proposals.ts reads
+  // them after, ./read.ts `lockedTarget`)
   if (body[DRY_RUN]) {
     await loadNodes(
       ctx,
@@ -109,11 +141,10 @@ export async function batch(
   await readNamed(ctx, entries)
 
   // 2. each entry in turn, addIteration entries first (a node may name an iteration the batch
-  // creates: src/nodes/entries.ts `goesFirst`): read, checked, stored
+  // creates: ./entries.ts `goesFirst`): read, checked, stored
   const order = [...entries.keys()].sort((a, b) => Number(goesFirst(entries[b])) - Number(goesFirst(entries[a])))
-  const results: Record<string, unknown>[] = new Array(entries.length)
-  /** each add's answered node and the node it wrote: its rev is known once the batch's rows are stored */
-  const added: [Record<string, unknown>, { rev?: string }][] = []
+  const results: BatchResult[] = new Array(entries.length)
+  const added: Added = []
   for (const i of order) {
     const e = entries[i]
     try {
@@ -150,7 +181,7 @@ export async function batch(
 }
 
 /** A node entry's result as the batch answers it; an add's node gets its rev once the batch's rows are stored (`added`). */
-function resultOf(stored: StoredEntry, added: [Record<string, unknown>, { rev?: string }][]): Record<string, unknown> {
+function resultOf(stored: StoredEntry, added: Added): BatchResult {
   const { node } = stored
   switch (stored.action) {
     case 'delete':
@@ -162,7 +193,7 @@ function resultOf(stored: StoredEntry, added: [Record<string, unknown>, { rev?: 
         node: { id: node.id, rev: node.rev, type: node.type, parentId: node.parentId, data: node.data },
       }
     case 'add': {
-      const answered = { id: node.id, rev: undefined as string | undefined, type: node.type, parentId: node.parentId, data: node.data }
+      const answered: ResultNode = { id: node.id, rev: undefined, type: node.type, parentId: node.parentId, data: node.data }
       added.push([answered, node])
       return { action: 'add', nodeId: node.id, ...(stored.sentId ? { draftId: stored.sentId } : {}), node: answered }
     }
@@ -172,23 +203,23 @@ function resultOf(stored: StoredEntry, added: [Record<string, unknown>, { rev?: 
 /** The answer of a batch whose rows are stored: each add's node with the rev it was stored with, the cap's and the inbox's advisories. */
 async function batchAnswer(
   ctx: WriteCtx,
-  entries: BatchEntry[],
-  results: Record<string, unknown>[],
-  added: [Record<string, unknown>, { rev?: string }][],
+  entries: readonly BatchEntry[],
+  results: BatchResult[],
+  added: Added,
   capped: { ownerId: string; cap: number } | null,
 ) {
   for (const [answered, written] of added) answered.rev = written.rev
   await capAdvisory(ctx, capped)
   if (entries.some((e) => addedNode(e)?.type === 'task')) await inboxAdvisory(ctx)
   // focus on the first node the batch added or changed that still exists
-  const focused = results.find((r) => (r.action === 'add' || r.action === 'update') && ctx.nodes.get(r.nodeId as string))
+  const focused = results.find((r): r is NodeResult => (r.action === 'add' || r.action === 'update') && Boolean(ctx.nodes.get(r.nodeId)))
   return {
     success: true,
     results,
     idMap: Object.fromEntries(ctx.drafts),
     _meta: writeMeta(ctx, {
       summary: `Applied ${entries.length} mutation(s).`,
-      focus: focused ? focus(ctx.projectId, focused.nodeId as string) : undefined,
+      focus: focused ? focus(ctx.projectId, focused.nodeId) : undefined,
     }),
   }
 }
