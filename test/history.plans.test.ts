@@ -29,7 +29,7 @@ async function plan(text: string, params: unknown[], mode: 'force_generic_plan' 
       await tx.exec(`set local plan_cache_mode = ${mode}`)
       // a text of its own for each run: the runner keeps a prepared statement per text, with its columns
       const rows = await tx.query<Record<string, string>>(
-        `explain (analyze, costs off, timing off, summary off) execute history_plan(${params.map(sqlLiteral).join(', ')}) -- ${++runs}`,
+        `explain (analyze, buffers, costs off, timing off, summary off) execute history_plan(${params.map(sqlLiteral).join(', ')}) -- ${++runs}`,
       )
       out = rows.map((r) => Object.values(r)[0]).join('\n')
       await tx.exec('deallocate history_plan')
@@ -106,6 +106,23 @@ describe("history's reads on a node with thousands of changes", () => {
       after = res.body.next
     }
   }
+
+  it("later.sql (a revert's conflicts) reads the target's changes after the cut, not its whole history", async () => {
+    // a cut 50 changes back: the scan of changes_target stops there. As the row comparison
+    // `(target_id, id) > (…, $3)` it did not on PostgreSQL 15 (whose btree kept reading the
+    // target's older entries, none of them returned): only the pages read tell
+    for (const mode of ['force_generic_plan', 'force_custom_plan'] as const) {
+      const p50 = await plan(sql('later.sql'), [p, [hot], ofHot[50]], mode)
+      expect(p50).toMatch(/Index (Only )?Scan using changes_target on changes r/)
+      const pages =
+        /Index (?:Only )?Scan using changes_target[^\n]*\n(?:(?!\s*->)[^\n]*\n)*?\s*Buffers: shared ((?:hit|read)=\d+(?: (?:hit|read|dirtied|written)=\d+)*)/
+          .exec(p50)![1]!
+          .split(' ')
+          .filter((b) => /^(hit|read)=/.test(b))
+          .reduce((n, b) => n + Number(b.split('=')[1]), 0)
+      expect(pages).toBeLessThanOrEqual(20)
+    }
+  })
 
   it('answer every change once, newest first, page by page, with and without filters', async () => {
     expect(await pages(`&nodeId=${hot}`, 200)).toEqual(ofHot)
