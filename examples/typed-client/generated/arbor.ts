@@ -35,7 +35,8 @@ export interface paths {
     delete: operations['revokeApiKey']
     options?: never
     head?: never
-    patch?: never
+    /** Change a live key's scope; it holds at once, on every replica, as a revocation does */
+    patch: operations['rescopeApiKey']
     trace?: never
   }
   '/admin/v1/backup': {
@@ -99,7 +100,7 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Mint another API key for a user (shown once) */
+    /** Mint another API key for a user (shown once), with an optional scope (live.md §6) */
     post: operations['createApiKey']
     delete?: never
     options?: never
@@ -218,7 +219,7 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Import an OKF bundle as a new project: all of it in one transaction, or nothing */
+    /** Import an OKF bundle as a new project: all of it, or nothing (written in chunks; the project is shown once whole) */
     post: operations['postImportOkf']
     delete?: never
     options?: never
@@ -250,10 +251,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Your live API keys, oldest first (never key material) */
+    /** Your live API keys, oldest first, each with its scope (never key material) */
     get: operations['getKeys']
     put?: never
-    /** Mint an API key for yourself (shown once; at most 20 live keys) */
+    /** Mint an API key for yourself (shown once; at most 20 live keys), with an optional scope: a role and the projects it works on (live.md §6). Only a key of role write without a project list may list, mint or revoke keys. */
     post: operations['postKeys']
     /** Revoke one of your API keys at once, on every replica (never your last one) */
     delete: operations['deleteKeys']
@@ -332,6 +333,25 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/api/v1/presence': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Who is on the project now: posted presence, and agents holding a live claim (claim:true) */
+    get: operations['getPresence']
+    put?: never
+    /** Say where you are (held 30 s; post again to keep it). With field: an edit intent on that field */
+    post: operations['postPresence']
+    /** End your own presence on the project at once */
+    delete: operations['deletePresence']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/api/v1/projects': {
     parameters: {
       query?: never
@@ -348,6 +368,40 @@ export interface paths {
     head?: never
     /** Archive or unarchive a project (owner only) */
     patch: operations['archiveProject']
+    trace?: never
+  }
+  '/api/v1/proposals': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The project's proposals, newest first (live.md §5) */
+    get: operations['getProposals']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v1/proposals/{proposalId}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One proposal, with a fresh preview and its conflicts (live.md §5) */
+    get: operations['getProposalsByProposalId']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
     trace?: never
   }
   '/api/v1/public/share/{token}': {
@@ -420,6 +474,26 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/api/v1/stream': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Live stream of the project events (SSE) and of presence
+     * @description Server-sent events (text/event-stream). Every event GET /events lists, in the same order, as one message: `id:` its cursor, `event:` its name, `data:` the event as /events lists it. Without a cursor the stream starts with the events committed after it opened; with `Last-Event-ID` (or `after`) it first sends every event after that cursor. A cursor older than the events kept gives `event: reset` with `{"reason":"cursor_expired"}`: read the tree again. `event: presence` messages (no id) say who is where: `{actor, nodeId?, field?, note?, state: here|gone, claim?}`. A `: keep-alive` comment at least every 15 s. At most 20 open streams per key (429 with Retry-After).
+     */
+    get: operations['getStream']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/api/v1/tier-status': {
     parameters: {
       query?: never
@@ -427,7 +501,7 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** The key's plan, credits and limits */
+    /** The key's plan, credits and limits (the key's role in the X-Arbor-Key-Role header) */
     get: operations['getTierStatus']
     put?: never
     post?: never
@@ -807,7 +881,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -825,13 +899,131 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+      /** @description Rate limited; retry after the Retry-After header */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Failed on our side; see the body for what survived */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+    }
+  }
+  rescopeApiKey: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        keyId: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description a key's scope (live.md §6); without one, role write on every project */
+          scope: {
+            /** @description the projects the key works on (1–50 ids); without it, every project of its user */
+            projects?: string[]
+            /**
+             * @description read, propose, work or write (read: every read (GET), the stream, presence without a field, and POST /feedback; nothing else; propose: what read may, presence with a field, and propose and withdrawProposal of its own proposals; work: what propose may, claim, renewClaim, releaseClaim, and update of a node whose live claim this key holds (sent with that claim's token); write: everything its user may)
+             * @enum {string}
+             */
+            role: 'read' | 'propose' | 'work' | 'write'
+          }
+        }
+      }
+    }
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            keyId: string
+            /** @description a key's scope (live.md §6); without one, role write on every project */
+            scope: {
+              /** @description the projects the key works on (1–50 ids); without it, every project of its user */
+              projects?: string[]
+              /** @enum {string} */
+              role: 'read' | 'propose' | 'work' | 'write'
+            }
+          }
+        }
+      }
+      /** @description Invalid request: a broken validation rule, a NUL character, a body nested too deep */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+      /** @description Missing or invalid API key (admin paths: admin token) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Unknown project, resource or endpoint */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+      /** @description Request body over MAX_BODY_BYTES */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -890,7 +1082,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -975,7 +1167,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -1072,7 +1264,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -1090,7 +1282,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
@@ -1190,7 +1382,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -1208,7 +1400,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
@@ -1255,10 +1447,20 @@ export interface operations {
       }
       cookie?: never
     }
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           label?: string
+          /** @description a key's scope (live.md §6); without one, role write on every project */
+          scope?: {
+            /** @description the projects the key works on (1–50 ids); without it, every project of its user */
+            projects?: string[]
+            /**
+             * @description read, propose, work or write (read: every read (GET), the stream, presence without a field, and POST /feedback; nothing else; propose: what read may, presence with a field, and propose and withdrawProposal of its own proposals; work: what propose may, claim, renewClaim, releaseClaim, and update of a node whose live claim this key holds (sent with that claim's token); write: everything its user may)
+             * @enum {string}
+             */
+            role: 'read' | 'propose' | 'work' | 'write'
+          }
         }
       }
     }
@@ -1293,7 +1495,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -1311,7 +1513,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
@@ -1374,7 +1576,7 @@ export interface operations {
               deletedAt: string
               id: number
               node: {
-                /** @description only while a live claim holds this work item (agents-and-app.md, 2); never the token */
+                /** @description only while a live claim holds this work item (docs/agents.md); never the token */
                 claim?: {
                   agent: string
                   /** @description ISO 8601 UTC */
@@ -1432,6 +1634,7 @@ export interface operations {
                 depth?: number
                 id: string
                 parentId: string | null
+                rev?: string
                 /** @enum {string} */
                 type: 'goal' | 'need' | 'approach' | 'job' | 'task'
               }
@@ -1458,7 +1661,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -1523,7 +1726,7 @@ export interface operations {
             }
             /** @description oldest first; each exactly the body a webhook receives */
             events: ({
-              /** @description node.added, node.updated, node.deleted, iteration.added, iteration.updated, iteration.deleted, node.claimed, node.released (with nodeId, agent, expiresAt?) */
+              /** @description node.added, node.updated, node.deleted, iteration.added, iteration.updated, iteration.deleted, node.claimed, node.released (with nodeId, agent, expiresAt?), proposal.created, proposal.applied, proposal.rejected, proposal.withdrawn (with proposalId, title, actor) */
               event: string
               iteration?: {
                 name: string
@@ -1536,6 +1739,8 @@ export interface operations {
                 data: unknown
                 id: string
                 parentId: string | null
+                /** @description the node's revision after this event (absent on events written before revisions) */
+                rev?: string
                 type: string
               }
               project_id: string
@@ -1568,7 +1773,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -1709,16 +1914,16 @@ export interface operations {
       content: {
         'application/json': {
           /** @description JSON object up to 4 KB */
-          context?: unknown
+          context?: {
+            [key: string]: unknown
+          }
           /** @description up to 5000 characters */
-          details?: unknown
-          /** @description feature_request, friction, bug, note */
-          kind?: unknown
-          projectId?: unknown
+          details?: string
+          /** @enum {string} */
+          kind: 'feature_request' | 'friction' | 'bug' | 'note'
+          projectId?: string
           /** @description 1 to 200 characters */
-          summary?: unknown
-        } & {
-          [key: string]: unknown
+          summary: string
         }
       }
     }
@@ -1759,7 +1964,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -1777,7 +1982,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
@@ -1931,6 +2136,14 @@ export interface operations {
               changeId: string
               /** @description the names that differ: parentId and the keys of data (an iteration: its fields) */
               fields: string[]
+              /** @description the proposal this change applied (live.md §5); actor above is who applied it */
+              proposal?: {
+                /** @description who proposed it */
+                actor: {
+                  [key: string]: unknown
+                }
+                proposalId: string
+              }
               /** @description shared by every change of one request */
               requestId: string
               /** @description the change this revert change undid */
@@ -1965,7 +2178,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -2062,7 +2275,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -2080,7 +2293,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
@@ -2144,6 +2357,8 @@ export interface operations {
                   completedAt: number | null
                   gitTags: string[]
                   name: string
+                  /** @description the revision: changes with every committed change of the iteration; send it back as ifRev */
+                  rev: string
                   sortOrder: number
                   /** @enum {string} */
                   status: 'active' | 'done'
@@ -2156,6 +2371,8 @@ export interface operations {
                   completedAt: number | null
                   gitTags: string[]
                   name: string
+                  /** @description the revision: changes with every committed change of the iteration; send it back as ifRev */
+                  rev: string
                   sortOrder: number
                   /** @enum {string} */
                   status: 'active' | 'done'
@@ -2182,7 +2399,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -2246,6 +2463,13 @@ export interface operations {
               lastUsedAt: string | null
               /** @description the key's first 8 characters ('arb_' alone for keys minted before the list existed) */
               prefix: string
+              /** @description a key's scope (live.md §6); without one, role write on every project */
+              scope: {
+                /** @description the projects the key works on (1–50 ids); without it, every project of its user */
+                projects?: string[]
+                /** @enum {string} */
+                role: 'read' | 'propose' | 'work' | 'write'
+              }
             }[]
           }
         }
@@ -2268,7 +2492,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -2313,10 +2537,20 @@ export interface operations {
       path?: never
       cookie?: never
     }
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           label?: string
+          /** @description a key's scope (live.md §6); without one, role write on every project */
+          scope?: {
+            /** @description the projects the key works on (1–50 ids); without it, every project of its user */
+            projects?: string[]
+            /**
+             * @description read, propose, work or write (read: every read (GET), the stream, presence without a field, and POST /feedback; nothing else; propose: what read may, presence with a field, and propose and withdrawProposal of its own proposals; work: what propose may, claim, renewClaim, releaseClaim, and update of a node whose live claim this key holds (sent with that claim's token); write: everything its user may)
+             * @enum {string}
+             */
+            role: 'read' | 'propose' | 'work' | 'write'
+          }
         }
       }
     }
@@ -2351,7 +2585,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -2369,7 +2603,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
@@ -2448,7 +2682,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -2466,7 +2700,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
@@ -2540,7 +2774,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -2628,7 +2862,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -2646,7 +2880,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
@@ -2726,7 +2960,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -2744,7 +2978,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
@@ -2964,8 +3198,12 @@ export interface operations {
                 status?: ('done' | 'open' | 'delivered') | null
                 urgent?: boolean | null
               } | null
+              /** @description true: write even a field another actor is editing now (an edit intent); without it such a write answers 409 being_edited */
+              force?: boolean
               /** @description same as the Idempotency-Key header */
               idempotencyKey?: string
+              /** @description the rev you read; 409 stale_write if a field you set changed since */
+              ifRev?: string
               nodeId: string
               /** @description reparent */
               parentId?: string | null
@@ -2979,6 +3217,8 @@ export interface operations {
               claimToken?: string
               /** @description same as the Idempotency-Key header */
               idempotencyKey?: string
+              /** @description the rev you read; 409 stale_write if a field you set changed since */
+              ifRev?: string
               nodeId: string
               /** @description the project the action applies to */
               projectId: string
@@ -3188,6 +3428,10 @@ export interface operations {
                       status?: ('done' | 'open' | 'delivered') | null
                       urgent?: boolean | null
                     } | null
+                    /** @description true: write even a field another actor is editing now (an edit intent); without it such a write answers 409 being_edited */
+                    force?: boolean
+                    /** @description the rev you read; 409 stale_write if a field you set changed since */
+                    ifRev?: string
                     nodeId: string
                     /** @description reparent */
                     parentId?: string | null
@@ -3199,6 +3443,8 @@ export interface operations {
                     action: 'delete'
                     /** @description the claimToken of your claim on this node: the write fails with 409 claim_lost once the claim is not yours */
                     claimToken?: string
+                    /** @description the rev you read; 409 stale_write if a field you set changed since */
+                    ifRev?: string
                     nodeId: string
                     /** @description entries carry no projectId of their own; if sent, the batch's */
                     projectId?: string
@@ -3256,6 +3502,8 @@ export interface operations {
               }
               /** @description same as the Idempotency-Key header */
               idempotencyKey?: string
+              /** @description the rev you read; 409 stale_write if a field you set changed since */
+              ifRev?: string
               iterationName: string
               /** @description the project the action applies to */
               projectId: string
@@ -3265,6 +3513,8 @@ export interface operations {
               action: 'deleteIteration'
               /** @description same as the Idempotency-Key header */
               idempotencyKey?: string
+              /** @description the rev you read; 409 stale_write if a field you set changed since */
+              ifRev?: string
               iterationName: string
               /** @description the project the action applies to */
               projectId: string
@@ -3354,6 +3604,274 @@ export interface operations {
               /** @description the project the action applies to */
               projectId: string
             }
+          | {
+              /** @constant */
+              action: 'propose'
+              /** @description same as the Idempotency-Key header */
+              idempotencyKey?: string
+              mutations: (
+                | {
+                    /** @constant */
+                    action: 'add'
+                    node:
+                      | {
+                          /** @description the fields of a goal */
+                          data: {
+                            description?: string | null
+                            externalRefs?:
+                              | {
+                                  key: string
+                                  system: string
+                                  /** @description an https:// URL */
+                                  url: string
+                                }[]
+                              | null
+                            goalStatus?: ('focus' | 'later' | 'done') | null
+                            /** @description required; trimmed */
+                            label: string
+                          }
+                          /** @description a draft- id that later entries may use as parentId, or a real <type>-<n> id */
+                          id?: string
+                          /** @description a goal has no parent */
+                          parentId?: null
+                          /** @constant */
+                          type: 'goal'
+                        }
+                      | {
+                          /** @description the fields of a need */
+                          data: {
+                            demand?:
+                              | {
+                                  ask?: string
+                                  /** @description a YYYY-MM-DD date */
+                                  at: string
+                                  revenue?: number
+                                  size?: string
+                                  source?: string
+                                  who: string
+                                }[]
+                              | null
+                            description?: string | null
+                            externalRefs?:
+                              | {
+                                  key: string
+                                  system: string
+                                  /** @description an https:// URL */
+                                  url: string
+                                }[]
+                              | null
+                            /** @description required; trimmed */
+                            label: string
+                          }
+                          /** @description a draft- id that later entries may use as parentId, or a real <type>-<n> id */
+                          id?: string
+                          /** @description the id of the parent (goal) */
+                          parentId: string
+                          /** @constant */
+                          type: 'need'
+                        }
+                      | {
+                          /** @description the fields of an approach */
+                          data: {
+                            approachStatus?: ('development' | 'validation' | 'resolved' | 'retired') | null
+                            blockedBy?: string[] | null
+                            description?: string | null
+                            externalRefs?:
+                              | {
+                                  key: string
+                                  system: string
+                                  /** @description an https:// URL */
+                                  url: string
+                                }[]
+                              | null
+                            kano?: ('must-have' | 'incremental' | 'performance' | 'delighter') | null
+                            /** @description required; trimmed */
+                            label: string
+                            measure?: string | null
+                            notes?: string | null
+                            serves?: string[] | null
+                            size?: ('skateboard' | 'vespa' | 'car' | 'truck' | 'antonov') | null
+                          }
+                          /** @description a draft- id that later entries may use as parentId, or a real <type>-<n> id */
+                          id?: string
+                          /** @description the id of the parent (need) */
+                          parentId: string
+                          /** @constant */
+                          type: 'approach'
+                        }
+                      | {
+                          /** @description the fields of a job */
+                          data: {
+                            completedAt?: string | null
+                            description?: string | null
+                            externalRefs?:
+                              | {
+                                  key: string
+                                  system: string
+                                  /** @description an https:// URL */
+                                  url: string
+                                }[]
+                              | null
+                            iteration?: string | null
+                            /** @description required; trimmed */
+                            label: string
+                            maturity?: ('mvp' | 'releasable') | null
+                            notes?: string | null
+                            status?: ('done' | 'open' | 'delivered') | null
+                          }
+                          /** @description a draft- id that later entries may use as parentId, or a real <type>-<n> id */
+                          id?: string
+                          /** @description the id of the parent (approach) */
+                          parentId: string
+                          /** @constant */
+                          type: 'job'
+                        }
+                      | {
+                          /** @description the fields of a task */
+                          data: {
+                            completedAt?: string | null
+                            description?: string | null
+                            externalRefs?:
+                              | {
+                                  key: string
+                                  system: string
+                                  /** @description an https:// URL */
+                                  url: string
+                                }[]
+                              | null
+                            iteration?: string | null
+                            kind?: ('memo' | 'do-it') | null
+                            /** @description required; trimmed */
+                            label: string
+                            status?: ('done' | 'open' | 'delivered') | null
+                            urgent?: boolean | null
+                          }
+                          /** @description a draft- id that later entries may use as parentId, or a real <type>-<n> id */
+                          id?: string
+                          /** @description a task has no parent */
+                          parentId?: null
+                          /** @constant */
+                          type: 'task'
+                        }
+                    /** @description entries carry no projectId of their own; if sent, the batch's */
+                    projectId?: string
+                  }
+                | {
+                    /** @constant */
+                    action: 'update'
+                    /** @description the claimToken of your claim on this node: the write fails with 409 claim_lost once the claim is not yours */
+                    claimToken?: string
+                    data?: {
+                      approachStatus?: ('development' | 'validation' | 'resolved' | 'retired') | null
+                      blockedBy?: string[] | null
+                      completedAt?: string | null
+                      demand?:
+                        | {
+                            ask?: string
+                            /** @description a YYYY-MM-DD date */
+                            at: string
+                            revenue?: number
+                            size?: string
+                            source?: string
+                            who: string
+                          }[]
+                        | null
+                      description?: string | null
+                      externalRefs?:
+                        | {
+                            key: string
+                            system: string
+                            /** @description an https:// URL */
+                            url: string
+                          }[]
+                        | null
+                      goalStatus?: ('focus' | 'later' | 'done') | null
+                      iteration?: string | null
+                      kano?: ('must-have' | 'incremental' | 'performance' | 'delighter') | null
+                      kind?: ('memo' | 'do-it') | null
+                      /** @description required; trimmed */
+                      label?: string
+                      maturity?: ('mvp' | 'releasable') | null
+                      measure?: string | null
+                      notes?: string | null
+                      serves?: string[] | null
+                      size?: ('skateboard' | 'vespa' | 'car' | 'truck' | 'antonov') | null
+                      status?: ('done' | 'open' | 'delivered') | null
+                      urgent?: boolean | null
+                    } | null
+                    /** @description true: write even a field another actor is editing now (an edit intent); without it such a write answers 409 being_edited */
+                    force?: boolean
+                    /** @description the rev you read; 409 stale_write if a field you set changed since */
+                    ifRev?: string
+                    nodeId: string
+                    /** @description reparent */
+                    parentId?: string | null
+                    /** @description entries carry no projectId of their own; if sent, the batch's */
+                    projectId?: string
+                  }
+                | {
+                    /** @constant */
+                    action: 'delete'
+                    /** @description the claimToken of your claim on this node: the write fails with 409 claim_lost once the claim is not yours */
+                    claimToken?: string
+                    /** @description the rev you read; 409 stale_write if a field you set changed since */
+                    ifRev?: string
+                    nodeId: string
+                    /** @description entries carry no projectId of their own; if sent, the batch's */
+                    projectId?: string
+                  }
+                | {
+                    /** @constant */
+                    action: 'addIteration'
+                    iteration: {
+                      gitTags?: string[]
+                      /** @description unique in the project; at most 100 characters after trimming */
+                      name: string
+                      /** @enum {string} */
+                      status?: 'active' | 'done'
+                    }
+                    /** @description entries carry no projectId of their own; if sent, the batch's */
+                    projectId?: string
+                  }
+              )[]
+              note?: string
+              /** @description the project the action applies to */
+              projectId: string
+              title: string
+            }
+          | {
+              /** @constant */
+              action: 'applyProposal'
+              /** @description apply even if its targets changed since it was proposed (their values are overwritten) */
+              force?: boolean
+              /** @description same as the Idempotency-Key header */
+              idempotencyKey?: string
+              /** @description the project the action applies to */
+              projectId: string
+              /** @description prp_… (GET /proposals) */
+              proposalId: string
+            }
+          | {
+              /** @constant */
+              action: 'rejectProposal'
+              /** @description same as the Idempotency-Key header */
+              idempotencyKey?: string
+              /** @description the project the action applies to */
+              projectId: string
+              /** @description prp_… (GET /proposals) */
+              proposalId: string
+              reason?: string
+            }
+          | {
+              /** @constant */
+              action: 'withdrawProposal'
+              /** @description same as the Idempotency-Key header */
+              idempotencyKey?: string
+              /** @description the project the action applies to */
+              projectId: string
+              /** @description prp_… (GET /proposals) */
+              proposalId: string
+            }
       }
     }
     responses: {
@@ -3432,6 +3950,8 @@ export interface operations {
                   }
                   id: string
                   parentId: string | null
+                  /** @description the revision: changes with every committed change of the node; send it back as ifRev (live.md, 1) */
+                  rev: string
                   /** @enum {string} */
                   type: 'goal' | 'need' | 'approach' | 'job' | 'task'
                 }
@@ -3486,6 +4006,8 @@ export interface operations {
                   completedAt: number | null
                   gitTags: string[]
                   name: string
+                  /** @description the revision: changes with every committed change of the iteration; send it back as ifRev */
+                  rev: string
                   sortOrder: number
                   /** @enum {string} */
                   status: 'active' | 'done'
@@ -3519,6 +4041,8 @@ export interface operations {
                   completedAt: number | null
                   gitTags: string[]
                   name: string
+                  /** @description the revision: changes with every committed change of the iteration; send it back as ifRev */
+                  rev: string
                   sortOrder: number
                   /** @enum {string} */
                   status: 'active' | 'done'
@@ -3579,6 +4103,8 @@ export interface operations {
                   /** @description ISO 8601 UTC */
                   expiresAt: string
                   nodeId: string
+                  /** @description the node's rev (send it as ifRev with your writes) */
+                  rev: string
                 }[]
                 /** @constant */
                 success: true
@@ -3597,6 +4123,8 @@ export interface operations {
                   /** @description ISO 8601 UTC */
                   expiresAt: string
                   nodeId: string
+                  /** @description the node's rev (send it as ifRev with your writes) */
+                  rev: string
                 }
                 /** @constant */
                 success: true
@@ -3610,6 +4138,88 @@ export interface operations {
                 changeIds?: string[]
                 released: {
                   nodeId: string
+                }
+                /** @constant */
+                success: true
+              }
+            | {
+                /** @description _tip, advisory, focus */
+                _meta?: {
+                  [key: string]: unknown
+                }
+                /** @description the changes this write recorded (GET /history): revert them with {action:"revert", changeIds} */
+                changeIds?: string[]
+                proposal: {
+                  /** @description history.md's actor */
+                  actor: {
+                    agent?: string
+                    keyId?: string | null
+                    userId: string | null
+                    userName: string | null
+                    via: string
+                  }
+                  appliedAt?: string
+                  /** @description history.md's actor */
+                  appliedBy?: {
+                    agent?: string
+                    keyId?: string | null
+                    userId: string | null
+                    userName: string | null
+                    via: string
+                  }
+                  /** @description node id → the rev it had when proposed; checked as ifRev when applied */
+                  baseRevs: {
+                    [key: string]: string
+                  }
+                  /** @description the changes applying it recorded (GET /history) */
+                  changeIds?: string[]
+                  /** @description ISO 8601 UTC */
+                  createdAt: string
+                  /** @description the batch entries, as sent */
+                  mutations: {
+                    [key: string]: unknown
+                  }[]
+                  note?: string
+                  preview: {
+                    /** @description what applying it would do, in history.md's change shape (an added node's target.id: the id it would get) */
+                    changes: ({
+                      /** @description add, update, delete; addIteration */
+                      action: string
+                      after: {
+                        [key: string]: unknown
+                      } | null
+                      before: {
+                        [key: string]: unknown
+                      } | null
+                      target: {
+                        id: string
+                        kind: string
+                        type?: string
+                      }
+                    } & {
+                      [key: string]: unknown
+                    })[]
+                  } & {
+                    [key: string]: unknown
+                  }
+                  projectId: string
+                  proposalId: string
+                  reason?: string
+                  rejectedAt?: string
+                  /** @description history.md's actor */
+                  rejectedBy?: {
+                    agent?: string
+                    keyId?: string | null
+                    userId: string | null
+                    userName: string | null
+                    via: string
+                  }
+                  /** @description open, applied, rejected, withdrawn */
+                  status: string
+                  title: string
+                  withdrawnAt?: string
+                } & {
+                  [key: string]: unknown
                 }
                 /** @constant */
                 success: true
@@ -3656,7 +4266,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -3674,7 +4284,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
@@ -3745,7 +4355,7 @@ export interface operations {
               [key: string]: unknown
             }
             nodes: {
-              /** @description only while a live claim holds this work item (agents-and-app.md, 2); never the token */
+              /** @description only while a live claim holds this work item (docs/agents.md); never the token */
               claim?: {
                 agent: string
                 /** @description ISO 8601 UTC */
@@ -3812,6 +4422,8 @@ export interface operations {
               depth?: number
               id: string
               parentId: string | null
+              /** @description the revision: changes with every committed change of the node; send it back as ifRev (live.md, 1) */
+              rev: string
               /** @enum {string} */
               type: 'goal' | 'need' | 'approach' | 'job' | 'task'
             }[]
@@ -3836,7 +4448,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -3924,7 +4536,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -3940,6 +4552,324 @@ export interface operations {
         }
         content: {
           'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Rate limited; retry after the Retry-After header */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Failed on our side; see the body for what survived */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+    }
+  }
+  getPresence: {
+    parameters: {
+      query: {
+        projectId: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            presence: {
+              actor: {
+                /** @description X-Agent-Id of the request that posted it, or the agent holding the claim */
+                agent?: string
+                userId: string
+                userName: string
+                /** @description api, mcp, app, workflow or cli (X-Arbor-Via) */
+                via: string
+              }
+              /**
+               * @description listed because this agent holds a live claim on the node
+               * @constant
+               */
+              claim?: true
+              /** @description ISO 8601 UTC; post again to keep it */
+              expiresAt: string
+              /** @description an edit intent: writes of this field by other actors answer 409 being_edited */
+              field?: string
+              nodeId?: string
+              note?: string
+              /** @description ISO 8601 UTC */
+              since: string
+            }[]
+          }
+        }
+      }
+      /** @description Invalid request: a broken validation rule, a NUL character, a body nested too deep */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+      /** @description Missing or invalid API key (admin paths: admin token) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Unknown project, resource or endpoint */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Rate limited; retry after the Retry-After header */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Failed on our side; see the body for what survived */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+    }
+  }
+  postPresence: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description the field you are editing: a data field of the node's type, or parentId. An edit intent: other actors' writes of it answer 409 being_edited while it holds */
+          field?: string
+          /** @description the node you are looking at */
+          nodeId?: string
+          /** @description what you are doing, at most 100 characters */
+          note?: string
+          /** @description the project you are on */
+          projectId: string
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            expiresAt: string
+            presence: {
+              actor: {
+                /** @description X-Agent-Id of the request that posted it, or the agent holding the claim */
+                agent?: string
+                userId: string
+                userName: string
+                /** @description api, mcp, app, workflow or cli (X-Arbor-Via) */
+                via: string
+              }
+              /**
+               * @description listed because this agent holds a live claim on the node
+               * @constant
+               */
+              claim?: true
+              /** @description ISO 8601 UTC; post again to keep it */
+              expiresAt: string
+              /** @description an edit intent: writes of this field by other actors answer 409 being_edited */
+              field?: string
+              nodeId?: string
+              note?: string
+              /** @description ISO 8601 UTC */
+              since: string
+            }
+          }
+        }
+      }
+      /** @description Invalid request: a broken validation rule, a NUL character, a body nested too deep */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+      /** @description Missing or invalid API key (admin paths: admin token) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Unknown project, resource or endpoint */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+      /** @description Request body over MAX_BODY_BYTES */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Rate limited; retry after the Retry-After header */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Failed on our side; see the body for what survived */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+    }
+  }
+  deletePresence: {
+    parameters: {
+      query: {
+        projectId: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true
+          }
+        }
+      }
+      /** @description Invalid request: a broken validation rule, a NUL character, a body nested too deep */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+      /** @description Missing or invalid API key (admin paths: admin token) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Unknown project, resource or endpoint */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -4008,7 +4938,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -4101,7 +5031,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -4119,7 +5049,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
@@ -4130,6 +5060,343 @@ export interface operations {
       }
       /** @description Request body over MAX_BODY_BYTES */
       413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Rate limited; retry after the Retry-After header */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Failed on our side; see the body for what survived */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+    }
+  }
+  getProposals: {
+    parameters: {
+      query: {
+        after?: string
+        limit?: number
+        projectId: string
+        status?: 'open' | 'applied' | 'rejected' | 'withdrawn'
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @description advisory: _tip, advisory, focus, guide; clients tolerate unknown fields */
+            _meta?: {
+              [key: string]: unknown
+            }
+            /** @description pass as after for the next page */
+            next?: string
+            /** @description newest first */
+            proposals: ({
+              /** @description history.md's actor */
+              actor: {
+                agent?: string
+                keyId?: string | null
+                userId: string | null
+                userName: string | null
+                via: string
+              }
+              appliedAt?: string
+              /** @description history.md's actor */
+              appliedBy?: {
+                agent?: string
+                keyId?: string | null
+                userId: string | null
+                userName: string | null
+                via: string
+              }
+              /** @description node id → the rev it had when proposed; checked as ifRev when applied */
+              baseRevs: {
+                [key: string]: string
+              }
+              /** @description the changes applying it recorded (GET /history) */
+              changeIds?: string[]
+              /** @description ISO 8601 UTC */
+              createdAt: string
+              /** @description the batch entries, as sent */
+              mutations: {
+                [key: string]: unknown
+              }[]
+              note?: string
+              preview: {
+                /** @description what applying it would do, in history.md's change shape (an added node's target.id: the id it would get) */
+                changes: ({
+                  /** @description add, update, delete; addIteration */
+                  action: string
+                  after: {
+                    [key: string]: unknown
+                  } | null
+                  before: {
+                    [key: string]: unknown
+                  } | null
+                  target: {
+                    id: string
+                    kind: string
+                    type?: string
+                  }
+                } & {
+                  [key: string]: unknown
+                })[]
+              } & {
+                [key: string]: unknown
+              }
+              projectId: string
+              proposalId: string
+              reason?: string
+              rejectedAt?: string
+              /** @description history.md's actor */
+              rejectedBy?: {
+                agent?: string
+                keyId?: string | null
+                userId: string | null
+                userName: string | null
+                via: string
+              }
+              /** @description open, applied, rejected, withdrawn */
+              status: string
+              title: string
+              withdrawnAt?: string
+            } & {
+              [key: string]: unknown
+            })[]
+          }
+        }
+      }
+      /** @description Invalid request: a broken validation rule, a NUL character, a body nested too deep */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+      /** @description Missing or invalid API key (admin paths: admin token) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Unknown project, resource or endpoint */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Rate limited; retry after the Retry-After header */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Failed on our side; see the body for what survived */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+    }
+  }
+  getProposalsByProposalId: {
+    parameters: {
+      query: {
+        projectId: string
+      }
+      header?: never
+      path: {
+        proposalId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @description advisory: _tip, advisory, focus, guide; clients tolerate unknown fields */
+            _meta?: {
+              [key: string]: unknown
+            }
+            proposal: {
+              /** @description history.md's actor */
+              actor: {
+                agent?: string
+                keyId?: string | null
+                userId: string | null
+                userName: string | null
+                via: string
+              }
+              appliedAt?: string
+              /** @description history.md's actor */
+              appliedBy?: {
+                agent?: string
+                keyId?: string | null
+                userId: string | null
+                userName: string | null
+                via: string
+              }
+              /** @description node id → the rev it had when proposed; checked as ifRev when applied */
+              baseRevs: {
+                [key: string]: string
+              }
+              /** @description the changes applying it recorded (GET /history) */
+              changeIds?: string[]
+              /** @description fields changed since it was proposed: applying it answers 409 unless force */
+              conflicts: {
+                actor: {
+                  [key: string]: unknown
+                } | null
+                at: string | null
+                changeId: string | null
+                field: string
+                target: {
+                  id: string
+                  kind: string
+                }
+                /** @description the value now */
+                theirs: unknown
+                /** @description the proposal's value */
+                yours: unknown
+              }[]
+              /** @description ISO 8601 UTC */
+              createdAt: string
+              /** @description the batch entries, as sent */
+              mutations: {
+                [key: string]: unknown
+              }[]
+              note?: string
+              preview: {
+                /** @description what applying it would do, in history.md's change shape (an added node's target.id: the id it would get) */
+                changes: ({
+                  /** @description add, update, delete; addIteration */
+                  action: string
+                  after: {
+                    [key: string]: unknown
+                  } | null
+                  before: {
+                    [key: string]: unknown
+                  } | null
+                  target: {
+                    id: string
+                    kind: string
+                    type?: string
+                  }
+                } & {
+                  [key: string]: unknown
+                })[]
+              } & {
+                [key: string]: unknown
+              }
+              /** @description why it cannot be applied as it stands (a batch rule it breaks now); preview is then the one it was made with */
+              problem?: {
+                error: string
+                message: string
+                status: number
+              }
+              projectId: string
+              proposalId: string
+              reason?: string
+              rejectedAt?: string
+              /** @description history.md's actor */
+              rejectedBy?: {
+                agent?: string
+                keyId?: string | null
+                userId: string | null
+                userName: string | null
+                via: string
+              }
+              /** @description open, applied, rejected, withdrawn */
+              status: string
+              title: string
+              withdrawnAt?: string
+            } & {
+              [key: string]: unknown
+            }
+          }
+        }
+      }
+      /** @description Invalid request: a broken validation rule, a NUL character, a body nested too deep */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+      /** @description Missing or invalid API key (admin paths: admin token) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Unknown project, resource or endpoint */
+      404: {
         headers: {
           [name: string]: unknown
         }
@@ -4317,6 +5584,8 @@ export interface operations {
                 }
                 id: string
                 parentId: string | null
+                /** @description the revision: send it as ifRev with your writes of this node */
+                rev: string
                 type: string
               }
             }[]
@@ -4341,7 +5610,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -4383,7 +5652,7 @@ export interface operations {
     parameters: {
       query: {
         limit?: number
-        mode?: string
+        mode?: 'hybrid' | 'keyword' | 'semantic'
         projectId: string
         q: string
         type?: 'goal' | 'need' | 'approach' | 'job' | 'task'
@@ -4415,7 +5684,7 @@ export interface operations {
                 type: string
               }[]
               node: {
-                /** @description only while a live claim holds this work item (agents-and-app.md, 2); never the token */
+                /** @description only while a live claim holds this work item (docs/agents.md); never the token */
                 claim?: {
                   agent: string
                   /** @description ISO 8601 UTC */
@@ -4471,6 +5740,7 @@ export interface operations {
                 }
                 id: string
                 parentId: string | null
+                rev?: string
                 /** @enum {string} */
                 type: 'goal' | 'need' | 'approach' | 'job' | 'task'
               }
@@ -4497,7 +5767,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -4657,9 +5927,7 @@ export interface operations {
           /** @description a positive number of days; anything else means the link never expires */
           expiresInDays?: unknown
           projectId: string
-          /** @description {includedGoalIds?: goal ids}: share only these goals and what is beneath them */
           settings?: {
-            /** @description goal ids, at most 1000 distinct */
             includedGoalIds?: string[] | null
           } | null
         }
@@ -4719,7 +5987,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
@@ -4822,13 +6090,93 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+      /** @description Rate limited; retry after the Retry-After header */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Failed on our side; see the body for what survived */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+    }
+  }
+  getStream: {
+    parameters: {
+      query: {
+        after?: string
+        projectId: string
+      }
+      header?: {
+        /** @description the id of the last message received: resume after it without a gap or a duplicate */
+        'Last-Event-ID'?: string
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description the stream */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'text/event-stream': string
+        }
+      }
+      /** @description Invalid request: a broken validation rule, a NUL character, a body nested too deep */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorList'] | components['schemas']['Refusal']
+        }
+      }
+      /** @description Missing or invalid API key (admin paths: admin token) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
+        }
+      }
+      /** @description Unknown project, resource or endpoint */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Refusal']
         }
       }
       /** @description Rate limited; retry after the Retry-After header */
@@ -4914,7 +6262,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -4978,7 +6326,7 @@ export interface operations {
               [key: string]: unknown
             }
             ancestors?: {
-              /** @description only while a live claim holds this work item (agents-and-app.md, 2); never the token */
+              /** @description only while a live claim holds this work item (docs/agents.md); never the token */
               claim?: {
                 agent: string
                 /** @description ISO 8601 UTC */
@@ -5045,11 +6393,13 @@ export interface operations {
               depth?: number
               id: string
               parentId: string | null
+              /** @description the revision: changes with every committed change of the node; send it back as ifRev (live.md, 1) */
+              rev: string
               /** @enum {string} */
               type: 'goal' | 'need' | 'approach' | 'job' | 'task'
             }[]
             children?: {
-              /** @description only while a live claim holds this work item (agents-and-app.md, 2); never the token */
+              /** @description only while a live claim holds this work item (docs/agents.md); never the token */
               claim?: {
                 agent: string
                 /** @description ISO 8601 UTC */
@@ -5116,11 +6466,13 @@ export interface operations {
               depth?: number
               id: string
               parentId: string | null
+              /** @description the revision: changes with every committed change of the node; send it back as ifRev (live.md, 1) */
+              rev: string
               /** @enum {string} */
               type: 'goal' | 'need' | 'approach' | 'job' | 'task'
             }[]
             nodes?: {
-              /** @description only while a live claim holds this work item (agents-and-app.md, 2); never the token */
+              /** @description only while a live claim holds this work item (docs/agents.md); never the token */
               claim?: {
                 agent: string
                 /** @description ISO 8601 UTC */
@@ -5187,6 +6539,8 @@ export interface operations {
               depth?: number
               id: string
               parentId: string | null
+              /** @description the revision: changes with every committed change of the node; send it back as ifRev (live.md, 1) */
+              rev: string
               /** @enum {string} */
               type: 'goal' | 'need' | 'approach' | 'job' | 'task'
             }[]
@@ -5194,7 +6548,7 @@ export interface operations {
             outline?: string
             path?: string[]
             siblings?: {
-              /** @description only while a live claim holds this work item (agents-and-app.md, 2); never the token */
+              /** @description only while a live claim holds this work item (docs/agents.md); never the token */
               claim?: {
                 agent: string
                 /** @description ISO 8601 UTC */
@@ -5261,6 +6615,8 @@ export interface operations {
               depth?: number
               id: string
               parentId: string | null
+              /** @description the revision: changes with every committed change of the node; send it back as ifRev (live.md, 1) */
+              rev: string
               /** @enum {string} */
               type: 'goal' | 'need' | 'approach' | 'job' | 'task'
             }[]
@@ -5285,7 +6641,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -5333,8 +6689,33 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description the command: {type, …} */
-          command?: unknown
+          command: {
+            /** @description false: stay in the current mode on a job or task */
+            autoSwitch?: boolean
+            /** @description focusGoals: a non-empty array of at most 1000 goal ids */
+            goalIds?: string[]
+            /** @description selectIteration (GET /iterations) */
+            iterationName?: string
+            /**
+             * @description setViewMode
+             * @enum {string}
+             */
+            mode?: 'tree' | 'matrix'
+            /** @description the node commands (selectNode without it deselects) */
+            nodeId?: string
+            /** @enum {string} */
+            type:
+              | 'setViewMode'
+              | 'selectIteration'
+              | 'zoomToNode'
+              | 'selectNode'
+              | 'expandNode'
+              | 'expandAll'
+              | 'collapseNode'
+              | 'focusGoals'
+          } & {
+            [key: string]: unknown
+          }
           projectId: string
           /** @enum {string} */
           view?: 'app' | 'chat'
@@ -5378,7 +6759,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -5396,7 +6777,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
@@ -5496,7 +6877,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -5537,7 +6918,7 @@ export interface operations {
   pollViewCommands: {
     parameters: {
       query: {
-        after?: string
+        after?: number
         projectId: string
         revision?: string
         view?: 'app' | 'chat'
@@ -5594,7 +6975,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -5711,7 +7092,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -5729,7 +7110,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
@@ -5867,7 +7248,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description event names; omitted means all six: node.added, node.updated, node.deleted, iteration.added, iteration.updated, iteration.deleted; node.claimed and node.released only when listed */
+          /** @description event names; omitted means all six: node.added, node.updated, node.deleted, iteration.added, iteration.updated, iteration.deleted; node.claimed, node.released, proposal.created, proposal.applied, proposal.rejected, proposal.withdrawn only when listed */
           events?: string[]
           projectId: string
           /** @description https, publicly routable receiver URL */
@@ -5932,7 +7313,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
@@ -6035,7 +7416,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
@@ -6074,9 +7455,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description event names; omitted means all six: node.added, node.updated, node.deleted, iteration.added, iteration.updated, iteration.deleted; node.claimed and node.released only when listed */
+          /** @description event names; omitted means all six: node.added, node.updated, node.deleted, iteration.added, iteration.updated, iteration.deleted; node.claimed, node.released, proposal.created, proposal.applied, proposal.rejected, proposal.withdrawn only when listed */
           events?: string[]
-          id?: string
+          id: string
           projectId: string
           /** @description true mints a new secret, shown once; the old one stops working at once */
           rotateSecret?: boolean
@@ -6148,7 +7529,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
@@ -6353,21 +7734,27 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description start, advance */
-          action?: unknown
-          /** @description start: add, task-curate, phase-assign */
-          flow?: unknown
+          /** @enum {string} */
+          action: 'start' | 'advance'
+          /**
+           * @description start
+           * @enum {string}
+           */
+          flow?: 'add' | 'task-curate' | 'phase-assign'
           /** @description start: the input of the flow (add: a short description) */
-          input?: unknown
+          input?: string
           /** @description advance: the user's reply to response.message; left out, the user agrees */
-          nextInput?: unknown
-          projectId?: unknown
+          nextInput?: string
+          projectId: string
           /** @description advance: your model's answer to the prompt, a parsed JSON object */
-          response?: unknown
+          response?: {
+            /** @enum {string} */
+            signal?: 'classified' | 'confirmed' | 'draft_ready' | 'needs_clarification'
+          } & {
+            [key: string]: unknown
+          }
           /** @description advance: the state of the previous result, verbatim */
-          state?: unknown
-        } & {
-          [key: string]: unknown
+          state?: string
         }
       }
     }
@@ -6418,7 +7805,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description No access to the project, or the plan does not allow it */
+      /** @description No access to the project, or the plan does not allow it, or outside the key's scope (key_scope: its role or projects, docs/keys.md) */
       403: {
         headers: {
           [name: string]: unknown
@@ -6436,7 +7823,7 @@ export interface operations {
           'application/json': components['schemas']['Refusal']
         }
       }
-      /** @description Conflict: the resource exists, or an Idempotency-Key was reused */
+      /** @description Conflict: the resource exists, an Idempotency-Key was reused, or a write based on a stale ifRev (stale_write: conflicts, current) */
       409: {
         headers: {
           [name: string]: unknown
