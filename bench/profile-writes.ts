@@ -36,7 +36,7 @@
  * collector run beside the main thread and share the machine's cores with it). PROFILE_TOP sets
  * how many functions the two tables list (25 by default).
  */
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
@@ -215,7 +215,11 @@ async function main() {
     const exited = performance.now()
     const file = readdirSync(tmp).find((f) => f.endsWith('.cpuprofile'))
     if (!file) throw new Error('the server wrote no .cpuprofile')
-    if (process.env.PROFILE_KEEP) copyFileSync(join(tmp, file), join(process.env.PROFILE_KEEP, file))
+    if (process.env.PROFILE_KEEP) {
+      // made when missing: a run that ends without its profile loses the whole run
+      mkdirSync(process.env.PROFILE_KEEP, { recursive: true })
+      copyFileSync(join(tmp, file), join(process.env.PROFILE_KEEP, file))
+    }
     const profile = JSON.parse(readFileSync(join(tmp, file), 'utf8'))
     const window = { fromEndUs: (exited - started) * 1000, untilEndUs: (exited - ended) * 1000 }
     if (process.env.PROFILE_KEEP) writeFileSync(join(process.env.PROFILE_KEEP, `${file}.window.json`), JSON.stringify(window))

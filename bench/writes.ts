@@ -6,6 +6,7 @@
 //   npm run bench:writes -- --full              (1,500 samples a write, 12 eight-writer rounds of 2 s)
 //   npm run bench:writes -- --only pglite|postgres --samples 600 --block 100 --windows 5 --seconds 1
 //   npm run bench:writes -- --ops batch100,update (only these single writes)
+//   npm run bench:writes -- --ops batch100 --batch-block 5   (5 timed batches a block instead of 15)
 //   npm run bench:writes -- --only pglite --eight --windows 30   (the eight writers alone: no single writes, no ifRev)
 //   npm run bench:writes -- --wake              (also: streams of writes back to back, and writes after a pause, head and ref)
 //   npm run bench:writes -- --builtin-embedder  (the servers embed with USE-lite + GloVe, not the stub)
@@ -37,7 +38,7 @@
 //
 // Single writes (add a goal, a job, a task; update a label; delete a goal; a batch of 100 job
 // adds), measured as one writer sends them (wrk -c1), back to back: in ROUNDS (6) rounds, each op
-// on each target is one block of WARM (2) untimed writes and BLOCK (100; the batch 5) timed ones,
+// on each target is one block of WARM (2) untimed writes and BLOCK (100; the batch 15, --batch-block) timed ones,
 // one after the other, each timed from the client. A block lasts about 100 ms or more, so the loops
 // the writes wake (search at most every 100 ms, classify every 250 ms) run in it as they do under
 // a steady writer; blocks of 8 still caught the process waking up (p50 1.5-2 ms where a 1 s
@@ -103,7 +104,12 @@ const BLOCK = num('block', 100)
 const SAMPLES = num('samples', FULL ? 1500 : 600)
 const ROUNDS = Math.max(2, Math.ceil(SAMPLES / BLOCK))
 /** --history: at least 5, so a round's p50 of the batch is not the lower of two */
-const BATCH_BLOCK = Math.max(args.includes('--history') ? 5 : 2, Math.ceil(BLOCK / 20))
+/**
+ * timed 100-add batches in one block (--batch-block N). 15 by default: the p50 of a block of 5 moved
+ * by up to 1.8x from block to block in one stream of batches (bench/writes.md, "Eighteenth pass"),
+ * as the loops a batch wakes land on one batch or on two of the five; --history: at least 5
+ */
+const BATCH_BLOCK = num('batch-block', Math.max(args.includes('--history') ? 5 : 15, Math.ceil(BLOCK / 20)))
 /** untimed writes of the op at the start of each block */
 const WARM = 2
 /** one 8-writer window per target per round, the targets taking turns, WINDOWS rounds */
