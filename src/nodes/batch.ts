@@ -6,7 +6,7 @@ import type { AccessRow } from '../projects/service'
 import { allocateBatchIds } from './batch-ids'
 import type { WriteCtx } from './context'
 import { noteCycleFree } from './cycle-free'
-import { addedNode, goesFirst } from './entries'
+import { addedNode, changesNamed, goesFirst, namedNode } from './entries'
 import type { NodeEntry } from './input'
 import type { Node } from './model'
 import { loadNodes, openCtx, readEntry, readNamed, readNodeCap } from './read'
@@ -130,7 +130,10 @@ export async function batch(
   if (body[DRY_RUN]) {
     await loadNodes(
       ctx,
-      entries.flatMap((e) => ('nodeId' in e && typeof e.nodeId === 'string' ? [e.nodeId] : [])),
+      entries.flatMap((e) => {
+        const id = changesNamed(e) ? namedNode(e) : undefined // an update's or a delete's node (./entries.ts)
+        return typeof id === 'string' ? [id] : []
+      }),
     )
   }
 
