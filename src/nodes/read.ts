@@ -121,8 +121,9 @@ export async function readAround(
 ): Promise<Around> {
   const resolved = typeof parentId === 'string' && parentId !== '' ? resolveId(ctx, parentId) : undefined
   const parent = resolved === undefined ? null : await getNode(ctx, resolved)
-  // an update's data is read before its schema check (its type is the node's): what is no id is
-  // left as it is, for that check to refuse before a rule reads it
+  // data no schema checked may come here (a revert's fields set back are history's values; an
+  // update whose id names no type skips step 2's data check, src/mutate/check.ts `typeNamed`, and
+  // its rules refuse it as not found): what is no string is left as it is, not read as an id
   const refs: Around['refs'] = {}
   for (const f of ['serves', 'blockedBy'] as const)
     if (Array.isArray(data[f])) refs[f] = data[f].map((id: unknown) => (typeof id === 'string' ? resolveId(ctx, id) : id)) as string[]
