@@ -1,6 +1,6 @@
 import { sqlState, transient } from '../db/sqlstate'
 import type { Deps } from '../deps'
-import { ErrorListError, RefusalError } from '../errors'
+import { ErrorListError, prefixed, RefusalError } from '../errors'
 import type { NewIteration } from '../iterations/model'
 import type { AccessRow } from '../projects/service'
 import { allocateBatchIds } from './batch-ids'
@@ -161,11 +161,7 @@ export async function batch(
       results[i] = resultOf(await storeEntry(ctx, checked), added)
     } catch (err) {
       // a refusal is the client's to read, not a failed write: a broken rule's 400 names its entry
-      if (err instanceof ErrorListError)
-        throw new ErrorListError(
-          err.errors.map((e) => `mutations[${i}]: ${e}`),
-          err.meta,
-        )
+      if (err instanceof ErrorListError) throw prefixed(`mutations[${i}]`, err)
       if (err instanceof RefusalError) throw err // 409 being_edited
       if (transient(err)) throw err // a deadlock, a lost race, the database gone: the transaction's to run again (src/db/postgres.ts), or 503
       throw new BatchFailed(i, err, { ...ctx.created })
