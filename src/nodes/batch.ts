@@ -124,9 +124,14 @@ export async function batch(
   const ctx = await openCtx(deps, project.id, { dryRun: body[DRY_RUN] === true })
   const hasAdds = entries.some(addedNode)
   const capped = hasAdds ? checkNodeCap(await readNodeCap(deps, project)) : null
-  // a proposal's preview: every existing node an entry names is read (and locked) as it stands
+
+  // 1. read ahead: every id its adds need (asked for, their counters sent with the reads that follow:
+  // on PostgreSQL one round trip), whether its blockedBy can close a cycle at all, the nodes its entries name
+  await allocateBatchIds(ctx, entries)
+  // a proposal's preview: every existing node an entry changes is read (and locked) as it stands
   // before any entry changes it: its rev is the proposal's base (src/mutate/proposals.ts reads
-  // them after, ./read.ts `lockedTarget`)
+  // them after, ./read.ts `lockedTarget`); after the counters' locks, as every write takes them
+  // (src/mutate/sequence.ts)
   if (body[DRY_RUN]) {
     await loadNodes(
       ctx,
@@ -136,10 +141,6 @@ export async function batch(
       }),
     )
   }
-
-  // 1. read ahead: every id its adds need (asked for, their counters sent with the reads that follow:
-  // on PostgreSQL one round trip), whether its blockedBy can close a cycle at all, the nodes its entries name
-  await allocateBatchIds(ctx, entries)
   await noteCycleFree(ctx, entries)
   await readNamed(ctx, entries)
 
