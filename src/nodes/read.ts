@@ -251,7 +251,8 @@ export async function readAdd(ctx: WriteCtx, input: NewNode): Promise<AddRead> {
  * (a delete, for each node of its subtree), and later entries read the context first. Draft ids,
  * and the ids the batch adds under their own name (read by src/nodes/batch-ids.ts), are left out.
  * The new ids its adds need were asked for before (src/nodes/batch-ids.ts, `askIds`): on
- * PostgreSQL this read goes in their round trip, after their counters' locks.
+ * PostgreSQL the first read after them (this one, unless a proposal preview's nodes or the cycle
+ * check's were read first, src/nodes/batch.ts) goes in their round trip, after their counters' locks.
  */
 export async function readNamed(ctx: WriteCtx, entries: readonly (NodeEntry | { action: 'addIteration' })[]): Promise<void> {
   const updates = entries.filter((e) => e.action === 'update').length
