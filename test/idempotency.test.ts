@@ -178,6 +178,25 @@ describe('Idempotency-Key on POST /mutate', () => {
     expect((await rename(id, 'Body key', key)).headers.get('idempotent-replayed')).toBe('true')
   })
 
+  it('checks the body field idempotencyKey where the run starts: after the 403s, before the body (docs/validation.md)', async () => {
+    const id = await app.project()
+    const long = 'k'.repeat(256)
+    const KEY = ['Idempotency-Key must be 1 to 255 characters']
+    const send = (body: Record<string, unknown>, key?: string) => app.call('POST', '/api/v1/mutate', { key, body })
+    // a blank name alone is the body's refusal; with a key too long, the key's comes first
+    const blank = await send({ action: 'renameProject', projectId: id, name: '   ', idempotencyKey: freshKey() })
+    expect([blank.status, blank.body.errors]).toEqual([400, ['name is required: a non-empty string']])
+    const both = await send({ action: 'renameProject', projectId: id, name: '   ', idempotencyKey: long })
+    expect([both.status, both.body.errors]).toEqual([400, KEY])
+    // a caller without access to the project hears its 403 first
+    const stranger = await app.user({ tier: 'team' })
+    const denied = await send({ action: 'renameProject', projectId: id, name: '   ', idempotencyKey: long }, stranger.key)
+    expect(denied.status).toBe(403)
+    // the action that keeps no key (addProject) has it checked with its body, by the envelope
+    const added = await send({ action: 'addProject', project: { name: '   ' }, idempotencyKey: long })
+    expect([added.status, added.body.errors]).toEqual([400, KEY])
+  })
+
   it('does not deduplicate without a key', async () => {
     const id = await app.project()
     for (let i = 0; i < 2; i++) {

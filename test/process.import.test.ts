@@ -220,3 +220,31 @@ describe('a bundle directory', () => {
     expect(ok.stdout).toMatch(/^imported 1 nodes into project small-\S+ \(Small\)\n$/)
   })
 })
+
+describe('the import’s project', () => {
+  // the project an import creates is refused as POST /mutate's addProject refuses it: a blank name
+  // (the body's or the bundle's title) by the body's schema, one over 100 characters after trimming
+  // by addProject itself; nothing of the import is kept
+  const long = 'x'.repeat(101)
+  const cases: [string, { name?: string; title: string }][] = [
+    ['a blank name sent', { name: '   ', title: 'Small' }],
+    ['a blank title in the bundle', { title: "'   '" }],
+    ['a name sent over 100 characters', { name: ` ${long} `, title: 'Small' }],
+    ['a title over 100 characters in the bundle', { title: long }],
+  ]
+  for (const [what, { name, title }] of cases) {
+    it(`refuses ${what} with addProject's message (400)`, async () => {
+      const before = await projectIds()
+      const files = {
+        'index.md': node(`okf_version: 0.1\ntype: Index\ntitle: ${title}`),
+        'goals/goal-1.md': node('type: Goal\ntitle: Fine\nid: goal-1'),
+      }
+      const asked = name ?? (title.startsWith("'") ? title.slice(1, -1) : title)
+      const direct = await server.call('POST', '/api/v1/mutate', { body: { action: 'addProject', project: { name: asked } } })
+      expect(direct.status).toBe(400)
+      const api = await server.call('POST', '/api/v1/import-okf', { body: { files, ...(name === undefined ? {} : { name }) } })
+      expect([api.status, api.body.errors]).toEqual([400, direct.body.errors])
+      expect(await projectIds()).toEqual(before)
+    })
+  }
+})

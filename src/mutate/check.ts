@@ -88,8 +88,8 @@ export function checkedAction<R extends CheckedRow>(found: R | undefined, body: 
 /**
  * A body of the action of `found`, checked: against the action's schema (ACTION_BODIES,
  * src/mutate/model.ts), then the node data it carries against its type's schema (`nodeData`).
- * `checkedAction`'s, and that of a batch another route writes through the sequence (an import's
- * chunks, src/mutate/import-okf.ts; a workflow's plan, src/workflow/apply.ts).
+ * `checkedAction`'s, and that of a write another route runs through the sequence (an import's
+ * project and chunks, src/mutate/import-okf.ts; a workflow's plan, src/workflow/apply.ts).
  */
 export function checkedBody(found: CheckedRow, body: unknown): Record<string, unknown> {
   const request = parseAction(found.schema, body) as Record<string, unknown>

@@ -42,17 +42,12 @@ export async function importOkf(deps: Deps, user: User, body: Static<typeof Impo
     throw err
   }
   const name = body.name ?? bundle.name
+  // the project's body checked as POST /mutate's addProject is (a blank name, the one sent or the
+  // bundle's title, refused with its message; its length is addProject's own to refuse), with the bundle
+  const addBody = checkedBody(actions.addProject, { action: 'addProject', project: { name, id: projectId(name) } })
   // the project first, in a transaction of its own, marked as the import's: nobody sees it until the end
   const project = await deps.db.tx(async (db) => {
-    const { answer: added } = await runWrite(
-      { ...deps, db },
-      actions.addProject,
-      { user },
-      {
-        action: 'addProject',
-        project: { name, id: projectId(name) },
-      },
-    )
+    const { answer: added } = await runWrite({ ...deps, db }, actions.addProject, { user }, addBody)
     const project = added.project as { id: string; name: string }
     await beginImport(db, project.id, importLease(deps.now()))
     return project

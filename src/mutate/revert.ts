@@ -1,6 +1,6 @@
 import { savepoint } from '../db/port'
 import type { Deps } from '../deps'
-import { ErrorListError, invalid, RefusalError } from '../errors'
+import { type ErrorListError, invalid, prefixed, RefusalError } from '../errors'
 import { type ChangeRow, laterChanges, plannedChange, targetOf } from '../history/service'
 import { LATER } from '../iterations/model'
 import type { NodesMove } from '../iterations/service'
@@ -228,11 +228,10 @@ async function childConflicts(deps: Deps, projectId: string, selected: ChangeRow
  */
 function refusal(c: ChangeRow, { missingIteration, error }: { missingIteration?: string; error?: ErrorListError }) {
   if (error)
-    return new ErrorListError(
-      error.errors.map((e) => `change ${c.id}: ${e}`),
-      { ...error.meta, _tip: `Leave change ${c.id} out of the revert, or first change what refuses it and revert again.` },
-      error.status,
-    )
+    return prefixed(`change ${c.id}`, error, {
+      ...error.meta,
+      _tip: `Leave change ${c.id} out of the revert, or first change what refuses it and revert again.`,
+    })
   return invalid(`Iteration ${missingIteration} not found: change ${c.id} would set ${c.target_id} back into it`, {
     _tip: `Take back the change that renamed or deleted iteration ${missingIteration} in the same revert (it has the requestId of change ${c.id} in GET /api/v1/history), or leave change ${c.id} out.`,
   })

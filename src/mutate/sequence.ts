@@ -39,6 +39,12 @@ import { BatchBody } from './model'
  * 5. The node rows the write reads: src/nodes/read.ts `loadNodes` (lock-one.sql, lock-many.sql;
  *    a batch's ahead, `readNamed`; a revert's, src/nodes/undo.ts `openUndo`) and
  *    `getNodeWithIntent` (an update's node, lock-with-intent.sql).
+ * One write takes node rows (5) before the id counters (4): a batch that adds nodes under explicit
+ * `<type>-<n>` ids reads those ids first, to refuse one that exists (src/nodes/batch-ids.ts
+ * `allocateBatchIds`: a row found is locked, and the batch refused, 400, after the counters). Against
+ * a single add under that node, which locks its type's counter and then its parent, of a type whose
+ * counter the batch takes too, it can deadlock on PostgreSQL; the deadlock is transient and its transaction run again (src/db/postgres.ts `tx`;
+ * 503 once its tries are spent).
  */
 
 export type Answer = Record<string, unknown>

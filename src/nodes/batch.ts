@@ -1,12 +1,12 @@
 import { sqlState, transient } from '../db/sqlstate'
 import type { Deps } from '../deps'
-import { ErrorListError, RefusalError } from '../errors'
+import { ErrorListError, prefixed, RefusalError } from '../errors'
 import type { NewIteration } from '../iterations/model'
 import type { AccessRow } from '../projects/service'
 import { allocateBatchIds } from './batch-ids'
 import type { WriteCtx } from './context'
 import { noteCycleFree } from './cycle-free'
-import { addedNode, goesFirst } from './entries'
+import { addedNode, changesNamed, goesFirst, namedNode } from './entries'
 import type { NodeEntry } from './input'
 import type { Node } from './model'
 import { loadNodes, openCtx, readEntry, readNamed, readNodeCap } from './read'
@@ -124,19 +124,23 @@ export async function batch(
   const ctx = await openCtx(deps, project.id, { dryRun: body[DRY_RUN] === true })
   const hasAdds = entries.some(addedNode)
   const capped = hasAdds ? checkNodeCap(await readNodeCap(deps, project)) : null
-  // a proposal's preview: every existing node an entry names is read (and locked) as it stands
-  // before any entry changes it: its rev is the proposal's base (src/mutate/proposals.ts reads
-  // them after, ./read.ts `lockedTarget`)
-  if (body[DRY_RUN]) {
-    await loadNodes(
-      ctx,
-      entries.flatMap((e) => ('nodeId' in e && typeof e.nodeId === 'string' ? [e.nodeId] : [])),
-    )
-  }
 
   // 1. read ahead: every id its adds need (asked for, their counters sent with the reads that follow:
   // on PostgreSQL one round trip), whether its blockedBy can close a cycle at all, the nodes its entries name
   await allocateBatchIds(ctx, entries)
+  // a proposal's preview: every existing node an entry changes is read (and locked) as it stands
+  // before any entry changes it: its rev is the proposal's base (src/mutate/proposals.ts reads
+  // them after, ./read.ts `lockedTarget`); after the counters' locks, as every write takes them
+  // (src/mutate/sequence.ts)
+  if (body[DRY_RUN]) {
+    await loadNodes(
+      ctx,
+      entries.flatMap((e) => {
+        const id = changesNamed(e) ? namedNode(e) : undefined // an update's or a delete's node (./entries.ts)
+        return typeof id === 'string' ? [id] : []
+      }),
+    )
+  }
   await noteCycleFree(ctx, entries)
   await readNamed(ctx, entries)
 
@@ -158,11 +162,7 @@ export async function batch(
       results[i] = resultOf(await storeEntry(ctx, checked), added)
     } catch (err) {
       // a refusal is the client's to read, not a failed write: a broken rule's 400 names its entry
-      if (err instanceof ErrorListError)
-        throw new ErrorListError(
-          err.errors.map((e) => `mutations[${i}]: ${e}`),
-          err.meta,
-        )
+      if (err instanceof ErrorListError) throw prefixed(`mutations[${i}]`, err)
       if (err instanceof RefusalError) throw err // 409 being_edited
       if (transient(err)) throw err // a deadlock, a lost race, the database gone: the transaction's to run again (src/db/postgres.ts), or 503
       throw new BatchFailed(i, err, { ...ctx.created })

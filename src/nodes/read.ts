@@ -121,8 +121,9 @@ export async function readAround(
 ): Promise<Around> {
   const resolved = typeof parentId === 'string' && parentId !== '' ? resolveId(ctx, parentId) : undefined
   const parent = resolved === undefined ? null : await getNode(ctx, resolved)
-  // an update's data is read before its schema check (its type is the node's): what is no id is
-  // left as it is, for that check to refuse before a rule reads it
+  // data no schema checked may come here (a revert's fields set back are history's values; an
+  // update whose id names no type skips step 2's data check, src/mutate/check.ts `typeNamed`, and
+  // its rules refuse it as not found): what is no string is left as it is, not read as an id
   const refs: Around['refs'] = {}
   for (const f of ['serves', 'blockedBy'] as const)
     if (Array.isArray(data[f])) refs[f] = data[f].map((id: unknown) => (typeof id === 'string' ? resolveId(ctx, id) : id)) as string[]
@@ -250,7 +251,8 @@ export async function readAdd(ctx: WriteCtx, input: NewNode): Promise<AddRead> {
  * (a delete, for each node of its subtree), and later entries read the context first. Draft ids,
  * and the ids the batch adds under their own name (read by src/nodes/batch-ids.ts), are left out.
  * The new ids its adds need were asked for before (src/nodes/batch-ids.ts, `askIds`): on
- * PostgreSQL this read goes in their round trip, after their counters' locks.
+ * PostgreSQL the first read after them (this one, unless a proposal preview's nodes or the cycle
+ * check's were read first, src/nodes/batch.ts) goes in their round trip, after their counters' locks.
  */
 export async function readNamed(ctx: WriteCtx, entries: readonly (NodeEntry | { action: 'addIteration' })[]): Promise<void> {
   const updates = entries.filter((e) => e.action === 'update').length

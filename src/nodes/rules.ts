@@ -16,7 +16,8 @@ import type { AddRead, Around, CapRead, EntryRead, UpdateRead } from './read'
  * come through them, `checkEntry`; a revert's fields set back through `checkUpdate`), each in the
  * order of docs/reference/mutate.md. A precondition on a field goes here, as one more line of
  * `checkFields`, the rules the two share, even a rule that reads nothing (so that it holds for a
- * revert's fields set back too); what it needs read goes into ./read.ts `readAround`. A field's
+ * revert's fields set back too); what it needs read goes into ./read.ts `readAround` (and
+ * `readNamed`, for a batch to read it ahead with its other nodes). A field's
  * schema (src/ports/node-data.ts `NodeFields`, checked with the body) says its shape alone: its
  * JSON type and its length. A refusal of the whole write is here too: the owner's node cap
  * (`checkNodeCap`, 403, an add's or a batch's first rule).

@@ -266,9 +266,11 @@ export async function nodeTypesOf(db: Deps['db'], projectId: string, ids: string
 }
 
 // The stored nodes, for the modules that read them (tree, work, workflow): reads only, each named
-// for what it reads. Other modules write nodes through one call into this module, which makes the
-// same three calls on a WriteCtx (./read.ts, ./rules.ts, ./write.ts): a node action's handler
-// above, a batch's ./batch.ts `batch`, a revert's ./undo.ts `undoAll`.
+// for what it reads. Other modules write nodes through one call into this module: a node action's
+// handler above, a batch's ./batch.ts `batch`, a revert's ./undo.ts `undoAll`, each making the
+// same three calls on a WriteCtx (./read.ts, ./rules.ts, ./write.ts) where a node goes through its
+// rules; `moveIterationNodes`, for an iteration renamed or deleted, moves its nodes in one
+// statement without them (./write.ts lists every writer of node data).
 
 /** Every node of the project. */
 export const readProjectNodes = (db: Db, projectId: string) => q.list(db, projectId, null, null)

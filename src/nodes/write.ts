@@ -18,8 +18,9 @@ import type { CheckedEntry, CheckedUpdate } from './rules'
  * here), an update's likewise (`readUpdate`, `checkUpdate`, `storeUpdate`), a batch's entries
  * through the same (`readEntry`, `checkEntry`, `storeEntry`); a delete's ifRev is read by its
  * caller (./read.ts `expectRev`) before `deleteNode`, which reads the subtree it removes (and
- * answers a node not found there, 400: the one refusal made here). Nothing else here reads for a
- * rule or checks one. The handler stores its nodes (what it queued, at its end:
+ * answers a node not found there, 400). Nothing else here reads for a rule or checks one of a
+ * node; a batch's addIteration entry (`storeIteration`) is checked where it is written,
+ * src/iterations/service.ts `addIteration` (a name too long once trimmed, a name taken: 400). The handler stores its nodes (what it queued, at its end:
  * `flush`) and saves nothing: the write's sequence (src/mutate/sequence.ts `runWrite`) refuses a
  * stale ifRev kept in its WriteCtx, an Outbox, then hands it to the saving step
  * (src/events/outbox.ts `save`), which saves its events and changes. A batch's addIteration

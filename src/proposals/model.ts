@@ -1,7 +1,7 @@
 /**
  * Proposals (live.md §5): what is stored, what the API answers, and GET /proposals' query. The
  * bodies of the four /mutate actions name batch entries, so they live with the batch
- * (src/mutate/proposal-model.ts).
+ * (src/mutate/model.ts).
  */
 import { type Static, Type } from '@sinclair/typebox'
 import { IntegerText, refined, ruled } from '../http/action-schema'
