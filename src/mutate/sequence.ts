@@ -196,7 +196,7 @@ export const preparedNodeWrite = <S extends TSchema, I, W extends Written>(
  * refuses it). Steps 2 to 4 are a request's (POST /mutate's, `sent`): a write inside another
  * (`runBatch`: a proposal applied or previewed, a workflow's plan; an import's project and
  * chunks, ./import-okf.ts) has its body checked and its author set by that write, and its rows
- * (`batchRow`, `addProject`'s) prepare nothing: it starts at 5, each of 2 to 4 asking `sent`. They stay the request's:
+ * (`batchRow`, `addProject`'s) are not prepared (`batchRow`'s weighing is not run): it starts at 5, each of 2 to 4 asking `sent`. They stay the request's:
  * its author is read from its headers, which an inner write has none of, and the rows' `prepare`
  * would answer 413 where no such answer is made today (a workflow's plan, a proposal applied). Returns the answer (a
  * request's naming the changes it saved), the ids of those changes, and the handler's WriteCtx
