@@ -135,7 +135,7 @@ export interface Row<W extends Written = Written> extends TypedRow<Record<string
  * handler takes something else, runs only as a request.
  */
 const typedRow = <S extends TSchema, I, W extends Written>(schema: S, parts: TypedRow<Static<S>, I, W>): Row<W> =>
-  ({ schema, ...parts }) as unknown as Row<W>
+  ({ schema, ...parts }) as Row<W>
 
 /** A row whose handler takes the caller and the access, if any (addProject's, whose body names no project). */
 export const row = <S extends TSchema, W extends Written>(
