@@ -158,6 +158,27 @@ describe('actors and changes', () => {
     ])
   })
 
+  it("names the claim's agent on a batch whose entry carries its token, for every change of the batch", async () => {
+    const p = await project()
+    await ok({ action: 'add', projectId: p, node: { type: 'task', data: { label: 'Fix the login bug now' } } })
+    await srv.until(async () => (await history(p, '&nodeId=task-1')).body.changes.length === 2, 10_000, 'classified')
+    const claim = await ok({ action: 'claim', projectId: p, agent: 'worker-8', nodeIds: ['task-1'] })
+    const token = claim.claims[0].claimToken
+    await ok({
+      action: 'batch',
+      projectId: p,
+      mutations: [
+        { action: 'add', node: { type: 'goal', data: { label: 'G' } } },
+        { action: 'update', nodeId: 'task-1', claimToken: token, data: { status: 'done' } },
+      ],
+    })
+    const latest = async (nodeId: string) => (await history(p, `&nodeId=${nodeId}`)).body.changes[0]
+    expect([await latest('goal-1'), await latest('task-1')].map((c: any) => [c.action, c.actor.agent ?? null])).toEqual([
+      ['add', 'worker-8'],
+      ['update', 'worker-8'],
+    ])
+  })
+
   it('gives events and webhooks the actor, without the key id', async () => {
     const p = await project()
     await ok({ action: 'add', projectId: p, node: { type: 'goal', data: { label: 'G' } } }, AGENT)

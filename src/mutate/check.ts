@@ -11,7 +11,7 @@ import type { BatchEntry } from './model'
  * The one check of a write's body (docs/validation.md), step 2 of the write's sequence
  * (./sequence.ts `runWrite`): the envelope every POST /mutate body shares (`checkedAction`), then
  * the body as its action's row checks it (`checkedBody`: the action's schema, then the node data
- * it carries, `addData`, `updateData`, `entriesData`, the rows' `nodeData` in ./service.ts). A
+ * it carries, `addData`, `updateData`, `entriesData`, the rows' `nodeData`, ./service.ts `actions`). A
  * batch's entries' data by an exhaustive `switch` on their action: a new kind fails tsc here.
  */
 
@@ -65,7 +65,7 @@ const Envelope = Type.Object(
 /** What the check reads of an action's row (./sequence.ts `Row`): its body's schema, and the node data that body carries. */
 export interface CheckedRow {
   schema: TSchema
-  nodeData?(body: Record<string, unknown>): void
+  nodeData?: (body: Record<string, unknown>) => void
 }
 
 /**

@@ -115,11 +115,9 @@ function tooCostly(what: string, costUs: number, budget: number, tip: string, pe
  * src/mutate/sequence.ts `runWrite`, through the row's `prepare`, `weighEntries`), so a project the
  * caller cannot reach gets its 403 first and a body that is also invalid its 400.
  */
-function checkBatchCost(deps: Deps, request: Record<string, unknown>, noun: 'batch' | 'proposal'): void {
-  if (!Array.isArray(request.mutations)) return
+function checkBatchCost(deps: Deps, entries: readonly SentEntry[], noun: 'batch' | 'proposal'): void {
   const budget = budgetUs(deps)
   if (budget === null) return
-  const entries = request.mutations as SentEntry[] // checked (step 2) before it is weighed (step 4)
   const costs = entries.map(entryCostUs)
   const cost = costs.reduce((a, b) => a + b, 0)
   if (cost <= budget) return
@@ -135,13 +133,14 @@ function checkBatchCost(deps: Deps, request: Record<string, unknown>, noun: 'bat
 }
 
 /**
- * The `prepare` of a row whose request sends `mutations` (src/mutate/service.ts: `batch`, `propose`,
- * whose word the refusal calls it by): `checkBatchCost`, then the body as it is, for its handler.
+ * The `prepare` of a row whose request sends `mutations` (src/mutate/sequence.ts `batchRow`,
+ * src/mutate/service.ts `propose`, whose word the refusal calls it by): `checkBatchCost` of its
+ * checked entries, then the body as it is, for its handler.
  */
 export const weighEntries =
   (noun: 'batch' | 'proposal') =>
-  (deps: Deps, _caller: unknown, body: Record<string, unknown>): Record<string, unknown> => {
-    checkBatchCost(deps, body, noun)
+  <B extends { mutations: readonly SentEntry[] }>(deps: Deps, _caller: unknown, body: B): B => {
+    checkBatchCost(deps, body.mutations, noun)
     return body
   }
 

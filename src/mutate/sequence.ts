@@ -11,7 +11,8 @@ import type { Author } from '../ports/actor'
 import type { Access } from '../projects/access'
 import type { AccessRow } from '../projects/service'
 import { afterWrite, beforeWrite, type WorkPlan, workPlan } from '../work/service'
-import { checkedAction } from './check'
+import { checkedAction, entriesData } from './check'
+import { weighEntries } from './cost-limit'
 import { BatchBody } from './model'
 
 /*
@@ -84,44 +85,65 @@ export interface Caller {
 }
 
 /**
- * What the sequence runs of an action, in the order `runWrite` uses it, typed by its body's
- * schema: `schema` and `nodeData`, the body's check (./check.ts, step 2); `author`, where the body
- * names its agent or claim (history.md, 1; `byClaimToken` when absent); `prepare`, what the
- * handler takes, made of the checked body before anything is locked (a revert's changes,
- * selected), with its cost on PGlite (413: a batch's or a proposal's entries, a revert's changes);
- * the body itself when the row has none; `work`, what the write means to the work state, read from the
- * checked body (src/work `workPlan`); `handle`, which writes the action's rows, notes its events
- * and changes (in a WriteCtx for nodes, src/nodes/context.ts, or in an outbox), saves nothing,
- * and builds its answer where it wrote. Its handler is handed what the `Caller` holds that it
- * takes (`nodeWrite`: the project; `accessWrite`: the access and the caller; `row`: the caller
- * and the access, if any) and asks src/projects/access.ts nothing itself.
+ * What the sequence runs of an action, in the order `runWrite` uses it, each part taking the body
+ * `B` typed by the row's schema: `schema` and `nodeData`, the body's check (./check.ts, step 2);
+ * `author`, where the body names its agent or claim (history.md, 1; `byClaimToken` when absent);
+ * `prepare`, what the handler takes (`I`), made of the checked body before anything is locked (a
+ * revert's changes, selected), with its cost on PGlite (413: a batch's or a proposal's entries, a
+ * revert's changes); the body itself when the row has none; `work`, what the write means to the
+ * work state, read from the checked body (src/work `workPlan`); `handle`, which writes the
+ * action's rows, notes its events and changes (in a WriteCtx for nodes, src/nodes/context.ts, or
+ * in an outbox), saves nothing, and builds its answer where it wrote. Its handler is handed what
+ * the `Caller` holds that it takes (`nodeWrite`: the project; `accessWrite`: the access and the
+ * caller; `row`: the caller and the access, if any) and asks src/projects/access.ts nothing
+ * itself. The row builders below (`nodeWrite`, `accessWrite`, `row`, `preparedNodeWrite`) take
+ * every part together, typed by the schema they are given, so a part written for another body
+ * fails `tsc`; `Row` is what they build, its body's type erased (`typedRow`) for the table of rows
+ * of every schema (./service.ts `actions`).
  */
-export interface Row<W extends Written = Written> {
-  schema: TSchema
+export interface TypedRow<B, I, W extends Written> {
   /**
    * The node data the body carries (an add's `node.data`, an update's `data`, a batch's or a
    * proposal's entries'), checked against its node type's schema once `schema` has typed the
    * body, the type being in the body (./check.ts `addData`, `updateData`, `entriesData`).
    */
-  nodeData?(body: Record<string, unknown>): void
-  author?: AuthorRule
-  prepare?(deps: Deps, caller: Caller, body: Record<string, unknown>): unknown
-  work(body: Record<string, unknown>): WorkPlan | undefined
-  handle(deps: Deps, caller: Caller, input: unknown): Promise<W>
+  nodeData?: (body: B) => void
+  author?: AuthorRule<B>
+  prepare?: (deps: Deps, caller: Caller, body: B) => I | Promise<I>
+  work: (body: B) => WorkPlan | undefined
+  handle: (deps: Deps, caller: Caller, input: I) => Promise<W>
+}
+
+/** The parts of a row beside its schema, work plan and handler, given to its builder, typed by the same schema. */
+export type RowOptions<B> = Pick<TypedRow<B, B, Written>, 'nodeData' | 'author' | 'prepare'>
+
+/** A row as the sequence and the table hold it: its parts typed by its schema when built, its body's type erased (`typedRow`). */
+export interface Row<W extends Written = Written> extends TypedRow<Record<string, unknown>, unknown, W> {
+  schema: TSchema
   /** The answer's `changeIds` are its result (a revert's): in its answer once it saved, even when none, and shown whatever `Prefer` says. */
   changeIdsAreResult?: true
 }
+
+/**
+ * The row of `schema`, its parts typed by it: the one point where the body's type is erased.
+ * `runWrite` hands every part a body checked against `schema` (step 2, ./check.ts
+ * `checkedAction`; a write inside another, `runBatch`'s, an import's, checked by the write that
+ * runs it, ./check.ts `checkedBody`), and `handle` what `prepare` made of it, or the body itself
+ * when the row has none, so each part gets the type it was written for. A write inside another
+ * runs no `prepare` (steps 2 to 4 are a request's): the rows it runs (`batchRow`, addProject's)
+ * have none or one that gives the body back (`weighEntries`); a `preparedNodeWrite`'s, whose
+ * handler takes something else, runs only as a request.
+ */
+const typedRow = <S extends TSchema, I, W extends Written>(schema: S, parts: TypedRow<Static<S>, I, W>): Row<W> =>
+  ({ schema, ...parts }) as Row<W>
 
 /** A row whose handler takes the caller and the access, if any (addProject's, whose body names no project). */
 export const row = <S extends TSchema, W extends Written>(
   schema: S,
   work: (body: Static<S>) => WorkPlan | undefined,
   handler: (deps: Deps, user: User, body: Static<S>, access?: Access) => Promise<W>,
-): Row<W> => ({
-  schema,
-  work: work as Row['work'],
-  handle: (deps, { user, access }, body) => handler(deps, user!, body as Static<S>, access),
-})
+  options: RowOptions<Static<S>> = {},
+): Row<W> => typedRow(schema, { ...options, work, handle: (deps, { user, access }, body) => handler(deps, user!, body, access) })
 
 /**
  * A row whose handler is handed the access (the project and the caller's role, for an owner's
@@ -134,11 +156,8 @@ export const accessWrite = <S extends TSchema, W extends Written>(
   schema: S,
   work: (body: Static<S>) => WorkPlan | undefined,
   handler: (deps: Deps, access: Access, body: Static<S>, user: User) => Promise<W>,
-): Row<W> => ({
-  schema,
-  work: work as Row['work'],
-  handle: (deps, { user, access }, body) => handler(deps, access!, body as Static<S>, user!),
-})
+  options: RowOptions<Static<S>> = {},
+): Row<W> => typedRow(schema, { ...options, work, handle: (deps, { user, access }, body) => handler(deps, access!, body, user!) })
 
 /**
  * A node action's row (add, update, delete, restore, classify, batch): its handler writes in the
@@ -149,11 +168,8 @@ export const nodeWrite = <S extends TSchema, W extends Written>(
   schema: S,
   work: (body: Static<S>) => WorkPlan | undefined,
   handler: (deps: Deps, project: AccessRow, body: Static<S>) => Promise<W>,
-): Row<W> => ({
-  schema,
-  work: work as Row['work'],
-  handle: (deps, { access }, body) => handler(deps, access!.project, body as Static<S>),
-})
+  options: RowOptions<Static<S>> = {},
+): Row<W> => typedRow(schema, { ...options, work, handle: (deps, { access }, body) => handler(deps, access!.project, body) })
 
 /**
  * A node action's row whose handler takes what its `prepare` made of the body (step 4 of
@@ -165,15 +181,12 @@ export const preparedNodeWrite = <S extends TSchema, I, W extends Written>(
   work: (body: Static<S>) => WorkPlan | undefined,
   prepare: (deps: Deps, project: AccessRow, body: Static<S>) => Promise<I>,
   handler: (deps: Deps, project: AccessRow, input: I) => Promise<W>,
-): Row<W> => ({
-  schema,
-  prepare: (deps, { access }, body) => prepare(deps, access!.project, body as Static<S>),
-  work: work as Row['work'],
-  handle: (deps, { access }, input) => handler(deps, access!.project, input as I),
-})
-
-/** The project a checked body names ('' for addProject's, which names a new one: its plan reads none). */
-const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 'string' ? body.projectId : '')
+): Row<W> =>
+  typedRow(schema, {
+    prepare: (deps, { access }, body) => prepare(deps, access!.project, body),
+    work,
+    handle: (deps, { access }, input) => handler(deps, access!.project, input),
+  })
 
 /**
  * The sequence of every write once its access was asked, inside its transaction, one step a line
@@ -183,7 +196,7 @@ const projectOf = (body: { projectId?: unknown }) => (typeof body.projectId === 
  * refuses it). Steps 2 to 4 are a request's (POST /mutate's, `sent`): a write inside another
  * (`runBatch`: a proposal applied or previewed, a workflow's plan; an import's project and
  * chunks, ./import-okf.ts) has its body checked and its author set by that write, and its rows
- * (`batchRow`, `addProject`'s) prepare nothing: it starts at 5, each of 2 to 4 asking `sent`. They stay the request's:
+ * (`batchRow`, `addProject`'s) are not prepared (`batchRow`'s weighing is not run): it starts at 5, each of 2 to 4 asking `sent`. They stay the request's:
  * its author is read from its headers, which an inner write has none of, and the rows' `prepare`
  * would answer 413 where no such answer is made today (a workflow's plan, a proposal applied). Returns the answer (a
  * request's naming the changes it saved), the ids of those changes, and the handler's WriteCtx
@@ -199,13 +212,16 @@ export async function runWrite<W extends Written>(
   // 2. the body checked, at one point (docs/validation.md): the envelope, the row's schema, its node data (./check.ts `checkedAction`)
   const { row, request } = sent ? checkedAction(found, body) : { row: found!, request: body as Record<string, unknown> }
   // 3. who makes it (history.md, 1), by the row's `author` rule (`authorOfRequest`, below)
-  const own = sent ? { ...deps, author: await authorOfRequest(deps, caller.user!, sent.headers, request, row.author) } : deps
+  const own = sent
+    ? { ...deps, author: await authorOfRequest(deps, caller.user!, sent.headers, request, row.author, caller.access?.project.id) }
+    : deps
   // 4. what the handler takes, by the row's `prepare`, before anything is locked or written: the body, weighed on PGlite (413: a
   // batch's or a proposal's entries, ./cost-limit.ts `weighEntries`), or a revert's changes, selected and weighed (./revert-select.ts)
   const input = sent && row.prepare ? await row.prepare(own, caller, request) : request
-  // 5. the work state before, when the row's work plan asks (src/work/service.ts `workPlan`, `beforeWrite`): the lock, claim tokens
+  // 5. the work state before, when the row's work plan asks (src/work/service.ts `workPlan`, `beforeWrite`): the lock, claim
+  // tokens, in the project of the caller's access, where the handler writes (a row with a plan is a `nodeWrite` or an `accessWrite`)
   const plan = row.work(request)
-  const held = plan && (await beforeWrite(own, projectOf(request), plan))
+  const held = plan && (await beforeWrite(own, caller.access!.project.id, plan))
   // 6. the handler (the row's `handle`): its rules, its rows written, its events and changes noted, its answer built; nothing saved
   const written = await row.handle(own, caller, input)
   const outbox = written.ctx ?? written.outbox
@@ -259,9 +275,10 @@ function answerOf(row: Row, answer: Answer, unblocked: unknown, changeIds: numbe
 
 /**
  * Who makes this write (history.md, 1): the agent the body names (a claim's `agent`), else the
- * claim's agent of the first claim token it carries (`rule`: the action's row), else X-Agent-Id;
- * `via` from X-Arbor-Via. Step 3 of `runWrite`; an import's, once for all its chunks
- * (src/mutate/routes.ts).
+ * claim's agent of the first claim token it carries in `projectId` (`rule`: the action's row),
+ * else X-Agent-Id; `via` from X-Arbor-Via. Step 3 of `runWrite`, on the checked body, in the
+ * project of the caller's access (none for addProject's); an import's, once for all its chunks,
+ * on a body of its own that carries no claim token (src/mutate/routes.ts).
  */
 export async function authorOfRequest(
   deps: Deps,
@@ -269,28 +286,42 @@ export async function authorOfRequest(
   headers: Record<string, string | undefined>,
   request: Record<string, unknown>,
   rule: AuthorRule = byClaimToken,
+  projectId?: string,
 ): Promise<Author> {
   const { agent: named, claimTokens } = rule(request)
   let agent: string | null = agentName(named) ?? null
-  if (!agent && typeof request.projectId === 'string') {
+  if (!agent && projectId !== undefined) {
     const token = claimTokens.find((t) => typeof t === 'string')
-    if (typeof token === 'string') agent = await claimAgent(deps.db, request.projectId, token)
+    if (typeof token === 'string') agent = await claimAgent(deps.db, projectId, token)
   }
   return requestAuthor(user, headers, { agent })
 }
 
-/** What a body says of its author before it is checked: an agent it names, the claim tokens it carries. */
-export type AuthorRule = (request: Record<string, unknown>) => { agent?: unknown; claimTokens: unknown[] }
-/** The author rule of most actions: the body's own claimToken. */
+/**
+ * What a checked body says of its author (step 3 of `runWrite`, after step 2 checked it): an
+ * agent it names, the claim tokens it carries. A row's is typed by the row's schema (`RowOptions`).
+ */
+export type AuthorRule<B = Record<string, unknown>> = (body: B) => { agent?: unknown; claimTokens: unknown[] }
+/** The author rule of most actions, of any body: its own claimToken. */
 const byClaimToken: AuthorRule = (request) => ({ claimTokens: [request.claimToken] })
+/** A batch's: the claim token of its first entry that carries one. */
+const byEntryClaimTokens: AuthorRule<BatchBody> = (body) => ({
+  claimTokens: body.mutations.map((e) => ('claimToken' in e ? e.claimToken : undefined)),
+})
 
 /**
  * POST /mutate's batch (./service.ts `actions`), whose row is this one: its handler the batch's
  * whole node write (src/nodes/batch.ts `batch`), in the project of the caller's access, with the
- * work plan of a batch. The work plan matters inside another write too
- * (`runBatch`): its triggers would take the work lock only after its first node rows.
+ * work plan of a batch; a request's (steps 2 to 4), its entries' node data (./check.ts
+ * `entriesData`), their claim tokens for its author, its cost on PGlite (./cost-limit.ts
+ * `weighEntries`). The work plan matters inside another write too (`runBatch`): its triggers
+ * would take the work lock only after its first node rows.
  */
-export const batchRow = nodeWrite(BatchBody, workPlan.batch, batch)
+export const batchRow = nodeWrite(BatchBody, workPlan.batch, batch, {
+  nodeData: entriesData,
+  author: byEntryClaimTokens,
+  prepare: weighEntries('batch'),
+})
 
 /**
  * A batch run inside another write, through the whole sequence (`runWrite` with the batch's row),
