@@ -38,12 +38,12 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true })
 })
 
-async function restoreFile(content: string | Uint8Array) {
+async function restoreFile(content: string | Uint8Array, env = targetEnv) {
   const file = join(work, 'b.ndjson')
   writeFileSync(file, content)
   const proc = Bun.spawn([process.execPath, join(ROOT, 'src/cli/main.ts'), 'restore', file], {
     cwd: work,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...targetEnv },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
     stdout: 'pipe',
     stderr: 'pipe',
   })
@@ -203,6 +203,19 @@ describe('arbor restore of a tampered backup', () => {
       expect(res.stderr).toStartWith('arbor restore: ')
       expect(res.stderr).toEndWith('; nothing was restored\n')
     })
+
+  it('refuses a file wrong without a database before it opens one: a DATABASE_URL where nothing answers', async () => {
+    // port 1 refuses every connection: a restore that opened the database first would say so instead
+    const env = { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nothing', DATA_DIR: join(work, 'unused') }
+    const cut = await restoreFile(`${lines.slice(0, end).join('\n')}\n`, env)
+    expect([cut.code, cut.stderr]).toEqual([
+      1,
+      'arbor restore: the backup is cut short (no end line): it was not written to the end; nothing was restored\n',
+    ])
+    // a good file gets as far as the database, which is not there
+    const ok = await restoreFile(good, env)
+    expect([ok.code, ok.stderr.includes('ECONNREFUSED')]).toEqual([1, true])
+  })
 
   it('left the target empty, without even a schema, and the good backup then restores into it', async () => {
     const db = await openDbAsIs({ dataDir: targetEnv.DATA_DIR!, databaseUrl: targetEnv.DATABASE_URL })

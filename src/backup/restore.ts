@@ -35,9 +35,7 @@ interface Row {
  */
 export async function restore(db: Db, lines: AsyncIterable<string>): Promise<Record<string, number>> {
   const reader = numbered(lines)
-  const first = await reader.next()
-  if (first.done) throw new RestoreError('the backup is empty')
-  const header = parseHeader(first.value.text)
+  const header = await readHeader(reader)
   await refuseNonEmpty(db)
   return db.tx(async (tx) => {
     await migrate(tx, header.migrations.at(-1))
@@ -45,8 +43,7 @@ export async function restore(db: Db, lines: AsyncIterable<string>): Promise<Rec
     const selfRefs = await selfReferences(tx)
     const sequences = new Set(await listSequences(tx))
     for (const t of tables.values()) await tx.exec(`alter table ${quote(t.name)} disable trigger user`)
-    const counts: Record<string, number> = Object.fromEntries([...tables.keys()].map((name) => [name, 0]))
-    let end: { line: number; rows: Record<string, unknown> } | null = null
+    const reading = new Reading(header)
     // the rows read but not yet inserted, all of one table
     const pending: { table: string; rows: Row[] } = { table: '', rows: [] }
     const flush = async () => {
@@ -57,19 +54,13 @@ export async function restore(db: Db, lines: AsyncIterable<string>): Promise<Rec
     }
     for (let next = await reader.next(); !next.done; next = await reader.next()) {
       const { n, text } = next.value
-      if (end) throw new RestoreError(`line ${n}: the backup goes on after its end line (line ${end.line}): the file was altered`)
-      const line = parseLine(n, text)
+      const line = reading.take(n, text)
       if (line.kind === 'row') {
-        const table = tables.get(line.t)
-        if (!table) throw new RestoreError(`line ${n}: a row of table ${line.t}, which the header does not list`)
-        const unknown = Object.keys(line.r).filter((c) => !table.all.has(c))
-        if (unknown.length) throw new RestoreError(`line ${n}: table ${line.t} has no column ${unknown.join(', ')} in the header`)
         if (pending.table !== line.t) {
           await flush()
           pending.table = line.t
         }
-        pending.rows.push({ line: n, row: line.r, raw: line.raw })
-        counts[line.t]!++
+        pending.rows.push({ line: n, row: line.r, raw: rowText(text, line) })
         // a table that references itself is ordered whole; any other goes in batches as it comes
         if (!selfRefs.has(line.t) && pending.rows.length >= BATCH) await flush()
       } else if (line.kind === 'sequence') {
@@ -81,22 +72,10 @@ export async function restore(db: Db, lines: AsyncIterable<string>): Promise<Rec
           if (!sqlState(err)) throw err
           throw new RestoreError(`line ${n}: sequence ${line.s}: ${oneLine(err)}`)
         }
-      } else {
-        await flush()
-        end = { line: n, rows: line.rows }
-      }
+      } else await flush()
     }
     await flush()
-    if (!end) throw new RestoreError('the backup is cut short (no end line): it was not written to the end')
-    for (const name of Object.keys(end.rows))
-      if (!tables.has(name)) throw new RestoreError(`line ${end.line}: the end line counts table ${name}, which the header does not list`)
-    for (const [name, n] of Object.entries(counts)) {
-      const announced = end.rows[name]
-      if (announced === undefined)
-        throw new RestoreError(`line ${end.line}: the end line announces no row count for table ${name}, which the header lists`)
-      if (announced !== n)
-        throw new RestoreError(`table ${name}: the end line (line ${end.line}) announces ${announced} rows but the backup holds ${n}`)
-    }
+    const counts = reading.finish({ rowCounts: true })
     for (const t of tables.values()) await tx.exec(`alter table ${quote(t.name)} enable trigger user`)
     await migrate(tx)
     // the rules the app's statements keep by a cast to a domain, which the inserts above did not make
@@ -106,6 +85,78 @@ export async function restore(db: Db, lines: AsyncIterable<string>): Promise<Rec
     })
     return counts
   })
+}
+
+/**
+ * What `restore` refuses without a database, checked over the whole backup before one is opened:
+ * the header, every line's shape, a row of a table or a column the header does not list, the end
+ * line (there, with a count for each table the header lists and no other) and nothing after it,
+ * in the words of `restore`, which checks all this again as it loads. Left to the restore: the
+ * tables, columns and sequences of the schema, every value (its type, keys, references, the rules
+ * of a cast), and a count that is not the number of rows: a row added or taken out, which the
+ * database names by its line when it can (a duplicate key, a child whose parent was taken out).
+ */
+export async function checkBackup(lines: AsyncIterable<string>): Promise<void> {
+  const reader = numbered(lines)
+  const reading = new Reading(await readHeader(reader))
+  for await (const { n, text } of reader) reading.take(n, text)
+  reading.finish({ rowCounts: false })
+}
+
+/** The header, from the first non-blank line. */
+async function readHeader(reader: AsyncGenerator<{ n: number; text: string }>): Promise<BackupHeader> {
+  const first = await reader.next()
+  if (first.done) throw new RestoreError('the backup is empty')
+  return parseHeader(first.value.text)
+}
+
+/**
+ * The lines after the header, read in order and checked against the header alone: each one's
+ * shape, a row's table and columns, the end line and what follows it; it counts the rows.
+ */
+class Reading {
+  private readonly columns: Map<string, Set<string>>
+  private readonly counts: Record<string, number>
+  private end: { line: number; rows: Record<string, unknown> } | null = null
+
+  constructor(header: BackupHeader) {
+    this.columns = new Map(header.tables.map((t) => [t.name, new Set(t.columns)]))
+    this.counts = Object.fromEntries(header.tables.map((t) => [t.name, 0]))
+  }
+
+  /** Line `n`'s meaning, or the RestoreError that names what is wrong with it. */
+  take(n: number, text: string): Line {
+    if (this.end) throw new RestoreError(`line ${n}: the backup goes on after its end line (line ${this.end.line}): the file was altered`)
+    const line = parseLine(n, text)
+    if (line.kind === 'row') {
+      const columns = this.columns.get(line.t)
+      if (!columns) throw new RestoreError(`line ${n}: a row of table ${line.t}, which the header does not list`)
+      const unknown = Object.keys(line.r).filter((c) => !columns.has(c))
+      if (unknown.length) throw new RestoreError(`line ${n}: table ${line.t} has no column ${unknown.join(', ')} in the header`)
+      this.counts[line.t]!++
+    } else if (line.kind === 'end') this.end = { line: n, rows: line.rows }
+    return line
+  }
+
+  /**
+   * The row count of every table of the header, once the end line is there and counts each of
+   * them and no other; with `rowCounts`, each count the number of rows read.
+   */
+  finish({ rowCounts }: { rowCounts: boolean }): Record<string, number> {
+    const end = this.end
+    if (!end) throw new RestoreError('the backup is cut short (no end line): it was not written to the end')
+    for (const name of Object.keys(end.rows))
+      if (!this.columns.has(name))
+        throw new RestoreError(`line ${end.line}: the end line counts table ${name}, which the header does not list`)
+    for (const [name, n] of Object.entries(this.counts)) {
+      const announced = end.rows[name]
+      if (announced === undefined)
+        throw new RestoreError(`line ${end.line}: the end line announces no row count for table ${name}, which the header lists`)
+      if (rowCounts && announced !== n)
+        throw new RestoreError(`table ${name}: the end line (line ${end.line}) announces ${announced} rows but the backup holds ${n}`)
+    }
+    return this.counts
+  }
 }
 
 /** The non-blank lines with their numbers (counted over every line, blank ones too). */
@@ -128,12 +179,24 @@ const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s)
 const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0
 
 type Line =
-  | { kind: 'row'; t: string; r: Record<string, unknown>; raw: string }
+  | { kind: 'row'; t: string; r: Record<string, unknown> }
   | { kind: 'sequence'; s: string; v: number; c: boolean }
   | { kind: 'end'; rows: Record<string, unknown> }
 
 // how the backup writes a row: {"t":"<table>","r":{…}}; the row's own text is kept so that numbers keep every digit
 const ROW_PREFIX = /^\{"t":"((?:[^"\\]|\\.)*)","r":/
+
+/**
+ * The JSON text of a row line's row, to insert as it is: the line's own text where it is written
+ * as the backup writes it, else the parsed row again (a number may then lose digits). Only the
+ * restore needs it: checkBackup reads a row's shape alone.
+ */
+function rowText(text: string, line: { t: string; r: Record<string, unknown> }): string {
+  const prefix = ROW_PREFIX.exec(text)
+  const trimmed = text.trimEnd()
+  const own = prefix && trimmed.endsWith('}') && JSON.parse(`"${prefix[1]}"`) === line.t
+  return own ? trimmed.slice(prefix[0].length, -1) : JSON.stringify(line.r)
+}
 
 function parseLine(n: number, text: string): Line {
   let value: unknown
@@ -149,11 +212,7 @@ function parseLine(n: number, text: string): Line {
   if (keys === 'r,t') {
     if (typeof value.t !== 'string') throw new RestoreError(`line ${n}: a row's table ("t") must be a string`)
     if (!isObject(value.r)) throw new RestoreError(`line ${n}: a row ("r") must be a JSON object of its columns`)
-    const prefix = ROW_PREFIX.exec(text)
-    const trimmed = text.trimEnd()
-    const own = prefix && trimmed.endsWith('}') && JSON.parse(`"${prefix[1]}"`) === value.t
-    const raw = own ? trimmed.slice(prefix[0].length, -1) : JSON.stringify(value.r)
-    return { kind: 'row', t: value.t, r: value.r, raw }
+    return { kind: 'row', t: value.t, r: value.r }
   }
   if (keys === 'c,s,v') {
     if (typeof value.s !== 'string' || !Number.isSafeInteger(value.v) || typeof value.c !== 'boolean')

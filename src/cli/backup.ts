@@ -2,11 +2,11 @@ import { closeSync, createReadStream, createWriteStream, existsSync, openSync, r
 import { dirname, join, resolve } from 'node:path'
 import type { Writable } from 'node:stream'
 import { splitLines } from '../backup/lines'
-import { RestoreError, restore } from '../backup/restore'
+import { checkBackup, RestoreError, restore } from '../backup/restore'
 import { BackupError, writeBackup } from '../backup/service'
 import type { Config } from '../config'
 import { openDbAsIs } from '../db'
-import { DataDirLockedError } from '../db/pglite'
+import { DataDirLockedError, refuseLocked } from '../db/pglite'
 import type { Db } from '../db/port'
 import { CliError, parse, URL_OPTION } from './args'
 import { connect, isUp, serverUrl } from './server-api'
@@ -47,6 +47,14 @@ export async function restoreCommand(config: Config, argv: string[]): Promise<vo
   const file = positionals[0]!
   if (file !== '-' && !existsSync(file)) throw new CliError(`no such file: ${file}`)
   if (file !== '-' && statSync(file).isDirectory()) throw new CliError(`${file} is a directory, not a backup file`)
+  // A file is read twice: first for what needs no database (the header, every line's shape, the
+  // end line: src/backup/restore.ts checkBackup), so that a damaged file is refused before a
+  // database is opened, created or built; only a DATA_DIR a server holds, which opening nothing
+  // tells, is refused before it (exit 3). Stdin is read once, by the restore, which checks the same.
+  if (file !== '-') {
+    if (!config.databaseUrl) await lockedAsCli(() => refuseLocked(config.dataDir), true)
+    await checkBackup(splitLines(createReadStream(file))).catch(refused)
+  }
   const input = file === '-' ? process.stdin : createReadStream(file)
   // a refused restore leaves no trace: the embedded database it created (or its directory) goes
   const dataDir = resolve(config.dataDir)
@@ -64,9 +72,7 @@ export async function restoreCommand(config: Config, argv: string[]): Promise<vo
         // lines end at "\n" only (src/backup/lines.ts): never at U+2028, U+2029 or U+0085 inside a string
         return await restore(db, splitLines(input))
       } catch (err) {
-        if (err instanceof RestoreError) throw new CliError(`${err.message}; nothing was restored`)
-        // the database's or the file's own word (a lost connection, a read error): one line, the transaction undid the rest
-        throw new CliError(`the restore failed, nothing was restored: ${String((err as Error).message ?? err).split('\n')[0]}`)
+        return refused(err)
       }
     },
     { create: true },
@@ -78,29 +84,39 @@ export async function restoreCommand(config: Config, argv: string[]): Promise<vo
   console.error(`arbor: restored ${total} rows of ${Object.keys(counts).length} tables into ${where(config)}`)
 }
 
+/** A restore's failure as the operator reads it: one line; nothing was restored. */
+function refused(err: unknown): never {
+  if (err instanceof RestoreError) throw new CliError(`${err.message}; nothing was restored`)
+  // the database's or the file's own word (a lost connection, a read error): one line, the transaction undid the rest
+  throw new CliError(`the restore failed, nothing was restored: ${String((err as Error).message ?? err).split('\n')[0]}`)
+}
+
 const where = (config: Config) => (config.databaseUrl ? 'the PostgreSQL database of DATABASE_URL' : `DATA_DIR ${resolve(config.dataDir)}`)
 
 /** The configured database, opened as it is; an embedded one only when it exists (or `create`). */
 async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>, opts: { create?: boolean } = {}): Promise<T> {
   if (!config.databaseUrl && !opts.create && !existsSync(join(config.dataDir, 'pgdata', 'PG_VERSION')))
     throw new CliError(`no database in DATA_DIR ${resolve(config.dataDir)}: set DATA_DIR (or DATABASE_URL) to the one to back up`)
-  let db: Db
-  try {
-    db = await openDbAsIs(config)
-  } catch (err) {
-    if (err instanceof DataDirLockedError)
-      throw new CliError(
-        opts.create
-          ? `${err.message}. A restore goes only into an empty database that no server holds: restore into a new DATA_DIR, then start the server on it (arbor backup keeps what this one holds first)`
-          : `${err.message}; to back up while it runs, set ADMIN_TOKEN (and --url) so the server writes the backup`,
-        3,
-      )
-    throw err
-  }
+  const db = await lockedAsCli(() => openDbAsIs(config), !!opts.create)
   try {
     return await fn(db)
   } finally {
     await db.close()
+  }
+}
+
+/** `fn`'s result; a DATA_DIR another process holds as the CliError (exit 3) that says what to do, for a restore or a backup. */
+async function lockedAsCli<T>(fn: () => T | Promise<T>, restoring: boolean): Promise<T> {
+  try {
+    return await fn()
+  } catch (err) {
+    if (!(err instanceof DataDirLockedError)) throw err
+    throw new CliError(
+      restoring
+        ? `${err.message}. A restore goes only into an empty database that no server holds: restore into a new DATA_DIR, then start the server on it (arbor backup keeps what this one holds first)`
+        : `${err.message}; to back up while it runs, set ADMIN_TOKEN (and --url) so the server writes the backup`,
+      3,
+    )
   }
 }
 

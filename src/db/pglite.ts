@@ -30,15 +30,26 @@ function acquireLock(dataDir: string): string {
       return lockPath
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
-      const pid = Number(readFileSync(lockPath, 'utf8').trim())
-      if (pid && pid !== process.pid && isAlive(pid))
-        throw new DataDirLockedError(
-          `DATA_DIR ${resolve(dataDir)} is in use by another Arbor process (pid ${pid}); stop it first, or set DATA_DIR to another directory`,
-        )
+      refuseLocked(dataDir)
       rmSync(lockPath, { force: true }) // stale: its owner is gone
     }
   }
   throw new DataDirLockedError(`could not take the lock on ${lockPath}`)
+}
+
+/** A DataDirLockedError when another live process holds `dataDir`'s lock; nothing is taken or created. */
+export function refuseLocked(dataDir: string): void {
+  let pid: number
+  try {
+    pid = Number(readFileSync(join(dataDir, 'arbor.lock'), 'utf8').trim())
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return
+    throw err
+  }
+  if (pid && pid !== process.pid && isAlive(pid))
+    throw new DataDirLockedError(
+      `DATA_DIR ${resolve(dataDir)} is in use by another Arbor process (pid ${pid}); stop it first, or set DATA_DIR to another directory`,
+    )
 }
 
 function isAlive(pid: number): boolean {
