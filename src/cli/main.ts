@@ -5,6 +5,7 @@
  */
 import pkg from '../../package.json' with { type: 'json' }
 import { type Config, loadConfigOrExit } from '../config'
+import { sqlState } from '../db/sqlstate'
 import { CliError, UsageError } from './args'
 import { backupCommand, restoreCommand } from './backup'
 import { doctorCommand } from './doctor'
@@ -57,8 +58,39 @@ export async function run(argv: string[]): Promise<number> {
       console.error(`arbor ${command}: ${err.message}`)
       return err.exitCode
     }
+    const unreachable = databaseUnreachable(err)
+    if (unreachable) {
+      console.error(`arbor ${command}: ${unreachable}`)
+      return 1
+    }
     throw err
   }
+}
+
+/**
+ * The operator's words for a DATABASE_URL that cannot be used (nothing listens, no such host, the
+ * password or the database refused, the server shutting down), whichever command opened it: one
+ * line, not the driver's stack trace. Anything else is a bug and keeps its stack.
+ */
+function databaseUnreachable(err: unknown): string | undefined {
+  const code = (err as { code?: unknown })?.code
+  const state = sqlState(err)
+  const refusedBy = state
+    ? state.startsWith('08') || state.startsWith('28') || state === '3D000' || state.startsWith('57P') || state === '53300'
+    : typeof code === 'string' &&
+      [
+        'ECONNREFUSED',
+        'ENOTFOUND',
+        'EAI_AGAIN',
+        'ETIMEDOUT',
+        'EHOSTUNREACH',
+        'ECONNRESET',
+        'CONNECT_TIMEOUT',
+        'CONNECTION_CLOSED',
+      ].includes(code)
+  if (!refusedBy) return undefined
+  const said = String((err as Error).message ?? err).split('\n')[0]
+  return `the database of DATABASE_URL cannot be used: ${said} (${code}); check DATABASE_URL and that PostgreSQL is running`
 }
 
 function usage(message: string): number {
