@@ -151,8 +151,10 @@ export async function openPglite(dataDir: string | null, template?: Blob): Promi
   let pg: PGlite
   try {
     if (pgdata && !template && !existsSync(join(pgdata, 'PG_VERSION'))) await initDataDir(pgdata, startParams)
+    // PGlite runs initdb itself only for a cluster neither loaded from `template` nor found on disk: in memory
+    const initdb = !template && !(pgdata && existsSync(join(pgdata, 'PG_VERSION')))
     pg = await PGlite.create({
-      ...(await pgliteAssets()),
+      ...(await pgliteAssets({ initdb })),
       startParams,
       ...(pgdata ? { dataDir: pgdata } : {}),
       ...(template ? { loadDataDir: template } : {}),
