@@ -2,7 +2,7 @@
  * What a server start costs: CPU and wall time from spawn to the first 200 of `/healthz`, the CPU
  * of the second after it, and the whole process's CPU once SIGTERM has stopped it:
  *
- *   bun bench/startup.ts [--runs 10] [--ref main] [--only pglite|postgres] [--profile]
+ *   bun bench/startup.ts [--runs 10] [--ref main] [--only pglite|postgres] [--data fresh|template] [--profile]
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/startup.ts
  *
  * Targets: head (`bun src/main.ts` of this checkout) and the reference commit (checked out into a
@@ -41,13 +41,14 @@ const opt = (name: string, fallback: string) => {
 const RUNS = Number(opt('runs', '10'))
 const REF = opt('ref', 'main')
 const ONLY = opt('only', '')
+const DATA = opt('data', '')
 const PROFILE = args.includes('--profile')
 const PG_URL = process.env.BENCH_DATABASE_URL
 
 type Kind = { db: 'pglite' | 'postgres'; data: 'fresh' | 'template' }
 const KINDS: Kind[] = (['pglite', 'postgres'] as const)
   .filter((db) => (!ONLY || ONLY === db) && (db === 'pglite' || PG_URL))
-  .flatMap((db) => (['fresh', 'template'] as const).map((data) => ({ db, data })))
+  .flatMap((db) => (['fresh', 'template'] as const).filter((data) => !DATA || DATA === data).map((data) => ({ db, data })))
 
 const tmp = mkdtempSync(join(tmpdir(), 'arbor-startup-'))
 const git = (...a: string[]) => {
