@@ -107,7 +107,7 @@ if (!PG_URL) {
   await s.close()
 }
 async function pgliteTarget(v: Variant): Promise<Target> {
-  const pg = await PGlite.create({ ...(await pgliteAssets()), loadDataDir: copy })
+  const pg = await PGlite.create({ ...(await pgliteAssets({ initdb: false })), loadDataDir: copy })
   // analyzed after the set-up, each variant alike (a column's new type rewrites the table)
   await pg.exec(`${v.setup ?? ''}; analyze nodes`)
   const runner = preparedRunner(pg)

@@ -52,7 +52,7 @@ async function labelUpdate(run: Run) {
 }
 
 const open = async () => {
-  const pg = await PGlite.create({ ...(await pgliteAssets()), loadDataDir: copy })
+  const pg = await PGlite.create({ ...(await pgliteAssets({ initdb: false })), loadDataDir: copy })
   return { pg, runner: preparedRunner(pg) }
 }
 const theirs = await open()

@@ -532,7 +532,7 @@ const shared = PG_URL
   ? await postgresTarget()
   : SAME
     ? await (async () => {
-        const pg = await PGlite.create({ ...(await pgliteAssets()), loadDataDir: copy })
+        const pg = await PGlite.create({ ...(await pgliteAssets({ initdb: false })), loadDataDir: copy })
         return pgliteTarget(pg, preparedRunner(pg), last)
       })()
     : undefined
@@ -541,7 +541,7 @@ for (const [name, v] of chosen) {
     targets.set(name, shared)
     continue
   }
-  const pg = await PGlite.create({ ...(await pgliteAssets()), loadDataDir: copy })
+  const pg = await PGlite.create({ ...(await pgliteAssets({ initdb: false })), loadDataDir: copy })
   if (v.setup) await pg.exec(v.setup)
   targets.set(name, pgliteTarget(pg, preparedRunner(pg), last))
 }

@@ -22,7 +22,7 @@ describe('the PGlite internals src/db/pglite-prepared.ts uses', () => {
   })
 
   it('finds the two locks of query(), the type maps and the raw protocol stream where it expects them', async () => {
-    const pg = await PGlite.create(await pgliteAssets())
+    const pg = await PGlite.create(await pgliteAssets({ initdb: true }))
     try {
       const internals = pg as unknown as PgliteInternals & Record<string, unknown>
       expect({

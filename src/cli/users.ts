@@ -5,7 +5,7 @@ import { checkedScope, MAX_SCOPE_PROJECTS, ROLES, ScopeSchema } from '../account
 import { mintKeyOffline } from '../accounts/service'
 import type { Config } from '../config'
 import { openDbAsIs } from '../db'
-import { DataDirLockedError } from '../db/pglite'
+import { DataDirLockedError } from '../db/data-dir-lock'
 import type { Db } from '../db/port'
 import { ErrorListError } from '../errors'
 import { parseAction } from '../http/action-schema'

@@ -6,7 +6,11 @@ declare const self: Worker
 
 self.onmessage = async (event: MessageEvent<{ pgdata: string; startParams: string[] }>) => {
   try {
-    const pg = await PGlite.create({ ...(await pgliteAssets()), startParams: event.data.startParams, dataDir: event.data.pgdata })
+    const pg = await PGlite.create({
+      ...(await pgliteAssets({ initdb: true })),
+      startParams: event.data.startParams,
+      dataDir: event.data.pgdata,
+    })
     await pg.query('checkpoint')
     await pg.close()
     self.postMessage({ ok: true })

@@ -1,16 +1,10 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { existsSync, mkdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
+import { acquireLock } from './data-dir-lock'
 import { pgliteAssets } from './pglite-assets'
 import { preparedRunner } from './pglite-prepared'
 import type { Db, Listener, Row } from './port'
-
-/**
- * PGlite runs PostgreSQL in single-user mode inside this process and takes no lock on its
- * directory; two processes on one directory corrupt it. So we hold a lock file with our pid:
- * a second process fails fast, and a lock left by a dead process is taken over.
- */
-export class DataDirLockedError extends Error {}
 
 /**
  * PostgreSQL's default buffer pool (128 MB) is allocated inside PGlite's WebAssembly memory and
@@ -18,48 +12,6 @@ export class DataDirLockedError extends Error {}
  * which the operating system caches; 16 MB keeps the hot pages of our indexes.
  */
 const SHARED_BUFFERS = '16MB'
-
-function acquireLock(dataDir: string): string {
-  mkdirSync(dataDir, { recursive: true })
-  const lockPath = join(dataDir, 'arbor.lock')
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(lockPath, 'wx')
-      writeSync(fd, String(process.pid))
-      closeSync(fd)
-      return lockPath
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
-      refuseLocked(dataDir)
-      rmSync(lockPath, { force: true }) // stale: its owner is gone
-    }
-  }
-  throw new DataDirLockedError(`could not take the lock on ${lockPath}`)
-}
-
-/** A DataDirLockedError when another live process holds `dataDir`'s lock; nothing is taken or created. */
-export function refuseLocked(dataDir: string): void {
-  let pid: number
-  try {
-    pid = Number(readFileSync(join(dataDir, 'arbor.lock'), 'utf8').trim())
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return
-    throw err
-  }
-  if (pid && pid !== process.pid && isAlive(pid))
-    throw new DataDirLockedError(
-      `DATA_DIR ${resolve(dataDir)} is in use by another Arbor process (pid ${pid}); stop it first, or set DATA_DIR to another directory`,
-    )
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 type Queryable = { query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>; exec(text: string): Promise<unknown> }
 
@@ -199,8 +151,10 @@ export async function openPglite(dataDir: string | null, template?: Blob): Promi
   let pg: PGlite
   try {
     if (pgdata && !template && !existsSync(join(pgdata, 'PG_VERSION'))) await initDataDir(pgdata, startParams)
+    // PGlite runs initdb itself only for a cluster neither loaded from `template` nor found on disk: in memory
+    const initdb = !template && !(pgdata && existsSync(join(pgdata, 'PG_VERSION')))
     pg = await PGlite.create({
-      ...(await pgliteAssets()),
+      ...(await pgliteAssets({ initdb })),
       startParams,
       ...(pgdata ? { dataDir: pgdata } : {}),
       ...(template ? { loadDataDir: template } : {}),

@@ -12,7 +12,6 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ORT_WASM from 'onnxruntime-web/ort-wasm-simd-threaded.wasm' with { type: 'file' }
-import { quantizeActivations } from './quantize-activations'
 import { type Embedder, l2normalize } from './types'
 
 /** The files of a model directory, as `model:fetch` writes them (Hugging Face's layout). */
@@ -241,9 +240,10 @@ export class MiniLmModel {
       files.tokenizerConfig ? Bun.file(files.tokenizerConfig).json() : {},
     ])
     const tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig)
-    // every matrix product on 8-bit integers (~1.8x faster on a query: ./quantize-activations.ts)
+    // every matrix product on 8-bit integers (~1.8x faster on a query: ./quantize-activations.ts,
+    // imported here with protobufjs: only where a model is loaded, not at every server start)
     const bytes = await Bun.file(files.model).bytes()
-    const model = recipe.quantizeActivations ? quantizeActivations(bytes).model : bytes
+    const model = recipe.quantizeActivations ? (await import('./quantize-activations')).quantizeActivations(bytes).model : bytes
     if (native) {
       const session = await native.InferenceSession.create(model, SESSION_OPTIONS)
       return new MiniLmModel(session as Session, native.Tensor as TensorCtor, tokenizer, 'native', recipe)
