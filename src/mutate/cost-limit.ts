@@ -108,6 +108,19 @@ function tooCostly(what: string, costUs: number, budget: number, tip: string, pe
 }
 
 /**
+ * A request's parts weighed against the PGlite budget: their sum, the budget and how many parts
+ * one request may hold, when the sum is over it; null when it is not, or when there is no budget
+ * (PostgreSQL), where the parts are not weighed at all.
+ */
+function overBudget(deps: Deps, weigh: () => number[]): { cost: number; budget: number; n: number } | null {
+  const budget = budgetUs(deps)
+  if (budget === null) return null
+  const costs = weigh()
+  const cost = costs.reduce((a, b) => a + b, 0)
+  return cost <= budget ? null : { cost, budget, n: perRequest(costs, budget) }
+}
+
+/**
  * Refuses (413, nothing written) a client's `batch`, or a `propose` of one (its preview runs the
  * batch, and applying it would), whose estimated database time is over the budget on PGlite.
  * Only requests: the batches a workflow step or an import runs are parts of their own request.
@@ -116,12 +129,9 @@ function tooCostly(what: string, costUs: number, budget: number, tip: string, pe
  * caller cannot reach gets its 403 first and a body that is also invalid its 400.
  */
 function checkBatchCost(deps: Deps, entries: readonly SentEntry[], noun: 'batch' | 'proposal'): void {
-  const budget = budgetUs(deps)
-  if (budget === null) return
-  const costs = entries.map(entryCostUs)
-  const cost = costs.reduce((a, b) => a + b, 0)
-  if (cost <= budget) return
-  const n = perRequest(costs, budget)
+  const over = overBudget(deps, () => entries.map(entryCostUs))
+  if (!over) return
+  const { cost, budget, n } = over
   const relations = entries.some((e) => relationIds(fieldsSent(e)?.data) > 0)
   throw tooCostly(
     `This ${noun} of ${entries.length} entries`,
@@ -150,12 +160,9 @@ export const weighEntries =
  * changes, before anything is locked or written (step 4 of src/mutate/sequence.ts `runWrite`).
  */
 export function checkRevertCost(deps: Deps, changes: readonly CostedChange[]): void {
-  const budget = budgetUs(deps)
-  if (budget === null) return
-  const costs = changes.map(changeCostUs)
-  const cost = costs.reduce((a, b) => a + b, 0)
-  if (cost <= budget) return
-  const n = perRequest(costs, budget)
+  const over = overBudget(deps, () => changes.map(changeCostUs))
+  if (!over) return
+  const { cost, budget, n } = over
   throw tooCostly(
     `Reverting these ${changes.length} changes`,
     cost,
