@@ -5,7 +5,7 @@ import { type NodeType, parseNodeId } from '../nodes/model'
 import { ACTION_NAMES, type ActionName } from '../ports/actions'
 import { dataSchema } from '../ports/node-data'
 import { closestName } from './hints'
-import type { BatchEntry } from './model'
+import { BatchBody, type BatchEntry } from './model'
 
 /*
  * The one check of a write's body (docs/validation.md), step 2 of the write's sequence
@@ -88,12 +88,24 @@ export function checkedAction<R extends CheckedRow>(found: R | undefined, body: 
 /**
  * A body of the action of `found`, checked: against the action's schema (ACTION_BODIES,
  * src/mutate/model.ts), then the node data it carries against its type's schema (`nodeData`).
- * `checkedAction`'s, and that of a write another route runs through the sequence (an import's
- * project and chunks, src/mutate/import-okf.ts; a workflow's plan, src/workflow/apply.ts).
+ * `checkedAction`'s, and an import's project's (src/mutate/import-okf.ts); a batch another route
+ * runs is checked by `checkedBatch`, below.
  */
 export function checkedBody(found: CheckedRow, body: unknown): Record<string, unknown> {
   const request = parseAction(found.schema, body) as Record<string, unknown>
   found.nodeData?.(request)
+  return request
+}
+
+/**
+ * A batch's body checked as POST /mutate's batch checks it (./sequence.ts `batchRow`: its schema,
+ * then its entries' node data, `entriesData`), typed: the body of a batch another route runs
+ * through the sequence (`runBatch`: an import's chunks, src/mutate/import-okf.ts; a workflow's
+ * plan, src/workflow/apply.ts).
+ */
+export function checkedBatch(body: { action: 'batch'; projectId: string; mutations: unknown[] }): BatchBody {
+  const request = parseAction(BatchBody, body)
+  entriesData(request)
   return request
 }
 

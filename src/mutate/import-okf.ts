@@ -7,8 +7,7 @@ import { ENTRY_BLOCK } from '../export/entries'
 import { BundleError, type ReadBundle, readBundleOffThread } from '../export/parse'
 import { requireProject } from '../projects/access'
 import { beginImport, giveWay, importLease, removeImport, renewImport } from '../projects/importing'
-import { checkedBody } from './check'
-import type { BatchBody } from './model'
+import { checkedBatch, checkedBody } from './check'
 import { runBatch, runWrite } from './sequence'
 import { actions } from './service'
 
@@ -67,7 +66,7 @@ export async function importOkf(deps: Deps, user: User, body: Static<typeof Impo
         await moveLease(db, project.id, importLease(deps.now()))
         // the chunk checked as a POST /mutate batch's body is (its node data with it), then written as a
         // batch inside the import, which weighs nothing: the import sizes its chunks itself (below)
-        const body = checkedBody(actions.batch, { action: 'batch', projectId: project.id, mutations: chunk }) as BatchBody
+        const body = checkedBatch({ action: 'batch', projectId: project.id, mutations: chunk })
         await runBatch({ ...own, db }, access, body)
       })
       block += size / ENTRY_BLOCK

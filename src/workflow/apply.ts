@@ -3,10 +3,9 @@ import type { User } from '../accounts/model'
 import type { Deps } from '../deps'
 import { ErrorListError, invalid, RefusalError } from '../errors'
 import { canonical, runIdempotent, storedOutcome } from '../http/idempotency'
-import { checkedBody } from '../mutate/check'
-import { type BatchBody, MAX_BATCH } from '../mutate/model'
+import { checkedBatch } from '../mutate/check'
+import { MAX_BATCH } from '../mutate/model'
 import { runBatch } from '../mutate/sequence'
-import { actions } from '../mutate/service'
 import type { BatchResult } from '../nodes/batch'
 import { type Node, toNode } from '../nodes/model'
 import { focus, readNodesById } from '../nodes/service'
@@ -158,7 +157,7 @@ async function batchInChunks(deps: Deps, access: Access, plan: Plan): Promise<Ap
     })
     try {
       // checked as a POST /mutate batch's body is, its entries' node data with it
-      const body = checkedBody(actions.batch, { action: 'batch', projectId, mutations }) as BatchBody
+      const body = checkedBatch({ action: 'batch', projectId, mutations })
       // the write's sequence with the work plan of POST /mutate's batch: the project's work lock
       // before any node row is locked (on PostgreSQL: the triggers would take it only after the
       // plan's first rows, and deadlock with a write that took it first and waits for one of them),
