@@ -163,19 +163,9 @@ describe.skipIf(!haveChromium)('the app, second contact', () => {
     expect(lines.slice(0, 2)).toEqual(['fixer (owner) reverted, removing Gone goal', 'fixer (owner) reverted a change of Kept goal'])
     await p.close()
   }, 90_000)
-})
 
-describe.skipIf(!haveChromium)('the MCP plan view outside a host (item 9)', () => {
-  let env: AppEnv
-  beforeAll(async () => {
-    env = await startApp()
-  }, 90_000)
-  afterAll(async () => {
-    await env?.browser.close()
-    await env?.server.close()
-  })
-
-  it('says what it is and how to open it, with no "Method not found"', async () => {
+  // a file opened from disk: this file's browser, no server (its own would cost a second server's start)
+  it('item 9: the MCP plan view outside a host says what it is and how to open it, with no "Method not found"', async () => {
     const file = join(OUT, 'plan-view-alone.html')
     writeFileSync(file, await planHtml())
     const page = await env.browser.newPage({ viewport: { width: 1280, height: 800 } })
