@@ -28,6 +28,8 @@ export interface Config {
   webhookAllowInsecure: boolean
   webhookBackoffScale: number
   schedulerIntervalMs: number
+  /** how long an import's project stays its own without a chunk moving the lease on (IMPORT_LEASE_SECONDS, default 60; src/projects/importing.ts) */
+  importLeaseMs: number
   meiliUrl?: string
   meiliApiKey?: string
   embeddingsUrl?: string
@@ -161,6 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowInsecure: flag(env, 'WEBHOOK_ALLOW_INSECURE'),
     webhookBackoffScale: positiveNumber(env, 'WEBHOOK_BACKOFF_SCALE', 1),
     schedulerIntervalMs: int(env, 'SCHEDULER_INTERVAL_MS', 120_000, 10),
+    importLeaseMs: int(env, 'IMPORT_LEASE_SECONDS', 60, 1, 86_400) * 1000,
     meiliUrl: url(env, 'MEILI_URL', ['http:', 'https:']),
     meiliApiKey: set(env.MEILI_API_KEY) ? env.MEILI_API_KEY : undefined,
     embeddingsUrl,

@@ -118,17 +118,21 @@ describe('an import in chunks', () => {
 
 describe('an import cut short by SIGKILL', () => {
   it('leaves nothing once the server is back', async () => {
-    const first = await startServer()
+    // a lease of 5 s, not the minute of the default, so that PostgreSQL's wait for it to run out is
+    // short; the cleanup loop then runs every 5 s (a chunk moves the lease on well within it)
+    const lease = { IMPORT_LEASE_SECONDS: '5' }
+    const first = await startServer(lease)
     const killed: ServerProcess[] = [first]
     try {
       void first.call('POST', '/api/v1/import-okf', { body: { files: bundle('Killed', 1500) } }).catch(() => {})
       const projectId = await importing(first, 'killed')
       first.proc.kill('SIGKILL')
       await first.proc.exited
-      const again = await startServer({}, first)
+      const again = await startServer(lease, first)
       killed.push(again)
       expect(await projectIds(again)).not.toContain(projectId)
-      // on PGlite at once; on PostgreSQL once the import's lease ran out (a minute)
+      // on PGlite at once; on PostgreSQL once the import's lease ran out (within 5 s of the kill, at
+      // the loop's next run after that)
       await again.until(() => nothingLeftOf(again, projectId), 180_000, `project ${projectId} removed`)
       expect(again.output()).toContain('import: removed the project of an import that never finished')
     } finally {

@@ -156,9 +156,9 @@ describe('the migration of the work state', () => {
     const PG_URL = process.env.TEST_DATABASE_URL
     const name = `arbor_test_work_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
     let drop = async () => {}
-    let db: Db = await openPglite(null)
-    if (PG_URL) {
-      await db.close()
+    let db: Db
+    if (!PG_URL) db = await openPglite(null)
+    else {
       const admin = await openPostgres(PG_URL)
       await admin.exec(`create database ${name}`)
       const url = new URL(PG_URL)

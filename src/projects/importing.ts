@@ -15,10 +15,8 @@ import * as q from './queries'
  * belongs to an import whose process died, and `importCleanupLoop` removes it with all it holds.
  */
 
-/** How long an import's project stays its own without a chunk moving the lease on. */
-export const IMPORT_LEASE_MS = 60_000
-
-export const importLease = (now: Date) => new Date(now.getTime() + IMPORT_LEASE_MS)
+/** The lease an import's chunk sets: its project stays the import's until then (IMPORT_LEASE_SECONDS, default a minute). */
+export const importLease = (deps: Pick<Deps, 'config'>, now: Date) => new Date(now.getTime() + deps.config.importLeaseMs)
 
 /** The answer to a request that names a project an import still writes. */
 export const importingRefusal = (projectId: string) =>
@@ -69,8 +67,8 @@ export async function removeImport(deps: Pick<Deps, 'db' | 'auth'>, projectId: s
  * an import of an earlier process (its lease set before this one started, plus the lease) is over
  * too: a restart after a kill removes it at once, not a minute later.
  */
-export async function removeAbandonedImports(deps: Pick<Deps, 'db' | 'auth' | 'log'>, now: Date): Promise<string[]> {
-  const started = deps.db.kind === 'pglite' ? performance.timeOrigin + IMPORT_LEASE_MS : 0
+export async function removeAbandonedImports(deps: Pick<Deps, 'db' | 'auth' | 'log' | 'config'>, now: Date): Promise<string[]> {
+  const started = deps.db.kind === 'pglite' ? performance.timeOrigin + deps.config.importLeaseMs : 0
   const before = new Date(Math.max(now.getTime(), started))
   const removed: string[] = []
   for (const { id } of await q.listAbandonedImports(deps.db, before)) {
@@ -81,9 +79,9 @@ export async function removeAbandonedImports(deps: Pick<Deps, 'db' | 'auth' | 'l
   return removed
 }
 
-/** Every minute (or SCHEDULER_INTERVAL_MS when shorter), and within a second of the start: the projects of imports that will never finish. */
+/** Every lease (IMPORT_LEASE_SECONDS, or SCHEDULER_INTERVAL_MS when shorter), and within a second of the start: the projects of imports that will never finish. */
 export const importCleanupLoop: Loop = {
   name: 'import-cleanup',
-  everySeconds: (deps) => Math.min(60, deps.config.schedulerIntervalMs / 1000),
+  everySeconds: (deps) => Math.min(deps.config.importLeaseMs, deps.config.schedulerIntervalMs) / 1000,
   tick: (deps, now) => removeAbandonedImports(deps, now),
 }
