@@ -48,9 +48,11 @@ npm install --prefix "$WORK/lint" --no-audit --no-fund --loglevel=error \
 # the recommended rules; exits non-zero on any error
 (cd "$WORK" && "$WORK/lint/node_modules/.bin/redocly" lint openapi.json --format=summary 2>&1 | grep -v '[║╔╚]')
 echo 'extends: ["spectral:oas"]' >"$WORK/.spectral.yaml"
-(cd "$WORK" && "$WORK/lint/node_modules/.bin/spectral" lint openapi.json -r .spectral.yaml --fail-severity error --format text \
-  | awk '/ error /{e++} / warning /{w++} END {printf "spectral: %d errors, %d warnings\n", e, w}')
-(cd "$WORK" && "$WORK/lint/node_modules/.bin/spectral" lint openapi.json -r .spectral.yaml --fail-severity error -q >/dev/null)
+# one run: its report counted, its exit code (non-zero on any error) kept
+spectral_rc=0
+(cd "$WORK" && "$WORK/lint/node_modules/.bin/spectral" lint openapi.json -r .spectral.yaml --fail-severity error --format text >"$WORK/spectral.txt") || spectral_rc=$?
+awk '/ error /{e++} / warning /{w++} END {printf "spectral: %d errors, %d warnings\n", e, w}' "$WORK/spectral.txt"
+if [ "$spectral_rc" != 0 ]; then grep ' error ' "$WORK/spectral.txt" | head -n 40; exit "$spectral_rc"; fi
 
 echo '==> the Python client (examples/python/generate.sh) and its example against the server'
 KEY=$(node -e "
