@@ -28,15 +28,14 @@ export async function emptyPostgres(): Promise<{ url: string; db: () => Promise<
 }
 
 /** an empty PGlite (no schema): a copy of one made once per run (sharedDump), without an initdb of its own */
-let emptyDump: Promise<Blob> | undefined
+const emptyDump = sharedDump('empty', async () => {
+  const db = await openPglite(null)
+  const blob = await db.dump()
+  await db.close()
+  return blob
+})
 export async function emptyPglite(): Promise<Db> {
-  emptyDump ??= sharedDump('empty', async () => {
-    const db = await openPglite(null)
-    const blob = await db.dump()
-    await db.close()
-    return blob
-  })
-  return openPglite(null, await emptyDump)
+  return openPglite(null, await emptyDump())
 }
 
 /** table → its rows (row_to_json text, sorted), for every table of the schema; `skip` drops columns by name. */

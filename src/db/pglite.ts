@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite'
 import { acquireLock } from './data-dir-lock'
 import { pgliteAssets } from './pglite-assets'
 import { preparedRunner } from './pglite-prepared'
+import { TarViewFS } from './pglite-template'
 import type { Db, Listener, Row } from './port'
 
 /**
@@ -141,9 +142,11 @@ async function initDataDir(pgdata: string, startParams: string[]): Promise<void>
 
 /**
  * Open PGlite persisted under `dataDir/pgdata`, or in memory when `dataDir` is null.
- * `template` (an in-memory database dumped with `dump`) skips initdb: tests use it.
+ * `template` (an in-memory database dumped with `dump`) skips initdb: tests use it. As a
+ * Uint8Array (the dump's bytes), an in-memory database takes it over: its files are views of
+ * those bytes and PostgreSQL writes into them (see TarViewFS), so no other database may use it.
  */
-export async function openPglite(dataDir: string | null, template?: Blob): Promise<PgliteDb> {
+export async function openPglite(dataDir: string | null, template?: Blob | Uint8Array): Promise<PgliteDb> {
   const lockPath = dataDir ? acquireLock(dataDir) : null
   const pgdata = dataDir ? join(dataDir, 'pgdata') : undefined
   if (pgdata && !existsSync(pgdata)) mkdirSync(pgdata, { recursive: true })
@@ -157,7 +160,9 @@ export async function openPglite(dataDir: string | null, template?: Blob): Promi
       ...(await pgliteAssets({ initdb })),
       startParams,
       ...(pgdata ? { dataDir: pgdata } : {}),
-      ...(template ? { loadDataDir: template } : {}),
+      ...(template instanceof Uint8Array && !pgdata ? { fs: new TarViewFS(template) } : {}),
+      ...(template instanceof Uint8Array && pgdata ? { loadDataDir: new Blob([template]) } : {}),
+      ...(template instanceof Blob ? { loadDataDir: template } : {}),
     })
   } catch (err) {
     if (lockPath) rmSync(lockPath, { force: true })
