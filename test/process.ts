@@ -85,10 +85,13 @@ function initdbCluster(): Promise<string | null> {
  * nothing to migrate (about a second more), and makes its owner as on a first start. On
  * PostgreSQL, a new database: under scripts/test.ts a copy of the run's migrated template. `empty`:
  * a DATA_DIR with nothing in it, or an empty database, for the tests of the very first start
- * (the server runs initdb, on PGlite, and every migration itself).
+ * (the server runs initdb, on PGlite, and every migration itself). `embedded`: a PGlite DATA_DIR
+ * whatever TEST_DATABASE_URL says, for a server started with an empty DATABASE_URL.
  */
-export async function freshDatabase(opts: { empty?: boolean } = {}): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
-  if (!PG_URL) {
+export async function freshDatabase(
+  opts: { empty?: boolean; embedded?: boolean } = {},
+): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+  if (!PG_URL || opts.embedded) {
     const dataDir = mkdtempSync(join(tmpdir(), 'arbor-proc-'))
     const cluster = opts.empty ? null : await initdbCluster()
     if (cluster) cpSync(cluster, join(dataDir, 'pgdata'), { recursive: true })
@@ -120,7 +123,10 @@ export async function startServer(
   on?: ServerProcess,
   opts: { emptyDataDir?: boolean } = {},
 ): Promise<ServerProcess> {
-  const db = on ? { env: on.env, drop: async () => {} } : await freshDatabase({ empty: opts.emptyDataDir })
+  // `DATABASE_URL: ''`: the embedded database, on the PostgreSQL pass too, as a DATA_DIR of the PGlite
+  // pass gets it (a copy of the run's cluster, no initdb; no unused PostgreSQL database beside it)
+  const embedded = env.DATABASE_URL === ''
+  const db = on ? { env: on.env, drop: async () => {} } : await freshDatabase({ empty: opts.emptyDataDir, embedded })
   const fullEnv: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/tmp',
