@@ -34,7 +34,12 @@ summary() {
     "$SIZE_MB" "$GZ_MB" "$FIRST" "$STOP" "$SECONDS"
 }
 
-[ -x dist/arbor ] || fail 'no dist/arbor: run npm run build first'
+# --base-only: install Podman and make the base image when missing, keep it, and stop there (CI
+# makes it early, beside the PGlite tests, then removes it at its end: .ci/run). BASE_MADE_FILE,
+# when set, is created when this run made the base image.
+BASE_ONLY=0
+if [ "${1:-}" = --base-only ]; then BASE_ONLY=1; fi
+[ "$BASE_ONLY" = 1 ] || [ -x dist/arbor ] || fail 'no dist/arbor: run npm run build first'
 [ "$(id -u)" = 0 ] || fail 'run as root (Podman with runc and the cgroupfs manager, as ../shared/containers.md)'
 MEILI_BIN=${MEILI_BIN:-$ROOT/../shared/tools/meilisearch}
 
@@ -86,6 +91,11 @@ else
   podman import -q "$T/bookworm.tar" "$BASE" >/dev/null
   rm -f "$T/bookworm.tar"
   BASE_MADE=1
+fi
+if [ "$BASE_ONLY" = 1 ]; then
+  if [ "$BASE_MADE" = 1 ] && [ -n "${BASE_MADE_FILE:-}" ]; then touch "$BASE_MADE_FILE"; fi
+  BASE_MADE=0 # kept for the run that follows
+  exit 0
 fi
 
 step 'docker build -t arbor .'
