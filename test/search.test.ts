@@ -10,6 +10,7 @@ import { createLogger } from '../src/log'
 import { findMiniLm } from '../src/search/embedder/minilm'
 import { tick } from '../src/search/loop'
 import { ADMIN_TOKEN, type Res, startApp, type TestApp } from './helpers'
+import { until } from './receiver'
 import { expectSepaJobFirst } from './search-contract'
 
 // GET /search through HTTP, on the built-in backend: the contract of api.md, the index
@@ -553,8 +554,18 @@ describe('embedder change, near-duplicates, late commits', () => {
     }
     // pg_stat_activity is not a snapshot: a later read may see a transaction start older than
     // the last read did, and then reads from there. It must meet no event already applied:
-    // every one of them belongs to a transaction below the xmin the last read stored.
-    const point = await q.horizon(app.db)
+    // every one of them belongs to a transaction below the xmin the last read stored. That xmin
+    // is the cluster's: a transaction open in another database (another test file's, beside this
+    // one in CI) holds it back, so the read point is taken once it has passed this project's events
+    const [newest] = await app.db.query<{ txid: string }>(`select max(txid)::text as txid from events where project_id = $1`, [projectId])
+    const point = await until(
+      async () => {
+        const p = await q.horizon(app.db)
+        return p.xmin > BigInt(newest!.txid) ? p : null
+      },
+      "the cluster's xmin past the project's newest event",
+      60_000,
+    )
     const head = await q.head(app.db, projectId)
     expect(await q.eventsSince(app.db, projectId, head, { at: new Date(0), xmin: point.xmin }, [])).toEqual([])
     // the same through the index: its read point moved back in time, the next search is still current
