@@ -32,21 +32,21 @@ const PG_URL = process.env.TEST_DATABASE_URL
  * 42 MB of the migrated dump), else a copy of the dump made here.
  */
 export function sharedDump(name: string, make: () => Promise<Blob>): () => Promise<Uint8Array> {
-  let made: Promise<{ file: string | null; blob: Blob }> | undefined
+  /** the run's file of the dump, or (outside the runner) the dump made here */
+  let made: Promise<string | Blob> | undefined
   const once = async () => {
     const dir = process.env.ARBOR_TEST_TEMPLATES
     const file = dir ? join(dir, `${name}.dump`) : null
-    if (file && existsSync(file)) return { file, blob: new Blob() }
+    if (file && existsSync(file)) return file
     const blob = await make()
-    if (file) {
-      writeFileSync(`${file}.${process.pid}`, new Uint8Array(await blob.arrayBuffer()))
-      renameSync(`${file}.${process.pid}`, file)
-    }
-    return { file, blob }
+    if (!file) return blob
+    writeFileSync(`${file}.${process.pid}`, new Uint8Array(await blob.arrayBuffer()))
+    renameSync(`${file}.${process.pid}`, file)
+    return file
   }
   return async () => {
-    const { file, blob } = await (made ??= once())
-    return file ? Bun.mmap(file, { shared: false }) : new Uint8Array(await blob.arrayBuffer())
+    const dump = await (made ??= once())
+    return typeof dump === 'string' ? Bun.mmap(dump, { shared: false }) : new Uint8Array(await dump.arrayBuffer())
   }
 }
 

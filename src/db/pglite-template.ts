@@ -40,7 +40,7 @@ export class TarViewFS extends MemoryFS {
 }
 
 /** The entries of a ustar archive as `dump()` writes it: name (without the leading slash), type flag, and a view of the data. */
-export function* tarEntries(tar: Uint8Array): Generator<{ name: string; type: string; data: Uint8Array }> {
+function* tarEntries(tar: Uint8Array): Generator<{ name: string; type: string; data: Uint8Array }> {
   const text = new TextDecoder()
   const field = (at: number, length: number) => {
     const end = tar.subarray(at, at + length).indexOf(0)

@@ -48,7 +48,7 @@ export async function importOkf(deps: Deps, user: User, body: Static<typeof Impo
   const project = await deps.db.tx(async (db) => {
     const { answer: added } = await runWrite({ ...deps, db }, actions.addProject, { user }, addBody)
     const project = added.project as { id: string; name: string }
-    await beginImport(db, project.id, importLease(deps, deps.now()))
+    await beginImport(db, project.id, importLease(deps))
     return project
   })
   const own = { ...deps, importing: project.id }
@@ -63,7 +63,7 @@ export async function importOkf(deps: Deps, user: User, body: Static<typeof Impo
       const chunk = bundle.blocks.slice(block, block + size / ENTRY_BLOCK).flatMap((text) => JSON.parse(text) as unknown[])
       const started = performance.now()
       await deps.db.tx(async (db) => {
-        await moveLease(db, project.id, importLease(deps, deps.now()))
+        await moveLease(db, project.id, importLease(deps))
         // the chunk checked as a POST /mutate batch's body is (its node data with it), then written as a
         // batch inside the import, which weighs nothing: the import sizes its chunks itself (below)
         const body = checkedBatch({ action: 'batch', projectId: project.id, mutations: chunk })

@@ -16,7 +16,7 @@ import * as q from './queries'
  */
 
 /** The lease an import's chunk sets: its project stays the import's until then (IMPORT_LEASE_SECONDS, default a minute). */
-export const importLease = (deps: Pick<Deps, 'config'>, now: Date) => new Date(now.getTime() + deps.config.importLeaseMs)
+export const importLease = (deps: Pick<Deps, 'config' | 'now'>) => new Date(deps.now().getTime() + deps.config.importLeaseMs)
 
 /** The answer to a request that names a project an import still writes. */
 export const importingRefusal = (projectId: string) =>
