@@ -64,10 +64,12 @@ async function mutate(deps: Deps, user: User, body: unknown, headers: Record<str
   )
   if (outcome.replayed) set.headers['idempotent-replayed'] = 'true'
   set.status = outcome.status
-  const fresh = !outcome.replayed && outcome.status === 200
-  // a run that answered has checked the body: it named this action
-  const answer = fresh && found!.nearDuplicate ? await withNearDuplicate(deps, sent, outcome.body) : outcome.body
-  return shown(found!, answer, prefersChangeIds(headers.prefer), set)
+  // after the commit, a fresh add's near-duplicate advisory (its row's `nearDuplicate`; a run that answered has checked
+  // the body: it named this action): never inside the transaction, where an embedding would hold every other writer
+  // on PGlite; advisory only, so a replayed answer carries what the first one stored
+  const added = !outcome.replayed && outcome.status === 200 && found!.nearDuplicate ? addedNode(outcome.body) : undefined
+  const duplicate = added && access ? await possibleDuplicate(deps, access.project.id, added) : null
+  return shown(found!, withAdvisory(outcome.body, duplicate), prefersChangeIds(headers.prefer), set)
 }
 
 /** The row of the action a client names, or undefined (a name of Object.prototype, or no string, is no action). */
@@ -83,7 +85,9 @@ const fieldsOf = (body: unknown): Record<string, unknown> => (isObject(body) ? b
  * decides which 403 a caller outside more than one of them hears:
  * 1. the key's project list (live.md §6): a key scoped to other projects hears that it works on
  *    those (403 key_scope), whatever its role, and before anything of the project is read;
- * 2. the key's role for the action, and a work key's claim (`requireActionRole`: 403 key_scope);
+ * 2. the key's role for the action (ACTION_NEEDS in src/accounts/roles.ts; a name that is no
+ *    action needs `write`), and for a `work` key's `update` a live claim on the node that this key
+ *    took, sent as `claimToken` (403 key_scope);
  * 3. the project's access (src/projects/access.ts, the rest of `requireProject`'s check: 403
  *    project_access_denied, or the tier's words; a stranger's and a member's answer).
  * Every other project-scoped route asks its key's role first (src/app.ts) and then
@@ -91,60 +95,43 @@ const fieldsOf = (body: unknown): Record<string, unknown> => (isObject(body) ? b
  * asks it itself and then only the rest of that check (`listedProjectAccess`).
  */
 async function actionAccess(deps: Deps, user: User, sent: Record<string, unknown>): Promise<Access | undefined> {
-  const projectId = typeof sent.projectId === 'string' ? sent.projectId : undefined
-  if (projectId !== undefined) requireScopeProject(user.scope, projectId)
-  await requireActionRole(deps, user, sent)
-  return projectId === undefined ? undefined : await listedProjectAccess(deps, user, projectId)
-}
-
-/**
- * What the caller's key may do with this action (live.md §6), its project list already asked
- * (`actionAccess`): the action's need (ACTION_NEEDS in src/accounts/roles.ts; a name that is no
- * action needs `write`), and for a `work` key's `update` a live claim on the node that this key
- * took, sent as `claimToken`. Throws 403 key_scope.
- */
-async function requireActionRole(deps: Pick<Deps, 'db' | 'now'>, user: User, request: Record<string, unknown>): Promise<void> {
+  const { projectId, nodeId, claimToken } = sent
   const scope = user.scope
-  if (unrestricted(scope)) return
-  // the action as sent (checked later, in the run): a name of Object.prototype is no action
-  const need = isActionName(request.action) ? ACTION_NEEDS[request.action] : 'write'
-  requireNeed(scope, need, `The action ${String(request.action)}`)
-  if (need !== 'claimed' || scope!.role === 'write') return
-  const { projectId, nodeId, claimToken } = request
-  if (
-    typeof projectId === 'string' &&
-    typeof nodeId === 'string' &&
-    typeof claimToken === 'string' &&
-    user.keyId &&
-    (await claimHeldByKey(deps.db, projectId, nodeId, claimToken, user.keyId, deps.now()))
-  )
-    return
-  throw roleRefusal(
-    scope!,
-    `An update of ${typeof nodeId === 'string' ? nodeId : 'a node'} without a live claim of this key`,
-    `a key with role write, or this key's live claim on the node sent as claimToken (claim it first: {action:'claim', projectId, nodeIds:['${typeof nodeId === 'string' ? nodeId : 'NODE_ID'}'], agent})`,
-  )
+  // 1. the key's project list
+  if (typeof projectId === 'string') requireScopeProject(scope, projectId)
+  // 2. its role for the action as sent (checked later, in the run: a name of Object.prototype is no action)
+  const need = isActionName(sent.action) ? ACTION_NEEDS[sent.action] : 'write'
+  requireNeed(scope, need, `The action ${String(sent.action)}`)
+  if (need === 'claimed' && !unrestricted(scope) && scope!.role !== 'write') {
+    const held =
+      typeof projectId === 'string' &&
+      typeof nodeId === 'string' &&
+      typeof claimToken === 'string' &&
+      user.keyId &&
+      (await claimHeldByKey(deps.db, projectId, nodeId, claimToken, user.keyId, deps.now()))
+    if (!held)
+      throw roleRefusal(
+        scope!,
+        `An update of ${typeof nodeId === 'string' ? nodeId : 'a node'} without a live claim of this key`,
+        `a key with role write, or this key's live claim on the node sent as claimToken (claim it first: {action:'claim', projectId, nodeIds:['${typeof nodeId === 'string' ? nodeId : 'NODE_ID'}'], agent})`,
+      )
+  }
+  // 3. the project's access
+  return typeof projectId === 'string' ? await listedProjectAccess(deps, user, projectId) : undefined
 }
 
-/**
- * After an `add` has committed (its row's `nearDuplicate`): the near-duplicate advisory of search, added to its `_meta`.
- * Never inside the write's transaction (an embedding there would hold every other writer on
- * PGlite); advisory only, so a replayed answer carries what the first one stored.
- */
-async function withNearDuplicate(
-  deps: Deps,
-  request: Record<string, unknown>,
-  answer: Record<string, unknown>,
-): Promise<Record<string, unknown>> {
-  // the answer of a fresh `add` (src/nodes/service.ts): its node and its _meta
-  const added = answer as { success?: unknown; node?: Node; _meta?: Record<string, unknown> }
-  const projectId = request.projectId
-  if (added.success !== true || !added.node || typeof projectId !== 'string') return answer
-  const duplicate = await possibleDuplicate(deps, projectId, added.node)
-  if (!duplicate) return answer
-  const meta: Record<string, unknown> = { ...(added._meta ?? {}) }
-  if (!meta.advisory) meta.advisory = duplicate
-  else meta.advisories = [...((meta.advisories as unknown[] | undefined) ?? [meta.advisory]), duplicate]
+/** The node a fresh `add` answered (src/nodes/service.ts: its node and its _meta), if it answered one. */
+function addedNode(answer: Record<string, unknown>): Node | undefined {
+  const added = answer as { success?: unknown; node?: Node }
+  return added.success === true && added.node ? added.node : undefined
+}
+
+/** `answer` with `advisory` added to its `_meta` (as `advisory`, or beside the ones it has, `advisories`). */
+function withAdvisory(answer: Record<string, unknown>, advisory: object | null): Record<string, unknown> {
+  if (!advisory) return answer
+  const meta: Record<string, unknown> = { ...((answer._meta as Record<string, unknown> | undefined) ?? {}) }
+  if (!meta.advisory) meta.advisory = advisory
+  else meta.advisories = [...((meta.advisories as unknown[] | undefined) ?? [meta.advisory]), advisory]
   return { ...answer, _meta: meta }
 }
 

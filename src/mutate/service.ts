@@ -47,7 +47,7 @@ export interface Action extends Row {
   secretAnswer?: true
   /**
    * After the commit, outside the transaction, a fresh 200 answer (never a replay) gains
-   * search's near-duplicate advisory (src/mutate/routes.ts `withNearDuplicate`).
+   * search's near-duplicate advisory (src/mutate/routes.ts `mutate`, with `possibleDuplicate` of src/search/service.ts).
    */
   nearDuplicate?: true
 }
