@@ -125,6 +125,28 @@ export interface Row<W extends Written = Written> extends TypedRow<Record<string
 }
 
 /**
+ * The caller's access, for a row whose schema requires a `projectId` string (`nodeWrite`,
+ * `accessWrite`, `preparedNodeWrite`) and for the work state's lock (step 5, a row with a work
+ * plan is one of those): POST /mutate's edge asks it for every body that names a project
+ * (src/mutate/routes.ts `actionAccess`), a write inside another is handed its caller's. Without
+ * it the fault is the code's, not the request's: a 500, never a write in no one's project.
+ */
+function accessOf(caller: Caller): Access {
+  if (caller.access) return caller.access
+  throw new Error("a write in a project ran without the caller's access (POST /mutate's edge asks it for every body naming a project)")
+}
+
+/**
+ * The caller's user, for a request's row (`row`, `accessWrite`) and its author (step 3): every
+ * request has one, and an import hands its own to its project's row (./import-okf.ts); a batch
+ * inside another write (`runBatch`) has none, and its row (`nodeWrite`) takes none.
+ */
+function userOf(caller: Caller): User {
+  if (caller.user) return caller.user
+  throw new Error('a request ran without its user (POST /mutate and an import always hand it)')
+}
+
+/**
  * The row of `schema`, its parts typed by it: the one point where the body's type is erased.
  * `runWrite` hands every part a body checked against `schema` (step 2, ./check.ts
  * `checkedAction`; a write inside another, `runBatch`'s, an import's, checked by the write that
@@ -143,7 +165,7 @@ export const row = <S extends TSchema, W extends Written>(
   work: (body: Static<S>) => WorkPlan | undefined,
   handler: (deps: Deps, user: User, body: Static<S>, access?: Access) => Promise<W>,
   options: RowOptions<Static<S>> = {},
-): Row<W> => typedRow(schema, { ...options, work, handle: (deps, { user, access }, body) => handler(deps, user!, body, access) })
+): Row<W> => typedRow(schema, { ...options, work, handle: (deps, caller, body) => handler(deps, userOf(caller), body, caller.access) })
 
 /**
  * A row whose handler is handed the access (the project and the caller's role, for an owner's
@@ -157,7 +179,7 @@ export const accessWrite = <S extends TSchema, W extends Written>(
   work: (body: Static<S>) => WorkPlan | undefined,
   handler: (deps: Deps, access: Access, body: Static<S>, user: User) => Promise<W>,
   options: RowOptions<Static<S>> = {},
-): Row<W> => typedRow(schema, { ...options, work, handle: (deps, { user, access }, body) => handler(deps, access!, body, user!) })
+): Row<W> => typedRow(schema, { ...options, work, handle: (deps, caller, body) => handler(deps, accessOf(caller), body, userOf(caller)) })
 
 /**
  * A node action's row (add, update, delete, restore, classify, batch): its handler writes in the
@@ -169,7 +191,7 @@ export const nodeWrite = <S extends TSchema, W extends Written>(
   work: (body: Static<S>) => WorkPlan | undefined,
   handler: (deps: Deps, project: AccessRow, body: Static<S>) => Promise<W>,
   options: RowOptions<Static<S>> = {},
-): Row<W> => typedRow(schema, { ...options, work, handle: (deps, { access }, body) => handler(deps, access!.project, body) })
+): Row<W> => typedRow(schema, { ...options, work, handle: (deps, caller, body) => handler(deps, accessOf(caller).project, body) })
 
 /**
  * A node action's row whose handler takes what its `prepare` made of the body (step 4 of
@@ -183,9 +205,9 @@ export const preparedNodeWrite = <S extends TSchema, I, W extends Written>(
   handler: (deps: Deps, project: AccessRow, input: I) => Promise<W>,
 ): Row<W> =>
   typedRow(schema, {
-    prepare: (deps, { access }, body) => prepare(deps, access!.project, body),
+    prepare: (deps, caller, body) => prepare(deps, accessOf(caller).project, body),
     work,
-    handle: (deps, { access }, input) => handler(deps, access!.project, input),
+    handle: (deps, caller, input) => handler(deps, accessOf(caller).project, input),
   })
 
 /**
@@ -213,7 +235,7 @@ export async function runWrite<W extends Written>(
   const { row, request } = sent ? checkedAction(found, body) : { row: found!, request: body as Record<string, unknown> }
   // 3. who makes it (history.md, 1), by the row's `author` rule (`authorOfRequest`, below)
   const own = sent
-    ? { ...deps, author: await authorOfRequest(deps, caller.user!, sent.headers, request, row.author, caller.access?.project.id) }
+    ? { ...deps, author: await authorOfRequest(deps, userOf(caller), sent.headers, request, row.author, caller.access?.project.id) }
     : deps
   // 4. what the handler takes, by the row's `prepare`, before anything is locked or written: the body, weighed on PGlite (413: a
   // batch's or a proposal's entries, ./cost-limit.ts `weighEntries`), or a revert's changes, selected and weighed (./revert-select.ts)
@@ -221,7 +243,7 @@ export async function runWrite<W extends Written>(
   // 5. the work state before, when the row's work plan asks (src/work/service.ts `workPlan`, `beforeWrite`): the lock, claim
   // tokens, in the project of the caller's access, where the handler writes (a row with a plan is a `nodeWrite` or an `accessWrite`)
   const plan = row.work(request)
-  const held = plan && (await beforeWrite(own, caller.access!.project.id, plan))
+  const held = plan && (await beforeWrite(own, accessOf(caller).project.id, plan))
   // 6. the handler (the row's `handle`): its rules, its rows written, its events and changes noted, its answer built; nothing saved
   const written = await row.handle(own, caller, input)
   const outbox = written.ctx ?? written.outbox
