@@ -117,7 +117,7 @@ t0=$(now_ms)
 "${RUN[@]}" --name "arbor-$ID" -p "$P1:3000" -e ADMIN_TOKEN="$ADMIN_TOKEN" -v "$VOL:/data" "$IMAGE" >/dev/null 2>"$T/run.err" ||
   { cat "$T/run.err"; fail 'podman run failed'; }
 URL1=http://127.0.0.1:$P1
-FIRST=$(check health "$URL1" 60) || { podman logs "arbor-$ID"; exit 1; }
+FIRST=$(check health "$URL1" 240) || { podman logs "arbor-$ID"; exit 1; }
 echo "first /healthz $FIRST s after run (goal: 5 s)"
 [ "$(podman inspect -f '{{.HostConfig.ReadonlyRootfs}}' "arbor-$ID")" = true ] || fail 'the root file system is not read-only'
 RUNS_AS=$(podman top "arbor-$ID" user pid | awk 'NR == 2 {print $1 " (pid " $2 ")"}')
@@ -161,7 +161,7 @@ grep -q '^200 ' "$T/hold" || fail "the held long poll was not answered: $(cat "$
 
 step 'docker start arbor: the same volume, no owner key this time, the data is there'
 podman start "arbor-$ID" >/dev/null 2>>"$T/run.err"
-check health "$URL1" 60 >/dev/null
+check health "$URL1" 240 >/dev/null
 podman logs "arbor-$ID" >"$T/both.log" 2>&1
 [ "$(grep -c '^Arbor API key for owner' "$T/both.log")" = 1 ] || fail 'the second start printed an owner key'
 check read "$URL1" "$KEY" box
@@ -171,7 +171,7 @@ podman stop "arbor-$ID" >/dev/null 2>>"$T/stop.err"
 step 'docker run -d --name arbor-restored --read-only -p 3001:3000 -e DATA_DIR=/data/restored -v arbor-data:/data arbor'
 P2=$(free_port)
 "${RUN[@]}" --name "arbor-restored-$ID" -p "$P2:3000" -e DATA_DIR=/data/restored -v "$VOL:/data" "$IMAGE" >/dev/null 2>>"$T/run.err"
-check health "http://127.0.0.1:$P2" 60 >/dev/null
+check health "http://127.0.0.1:$P2" 240 >/dev/null
 check read "http://127.0.0.1:$P2" "$KEY" box
 ! podman logs "arbor-restored-$ID" 2>&1 | grep -q 'API key for owner' || fail 'the restored server printed a new owner key'
 podman stop "arbor-restored-$ID" >/dev/null 2>>"$T/stop.err"
@@ -184,9 +184,9 @@ if [ -n "${PG_URL:-}" ]; then
   PA=$(free_port)
   PB=$(free_port)
   "${RUN[@]}" --name "arbor-a-$ID" --network host -e PORT="$PA" -e DATABASE_URL="$DB_URL" "$IMAGE" >/dev/null 2>>"$T/run.err"
-  check health "http://127.0.0.1:$PA" 60 >/dev/null
+  check health "http://127.0.0.1:$PA" 240 >/dev/null
   "${RUN[@]}" --name "arbor-b-$ID" --network host -e PORT="$PB" -e DATABASE_URL="$DB_URL" "$IMAGE" >/dev/null 2>>"$T/run.err"
-  check health "http://127.0.0.1:$PB" 60 >/dev/null
+  check health "http://127.0.0.1:$PB" 240 >/dev/null
   PG_KEY=$(podman logs "arbor-a-$ID" 2>&1 | grep -o 'arb_[A-Za-z0-9]*' | head -n 1)
   [ -n "$PG_KEY" ] || fail 'the first container on PostgreSQL printed no owner key'
   ! podman logs "arbor-b-$ID" 2>&1 | grep -q 'API key for owner' || fail 'the second container on PostgreSQL printed an owner key'
@@ -222,7 +222,7 @@ ARBOR_HTTP_PORT=$(free_port)
 COMPOSE_UP=1
 "${COMPOSE[@]}" up -d --build >"$T/compose-up.log" 2>&1 || { cat "$T/compose-up.log"; fail 'compose up failed'; }
 LB=http://127.0.0.1:$ARBOR_HTTP_PORT
-check health "$LB" 120 >/dev/null || { "${COMPOSE[@]}" logs 2>&1 | tail -n 40; exit 1; }
+check health "$LB" 240 >/dev/null || { "${COMPOSE[@]}" logs 2>&1 | tail -n 40; exit 1; }
 # the replica that created the owner printed the key (they start together on one empty database)
 LB_KEY=$("${COMPOSE[@]}" logs 2>/dev/null | grep -o 'API key for owner: arb_[A-Za-z0-9]*' | sed 's/.*: //' | sort -u)
 [ "$(echo "$LB_KEY" | grep -c arb_)" = 1 ] || fail "compose logs: expected one owner key, got: $LB_KEY"
