@@ -2,7 +2,7 @@ import { type Context, Elysia, t } from 'elysia'
 import { withUser } from '../accounts/auth'
 import type { User } from '../accounts/model'
 import { ACTION_NEEDS } from '../accounts/roles'
-import { requireNeed, requireScopeProject, roleRefusal, unrestricted } from '../accounts/scope'
+import { requireNeed, requireScopeProject, roleRefusal } from '../accounts/scope'
 import { claimHeldByKey } from '../claims/service'
 import type { Deps } from '../deps'
 import { invalid } from '../errors'
@@ -102,7 +102,7 @@ async function actionAccess(deps: Deps, user: User, sent: Record<string, unknown
   // 2. its role for the action as sent (checked later, in the run: a name of Object.prototype is no action)
   const need = isActionName(sent.action) ? ACTION_NEEDS[sent.action] : 'write'
   requireNeed(scope, need, `The action ${String(sent.action)}`)
-  if (need === 'claimed' && !unrestricted(scope) && scope!.role !== 'write') {
+  if (need === 'claimed' && scope && scope.role !== 'write') {
     const held =
       typeof projectId === 'string' &&
       typeof nodeId === 'string' &&
@@ -111,7 +111,7 @@ async function actionAccess(deps: Deps, user: User, sent: Record<string, unknown
       (await claimHeldByKey(deps.db, projectId, nodeId, claimToken, user.keyId, deps.now()))
     if (!held)
       throw roleRefusal(
-        scope!,
+        scope,
         `An update of ${typeof nodeId === 'string' ? nodeId : 'a node'} without a live claim of this key`,
         `a key with role write, or this key's live claim on the node sent as claimToken (claim it first: {action:'claim', projectId, nodeIds:['${typeof nodeId === 'string' ? nodeId : 'NODE_ID'}'], agent})`,
       )
