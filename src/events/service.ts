@@ -33,13 +33,13 @@ export async function listEvents(
   const limit = checked.limit === undefined ? DEFAULT_LIMIT : Number(checked.limit)
   const wait = checked.wait ? Number(checked.wait) : 0
   const after = decodeCursor(checked.after)
-  if (!wait) return json(pageOf(await q.listPage(deps.db, project.id, after, limit), query.after, limit))
+  if (!wait) return json(pageOf(await listed(deps, project.id, after, limit), query.after, limit))
   // with wait, an empty page is held until a commit of this project wakes it (no polling
   // meanwhile); the requests one commit wakes with the same cursor read their page once, and
   // send the same bytes, serialised once
   const read = () =>
     deps.waiters.shared(`events\n${project.id}\n${query.after ?? ''}\n${limit}`, async () => {
-      const rows = await q.listPage(deps.db, project.id, after, limit)
+      const rows = await listed(deps, project.id, after, limit)
       return { rows, body: new Blob([JSON.stringify(pageOf(rows, query.after, limit))]) }
     })
   const found = await waitFor(
@@ -53,6 +53,17 @@ export async function listEvents(
     sleeping,
   )
   return found ? new Response(found.body, { headers: JSON_HEADERS }) : json(pageOf([], query.after, limit))
+}
+
+/**
+ * A page of the project's events after `after`. Whoever reads an event may read the plan next: on
+ * PostgreSQL this replica may not have heard that commit yet, so its read cache is told
+ * (src/reads/cache.ts `sawCommit`) and answers that read from no earlier than the event.
+ */
+async function listed(deps: Pick<Deps, 'db' | 'reads'>, projectId: string, after: ReturnType<typeof decodeCursor>, limit: number) {
+  const rows = await q.listPage(deps.db, projectId, after, limit)
+  if (rows.length > 0) deps.reads.sawCommit(projectId)
+  return rows
 }
 
 /** what Elysia sends with an object, so a shared page reads the same as one built for its request */
@@ -85,8 +96,8 @@ export async function latestCursor(deps: Deps, projectId: string): Promise<strin
 }
 
 /** The stream (live.md, 2): the project's events after `after` (a cursor EventsQuery accepts), each with the cursor that follows it. */
-export async function eventsAfter(deps: Pick<Deps, 'db'>, projectId: string, after: string | undefined, limit: number) {
-  const rows = await q.listPage(deps.db, projectId, decodeCursor(after), limit)
+export async function eventsAfter(deps: Pick<Deps, 'db' | 'reads'>, projectId: string, after: string | undefined, limit: number) {
+  const rows = await listed(deps, projectId, decodeCursor(after), limit)
   return rows.map((r) => ({ cursor: encodeCursor(r), payload: orderPayload(r.payload) }))
 }
 

@@ -20,6 +20,13 @@ export interface ReadCache {
   answer<T>(projectId: string, key: string, options: ReadOptions<T>, load: () => Promise<T>): Promise<Response>
   size(): { bytes: number; entries: number }
   /**
+   * A read of this process found a commit of `projectId` in the database (a new event, a new
+   * revision of the canvas's poll) that this replica may not have heard yet: its next answer
+   * for the project looks the revision up, so a caller who saw the commit never gets an answer
+   * from before it here.
+   */
+  sawCommit(projectId: string): void
+  /**
    * The request index the fast lane reads (src/http/fast-lane.ts): `request` (a GET's path and
    * query) was answered with `res`, which `answer` made; later GETs of the same request may be
    * answered from the same entry without routing, once the caller's access is checked.

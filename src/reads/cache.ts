@@ -71,6 +71,8 @@ export class ReadCache implements ReadCachePort {
   /** the entry behind each Response `answer` made, until the wrapper has seen it */
   private readonly made = new WeakMap<Response, KeptRequest>()
   private bytes = 0
+  /** PostgreSQL: commits found by this process's reads before they were heard (`sawCommit`), counted */
+  private commitsSeen = 0
   readonly stats = { hits: 0, misses: 0, evictions: 0, fast: 0, lookups: 0 }
 
   constructor(private readonly deps: ReadCacheDeps) {
@@ -88,6 +90,20 @@ export class ReadCache implements ReadCachePort {
   /** PostgreSQL: this replica stopped answering from memory; what it learned is looked up again. */
   forget(): void {
     this.known.clear()
+  }
+
+  /**
+   * PostgreSQL: a commit is visible to every statement from the moment it commits, but heard
+   * here a little later (on the LISTEN connection: a write answers only once it has been). A
+   * read that found it in between (GET /events, the canvas's poll) says so here; the revision
+   * this replica knew is dropped, and so is any lookup still under way, which may have read it
+   * before the commit. On PGlite the commit's notification is delivered before any other
+   * statement can see it: nothing to do.
+   */
+  sawCommit(projectId: string): void {
+    if (this.deps.db.kind === 'pglite') return
+    this.commitsSeen++
+    this.known.delete(projectId)
   }
 
   /** The project's revision as this process may trust it now. */
@@ -118,12 +134,14 @@ export class ReadCache implements ReadCachePort {
       const waiting = lookup.next
       lookup.next = null
       // kept as known only when this replica held its lease before it asked and still does, and no
-      // change of the project was heard meanwhile: every later commit then waits to be heard here
+      // change of the project was heard or found (`sawCommit`) meanwhile: every later commit then
+      // waits to be heard here
       const mark = heard?.mark(projectId)
+      const seen = this.commitsSeen
       try {
         this.stats.lookups++
         const revision = await readRevision(this.deps.db, projectId)
-        if (heard?.unchanged(projectId, mark)) {
+        if (heard?.unchanged(projectId, mark) && this.commitsSeen === seen) {
           if (this.known.size >= MAX_PROJECTS_KNOWN) this.known.clear()
           this.known.set(projectId, revision)
         }

@@ -188,6 +188,9 @@ export async function nextCommands(
   // a tree change matters only to a poll that sent the revision it shows
   const keys = query.revision === undefined ? [viewKey(project.id)] : [viewKey(project.id), eventsKey(project.id)]
   const found = (await waitFor(deps.waiters, keys, Date.now() + wait, read, sleeping)) ?? last ?? (await page())
+  // the page reloads the plan when the revision is new to it (its first read has none): this
+  // replica answers that reload from no earlier than the revision sent (src/reads/cache.ts)
+  if (found.revision !== query.revision) deps.reads.sawCommit(project.id)
   return new Response(found.body, { headers: { 'content-type': 'application/json;charset=utf-8' } })
 }
 
