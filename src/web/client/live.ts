@@ -41,7 +41,9 @@ export async function startLive(d: Deps) {
       )
       if (live.session !== d.session) return
       d.setLive('live', 'Live')
-      const unknownTarget = res.commands.some((c) => c.nodeId && !ui.plan.nodes.has(c.nodeId))
+      // a command naming a node the page has not loaded was sent after the write that made it
+      // answered: the plan is loaded again (the revision may not have said so on another replica)
+      const unknownTarget = res.commands.some((c) => [c.nodeId ?? [], c.goalIds ?? []].flat().some((id) => !ui.plan.nodes.has(id)))
       const treeChanged = res.revision !== live.revision
       live.revision = res.revision
       let pruned = false
