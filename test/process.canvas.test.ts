@@ -179,9 +179,10 @@ describe.skipIf(!haveChromium)('the live canvas in a browser', () => {
       body: { action: 'add', projectId, node: { type: 'goal', data: { label: 'Field teams work in any language' } } },
     })
     await command({ type: 'focusGoals', goalIds: [ids['draft-g1'], ids['draft-g2'], added.body.node.id] })
-    // the page's long poll answers with the new revision, then the page reloads the plan: a
-    // generous deadline, as CI's two test files, fuzzers and swarm share two cores (10 s ran out
-    // there once, at the start of the PostgreSQL pass; the file passed on its retry)
+    // the page's long poll answers with the new revision, then the page reloads the plan (on
+    // PostgreSQL the reload once got the plan kept from before the write, and the page kept it:
+    // test/process.read-after-event.test.ts); a generous deadline, as CI's two test files,
+    // fuzzers and swarm share two cores
     await page.waitForSelector(`li[data-id="${added.body.node.id}"]`, { timeout: 30_000 })
   }, 60_000)
 
