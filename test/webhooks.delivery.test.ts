@@ -239,7 +239,7 @@ describe('fan-out: deliveries are made after the commit, not inside the write', 
       // leased: only the third is due for a claim, and a second fan-out makes and claims nothing
       const rest = await claimDue(quiet.db, now, new Date(now.getTime() + MIN), 10)
       expect(rest.map((d) => [d.webhook_id, d.attempts])).toEqual([[hooks.map((h) => h.id).sort()[2]!, 1]])
-      expect(await fanOut(quiet.deps, 10, now)).toEqual({ claimed: [], backlog: false })
+      expect(await fanOut(quiet.deps, 10, now)).toEqual({ claimed: [], backlog: false, held: false })
       // a lease that lapses (the process died mid-attempt) hands the delivery to the next claim
       clock.advance(2 * MIN)
       quiet.deps.now = app.deps.now

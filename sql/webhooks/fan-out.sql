@@ -9,7 +9,7 @@
 -- The first $3 deliveries made are claimed by the caller as they are made (attempts 1, leased
 -- until $2, as claim-due.sql would): a first attempt costs no claim of its own. The rest are
 -- due at once, for claim-due.sql. Returns, on every row, how many events were read and
--- deliveries made, and the claimed deliveries with what their attempt needs (as claim-due.sql
+-- deliveries made and whether an event was held back (`held`), and the claimed deliveries with what their attempt needs (as claim-due.sql
 -- returns them); one row with nulls when none was claimed.
 with projects as (
   select project_id, min(since) as since from webhooks group by project_id
@@ -28,6 +28,20 @@ with projects as (
     order by e.txid, e.seq
     limit $1
   ) e
+), held as (
+  -- events committed past a project's cursor but held back by an older transaction still
+  -- running: the caller fans out again soon (src/webhooks/delivery.ts), since no wake-up will
+  -- come when that transaction ends
+  select 1
+  from projects p
+  left join webhook_cursors c on c.project_id = p.project_id
+  where exists (
+    select 1
+    from events e
+    where e.project_id = p.project_id
+      and (e.txid, e.seq) > (coalesce(c.txid, p.since), coalesce(c.seq, 9223372036854775807))
+      and e.txid >= pg_snapshot_xmin(pg_current_snapshot())
+  )
 ), fresh as (
   select w.id as webhook_id, ev.seq, row_number() over (order by ev.txid, ev.seq, w.id) as n
   from ev
@@ -48,7 +62,8 @@ with projects as (
   where (excluded.txid, excluded.seq) > (webhook_cursors.txid, webhook_cursors.seq)
   returning 1
 )
-select (select count(*) from ev)::int as events, (select count(*) from made)::int as made, c.id, c.webhook_id, c.attempts, w.url, w.secret, e.type as event,
+select (select count(*) from ev)::int as events, (select count(*) from made)::int as made,
+  exists (select 1 from held) as held, c.id, c.webhook_id, c.attempts, w.url, w.secret, e.type as event,
   e.payload::text as payload
 from (select 1) as one
 left join made c on c.attempts = 1

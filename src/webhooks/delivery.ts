@@ -66,14 +66,14 @@ export async function fanOut(
   deps: Deps,
   room: number,
   now: Date = deps.now(),
-): Promise<{ claimed: q.ClaimedDelivery[]; backlog: boolean }> {
+): Promise<{ claimed: q.ClaimedDelivery[]; backlog: boolean; held: boolean }> {
   const claimed: q.ClaimedDelivery[] = []
   let backlog = false
   for (;;) {
     const r = await q.fanOut(deps.db, FAN_OUT_PAGE, leaseFrom(now), room - claimed.length)
     claimed.push(...r.claimed)
     if (r.made > r.claimed.length) backlog = true
-    if (r.events < FAN_OUT_PAGE) return { claimed, backlog }
+    if (r.events < FAN_OUT_PAGE) return { claimed, backlog, held: r.held }
   }
 }
 
@@ -116,6 +116,13 @@ export async function deliverDue(deps: Deps, now: Date = deps.now()): Promise<nu
  */
 export const CLAIM_EVERY_MS = 200
 
+/**
+ * How soon the fan-out runs again while a committed event waits behind an older transaction still
+ * running (another write, an import's chunk, in any database of the cluster): that transaction's
+ * end wakes nothing, and the loop's own tick comes only every SCHEDULER_INTERVAL_MS.
+ */
+const HELD_AGAIN_MS = 1_000
+
 /** How often a wake-up also claims everything due (retries, lapsed leases) when nothing is known to wait. */
 const SWEEP_EVERY_MS = 5_000
 
@@ -124,7 +131,8 @@ const SWEEP_EVERY_MS = 5_000
  * never waits for a round before claiming the next, so a receiver that hangs for 5 s holds up
  * only its own round, not the events committed meanwhile. Wake-ups during a fan-out, or within
  * CLAIM_EVERY_MS of the last one, are folded into one more; a finished round runs one again.
- * Deliveries the fan-out made beyond what it could claim are claimed at once; retries and lapsed
+ * An event the fan-out found held back by an older transaction is looked for again after
+ * HELD_AGAIN_MS. Deliveries the fan-out made beyond what it could claim are claimed at once; retries and lapsed
  * leases at most every SWEEP_EVERY_MS (and by the loop's tick). `stop` waits for what is in flight.
  */
 export function createDeliveryRunner(deps: Deps) {
@@ -137,6 +145,8 @@ export function createDeliveryRunner(deps: Deps) {
   let backlog = true
   let lastSweep = Number.NEGATIVE_INFINITY
   let timer: ReturnType<typeof setTimeout> | null = null
+  /** set while a fan-out found an event held back (HELD_AGAIN_MS) */
+  let heldTimer: ReturnType<typeof setTimeout> | null = null
   const startRound = (claimed: q.ClaimedDelivery[]) => {
     const round: Promise<void> = runRound(deps, claimed)
       .catch((err) => deps.log.error('webhook delivery round failed', { error: String(err) }))
@@ -166,6 +176,12 @@ export function createDeliveryRunner(deps: Deps) {
       const fresh = await fanOut(deps, BATCH * Math.max(0, MAX_ROUNDS - rounds.size))
       for (const batch of inRounds(fresh.claimed)) startRound(batch)
       backlog ||= fresh.backlog
+      // an event held back: look again soon (a wake-up before then runs it sooner)
+      if (fresh.held && !stopped)
+        heldTimer ??= setTimeout(() => {
+          heldTimer = null
+          pump()
+        }, HELD_AGAIN_MS)
       // deliveries the fan-out could not claim, and now and then retries and lapsed leases
       // (the loop's tick claims those too, every SCHEDULER_INTERVAL_MS)
       if (!backlog && performance.now() - lastSweep < SWEEP_EVERY_MS) return
@@ -196,6 +212,7 @@ export function createDeliveryRunner(deps: Deps) {
     async stop() {
       stopped = true
       if (timer) clearTimeout(timer)
+      if (heldTimer) clearTimeout(heldTimer)
       while (claiming || rounds.size) await Promise.allSettled([claiming, ...rounds])
     },
   }

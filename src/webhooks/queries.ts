@@ -63,17 +63,16 @@ export const listDeliveries = (db: Db, projectId: string, webhookId: string, lim
 
 /**
  * Fan the committed events of projects with webhooks out into deliveries (at most `limit`
- * events per project), claiming the first `claim` of them for the caller until `leaseUntil`.
+ * events per project), claiming the first `claim` of them for the caller until `leaseUntil`;
+ * `held`: a committed event waits behind an older transaction still running.
  */
 export const fanOut = (db: Db, limit: number, leaseUntil: Date, claim: number) =>
   withoutFlushWait(db, async (tx) => {
-    const rows = await tx.query<{ events: number; made: number } & { [K in keyof ClaimedDelivery]: ClaimedDelivery[K] | null }>(fanOutSql, [
-      limit,
-      leaseUntil,
-      claim,
-    ])
+    const rows = await tx.query<
+      { events: number; made: number; held: boolean } & { [K in keyof ClaimedDelivery]: ClaimedDelivery[K] | null }
+    >(fanOutSql, [limit, leaseUntil, claim])
     const claimed = rows.filter((r): r is typeof r & ClaimedDelivery => r.id !== null)
-    return { events: rows[0]!.events, made: rows[0]!.made, claimed }
+    return { events: rows[0]!.events, made: rows[0]!.made, held: rows[0]!.held, claimed }
   })
 
 export const claimDue = (db: Db, now: Date, leaseUntil: Date, limit: number) =>
