@@ -9,38 +9,41 @@
 -- The first $3 deliveries made are claimed by the caller as they are made (attempts 1, leased
 -- until $2, as claim-due.sql would): a first attempt costs no claim of its own. The rest are
 -- due at once, for claim-due.sql. Returns, on every row, how many events were read and
--- deliveries made and whether an event was held back (`held`), and the claimed deliveries with what their attempt needs (as claim-due.sql
--- returns them); one row with nulls when none was claimed.
+-- deliveries made and whether an event was held back (`held`), and the claimed deliveries with
+-- what their attempt needs (as claim-due.sql returns them); one row with nulls when none was
+-- claimed.
 with projects as (
-  select project_id, min(since) as since from webhooks group by project_id
+  -- each project with webhooks and where its fan-out starts: past its cursor, or without one
+  -- every seq of the transactions after its first webhook's
+  select w.project_id, coalesce(c.txid, min(w.since)) as txid, coalesce(c.seq, 9223372036854775807) as seq
+  from webhooks w
+  left join webhook_cursors c on c.project_id = w.project_id
+  group by w.project_id, c.txid, c.seq
+), horizon as (
+  -- the oldest transaction still running: events of it and after may yet be joined by earlier seqs
+  select pg_snapshot_xmin(pg_current_snapshot()) as xmin
 ), ev as (
   select e.project_id, e.seq, e.txid, e.type
   from projects p
-  left join webhook_cursors c on c.project_id = p.project_id
+  cross join horizon h
   cross join lateral (
     select e.project_id, e.seq, e.txid, e.type
     from events e
-    where e.project_id = p.project_id
-      -- one range of the (project_id, txid, seq) index: without a cursor, every seq of the
-      -- transactions after `since` (an "or" of the two cases read every event of the project)
-      and (e.txid, e.seq) > (coalesce(c.txid, p.since), coalesce(c.seq, 9223372036854775807))
-      and e.txid < pg_snapshot_xmin(pg_current_snapshot())
+    -- one range of the (project_id, txid, seq) index (an "or" of the cursor's two cases read
+    -- every event of the project)
+    where e.project_id = p.project_id and (e.txid, e.seq) > (p.txid, p.seq) and e.txid < h.xmin
     order by e.txid, e.seq
     limit $1
   ) e
 ), held as (
-  -- events committed past a project's cursor but held back by an older transaction still
+  -- events committed past a project's start but held back by an older transaction still
   -- running: the caller fans out again soon (src/webhooks/delivery.ts), since no wake-up will
   -- come when that transaction ends
   select 1
   from projects p
-  left join webhook_cursors c on c.project_id = p.project_id
+  cross join horizon h
   where exists (
-    select 1
-    from events e
-    where e.project_id = p.project_id
-      and (e.txid, e.seq) > (coalesce(c.txid, p.since), coalesce(c.seq, 9223372036854775807))
-      and e.txid >= pg_snapshot_xmin(pg_current_snapshot())
+    select 1 from events e where e.project_id = p.project_id and (e.txid, e.seq) > (p.txid, p.seq) and e.txid >= h.xmin
   )
 ), fresh as (
   select w.id as webhook_id, ev.seq, row_number() over (order by ev.txid, ev.seq, w.id) as n
