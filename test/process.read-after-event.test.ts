@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { existsSync, readFileSync } from 'node:fs'
 import postgres from 'postgres'
-import { type ServerProcess, startServer } from './process'
+import { revisionLookups, type ServerProcess, startServer } from './process'
 
 // What a caller found in the events, the plan it reads next shows. On PostgreSQL a replica's read
 // cache trusts the revision it knows until its LISTEN connection hears of a change, and a write
@@ -58,10 +58,7 @@ describe.skipIf(!local)('a read after an event shows the event (PostgreSQL)', ()
     return (res.body.nodes as { data: { label: string } }[]).map((n) => n.data.label).sort()
   }
 
-  async function lookups(): Promise<number> {
-    const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
-    return Number(/^arbor_revision_lookups_total (\d+)/m.exec(await res.text())?.[1])
-  }
+  const lookups = () => revisionLookups(server, METRICS_TOKEN)
 
   /** Until /nodes is answered from memory: kept, at a revision the server knows without a lookup. */
   const fromMemory = () =>

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { LEASE_MS } from '../src/revisions/replicas'
 import { startLagProxy } from './lag-proxy'
-import { replicas, type ServerProcess, startServer } from './process'
+import { replicas, revisionLookups, type ServerProcess, startServer } from './process'
 
 // Cached reads through the real server process (src/reads/cache.ts): while readers keep every
 // answer warm, each write shows in the next read, on the replica that wrote it and (on
@@ -289,12 +289,7 @@ async function replicaWaits(server: ServerProcess, outcome: 'acknowledged' | 'wa
   return m ? Number(m[1]) : 0
 }
 
-async function lookups(server: ServerProcess): Promise<number> {
-  const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
-  const m = /^arbor_revision_lookups_total (\d+)/m.exec(await res.text())
-  if (!m) throw new Error('no arbor_revision_lookups_total in /metrics')
-  return Number(m[1])
-}
+const lookups = (server: ServerProcess) => revisionLookups(server, METRICS_TOKEN)
 
 /** arbor_search_outbox_reads_total on `server` */
 async function outboxReads(server: ServerProcess): Promise<number> {

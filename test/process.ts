@@ -243,3 +243,15 @@ export async function projectWithBatches(server: ServerProcess, prefix: string, 
   }
   return projectId
 }
+
+/**
+ * `arbor_revision_lookups_total` of `server` (its /metrics, read with `token`, the server's
+ * METRICS_TOKEN): the revisions it read from PostgreSQL before a cached answer. Unchanged across
+ * repeated reads, the server answered them from memory (docs/caching.md, the replicas' lease).
+ */
+export async function revisionLookups(server: Pick<ServerProcess, 'url'>, token: string): Promise<number> {
+  const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })
+  const m = /^arbor_revision_lookups_total (\d+)/m.exec(await res.text())
+  if (!m) throw new Error('no arbor_revision_lookups_total in /metrics')
+  return Number(m[1])
+}
